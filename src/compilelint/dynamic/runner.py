@@ -1,0 +1,567 @@
+"""Child process of the dynamic stage: the only module that imports torch.
+
+    python -m compilelint.dynamic.runner spec.json [--out result.json] [--root DIR]
+
+Builds the user's model from the spec, compiles it once with a collecting eager backend (graph
+and op counts, no Inductor time), calls it with the inputs and then every variant, and records
+torch's own graph-break and recompile records from the structured trace (``torch.__trace``).
+The result is *raw* data (messages as torch wrote them); :mod:`compilelint.dynamic.capture`
+parses it in the parent. Errors are data too: ``{"error": {"step", "type", "message", ...}}``.
+Anything the user's code prints goes to stderr, never into the result.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import importlib
+import importlib.util
+import json
+import logging
+import os
+import sys
+import time
+import traceback
+from collections.abc import Iterator
+from typing import Any
+
+from compilelint.dynamic.capture import attribute, frame_json
+from compilelint.dynamic.spec import Spec, SpecError, load_spec
+from compilelint.model import Frame
+
+INSTALL_HINT = "torch is not installed: pip install 'compilelint[torch]' (or pip install torch)"
+PROGRESS_PREFIX = "compilelint: "
+RESULT_VERSION = 1
+
+
+class StepError(Exception):
+    def __init__(self, step: str, exc: BaseException) -> None:
+        super().__init__(step)
+        self.step = step
+        self.exc = exc
+
+
+def progress(msg: str) -> None:
+    if os.environ.get("COMPILELINT_PROGRESS"):
+        print(PROGRESS_PREFIX + msg, file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def step(name: str) -> Iterator[None]:
+    try:
+        yield
+    except StepError:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - the user's code may raise anything
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        raise StepError(name, exc) from exc
+
+
+def error_record(step_name: str, exc: BaseException, root: str) -> dict[str, Any]:
+    tb = traceback.extract_tb(exc.__traceback__)
+    stack = tuple(Frame(f.filename, f.lineno or 0, f.name) for f in tb)
+    att = attribute(stack, root)
+    lines = traceback.format_exception_only(type(exc), exc)
+    last = lines[-1].strip() if lines else type(exc).__name__
+    if isinstance(exc, SystemExit):
+        last = f"SystemExit: the model called sys.exit({exc.code!r})"
+    return {
+        "step": step_name,
+        "type": type(exc).__name__,
+        "message": last,
+        "frame": frame_json(att.user) if att.user else None,
+        "frames": [frame_json(f) for f in att.frames],
+    }
+
+
+# --------------------------------------------------------------------------- collectors
+
+
+class TraceCollector(logging.Handler):
+    """Keeps the structured-trace artifacts the dynamic stage needs."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.DEBUG)
+        self.breaks: list[dict[str, Any]] = []
+        self.recompiles: list[dict[str, Any]] = []
+        self.metrics: list[dict[str, Any]] = []
+        self.phase = "inputs"
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            md = getattr(record, "metadata", None)
+            if not isinstance(md, dict):
+                return
+            art = md.get("artifact")
+            if isinstance(art, dict):
+                name = art.get("name")
+                if name == "dynamo_graph_break_reason":
+                    self.breaks.append(
+                        {
+                            "message": str(getattr(record, "payload", "") or ""),
+                            "frame_id": md.get("frame_id"),
+                            "phase": self.phase,
+                        }
+                    )
+                elif name == "recompile_reasons":
+                    self.recompiles.append(
+                        {
+                            "payload": getattr(record, "payload", None),
+                            "frame_id": md.get("frame_id"),
+                            "frame_compile_id": md.get("frame_compile_id"),
+                            "phase": self.phase,
+                        }
+                    )
+            elif "compilation_metrics" in md:
+                m = md["compilation_metrics"]
+                if isinstance(m, dict):
+                    self.metrics.append(
+                        {
+                            "frame_id": md.get("frame_id"),
+                            "co_name": m.get("co_name"),
+                            "co_filename": m.get("co_filename"),
+                            "co_firstlineno": m.get("co_firstlineno"),
+                            "fail_type": m.get("fail_type"),
+                            "fail_reason": m.get("fail_reason"),
+                            "graph_op_count": m.get("graph_op_count"),
+                        }
+                    )
+        except Exception:  # noqa: BLE001 - a logging handler must never raise
+            pass
+
+
+class WarningCollector(logging.Handler):
+    """torch._dynamo warnings: the recompile-limit hit ("torch._dynamo hit config....")."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.WARNING)
+        self.limit_hits: list[dict[str, Any]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            msg = record.getMessage()
+        except Exception:  # noqa: BLE001
+            return
+        if "hit config." in msg:
+            self.limit_hits.append({"message": msg})
+
+
+class GraphCollector:
+    """The compile backend: counts graphs and ops, records traced lines, runs eagerly."""
+
+    def __init__(self, root: str) -> None:
+        self.root = os.path.realpath(root)
+        self.graphs: list[dict[str, Any]] = []
+        self.lines: dict[str, set[int]] = {}
+        self.phase = "inputs"
+
+    def __call__(self, gm: Any, example_inputs: Any) -> Any:
+        ops = 0
+        for node in gm.graph.nodes:
+            if node.op == "call_function":
+                ops += 1
+            st = node.meta.get("stack_trace") if hasattr(node, "meta") else None
+            if st:
+                self._note_lines(st)
+        self.graphs.append({"phase": self.phase, "ops": ops})
+        return gm.forward
+
+    def _note_lines(self, stack_trace: str) -> None:
+        for ln in stack_trace.splitlines():
+            ln = ln.strip()
+            if not ln.startswith('File "'):
+                continue
+            path, _, rest = ln[6:].partition('", line ')
+            if not path.startswith(self.root):
+                continue
+            num = rest.split(",", 1)[0]
+            if num.isdigit():
+                self.lines.setdefault(path, set()).add(int(num))
+
+
+# --------------------------------------------------------------------------- model + inputs
+
+
+def resolve_model_file(target: str, root: str, spec_dir: str) -> str | None:
+    if not (target.endswith(".py") or "/" in target or os.sep in target):
+        return None
+    for base in (root, spec_dir):
+        cand = target if os.path.isabs(target) else os.path.join(base, target)
+        if os.path.isfile(cand):
+            return os.path.abspath(cand)
+    raise FileNotFoundError(f"model file not found: {target} (looked in {root} and {spec_dir})")
+
+
+def import_target(model: str, root: str, spec_dir: str) -> Any:
+    target, name = model.rsplit(":", 1)
+    path = resolve_model_file(target, root, spec_dir)
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    if path is not None:
+        folder = os.path.dirname(path)
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
+        modname = os.path.splitext(os.path.basename(path))[0]
+        if not modname.isidentifier() or modname in sys.modules:
+            modname = f"compilelint_user_{abs(hash(path))}"
+        spec = importlib.util.spec_from_file_location(modname, path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot import {path}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[modname] = module
+        spec.loader.exec_module(module)
+    else:
+        module = importlib.import_module(target)
+    try:
+        return functools.reduce(getattr, name.split("."), module)
+    except AttributeError:
+        raise AttributeError(f"{target} has no attribute {name!r}") from None
+
+
+def pick_device(torch: Any, device: str) -> str:
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return device
+
+
+def make_value(torch: Any, v: Any, device: str) -> Any:
+    if isinstance(v, list):
+        return [make_value(torch, x, device) for x in v]
+    if not isinstance(v, dict):
+        return v
+    if "tuple" in v:
+        return tuple(make_value(torch, x, device) for x in v["tuple"])
+    if "dict" in v:
+        return {k: make_value(torch, x, device) for k, x in v["dict"].items()}
+    shape = tuple(v["tensor"])
+    dtype = getattr(torch, v.get("dtype", "float32"))
+    dev = pick_device(torch, v.get("device", device))
+    init = v.get("init", "randn")
+    low, high = v.get("low"), v.get("high")
+    if init == "randint":
+        t = torch.randint(int(low or 0), int(high), shape, dtype=dtype, device=dev)
+    elif init == "uniform":
+        lo = 0.0 if low is None else float(low)
+        hi = 1.0 if high is None else float(high)
+        t = torch.empty(shape, dtype=dtype, device=dev).uniform_(lo, hi)
+    elif init == "rand":
+        t = torch.rand(shape, device=dev).to(dtype)
+    elif init == "zeros":
+        t = torch.zeros(shape, dtype=dtype, device=dev)
+    elif init == "ones":
+        t = torch.ones(shape, dtype=dtype, device=dev)
+    elif init == "full":
+        t = torch.full(shape, v.get("value", 0), dtype=dtype, device=dev)
+    elif init == "arange":
+        n = 1
+        for d in shape:
+            n *= d
+        t = torch.arange(n, device=dev).reshape(shape).to(dtype)
+    elif init == "bernoulli" or dtype == torch.bool:
+        t = torch.rand(shape, device=dev) < float(v.get("p", 0.5))
+        t = t.to(dtype)
+    else:
+        t = torch.randn(shape, device=dev).to(dtype)
+    if v.get("requires_grad"):
+        t.requires_grad_(True)
+    return t
+
+
+def build_model(torch: Any, obj: Any, spec: Spec, device: str) -> tuple[Any, Any]:
+    """(module, default inputs from a factory or None)."""
+    nn = torch.nn
+    args = [make_value(torch, a, device) for a in spec.init_args]
+    kwargs = {k: make_value(torch, a, device) for k, a in spec.init_kwargs.items()}
+    if isinstance(obj, nn.Module):
+        return obj, None
+    if not callable(obj):
+        raise TypeError(f"{spec.model} is a {type(obj).__name__}, not a module or factory")
+    out = obj(*args, **kwargs)
+    if isinstance(out, nn.Module):
+        return out, None
+    if isinstance(out, (tuple, list)) and len(out) == 2 and isinstance(out[0], nn.Module):
+        return out[0], out[1]
+    raise TypeError(
+        f"{spec.model} returned {type(out).__name__}; expected an nn.Module or (module, inputs)"
+    )
+
+
+def split_inputs(default: Any) -> tuple[list[Any], dict[str, Any]]:
+    if default is None:
+        return [], {}
+    if isinstance(default, dict):
+        return [], dict(default)
+    if isinstance(default, (tuple, list)):
+        if (
+            len(default) == 2
+            and isinstance(default[0], (tuple, list))
+            and isinstance(default[1], dict)
+        ):
+            return list(default[0]), dict(default[1])
+        return list(default), {}
+    return [default], {}
+
+
+def mark_dynamic(torch: Any, dynamic: Any, args: list[Any], kwargs: dict[str, Any]) -> None:
+    for d in dynamic:
+        inp = d["input"]
+        t = args[inp] if isinstance(inp, int) and inp < len(args) else kwargs.get(str(inp))
+        if t is not None and isinstance(t, torch.Tensor):
+            for dim in d["dims"]:
+                torch._dynamo.mark_dynamic(t, dim)
+
+
+def scalar_of(torch: Any, out: Any) -> Any:
+    """A scalar made from every floating tensor in the outputs (for train mode)."""
+    total = None
+    stack = [out]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, torch.Tensor):
+            if x.requires_grad and (x.is_floating_point() or x.is_complex()):
+                s = x.float().sum() if not x.is_complex() else x.abs().sum()
+                total = s if total is None else total + s
+        elif isinstance(x, dict):
+            stack.extend(x.values())
+        elif isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif hasattr(x, "__dataclass_fields__") or hasattr(x, "to_tuple"):
+            with contextlib.suppress(Exception):
+                stack.extend(vars(x).values())
+    return total
+
+
+# --------------------------------------------------------------------------- run
+
+
+def run(spec: Spec, root: str, *, bare: bool = False) -> dict[str, Any]:  # noqa: C901
+    t0 = time.perf_counter()
+    result: dict[str, Any] = {
+        "result_version": RESULT_VERSION,
+        "torch": None,
+        "device": None,
+        "python": sys.version.split()[0],
+        "root": os.path.realpath(root),
+        "graphs": [],
+        "breaks": [],
+        "recompiles": [],
+        "limit_hits": [],
+        "metrics": [],
+        "fullgraph_errors": [],
+        "counters": {},
+        "lines": {},
+        "phases": [],
+        "compile": {},
+        "config": dict(spec.config),
+        "mode": spec.mode,
+        "error": None,
+        "seconds": 0.0,
+    }
+    try:
+        progress("importing torch")
+        try:
+            import torch
+            import torch._dynamo
+        except ImportError as exc:
+            result["error"] = {
+                "step": "import torch",
+                "type": "ImportError",
+                "message": INSTALL_HINT,
+                "detail": str(exc),
+                "frame": None,
+                "frames": [],
+            }
+            return result
+        result["torch"] = torch.__version__
+        trace = TraceCollector()
+        warn = WarningCollector()
+        backend: Any = GraphCollector(root)
+        if bare:
+            backend = "eager"
+        else:
+            tlog = logging.getLogger("torch.__trace")
+            tlog.addHandler(trace)
+            tlog.setLevel(logging.DEBUG)
+            logging.getLogger("torch._dynamo").addHandler(warn)
+        counters = None
+        with contextlib.suppress(Exception):
+            from torch._dynamo.utils import counters as _counters
+
+            counters = _counters
+            counters.clear()
+
+        with step("device"):
+            device = pick_device(torch, spec.device)
+            if device.startswith("cuda") and not torch.cuda.is_available():
+                raise RuntimeError("device is cuda but torch.cuda.is_available() is False")
+        result["device"] = device
+        torch.manual_seed(spec.seed)
+
+        with step("import model"):
+            progress(f"loading {spec.model}")
+            spec_dir = os.path.dirname(spec.source) if spec.source else root
+            obj = import_target(spec.model, root, spec_dir)
+        with step("init"):
+            model, default_inputs = build_model(torch, obj, spec, device)
+            model = model.to(device)
+            if spec.mode == "train":
+                model.train()
+            else:
+                model.eval()
+        with step("inputs"):
+            if spec.inputs_given or spec.kwargs or default_inputs is None:
+                args = [make_value(torch, a, device) for a in spec.inputs]
+                kwargs = {k: make_value(torch, a, device) for k, a in spec.kwargs.items()}
+            else:
+                args, kwargs = split_inputs(default_inputs)
+            mark_dynamic(torch, spec.dynamic, args, kwargs)
+
+        comp = spec.compile
+        result["compile"] = {
+            "backend": comp.get("backend", "inductor"),
+            "mode": comp.get("mode"),
+            "dynamic": comp.get("dynamic"),
+            "fullgraph": bool(comp.get("fullgraph", False)),
+            "traced_with": "eager" if bare else "compilelint collecting eager backend",
+        }
+        with step("config"):
+            patch: Any = contextlib.nullcontext()
+            if spec.config:
+                cfg = torch._dynamo.config
+                for key in spec.config:
+                    if not hasattr(cfg, key):
+                        raise AttributeError(f"torch._dynamo.config has no option {key!r}")
+                patch = cfg.patch(**spec.config)
+        with step("compile"):
+            compiled = torch.compile(
+                model,
+                backend=backend,
+                dynamic=comp.get("dynamic"),
+                fullgraph=bool(comp.get("fullgraph", False)),
+            )
+        unsupported: tuple[type[BaseException], ...] = ()
+        with contextlib.suppress(Exception):
+            from torch._dynamo import exc as dexc
+
+            unsupported = tuple(
+                t
+                for t in (
+                    getattr(dexc, "Unsupported", None),
+                    getattr(dexc, "FailOnRecompileLimitHit", None),
+                )
+                if isinstance(t, type)
+            )
+
+        grad_ctx = torch.no_grad if spec.mode == "eval" else contextlib.nullcontext
+        calls: list[tuple[str, list[Any], dict[str, Any], int]] = [
+            ("inputs", args, kwargs, spec.calls)
+        ]
+        for var in spec.variants:
+            with step(f"variant {var['name']!r} inputs"):
+                vargs = (
+                    [make_value(torch, a, device) for a in var["inputs"]]
+                    if "inputs" in var
+                    else list(args)
+                )
+                vkw = dict(kwargs)
+                vkw.update({k: make_value(torch, a, device) for k, a in var.get("kwargs", {}).items()})
+                mark_dynamic(torch, spec.dynamic, vargs, vkw)
+            calls.append((str(var["name"]), vargs, vkw, int(var.get("calls", 1))))
+
+        with patch:
+            for phase, cargs, ckw, ncalls in calls:
+                progress("tracing" if phase == "inputs" else f"probing variant {phase!r}")
+                trace.phase = phase
+                if isinstance(backend, GraphCollector):
+                    backend.phase = phase
+                p0 = time.perf_counter()
+                name = "forward" if phase == "inputs" else f"variant {phase!r}"
+                for _ in range(ncalls):
+                    try:
+                        with step(name), grad_ctx():
+                            out = compiled(*cargs, **ckw)
+                            if spec.mode == "train":
+                                loss = scalar_of(torch, out)
+                                if loss is not None:
+                                    loss.backward()
+                    except StepError as se:
+                        if unsupported and isinstance(se.exc, unsupported):
+                            result["fullgraph_errors"].append(
+                                {
+                                    "phase": phase,
+                                    "type": type(se.exc).__name__,
+                                    "gb_type": getattr(se.exc, "gb_type", None),
+                                    "message": str(se.exc),
+                                }
+                            )
+                            break
+                        raise
+                result["phases"].append(
+                    {"name": phase, "seconds": round(time.perf_counter() - p0, 4)}
+                )
+    except StepError as se:
+        result["error"] = error_record(se.step, se.exc, root)
+    finally:
+        if "trace" in locals():
+            result["breaks"] = trace.breaks
+            result["recompiles"] = trace.recompiles
+            result["metrics"] = trace.metrics
+            result["limit_hits"] = warn.limit_hits
+        be = locals().get("backend")
+        if isinstance(be, GraphCollector):
+            result["graphs"] = be.graphs
+            result["lines"] = {p: sorted(ls) for p, ls in be.lines.items()}
+        c = locals().get("counters")
+        if c is not None:
+            with contextlib.suppress(Exception):
+                result["counters"] = {
+                    "graph_break": sum(c["graph_break"].values()),
+                    "unimplemented": sum(c["unimplemented"].values()),
+                }
+        result["seconds"] = round(time.perf_counter() - t0, 4)
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m compilelint.dynamic.runner")
+    ap.add_argument("spec")
+    ap.add_argument("--out", help="write the JSON result here (default: stdout)")
+    ap.add_argument("--root", default=os.getcwd(), help="project root (user code lives here)")
+    ap.add_argument("--bare", action="store_true", help="plain torch.compile, no collectors")
+    ns = ap.parse_args(argv)
+    real_stdout = sys.stdout
+    sys.stdout = sys.stderr  # the user's prints must not corrupt the result
+    root = os.path.abspath(ns.root)
+    try:
+        spec = load_spec(ns.spec)
+    except SpecError as exc:
+        result: dict[str, Any] = {
+            "result_version": RESULT_VERSION,
+            "error": {"step": "spec", "type": "SpecError", "message": str(exc), "frames": []},
+        }
+    else:
+        try:
+            result = run(spec, root, bare=ns.bare)
+        except BaseException as exc:  # noqa: BLE001 - e.g. SystemExit raised by a logging hook
+            result = {"result_version": RESULT_VERSION, "error": error_record("run", exc, root)}
+    text = json.dumps(result, default=str)
+    if ns.out:
+        tmp = ns.out + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, ns.out)
+    else:
+        real_stdout.write(text + "\n")
+        real_stdout.flush()
+    sys.stdout = real_stdout
+    return 0 if not result.get("error") else 3
+
+
+if __name__ == "__main__":
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Skip interpreter teardown (torch's atexit hooks can be slow or crash on user state).
+    os._exit(code)

@@ -1,0 +1,416 @@
+"""The input spec: which model to build and what to call it with.
+
+Hand-written validation (no jsonschema at runtime): every problem is one line naming the JSON
+path and what was expected, e.g. ``inputs[1].dtype: unknown dtype "flaot32"; expected one of
+float32, ...``. ``spec.schema.json`` next to this file documents the same format as a JSON Schema.
+
+Values (``inputs``, ``kwargs``, ``init`` args, variants) are JSON with tagged objects:
+
+- ``{"tensor": [2, 8], "dtype": "float32", "init": "randn"}`` a tensor (``init``: randn,
+  uniform (``low``/``high``), randint (``low``/``high``; token ids), zeros, ones, arange, bool
+  masks via dtype ``bool`` (``p`` = probability of True)); optional ``device``, ``requires_grad``;
+- ``{"tuple": [...]}`` a tuple, ``{"dict": {...}}`` a dict, ``{"none": true}`` None is also
+  plain ``null``; JSON numbers, strings, booleans and lists stand for themselves.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+DTYPES = (
+    "float32",
+    "float64",
+    "float16",
+    "bfloat16",
+    "int64",
+    "int32",
+    "int16",
+    "int8",
+    "uint8",
+    "bool",
+    "complex64",
+    "complex128",
+)
+DTYPE_ALIASES = {
+    "float": "float32",
+    "double": "float64",
+    "half": "float16",
+    "long": "int64",
+    "int": "int32",
+}
+INITS = ("randn", "rand", "uniform", "randint", "zeros", "ones", "arange", "full", "bernoulli")
+DEVICES = ("cpu", "cuda", "auto")
+MODES = ("eval", "train")
+TOP_KEYS = (
+    "$schema",
+    "model",
+    "init",
+    "inputs",
+    "kwargs",
+    "variants",
+    "dynamic",
+    "mode",
+    "device",
+    "seed",
+    "compile",
+    "config",
+    "calls",
+    "description",
+)
+COMPILE_KEYS = ("backend", "mode", "dynamic", "fullgraph", "options")
+TENSOR_KEYS = (
+    "tensor",
+    "dtype",
+    "device",
+    "init",
+    "low",
+    "high",
+    "value",
+    "p",
+    "requires_grad",
+)
+VARIANT_KEYS = ("name", "inputs", "kwargs", "calls")
+MODEL_RE = re.compile(r"^(?P<target>[^:]+):(?P<name>[A-Za-z_][\w.]*)$")
+
+
+class SpecError(Exception):
+    """A bad spec. ``str(exc)`` is one line: ``<json path>: <problem>``."""
+
+    def __init__(self, path: str, problem: str) -> None:
+        super().__init__(f"{path}: {problem}" if path else problem)
+        self.path = path
+        self.problem = problem
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A validated spec (values kept as JSON; the runner turns them into tensors)."""
+
+    model: str
+    init_args: tuple[Any, ...] = ()
+    init_kwargs: dict[str, Any] = field(default_factory=dict)
+    inputs: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    inputs_given: bool = True
+    variants: tuple[dict[str, Any], ...] = ()
+    dynamic: tuple[dict[str, Any], ...] = ()
+    mode: str = "eval"
+    device: str = "cpu"
+    seed: int = 0
+    compile: dict[str, Any] = field(default_factory=dict)
+    config: dict[str, Any] = field(default_factory=dict)
+    calls: int = 1
+    source: str = ""  # the spec file, for relative model paths
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "init": {"args": list(self.init_args), "kwargs": self.init_kwargs},
+            "inputs": list(self.inputs) if self.inputs_given else None,
+            "kwargs": self.kwargs,
+            "variants": list(self.variants),
+            "dynamic": list(self.dynamic),
+            "mode": self.mode,
+            "device": self.device,
+            "seed": self.seed,
+            "compile": self.compile,
+            "config": self.config,
+            "calls": self.calls,
+            "source": self.source,
+        }
+
+
+def _type_name(v: Any) -> str:
+    if v is None:
+        return "null"
+    return {
+        bool: "boolean",
+        int: "integer",
+        float: "number",
+        str: "string",
+        list: "array",
+        dict: "object",
+    }.get(type(v), type(v).__name__)
+
+
+def _expect(cond: bool, path: str, problem: str) -> None:
+    if not cond:
+        raise SpecError(path, problem)
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _unknown_keys(obj: dict[str, Any], allowed: tuple[str, ...], path: str) -> None:
+    for k in obj:
+        if k not in allowed:
+            close = difflib.get_close_matches(k, allowed, n=1)
+            hint = f'; did you mean "{close[0]}"?' if close else f"; expected one of {', '.join(a for a in allowed if not a.startswith('$'))}"
+            raise SpecError(_join(path, k), f'unknown key "{k}"{hint}')
+
+
+def _join(path: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else key
+
+
+def check_dtype(v: Any, path: str) -> str:
+    _expect(isinstance(v, str), path, f"expected a dtype string, got {_type_name(v)}")
+    name = str(v).removeprefix("torch.")
+    name = DTYPE_ALIASES.get(name, name)
+    if name not in DTYPES:
+        raise SpecError(path, f'unknown dtype "{v}"; expected one of {", ".join(DTYPES)}')
+    return name
+
+
+def check_value(v: Any, path: str) -> Any:
+    """Validate one input value; returns it with dtype aliases normalised."""
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, list):
+        return [check_value(x, _join(path, i)) for i, x in enumerate(v)]
+    _expect(isinstance(v, dict), path, f"unsupported value of type {_type_name(v)}")
+    if "tensor" in v:
+        return check_tensor(v, path)
+    if "tuple" in v:
+        _unknown_keys(v, ("tuple",), path)
+        items = v["tuple"]
+        _expect(isinstance(items, list), _join(path, "tuple"), "expected an array")
+        return {"tuple": [check_value(x, _join(_join(path, "tuple"), i)) for i, x in enumerate(items)]}
+    if "dict" in v:
+        _unknown_keys(v, ("dict",), path)
+        d = v["dict"]
+        _expect(isinstance(d, dict), _join(path, "dict"), "expected an object")
+        return {"dict": {k: check_value(x, _join(_join(path, "dict"), k)) for k, x in d.items()}}
+    if "none" in v:
+        return None
+    raise SpecError(
+        path,
+        'expected a tagged object ({"tensor": [...]}, {"tuple": [...]} or {"dict": {...}}), '
+        f"got keys {', '.join(sorted(v)) or '(none)'}",
+    )
+
+
+def check_tensor(v: dict[str, Any], path: str) -> dict[str, Any]:
+    _unknown_keys(v, TENSOR_KEYS, path)
+    shape = v["tensor"]
+    sp = _join(path, "tensor")
+    _expect(isinstance(shape, list), sp, f"expected a shape (array of integers), got {_type_name(shape)}")
+    for i, d in enumerate(shape):
+        _expect(_is_int(d) and d >= 0, _join(sp, i), f"expected a non-negative integer, got {d!r}")
+    out = dict(v)
+    dtype = check_dtype(v.get("dtype", "float32"), _join(path, "dtype"))
+    out["dtype"] = dtype
+    init = v.get("init")
+    if init is None:
+        init = "randint" if dtype.startswith(("int", "uint")) else "bernoulli" if dtype == "bool" else "randn"
+    _expect(
+        init in INITS,
+        _join(path, "init"),
+        f'unknown init "{init}"; expected one of {", ".join(INITS)}',
+    )
+    out["init"] = init
+    for key in ("low", "high", "value", "p"):
+        if key in v:
+            _expect(_is_num(v[key]), _join(path, key), f"expected a number, got {_type_name(v[key])}")
+    if init == "randint":
+        _expect(
+            not dtype.startswith("float") and dtype != "bool",
+            _join(path, "init"),
+            f'randint needs an integer dtype, got "{dtype}"',
+        )
+        _expect("high" in v, _join(path, "high"), "randint needs an upper bound (high)")
+        low = v.get("low", 0)
+        _expect(low < v["high"], _join(path, "high"), f"must be greater than low ({low})")
+    if init == "uniform" and "low" in v and "high" in v:
+        _expect(v["low"] < v["high"], _join(path, "high"), f"must be greater than low ({v['low']})")
+    if "p" in v:
+        _expect(0 <= v["p"] <= 1, _join(path, "p"), "expected a probability between 0 and 1")
+    if "device" in v:
+        _expect(
+            isinstance(v["device"], str) and v["device"].split(":")[0] in DEVICES,
+            _join(path, "device"),
+            f'unknown device {json.dumps(v["device"])}; expected one of {", ".join(DEVICES)}',
+        )
+    if "requires_grad" in v:
+        _expect(isinstance(v["requires_grad"], bool), _join(path, "requires_grad"), "expected true or false")
+    return out
+
+
+def _check_args(v: Any, path: str) -> tuple[Any, ...]:
+    _expect(isinstance(v, list), path, f"expected an array of positional values, got {_type_name(v)}")
+    return tuple(check_value(x, _join(path, i)) for i, x in enumerate(v))
+
+
+def _check_kwargs(v: Any, path: str) -> dict[str, Any]:
+    _expect(isinstance(v, dict), path, f"expected an object of keyword values, got {_type_name(v)}")
+    out: dict[str, Any] = {}
+    for k, x in v.items():
+        _expect(k.isidentifier(), _join(path, k), "keyword names must be Python identifiers")
+        out[k] = check_value(x, _join(path, k))
+    return out
+
+
+def validate(data: Any, source: str = "") -> Spec:
+    """Validate decoded spec JSON; raise :class:`SpecError` naming the first problem."""
+    _expect(isinstance(data, dict), "", f"a spec is a JSON object, got {_type_name(data)}")
+    _unknown_keys(data, TOP_KEYS, "")
+    _expect("model" in data, "model", 'missing; expected "path/to/file.py:Name" or "package.module:Name"')
+    model = data["model"]
+    _expect(
+        isinstance(model, str) and bool(MODEL_RE.match(model)),
+        "model",
+        f'expected "path/to/file.py:Name" or "package.module:Name", got {json.dumps(model)}',
+    )
+    init = data.get("init", {})
+    _expect(isinstance(init, dict), "init", f'expected {{"args": [...], "kwargs": {{...}}}}, got {_type_name(init)}')
+    _unknown_keys(init, ("args", "kwargs"), "init")
+    init_args = _check_args(init.get("args", []), "init.args")
+    init_kwargs = _check_kwargs(init.get("kwargs", {}), "init.kwargs")
+    raw_inputs = data.get("inputs")
+    inputs_given = raw_inputs is not None
+    inputs = _check_args(raw_inputs, "inputs") if inputs_given else ()
+    kwargs = _check_kwargs(data.get("kwargs", {}), "kwargs")
+
+    variants: list[dict[str, Any]] = []
+    raw_variants = data.get("variants", [])
+    _expect(isinstance(raw_variants, list), "variants", f"expected an array, got {_type_name(raw_variants)}")
+    for i, var in enumerate(raw_variants):
+        vp = _join("variants", i)
+        _expect(isinstance(var, dict), vp, f'expected an object with "inputs" and/or "kwargs", got {_type_name(var)}')
+        _unknown_keys(var, VARIANT_KEYS, vp)
+        _expect(
+            "inputs" in var or "kwargs" in var,
+            vp,
+            'a variant needs "inputs" and/or "kwargs"',
+        )
+        name = var.get("name", f"variant {i}")
+        _expect(isinstance(name, str), _join(vp, "name"), "expected a string")
+        entry: dict[str, Any] = {"name": name}
+        if "inputs" in var:
+            entry["inputs"] = list(_check_args(var["inputs"], _join(vp, "inputs")))
+        if "kwargs" in var:
+            entry["kwargs"] = _check_kwargs(var["kwargs"], _join(vp, "kwargs"))
+        calls = var.get("calls", 1)
+        _expect(_is_int(calls) and calls >= 1, _join(vp, "calls"), "expected a positive integer")
+        entry["calls"] = calls
+        variants.append(entry)
+
+    dynamic: list[dict[str, Any]] = []
+    raw_dyn = data.get("dynamic", [])
+    if isinstance(raw_dyn, dict):  # {"x": [0], "0": [0, 1]}
+        raw_dyn = [{"input": k, "dims": d} for k, d in raw_dyn.items()]
+    _expect(isinstance(raw_dyn, list), "dynamic", f'expected an array of {{"input", "dims"}}, got {_type_name(raw_dyn)}')
+    for i, d in enumerate(raw_dyn):
+        dp = _join("dynamic", i)
+        _expect(isinstance(d, dict), dp, 'expected {"input": name or index, "dims": [...]}')
+        _unknown_keys(d, ("input", "dims"), dp)
+        inp = d.get("input")
+        if isinstance(inp, str) and inp.isdigit():
+            inp = int(inp)
+        _expect(
+            _is_int(inp) or (isinstance(inp, str) and inp.isidentifier()),
+            _join(dp, "input"),
+            "expected an input index or a keyword name",
+        )
+        if _is_int(inp):
+            _expect(
+                0 <= inp < len(inputs) or not inputs_given,
+                _join(dp, "input"),
+                f"no positional input {inp} (inputs has {len(inputs)})",
+            )
+        dims = d.get("dims", [0])
+        _expect(
+            isinstance(dims, list) and all(_is_int(x) for x in dims),
+            _join(dp, "dims"),
+            "expected an array of dimension indices",
+        )
+        dynamic.append({"input": inp, "dims": dims})
+
+    mode = data.get("mode", "eval")
+    _expect(mode in MODES, "mode", f'unknown mode {json.dumps(mode)}; expected one of eval, train')
+    device = data.get("device", "cpu")
+    _expect(
+        isinstance(device, str) and device.split(":")[0] in DEVICES,
+        "device",
+        f"unknown device {json.dumps(device)}; expected one of {', '.join(DEVICES)}",
+    )
+    seed = data.get("seed", 0)
+    _expect(_is_int(seed), "seed", f"expected an integer, got {_type_name(seed)}")
+    calls = data.get("calls", 1)
+    _expect(_is_int(calls) and calls >= 1, "calls", "expected a positive integer")
+
+    comp = data.get("compile", {})
+    _expect(isinstance(comp, dict), "compile", f"expected an object, got {_type_name(comp)}")
+    _unknown_keys(comp, COMPILE_KEYS, "compile")
+    if "backend" in comp:
+        _expect(isinstance(comp["backend"], str), "compile.backend", "expected a backend name")
+    if comp.get("mode") is not None:
+        _expect(isinstance(comp["mode"], str), "compile.mode", "expected a string or null")
+    if "dynamic" in comp:
+        _expect(comp["dynamic"] in (True, False, None), "compile.dynamic", "expected true, false or null")
+    if "fullgraph" in comp:
+        _expect(isinstance(comp["fullgraph"], bool), "compile.fullgraph", "expected true or false")
+    if "options" in comp:
+        _expect(isinstance(comp["options"], dict), "compile.options", "expected an object")
+
+    config = data.get("config", {})
+    _expect(isinstance(config, dict), "config", f"expected an object of torch._dynamo.config overrides, got {_type_name(config)}")
+    for k, v in config.items():
+        _expect(
+            isinstance(k, str) and bool(re.match(r"^[A-Za-z_]\w*$", k)),
+            _join("config", k),
+            "expected a torch._dynamo.config option name",
+        )
+        _expect(
+            v is None or isinstance(v, (bool, int, float, str, list)),
+            _join("config", k),
+            f"expected a JSON scalar or array, got {_type_name(v)}",
+        )
+
+    return Spec(
+        model=model,
+        init_args=init_args,
+        init_kwargs=init_kwargs,
+        inputs=inputs,
+        kwargs=kwargs,
+        inputs_given=inputs_given,
+        variants=tuple(variants),
+        dynamic=tuple(dynamic),
+        mode=mode,
+        device=device,
+        seed=seed,
+        compile=dict(comp),
+        config=dict(config),
+        calls=calls,
+        source=source,
+    )
+
+
+def load_spec(path: str) -> Spec:
+    """Read and validate a spec file; :class:`SpecError` names the problem on one line."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as exc:
+        raise SpecError("", f"cannot read spec {path}: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SpecError("", f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
+    return validate(data, source=os.path.abspath(path))
+
+
+def schema_path() -> str:
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "spec.schema.json")

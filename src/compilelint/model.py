@@ -1,0 +1,114 @@
+"""Plain data types shared by every layer. No logic lives here.
+
+The JSON contract (``version``, ``torch``, ``findings``, ``errors``, ``summary``) is built from
+these types by :mod:`compilelint.report.json_reporter`; later stages add fields, never rename.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Severity = Literal["error", "warning", "info"]
+FixSafety = Literal["none", "safe", "unsafe"]
+Stage = Literal["static", "dynamic", "both"]
+
+SEVERITY_ORDER: dict[str, int] = {"info": 0, "warning": 1, "error": 2}
+
+
+@dataclass(frozen=True)
+class Example:
+    """One fenced example of a rule: ``valid`` or ``invalid`` source."""
+
+    kind: Literal["valid", "invalid"]
+    code: str
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A catalogue entry, loaded from ``rules/CLnnn.md``."""
+
+    code: str
+    name: str
+    category: str
+    severity: Severity
+    default: bool
+    gb_types: tuple[str, ...]
+    gb_ids: tuple[str, ...]
+    torch_min: str | None
+    torch_max: str | None
+    fix: FixSafety
+    summary: str
+    message: str
+    fix_title: str
+    sections: tuple[tuple[str, str], ...]
+    examples: tuple[Example, ...]
+    path: str
+    observes: tuple[str, ...] = ()
+    detector: str = "static"  # static: a check module; engine: the engine itself; dynamic
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One diagnostic. ``stage`` says whether it was predicted, observed, or both."""
+
+    rule: str
+    name: str
+    path: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    severity: Severity
+    message: str
+    fix: str
+    stage: Stage = "static"
+    function: str = ""
+    line_text: str = ""
+    # Filled by the dynamic stage and by merge/rank (issue: dynamic stage).
+    gb_type: str | None = None
+    gb_id: str | None = None
+    hints: tuple[str, ...] = ()
+    count: int = 1
+    frames: tuple[Frame, ...] = ()
+    rank: int = 0
+    impact: float = 0.0
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One frame of a user stack (innermost last in a stack)."""
+
+    path: str
+    line: int
+    function: str
+
+
+@dataclass(frozen=True)
+class FileError:
+    """A problem with one input that is not a finding (kept as data, never raised)."""
+
+    path: str
+    message: str
+    kind: str = "error"
+
+
+@dataclass(frozen=True)
+class Summary:
+    files: int
+    lines: int
+    findings: int
+    by_rule: dict[str, int]
+    seconds: float
+    cached: int = 0
+
+
+@dataclass(frozen=True)
+class Report:
+    version: str
+    torch: str | None
+    findings: tuple[Finding, ...]
+    errors: tuple[FileError, ...]
+    summary: Summary
+    extra: dict[str, object] = field(default_factory=dict)

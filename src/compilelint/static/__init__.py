@@ -1,0 +1,1 @@
+"""The static stage: libcst analysis that never imports torch or the scanned code."""

@@ -1,0 +1,1 @@
+"""Shared analyses: per-file facts (walker), project-wide reachability and tensor inference."""

@@ -1,0 +1,106 @@
+"""Per-file facts: what phase 1 learns from one file, as plain serialisable data.
+
+Phase 1 (one parse, one walk per file, parallel and cached) produces :class:`FileFacts`.
+Phase 2 (:mod:`compilelint.static.analysis.project`) joins the facts of every scanned file to
+decide which functions torch.compile traces and which values are tensors, then keeps only the
+candidate findings whose conditions hold.
+
+Taint sources (strings, so facts stay JSON/marshal-friendly):
+
+- ``"T"``                       definitely a tensor
+- ``"P|<func>|<param>"``        the value of a parameter of function ``<func>`` of this file
+- ``"R|<ref>"``                 the return value of a call to a scanned function ``<ref>``
+- ``"A|<class>|<attr>"``        the attribute ``self.<attr>`` of class ``<class>`` of this file
+
+Function refs (strings):
+
+- ``"Q|<qual>"``                a function or class of this file by qualified name
+- ``"M|<class>|<name>"``        ``self.<name>`` in a method of ``<class>`` (looked up on its MRO)
+- ``"S|<class>|<name>"``        ``super().<name>`` in ``<class>``
+- ``"D|<dotted>"``              an imported dotted name, e.g. ``pkg.utils.helper``
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+Taint = frozenset[str]
+NO_TAINT: Taint = frozenset()
+TENSOR: Taint = frozenset({"T"})
+
+
+@dataclass
+class ParamFacts:
+    name: str
+    index: int  # position (-1 for keyword-only, -2 for *args, -3 for **kwargs)
+    annotation: str  # "tensor" | "nontensor" | "unknown" | "container"
+    default: str  # "none" | "nodefault" | "literal" | "other"
+
+
+@dataclass
+class CallSite:
+    ref: str
+    args: list[list[str]]  # taint of each positional argument
+    kwargs: dict[str, list[str]]
+    in_loop: bool
+
+
+@dataclass
+class FunctionFacts:
+    qual: str  # "Class.method", "func", "func.<locals>.inner"
+    name: str
+    cls: str | None  # enclosing class qualname for methods
+    line: int
+    params: list[ParamFacts]
+    compiled: bool = False  # decorated with torch.compile / torch._dynamo.optimize
+    disabled: bool = False  # decorated with torch.compiler.disable / torch._dynamo.disable
+    calls: list[CallSite] = field(default_factory=list)
+    refs: list[str] = field(default_factory=list)  # functions referenced without a call
+    returns: list[str] = field(default_factory=list)  # union of return taints
+    has_loop_break_risk: bool = False
+
+
+@dataclass
+class ClassFacts:
+    qual: str
+    name: str
+    bases: list[str]  # each a ref ("L|<module>|Name" or "D|dotted")
+    methods: list[str]
+    attrs: dict[str, list[str]]  # self.<attr> -> taint of assigned values
+    attr_classes: dict[str, list[str]]  # self.<attr> -> refs of classes instantiated into it
+    line: int = 0
+
+
+@dataclass
+class Candidate:
+    """A finding predicted by a check, kept in phase 2 if its conditions hold."""
+
+    code: str
+    func: str  # enclosing function qualname ("" at module level)
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    requires: list[str]  # taint that must resolve to a tensor; empty: unconditional
+    args: dict[str, str]  # message placeholders
+    scope: str  # "traced": only in traced code; "any": anywhere
+    in_loop: bool = False
+    line_text: str = ""
+
+
+@dataclass
+class FileFacts:
+    path: str
+    module: str  # dotted module name guessed from packages ("" if unknown)
+    is_package: bool
+    lines: int
+    imports: dict[str, str]  # local name -> dotted target
+    functions: dict[str, FunctionFacts]
+    classes: dict[str, ClassFacts]
+    compiled_refs: list[str]  # refs passed to torch.compile(...) / .compile()
+    candidates: list[Candidate]
+    error: str | None = None  # parse/read error (becomes CL000)
+    error_line: int = 1
+    error_col: int = 1
+    torch_free: bool = False  # skipped by the pre-filter (no "torch" in the text)
+    noqa: dict[int, list[str]] = field(default_factory=dict)  # line -> suppressed codes

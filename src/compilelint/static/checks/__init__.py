@@ -1,0 +1,1 @@
+"""One module per rule. Each defines a :class:`~compilelint.static.checks.base.Check`."""

@@ -1,0 +1,79 @@
+"""The base class every check derives from, and the registry that finds them.
+
+A check is one small class pointing at one catalogue code. It defines ``visit_<Node>`` methods
+named after libcst node types; the engine batches every check's hooks into one walk. The hard
+questions (is this code traced? is this value a tensor?) live in the shared analyses, exposed
+through ``self.w`` (the :class:`FileWalker`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import Any, ClassVar
+
+import libcst as cst
+
+from compilelint.static.analysis.facts import NO_TAINT, Taint
+from compilelint.static.analysis.walker import FileWalker, Hook
+
+
+class Check:
+    CODE: ClassVar[str] = ""
+
+    def __init__(self, walker: FileWalker) -> None:
+        self.w = walker
+
+    def report(
+        self,
+        node: cst.CSTNode,
+        *,
+        requires: Taint = NO_TAINT,
+        scope: str = "traced",
+        **args: str,
+    ) -> None:
+        self.w.report(self.CODE, node, requires=requires, scope=scope, **args)
+
+    # helpers every check needs -----------------------------------------------------------
+    def taint(self, node: cst.BaseExpression) -> Taint:
+        return self.w.taint(node)
+
+    def qualify(self, node: cst.BaseExpression) -> str | None:
+        return self.w.qualify(node)
+
+    def code(self, node: cst.CSTNode, limit: int = 60) -> str:
+        return self.w.code_for(node, limit)
+
+
+_REGISTRY: dict[str, type[Check]] = {}
+
+
+def all_checks() -> dict[str, type[Check]]:
+    """Every check class in :mod:`compilelint.static.checks`, by code."""
+    if not _REGISTRY:
+        import compilelint.static.checks as pkg
+
+        for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
+            if info.name == "base":
+                continue
+            mod = importlib.import_module(f"{pkg.__name__}.{info.name}")
+            for obj in vars(mod).values():
+                if isinstance(obj, type) and issubclass(obj, Check) and obj is not Check:
+                    if obj.CODE in _REGISTRY and _REGISTRY[obj.CODE] is not obj:
+                        raise RuntimeError(f"two checks claim {obj.CODE}")
+                    if obj.CODE:
+                        _REGISTRY[obj.CODE] = obj
+    return dict(_REGISTRY)
+
+
+def build_hooks(walker: FileWalker, checks: list[type[Check]]) -> dict[type, list[Hook]]:
+    hooks: dict[type, list[Hook]] = {}
+    for cls in checks:
+        inst = cls(walker)
+        for attr in dir(cls):
+            if attr.startswith("visit_"):
+                node_type: Any = getattr(cst, attr[6:], None)
+                if node_type is None:
+                    raise RuntimeError(f"{cls.__name__}.{attr}: no libcst node {attr[6:]}")
+                hooks.setdefault(node_type, []).append(getattr(inst, attr))
+    return hooks

@@ -1,0 +1,480 @@
+"""The static engine: read, parse once, one batched walk per file (parallel, cached), then the
+project-wide phase that decides what is traced and what is a tensor.
+
+It never imports torch and never imports or executes the scanned code. Every problem with an
+input is data (a CL000 finding or a :class:`FileError`), never an exception.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+import sys
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import libcst as cst
+
+from compilelint import __version__
+from compilelint.catalog import Catalog, applies_to, load_catalog
+from compilelint.config import Config, selected_codes
+from compilelint.model import FileError, Finding, Rule, Severity
+from compilelint.static.analysis.facts import (
+    Candidate,
+    CallSite,
+    ClassFacts,
+    FileFacts,
+    FunctionFacts,
+    ParamFacts,
+)
+from compilelint.static.analysis.project import Project
+from compilelint.static.analysis.walker import analyze_module
+from compilelint.static.checks.base import Check, all_checks, build_hooks
+from compilelint.static.discovery import discover
+from compilelint.suppress import is_suppressed, parse_suppressions
+
+PARSE_ERROR = "CL000"
+UNUSED_SUPPRESSION = "CL001"
+CACHE_FORMAT = 3
+
+
+@dataclass
+class FileInput:
+    path: str  # display path (relative to cwd when under it, POSIX)
+    real: str
+    module: str
+    is_package: bool
+
+
+@dataclass
+class ScanResult:
+    findings: list[Finding]
+    errors: list[FileError]
+    files: int
+    lines: int
+    seconds: float
+    cached: int
+    project: Project | None = None
+
+
+# ---------------------------------------------------------------------------- paths & modules
+def display_path(p: Path, cwd: Path) -> str:
+    try:
+        ap = Path(os.path.abspath(p))
+        return ap.relative_to(cwd).as_posix()
+    except ValueError:
+        return Path(os.path.abspath(p)).as_posix()
+
+
+_PKG_CACHE: dict[str, bool] = {}
+
+
+def _is_pkg_dir(d: str) -> bool:
+    got = _PKG_CACHE.get(d)
+    if got is None:
+        got = os.path.isfile(os.path.join(d, "__init__.py"))
+        _PKG_CACHE[d] = got
+    return got
+
+
+def module_name(path: Path) -> tuple[str, bool]:
+    """Dotted module name from the package folders above ``path``; is it a package."""
+    ap = os.path.abspath(path)
+    d, fname = os.path.split(ap)
+    stem = fname.rsplit(".", 1)[0]
+    is_pkg = stem == "__init__"
+    parts = [] if is_pkg else [stem]
+    while _is_pkg_dir(d):
+        d, name = os.path.split(d)
+        parts.append(name)
+        if not name:
+            break
+    return ".".join(reversed(parts)), is_pkg
+
+
+# ---------------------------------------------------------------------------- phase 1
+def _checks_for(codes: Iterable[str]) -> list[type[Check]]:
+    registry = all_checks()
+    return [registry[c] for c in sorted(codes) if c in registry]
+
+
+_WORKER_CHECKS: list[type[Check]] = []
+
+
+def analyze_source(
+    data: bytes, inp: FileInput, checks: list[type[Check]], *, force: bool = False
+) -> FileFacts:
+    """Phase 1 for one file. Never raises."""
+    lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    empty = FileFacts(
+        path=inp.path, module=inp.module, is_package=inp.is_package, lines=lines, imports={},
+        functions={}, classes={}, compiled_refs=[], candidates=[],
+    )
+    if not force and b"torch" not in data:
+        empty.torch_free = True
+        return empty
+    try:
+        module = cst.parse_module(data)
+    except cst.ParserSyntaxError as exc:
+        empty.error = f"cannot parse: {exc.message}"
+        empty.error_line, empty.error_col = exc.raw_line or 1, (exc.raw_column or 0) + 1
+        return empty
+    except (UnicodeDecodeError, LookupError, SyntaxError, ValueError) as exc:
+        empty.error = f"cannot decode: {exc}"
+        return empty
+    except RecursionError:
+        empty.error = "cannot parse: nesting too deep"
+        return empty
+    try:
+        facts = analyze_module(
+            module,
+            path=inp.path,
+            module_name=inp.module,
+            is_package=inp.is_package,
+            lines=lines,
+            make_checks=lambda w: build_hooks(w, checks),
+        )
+    except RecursionError:
+        empty.error = "cannot analyse: nesting too deep"
+        return empty
+    except Exception as exc:  # noqa: BLE001 - one bad file must not stop the scan
+        empty.error = f"internal error while analysing this file ({type(exc).__name__}: {exc})"
+        return empty
+    try:
+        text = data.decode(module.encoding, errors="replace")
+    except LookupError:
+        text = data.decode("utf-8", errors="replace")
+    facts.noqa = parse_suppressions(text)
+    if facts.candidates:
+        src_lines = text.splitlines()
+        for c in facts.candidates:
+            c.line_text = src_lines[c.line - 1].rstrip() if 0 < c.line <= len(src_lines) else ""
+    return facts
+
+
+def _worker(item: tuple[bytes, FileInput, bool]) -> FileFacts:
+    data, inp, force = item
+    return analyze_source(data, inp, _WORKER_CHECKS, force=force)
+
+
+def _init_worker(codes: list[str]) -> None:
+    global _WORKER_CHECKS
+    _WORKER_CHECKS = _checks_for(codes)
+
+
+# ---------------------------------------------------------------------------- cache
+def _facts_to_data(f: FileFacts) -> dict[str, object]:
+    return asdict(f)
+
+
+def _facts_from_data(d: dict) -> FileFacts:  # type: ignore[type-arg]
+    d = dict(d)
+    d["functions"] = {
+        k: FunctionFacts(
+            **{
+                **v,
+                "params": [ParamFacts(**p) for p in v["params"]],
+                "calls": [CallSite(**c) for c in v["calls"]],
+            }
+        )
+        for k, v in d["functions"].items()
+    }
+    d["classes"] = {k: ClassFacts(**v) for k, v in d["classes"].items()}
+    d["candidates"] = [Candidate(**c) for c in d["candidates"]]
+    return FileFacts(**d)
+
+
+class Cache:
+    def __init__(self, directory: Path | None, key: str) -> None:
+        self.directory = directory
+        self.file = directory / f"facts-{key}.marshal" if directory else None
+        self.entries: dict[str, tuple[str, dict]] = {}  # type: ignore[type-arg]
+        self.dirty = False
+        if self.file and self.file.is_file():
+            try:
+                loaded = marshal.loads(self.file.read_bytes())
+                if isinstance(loaded, dict):
+                    self.entries = loaded
+            except (OSError, ValueError, EOFError, TypeError):
+                self.entries = {}
+
+    def get(self, real: str, digest: str) -> FileFacts | None:
+        got = self.entries.get(real)
+        if got is None or got[0] != digest:
+            return None
+        try:
+            return _facts_from_data(got[1])
+        except (TypeError, KeyError):
+            return None
+
+    def put(self, real: str, digest: str, facts: FileFacts) -> None:
+        self.entries[real] = (digest, _facts_to_data(facts))
+        self.dirty = True
+
+    def save(self) -> None:
+        if not (self.dirty and self.file and self.directory):
+            return
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            gi = self.directory / ".gitignore"
+            if not gi.exists():
+                gi.write_text("# created by compilelint\n*\n", encoding="utf-8")
+            tmp = self.file.with_suffix(f".tmp{os.getpid()}")
+            tmp.write_bytes(marshal.dumps(self.entries))
+            os.replace(tmp, self.file)
+        except (OSError, ValueError):
+            pass  # a cache that cannot be written is not an error
+
+
+def _cache_key(catalog: Catalog) -> str:
+    h = hashlib.sha256(f"{__version__}|{CACHE_FORMAT}|{sys.version_info[:2]}".encode())
+    for code in catalog.codes():
+        h.update(Path(catalog.rules[code].path).read_bytes())
+    for name in sorted(all_checks()):
+        h.update(name.encode())
+    # The engine's own sources are part of the key, so a development change invalidates it.
+    here = Path(__file__).resolve().parent
+    for p in sorted(here.rglob("*.py")):
+        try:
+            h.update(p.read_bytes())
+        except OSError:
+            pass
+    return h.hexdigest()[:20]
+
+
+# ---------------------------------------------------------------------------- scan
+def _fmt(template: str, args: dict[str, str]) -> str:
+    class _D(dict):  # type: ignore[type-arg]
+        def __missing__(self, key: str) -> str:
+            return "{" + key + "}"
+
+    try:
+        return template.format_map(_D(args))
+    except (ValueError, IndexError):
+        return template
+
+
+def _make_finding(rule: Rule, path: str, c: Candidate, severity: Severity) -> Finding:
+    return Finding(
+        rule=rule.code,
+        name=rule.name,
+        path=path,
+        line=c.line,
+        col=c.col,
+        end_line=c.end_line,
+        end_col=c.end_col,
+        severity=severity,
+        message=_fmt(rule.message, c.args),
+        fix=_fmt(rule.fix_title, c.args),
+        stage="static",
+        function=c.func,
+        line_text=c.line_text,
+    )
+
+
+def _per_file_ignored(cfg: Config, path: str) -> set[str]:
+    import fnmatch
+
+    out: set[str] = set()
+    for glob, codes in cfg.per_file_ignores:
+        if fnmatch.fnmatch(path, glob) or fnmatch.fnmatch(Path(path).name, glob):
+            out.update(codes)
+    return out
+
+
+def scan(
+    paths: list[str],
+    cfg: Config,
+    *,
+    catalog: Catalog | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    no_cache: bool = False,
+) -> ScanResult:
+    t0 = time.perf_counter()
+    catalog = catalog or load_catalog()
+    cwd = Path(os.getcwd())
+    disc = discover(
+        paths,
+        exclude=cfg.exclude + cfg.extend_exclude,
+        respect_gitignore=cfg.respect_gitignore,
+    )
+    errors = [FileError(path=m, message=f"path not found: {m}", kind="usage") for m in disc.missing]
+    enabled = selected_codes(cfg, {c: r.default for c, r in catalog.rules.items()})
+    enabled = {c for c in enabled if applies_to(catalog.rules[c], cfg.target_torch)}
+    static_codes = sorted(c for c in catalog.rules if catalog.rules[c].detector == "static")
+    checks = _checks_for(static_codes)
+
+    inputs: list[FileInput] = []
+    for p in disc.files:
+        mod, is_pkg = module_name(p)
+        inputs.append(FileInput(display_path(p, cwd), os.path.realpath(p), mod, is_pkg))
+    inputs.sort(key=lambda i: i.path)
+
+    cache: Cache | None = None
+    if cfg.cache and not no_cache:
+        cdir = Path(cfg.cache_dir) if cfg.cache_dir else Path(cfg.root) / ".compilelint_cache"
+        cache = Cache(cdir, _cache_key(catalog))
+
+    facts: dict[str, FileFacts] = {}
+    datas: dict[str, bytes] = {}
+    todo: list[tuple[bytes, FileInput, bool]] = []
+    cached = 0
+    for inp in inputs:
+        try:
+            data = Path(inp.real).read_bytes()
+        except (OSError, ValueError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            f = FileFacts(inp.path, inp.module, inp.is_package, 0, {}, {}, {}, [], [],
+                          error=f"cannot read: {reason}")
+            facts[inp.path] = f
+            continue
+        digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+        datas[inp.path] = data
+        got = cache.get(inp.real, digest) if cache else None
+        if got is not None:
+            got.path = inp.path
+            facts[inp.path] = got
+            cached += 1
+        else:
+            todo.append((data, inp, False))
+    by_path = {i.path: i for i in inputs}
+
+    def run(items: list[tuple[bytes, FileInput, bool]]) -> None:
+        if not items:
+            return
+        jobs = cfg.jobs or os.cpu_count() or 1
+        results: Iterable[FileFacts]
+        heavy = sum(1 for d, _, force in items if force or b"torch" in d)
+        if jobs > 1 and heavy >= 24:
+            import multiprocessing as mp
+
+            ctx = mp.get_context("fork") if sys.platform.startswith("linux") else mp.get_context()
+            with ctx.Pool(jobs, initializer=_init_worker, initargs=(static_codes,)) as pool:
+                results = list(pool.imap(_worker, items, chunksize=4))
+        else:
+            results = [analyze_source(d, inp, checks, force=force) for d, inp, force in items]
+        for i, f in enumerate(results):
+            facts[f.path] = f
+            if cache:
+                d = items[i][0]
+                cache.put(by_path[f.path].real, hashlib.blake2b(d, digest_size=16).hexdigest(), f)
+            if progress:
+                progress(i + 1, len(items))
+
+    run(todo)
+
+    # Phase 2, with torch-free helper files parsed on demand when traced code reaches them.
+    project = Project(facts.values())
+    for _ in range(4):
+        project.compute()
+        need = _needed_torch_free(project)
+        if not need:
+            break
+        run([(datas[p], by_path[p], True) for p in need if p in datas])
+        project = Project(facts.values())
+    if cache:
+        cache.save()
+
+    findings: list[Finding] = []
+    for path in sorted(facts):
+        f = facts[path]
+        if f.error is not None:
+            rule = catalog.rules.get(PARSE_ERROR)
+            if rule and PARSE_ERROR in enabled:
+                findings.append(
+                    Finding(
+                        rule=PARSE_ERROR, name=rule.name, path=path, line=f.error_line,
+                        col=f.error_col, end_line=f.error_line, end_col=f.error_col,
+                        severity=rule.severity, message=f.error, fix=rule.fix_title,
+                    )
+                )
+            continue
+        ignored_here = _per_file_ignored(cfg, path)
+        sup = f.noqa
+        used: set[tuple[int, str]] = set()
+        kept = project.kept(f) if not cfg.report_untraced else [
+            c for c in f.candidates if not c.requires or project.resolves(f.path, c.requires)
+        ]
+        seen: set[tuple[str, int, int]] = set()
+        for c in kept:
+            if c.code not in enabled or c.code in ignored_here:
+                continue
+            if any(c.code.startswith(x) for x in ignored_here):
+                continue
+            key = (c.code, c.line, c.col)
+            if key in seen:
+                continue
+            seen.add(key)
+            ln = is_suppressed(sup, c.code, c.line, c.end_line)
+            if ln is not None:
+                used.add((ln, c.code))
+                continue
+            rule = catalog.rules[c.code]
+            findings.append(_make_finding(rule, path, c, rule.severity))
+        if UNUSED_SUPPRESSION in enabled and sup:
+            findings.extend(_unused_suppressions(catalog, path, sup, used, enabled, datas.get(path)))
+
+    findings.sort(key=lambda x: (x.path, x.line, x.col, x.rule))
+    total_lines = sum(f.lines for f in facts.values())
+    return ScanResult(
+        findings=findings,
+        errors=errors,
+        files=len(facts),
+        lines=total_lines,
+        seconds=time.perf_counter() - t0,
+        cached=cached,
+        project=project,
+    )
+
+
+def _needed_torch_free(project: Project) -> list[str]:
+    """Torch-free files whose functions traced code calls: analyse them after all."""
+    need: set[str] = set()
+    for path, f in project.files.items():
+        if not f.torch_free:
+            continue
+        if f.module and any(
+            m == f.module or m.startswith(f.module + ".") or f.module.endswith("." + m)
+            for m in project.unresolved_modules
+        ):
+            need.add(path)
+    return sorted(need)
+
+
+def _unused_suppressions(
+    catalog: Catalog,
+    path: str,
+    sup: dict[int, list[str]],
+    used: set[tuple[int, str]],
+    enabled: set[str],
+    data: bytes | None,
+) -> list[Finding]:
+    rule = catalog.rules[UNUSED_SUPPRESSION]
+    out: list[Finding] = []
+    text_lines = data.decode("utf-8", errors="replace").splitlines() if data else []
+    for ln in sorted(sup):
+        codes = sup[ln]
+        if codes == ["*"]:
+            continue  # a blanket noqa may serve other linters
+        unused = [
+            c for c in codes
+            if c.startswith("CL") and c in enabled and (ln, c) not in used
+            and c != UNUSED_SUPPRESSION
+        ]
+        if not unused:
+            continue
+        line_text = text_lines[ln - 1] if 0 < ln <= len(text_lines) else ""
+        col = line_text.find("#") + 1 if "#" in line_text else 1
+        args = {"codes": ", ".join(unused)}
+        out.append(
+            Finding(
+                rule=UNUSED_SUPPRESSION, name=rule.name, path=path, line=ln, col=col,
+                end_line=ln, end_col=len(line_text) + 1, severity=rule.severity,
+                message=_fmt(rule.message, args), fix=_fmt(rule.fix_title, args),
+                line_text=line_text.rstrip(),
+            )
+        )
+    return out
