@@ -784,6 +784,11 @@ def parse_break(payload: str, path: str) -> dict:
         hits = [(f, int(n)) for f, n in FILE_LINE_RE.findall(payload.split("Traceback (most recent call last)")[0]) if f == path]
         file, line = hits[-1] if hits else ("?", -1)
     in_user_file = os.path.abspath(file) == os.path.abspath(path)
+    # innermost frame of the user file in the "User code traceback" (useful when the
+    # header points into a library frame such as copy.py / logging / hooks.py)
+    tb = payload.split("User code traceback:")[-1].split("Traceback (most recent call last)")[0]
+    user_hits = [int(n) for f, n in FILE_LINE_RE.findall(tb) if os.path.abspath(f) == os.path.abspath(path)]
+    user_line = user_hits[-1] if user_hits else (line if in_user_file else -1)
     return {
         "gb_id": gb_id,
         "gb_type": gb_type,
@@ -793,6 +798,7 @@ def parse_break(payload: str, path: str) -> dict:
         "file": file,
         "line": line,
         "in_user_file": in_user_file,
+        "user_line": user_line,
         "skip_frame": skip,
     }
 
@@ -936,6 +942,75 @@ def run_case(c: Case, helper: bool, tmpdir: str) -> dict:
     return res
 
 
+ANALYST_NOTES = """\
+## Analyst notes (written against torch 2.13.0+cpu — re-check when the table changes)
+
+Key facts, derived from the table below plus a few direct value checks:
+
+* **Data-dependent Python control flow** on a tensor (`if t:`, `while t:`, ternary, `and`/`or`/`not` in an
+  `if`) → **GB0170 "Data-dependent branching"**, attributed to the `if`/`while` line. `bool()/int()/float()`
+  of a 0-d tensor, `.item()`, `max(t.item(), c)`, `if t.item() > 0` → **GB0124** (`.item()` with
+  capture_scalar_outputs=False), *not* GB0170.
+* **`assert <tensor expr>` does NOT graph-break** (with or without a message): dynamo lowers it to a runtime
+  assert in the graph (a failing assert still raises `RuntimeError: <msg>` at run time).
+* `x.shape[0] > 1`, `x.dim() == 3`, `mask is None`, `self.training`, `torch.cond`, 3-arg `torch.where`,
+  `F.one_hot(..., num_classes=)`, `torch.tensor([t.sum(), t.mean()])`, `torch.stack` do not break.
+  `mask is None` / `self.training` only add a guard → 1 recompile when the value flips.
+* **Dynamic-output-shape ops** → **GB0036 "Dynamic shape operator"**: `nonzero` (method and function),
+  `len(x.nonzero())`, `x[bool_mask]` (computed or input mask), `masked_select`, `unique`, 1-arg `torch.where`,
+  `argwhere`, `bincount`, `repeat_interleave(tensor_repeats)`. `repeat_interleave(..., output_size=N)` does
+  **not** break. `F.one_hot(x)` without num_classes → **GB0246**.
+* **`.tolist()`**: float tensor → **GB0109**; int tensor → **GB0033 "Data dependent operator"**.
+  `.numpy()`, `.cpu().numpy()`, `.detach().cpu().numpy()`, `np.sum(tensor)`, `np.float32(c)` do **not**
+  break (config.trace_numpy=True); but `.numpy().tolist()` → GB0109 and `float(x.numpy().sum())` → GB0033.
+  `np.random.rand()` → GB0033; `np.random.default_rng()` → GB0294 (+ GB0156 on the next line using the rng).
+* **Host/stdlib calls that break with GB0007 "Attempted to call function marked as skipped"**:
+  `time.time()`, `time.perf_counter()`, `sys.getsizeof`, `importlib.import_module`, `warnings.warn`,
+  `random.random()`, `torch.manual_seed`, `pdb.set_trace()` (header points into pdb.py).
+  `print(...)`, `breakpoint()`, `str(tensor)` → **GB0059 "Failed to trace builtin operator"**; `repr(tensor)`
+  → **GB0569**; `logger.info/warning` → **GB0291** (`logging.getLogger(__name__).info` additionally GB6215
+  inside logging/__init__.py); `copy.deepcopy` of a tensor *or of a module* → **GB4198** (header in copy.py);
+  `json.dumps` → **GB0156** (header in torch/_dynamo/polyfills); `open()` → GB0059 + GB0142 (unsupported
+  context manager); `self.register_forward_hook` in forward → **GB0467** (header in torch/utils/hooks.py);
+  calling a `torch.compiler.disable`d function → **GB0098**; `torch._dynamo.graph_break()` → GB0025;
+  `x.backward()` → **GB0123**; `y.requires_grad_()` on an intermediate returned as output → **GB8985**;
+  `y.requires_grad = True` → **GB0206**; `hash(x)`/`id(x)` *returned* from the frame → GB4501 (frame skipped).
+* **No break** (traced or constant-folded; values checked to match eager): `os.getenv`, `os.environ.get`,
+  `inspect.signature`, `json`-free dict/str work, `random.randint` (dynamo replays the RNG; values vary per call),
+  generators/`yield` consumed in forward, `nonlocal` mutation, `global` mutation, `f"{x}"` (no break logged,
+  correct string), `id(x)`/`hash(x)` when not returned, `try/except` of a Python-raised exception,
+  `@contextlib.contextmanager`, `torch.no_grad()`, `x.data` read and `x.data = y`, `x.register_hook(fn)`,
+  `self.cache = tensor`, `x.data_ptr()` (correct per-call value, no recompile), `torch.compile(...)` called
+  inside forward, `functools.lru_cache`d helper.
+* **Graph break inside a `for`/`while` loop**: the inner GB id is followed by **GB7000 "graph break in loop"**
+  in the same message; the whole frame is skipped and runs eagerly (explain graph_count=0). No resume
+  function is created, so *everything* in that frame (not just the loop) is uncompiled.
+* **Recompiles** (count = `recompile_reasons` artifacts over the calls listed):
+  Python float arg 1.0..5.0 → 1 (guard `s == 1.0`, then automatic dynamic); int arg 2..5 → 1; int arg used
+  in `range(n)` → recompiles on **every** new value; bool arg → 1; str arg → **every** new value;
+  batch size 4→5→6→7 → 1 (`size mismatch at index 0`, then dynamic); `x.shape[1] > 512` with 256→1024→300→2000
+  → 2 (size mismatch, then `513 <= x.size()[1]` guard); dtype change → 1; requires_grad change → 1;
+  list-of-int arg → 2; `self.counter += 1` / `global COUNTER += 1` → recompile on **every call** (guard
+  `self.counter == N`) until `recompile_limit` (8) is hit, after which the frame silently runs eager —
+  GB0039 appears only in `counters["unimplemented"]`, never as a `dynamo_graph_break_reason` artifact.
+  `self.flag = not self.flag` → 1 (two cached entries). `self.cache[x.data_ptr()] = x` → recompiles because of
+  the dict-length guard; `self.cache[id(x)] = ...` → recompiles ("cache line invalidated because L['x'] got
+  deallocated"). `random.random()` → 1 recompile of the *resume* function (guard `___stack0 == <float>`).
+* **Helper methods**: moving the pattern into `self._helper()` gives the same GB ids and recompile counts
+  (nested_graph_breaks=False); the attributed line is the line inside the helper.
+* **Signals**: `counters["graph_break"]` is unreliable as a count — it is 0 for GB0170 (data-dependent jump),
+  for skipped frames (GB7000, GB4501) and it double-counts breaks inside inlined helpers. `torch._dynamo.explain`
+  only records a break_reason when a non-empty graph is compiled before the break, so it misses breaks that
+  precede any tensor op, and reports graph_count=0 for skipped frames. The `torch.__trace`
+  `dynamo_graph_break_reason` artifact is the complete source; dedupe by (gb_type, file, line).
+* **Attribution**: the `Graph break in user code at FILE:LINE` header is the pattern line in all cases except
+  when the break happens inside a library Python function dynamo inlines (copy.deepcopy, json.dumps,
+  logging, pdb, register_forward_hook): then FILE:LINE is the library frame and the user line must be taken
+  from the innermost user-file frame of the "User code traceback". Breaks inside a user generator are
+  attributed to the generator body line, not the consuming line.
+"""
+
+
 # --------------------------------------------------------------------------
 # report
 # --------------------------------------------------------------------------
@@ -954,7 +1029,9 @@ def fmt_lines(r: dict) -> str:
     for b in r["breaks"]:
         rel = ""
         if not b["in_user_file"]:
-            rel = f"{os.path.basename(b['file'])}:{b['line']}"
+            u = b.get("user_line", -1)
+            tag = "=pattern" if u == r["mark_line"] else "user"
+            rel = f"{os.path.basename(b['file'])}:{b['line']} ({tag} {u})"
         elif b["line"] == r["mark_line"]:
             rel = f"{b['line']}(=pattern)"
         else:
@@ -989,7 +1066,9 @@ def render(results: list[dict], argv: list[str]) -> str:
     out = [
         f"# torch.compile graph-break / recompile probe — torch {torch.__version__}",
         "",
-        f"Generated by `python benchmarks/probe_breaks.py {' '.join(argv)}`".rstrip() + " (backend=\"eager\", not fullgraph).",
+        "Generated by `python benchmarks/probe_breaks.py`" + (f" (filtered: {argv})" if any(a.startswith("--only") for a in argv) else "")
+        + " (backend=\"eager\", not fullgraph). Each case also runs in a *helper* flavour: the pattern moved into "
+        "`self._helper(...)` called from `forward`.",
         f"Python {sys.version.split()[0]}; numpy {__import__('numpy').__version__}; "
         f"dynamo config: specialize_float={torch._dynamo.config.specialize_float}, "
         f"automatic_dynamic_shapes={torch._dynamo.config.automatic_dynamic_shapes}, "
@@ -1005,6 +1084,8 @@ def render(results: list[dict], argv: list[str]) -> str:
         "number of break_reasons (GraphCompileReason with graph_break=True) on the first input set only. Note explain's own graph_break_count is just graph_count-1 and break_reasons are only recorded when a non-empty graph is compiled, so explain undercounts breaks that happen before any tensor op; *ctr* = `counters[\"graph_break\"]` total.",
         "",
     ]
+    if not any(a.startswith("--only") for a in argv) and torch.__version__.startswith("2.13"):
+        out += [ANALYST_NOTES, ""]
     groups: dict[str, list[dict]] = {}
     for r in results:
         groups.setdefault(r["group"], []).append(r)
@@ -1025,28 +1106,59 @@ def render(results: list[dict], argv: list[str]) -> str:
     by_case: dict[str, dict[bool, dict]] = {}
     for r in results:
         by_case.setdefault(r["case"], {})[r["helper"]] = r
-    for name, fl in by_case.items():
-        for hf, r in sorted(fl.items()):
-            tag = f"`{name}` ({'helper' if hf else 'direct'})"
-            eb = r["explain_n_gb_reasons"]
-            if eb is not None and eb != len(r["breaks"]):
-                out.append(
-                    f"- {tag}: explain break_reasons={eb} (graph_count={r['explain_graph_count']}, "
-                    f"graph_break_count={r['explain_break_count']}) but trace log has {len(r['breaks'])} distinct break(s)."
+
+    def names(pred) -> str:
+        hits = [f"`{r['case']}`" + (" (helper)" if r["helper"] else "") for r in results if pred(r)]
+        return ", ".join(hits) if hits else "(none)"
+
+    out += [
+        "### Attribution not on the probed line",
+        "",
+    ]
+    attr = []
+    for r in results:
+        tag = f"`{r['case']}` ({'helper' if r['helper'] else 'direct'})"
+        for b in r["breaks"]:
+            if b["in_user_file"] and b["line"] != r["mark_line"]:
+                attr.append(f"- {tag}: {fmt_id(b)} attributed to line {b['line']}, pattern is on line {r['mark_line']}.")
+            if not b["in_user_file"]:
+                attr.append(
+                    f"- {tag}: {fmt_id(b)} header points to library frame {os.path.basename(b['file'])}:{b['line']}; "
+                    f"innermost user-file frame in the traceback is line {b.get('user_line')} (pattern line {r['mark_line']})."
                 )
-            if r["counter_graph_break"] != len(r["breaks"]) and r["breaks"]:
-                out.append(f"- {tag}: counters[\"graph_break\"]={r['counter_graph_break']} vs {len(r['breaks'])} logged break(s).")
-            for b in r["breaks"]:
-                if b["in_user_file"] and b["line"] != r["mark_line"]:
-                    out.append(f"- {tag}: {b['gb_id']} attributed to line {b['line']}, pattern is on line {r['mark_line']}.")
-                if not b["in_user_file"]:
-                    out.append(f"- {tag}: {b['gb_id']} attributed outside user file: {os.path.basename(b['file'])}:{b['line']}.")
+    out += (attr or ["(none)"]) + [""]
+
+    out += ["### Helper-method flavour vs direct (break ids / recompile count)", ""]
+    diff = []
+    for name, fl in by_case.items():
         if True in fl and False in fl:
             d, h = fl[False], fl[True]
             sd = sorted(fmt_id(b) for b in d["breaks"])
             sh = sorted(fmt_id(b) for b in h["breaks"])
             if sd != sh or d["recompiles"] != h["recompiles"]:
-                out.append(f"- `{name}`: helper differs from direct: direct {sd} rc={d['recompiles']} vs helper {sh} rc={h['recompiles']}.")
+                diff.append(f"- `{name}`: direct {sd} rc={d['recompiles']} vs helper {sh} rc={h['recompiles']}.")
+    out += (diff or ["- none: every pattern gives the same GB ids and recompile counts when moved into a helper method "
+                     "(attributed line = the helper's line)."]) + [""]
+
+    out += [
+        "### torch._dynamo.explain vs trace log",
+        "",
+        "- explain reports fewer breaks than the log (break before any tensor op → empty graph → no break_reason): "
+        + names(lambda r: r["explain_n_gb_reasons"] is not None and r["explain_n_gb_reasons"] < len(r["breaks"]) and not r["helper"]),
+        "- explain graph_count == 0 (frame skipped entirely or nothing compiled): "
+        + names(lambda r: r["explain_graph_count"] == 0 and not r["helper"]),
+        "- explain reports more break_reasons than distinct logged breaks: "
+        + names(lambda r: r["explain_n_gb_reasons"] is not None and r["explain_n_gb_reasons"] > len(r["breaks"]) and not r["helper"]),
+        "",
+        "### counters[\"graph_break\"] vs trace log",
+        "",
+        "- counter is 0 although a break was logged (data-dependent jumps / skipped frames are not counted there): "
+        + names(lambda r: r["breaks"] and r["counter_graph_break"] == 0 and not r["helper"]),
+        "- counter exceeds distinct logged breaks (same break counted once per inlining level / retry): "
+        + names(lambda r: r["counter_graph_break"] > len(r["breaks"])),
+        "- Unsupported recorded only in counters[\"unimplemented\"] (never logged as a graph break): "
+        + names(lambda r: r.get("unlogged_unimplemented_ids")),
+    ]
     out.append("")
     return "\n".join(out)
 

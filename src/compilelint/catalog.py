@@ -120,6 +120,11 @@ def parse_rule(path: Path) -> Rule:
     detector = meta.get("detector", "static")
     if detector not in ("static", "dynamic", "engine"):
         raise CatalogError(f"{where}: detector must be static, dynamic or engine")
+    verify = meta.get("verify", "breaks" if detector == "static" else "none")
+    if verify not in ("breaks", "recompiles", "none"):
+        raise CatalogError(f"{where}: verify must be breaks, recompiles or none")
+    if verify == "none" and detector == "static" and not meta.get("verify_reason"):
+        raise CatalogError(f"{where}: verify = \"none\" needs a verify_reason")
     body = text[m.end() :]
     sections = _parse_sections(body)
     titles = [t for t, _ in sections]
@@ -146,6 +151,8 @@ def parse_rule(path: Path) -> Rule:
         path=str(path),
         observes=tuple(meta.get("observes", ())),
         detector=detector,
+        verify=verify,
+        verify_reason=str(meta.get("verify_reason", "")),
     )
 
 

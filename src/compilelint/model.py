@@ -47,6 +47,8 @@ class Rule:
     path: str
     observes: tuple[str, ...] = ()
     detector: str = "static"  # static: a check module; engine: the engine itself; dynamic
+    verify: str = "breaks"  # what torch must show for invalid examples: breaks|recompiles|none
+    verify_reason: str = ""
 
 
 @dataclass(frozen=True)

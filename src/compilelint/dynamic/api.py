@@ -137,7 +137,7 @@ def build_result(
     hits = [{"message": remap(str(h.get("message", "")))} for h in raw.get("limit_hits", []) or []]
     recompiles = group_recompiles(events, hits, root, tdirs)
     graphs = [g for g in raw.get("graphs", []) or [] if isinstance(g, dict)]
-    first = [g for g in graphs if g.get("phase") == "inputs"]
+    first = [g for g in graphs if g.get("call", 0) == 0 and g.get("phase") == "inputs"]
     reached = {
         remap(p): frozenset(int(x) for x in ls) for p, ls in (raw.get("lines") or {}).items()
     }

@@ -277,7 +277,8 @@ def parse_graph_breaks_log(text: str, registry: Registry) -> list[ParsedBreak]:
     The fallback where the structured trace is unavailable, and the oracle the tests compare
     against: deduplicated by (gb_type, file, line) it is what torch itself reports.
     """
-    clean = LOG_PREFIX_RE.sub("", text)
+    kept = [ln for ln in text.splitlines() if "[__graph_breaks]" in ln] or text.splitlines()
+    clean = LOG_PREFIX_RE.sub("", "\n".join(kept))
     starts = [
         mm.start()
         for mm in re.finditer(
@@ -418,8 +419,8 @@ def group_recompiles(
         if g is None:
             groups[key] = {
                 "function": name,
-                "path": user.path if user else None,
-                "line": user.line if user else None,
+                "path": user.path if user else (fn.get("path") or None),
+                "line": user.line if user else fn.get("line"),
                 "guard": pr.guard,
                 "reason": pr.text,
                 "hint": pr.hint,
@@ -476,8 +477,20 @@ def break_json(b: ObservedBreak, root: str = "") -> dict[str, Any]:
     }
 
 
+SIZE_GUARD_RE = re.compile(r"tensor '(?P<input>[^']+)' (?:size|stride) mismatch at index (?P<dim>\d+)")
+
+
+def guard_input_dim(guard: str) -> tuple[str, int] | None:
+    """``tensor 'x' size mismatch at index 0 ...`` -> ("x", 0)."""
+    m = SIZE_GUARD_RE.search(guard)
+    return (m.group("input"), int(m.group("dim"))) if m else None
+
+
 def recompile_json(r: ObservedRecompile, root: str = "") -> dict[str, Any]:
+    dim = guard_input_dim(r.guard)
     return {
+        "input": dim[0] if dim else None,
+        "dim": dim[1] if dim else None,
         "function": r.function,
         "path": relpath(r.path, root) if r.path else None,
         "line": r.line,

@@ -156,6 +156,7 @@ class GraphCollector:
         self.graphs: list[dict[str, Any]] = []
         self.lines: dict[str, set[int]] = {}
         self.phase = "inputs"
+        self.call = 0
 
     def __call__(self, gm: Any, example_inputs: Any) -> Any:
         ops = 0
@@ -165,7 +166,7 @@ class GraphCollector:
             st = node.meta.get("stack_trace") if hasattr(node, "meta") else None
             if st:
                 self._note_lines(st)
-        self.graphs.append({"phase": self.phase, "ops": ops})
+        self.graphs.append({"phase": self.phase, "call": self.call, "ops": ops})
         return gm.forward
 
     def _note_lines(self, stack_trace: str) -> None:
@@ -479,6 +480,8 @@ def run(spec: Spec, root: str, *, bare: bool = False) -> dict[str, Any]:  # noqa
                 p0 = time.perf_counter()
                 name = "forward" if phase == "inputs" else f"variant {phase!r}"
                 for _ in range(ncalls):
+                    if isinstance(backend, GraphCollector):
+                        backend.call += 1 if (phase, _) != ("inputs", 0) else 0
                     try:
                         with step(name), grad_ctx():
                             out = compiled(*cargs, **ckw)

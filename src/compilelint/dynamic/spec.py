@@ -414,3 +414,151 @@ def load_spec(path: str) -> Spec:
 
 def schema_path() -> str:
     return os.path.join(os.path.dirname(os.path.abspath(__file__)), "spec.schema.json")
+
+
+# --------------------------------------------------------------------------- spec init
+
+_TOKEN_NAMES = ("ids", "input_ids", "tokens", "token_ids", "labels", "idx", "indices", "targets")
+_MASK_NAMES = ("mask", "attention_mask", "padding_mask", "key_padding_mask")
+
+
+def _find_source(target: str, cwd: str) -> str:
+    if target.endswith(".py") or "/" in target or os.sep in target:
+        path = target if os.path.isabs(target) else os.path.join(cwd, target)
+        if os.path.isfile(path):
+            return path
+        raise SpecError("model", f"file not found: {target}")
+    rel = target.replace(".", os.sep)
+    for base in (cwd, *[p for p in __import__("sys").path if p]):
+        for cand in (os.path.join(base, rel + ".py"), os.path.join(base, rel, "__init__.py")):
+            if os.path.isfile(cand):
+                return cand
+    raise SpecError("model", f"cannot find module {target} (looked on sys.path, not importing it)")
+
+
+def _ann_text(node: Any) -> str:
+    import ast
+
+    return ast.unparse(node) if node is not None else ""
+
+
+def _guess_value(name: str, annotation: str, default: Any, has_default: bool) -> Any:
+    ann = annotation.replace("torch.", "").replace(" ", "")
+    lname = name.lower()
+    if "Tensor" in ann or (not ann and not has_default):
+        if lname in _MASK_NAMES or lname.endswith("_mask"):
+            return {"tensor": [2, 16], "dtype": "bool"}
+        if lname in _TOKEN_NAMES or lname.endswith("_ids"):
+            return {"tensor": [2, 16], "dtype": "int64", "init": "randint", "low": 0, "high": 1000}
+        return {"tensor": [2, 16], "dtype": "float32"}
+    if has_default and (default is None or isinstance(default, (bool, int, float, str))):
+        return default
+    if ann.startswith("bool"):
+        return False
+    if ann.startswith("int"):
+        return 1
+    if ann.startswith("float"):
+        return 1.0
+    if ann.startswith("str"):
+        return ""
+    return None
+
+
+def _params(fn: Any, skip_self: bool) -> list[tuple[str, str, Any, bool, bool]]:
+    """(name, annotation, default, has_default, keyword_only) for a def's parameters."""
+    import ast
+
+    a = fn.args
+    pos = [*a.posonlyargs, *a.args]
+    if skip_self and pos:
+        pos = pos[1:]
+    defaults: list[Any] = [None] * (len(pos) - len(a.defaults)) + list(a.defaults)
+    out = []
+    for arg, d in zip(pos, defaults[-len(pos) :] if pos else []):
+        val = ast.literal_eval(d) if d is not None and _is_literal(d) else None
+        out.append((arg.arg, _ann_text(arg.annotation), val, d is not None, False))
+    for arg, d in zip(a.kwonlyargs, a.kw_defaults):
+        val = ast.literal_eval(d) if d is not None and _is_literal(d) else None
+        out.append((arg.arg, _ann_text(arg.annotation), val, d is not None, True))
+    return out
+
+
+def _is_literal(node: Any) -> bool:
+    import ast
+
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def init_spec(target: str, cwd: str | None = None) -> dict[str, Any]:
+    """A starter spec for ``file.py:Name`` / ``pkg.mod:Name`` from the source, never importing it.
+
+    Tensors get a guessed shape ``[2, 16]`` (token ids and masks by parameter name); required
+    constructor arguments get values from their annotations. Edit the shapes before use.
+    """
+    import ast
+
+    m = MODEL_RE.match(target)
+    if not m:
+        raise SpecError("model", f'expected "path/to/file.py:Name" or "package.module:Name", got "{target}"')
+    cwd = cwd or os.getcwd()
+    path = _find_source(m.group("target"), cwd)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read(), filename=path)
+    except (OSError, SyntaxError, UnicodeDecodeError) as exc:
+        raise SpecError("model", f"cannot parse {path}: {exc}") from None
+    name = m.group("name").split(".")[-1]
+    node = next(
+        (
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.ClassDef, ast.FunctionDef)) and n.name == name
+        ),
+        None,
+    )
+    if node is None:
+        raise SpecError("model", f"{m.group('target')} defines no class or function {name!r}")
+    spec: dict[str, Any] = {"model": target}
+    init_kwargs: dict[str, Any] = {}
+    inputs: list[Any] = []
+    kwargs: dict[str, Any] = {}
+    if isinstance(node, ast.ClassDef):
+        methods = {n.name: n for n in node.body if isinstance(n, ast.FunctionDef)}
+        init = methods.get("__init__")
+        if init is not None:
+            for pname, ann, default, has_default, _kw in _params(init, True):
+                if not has_default:
+                    init_kwargs[pname] = _guess_value(pname, ann, default, has_default)
+        fwd = methods.get("forward")
+        if fwd is not None:
+            for pname, ann, default, has_default, kw in _params(fwd, True):
+                if has_default:
+                    continue
+                if kw:
+                    kwargs[pname] = _guess_value(pname, ann, default, has_default)
+                else:
+                    inputs.append(_guess_value(pname, ann, default, has_default))
+        else:
+            spec["description"] = f"{name} defines no forward(); fill in inputs by hand"
+    else:
+        for pname, ann, default, has_default, _kw in _params(node, False):
+            if not has_default:
+                init_kwargs[pname] = _guess_value(pname, ann, default, has_default)
+        spec["description"] = (
+            f"{name} is a factory: it must return a module (or a module and its inputs); "
+            "fill in inputs by hand"
+        )
+    if init_kwargs:
+        spec["init"] = {"args": [], "kwargs": init_kwargs}
+    spec["inputs"] = inputs
+    if kwargs:
+        spec["kwargs"] = kwargs
+    spec.update({"mode": "eval", "device": "cpu", "seed": 0, "variants": []})
+    spec["compile"] = {"backend": "inductor", "dynamic": None, "fullgraph": False}
+    spec["config"] = {}
+    validate(spec)  # a starter spec must itself be valid
+    return spec

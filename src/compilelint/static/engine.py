@@ -7,6 +7,7 @@ input is data (a CL000 finding or a :class:`FileError`), never an exception.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import marshal
 import os
@@ -113,14 +114,30 @@ def analyze_source(
         path=inp.path, module=inp.module, is_package=inp.is_package, lines=lines, imports={},
         functions={}, classes={}, compiled_refs=[], candidates=[],
     )
-    if not force and b"torch" not in data:
+    if not force and b"torch" not in data and b"forward" not in data:
+        # Not analysed unless traced code turns out to call into it; a cheap syntax check keeps
+        # unparsable files visible (CL000).
         empty.torch_free = True
+        try:
+            ast.parse(data)
+        except SyntaxError as exc:
+            empty.error = f"cannot parse: {exc.msg}"
+            empty.error_line, empty.error_col = exc.lineno or 1, exc.offset or 1
+        except (ValueError, UnicodeDecodeError, RecursionError, MemoryError) as exc:
+            empty.error = f"cannot parse: {type(exc).__name__}: {exc}"
         return empty
     try:
         module = cst.parse_module(data)
     except cst.ParserSyntaxError as exc:
         empty.error = f"cannot parse: {exc.message}"
         empty.error_line, empty.error_col = exc.raw_line or 1, (exc.raw_column or 0) + 1
+        try:  # Python's own message and position are what users know
+            ast.parse(data)
+        except SyntaxError as py_exc:
+            empty.error = f"cannot parse: {py_exc.msg}"
+            empty.error_line, empty.error_col = py_exc.lineno or 1, py_exc.offset or 1
+        except (ValueError, RecursionError, MemoryError):
+            pass
         return empty
     except (UnicodeDecodeError, LookupError, SyntaxError, ValueError) as exc:
         empty.error = f"cannot decode: {exc}"
@@ -347,7 +364,7 @@ def scan(
             return
         jobs = cfg.jobs or os.cpu_count() or 1
         results: Iterable[FileFacts]
-        heavy = sum(1 for d, _, force in items if force or b"torch" in d)
+        heavy = sum(1 for d, _, force in items if force or b"torch" in d or b"forward" in d)
         if jobs > 1 and heavy >= 24:
             import multiprocessing as mp
 

@@ -1,0 +1,137 @@
+"""``compilelint spec init|validate`` and the hook ``check --input-spec`` calls.
+
+The lead's ``cli.py`` mounts :data:`spec` (``main.add_command(spec)``) and, for
+``check --input-spec``, calls :func:`add_dynamic_to_report`. Nothing here imports torch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+from collections import Counter
+from typing import Any
+
+import click
+
+from compilelint.catalog import Catalog, load_catalog
+from compilelint.dynamic.api import DEFAULT_TIMEOUT, DynamicResult, run_dynamic
+from compilelint.dynamic.spec import SpecError, init_spec, load_spec
+from compilelint.merge import merge_findings
+from compilelint.model import FileError, Report
+from compilelint.rank import rank_findings
+
+
+def add_dynamic_to_report(
+    report: Report,
+    spec_path: str,
+    *,
+    cwd: str | None = None,
+    timeout: float | None = DEFAULT_TIMEOUT,
+    progress: bool | None = None,
+    catalog: Catalog | None = None,
+    result: DynamicResult | None = None,
+) -> Report:
+    """Run the dynamic stage (unless ``result`` is given) and merge it into ``report``.
+
+    Findings are merged and ranked; ``report.extra["dynamic"]`` carries the JSON block and
+    ``report.extra["ranking"]`` the impact parts per rank. A failed run keeps the static
+    findings, sets ``extra["dynamic"]["error"]`` and adds a ``FileError`` of kind ``"dynamic"``.
+    """
+    root = os.path.realpath(cwd or os.getcwd())
+    if progress is None:
+        progress = sys.stderr.isatty()
+    cat = catalog or load_catalog()
+    res = result or run_dynamic(spec_path, cwd=root, timeout=timeout, progress=progress)
+    ran = res.ok and bool(res.raw)
+    merged = merge_findings(
+        report.findings,
+        res.breaks,
+        res.recompiles,
+        cat,
+        root=root,
+        reached=res.reached,
+        ran=ran,
+    )
+    ranked, why = rank_findings(merged, res.breaks, root=root)
+    errors = list(report.errors)
+    err = res.error
+    if err:
+        where = ""
+        frame = err.get("frame")
+        if isinstance(frame, dict) and frame.get("path"):
+            where = f" ({frame['path']}:{frame.get('line')})"
+        errors.append(
+            FileError(
+                path=spec_path,
+                message=f"dynamic stage failed at {err.get('step')}: {err.get('message')}{where}",
+                kind="dynamic",
+            )
+        )
+    by_rule = dict(sorted(Counter(f.rule for f in ranked).items()))
+    summary = dataclasses.replace(report.summary, findings=len(ranked), by_rule=by_rule)
+    extra = dict(report.extra)
+    block = dict(res.block)
+    block["summary"] = dynamic_summary(block)
+    extra["dynamic"] = block
+    extra["ranking"] = why
+    return dataclasses.replace(
+        report,
+        torch=report.torch or block.get("torch"),
+        findings=tuple(ranked),
+        errors=tuple(errors),
+        summary=summary,
+        extra=extra,
+    )
+
+
+def dynamic_summary(block: dict[str, Any]) -> dict[str, Any]:
+    """Graphs, breaks, recompiles and the share of ops outside the largest graph."""
+    ops = [int(x) for x in block.get("ops_per_graph") or []]
+    total = sum(ops)
+    outside = (total - max(ops)) / total if total else 0.0
+    return {
+        "graphs": block.get("graph_count", 0),
+        "breaks": block.get("graph_break_count", 0),
+        "recompiles": block.get("recompile_count", 0),
+        "hit_recompile_limit": bool(block.get("hit_recompile_limit")),
+        "ops_outside_largest_graph": round(outside, 3),
+    }
+
+
+@click.group("spec")
+def spec() -> None:
+    """Create and check input specs for `check --input-spec`."""
+
+
+@spec.command("init")
+@click.argument("target")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here (default: stdout).")
+def spec_init(target: str, output: str | None) -> None:
+    """Print a starter spec for TARGET (file.py:Name or package.module:Name), without importing it."""
+    try:
+        data = init_spec(target)
+    except SpecError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    text = json.dumps(data, indent=2) + "\n"
+    if output:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        click.echo(f"wrote {output}", err=True)
+    else:
+        click.echo(text, nl=False)
+
+
+@spec.command("validate")
+@click.argument("spec_file", type=click.Path(dir_okay=False))
+def spec_validate(spec_file: str) -> None:
+    """Check SPEC_FILE; print one line naming the JSON path of the first problem."""
+    try:
+        s = load_spec(spec_file)
+    except SpecError as exc:
+        click.echo(f"{spec_file}: {exc}", err=True)
+        sys.exit(2)
+    n = len(s.variants)
+    click.echo(f"{spec_file}: ok ({s.model}, {len(s.inputs)} inputs, {n} variant{'s' * (n != 1)})")

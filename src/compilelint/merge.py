@@ -1,0 +1,336 @@
+"""Merge static findings (predictions) with the dynamic stage's observations. Pure functions.
+
+- An observed break on the line of a static finding (±1 line, or inside the finding's span)
+  whose rule predicts the observed gb_type becomes one finding with stage ``"both"``.
+- An observed break no static finding explains becomes a ``"dynamic"`` finding of the rule
+  whose ``gb_types`` match, or of the catch-all ``CL002`` (these say which static rule to write
+  next).
+- Recompiles become ``CL003`` findings (``"both"`` where a recompiles-category rule predicted
+  the line).
+- A static finding the run did not confirm is marked "not observed" (its function ran without
+  that break) or "not reached" (the sample inputs never ran it).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import os
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from typing import Any
+
+from compilelint.catalog import Catalog
+from compilelint.dynamic.capture import ObservedBreak, ObservedRecompile, guard_input_dim
+from compilelint.model import Finding, Frame, Rule
+
+CATCH_ALL_BREAK = "CL002"
+RECOMPILE_RULE = "CL003"
+LINE_SLACK = 1
+NOT_OBSERVED = " (not observed: the dynamic run executed this function without this break)"
+NOT_REACHED = " (not reached by the dynamic run's sample inputs)"
+
+_FINDING_FIELDS = {f.name for f in dataclasses.fields(Finding)}
+
+
+class _Default(dict[str, Any]):
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def fill(template: str, **values: Any) -> str:
+    """``str.format_map`` that leaves unknown ``{placeholders}`` as they are."""
+    try:
+        return template.format_map(_Default(values))
+    except (ValueError, IndexError):
+        return template
+
+
+def norm_path(path: str, root: str) -> str:
+    p = path if os.path.isabs(path) else os.path.join(root, path)
+    return os.path.normcase(os.path.realpath(p))
+
+
+def display_path(path: str, root: str) -> str:
+    full = norm_path(path, root)
+    r = os.path.normcase(os.path.realpath(root))
+    if full.startswith(r.rstrip(os.sep) + os.sep):
+        return os.path.relpath(full, r).replace(os.sep, "/")
+    return path
+
+
+@lru_cache(maxsize=256)
+def _source_lines(path: str) -> tuple[str, ...]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return tuple(fh.read().splitlines())
+    except (OSError, UnicodeDecodeError):
+        return ()
+
+
+@lru_cache(maxsize=256)
+def function_spans(path: str) -> tuple[tuple[int, int], ...]:
+    """(first, last) line of every function in the file, innermost later."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read())
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return ()
+    spans = [
+        (n.lineno, n.end_lineno or n.lineno)
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+    ]
+    return tuple(sorted(spans))
+
+
+def enclosing_span(path: str, line: int) -> tuple[int, int] | None:
+    best: tuple[int, int] | None = None
+    for a, b in function_spans(path):
+        if a <= line <= b and (best is None or b - a <= best[1] - best[0]):
+            best = (a, b)
+    return best
+
+
+def _replace(f: Finding, **changes: Any) -> Finding:
+    return dataclasses.replace(f, **{k: v for k, v in changes.items() if k in _FINDING_FIELDS})
+
+
+def _line_text(path: str, line: int) -> str:
+    lines = _source_lines(path)
+    return lines[line - 1].strip() if 0 < line <= len(lines) else ""
+
+
+def _matches_line(f: Finding, line: int) -> bool:
+    if f.line - LINE_SLACK <= line <= max(f.end_line, f.line) + LINE_SLACK:
+        return True
+    return False
+
+
+def _predicts(rule: Rule | None, gb_type: str, gb_id: str | None) -> bool:
+    if rule is None:
+        return False
+    types = {t.strip().lower() for t in rule.gb_types}
+    return gb_type.strip().lower() in types or bool(gb_id and gb_id in rule.gb_ids)
+
+
+BREAK_FIXES: dict[str, str] = {
+    "unsupported tensor.item() call with capture_scalar_outputs=false": (
+        "keep the value a tensor (e.g. torch.where / tensor arithmetic), or set "
+        "torch._dynamo.config.capture_scalar_outputs = True (the graph then carries an unbacked "
+        "symbolic scalar; later uses of it may still break)"
+    ),
+    "dynamic shape operator": (
+        "set torch._dynamo.config.capture_dynamic_output_shape_ops = True, or rewrite to a "
+        "fixed-size form (a mask with torch.where instead of nonzero/boolean indexing)"
+    ),
+    "data-dependent branching": (
+        "make the code branchless (torch.where / torch.clamp), or use torch.cond"
+    ),
+    "failed to trace builtin operator": (
+        "remove the call from the compiled region, or add it to "
+        "torch._dynamo.config.reorderable_logging_functions (logging only)"
+    ),
+    "attempted to copy.deepcopy a tensor": "use tensor.clone() (or .detach().clone())",
+}
+
+
+def break_fix(b: ObservedBreak, rule: Rule | None) -> str:
+    specific = BREAK_FIXES.get(b.gb_type.strip().lower())
+    if specific:
+        return specific[0].upper() + specific[1:]
+    if b.hints:
+        return b.hints[0]
+    return rule.fix_title if rule else ""
+
+
+def recompile_fix(r: ObservedRecompile) -> str:
+    dim = guard_input_dim(r.guard)
+    if dim:
+        name, d = dim
+        return (
+            f"Mark dim {d} of `{name}` dynamic: torch._dynamo.mark_dynamic({name}, {d}) before "
+            "the call, or torch.compile(..., dynamic=True)"
+        )
+    hint = (r.hint or "").lower()
+    if "integer attributes" in hint or "allow_unspec_int_on_nn_module" in hint:
+        return (
+            "Keep the counter in a tensor (a registered buffer), or set "
+            "torch._dynamo.config.allow_unspec_int_on_nn_module = True"
+        )
+    if "==" in r.guard and any(c.isdigit() for c in r.guard.split("==", 1)[1]):
+        return (
+            "Pass the changing Python scalar as a tensor, or compile with dynamic=True so it is "
+            "treated as a symbolic value"
+        )
+    if r.hint:
+        return r.hint
+    return "Make the guarded value stable across calls, or mark it dynamic"
+
+
+def merge_findings(
+    static: Sequence[Finding],
+    breaks: Iterable[ObservedBreak],
+    recompiles: Iterable[ObservedRecompile],
+    catalog: Catalog,
+    *,
+    root: str,
+    reached: dict[str, frozenset[int]] | None = None,
+    ran: bool = True,
+) -> list[Finding]:
+    """One list of findings: static ones confirmed or not, plus what only the run saw."""
+    out: list[Finding | None] = list(static)
+    norm_static = [norm_path(f.path, root) for f in static]
+    confirmed: set[int] = set()
+    extra: list[Finding] = []
+    observed_lines: dict[str, set[int]] = {}
+    reached_norm = {norm_path(p, root): ls for p, ls in (reached or {}).items()}
+
+    for b in breaks:
+        path = b.path or b.loc_path
+        line = b.line if b.line is not None else b.loc_line
+        if not path:
+            continue
+        npath = norm_path(path, root)
+        observed_lines.setdefault(npath, set()).add(line)
+        hit = False
+        for i, f in enumerate(static):
+            if norm_static[i] != npath or not _matches_line(f, line):
+                continue
+            if not _predicts(catalog.get(f.rule), b.gb_type, b.gb_id):
+                continue
+            cur = out[i]
+            assert cur is not None
+            out[i] = _replace(
+                cur,
+                stage="both",
+                gb_type=b.gb_type,
+                gb_id=b.gb_id,
+                hints=b.hints,
+                count=b.count,
+                frames=_rel_frames(b.frames, root),
+                observed=True,
+            )
+            confirmed.add(i)
+            hit = True
+        if hit:
+            continue
+        codes = catalog.by_gb_type(b.gb_type)
+        code = next((c for c in codes if c in catalog.rules), CATCH_ALL_BREAK)
+        rule = catalog.get(code)
+        where = f" in package {b.package}" if b.package else ""
+        msg = (
+            fill(
+                rule.message,
+                gb_type=b.gb_type,
+                gb_id=b.gb_id or "no id",
+                reason=b.reason,
+                package=b.package or "",
+                count=b.count,
+            )
+            if rule and code == CATCH_ALL_BREAK
+            else f"Observed graph break ({b.gb_type}{', ' + b.gb_id if b.gb_id else ''}){where}"
+        )
+        if b.in_loop or b.frame_skipped:
+            msg += ": torch skipped the whole frame, which now runs eagerly"
+        extra.append(
+            Finding(
+                rule=code,
+                name=rule.name if rule else "observed-graph-break",
+                path=display_path(path, root),
+                line=line,
+                col=0,
+                end_line=line,
+                end_col=0,
+                severity=rule.severity if rule else "warning",
+                message=msg,
+                fix=break_fix(b, rule),
+                stage="dynamic",
+                function=b.function,
+                line_text=_line_text(npath, line),
+                gb_type=b.gb_type,
+                gb_id=b.gb_id,
+                hints=b.hints,
+                count=b.count,
+                frames=_rel_frames(b.frames, root),
+            )
+        )
+
+    rec_rule = catalog.get(RECOMPILE_RULE)
+    for r in recompiles:
+        path = r.path or r.code_path
+        line = r.line or r.code_line or 0
+        if not path:
+            continue
+        npath = norm_path(path, root)
+        matched = False
+        for i, f in enumerate(static):
+            rule = catalog.get(f.rule)
+            if (
+                norm_static[i] == npath
+                and _matches_line(f, line)
+                and rule is not None
+                and (rule.category == "recompiles" or "recompile" in rule.observes)
+            ):
+                cur = out[i]
+                assert cur is not None
+                out[i] = _replace(cur, stage="both", count=r.count, observed=True)
+                confirmed.add(i)
+                matched = True
+        if matched:
+            continue
+        limit = " and hit the recompile limit: torch now runs it eagerly" if r.hit_limit else ""
+        base = (
+            fill(
+                rec_rule.message,
+                function=r.function,
+                count=r.count,
+                guard=r.guard,
+                limit=limit,
+            )
+            if rec_rule
+            else f"`{r.function}` recompiled {r.count} time(s): guard `{r.guard}` failed{limit}"
+        )
+        extra.append(
+            Finding(
+                rule=RECOMPILE_RULE,
+                name=rec_rule.name if rec_rule else "observed-recompile",
+                path=display_path(path, root),
+                line=line,
+                col=0,
+                end_line=line,
+                end_col=0,
+                severity=rec_rule.severity if rec_rule else "warning",
+                message=base,
+                fix=recompile_fix(r),
+                stage="dynamic",
+                function=r.function,
+                line_text=_line_text(npath, line),
+                hints=(r.hint,) if r.hint else (),
+                count=r.count,
+                frames=_rel_frames(r.frames, root),
+            )
+        )
+
+    if ran:
+        for i, f in enumerate(static):
+            if i in confirmed:
+                continue
+            cur = out[i]
+            assert cur is not None
+            npath = norm_static[i]
+            span = enclosing_span(npath, f.line)
+            lines = set(reached_norm.get(npath, ())) | observed_lines.get(npath, set())
+            if span is not None:
+                was_reached = any(span[0] <= ln <= span[1] for ln in lines)
+            else:
+                was_reached = bool(lines)
+            if was_reached:
+                out[i] = _replace(cur, message=cur.message + NOT_OBSERVED, observed=False)
+            else:
+                out[i] = _replace(cur, message=cur.message + NOT_REACHED, observed=None)
+    return [f for f in out if f is not None] + extra
+
+
+def _rel_frames(frames: Sequence[Frame], root: str) -> tuple[Frame, ...]:
+    return tuple(Frame(display_path(f.path, root), f.line, f.function) for f in frames)
