@@ -54,3 +54,41 @@ def rule_page(r: Rule) -> str:
     for title, text in r.sections:
         lines += ["", f"## {title}", "", text]
     return "\n".join(lines).rstrip() + "\n"
+
+
+BEGIN = "<!-- rules-table:begin (generated from rules/ by `python -m compilelint.docs --write README.md`) -->"
+END = "<!-- rules-table:end -->"
+
+
+def update_readme(text: str, catalog: Catalog) -> str:
+    """Replace the generated rules table between the markers."""
+    start = text.index(BEGIN) + len(BEGIN)
+    stop = text.index(END)
+    return text[:start] + "\n" + rules_table(catalog) + "\n" + text[stop:]
+
+
+def main(argv: list[str] | None = None) -> int:
+    import sys
+    from pathlib import Path
+
+    from compilelint.catalog import load_catalog
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 2 or args[0] not in ("--check", "--write"):
+        print("usage: python -m compilelint.docs --check|--write README.md", file=sys.stderr)
+        return 2
+    path = Path(args[1])
+    text = path.read_text(encoding="utf-8")
+    new = update_readme(text, load_catalog())
+    if args[0] == "--write":
+        path.write_text(new, encoding="utf-8")
+        return 0
+    if new != text:
+        print(f"{path}: the rules table is stale; run python -m compilelint.docs --write {path}",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -28,6 +28,7 @@ from compilelint.dynamic.capture import (
     group_recompiles,
     parse_break_message,
     recompile_json,
+    relpath,
 )
 from compilelint.dynamic.registry import Registry, load_registry
 from compilelint.dynamic.spec import SpecError, load_spec
@@ -142,8 +143,11 @@ def build_result(
         remap(p): frozenset(int(x) for x in ls) for p, ls in (raw.get("lines") or {}).items()
     }
     error = raw.get("error")
-    if isinstance(error, dict) and raw_root != root:
+    if isinstance(error, dict):
         error = json.loads(remap(json.dumps(error)))
+        for f in [error.get("frame"), *(error.get("frames") or [])]:
+            if isinstance(f, dict) and f.get("path"):
+                f["path"] = relpath(str(f["path"]), root)
     block: dict[str, Any] = {
         "torch": raw.get("torch"),
         "device": raw.get("device"),

@@ -26,7 +26,7 @@ import traceback
 from collections.abc import Iterator
 from typing import Any
 
-from compilelint.dynamic.capture import attribute, frame_json
+from compilelint.dynamic.capture import attribute, frame_json, parse_frames
 from compilelint.dynamic.spec import Spec, SpecError, load_spec
 from compilelint.model import Frame
 
@@ -63,8 +63,10 @@ def error_record(step_name: str, exc: BaseException, root: str) -> dict[str, Any
     tb = traceback.extract_tb(exc.__traceback__)
     stack = tuple(Frame(f.filename, f.lineno or 0, f.name) for f in tb)
     att = attribute(stack, root)
-    lines = traceback.format_exception_only(type(exc), exc)
-    last = lines[-1].strip() if lines else type(exc).__name__
+    text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    last = text.splitlines()[0].strip() if text else type(exc).__name__
+    if att.user is None and "from user code:" in text:
+        att = attribute(parse_frames(text.split("from user code:", 1)[1].splitlines()), root)
     if isinstance(exc, SystemExit):
         last = f"SystemExit: the model called sys.exit({exc.code!r})"
     return {
