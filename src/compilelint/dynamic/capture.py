@@ -249,7 +249,10 @@ def parse_break_message(msg: str, registry: Registry) -> ParsedBreak:
         explanation = entry.explanation
     if not hints and entry is not None:
         hints = entry.hints
-    tb_mark = "User code traceback:" if "User code traceback:" in full else SKIP_STACK_MARK
+    tb_mark = next(
+        (k for k in ("User code traceback:", SKIP_STACK_MARK, "from user code:") if k in full),
+        "User code traceback:",
+    )
     tb = full.split(tb_mark, 1)[1] if tb_mark in full else ""
     tb = re.split(r"^(?:Traceback \(most recent call last\):|NoneType: None)", tb, flags=re.M)[0]
     stack = parse_frames(tb.splitlines())
