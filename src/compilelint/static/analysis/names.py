@@ -7,7 +7,7 @@ META_ATTRS = frozenset(
     {
         "shape", "dtype", "device", "ndim", "is_cuda", "is_sparse", "is_quantized", "is_meta",
         "requires_grad", "layout", "names", "is_leaf", "grad_fn", "itemsize", "nbytes",
-        "is_nested", "is_mps", "is_cpu", "training", "__class__", "__name__",
+        "is_nested", "is_mps", "is_cpu", "training", "__class__", "__name__", "config",
     }
 )
 # Tensor methods whose result is a Python value that is static under torch.compile.

@@ -23,6 +23,21 @@ from compilelint.static.analysis.facts import Candidate, ClassFacts, FileFacts, 
 FKey = tuple[str, str]  # (path, qual)
 
 
+def root_param_is_tensor(fn: FunctionFacts, i: int) -> bool:
+    """Whether parameter ``i`` of a compiled-region root (``forward``) is taken as a tensor."""
+    prm = fn.params[i]
+    if prm.index == 0 and fn.cls is not None and prm.name in ("self", "cls"):
+        return False
+    if prm.annotation == "tensor":
+        return True
+    if prm.annotation in ("nontensor", "container") or prm.index in (-2, -3):
+        return False
+    if prm.default in ("literal", "other"):
+        return False
+    name = prm.name.lower()
+    return not (name in N.FLAG_NAMES or name.startswith(N.FLAG_PREFIXES))
+
+
 class Project:
     def __init__(self, files: Iterable[FileFacts]) -> None:
         self.files: dict[str, FileFacts] = {f.path: f for f in files}
@@ -219,17 +234,7 @@ class Project:
 
     # ------------------------------------------------------------------ tensor inference
     def _root_param_is_tensor(self, fn: FunctionFacts, i: int) -> bool:
-        prm = fn.params[i]
-        if prm.index == 0 and fn.cls is not None and prm.name in ("self", "cls"):
-            return False
-        if prm.annotation == "tensor":
-            return True
-        if prm.annotation in ("nontensor", "container") or prm.index in (-2, -3):
-            return False
-        if prm.default in ("literal", "other"):
-            return False
-        name = prm.name.lower()
-        return not (name in N.FLAG_NAMES or name.startswith(N.FLAG_PREFIXES))
+        return root_param_is_tensor(fn, i)
 
     def _infer_params(self) -> None:
         tp: set[tuple[str, str, str]] = set()

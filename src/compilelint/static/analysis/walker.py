@@ -811,7 +811,10 @@ class FileWalker:
         self.functions[qual] = facts
         scope = Scope(facts, parent)
         for prm in params:
-            scope.env[prm.name] = frozenset({f"P|{qual}|{prm.name}"})
+            # A parameter annotated as a non-tensor type never holds a tensor: no symbol needed.
+            scope.env[prm.name] = (
+                NO_TAINT if prm.annotation == "nontensor" else frozenset({f"P|{qual}|{prm.name}"})
+            )
         if cls is not None and params and params[0].name in ("self", "cls"):
             scope.env[params[0].name] = NO_TAINT
         # Pre-declare nested defs.
@@ -872,6 +875,32 @@ class FileWalker:
 _BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
 
 
+def _locally_false(w: FileWalker, src: str) -> bool:
+    """A taint source this file alone shows can never be a tensor (saves positions later)."""
+    kind, _, rest = src.partition("|")
+    if kind == "A":
+        cq, _, attr = rest.rpartition("|")
+        cf = w.classes.get(cq)
+        if cf is None or attr not in cf.attrs:
+            return False
+        return all(s.startswith("P|") and ".__init__|" in s for s in cf.attrs[attr])
+    if kind == "P":
+        fq, _, pname = rest.rpartition("|")
+        fn = w.functions.get(fq)
+        if fn is None or fn.name != "forward":
+            return False
+        from compilelint.static.analysis.project import root_param_is_tensor
+
+        for i, prm in enumerate(fn.params):
+            if prm.name == pname:
+                return not root_param_is_tensor(fn, i)
+    return False
+
+
+def _may_hold(w: FileWalker, requires: Taint) -> bool:
+    return not requires or not all(_locally_false(w, s) for s in requires)
+
+
 def analyze_module(
     module: cst.Module,
     *,
@@ -887,6 +916,7 @@ def analyze_module(
     walker = FileWalker(module, path, module_name, is_package, {})
     walker.hooks = make_checks(walker)
     walker.walk_module()
+    walker.pending = [p for p in walker.pending if _may_hold(walker, p[2])]
     nodes = [n for (_, n, *_rest) in walker.pending]
     sp = spans(module, nodes) if nodes else {}
     candidates: list[Candidate] = []
