@@ -9,7 +9,9 @@ from compilelint.api import check
 from compilelint.config import Config
 
 
-def lint(tmp_path: Path, files: dict[str, str], select: tuple[str, ...] = ("ALL",)) -> list[tuple[str, int, str]]:
+def lint(
+    tmp_path: Path, files: dict[str, str], select: tuple[str, ...] = ("ALL",)
+) -> list[tuple[str, int, str]]:
     for name, src in files.items():
         p = tmp_path / name
         p.parent.mkdir(parents=True, exist_ok=True)

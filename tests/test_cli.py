@@ -61,8 +61,19 @@ def test_json_contract(tree: Path) -> None:
     assert set(data) >= {"version", "torch", "findings", "errors", "summary"}
     assert data["torch"] is None
     f0 = data["findings"][0]
-    for key in ("rule", "name", "path", "line", "col", "end_line", "end_col", "severity",
-                "message", "fix", "stage"):
+    for key in (
+        "rule",
+        "name",
+        "path",
+        "line",
+        "col",
+        "end_line",
+        "end_col",
+        "severity",
+        "message",
+        "fix",
+        "stage",
+    ):
         assert key in f0
     assert [(f["rule"], f["path"], f["line"], f["col"]) for f in data["findings"]] == [
         ("CL101", "bad.py", 6, 12),
@@ -153,7 +164,9 @@ def test_gitignore_and_exclude(tree: Path) -> None:
     sub = tree / "sub"
     sub.mkdir()
     (sub / "x.py").write_text(BAD, "utf-8")
-    code, out, _ = invoke(["check", ".", "--exclude", "sub", "--format", "json", "--no-cache"], tree)
+    code, out, _ = invoke(
+        ["check", ".", "--exclude", "sub", "--format", "json", "--no-cache"], tree
+    )
     assert json.loads(out)["findings"] == []
 
 

@@ -17,7 +17,11 @@ from compilelint.model import Frame
 REG = parse_registry(
     {
         "GB0170": [
-            {"Gb_type": "Data-dependent branching", "Explanation": "Detected data-dependent branching", "Hints": ["Use `torch.cond`."]},
+            {
+                "Gb_type": "Data-dependent branching",
+                "Explanation": "Detected data-dependent branching",
+                "Hints": ["Use `torch.cond`."],
+            },
             {"Gb_type": "Old data-dependent name"},
         ],
         "GB0059": [{"Gb_type": "Failed to trace builtin operator", "Explanation": "", "Hints": []}],
@@ -110,10 +114,15 @@ def test_group_recompiles_location_hint_and_limit() -> None:
         '  File "/proj/m.py", line 12, in forward\n    self.step += 1'
     )
     events = [
-        {"reasons": reason.format(i=i), "function": {"name": "forward", "path": "/proj/m.py", "line": 11}}
+        {
+            "reasons": reason.format(i=i),
+            "function": {"name": "forward", "path": "/proj/m.py", "line": 11},
+        }
         for i in range(8)
     ]
-    hit = {"message": "torch._dynamo hit config.recompile_limit (8)\n   function: 'forward' (/proj/m.py:11)"}
+    hit = {
+        "message": "torch._dynamo hit config.recompile_limit (8)\n   function: 'forward' (/proj/m.py:11)"
+    }
     [r] = group_recompiles(events, [hit], ROOT)
     assert (r.path, r.line, r.count, r.hit_limit) == ("/proj/m.py", 12, 8, True)
     assert r.guard == "self.step == 0"
@@ -123,9 +132,24 @@ def test_group_recompiles_location_hint_and_limit() -> None:
 def test_torch_logs_parser_keeps_only_graph_break_records() -> None:
     pre = "V1122 08:53:21.036000 8357 site-packages/torch/_dynamo/symbolic_convert.py:5124] [0/0] [__graph_breaks] "
     warn = "W1122 08:53:21.029000 8357 site-packages/torch/_dynamo/variables/tensor.py:1759] [0/0] "
-    text = warn + "Graph break: from user code at:\n" + "\n".join(pre + ln for ln in PRINT_MSG.splitlines())
-    text += "\n" + pre + "Graph break (user stack suppressed due to duplicate graph break) in user code at /proj/m.py:11\n"
-    text += pre + "Graph Break Reason: Encountered graph break\n" + pre + "\n" + pre + "Failed to trace builtin operator\n"
+    text = (
+        warn
+        + "Graph break: from user code at:\n"
+        + "\n".join(pre + ln for ln in PRINT_MSG.splitlines())
+    )
+    text += (
+        "\n"
+        + pre
+        + "Graph break (user stack suppressed due to duplicate graph break) in user code at /proj/m.py:11\n"
+    )
+    text += (
+        pre
+        + "Graph Break Reason: Encountered graph break\n"
+        + pre
+        + "\n"
+        + pre
+        + "Failed to trace builtin operator\n"
+    )
     got = {(b.gb_type, b.loc_path, b.loc_line) for b in parse_graph_breaks_log(text, REG)}
     assert got == {("Failed to trace builtin operator", "/proj/m.py", 11)}
 

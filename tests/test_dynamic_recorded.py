@@ -45,7 +45,10 @@ def torch_logs_breaks(spec: str) -> list[list[Any]]:
         timeout=300,
     )
     reg = load_registry()
-    keys = {(b.gb_type, relpath(b.loc_path, str(ROOT)), b.loc_line) for b in parse_graph_breaks_log(proc.stderr, reg)}
+    keys = {
+        (b.gb_type, relpath(b.loc_path, str(ROOT)), b.loc_line)
+        for b in parse_graph_breaks_log(proc.stderr, reg)
+    }
     return sorted([list(k) for k in keys])
 
 
@@ -60,7 +63,9 @@ def summarise(raw: dict[str, Any]) -> dict[str, Any]:
             [x["gb_type"], x["gb_id"], x["path"], x["line"], x["count"], x["package"], x["in_loop"]]
             for x in b["breaks"]
         ),
-        "break_keys": sorted([list((k[0], relpath(k[1], str(ROOT)), k[2])) for k in (br.key for br in res.breaks)]),
+        "break_keys": sorted(
+            [list((k[0], relpath(k[1], str(ROOT)), k[2])) for k in (br.key for br in res.breaks)]
+        ),
         "recompiles": sorted(
             [x["function"], x["path"], x["line"], x["guard"], x["count"], x["hit_limit"]]
             for x in b["recompiles"]
@@ -113,7 +118,9 @@ def test_record(update_goldens: bool) -> None:
             timeout=300,
         )
         raw = json.loads(proc.stdout)
-        fullgraph = json.loads((FIXTURES / f"{name}.json").read_text()).get("compile", {}).get("fullgraph")
+        fullgraph = (
+            json.loads((FIXTURES / f"{name}.json").read_text()).get("compile", {}).get("fullgraph")
+        )
         rec = {
             "spec": f"fixtures/dynamic/{name}.json",
             "torch": raw.get("torch"),

@@ -26,15 +26,27 @@ BASE = {"model": "m.py:Net", "inputs": [{"tensor": [2, 8]}]}
         ),
         ({"model": "m.py"}, 'model: expected "path/to/file.py:Name"'),
         ({"inputs": [{"tensor": [2, -1]}]}, "inputs[0].tensor[1]: expected a non-negative integer"),
-        ({"inputs": [{"tensor": [2], "dtype": "int64", "init": "randint"}]}, "inputs[0].high: randint needs"),
+        (
+            {"inputs": [{"tensor": [2], "dtype": "int64", "init": "randint"}]},
+            "inputs[0].high: randint needs",
+        ),
         ({"mode": "training"}, 'mode: unknown mode "training"; expected one of eval, train'),
         ({"device": "tpu"}, 'device: unknown device "tpu"'),
-        ({"compile": {"fullgrpah": True}}, 'compile.fullgrpah: unknown key "fullgrpah"; did you mean "fullgraph"?'),
+        (
+            {"compile": {"fullgrpah": True}},
+            'compile.fullgrpah: unknown key "fullgrpah"; did you mean "fullgraph"?',
+        ),
         ({"variants": [{"name": "b4"}]}, 'variants[0]: a variant needs "inputs" and/or "kwargs"'),
-        ({"variants": [{"inputs": [{"tensor": [1], "dtype": "f"}]}]}, 'variants[0].inputs[0].dtype: unknown dtype "f"'),
+        (
+            {"variants": [{"inputs": [{"tensor": [1], "dtype": "f"}]}]},
+            'variants[0].inputs[0].dtype: unknown dtype "f"',
+        ),
         ({"kwargs": {"mask": {"shape": [2]}}}, "kwargs.mask: expected a tagged object"),
         ({"dynamic": [{"input": 3, "dims": [0]}]}, "dynamic[0].input: no positional input 3"),
-        ({"config": {"capture_scalar_outputs": {"a": 1}}}, "config.capture_scalar_outputs: expected a JSON scalar"),
+        (
+            {"config": {"capture_scalar_outputs": {"a": 1}}},
+            "config.capture_scalar_outputs: expected a JSON scalar",
+        ),
         ({"inputs": {"x": 1}}, "inputs: expected an array of positional values, got object"),
     ],
 )
@@ -110,6 +122,8 @@ def test_cli_spec_validate_and_init(tmp_path: Path) -> None:
     assert res.exit_code == 2
     assert 'inputs[0].dtype: unknown dtype "flaot32"' in res.output
     assert "Traceback" not in res.output
-    res = runner.invoke(spec_group, ["init", str(ROOT / "fixtures" / "dynamic" / "tensor_if.py") + ":Net"])
+    res = runner.invoke(
+        spec_group, ["init", str(ROOT / "fixtures" / "dynamic" / "tensor_if.py") + ":Net"]
+    )
     assert res.exit_code == 0
     assert json.loads(res.output)["inputs"][0]["tensor"] == [2, 16]

@@ -25,7 +25,9 @@ def test_live_break_count_equals_torch_logs() -> None:
     for name in ("print_call", "loop_break", "third_party"):
         res = run_dynamic(str(FIX / f"{name}.json"), cwd=str(ROOT), timeout=300)
         assert res.ok, res.error
-        keys = sorted([b.gb_type, os.path.relpath(b.loc_path, ROOT), b.loc_line] for b in res.breaks)
+        keys = sorted(
+            [b.gb_type, os.path.relpath(b.loc_path, ROOT), b.loc_line] for b in res.breaks
+        )
         assert keys == torch_logs_breaks(str(FIX / f"{name}.json"))
         assert res.block["graph_break_count"] == len(keys)
 
@@ -67,7 +69,9 @@ def test_add_dynamic_to_report_keeps_static_and_ranks() -> None:
     dyn = out.extra["dynamic"]
     assert dyn["error"] is None and dyn["graph_break_count"] == 1
     assert out.findings[0].rank == 1 and out.findings[0].stage == "both"
-    bad = add_dynamic_to_report(rep, str(FIX / "errors" / "RaisesInInit.json"), cwd=str(ROOT), timeout=120)
+    bad = add_dynamic_to_report(
+        rep, str(FIX / "errors" / "RaisesInInit.json"), cwd=str(ROOT), timeout=120
+    )
     assert bad.extra["dynamic"]["error"]["step"] == "init"
     assert len(bad.findings) == len(rep.findings)
     assert any(e.kind == "dynamic" for e in bad.errors)

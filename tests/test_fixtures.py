@@ -33,7 +33,9 @@ def _run(paths: list[Path], select: tuple[str, ...]) -> list[tuple[str, int, str
     cwd = os.getcwd()
     os.chdir(ROOT)
     try:
-        report = check([str(p.relative_to(ROOT)) for p in paths], Config(select=select, cache=False))
+        report = check(
+            [str(p.relative_to(ROOT)) for p in paths], Config(select=select, cache=False)
+        )
     finally:
         os.chdir(cwd)
     return sorted((f.path, f.line, f.rule) for f in report.findings)

@@ -25,7 +25,9 @@ CASES = [
 ]
 
 
-def run_static(tmp_path: Path, source: str, *, select: tuple[str, ...] = ("ALL",)) -> list[tuple[int, str]]:
+def run_static(
+    tmp_path: Path, source: str, *, select: tuple[str, ...] = ("ALL",)
+) -> list[tuple[int, str]]:
     f = tmp_path / "example.py"
     f.write_text(source, encoding="utf-8")
     cfg = Config(select=select, cache=False, root=str(tmp_path))

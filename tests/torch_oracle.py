@@ -57,12 +57,16 @@ def observe(source: str, tmp: Path) -> Observed | None:
     spec.loader.exec_module(mod)
     env = {"torch": torch}
     m = INPUTS.search(source)
-    inputs: tuple[Any, ...] = eval(m.group(1), env) if m else (torch.randn(4, 8),)  # noqa: S307
+    inputs: tuple[Any, ...] = eval(m.group(1), env) if m else (torch.randn(4, 8),)
     v = VARIANTS.search(source)
-    variants: list[tuple[Any, ...]] = eval(v.group(1), env) if v else []  # noqa: S307
+    variants: list[tuple[Any, ...]] = eval(v.group(1), env) if v else []
     target: Any = None
     for obj in vars(mod).values():
-        if isinstance(obj, type) and issubclass(obj, torch.nn.Module) and obj.__module__ == mod_name:
+        if (
+            isinstance(obj, type)
+            and issubclass(obj, torch.nn.Module)
+            and obj.__module__ == mod_name
+        ):
             target = obj()
             break
     if target is None:

@@ -1,8 +1,8 @@
 """The Python API. The CLI calls these; so can users' own tests.
 
-    from compilelint.api import check
-    report = check(["models/"])
-    assert not [f for f in report.findings if f.severity == "error"]
+from compilelint.api import check
+report = check(["models/"])
+assert not [f for f in report.findings if f.severity == "error"]
 """
 
 from __future__ import annotations

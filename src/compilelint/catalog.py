@@ -124,7 +124,7 @@ def parse_rule(path: Path) -> Rule:
     if verify not in ("breaks", "recompiles", "none"):
         raise CatalogError(f"{where}: verify must be breaks, recompiles or none")
     if verify == "none" and detector == "static" and not meta.get("verify_reason"):
-        raise CatalogError(f"{where}: verify = \"none\" needs a verify_reason")
+        raise CatalogError(f'{where}: verify = "none" needs a verify_reason')
     body = text[m.end() :]
     sections = _parse_sections(body)
     titles = [t for t, _ in sections]

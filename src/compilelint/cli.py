@@ -38,24 +38,62 @@ def main() -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "table"]), default="text",
-              show_default=True, help="Output format.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "table"]),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the report to a file.")
-@click.option("--select", help="Comma-separated rule codes or prefixes to enable (replaces defaults).")
+@click.option(
+    "--select", help="Comma-separated rule codes or prefixes to enable (replaces defaults)."
+)
 @click.option("--extend-select", help="Comma-separated codes or prefixes to enable in addition.")
 @click.option("--ignore", help="Comma-separated codes or prefixes to disable.")
 @click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable).")
-@click.option("--fail-on", type=click.Choice(["error", "warning", "info", "never"]), default=None,
-              help="Lowest severity that makes the exit code 1 [default: warning].")
-@click.option("--target-torch", help="Torch version to lint for, e.g. 2.13 (rules outside their version range are skipped).")
-@click.option("--config", "config_file", type=click.Path(), help="pyproject.toml to read instead of discovering one.")
+@click.option(
+    "--fail-on",
+    type=click.Choice(["error", "warning", "info", "never"]),
+    default=None,
+    help="Lowest severity that makes the exit code 1 [default: warning].",
+)
+@click.option(
+    "--target-torch",
+    help="Torch version to lint for, e.g. 2.13 (rules outside their version range are skipped).",
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(),
+    help="pyproject.toml to read instead of discovering one.",
+)
 @click.option("--no-cache", is_flag=True, help="Do not read or write the result cache.")
-@click.option("--jobs", "-j", type=click.IntRange(min=0), default=None, help="Worker processes (0: one per core).")
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Worker processes (0: one per core).",
+)
 @click.option("--no-color", is_flag=True, help="Plain text output.")
-@click.option("--report-untraced", is_flag=True, help="Also report code that torch.compile does not trace.")
+@click.option(
+    "--report-untraced", is_flag=True, help="Also report code that torch.compile does not trace."
+)
 @click.option("--no-respect-gitignore", is_flag=True, help="Scan files that .gitignore excludes.")
-@click.option("--input-spec", type=click.Path(), help="Run the dynamic stage with this input spec (needs torch).")
-@click.option("--timeout", type=float, default=600.0, show_default=True, help="Dynamic stage time limit in seconds.")
+@click.option(
+    "--input-spec",
+    type=click.Path(),
+    help="Run the dynamic stage with this input spec (needs torch).",
+)
+@click.option(
+    "--timeout",
+    type=float,
+    default=600.0,
+    show_default=True,
+    help="Dynamic stage time limit in seconds.",
+)
 def check(
     paths: tuple[str, ...],
     fmt: str,
@@ -109,8 +147,11 @@ def check(
         _fail(str(exc))
         return
     catalog = _load_catalog()
-    unknown = [c for c in (cfg.select + cfg.extend_select + cfg.ignore)
-               if c != "ALL" and not any(code.startswith(c) for code in catalog.rules)]
+    unknown = [
+        c
+        for c in (cfg.select + cfg.extend_select + cfg.ignore)
+        if c != "ALL" and not any(code.startswith(c) for code in catalog.rules)
+    ]
     if unknown:
         _fail(f"unknown rule code {unknown[0]!r} (see `compilelint rules`)")
 
@@ -133,8 +174,12 @@ def check(
     for e in report.errors:
         if e.kind == "usage":
             click.echo(f"compilelint: error: {e.message}", err=True)
-    color = fmt == "text" and not no_color and output is None and sys.stdout.isatty() and (
-        "NO_COLOR" not in os.environ
+    color = (
+        fmt == "text"
+        and not no_color
+        and output is None
+        and sys.stdout.isatty()
+        and ("NO_COLOR" not in os.environ)
     )
     text = get_reporter(fmt)(report, catalog, {"color": color})
     if output:
@@ -174,9 +219,19 @@ def _progress_bar():  # type: ignore[no-untyped-def]
 
 
 @main.command("rules")
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]), default="table",
-              show_default=True)
-@click.option("--all", "show_all", is_flag=True, help="Show rules that are off by default too (default: all shown).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "markdown"]),
+    default="table",
+    show_default=True,
+)
+@click.option(
+    "--all",
+    "show_all",
+    is_flag=True,
+    help="Show rules that are off by default too (default: all shown).",
+)
 def rules_cmd(fmt: str, show_all: bool) -> None:
     """The rule catalogue."""
     import json
@@ -186,7 +241,11 @@ def rules_cmd(fmt: str, show_all: bool) -> None:
     catalog = _load_catalog()
     if fmt == "json":
         data = [
-            {k: v for k, v in dataclasses.asdict(r).items() if k not in ("sections", "examples", "path")}
+            {
+                k: v
+                for k, v in dataclasses.asdict(r).items()
+                if k not in ("sections", "examples", "path")
+            }
             for r in (catalog.rules[c] for c in catalog.codes())
         ]
         click.echo(json.dumps(data, indent=2))

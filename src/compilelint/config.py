@@ -45,9 +45,22 @@ class Config:
 
 
 _KEYS = {
-    "select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
-    "fail-on", "target-torch", "target-torch-version", "respect-gitignore", "cache", "cache-dir",
-    "jobs", "report-untraced", "max-graph-breaks", "max-recompiles",
+    "select",
+    "ignore",
+    "extend-select",
+    "per-file-ignores",
+    "exclude",
+    "extend-exclude",
+    "fail-on",
+    "target-torch",
+    "target-torch-version",
+    "respect-gitignore",
+    "cache",
+    "cache-dir",
+    "jobs",
+    "report-untraced",
+    "max-graph-breaks",
+    "max-recompiles",
 }
 
 
@@ -74,7 +87,9 @@ def _codes(value: object, key: str, where: str) -> tuple[str, ...]:
         raise ConfigError(f"{where}: {key} must be a list of rule codes")
     for v in value:
         if not _CODE_SEL.match(v):
-            raise ConfigError(f"{where}: {key}: {v!r} is not a rule code or prefix (e.g. CL101, CL1)")
+            raise ConfigError(
+                f"{where}: {key}: {v!r} is not a rule code or prefix (e.g. CL101, CL1)"
+            )
     return tuple(value)
 
 
@@ -118,10 +133,13 @@ def from_table(table: dict[str, object], where: str, base: Config | None = None)
         if key in table:
             v = table[key]
             if not isinstance(v, str) or not re.match(r"^\d+\.\d+(\.\d+)?$", v):
-                raise ConfigError(f"{where}: {key} must be a version like \"2.13\", got {v!r}")
+                raise ConfigError(f'{where}: {key} must be a version like "2.13", got {v!r}')
             changes["target_torch"] = v
-    for key, attr in (("respect-gitignore", "respect_gitignore"), ("cache", "cache"),
-                      ("report-untraced", "report_untraced")):
+    for key, attr in (
+        ("respect-gitignore", "respect_gitignore"),
+        ("cache", "cache"),
+        ("report-untraced", "report_untraced"),
+    ):
         if key in table:
             if not isinstance(table[key], bool):
                 raise ConfigError(f"{where}: {key} must be true or false")

@@ -44,10 +44,14 @@ def rules_table(catalog: Catalog, fmt: str = "github") -> str:
 
 def rule_page(r: Rule) -> str:
     lines = [f"# {r.code} {r.name}", ""]
-    lines.append(f"category: {r.category}    severity: {r.severity}    "
-                 f"enabled by default: {'yes' if r.default else 'no'}    fix: {r.fix}")
+    lines.append(
+        f"category: {r.category}    severity: {r.severity}    "
+        f"enabled by default: {'yes' if r.default else 'no'}    fix: {r.fix}"
+    )
     if r.gb_types or r.gb_ids:
-        lines.append(f"torch graph-break types: {', '.join(r.gb_types) or '-'} ({', '.join(r.gb_ids) or '-'})")
+        lines.append(
+            f"torch graph-break types: {', '.join(r.gb_types) or '-'} ({', '.join(r.gb_ids) or '-'})"
+        )
     lines.append(f"torch versions where it applies: {_torch_range(r)}")
     lines.append("")
     lines.append(r.summary)
@@ -84,8 +88,10 @@ def main(argv: list[str] | None = None) -> int:
         path.write_text(new, encoding="utf-8")
         return 0
     if new != text:
-        print(f"{path}: the rules table is stale; run python -m compilelint.docs --write {path}",
-              file=sys.stderr)
+        print(
+            f"{path}: the rules table is stale; run python -m compilelint.docs --write {path}",
+            file=sys.stderr,
+        )
         return 1
     return 0
 

@@ -258,11 +258,11 @@ def merge_findings(
 
     rec_rule = catalog.get(RECOMPILE_RULE)
     for r in recompiles:
-        path = r.path or r.code_path
+        rpath = r.path or r.code_path
         line = r.line or r.code_line or 0
-        if not path:
+        if not rpath:
             continue
-        npath = norm_path(path, root)
+        npath = norm_path(rpath, root)
         matched = False
         for i, f in enumerate(static):
             rule = catalog.get(f.rule)
@@ -295,7 +295,7 @@ def merge_findings(
             Finding(
                 rule=RECOMPILE_RULE,
                 name=rec_rule.name if rec_rule else "observed-recompile",
-                path=display_path(path, root),
+                path=display_path(rpath, root),
                 line=line,
                 col=0,
                 end_line=line,

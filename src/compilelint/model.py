@@ -76,6 +76,7 @@ class Finding:
     frames: tuple[Frame, ...] = ()
     rank: int = 0
     impact: float = 0.0
+    observed: bool | None = None  # None: no dynamic run; else whether torch reported it
 
 
 @dataclass(frozen=True)

@@ -30,12 +30,13 @@ def impact_parts(
     key = (norm_path(f.path, root), f.line)
     count = max(int(f.count or 1), 1)
     if f.rule == RECOMPILE_RULE or (f.stage in ("dynamic", "both") and f.gb_type is None):
-        parts["recompile"] = 60.0
-        parts["count"] = round(10.0 * math.log2(1 + count), 2)
+        # Recompiles rank after observed breaks (< 100) and before static-only risks (<= 30).
+        parts["recompile"] = 40.0
+        parts["count"] = round(min(30.0, 8.0 * math.log2(1 + count)), 2)
         if "recompile limit" in f.message:
-            parts["hit_limit"] = 30.0
+            parts["hit_limit"] = 25.0
         if f.stage == "both":
-            parts["confirmed"] = 5.0
+            parts["confirmed"] = 3.0
         return parts
     if f.stage in ("dynamic", "both"):
         parts["observed_break"] = 100.0
@@ -81,6 +82,13 @@ def rank_findings(
     for i, (total, parts, f) in enumerate(scored, 1):
         ranked.append(dataclasses.replace(f, rank=i, impact=total))
         why.append(
-            {"rank": i, "rule": f.rule, "path": f.path, "line": f.line, "impact": total, "parts": parts}
+            {
+                "rank": i,
+                "rule": f.rule,
+                "path": f.path,
+                "line": f.line,
+                "impact": total,
+                "parts": parts,
+            }
         )
     return ranked, why

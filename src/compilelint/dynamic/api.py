@@ -112,7 +112,10 @@ def build_result(
     def remap(text: str) -> str:
         return text.replace(raw_root, root) if raw_root != root else text
 
-    parsed = [parse_break_message(remap(str(b.get("message", ""))), registry) for b in raw.get("breaks", [])]
+    parsed = [
+        parse_break_message(remap(str(b.get("message", ""))), registry)
+        for b in raw.get("breaks", [])
+    ]
     for fe in raw.get("fullgraph_errors", []) or []:
         msg = remap(str(fe.get("message", "")))
         pb = parse_break_message(msg, registry)
@@ -181,9 +184,7 @@ def _child_env(progress: bool) -> dict[str, str]:
     env.pop("TORCH_LOGS", None)  # set_logs/artifacts must not be overridden by the user's env
     env.pop("TORCH_TRACE", None)
     pkg_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (pkg_parent, env.get("PYTHONPATH", "")) if p
-    )
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (pkg_parent, env.get("PYTHONPATH", "")) if p)
     env.setdefault("PYTHONUNBUFFERED", "1")
     if progress:
         env["COMPILELINT_PROGRESS"] = "1"
@@ -221,7 +222,9 @@ def run_dynamic(
     try:
         load_spec(spec_path)
     except SpecError as exc:
-        return DynamicResult(block=empty_block(_error("spec", str(exc), type="SpecError")), root=root)
+        return DynamicResult(
+            block=empty_block(_error("spec", str(exc), type="SpecError")), root=root
+        )
     if python is None and not torch_available():
         return DynamicResult(
             block=empty_block(_error("import torch", INSTALL_HINT, type="ImportError")), root=root
@@ -250,11 +253,13 @@ def run_dynamic(
             stderr=subprocess.PIPE,
             text=True,
             errors="replace",
-            preexec_fn=_limit_memory(memory_mb),  # noqa: PLW1509
+            preexec_fn=_limit_memory(memory_mb),
         )
     except OSError as exc:
         return DynamicResult(
-            block=empty_block(_error("start", f"cannot start {cmd[0]}: {exc}"), time.perf_counter() - t0),
+            block=empty_block(
+                _error("start", f"cannot start {cmd[0]}: {exc}"), time.perf_counter() - t0
+            ),
             root=root,
         )
 
@@ -294,7 +299,9 @@ def run_dynamic(
     if raw is None:
         last = next((ln.strip() for ln in reversed(tail) if ln.strip()), "")
         if timed_out:
-            err = _error("run", f"the model did not finish within {timeout:g} s (--timeout)", type="Timeout")
+            err = _error(
+                "run", f"the model did not finish within {timeout:g} s (--timeout)", type="Timeout"
+            )
         elif proc.returncode is not None and proc.returncode < 0:
             err = _error(
                 "run",

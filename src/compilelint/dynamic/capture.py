@@ -18,7 +18,9 @@ from compilelint.dynamic.registry import Registry, legacy_gb_type
 from compilelint.model import Frame
 
 GB_LINK_RE = re.compile(r"gb(\d{4})\.html", re.I)
-LOC_RE = re.compile(r"Graph break (?:\(.*?\) )?in user code at (?P<path>.+):(?P<line>\d+)\s*$", re.M)
+LOC_RE = re.compile(
+    r"Graph break (?:\(.*?\) )?in user code at (?P<path>.+):(?P<line>\d+)\s*$", re.M
+)
 FRAME_RE = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<fn>\S+)\s*$')
 RESUME_RE = re.compile(r"^torch_dynamo_resume_in_(?P<fn>.+?)_at_\d+$")
 COMPILE_ID_RE = re.compile(r"^\s*\[?(?P<cid>\d+/\d+)\]?:\s*")
@@ -161,9 +163,7 @@ def package_of(path: str) -> str | None:
     return None
 
 
-def attribute(
-    stack: Sequence[Frame], root: str, torch_dirs: Sequence[str] = ()
-) -> Attribution:
+def attribute(stack: Sequence[Frame], root: str, torch_dirs: Sequence[str] = ()) -> Attribution:
     """Innermost user frame; a break inside a third-party package names the package too."""
     kinds = [frame_kind(f.path, root, torch_dirs) for f in stack]
     user_idx = [i for i, k in enumerate(kinds) if k == "user"]
@@ -178,7 +178,9 @@ def attribute(
     frames = [stack[i] for i in user_idx]
     if package_frame is not None:
         frames.append(package_frame)
-    return Attribution(user=user, package=package, package_frame=package_frame, frames=tuple(frames))
+    return Attribution(
+        user=user, package=package, package_frame=package_frame, frames=tuple(frames)
+    )
 
 
 # --------------------------------------------------------------------------- breaks
@@ -480,7 +482,9 @@ def break_json(b: ObservedBreak, root: str = "") -> dict[str, Any]:
     }
 
 
-SIZE_GUARD_RE = re.compile(r"tensor '(?P<input>[^']+)' (?:size|stride) mismatch at index (?P<dim>\d+)")
+SIZE_GUARD_RE = re.compile(
+    r"tensor '(?P<input>[^']+)' (?:size|stride) mismatch at index (?P<dim>\d+)"
+)
 
 
 def guard_input_dim(guard: str) -> tuple[str, int] | None:

@@ -107,9 +107,11 @@ def spec() -> None:
 
 @spec.command("init")
 @click.argument("target")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here (default: stdout).")
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False), help="Write here (default: stdout)."
+)
 def spec_init(target: str, output: str | None) -> None:
-    """Print a starter spec for TARGET (file.py:Name or package.module:Name), without importing it."""
+    """Print a starter spec for TARGET (file.py:Name or pkg.module:Name); never imports it."""
     try:
         data = init_spec(target)
     except SpecError as exc:

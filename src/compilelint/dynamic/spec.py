@@ -155,7 +155,11 @@ def _unknown_keys(obj: dict[str, Any], allowed: tuple[str, ...], path: str) -> N
     for k in obj:
         if k not in allowed:
             close = difflib.get_close_matches(k, allowed, n=1)
-            hint = f'; did you mean "{close[0]}"?' if close else f"; expected one of {', '.join(a for a in allowed if not a.startswith('$'))}"
+            hint = (
+                f'; did you mean "{close[0]}"?'
+                if close
+                else f"; expected one of {', '.join(a for a in allowed if not a.startswith('$'))}"
+            )
             raise SpecError(_join(path, k), f'unknown key "{k}"{hint}')
 
 
@@ -187,7 +191,9 @@ def check_value(v: Any, path: str) -> Any:
         _unknown_keys(v, ("tuple",), path)
         items = v["tuple"]
         _expect(isinstance(items, list), _join(path, "tuple"), "expected an array")
-        return {"tuple": [check_value(x, _join(_join(path, "tuple"), i)) for i, x in enumerate(items)]}
+        return {
+            "tuple": [check_value(x, _join(_join(path, "tuple"), i)) for i, x in enumerate(items)]
+        }
     if "dict" in v:
         _unknown_keys(v, ("dict",), path)
         d = v["dict"]
@@ -206,7 +212,11 @@ def check_tensor(v: dict[str, Any], path: str) -> dict[str, Any]:
     _unknown_keys(v, TENSOR_KEYS, path)
     shape = v["tensor"]
     sp = _join(path, "tensor")
-    _expect(isinstance(shape, list), sp, f"expected a shape (array of integers), got {_type_name(shape)}")
+    _expect(
+        isinstance(shape, list),
+        sp,
+        f"expected a shape (array of integers), got {_type_name(shape)}",
+    )
     for i, d in enumerate(shape):
         _expect(_is_int(d) and d >= 0, _join(sp, i), f"expected a non-negative integer, got {d!r}")
     out = dict(v)
@@ -214,7 +224,13 @@ def check_tensor(v: dict[str, Any], path: str) -> dict[str, Any]:
     out["dtype"] = dtype
     init = v.get("init")
     if init is None:
-        init = "randint" if dtype.startswith(("int", "uint")) else "bernoulli" if dtype == "bool" else "randn"
+        init = (
+            "randint"
+            if dtype.startswith(("int", "uint"))
+            else "bernoulli"
+            if dtype == "bool"
+            else "randn"
+        )
     _expect(
         init in INITS,
         _join(path, "init"),
@@ -223,7 +239,9 @@ def check_tensor(v: dict[str, Any], path: str) -> dict[str, Any]:
     out["init"] = init
     for key in ("low", "high", "value", "p"):
         if key in v:
-            _expect(_is_num(v[key]), _join(path, key), f"expected a number, got {_type_name(v[key])}")
+            _expect(
+                _is_num(v[key]), _join(path, key), f"expected a number, got {_type_name(v[key])}"
+            )
     if init == "randint":
         _expect(
             not dtype.startswith("float") and dtype != "bool",
@@ -241,15 +259,21 @@ def check_tensor(v: dict[str, Any], path: str) -> dict[str, Any]:
         _expect(
             isinstance(v["device"], str) and v["device"].split(":")[0] in DEVICES,
             _join(path, "device"),
-            f'unknown device {json.dumps(v["device"])}; expected one of {", ".join(DEVICES)}',
+            f"unknown device {json.dumps(v['device'])}; expected one of {', '.join(DEVICES)}",
         )
     if "requires_grad" in v:
-        _expect(isinstance(v["requires_grad"], bool), _join(path, "requires_grad"), "expected true or false")
+        _expect(
+            isinstance(v["requires_grad"], bool),
+            _join(path, "requires_grad"),
+            "expected true or false",
+        )
     return out
 
 
 def _check_args(v: Any, path: str) -> tuple[Any, ...]:
-    _expect(isinstance(v, list), path, f"expected an array of positional values, got {_type_name(v)}")
+    _expect(
+        isinstance(v, list), path, f"expected an array of positional values, got {_type_name(v)}"
+    )
     return tuple(check_value(x, _join(path, i)) for i, x in enumerate(v))
 
 
@@ -266,7 +290,11 @@ def validate(data: Any, source: str = "") -> Spec:
     """Validate decoded spec JSON; raise :class:`SpecError` naming the first problem."""
     _expect(isinstance(data, dict), "", f"a spec is a JSON object, got {_type_name(data)}")
     _unknown_keys(data, TOP_KEYS, "")
-    _expect("model" in data, "model", 'missing; expected "path/to/file.py:Name" or "package.module:Name"')
+    _expect(
+        "model" in data,
+        "model",
+        'missing; expected "path/to/file.py:Name" or "package.module:Name"',
+    )
     model = data["model"]
     _expect(
         isinstance(model, str) and bool(MODEL_RE.match(model)),
@@ -274,7 +302,11 @@ def validate(data: Any, source: str = "") -> Spec:
         f'expected "path/to/file.py:Name" or "package.module:Name", got {json.dumps(model)}',
     )
     init = data.get("init", {})
-    _expect(isinstance(init, dict), "init", f'expected {{"args": [...], "kwargs": {{...}}}}, got {_type_name(init)}')
+    _expect(
+        isinstance(init, dict),
+        "init",
+        f'expected {{"args": [...], "kwargs": {{...}}}}, got {_type_name(init)}',
+    )
     _unknown_keys(init, ("args", "kwargs"), "init")
     init_args = _check_args(init.get("args", []), "init.args")
     init_kwargs = _check_kwargs(init.get("kwargs", {}), "init.kwargs")
@@ -285,10 +317,18 @@ def validate(data: Any, source: str = "") -> Spec:
 
     variants: list[dict[str, Any]] = []
     raw_variants = data.get("variants", [])
-    _expect(isinstance(raw_variants, list), "variants", f"expected an array, got {_type_name(raw_variants)}")
+    _expect(
+        isinstance(raw_variants, list),
+        "variants",
+        f"expected an array, got {_type_name(raw_variants)}",
+    )
     for i, var in enumerate(raw_variants):
         vp = _join("variants", i)
-        _expect(isinstance(var, dict), vp, f'expected an object with "inputs" and/or "kwargs", got {_type_name(var)}')
+        _expect(
+            isinstance(var, dict),
+            vp,
+            f'expected an object with "inputs" and/or "kwargs", got {_type_name(var)}',
+        )
         _unknown_keys(var, VARIANT_KEYS, vp)
         _expect(
             "inputs" in var or "kwargs" in var,
@@ -311,7 +351,11 @@ def validate(data: Any, source: str = "") -> Spec:
     raw_dyn = data.get("dynamic", [])
     if isinstance(raw_dyn, dict):  # {"x": [0], "0": [0, 1]}
         raw_dyn = [{"input": k, "dims": d} for k, d in raw_dyn.items()]
-    _expect(isinstance(raw_dyn, list), "dynamic", f'expected an array of {{"input", "dims"}}, got {_type_name(raw_dyn)}')
+    _expect(
+        isinstance(raw_dyn, list),
+        "dynamic",
+        f'expected an array of {{"input", "dims"}}, got {_type_name(raw_dyn)}',
+    )
     for i, d in enumerate(raw_dyn):
         dp = _join("dynamic", i)
         _expect(isinstance(d, dict), dp, 'expected {"input": name or index, "dims": [...]}')
@@ -339,7 +383,7 @@ def validate(data: Any, source: str = "") -> Spec:
         dynamic.append({"input": inp, "dims": dims})
 
     mode = data.get("mode", "eval")
-    _expect(mode in MODES, "mode", f'unknown mode {json.dumps(mode)}; expected one of eval, train')
+    _expect(mode in MODES, "mode", f"unknown mode {json.dumps(mode)}; expected one of eval, train")
     device = data.get("device", "cpu")
     _expect(
         isinstance(device, str) and device.split(":")[0] in DEVICES,
@@ -359,14 +403,22 @@ def validate(data: Any, source: str = "") -> Spec:
     if comp.get("mode") is not None:
         _expect(isinstance(comp["mode"], str), "compile.mode", "expected a string or null")
     if "dynamic" in comp:
-        _expect(comp["dynamic"] in (True, False, None), "compile.dynamic", "expected true, false or null")
+        _expect(
+            comp["dynamic"] in (True, False, None),
+            "compile.dynamic",
+            "expected true, false or null",
+        )
     if "fullgraph" in comp:
         _expect(isinstance(comp["fullgraph"], bool), "compile.fullgraph", "expected true or false")
     if "options" in comp:
         _expect(isinstance(comp["options"], dict), "compile.options", "expected an object")
 
     config = data.get("config", {})
-    _expect(isinstance(config, dict), "config", f"expected an object of torch._dynamo.config overrides, got {_type_name(config)}")
+    _expect(
+        isinstance(config, dict),
+        "config",
+        f"expected an object of torch._dynamo.config overrides, got {_type_name(config)}",
+    )
     for k, v in config.items():
         _expect(
             isinstance(k, str) and bool(re.match(r"^[A-Za-z_]\w*$", k)),
@@ -503,7 +555,9 @@ def init_spec(target: str, cwd: str | None = None) -> dict[str, Any]:
 
     m = MODEL_RE.match(target)
     if not m:
-        raise SpecError("model", f'expected "path/to/file.py:Name" or "package.module:Name", got "{target}"')
+        raise SpecError(
+            "model", f'expected "path/to/file.py:Name" or "package.module:Name", got "{target}"'
+        )
     cwd = cwd or os.getcwd()
     path = _find_source(m.group("target"), cwd)
     try:

@@ -24,13 +24,15 @@ def finding_dict(f: Finding) -> dict[str, object]:
         "message": f.message,
         "fix": f.fix,
         "stage": f.stage,
-        "observed": f.stage in ("dynamic", "both"),
+        "observed": f.observed if f.observed is not None else f.stage in ("dynamic", "both"),
         "function": f.function,
     }
     for k in _DYNAMIC_FIELDS:
         v = getattr(f, k)
-        d[k] = [dataclasses.asdict(x) for x in v] if k == "frames" else (
-            list(v) if isinstance(v, tuple) else v
+        d[k] = (
+            [dataclasses.asdict(x) for x in v]
+            if k == "frames"
+            else (list(v) if isinstance(v, tuple) else v)
         )
     return d
 

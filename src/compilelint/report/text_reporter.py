@@ -55,7 +55,9 @@ def render(report: Report, catalog: Catalog, options: dict[str, object]) -> str:
                 caret.append(" " * indent + "^" * width, style=_STYLE.get(f.severity, ""))
                 con.print(caret)
             if f.gb_id or f.gb_type:
-                con.print(Text(f"  = torch: {f.gb_id or ''} {f.gb_type or ''}".rstrip(), style="dim"))
+                con.print(
+                    Text(f"  = torch: {f.gb_id or ''} {f.gb_type or ''}".rstrip(), style="dim")
+                )
             if f.fix:
                 fx = Text("  = fix: ", style="green")
                 fx.append(f.fix)
@@ -65,13 +67,17 @@ def render(report: Report, catalog: Catalog, options: dict[str, object]) -> str:
         con.print(Text(f"error: {e.message}", style="bold red"))
     s = report.summary
     n = len(report.findings)
-    counts = {k: sum(1 for f in report.findings if f.severity == k) for k in ("error", "warning", "info")}
+    counts = {
+        k: sum(1 for f in report.findings if f.severity == k) for k in ("error", "warning", "info")
+    }
     parts = [f"{v} {k}{'s' if v != 1 else ''}" for k, v in counts.items() if v]
     if n:
         msg = f"Found {n} finding{'s' if n != 1 else ''} ({', '.join(parts)})"
     else:
         msg = "No findings"
     con.print(
-        Text(f"{msg} in {s.files} file{'s' if s.files != 1 else ''} ({s.lines} lines) in {s.seconds:.2f}s."),
+        Text(
+            f"{msg} in {s.files} file{'s' if s.files != 1 else ''} ({s.lines} lines) in {s.seconds:.2f}s."
+        ),
     )
     return buf.getvalue()

@@ -9,9 +9,24 @@ from dataclasses import dataclass
 from pathlib import Path
 
 DEFAULT_EXCLUDES = (
-    ".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", ".nox", ".eggs", "build",
-    "dist", "node_modules", ".mypy_cache", ".ruff_cache", ".pytest_cache", ".compilelint_cache",
-    "site-packages", "__pypackages__",
+    ".git",
+    ".hg",
+    ".svn",
+    "__pycache__",
+    ".venv",
+    "venv",
+    ".tox",
+    ".nox",
+    ".eggs",
+    "build",
+    "dist",
+    "node_modules",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+    ".compilelint_cache",
+    "site-packages",
+    "__pypackages__",
 )
 
 

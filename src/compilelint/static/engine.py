@@ -24,8 +24,8 @@ from compilelint.catalog import Catalog, applies_to, load_catalog
 from compilelint.config import Config, selected_codes
 from compilelint.model import FileError, Finding, Rule, Severity
 from compilelint.static.analysis.facts import (
-    Candidate,
     CallSite,
+    Candidate,
     ClassFacts,
     FileFacts,
     FunctionFacts,
@@ -111,8 +111,15 @@ def analyze_source(
     """Phase 1 for one file. Never raises."""
     lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     empty = FileFacts(
-        path=inp.path, module=inp.module, is_package=inp.is_package, lines=lines, imports={},
-        functions={}, classes={}, compiled_refs=[], candidates=[],
+        path=inp.path,
+        module=inp.module,
+        is_package=inp.is_package,
+        lines=lines,
+        imports={},
+        functions={},
+        classes={},
+        compiled_refs=[],
+        candidates=[],
     )
     if not force and b"torch" not in data and b"forward" not in data:
         # Not analysed unless traced code turns out to call into it; a cheap syntax check keeps
@@ -157,7 +164,7 @@ def analyze_source(
     except RecursionError:
         empty.error = "cannot analyse: nesting too deep"
         return empty
-    except Exception as exc:  # noqa: BLE001 - one bad file must not stop the scan
+    except Exception as exc:
         empty.error = f"internal error while analysing this file ({type(exc).__name__}: {exc})"
         return empty
     try:
@@ -344,8 +351,18 @@ def scan(
             data = Path(inp.real).read_bytes()
         except (OSError, ValueError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            f = FileFacts(inp.path, inp.module, inp.is_package, 0, {}, {}, {}, [], [],
-                          error=f"cannot read: {reason}")
+            f = FileFacts(
+                inp.path,
+                inp.module,
+                inp.is_package,
+                0,
+                {},
+                {},
+                {},
+                [],
+                [],
+                error=f"cannot read: {reason}",
+            )
             facts[inp.path] = f
             continue
         digest = hashlib.blake2b(data, digest_size=16).hexdigest()
@@ -370,16 +387,22 @@ def scan(
 
             ctx = mp.get_context("fork") if sys.platform.startswith("linux") else mp.get_context()
             with ctx.Pool(jobs, initializer=_init_worker, initargs=(static_codes,)) as pool:
-                results = list(pool.imap(_worker, items, chunksize=4))
+                results = []
+                for i, got in enumerate(pool.imap(_worker, items, chunksize=4)):
+                    results.append(got)
+                    if progress:
+                        progress(i + 1, len(items))
         else:
-            results = [analyze_source(d, inp, checks, force=force) for d, inp, force in items]
+            results = []
+            for i, (d, inp, force) in enumerate(items):
+                results.append(analyze_source(d, inp, checks, force=force))
+                if progress:
+                    progress(i + 1, len(items))
         for i, f in enumerate(results):
             facts[f.path] = f
             if cache:
                 d = items[i][0]
                 cache.put(by_path[f.path].real, hashlib.blake2b(d, digest_size=16).hexdigest(), f)
-            if progress:
-                progress(i + 1, len(items))
 
     run(todo)
 
@@ -403,18 +426,27 @@ def scan(
             if rule and PARSE_ERROR in enabled:
                 findings.append(
                     Finding(
-                        rule=PARSE_ERROR, name=rule.name, path=path, line=f.error_line,
-                        col=f.error_col, end_line=f.error_line, end_col=f.error_col,
-                        severity=rule.severity, message=f.error, fix=rule.fix_title,
+                        rule=PARSE_ERROR,
+                        name=rule.name,
+                        path=path,
+                        line=f.error_line,
+                        col=f.error_col,
+                        end_line=f.error_line,
+                        end_col=f.error_col,
+                        severity=rule.severity,
+                        message=f.error,
+                        fix=rule.fix_title,
                     )
                 )
             continue
         ignored_here = _per_file_ignored(cfg, path)
         sup = f.noqa
         used: set[tuple[int, str]] = set()
-        kept = project.kept(f) if not cfg.report_untraced else [
-            c for c in f.candidates if not c.requires or project.resolves(f.path, c.requires)
-        ]
+        kept = (
+            project.kept(f)
+            if not cfg.report_untraced
+            else [c for c in f.candidates if not c.requires or project.resolves(f.path, c.requires)]
+        )
         seen: set[tuple[str, int, int]] = set()
         for c in kept:
             if c.code not in enabled or c.code in ignored_here:
@@ -432,7 +464,9 @@ def scan(
             rule = catalog.rules[c.code]
             findings.append(_make_finding(rule, path, c, rule.severity))
         if UNUSED_SUPPRESSION in enabled and sup:
-            findings.extend(_unused_suppressions(catalog, path, sup, used, enabled, datas.get(path)))
+            findings.extend(
+                _unused_suppressions(catalog, path, sup, used, enabled, datas.get(path))
+            )
 
     findings.sort(key=lambda x: (x.path, x.line, x.col, x.rule))
     total_lines = sum(f.lines for f in facts.values())
@@ -477,8 +511,11 @@ def _unused_suppressions(
         if codes == ["*"]:
             continue  # a blanket noqa may serve other linters
         unused = [
-            c for c in codes
-            if c.startswith("CL") and c in enabled and (ln, c) not in used
+            c
+            for c in codes
+            if c.startswith("CL")
+            and c in enabled
+            and (ln, c) not in used
             and c != UNUSED_SUPPRESSION
         ]
         if not unused:
@@ -488,9 +525,16 @@ def _unused_suppressions(
         args = {"codes": ", ".join(unused)}
         out.append(
             Finding(
-                rule=UNUSED_SUPPRESSION, name=rule.name, path=path, line=ln, col=col,
-                end_line=ln, end_col=len(line_text) + 1, severity=rule.severity,
-                message=_fmt(rule.message, args), fix=_fmt(rule.fix_title, args),
+                rule=UNUSED_SUPPRESSION,
+                name=rule.name,
+                path=path,
+                line=ln,
+                col=col,
+                end_line=ln,
+                end_col=len(line_text) + 1,
+                severity=rule.severity,
+                message=_fmt(rule.message, args),
+                fix=_fmt(rule.fix_title, args),
                 line_text=line_text.rstrip(),
             )
         )

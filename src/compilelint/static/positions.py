@@ -26,7 +26,9 @@ class _Done(Exception):
 
 class _PosState(CodegenState):
     def __init__(self, module: cst.Module, targets: dict[int, cst.CSTNode]) -> None:
-        super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
+        super().__init__(
+            default_indent=module.default_indent, default_newline=module.default_newline
+        )
         self.targets = targets
         self.remaining = len(targets)
         self.out: dict[int, Span] = {}

@@ -67,7 +67,9 @@ class ClassFacts:
     bases: list[str]  # each a ref ("L|<module>|Name" or "D|dotted")
     methods: list[str]
     attrs: dict[str, list[str]]  # self.<attr> -> taint of assigned values
-    attr_classes: dict[str, list[str]]  # self.<attr> -> refs of classes instantiated into it
+    # self.<attr> -> refs of classes instantiated into it; "*<ref>": repeated instances of <ref>
+    # held by a container module (nn.ModuleList([Block() for _ in range(n)]))
+    attr_classes: dict[str, list[str]]
     line: int = 0
 
 

@@ -271,7 +271,9 @@ class Project:
                                 self.tensor_params.add(trip)
                                 changed = True
                     for kw, taint in c.kwargs.items():
-                        if any(p.name == kw for p in callee.params) and self.resolves(key[0], taint):
+                        if any(p.name == kw for p in callee.params) and self.resolves(
+                            key[0], taint
+                        ):
                             trip = (cp, cq, kw)
                             if trip not in self.tensor_params:
                                 self.tensor_params.add(trip)

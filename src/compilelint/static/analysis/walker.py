@@ -18,8 +18,8 @@ from compilelint.static.analysis import names as N
 from compilelint.static.analysis.facts import (
     NO_TAINT,
     TENSOR,
-    Candidate,
     CallSite,
+    Candidate,
     ClassFacts,
     FileFacts,
     FunctionFacts,
@@ -31,10 +31,34 @@ Hook = Callable[[Any], None]
 
 _SKIP_FIELDS = frozenset(
     {
-        "lpar", "rpar", "comma", "semicolon", "operator", "leading_lines", "header", "footer",
-        "colon", "equal", "star", "dot", "asynchronous", "trailing_whitespace", "newline",
-        "lines_after_decorators", "lbracket", "rbracket", "lbrace", "rbrace", "whitespace",
-        "keyword", "star_tok", "arrow", "whitespace_after_def", "prefix", "quote", "walrus",
+        "lpar",
+        "rpar",
+        "comma",
+        "semicolon",
+        "operator",
+        "leading_lines",
+        "header",
+        "footer",
+        "colon",
+        "equal",
+        "star",
+        "dot",
+        "asynchronous",
+        "trailing_whitespace",
+        "newline",
+        "lines_after_decorators",
+        "lbracket",
+        "rbracket",
+        "lbrace",
+        "rbrace",
+        "whitespace",
+        "keyword",
+        "star_tok",
+        "arrow",
+        "whitespace_after_def",
+        "prefix",
+        "quote",
+        "walrus",
         "lines_after",
     }
 )
@@ -232,7 +256,7 @@ class FileWalker:
             s = s.parent
         return NO_TAINT
 
-    def _taint(self, node: cst.BaseExpression) -> Taint:  # noqa: C901 - a dispatch table
+    def _taint(self, node: cst.BaseExpression) -> Taint:
         t = type(node)
         if t is cst.Name:
             return self._lookup(node.value)  # type: ignore[attr-defined]
@@ -317,12 +341,48 @@ class FileWalker:
             return recv
         if isinstance(func, cst.Name):
             name = func.value
-            if name in ("len", "int", "float", "bool", "str", "repr", "isinstance", "hasattr",
-                        "getattr", "callable", "type", "id", "hash", "range", "print", "format",
-                        "issubclass", "dict", "set", "frozenset", "round"):
+            if name in (
+                "len",
+                "int",
+                "float",
+                "bool",
+                "str",
+                "repr",
+                "isinstance",
+                "hasattr",
+                "getattr",
+                "callable",
+                "type",
+                "id",
+                "hash",
+                "range",
+                "print",
+                "format",
+                "issubclass",
+                "dict",
+                "set",
+                "frozenset",
+                "round",
+            ):
                 return NO_TAINT
-            if name in ("abs", "max", "min", "sum", "tuple", "list", "sorted", "reversed",
-                        "zip", "enumerate", "next", "iter", "map", "filter", "all", "any"):
+            if name in (
+                "abs",
+                "max",
+                "min",
+                "sum",
+                "tuple",
+                "list",
+                "sorted",
+                "reversed",
+                "zip",
+                "enumerate",
+                "next",
+                "iter",
+                "map",
+                "filter",
+                "all",
+                "any",
+            ):
                 out = NO_TAINT
                 for a in node.args:
                     out = out | self.taint(a.value)
@@ -336,15 +396,19 @@ class FileWalker:
             return NO_TAINT
         if isinstance(func, cst.Call):
             # torch.compile(fn)(x), functools.partial(...)(x), ...
-            return self._call_taint(func) if self.qualify(func.func) == "torch.compile" else NO_TAINT
+            return (
+                self._call_taint(func) if self.qualify(func.func) == "torch.compile" else NO_TAINT
+            )
         return NO_TAINT
 
     def _torch_result(self, q: str) -> Taint:
         if q in N.NON_TENSOR_TORCH or q.startswith(N.NON_TENSOR_TORCH_PREFIXES):
             return NO_TAINT
         last = q.rsplit(".", 1)[-1]
-        if last[:1].isupper() and q.startswith("torch.nn.") and not q.startswith(
-            "torch.nn.functional"
+        if (
+            last[:1].isupper()
+            and q.startswith("torch.nn.")
+            and not q.startswith("torch.nn.functional")
         ):
             if last in ("Parameter", "Buffer"):
                 return TENSOR
@@ -397,7 +461,9 @@ class FileWalker:
         return None
 
     # ------------------------------------------------------------------ assignment
-    def bind(self, target: cst.BaseExpression, taint: Taint, value: cst.BaseExpression | None) -> None:
+    def bind(
+        self, target: cst.BaseExpression, taint: Taint, value: cst.BaseExpression | None
+    ) -> None:
         if isinstance(target, cst.Name):
             self.scope.env[target.value] = taint
         elif isinstance(target, (cst.Tuple, cst.List)):
@@ -432,6 +498,21 @@ class FileWalker:
                         lst.append(ref)
                     if q and q.startswith("torch.nn.") and q not in lst:
                         lst.append(q)
+                    for r in self._repeated_classes(value):
+                        if r not in lst:
+                            lst.append(r)
+
+    def _repeated_classes(self, call: cst.Call) -> list[str]:
+        """``"*<ref>"`` for each class instantiated repeatedly into a container module:
+        ``nn.ModuleList([Block() for _ in range(n)])``, ``nn.Sequential(*(Block() for ...))``."""
+        q = self.qualify(call.func) or ""
+        if q.rsplit(".", 1)[-1] not in ("ModuleList", "Sequential") or not call.args:
+            return []
+        arg = call.args[0].value
+        if isinstance(arg, (cst.ListComp, cst.GeneratorExp)) and isinstance(arg.elt, cst.Call):
+            ref = self.callee_ref(arg.elt.func) or self.qualify(arg.elt.func)
+            return [f"*{ref}"] if ref else []
+        return []
 
     # ------------------------------------------------------------------ traversal
     def fire(self, node: cst.CSTNode) -> None:
@@ -506,6 +587,24 @@ class FileWalker:
             name = node.args[0].value.evaluated_value
             if isinstance(name, str):
                 self.cls.attrs[name] = ["T"]
+        if (
+            self.loop_depth
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in ("append", "extend")
+            and isinstance(node.func.value, cst.Attribute)
+            and isinstance(node.func.value.value, cst.Name)
+            and node.func.value.value.value == "self"
+            and self.cls is not None
+            and node.func.value.attr.value in self.cls.attr_classes
+            and len(node.args) == 1
+            and isinstance(node.args[0].value, cst.Call)
+        ):
+            # self.layers.append(Block(...)) in a loop: repeated instances of Block
+            el = node.args[0].value.func
+            r = self.callee_ref(el) or self.qualify(el)
+            lst = self.cls.attr_classes[node.func.value.attr.value]
+            if r and f"*{r}" not in lst:
+                lst.append(f"*{r}")
         if facts is None:
             return
         ref = self.callee_ref(node.func)
@@ -563,13 +662,14 @@ class FileWalker:
         for stmt in self.module.body:
             if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
                 self.module_defs[stmt.name.value] = stmt.name.value
+        self.fire(self.module)
         self.visit_block(self.module.body)
 
     def visit_block(self, body: Sequence[cst.CSTNode]) -> None:
         for stmt in body:
             self.visit_stmt(stmt)
 
-    def visit_stmt(self, stmt: cst.CSTNode) -> None:  # noqa: C901 - one branch per statement
+    def visit_stmt(self, stmt: cst.CSTNode) -> None:
         prev = self.current_stmt
         self.current_stmt = stmt
         t = type(stmt)
@@ -780,14 +880,18 @@ class FileWalker:
         idx = 0
         for prm in (*p.posonly_params, *p.params):
             params.append(
-                ParamFacts(prm.name.value, idx, _ann_kind(prm.annotation), _default_kind(prm.default))
+                ParamFacts(
+                    prm.name.value, idx, _ann_kind(prm.annotation), _default_kind(prm.default)
+                )
             )
             idx += 1
         if isinstance(p.star_arg, cst.Param):
             params.append(ParamFacts(p.star_arg.name.value, -2, "container", "other"))
         for prm in p.kwonly_params:
             params.append(
-                ParamFacts(prm.name.value, -1, _ann_kind(prm.annotation), _default_kind(prm.default))
+                ParamFacts(
+                    prm.name.value, -1, _ann_kind(prm.annotation), _default_kind(prm.default)
+                )
             )
         if p.star_kwarg is not None:
             params.append(ParamFacts(p.star_kwarg.name.value, -3, "container", "other"))
@@ -858,8 +962,9 @@ class FileWalker:
             for st in (node.body.body if isinstance(node.body, cst.IndentedBlock) else ())
             if isinstance(st, cst.FunctionDef)
         ]
-        cf = ClassFacts(qual=qual, name=node.name.value, bases=bases, methods=methods, attrs={},
-                        attr_classes={})
+        cf = ClassFacts(
+            qual=qual, name=node.name.value, bases=bases, methods=methods, attrs={}, attr_classes={}
+        )
         self.classes[qual] = cf
         self.fire(node)
         for dec in node.decorators:

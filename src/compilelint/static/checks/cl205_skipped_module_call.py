@@ -1,0 +1,108 @@
+"""CL205: calls into standard-library functions that dynamo skips or cannot trace."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from compilelint.static.analysis.walker import FileWalker
+from compilelint.static.checks.base import Check
+
+# Each verified to break the graph on torch 2.13 (see the rule's catalogue entry). Functions
+# that dynamo traces (os.getenv, os.environ.get, os.path.join, sys.exc_info, inspect.signature,
+# importlib.util.find_spec, ...) are deliberately absent.
+SKIPPED = frozenset(
+    {
+        # time: C builtins dynamo marks as skipped
+        "time.time",
+        "time.time_ns",
+        "time.perf_counter",
+        "time.perf_counter_ns",
+        "time.monotonic",
+        "time.monotonic_ns",
+        "time.process_time",
+        "time.sleep",
+        # os / os.path: file system and process queries
+        "os.getpid",
+        "os.getcwd",
+        "os.listdir",
+        "os.cpu_count",
+        "os.makedirs",
+        "os.mkdir",
+        "os.remove",
+        "os.path.exists",
+        "os.path.isfile",
+        "os.path.isdir",
+        "os.path.getsize",
+        "os.system",
+        # sys
+        "sys.getsizeof",
+        "sys.getrefcount",
+        "sys.stdout.write",
+        "sys.stdout.flush",
+        "sys.stderr.write",
+        "sys.stderr.flush",
+        # inspect / importlib: frame introspection and imports
+        "inspect.currentframe",
+        "inspect.stack",
+        "inspect.getsource",
+        "importlib.import_module",
+        # I/O, processes, sockets, serialisation
+        "io.StringIO",
+        "io.BytesIO",
+        "subprocess.run",
+        "subprocess.check_output",
+        "subprocess.Popen",
+        "subprocess.call",
+        "socket.gethostname",
+        "pickle.dumps",
+        "pickle.loads",
+        "pickle.dump",
+        "pickle.load",
+        "json.dumps",
+        "json.loads",
+        "json.dump",
+        "json.load",
+        # other runtime services
+        "random.random",
+        "datetime.datetime.now",
+        "uuid.uuid4",
+        "threading.Lock",
+        "gc.collect",
+        "glob.glob",
+        "shutil.which",
+        "warnings.simplefilter",
+        "warnings.filterwarnings",
+    }
+)
+_BUILTINS = frozenset({"open", "input"})
+
+
+class SkippedModuleCall(Check):
+    CODE = "CL205"
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Name):
+            name = func.value
+            if name in _BUILTINS:
+                if not _shadowed(self.w, name):
+                    self.report(node, func=f"{name}()")
+                return
+            if name not in self.w.imports:
+                return
+        elif not isinstance(func, cst.Attribute):
+            return
+        q = self.qualify(func)
+        if q in SKIPPED:
+            self.report(node, func=q)
+
+
+def _shadowed(w: FileWalker, name: str) -> bool:
+    if name in w.imports or name in w.module_defs:
+        return True
+    s = w.scope
+    while s is not None:
+        if name in s.env or name in s.local_defs:
+            return True
+        s = s.parent
+    return False
