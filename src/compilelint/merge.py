@@ -98,7 +98,7 @@ def _replace(f: Finding, **changes: Any) -> Finding:
 
 def _line_text(path: str, line: int) -> str:
     lines = _source_lines(path)
-    return lines[line - 1].strip() if 0 < line <= len(lines) else ""
+    return lines[line - 1].rstrip() if 0 < line <= len(lines) else ""
 
 
 def _matches_line(f: Finding, line: int) -> bool:
@@ -239,9 +239,9 @@ def merge_findings(
                 name=rule.name if rule else "observed-graph-break",
                 path=display_path(path, root),
                 line=line,
-                col=0,
+                col=_first_col(npath, line),
                 end_line=line,
-                end_col=0,
+                end_col=_first_col(npath, line) + 1,
                 severity=rule.severity if rule else "warning",
                 message=msg,
                 fix=break_fix(b, rule),
@@ -297,9 +297,9 @@ def merge_findings(
                 name=rec_rule.name if rec_rule else "observed-recompile",
                 path=display_path(rpath, root),
                 line=line,
-                col=0,
+                col=_first_col(npath, line),
                 end_line=line,
-                end_col=0,
+                end_col=_first_col(npath, line) + 1,
                 severity=rec_rule.severity if rec_rule else "warning",
                 message=base,
                 fix=recompile_fix(r),
@@ -318,6 +318,9 @@ def merge_findings(
                 continue
             cur = out[i]
             assert cur is not None
+            rule_of = catalog.get(f.rule)
+            if rule_of is None or rule_of.verify == "none" or rule_of.detector != "static":
+                continue  # advice and tool findings are not something a run can observe
             npath = norm_static[i]
             span = enclosing_span(npath, f.line)
             lines = set(reached_norm.get(npath, ())) | observed_lines.get(npath, set())
@@ -330,6 +333,12 @@ def merge_findings(
             else:
                 out[i] = _replace(cur, message=cur.message + NOT_REACHED, observed=None)
     return [f for f in out if f is not None] + extra
+
+
+def _first_col(npath: str, line: int) -> int:
+    """1-based column of the first non-blank character of a source line (1 if unknown)."""
+    text = _line_text(npath, line)
+    return len(text) - len(text.lstrip()) + 1 if text.strip() else 1
 
 
 def _rel_frames(frames: Sequence[Frame], root: str) -> tuple[Frame, ...]:
