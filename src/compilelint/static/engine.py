@@ -215,15 +215,48 @@ class Cache:
     def __init__(self, directory: Path | None, key: str) -> None:
         self.directory = directory
         self.file = directory / f"facts-{key}.marshal" if directory else None
-        self.entries: dict[str, tuple[str, dict]] = {}  # type: ignore[type-arg]
+        self._entries: dict[str, tuple[str, dict]] | None = None  # type: ignore[type-arg]
         self.dirty = False
-        if self.file and self.file.is_file():
-            try:
-                loaded = marshal.loads(self.file.read_bytes())
-                if isinstance(loaded, dict):
-                    self.entries = loaded
-            except (OSError, ValueError, EOFError, TypeError):
-                self.entries = {}
+        self.key = key
+
+    @property
+    def entries(self) -> dict[str, tuple[str, dict]]:  # type: ignore[type-arg]
+        if self._entries is None:
+            self._entries = {}
+            if self.file and self.file.is_file():
+                try:
+                    loaded = marshal.loads(self.file.read_bytes())
+                    if isinstance(loaded, dict):
+                        self._entries = loaded
+                except (OSError, ValueError, EOFError, TypeError):
+                    self._entries = {}
+        return self._entries
+
+    def get_results(self, tree_key: str) -> dict | None:  # type: ignore[type-arg]
+        """Final results of a previous identical run (same files, config and rules)."""
+        f = self._results_file()
+        if f is None or not f.is_file():
+            return None
+        try:
+            got = marshal.loads(f.read_bytes())
+        except (OSError, ValueError, EOFError, TypeError):
+            return None
+        return got if isinstance(got, dict) and got.get("key") == tree_key else None
+
+    def put_results(self, tree_key: str, data: dict) -> None:  # type: ignore[type-arg]
+        f = self._results_file()
+        if f is None or self.directory is None:
+            return
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            tmp = f.with_suffix(f".tmp{os.getpid()}")
+            tmp.write_bytes(marshal.dumps({**data, "key": tree_key}))
+            os.replace(tmp, f)
+        except (OSError, ValueError):
+            pass
+
+    def _results_file(self) -> Path | None:
+        return self.directory / f"results-{self.key}.marshal" if self.directory else None
 
     def get(self, real: str, digest: str) -> FileFacts | None:
         got = self.entries.get(real)
@@ -346,6 +379,7 @@ def scan(
     datas: dict[str, bytes] = {}
     todo: list[tuple[bytes, FileInput, bool]] = []
     cached = 0
+    digests: dict[str, str] = {}
     for inp in inputs:
         try:
             data = Path(inp.real).read_bytes()
@@ -365,16 +399,43 @@ def scan(
             )
             facts[inp.path] = f
             continue
-        digest = hashlib.blake2b(data, digest_size=16).hexdigest()
         datas[inp.path] = data
-        got = cache.get(inp.real, digest) if cache else None
+        digests[inp.path] = hashlib.blake2b(data, digest_size=16).hexdigest()
+    by_path = {i.path: i for i in inputs}
+
+    # An unchanged tree under the same config and rules: the previous results, as they were.
+    tree = hashlib.blake2b(digest_size=16)
+    tree.update(repr((cfg, sorted(enabled), os.getcwd())).encode())
+    for p in sorted(digests):
+        tree.update(f"{p}\0{by_path[p].real}\0{digests[p]}\n".encode())
+    for p in sorted(facts):
+        tree.update(f"{p}\0unreadable\n".encode())
+    tree_key = tree.hexdigest()
+    if cache is not None:
+        prev = cache.get_results(tree_key)
+        if prev is not None:
+            try:
+                return ScanResult(
+                    findings=[Finding(**d) for d in prev["findings"]],
+                    errors=errors,
+                    files=prev["files"],
+                    lines=prev["lines"],
+                    seconds=time.perf_counter() - t0,
+                    cached=prev["files"],
+                )
+            except (TypeError, KeyError):
+                pass
+
+    for inp in inputs:
+        if inp.path not in digests:
+            continue
+        got = cache.get(inp.real, digests[inp.path]) if cache else None
         if got is not None:
             got.path = inp.path
             facts[inp.path] = got
             cached += 1
         else:
-            todo.append((data, inp, False))
-    by_path = {i.path: i for i in inputs}
+            todo.append((datas[inp.path], inp, False))
 
     def run(items: list[tuple[bytes, FileInput, bool]]) -> None:
         if not items:
@@ -470,6 +531,11 @@ def scan(
 
     findings.sort(key=lambda x: (x.path, x.line, x.col, x.rule))
     total_lines = sum(f.lines for f in facts.values())
+    if cache is not None:
+        cache.put_results(
+            tree_key,
+            {"findings": [asdict(f) for f in findings], "files": len(facts), "lines": total_lines},
+        )
     return ScanResult(
         findings=findings,
         errors=errors,
