@@ -214,6 +214,17 @@ class FileWalker:
             return d
         return f"{target}.{rest}" if rest else target
 
+    def shadowed(self, name: str) -> bool:
+        """Whether a builtin name is rebound by an import, a definition or a local variable."""
+        if name in self.imports or name in self.module_defs:
+            return True
+        s: Scope | None = self.scope
+        while s is not None:
+            if name in s.env or name in s.local_defs:
+                return True
+            s = s.parent
+        return False
+
     def is_torch_name(self, node: cst.BaseExpression, *names: str) -> bool:
         q = self.qualify(node)
         return q is not None and q in names

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.static.analysis.walker import FileWalker
 from compilelint.static.checks.base import Check
 
 _DEBUGGERS = frozenset(
@@ -18,7 +17,7 @@ class DebuggerCall(Check):
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if isinstance(func, cst.Name):
-            if func.value == "breakpoint" and not _shadowed(self.w, "breakpoint"):
+            if func.value == "breakpoint" and not self.w.shadowed("breakpoint"):
                 self.report(node, func="breakpoint()")
                 return
             if func.value not in self.w.imports:
@@ -28,14 +27,3 @@ class DebuggerCall(Check):
         q = self.qualify(func)
         if q in _DEBUGGERS:
             self.report(node, func=f"{q}()")
-
-
-def _shadowed(w: FileWalker, name: str) -> bool:
-    if name in w.imports or name in w.module_defs:
-        return True
-    s = w.scope
-    while s is not None:
-        if name in s.env or name in s.local_defs:
-            return True
-        s = s.parent
-    return False

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.static.analysis.walker import FileWalker
 from compilelint.static.checks.base import Check
 
 # Each verified to break the graph on torch 2.13 (see the rule's catalogue entry). Functions
@@ -85,7 +84,7 @@ class SkippedModuleCall(Check):
         if isinstance(func, cst.Name):
             name = func.value
             if name in _BUILTINS:
-                if not _shadowed(self.w, name):
+                if not self.w.shadowed(name):
                     self.report(node, func=f"{name}()")
                 return
             if name not in self.w.imports:
@@ -95,14 +94,3 @@ class SkippedModuleCall(Check):
         q = self.qualify(func)
         if q in SKIPPED:
             self.report(node, func=q)
-
-
-def _shadowed(w: FileWalker, name: str) -> bool:
-    if name in w.imports or name in w.module_defs:
-        return True
-    s = w.scope
-    while s is not None:
-        if name in s.env or name in s.local_defs:
-            return True
-        s = s.parent
-    return False

@@ -5,7 +5,6 @@ from __future__ import annotations
 import libcst as cst
 
 from compilelint.static.analysis.facts import NO_TAINT, Taint
-from compilelint.static.analysis.walker import FileWalker
 from compilelint.static.checks.base import Check
 
 
@@ -18,7 +17,7 @@ class TensorToString(Check):
             return
         if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
             return
-        if _shadowed(self.w, func.value):
+        if self.w.shadowed(func.value):
             return
         arg = node.args[0].value
         taint = self.taint(arg)
@@ -46,14 +45,3 @@ class TensorToString(Check):
         taint = self.taint(node.expression)
         if taint:
             self.report(node, requires=taint, form=f"f-string `!{node.conversion}` conversion")
-
-
-def _shadowed(w: FileWalker, name: str) -> bool:
-    if name in w.imports or name in w.module_defs:
-        return True
-    s = w.scope
-    while s is not None:
-        if name in s.env or name in s.local_defs:
-            return True
-        s = s.parent
-    return False
