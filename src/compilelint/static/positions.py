@@ -72,15 +72,9 @@ class _PosState(CodegenState):
                 raise _Done
 
 
-def _syntactic_anchor(node: cst.CSTNode) -> cst.CSTNode:
-    # Statements record their positions through their first child in libcst; use a node that
-    # records itself. Most expressions, statements and small statements do.
-    return node
-
-
 def spans(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[int, Span]:
     """Map ``id(node)`` to its 1-based (line, col, end_line, end_col) span."""
-    targets = {id(n): _syntactic_anchor(n) for n in nodes}
+    targets = {id(n): n for n in nodes}
     if not targets:
         return {}
     state = _PosState(module, targets)

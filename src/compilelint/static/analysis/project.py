@@ -207,11 +207,9 @@ class Project:
             return None
         p, q, kind = r
         if kind == "class":
-            init = f"{q}.__init__"
             for cp, cq in self.mro(p, q):
                 if f"{cq}.__init__" in self.files[cp].functions:
                     return ((cp, f"{cq}.__init__"), 1)
-            del init
             return None
         fn = self.files[p].functions[q]
         implicit = 0

@@ -581,13 +581,6 @@ class FileWalker:
                 self.compiled_refs.append(ref)
         if (
             isinstance(node.func, cst.Attribute)
-            and node.func.attr.value == "compile"
-            and q != "torch.compile"
-            and not node.args
-        ):
-            pass  # model.compile(): the module's forward is a root anyway
-        if (
-            isinstance(node.func, cst.Attribute)
             and node.func.attr.value in ("register_buffer", "register_parameter")
             and isinstance(node.func.value, cst.Name)
             and node.func.value.value == "self"

@@ -45,6 +45,36 @@ class Check:
         return self.w.code_for(node, limit)
 
 
+class ScopedNames:
+    """A check's own per-scope table of local names with a property (an ndarray made from a
+    tensor, a data pointer, a boolean mask), keyed like the walker's scopes: a name rebound to
+    something else, or shadowed by an inner scope's variable, is no longer in the table."""
+
+    def __init__(self, walker: FileWalker) -> None:
+        self.w = walker
+        self._tables: dict[int, dict[str, Taint]] = {}
+
+    def lookup(self, name: str) -> Taint:
+        s = self.w.scope
+        while s is not None:
+            got = self._tables.get(id(s))
+            if got is not None and name in got:
+                return got[name]
+            if name in s.env:
+                return NO_TAINT
+            s = s.parent
+        return NO_TAINT
+
+    def bind(self, target: cst.BaseExpression, taint: Taint) -> None:
+        """Record (or forget) a plain-name assignment target in the current scope."""
+        if isinstance(target, cst.Name):
+            table = self._tables.setdefault(id(self.w.scope), {})
+            if taint:
+                table[target.value] = taint
+            else:
+                table.pop(target.value, None)
+
+
 _REGISTRY: dict[str, type[Check]] = {}
 
 

@@ -6,7 +6,7 @@ import libcst as cst
 
 from compilelint.static.analysis.facts import NO_TAINT, Taint
 from compilelint.static.analysis.walker import FileWalker
-from compilelint.static.checks.base import Check
+from compilelint.static.checks.base import Check, ScopedNames
 
 _ARRAY_FROM = frozenset({"numpy.asarray", "numpy.array", "numpy.asanyarray"})
 # ndarray attributes that are static metadata, not arrays.
@@ -19,23 +19,12 @@ class TensorNumpy(Check):
 
     def __init__(self, walker: FileWalker) -> None:
         super().__init__(walker)
-        self._arrays: dict[int, dict[str, Taint]] = {}  # id(scope) -> name -> tensor taint
-
-    def _lookup(self, name: str) -> Taint:
-        s = self.w.scope
-        while s is not None:
-            got = self._arrays.get(id(s))
-            if got is not None and name in got:
-                return got[name]
-            if name in s.env:
-                return NO_TAINT
-            s = s.parent
-        return NO_TAINT
+        self._arrays = ScopedNames(walker)  # name -> taint of the tensor the array came from
 
     def array_taint(self, e: cst.BaseExpression) -> Taint:
         """Taint of the tensor an ndarray expression was made from (empty: not one)."""
         if isinstance(e, cst.Name):
-            return self._lookup(e.value)
+            return self._arrays.lookup(e.value)
         if isinstance(e, cst.Subscript):
             return self.array_taint(e.value)
         if isinstance(e, cst.BinaryOperation):
@@ -64,13 +53,8 @@ class TensorNumpy(Check):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         taint = self.array_taint(node.value)
-        scope = self._arrays.setdefault(id(self.w.scope), {})
         for t in node.targets:
-            if isinstance(t.target, cst.Name):
-                if taint:
-                    scope[t.target.value] = taint
-                else:
-                    scope.pop(t.target.value, None)
+            self._arrays.bind(t.target, taint)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func

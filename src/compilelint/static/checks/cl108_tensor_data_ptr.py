@@ -6,7 +6,7 @@ import libcst as cst
 
 from compilelint.static.analysis.facts import NO_TAINT, Taint
 from compilelint.static.analysis.walker import FileWalker
-from compilelint.static.checks.base import Check
+from compilelint.static.checks.base import Check, ScopedNames
 
 _CMP = (
     cst.Equal,
@@ -23,7 +23,7 @@ class TensorDataPtr(Check):
 
     def __init__(self, walker: FileWalker) -> None:
         super().__init__(walker)
-        self._ptrs: dict[int, dict[str, Taint]] = {}  # id(scope) -> name -> tensor taint
+        self._ptrs = ScopedNames(walker)  # name -> taint of the tensor the pointer came from
 
     def ptr_taint(self, e: cst.BaseExpression) -> Taint:
         if isinstance(e, cst.Call) and isinstance(e.func, cst.Attribute) and not e.args:
@@ -31,25 +31,13 @@ class TensorDataPtr(Check):
                 return self.taint(e.func.value)
             return NO_TAINT
         if isinstance(e, cst.Name):
-            s = self.w.scope
-            while s is not None:
-                got = self._ptrs.get(id(s))
-                if got is not None and e.value in got:
-                    return got[e.value]
-                if e.value in s.env:
-                    return NO_TAINT
-                s = s.parent
+            return self._ptrs.lookup(e.value)
         return NO_TAINT
 
     def visit_Assign(self, node: cst.Assign) -> None:
         taint = self.ptr_taint(node.value)
-        scope = self._ptrs.setdefault(id(self.w.scope), {})
         for t in node.targets:
-            if isinstance(t.target, cst.Name):
-                if taint:
-                    scope[t.target.value] = taint
-                else:
-                    scope.pop(t.target.value, None)
+            self._ptrs.bind(t.target, taint)
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         left = node.left

@@ -6,7 +6,7 @@ import libcst as cst
 
 from compilelint.static.analysis.facts import NO_TAINT, Taint
 from compilelint.static.analysis.walker import FileWalker
-from compilelint.static.checks.base import Check
+from compilelint.static.checks.base import Check, ScopedNames
 
 # Tensor methods and torch functions that return a boolean tensor.
 _BOOL_METHODS = frozenset(
@@ -53,23 +53,10 @@ class BooleanMaskIndexing(Check):
 
     def __init__(self, walker: FileWalker) -> None:
         super().__init__(walker)
-        self._masks: dict[int, dict[str, Taint]] = {}  # id(scope) -> name -> mask taint
+        self._masks = ScopedNames(walker)  # name -> taint of a boolean mask
         self._stores: set[int] = set()
 
     # -- names bound to boolean masks ------------------------------------------------------
-    def _scope_masks(self) -> dict[str, Taint]:
-        return self._masks.setdefault(id(self.w.scope), {})
-
-    def _lookup(self, name: str) -> Taint:
-        s = self.w.scope
-        while s is not None:
-            got = self._masks.get(id(s))
-            if got is not None and name in got:
-                return got[name]
-            if name in s.env:
-                return NO_TAINT
-            s = s.parent
-        return NO_TAINT
 
     def mask_taint(self, e: cst.BaseExpression) -> Taint:
         """The tensor taint of ``e`` when it is certainly a boolean tensor, else empty."""
@@ -84,7 +71,7 @@ class BooleanMaskIndexing(Check):
         ):
             return self.mask_taint(e.left) | self.mask_taint(e.right)
         if isinstance(e, cst.Name):
-            return self._lookup(e.value)
+            return self._masks.lookup(e.value)
         if isinstance(e, cst.Subscript):
             return self.mask_taint(e.value)  # a slice of a mask is a mask
         if isinstance(e, cst.Call) and isinstance(e.func, cst.Attribute):
@@ -109,17 +96,12 @@ class BooleanMaskIndexing(Check):
         for t in node.targets:
             tgt = t.target
             if isinstance(tgt, cst.Name):
-                masks = self._scope_masks()
-                if taint:
-                    masks[tgt.value] = taint
-                else:
-                    masks.pop(tgt.value, None)
+                self._masks.bind(tgt, taint)
             elif isinstance(tgt, cst.Subscript):
                 self._stores.add(id(tgt))  # x[mask] = v is an in-place masked fill: no break
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if isinstance(node.target, cst.Name):
-            self._scope_masks().pop(node.target.value, None)
+        self._masks.bind(node.target, NO_TAINT)
 
     # -- the indexing itself -------------------------------------------------------------------
     def visit_Subscript(self, node: cst.Subscript) -> None:
