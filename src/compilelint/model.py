@@ -77,6 +77,21 @@ class Finding:
     rank: int = 0
     impact: float = 0.0
     observed: bool | None = None  # None: no dynamic run; else whether torch reported it
+    # Filled by the fix stage when the rule has an autofix for this finding (SARIF ``fixes``).
+    edits: tuple[Edit, ...] = ()
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One text replacement of an autofix, in the same coordinates as :class:`Finding`
+    (1-based lines and columns, ``end_col`` exclusive)."""
+
+    path: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    content: str
 
 
 @dataclass(frozen=True)
