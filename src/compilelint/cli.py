@@ -94,6 +94,13 @@ def main() -> None:
     show_default=True,
     help="Dynamic stage time limit in seconds.",
 )
+@click.option(
+    "--memory-limit",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="MIB",
+    help="Dynamic stage memory cap in MiB (0: none) [default: the spec's memory_mb, else 3/4 of RAM].",
+)
 def check(
     paths: tuple[str, ...],
     fmt: str,
@@ -112,6 +119,7 @@ def check(
     no_respect_gitignore: bool,
     input_spec: str | None,
     timeout: float,
+    memory_limit: int | None,
 ) -> None:
     """Check PATHS (files and folders; default: the current folder)."""
     from compilelint.api import check as run_check
@@ -170,7 +178,9 @@ def check(
         except ImportError as exc:  # pragma: no cover - packaging error
             _fail(f"dynamic stage unavailable: {exc}")
             return
-        report = add_dynamic_to_report(report, input_spec, catalog=catalog, timeout=timeout)
+        report = add_dynamic_to_report(
+            report, input_spec, catalog=catalog, timeout=timeout, memory_mb=memory_limit
+        )
     for e in report.errors:
         if e.kind == "usage":
             click.echo(f"compilelint: error: {e.message}", err=True)

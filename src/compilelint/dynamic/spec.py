@@ -60,6 +60,7 @@ TOP_KEYS = (
     "compile",
     "config",
     "calls",
+    "memory_mb",
     "description",
 )
 COMPILE_KEYS = ("backend", "mode", "dynamic", "fullgraph", "options")
@@ -105,6 +106,7 @@ class Spec:
     compile: dict[str, Any] = field(default_factory=dict)
     config: dict[str, Any] = field(default_factory=dict)
     calls: int = 1
+    memory_mb: int | None = None  # cap on the child's memory (MiB); None: the default
     source: str = ""  # the spec file, for relative model paths
 
     def to_json(self) -> dict[str, Any]:
@@ -121,6 +123,7 @@ class Spec:
             "compile": self.compile,
             "config": self.config,
             "calls": self.calls,
+            "memory_mb": self.memory_mb,
             "source": self.source,
         }
 
@@ -394,6 +397,12 @@ def validate(data: Any, source: str = "") -> Spec:
     _expect(_is_int(seed), "seed", f"expected an integer, got {_type_name(seed)}")
     calls = data.get("calls", 1)
     _expect(_is_int(calls) and calls >= 1, "calls", "expected a positive integer")
+    memory_mb = data.get("memory_mb")
+    _expect(
+        memory_mb is None or (_is_int(memory_mb) and memory_mb >= 0),
+        "memory_mb",
+        f"expected a number of MiB (0: no limit), got {json.dumps(memory_mb)}",
+    )
 
     comp = data.get("compile", {})
     _expect(isinstance(comp, dict), "compile", f"expected an object, got {_type_name(comp)}")
@@ -446,6 +455,7 @@ def validate(data: Any, source: str = "") -> Spec:
         compile=dict(comp),
         config=dict(config),
         calls=calls,
+        memory_mb=memory_mb,
         source=source,
     )
 
