@@ -280,6 +280,10 @@ def _mount_dynamic() -> None:
 
 _mount_dynamic()
 
+from compilelint.bench.cli import bench  # noqa: E402
+
+main.add_command(bench)
+
 
 if __name__ == "__main__":  # pragma: no cover
     main()
