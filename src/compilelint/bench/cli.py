@@ -131,7 +131,7 @@ def bench(
             device=device,
             timeout=timeout,
             fresh_cache=not warm_cache,
-            progress=sys.stderr.isatty(),
+            progress=sys.stderr.isatty() or bool(os.environ.get("COMPILELINT_PROGRESS")),
         )
         targets = [Target("model", input_spec)]
         targets += [
