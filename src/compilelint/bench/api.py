@@ -56,6 +56,7 @@ class BenchOptions:
     modes: tuple[str, ...] | None = None
     steps: int = 50
     warmup: int = 10
+    warmup_seconds: float = 2.0  # on a GPU, warm up at least this long (clocks settle)
     attribution_steps: int = 20
     train: bool = False
     dtype: str | None = None
@@ -158,6 +159,8 @@ def _child(
         str(opts.steps),
         "--warmup",
         str(opts.warmup),
+        "--warmup-seconds",
+        str(opts.warmup_seconds),
         "--attribution-steps",
         str(opts.attribution_steps),
         "--out",
@@ -273,6 +276,7 @@ def _clean_error(err: Any, root: str) -> dict[str, Any] | None:
 def _memory(raw: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "peak_memory_bytes": raw.get("peak_memory_bytes"),
+        "peak_allocated_bytes": raw.get("peak_allocated_bytes"),
         "peak_memory_kind": raw.get("peak_memory_kind"),
     }
 
@@ -434,7 +438,9 @@ def mode_entry(
         train=bool(raw.get("train")),
     )
     if time_split is not None:
+        skipping = [i for i, b in enumerate(breaks) if b.get("in_loop") or b.get("frame_skipped")]
         for part in time_split["parts"]:
+            part["skipped_frames_by"] = skipping if part["kind"] != "break" else []
             if part["kind"] == "break" and part["break"] is not None:
                 b = breaks[part["break"]]
                 part["path"], part["line"] = b.get("path"), b.get("line")
@@ -683,6 +689,7 @@ def run_bench(
         "settings": {
             "steps": opts.steps,
             "warmup": opts.warmup,
+            "warmup_seconds_on_gpu": opts.warmup_seconds,
             "attribution_steps": opts.attribution_steps,
             "modes": modes_run,
             "train": any(r.get("train") for r in runs),

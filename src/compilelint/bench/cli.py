@@ -45,7 +45,11 @@ def _fail(msg: str) -> None:
 )
 @click.option("--steps", type=int, default=50, show_default=True, help="Timed steps per mode.")
 @click.option(
-    "--warmup", type=int, default=10, show_default=True, help="Untimed steps after the first."
+    "--warmup",
+    type=int,
+    default=10,
+    show_default=True,
+    help="Untimed steps after the first (on a GPU, and for at least 2 s).",
 )
 @click.option(
     "--attribution-steps",

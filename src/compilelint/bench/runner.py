@@ -12,7 +12,8 @@ weights and inputs; the result carries their checksums so the parent can verify 
 What is measured, in order:
 
 1. the first call (compiles, for a compile mode), synchronized, wall clock;
-2. ``warmup`` more calls, not measured (for cudagraph modes this records the graphs);
+2. ``warmup`` more calls, and on a GPU more until ``warmup_seconds`` have passed (clocks
+   settle), not measured (for cudagraph modes this records the graphs);
 3. ``steps`` timed calls, each synchronized, timed with CUDA events on a GPU and
    ``time.perf_counter`` on the CPU; peak memory over these steps;
 4. ``attribution_steps`` more calls with the timing wrappers switched on: the compile backend
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import itertools
 import json
 import logging
@@ -493,15 +495,26 @@ def run(ns: argparse.Namespace, root: str) -> dict[str, Any]:
                 backend.phase = "warmup"
             progress(f"{ns.mode}: {ns.warmup} warm-up steps")
             with step("warm-up"):
-                for _ in range(ns.warmup):
+                # N steps, and on a GPU at least --warmup-seconds, so that clocks settle.
+                w0 = time.perf_counter()
+                done = 0
+                while done < ns.warmup or (
+                    cuda and time.perf_counter() - w0 < ns.warmup_seconds and done < 100_000
+                ):
                     one_step()
+                    done += 1
+                    if cuda and done % 8 == 0:
+                        sync()
                 sync()
+                result["warmup_steps_run"] = done
             trace.phase = "timed"
             if backend is not None:
                 backend.phase = "timed"
             progress(f"{ns.mode}: {ns.steps} timed steps")
             with step("timed steps"):
                 if cuda:
+                    gc.collect()
+                    torch.cuda.empty_cache()
                     torch.cuda.reset_peak_memory_stats()
                     pairs = [
                         (torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
@@ -516,8 +529,13 @@ def run(ns: argparse.Namespace, root: str) -> dict[str, Any]:
                         b.synchronize()
                         result["wall_ms"].append((time.perf_counter() - w0) * 1e3)
                     result["step_ms"] = [float(a.elapsed_time(b)) for a, b in pairs]
-                    result["peak_memory_bytes"] = int(torch.cuda.max_memory_allocated())
-                    result["peak_memory_kind"] = "cuda max_memory_allocated, timed steps"
+                    # Reserved, not allocated: CUDA-graph pools hold their memory as reserved
+                    # blocks, and replays allocate nothing.
+                    result["peak_memory_bytes"] = int(torch.cuda.max_memory_reserved())
+                    result["peak_allocated_bytes"] = int(torch.cuda.max_memory_allocated())
+                    result["peak_memory_kind"] = (
+                        "cuda max_memory_reserved during the timed steps (after empty_cache)"
+                    )
                 else:
                     for _ in range(ns.steps):
                         w0 = time.perf_counter()
@@ -594,6 +612,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--device", default=None)
     ap.add_argument("--steps", type=int, default=50)
     ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--warmup-seconds", type=float, default=2.0)
     ap.add_argument("--attribution-steps", type=int, default=20)
     ap.add_argument("--train", action="store_true")
     ap.add_argument("--dtype", default=None, choices=DTYPES)

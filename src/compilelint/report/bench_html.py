@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from html import escape
 from typing import Any
 
-from compilelint.report.bench_text import env_line, fmt_bytes, fmt_ms
+from compilelint.report.bench_text import env_line, fmt_bytes, fmt_ms, graphs_label, part_label
 
 STYLE = """
 .cl-bench{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;color:#1f2328}
@@ -98,21 +98,13 @@ def _mode_table(run: Mapping[str, Any]) -> str:
     return f"<table>{head}{''.join(rows)}</table>"
 
 
-_KIND_TEXT = {
-    "between-frames": "between compiled frames (returns, eager frames, guards)",
-    "before-first-graph": "before the first graph (guards, eager code)",
-    "after-last-graph": "after the last graph",
-    "backward": "after the last forward graph (backward)",
-}
-
-
 def _time_table(m: Mapping[str, Any]) -> str:
     ts = m.get("time")
     if not ts or not ts.get("parts"):
         return ""
     step_ms = ts.get("step_ms") or 0.0
     rows = [
-        f'<tr><td class="what">inside {_e(ts["graph_calls_per_step"])} compiled graph calls</td>'
+        f'<tr><td class="what">{_e(graphs_label(ts))}</td>'
         f'<td class="barcell">{_bar(ts["in_graphs_ms"], step_ms, "graph")}</td>'
         f"<td>{_e(fmt_ms(ts['in_graphs_ms']))}</td><td>{ts['in_graphs_share']:.0%}</td>"
         "<td></td></tr>"
@@ -127,7 +119,7 @@ def _time_table(m: Mapping[str, Any]) -> str:
             )
             cls = "slow"
         else:
-            what = _e(_KIND_TEXT.get(p["kind"], p["kind"]))
+            what = _e(part_label(p, m.get("breaks") or []))
             cls = "ns"
         rows.append(
             f'<tr><td class="what">{what}</td>'

@@ -82,22 +82,40 @@ def env_line(env: Mapping[str, Any] | None) -> str:
     return " · ".join(parts)
 
 
-def _label(part: Mapping[str, Any]) -> str:
+KIND_TEXT = {
+    "between-frames": "between compiled frames (returns, eager frames, guards)",
+    "before-first-graph": "before the first graph (guards, eager code)",
+    "after-last-graph": "after the last graph",
+    "backward": "after the last forward graph (backward)",
+}
+
+
+def part_label(part: Mapping[str, Any], breaks: Sequence[Mapping[str, Any]]) -> str:
+    """What a slice of the step is, in words."""
     kind = part["kind"]
     if kind == "break":
         rules = part.get("rules") or []
         tag = f" ({', '.join(rules)})" if rules else ""
         return f"break at {part.get('path')}:{part.get('line')}{tag}: {part.get('gb_type')}"
-    return {
-        "between-frames": "between compiled frames (returns, eager frames, guards)",
-        "before-first-graph": "before the first graph (guards, eager code)",
-        "after-last-graph": "after the last graph",
-        "backward": "after the last forward graph (backward)",
-    }.get(kind, kind)
+    text = KIND_TEXT.get(kind, kind)
+    skipped = [breaks[i] for i in part.get("skipped_frames_by") or [] if 0 <= i < len(breaks)]
+    if skipped and kind in ("between-frames", "before-first-graph"):
+        outer = []
+        for b in skipped:
+            frames = b.get("frames") or []
+            f = frames[0] if frames else b
+            outer.append(f"{f.get('path')}:{f.get('line')}")
+        text += f"; runs uncompiled: {', '.join(dict.fromkeys(outer))} (break in a loop)"
+    return text
+
+
+def graphs_label(ts: Mapping[str, Any]) -> str:
+    n = ts.get("graph_calls_per_step") or 0
+    return f"inside compiled graphs ({n} call{'s' if n != 1 else ''} per step)"
 
 
 def mode_table(run: Mapping[str, Any]) -> Table:
-    t = Table(box=box.SIMPLE_HEAD, pad_edge=False, title_justify="left")
+    t = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1), collapse_padding=True)
     for col, just in (
         ("mode", "left"),
         ("compile", "right"),
@@ -163,7 +181,7 @@ def time_table(m: Mapping[str, Any]) -> Table | None:
     t.add_column("count", justify="right", no_wrap=True)
     step_ms = ts["step_ms"] or 0.0
     t.add_row(
-        Text(f"inside {ts['graph_calls_per_step']} compiled graph calls", style="green"),
+        Text(graphs_label(ts), style="green"),
         Text(bar(ts["in_graphs_ms"], step_ms), style="green"),
         fmt_ms(ts["in_graphs_ms"]),
         f"{ts['in_graphs_share']:.0%}",
@@ -172,7 +190,10 @@ def time_table(m: Mapping[str, Any]) -> Table | None:
     for part in ts["parts"]:
         style = "red" if part["kind"] == "break" else "yellow"
         t.add_row(
-            Text(_label(part), style=style if part["kind"] == "break" else ""),
+            Text(
+                part_label(part, m.get("breaks") or []),
+                style=style if part["kind"] == "break" else "",
+            ),
             Text(bar(part["ms_per_step"], step_ms), style=style),
             fmt_ms(part["ms_per_step"]),
             f"{part['share']:.0%}",
