@@ -287,6 +287,7 @@ def eager_entry(raw: Mapping[str, Any], root: str) -> dict[str, Any]:
         "status": "error" if err else "ok",
         "first_call_ms": _r(raw.get("first_call_ms")),
         "step": stats.summarize(raw.get("step_ms") or []),
+        "back_to_back": stats.summarize(raw.get("back_to_back_ms") or []),
         **_memory(raw),
         "seconds": raw.get("seconds"),
         "error": err,
@@ -411,6 +412,7 @@ def mode_entry(
     err = _clean_error(raw.get("error"), root)
     step = stats.summarize(raw.get("step_ms") or [])
     sp = stats.speedup(eager["step"], step)
+    b2b = stats.summarize(raw.get("back_to_back_ms") or [])
     graphs = [g for g in raw.get("graphs") or [] if isinstance(g, dict)]
     dyn_raw = {
         "root": raw.get("root") or root,
@@ -469,6 +471,8 @@ def mode_entry(
         "first_call_ms": _r(raw.get("first_call_ms")),
         "step": step,
         **sp,
+        "back_to_back": b2b,
+        "back_to_back_speedup": stats.speedup(eager["back_to_back"], b2b)["speedup"],
         **_memory(raw),
         "graphs": dyn.block.get("graph_count", 0),
         "graphs_total": len(graphs),

@@ -16,11 +16,13 @@ What is measured, in order:
    settle), not measured (for cudagraph modes this records the graphs);
 3. ``steps`` timed calls, each synchronized, timed with CUDA events on a GPU and
    ``time.perf_counter`` on the CPU; peak memory over these steps;
-4. ``attribution_steps`` more calls with the timing wrappers switched on: the compile backend
+4. the same number of steps back to back, in 5 chunks synchronized only at their ends (the
+   host may run ahead of the device, as in a training loop): a throughput figure;
+5. ``attribution_steps`` more calls with the timing wrappers switched on: the compile backend
    wraps every compiled graph, and each call of a graph is bracketed by marks (CUDA events or
    clock reads). The step then splits into time inside graphs and the gaps between them; the
    parent attributes each gap to the graph break that ended the graph before it. The wrappers
-   are a no-op during step 3, so they do not disturb the step times.
+   are a no-op during steps 3 and 4, so they do not disturb the step times.
 
 Graph breaks and recompiles come from torch's structured trace, as in the dynamic stage.
 The result is raw data; :mod:`compilelint.bench.api` turns it into the report.
@@ -355,6 +357,7 @@ def run(ns: argparse.Namespace, root: str) -> dict[str, Any]:
         "warmup": ns.warmup,
         "step_ms": [],
         "wall_ms": [],
+        "back_to_back_ms": [],
         "peak_memory_bytes": None,
         "peak_memory_kind": None,
         "compile_s": None,
@@ -546,6 +549,29 @@ def run(ns: argparse.Namespace, root: str) -> dict[str, Any]:
                     scale = 1 if sys.platform == "darwin" else 1024
                     result["peak_memory_bytes"] = int(rss * scale)
                     result["peak_memory_kind"] = "process max RSS, whole run"
+            # Back to back: the same number of steps in 5 chunks, synchronized only at the end
+            # of each chunk, so the host can run ahead of the device as in a training loop.
+            trace.phase = "back-to-back"
+            progress(f"{ns.mode}: {ns.steps} back-to-back steps")
+            with step("back-to-back steps"):
+                chunks = min(5, ns.steps)
+                per = max(1, ns.steps // chunks)
+                for _ in range(chunks):
+                    sync()
+                    if cuda:
+                        a = torch.cuda.Event(enable_timing=True)
+                        b = torch.cuda.Event(enable_timing=True)
+                        a.record()
+                        for _ in range(per):
+                            one_step()
+                        b.record()
+                        b.synchronize()
+                        result["back_to_back_ms"].append(float(a.elapsed_time(b)) / per)
+                    else:
+                        w0 = time.perf_counter()
+                        for _ in range(per):
+                            one_step()
+                        result["back_to_back_ms"].append((time.perf_counter() - w0) * 1e3 / per)
             if backend is not None and ns.attribution_steps > 0:
                 trace.phase = "attribution"
                 backend.phase = "attribution"

@@ -240,6 +240,16 @@ def render(result: Mapping[str, Any], options: Mapping[str, Any] | None = None) 
             )
             continue
         console.print(mode_table(run))
+        b2b = [
+            f"{m['mode']} {m['back_to_back_speedup']:.2f}x"
+            for m in run["modes"]
+            if m.get("back_to_back_speedup") is not None
+        ]
+        if b2b and run["eager"].get("back_to_back", {}).get("n"):
+            console.print(
+                f"back to back (no sync per step): eager "
+                f"{fmt_ms(run['eager']['back_to_back']['median_ms'])}/step; " + ", ".join(b2b)
+            )
         ovb = run.get("output_vs_baseline")
         if ovb:
             console.print(
