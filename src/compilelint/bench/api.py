@@ -387,7 +387,9 @@ def attribute_time(
                 "break": idx,
                 "ms_per_step": round(ms, 4),
                 "share": round(ms / step_ms, 4) if step_ms else 0.0,
-                "per_step": round(stats.median(counts[key])),
+                "per_step": round(
+                    stats.median(counts[key] + [0] * (len(steps) - len(counts[key])))
+                ),
             }
         )
     rows.sort(key=lambda r: (-r["ms_per_step"], order.get(r["kind"], 9), r["break"] or 0))
