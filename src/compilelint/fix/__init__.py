@@ -1,0 +1,1 @@
+"""Autofixes: libcst codemods per rule, applied to the static stage's findings."""
