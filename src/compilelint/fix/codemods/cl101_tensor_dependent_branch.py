@@ -102,7 +102,7 @@ class TensorDependentBranchWhere(Codemod):
 
     # ------------------------------------------------------------------ if statements
     def _if(self, ctx: FixContext, node: cst.If) -> Rewrite | NoFix:
-        if isinstance(node.orelse, cst.If):
+        if isinstance(node.orelse, cst.If) or isinstance(ctx.parent(node), cst.If):
             return NoFix("`elif` chains are not rewritten")
         body = suite_statements(node.body)
         orelse = suite_statements(node.orelse.body) if node.orelse is not None else []
@@ -221,7 +221,7 @@ class TensorDependentBranchWhere(Codemod):
             return bad
         stmts: list[cst.SimpleStatementLine] = []
         cond: cst.BaseExpression = node.test
-        if len(tb) + len(fb) > 1 or (fb and len(names) > 1):
+        if (len(names) if fb else len(tb)) > 1:  # several selections share one condition
             tmp = ctx.fresh_name("cond")
             stmts.append(
                 cst.SimpleStatementLine(

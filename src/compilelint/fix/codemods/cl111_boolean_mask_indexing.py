@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import Codemod, atom, template
+from compilelint.fix.codemods.base import Codemod, atom, paren, template
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 from compilelint.model import Finding
 
 _FILL = {"sum": "0", "nansum": "0", "prod": "1", "mean": "0"}
+# contexts where a division needs no parentheses
+_PLAIN = (cst.Assign, cst.AnnAssign, cst.Return, cst.Arg, cst.Expr, cst.Element)
 
 
 class MaskedReductionWhere(Codemod):
@@ -53,7 +55,9 @@ class MaskedReductionWhere(Codemod):
         t = ctx.torch()
         where = template(f"{t}.where(__m__, __x__, {_FILL[op]})", m=m, x=x)
         if op == "mean":
-            new = template("(__w__.sum() / __m__.sum())", w=where, m=atom(m))
+            new = template("__w__.sum() / __m__.sum()", w=where, m=atom(m))
+            if not isinstance(ctx.parent(target), _PLAIN):
+                new = paren(new)
         else:
             new = template(f"__w__.{op}()", w=where)
         new = new.with_changes(lpar=[*target.lpar, *new.lpar], rpar=[*new.rpar, *target.rpar])

@@ -129,7 +129,7 @@ class CounterBuffer(Codemod):
         """``self.a += k``, ``self.a -= k`` or ``self.a = self.a +/- k`` with an int ``k``."""
         p = ctx.parent(use)
         if isinstance(p, cst.AugAssign) and p.target is use:
-            return isinstance(p.operator, _STEP_OPS) and isinstance(p.value, cst.Integer)
+            return isinstance(p.operator, _STEP_OPS) and not isinstance(p.value, cst.Float)
         if isinstance(p, cst.AssignTarget):
             assign = ctx.parent(p)
             return isinstance(assign, cst.Assign) and self._step_value(assign.value, attr)
@@ -149,5 +149,5 @@ class CounterBuffer(Codemod):
             isinstance(v, cst.BinaryOperation)
             and isinstance(v.operator, (cst.Add, cst.Subtract))
             and _self_attr(v.left) == attr
-            and isinstance(v.right, cst.Integer)
+            and not isinstance(v.right, cst.Float)
         )
