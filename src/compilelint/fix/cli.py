@@ -118,9 +118,9 @@ def verification_text(v: Verification) -> str:
                 c.rule,
                 f"{c.breaks_before} -> {c.breaks_after}",
                 f"{c.recompiles_before} -> {c.recompiles_after}",
-                c.outputs if len(c.outputs) < 40 else c.outputs[:37] + "...",
+                c.outputs.split(":", 1)[0],
                 "applied" if c.accepted else "rejected",
-                c.reason,
+                c.reason if len(c.reason) <= 90 else c.reason[:87] + "...",
             )
             for c in v.checks
         ]

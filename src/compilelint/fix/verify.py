@@ -266,7 +266,7 @@ class Verifier:
         comparison: dict[str, Any] = res.raw.get("comparison") or {}
         outputs = _outputs_text(comparison)
         if failure is None and not comparison.get("ok"):
-            failure = f"the outputs {outputs}" if outputs.startswith("differ") else outputs
+            failure = outputs.removeprefix("differ: ")
 
         regions: dict[Key, tuple[str, int, int, int, int]] = {}
         for r in recs:
@@ -391,7 +391,8 @@ def _outputs_text(comparison: dict[str, Any]) -> str:
     for what in ("weights", "outputs", "grads"):
         v = str(comparison.get(what, ""))
         if v.startswith("differ"):
-            parts.append(f"{what}: {v.removeprefix('differ: ')}")
+            detail = v.removeprefix("differ: ").removeprefix("differ")
+            parts.append(f"{what} differ ({detail})" if detail else f"{what} differ")
     if parts:
         return "differ: " + "; ".join(parts)
     return "match"
