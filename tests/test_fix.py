@@ -255,3 +255,14 @@ def test_records_are_plain_data() -> None:
         "no-fix",
     ]
     assert (FIXDIR / "CL104_before.py").read_bytes() == run.changes[0].before
+
+
+def test_readme_fix_table_is_generated_and_current() -> None:
+    from compilelint.docs import FIX_BEGIN, fix_table, update_readme
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert FIX_BEGIN in text
+    assert update_readme(text, CATALOG) == text
+    table = fix_table(CATALOG)
+    for code in FIXABLE:
+        assert f"`{code}`" in table and CATALOG.rules[code].fix_reason in table

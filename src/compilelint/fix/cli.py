@@ -79,7 +79,7 @@ def _record_line(r: FixRecord, diff: bool) -> str:
     if r.status == "applied" and diff:
         status = "would fix"
     what = r.title if r.status in ("applied", "unsafe", "conflict") else ""
-    why = r.reason if r.status != "applied" else ""
+    why = r.reason if r.status not in ("applied", "unsafe") else ""
     tail = ": ".join(x for x in (what, why) if x)
     unsafe = " (unsafe)" if r.safety == "unsafe" and r.status == "applied" else ""
     return f"{r.path}:{r.line}:{r.col}: {r.rule} {status}{unsafe}" + (f": {tail}" if tail else "")
@@ -132,18 +132,20 @@ def verification_text(v: Verification) -> str:
             )
         )
     if v.before:
-        b, a = v.before, v.after
-        after = (
-            f"{a.get('graphs')} graphs, {a.get('breaks')} breaks, {a.get('recompiles')} recompiles"
-            if a
-            else "(no fix accepted)"
-        )
+        after = _counts(v.after) + " after" if v.after else "no fix accepted"
         lines.append(
-            f"model: {b.get('graphs')} graphs, {b.get('breaks')} breaks, "
-            f"{b.get('recompiles')} recompiles before -> {after} after "
+            f"model: {_counts(v.before)} before -> {after} "
             f"({v.runs} dynamic run{'s' * (v.runs != 1)})"
         )
     return "\n".join(lines)
+
+
+def _counts(d: dict[str, object]) -> str:
+    def n(key: str, word: str) -> str:
+        k = d.get(key, 0)
+        return f"{k} {word}{'s' * (k != 1)}"
+
+    return f"{n('graphs', 'graph')}, {n('breaks', 'break')}, {n('recompiles', 'recompile')}"
 
 
 def run_json(run: FixRun) -> str:
