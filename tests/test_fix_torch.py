@@ -153,7 +153,7 @@ def test_demo_goes_to_zero_breaks_with_verify(
     assert [f["rule"] for f in json.loads(res.stdout)["findings"]] == ["CL402"]
 
 
-BAD_AND_GOOD = '''\
+BAD_AND_GOOD = """\
 import torch
 from torch import nn
 
@@ -164,7 +164,7 @@ class Model(nn.Module):
         total = x[rows].sum()
         print("total", total.shape)
         return x * total
-'''
+"""
 
 
 def test_verify_rejects_a_fix_that_changes_outputs(tmp_path: Path) -> None:

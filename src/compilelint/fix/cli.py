@@ -13,12 +13,14 @@ import json
 import os
 import sys
 from collections import Counter
+from typing import TYPE_CHECKING
 
 import click
 
-from compilelint.catalog import Catalog
-from compilelint.config import Config
-from compilelint.fix.records import FixRecord, FixRun, Verification
+if TYPE_CHECKING:
+    from compilelint.catalog import Catalog
+    from compilelint.config import Config
+    from compilelint.fix.records import FixRecord, FixRun, Verification
 
 _STATUS = {
     "applied": "fixed",
@@ -183,9 +185,7 @@ def run_json(run: FixRun) -> str:
 @click.option("--extend-select", help="Comma-separated codes or prefixes to enable in addition.")
 @click.option("--ignore", help="Comma-separated codes or prefixes not to fix.")
 @click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable).")
-@click.option(
-    "--config", "config_file", type=click.Path(), help="pyproject.toml to read instead."
-)
+@click.option("--config", "config_file", type=click.Path(), help="pyproject.toml to read instead.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the result cache.")
 @click.option(
     "--timeout",

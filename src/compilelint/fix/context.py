@@ -120,8 +120,10 @@ class FixContext:
         if self._taints is None:
             self._taints = self._probe()
         taint = self._taints.get(id(node))
-        if not taint or self.project is None:
-            return bool(taint) and "T" in taint
+        if not taint:
+            return False
+        if self.project is None:
+            return "T" in taint
         return self.project.resolves(self.path, taint)
 
     def _probe(self) -> dict[int, Taint]:

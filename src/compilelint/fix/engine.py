@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import libcst as cst
-from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor
 
 from compilelint.catalog import Catalog, load_catalog
 from compilelint.config import Config, load_config
@@ -143,6 +141,9 @@ def apply_rewrites(plan: FilePlan, rewrites: list[Rewrite]) -> bytes:
         return plan.source
     new = plan.module.visit(_Apply(rewrites))
     if not plan.torch_bound and any("torch" in rw.imports for rw in rewrites):
+        from libcst.codemod import CodemodContext
+        from libcst.codemod.visitors import AddImportsVisitor
+
         context = CodemodContext()
         AddImportsVisitor.add_needed_import(context, "torch")
         new = AddImportsVisitor(context).transform_module(new)
@@ -259,7 +260,9 @@ def run_fixes(
     res: ScanResult | None = None
     rounds = 0
     for rnd in range(max_rounds + 1):
-        res = scan(paths, cfg, catalog=catalog, sources=current, want_project=True, no_cache=no_cache)
+        res = scan(
+            paths, cfg, catalog=catalog, sources=current, want_project=True, no_cache=no_cache
+        )
         by_file: dict[str, list[Finding]] = {}
         for f in res.findings:
             if f.rule in fixable:
@@ -282,8 +285,8 @@ def run_fixes(
             if plan is None:
                 continue
 
-            def accept(f: Finding, _real: str = real) -> bool:
-                key = _orig_key(f, _real, originals, current)
+            def accept(f: Finding) -> bool:
+                key = finding_key(f)
                 if only is not None and key not in only:
                     return False
                 return not (exclude and key in exclude)
@@ -310,14 +313,6 @@ def run_fixes(
     ]
     records = _records(applied, last, originals, current, round_text, unsafe, only, exclude)
     return EngineResult(records=records, changes=changes, scan=res, rounds=rounds)
-
-
-def _orig_key(
-    f: Finding, real: str, originals: dict[str, bytes], current: dict[str, bytes]
-) -> Key:
-    """The key of a finding as it was in the original file (content hash ignores line
-    numbers, so a finding keeps its key while other fixes move it)."""
-    return finding_key(f)
 
 
 def _records(
@@ -379,7 +374,7 @@ def _records(
             status, reason, title = "no-fix", p.result.reason, ""
         else:
             title = p.result.title
-            if only is not None and key not in only or (exclude and key in exclude):
+            if (only is not None and key not in only) or (exclude and key in exclude):
                 status, reason = "rejected", "not selected"
             elif p.safety == "unsafe" and not unsafe:
                 status, reason = "unsafe", "an unsafe fix: apply it with --unsafe-fixes"

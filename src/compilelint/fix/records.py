@@ -3,6 +3,7 @@ finding, what verification saw, and what a run wrote."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Union
 
@@ -20,7 +21,7 @@ class Rewrite:
     parsed file, by identity) with its replacement. ``imports``: modules the new code names."""
 
     title: str
-    changes: list[tuple[cst.CSTNode, Replacement]]
+    changes: Sequence[tuple[cst.CSTNode, Replacement]]
     imports: tuple[str, ...] = ()
     mergeable: bool = False  # adjacent replacements of mergeable rewrites share one guard
 

@@ -49,7 +49,11 @@ def _ignore(folder: str, names: list[str]) -> set[str]:
     out = {n for n in names if n in _SKIP_DIRS}
     for n in names:
         p = os.path.join(folder, n)
-        if os.path.isdir(p) and not os.path.islink(p) and os.path.isfile(os.path.join(p, "pyvenv.cfg")):
+        if (
+            os.path.isdir(p)
+            and not os.path.islink(p)
+            and os.path.isfile(os.path.join(p, "pyvenv.cfg"))
+        ):
             out.add(n)  # a virtual environment
     return out
 
@@ -297,7 +301,9 @@ class Verifier:
                     continue
                 desc = f"{path}:{line} {gb}"
                 owner = [
-                    k for k, (p, _, _, alo, ahi) in regions.items() if p == path and alo <= line <= ahi
+                    k
+                    for k, (p, _, _, alo, ahi) in regions.items()
+                    if p == path and alo <= line <= ahi
                 ]
                 if owner:
                     for k in owner:

@@ -8,6 +8,7 @@ mechanically. It never re-decides whether the finding is right: that is the chec
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 import libcst as cst
@@ -235,7 +236,7 @@ def suite_statements(suite: cst.BaseSuite) -> list[cst.BaseSmallStatement] | Non
 
 def with_comments(
     stmts: list[cst.SimpleStatementLine],
-    leading: list[cst.EmptyLine] | tuple[cst.EmptyLine, ...],
+    leading: Sequence[cst.EmptyLine],
     comments: list[cst.Comment],
     header: cst.Comment | None = None,
 ) -> list[cst.SimpleStatementLine]:

@@ -29,7 +29,7 @@ from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 from compilelint.model import Finding
 
-_AUG = {
+_AUG: dict[type, type[cst.BaseBinaryOp]] = {
     cst.AddAssign: cst.Add,
     cst.SubtractAssign: cst.Subtract,
     cst.MultiplyAssign: cst.Multiply,
@@ -65,7 +65,11 @@ class TensorDependentBranchWhere(Codemod):
 
     # ------------------------------------------------------------------ helpers
     def _where(
-        self, ctx: FixContext, cond: cst.BaseExpression, a: cst.BaseExpression, b: cst.BaseExpression
+        self,
+        ctx: FixContext,
+        cond: cst.BaseExpression,
+        a: cst.BaseExpression,
+        b: cst.BaseExpression,
     ) -> cst.Call:
         return cst.Call(
             func=cst.parse_expression(ctx.torch("where")),
@@ -136,7 +140,9 @@ class TensorDependentBranchWhere(Codemod):
                 and len(nxt.body) == 1
                 and isinstance(nxt.body[0], cst.Return)
             ):
-                return NoFix("the `if` returns but no `else`/next statement returns the other value")
+                return NoFix(
+                    "the `if` returns but no `else`/next statement returns the other value"
+                )
             follow = nxt
             orelse = list(nxt.body)
         if len(orelse) != 1 or not isinstance(orelse[0], cst.Return):
@@ -209,7 +215,9 @@ class TensorDependentBranchWhere(Codemod):
                 seen: set[str] = set()
                 for n, v, _ in br:
                     if n in seen or (names_in(v) & seen):
-                        return NoFix("a branch reads a value it assigned; the sides depend on order")
+                        return NoFix(
+                            "a branch reads a value it assigned; the sides depend on order"
+                        )
                     seen.add(n)
         one_sided = [n for n in names if n not in tmap or n not in fmap]
         fn = ctx.function(node)
@@ -266,8 +274,11 @@ class TensorDependentBranchWhere(Codemod):
         if fn is None:
             return False
         line = ctx.span(node)[0]
-        params = {p.name.value for p in fn.params.params + fn.params.kwonly_params}
-        params |= {p.name.value for p in fn.params.posonly_params}
+        ps = fn.params
+        params = {p.name.value for p in [*ps.params, *ps.kwonly_params, *ps.posonly_params]}
+        for star in (ps.star_arg, ps.star_kwarg):
+            if isinstance(star, cst.Param):
+                params.add(star.name.value)
         bound = bound_names(fn.body)
         for n in names:
             if n in params:

@@ -16,7 +16,7 @@ import libcst as cst
 
 from compilelint.fix.codemods.base import Codemod, bound_names, is_number
 from compilelint.fix.context import FixContext
-from compilelint.fix.records import NoFix, Rewrite
+from compilelint.fix.records import NoFix, Replacement, Rewrite
 from compilelint.model import Finding
 
 _ARITH = (
@@ -56,7 +56,7 @@ class TensorItemDrop(Codemod):
         if isinstance(chain, NoFix):
             return chain
         repl = {id(call): self._receiver(call)}
-        changes: list[tuple[cst.CSTNode, cst.CSTNode]] = []
+        changes: list[tuple[cst.CSTNode, Replacement]] = []
         if chain.assign is None:
             changes.append(self._rewrite(ctx, call, chain, repl))
             return Rewrite(self._title(chain), changes, imports=self._imports(chain))
@@ -107,7 +107,8 @@ class TensorItemDrop(Codemod):
                         out.minmax.append(call)
                         cur = call
                         continue
-                return NoFix(f"the value is passed to `{ctx.code(call).strip()[:40]}`")
+                where = ctx.code(call).strip()[:40] if call is not None else "a call"
+                return NoFix(f"the value is passed to `{where}`")
             if isinstance(p, cst.BinaryOperation) and isinstance(p.operator, _ARITH):
                 other = p.right if p.left is cur else p.left
                 if ctx.is_tensor(other):

@@ -21,12 +21,13 @@ class AssertLiteralMessage(Codemod):
             return NoFix("the assert was not found in the file")
         node = found[0]
         msg = node.msg
-        literal = self._literal(ctx, msg)  # type: ignore[arg-type]
+        assert msg is not None
+        literal = self._literal(ctx, msg)
         if literal is None:
             return NoFix("the message is not built from a string literal; write one by hand")
         return Rewrite(
             title="use the message's literal text",
-            changes=[(msg, literal.with_changes(lpar=msg.lpar, rpar=msg.rpar))],  # type: ignore[union-attr]
+            changes=[(msg, literal.with_changes(lpar=msg.lpar, rpar=msg.rpar))],
         )
 
     def _literal(self, ctx: FixContext, msg: cst.BaseExpression) -> cst.SimpleString | None:

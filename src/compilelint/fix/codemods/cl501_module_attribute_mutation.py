@@ -32,13 +32,16 @@ class CounterBuffer(Codemod):
     CODE = "CL501"
 
     def fix(self, ctx: FixContext, finding: Finding) -> Rewrite | NoFix:
-        nodes = ctx.nodes_at(finding, (cst.AugAssign, cst.Assign, cst.Call))
+        nodes: list[cst.CSTNode] = ctx.nodes_at(finding, (cst.AugAssign, cst.Assign, cst.Call))
         if not nodes:
             return NoFix("the statement was not found in the file")
         node = nodes[0]
-        if isinstance(node, cst.Call):
+        if isinstance(node, cst.AugAssign):
+            target = node.target
+        elif isinstance(node, cst.Assign):
+            target = node.targets[0].target
+        else:
             return NoFix("a Python list on `self` has no tensor equivalent that keeps its uses")
-        target = node.target if isinstance(node, cst.AugAssign) else node.targets[0].target
         attr = _self_attr(target)
         cls = ctx.enclosing(node, cst.ClassDef)
         if attr is None or cls is None or not isinstance(cls.body, cst.IndentedBlock):
