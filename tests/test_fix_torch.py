@@ -196,3 +196,22 @@ def test_verify_rejects_a_fix_that_changes_outputs(tmp_path: Path) -> None:
     checks = {c.rule: c for c in run.verification.checks}
     assert checks["CL201"].accepted and checks["CL201"].breaks_after == 0
     assert not checks["CL111"].accepted
+
+
+def test_verify_counter_buffer_removes_recompiles(tmp_path: Path) -> None:
+    for name in ("int_counter.py", "int_counter.json"):
+        shutil.copy(ROOT / "fixtures" / "dynamic" / name, tmp_path / name)
+    run = fix_paths(
+        [str(tmp_path / "int_counter.py")],
+        Config(cache=False),
+        unsafe=True,
+        spec=str(tmp_path / "int_counter.json"),
+        verify=True,
+        root=str(tmp_path),
+    )
+    assert run.verification is not None
+    (chk,) = run.verification.checks
+    assert chk.rule == "CL501" and chk.accepted, chk
+    assert chk.recompiles_before >= 7 and chk.recompiles_after == 0
+    assert chk.outputs == "match"
+    assert "register_buffer" in (tmp_path / "int_counter.py").read_text(encoding="utf-8")

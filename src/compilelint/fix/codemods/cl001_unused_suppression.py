@@ -39,7 +39,9 @@ class UnusedSuppression(Codemod):
                     directive = f"noqa: {', '.join(keep)}"
                 text = comment.value[: m.start()] + "# " + directive + comment.value[m.end() :]
             else:
-                text = (comment.value[: m.start()] + comment.value[m.end() :]).rstrip()
+                text = (comment.value[: m.start()] + comment.value[m.end() :]).strip()
+                if text and not text.startswith("#"):
+                    text = "# " + text
             return self._rewrite(ctx, comment, text)
         return NoFix("no suppression comment on the line")
 

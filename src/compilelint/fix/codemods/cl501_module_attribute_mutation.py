@@ -3,7 +3,7 @@
 ``self.calls = 0`` in ``__init__`` -> ``self.register_buffer("calls", torch.tensor(0),
 persistent=False)``; ``self.calls += 1`` then steps the buffer in place, which torch.compile
 traces without guarding on the value. Offered only when every other use of ``self.calls`` in
-the class is such a step.
+the class is such a step or arithmetic with a tensor (``x * self.calls``).
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ class CounterBuffer(Codemod):
         for use in self._uses(cls, attr):
             if ctx.enclosing(use, cst.FunctionDef) is init:
                 continue
-            if not self._is_step(ctx, use, attr):
+            if not (self._is_step(ctx, use, attr) or self._with_tensor(ctx, use)):
                 stmt = ctx.statement(use)
                 code = ctx.code(stmt).strip().splitlines()[0] if stmt is not None else attr
                 return NoFix(
@@ -146,6 +146,16 @@ class CounterBuffer(Codemod):
                 and self._step_value(p, attr)
             )
         return False
+
+    def _with_tensor(self, ctx: FixContext, use: cst.Attribute) -> bool:
+        """``x * self.a`` with a tensor ``x``: a 0-d tensor there computes the same."""
+        p = ctx.parent(use)
+        if not isinstance(p, cst.BinaryOperation) or not isinstance(
+            p.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
+        ):
+            return False
+        other = p.right if p.left is use else p.left
+        return ctx.is_tensor(other)
 
     def _step_value(self, v: cst.BaseExpression, attr: str) -> bool:
         return (
