@@ -9,7 +9,9 @@ here: sources stay in memory (the caller writes them with :mod:`compilelint.fix.
 
 from __future__ import annotations
 
+import io
 import os
+import tokenize
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,8 +53,12 @@ class FilePlan:
     real: str
     source: bytes
     module: cst.Module
-    torch_bound: bool
+    ctx: FixContext
     planned: list[Planned] = field(default_factory=list)
+
+    @property
+    def torch_bound(self) -> bool:
+        return self.ctx.torch_bound
 
 
 def fixable_codes(catalog: Catalog) -> dict[str, str]:
@@ -77,7 +83,7 @@ def plan_file(
     mod_name, is_pkg = module_name(Path(real))
     ctx = FixContext(module, path=path, module_name=mod_name, is_package=is_pkg, project=project)
     mods = all_codemods()
-    plan = FilePlan(path, real, source, module, ctx.torch_bound)
+    plan = FilePlan(path, real, source, module, ctx)
     for f in findings:
         mod = mods.get(f.rule)
         rule = catalog.rules.get(f.rule)
@@ -165,8 +171,6 @@ def select(
     accept: Callable[[Finding], bool] | None = None,
 ) -> tuple[list[Planned], list[Planned], list[Planned]]:
     """(chosen, deferred because they overlap a chosen one, not allowed) rewrites."""
-    from libcst.metadata import MetadataWrapper, PositionProvider
-
     spans: dict[int, tuple[int, int, int, int]] = {}
     wanted = [
         p
@@ -176,13 +180,12 @@ def select(
         and (accept is None or accept(p.finding))
     ]
     skipped = [p for p in plan.planned if isinstance(p.result, Rewrite) and p not in wanted]
-    if wanted:
-        pos = MetadataWrapper(plan.module, unsafe_skip_copy=True).resolve(PositionProvider)
-        for p in wanted:
-            for t, _ in p.result.changes:  # type: ignore[union-attr]
-                r = pos.get(t)
-                if r is not None:
-                    spans[id(t)] = (r.start.line, r.start.column, r.end.line, r.end.column)
+    for p in wanted:
+        for t, _ in p.result.changes:  # type: ignore[union-attr]
+            try:
+                spans[id(t)] = plan.ctx.span(t)
+            except KeyError:
+                pass
     chosen: list[Planned] = []
     deferred: list[Planned] = []
     taken: list[tuple[int, int, int, int]] = []
@@ -220,8 +223,9 @@ def unique_rewrites(chosen: list[Planned]) -> list[Rewrite]:
 def decode(data: bytes) -> str:
     """Text of a Python source as libcst reads it (encoding cookie or BOM honoured)."""
     try:
-        return cst.parse_module(data).code
-    except Exception:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return data.decode(encoding)
+    except (SyntaxError, LookupError, UnicodeDecodeError):
         return data.decode("utf-8", errors="replace")
 
 
@@ -362,13 +366,15 @@ def _records(
                 end_line=line + (f.end_line - f.line),
             )
         )
+    final: dict[str, LineMap] = {}
     for p in remaining:
         f = p.finding
         real = os.path.realpath(f.path)
         rnd_line = f.line
         if real in originals and real in current and current[real] != originals[real]:
-            lm = LineMap(orig_text(real), decode(current[real]))
-            rnd_line = lm.back(f.line)[0]
+            if real not in final:
+                final[real] = LineMap(orig_text(real), decode(current[real]))
+            rnd_line = final[real].back(f.line)[0]
         key = (f.path, content_hash(f))
         if isinstance(p.result, NoFix):
             status, reason, title = "no-fix", p.result.reason, ""

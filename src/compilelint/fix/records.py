@@ -12,7 +12,7 @@ import libcst as cst
 from compilelint.model import FixSafety
 
 Replacement = Union[cst.CSTNode, cst.FlattenSentinel, cst.RemovalSentinel]  # noqa: UP007
-Status = Literal["applied", "would-apply", "unsafe", "no-fix", "conflict", "rejected"]
+Status = Literal["applied", "unsafe", "no-fix", "conflict", "rejected"]
 
 
 @dataclass
