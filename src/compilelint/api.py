@@ -14,7 +14,7 @@ from compilelint import __version__
 from compilelint.catalog import Catalog, load_catalog
 from compilelint.config import Config, load_config
 from compilelint.model import SEVERITY_ORDER, Report, Summary
-from compilelint.static.engine import scan
+from compilelint.static.engine import ScanResult, scan
 
 
 def check(
@@ -28,7 +28,11 @@ def check(
     """Run the static stage over files and folders. Problems with inputs come back as data."""
     cfg = config if config is not None else load_config(paths)
     cat = catalog or load_catalog()
-    res = scan(paths, cfg, catalog=cat, progress=progress, no_cache=no_cache)
+    return report_from_scan(scan(paths, cfg, catalog=cat, progress=progress, no_cache=no_cache))
+
+
+def report_from_scan(res: ScanResult) -> Report:
+    """The :class:`Report` of one static scan."""
     by_rule = dict(sorted(Counter(f.rule for f in res.findings).items()))
     return Report(
         version=__version__,

@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from compilelint import __version__
+from compilelint.fix.cli import fix as fix_command
 
 
 def _fail(msg: str) -> None:
@@ -94,6 +95,8 @@ def main() -> None:
     show_default=True,
     help="Dynamic stage time limit in seconds.",
 )
+@click.option("--fix", "apply_fixes", is_flag=True, help="Apply safe fixes, then report the rest.")
+@click.option("--unsafe-fixes", is_flag=True, help="With --fix, also apply unsafe fixes.")
 def check(
     paths: tuple[str, ...],
     fmt: str,
@@ -112,6 +115,8 @@ def check(
     no_respect_gitignore: bool,
     input_spec: str | None,
     timeout: float,
+    apply_fixes: bool,
+    unsafe_fixes: bool,
 ) -> None:
     """Check PATHS (files and folders; default: the current folder)."""
     from compilelint.api import check as run_check
@@ -155,6 +160,10 @@ def check(
     if unknown:
         _fail(f"unknown rule code {unknown[0]!r} (see `compilelint rules`)")
 
+    if apply_fixes:
+        from compilelint.fix.cli import apply_for_check
+
+        apply_for_check(path_list, cfg, catalog, unsafe=unsafe_fixes, no_cache=no_cache)
     progress = None
     machine = fmt != "text"
     if not machine and sys.stderr.isatty() and not no_color:
@@ -171,6 +180,10 @@ def check(
             _fail(f"dynamic stage unavailable: {exc}")
             return
         report = add_dynamic_to_report(report, input_spec, catalog=catalog, timeout=timeout)
+    if apply_fixes or unsafe_fixes or fmt == "sarif":
+        from compilelint.fix.api import attach_edits  # Finding.edits for SARIF `fixes`
+
+        report = attach_edits(report, path_list, cfg, catalog=catalog)
     for e in report.errors:
         if e.kind == "usage":
             click.echo(f"compilelint: error: {e.message}", err=True)
@@ -279,6 +292,7 @@ def _mount_dynamic() -> None:
 
 
 _mount_dynamic()
+main.add_command(fix_command)
 
 from compilelint.bench.cli import bench  # noqa: E402
 

@@ -215,8 +215,14 @@ def run_dynamic(
     progress: bool = False,
     memory_mb: int | None = None,
     python: str | None = None,
+    save_outputs: str | None = None,
+    compare_outputs: str | None = None,
 ) -> DynamicResult:
-    """Run the spec's model under torch.compile in a child process; errors come back as data."""
+    """Run the spec's model under torch.compile in a child process; errors come back as data.
+
+    ``save_outputs``: a file for the run's initial weights, outputs and gradients;
+    ``compare_outputs``: such a file from another run to compare with (``fix --verify``); the
+    verdict is ``result.raw["comparison"]``."""
     t0 = time.perf_counter()
     root = os.path.realpath(cwd)
     try:
@@ -242,6 +248,10 @@ def run_dynamic(
         "--root",
         root,
     ]
+    if save_outputs:
+        cmd += ["--save-outputs", save_outputs]
+    if compare_outputs:
+        cmd += ["--compare-outputs", compare_outputs]
     tail: list[str] = []
     try:
         proc = subprocess.Popen(

@@ -339,7 +339,9 @@ def scalar_of(torch: Any, out: Any) -> Any:
 # --------------------------------------------------------------------------- run
 
 
-def run(spec: Spec, root: str, *, bare: bool = False) -> dict[str, Any]:
+def run(spec: Spec, root: str, *, bare: bool = False, recorder: Any = None) -> dict[str, Any]:
+    """Run the spec. ``recorder`` (an :class:`outputs.Recorder`) keeps the initial weights,
+    every call's outputs and the final gradients, for ``fix --verify``."""
     t0 = time.perf_counter()
     result: dict[str, Any] = {
         "result_version": RESULT_VERSION,
@@ -413,6 +415,8 @@ def run(spec: Spec, root: str, *, bare: bool = False) -> dict[str, Any]:
                 model.train()
             else:
                 model.eval()
+            if recorder is not None:
+                recorder.model_built(torch, model)
         with step("inputs"):
             if spec.inputs_given or spec.kwargs or default_inputs is None:
                 args = [make_value(torch, a, device) for a in spec.inputs]
@@ -493,6 +497,8 @@ def run(spec: Spec, root: str, *, bare: bool = False) -> dict[str, Any]:
                                 loss = scalar_of(torch, out)
                                 if loss is not None:
                                     loss.backward()
+                            if recorder is not None:
+                                recorder.called(torch, out)
                     except StepError as se:
                         if unsupported and isinstance(se.exc, unsupported):
                             result["fullgraph_errors"].append(
@@ -508,6 +514,8 @@ def run(spec: Spec, root: str, *, bare: bool = False) -> dict[str, Any]:
                 result["phases"].append(
                     {"name": phase, "seconds": round(time.perf_counter() - p0, 4)}
                 )
+            if recorder is not None:
+                recorder.finished(torch, model)
     except StepError as se:
         result["error"] = error_record(se.step, se.exc, root)
     finally:
@@ -531,12 +539,25 @@ def run(spec: Spec, root: str, *, bare: bool = False) -> dict[str, Any]:
     return result
 
 
+def _outputs(result: dict[str, Any], recorder: Any, save: str | None, ref: str | None) -> None:
+    import torch
+
+    from compilelint.dynamic import outputs
+
+    if save:
+        outputs.save(torch, save, recorder)
+    if ref:
+        result["comparison"] = outputs.compare(torch, ref, recorder)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m compilelint.dynamic.runner")
     ap.add_argument("spec")
     ap.add_argument("--out", help="write the JSON result here (default: stdout)")
     ap.add_argument("--root", default=os.getcwd(), help="project root (user code lives here)")
     ap.add_argument("--bare", action="store_true", help="plain torch.compile, no collectors")
+    ap.add_argument("--save-outputs", help="save weights, outputs and gradients here (torch.save)")
+    ap.add_argument("--compare-outputs", help="compare with outputs saved by another run")
     ns = ap.parse_args(argv)
     real_stdout = sys.stdout
     sys.stdout = sys.stderr  # the user's prints must not corrupt the result
@@ -549,8 +570,15 @@ def main(argv: list[str] | None = None) -> int:
             "error": {"step": "spec", "type": "SpecError", "message": str(exc), "frames": []},
         }
     else:
+        recorder = None
+        if ns.save_outputs or ns.compare_outputs:
+            from compilelint.dynamic.outputs import Recorder
+
+            recorder = Recorder()
         try:
-            result = run(spec, root, bare=ns.bare)
+            result = run(spec, root, bare=ns.bare, recorder=recorder)
+            if recorder is not None and not result.get("error"):
+                _outputs(result, recorder, ns.save_outputs, ns.compare_outputs)
         except BaseException as exc:
             result = {"result_version": RESULT_VERSION, "error": error_record("run", exc, root)}
     text = json.dumps(result, default=str)
