@@ -3,7 +3,7 @@
 # machine (`smoke` first for a quick check with tiny shapes). Writes OUTDIR/<name>.json (the
 # raw result) and OUTDIR/<name>.txt (the terminal table). Needs compilelint importable.
 set -uo pipefail
-out=${1:?usage: bench_gpu.sh OUTDIR [smoke] [demo] [cnn] [gnn]}
+out=${1:?usage: bench_gpu.sh OUTDIR [smoke] [demo] [demo-fix] [cnn] [gnn]}
 shift
 mkdir -p "$out"
 cl() { python3 -c "from compilelint.cli import main; main()" "$@"; }
@@ -19,6 +19,10 @@ for what in "$@"; do
     cl bench fixtures/demo/transformer.py --input-spec fixtures/demo/spec.h100.json \
       --compare fixtures/bench/transformer_fixed.h100.json --dtype bfloat16 \
       --modes default,reduce-overhead --format json -o "$out/demo.json"
+    ;;
+  demo-fix)
+    cl bench fixtures/demo/transformer.py --input-spec fixtures/demo/spec.h100.json --fix \
+      --dtype bfloat16 --modes default,reduce-overhead --format json -o "$out/demo-fix.json"
     ;;
   cnn)
     cl bench fixtures/bench/cnn.py --input-spec fixtures/bench/cnn.h100.json \

@@ -75,6 +75,7 @@ class Target:
     label: str
     spec: str
     note: str = ""
+    root: str | None = None  # the project folder it runs in (default: the current folder)
 
 
 @dataclass
@@ -140,7 +141,7 @@ def check_spec(path: str) -> None:
 
 
 def _child(
-    ctx: _Ctx, spec: str, mode: str, extra: Sequence[str], progress_label: str
+    ctx: _Ctx, spec: str, mode: str, extra: Sequence[str], progress_label: str, root: str
 ) -> dict[str, Any]:
     """Run one configuration; the raw result, or ``{"error": {...}}`` when none came back."""
     opts = ctx.opts
@@ -166,7 +167,7 @@ def _child(
         "--out",
         out_path,
         "--root",
-        ctx.root,
+        root,
         *extra,
     ]
     if opts.train:
@@ -188,7 +189,7 @@ def _child(
     try:
         proc = subprocess.Popen(
             cmd,
-            cwd=ctx.root,
+            cwd=root,
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -409,8 +410,9 @@ def mode_entry(
     mode: str,
     eager: Mapping[str, Any],
     ctx: _Ctx,
+    root: str | None = None,
 ) -> dict[str, Any]:
-    root = ctx.root
+    root = root or ctx.root
     err = _clean_error(raw.get("error"), root)
     step = stats.summarize(raw.get("step_ms") or [])
     sp = stats.speedup(eager["step"], step)
@@ -514,13 +516,13 @@ def _run_target(
 ) -> tuple[dict[str, Any], str | None, dict[str, Any] | None]:
     """Bench one spec: eager, then each mode. Returns (run, its reference file, environment)."""
     opts = ctx.opts
-    root = ctx.root
+    root = os.path.realpath(target.root) if target.root else ctx.root
     spec = load_spec(target.spec)
     ref = os.path.join(ctx.tmp, f"reference-{idx}.pt")
     extra = ["--save-reference", ref]
     if base_ref:
         extra += ["--reference", base_ref]
-    raw_e = _child(ctx, target.spec, EAGER, extra, f"{target.label}: eager")
+    raw_e = _child(ctx, target.spec, EAGER, extra, f"{target.label}: eager", root)
     eager = eager_entry(raw_e, root)
     device = raw_e.get("device") or (opts.device or spec.device)
     run: dict[str, Any] = {
@@ -552,8 +554,10 @@ def _run_target(
                 )
     same = True
     for mode in modes:
-        raw_m = _child(ctx, target.spec, mode, ["--reference", ref], f"{target.label}: {mode}")
-        entry = mode_entry(raw_m, mode, eager, ctx)
+        raw_m = _child(
+            ctx, target.spec, mode, ["--reference", ref], f"{target.label}: {mode}", root
+        )
+        entry = mode_entry(raw_m, mode, eager, ctx, root)
         if not raw_m.get("error") and not _same(run["checksums"], raw_m.get("checksums") or {}):
             same = False
         run["modes"].append(entry)
@@ -645,14 +649,67 @@ def annotate_rules(result: dict[str, Any], findings: Iterable[Any]) -> None:
                     part["rules"] = m["breaks"][part["break"]].get("rules", [])
 
 
+def fixed_copy(
+    spec: str, paths: Sequence[str], root: str, dest: str
+) -> tuple[Target | None, dict[str, Any]]:
+    """A copy of ``root`` in ``dest`` with compilelint's fixes for ``paths`` applied, each fix
+    verified by the dynamic stage with ``spec`` (kept only if its break is gone and the outputs
+    match). Returns the target that benches the copy (None when no fix was accepted) and a
+    record of the fixes."""
+    try:
+        from compilelint.fix import fix_copy
+    except ImportError as exc:  # pragma: no cover - packaging error
+        raise BenchError(f"--fix needs the fix stage: {exc}") from None
+    root = os.path.realpath(root)
+    rel = [os.path.relpath(os.path.realpath(p), root) for p in paths]
+    if any(r.startswith("..") for r in rel):
+        raise BenchError("--fix: the files to fix must be inside the current folder")
+    run = fix_copy(root, dest, rel, unsafe=True, spec=os.path.abspath(spec), verify=True)
+    dest = os.path.realpath(dest)
+
+    def rec(r: Any) -> dict[str, Any]:
+        return {
+            "rule": r.rule,
+            "path": relpath(os.path.realpath(r.path), dest),
+            "line": r.line,
+            "title": r.title,
+            "reason": r.reason,
+        }
+
+    applied = [rec(r) for r in run.records if r.status == "applied"]
+    info: dict[str, Any] = {
+        "applied": applied,
+        "not_applied": [
+            {**rec(r), "status": r.status} for r in run.records if r.status != "applied"
+        ],
+        "verified": run.verification is not None and not run.verification.error,
+        "error": run.verification.error if run.verification else None,
+    }
+    if not applied:
+        return None, info
+    spec_real = os.path.realpath(spec)
+    spec_in_copy = (
+        os.path.join(dest, os.path.relpath(spec_real, root))
+        if spec_real.startswith(root + os.sep)
+        else spec
+    )
+    what = ", ".join(f"{a['rule']} at {a['path']}:{a['line']}" for a in applied)
+    note = f"a copy with compilelint's verified fixes applied ({what})"
+    return Target("fixed", spec_in_copy, note=note, root=dest), info
+
+
 def run_bench(
     targets: Sequence[Target],
     opts: BenchOptions,
     *,
     cwd: str | None = None,
     command: str | None = None,
+    fix: Sequence[str] | None = None,
 ) -> dict[str, Any]:
-    """Bench each target (the first is the baseline the others are compared with)."""
+    """Bench each target (the first is the baseline the others are compared with).
+
+    ``fix``: files to fix (``bench --fix``): a temporary copy of the current folder gets
+    compilelint's verified fixes for them, and is benched after the targets."""
     validate_options(opts)
     if not targets:
         raise BenchError("nothing to bench: give --input-spec")
@@ -664,7 +721,19 @@ def run_bench(
     ctx = _Ctx(root=root, opts=opts, tmp=tmp, registry=load_registry())
     runs: list[dict[str, Any]] = []
     env: dict[str, Any] | None = None
+    fix_info: dict[str, Any] | None = None
     try:
+        targets = list(targets)
+        if fix is not None:
+            if opts.progress:
+                sys.stderr.write(f"{PROGRESS_PREFIX}bench: fixing a copy and verifying each fix\n")
+            fixed, fix_info = fixed_copy(targets[0].spec, fix, root, os.path.join(tmp, "fixed"))
+            if fixed is None:
+                ctx.warnings.append(
+                    "--fix: no verified fix applies to these files; nothing to compare"
+                )
+            else:
+                targets.append(fixed)
         base_ref: str | None = None
         for i, t in enumerate(targets):
             run, ref, run_env = _run_target(ctx, t, base_ref, i)
@@ -712,6 +781,7 @@ def run_bench(
         "environment": env,
         "runs": runs,
         "comparison": comparison,
+        "fix": fix_info,
         "warnings": list(dict.fromkeys(ctx.warnings)),
         "seconds": round(time.perf_counter() - t0, 3),
     }

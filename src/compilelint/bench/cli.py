@@ -70,6 +70,13 @@ def _fail(msg: str) -> None:
     help="Also bench this spec (e.g. a fixed copy of the model) and compare (repeatable).",
 )
 @click.option(
+    "--fix",
+    "fix",
+    is_flag=True,
+    help="Also bench a temporary copy with compilelint's fixes for PATHS applied, each verified "
+    "with torch (the files themselves are not changed).",
+)
+@click.option(
     "--warm-cache",
     is_flag=True,
     help="Use the usual inductor cache (default: a fresh one per mode, so compile times are cold).",
@@ -102,6 +109,7 @@ def bench(
     device: str | None,
     backend: str,
     compare_specs: tuple[str, ...],
+    fix: bool,
     warm_cache: bool,
     timeout: float,
     fmt: str,
@@ -143,7 +151,10 @@ def bench(
             for i, spec in enumerate(compare_specs)
         ]
         command = _command_line(click.get_current_context())
-        result = run_bench(targets, opts, command=command)
+        fix_paths = (list(paths) or _model_files([input_spec])) if fix else None
+        if fix and not fix_paths:
+            raise BenchError("--fix: name the files to fix (PATHS); the spec's model is a module")
+        result = run_bench(targets, opts, command=command, fix=fix_paths)
     except BenchError as exc:
         _fail(str(exc))
         return
@@ -201,6 +212,24 @@ def _command_line(ctx: click.Context) -> str:
         else:
             words += [flag, str(value)]
     return " ".join(shlex.quote(w) for w in words)
+
+
+def _model_files(specs: list[str]) -> list[str]:
+    """The model files the specs name (``file.py:Name``), relative to the current folder."""
+    from compilelint.dynamic.spec import SpecError, load_spec
+
+    out: list[str] = []
+    for sp in specs:
+        try:
+            target = load_spec(sp).model.rsplit(":", 1)[0]
+        except SpecError:
+            continue
+        for base in (os.getcwd(), os.path.dirname(os.path.abspath(sp))):
+            cand = os.path.join(base, target)
+            if target.endswith(".py") and os.path.isfile(cand):
+                out.append(os.path.relpath(cand))
+                break
+    return out
 
 
 def _annotate(result: dict[str, Any], paths: list[str]) -> None:
