@@ -317,12 +317,14 @@ def test_cpu_smoke_demo_vs_fixed(tmp_path: Path) -> None:
         "environment",
         "runs",
         "comparison",
+        "fix",
         "warnings",
         "seconds",
     ]
     assert data["command"].startswith(
         f"compilelint bench {DEMO} --input-spec fixtures/demo/spec.json"
     )
+    assert data["fix"] is None
     base, fixed = data["runs"]
     assert base["device"] == "cpu" and base["same_weights_and_inputs"] is True
     assert base["eager"]["step"]["n"] == 3
@@ -426,3 +428,68 @@ def test_cpu_smoke_inductor(tmp_path: Path) -> None:
     [mode] = json.loads(out.read_text(encoding="utf-8"))["runs"][0]["modes"]
     assert mode["graphs"] == 1 and mode["break_count"] == 0 and mode["compile_s"] > 0
     assert mode["output"]["max_abs_diff"] < 1e-3
+
+
+@pytest.mark.torch
+def test_cpu_smoke_fix_benches_a_verified_copy(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    before = (ROOT / DEMO).read_bytes()
+    out = tmp_path / "fix.json"
+    code, _, err = invoke(
+        [
+            "bench",
+            DEMO,
+            "--input-spec",
+            "fixtures/demo/spec.json",
+            "--fix",
+            "--device",
+            "cpu",
+            "--backend",
+            "aot_eager",
+            "--steps",
+            "2",
+            "--warmup",
+            "0",
+            "--attribution-steps",
+            "1",
+            "--format",
+            "json",
+            "-o",
+            str(out),
+        ]
+    )
+    assert code == 0, err
+    assert (ROOT / DEMO).read_bytes() == before  # only the temporary copy is fixed
+    data = json.loads(out.read_text(encoding="utf-8"))
+    fixed = {(a["rule"], a["path"], a["line"]) for a in data["fix"]["applied"]}
+    assert fixed == {("CL103", DEMO, 40), ("CL101", DEMO, 41)} and data["fix"]["verified"]
+    base, copy = data["runs"]
+    assert copy["label"] == "fixed" and copy["modes"][0]["break_count"] == 0
+    assert copy["output_vs_baseline"]["max_abs_diff"] < 1e-5
+    assert data["comparison"][0]["summary"].startswith(
+        f"fixing these 2 lines ({DEMO}:40, {DEMO}:41)"
+    )
+
+
+def test_bench_fixtures_carry_their_static_findings() -> None:
+    """The bench models' inline `# error:` markers are exactly what the static stage finds
+    (and the fixed copies have none)."""
+    from compilelint.api import check
+    from compilelint.config import Config
+
+    from .conftest import expected_markers
+
+    folder = ROOT / "fixtures" / "bench"
+    want = sorted(
+        (py.relative_to(ROOT).as_posix(), line, code)
+        for py in folder.glob("*.py")
+        for line, code in expected_markers(py.read_text(encoding="utf-8"))
+    )
+    old = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        report = check(["fixtures/bench"], Config(cache=False))
+    finally:
+        os.chdir(old)
+    assert sorted((f.path, f.line, f.rule) for f in report.findings) == want
+    assert not [w for w in want if "_fixed" in w[0]]
