@@ -9,10 +9,15 @@ import dataclasses
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from compilelint import __version__
+
+if TYPE_CHECKING:
+    from compilelint.catalog import Catalog
+    from compilelint.config import Config
 
 
 def _fail(msg: str) -> None:
@@ -94,6 +99,26 @@ def main() -> None:
     show_default=True,
     help="Dynamic stage time limit in seconds.",
 )
+@click.option(
+    "--baseline",
+    type=click.Path(dir_okay=False),
+    help="Report and fail only on findings not in this baseline file (`compilelint baseline create`).",
+)
+@click.option(
+    "--max-graph-breaks",
+    type=click.IntRange(min=0),
+    help="Fail (exit 1) when the dynamic run observes more graph breaks than this.",
+)
+@click.option(
+    "--max-recompiles",
+    type=click.IntRange(min=0),
+    help="Fail (exit 1) when the dynamic run observes more recompiles than this.",
+)
+@click.option(
+    "--no-default-paths",
+    is_flag=True,
+    help="With no PATHS, check nothing and exit 0 instead of checking the current folder (pre-commit).",
+)
 def check(
     paths: tuple[str, ...],
     fmt: str,
@@ -112,14 +137,105 @@ def check(
     no_respect_gitignore: bool,
     input_spec: str | None,
     timeout: float,
+    baseline: str | None,
+    max_graph_breaks: int | None,
+    max_recompiles: int | None,
+    no_default_paths: bool,
 ) -> None:
     """Check PATHS (files and folders; default: the current folder)."""
     from compilelint.api import check as run_check
-    from compilelint.api import exit_code
-    from compilelint.config import ConfigError, from_table, load_config
+    from compilelint.api import exit_code, finalize
     from compilelint.report import get_reporter
 
+    if not paths and no_default_paths:
+        return  # pre-commit passed no files: nothing to check, and not the current folder
     path_list = list(paths) or ["."]
+    cfg, catalog = resolve_config(
+        path_list,
+        config_file=config_file,
+        select=select,
+        extend_select=extend_select,
+        ignore=ignore,
+        exclude=exclude,
+        fail_on=fail_on,
+        target_torch=target_torch,
+        jobs=jobs,
+        report_untraced=report_untraced,
+        no_respect_gitignore=no_respect_gitignore,
+    )
+    if (max_graph_breaks is not None or max_recompiles is not None) and not input_spec:
+        _fail("--max-graph-breaks and --max-recompiles need --input-spec (a dynamic run)")
+    if baseline is not None:
+        from compilelint.baseline import BaselineError, load_baseline
+
+        try:
+            load_baseline(baseline)  # a bad baseline fails before the scan, in one line
+        except BaselineError as exc:
+            _fail(str(exc))
+
+    progress = None
+    machine = fmt != "text"
+    if not machine and sys.stderr.isatty() and not no_color:
+        progress = _progress_bar()
+    try:
+        report = run_check(path_list, cfg, catalog=catalog, progress=progress, no_cache=no_cache)
+    finally:
+        if progress is not None:
+            progress.close()  # type: ignore[attr-defined]
+    if input_spec:
+        try:
+            from compilelint.dynamic.cli import add_dynamic_to_report
+        except ImportError as exc:  # pragma: no cover - packaging error
+            _fail(f"dynamic stage unavailable: {exc}")
+            return
+        report = add_dynamic_to_report(report, input_spec, catalog=catalog, timeout=timeout)
+    report = finalize(
+        report,
+        cfg,
+        baseline=baseline,
+        max_graph_breaks=max_graph_breaks,
+        max_recompiles=max_recompiles,
+        spec_path=input_spec,
+    )
+    for e in report.errors:
+        if e.kind == "usage":
+            click.echo(f"compilelint: error: {e.message}", err=True)
+    color = (
+        fmt == "text"
+        and not no_color
+        and output is None
+        and sys.stdout.isatty()
+        and ("NO_COLOR" not in os.environ)
+    )
+    text = get_reporter(fmt)(report, catalog, {"color": color})
+    if output:
+        try:
+            Path(output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            _fail(f"cannot write {output}: {exc.strerror or exc}")
+    else:
+        click.echo(text, nl=False)
+    sys.exit(exit_code(report, cfg.fail_on))
+
+
+def resolve_config(
+    path_list: list[str],
+    *,
+    config_file: str | None,
+    select: str | None,
+    extend_select: str | None,
+    ignore: str | None,
+    exclude: tuple[str, ...],
+    fail_on: str | None,
+    target_torch: str | None,
+    jobs: int | None,
+    report_untraced: bool,
+    no_respect_gitignore: bool,
+) -> tuple[Config, Catalog]:
+    """The config (pyproject, then flags) and the catalogue, shared by ``check`` and
+    ``baseline create``; bad values end the command with one line (exit 2)."""
+    from compilelint.config import ConfigError, from_table, load_config
+
     try:
         cfg = load_config(path_list, config_file)
         table: dict[str, object] = {}
@@ -145,7 +261,7 @@ def check(
             cfg = from_table(table, "command line", base=cfg)
     except ConfigError as exc:
         _fail(str(exc))
-        return
+        raise  # unreachable
     catalog = _load_catalog()
     unknown = [
         c
@@ -154,42 +270,7 @@ def check(
     ]
     if unknown:
         _fail(f"unknown rule code {unknown[0]!r} (see `compilelint rules`)")
-
-    progress = None
-    machine = fmt != "text"
-    if not machine and sys.stderr.isatty() and not no_color:
-        progress = _progress_bar()
-    try:
-        report = run_check(path_list, cfg, catalog=catalog, progress=progress, no_cache=no_cache)
-    finally:
-        if progress is not None:
-            progress.close()  # type: ignore[attr-defined]
-    if input_spec:
-        try:
-            from compilelint.dynamic.cli import add_dynamic_to_report
-        except ImportError as exc:  # pragma: no cover - packaging error
-            _fail(f"dynamic stage unavailable: {exc}")
-            return
-        report = add_dynamic_to_report(report, input_spec, catalog=catalog, timeout=timeout)
-    for e in report.errors:
-        if e.kind == "usage":
-            click.echo(f"compilelint: error: {e.message}", err=True)
-    color = (
-        fmt == "text"
-        and not no_color
-        and output is None
-        and sys.stdout.isatty()
-        and ("NO_COLOR" not in os.environ)
-    )
-    text = get_reporter(fmt)(report, catalog, {"color": color})
-    if output:
-        try:
-            Path(output).write_text(text, encoding="utf-8")
-        except OSError as exc:
-            _fail(f"cannot write {output}: {exc.strerror or exc}")
-    else:
-        click.echo(text, nl=False)
-    sys.exit(exit_code(report, cfg.fail_on))
+    return cfg, catalog
 
 
 def _split(v: str) -> list[str]:
@@ -279,6 +360,15 @@ def _mount_dynamic() -> None:
 
 
 _mount_dynamic()
+
+
+def _mount_baseline() -> None:
+    from compilelint.baseline.cli import make_baseline_group
+
+    main.add_command(make_baseline_group(check))
+
+
+_mount_baseline()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -9,6 +9,7 @@ from itertools import groupby
 from rich.console import Console
 from rich.text import Text
 
+from compilelint.baseline import summary_line
 from compilelint.catalog import Catalog
 from compilelint.model import Report
 
@@ -65,6 +66,9 @@ def render(report: Report, catalog: Catalog, options: dict[str, object]) -> str:
         con.print()
     for e in report.errors:
         con.print(Text(f"error: {e.message}", style="bold red"))
+    baseline = summary_line(report.extra.get("baseline"))
+    if baseline:
+        con.print(Text(baseline))
     s = report.summary
     n = len(report.findings)
     counts = {
