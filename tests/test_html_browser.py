@@ -87,7 +87,9 @@ def test_hostile_content_stays_text(tmp_path: Path) -> None:
 def test_console_check_sees_errors_and_blocked_fetches(tmp_path: Path) -> None:
     """The check above can fail: a script error and a blocked network fetch are both seen."""
     text = get_reporter("html")(demo_dynamic(), load_catalog(), {"cwd": str(ROOT), "env": {}})
-    broken = text.replace("</body>", '<img src="https://example.com/x.png"><script>nope();</script></body>')
+    broken = text.replace(
+        "</body>", '<img src="https://example.com/x.png"><script>nope();</script></body>'
+    )
     page = tmp_path / "broken.html"
     page.write_text(broken, encoding="utf-8")
     _, console = open_page(page, tmp_path)

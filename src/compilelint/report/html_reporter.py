@@ -117,8 +117,8 @@ def cut_section(report: Report, catalog: Catalog, options: Mapping[str, object])
         g for g in dyn.get("graphs") or [] if isinstance(g, Mapping)
     ]
     if not graphs:
-        ops = [int(x) for x in dyn.get("ops_per_graph") or []]
-        graphs = [{"index": i, "ops": n, "break": None} for i, n in enumerate(ops)]
+        counts = [int(x) for x in dyn.get("ops_per_graph") or []]
+        graphs = [{"index": i, "ops": n, "break": None} for i, n in enumerate(counts)]
     if not graphs:
         return (
             '<section id="cut"><h2>How the model was cut</h2>'
@@ -129,7 +129,7 @@ def cut_section(report: Report, catalog: Catalog, options: Mapping[str, object])
     rows: list[str] = []
     for g in graphs:
         ops = int(g.get("ops") or 0)
-        width = max(2.0, 100.0 * ops / biggest)
+        width = max(1.5, 88.0 * ops / biggest)  # room for the op count
         cls = "graph recompiled" if g.get("recompile") else "graph"
         tag = ' <span class="tag">recompiled</span>' if g.get("recompile") else ""
         cid = f" ({esc(g['compile_id'])})" if g.get("compile_id") else ""
@@ -372,7 +372,7 @@ flex-wrap:wrap;align-items:center;margin:8px 0}#shown{color:var(--muted);margin-
 .graph .glabel span{color:var(--muted);font-family:ui-monospace,monospace}.track{display:flex;
 align-items:center;gap:8px}.bar{height:18px;background:#2da44e;border-radius:3px}
 .recompiled .bar{background:repeating-linear-gradient(45deg,#2da44e,#2da44e 6px,#7ee2a8 6px,
-#7ee2a8 12px)}.tag{color:var(--warn);font-size:12px}.ops{font-size:12px;color:var(--muted)}
+#7ee2a8 12px)}.tag{color:var(--warn);font-size:12px}.ops{font-size:12px;color:var(--muted);white-space:nowrap}
 .cutmark{color:var(--err);border-top:2px dashed var(--err);margin:6px 0;padding-top:2px;
 font-size:12.5px}.endmark{color:var(--muted);font-size:12px;margin:2px 0 10px}
 details.rule{border:1px solid var(--line);border-radius:6px;padding:6px 12px;margin:8px 0}

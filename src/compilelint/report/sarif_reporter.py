@@ -133,7 +133,7 @@ def result(
         if getattr(f, key):
             props[key] = getattr(f, key)
     if f.hints:
-        props["hints"] = list(f.hints)
+        props["hints"] = list(dict.fromkeys(f.hints))
     if f.rank:
         props["rank"] = f.rank
         props["impact"] = f.impact
