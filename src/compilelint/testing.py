@@ -39,13 +39,8 @@ def _static_report(result: DynamicResult, root: str, catalog: Catalog) -> Report
     from compilelint.config import load_config
     from compilelint.merge import display_path
 
-    files = sorted(
-        {
-            str(x.path)
-            for x in (*result.breaks, *result.recompiles)
-            if x.path and os.path.isfile(str(x.path))
-        }
-    )
+    seen = [b.path for b in result.breaks] + [r.path for r in result.recompiles]
+    files = sorted({p for p in seen if p and os.path.isfile(p)})
     if not files:
         return Report(
             version=__version__,
