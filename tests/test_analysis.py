@@ -199,3 +199,71 @@ def test_super_forward_and_unknown_external_base(tmp_path: Path) -> None:
             return super().forward(input_ids)
     """
     assert lint(tmp_path, {"m.py": src}, ("CL103",)) == [("m.py", 10, "CL103")]
+
+
+def test_loop_targets_follow_the_iterable(tmp_path: Path) -> None:
+    """enumerate counts, range values, zip partners, dict keys are Python values; the
+    elements of a tensor sequence stay tensors (checked against torch: `i == 0` on an
+    enumerate count does not break, `c.sum() > 0` on a chunk does)."""
+    src = """
+    import torch
+    from torch import nn
+
+    class M(nn.Module):
+        def forward(self, x):
+            chunks = torch.chunk(x, 4, dim=0)
+            out = []
+            for i, c in enumerate(chunks):
+                if i == 0:
+                    out.append(c)
+                if c.sum() > 0:
+                    out.append(c)
+            for a, j in zip(chunks, range(4)):
+                if j == 1 or a.mean() > 0:
+                    out.append(a)
+            for k, v in {"a": x}.items():
+                if k == "a":
+                    out.append(v)
+            return [t for n, t in enumerate(out) if n > 0]
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL101",)) == [
+        ("m.py", 12, "CL101"),
+        ("m.py", 15, "CL101"),
+    ]
+
+
+def test_string_keys_and_string_comparisons_are_not_tensor_values(tmp_path: Path) -> None:
+    src = """
+    import torch
+    from torch import nn
+
+    class M(nn.Module):
+        def forward(self, cfg, cache, x):
+            n = cfg["frames"]
+            if n > 2:
+                x = x * 2
+            if cache[0] == "Rep":
+                x = x + 1
+            out = self.inner(x)
+            if out["logits"].sum() > 0:
+                x = x - 1
+            return x
+
+        def inner(self, x):
+            return {"logits": x * 2}
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL101",)) == [("m.py", 13, "CL101")]
+
+
+def test_size_dtype_and_device_parameters_are_not_tensors(tmp_path: Path) -> None:
+    src = """
+    import torch
+    from torch import nn
+
+    class M(nn.Module):
+        def forward(self, x, height, width, device, hidden_size):
+            if height * width > hidden_size:
+                x = x[:, :1]
+            return x.to(str(device))
+    """
+    assert lint(tmp_path, {"m.py": src}) == []

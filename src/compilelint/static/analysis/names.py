@@ -214,7 +214,39 @@ FLAG_NAMES = frozenset(
         "past_key_values",
         "layer_past",
         "head_mask",
+        "device",
+        "dtype",
+        "layout",
+        "memory_format",
+        "generator",
+        "height",
+        "width",
+        "depth",
+        "channels",
+        "h",
+        "w",
+        "shape",
+        "sizes",
+        "seqlen",
+        "seq_length",
+        "max_length",
+        "max_seq_len",
+        "frames",
+        "resolution",
     }
+)
+# Parameter-name endings that name sizes, dims, dtypes or devices (``hidden_size``, ``out_dim``,
+# ``target_dtype``), never tensors of data.
+FLAG_SUFFIXES = (
+    "_size",
+    "_len",
+    "_length",
+    "_dim",
+    "_shape",
+    "_dtype",
+    "_device",
+    "_name",
+    "_type",
 )
 
 TENSORISH_ANNOTATION_WORDS = ("Tensor", "Parameter", "FloatTensor", "LongTensor", "BoolTensor")
