@@ -267,3 +267,22 @@ def test_size_dtype_and_device_parameters_are_not_tensors(tmp_path: Path) -> Non
             return x.to(str(device))
     """
     assert lint(tmp_path, {"m.py": src}) == []
+
+
+def test_methods_that_are_not_tensor_methods_return_python_objects(tmp_path: Path) -> None:
+    """`cache.get_seq_length()` on an object passed where a tensor could be is not a tensor;
+    `x.sum()` is (both checked against torch: only the second branch breaks)."""
+    src = """
+    import torch
+    from torch import nn
+
+    class M(nn.Module):
+        def forward(self, x, cache):
+            n = cache.get_seq_length()
+            if n == 0:
+                x = x + 1
+            if x.sum() > 0:
+                x = x - 1
+            return x
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL101",)) == [("m.py", 10, "CL101")]

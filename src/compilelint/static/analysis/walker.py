@@ -367,6 +367,10 @@ class FileWalker:
                 return NO_TAINT
             if meth in N.META_METHODS or meth in N.SCALAR_METHODS:
                 return NO_TAINT
+            if meth not in N.TENSOR_METHODS:
+                # not a Tensor method: the receiver is some other object (a cache, a config, a
+                # model output), and so is what the method returns, as far as we can tell
+                return NO_TAINT
             return recv
         if isinstance(func, cst.Name):
             name = func.value
