@@ -286,3 +286,25 @@ def test_methods_that_are_not_tensor_methods_return_python_objects(tmp_path: Pat
             return x
     """
     assert lint(tmp_path, {"m.py": src}, ("CL101",)) == [("m.py", 10, "CL101")]
+
+
+def test_forward_replaced_by_a_dispatching_class_decorator(tmp_path: Path) -> None:
+    """transformers' `@use_experts_implementation` swaps the experts' forward for
+    `config._experts_implementation` (grouped_mm by default): its own loop is not traced."""
+    src = """
+    import torch
+    from torch import nn
+    from transformers.integrations import use_experts_implementation
+
+    @use_experts_implementation
+    class Experts(nn.Module):
+        def forward(self, x, sel):
+            hit = sel.nonzero()
+            return x
+
+    class Plain(nn.Module):
+        def forward(self, x, sel):
+            hit = sel.nonzero()
+            return x
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL110",)) == [("m.py", 14, "CL110")]

@@ -333,6 +333,12 @@ NONTENSOR_ANNOTATIONS = frozenset(
 )
 
 COMPILE_CALLS = frozenset({"torch.compile", "torch._dynamo.optimize"})
+# Class decorators that replace a module's ``forward`` by default, so the class's own forward is
+# not what torch.compile traces. transformers' ``use_experts_implementation`` dispatches MoE experts
+# to ``config._experts_implementation`` ("grouped_mm" by default since transformers 5; the class's
+# own loop over experts runs only with ``experts_implementation="eager"``).
+FORWARD_REPLACING_CLASS_DECORATORS = frozenset({"use_experts_implementation"})
+
 DISABLE_CALLS = frozenset(
     {
         "torch.compiler.disable",

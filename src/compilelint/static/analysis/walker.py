@@ -183,6 +183,7 @@ class FileWalker:
         self.class_stack: list[ClassFacts] = []
         self.loop_depth = 0
         self.untraced_depth = 0
+        self.forward_replaced: set[str] = set()  # classes whose forward a decorator replaces
         self.current_stmt: cst.CSTNode | None = None
         self._taint_cache: dict[int, Taint] = {}
 
@@ -993,7 +994,13 @@ class FileWalker:
                     scope.local_defs[st.name.value] = f"{qual}.<locals>.{st.name.value}"
         saved_loop, saved_untraced = self.loop_depth, self.untraced_depth
         self.loop_depth = 0
-        self.untraced_depth = 0
+        self.untraced_depth = (
+            1
+            if cls is not None
+            and node.name.value == "forward"
+            and cls.qual in self.forward_replaced
+            else 0
+        )
         self.scope = scope
         saved_classes = self.class_stack
         if cls is None and parent.facts is not None:
@@ -1034,6 +1041,9 @@ class FileWalker:
         self.fire(node)
         for dec in node.decorators:
             self.visit_expr(dec.decorator)
+            d = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
+            if (dotted(d) or "").rsplit(".", 1)[-1] in N.FORWARD_REPLACING_CLASS_DECORATORS:
+                self.forward_replaced.add(qual)
         parent_scope = self.scope
         self.scope = Scope(None, None) if parent_scope.facts is None else parent_scope
         self.class_stack.append(cf)
