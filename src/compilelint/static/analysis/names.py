@@ -164,6 +164,16 @@ NON_TENSOR_TORCH = frozenset(
         "torch.manual_seed",
         "torch.use_deterministic_algorithms",
         "torch.set_default_dtype",
+        "torch.seed",
+        "torch.initial_seed",
+        "torch.get_default_device",
+        "torch.get_float32_matmul_precision",
+        "torch.get_autocast_dtype",
+        "torch.get_autocast_cpu_dtype",
+        "torch.is_autocast_cpu_enabled",
+        "torch.is_anomaly_enabled",
+        "torch.is_deterministic_algorithms_warn_only_enabled",
+        "torch.get_device_module",
     }
 )
 NON_TENSOR_TORCH_PREFIXES = (
