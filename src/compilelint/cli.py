@@ -8,11 +8,18 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from compilelint import __version__
+from compilelint.report import FORMATS
+
+if TYPE_CHECKING:
+    from compilelint.catalog import Catalog
+    from compilelint.model import Report
+    from compilelint.report.outputs import Output
+    from compilelint.vcs import Changes
 
 
 def _fail(msg: str) -> None:
@@ -36,17 +43,41 @@ def main() -> None:
     """torch.compile diagnostics: find the lines that break the graph or recompile."""
 
 
-@main.command()
+class _OptionOrder(click.Command):
+    """Records the order of repeated options in ``ctx.meta`` (for --format/--output pairs)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            _, _, order = self.make_parser(ctx).parse_args(args=list(args))
+            ctx.meta["compilelint.option_order"] = [p.name for p in order]
+        except click.UsageError:
+            pass  # super() reports it
+        return super().parse_args(ctx, args)
+
+
+@main.command(cls=_OptionOrder)
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option(
     "--format",
-    "fmt",
-    type=click.Choice(["text", "json", "table"]),
-    default="text",
-    show_default=True,
-    help="Output format.",
+    "fmts",
+    type=click.Choice(list(FORMATS)),
+    multiple=True,
+    help="Output format [default: text]. Repeatable; each --output belongs to the --format "
+    "before it, and a format without one writes to stdout.",
 )
-@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the report to a file.")
+@click.option(
+    "--output",
+    "-o",
+    "outputs",
+    multiple=True,
+    type=click.Path(dir_okay=False, allow_dash=True),
+    help="Write a report to this file (- for stdout). Repeatable, paired with --format.",
+)
+@click.option(
+    "--diff-base",
+    metavar="REF",
+    help="Only report findings on lines changed against this git ref (merge-base, like a PR).",
+)
 @click.option(
     "--select", help="Comma-separated rule codes or prefixes to enable (replaces defaults)."
 )
@@ -96,8 +127,9 @@ def main() -> None:
 )
 def check(
     paths: tuple[str, ...],
-    fmt: str,
-    output: str | None,
+    fmts: tuple[str, ...],
+    outputs: tuple[str, ...],
+    diff_base: str | None,
     select: str | None,
     extend_select: str | None,
     ignore: str | None,
@@ -117,9 +149,27 @@ def check(
     from compilelint.api import check as run_check
     from compilelint.api import exit_code
     from compilelint.config import ConfigError, from_table, load_config
-    from compilelint.report import get_reporter
+    from compilelint.report.outputs import (
+        OutputError,
+        events_in_order,
+        pair_outputs,
+        stdout_format,
+    )
 
     path_list = list(paths) or ["."]
+    order = click.get_current_context().meta.get("compilelint.option_order")
+    names = {"fmts": "format", "outputs": "output"}
+    try:
+        outs = pair_outputs(
+            events_in_order(
+                [names[n] for n in order if n in names] if order is not None else None,
+                fmts,
+                outputs,
+            )
+        )
+    except OutputError as exc:
+        _fail(str(exc))
+        return
     try:
         cfg = load_config(path_list, config_file)
         table: dict[str, object] = {}
@@ -155,8 +205,16 @@ def check(
     if unknown:
         _fail(f"unknown rule code {unknown[0]!r} (see `compilelint rules`)")
 
+    changes = None
+    if diff_base:
+        from compilelint.vcs import VcsError, changed_lines
+
+        try:
+            changes = changed_lines(diff_base, path_list)
+        except VcsError as exc:
+            _fail(f"--diff-base: {exc}")
     progress = None
-    machine = fmt != "text"
+    machine = stdout_format(outs) not in ("text", None)
     if not machine and sys.stderr.isatty() and not no_color:
         progress = _progress_bar()
     try:
@@ -174,22 +232,46 @@ def check(
     for e in report.errors:
         if e.kind == "usage":
             click.echo(f"compilelint: error: {e.message}", err=True)
-    color = (
-        fmt == "text"
-        and not no_color
-        and output is None
-        and sys.stdout.isatty()
-        and ("NO_COLOR" not in os.environ)
-    )
-    text = get_reporter(fmt)(report, catalog, {"color": color})
-    if output:
-        try:
-            Path(output).write_text(text, encoding="utf-8")
-        except OSError as exc:
-            _fail(f"cannot write {output}: {exc.strerror or exc}")
-    else:
-        click.echo(text, nl=False)
+    if changes is not None:
+        from compilelint.vcs import restrict_report
+
+        report = restrict_report(report, changes)
+    _write_reports(report, catalog, outs, path_list, changes, no_color=no_color)
     sys.exit(exit_code(report, cfg.fail_on))
+
+
+def _write_reports(
+    report: Report,
+    catalog: Catalog,
+    outs: list[Output],
+    path_list: list[str],
+    changes: Changes | None,
+    *,
+    no_color: bool,
+) -> None:
+    """Every --format/--output pair (compilelint.report.outputs), GitHub's changed lines."""
+    from compilelint.report.outputs import github_changes, source_root, write_outputs
+
+    env = dict(os.environ)
+    options: dict[str, object] = {"cwd": os.getcwd(), "env": env, "changes": changes}
+    if any(o.fmt in ("sarif", "markdown", "github", "html") for o in outs):
+        options["srcroot"] = source_root(os.getcwd())
+    if changes is None and any(o.fmt == "github" for o in outs):
+        options["changes"], warning = github_changes(path_list, env)
+        if warning:
+            click.echo(f"compilelint: warning: {warning}", err=True)
+    color = not no_color and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    problems = write_outputs(
+        report,
+        catalog,
+        outs,
+        options=options,
+        env=env,
+        echo=lambda text: click.echo(text, nl=False),
+        color=color,
+    )
+    if problems:
+        _fail(problems[0])
 
 
 def _split(v: str) -> list[str]:

@@ -104,6 +104,7 @@ class TraceCollector(logging.Handler):
                         {
                             "message": str(getattr(record, "payload", "") or ""),
                             "frame_id": md.get("frame_id"),
+                            "frame_compile_id": md.get("frame_compile_id"),
                             "phase": self.phase,
                         }
                     )
@@ -162,16 +163,35 @@ class GraphCollector:
 
     def __call__(self, gm: Any, example_inputs: Any) -> Any:
         ops = 0
+        spans: dict[tuple[str, str], list[int]] = {}  # outermost user (file, function) -> lines
         for node in gm.graph.nodes:
             if node.op == "call_function":
                 ops += 1
             st = node.meta.get("stack_trace") if hasattr(node, "meta") else None
             if st:
-                self._note_lines(st)
-        self.graphs.append({"phase": self.phase, "call": self.call, "ops": ops})
+                outer = self._note_lines(st)
+                if outer is not None and node.op == "call_function":
+                    spans.setdefault((outer[0], outer[2]), []).append(outer[1])
+        graph: dict[str, Any] = {"phase": self.phase, "call": self.call, "ops": ops}
+        # Which frame compile produced this graph (matches the break records' ids), and the user
+        # code it covers: the compiled frame's (file, function) holding most of its ops (the
+        # outermost user frame of their stacks), first and last line.
+        with contextlib.suppress(Exception):
+            from torch._guards import CompileContext
+
+            cid = CompileContext.current_compile_id()
+            if cid is not None:
+                graph["frame_id"] = cid.frame_id
+                graph["frame_compile_id"] = cid.frame_compile_id
+        if spans:
+            (path, function), lines = max(spans.items(), key=lambda kv: len(kv[1]))
+            graph.update(path=path, function=function, first_line=min(lines), last_line=max(lines))
+        self.graphs.append(graph)
         return gm.forward
 
-    def _note_lines(self, stack_trace: str) -> None:
+    def _note_lines(self, stack_trace: str) -> tuple[str, int, str] | None:
+        """Record the user lines of a node's stack; return its outermost (file, line, function)."""
+        outer: tuple[str, int, str] | None = None
         for ln in stack_trace.splitlines():
             ln = ln.strip()
             if not ln.startswith('File "'):
@@ -179,9 +199,12 @@ class GraphCollector:
             path, _, rest = ln[6:].partition('", line ')
             if not path.startswith(self.root):
                 continue
-            num = rest.split(",", 1)[0]
+            num, _, fn = rest.partition(", in ")
             if num.isdigit():
                 self.lines.setdefault(path, set()).add(int(num))
+                if outer is None:
+                    outer = (path, int(num), fn.strip())
+        return outer
 
 
 # --------------------------------------------------------------------------- model + inputs
