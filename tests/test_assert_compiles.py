@@ -121,9 +121,11 @@ def test_model_errors_propagate() -> None:
     def broken(x):  # type: ignore[no-untyped-def]
         raise ValueError("bad input shape")
 
+    trace_log = logging.getLogger("torch.__trace")
+    before = list(trace_log.handlers)
     with pytest.raises(ValueError, match="bad input shape"):
         compilelint.assert_compiles(broken, torch.randn(2))
-    assert not logging.getLogger("torch.__trace").handlers
+    assert trace_log.handlers == before  # our capture handler is gone, nothing else touched
 
 
 def _plugin_args() -> list[str]:

@@ -123,3 +123,16 @@ def repo_relative(path: str, options: Mapping[str, object]) -> str | None:
     if full != root and not full.startswith(root.rstrip(os.sep) + os.sep):
         return None
     return os.path.relpath(full, root).replace(os.sep, "/")
+
+
+def text_table(rows: list[list[str]], headers: list[str], tablefmt: str) -> str:
+    """tabulate with character-count widths, whether or not ``wcwidth`` is installed, so the same
+    report renders byte-identically everywhere (emoji widths are the terminal's business)."""
+    import tabulate as tb
+
+    saved = tb.WIDE_CHARS_MODE
+    tb.WIDE_CHARS_MODE = False
+    try:
+        return tb.tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=True)
+    finally:
+        tb.WIDE_CHARS_MODE = saved

@@ -11,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from urllib.parse import quote
 
-from tabulate import tabulate
-
 from compilelint.catalog import Catalog
 from compilelint.model import Finding, Report
 from compilelint.report.common import (
@@ -24,6 +22,7 @@ from compilelint.report.common import (
     repo_relative,
     stage_label,
     summary_line,
+    text_table,
 )
 
 MAX_BYTES = 1_000_000  # GitHub's step summary takes 1 MiB per step
@@ -104,9 +103,7 @@ def render(report: Report, catalog: Catalog, options: dict[str, object]) -> str:
     while True:
         parts = list(head)
         if shown:
-            table = tabulate(
-                rows[:shown], headers=headers, tablefmt="github", disable_numparse=True
-            )
+            table = text_table(rows[:shown], headers, "github")
             parts += ["", table]
         if shown < len(rows):
             parts += [

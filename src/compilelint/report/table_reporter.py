@@ -7,8 +7,6 @@ errors and the summary line. Line breaks inside a message are flattened so a row
 
 from __future__ import annotations
 
-from tabulate import tabulate
-
 from compilelint.catalog import Catalog
 from compilelint.model import Report
 from compilelint.report.common import (
@@ -17,6 +15,7 @@ from compilelint.report.common import (
     ranked,
     stage_label,
     summary_line,
+    text_table,
 )
 
 
@@ -41,9 +40,9 @@ def render(report: Report, catalog: Catalog, options: dict[str, object]) -> str:
     out: list[str] = []
     if rows:
         out.append(
-            tabulate(
+            text_table(
                 rows,
-                headers=[
+                [
                     "#",
                     "location",
                     "rule",
@@ -53,8 +52,7 @@ def render(report: Report, catalog: Catalog, options: dict[str, object]) -> str:
                     "count",
                     "message",
                 ],
-                tablefmt="simple",
-                disable_numparse=True,
+                "simple",
             )
         )
     for e in report.errors:
