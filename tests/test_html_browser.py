@@ -95,3 +95,25 @@ def test_console_check_sees_errors_and_blocked_fetches(tmp_path: Path) -> None:
     _, console = open_page(page, tmp_path)
     assert any("nope is not defined" in ln for ln in console), console
     assert any("Content Security Policy" in ln for ln in console), console
+
+
+def test_bench_section_renders_in_the_report(tmp_path: Path) -> None:
+    """`bench --format html`: the recorded H100 results as a section of the report page."""
+    import dataclasses
+    import json
+
+    bench = json.loads(
+        (ROOT / "benchmarks" / "bench_results_h100_torch2.11.json").read_text(encoding="utf-8")
+    )["results"]["demo"]
+
+    def with_bench():  # type: ignore[no-untyped-def]
+        rep = demo_dynamic()
+        return dataclasses.replace(rep, extra={**rep.extra, "bench": bench})
+
+    dom, console = open_page(write_report(with_bench, tmp_path), tmp_path)
+    assert console == []
+    assert 'data-ready="1"' in dom
+    assert '<section class="cl-bench">' in dom
+    assert "break at <code>fixtures/demo/transformer.py:41</code>" in dom
+    assert "fixing these 2 lines" in dom
+    assert dom.index('class="cl-bench"') < dom.index('<article class="finding"')

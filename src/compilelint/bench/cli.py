@@ -91,9 +91,10 @@ def _fail(msg: str) -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["text", "json"]),
+    type=click.Choice(["text", "json", "html"]),
     default="text",
     show_default=True,
+    help="html: the HTML report of PATHS (static findings) with the benchmark as a section.",
 )
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the result here.")
 @click.option("--no-color", is_flag=True, help="Plain text output.")
@@ -175,6 +176,8 @@ def bench(
                 )
     if fmt == "json":
         text = json.dumps(result, indent=2) + "\n"
+    elif fmt == "html":
+        text = _html_page(result, list(paths))
     else:
         from compilelint.report.bench_text import render
 
@@ -191,6 +194,19 @@ def bench(
     else:
         click.echo(text, nl=False)
     sys.exit(exit_code(result))
+
+
+def _html_page(result: dict[str, Any], paths: list[str]) -> str:
+    """The HTML report of the static findings for PATHS, with the benchmark as a section."""
+    import dataclasses
+
+    from compilelint.api import check
+    from compilelint.catalog import load_catalog
+    from compilelint.report import get_reporter
+
+    report = check(paths or ["."])
+    report = dataclasses.replace(report, extra={**report.extra, "bench": result})
+    return get_reporter("html")(report, load_catalog(), {})
 
 
 def _command_line(ctx: click.Context) -> str:
