@@ -190,8 +190,8 @@ def _walk(
             rel = e.name
         try:
             is_dir = e.is_dir()
-        except OSError:
-            continue
+        except OSError:  # a symlink loop: a .py one is reported as unreadable (CL000)
+            is_dir = False
         if _excluded(rel, e.name, patterns):
             continue
         if local and _is_ignored(path, is_dir, local):

@@ -8,10 +8,13 @@ input is data (a CL000 finding or a :class:`FileError`), never an exception.
 from __future__ import annotations
 
 import ast
+import errno
 import hashlib
 import marshal
 import os
+import stat
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass
@@ -65,9 +68,20 @@ class ScanResult:
 def display_path(p: Path, cwd: Path) -> str:
     try:
         ap = Path(os.path.abspath(p))
-        return ap.relative_to(cwd).as_posix()
+        out = ap.relative_to(cwd).as_posix()
     except ValueError:
-        return Path(os.path.abspath(p)).as_posix()
+        out = Path(os.path.abspath(p)).as_posix()
+    return printable_path(out)
+
+
+def printable_path(path: str) -> str:
+    """A file name that is not valid UTF-8 (``bad\xff.py``) keeps its bytes as ``\xff`` escapes,
+    so every report format can encode it; the real name is kept for reading."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(path).decode("utf-8", errors="backslashreplace")
+    return path
 
 
 _PKG_CACHE: dict[str, bool] = {}
@@ -96,6 +110,35 @@ def module_name(path: Path) -> tuple[str, bool]:
     return ".".join(reversed(parts)), is_pkg
 
 
+# ---------------------------------------------------------------------------- reading
+def read_source(path: str) -> bytes:
+    """The bytes of a regular file. Never blocks: a fifo, a socket or a device (a ``.py`` name
+    pointing at ``/dev/zero``) is refused with an ``OSError`` instead of being read."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = (
+                "a fifo"
+                if stat.S_ISFIFO(st.st_mode)
+                else "a socket"
+                if stat.S_ISSOCK(st.st_mode)
+                else "a device"
+                if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
+                else "a directory"
+                if stat.S_ISDIR(st.st_mode)
+                else "not a regular file"
+            )
+            raise OSError(errno.EINVAL, f"not a regular file ({kind})")
+        with os.fdopen(fd, "rb", closefd=True) as fh:
+            fd = -1
+            return fh.read()
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
 # ---------------------------------------------------------------------------- phase 1
 def _checks_for(codes: Iterable[str]) -> list[type[Check]]:
     registry = all_checks()
@@ -105,12 +148,102 @@ def _checks_for(codes: Iterable[str]) -> list[type[Check]]:
 _WORKER_CHECKS: list[type[Check]] = []
 
 
+# libcst's native parser recurses on the C stack and can overflow it (a segfault, not an
+# exception) on deeply nested code. Parsing and analysis therefore run on a thread with a large
+# stack, after CPython's own parser (about 10x faster) has accepted the file: CPython bounds the
+# nesting it accepts, and its messages and positions are the ones users know. Chains CPython keeps
+# flat (``a and b and ...``) but libcst nests are bounded by a token count per logical line.
+DEEP_STACK = 1 << 30  # virtual; only the pages used are committed
+DEEP_RECURSION = 20_000
+MAX_LOGICAL_TOKENS = 20_000
+_TOO_DEEP = "cannot parse: nesting too deep"
+_WIDE_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32"),
+    (b"\x00\x00\xfe\xff", "UTF-32"),
+    (b"\xff\xfe", "UTF-16"),
+    (b"\xfe\xff", "UTF-16"),
+)
+
+
+def _call_with_deep_stack(fn: Callable[[], FileFacts]) -> FileFacts:
+    """``fn()`` on a thread with a large C stack and a raised recursion limit."""
+    box: dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # re-raised on the calling thread
+            box["error"] = exc
+
+    old_limit = sys.getrecursionlimit()
+    try:
+        old_size = threading.stack_size(DEEP_STACK)
+    except (ValueError, RuntimeError):
+        return fn()
+    try:
+        thread = threading.Thread(target=target, name="compilelint-parse", daemon=True)
+        thread.start()
+    except RuntimeError:  # no room for the stack (a tight RLIMIT_AS): parse on this thread
+        threading.stack_size(old_size)
+        return fn()
+    threading.stack_size(old_size)
+    sys.setrecursionlimit(max(old_limit, DEEP_RECURSION))
+    try:
+        thread.join()
+    finally:
+        sys.setrecursionlimit(old_limit)
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return box["value"]  # type: ignore[return-value]
+
+
+def _longest_logical_line(data: bytes) -> int | None:
+    """Tokens in the longest logical line, or None when the tokenizer gives up."""
+    import io
+    import tokenize
+
+    longest = current = 0
+    try:
+        for tok in tokenize.tokenize(io.BytesIO(data).readline):
+            if tok.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+                longest = max(longest, current)
+                current = 0
+            elif tok.type not in (tokenize.NL, tokenize.COMMENT):
+                current += 1
+    except (tokenize.TokenError, SyntaxError, ValueError, LookupError, RecursionError):
+        return None
+    return max(longest, current)
+
+
+def _flat_chain_risk(data: bytes) -> bool:
+    """Cheap test for files that may hold a chain CPython keeps flat but libcst nests."""
+    return data.count(b" and ") + data.count(b" or ") + data.count(b'" "') > MAX_LOGICAL_TOKENS // 4
+
+
 def analyze_source(
     data: bytes, inp: FileInput, checks: list[type[Check]], *, force: bool = False
 ) -> FileFacts:
-    """Phase 1 for one file. Never raises."""
-    lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
-    empty = FileFacts(
+    """Phase 1 for one file. Never raises, never crashes the interpreter."""
+    try:
+        return _call_with_deep_stack(lambda: _analyze_source(data, inp, checks, force))
+    except RecursionError:
+        return _empty_facts(data, inp, _TOO_DEEP)
+    except MemoryError:
+        return _empty_facts(data, inp, "cannot parse: out of memory")
+    except Exception as exc:
+        return _empty_facts(
+            data, inp, f"internal error while analysing this file ({type(exc).__name__}: {exc})"
+        )
+
+
+def count_lines(data: bytes) -> int:
+    nl = b"\n" if b"\n" in data or b"\r" not in data else b"\r"  # old-Mac files end lines in \r
+    return data.count(nl) + (1 if data and not data.endswith(nl) else 0)
+
+
+def _empty_facts(data: bytes, inp: FileInput, error: str | None = None) -> FileFacts:
+    lines = count_lines(data)
+    return FileFacts(
         path=inp.path,
         module=inp.module,
         is_package=inp.is_package,
@@ -120,38 +253,85 @@ def analyze_source(
         classes={},
         compiled_refs=[],
         candidates=[],
+        error=error,
     )
+
+
+def _python_error(data: bytes, empty: FileFacts) -> bool:
+    """Parse with CPython; on failure fill ``empty.error`` and say whether libcst may still try
+    (a plain syntax error: the file may use syntax newer than this Python)."""
+    bom = next((name for b, name in _WIDE_BOMS if data.startswith(b)), None)
+    if bom:
+        empty.error = (
+            f"cannot decode: the file is {bom} (it starts with a {bom} byte-order mark); "
+            "Python source must be UTF-8 or use an encoding declared in a coding comment"
+        )
+        return False
+    if b"\0" in data:
+        before = data[: data.index(b"\0")]
+        empty.error = "cannot parse: source code cannot contain null bytes"
+        empty.error_line = count_lines(before + b"x")
+        empty.error_col = len(before) - max(before.rfind(b"\n"), before.rfind(b"\r"))
+        return False
+    try:
+        ast.parse(data)
+    except SyntaxError as exc:
+        msg = exc.msg or "invalid syntax"
+        if msg.startswith("(unicode error)") or "encoding" in msg or "decode" in msg:
+            empty.error = f"cannot decode: {msg.removeprefix('(unicode error) ')}"
+        else:
+            empty.error = f"cannot parse: {msg}"
+        empty.error_line, empty.error_col = max(exc.lineno or 1, 1), max(exc.offset or 1, 1)
+        return "too many nested" not in msg and "too complex" not in msg
+    except (RecursionError, MemoryError):
+        empty.error = _TOO_DEEP
+        return False
+    except UnicodeDecodeError as exc:
+        empty.error = f"cannot decode: {exc}"
+        return False
+    except ValueError as exc:
+        empty.error = f"cannot parse: {exc}"
+        return False
+    return True
+
+
+def _analyze_source(
+    data: bytes, inp: FileInput, checks: list[type[Check]], force: bool
+) -> FileFacts:
+    empty = _empty_facts(data, inp)
+    lines = empty.lines
+    may_try = _python_error(data, empty)
     if not force and b"torch" not in data and b"forward" not in data:
-        # Not analysed unless traced code turns out to call into it; a cheap syntax check keeps
-        # unparsable files visible (CL000).
+        # Not analysed unless traced code turns out to call into it; the syntax check above
+        # keeps unparsable files visible (CL000).
         empty.torch_free = True
-        try:
-            ast.parse(data)
-        except SyntaxError as exc:
-            empty.error = f"cannot parse: {exc.msg}"
-            empty.error_line, empty.error_col = exc.lineno or 1, exc.offset or 1
-        except (ValueError, UnicodeDecodeError, RecursionError, MemoryError) as exc:
-            empty.error = f"cannot parse: {type(exc).__name__}: {exc}"
         return empty
+    if empty.error is not None:
+        longest = _longest_logical_line(data) if may_try else None
+        if longest is None or longest > MAX_LOGICAL_TOKENS:
+            return empty
+    elif _flat_chain_risk(data):
+        longest = _longest_logical_line(data)
+        if longest is None or longest > MAX_LOGICAL_TOKENS:
+            empty.error = _TOO_DEEP
+            return empty
+    python_error = empty.error
     try:
         module = cst.parse_module(data)
     except cst.ParserSyntaxError as exc:
-        empty.error = f"cannot parse: {exc.message}"
-        empty.error_line, empty.error_col = exc.raw_line or 1, (exc.raw_column or 0) + 1
-        try:  # Python's own message and position are what users know
-            ast.parse(data)
-        except SyntaxError as py_exc:
-            empty.error = f"cannot parse: {py_exc.msg}"
-            empty.error_line, empty.error_col = py_exc.lineno or 1, py_exc.offset or 1
-        except (ValueError, RecursionError, MemoryError):
-            pass
+        if python_error is None:  # CPython accepted it; libcst did not
+            empty.error = f"cannot parse: {exc.message}"
+            empty.error_line, empty.error_col = exc.raw_line or 1, (exc.raw_column or 0) + 1
         return empty
     except (UnicodeDecodeError, LookupError, SyntaxError, ValueError) as exc:
-        empty.error = f"cannot decode: {exc}"
+        empty.error = python_error or f"cannot decode: {exc}"
         return empty
     except RecursionError:
-        empty.error = "cannot parse: nesting too deep"
+        empty.error = python_error or _TOO_DEEP
         return empty
+    # libcst accepted what CPython did not: syntax newer than this Python. Analyse it.
+    empty.error = None
+    empty.error_line = empty.error_col = 1
     try:
         facts = analyze_module(
             module,
@@ -389,7 +569,7 @@ def scan(
         try:
             data = sources[inp.real] if sources and inp.real in sources else None
             if data is None:
-                data = Path(inp.real).read_bytes()
+                data = read_source(inp.real)
         except (OSError, ValueError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             f = FileFacts(
@@ -414,7 +594,7 @@ def scan(
     tree = hashlib.blake2b(digest_size=16)
     tree.update(repr((cfg, sorted(enabled), os.getcwd())).encode())
     for p in sorted(digests):
-        tree.update(f"{p}\0{by_path[p].real}\0{digests[p]}\n".encode())
+        tree.update(f"{p}\0{by_path[p].real}\0{digests[p]}\n".encode(errors="surrogateescape"))
     for p in sorted(facts):
         tree.update(f"{p}\0unreadable\n".encode())
     tree_key = tree.hexdigest()

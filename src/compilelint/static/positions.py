@@ -40,10 +40,10 @@ class _PosState(CodegenState):
         toks = self.tokens
         for i in range(self._counted, len(toks)):
             t = toks[i]
-            n = t.count("\n")
+            n = t.count("\n") + t.count("\r") - t.count("\r\n")  # \n, \r\n and old-Mac \r
             if n:
                 self._line += n
-                self._col = len(t) - t.rfind("\n") - 1
+                self._col = len(t) - max(t.rfind("\n"), t.rfind("\r")) - 1
             else:
                 self._col += len(t)
         self._counted = len(toks)
