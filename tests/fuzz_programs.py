@@ -254,8 +254,16 @@ def write_odd_files(root: Path) -> dict[str, str | None]:
     text = bytes(rnd.choice(b"abc(){}[]:=+-*'\"\\#@!. \t\n") for _ in range(4000))
     put("garbage_text.py", b"import torch\n)" + text, "cannot parse")
     put("nul.py", b"import torch\nx = 1\0\n", "null bytes")
-    put("latin1_cookie.py", "# -*- coding: latin-1 -*-\nimport torch\ns = 'caf\xe9'\n".encode("latin-1"), None)
-    put("cp1252_cookie.py", "# vim: set fileencoding=cp1252 :\ns = '\u20ac'\n".encode("cp1252"), None)
+    put(
+        "latin1_cookie.py",
+        "# -*- coding: latin-1 -*-\nimport torch\ns = 'caf\xe9'\n".encode("latin-1"),
+        None,
+    )
+    put(
+        "cp1252_cookie.py",
+        "# vim: set fileencoding=cp1252 :\ns = '\u20ac'\n".encode("cp1252"),
+        None,
+    )
     put("unknown_cookie.py", b"# coding: klingon\nimport torch\n", "unknown encoding")
     put("bad_utf8.py", b"import torch\ns = '\xff\xfe'\n", "cannot decode")
     put("bad_utf8_cookie.py", b"# coding: utf-8\nimport torch\ns = '\xc3'\n", "cannot decode")
@@ -270,16 +278,26 @@ def write_odd_files(root: Path) -> dict[str, str | None]:
     put("only_comment.py", b"# nothing here", None)
     put("formfeed.py", b"import torch\n\x0c\nx = 1\n", None)
     put("long_line.py", b"import torch\nx = '" + b"a" * 2_000_000 + b"'\n", None)
-    put("deep_parens.py", b"import torch\nx = " + b"(" * 5000 + b"1" + b")" * 5000 + b"\n", "nested")
+    put(
+        "deep_parens.py", b"import torch\nx = " + b"(" * 5000 + b"1" + b")" * 5000 + b"\n", "nested"
+    )
     put("deep_unary.py", b"import torch\nx = " + b"-" * 100_000 + b"1\n", "nesting too deep")
     put("deep_binop.py", b"import torch\nx = " + b"+".join([b"1"] * 20_000) + b"\n", "nesting")
-    put("long_and_chain.py", b"import torch\nx = " + b" and ".join([b"1"] * 30_000) + b"\n", "nesting")
+    put(
+        "long_and_chain.py",
+        b"import torch\nx = " + b" and ".join([b"1"] * 30_000) + b"\n",
+        "nesting",
+    )
     put(
         "deep_unary_syntax_error.py",
         b"import torch\nx = = 1\ny = " + b"not " * 200_000 + b"1\n",
         "invalid syntax",
     )
-    put("indent_deep.py", b"import torch\n" + b"".join(b" " * i + b"if x:\n" for i in range(120)), "indent")
+    put(
+        "indent_deep.py",
+        b"import torch\n" + b"".join(b" " * i + b"if x:\n" for i in range(120)),
+        "indent",
+    )
     put("newer_syntax.py", b"import torch\ntype Alias = list[int]\n", "skip")
     big = ["import torch", "", "", "class M(torch.nn.Module):", "    def forward(self, x):"]
     big += [f"        x = x + {i}" for i in range(100_000 - 6)]

@@ -125,9 +125,12 @@ def test_parallel_scan_of_odd_files_equals_serial(odd) -> None:  # type: ignore[
 
 def _analyse(src: str) -> None:
     inp = FileInput("gen.py", "gen.py", "gen", False)
-    facts = analyze_source(src.encode("utf-8", "surrogatepass"), inp, engine._checks_for(
-        sorted(engine.all_checks())
-    ), force=True)
+    facts = analyze_source(
+        src.encode("utf-8", "surrogatepass"),
+        inp,
+        engine._checks_for(sorted(engine.all_checks())),
+        force=True,
+    )
     assert facts.error is None or not facts.error.startswith(BUGS), (facts.error, src)
 
 

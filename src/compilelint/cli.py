@@ -149,6 +149,13 @@ class _OptionOrder(click.Command):
 )
 @click.option("--fix", "apply_fixes", is_flag=True, help="Apply safe fixes, then report the rest.")
 @click.option("--unsafe-fixes", is_flag=True, help="With --fix, also apply unsafe fixes.")
+@click.option(
+    "--memory-limit",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="MIB",
+    help="Dynamic stage memory cap in MiB (0: none) [default: the spec's memory_mb, else 3/4 of RAM].",
+)
 def check(
     paths: tuple[str, ...],
     fmts: tuple[str, ...],
@@ -174,6 +181,7 @@ def check(
     no_default_paths: bool,
     apply_fixes: bool,
     unsafe_fixes: bool,
+    memory_limit: int | None,
 ) -> None:
     """Check PATHS (files and folders; default: the current folder)."""
     from compilelint.api import check as run_check
@@ -251,7 +259,9 @@ def check(
         except ImportError as exc:  # pragma: no cover - packaging error
             _fail(f"dynamic stage unavailable: {exc}")
             return
-        report = add_dynamic_to_report(report, input_spec, catalog=catalog, timeout=timeout)
+        report = add_dynamic_to_report(
+            report, input_spec, catalog=catalog, timeout=timeout, memory_mb=memory_limit
+        )
     report = finalize(
         report,
         cfg,

@@ -7,10 +7,12 @@ This module never imports torch.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import importlib.util
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -30,6 +32,7 @@ from compilelint.dynamic.capture import (
     parse_break_message,
     recompile_json,
     relpath,
+    user_function_name,
 )
 from compilelint.dynamic.registry import Registry, load_registry
 from compilelint.dynamic.spec import SpecError, load_spec
@@ -241,6 +244,8 @@ def _child_env(progress: bool) -> dict[str, str]:
     pkg_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env["PYTHONPATH"] = os.pathsep.join(p for p in (pkg_parent, env.get("PYTHONPATH", "")) if p)
     env.setdefault("PYTHONUNBUFFERED", "1")
+    env["PYTHONDONTWRITEBYTECODE"] = "1"  # importing the model leaves no __pycache__ behind
+    env["PYTHONFAULTHANDLER"] = "1"  # a crash prints the Python stack: we name the user's line
     if progress:
         env["COMPILELINT_PROGRESS"] = "1"
     else:
@@ -248,8 +253,26 @@ def _child_env(progress: bool) -> dict[str, str]:
     return env
 
 
+def default_memory_mb() -> int:
+    """Three quarters of the machine's memory (or of the cgroup's limit, if lower), in MiB."""
+    total = 0
+    with contextlib.suppress(OSError, ValueError):
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    for f in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        with contextlib.suppress(OSError, ValueError):
+            with open(f, encoding="ascii") as fh:
+                v = fh.read().strip()
+            if v.isdigit() and (not total or 0 < int(v) < total):
+                total = int(v)
+    return max(total * 3 // 4 // (1 << 20), 1024) if total else 0
+
+
 def _limit_memory(memory_mb: int | None) -> Any:
-    if not memory_mb:
+    """Cap the child's data segment (heap and private writable mappings): a model that
+    allocates without end gets a MemoryError (or torch's "can't allocate memory") instead of
+    the kernel's OOM killer. ``RLIMIT_DATA`` rather than ``RLIMIT_AS``: CUDA reserves large
+    inaccessible address ranges that an address-space limit would refuse."""
+    if not memory_mb or os.name != "posix":
         return None
 
     def preexec() -> None:  # pragma: no cover - runs in the child
@@ -257,9 +280,113 @@ def _limit_memory(memory_mb: int | None) -> Any:
             import resource
 
             limit = int(memory_mb) * 1024 * 1024
-            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+            resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
 
-    return preexec if os.name == "posix" else None
+    return preexec
+
+
+def signal_name(num: int) -> str:
+    try:
+        return signal.Signals(num).name
+    except ValueError:
+        return f"signal {num}"
+
+
+_SIGNAL_WHY = {
+    "SIGSEGV": "a segmentation fault: the model or a native extension accessed invalid memory",
+    "SIGBUS": "a bus error in native code",
+    "SIGABRT": "the process aborted (os.abort() or a failed native assertion)",
+    "SIGKILL": "killed (out of memory? the kernel's OOM killer sends SIGKILL)",
+    "SIGFPE": "a floating-point exception in native code",
+    "SIGILL": "an illegal instruction in native code",
+}
+
+
+def kill_group(pgid: int) -> None:
+    """SIGKILL every process of the child's process group (its session): the child and whatever
+    it started. Processes that left the session themselves (setsid) are out of reach."""
+    with contextlib.suppress(OSError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+class _OutputTail:
+    """Reads the child's stderr in chunks; keeps a bounded tail (the model may write gigabytes
+    or one endless line) and forwards progress lines."""
+
+    LINES = 200
+    LINE_CHARS = 2000
+    PARTIAL_BYTES = 64 * 1024
+
+    def __init__(self, stream: Any, progress: bool) -> None:
+        self.stream = stream
+        self.progress = progress
+        self.tail: collections.deque[str] = collections.deque(maxlen=self.LINES)
+        self.total_bytes = 0
+        self.thread = threading.Thread(target=self._pump, daemon=True)
+        self.thread.start()
+
+    def _line(self, raw: bytes) -> None:
+        line = raw.decode("utf-8", errors="replace")
+        if line.startswith(PROGRESS_PREFIX):
+            if self.progress:
+                sys.stderr.write(line + "\n")
+                sys.stderr.flush()
+            return
+        if len(line) > self.LINE_CHARS:
+            line = line[: self.LINE_CHARS] + f"... ({len(line) - self.LINE_CHARS} more characters)"
+        self.tail.append(line)
+
+    def _pump(self) -> None:
+        partial = b""
+        with contextlib.suppress(OSError, ValueError):
+            while True:
+                chunk = self.stream.read1(65536)
+                if not chunk:
+                    break
+                self.total_bytes += len(chunk)
+                *lines, partial = (partial + chunk).split(b"\n")
+                for ln in lines:
+                    self._line(ln)
+                if len(partial) > self.PARTIAL_BYTES:
+                    self._line(partial[: self.LINE_CHARS * 2])
+                    partial = b""
+        if partial:
+            self._line(partial)
+
+    def last(self) -> str:
+        return next((ln.strip() for ln in reversed(self.tail) if ln.strip()), "")
+
+    def text(self, limit: int = 4000) -> str:
+        out = "\n".join(self.tail)
+        return out[-limit:]
+
+
+def _short(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _wait_unreaped(proc: subprocess.Popen[bytes], timeout: float | None) -> bool:
+    """Wait for the child to end but leave it a zombie, so its pid (the process group id)
+    cannot be reused before the group is killed. False on a timeout."""
+    if not hasattr(os, "waitid"):
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+    deadline = None if timeout is None else time.monotonic() + timeout
+    delay = 0.005
+    while True:
+        try:
+            if os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+                return True
+        except ChildProcessError:
+            return True
+        if deadline is not None and time.monotonic() >= deadline:
+            return False
+        time.sleep(delay)
+        delay = min(delay * 2, 0.05)
 
 
 def run_dynamic(
@@ -275,13 +402,17 @@ def run_dynamic(
 ) -> DynamicResult:
     """Run the spec's model under torch.compile in a child process; errors come back as data.
 
+    The child runs in its own session (process group): on a timeout, an interrupt, or when it
+    ends, everything it started is killed with it. ``memory_mb`` caps its data segment
+    (``None``: the spec's ``memory_mb``, else :func:`default_memory_mb`; ``0``: no cap).
     ``save_outputs``: a file for the run's initial weights, outputs and gradients;
     ``compare_outputs``: such a file from another run to compare with (``fix --verify``); the
-    verdict is ``result.raw["comparison"]``."""
+    verdict is ``result.raw["comparison"]``.
+    """
     t0 = time.perf_counter()
     root = os.path.realpath(cwd)
     try:
-        load_spec(spec_path)
+        spec = load_spec(spec_path)
     except SpecError as exc:
         return DynamicResult(
             block=empty_block(_error("spec", str(exc), type="SpecError")), root=root
@@ -290,6 +421,8 @@ def run_dynamic(
         return DynamicResult(
             block=empty_block(_error("import torch", INSTALL_HINT, type="ImportError")), root=root
         )
+    if memory_mb is None:
+        memory_mb = spec.memory_mb if spec.memory_mb is not None else default_memory_mb()
     fd, out_path = tempfile.mkstemp(prefix="compilelint-dyn-", suffix=".json")
     os.close(fd)
     os.unlink(out_path)
@@ -307,7 +440,6 @@ def run_dynamic(
         cmd += ["--save-outputs", save_outputs]
     if compare_outputs:
         cmd += ["--compare-outputs", compare_outputs]
-    tail: list[str] = []
     try:
         proc = subprocess.Popen(
             cmd,
@@ -316,9 +448,8 @@ def run_dynamic(
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
-            text=True,
-            errors="replace",
             preexec_fn=_limit_memory(memory_mb),
+            start_new_session=True,
         )
     except OSError as exc:
         return DynamicResult(
@@ -328,61 +459,99 @@ def run_dynamic(
             root=root,
         )
 
-    def pump() -> None:
-        assert proc.stderr is not None
-        for line in proc.stderr:
-            if line.startswith(PROGRESS_PREFIX):
-                if progress:
-                    sys.stderr.write(line)
-                    sys.stderr.flush()
-                continue
-            tail.append(line)
-            if len(tail) > 200:
-                del tail[:100]
-
-    reader = threading.Thread(target=pump, daemon=True)
-    reader.start()
+    output = _OutputTail(proc.stderr, progress)
     timed_out = False
     try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        proc.kill()
+        timed_out = not _wait_unreaped(proc, timeout)
+    finally:
+        # The child, and anything it started that is still running (threads die with it;
+        # processes would not), on every path: a timeout, Ctrl-C, a normal end.
+        kill_group(proc.pid)
         proc.wait()
-    reader.join(timeout=5)
+    output.thread.join(timeout=5)
+    with contextlib.suppress(OSError):
+        proc.stderr.close()  # type: ignore[union-attr]
     seconds = time.perf_counter() - t0
     raw: dict[str, Any] | None = None
-    if os.path.exists(out_path):
+    if os.path.exists(out_path) and not timed_out:
         try:
             with open(out_path, encoding="utf-8") as fh:
                 raw = json.load(fh)
         except (OSError, ValueError):
             raw = None
-        finally:
-            with contextlib.suppress(OSError):
-                os.unlink(out_path)
+    for leftover in (out_path, out_path + ".tmp"):
+        with contextlib.suppress(OSError):
+            os.unlink(leftover)
     if raw is None:
-        last = next((ln.strip() for ln in reversed(tail) if ln.strip()), "")
+        rc = proc.returncode
         if timed_out:
             err = _error(
-                "run", f"the model did not finish within {timeout:g} s (--timeout)", type="Timeout"
+                "run",
+                f"the model did not finish within {timeout:g} s (--timeout); the child process "
+                "and everything it started were killed",
+                type="Timeout",
             )
-        elif proc.returncode is not None and proc.returncode < 0:
+        elif rc is not None and rc < 0:
+            name = signal_name(-rc)
+            why = _SIGNAL_WHY.get(name, "")
+            frame = crash_frame(list(output.tail), root)
             err = _error(
                 "run",
-                f"the child process was killed by signal {-proc.returncode}"
-                + (f": {last}" if last else "")
-                + (" (memory limit?)" if memory_mb else ""),
+                f"the child process was killed by signal {name}"
+                + (f" ({why})" if why else "")
+                + (f" in {frame['function']} ({frame['path']}:{frame['line']})" if frame else ""),
                 type="Crash",
+                signal=name,
             )
+            err["frame"] = frame
         else:
             err = _error(
                 "run",
-                f"the child process exited with code {proc.returncode} without a result"
-                + (f": {last}" if last else ""),
+                f"the child process exited with code {rc} before writing a result "
+                "(the model called os._exit() or exited from native code?)",
                 type="Exit",
+                exit_code=rc,
             )
+        err["output"] = output.text()
+        err["output_bytes"] = output.total_bytes
         return DynamicResult(block=empty_block(err, seconds), root=root)
+    error = raw.get("error")
+    if isinstance(error, dict):
+        error["message"] = _short(str(error.get("message", "")), 500)
+        if memory_mb and _is_memory_error(error):
+            error["message"] += (
+                f" (memory limit {memory_mb} MiB: raise it with --memory-limit or the spec's"
+                ' "memory_mb")'
+            )
+        error.setdefault("output", output.text())
+        error.setdefault("output_bytes", output.total_bytes)
     result = build_result(raw, root)
     result.block["seconds"] = round(seconds, 3)
+    result.block["memory_mb"] = memory_mb or None
     return result
+
+
+def crash_frame(lines: list[str], root: str) -> dict[str, Any] | None:
+    """The innermost frame under ``root`` of the stack faulthandler printed for a crash."""
+    import re
+
+    start = max(
+        (i for i, ln in enumerate(lines) if ln.startswith("Fatal Python error")), default=-1
+    )
+    if start < 0:
+        return None
+    rx = re.compile(r'^\s*File "(?P<path>.+)", line (?P<line>\d+) in (?P<func>\S+)')
+    for ln in lines[start:]:  # most recent call first
+        m = rx.match(ln)
+        if not m:
+            continue
+        path = os.path.realpath(m["path"])
+        if path.startswith(root + os.sep) and "site-packages" not in path:
+            func = user_function_name(m["func"])
+            return {"path": relpath(path, root), "line": int(m["line"]), "function": func}
+    return None
+
+
+def _is_memory_error(error: dict[str, Any]) -> bool:
+    msg = str(error.get("message", ""))
+    return error.get("type") == "MemoryError" or "can't allocate memory" in msg

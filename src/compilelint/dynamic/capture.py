@@ -459,6 +459,13 @@ def _limit_hit_matches(hit: Mapping[str, Any], g: Mapping[str, Any]) -> bool:
 # --------------------------------------------------------------------------- JSON
 
 
+def user_function_name(name: str) -> str:
+    """``torch_dynamo_resume_in_forward_at_11`` (dynamo's code after a graph break) -> ``forward``."""
+    if name.startswith("torch_dynamo_resume_in_"):
+        return name.removeprefix("torch_dynamo_resume_in_").rsplit("_at_", 1)[0]
+    return name
+
+
 def frame_json(f: Frame) -> dict[str, Any]:
     return {"path": f.path, "line": f.line, "function": f.function}
 

@@ -32,6 +32,7 @@ def add_dynamic_to_report(
     progress: bool | None = None,
     catalog: Catalog | None = None,
     result: DynamicResult | None = None,
+    memory_mb: int | None = None,
 ) -> Report:
     """Run the dynamic stage (unless ``result`` is given) and merge it into ``report``.
 
@@ -43,7 +44,9 @@ def add_dynamic_to_report(
     if progress is None:
         progress = sys.stderr.isatty()
     cat = catalog or load_catalog()
-    res = result or run_dynamic(spec_path, cwd=root, timeout=timeout, progress=progress)
+    res = result or run_dynamic(
+        spec_path, cwd=root, timeout=timeout, progress=progress, memory_mb=memory_mb
+    )
     ran = res.ok and bool(res.raw)
     merged = merge_findings(
         report.findings,

@@ -26,7 +26,7 @@ import traceback
 from collections.abc import Iterator
 from typing import Any
 
-from compilelint.dynamic.capture import attribute, frame_json, parse_frames
+from compilelint.dynamic.capture import attribute, frame_json, parse_frames, user_function_name
 from compilelint.dynamic.spec import Spec, SpecError, load_spec
 from compilelint.model import Frame
 
@@ -69,11 +69,30 @@ def error_record(step_name: str, exc: BaseException, root: str) -> dict[str, Any
         att = attribute(parse_frames(text.split("from user code:", 1)[1].splitlines()), root)
     if isinstance(exc, SystemExit):
         last = f"SystemExit: the model called sys.exit({exc.code!r})"
+    else:
+        # torch wraps the user's error ("TorchRuntimeError: RuntimeError when making fake tensor
+        # call"); the cause says what was wrong.
+        if type(exc).__module__.startswith("torch"):
+            why = ""
+            for ln in text.splitlines():
+                if ln.strip().startswith("Explanation:"):
+                    expl = ln.strip().removeprefix("Explanation:").strip()
+                    why = expl.split("): got ", 1)[1] if "): got " in expl else expl
+                    break
+            cause = exc.__cause__
+            if not why and cause is not None:
+                why = "".join(traceback.format_exception_only(type(cause), cause)).strip()
+                why = why.splitlines()[0].strip() if why else ""
+            if why and why not in last:
+                last = f"{last}: {why}"
+    frame = frame_json(att.user) if att.user else None
+    if frame:
+        frame["function"] = user_function_name(str(frame.get("function", "")))
     return {
         "step": step_name,
         "type": type(exc).__name__,
         "message": last,
-        "frame": frame_json(att.user) if att.user else None,
+        "frame": frame,
         "frames": [frame_json(f) for f in att.frames],
     }
 

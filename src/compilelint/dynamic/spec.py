@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -60,6 +61,7 @@ TOP_KEYS = (
     "compile",
     "config",
     "calls",
+    "memory_mb",
     "description",
 )
 COMPILE_KEYS = ("backend", "mode", "dynamic", "fullgraph", "options")
@@ -105,6 +107,7 @@ class Spec:
     compile: dict[str, Any] = field(default_factory=dict)
     config: dict[str, Any] = field(default_factory=dict)
     calls: int = 1
+    memory_mb: int | None = None  # cap on the child's memory (MiB); None: the default
     source: str = ""  # the spec file, for relative model paths
 
     def to_json(self) -> dict[str, Any]:
@@ -121,6 +124,7 @@ class Spec:
             "compile": self.compile,
             "config": self.config,
             "calls": self.calls,
+            "memory_mb": self.memory_mb,
             "source": self.source,
         }
 
@@ -160,13 +164,23 @@ def _unknown_keys(obj: dict[str, Any], allowed: tuple[str, ...], path: str) -> N
                 if close
                 else f"; expected one of {', '.join(a for a in allowed if not a.startswith('$'))}"
             )
-            raise SpecError(_join(path, k), f'unknown key "{k}"{hint}')
+            raise SpecError(_join(path, k), f"unknown key {json.dumps(k)}{hint}")
+
+
+_PLAIN_KEY = re.compile(r"^[A-Za-z_$][\w$-]*$")
+MAX_DEPTH = 64  # values nested deeper than this are refused (JSON allows any depth)
 
 
 def _join(path: str, key: str | int) -> str:
     if isinstance(key, int):
         return f"{path}[{key}]"
+    if not _PLAIN_KEY.match(key):  # a key with dots, spaces, brackets: quote it
+        return f"{path}[{json.dumps(key)}]"
     return f"{path}.{key}" if path else key
+
+
+def _depth(path: str) -> int:
+    return path.count("[") + path.count(".")
 
 
 def check_dtype(v: Any, path: str) -> str:
@@ -174,7 +188,7 @@ def check_dtype(v: Any, path: str) -> str:
     name = str(v).removeprefix("torch.")
     name = DTYPE_ALIASES.get(name, name)
     if name not in DTYPES:
-        raise SpecError(path, f'unknown dtype "{v}"; expected one of {", ".join(DTYPES)}')
+        raise SpecError(path, f"unknown dtype {json.dumps(v)}; expected one of {', '.join(DTYPES)}")
     return name
 
 
@@ -182,6 +196,8 @@ def check_value(v: Any, path: str) -> Any:
     """Validate one input value; returns it with dtype aliases normalised."""
     if v is None or isinstance(v, (bool, int, float, str)):
         return v
+    if _depth(path) > MAX_DEPTH:
+        raise SpecError(path, f"nested too deep (more than {MAX_DEPTH} levels)")
     if isinstance(v, list):
         return [check_value(x, _join(path, i)) for i, x in enumerate(v)]
     _expect(isinstance(v, dict), path, f"unsupported value of type {_type_name(v)}")
@@ -204,7 +220,7 @@ def check_value(v: Any, path: str) -> Any:
     raise SpecError(
         path,
         'expected a tagged object ({"tensor": [...]}, {"tuple": [...]} or {"dict": {...}}), '
-        f"got keys {', '.join(sorted(v)) or '(none)'}",
+        f"got keys {', '.join(json.dumps(k) for k in sorted(v)) or '(none)'}",
     )
 
 
@@ -234,13 +250,16 @@ def check_tensor(v: dict[str, Any], path: str) -> dict[str, Any]:
     _expect(
         init in INITS,
         _join(path, "init"),
-        f'unknown init "{init}"; expected one of {", ".join(INITS)}',
+        f"unknown init {json.dumps(init)}; expected one of {', '.join(INITS)}",
     )
     out["init"] = init
     for key in ("low", "high", "value", "p"):
         if key in v:
             _expect(
                 _is_num(v[key]), _join(path, key), f"expected a number, got {_type_name(v[key])}"
+            )
+            _expect(
+                math.isfinite(v[key]), _join(path, key), f"expected a finite number, got {v[key]}"
             )
     if init == "randint":
         _expect(
@@ -394,6 +413,12 @@ def validate(data: Any, source: str = "") -> Spec:
     _expect(_is_int(seed), "seed", f"expected an integer, got {_type_name(seed)}")
     calls = data.get("calls", 1)
     _expect(_is_int(calls) and calls >= 1, "calls", "expected a positive integer")
+    memory_mb = data.get("memory_mb")
+    _expect(
+        memory_mb is None or (_is_int(memory_mb) and memory_mb >= 0),
+        "memory_mb",
+        f"expected a number of MiB (0: no limit), got {json.dumps(memory_mb)}",
+    )
 
     comp = data.get("compile", {})
     _expect(isinstance(comp, dict), "compile", f"expected an object, got {_type_name(comp)}")
@@ -446,6 +471,7 @@ def validate(data: Any, source: str = "") -> Spec:
         compile=dict(comp),
         config=dict(config),
         calls=calls,
+        memory_mb=memory_mb,
         source=source,
     )
 
@@ -457,11 +483,20 @@ def load_spec(path: str) -> Spec:
             text = fh.read()
     except OSError as exc:
         raise SpecError("", f"cannot read spec {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise SpecError(
+            "", f"cannot read spec {path}: not UTF-8 (byte {exc.start}: {exc.reason})"
+        ) from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise SpecError("", f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
-    return validate(data, source=os.path.abspath(path))
+    except RecursionError:
+        raise SpecError("", f"{path}: invalid JSON: nested too deep") from None
+    try:
+        return validate(data, source=os.path.abspath(path))
+    except RecursionError:  # pragma: no cover - check_value stops at MAX_DEPTH first
+        raise SpecError("", f"{path}: nested too deep") from None
 
 
 def schema_path() -> str:

@@ -94,6 +94,8 @@ class Project:
             if head in f.imports:
                 tail = rest[len(head) :]
                 return self.resolve(path, f"D|{f.imports[head]}{tail}", depth + 1)
+            if f.torch_free and f.module:  # only syntax-checked so far: analyse it on demand
+                self.unresolved_modules.add(f.module)
             return None
         if kind == "D":
             parts = rest.split(".")
