@@ -199,3 +199,112 @@ def test_super_forward_and_unknown_external_base(tmp_path: Path) -> None:
             return super().forward(input_ids)
     """
     assert lint(tmp_path, {"m.py": src}, ("CL103",)) == [("m.py", 10, "CL103")]
+
+
+def test_loop_targets_follow_the_iterable(tmp_path: Path) -> None:
+    """enumerate counts, range values, zip partners, dict keys are Python values; the
+    elements of a tensor sequence stay tensors (checked against torch: `i == 0` on an
+    enumerate count does not break, `c.sum() > 0` on a chunk does)."""
+    src = """
+    import torch
+    from torch import nn
+
+    class M(nn.Module):
+        def forward(self, x):
+            chunks = torch.chunk(x, 4, dim=0)
+            out = []
+            for i, c in enumerate(chunks):
+                if i == 0:
+                    out.append(c)
+                if c.sum() > 0:
+                    out.append(c)
+            for a, j in zip(chunks, range(4)):
+                if j == 1 or a.mean() > 0:
+                    out.append(a)
+            for k, v in {"a": x}.items():
+                if k == "a":
+                    out.append(v)
+            return [t for n, t in enumerate(out) if n > 0]
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL101",)) == [
+        ("m.py", 12, "CL101"),
+        ("m.py", 15, "CL101"),
+    ]
+
+
+def test_string_keys_and_string_comparisons_are_not_tensor_values(tmp_path: Path) -> None:
+    src = """
+    import torch
+    from torch import nn
+
+    class M(nn.Module):
+        def forward(self, cfg, cache, x):
+            n = cfg["frames"]
+            if n > 2:
+                x = x * 2
+            if cache[0] == "Rep":
+                x = x + 1
+            out = self.inner(x)
+            if out["logits"].sum() > 0:
+                x = x - 1
+            return x
+
+        def inner(self, x):
+            return {"logits": x * 2}
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL101",)) == [("m.py", 13, "CL101")]
+
+
+def test_size_dtype_and_device_parameters_are_not_tensors(tmp_path: Path) -> None:
+    src = """
+    import torch
+    from torch import nn
+
+    class M(nn.Module):
+        def forward(self, x, height, width, device, hidden_size):
+            if height * width > hidden_size:
+                x = x[:, :1]
+            return x.to(str(device))
+    """
+    assert lint(tmp_path, {"m.py": src}) == []
+
+
+def test_methods_that_are_not_tensor_methods_return_python_objects(tmp_path: Path) -> None:
+    """`cache.get_seq_length()` on an object passed where a tensor could be is not a tensor;
+    `x.sum()` is (both checked against torch: only the second branch breaks)."""
+    src = """
+    import torch
+    from torch import nn
+
+    class M(nn.Module):
+        def forward(self, x, cache):
+            n = cache.get_seq_length()
+            if n == 0:
+                x = x + 1
+            if x.sum() > 0:
+                x = x - 1
+            return x
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL101",)) == [("m.py", 10, "CL101")]
+
+
+def test_forward_replaced_by_a_dispatching_class_decorator(tmp_path: Path) -> None:
+    """transformers' `@use_experts_implementation` swaps the experts' forward for
+    `config._experts_implementation` (grouped_mm by default): its own loop is not traced."""
+    src = """
+    import torch
+    from torch import nn
+    from transformers.integrations import use_experts_implementation
+
+    @use_experts_implementation
+    class Experts(nn.Module):
+        def forward(self, x, sel):
+            hit = sel.nonzero()
+            return x
+
+    class Plain(nn.Module):
+        def forward(self, x, sel):
+            hit = sel.nonzero()
+            return x
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL110",)) == [("m.py", 14, "CL110")]

@@ -59,6 +59,18 @@ def summarise(raw: dict[str, Any]) -> dict[str, Any]:
         "graph_count": b["graph_count"],
         "graph_break_count": b["graph_break_count"],
         "ops_per_graph": b["ops_per_graph"],
+        "graphs": [
+            [
+                g["ops"],
+                g["compile_id"],
+                g["function"],
+                g["path"],
+                g["first_line"],
+                g["last_line"],
+                g["break"] and [g["break"]["gb_id"], g["break"]["path"], g["break"]["line"]],
+            ]
+            for g in b["graphs"]
+        ],
         "breaks": sorted(
             [x["gb_type"], x["gb_id"], x["path"], x["line"], x["count"], x["package"], x["in_loop"]]
             for x in b["breaks"]

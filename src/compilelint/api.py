@@ -1,20 +1,30 @@
 """The Python API. The CLI calls these; so can users' own tests.
 
-from compilelint.api import check
-report = check(["models/"])
+import compilelint
+report = compilelint.check(["models/"], spec="spec.json")   # static + dynamic, as the CLI
 assert not [f for f in report.findings if f.severity == "error"]
+
+``compilelint.api.check`` is the static stage alone; :func:`analyze` (exported as
+``compilelint.check``) is everything ``compilelint check`` does: the static stage, the dynamic
+stage when a spec is given, the baseline and the budgets.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
+import tempfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
 
 from compilelint import __version__
 from compilelint.catalog import Catalog, load_catalog
 from compilelint.config import Config, load_config
 from compilelint.model import SEVERITY_ORDER, Report, Summary
-from compilelint.static.engine import scan
+from compilelint.static.engine import ScanResult, scan
 
 
 def check(
@@ -28,7 +38,11 @@ def check(
     """Run the static stage over files and folders. Problems with inputs come back as data."""
     cfg = config if config is not None else load_config(paths)
     cat = catalog or load_catalog()
-    res = scan(paths, cfg, catalog=cat, progress=progress, no_cache=no_cache)
+    return report_from_scan(scan(paths, cfg, catalog=cat, progress=progress, no_cache=no_cache))
+
+
+def report_from_scan(res: ScanResult) -> Report:
+    """The :class:`Report` of one static scan."""
     by_rule = dict(sorted(Counter(f.rule for f in res.findings).items()))
     return Report(
         version=__version__,
@@ -46,13 +60,128 @@ def check(
     )
 
 
+def config_baseline(cfg: Config) -> str | None:
+    """``baseline = "..."`` from [tool.compilelint], relative to that pyproject's folder."""
+    value = cfg.extra.get("baseline")
+    if not isinstance(value, str) or not value:
+        return None
+    return os.path.join(cfg.root, value) if cfg.source else value
+
+
+def config_budgets(cfg: Config) -> tuple[int | None, int | None]:
+    """``(max-graph-breaks, max-recompiles)`` from the config (None where unset)."""
+    mgb, mrc = cfg.extra.get("max-graph-breaks"), cfg.extra.get("max-recompiles")
+    return (mgb if isinstance(mgb, int) else None, mrc if isinstance(mrc, int) else None)
+
+
+def finalize(
+    report: Report,
+    cfg: Config,
+    *,
+    baseline: str | None = None,
+    max_graph_breaks: int | None = None,
+    max_recompiles: int | None = None,
+    cwd: str | None = None,
+    spec_path: str | None = None,
+) -> Report:
+    """The steps after the stages: the baseline (argument, else config) hides known findings;
+    the budgets (arguments, else config) are checked against the dynamic run's counts."""
+    from compilelint.baseline import apply_baseline_file
+    from compilelint.budgets import apply_budgets
+
+    bl = baseline or config_baseline(cfg)
+    if bl:
+        report = apply_baseline_file(report, bl, cwd)
+    cfg_mgb, cfg_mrc = config_budgets(cfg)
+    return apply_budgets(
+        report,
+        max_graph_breaks if max_graph_breaks is not None else cfg_mgb,
+        max_recompiles if max_recompiles is not None else cfg_mrc,
+        where=spec_path or "",
+    )
+
+
+def analyze(
+    paths: str | os.PathLike[str] | list[str | os.PathLike[str]] | tuple[str, ...],
+    spec: str | os.PathLike[str] | dict[str, Any] | None = None,
+    config: Config | str | os.PathLike[str] | None = None,
+    *,
+    baseline: str | None = None,
+    max_graph_breaks: int | None = None,
+    max_recompiles: int | None = None,
+    timeout: float | None = None,
+    no_cache: bool = False,
+) -> Report:
+    """What ``compilelint check PATHS [--input-spec SPEC]`` computes, as a :class:`Report`
+    (exported as ``compilelint.check``).
+
+    ``spec`` is a spec file or a spec as a dict (model paths relative to the current folder);
+    it runs the dynamic stage in a child process and merges it. ``config`` is a :class:`Config`
+    or the path of a pyproject.toml (default: discovered from the first path). Problems with
+    the scanned files or the model come back in ``report.errors``; a bad config or spec
+    argument raises (``compilelint.config.ConfigError``, ``compilelint.dynamic.spec.SpecError``).
+    """
+    plist = [os.fspath(p) for p in ([paths] if isinstance(paths, (str, os.PathLike)) else paths)]
+    plist = plist or ["."]
+    if isinstance(config, Config):
+        cfg = config
+    elif config is not None:
+        cfg = load_config(plist, os.fspath(config))
+    else:
+        cfg = load_config(plist)
+    cat = load_catalog()
+    report = check(plist, cfg, catalog=cat, no_cache=no_cache)
+    if spec is not None:
+        from compilelint.dynamic.api import DEFAULT_TIMEOUT
+        from compilelint.dynamic.cli import add_dynamic_to_report
+
+        with _spec_file(spec) as spec_path:
+            report = add_dynamic_to_report(
+                report,
+                spec_path,
+                catalog=cat,
+                timeout=timeout or DEFAULT_TIMEOUT,
+                progress=False,
+            )
+    return finalize(
+        report,
+        cfg,
+        baseline=baseline,
+        max_graph_breaks=max_graph_breaks,
+        max_recompiles=max_recompiles,
+        spec_path=os.fspath(spec) if isinstance(spec, (str, os.PathLike)) else None,
+    )
+
+
+@contextlib.contextmanager
+def _spec_file(spec: str | os.PathLike[str] | dict[str, Any]) -> Iterator[str]:
+    """A spec path as is, or a spec dict validated (raising ``SpecError``) and written to a
+    temporary file for the child process."""
+    if not isinstance(spec, dict):
+        yield os.fspath(spec)
+        return
+    from compilelint.dynamic.spec import validate
+
+    validate(spec, source="spec")
+    fd, path = tempfile.mkstemp(prefix="compilelint-spec-", suffix=".json")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(spec, fh)
+    try:
+        yield path
+    finally:
+        Path(path).unlink(missing_ok=True)
+
+
 def exit_code(report: Report, fail_on: str) -> int:
-    """0 clean, 1 findings at or above ``fail_on``, 2 usage or internal errors."""
+    """0 clean, 1 findings at or above ``fail_on`` or an exceeded budget, 2 usage or internal
+    errors."""
     if any(e.kind in ("usage", "internal") for e in report.errors):
         return 2
     dyn = report.extra.get("dynamic")
     if isinstance(dyn, dict) and dyn.get("error"):
         return 2
+    if any(e.kind == "budget" for e in report.errors):
+        return 1
     if fail_on == "never":
         return 0
     threshold = SEVERITY_ORDER[fail_on]

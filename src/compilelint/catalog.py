@@ -114,7 +114,7 @@ def parse_rule(path: Path) -> Rule:
     category = CATEGORIES.get(code[:3], "")
     if meta.get("category", category) != category:
         raise CatalogError(f"{where}: category for {code[:3]}xx is {category!r}")
-    for key in ("summary", "message", "fix_title"):
+    for key in ("summary", "message", "fix_title", "fix_reason"):
         if not isinstance(meta.get(key), str) or not meta[key].strip():
             raise CatalogError(f"{where}: missing {key}")
     detector = meta.get("detector", "static")
@@ -153,6 +153,7 @@ def parse_rule(path: Path) -> Rule:
         detector=detector,
         verify=verify,
         verify_reason=str(meta.get("verify_reason", "")),
+        fix_reason=meta["fix_reason"].strip(),
     )
 
 

@@ -8,11 +8,20 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from compilelint import __version__
+from compilelint.fix.cli import fix as fix_command
+from compilelint.report import FORMATS
+
+if TYPE_CHECKING:
+    from compilelint.catalog import Catalog
+    from compilelint.config import Config
+    from compilelint.model import Report
+    from compilelint.report.outputs import Output
+    from compilelint.vcs import Changes
 
 
 def _fail(msg: str) -> None:
@@ -36,17 +45,41 @@ def main() -> None:
     """torch.compile diagnostics: find the lines that break the graph or recompile."""
 
 
-@main.command()
+class _OptionOrder(click.Command):
+    """Records the order of repeated options in ``ctx.meta`` (for --format/--output pairs)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            _, _, order = self.make_parser(ctx).parse_args(args=list(args))
+            ctx.meta["compilelint.option_order"] = [p.name for p in order]
+        except click.UsageError:
+            pass  # super() reports it
+        return super().parse_args(ctx, args)
+
+
+@main.command(cls=_OptionOrder)
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option(
     "--format",
-    "fmt",
-    type=click.Choice(["text", "json", "table"]),
-    default="text",
-    show_default=True,
-    help="Output format.",
+    "fmts",
+    type=click.Choice(list(FORMATS)),
+    multiple=True,
+    help="Output format [default: text]. Repeatable; each --output belongs to the --format "
+    "before it, and a format without one writes to stdout.",
 )
-@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the report to a file.")
+@click.option(
+    "--output",
+    "-o",
+    "outputs",
+    multiple=True,
+    type=click.Path(dir_okay=False, allow_dash=True),
+    help="Write a report to this file (- for stdout). Repeatable, paired with --format.",
+)
+@click.option(
+    "--diff-base",
+    metavar="REF",
+    help="Only report findings on lines changed against this git ref (merge-base, like a PR).",
+)
 @click.option(
     "--select", help="Comma-separated rule codes or prefixes to enable (replaces defaults)."
 )
@@ -95,6 +128,28 @@ def main() -> None:
     help="Dynamic stage time limit in seconds.",
 )
 @click.option(
+    "--baseline",
+    type=click.Path(dir_okay=False),
+    help="Report and fail only on findings not in this baseline file (`compilelint baseline create`).",
+)
+@click.option(
+    "--max-graph-breaks",
+    type=click.IntRange(min=0),
+    help="Fail (exit 1) when the dynamic run observes more graph breaks than this.",
+)
+@click.option(
+    "--max-recompiles",
+    type=click.IntRange(min=0),
+    help="Fail (exit 1) when the dynamic run observes more recompiles than this.",
+)
+@click.option(
+    "--no-default-paths",
+    is_flag=True,
+    help="With no PATHS, check nothing and exit 0 instead of checking the current folder (pre-commit).",
+)
+@click.option("--fix", "apply_fixes", is_flag=True, help="Apply safe fixes, then report the rest.")
+@click.option("--unsafe-fixes", is_flag=True, help="With --fix, also apply unsafe fixes.")
+@click.option(
     "--memory-limit",
     type=click.IntRange(min=0),
     default=None,
@@ -103,8 +158,9 @@ def main() -> None:
 )
 def check(
     paths: tuple[str, ...],
-    fmt: str,
-    output: str | None,
+    fmts: tuple[str, ...],
+    outputs: tuple[str, ...],
+    diff_base: str | None,
     select: str | None,
     extend_select: str | None,
     ignore: str | None,
@@ -119,15 +175,168 @@ def check(
     no_respect_gitignore: bool,
     input_spec: str | None,
     timeout: float,
+    baseline: str | None,
+    max_graph_breaks: int | None,
+    max_recompiles: int | None,
+    no_default_paths: bool,
+    apply_fixes: bool,
+    unsafe_fixes: bool,
     memory_limit: int | None,
 ) -> None:
     """Check PATHS (files and folders; default: the current folder)."""
     from compilelint.api import check as run_check
-    from compilelint.api import exit_code
-    from compilelint.config import ConfigError, from_table, load_config
-    from compilelint.report import get_reporter
+    from compilelint.api import exit_code, finalize
+    from compilelint.report.outputs import (
+        OutputError,
+        events_in_order,
+        pair_outputs,
+        stdout_format,
+    )
 
+    if not paths and no_default_paths:
+        return  # pre-commit passed no files: nothing to check, and not the current folder
     path_list = list(paths) or ["."]
+    order = click.get_current_context().meta.get("compilelint.option_order")
+    names = {"fmts": "format", "outputs": "output"}
+    try:
+        outs = pair_outputs(
+            events_in_order(
+                [names[n] for n in order if n in names] if order is not None else None,
+                fmts,
+                outputs,
+            )
+        )
+    except OutputError as exc:
+        _fail(str(exc))
+        return
+    cfg, catalog = resolve_config(
+        path_list,
+        config_file=config_file,
+        select=select,
+        extend_select=extend_select,
+        ignore=ignore,
+        exclude=exclude,
+        fail_on=fail_on,
+        target_torch=target_torch,
+        jobs=jobs,
+        report_untraced=report_untraced,
+        no_respect_gitignore=no_respect_gitignore,
+    )
+    if (max_graph_breaks is not None or max_recompiles is not None) and not input_spec:
+        _fail("--max-graph-breaks and --max-recompiles need --input-spec (a dynamic run)")
+    if baseline is not None:
+        from compilelint.baseline import BaselineError, load_baseline
+
+        try:
+            load_baseline(baseline)  # a bad baseline fails before the scan, in one line
+        except BaselineError as exc:
+            _fail(str(exc))
+
+    changes = None
+    if diff_base:
+        from compilelint.vcs import VcsError, changed_lines
+
+        try:
+            changes = changed_lines(diff_base, path_list)
+        except VcsError as exc:
+            _fail(f"--diff-base: {exc}")
+    if apply_fixes:
+        from compilelint.fix.cli import apply_for_check
+
+        apply_for_check(path_list, cfg, catalog, unsafe=unsafe_fixes, no_cache=no_cache)
+    progress = None
+    machine = stdout_format(outs) not in ("text", None)
+    if not machine and sys.stderr.isatty() and not no_color:
+        progress = _progress_bar()
+    try:
+        report = run_check(path_list, cfg, catalog=catalog, progress=progress, no_cache=no_cache)
+    finally:
+        if progress is not None:
+            progress.close()  # type: ignore[attr-defined]
+    if input_spec:
+        try:
+            from compilelint.dynamic.cli import add_dynamic_to_report
+        except ImportError as exc:  # pragma: no cover - packaging error
+            _fail(f"dynamic stage unavailable: {exc}")
+            return
+        report = add_dynamic_to_report(
+            report, input_spec, catalog=catalog, timeout=timeout, memory_mb=memory_limit
+        )
+    report = finalize(
+        report,
+        cfg,
+        baseline=baseline,
+        max_graph_breaks=max_graph_breaks,
+        max_recompiles=max_recompiles,
+        spec_path=input_spec,
+    )
+    for e in report.errors:
+        if e.kind == "usage":
+            click.echo(f"compilelint: error: {e.message}", err=True)
+    if changes is not None:
+        from compilelint.vcs import restrict_report
+
+        report = restrict_report(report, changes)
+    if apply_fixes or unsafe_fixes or any(o.fmt in ("sarif", "markdown", "html") for o in outs):
+        from compilelint.fix.api import attach_edits  # Finding.edits: the reporters' fixes
+
+        report = attach_edits(report, path_list, cfg, catalog=catalog)
+    _write_reports(report, catalog, outs, path_list, changes, no_color=no_color)
+    sys.exit(exit_code(report, cfg.fail_on))
+
+
+def _write_reports(
+    report: Report,
+    catalog: Catalog,
+    outs: list[Output],
+    path_list: list[str],
+    changes: Changes | None,
+    *,
+    no_color: bool,
+) -> None:
+    """Every --format/--output pair (compilelint.report.outputs), GitHub's changed lines."""
+    from compilelint.report.outputs import github_changes, source_root, write_outputs
+
+    env = dict(os.environ)
+    options: dict[str, object] = {"cwd": os.getcwd(), "env": env, "changes": changes}
+    if any(o.fmt in ("sarif", "markdown", "github", "html") for o in outs):
+        options["srcroot"] = source_root(os.getcwd())
+    if changes is None and any(o.fmt == "github" for o in outs):
+        options["changes"], warning = github_changes(path_list, env)
+        if warning:
+            click.echo(f"compilelint: warning: {warning}", err=True)
+    color = not no_color and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    problems = write_outputs(
+        report,
+        catalog,
+        outs,
+        options=options,
+        env=env,
+        echo=lambda text: click.echo(text, nl=False),
+        color=color,
+    )
+    if problems:
+        _fail(problems[0])
+
+
+def resolve_config(
+    path_list: list[str],
+    *,
+    config_file: str | None,
+    select: str | None,
+    extend_select: str | None,
+    ignore: str | None,
+    exclude: tuple[str, ...],
+    fail_on: str | None,
+    target_torch: str | None,
+    jobs: int | None,
+    report_untraced: bool,
+    no_respect_gitignore: bool,
+) -> tuple[Config, Catalog]:
+    """The config (pyproject, then flags) and the catalogue, shared by ``check`` and
+    ``baseline create``; bad values end the command with one line (exit 2)."""
+    from compilelint.config import ConfigError, from_table, load_config
+
     try:
         cfg = load_config(path_list, config_file)
         table: dict[str, object] = {}
@@ -153,7 +362,7 @@ def check(
             cfg = from_table(table, "command line", base=cfg)
     except ConfigError as exc:
         _fail(str(exc))
-        return
+        raise  # unreachable
     catalog = _load_catalog()
     unknown = [
         c
@@ -162,44 +371,7 @@ def check(
     ]
     if unknown:
         _fail(f"unknown rule code {unknown[0]!r} (see `compilelint rules`)")
-
-    progress = None
-    machine = fmt != "text"
-    if not machine and sys.stderr.isatty() and not no_color:
-        progress = _progress_bar()
-    try:
-        report = run_check(path_list, cfg, catalog=catalog, progress=progress, no_cache=no_cache)
-    finally:
-        if progress is not None:
-            progress.close()  # type: ignore[attr-defined]
-    if input_spec:
-        try:
-            from compilelint.dynamic.cli import add_dynamic_to_report
-        except ImportError as exc:  # pragma: no cover - packaging error
-            _fail(f"dynamic stage unavailable: {exc}")
-            return
-        report = add_dynamic_to_report(
-            report, input_spec, catalog=catalog, timeout=timeout, memory_mb=memory_limit
-        )
-    for e in report.errors:
-        if e.kind == "usage":
-            click.echo(f"compilelint: error: {e.message}", err=True)
-    color = (
-        fmt == "text"
-        and not no_color
-        and output is None
-        and sys.stdout.isatty()
-        and ("NO_COLOR" not in os.environ)
-    )
-    text = get_reporter(fmt)(report, catalog, {"color": color})
-    if output:
-        try:
-            Path(output).write_text(text, encoding="utf-8")
-        except OSError as exc:
-            _fail(f"cannot write {output}: {exc.strerror or exc}")
-    else:
-        click.echo(text, nl=False)
-    sys.exit(exit_code(report, cfg.fail_on))
+    return cfg, catalog
 
 
 def _split(v: str) -> list[str]:
@@ -289,6 +461,20 @@ def _mount_dynamic() -> None:
 
 
 _mount_dynamic()
+
+
+def _mount_baseline() -> None:
+    from compilelint.baseline.cli import make_baseline_group
+
+    main.add_command(make_baseline_group(check))
+
+
+_mount_baseline()
+main.add_command(fix_command)
+
+from compilelint.bench.cli import bench  # noqa: E402
+
+main.add_command(bench)
 
 
 if __name__ == "__main__":  # pragma: no cover

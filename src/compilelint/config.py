@@ -61,6 +61,7 @@ _KEYS = {
     "report-untraced",
     "max-graph-breaks",
     "max-recompiles",
+    "baseline",
 }
 
 
@@ -155,9 +156,14 @@ def from_table(table: dict[str, object], where: str, base: Config | None = None)
     extra = dict(cfg.extra)
     for key in ("max-graph-breaks", "max-recompiles"):
         if key in table:
-            if not isinstance(table[key], int) or table[key] < 0:
+            v = table[key]
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise ConfigError(f"{where}: {key} must be a non-negative integer")
             extra[key] = table[key]
+    if "baseline" in table:
+        if not isinstance(table["baseline"], str) or not table["baseline"]:
+            raise ConfigError(f"{where}: baseline must be the path of a baseline file")
+        extra["baseline"] = table["baseline"]
     changes["extra"] = extra
     return replace(cfg, **changes)  # type: ignore[arg-type]
 

@@ -42,12 +42,23 @@ def rules_table(catalog: Catalog, fmt: str = "github") -> str:
     )
 
 
+def fix_table(catalog: Catalog, fmt: str = "github") -> str:
+    """Fix safety per rule and why (the catalogue's ``fix`` and ``fix_reason``)."""
+    rows = []
+    for code in catalog.codes():
+        r = catalog.rules[code]
+        rows.append((f"`{r.code}`" if fmt == "github" else r.code, r.name, r.fix, r.fix_reason))
+    return tabulate(rows, headers=["code", "name", "fix", "why"], tablefmt=fmt)
+
+
 def rule_page(r: Rule) -> str:
     lines = [f"# {r.code} {r.name}", ""]
     lines.append(
         f"category: {r.category}    severity: {r.severity}    "
         f"enabled by default: {'yes' if r.default else 'no'}    fix: {r.fix}"
     )
+    if r.fix_reason:
+        lines.append(f"fix safety: {r.fix_reason}")
     if r.gb_types or r.gb_ids:
         lines.append(
             f"torch graph-break types: {', '.join(r.gb_types) or '-'} ({', '.join(r.gb_ids) or '-'})"
@@ -64,11 +75,22 @@ BEGIN = "<!-- rules-table:begin (generated from rules/ by `python -m compilelint
 END = "<!-- rules-table:end -->"
 
 
+FIX_BEGIN = "<!-- fix-table:begin (generated from rules/ by `python -m compilelint.docs --write README.md`) -->"
+FIX_END = "<!-- fix-table:end -->"
+
+
+def _replace(text: str, begin: str, end: str, table: str) -> str:
+    start = text.index(begin) + len(begin)
+    stop = text.index(end)
+    return text[:start] + "\n" + table + "\n" + text[stop:]
+
+
 def update_readme(text: str, catalog: Catalog) -> str:
-    """Replace the generated rules table between the markers."""
-    start = text.index(BEGIN) + len(BEGIN)
-    stop = text.index(END)
-    return text[:start] + "\n" + rules_table(catalog) + "\n" + text[stop:]
+    """Replace the generated tables between their markers (the fix table where present)."""
+    text = _replace(text, BEGIN, END, rules_table(catalog))
+    if FIX_BEGIN in text:
+        text = _replace(text, FIX_BEGIN, FIX_END, fix_table(catalog))
+    return text
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if new != text:
         print(
-            f"{path}: the rules table is stale; run python -m compilelint.docs --write {path}",
+            f"{path}: a generated table is stale; run python -m compilelint.docs --write {path}",
             file=sys.stderr,
         )
         return 1

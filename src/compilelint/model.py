@@ -49,6 +49,7 @@ class Rule:
     detector: str = "static"  # static: a check module; engine: the engine itself; dynamic
     verify: str = "breaks"  # what torch must show for invalid examples: breaks|recompiles|none
     verify_reason: str = ""
+    fix_reason: str = ""  # why the fix is safe, unsafe, or why there is none
 
 
 @dataclass(frozen=True)

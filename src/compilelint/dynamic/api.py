@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compilelint.dynamic.capture import (
+    RESUME_RE,
     ObservedBreak,
     ObservedRecompile,
     break_json,
@@ -154,6 +155,13 @@ def build_result(
         for f in [error.get("frame"), *(error.get("frames") or [])]:
             if isinstance(f, dict) and f.get("path"):
                 f["path"] = relpath(str(f["path"]), root)
+    raw_breaks = [b for b in raw.get("breaks", []) if isinstance(b, dict)]
+    ended_by = {
+        (b.get("frame_id"), b.get("frame_compile_id")): (p.gb_type, p.loc_path, p.loc_line)
+        for b, p in zip(raw_breaks, parsed)
+        if b.get("frame_id") is not None
+    }
+    by_key = {br.key: br for br in breaks}
     block: dict[str, Any] = {
         "torch": raw.get("torch"),
         "device": raw.get("device"),
@@ -161,6 +169,7 @@ def build_result(
         "graph_break_count": len(breaks),
         "ops_per_graph": [int(g.get("ops", 0)) for g in first],
         "graphs_total": len(graphs),
+        "graphs": [graph_json(i, g, ended_by, by_key, root, remap) for i, g in enumerate(first)],
         "breaks": [break_json(b, root) for b in breaks],
         "recompiles": [recompile_json(r, root) for r in recompiles],
         "recompile_count": sum(r.count for r in recompiles),
@@ -180,6 +189,52 @@ def build_result(
         root=root,
         raw=dict(raw),
     )
+
+
+def graph_json(
+    index: int,
+    g: Mapping[str, Any],
+    ended_by: Mapping[tuple[Any, Any], tuple[str, str, int]],
+    by_key: Mapping[tuple[str, str, int], ObservedBreak],
+    root: str,
+    remap: Any,
+) -> dict[str, Any]:
+    """One compiled graph of the first call, in compile order, and the break that ended it.
+
+    ``break`` is the deduplicated break torch recorded while compiling the same frame
+    (matched on torch's frame and compile ids), or ``None`` when the graph ran to the end of
+    its frame. ``resumed_after`` is the line a resume function continues after.
+    """
+    fn = str(g.get("function") or "")
+    resumed_after = None
+    m = RESUME_RE.match(fn)
+    if m:
+        resumed_after = int(fn.rsplit("_at_", 1)[1])
+        fn = m.group("fn")
+    path = g.get("path")
+    fcid = g.get("frame_compile_id")
+    out: dict[str, Any] = {
+        "index": index,
+        "ops": int(g.get("ops", 0)),
+        "compile_id": f"{g['frame_id']}/{fcid}" if g.get("frame_id") is not None else None,
+        "recompile": bool(fcid),
+        "function": fn or None,
+        "path": relpath(remap(str(path)), root) if path else None,
+        "first_line": g.get("first_line"),
+        "last_line": g.get("last_line"),
+        "resumed_after": resumed_after,
+        "break": None,
+    }
+    key = ended_by.get((g.get("frame_id"), fcid))
+    br = by_key.get(key) if key else None
+    if br is not None:
+        out["break"] = {
+            "gb_type": br.gb_type,
+            "gb_id": br.gb_id,
+            "path": relpath(br.path, root) if br.path else relpath(br.loc_path, root),
+            "line": br.line if br.line is not None else br.loc_line,
+        }
+    return out
 
 
 def _child_env(progress: bool) -> dict[str, str]:
@@ -342,12 +397,17 @@ def run_dynamic(
     progress: bool = False,
     memory_mb: int | None = None,
     python: str | None = None,
+    save_outputs: str | None = None,
+    compare_outputs: str | None = None,
 ) -> DynamicResult:
     """Run the spec's model under torch.compile in a child process; errors come back as data.
 
     The child runs in its own session (process group): on a timeout, an interrupt, or when it
     ends, everything it started is killed with it. ``memory_mb`` caps its data segment
     (``None``: the spec's ``memory_mb``, else :func:`default_memory_mb`; ``0``: no cap).
+    ``save_outputs``: a file for the run's initial weights, outputs and gradients;
+    ``compare_outputs``: such a file from another run to compare with (``fix --verify``); the
+    verdict is ``result.raw["comparison"]``.
     """
     t0 = time.perf_counter()
     root = os.path.realpath(cwd)
@@ -376,6 +436,10 @@ def run_dynamic(
         "--root",
         root,
     ]
+    if save_outputs:
+        cmd += ["--save-outputs", save_outputs]
+    if compare_outputs:
+        cmd += ["--compare-outputs", compare_outputs]
     try:
         proc = subprocess.Popen(
             cmd,

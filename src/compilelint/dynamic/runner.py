@@ -123,6 +123,7 @@ class TraceCollector(logging.Handler):
                         {
                             "message": str(getattr(record, "payload", "") or ""),
                             "frame_id": md.get("frame_id"),
+                            "frame_compile_id": md.get("frame_compile_id"),
                             "phase": self.phase,
                         }
                     )
@@ -181,16 +182,35 @@ class GraphCollector:
 
     def __call__(self, gm: Any, example_inputs: Any) -> Any:
         ops = 0
+        spans: dict[tuple[str, str], list[int]] = {}  # outermost user (file, function) -> lines
         for node in gm.graph.nodes:
             if node.op == "call_function":
                 ops += 1
             st = node.meta.get("stack_trace") if hasattr(node, "meta") else None
             if st:
-                self._note_lines(st)
-        self.graphs.append({"phase": self.phase, "call": self.call, "ops": ops})
+                outer = self._note_lines(st)
+                if outer is not None and node.op == "call_function":
+                    spans.setdefault((outer[0], outer[2]), []).append(outer[1])
+        graph: dict[str, Any] = {"phase": self.phase, "call": self.call, "ops": ops}
+        # Which frame compile produced this graph (matches the break records' ids), and the user
+        # code it covers: the compiled frame's (file, function) holding most of its ops (the
+        # outermost user frame of their stacks), first and last line.
+        with contextlib.suppress(Exception):
+            from torch._guards import CompileContext
+
+            cid = CompileContext.current_compile_id()
+            if cid is not None:
+                graph["frame_id"] = cid.frame_id
+                graph["frame_compile_id"] = cid.frame_compile_id
+        if spans:
+            (path, function), lines = max(spans.items(), key=lambda kv: len(kv[1]))
+            graph.update(path=path, function=function, first_line=min(lines), last_line=max(lines))
+        self.graphs.append(graph)
         return gm.forward
 
-    def _note_lines(self, stack_trace: str) -> None:
+    def _note_lines(self, stack_trace: str) -> tuple[str, int, str] | None:
+        """Record the user lines of a node's stack; return its outermost (file, line, function)."""
+        outer: tuple[str, int, str] | None = None
         for ln in stack_trace.splitlines():
             ln = ln.strip()
             if not ln.startswith('File "'):
@@ -198,9 +218,12 @@ class GraphCollector:
             path, _, rest = ln[6:].partition('", line ')
             if not path.startswith(self.root):
                 continue
-            num = rest.split(",", 1)[0]
+            num, _, fn = rest.partition(", in ")
             if num.isdigit():
                 self.lines.setdefault(path, set()).add(int(num))
+                if outer is None:
+                    outer = (path, int(num), fn.strip())
+        return outer
 
 
 # --------------------------------------------------------------------------- model + inputs
@@ -355,12 +378,14 @@ def scalar_of(torch: Any, out: Any) -> Any:
     return total
 
 
-# --------------------------------------------------------------------------- run
+# --------------------------------------------------------------------------- observe
+# Shared by the child process (:func:`run`, from a spec) and the in-process path
+# (:mod:`compilelint.dynamic.inprocess`, a live model in the user's own tests).
 
 
-def run(spec: Spec, root: str, *, bare: bool = False) -> dict[str, Any]:
-    t0 = time.perf_counter()
-    result: dict[str, Any] = {
+def new_result(root: str, *, config: dict[str, Any], mode: str) -> dict[str, Any]:
+    """An empty raw result (the shape :func:`compilelint.dynamic.api.build_result` reads)."""
+    return {
         "result_version": RESULT_VERSION,
         "torch": None,
         "device": None,
@@ -376,11 +401,145 @@ def run(spec: Spec, root: str, *, bare: bool = False) -> dict[str, Any]:
         "lines": {},
         "phases": [],
         "compile": {},
-        "config": dict(spec.config),
-        "mode": spec.mode,
+        "config": dict(config),
+        "mode": mode,
         "error": None,
         "seconds": 0.0,
     }
+
+
+class Collectors:
+    """The structured-trace and warning handlers plus the collecting backend, installed on
+    torch's loggers for the duration of a ``with`` block and removed afterwards."""
+
+    def __init__(self, torch: Any, root: str, *, bare: bool = False) -> None:
+        self.trace = TraceCollector()
+        self.warn = WarningCollector()
+        self.graphs: GraphCollector | None = None if bare else GraphCollector(root)
+        self.backend: Any = "eager" if bare else self.graphs
+        self.counters: Any = None
+        with contextlib.suppress(Exception):
+            from torch._dynamo.utils import counters
+
+            self.counters = counters
+        self._restore: list[tuple[logging.Logger, logging.Handler, int]] = []
+
+    def __enter__(self) -> Collectors:
+        if self.graphs is not None:
+            tlog = logging.getLogger("torch.__trace")
+            self._restore.append((tlog, self.trace, tlog.level))
+            tlog.addHandler(self.trace)
+            tlog.setLevel(logging.DEBUG)
+            dlog = logging.getLogger("torch._dynamo")
+            self._restore.append((dlog, self.warn, dlog.level))
+            dlog.addHandler(self.warn)
+        if self.counters is not None:
+            with contextlib.suppress(Exception):
+                self.counters.clear()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for logger, handler, level in reversed(self._restore):
+            logger.removeHandler(handler)
+            logger.setLevel(level)
+        self._restore.clear()
+
+    def set_phase(self, phase: str) -> None:
+        self.trace.phase = phase
+        if self.graphs is not None:
+            self.graphs.phase = phase
+
+    def fill(self, result: dict[str, Any]) -> None:
+        """Copy what was collected into a raw result."""
+        result["breaks"] = self.trace.breaks
+        result["recompiles"] = self.trace.recompiles
+        result["metrics"] = self.trace.metrics
+        result["limit_hits"] = self.warn.limit_hits
+        if self.graphs is not None:
+            result["graphs"] = self.graphs.graphs
+            result["lines"] = {p: sorted(ls) for p, ls in self.graphs.lines.items()}
+        if self.counters is not None:
+            with contextlib.suppress(Exception):
+                result["counters"] = {
+                    "graph_break": sum(self.counters["graph_break"].values()),
+                    "unimplemented": sum(self.counters["unimplemented"].values()),
+                }
+
+
+def unsupported_errors() -> tuple[type[BaseException], ...]:
+    """torch's own "cannot trace" exceptions (fullgraph=True, fail_on_recompile)."""
+    with contextlib.suppress(Exception):
+        from torch._dynamo import exc as dexc
+
+        return tuple(
+            t
+            for t in (
+                getattr(dexc, "Unsupported", None),
+                getattr(dexc, "FailOnRecompileLimitHit", None),
+            )
+            if isinstance(t, type)
+        )
+    return ()
+
+
+Call = tuple[str, list[Any], dict[str, Any], int]  # (phase name, args, kwargs, how many calls)
+
+
+def call_phases(
+    torch: Any,
+    compiled: Any,
+    calls: list[Call],
+    col: Collectors,
+    result: dict[str, Any],
+    *,
+    grad_ctx: Any = contextlib.nullcontext,
+    train: bool = False,
+    recorder: Any = None,
+) -> None:
+    """Call the compiled model with each phase's inputs, noting phases and graphs; a
+    fullgraph-style ``Unsupported`` ends its phase and is recorded, other errors raise
+    :class:`StepError`. ``recorder`` (an :class:`outputs.Recorder`) keeps every output."""
+    unsupported = unsupported_errors()
+    for phase, cargs, ckw, ncalls in calls:
+        progress("tracing" if phase == "inputs" else f"probing variant {phase!r}")
+        col.set_phase(phase)
+        p0 = time.perf_counter()
+        name = "forward" if phase == "inputs" else f"variant {phase!r}"
+        for i in range(ncalls):
+            if col.graphs is not None:
+                col.graphs.call += 1 if (phase, i) != ("inputs", 0) else 0
+            try:
+                with step(name), grad_ctx():
+                    out = compiled(*cargs, **ckw)
+                    if train:
+                        loss = scalar_of(torch, out)
+                        if loss is not None:
+                            loss.backward()
+                    if recorder is not None:
+                        recorder.called(torch, out)
+            except StepError as se:
+                if unsupported and isinstance(se.exc, unsupported):
+                    result["fullgraph_errors"].append(
+                        {
+                            "phase": phase,
+                            "type": type(se.exc).__name__,
+                            "gb_type": getattr(se.exc, "gb_type", None),
+                            "message": str(se.exc),
+                        }
+                    )
+                    break
+                raise
+        result["phases"].append({"name": phase, "seconds": round(time.perf_counter() - p0, 4)})
+
+
+# --------------------------------------------------------------------------- run
+
+
+def run(spec: Spec, root: str, *, bare: bool = False, recorder: Any = None) -> dict[str, Any]:
+    """Run the spec. ``recorder`` (an :class:`outputs.Recorder`) keeps the initial weights,
+    every call's outputs and the final gradients, for ``fix --verify``."""
+    t0 = time.perf_counter()
+    result = new_result(root, config=spec.config, mode=spec.mode)
     try:
         progress("importing torch")
         try:
@@ -397,157 +556,118 @@ def run(spec: Spec, root: str, *, bare: bool = False) -> dict[str, Any]:
             }
             return result
         result["torch"] = torch.__version__
-        trace = TraceCollector()
-        warn = WarningCollector()
-        backend: Any = GraphCollector(root)
-        if bare:
-            backend = "eager"
-        else:
-            tlog = logging.getLogger("torch.__trace")
-            tlog.addHandler(trace)
-            tlog.setLevel(logging.DEBUG)
-            logging.getLogger("torch._dynamo").addHandler(warn)
-        counters = None
-        with contextlib.suppress(Exception):
-            from torch._dynamo.utils import counters as _counters
-
-            counters = _counters
-            counters.clear()
-
-        with step("device"):
-            device = pick_device(torch, spec.device)
-            if device.startswith("cuda") and not torch.cuda.is_available():
-                raise RuntimeError("device is cuda but torch.cuda.is_available() is False")
-        result["device"] = device
-        torch.manual_seed(spec.seed)
-
-        with step("import model"):
-            progress(f"loading {spec.model}")
-            spec_dir = os.path.dirname(spec.source) if spec.source else root
-            obj = import_target(spec.model, root, spec_dir)
-        with step("init"):
-            model, default_inputs = build_model(torch, obj, spec, device)
-            model = model.to(device)
-            if spec.mode == "train":
-                model.train()
-            else:
-                model.eval()
-        with step("inputs"):
-            if spec.inputs_given or spec.kwargs or default_inputs is None:
-                args = [make_value(torch, a, device) for a in spec.inputs]
-                kwargs = {k: make_value(torch, a, device) for k, a in spec.kwargs.items()}
-            else:
-                args, kwargs = split_inputs(default_inputs)
-            mark_dynamic(torch, spec.dynamic, args, kwargs)
-
-        comp = spec.compile
-        result["compile"] = {
-            "backend": comp.get("backend", "inductor"),
-            "mode": comp.get("mode"),
-            "dynamic": comp.get("dynamic"),
-            "fullgraph": bool(comp.get("fullgraph", False)),
-            "traced_with": "eager" if bare else "compilelint collecting eager backend",
-        }
-        with step("config"):
-            patch: Any = contextlib.nullcontext()
-            if spec.config:
-                cfg = torch._dynamo.config
-                for key in spec.config:
-                    if not hasattr(cfg, key):
-                        raise AttributeError(f"torch._dynamo.config has no option {key!r}")
-                patch = cfg.patch(**spec.config)
-        with step("compile"):
-            compiled = torch.compile(
-                model,
-                backend=backend,
-                dynamic=comp.get("dynamic"),
-                fullgraph=bool(comp.get("fullgraph", False)),
-            )
-        unsupported: tuple[type[BaseException], ...] = ()
-        with contextlib.suppress(Exception):
-            from torch._dynamo import exc as dexc
-
-            unsupported = tuple(
-                t
-                for t in (
-                    getattr(dexc, "Unsupported", None),
-                    getattr(dexc, "FailOnRecompileLimitHit", None),
-                )
-                if isinstance(t, type)
-            )
-
-        grad_ctx = torch.no_grad if spec.mode == "eval" else contextlib.nullcontext
-        calls: list[tuple[str, list[Any], dict[str, Any], int]] = [
-            ("inputs", args, kwargs, spec.calls)
-        ]
-        for var in spec.variants:
-            with step(f"variant {var['name']!r} inputs"):
-                vargs = (
-                    [make_value(torch, a, device) for a in var["inputs"]]
-                    if "inputs" in var
-                    else list(args)
-                )
-                vkw = dict(kwargs)
-                vkw.update(
-                    {k: make_value(torch, a, device) for k, a in var.get("kwargs", {}).items()}
-                )
-                mark_dynamic(torch, spec.dynamic, vargs, vkw)
-            calls.append((str(var["name"]), vargs, vkw, int(var.get("calls", 1))))
-
-        with patch:
-            for phase, cargs, ckw, ncalls in calls:
-                progress("tracing" if phase == "inputs" else f"probing variant {phase!r}")
-                trace.phase = phase
-                if isinstance(backend, GraphCollector):
-                    backend.phase = phase
-                p0 = time.perf_counter()
-                name = "forward" if phase == "inputs" else f"variant {phase!r}"
-                for _ in range(ncalls):
-                    if isinstance(backend, GraphCollector):
-                        backend.call += 1 if (phase, _) != ("inputs", 0) else 0
-                    try:
-                        with step(name), grad_ctx():
-                            out = compiled(*cargs, **ckw)
-                            if spec.mode == "train":
-                                loss = scalar_of(torch, out)
-                                if loss is not None:
-                                    loss.backward()
-                    except StepError as se:
-                        if unsupported and isinstance(se.exc, unsupported):
-                            result["fullgraph_errors"].append(
-                                {
-                                    "phase": phase,
-                                    "type": type(se.exc).__name__,
-                                    "gb_type": getattr(se.exc, "gb_type", None),
-                                    "message": str(se.exc),
-                                }
-                            )
-                            break
-                        raise
-                result["phases"].append(
-                    {"name": phase, "seconds": round(time.perf_counter() - p0, 4)}
-                )
+        with Collectors(torch, root, bare=bare) as col:
+            try:
+                _run_spec(torch, spec, root, col, result, bare=bare, recorder=recorder)
+            finally:
+                col.fill(result)
     except StepError as se:
         result["error"] = error_record(se.step, se.exc, root)
     finally:
-        if "trace" in locals():
-            result["breaks"] = trace.breaks
-            result["recompiles"] = trace.recompiles
-            result["metrics"] = trace.metrics
-            result["limit_hits"] = warn.limit_hits
-        be = locals().get("backend")
-        if isinstance(be, GraphCollector):
-            result["graphs"] = be.graphs
-            result["lines"] = {p: sorted(ls) for p, ls in be.lines.items()}
-        c = locals().get("counters")
-        if c is not None:
-            with contextlib.suppress(Exception):
-                result["counters"] = {
-                    "graph_break": sum(c["graph_break"].values()),
-                    "unimplemented": sum(c["unimplemented"].values()),
-                }
         result["seconds"] = round(time.perf_counter() - t0, 4)
     return result
+
+
+def _run_spec(
+    torch: Any,
+    spec: Spec,
+    root: str,
+    col: Collectors,
+    result: dict[str, Any],
+    *,
+    bare: bool,
+    recorder: Any = None,
+) -> None:
+    """Build the spec's model and inputs, compile, and call every phase."""
+    with step("device"):
+        device = pick_device(torch, spec.device)
+        if device.startswith("cuda") and not torch.cuda.is_available():
+            raise RuntimeError("device is cuda but torch.cuda.is_available() is False")
+    result["device"] = device
+    torch.manual_seed(spec.seed)
+
+    with step("import model"):
+        progress(f"loading {spec.model}")
+        spec_dir = os.path.dirname(spec.source) if spec.source else root
+        obj = import_target(spec.model, root, spec_dir)
+    with step("init"):
+        model, default_inputs = build_model(torch, obj, spec, device)
+        model = model.to(device)
+        if spec.mode == "train":
+            model.train()
+        else:
+            model.eval()
+        if recorder is not None:
+            recorder.model_built(torch, model)
+    with step("inputs"):
+        if spec.inputs_given or spec.kwargs or default_inputs is None:
+            args = [make_value(torch, a, device) for a in spec.inputs]
+            kwargs = {k: make_value(torch, a, device) for k, a in spec.kwargs.items()}
+        else:
+            args, kwargs = split_inputs(default_inputs)
+        mark_dynamic(torch, spec.dynamic, args, kwargs)
+
+    comp = spec.compile
+    result["compile"] = {
+        "backend": comp.get("backend", "inductor"),
+        "mode": comp.get("mode"),
+        "dynamic": comp.get("dynamic"),
+        "fullgraph": bool(comp.get("fullgraph", False)),
+        "traced_with": "eager" if bare else "compilelint collecting eager backend",
+    }
+    with step("config"):
+        patch: Any = contextlib.nullcontext()
+        if spec.config:
+            cfg = torch._dynamo.config
+            for key in spec.config:
+                if not hasattr(cfg, key):
+                    raise AttributeError(f"torch._dynamo.config has no option {key!r}")
+            patch = cfg.patch(**spec.config)
+    with step("compile"):
+        compiled = torch.compile(
+            model,
+            backend=col.backend,
+            dynamic=comp.get("dynamic"),
+            fullgraph=bool(comp.get("fullgraph", False)),
+        )
+
+    calls: list[Call] = [("inputs", args, kwargs, spec.calls)]
+    for var in spec.variants:
+        with step(f"variant {var['name']!r} inputs"):
+            vargs = (
+                [make_value(torch, a, device) for a in var["inputs"]]
+                if "inputs" in var
+                else list(args)
+            )
+            vkw = dict(kwargs)
+            vkw.update({k: make_value(torch, a, device) for k, a in var.get("kwargs", {}).items()})
+            mark_dynamic(torch, spec.dynamic, vargs, vkw)
+        calls.append((str(var["name"]), vargs, vkw, int(var.get("calls", 1))))
+
+    with patch:
+        call_phases(
+            torch,
+            compiled,
+            calls,
+            col,
+            result,
+            grad_ctx=torch.no_grad if spec.mode == "eval" else contextlib.nullcontext,
+            train=spec.mode == "train",
+            recorder=recorder,
+        )
+    if recorder is not None:
+        recorder.finished(torch, model)
+
+
+def _outputs(result: dict[str, Any], recorder: Any, save: str | None, ref: str | None) -> None:
+    import torch
+
+    from compilelint.dynamic import outputs
+
+    if save:
+        outputs.save(torch, save, recorder)
+    if ref:
+        result["comparison"] = outputs.compare(torch, ref, recorder)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -556,6 +676,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", help="write the JSON result here (default: stdout)")
     ap.add_argument("--root", default=os.getcwd(), help="project root (user code lives here)")
     ap.add_argument("--bare", action="store_true", help="plain torch.compile, no collectors")
+    ap.add_argument("--save-outputs", help="save weights, outputs and gradients here (torch.save)")
+    ap.add_argument("--compare-outputs", help="compare with outputs saved by another run")
     ns = ap.parse_args(argv)
     real_stdout = sys.stdout
     sys.stdout = sys.stderr  # the user's prints must not corrupt the result
@@ -568,8 +690,15 @@ def main(argv: list[str] | None = None) -> int:
             "error": {"step": "spec", "type": "SpecError", "message": str(exc), "frames": []},
         }
     else:
+        recorder = None
+        if ns.save_outputs or ns.compare_outputs:
+            from compilelint.dynamic.outputs import Recorder
+
+            recorder = Recorder()
         try:
-            result = run(spec, root, bare=ns.bare)
+            result = run(spec, root, bare=ns.bare, recorder=recorder)
+            if recorder is not None and not result.get("error"):
+                _outputs(result, recorder, ns.save_outputs, ns.compare_outputs)
         except BaseException as exc:
             result = {"result_version": RESULT_VERSION, "error": error_record("run", exc, root)}
     text = json.dumps(result, default=str)

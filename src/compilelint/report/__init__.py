@@ -1,7 +1,12 @@
-"""One reporter per output format. Each is ``render(report, catalog, options) -> str``."""
+"""One reporter per output format. Each is ``render(report, catalog, options) -> str``.
+
+The options every reporter understands are listed in :mod:`compilelint.report.common`;
+:mod:`compilelint.report.outputs` writes several formats from one run.
+"""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
 from compilelint.catalog import Catalog
@@ -9,17 +14,12 @@ from compilelint.model import Report
 
 Renderer = Callable[[Report, Catalog, dict[str, object]], str]
 
+FORMATS = ("text", "json", "table", "sarif", "github", "markdown", "html")
+
 
 def get_reporter(name: str) -> Renderer:
-    if name == "json":
-        from compilelint.report.json_reporter import render
-    elif name == "text":
-        from compilelint.report.text_reporter import render
-    elif name == "table":
-        from compilelint.report.table_reporter import render
-    else:
+    if name not in FORMATS:
         raise KeyError(name)
+    module = importlib.import_module(f"compilelint.report.{name}_reporter")
+    render: Renderer = module.render
     return render
-
-
-FORMATS = ("text", "json", "table")

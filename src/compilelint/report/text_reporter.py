@@ -1,5 +1,6 @@
 """``--format text`` (default): grouped by file, the source line, a caret under the span, the
-message and the fix. Colour through rich when writing to a terminal, plain otherwise."""
+message and the fix (and torch's hints with ``options["hints"]``). Colour through rich when
+writing to a terminal, plain otherwise."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from itertools import groupby
 from rich.console import Console
 from rich.text import Text
 
+from compilelint.baseline import summary_line
 from compilelint.catalog import Catalog
 from compilelint.model import Report
 
@@ -58,6 +60,9 @@ def render(report: Report, catalog: Catalog, options: dict[str, object]) -> str:
                 con.print(
                     Text(f"  = torch: {f.gb_id or ''} {f.gb_type or ''}".rstrip(), style="dim")
                 )
+            if options.get("hints"):
+                for hint in dict.fromkeys(f.hints):  # torch repeats some
+                    con.print(Text(f"  = hint: {hint}", style="dim"))
             if f.fix:
                 fx = Text("  = fix: ", style="green")
                 fx.append(f.fix)
@@ -65,6 +70,9 @@ def render(report: Report, catalog: Catalog, options: dict[str, object]) -> str:
         con.print()
     for e in report.errors:
         con.print(Text(f"error: {e.message}", style="bold red"))
+    baseline = summary_line(report.extra.get("baseline"))
+    if baseline:
+        con.print(Text(baseline))
     s = report.summary
     n = len(report.findings)
     counts = {

@@ -16,7 +16,7 @@ import stat
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -529,7 +529,12 @@ def scan(
     catalog: Catalog | None = None,
     progress: Callable[[int, int], None] | None = None,
     no_cache: bool = False,
+    sources: Mapping[str, bytes] | None = None,
+    want_project: bool = False,
 ) -> ScanResult:
+    """Scan ``paths``. ``sources`` maps real paths to contents used instead of the files on
+    disk (the fix stage checks its edits before writing them); ``want_project`` skips the
+    stored-results shortcut so that the result carries the project view."""
     t0 = time.perf_counter()
     catalog = catalog or load_catalog()
     cwd = Path(os.getcwd())
@@ -562,7 +567,9 @@ def scan(
     digests: dict[str, str] = {}
     for inp in inputs:
         try:
-            data = read_source(inp.real)
+            data = sources[inp.real] if sources and inp.real in sources else None
+            if data is None:
+                data = read_source(inp.real)
         except (OSError, ValueError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             f = FileFacts(
@@ -591,7 +598,7 @@ def scan(
     for p in sorted(facts):
         tree.update(f"{p}\0unreadable\n".encode())
     tree_key = tree.hexdigest()
-    if cache is not None:
+    if cache is not None and not want_project:
         prev = cache.get_results(tree_key)
         if prev is not None:
             try:

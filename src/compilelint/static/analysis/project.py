@@ -35,7 +35,9 @@ def root_param_is_tensor(fn: FunctionFacts, i: int) -> bool:
     if prm.default in ("literal", "other"):
         return False
     name = prm.name.lower()
-    return not (name in N.FLAG_NAMES or name.startswith(N.FLAG_PREFIXES))
+    return not (
+        name in N.FLAG_NAMES or name.startswith(N.FLAG_PREFIXES) or name.endswith(N.FLAG_SUFFIXES)
+    )
 
 
 class Project:

@@ -183,6 +183,7 @@ class FileWalker:
         self.class_stack: list[ClassFacts] = []
         self.loop_depth = 0
         self.untraced_depth = 0
+        self.forward_replaced: set[str] = set()  # classes whose forward a decorator replaces
         self.current_stmt: cst.CSTNode | None = None
         self._taint_cache: dict[int, Taint] = {}
 
@@ -283,7 +284,17 @@ class FileWalker:
                 return NO_TAINT  # torch.float32, torch.nn.functional (a module), ...
             return self.taint(base)
         if t is cst.Subscript:
-            return self.taint(node.value)  # type: ignore[attr-defined]
+            base_taint = self.taint(node.value)  # type: ignore[attr-defined]
+            sl = node.slice  # type: ignore[attr-defined]
+            if (
+                len(sl) == 1
+                and isinstance(sl[0].slice, cst.Index)
+                and isinstance(sl[0].slice.value, (cst.SimpleString, cst.ConcatenatedString))
+            ):
+                # ``cfg["key"]``: a mapping, so a parameter taken as a tensor by position was not
+                # one; results of calls (model outputs) keep their taint.
+                return frozenset(s for s in base_taint if not s.startswith("P|"))
+            return base_taint
         if t is cst.BinaryOperation:
             return self.taint(node.left) | self.taint(node.right)  # type: ignore[attr-defined]
         if t is cst.UnaryOperation:
@@ -295,8 +306,11 @@ class FileWalker:
             out = NO_TAINT
             left = n.left
             for ct in n.comparisons:
-                if isinstance(ct.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
-                    left = ct.comparator
+                if isinstance(ct.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) or (
+                    isinstance(ct.operator, (cst.Equal, cst.NotEqual))
+                    and (_is_str_or_none(left) or _is_str_or_none(ct.comparator))
+                ):
+                    left = ct.comparator  # identity, membership, `x == "name"`: a Python bool
                     continue
                 out = out | self.taint(left) | self.taint(ct.comparator)
                 left = ct.comparator
@@ -306,6 +320,11 @@ class FileWalker:
         if t is cst.IfExp:
             return self.taint(node.body) | self.taint(node.orelse)  # type: ignore[attr-defined]
         if t in (cst.Tuple, cst.List, cst.Set):
+            out = NO_TAINT
+            for el in node.elements:  # type: ignore[attr-defined]
+                out = out | self.taint(el.value)
+            return out
+        if t is cst.Dict:
             out = NO_TAINT
             for el in node.elements:  # type: ignore[attr-defined]
                 out = out | self.taint(el.value)
@@ -348,6 +367,10 @@ class FileWalker:
             if not recv:
                 return NO_TAINT
             if meth in N.META_METHODS or meth in N.SCALAR_METHODS:
+                return NO_TAINT
+            if meth not in N.TENSOR_METHODS:
+                # not a Tensor method: the receiver is some other object (a cache, a config, a
+                # model output), and so is what the method returns, as far as we can tell
                 return NO_TAINT
             return recv
         if isinstance(func, cst.Name):
@@ -513,6 +536,45 @@ class FileWalker:
                         if r not in lst:
                             lst.append(r)
 
+    def bind_iter(self, target: cst.BaseExpression, it: cst.BaseExpression) -> None:
+        """Bind a ``for`` target to the elements of ``it``: ``enumerate`` counts and ``range``
+        values are ints, ``zip`` pairs each target with its own iterable, ``.items()`` keys and
+        ``.keys()`` are not tensors."""
+        elts = (
+            target.elements
+            if isinstance(target, (cst.Tuple, cst.List))
+            and not any(isinstance(e, cst.StarredElement) for e in target.elements)
+            else None
+        )
+        if isinstance(it, cst.Call) and not self._has_star_args(it):
+            f = it.func
+            fname = f.value if isinstance(f, cst.Name) and not self.shadowed(f.value) else None
+            if fname == "range":
+                self.bind(target, NO_TAINT, None)
+                return
+            if fname == "enumerate" and it.args and elts is not None and len(elts) == 2:
+                self.bind(elts[0].value, NO_TAINT, None)
+                self.bind_iter(elts[1].value, it.args[0].value)
+                return
+            if fname == "zip" and elts is not None and len(elts) == len(it.args):
+                for el, arg in zip(elts, it.args, strict=True):
+                    self.bind_iter(el.value, arg.value)
+                return
+            if isinstance(f, cst.Attribute) and not it.args:
+                meth = f.attr.value
+                if meth == "keys":
+                    self.bind(target, NO_TAINT, None)
+                    return
+                if meth == "items" and elts is not None and len(elts) == 2:
+                    self.bind(elts[0].value, NO_TAINT, None)
+                    self.bind(elts[1].value, self.taint(f.value), None)
+                    return
+        self.bind(target, self.taint(it), None)
+
+    @staticmethod
+    def _has_star_args(call: cst.Call) -> bool:
+        return any(a.star for a in call.args)
+
     def _repeated_classes(self, call: cst.Call) -> list[str]:
         """``"*<ref>"`` for each class instantiated repeatedly into a container module:
         ``nn.ModuleList([Block() for _ in range(n)])``, ``nn.Sequential(*(Block() for ...))``."""
@@ -560,7 +622,7 @@ class FileWalker:
         self.loop_depth += 1
         while comp is not None:
             self.visit_expr(comp.iter)
-            self.bind(comp.target, self.taint(comp.iter), None)
+            self.bind_iter(comp.target, comp.iter)
             for cond in comp.ifs:
                 self.visit_expr(cond)
             comp = comp.inner_for_in
@@ -691,7 +753,7 @@ class FileWalker:
             n: Any = stmt
             if t is cst.For:
                 self.visit_expr(n.iter)
-                self.bind(n.target, self.taint(n.iter), None)
+                self.bind_iter(n.target, n.iter)
             else:
                 self.visit_expr(n.test)
             saved = dict(self.scope.env)
@@ -932,7 +994,13 @@ class FileWalker:
                     scope.local_defs[st.name.value] = f"{qual}.<locals>.{st.name.value}"
         saved_loop, saved_untraced = self.loop_depth, self.untraced_depth
         self.loop_depth = 0
-        self.untraced_depth = 0
+        self.untraced_depth = (
+            1
+            if cls is not None
+            and node.name.value == "forward"
+            and cls.qual in self.forward_replaced
+            else 0
+        )
         self.scope = scope
         saved_classes = self.class_stack
         if cls is None and parent.facts is not None:
@@ -973,6 +1041,9 @@ class FileWalker:
         self.fire(node)
         for dec in node.decorators:
             self.visit_expr(dec.decorator)
+            d = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
+            if (dotted(d) or "").rsplit(".", 1)[-1] in N.FORWARD_REPLACING_CLASS_DECORATORS:
+                self.forward_replaced.add(qual)
         parent_scope = self.scope
         self.scope = Scope(None, None) if parent_scope.facts is None else parent_scope
         self.class_stack.append(cf)
@@ -1055,4 +1126,10 @@ def analyze_module(
         classes=walker.classes,
         compiled_refs=walker.compiled_refs,
         candidates=candidates,
+    )
+
+
+def _is_str_or_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)) or (
+        isinstance(node, cst.Name) and node.value == "None"
     )

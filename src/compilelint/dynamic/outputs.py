@@ -1,0 +1,132 @@
+"""Outputs, gradients and initial weights of a dynamic run, saved for ``fix --verify`` and
+compared between the original and the fixed model. Imported only by the runner (child
+process): it uses torch."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+FORMAT = 1
+
+
+def snapshot(torch: Any, x: Any) -> Any:
+    """A detached CPU copy of a (nested) output; non-tensor leaves kept if plain, else repr."""
+    if isinstance(x, torch.Tensor):
+        return x.detach().cpu().clone()
+    if isinstance(x, (list, tuple)):
+        return [snapshot(torch, v) for v in x]
+    if isinstance(x, dict):
+        return {str(k): snapshot(torch, v) for k, v in x.items()}
+    if x is None or isinstance(x, (bool, int, float, complex, str)):
+        return x
+    if hasattr(x, "to_tuple"):  # transformers ModelOutput
+        with contextlib.suppress(Exception):
+            return snapshot(torch, list(x.to_tuple()))
+    if hasattr(x, "__dataclass_fields__"):
+        with contextlib.suppress(Exception):
+            return snapshot(torch, dict(vars(x)))
+    return repr(type(x))
+
+
+class Recorder:
+    """Filled by the runner: initial weights, every call's outputs, final gradients."""
+
+    def __init__(self) -> None:
+        self.weights: dict[str, Any] = {}
+        self.outputs: list[Any] = []
+        self.grads: dict[str, Any] = {}
+
+    def model_built(self, torch: Any, model: Any) -> None:
+        self.weights = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
+
+    def called(self, torch: Any, out: Any) -> None:
+        self.outputs.append(snapshot(torch, out))
+
+    def finished(self, torch: Any, model: Any) -> None:
+        self.grads = {
+            n: p.grad.detach().cpu().clone()
+            for n, p in model.named_parameters()
+            if p.grad is not None
+        }
+
+    def data(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "weights": self.weights,
+            "outputs": self.outputs,
+            "grads": self.grads,
+        }
+
+
+def save(torch: Any, path: str, rec: Recorder) -> None:
+    torch.save(rec.data(), path)
+
+
+def _leaves(x: Any, path: str, out: list[tuple[str, Any]]) -> None:
+    if isinstance(x, list):
+        out.append((path + "#len", len(x)))
+        for i, v in enumerate(x):
+            _leaves(v, f"{path}[{i}]", out)
+    elif isinstance(x, dict):
+        out.append((path + "#keys", sorted(x)))
+        for k in sorted(x):
+            _leaves(x[k], f"{path}[{k!r}]", out)
+    else:
+        out.append((path, x))
+
+
+def _close(torch: Any, actual: Any, expected: Any) -> str:
+    a: list[tuple[str, Any]] = []
+    e: list[tuple[str, Any]] = []
+    _leaves(actual, "", a)
+    _leaves(expected, "", e)
+    if [p for p, _ in a] != [p for p, _ in e]:
+        return "differ: the outputs have another structure"
+    try:
+        for (path, x), (_, y) in zip(a, e):
+            if isinstance(x, torch.Tensor) or isinstance(y, torch.Tensor):
+                try:
+                    torch.testing.assert_close(x, y, equal_nan=True)
+                except AssertionError as exc:
+                    raise AssertionError(f"at output{path}: {exc}") from None
+            elif x != y and not (x != x and y != y):  # NaN == NaN here
+                raise AssertionError(f"at output{path}: {x!r} != {y!r}")
+    except AssertionError as exc:
+        lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+        return "differ: " + "; ".join(lines[:3])
+    except (TypeError, ValueError, RuntimeError) as exc:
+        return f"differ: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    return "match"
+
+
+def compare(torch: Any, reference: str, rec: Recorder) -> dict[str, Any]:
+    """Compare this run with a saved one (the original model on the same spec and seed)."""
+    try:
+        ref = torch.load(reference, weights_only=False)
+    except Exception as exc:
+        return {"ok": False, "error": f"cannot read the original's outputs: {exc}"}
+    mine = rec.data()
+    shared = sorted(set(ref["weights"]) & set(mine["weights"]))
+    weights = _close(
+        torch, [mine["weights"][k] for k in shared], [ref["weights"][k] for k in shared]
+    )
+    if len(ref["outputs"]) != len(mine["outputs"]):
+        outputs = f"differ: {len(mine['outputs'])} calls made, {len(ref['outputs'])} expected"
+    else:
+        outputs = _close(torch, mine["outputs"], ref["outputs"])
+    if not ref["grads"] and not mine["grads"]:
+        grads = "none"
+    elif set(ref["grads"]) != set(mine["grads"]):
+        grads = "differ: other parameters received gradients"
+    else:
+        names = sorted(ref["grads"])
+        grads = _close(torch, [mine["grads"][n] for n in names], [ref["grads"][n] for n in names])
+    ok = weights == "match" and outputs == "match" and grads in ("match", "none")
+    return {
+        "ok": ok,
+        "weights": weights,
+        "outputs": outputs,
+        "grads": grads,
+        "calls": len(mine["outputs"]),
+    }

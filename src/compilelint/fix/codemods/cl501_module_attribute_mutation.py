@@ -1,0 +1,166 @@
+"""CL501: an int counter on ``self`` that traced code only steps becomes a registered buffer.
+
+``self.calls = 0`` in ``__init__`` -> ``self.register_buffer("calls", torch.tensor(0),
+persistent=False)``; ``self.calls += 1`` then steps the buffer in place, which torch.compile
+traces without guarding on the value. Offered only when every other use of ``self.calls`` in
+the class is such a step or arithmetic with a tensor (``x * self.calls``).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from compilelint.fix.codemods.base import Codemod
+from compilelint.fix.context import FixContext
+from compilelint.fix.records import NoFix, Rewrite
+from compilelint.model import Finding
+
+_STEP_OPS = (cst.AddAssign, cst.SubtractAssign)
+
+
+def _self_attr(node: cst.CSTNode | None) -> str | None:
+    if (
+        isinstance(node, cst.Attribute)
+        and isinstance(node.value, cst.Name)
+        and node.value.value == "self"
+    ):
+        return node.attr.value
+    return None
+
+
+class CounterBuffer(Codemod):
+    CODE = "CL501"
+
+    def fix(self, ctx: FixContext, finding: Finding) -> Rewrite | NoFix:
+        nodes: list[cst.CSTNode] = ctx.nodes_at(finding, (cst.AugAssign, cst.Assign, cst.Call))
+        if not nodes:
+            return NoFix("the statement was not found in the file")
+        node = nodes[0]
+        if isinstance(node, cst.AugAssign):
+            target = node.target
+        elif isinstance(node, cst.Assign):
+            target = node.targets[0].target
+        else:
+            return NoFix("a Python list on `self` has no tensor equivalent that keeps its uses")
+        attr = _self_attr(target)
+        cls = ctx.enclosing(node, cst.ClassDef)
+        if attr is None or cls is None or not isinstance(cls.body, cst.IndentedBlock):
+            return NoFix("the counter's class was not found")
+        init = next(
+            (
+                s
+                for s in cls.body.body
+                if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"
+            ),
+            None,
+        )
+        if init is None or not isinstance(init.body, cst.IndentedBlock):
+            return NoFix("the class has no `__init__` that sets the counter")
+        setter = self._setter(init.body, attr)
+        if isinstance(setter, NoFix):
+            return setter
+        line, value = setter
+        for use in self._uses(cls, attr):
+            if ctx.enclosing(use, cst.FunctionDef) is init:
+                continue
+            if not (self._is_step(ctx, use, attr) or self._with_tensor(ctx, use)):
+                stmt = ctx.statement(use)
+                code = ctx.code(stmt).strip().splitlines()[0] if stmt is not None else attr
+                return NoFix(
+                    f"`self.{attr}` is also read in `{code[:50]}`: as a tensor that would "
+                    "become data-dependent"
+                )
+        call = cst.parse_statement(
+            f'self.register_buffer("{attr}", {ctx.torch("tensor")}({ctx.code(value).strip()}), '
+            "persistent=False)\n"
+        )
+        assert isinstance(call, cst.SimpleStatementLine)
+        new = call.with_changes(
+            leading_lines=line.leading_lines, trailing_whitespace=line.trailing_whitespace
+        )
+        return Rewrite(
+            title=f"make `self.{attr}` a registered buffer stepped in place",
+            changes=[(line, new)],
+            imports=("torch",),
+        )
+
+    def _setter(
+        self, body: cst.IndentedBlock, attr: str
+    ) -> tuple[cst.SimpleStatementLine, cst.BaseExpression] | NoFix:
+        """The top-level ``self.<attr> = <int>`` of ``__init__``, after ``super().__init__()``."""
+        seen_super = False
+        found: tuple[cst.SimpleStatementLine, cst.BaseExpression] | None = None
+        for st in body.body:
+            code = cst.Module([]).code_for_node(st)
+            if "__init__(" in code and not found:
+                seen_super = True
+            if not isinstance(st, cst.SimpleStatementLine) or len(st.body) != 1:
+                continue
+            small = st.body[0]
+            if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                tgt, val = small.targets[0].target, small.value
+            elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                tgt, val = small.target, small.value
+            else:
+                continue
+            if _self_attr(tgt) != attr:
+                continue
+            if found is not None:
+                return NoFix(f"`__init__` sets `self.{attr}` more than once")
+            v = val.expression if isinstance(val, cst.UnaryOperation) else val
+            if not isinstance(v, cst.Integer):
+                return NoFix(f"`self.{attr}` does not start as an int literal")
+            if not seen_super:
+                return NoFix("the counter is set before `super().__init__()`")
+            found = (st, val)
+        if found is None:
+            return NoFix(f"`__init__` does not set `self.{attr}` in its top-level statements")
+        return found
+
+    def _uses(self, cls: cst.ClassDef, attr: str) -> list[cst.Attribute]:
+        out: list[cst.Attribute] = []
+
+        class V(cst.CSTVisitor):
+            def visit_Attribute(self, n: cst.Attribute) -> None:
+                if _self_attr(n) == attr:
+                    out.append(n)
+
+        cls.body.visit(V())
+        return out
+
+    def _is_step(self, ctx: FixContext, use: cst.Attribute, attr: str) -> bool:
+        """``self.a += k``, ``self.a -= k`` or ``self.a = self.a +/- k`` with an int ``k``."""
+        p = ctx.parent(use)
+        if isinstance(p, cst.AugAssign) and p.target is use:
+            return isinstance(p.operator, _STEP_OPS) and not isinstance(p.value, cst.Float)
+        if isinstance(p, cst.AssignTarget):
+            assign = ctx.parent(p)
+            return isinstance(assign, cst.Assign) and self._step_value(assign.value, attr)
+        if isinstance(p, cst.BinaryOperation):
+            assign = ctx.parent(p)
+            return (
+                isinstance(assign, cst.Assign)
+                and assign.value is p
+                and len(assign.targets) == 1
+                and _self_attr(assign.targets[0].target) == attr
+                and self._step_value(p, attr)
+            )
+        return False
+
+    def _with_tensor(self, ctx: FixContext, use: cst.Attribute) -> bool:
+        """``x * self.a`` with a tensor ``x``: a 0-d tensor there computes the same."""
+        p = ctx.parent(use)
+        if not isinstance(p, cst.BinaryOperation) or not isinstance(
+            p.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
+        ):
+            return False
+        other = p.right if p.left is use else p.left
+        return ctx.is_tensor(other)
+
+    def _step_value(self, v: cst.BaseExpression, attr: str) -> bool:
+        return (
+            isinstance(v, cst.BinaryOperation)
+            and isinstance(v.operator, (cst.Add, cst.Subtract))
+            and _self_attr(v.left) == attr
+            and not isinstance(v.right, cst.Float)
+        )

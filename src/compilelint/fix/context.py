@@ -1,0 +1,187 @@
+"""What a codemod needs to know about one parsed file: nodes at a finding's position, parents,
+the enclosing function, whether a value is a tensor (the static stage's own tensor inference,
+re-run on this parse), and how this file names ``torch``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TypeVar
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
+
+from compilelint.model import Finding
+from compilelint.static.analysis.facts import Taint
+from compilelint.static.analysis.project import Project
+from compilelint.static.analysis.walker import FileWalker, analyze_module
+
+N = TypeVar("N", bound=cst.CSTNode)
+Span = tuple[int, int, int, int]
+
+# Expression node types whose tensor-ness codemods ask about.
+_PROBED = (
+    cst.Name,
+    cst.Attribute,
+    cst.Call,
+    cst.Subscript,
+    cst.BinaryOperation,
+    cst.UnaryOperation,
+    cst.IfExp,
+    cst.Comparison,
+)
+
+
+class FixContext:
+    def __init__(
+        self,
+        module: cst.Module,
+        *,
+        path: str,
+        module_name: str = "",
+        is_package: bool = False,
+        project: Project | None = None,
+    ) -> None:
+        self.module = module
+        self.path = path
+        self.module_name = module_name
+        self.is_package = is_package
+        self.project = project
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        self._positions = wrapper.resolve(PositionProvider)
+        self._parents = wrapper.resolve(ParentNodeProvider)
+        self._by_start: dict[tuple[int, int], list[cst.CSTNode]] | None = None
+        self._taints: dict[int, Taint] | None = None
+        self._names: set[str] | None = None
+        self.torch_alias, self.torch_bound = _torch_alias(module)
+
+    # ------------------------------------------------------------------ positions
+    def span(self, node: cst.CSTNode) -> Span:
+        r = self._positions[node]
+        return (r.start.line, r.start.column + 1, r.end.line, r.end.column + 1)
+
+    def nodes_at(self, f: Finding, kind: type[N] | tuple[type, ...]) -> list[N]:
+        """Nodes of ``kind`` whose span is exactly the finding's span."""
+        if self._by_start is None:
+            idx: dict[tuple[int, int], list[cst.CSTNode]] = {}
+            for node, r in self._positions.items():
+                idx.setdefault((r.start.line, r.start.column + 1), []).append(node)
+            self._by_start = idx
+        want = (f.line, f.col, f.end_line, f.end_col)
+        return [
+            n  # type: ignore[misc]
+            for n in self._by_start.get((f.line, f.col), [])
+            if isinstance(n, kind) and self.span(n) == want
+        ]
+
+    def on_line(self, line: int, kind: type[N]) -> list[N]:
+        return [
+            n  # type: ignore[misc]
+            for n, r in self._positions.items()
+            if isinstance(n, kind) and r.start.line == line
+        ]
+
+    # ------------------------------------------------------------------ tree
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        return self._parents.get(node)
+
+    def ancestors(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+        p = self._parents.get(node)
+        while p is not None:
+            yield p
+            p = self._parents.get(p)
+
+    def enclosing(self, node: cst.CSTNode, kind: type[N]) -> N | None:
+        for a in self.ancestors(node):
+            if isinstance(a, kind):
+                return a
+        return None
+
+    def function(self, node: cst.CSTNode) -> cst.FunctionDef | None:
+        for a in self.ancestors(node):
+            if isinstance(a, cst.FunctionDef):
+                return a
+            if isinstance(a, (cst.Lambda, cst.ClassDef)):
+                return None
+        return None
+
+    def statement(self, node: cst.CSTNode) -> cst.BaseStatement | None:
+        """The statement (a line of simple statements, or a compound one) holding ``node``."""
+        for a in [node, *self.ancestors(node)]:
+            if isinstance(a, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+                return a
+        return None
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+    # ------------------------------------------------------------------ tensors
+    def is_tensor(self, node: cst.BaseExpression) -> bool:
+        """Whether the static stage's tensor inference holds ``node`` for a tensor (there)."""
+        if self._taints is None:
+            self._taints = self._probe()
+        taint = self._taints.get(id(node))
+        if not taint:
+            return False
+        if self.project is None:
+            return "T" in taint
+        return self.project.resolves(self.path, taint)
+
+    def _probe(self) -> dict[int, Taint]:
+        out: dict[int, Taint] = {}
+
+        def hooks(w: FileWalker) -> dict[type, list]:  # type: ignore[type-arg]
+            def record(node: cst.BaseExpression) -> None:
+                out[id(node)] = w.taint(node)
+
+            return {t: [record] for t in _PROBED}
+
+        try:
+            analyze_module(
+                self.module,
+                path=self.path,
+                module_name=self.module_name,
+                is_package=self.is_package,
+                lines=0,
+                make_checks=hooks,
+            )
+        except (RecursionError, ValueError, TypeError, AttributeError, KeyError):
+            return {}
+        return out
+
+    # ------------------------------------------------------------------ names
+    def torch(self, attr: str = "") -> str:
+        """Source text naming ``torch.<attr>`` in this file (through an alias if it has one)."""
+        return f"{self.torch_alias}.{attr}" if attr else self.torch_alias
+
+    def used_names(self) -> set[str]:
+        if self._names is None:
+            self._names = {n.value for n in self._positions if isinstance(n, cst.Name)}
+        return self._names
+
+    def fresh_name(self, base: str) -> str:
+        """A name not used anywhere in the file, starting with ``base``."""
+        names = self.used_names()
+        cand, i = base, 2
+        while cand in names:
+            cand, i = f"{base}_{i}", i + 1
+        names.add(cand)
+        return cand
+
+
+def _torch_alias(module: cst.Module) -> tuple[str, bool]:
+    """(name that refers to the torch module, whether the file binds it at module level)."""
+    for stmt in module.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if not isinstance(small, cst.Import):
+                continue
+            for alias in small.names:
+                name = cst.Module([]).code_for_node(alias.name)
+                if alias.asname is not None and name == "torch":
+                    asname = alias.asname.name
+                    if isinstance(asname, cst.Name):
+                        return asname.value, True
+                if alias.asname is None and (name == "torch" or name.startswith("torch.")):
+                    return "torch", True
+    return "torch", False

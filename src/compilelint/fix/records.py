@@ -1,0 +1,108 @@
+"""Plain data of the fix stage (no logic): what a codemod proposes, what happened to each
+finding, what verification saw, and what a run wrote."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Union
+
+import libcst as cst
+
+from compilelint.model import FixSafety
+
+Replacement = Union[cst.CSTNode, cst.FlattenSentinel, cst.RemovalSentinel]  # noqa: UP007
+Status = Literal["applied", "unsafe", "no-fix", "conflict", "rejected"]
+
+
+@dataclass
+class Rewrite:
+    """A codemod's proposal for one finding: replace each target node (an original node of the
+    parsed file, by identity) with its replacement. ``imports``: modules the new code names."""
+
+    title: str
+    changes: Sequence[tuple[cst.CSTNode, Replacement]]
+    imports: tuple[str, ...] = ()
+    mergeable: bool = False  # adjacent replacements of mergeable rewrites share one guard
+
+
+@dataclass(frozen=True)
+class NoFix:
+    """A codemod declined: the code cannot be rewritten mechanically. ``reason`` says why."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class FixRecord:
+    """One fixable finding and what happened to it.
+
+    ``line``/``col`` are in the file as it was read (before any fix); ``key`` identifies the
+    finding across edits elsewhere in the file (rule, normalized line, function).
+    ``edits`` are text replacements in the same coordinates (filled for applied fixes and for
+    fixes that were offered but not applied).
+    """
+
+    rule: str
+    path: str
+    line: int
+    col: int
+    message: str
+    safety: FixSafety
+    status: Status
+    title: str = ""
+    reason: str = ""
+    key: str = ""
+    end_line: int = 0  # last line of the rewritten code in the file as read
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """A file the run changed (or would change). Contents are bytes as on disk."""
+
+    path: str  # display path
+    real: str  # absolute real path
+    before: bytes
+    after: bytes
+
+
+@dataclass(frozen=True)
+class FixCheck:
+    """What --verify saw for one fix: torch's counts at the fix's lines before and after."""
+
+    rule: str
+    path: str
+    line: int
+    title: str
+    breaks_before: int
+    breaks_after: int
+    recompiles_before: int
+    recompiles_after: int
+    new_breaks: tuple[str, ...]  # "path:line gb_type" of breaks the fix introduced
+    outputs: str  # "match" | "differ: ..." | "not compared: ..."
+    accepted: bool
+    reason: str
+
+
+@dataclass(frozen=True)
+class Verification:
+    """The --verify part of a run: per fix checks and the totals of each dynamic run."""
+
+    checks: tuple[FixCheck, ...]
+    before: dict[str, object]  # dynamic summary of the original
+    after: dict[str, object]  # dynamic summary with the accepted fixes (empty: none accepted)
+    runs: int  # dynamic runs made
+    error: str | None = None  # the original could not be run (nothing is applied)
+
+
+@dataclass
+class FixRun:
+    """Result of :func:`compilelint.fix.api.fix_paths`: records for every fixable finding,
+    the files changed (written unless ``diff``), and the remaining static findings."""
+
+    records: list[FixRecord]
+    changes: list[FileChange]
+    written: list[str] = field(default_factory=list)
+    refused: list[tuple[str, str]] = field(default_factory=list)  # (path, why) not written
+    verification: Verification | None = None
+    iterations: int = 0

@@ -1,0 +1,427 @@
+"""``fix --verify``: prove each fix with torch before it lands.
+
+The project is copied twice into a temporary folder: the original, and one that receives the
+fixed files. The dynamic stage (a child process; torch is never imported here) runs the spec on
+each copy with the same seed, saving the initial weights, every call's outputs and (in train
+mode) the gradients; the fixed run compares its own with the original's
+(``torch.testing.assert_close``). Per fix, torch's graph breaks and recompiles at the fix's
+lines are counted before and after. A fix is accepted when its own break (or recompile) is gone,
+it adds none, and the outputs match; the others are dropped with the reason, one fix at a time
+when a failure cannot be pinned on one fix, so that good fixes still land. The user's files
+are not touched here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from compilelint.catalog import Catalog
+from compilelint.config import Config
+from compilelint.dynamic.api import DynamicResult, run_dynamic
+from compilelint.dynamic.cli import dynamic_summary
+from compilelint.fix.engine import EngineResult, Key, decode, run_fixes
+from compilelint.fix.records import FixCheck, FixRecord, Verification
+from compilelint.fix.textdiff import LineMap
+
+_SKIP_DIRS = {
+    ".git",
+    ".hg",
+    ".svn",
+    "__pycache__",
+    ".compilelint_cache",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".tox",
+    ".nox",
+    "node_modules",
+}
+MAX_ATTEMPTS = 24
+
+
+def _ignore(folder: str, names: list[str]) -> set[str]:
+    out = {n for n in names if n in _SKIP_DIRS}
+    for n in names:
+        p = os.path.join(folder, n)
+        if (
+            os.path.isdir(p)
+            and not os.path.islink(p)
+            and os.path.isfile(os.path.join(p, "pyvenv.cfg"))
+        ):
+            out.add(n)  # a virtual environment
+    return out
+
+
+def copy_project(root: str, dest: str) -> None:
+    shutil.copytree(root, dest, symlinks=True, ignore=_ignore)
+
+
+def _clear_bytecode(folder: str) -> None:
+    for d, subdirs, _ in os.walk(folder):
+        if "__pycache__" in subdirs:
+            shutil.rmtree(os.path.join(d, "__pycache__"), ignore_errors=True)
+            subdirs.remove("__pycache__")
+
+
+@dataclass
+class _Attempt:
+    keys: frozenset[Key]
+    engine: EngineResult
+    result: DynamicResult
+    checks: dict[Key, FixCheck]
+    failure: str | None  # why the whole attempt failed (not pinned on one fix)
+
+
+class Verifier:
+    def __init__(
+        self,
+        paths: list[str],
+        cfg: Config,
+        catalog: Catalog,
+        *,
+        spec: str,
+        root: str,
+        unsafe: bool,
+        timeout: float | None,
+        progress: Callable[[str], None] | None = None,
+    ) -> None:
+        self.paths = paths
+        self.cfg = cfg
+        self.catalog = catalog
+        self.spec = os.path.abspath(spec)
+        self.root = os.path.realpath(root)
+        self.unsafe = unsafe
+        self.timeout = timeout
+        self.progress = progress or (lambda _msg: None)
+        self.runs = 0
+
+    # ------------------------------------------------------------------ entry point
+    def verify(self, full: EngineResult) -> tuple[EngineResult | None, Verification]:
+        """(the engine result of the accepted fixes or None, what verification saw)."""
+        applied = [r for r in full.records if r.status == "applied"]
+        if not applied:
+            return None, Verification(checks=(), before={}, after={}, runs=0)
+        outside = [c.path for c in full.changes if not _under(c.real, self.root)]
+        if outside:
+            return None, Verification(
+                checks=(),
+                before={},
+                after={},
+                runs=0,
+                error=f"{outside[0]} is outside the project root {self.root}: cannot verify it",
+            )
+        with tempfile.TemporaryDirectory(prefix="compilelint-verify-") as tmp:
+            self.tmp = tmp
+            self.before_dir = os.path.join(tmp, "original")
+            self.after_dir = os.path.join(tmp, "fixed")
+            copy_project(self.root, self.before_dir)
+            copy_project(self.root, self.after_dir)
+            self.written: dict[str, bytes] = {}
+            self.progress("running the original model")
+            self.before = self._run(self.before_dir, save=os.path.join(tmp, "original.pt"))
+            if not self.before.ok:
+                err = self.before.error or {}
+                return None, Verification(
+                    checks=(),
+                    before=dynamic_summary(self.before.block),
+                    after={},
+                    runs=self.runs,
+                    error=f"the original model does not run: {err.get('step')}: "
+                    f"{err.get('message')}",
+                )
+            return self._search(full)
+
+    # ------------------------------------------------------------------ search
+    def _search(self, full: EngineResult) -> tuple[EngineResult | None, Verification]:
+        rejected: dict[Key, FixCheck] = {}
+        pending = frozenset(_key(r) for r in full.records if r.status == "applied")
+        final: _Attempt | None = None
+        cache: dict[frozenset[Key], _Attempt] = {}
+
+        def attempt(keys: frozenset[Key]) -> _Attempt | None:
+            if keys in cache:
+                return cache[keys]
+            if self.runs >= MAX_ATTEMPTS:
+                return None
+            got = self._attempt(keys, full if keys == pending_all else None)
+            cache[keys] = got
+            return got
+
+        pending_all = pending
+        while pending:
+            at = attempt(pending)
+            if at is None:
+                break
+            if at.failure is None:
+                bad = {k for k in pending if not at.checks[k].accepted}
+                for k in bad:
+                    rejected[k] = at.checks[k]
+                if not bad:
+                    final = at
+                    break
+                pending = pending - bad
+                continue
+            if len(pending) == 1:
+                (k,) = pending
+                rejected[k] = _reject(at.checks[k], at.failure)
+                pending = frozenset()
+                break
+            # not pinned on one fix: try each alone
+            good: set[Key] = set()
+            for k in sorted(pending):
+                one = attempt(frozenset({k}))
+                if one is None:
+                    break
+                chk = one.checks[k]
+                if one.failure is None and chk.accepted:
+                    good.add(k)
+                else:
+                    rejected[k] = _reject(chk, one.failure) if one.failure else chk
+            if good == set(pending):
+                # each is fine alone, not all together: keep adding while the set passes
+                kept: set[Key] = set()
+                for k in sorted(good):
+                    trial = attempt(frozenset(kept | {k}))
+                    if trial is None:
+                        break
+                    if trial.failure is None and all(c.accepted for c in trial.checks.values()):
+                        kept.add(k)
+                    else:
+                        chk = trial.checks[k]
+                        rejected[k] = _reject(chk, trial.failure) if trial.failure else chk
+                good = kept
+            pending = frozenset(good)
+        for k in pending:
+            if final is None or k not in final.keys:
+                rec = next(r for r in full.records if _key(r) == k)
+                rejected.setdefault(
+                    k, _unchecked(rec, "not verified: the limit of dynamic runs was reached")
+                )
+        checks = list(final.checks.values()) if final else []
+        checks += [c for k, c in rejected.items() if final is None or k not in final.keys]
+        checks.sort(key=lambda c: (c.path, c.line, c.rule))
+        ver = Verification(
+            checks=tuple(checks),
+            before=dynamic_summary(self.before.block),
+            after=dynamic_summary(final.result.block) if final else {},
+            runs=self.runs,
+        )
+        return (final.engine if final else None), ver
+
+    # ------------------------------------------------------------------ one attempt
+    def _attempt(self, keys: frozenset[Key], engine: EngineResult | None) -> _Attempt:
+        if engine is None:
+            engine = run_fixes(
+                self.paths, self.cfg, catalog=self.catalog, unsafe=self.unsafe, only=set(keys)
+            )
+        # the fixed copy: these files fixed, every other file as it was
+        for real, data in list(self.written.items()):
+            if not any(c.real == real for c in engine.changes):
+                _write(self._in_copy(real), data)
+                del self.written[real]
+        for c in engine.changes:
+            _write(self._in_copy(c.real), c.after)
+            self.written[c.real] = c.before
+        _clear_bytecode(self.after_dir)
+        n = len(keys)
+        self.progress(f"running the model with {n} fix{'es' if n != 1 else ''}")
+        res = self._run(
+            self.after_dir,
+            save=os.path.join(self.tmp, "fixed.pt"),
+            compare=os.path.join(self.tmp, "original.pt"),
+        )
+        return self._judge(keys, engine, res)
+
+    def _run(self, folder: str, *, save: str, compare: str | None = None) -> DynamicResult:
+        self.runs += 1
+        spec = self.spec
+        if _under(spec, self.root):
+            spec = os.path.join(folder, os.path.relpath(spec, self.root))
+        return run_dynamic(
+            spec,
+            cwd=folder,
+            timeout=self.timeout,
+            save_outputs=save,
+            compare_outputs=compare,
+        )
+
+    def _in_copy(self, real: str) -> str:
+        return os.path.join(self.after_dir, os.path.relpath(real, self.root))
+
+    # ------------------------------------------------------------------ judging
+    def _judge(self, keys: frozenset[Key], engine: EngineResult, res: DynamicResult) -> _Attempt:
+        recs = [r for r in engine.records if r.status == "applied" and _key(r) in keys]
+        texts: dict[str, tuple[str, str]] = {
+            self._rel(c.real): (decode(c.before), decode(c.after)) for c in engine.changes
+        }
+        maps = {p: LineMap(a, b) for p, (a, b) in texts.items()}
+        before_breaks = self.before.block.get("breaks") or []
+        before_recs = self.before.block.get("recompiles") or []
+        failure: str | None = None
+        if not res.ok:
+            err = res.error or {}
+            failure = f"the fixed model fails: {err.get('step')}: {err.get('message')}"
+        comparison: dict[str, Any] = res.raw.get("comparison") or {}
+        outputs = _outputs_text(comparison)
+        if failure is None and not comparison.get("ok"):
+            failure = outputs.removeprefix("differ: ")
+
+        regions: dict[Key, tuple[str, int, int, int, int]] = {}
+        for r in recs:
+            rel = self._rel(os.path.realpath(r.path))
+            lm = maps.get(rel)
+            lo, hi = r.line, max(r.line, r.end_line)
+            alo, ahi = (lm.forward(lo)[0], lm.forward(hi)[1]) if lm else (lo, hi)
+            regions[_key(r)] = (rel, lo, hi, alo, ahi)
+
+        # breaks after the fixes that were not there before, attributed by line
+        new_by_key: dict[Key, list[str]] = {k: [] for k in regions}
+        stray: list[str] = []
+        if res.ok:
+            for b in res.block.get("breaks") or []:
+                path, line, gb = b.get("path"), b.get("line"), b.get("gb_type")
+                if path is None or line is None:
+                    continue
+                lm = maps.get(path)
+                olo, ohi = lm.back(line) if lm else (line, line)
+                old = any(
+                    ob.get("path") == path
+                    and ob.get("gb_type") == gb
+                    and ob.get("line") is not None
+                    and olo - 1 <= ob["line"] <= ohi + 1
+                    for ob in before_breaks
+                )
+                if old:
+                    continue
+                desc = f"{path}:{line} {gb}"
+                owner = [
+                    k
+                    for k, (p, _, _, alo, ahi) in regions.items()
+                    if p == path and alo <= line <= ahi
+                ]
+                if owner:
+                    for k in owner:
+                        new_by_key[k].append(desc)
+                else:
+                    stray.append(desc)
+        if failure is None and stray:
+            failure = f"a new graph break appeared: {stray[0]}"
+
+        checks: dict[Key, FixCheck] = {}
+        for r in recs:
+            k = _key(r)
+            rel, lo, hi, alo, ahi = regions[k]
+            bb = _count(before_breaks, rel, lo, hi)
+            rb = _count(before_recs, rel, lo, hi)
+            ba = _count(res.block.get("breaks") or [], rel, alo, ahi) if res.ok else 0
+            ra = _count(res.block.get("recompiles") or [], rel, alo, ahi) if res.ok else 0
+            new = tuple(new_by_key.get(k, []))
+            rule = self.catalog.rules.get(r.rule)
+            kind = rule.verify if rule else "none"
+            reason = ""
+            if failure is not None:
+                reason = failure
+            elif new:
+                reason = f"adds a graph break: {new[0]}"
+            elif kind == "breaks" and bb == 0:
+                reason = "no graph break was observed here before (does the spec reach it?)"
+            elif kind == "breaks" and ba > 0:
+                reason = "the graph break is still there"
+            elif kind == "recompiles" and rb == 0:
+                reason = "no recompile was observed here before (does the spec reach it?)"
+            elif kind == "recompiles" and ra >= rb:
+                reason = "the recompiles are still there"
+            accepted = not reason
+            if accepted:
+                reason = {
+                    "breaks": "the break is gone and the outputs match",
+                    "recompiles": "fewer recompiles and the outputs match",
+                }.get(kind, "nothing for torch to observe here; the outputs match")
+            checks[k] = FixCheck(
+                rule=r.rule,
+                path=r.path,
+                line=r.line,
+                title=r.title,
+                breaks_before=bb,
+                breaks_after=ba,
+                recompiles_before=rb,
+                recompiles_after=ra,
+                new_breaks=new,
+                outputs=outputs,
+                accepted=accepted,
+                reason=reason,
+            )
+        return _Attempt(keys, engine, res, checks, failure)
+
+    def _rel(self, real: str) -> str:
+        return os.path.relpath(real, self.root).replace(os.sep, "/")
+
+
+def _key(r: FixRecord) -> Key:
+    return (r.path, r.key)
+
+
+def _under(path: str, root: str) -> bool:
+    real = os.path.realpath(path)
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _write(path: str, data: bytes) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as fh:
+        fh.write(data)
+    with contextlib.suppress(OSError):
+        os.utime(path)
+
+
+def _count(items: list[dict[str, Any]], path: str, lo: int, hi: int) -> int:
+    return sum(
+        int(x.get("count") or 1)
+        for x in items
+        if x.get("path") == path and x.get("line") is not None and lo <= int(x["line"]) <= hi
+    )
+
+
+def _outputs_text(comparison: dict[str, Any]) -> str:
+    if not comparison:
+        return "not compared"
+    if comparison.get("error"):
+        return f"not compared: {comparison['error']}"
+    parts = []
+    for what in ("weights", "outputs", "grads"):
+        v = str(comparison.get(what, ""))
+        if v.startswith("differ"):
+            detail = v.removeprefix("differ: ").removeprefix("differ")
+            parts.append(f"{what} differ ({detail})" if detail else f"{what} differ")
+    if parts:
+        return "differ: " + "; ".join(parts)
+    return "match"
+
+
+def _reject(chk: FixCheck, why: str) -> FixCheck:
+    from dataclasses import replace
+
+    return replace(chk, accepted=False, reason=why)
+
+
+def _unchecked(r: FixRecord, why: str) -> FixCheck:
+    return FixCheck(
+        rule=r.rule,
+        path=r.path,
+        line=r.line,
+        title=r.title,
+        breaks_before=0,
+        breaks_after=0,
+        recompiles_before=0,
+        recompiles_after=0,
+        new_breaks=(),
+        outputs="not compared",
+        accepted=False,
+        reason=why,
+    )

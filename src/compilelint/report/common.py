@@ -1,0 +1,138 @@
+"""Helpers shared by the reporters: order, labels, summary lines. Pure functions.
+
+Reporter options (the ``options`` dict every ``render`` takes; all optional):
+
+- ``color``: bool, ANSI colour (text only).
+- ``cwd``: the folder relative finding paths are relative to (default: the current folder).
+- ``srcroot``: the folder SARIF URIs and blob links are relative to (the git work tree's top
+  when there is one; default ``cwd``).
+- ``env``: the environment to read ``GITHUB_*`` variables from (default: none, so output does
+  not depend on where it is rendered unless the caller passes ``os.environ``).
+- ``changes``: a :class:`compilelint.vcs.Changes`; the github reporter spends its annotation
+  budget on changed lines first.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from compilelint.model import SEVERITY_ORDER, Finding, Report
+
+STAGE_LABEL = {"static": "predicted", "dynamic": "observed", "both": "confirmed"}
+
+
+def stage_label(f: Finding) -> str:
+    return STAGE_LABEL.get(f.stage, f.stage)
+
+
+def priority_key(f: Finding) -> tuple[Any, ...]:
+    """Highest-ranked first: the dynamic stage's rank when there is one, then severity, then
+    observed before predicted, then location."""
+    return (
+        f.rank if f.rank > 0 else 1 << 30,
+        -SEVERITY_ORDER.get(f.severity, 0),
+        0 if f.stage in ("both", "dynamic") else 1,
+        f.path,
+        f.line,
+        f.col,
+        f.rule,
+    )
+
+
+def ranked(findings: Iterable[Finding]) -> list[Finding]:
+    return sorted(findings, key=priority_key)
+
+
+def plural(n: int, word: str) -> str:
+    if word == "info":
+        return f"{n} info"
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def severity_counts(findings: Iterable[Finding]) -> dict[str, int]:
+    fs = list(findings)
+    return {k: sum(1 for f in fs if f.severity == k) for k in ("error", "warning", "info")}
+
+
+def summary_line(report: Report, *, seconds: bool = True) -> str:
+    """``Found 7 findings (2 errors, 4 warnings, 1 info) in 1 file (69 lines) in 0.02s.``"""
+    n = len(report.findings)
+    counts = severity_counts(report.findings)
+    parts = [plural(v, k) for k, v in counts.items() if v]
+    head = f"Found {plural(n, 'finding')} ({', '.join(parts)})" if n else "No findings"
+    s = report.summary
+    text = f"{head} in {plural(s.files, 'file')} ({plural(s.lines, 'line')})"
+    if seconds:
+        text += f" in {s.seconds:.2f}s"
+    return text + "."
+
+
+def dynamic_block(report: Report) -> dict[str, Any] | None:
+    dyn = report.extra.get("dynamic")
+    return dyn if isinstance(dyn, dict) else None
+
+
+def dynamic_line(report: Report) -> str | None:
+    """``torch 2.13.0 (cpu): 5 graphs, 2 graph breaks, 5 recompiles`` when the dynamic stage ran."""
+    dyn = dynamic_block(report)
+    if dyn is None:
+        return None
+    if dyn.get("error"):
+        err = dyn["error"]
+        return f"dynamic stage failed at {err.get('step')}: {err.get('message')}"
+    where = f" ({dyn['device']})" if dyn.get("device") else ""
+    parts = [
+        plural(int(dyn.get("graph_count") or 0), "graph"),
+        plural(int(dyn.get("graph_break_count") or 0), "graph break"),
+        plural(int(dyn.get("recompile_count") or 0), "recompile"),
+    ]
+    line = f"torch {dyn.get('torch')}{where}: {', '.join(parts)}"
+    if dyn.get("hit_recompile_limit"):
+        line += " (hit the recompile limit: torch fell back to eager)"
+    return line
+
+
+def diff_base_line(report: Report) -> str | None:
+    db = report.extra.get("diff_base")
+    if not isinstance(db, dict):
+        return None
+    return (
+        f"Only lines changed against {db.get('ref')} ({str(db.get('merge_base'))[:12]}); "
+        f"{plural(int(db.get('dropped_findings') or 0), 'finding')} elsewhere not shown."
+    )
+
+
+def env_of(options: Mapping[str, object]) -> Mapping[str, str]:
+    env = options.get("env")
+    return env if isinstance(env, Mapping) else {}
+
+
+def cwd_of(options: Mapping[str, object]) -> str:
+    cwd = options.get("cwd")
+    return str(cwd) if cwd else os.getcwd()
+
+
+def repo_relative(path: str, options: Mapping[str, object]) -> str | None:
+    """``path`` (relative to ``cwd``) relative to ``srcroot`` with ``/``; None when outside."""
+    cwd = cwd_of(options)
+    root = str(options.get("srcroot") or cwd)
+    full = os.path.realpath(os.path.join(cwd, path))
+    root = os.path.realpath(root)
+    if full != root and not full.startswith(root.rstrip(os.sep) + os.sep):
+        return None
+    return os.path.relpath(full, root).replace(os.sep, "/")
+
+
+def text_table(rows: list[list[str]], headers: list[str], tablefmt: str) -> str:
+    """tabulate with character-count widths, whether or not ``wcwidth`` is installed, so the same
+    report renders byte-identically everywhere (emoji widths are the terminal's business)."""
+    import tabulate as tb
+
+    saved = tb.WIDE_CHARS_MODE
+    tb.WIDE_CHARS_MODE = False
+    try:
+        return tb.tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=True)
+    finally:
+        tb.WIDE_CHARS_MODE = saved

@@ -1,0 +1,299 @@
+"""The fix stage: before/after fixture pairs per fixable rule (golden files, updated with
+``pytest --update-goldens``), idempotence, a truthful catalogue, and the API and CLI around it.
+
+Fixtures: ``fixtures/fix/CLnnn_before.py`` holds cases the rule's codemod rewrites (class
+``Model``, the first module, compiled by the torch checks) and cases it must leave alone
+(``NoFix``); ``CLnnn_after.py`` is the expected result of fixing it with only that rule selected
+and unsafe fixes allowed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from compilelint.api import check
+from compilelint.catalog import load_catalog
+from compilelint.cli import main
+from compilelint.config import Config
+from compilelint.fix import attach_edits, fix_copy, fix_paths
+from compilelint.fix.codemods import all_codemods
+from compilelint.fix.engine import decode, run_fixes
+from compilelint.fix.textdiff import apply_edits
+
+from .conftest import ROOT
+
+FIXDIR = ROOT / "fixtures" / "fix"
+CATALOG = load_catalog()
+FIXABLE = sorted(c for c, r in CATALOG.rules.items() if r.fix != "none")
+# unused suppressions are only reported for enabled codes
+SELECT = {"CL001": ("CL001", "CL1", "CL2")}
+
+
+def fix_file(path: Path, code: str, *, unsafe: bool = True) -> bytes:
+    cfg = Config(select=SELECT.get(code, (code,)), cache=False)
+    res = run_fixes([str(path)], cfg, unsafe=unsafe)
+    for c in res.changes:
+        assert c.real == os.path.realpath(path)
+        return c.after
+    return path.read_bytes()
+
+
+def test_catalogue_is_truthful() -> None:
+    """A rule says safe/unsafe exactly when a codemod exists for it, and every fix has a why."""
+    assert set(FIXABLE) == set(all_codemods())
+    assert len(FIXABLE) >= 8
+    for r in CATALOG.rules.values():
+        assert r.fix_reason, r.code
+
+
+@pytest.mark.parametrize("code", FIXABLE)
+def test_fixture_pair(tmp_path: Path, code: str, update_goldens: bool) -> None:
+    before = FIXDIR / f"{code}_before.py"
+    after = FIXDIR / f"{code}_after.py"
+    work = tmp_path / before.name
+    shutil.copy(before, work)
+    got = fix_file(work, code)
+    assert work.read_bytes() == before.read_bytes(), "the engine must not write"
+    if update_goldens:
+        after.write_bytes(got)
+    assert got != before.read_bytes(), f"{code}: nothing was fixed"
+    assert got == after.read_bytes(), f"{code}: differs from {after.name}"
+
+
+@pytest.mark.parametrize("code", FIXABLE)
+def test_fix_is_idempotent(tmp_path: Path, code: str) -> None:
+    after = FIXDIR / f"{code}_after.py"
+    work = tmp_path / after.name
+    shutil.copy(after, work)
+    assert fix_file(work, code) == after.read_bytes()
+
+
+@pytest.mark.parametrize("code", FIXABLE)
+def test_no_fix_cases_are_reported(tmp_path: Path, code: str) -> None:
+    """What a codemod declines is reported with a reason, and left untouched."""
+    before = FIXDIR / f"{code}_before.py"
+    work = tmp_path / before.name
+    shutil.copy(before, work)
+    res = run_fixes([str(work)], Config(select=SELECT.get(code, (code,)), cache=False), unsafe=True)
+    text = before.read_text(encoding="utf-8")
+    if "class NoFix" not in text and "def per_item" not in text:
+        return
+    left = [r for r in res.records if r.status == "no-fix"]
+    assert left, f"{code}: the NoFix cases got no record"
+    assert all(r.reason for r in left)
+    fixed = decode(res.changes[0].after)
+    tail = text[text.index("class NoFix") :] if "class NoFix" in text else ""
+    assert tail in fixed
+
+
+def test_safe_fixes_only_without_unsafe_flag(tmp_path: Path) -> None:
+    src = (FIXDIR / "CL101_before.py").read_text(encoding="utf-8")
+    work = tmp_path / "m.py"
+    work.write_text(src, encoding="utf-8")
+    res = run_fixes([str(work)], Config(select=("CL101", "CL201"), cache=False))
+    assert {r.status for r in res.records if r.rule == "CL101"} <= {"unsafe", "no-fix"}
+    assert any(r.status == "unsafe" for r in res.records)
+    fixed = decode(res.changes[0].after)
+    assert "torch.where(" not in fixed  # CL101 is unsafe
+    assert "if not torch.compiler.is_compiling():\n                print" in fixed  # CL201 is safe
+
+
+def test_overlapping_fixes_land_in_later_rounds(tmp_path: Path) -> None:
+    work = tmp_path / "m.py"
+    work.write_text(
+        "import torch\n\n\nclass M(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        y = x * 2 if x.sum() > 0 else x * max(x.max().item(), 1.0)\n"
+        "        return y\n",
+        encoding="utf-8",
+    )
+    res = run_fixes([str(work)], Config(select=("CL101", "CL103"), cache=False), unsafe=True)
+    fixed = decode(res.changes[0].after)
+    assert res.rounds >= 2
+    assert "torch.where(x.sum() > 0, x * 2, x * torch.clamp(x.max(), min=1.0))" in fixed
+    assert {r.status for r in res.records} == {"applied"}
+
+
+def test_import_torch_added_when_missing(tmp_path: Path) -> None:
+    work = tmp_path / "m.py"
+    work.write_text(
+        '"""doc"""\nfrom __future__ import annotations\n\nfrom torch import nn\n\n\n'
+        "class M(nn.Module):\n    def forward(self, x):\n        print(x.shape)\n"
+        "        return x\n",
+        encoding="utf-8",
+    )
+    fixed = decode(fix_file(work, "CL201"))
+    assert fixed.startswith(
+        '"""doc"""\nfrom __future__ import annotations\n\nfrom torch import nn\nimport torch\n'
+    )
+    assert "if not torch.compiler.is_compiling():" in fixed
+    compile(fixed, "m.py", "exec")
+
+
+def test_encoding_bom_and_crlf_are_kept(tmp_path: Path) -> None:
+    src = (
+        "# -*- coding: latin-1 -*-\r\nimport torch\r\n\r\n\r\nclass M(torch.nn.Module):\r\n"
+        "    def forward(self, x):\r\n        print('caf\xe9', x.shape)\r\n        return x\r\n"
+    )
+    latin = tmp_path / "latin.py"
+    latin.write_bytes(src.encode("latin-1"))
+    bom = tmp_path / "bom.py"
+    bom.write_bytes(b"\xef\xbb\xbf" + src.replace("# -*- coding: latin-1 -*-\r\n", "").encode())
+    os.chmod(latin, 0o640)
+    run = fix_paths([str(latin), str(bom)], Config(select=("CL201",), cache=False))
+    assert sorted(run.written) == sorted([str(latin), str(bom)])
+    got = latin.read_bytes()
+    assert got.decode("latin-1").count("\r\n") == got.decode("latin-1").count("\n")
+    assert "print('caf\xe9'".encode("latin-1") in got
+    assert b"if not torch.compiler.is_compiling():\r\n" in got
+    assert os.stat(latin).st_mode & 0o777 == 0o640
+    got = bom.read_bytes()
+    assert got.startswith(b"\xef\xbb\xbfimport torch\r\n")
+    assert b"\n" not in got.replace(b"\r\n", b"")
+
+
+def test_diff_writes_nothing(tmp_path: Path) -> None:
+    work = tmp_path / "m.py"
+    shutil.copy(FIXDIR / "CL201_before.py", work)
+    before = work.read_bytes()
+    mtime = os.stat(work).st_mtime_ns
+    res = CliRunner().invoke(main, ["fix", str(work), "--diff"])
+    assert res.exit_code == 1, res.output
+    assert "+        if not torch.compiler.is_compiling():" in res.stdout
+    assert work.read_bytes() == before and os.stat(work).st_mtime_ns == mtime
+    assert not [p for p in tmp_path.iterdir() if p.name != "m.py"]
+
+
+def test_fix_cli_applies_and_is_idempotent(tmp_path: Path) -> None:
+    work = tmp_path / "m.py"
+    shutil.copy(FIXDIR / "CL201_before.py", work)
+    res = CliRunner().invoke(main, ["fix", str(work), "--select", "CL201"])
+    assert res.exit_code == 0, res.output
+    assert "CL201 fixed" in res.output and "Fixed 3 findings in 1 file." in res.output
+    assert work.read_bytes() == (FIXDIR / "CL201_after.py").read_bytes()
+    res = CliRunner().invoke(main, ["fix", str(work), "--select", "CL201", "--diff"])
+    assert res.exit_code == 0, res.output
+
+
+def test_fix_cli_errors(tmp_path: Path) -> None:
+    r = CliRunner().invoke(main, ["fix", str(tmp_path / "nope.py")])
+    assert r.exit_code == 2 and "compilelint: error: path not found" in r.output
+    r = CliRunner().invoke(main, ["fix", str(tmp_path), "--verify"])
+    assert r.exit_code == 2 and "--verify needs --input-spec" in r.output
+    spec = tmp_path / "spec.json"
+    spec.write_text('{"model": "m.py:M", "inputs": [{"tensor": [2], "dtype": "flaot32"}]}')
+    r = CliRunner().invoke(main, ["fix", str(tmp_path), "--verify", "--input-spec", str(spec)])
+    assert r.exit_code == 2 and "dtype" in r.output and "Traceback" not in r.output
+
+
+def test_check_fix_applies_safe_fixes_and_reports_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shutil.copy(FIXDIR / "CL101_before.py", tmp_path / "m.py")
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(main, ["check", "m.py", "--fix", "--no-cache", "--format", "json"])
+    assert res.exit_code == 1
+    text = (tmp_path / "m.py").read_text(encoding="utf-8")
+    assert "if not torch.compiler.is_compiling():\n                print" in text
+    assert "torch.where(" not in text
+    import json
+
+    data = json.loads(res.stdout)
+    rules = {f["rule"] for f in data["findings"]}
+    assert "CL201" not in rules and "CL101" in rules
+    res = CliRunner().invoke(main, ["check", "m.py", "--fix", "--unsafe-fixes", "--no-cache"])
+    assert "torch.where(" in (tmp_path / "m.py").read_text(encoding="utf-8")
+
+
+def test_attach_edits_match_the_fix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shutil.copy(ROOT / "fixtures" / "demo" / "transformer.py", tmp_path / "t.py")
+    monkeypatch.chdir(tmp_path)
+    cfg = Config(cache=False)
+    report = attach_edits(check(["t.py"], cfg), ["t.py"], cfg)
+    by_rule = {f.rule: f for f in report.findings}
+    assert by_rule["CL402"].edits == ()
+    text = (tmp_path / "t.py").read_text(encoding="utf-8")
+    item = by_rule["CL103"]
+    assert [(e.line, e.col, e.end_line, e.end_col, e.content) for e in item.edits] == [
+        (40, 29, 40, 36, ""),
+        (44, 24, 44, 34, "torch.clamp(peak, min="),
+    ]
+    fixed = apply_edits(text, item.edits)
+    assert "peak = h.abs().max()  #" in fixed
+    assert "return x + h / torch.clamp(peak, min=1.0)" in fixed
+    branch = by_rule["CL101"]
+    assert branch.edits and branch.edits[0].line == 41
+    safe_only = attach_edits(check(["t.py"], cfg), ["t.py"], cfg, unsafe=False)
+    assert all(not f.edits for f in safe_only.findings)
+
+
+def test_fix_copy_leaves_the_source_alone(tmp_path: Path) -> None:
+    src = tmp_path / "proj"
+    (src / "pkg").mkdir(parents=True)
+    shutil.copy(FIXDIR / "CL201_before.py", src / "pkg" / "m.py")
+    before = (src / "pkg" / "m.py").read_bytes()
+    run = fix_copy(str(src), str(tmp_path / "copy"))
+    assert (src / "pkg" / "m.py").read_bytes() == before
+    assert [r.rule for r in run.records if r.status == "applied"] == ["CL201"] * 3
+    assert "is_compiling" in (tmp_path / "copy" / "pkg" / "m.py").read_text(encoding="utf-8")
+    with pytest.raises(FileExistsError):
+        fix_copy(str(src), str(tmp_path / "copy"))
+
+
+def test_records_are_plain_data() -> None:
+    run = fix_paths([str(FIXDIR / "CL104_before.py")], Config(select=("CL104",)), write=False)
+    assert [dataclasses.asdict(r)["status"] for r in run.records] == [
+        "applied",
+        "applied",
+        "applied",
+        "no-fix",
+    ]
+    assert (FIXDIR / "CL104_before.py").read_bytes() == run.changes[0].before
+
+
+def test_readme_fix_table_is_generated_and_current() -> None:
+    from compilelint.docs import FIX_BEGIN, fix_table, update_readme
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert FIX_BEGIN in text
+    assert update_readme(text, CATALOG) == text
+    table = fix_table(CATALOG)
+    for code in FIXABLE:
+        assert f"`{code}`" in table and CATALOG.rules[code].fix_reason in table
+
+
+def _corpus() -> list[tuple[str, str]]:
+    out = [
+        (f"{r.code}_{ex.kind}_{i}.py", ex.code)
+        for r in CATALOG.rules.values()
+        for i, ex in enumerate(r.examples)
+    ]
+    for p in sorted((ROOT / "fixtures").rglob("*.py")):
+        if "fix" not in p.relative_to(ROOT / "fixtures").parts[:1]:
+            rel = p.relative_to(ROOT).as_posix().replace("/", "_")
+            out.append((rel, p.read_text(encoding="utf-8")))
+    return out
+
+
+def test_every_example_and_fixture_fixes_cleanly(tmp_path: Path) -> None:
+    """Over every rule example and fixture: no codemod crashes, the fixed code compiles, and
+    fixing it again changes nothing."""
+    applied = 0
+    for name, src in _corpus():
+        p = tmp_path / name
+        p.write_text(src, encoding="utf-8")
+        cfg = Config(cache=False, select=("ALL",))
+        res = run_fixes([str(p)], cfg, unsafe=True)
+        assert not [r for r in res.records if "internal error" in r.reason], name
+        for c in res.changes:
+            compile(decode(c.after), name, "exec")
+            p.write_bytes(c.after)
+            assert not run_fixes([str(p)], cfg, unsafe=True).changes, f"{name}: not idempotent"
+        applied += sum(r.status == "applied" for r in res.records)
+    assert applied >= 30

@@ -1,0 +1,217 @@
+"""Fixes checked against torch itself, on the installed torch.
+
+For every fixable rule whose pattern torch can observe, the ``Model`` of
+``fixtures/fix/CLnnn_before.py`` must misbehave under ``torch.compile`` (break, or recompile)
+and the ``Model`` of ``CLnnn_after.py`` must not, while computing the same outputs on the same
+inputs and weights. Then ``fix --verify`` end to end: the bundled demo goes from its observed
+breaks to none with matching outputs, and a fix that changes the outputs is not applied while
+a good one in the same file is.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from compilelint.catalog import load_catalog
+from compilelint.cli import main
+from compilelint.config import Config
+from compilelint.fix import fix_paths
+
+from .conftest import ROOT
+
+torch = pytest.importorskip("torch")
+
+from .torch_oracle import observe  # noqa: E402
+
+pytestmark = pytest.mark.torch
+FIXDIR = ROOT / "fixtures" / "fix"
+CATALOG = load_catalog()
+OBSERVABLE = sorted(
+    c for c, r in CATALOG.rules.items() if r.fix != "none" and r.verify in ("breaks", "recompiles")
+)
+INPUTS = {
+    "CL501": "# inputs: (torch.randn(4, 8),)\n# variants: [(torch.randn(4, 8),), (torch.randn(4, 8),)]\n",
+}
+DEFAULT_INPUTS = "# inputs: (torch.randn(4, 8),)\n"
+
+
+def _source(path: Path, code: str) -> str:
+    return INPUTS.get(code, DEFAULT_INPUTS) + path.read_text(encoding="utf-8")
+
+
+def _misbehaviour(obs: Any, kind: str) -> int:
+    if kind == "breaks":
+        return max(len(obs.breaks), 1 if obs.counter_breaks else 0)
+    return len(obs.recompiles)
+
+
+def _load(path: Path) -> Any:
+    name = f"cl_fix_{uuid.uuid4().hex[:8]}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _outputs(path: Path, compiled: bool) -> list[Any]:
+    mod = _load(path)
+    torch.manual_seed(0)
+    model = mod.Model()
+    xs = [torch.randn(4, 8) for _ in range(3)]
+    fn = torch.compile(model, backend="eager") if compiled else model
+    torch._dynamo.reset()
+    with torch.no_grad():
+        return [fn(x) for x in xs]
+
+
+@pytest.mark.parametrize("code", OBSERVABLE)
+def test_fixed_model_does_not_break(tmp_path: Path, code: str) -> None:
+    kind = CATALOG.rules[code].verify
+    before = FIXDIR / f"{code}_before.py"
+    after = FIXDIR / f"{code}_after.py"
+    if code != "CL204":  # the original would stop in the debugger
+        obs = observe(_source(before, code), tmp_path)
+        assert obs is not None
+        assert _misbehaviour(obs, kind) > 0, f"{code}: the original does not misbehave"
+    obs = observe(_source(after, code), tmp_path)
+    assert obs is not None
+    assert _misbehaviour(obs, kind) == 0, f"{code}: the fixed model still misbehaves: {obs}"
+    assert not obs.breaks and not obs.counter_breaks, f"{code}: the fix breaks: {obs.breaks}"
+
+
+@pytest.mark.parametrize("code", [c for c in OBSERVABLE if c != "CL204"])
+def test_fixed_model_computes_the_same(code: str) -> None:
+    want = _outputs(FIXDIR / f"{code}_before.py", compiled=False)
+    torch.testing.assert_close(_outputs(FIXDIR / f"{code}_after.py", compiled=False), want)
+    torch.testing.assert_close(_outputs(FIXDIR / f"{code}_after.py", compiled=True), want)
+
+
+def test_counter_buffer_counts(tmp_path: Path) -> None:
+    mod = _load(FIXDIR / "CL501_after.py")
+    model = mod.Model()
+    compiled = torch.compile(model, backend="eager")
+    for _ in range(3):
+        compiled(torch.randn(4, 8))
+    assert int(model.calls) == 3 and int(model.seen) == 12
+    assert "calls" not in model.state_dict()
+
+
+# ---------------------------------------------------------------------------- --verify
+def _demo(tmp_path: Path) -> Path:
+    dest = tmp_path / "fixtures" / "demo"
+    shutil.copytree(ROOT / "fixtures" / "demo", dest)
+    return dest
+
+
+def test_demo_goes_to_zero_breaks_with_verify(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    demo = _demo(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    before = (demo / "transformer.py").read_text(encoding="utf-8")
+    res = CliRunner().invoke(
+        main,
+        [
+            "fix",
+            "fixtures/demo",
+            "--unsafe-fixes",
+            "--input-spec",
+            "fixtures/demo/spec.json",
+            "--verify",
+            "--format",
+            "json",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    ver = data["verification"]
+    assert ver["error"] is None
+    assert ver["before"]["breaks"] == 2
+    assert ver["after"]["breaks"] == 0
+    checks = {(c["rule"], c["line"]): c for c in ver["checks"]}
+    assert set(checks) == {("CL103", 40), ("CL101", 41)}
+    for c in checks.values():
+        assert c["accepted"], c
+        assert c["breaks_before"] > 0 and c["breaks_after"] == 0
+        assert c["outputs"] == "match"
+    assert data["written"] == ["fixtures/demo/transformer.py"]
+    after = (demo / "transformer.py").read_text(encoding="utf-8")
+    assert "peak = h.abs().max()  #" in after and "torch.where(" in after and after != before
+    # the static stage agrees: only the advice finding is left
+    res = CliRunner().invoke(main, ["check", "fixtures/demo", "--no-cache", "--format", "json"])
+    assert [f["rule"] for f in json.loads(res.stdout)["findings"]] == ["CL402"]
+
+
+BAD_AND_GOOD = """\
+import torch
+from torch import nn
+
+
+class Model(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        rows = x[:, 0] > 0
+        total = x[rows].sum()
+        print("total", total.shape)
+        return x * total
+"""
+
+
+def test_verify_rejects_a_fix_that_changes_outputs(tmp_path: Path) -> None:
+    """The CL111 rewrite is wrong for a row mask (torch.where broadcasts it over columns):
+    the outputs differ, so it is not applied; the print guard in the same file still lands."""
+    (tmp_path / "model.py").write_text(BAD_AND_GOOD, encoding="utf-8")
+    spec = tmp_path / "spec.json"
+    spec.write_text(
+        json.dumps(
+            {"model": "model.py:Model", "inputs": [{"tensor": [8, 8]}], "seed": 0, "mode": "train"}
+        ),
+        encoding="utf-8",
+    )
+    run = fix_paths(
+        [str(tmp_path / "model.py")],
+        Config(select=("CL111", "CL201"), cache=False),
+        unsafe=True,
+        spec=str(spec),
+        verify=True,
+        root=str(tmp_path),
+    )
+    assert run.verification is not None and run.verification.error is None
+    status = {r.rule: r for r in run.records}
+    assert status["CL201"].status == "applied"
+    assert status["CL111"].status == "rejected"
+    assert status["CL111"].reason.startswith("outputs differ (at output[0]")
+    text = (tmp_path / "model.py").read_text(encoding="utf-8")
+    assert "x[rows].sum()" in text and "is_compiling" in text
+    checks = {c.rule: c for c in run.verification.checks}
+    assert checks["CL201"].accepted and checks["CL201"].breaks_after == 0
+    assert not checks["CL111"].accepted
+
+
+def test_verify_counter_buffer_removes_recompiles(tmp_path: Path) -> None:
+    for name in ("int_counter.py", "int_counter.json"):
+        shutil.copy(ROOT / "fixtures" / "dynamic" / name, tmp_path / name)
+    run = fix_paths(
+        [str(tmp_path / "int_counter.py")],
+        Config(cache=False),
+        unsafe=True,
+        spec=str(tmp_path / "int_counter.json"),
+        verify=True,
+        root=str(tmp_path),
+    )
+    assert run.verification is not None
+    (chk,) = run.verification.checks
+    assert chk.rule == "CL501" and chk.accepted, chk
+    assert chk.recompiles_before >= 7 and chk.recompiles_after == 0
+    assert chk.outputs == "match"
+    assert "register_buffer" in (tmp_path / "int_counter.py").read_text(encoding="utf-8")
