@@ -320,7 +320,8 @@ def _analyze_source(
         module = cst.parse_module(data)
     except cst.ParserSyntaxError as exc:
         if python_error is None:  # CPython accepted it; libcst did not
-            empty.error = f"cannot parse: {exc.message}"
+            msg = " ".join(exc.message.split())
+            empty.error = f"cannot parse with libcst (Python accepts this file): {msg}"
             empty.error_line, empty.error_col = exc.raw_line or 1, (exc.raw_column or 0) + 1
         return empty
     except (UnicodeDecodeError, LookupError, SyntaxError, ValueError) as exc:
