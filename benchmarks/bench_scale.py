@@ -22,7 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-MODEL = '''import torch
+MODEL = """import torch
 from torch import nn
 
 from .util_{helper:03d} import scale_{helper:03d}
@@ -40,7 +40,7 @@ class Block{i}(nn.Module):
             h = h * 2
         peak = h.abs().max().item()  # CL103
         return scale_{helper:03d}(h) / max(peak, 1.0)
-'''
+"""
 
 UTIL = '''"""Plain helpers (no torch mention): analysed only when traced code calls them."""
 

@@ -41,7 +41,7 @@ def corpus_dirs() -> dict[str, Path]:
     for name in ("torch", "transformers"):
         spec = importlib.util.find_spec(name)
         if spec and spec.submodule_search_locations:
-            out[name] = Path(list(spec.submodule_search_locations)[0])
+            out[name] = Path(next(iter(spec.submodule_search_locations)))
     return out
 
 
@@ -124,8 +124,8 @@ def force_rest(target: Path) -> dict[str, object]:
 
 
 def generate(n: int, seed: int) -> list[str]:
-    from hypothesis import HealthCheck, given, seed as hseed, settings
-
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import seed as hseed
     from tests.fuzz_programs import programs
 
     out: list[str] = []
@@ -174,8 +174,17 @@ def main() -> None:
         t = time.perf_counter()
         progs = generate(ns.generated, ns.seed)
         gen_s = time.perf_counter() - t
-        total: dict = {"files": 0, "lines": 0, "findings": 0, "cl000": 0, "bugs": [], "crash": "",
-                       "seconds": 0.0, "generate_seconds": gen_s, "cl000_samples": []}
+        total: dict = {
+            "files": 0,
+            "lines": 0,
+            "findings": 0,
+            "cl000": 0,
+            "bugs": [],
+            "crash": "",
+            "seconds": 0.0,
+            "generate_seconds": gen_s,
+            "cl000_samples": [],
+        }
         with tempfile.TemporaryDirectory() as d:
             for b in range(0, len(progs), ns.batch):
                 bd = Path(d, f"batch{b // ns.batch:04d}")
@@ -187,7 +196,9 @@ def main() -> None:
                     total[k] += r[k]
                 total["bugs"] += r["bugs"]
                 total["crash"] = total["crash"] or r["crash"]
-                total["cl000_samples"] = sorted(set(total["cl000_samples"]) | set(r["cl000_samples"]))[:8]
+                total["cl000_samples"] = sorted(
+                    set(total["cl000_samples"]) | set(r["cl000_samples"])
+                )[:8]
                 f = force_rest(bd)
                 total["bugs"] += f["bugs"]
                 total["crash"] = total["crash"] or f["crash"]
