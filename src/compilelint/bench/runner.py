@@ -34,7 +34,6 @@ import argparse
 import contextlib
 import gc
 import itertools
-import json
 import logging
 import os
 import platform
@@ -57,10 +56,11 @@ from compilelint.dynamic.runner import (
     pick_device,
     progress,
     scalar_of,
+    serve_child,
     split_inputs,
     step,
 )
-from compilelint.dynamic.spec import SpecError, load_spec
+from compilelint.dynamic.spec import load_spec
 
 RESULT_VERSION = 1
 EAGER = "eager"
@@ -647,32 +647,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", help="write the JSON result here (default: stdout)")
     ap.add_argument("--root", default=os.getcwd())
     ns = ap.parse_args(argv)
-    real_stdout = sys.stdout
-    sys.stdout = sys.stderr  # the user's prints must not corrupt the result
-    root = os.path.abspath(ns.root)
-    try:
-        load_spec(ns.spec)
-    except SpecError as exc:
-        result: dict[str, Any] = {
-            "result_version": RESULT_VERSION,
-            "error": {"step": "spec", "type": "SpecError", "message": str(exc), "frames": []},
-        }
-    else:
-        try:
-            result = run(ns, root)
-        except BaseException as exc:
-            result = {"result_version": RESULT_VERSION, "error": error_record("run", exc, root)}
-    text = json.dumps(result, default=str)
-    if ns.out:
-        tmp = ns.out + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, ns.out)
-    else:
-        real_stdout.write(text + "\n")
-        real_stdout.flush()
-    sys.stdout = real_stdout
-    return 0 if not result.get("error") else 3
+    return serve_child(
+        ns.spec, ns.root, ns.out, lambda _spec, root: run(ns, root), result_version=RESULT_VERSION
+    )
 
 
 if __name__ == "__main__":

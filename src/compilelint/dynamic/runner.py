@@ -23,7 +23,7 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from compilelint.dynamic.capture import attribute, frame_json, parse_frames, user_function_name
@@ -679,34 +679,54 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--save-outputs", help="save weights, outputs and gradients here (torch.save)")
     ap.add_argument("--compare-outputs", help="compare with outputs saved by another run")
     ns = ap.parse_args(argv)
-    real_stdout = sys.stdout
-    sys.stdout = sys.stderr  # the user's prints must not corrupt the result
-    root = os.path.abspath(ns.root)
-    try:
-        spec = load_spec(ns.spec)
-    except SpecError as exc:
-        result: dict[str, Any] = {
-            "result_version": RESULT_VERSION,
-            "error": {"step": "spec", "type": "SpecError", "message": str(exc), "frames": []},
-        }
-    else:
+
+    def work(spec: Spec, root: str) -> dict[str, Any]:
         recorder = None
         if ns.save_outputs or ns.compare_outputs:
             from compilelint.dynamic.outputs import Recorder
 
             recorder = Recorder()
+        result = run(spec, root, bare=ns.bare, recorder=recorder)
+        if recorder is not None and not result.get("error"):
+            _outputs(result, recorder, ns.save_outputs, ns.compare_outputs)
+        return result
+
+    return serve_child(ns.spec, ns.root, ns.out, work, result_version=RESULT_VERSION)
+
+
+def serve_child(
+    spec_path: str,
+    root: str,
+    out: str | None,
+    work: Callable[[Spec, str], dict[str, Any]],
+    *,
+    result_version: int,
+) -> int:
+    """The body of a child process (this runner, the bench runner): load the spec, run ``work``
+    with the user's prints sent to stderr, and write one JSON result to ``out`` (atomically) or
+    stdout. A bad spec or anything ``work`` raises becomes the result's ``error``. Returns 0, or 3
+    when the result carries an error."""
+    real_stdout = sys.stdout
+    sys.stdout = sys.stderr  # the user's prints must not corrupt the result
+    root = os.path.abspath(root)
+    try:
+        spec = load_spec(spec_path)
+    except SpecError as exc:
+        result: dict[str, Any] = {
+            "result_version": result_version,
+            "error": {"step": "spec", "type": "SpecError", "message": str(exc), "frames": []},
+        }
+    else:
         try:
-            result = run(spec, root, bare=ns.bare, recorder=recorder)
-            if recorder is not None and not result.get("error"):
-                _outputs(result, recorder, ns.save_outputs, ns.compare_outputs)
+            result = work(spec, root)
         except BaseException as exc:
-            result = {"result_version": RESULT_VERSION, "error": error_record("run", exc, root)}
+            result = {"result_version": result_version, "error": error_record("run", exc, root)}
     text = json.dumps(result, default=str)
-    if ns.out:
-        tmp = ns.out + ".tmp"
+    if out:
+        tmp = out + ".tmp"
         with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(text)
-        os.replace(tmp, ns.out)
+        os.replace(tmp, out)
     else:
         real_stdout.write(text + "\n")
         real_stdout.flush()
