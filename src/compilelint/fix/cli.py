@@ -36,46 +36,6 @@ def _fail(msg: str) -> None:
     sys.exit(2)
 
 
-def _config(
-    paths: list[str],
-    config_file: str | None,
-    select: str | None,
-    extend_select: str | None,
-    ignore: str | None,
-    exclude: tuple[str, ...],
-    catalog: Catalog,
-) -> Config:
-    from compilelint.config import ConfigError, from_table, load_config
-
-    def split(v: str) -> list[str]:
-        return [x.strip().upper() for x in v.split(",") if x.strip()]
-
-    try:
-        cfg = load_config(paths, config_file)
-        table: dict[str, object] = {}
-        if select is not None:
-            table["select"] = split(select)
-        if extend_select is not None:
-            table["extend-select"] = split(extend_select)
-        if ignore is not None:
-            table["ignore"] = list(cfg.ignore) + split(ignore)
-        if exclude:
-            table["extend-exclude"] = list(cfg.extend_exclude) + list(exclude)
-        if table:
-            cfg = from_table(table, "command line", base=cfg)
-    except ConfigError as exc:
-        _fail(str(exc))
-        raise  # unreachable
-    unknown = [
-        c
-        for c in (cfg.select + cfg.extend_select + cfg.ignore)
-        if c != "ALL" and not any(code.startswith(c) for code in catalog.rules)
-    ]
-    if unknown:
-        _fail(f"unknown rule code {unknown[0]!r} (see `compilelint rules`)")
-    return cfg
-
-
 def _record_line(r: FixRecord, diff: bool) -> str:
     status = _STATUS[r.status]
     if r.status == "applied" and diff:
@@ -211,7 +171,7 @@ def fix(
 ) -> None:
     """Fix PATHS (files and folders; default: the current folder): safe fixes, unsafe ones
     too with --unsafe-fixes; with --verify, only fixes torch confirms."""
-    from compilelint.cli import _load_catalog
+    from compilelint.cli import resolve_config
     from compilelint.fix.api import fix_paths
     from compilelint.fix.textdiff import unified_diff
 
@@ -234,8 +194,19 @@ def fix(
 
         if not torch_available():
             _fail(f"--verify: {INSTALL_HINT}")
-    catalog = _load_catalog()
-    cfg = _config(path_list, config_file, select, extend_select, ignore, exclude, catalog)
+    cfg, catalog = resolve_config(
+        path_list,
+        config_file=config_file,
+        select=select,
+        extend_select=extend_select,
+        ignore=ignore,
+        exclude=exclude,
+        fail_on=None,
+        target_torch=None,
+        jobs=None,
+        report_untraced=False,
+        no_respect_gitignore=False,
+    )
     show = sys.stderr.isatty() and fmt == "text"
 
     def progress(msg: str) -> None:
