@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from compilelint.static.analysis.facts import NO_TAINT, Taint
-from compilelint.static.checks.base import Check
+from compilelint.static.checks.base import Check, ScopedNames
 
 _SIZE_METHODS = frozenset({"size", "numel", "nelement"})
 # Comparisons against these are free: dynamo specializes sizes 0 and 1 anyway and assumes a
@@ -26,7 +26,7 @@ class ShapeDependentBranch(Check):
 
     def __init__(self, walker) -> None:  # type: ignore[no-untyped-def]
         super().__init__(walker)
-        self._sizes: dict[tuple[str, str], Taint] = {}  # (function, local) -> tensor taint
+        self._sizes = ScopedNames(walker)  # local -> taint of the tensor whose size it holds
 
     # size expressions --------------------------------------------------------------------
     def _shape_of(self, node: cst.BaseExpression) -> Taint:
@@ -59,33 +59,22 @@ class ShapeDependentBranch(Check):
             if len(node.args) == 1 and "len" not in self.w.imports:
                 return self.taint(node.args[0].value)
         if isinstance(node, cst.Name) and self.w.func is not None:
-            return self._sizes.get((self.w.func.qual, node.value), NO_TAINT)
+            return self._sizes.lookup(node.value)
         if isinstance(node, cst.BinaryOperation):
             return self._size(node.left) | self._size(node.right)
         return NO_TAINT
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        fn = self.w.func
-        if fn is None:
+        if self.w.func is None:
             return
         for t in node.targets:
             tgt = t.target
             if isinstance(tgt, cst.Name):
-                taint = self._size(node.value)
-                key = (fn.qual, tgt.value)
-                if taint:
-                    self._sizes[key] = taint
-                else:
-                    self._sizes.pop(key, None)
+                self._sizes.bind(tgt, self._size(node.value))
             elif isinstance(tgt, (cst.Tuple, cst.List)):
                 taint = self._shape_of(node.value)
                 for el in tgt.elements:
-                    if isinstance(el.value, cst.Name):
-                        key = (fn.qual, el.value.value)
-                        if taint:
-                            self._sizes[key] = taint
-                        else:
-                            self._sizes.pop(key, None)
+                    self._sizes.bind(el.value, taint)
 
     # tests -------------------------------------------------------------------------------
     def _is_trivial(self, node: cst.BaseExpression) -> bool:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.static.checks.base import Check
+from compilelint.static.analysis.facts import NO_TAINT
+from compilelint.static.checks.base import Check, ScopedNames
 
 _NEW_VALUE = (cst.Call, cst.BinaryOperation, cst.UnaryOperation)
 
@@ -14,7 +15,7 @@ class TensorDataAssignment(Check):
 
     def __init__(self, walker) -> None:  # type: ignore[no-untyped-def]
         super().__init__(walker)
-        self._created: set[tuple[str, str]] = set()  # (function, name) bound to a computed value
+        self._created = ScopedNames(walker)  # local -> taint of a value computed in the region
 
     def visit_Assign(self, node: cst.Assign) -> None:
         fn = self.w.func
@@ -23,17 +24,15 @@ class TensorDataAssignment(Check):
         for t in node.targets:
             tgt = t.target
             if isinstance(tgt, cst.Name):
-                key = (fn.qual, tgt.value)
-                if isinstance(node.value, _NEW_VALUE):
-                    self._created.add(key)
-                else:
-                    self._created.discard(key)  # an alias of an input, attribute, ...
+                # an alias of an input, attribute, ... is forgotten
+                computed = isinstance(node.value, _NEW_VALUE)
+                self._created.bind(tgt, self.taint(node.value) if computed else NO_TAINT)
                 continue
             if not (isinstance(tgt, cst.Attribute) and tgt.attr.value == "data"):
                 continue
             # self.weight.data = ..., x.data = ... on an input: tensors from outside the region
             # may have .data assigned; only tensors computed in this function break.
-            if isinstance(tgt.value, cst.Name) and (fn.qual, tgt.value.value) in self._created:
+            if isinstance(tgt.value, cst.Name) and self._created.lookup(tgt.value.value):
                 taint = self.taint(tgt.value)
                 if taint:
                     self.report(node, requires=taint, name=tgt.value.value)
