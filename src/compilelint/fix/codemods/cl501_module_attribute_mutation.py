@@ -14,18 +14,9 @@ from compilelint.fix.codemods.base import Codemod
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 from compilelint.model import Finding
+from compilelint.static.checks.cl501_module_attribute_mutation import self_attr
 
 _STEP_OPS = (cst.AddAssign, cst.SubtractAssign)
-
-
-def _self_attr(node: cst.CSTNode | None) -> str | None:
-    if (
-        isinstance(node, cst.Attribute)
-        and isinstance(node.value, cst.Name)
-        and node.value.value == "self"
-    ):
-        return node.attr.value
-    return None
 
 
 class CounterBuffer(Codemod):
@@ -42,7 +33,7 @@ class CounterBuffer(Codemod):
             target = node.targets[0].target
         else:
             return NoFix("a Python list on `self` has no tensor equivalent that keeps its uses")
-        attr = _self_attr(target)
+        attr = self_attr(target)
         cls = ctx.enclosing(node, cst.ClassDef)
         if attr is None or cls is None or not isinstance(cls.body, cst.IndentedBlock):
             return NoFix("the counter's class was not found")
@@ -103,7 +94,7 @@ class CounterBuffer(Codemod):
                 tgt, val = small.target, small.value
             else:
                 continue
-            if _self_attr(tgt) != attr:
+            if self_attr(tgt) != attr:
                 continue
             if found is not None:
                 return NoFix(f"`__init__` sets `self.{attr}` more than once")
@@ -122,7 +113,7 @@ class CounterBuffer(Codemod):
 
         class V(cst.CSTVisitor):
             def visit_Attribute(self, n: cst.Attribute) -> None:
-                if _self_attr(n) == attr:
+                if self_attr(n) == attr:
                     out.append(n)
 
         cls.body.visit(V())
@@ -142,7 +133,7 @@ class CounterBuffer(Codemod):
                 isinstance(assign, cst.Assign)
                 and assign.value is p
                 and len(assign.targets) == 1
-                and _self_attr(assign.targets[0].target) == attr
+                and self_attr(assign.targets[0].target) == attr
                 and self._step_value(p, attr)
             )
         return False
@@ -161,6 +152,6 @@ class CounterBuffer(Codemod):
         return (
             isinstance(v, cst.BinaryOperation)
             and isinstance(v.operator, (cst.Add, cst.Subtract))
-            and _self_attr(v.left) == attr
+            and self_attr(v.left) == attr
             and not isinstance(v.right, cst.Float)
         )

@@ -10,7 +10,8 @@ _LIST_CTORS = frozenset({"list", "deque", "collections.deque"})
 _GROW = frozenset({"append", "extend", "insert", "appendleft", "extendleft"})
 
 
-def _self_attr(node: cst.BaseExpression) -> str | None:
+def self_attr(node: cst.CSTNode | None) -> str | None:
+    """``name`` for ``self.name``, else None (shared with the CL501 codemod)."""
     if (
         isinstance(node, cst.Attribute)
         and isinstance(node.value, cst.Name)
@@ -22,7 +23,7 @@ def _self_attr(node: cst.BaseExpression) -> str | None:
 
 def _mentions(node: cst.CSTNode, attr: str) -> bool:
     """Whether ``self.<attr>`` occurs in a (small) expression."""
-    if _self_attr(node) == attr:  # type: ignore[arg-type]
+    if self_attr(node) == attr:  # type: ignore[arg-type]
         return True
     return any(_mentions(c, attr) for c in node.children)
 
@@ -67,7 +68,7 @@ class ModuleAttributeMutation(Check):
                     continue
                 kind = self._value_kind(value)
                 for t in targets:
-                    attr = _self_attr(t)
+                    attr = self_attr(t)
                     if attr is None:
                         continue
                     if kind is None or kinds.get(attr, kind) != kind:
@@ -93,13 +94,13 @@ class ModuleAttributeMutation(Check):
         return self._kinds.get(cls.qual, {}).get(attr)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        attr = _self_attr(node.target)
+        attr = self_attr(node.target)
         if attr is not None and self._kind(attr) == "int":
             self.report(node, attr=attr, what="an int attribute: dynamo guards on its value")
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for t in node.targets:
-            attr = _self_attr(t.target)
+            attr = self_attr(t.target)
             if attr is not None and self._kind(attr) == "int" and _mentions(node.value, attr):
                 self.report(node, attr=attr, what="an int attribute: dynamo guards on its value")
                 return
@@ -108,7 +109,7 @@ class ModuleAttributeMutation(Check):
         func = node.func
         if not (isinstance(func, cst.Attribute) and func.attr.value in _GROW):
             return
-        attr = _self_attr(func.value)
+        attr = self_attr(func.value)
         if attr is not None and self._kind(attr) == "list":
             self.report(
                 node, attr=attr, what="a Python list (or deque): dynamo guards on its length"
