@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
 import textwrap
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from compilelint.baseline import (
     BaselineError,
@@ -19,8 +17,9 @@ from compilelint.baseline import (
     loads,
     match,
 )
-from compilelint.cli import main
 from compilelint.model import Finding
+
+from .cli_invoke import invoke
 
 MODEL = textwrap.dedent(
     """
@@ -39,17 +38,6 @@ MODEL = textwrap.dedent(
         return n + 1
     """
 ).lstrip()
-
-
-def invoke(args: list[str], cwd: Path) -> tuple[int, str, str]:
-    runner = CliRunner()
-    old = os.getcwd()
-    os.chdir(cwd)
-    try:
-        res = runner.invoke(main, args, catch_exceptions=False)
-    finally:
-        os.chdir(old)
-    return res.exit_code, res.stdout, res.stderr
 
 
 def check_json(cwd: Path, *extra: str) -> tuple[int, dict]:

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
 from compilelint.bench import stats
 from compilelint.bench.api import (
@@ -24,25 +23,15 @@ from compilelint.bench.api import (
     parse_modes,
     validate_options,
 )
-from compilelint.cli import main
 from compilelint.dynamic.registry import load_registry
 from compilelint.report.bench_html import render_bench_section
 from compilelint.report.bench_text import bar, render
 
+from .cli_invoke import invoke
+
 ROOT = Path(__file__).resolve().parent.parent
 RECORDED = ROOT / "benchmarks" / "bench_results_h100_torch2.11.json"
 DEMO = "fixtures/demo/transformer.py"
-
-
-def invoke(args: list[str], cwd: Path = ROOT) -> tuple[int, str, str]:
-    runner = CliRunner()
-    old = os.getcwd()
-    os.chdir(cwd)
-    try:
-        res = runner.invoke(main, args, catch_exceptions=False)
-    finally:
-        os.chdir(old)
-    return res.exit_code, res.stdout, res.stderr
 
 
 # --------------------------------------------------------------------------- statistics

@@ -3,29 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from compilelint.budgets import apply_budgets, evaluate, exceeded
-from compilelint.cli import main
 from compilelint.model import Report, Summary
+
+from .cli_invoke import invoke
 
 ROOT = Path(__file__).resolve().parent.parent
 FIX = "fixtures/dynamic"
-
-
-def invoke(args: list[str], cwd: Path = ROOT) -> tuple[int, str, str]:
-    runner = CliRunner()
-    old = os.getcwd()
-    os.chdir(cwd)
-    try:
-        res = runner.invoke(main, args, catch_exceptions=False)
-    finally:
-        os.chdir(old)
-    return res.exit_code, res.stdout, res.stderr
 
 
 def test_evaluate_and_apply_without_torch() -> None:

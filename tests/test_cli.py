@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -13,6 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from compilelint.cli import main
+
+from .cli_invoke import invoke
 
 BAD = textwrap.dedent(
     """
@@ -34,17 +35,6 @@ GOOD = textwrap.dedent(
             return torch.where(x.sum() > 0, x * 2, x)
     """
 )
-
-
-def invoke(args: list[str], cwd: Path) -> tuple[int, str, str]:
-    runner = CliRunner()
-    old = os.getcwd()
-    os.chdir(cwd)
-    try:
-        res = runner.invoke(main, args, catch_exceptions=False)
-    finally:
-        os.chdir(old)
-    return res.exit_code, res.stdout, res.stderr
 
 
 @pytest.fixture

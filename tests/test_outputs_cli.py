@@ -9,9 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from compilelint.cli import main
 from compilelint.report.outputs import (
     Output,
     OutputError,
@@ -20,6 +18,8 @@ from compilelint.report.outputs import (
     pair_outputs,
 )
 from compilelint.vcs import VcsError, changed_lines, parse_unified_diff
+
+from .cli_invoke import invoke
 
 BAD = textwrap.dedent(
     """\
@@ -33,16 +33,6 @@ BAD = textwrap.dedent(
             return x.max().item()
     """
 )
-
-
-def invoke(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[int, str, str]:
-    old = os.getcwd()
-    os.chdir(cwd)
-    try:
-        res = CliRunner().invoke(main, args, env=env, catch_exceptions=False)
-    finally:
-        os.chdir(old)
-    return res.exit_code, res.stdout, res.stderr
 
 
 # --------------------------------------------------------------------------- pairing
