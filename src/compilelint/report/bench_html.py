@@ -11,7 +11,14 @@ from collections.abc import Mapping
 from html import escape
 from typing import Any
 
-from compilelint.report.bench_text import env_line, fmt_bytes, fmt_ms, graphs_label, part_label
+from compilelint.report.bench_text import (
+    env_line,
+    fmt_bytes,
+    fmt_ms,
+    graphs_label,
+    part_label,
+    step_text,
+)
 
 STYLE = """
 .cl-bench{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;color:#1f2328}
@@ -45,12 +52,6 @@ def _bar(value: float | None, top: float, cls: str = "") -> str:
     return f'<span class="bar {_e(cls)}" style="width:{pct:.1f}%"></span>'
 
 
-def _step(step: Mapping[str, Any]) -> str:
-    if not step.get("n"):
-        return "-"
-    return f"{_e(fmt_ms(step['median_ms']))} ± {_e(fmt_ms(step['iqr_ms'] / 2))}"
-
-
 def _speed_class(m: Mapping[str, Any]) -> str:
     if m.get("speedup") is None:
         return ""
@@ -69,7 +70,7 @@ def _mode_table(run: Mapping[str, Any]) -> str:
     )
     rows = [
         "<tr><td>eager</td><td>-</td>"
-        f"<td>{_e(fmt_ms(eager.get('first_call_ms')))}</td><td>{_step(eager['step'])}</td>"
+        f"<td>{_e(fmt_ms(eager.get('first_call_ms')))}</td><td>{_e(step_text(eager['step']))}</td>"
         f'<td>1.00x</td><td class="barcell">{_bar(1.0, top)}</td>'
         f"<td>{_e(fmt_bytes(eager.get('peak_memory_bytes')))}</td><td>-</td><td>-</td><td>-</td></tr>"
     ]
@@ -88,7 +89,7 @@ def _mode_table(run: Mapping[str, Any]) -> str:
         rows.append(
             f"<tr><td>{_e(m['mode'])}</td>"
             f"<td>{_e(f'{comp:.1f} s' if comp is not None else '-')}</td>"
-            f"<td>{_e(fmt_ms(m.get('first_call_ms')))}</td><td>{_step(m['step'])}</td>"
+            f"<td>{_e(fmt_ms(m.get('first_call_ms')))}</td><td>{_e(step_text(m['step']))}</td>"
             f'<td class="{cls}">{_e(sp_text)}</td>'
             f'<td class="barcell">{_bar(sp, top, cls)}</td>'
             f"<td>{_e(fmt_bytes(m.get('peak_memory_bytes')))}</td>"

@@ -23,7 +23,7 @@ def self_attr(node: cst.CSTNode | None) -> str | None:
 
 def _mentions(node: cst.CSTNode, attr: str) -> bool:
     """Whether ``self.<attr>`` occurs in a (small) expression."""
-    if self_attr(node) == attr:  # type: ignore[arg-type]
+    if self_attr(node) == attr:
         return True
     return any(_mentions(c, attr) for c in node.children)
 
