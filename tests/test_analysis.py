@@ -308,3 +308,22 @@ def test_forward_replaced_by_a_dispatching_class_decorator(tmp_path: Path) -> No
             return x
     """
     assert lint(tmp_path, {"m.py": src}, ("CL110",)) == [("m.py", 14, "CL110")]
+
+
+def test_helpers_of_a_replaced_forward_are_not_reached(tmp_path: Path) -> None:
+    """Reachability itself skips the replaced forward: what only it calls is not traced."""
+    src = """
+    import torch
+    from torch import nn
+    from transformers.integrations import use_experts_implementation
+
+    @use_experts_implementation
+    class Experts(nn.Module):
+        def forward(self, x, sel):
+            return self._loop(x, sel)
+
+        def _loop(self, x, sel):
+            hit = sel.nonzero()
+            return x
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL110",)) == []

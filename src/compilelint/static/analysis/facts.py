@@ -53,7 +53,9 @@ class FunctionFacts:
     line: int
     params: list[ParamFacts]
     compiled: bool = False  # decorated with torch.compile / torch._dynamo.optimize
-    disabled: bool = False  # decorated with torch.compiler.disable / torch._dynamo.disable
+    # decorated with torch.compiler.disable / torch._dynamo.disable, or a forward that a class
+    # decorator replaces: never a root, and reachability does not enter it
+    disabled: bool = False
     calls: list[CallSite] = field(default_factory=list)
     refs: list[str] = field(default_factory=list)  # functions referenced without a call
     returns: list[str] = field(default_factory=list)  # union of return taints

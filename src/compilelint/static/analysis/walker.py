@@ -969,6 +969,8 @@ class FileWalker:
                 compiled = True
             elif dq in N.DISABLE_CALLS:
                 disabled = True
+        if cls is not None and node.name.value == "forward" and cls.qual in self.forward_replaced:
+            disabled = True  # a class decorator dispatches forward elsewhere: never traced
         facts = FunctionFacts(
             qual=qual,
             name=node.name.value,
@@ -994,13 +996,7 @@ class FileWalker:
                     scope.local_defs[st.name.value] = f"{qual}.<locals>.{st.name.value}"
         saved_loop, saved_untraced = self.loop_depth, self.untraced_depth
         self.loop_depth = 0
-        self.untraced_depth = (
-            1
-            if cls is not None
-            and node.name.value == "forward"
-            and cls.qual in self.forward_replaced
-            else 0
-        )
+        self.untraced_depth = 0
         self.scope = scope
         saved_classes = self.class_stack
         if cls is None and parent.facts is not None:
