@@ -25,6 +25,7 @@ from compilelint.catalog import Catalog
 from compilelint.config import Config
 from compilelint.dynamic.api import DynamicResult, run_dynamic
 from compilelint.dynamic.cli import dynamic_summary
+from compilelint.fix.copyspec import OutsideProject, spec_for_copy
 from compilelint.fix.engine import EngineResult, Key, decode, run_fixes
 from compilelint.fix.records import FixCheck, FixRecord, Verification
 from compilelint.fix.textdiff import LineMap
@@ -90,8 +91,10 @@ class Verifier:
         unsafe: bool,
         timeout: float | None,
         progress: Callable[[str], None] | None = None,
+        pythonpath: tuple[str, ...] = (),
     ) -> None:
         self.paths = paths
+        self.pythonpath = pythonpath  # folders of the project that hold the spec's module
         self.cfg = cfg
         self.catalog = catalog
         self.spec = os.path.abspath(spec)
@@ -122,6 +125,19 @@ class Verifier:
             self.after_dir = os.path.join(tmp, "fixed")
             copy_project(self.root, self.before_dir)
             copy_project(self.root, self.after_dir)
+            try:
+                self.copy_specs = {
+                    d: spec_for_copy(
+                        self.spec,
+                        self.root,
+                        d,
+                        os.path.join(tmp, f"spec-{os.path.basename(d)}.json"),
+                        self.pythonpath,
+                    )
+                    for d in (self.before_dir, self.after_dir)
+                }
+            except (OutsideProject, OSError, ValueError) as exc:
+                return None, Verification(checks=(), before={}, after={}, runs=0, error=str(exc))
             self.written: dict[str, bytes] = {}
             self.progress("running the original model")
             self.before = self._run(self.before_dir, save=os.path.join(tmp, "original.pt"))
@@ -240,12 +256,11 @@ class Verifier:
 
     def _run(self, folder: str, *, save: str, compare: str | None = None) -> DynamicResult:
         self.runs += 1
-        spec = self.spec
-        if _under(spec, self.root):
-            spec = os.path.join(folder, os.path.relpath(spec, self.root))
+        cs = self.copy_specs[folder]
         return run_dynamic(
-            spec,
+            cs.spec,
             cwd=folder,
+            pythonpath=cs.pythonpath,
             timeout=self.timeout,
             save_outputs=save,
             compare_outputs=compare,
