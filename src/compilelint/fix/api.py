@@ -17,7 +17,7 @@ from pathlib import Path
 from compilelint.catalog import Catalog, load_catalog
 from compilelint.config import Config, load_config
 from compilelint.fix.engine import fixable_codes, plan_file, rewrite_edits, run_fixes
-from compilelint.fix.records import FixRecord, FixRun, Rewrite
+from compilelint.fix.records import FixRun, Rewrite
 from compilelint.fix.writer import safe_write
 from compilelint.model import Edit, Finding, Report
 from compilelint.static.engine import scan
@@ -67,21 +67,19 @@ def fix_paths(
         )
         accepted, ver = v.verify(engine)
         run.verification = ver
-        run.changes = accepted.changes if accepted is not None else []
-        reasons = {(c.path, c.line, c.rule): c for c in ver.checks if not c.accepted}
-        kept = (
-            {(r.path, r.key) for r in accepted.records if r.status == "applied"}
-            if accepted is not None
-            else set()
-        )
-        recs: list[FixRecord] = []
-        for r in engine.records:
-            if r.status == "applied" and (r.path, r.key) not in kept:
-                chk = reasons.get((r.path, r.line, r.rule))
-                why = chk.reason if chk is not None else (ver.error or "not verified")
-                r = dataclasses.replace(r, status="rejected", reason=why)
-            recs.append(r)
-        run.records = recs
+        if accepted is not None:
+            run.changes = accepted.changes
+            run.records = accepted.records
+            run.iterations = accepted.rounds
+        else:
+            run.changes = []
+            why = ver.error or "not verified"
+            run.records = [
+                dataclasses.replace(r, status="rejected", reason=why)
+                if r.status == "applied"
+                else r
+                for r in engine.records
+            ]
     if write:
         for c in run.changes:
             res = safe_write(c.real, c.before, c.after)
