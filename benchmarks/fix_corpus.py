@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
@@ -147,16 +148,20 @@ def main() -> int:
     ap.add_argument("--only", nargs="*", help="model names (file stems)")
     ap.add_argument("--json", help="write the figures here")
     ap.add_argument("--timeout", type=float, default=300.0)
+    ap.add_argument("--jobs", type=int, default=1, help="models fixed at once")
     args = ap.parse_args()
     files = sorted(CORPUS.glob("*.py"))
     if args.only:
         files = [f for f in files if f.stem in set(args.only)]
     rows = []
-    for f in files:
-        print(f"fixing {f.stem} ...", file=sys.stderr, flush=True)
-        rows.append(fix_one(f, args.timeout))
-        if args.json:  # written as it goes: a long run interrupted keeps what it measured
-            Path(args.json).write_text(json.dumps({"models": rows}, indent=1) + "\n")
+    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futures = {pool.submit(fix_one, f, args.timeout): f for f in files}
+        for fut in as_completed(futures):
+            print(f"fixed {futures[fut].stem}", file=sys.stderr, flush=True)
+            rows.append(fut.result())
+            rows.sort(key=lambda r: r["model"])
+            if args.json:  # written as it goes: a long run interrupted keeps what it measured
+                Path(args.json).write_text(json.dumps({"models": rows}, indent=1) + "\n")
     print(table(rows))
     return 0
 

@@ -181,3 +181,17 @@ def test_verify_refuses_a_model_outside_the_project(tmp_path: Path) -> None:
         run.verification.error
     )
     assert [r.status for r in run.records] == ["rejected"]
+
+
+def test_verifying_runs_call_the_model_at_least_min_calls(tmp_path: Path) -> None:
+    root, _, spec = _project(tmp_path, "relative")
+    cs = spec_for_copy(
+        str(spec), str(root), str(tmp_path / "c"), str(tmp_path / "o.json"), min_calls=3
+    )
+    assert json.loads(Path(cs.spec).read_text(encoding="utf-8"))["calls"] == 3
+    data = json.loads(spec.read_text(encoding="utf-8"))
+    spec.write_text(json.dumps({**data, "calls": 5}), encoding="utf-8")
+    cs = spec_for_copy(
+        str(spec), str(root), str(tmp_path / "c"), str(tmp_path / "o.json"), min_calls=3
+    )
+    assert json.loads(Path(cs.spec).read_text(encoding="utf-8"))["calls"] == 5

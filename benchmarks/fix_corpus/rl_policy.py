@@ -6,7 +6,9 @@ import torch.nn as nn
 class ActorCritic(nn.Module):
     def __init__(self, obs_dim, act_dim, hidden=32):
         super().__init__()
-        self.actor = nn.Sequential(nn.Linear(obs_dim, hidden), nn.Tanh(), nn.Linear(hidden, act_dim))
+        self.actor = nn.Sequential(
+            nn.Linear(obs_dim, hidden), nn.Tanh(), nn.Linear(hidden, act_dim)
+        )
         self.critic = nn.Sequential(nn.Linear(obs_dim, hidden), nn.Tanh(), nn.Linear(hidden, 1))
         self.total_steps = 0
 

@@ -113,8 +113,11 @@ def spec_for_copy(
     copy: str,
     out_path: str,
     bases: Sequence[str] = (),
+    min_calls: int = 1,
 ) -> CopySpec:
     """A spec that runs the copy ``copy`` of the project ``root``; written to ``out_path``.
+    ``min_calls``: call the model at least this many times (a recompile caused by state that
+    changes between calls, such as a counter, shows from the second call on).
 
     Raises :class:`OutsideProject` when the model lives outside ``root``. A model that cannot
     be found is left as it is (the run then says why it cannot import it)."""
@@ -140,6 +143,9 @@ def spec_for_copy(
                 "that contains it)"
             )
         pythonpath = (os.path.join(copy, os.path.relpath(loc.base, root)),)
+    calls = data.get("calls", 1)
+    if isinstance(calls, int) and calls < min_calls:
+        data["calls"] = min_calls
     os.makedirs(os.path.dirname(os.path.abspath(out_path)), exist_ok=True)
     with open(out_path, "w", encoding="utf-8") as fh:
         json.dump(data, fh, indent=2)

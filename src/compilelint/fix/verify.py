@@ -46,6 +46,7 @@ _SKIP_DIRS = {
     "node_modules",
 }
 MAX_ATTEMPTS = 24  # dynamic runs of one verification, all passes together
+MIN_CALLS = 3  # calls of the model per verifying run (a counter's recompiles show from call 2)
 MAX_PASSES = 4  # fix, verify, re-analyse the accepted text: at most this many times
 
 
@@ -146,6 +147,7 @@ class Verifier:
                         d,
                         os.path.join(tmp, f"spec-{os.path.basename(d)}.json"),
                         self.pythonpath,
+                        min_calls=MIN_CALLS,
                     )
                     for d in (self.before_dir, self.after_dir)
                 }
