@@ -216,3 +216,67 @@ def test_lists_grown_in_a_loop_and_helper_list_arguments(tmp_path: Path) -> None
         ("m.py", 7, "CL101"),
         ("m.py", 16, "CL101"),
     ]
+
+
+def test_property_getter_is_reached_not_its_setter(tmp_path: Path) -> None:
+    # modeling_utils.py: self.loss_function(...) reaches the property getter that warns
+    src = """
+    import logging
+    import torch
+    from torch import nn
+
+    logger = logging.getLogger(__name__)
+
+    class Base(nn.Module):
+        @property
+        def loss_function(self):
+            logger.warning("default loss")
+            return nn.functional.cross_entropy
+
+        @loss_function.setter
+        def loss_function(self, value):
+            self._loss_function = value
+
+    class M(Base):
+        def forward(self, x, labels):
+            return self.loss_function(x, labels)
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL202",)) == [("m.py", 11, "CL202")]
+
+
+def test_autograd_function_and_hooks_are_reached(tmp_path: Path) -> None:
+    src = """
+    import torch
+    from torch import nn
+
+    class Clip(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, bound):
+            if x.max() > bound:
+                x = x.clamp(max=bound)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, None
+
+    def pre_hook(module, args):
+        print("pre", len(args))
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(4, 4)
+            self.lin.register_forward_pre_hook(pre_hook)
+
+        def forward(self, x):
+            y = Clip.apply(x, 1.0)
+            if y.sum() > 0:
+                y = y * 2
+            return self.lin(y)
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL101", "CL201")) == [
+        ("m.py", 8, "CL101"),
+        ("m.py", 17, "CL201"),
+        ("m.py", 27, "CL101"),
+    ]

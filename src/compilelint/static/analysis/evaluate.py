@@ -113,6 +113,9 @@ class Evaluator:
     def _compiling_guard(self, test: cst.BaseExpression) -> tuple[bool, bool]:  # pragma: no cover
         raise NotImplementedError
 
+    def callee_ref(self, func: cst.BaseExpression) -> str | None:  # pragma: no cover - walker's
+        raise NotImplementedError
+
     # ------------------------------------------------------------------ entry points
     def value(self, node: cst.BaseExpression) -> Value:
         key = id(node)
@@ -407,6 +410,10 @@ class Evaluator:
         q = self.qualify(func)
         if q is not None and q.startswith("torch."):
             return self.torch_result(q, node)
+        if meth == "apply":
+            ref = self.callee_ref(func)
+            if ref is not None and ref.endswith("|forward"):
+                return V.sym(f"R|{ref}")  # an autograd.Function: what its forward returns
         recv_node = func.value
         if isinstance(recv_node, cst.Name) and recv_node.value == "self" and self.cls is not None:
             if meth in self.cls.methods:

@@ -225,7 +225,7 @@ class Project(Summaries):
             return None
         fn = self.files[p].functions[q]
         implicit = 0
-        if fn.cls is not None and fn.params and fn.params[0].name in ("self", "cls"):
+        if fn.cls is not None and fn.params and fn.params[0].name in ("self", "cls", "ctx"):
             implicit = 1 if ref[0] in "MS" or "." in q else 0
         return ((p, q), implicit)
 

@@ -293,7 +293,16 @@ class FileWalker(Evaluator):
             ):
                 return f"S|{self.cls.qual}|{func.attr.value}"
             q = self.qualify(func)
+            if (
+                func.attr.value == "apply"
+                and isinstance(v, cst.Name)
+                and v.value in self.class_defs
+            ):
+                # MyFunction.apply(x): torch.autograd.Function runs (and dynamo traces) forward
+                return f"M|{self.module_defs[v.value]}|forward"
             if q is not None and q.split(".", 1)[0] in self.imports and not q.startswith("torch"):
+                if func.attr.value == "apply" and isinstance(v, cst.Name) and v.value[:1].isupper():
+                    return f"D|{q[: -len('.apply')]}.forward"
                 return f"D|{q}"
             if isinstance(v, cst.Name) and v.value in self.module_defs:
                 # ClassName.static_method(...)
@@ -468,6 +477,15 @@ class FileWalker(Evaluator):
             name = node.args[0].value.evaluated_value
             if isinstance(name, str):
                 self.cls.attrs[name] = [V.TENSOR]
+        if (
+            isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in _FORWARD_HOOK_REGISTRARS
+            and node.args
+        ):
+            # a forward (pre-)hook runs inside the module's call, so torch.compile traces it
+            ref = self._compile_target(node.args[0].value)
+            if ref and ref not in self.compiled_refs:
+                self.compiled_refs.append(ref)
         if (
             self.loop_depth
             and isinstance(node.func, cst.Attribute)
@@ -761,6 +779,10 @@ class FileWalker(Evaluator):
         cls = self.cls if parent.facts is None else None
         if cls is not None:
             qual = f"{cls.qual}.{node.name.value}"
+            for dec in node.decorators:
+                d = dec.decorator
+                if isinstance(d, cst.Attribute) and d.attr.value in ("setter", "deleter"):
+                    qual += f".<{d.attr.value}>"  # the property's getter keeps the plain name
         elif parent.facts is not None:
             qual = f"{parent.qual}.<locals>.{node.name.value}"
             parent.local_defs[node.name.value] = qual
@@ -874,6 +896,9 @@ class FileWalker(Evaluator):
 
 
 _BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
+_FORWARD_HOOK_REGISTRARS = frozenset(
+    {"register_forward_hook", "register_forward_pre_hook", "register_module_forward_hook"}
+)
 
 
 def _locally_false(w: FileWalker, src: str) -> bool:
