@@ -75,6 +75,37 @@ class Model(torch.nn.Module):
 """
 
 
+SOLVERS = """\
+import torch
+
+
+class Base:
+    def __init__(self, y0):
+        self.y0 = y0
+
+    def integrate(self, t):
+        return self._step(t)
+
+    def _step(self, t):
+        return t
+
+
+class Euler(Base):
+    def _step(self, t):
+        if t.max() > 1:
+            return t
+        return t * 2
+
+
+SOLVERS = {"euler": Euler}
+
+
+def solve(y0, t, method="euler"):
+    solver = SOLVERS[method](y0=y0)
+    return solver.integrate(t)
+"""
+
+
 def make_env(root: Path, marker: Path) -> Path:
     """A virtual environment folder holding ``fakelib`` 1.2.3; importing fakelib leaves
     ``marker`` behind."""
@@ -88,6 +119,7 @@ def make_env(root: Path, marker: Path) -> Path:
     )
     (pkg / "core.py").write_text(CORE)
     (pkg / "util.py").write_text(UTIL)
+    (pkg / "solvers.py").write_text(SOLVERS)
     meta = site / "fakelib-1.2.3.dist-info"
     meta.mkdir()
     (meta / "METADATA").write_text("Metadata-Version: 2.1\nName: fakelib\nVersion: 1.2.3\n\n")
@@ -251,3 +283,18 @@ def test_library_mode_judges_public_functions(tmp_path: Path) -> None:
     code, out, err = invoke(["check", "mylib", "--format", "json", "--no-cache"], cwd=tmp_path)
     found = {(Path(f["path"]).name, f["line"]) for f in json.loads(out)["findings"]}
     assert found == {("ops.py", 21)}
+
+
+def test_registry_dispatch_and_overrides_are_followed(project: tuple[Path, Path, Path]) -> None:
+    proj, venv, marker = project
+    (proj / "model.py").write_text(
+        "import torch\nfrom fakelib.solvers import solve\n\n\n"
+        "class Model(torch.nn.Module):\n    def forward(self, x, t):\n        return solve(x, t)\n"
+    )
+    _, data = _json(proj, "--python", str(venv))
+    got = [(f["line"], f["rule"], f["frames"][-1]["line"]) for f in data["findings"]]
+    # solve -> SOLVERS[method](...).integrate(t) -> Base.integrate -> self._step: Euler._step
+    assert got == [(7, "CL101", 17)]
+    names = [fr["function"] for fr in data["findings"][0]["frames"]]
+    assert names == ["Model.forward", "solve", "Base.integrate", "Euler._step"]
+    assert not marker.exists()

@@ -26,7 +26,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from compilelint.model import Finding, Frame, Rule
-from compilelint.static.analysis.facts import Candidate, FileFacts
+from compilelint.static.analysis.dispatch import add_object_calls
+from compilelint.static.analysis.facts import CallSite, Candidate, FileFacts
 from compilelint.static.analysis.project import FKey, Project
 from compilelint.static.analysis.resolve import ModuleFile, Resolver
 
@@ -113,6 +114,17 @@ class FollowProject(Project):
         return out
 
     def _resolve(self, path: str, ref: str, depth: int) -> tuple[str, str, str] | None:
+        if ref.startswith("O|"):  # a method of an object of a known class (analysis.dispatch)
+            cref, _, meth = ref[2:].rpartition("|")
+            got = self.resolve(path, cref, depth + 1)
+            if got is None or got[2] != "class":
+                return None
+            names = (meth, "forward") if meth == "__call__" else (meth,)
+            for p, q in self.mro(got[0], got[1]):
+                for name in names:
+                    if f"{q}.{name}" in self.files[p].functions:
+                        return (p, f"{q}.{name}", "function")
+            return None
         out = super()._resolve(path, ref, depth)
         if out is not None or not ref.startswith("M|") or path not in self.files:
             return out
@@ -269,11 +281,53 @@ def follow(
             stats.packages[dist[0]] = dist[1]
         project = FollowProject(facts.values(), library, installed, entries)
         project.compute()
+        if add_virtual_calls(project):
+            project = FollowProject(facts.values(), library, installed, entries)
+            project.compute()
     stats.files = len(library)
     stats.functions = sum(1 for k in project.traced if k[0] in library)
     stats.seconds = time.perf_counter() - t0
     cache.save()
     return project
+
+
+def add_virtual_calls(project: FollowProject) -> bool:
+    """``self.meth(...)`` in a library class calls the override of a subclass when the object
+    is one (a solver base class calling its subclass's step): add a call site to each override
+    defined in a loaded library file, with the same arguments. Whether any was added."""
+    subclasses: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for path in project.library:
+        f = project.files[path]
+        if not f.module:
+            continue
+        for cq in f.classes:
+            for anc in project.mro(path, cq)[1:]:
+                subclasses.setdefault(anc, []).append((path, cq))
+    if not subclasses:
+        return False
+    added = False
+    for key in sorted(project.traced):
+        if key[0] not in project.library:
+            continue
+        fn = project.fn(key)
+        have = {c.ref for c in fn.calls}
+        new = []
+        for c in fn.calls:
+            if not c.ref.startswith("M|"):
+                continue
+            cls_qual, _, meth = c.ref[2:].rpartition("|")
+            for sp, sq in subclasses.get((key[0], cls_qual), ()):
+                if f"{sq}.{meth}" not in project.files[sp].functions:
+                    continue
+                ref = f"D|{project.files[sp].module}.{sq}.{meth}"
+                if ref in have:
+                    continue
+                have.add(ref)
+                new.append(CallSite(ref, c.args, c.kwargs, c.in_loop, c.line, c.col))
+        if new:
+            fn.calls.extend(new)
+            added = True
+    return added
 
 
 def _load(
@@ -303,6 +357,7 @@ def _load(
     f = analyse(data, mf.path, mf.module, mf.is_package)
     if f.error is not None:
         return None
+    add_object_calls(data, f)
     cache.put(dist, mf.path, stamp, to_data(f))
     return f
 
