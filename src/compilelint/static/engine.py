@@ -683,8 +683,11 @@ def scan(
     # functions, methods and forwards (narrowed by ``entries``).
     entries: tuple[str, ...] | None = cfg.entries or None
 
-    def new_project() -> Project:
-        return FollowProject(facts.values(), {}, entries=entries)
+    def installed(m: str) -> bool:
+        return resolver is not None and resolver.find(m) is not None
+
+    def new_project() -> FollowProject:
+        return FollowProject(facts.values(), {}, installed, entries)
 
     project = new_project()
     for _ in range(4):
@@ -704,10 +707,10 @@ def scan(
         project = new_project()
     if cache:
         cache.save()
-    if entries is not None and isinstance(project, FollowProject):
+    if entries is not None:
         stats.entries = len(project.entry_points(entries))
     user_paths = set(facts)
-    if resolver is not None and resolver.site:
+    if resolver is not None and resolver.site and project.unresolved_modules:
         cdir = None
         if cfg.cache and not no_cache:
             cdir = Path(cfg.cache_dir) if cfg.cache_dir else Path(cfg.root) / ".compilelint_cache"
@@ -716,10 +719,11 @@ def scan(
             return analyze_source(data, FileInput(real, real, module, is_pkg), checks, force=True)
 
         project = follow(
+            project,
             facts,
             resolver,
             analyse_lib,
-            cache=LibraryCache(cdir, _cache_key(catalog)),
+            cache=LibraryCache(cdir, cache.key if cache else ""),
             to_data=_facts_to_data,
             from_data=_facts_from_data,
             stats=stats,

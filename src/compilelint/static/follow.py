@@ -216,6 +216,7 @@ def _stamp(path: str) -> str | None:
 
 
 def follow(
+    project: FollowProject,
     facts: dict[str, FileFacts],
     resolver: Resolver,
     analyse: Callable[[bytes, str, str, bool], FileFacts],
@@ -237,8 +238,8 @@ def follow(
     def installed(m: str) -> bool:
         return resolver.find(m) is not None
 
-    project = FollowProject(facts.values(), library, installed, entries)
-    project.compute()
+    # ``project`` is the computed view of the scanned files alone (made with ``installed``)
+    project.library = library
     for rnd in range(max_rounds + 1):
         wanted: list[ModuleFile] = []
         for mod in sorted(project.unresolved_modules):
