@@ -203,6 +203,7 @@ def score() -> dict[str, object]:
     tot_b = tot_hit = 0
     cold: list[float] = []
     warm: list[float] = []
+    follow_s: list[float] = []
     for m in models():
         if m.stem not in data:
             continue
@@ -214,8 +215,10 @@ def score() -> dict[str, object]:
             static_json([m.name], Path(td))
             (Path(td) / m.name).write_text(m.read_text() + "\n")  # a changed model file
             _, dt_warm = static_json([m.name], Path(td))
+        fol = rep.get("follow") or {}
         cold.append(dt_cold)
         warm.append(dt_warm)
+        follow_s.append(float(fol.get("seconds", 0.0)))
         found = set()
         for f in rep["findings"]:
             if f.get("package") and f["frames"]:
@@ -234,6 +237,7 @@ def score() -> dict[str, object]:
                 "static_findings": len(found),
                 "cold_s": round(dt_cold, 2),
                 "warm_s": round(dt_warm, 2),
+                "follow_cold_s": round(follow_s[-1], 2),
             }
         )
     # library mode, per package
@@ -247,7 +251,12 @@ def score() -> dict[str, object]:
     for pkg, (breaks, ran) in sorted(by_pkg.items()):
         dirs = [str(SITE / d) for d in LIB_DIRS[pkg]]
         with tempfile.TemporaryDirectory() as td:
-            rep, dt = static_json([*dirs, "--no-cache", "--no-follow"], Path(td))
+            # library mode with every public function, method and forward as an entry
+            cfgf = Path(td) / "pyproject.toml"
+            cfgf.write_text('[tool.compilelint]\nentries = ["*"]\n')
+            rep, dt = static_json(
+                [*dirs, "--no-cache", "--no-follow", "--config", str(cfgf)], Path(td)
+            )
         found = set()
         for f in rep["findings"]:
             r = rel(f["path"]) if os.path.isabs(f["path"]) else rel(os.path.join(td, f["path"]))
@@ -281,6 +290,7 @@ def score() -> dict[str, object]:
         "precision_library_mode_ran": round(ran_hit / ran_f, 3) if ran_f else None,
         "cold_max_s": round(max(cold), 2) if cold else None,
         "warm_max_s": round(max(warm), 2) if warm else None,
+        "follow_cold_max_s": round(max(follow_s), 2) if follow_s else None,
     }
     return result
 
@@ -313,6 +323,7 @@ def main() -> None:
         "precision_library_mode_ran",
         "cold_max_s",
         "warm_max_s",
+        "follow_cold_max_s",
     ):
         print(f"{k}: {res[k]}")
     if a.json:

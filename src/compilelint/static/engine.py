@@ -26,6 +26,7 @@ from compilelint import __version__
 from compilelint.catalog import Catalog, applies_to, load_catalog
 from compilelint.config import Config, selected_codes
 from compilelint.model import FileError, Finding, Rule, Severity
+from compilelint.static.analysis.dispatch import add_object_calls
 from compilelint.static.analysis.facts import (
     CallSite,
     Candidate,
@@ -689,6 +690,10 @@ def scan(
     def new_project() -> FollowProject:
         return FollowProject(facts.values(), {}, installed, entries)
 
+    if resolver is not None and resolver.site:
+        for path, f in facts.items():  # self.helper.method(...) on library objects
+            if path in datas and f.error is None and not f.torch_free:
+                add_object_calls(datas[path], f, imported_only=True)
     project = new_project()
     for _ in range(4):
         project.compute()

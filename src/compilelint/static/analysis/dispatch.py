@@ -96,7 +96,10 @@ def _own_nodes(fn: ast.AST) -> list[tuple[ast.AST, bool]]:
 
 
 def _function(
-    mod: _Module, fn: ast.FunctionDef | ast.AsyncFunctionDef, facts: FunctionFacts
+    mod: _Module,
+    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+    facts: FunctionFacts,
+    imported_only: bool,
 ) -> None:
     qual = facts.qual
     a = fn.args
@@ -111,6 +114,8 @@ def _function(
     added: list[CallSite] = []
 
     def add(ref: str, call: ast.Call, in_loop: bool) -> None:
+        if imported_only and not ref.startswith("O|D|"):
+            return
         site = _site(ref, call, qual, params, in_loop)
         if (site.line, site.col) in known and not ref.startswith("O|"):
             return
@@ -148,8 +153,10 @@ def _function(
     facts.calls.extend(added)
 
 
-def add_object_calls(data: bytes, facts: FileFacts) -> None:
-    """Add the call sites through objects of one analysed file to its facts (in place)."""
+def add_object_calls(data: bytes, facts: FileFacts, *, imported_only: bool = False) -> None:
+    """Add the call sites through objects of one analysed file to its facts (in place);
+    ``imported_only``: only calls on objects of imported classes (a scanned file's calls into
+    installed packages)."""
     try:
         tree = ast.parse(data)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -167,7 +174,7 @@ def add_object_calls(data: bytes, facts: FileFacts) -> None:
                     qual = node.name
                 ff = facts.functions.get(qual)
                 if ff is not None:
-                    _function(mod, node, ff)
+                    _function(mod, node, ff, imported_only)
                 visit(node.body, None, qual)
             elif isinstance(node, ast.ClassDef):
                 inner = f"{cls}.{node.name}" if cls is not None and func is None else node.name

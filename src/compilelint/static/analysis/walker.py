@@ -488,7 +488,11 @@ class FileWalker:
             ):
                 return f"S|{self.cls.qual}|{func.attr.value}"
             q = self.qualify(func)
-            if q is not None and q.split(".", 1)[0] in self.imports and not q.startswith("torch"):
+            if (
+                q is not None
+                and q.split(".", 1)[0] in self.imports
+                and q.split(".", 1)[0] != "torch"  # torchsde.sdeint is not torch's
+            ):
                 return f"D|{q}"
             if isinstance(v, cst.Name) and v.value in self.module_defs:
                 # ClassName.static_method(...)
