@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import os
+import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
@@ -264,17 +265,25 @@ def merge_findings(
             continue
         npath = norm_path(rpath, root)
         matched = False
+        guard = r.readable or r.guard
         for i, f in enumerate(static):
             rule = catalog.get(f.rule)
             if (
                 norm_static[i] == npath
-                and _matches_line(f, line)
                 and rule is not None
-                and (rule.category == "recompiles" or "recompile" in rule.observes)
+                and _predicts_recompile(rule)
+                and (_matches_line(f, line) or _same_state(f, guard, npath, line))
             ):
                 cur = out[i]
                 assert cur is not None
-                out[i] = _replace(cur, stage="both", count=r.count, observed=True)
+                why = f" (observed: guard `{guard}` failed {r.count} time(s))"
+                out[i] = _replace(
+                    cur,
+                    stage="both",
+                    count=r.count,
+                    observed=True,
+                    message=cur.message if why in cur.message else cur.message + why,
+                )
                 confirmed.add(i)
                 matched = True
         if matched:
@@ -285,12 +294,18 @@ def merge_findings(
                 rec_rule.message,
                 function=r.function,
                 count=r.count,
-                guard=r.guard,
+                guard=guard,
                 limit=limit,
             )
             if rec_rule
-            else f"`{r.function}` recompiled {r.count} time(s): guard `{r.guard}` failed{limit}"
+            else f"`{r.function}` recompiled {r.count} time(s): guard `{guard}` failed{limit}"
         )
+        if r.invalidated:
+            base = (
+                f"`{r.function}` recompiled {r.count} time(s): {guard} (not a failed guard){limit}"
+            )
+        if r.explanation:
+            base += f": {r.explanation}"
         extra.append(
             Finding(
                 rule=RECOMPILE_RULE,
@@ -333,6 +348,25 @@ def merge_findings(
             else:
                 out[i] = _replace(cur, message=cur.message + NOT_REACHED, observed=None)
     return [f for f in out if f is not None] + extra
+
+
+def _predicts_recompile(rule: Rule) -> bool:
+    return (
+        rule.category == "recompiles" or "recompile" in rule.observes or rule.verify == "recompiles"
+    )
+
+
+_SELF_ATTR_RE = re.compile(r"\bself\.\w+(?:\.\w+)*")
+
+
+def _same_state(f: Finding, guard: str, npath: str, line: int) -> bool:
+    """A static finding about ``self.<attr>`` and a failed guard on the same ``self.<attr>``
+    in the same function: the same recompile, whichever line installed the guard."""
+    attrs = set(_SELF_ATTR_RE.findall(guard))
+    if not attrs or not any(a in (f.line_text or f.message) for a in attrs):
+        return False
+    span = enclosing_span(npath, f.line)
+    return span is not None and span[0] <= line <= span[1]
 
 
 def _first_col(npath: str, line: int) -> int:

@@ -532,6 +532,8 @@ def _run_target(
         "note": target.note,
         "device": device,
         "train": bool(raw_e.get("train", opts.train or spec.mode == "train")),
+        "mode_source": raw_e.get("mode_source"),
+        "inputs_moved": raw_e.get("inputs_moved"),
         "checksums": raw_e.get("checksums") or {},
         "same_weights_and_inputs": None,
         "output_vs_baseline": _output(raw_e.get("reference")) if base_ref else None,

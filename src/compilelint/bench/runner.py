@@ -48,16 +48,14 @@ from compilelint.dynamic.runner import (
     StepError,
     TraceCollector,
     WarningCollector,
-    build_model,
     error_record,
     import_target,
-    make_value,
     mark_dynamic,
     pick_device,
+    prepare,
     progress,
     scalar_of,
     serve_child,
-    split_inputs,
     step,
 )
 from compilelint.dynamic.spec import load_spec
@@ -402,8 +400,6 @@ def run(ns: argparse.Namespace, root: str) -> dict[str, Any]:
         cuda = device.startswith("cuda")
         result["device"] = device
         result["environment"] = environment(torch, device)
-        train = bool(ns.train) or spec.mode == "train"
-        result["train"] = train
         torch.manual_seed(spec.seed)
 
         with step("import model"):
@@ -411,19 +407,15 @@ def run(ns: argparse.Namespace, root: str) -> dict[str, Any]:
             spec_dir = os.path.dirname(spec.source) if spec.source else root
             obj = import_target(spec.model, root, spec_dir)
         with step("init"):
-            model, default_inputs = build_model(torch, obj, spec, device)
-            model = model.to(device)
-            if ns.dtype:
-                model = model.to(getattr(torch, ns.dtype))
-            model.train() if train else model.eval()
+            dt = getattr(torch, ns.dtype) if ns.dtype else None
+            prep = prepare(torch, obj, spec, device, dtype=dt, train=bool(ns.train))
+            model, args, kwargs = prep.model, prep.args, prep.kwargs
+            train = prep.mode == "train"
+            result["train"] = train
+            result["mode_source"] = prep.mode_source
+            result["inputs_moved"] = prep.inputs_moved
         with step("inputs"):
-            if spec.inputs_given or spec.kwargs or default_inputs is None:
-                args = [make_value(torch, a, device) for a in spec.inputs]
-                kwargs = {k: make_value(torch, a, device) for k, a in spec.kwargs.items()}
-            else:
-                args, kwargs = split_inputs(default_inputs)
-            if ns.dtype:
-                dt = getattr(torch, ns.dtype)
+            if dt is not None:
                 args = cast_value(torch, args, dt)
                 kwargs = cast_value(torch, kwargs, dt)
             mark_dynamic(torch, spec.dynamic, args, kwargs)

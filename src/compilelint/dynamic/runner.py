@@ -349,6 +349,99 @@ def split_inputs(default: Any) -> tuple[list[Any], dict[str, Any]]:
     return [default], {}
 
 
+def move_value(torch: Any, v: Any, device: str, dtype: Any, moved: list[str]) -> Any:
+    """``v`` with every tensor in it (nested tuples, lists, dicts) on ``device``, and floating
+    tensors in ``dtype`` when one is given; ``moved`` gets ``"cpu -> cuda:0"``-style notes."""
+    if isinstance(v, torch.Tensor):
+        target_dtype = dtype if dtype is not None and v.is_floating_point() else v.dtype
+        if str(v.device) == str(torch.device(device)) and v.dtype == target_dtype:
+            return v
+        t = v.detach().to(device=device, dtype=target_dtype).requires_grad_(v.requires_grad)
+        what = f"{v.device} -> {t.device}" if v.device != t.device else ""
+        if v.dtype != t.dtype:
+            what += (
+                (", " if what else "")
+                + f"{str(v.dtype).removeprefix('torch.')} -> "
+                + (str(t.dtype).removeprefix("torch."))
+            )
+        moved.append(what)
+        return t
+    if isinstance(v, tuple) and hasattr(v, "_fields"):  # a namedtuple
+        return type(v)(*(move_value(torch, x, device, dtype, moved) for x in v))
+    if isinstance(v, tuple):
+        return tuple(move_value(torch, x, device, dtype, moved) for x in v)
+    if isinstance(v, list):
+        return [move_value(torch, x, device, dtype, moved) for x in v]
+    if isinstance(v, dict):
+        return {k: move_value(torch, x, device, dtype, moved) for k, x in v.items()}
+    return v
+
+
+def moved_note(moved: list[str]) -> str | None:
+    """``moved 2 factory input tensors (cpu -> cuda:0)`` or None."""
+    if not moved:
+        return None
+    kinds = ", ".join(dict.fromkeys(moved))
+    n = len(moved)
+    return f"moved {n} factory input tensor{'s' * (n != 1)} ({kinds}) to match the spec"
+
+
+class Prepared:
+    """The model in the mode it runs in, its inputs on the spec's device, and what was done."""
+
+    def __init__(
+        self,
+        model: Any,
+        args: list[Any],
+        kwargs: dict[str, Any],
+        mode: str,
+        mode_source: str,
+        inputs_moved: str | None,
+    ) -> None:
+        self.model = model
+        self.args = args
+        self.kwargs = kwargs
+        self.mode = mode
+        self.mode_source = mode_source
+        self.inputs_moved = inputs_moved
+
+
+def prepare(
+    torch: Any, obj: Any, spec: Spec, device: str, *, dtype: Any = None, train: bool = False
+) -> Prepared:
+    """Build the spec's model and inputs: the model (and inputs a factory returned, nested) on
+    ``device`` (floating tensors in ``dtype`` if given), in the spec's mode, or, when the spec
+    gives none, in the mode the factory or instance came in (a class defaults to eval)."""
+    nn = torch.nn
+    model, default_inputs = build_model(torch, obj, spec, device)
+    if train:
+        mode, source = "train", "flag"
+    elif spec.mode is not None:
+        mode, source = spec.mode, "spec"
+    elif isinstance(obj, nn.Module):
+        mode, source = ("train" if obj.training else "eval"), "instance"
+    elif not isinstance(obj, type):
+        mode, source = ("train" if model.training else "eval"), "factory"
+    else:
+        mode, source = "eval", "default"
+    model = model.to(device)
+    if dtype is not None:
+        model = model.to(dtype)
+    if mode == "train":
+        model.train()
+    else:
+        model.eval()
+    moved: list[str] = []
+    if spec.inputs_given or spec.kwargs or default_inputs is None:
+        args = [make_value(torch, a, device) for a in spec.inputs]
+        kwargs = {k: make_value(torch, a, device) for k, a in spec.kwargs.items()}
+    else:
+        args, kwargs = split_inputs(default_inputs)
+        args = move_value(torch, args, device, dtype, moved)
+        kwargs = move_value(torch, kwargs, device, dtype, moved)
+    return Prepared(model, args, kwargs, mode, source, moved_note(moved))
+
+
 def mark_dynamic(torch: Any, dynamic: Any, args: list[Any], kwargs: dict[str, Any]) -> None:
     for d in dynamic:
         inp = d["input"]
@@ -542,6 +635,7 @@ def run(spec: Spec, root: str, *, bare: bool = False, recorder: Any = None) -> d
     result = new_result(root, config=spec.config, mode=spec.mode)
     try:
         progress("importing torch")
+        t_import = time.perf_counter()
         try:
             import torch
             import torch._dynamo
@@ -556,6 +650,7 @@ def run(spec: Spec, root: str, *, bare: bool = False, recorder: Any = None) -> d
             }
             return result
         result["torch"] = torch.__version__
+        result["import_seconds"] = round(time.perf_counter() - t_import, 3)
         with Collectors(torch, root, bare=bare) as col:
             try:
                 _run_spec(torch, spec, root, col, result, bare=bare, recorder=recorder)
@@ -591,20 +686,14 @@ def _run_spec(
         spec_dir = os.path.dirname(spec.source) if spec.source else root
         obj = import_target(spec.model, root, spec_dir)
     with step("init"):
-        model, default_inputs = build_model(torch, obj, spec, device)
-        model = model.to(device)
-        if spec.mode == "train":
-            model.train()
-        else:
-            model.eval()
+        prep = prepare(torch, obj, spec, device)
+        model, args, kwargs = prep.model, prep.args, prep.kwargs
+        result["mode"] = prep.mode
+        result["mode_source"] = prep.mode_source
+        result["inputs_moved"] = prep.inputs_moved
         if recorder is not None:
             recorder.model_built(torch, model)
     with step("inputs"):
-        if spec.inputs_given or spec.kwargs or default_inputs is None:
-            args = [make_value(torch, a, device) for a in spec.inputs]
-            kwargs = {k: make_value(torch, a, device) for k, a in spec.kwargs.items()}
-        else:
-            args, kwargs = split_inputs(default_inputs)
         mark_dynamic(torch, spec.dynamic, args, kwargs)
 
     comp = spec.compile
@@ -651,8 +740,8 @@ def _run_spec(
             calls,
             col,
             result,
-            grad_ctx=torch.no_grad if spec.mode == "eval" else contextlib.nullcontext,
-            train=spec.mode == "train",
+            grad_ctx=torch.no_grad if prep.mode == "eval" else contextlib.nullcontext,
+            train=prep.mode == "train",
             recorder=recorder,
         )
     if recorder is not None:

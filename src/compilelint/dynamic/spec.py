@@ -47,6 +47,23 @@ DTYPE_ALIASES = {
 INITS = ("randn", "rand", "uniform", "randint", "zeros", "ones", "arange", "full", "bernoulli")
 DEVICES = ("cpu", "cuda", "auto")
 MODES = ("eval", "train")
+MODE_SOURCES = {
+    "spec": 'the spec\'s "mode"',
+    "factory": "the factory returned it in this mode",
+    "instance": "the module instance was in this mode",
+    "default": "the spec gives no mode; a class is run in eval",
+    "flag": "the --train flag",
+}
+
+
+def mode_text(mode: str | None, source: str | None) -> str:
+    """``train mode (the factory returned it in this mode)``."""
+    if not mode:
+        return ""
+    why = MODE_SOURCES.get(source or "")
+    return f"{mode} mode" + (f" ({why})" if why else "")
+
+
 TOP_KEYS = (
     "$schema",
     "model",
@@ -101,7 +118,7 @@ class Spec:
     inputs_given: bool = True
     variants: tuple[dict[str, Any], ...] = ()
     dynamic: tuple[dict[str, Any], ...] = ()
-    mode: str = "eval"
+    mode: str | None = None  # None: the factory's or instance's own mode (a class: eval)
     device: str = "cpu"
     seed: int = 0
     compile: dict[str, Any] = field(default_factory=dict)
@@ -401,8 +418,12 @@ def validate(data: Any, source: str = "") -> Spec:
         )
         dynamic.append({"input": inp, "dims": dims})
 
-    mode = data.get("mode", "eval")
-    _expect(mode in MODES, "mode", f"unknown mode {json.dumps(mode)}; expected one of eval, train")
+    mode = data.get("mode")
+    _expect(
+        mode is None or mode in MODES,
+        "mode",
+        f"unknown mode {json.dumps(mode)}; expected one of eval, train",
+    )
     device = data.get("device", "cpu")
     _expect(
         isinstance(device, str) and device.split(":")[0] in DEVICES,
@@ -646,7 +667,9 @@ def init_spec(target: str, cwd: str | None = None) -> dict[str, Any]:
     spec["inputs"] = inputs
     if kwargs:
         spec["kwargs"] = kwargs
-    spec.update({"mode": "eval", "device": "cpu", "seed": 0, "variants": []})
+    if isinstance(node, ast.ClassDef):
+        spec["mode"] = "eval"  # a factory's model keeps the mode it returns
+    spec.update({"device": "cpu", "seed": 0, "variants": []})
     spec["compile"] = {"backend": "inductor", "dynamic": None, "fullgraph": False}
     spec["config"] = {}
     validate(spec)  # a starter spec must itself be valid
