@@ -75,4 +75,4 @@ def test_spec_mode_is_optional_and_init_spec_leaves_it_out_for_factories() -> No
     assert validate({"model": "m.py:f", "mode": "train"}).mode == "train"
     assert "mode" not in init_spec(f"{FIX}/train_factory.py:make")
     assert init_spec(f"{FIX}/train_factory.py:Block")["mode"] == "eval"
-    assert mode_text("train", "factory") == "train mode (the factory returned it in this mode)"
+    assert mode_text("train", "factory") == "train mode as the factory returned it"

@@ -48,20 +48,20 @@ INITS = ("randn", "rand", "uniform", "randint", "zeros", "ones", "arange", "full
 DEVICES = ("cpu", "cuda", "auto")
 MODES = ("eval", "train")
 MODE_SOURCES = {
-    "spec": 'the spec\'s "mode"',
-    "factory": "the factory returned it in this mode",
-    "instance": "the module instance was in this mode",
-    "default": "the spec gives no mode; a class is run in eval",
-    "flag": "the --train flag",
+    "spec": "as the spec says",
+    "factory": "as the factory returned it",
+    "instance": "as the module instance was",
+    "default": "the default for a class (the spec gives no mode)",
+    "flag": "from --train",
 }
 
 
 def mode_text(mode: str | None, source: str | None) -> str:
-    """``train mode (the factory returned it in this mode)``."""
+    """``train mode as the factory returned it``."""
     if not mode:
         return ""
     why = MODE_SOURCES.get(source or "")
-    return f"{mode} mode" + (f" ({why})" if why else "")
+    return f"{mode} mode" + (f", {why}" if source == "default" else f" {why}" if why else "")
 
 
 TOP_KEYS = (
