@@ -392,6 +392,7 @@ def run(ns: argparse.Namespace, root: str) -> dict[str, Any]:
         tlog.setLevel(logging.DEBUG)
         logging.getLogger("torch._dynamo").addHandler(warn)
         trace.phase = "first"
+        warn.phase = "first"
 
         with step("device"):
             device = pick_device(torch, ns.device or spec.device)
@@ -457,6 +458,7 @@ def run(ns: argparse.Namespace, root: str) -> dict[str, Any]:
         params = [p for p in model.parameters() if p.requires_grad] if train else []
 
         def one_step() -> Any:
+            warn.call += 1
             if mark_step is not None:
                 mark_step()
             with grad_ctx():
@@ -486,6 +488,7 @@ def run(ns: argparse.Namespace, root: str) -> dict[str, Any]:
                 result["reference"] = reference(torch, ns, out)
             del out
             trace.phase = "warmup"
+            warn.phase = "warmup"
             if backend is not None:
                 backend.phase = "warmup"
             progress(f"{ns.mode}: {ns.warmup} warm-up steps")
@@ -503,6 +506,7 @@ def run(ns: argparse.Namespace, root: str) -> dict[str, Any]:
                 sync()
                 result["warmup_steps_run"] = done
             trace.phase = "timed"
+            warn.phase = "timed"
             if backend is not None:
                 backend.phase = "timed"
             progress(f"{ns.mode}: {ns.steps} timed steps")
@@ -544,6 +548,7 @@ def run(ns: argparse.Namespace, root: str) -> dict[str, Any]:
             # Back to back: the same number of steps in 5 chunks, synchronized only at the end
             # of each chunk, so the host can run ahead of the device as in a training loop.
             trace.phase = "back-to-back"
+            warn.phase = "back-to-back"
             progress(f"{ns.mode}: {ns.steps} back-to-back steps")
             with step("back-to-back steps"):
                 chunks = min(5, ns.steps)
@@ -566,6 +571,7 @@ def run(ns: argparse.Namespace, root: str) -> dict[str, Any]:
                         result["back_to_back_ms"].append((time.perf_counter() - w0) * 1e3 / per)
             if backend is not None and ns.attribution_steps > 0:
                 trace.phase = "attribution"
+                warn.phase = "attribution"
                 backend.phase = "attribution"
                 progress(f"{ns.mode}: {ns.attribution_steps} attribution steps")
                 with step("attribution steps"):

@@ -159,6 +159,14 @@ def build_result(
         for f in [error.get("frame"), *(error.get("frames") or [])]:
             if isinstance(f, dict) and f.get("path"):
                 f["path"] = relpath(str(f["path"]), root)
+    failure = raw.get("compile_failure")
+    if isinstance(failure, dict):
+        failure = json.loads(remap(json.dumps(failure)))
+        for f in [failure.get("frame"), *(failure.get("frames") or [])]:
+            if isinstance(f, dict) and f.get("path"):
+                f["path"] = relpath(str(f["path"]), root)
+    else:
+        failure = None
     raw_breaks = [b for b in raw.get("breaks", []) if isinstance(b, dict)]
     ended_by = {
         (b.get("frame_id"), b.get("frame_compile_id")): (p.gb_type, p.loc_path, p.loc_line)
@@ -187,6 +195,7 @@ def build_result(
         "phases": raw.get("phases") or [],
         "seconds": raw.get("seconds", 0.0),
         "error": error if isinstance(error, dict) else None,
+        "compile_failure": failure,
     }
     return DynamicResult(
         block=block,

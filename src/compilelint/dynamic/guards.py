@@ -205,7 +205,7 @@ def describe(
             text=text,
             explanation=(
                 f"`{lhs}` is a Python int {where}; torch specialises on its value, so each new "
-                "value recompiles (a counter recompiles on every call)"
+                "value recompiles; a counter changes on every call"
             ),
             every_call="." in lhs,
         )

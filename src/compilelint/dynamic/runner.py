@@ -20,6 +20,7 @@ import importlib.util
 import json
 import logging
 import os
+import re
 import sys
 import time
 import traceback
@@ -160,6 +161,8 @@ class WarningCollector(logging.Handler):
     def __init__(self) -> None:
         super().__init__(level=logging.WARNING)
         self.limit_hits: list[dict[str, Any]] = []
+        self.phase = "inputs"
+        self.call = 0  # calls of the compiled model so far (1: the first call)
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
@@ -167,7 +170,7 @@ class WarningCollector(logging.Handler):
         except Exception:
             return
         if "hit config." in msg:
-            self.limit_hits.append({"message": msg})
+            self.limit_hits.append({"message": msg, "phase": self.phase, "call": self.call})
 
 
 class GraphCollector:
@@ -285,7 +288,9 @@ def make_value(torch: Any, v: Any, device: str) -> Any:
     dev = pick_device(torch, v.get("device", device))
     init = v.get("init", "randn")
     low, high = v.get("low"), v.get("high")
-    if init == "randint":
+    if "data" in v:
+        t = torch.tensor(v["data"], dtype=dtype, device=dev).reshape(shape)
+    elif init == "randint":
         t = torch.randint(int(low or 0), int(high or 2), shape, dtype=dtype, device=dev)
     elif init == "uniform":
         lo = 0.0 if low is None else float(low)
@@ -539,6 +544,7 @@ class Collectors:
 
     def set_phase(self, phase: str) -> None:
         self.trace.phase = phase
+        self.warn.phase = phase
         if self.graphs is not None:
             self.graphs.phase = phase
 
@@ -588,10 +594,13 @@ def call_phases(
     grad_ctx: Any = contextlib.nullcontext,
     train: bool = False,
     recorder: Any = None,
+    eager: Any = None,
 ) -> None:
     """Call the compiled model with each phase's inputs, noting phases and graphs; a
     fullgraph-style ``Unsupported`` ends its phase and is recorded, other errors raise
-    :class:`StepError`. ``recorder`` (an :class:`outputs.Recorder`) keeps every output."""
+    :class:`StepError`. With ``eager`` (the model itself): when a compiled call raises but the
+    same call runs eagerly, torch.compile itself failed: that is recorded as
+    ``result["compile_failure"]`` (a finding, not a tool error) and the calls stop. ``recorder`` (an :class:`outputs.Recorder`) keeps every output."""
     unsupported = unsupported_errors()
     for phase, cargs, ckw, ncalls in calls:
         progress("tracing" if phase == "inputs" else f"probing variant {phase!r}")
@@ -599,6 +608,7 @@ def call_phases(
         p0 = time.perf_counter()
         name = "forward" if phase == "inputs" else f"variant {phase!r}"
         for i in range(ncalls):
+            col.warn.call += 1
             if col.graphs is not None:
                 col.graphs.call += 1 if (phase, i) != ("inputs", 0) else 0
             try:
@@ -621,8 +631,35 @@ def call_phases(
                         }
                     )
                     break
+                if eager is not None and _runs_eagerly(torch, eager, cargs, ckw, grad_ctx):
+                    record = error_record(name, se.exc, result.get("root") or os.getcwd())
+                    record.update(phase=phase, call=i + 1, eager_ok=True)
+                    record["config"] = sorted(set(CONFIG_RE.findall(_exc_text(se.exc))))
+                    result["compile_failure"] = record
+                    result["phases"].append({"name": phase, "seconds": 0.0})
+                    return
                 raise
         result["phases"].append({"name": phase, "seconds": round(time.perf_counter() - p0, 4)})
+
+
+CONFIG_RE = re.compile(r"torch\._(?:dynamo|inductor)\.config\.\w+")
+
+
+def _exc_text(exc: BaseException) -> str:
+    return "".join(traceback.format_exception_only(type(exc), exc))
+
+
+def _runs_eagerly(
+    torch: Any, model: Any, args: list[Any], kwargs: dict[str, Any], ctx: Any
+) -> bool:
+    """Whether the call that failed compiled runs without torch.compile (then compiling it is
+    what failed, not the model)."""
+    try:
+        with ctx():
+            model(*args, **kwargs)
+    except Exception:
+        return False
+    return True
 
 
 # --------------------------------------------------------------------------- run
@@ -743,9 +780,64 @@ def _run_spec(
             grad_ctx=torch.no_grad if prep.mode == "eval" else contextlib.nullcontext,
             train=prep.mode == "train",
             recorder=recorder,
+            eager=model,
         )
     if recorder is not None:
         recorder.finished(torch, model)
+
+
+SMALL_TENSOR = 64  # tensors with at most this many values are written into a spec literally
+
+
+def value_to_spec(torch: Any, v: Any, path: str = "inputs") -> Any:
+    """A factory's input value as spec JSON: small tensors literally (``data``), larger ones by
+    shape, dtype and an init that fits their values (token ids keep their range)."""
+    if isinstance(v, torch.Tensor):
+        dtype = str(v.dtype).removeprefix("torch.")
+        out: dict[str, Any] = {"tensor": list(v.shape), "dtype": dtype}
+        t = v.detach().cpu()
+        if t.numel() <= SMALL_TENSOR:
+            out["data"] = t.flatten().tolist()
+        elif dtype == "bool":
+            out["p"] = round(float(t.float().mean()), 4)
+        elif not (t.is_floating_point() or t.is_complex()):
+            out.update(init="randint", low=int(t.min()), high=int(t.max()) + 1)
+        if v.requires_grad:
+            out["requires_grad"] = True
+        return out
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, tuple):
+        return {"tuple": [value_to_spec(torch, x, f"{path}[{i}]") for i, x in enumerate(v)]}
+    if isinstance(v, list):
+        return [value_to_spec(torch, x, f"{path}[{i}]") for i, x in enumerate(v)]
+    if isinstance(v, dict) and all(isinstance(k, str) for k in v):
+        return {"dict": {k: value_to_spec(torch, x, f"{path}.{k}") for k, x in v.items()}}
+    raise TypeError(f"{path}: a {type(v).__name__} cannot be written into a spec")
+
+
+def factory_inputs(model: str, root: str) -> dict[str, Any]:
+    """Call the factory ``model`` and describe the inputs it returns as spec JSON
+    (``spec init --run``): ``{"inputs": [...], "kwargs": {...}}`` or ``{"error": ...}``."""
+    try:
+        import torch
+    except ImportError:
+        return {"error": INSTALL_HINT}
+    try:
+        obj = import_target(model, root, root)
+        if isinstance(obj, torch.nn.Module) or isinstance(obj, type) or not callable(obj):
+            return {"error": f"{model} is not a factory function"}
+        out = obj()
+        if not (isinstance(out, (tuple, list)) and len(out) == 2):
+            return {"error": f"{model} returned no (module, inputs) pair"}
+        args, kwargs = split_inputs(out[1])
+        return {
+            "inputs": [value_to_spec(torch, a, f"inputs[{i}]") for i, a in enumerate(args)],
+            "kwargs": {k: value_to_spec(torch, a, f"kwargs.{k}") for k, a in kwargs.items()},
+            "mode": "train" if out[0].training else "eval",
+        }
+    except Exception as exc:
+        return {"error": f"{type(exc).__name__}: {exc}".splitlines()[0]}
 
 
 def _outputs(result: dict[str, Any], recorder: Any, save: str | None, ref: str | None) -> None:
@@ -761,13 +853,27 @@ def _outputs(result: dict[str, Any], recorder: Any, save: str | None, ref: str |
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m compilelint.dynamic.runner")
-    ap.add_argument("spec")
+    ap.add_argument("spec", nargs="?")
+    ap.add_argument("--factory-inputs", metavar="MODEL", help="describe a factory's inputs")
     ap.add_argument("--out", help="write the JSON result here (default: stdout)")
     ap.add_argument("--root", default=os.getcwd(), help="project root (user code lives here)")
     ap.add_argument("--bare", action="store_true", help="plain torch.compile, no collectors")
     ap.add_argument("--save-outputs", help="save weights, outputs and gradients here (torch.save)")
     ap.add_argument("--compare-outputs", help="compare with outputs saved by another run")
     ns = ap.parse_args(argv)
+    if ns.factory_inputs:
+        real_stdout = sys.stdout
+        sys.stdout = sys.stderr  # the factory's prints must not corrupt the result
+        text = json.dumps(factory_inputs(ns.factory_inputs, os.path.abspath(ns.root)))
+        sys.stdout = real_stdout
+        if ns.out:
+            with open(ns.out, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        else:
+            print(text)
+        return 0
+    if not ns.spec:
+        ap.error("a spec file is needed")
 
     def work(spec: Spec, root: str) -> dict[str, Any]:
         recorder = None
