@@ -657,7 +657,9 @@ def _runs_eagerly(
     try:
         with ctx():
             model(*args, **kwargs)
-    except Exception:
+    except KeyboardInterrupt:
+        raise
+    except BaseException:  # SystemExit too: the model itself fails, not torch.compile
         return False
     return True
 
