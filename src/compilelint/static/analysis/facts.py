@@ -50,6 +50,8 @@ class CallSite:
     args: list[Value]  # value of each positional argument
     kwargs: dict[str, Value]
     in_loop: bool
+    line: int = 0  # position of the call (anchors findings followed into other files)
+    col: int = 0
 
 
 @dataclass

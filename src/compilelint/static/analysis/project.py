@@ -166,6 +166,35 @@ class Project(Summaries):
 
     # ------------------------------------------------------------------ reachability
     def compute(self) -> None:
+        roots = self.find_roots()
+        roots = {k for k in roots if not self.fn(k).disabled}
+        self.roots = roots
+        traced: set[FKey] = set()
+        queue = deque(sorted(roots))
+        while queue:
+            key = queue.popleft()
+            if key in traced:
+                continue
+            traced.add(key)
+            for callee in self.callees(key):
+                if callee not in traced and not self.fn(callee).disabled:
+                    queue.append(callee)
+        self.traced = traced
+        self.link_callers()
+
+    def link_callers(self) -> None:
+        """Index every traced call site by its callee (the argument values summaries read)."""
+        callers: dict[FKey, list[tuple[str, CallSite, int]]] = {}
+        for key in sorted(self.traced):
+            for c in self.fn(key).calls:
+                t = self._target(key[0], c.ref)
+                if t is not None and t[0] in self.traced:
+                    callers.setdefault(t[0], []).append((key[0], c, t[1]))
+        self.callers = callers
+        self._init_summaries()
+
+    def find_roots(self) -> set[FKey]:
+        """Functions torch.compile starts tracing at: module forwards and compiled functions."""
         roots: set[FKey] = set()
         for f in self.files.values():
             for cq, cf in f.classes.items():
@@ -187,27 +216,7 @@ class Project(Summaries):
                         if f"{q}.forward" in self.files[p].functions:
                             roots.add((p, f"{q}.forward"))
                             break
-        roots = {k for k in roots if not self.fn(k).disabled}
-        self.roots = roots
-        traced: set[FKey] = set()
-        queue = deque(sorted(roots))
-        while queue:
-            key = queue.popleft()
-            if key in traced:
-                continue
-            traced.add(key)
-            for callee in self.callees(key):
-                if callee not in traced and not self.fn(callee).disabled:
-                    queue.append(callee)
-        self.traced = traced
-        callers: dict[FKey, list[tuple[str, CallSite, int]]] = {}
-        for key in sorted(traced):
-            for c in self.fn(key).calls:
-                t = self._target(key[0], c.ref)
-                if t is not None and t[0] in traced:
-                    callers.setdefault(t[0], []).append((key[0], c, t[1]))
-        self.callers = callers
-        self._init_summaries()
+        return roots
 
     def fn(self, key: FKey) -> FunctionFacts:
         return self.files[key[0]].functions[key[1]]
