@@ -241,9 +241,7 @@ def check(
         report_untraced=report_untraced,
         no_respect_gitignore=no_respect_gitignore,
     )
-    if (max_graph_breaks is not None or max_recompiles is not None) and not (
-        input_spec or traces
-    ):
+    if (max_graph_breaks is not None or max_recompiles is not None) and not (input_spec or traces):
         _fail("--max-graph-breaks and --max-recompiles need --input-spec or --trace (a run)")
     roots: list[tuple[str, str]] = []
     if trace_roots:
