@@ -68,6 +68,21 @@ def test_torch_2_13_two_ranks_gloo() -> None:
     assert any(p.endswith(".gz") for p in data["dynamic"]["traces"])
 
 
+def test_torch_2_11_two_ranks_on_a_gpu() -> None:
+    """Recorded on an H100 (torch 2.11, inductor, DDP): no 2-GPU machine could be had, so the
+    two ranks share the GPU and use gloo instead of NCCL."""
+    code, data = run_json(f"{TR}/model", "--trace", f"{TR}/torch2.11-gpu")
+    check_ddp_model(data, "2.11")
+    # inductor compile time is recorded per rank and ranks the findings
+    assert data["dynamic"]["ranks"]["1"]["compile_seconds"] > 1.0
+
+
+def test_torch_2_11_recompile_limit() -> None:
+    _, data = run_json(f"{TR}/model/recompile_limit.py", "--trace", f"{TR}/torch2.11-limit")
+    (rec,) = data["dynamic"]["recompiles"]
+    assert (rec["function"], rec["line"], rec["hit_limit"], rec["count"]) == ("scaled", 14, True, 2)
+
+
 def test_one_rank_file_alone_has_no_divergence() -> None:
     _, data = run_json(
         f"{TR}/model", "--trace", f"{TR}/torch2.13/dedicated_log_torch_trace_rank_1.log.gz"

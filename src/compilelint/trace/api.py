@@ -25,7 +25,7 @@ from typing import Any
 
 from compilelint.catalog import Catalog, load_catalog
 from compilelint.dynamic.api import DynamicResult, build_result
-from compilelint.dynamic.capture import guard_key, parse_break_message
+from compilelint.dynamic.capture import guard_key, parse_break_message, split_recompile_payload
 from compilelint.dynamic.registry import Registry, load_registry
 from compilelint.merge import merge_findings, norm_path
 from compilelint.model import FileError, Finding, Report
@@ -147,7 +147,11 @@ def rank_raw(rt: RankTrace, mapper: PathMapper, root: str, label: str) -> dict[s
         by_compile[(m["frame_id"], m.get("frame_compile_id"))] = m
     if "recompile_reasons" in rt.kinds:
         recompiles = [
-            {**r, "payload": mapper.text(str(r["payload"])), "frame_id": fid(r["frame_id"])}
+            {
+                **r,
+                "payload": [mapper.text(t) for t in split_recompile_payload(str(r["payload"]))],
+                "frame_id": fid(r["frame_id"]),
+            }
             for r in rt.recompiles
         ]
     else:  # older torch: the reason is only in the compilation metrics
