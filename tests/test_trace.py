@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -247,3 +250,57 @@ def test_path_mapping_by_longest_suffix(tmp_path: Path) -> None:
 def test_trace_errors_are_data() -> None:
     with pytest.raises(TraceError):
         read_traces(["no/such/place"])
+
+
+@pytest.mark.slow
+@pytest.mark.torch
+def test_fresh_torchrun_trace_two_ranks_gloo(tmp_path: Path) -> None:
+    """Record a trace now with ``torchrun --nproc-per-node 2`` (gloo, CPU) and read it back."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("torch.distributed")
+    if not torch.distributed.is_available() or not torch.distributed.is_gloo_available():
+        pytest.skip("torch.distributed with gloo is not available")
+    env = {**os.environ, "TORCH_TRACE": str(tmp_path / "trace"), "OMP_NUM_THREADS": "1"}
+    env.pop("TORCH_LOGS", None)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--nproc-per-node",
+            "2",
+            "--master-port",
+            "0",
+            str(ROOT / MODEL),
+        ],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    _, data = run_json(f"{TR}/model", "--trace", str(tmp_path / "trace"))
+    check_ddp_model(data, torch.__version__.split("+")[0])
+
+
+def test_every_format_carries_ranks_and_divergence(tmp_path: Path) -> None:
+    args = ["check", f"{TR}/model", "--trace", f"{TR}/torch2.13", "--no-cache"]
+    outs = {f: tmp_path / f"r.{f}" for f in ("sarif", "markdown", "html", "github", "table")}
+    for fmt, path in outs.items():
+        args += ["--format", fmt, "-o", str(path)]
+    code, text, err = invoke([*args, "--format", "text"])
+    assert code == 1, err
+    assert "(trace of 2 ranks)" in text and "CL005" in text
+    sarif = json.loads(outs["sarif"].read_text())
+    run = sarif["runs"][0]
+    assert run["properties"]["dynamic"]["source"] == "trace"
+    assert run["properties"]["dynamic"]["ranks"]["1"]["recompiles"] == 1
+    assert {d["kind"] for d in run["properties"]["divergence"]} >= {"graph_break", "recompile"}
+    assert any(r["ruleId"] == "CL005" for r in run["results"])
+    md = outs["markdown"].read_text()
+    assert "| rank" in md and "CL005" in md and "the ranks diverge in 2 places" in md
+    html = outs["html"].read_text()
+    assert '<table class="ranks">' in html and "CL005" in html
+    assert "CL005" in outs["github"].read_text() and "CL005" in outs["table"].read_text()

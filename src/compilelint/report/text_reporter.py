@@ -13,6 +13,7 @@ from rich.text import Text
 from compilelint.baseline import summary_line
 from compilelint.catalog import Catalog
 from compilelint.model import Report
+from compilelint.report.common import dynamic_line
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _STAGE = {"static": "predicted", "dynamic": "observed", "both": "confirmed"}
@@ -73,6 +74,9 @@ def render(report: Report, catalog: Catalog, options: dict[str, object]) -> str:
     baseline = summary_line(report.extra.get("baseline"))
     if baseline:
         con.print(Text(baseline))
+    dyn = report.extra.get("dynamic")
+    if isinstance(dyn, dict) and dyn.get("source") == "trace":
+        con.print(Text(dynamic_line(report) or ""))
     s = report.summary
     n = len(report.findings)
     counts = {

@@ -58,6 +58,7 @@ class PathMapper:
             if parts:
                 self.by_name.setdefault(parts[-1], []).append((parts, real))
         self.cache: dict[str, str | None] = {}
+        self.texts: dict[str, str] = {}
 
     def map(self, path: str) -> str | None:
         if path in self.cache:
@@ -98,6 +99,12 @@ class PathMapper:
 
     def text(self, text: str) -> str:
         """Every mappable path inside a reason's text replaced by the scanned file's path."""
+        out = self.texts.get(text)
+        if out is None:
+            out = self.texts[text] = self._text(text)
+        return out
+
+    def _text(self, text: str) -> str:
 
         def sub(m: re.Match[str]) -> str:
             for pre, grp in (("a", "p1"), ("b", "p2")):

@@ -25,7 +25,7 @@ from typing import IO, Any
 
 PAYLOAD_CAP = 1 << 20  # bytes kept of one payload (a break reason is a few KB)
 READ_BUFFER = 1 << 20
-PROGRESS_STEP = 8 << 20  # report progress about every 8 MB read
+PROGRESS_RECORDS = 2048  # report progress every this many records
 RANK_FILE_RE = re.compile(r"rank_(\d+)")
 TRACE_NAME_RE = re.compile(r"(?:^|_)torch_trace|\.log(?:\.gz)?$")
 GRAPH_FILE_RE = re.compile(rb"# File: (.+?):(\d+) in ")
@@ -56,6 +56,7 @@ class RankTrace:
     bytes: int = 0
     bad_lines: int = 0
     kinds: set[str] = field(default_factory=set)  # record kinds seen (feature detection)
+    texts: dict[str, str] = field(default_factory=dict, repr=False)  # one copy of each payload
 
 
 def find_trace_files(paths: list[str]) -> list[str]:
@@ -116,24 +117,22 @@ def read_file(
     """Stream one trace file into ``into`` (records of several files of one rank add up)."""
     fh, raw = open_trace(path)
     into.files.append(path)
-    at = reported = 0
+    at = 0
     keep: str | None = None  # what the current payload is kept for
     payload: list[bytes] = []
     size = 0
     meta: dict[str, Any] = {}
     graph_lines: dict[str, set[int]] = into.lines
-    done = 0
 
     def finish() -> None:
         if keep is None:
             return
         text = b"".join(payload).decode("utf-8", errors="replace")
-        _store(into, keep, meta, text)
+        _store(into, keep, meta, into.texts.setdefault(text, text))
 
     try:
         with raw, fh:
             for line in fh:
-                done += len(line)
                 if line[:1] == b"\t":
                     if keep is None:
                         continue
@@ -150,9 +149,10 @@ def read_file(
                     continue
                 finish()
                 keep = None
-                if progress is not None and done - reported >= PROGRESS_STEP:
-                    progress(raw.tell() - at)
-                    at, reported = raw.tell(), done
+                if progress is not None and not into.records % PROGRESS_RECORDS:
+                    pos = raw.tell()
+                    progress(pos - at)
+                    at = pos
                 i = line.find(b"] {")
                 if i < 0:
                     if line.strip():
@@ -173,9 +173,9 @@ def read_file(
                 payload = []
                 size = 0
             finish()
+            into.bytes += fh.tell()
     except (OSError, EOFError, gzip.BadGzipFile) as exc:
         raise TraceError(f"--trace {path}: cannot read: {exc}") from None
-    into.bytes += done
     if progress is not None:
         progress(os.path.getsize(path) - at)
     return into
