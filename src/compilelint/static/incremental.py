@@ -99,6 +99,14 @@ def _footer(module: cst.Module) -> str:
     return "".join(module.code_for_node(line) for line in module.footer)
 
 
+def _indented_start(text: str) -> bool:
+    for line in text.splitlines(keepends=True):
+        if line.strip() == "" and line in ("\n", "\r\n", "\r"):
+            continue  # an empty line
+        return line[:1] in (" ", "\t", "\f") or line.strip() == ""
+    return False
+
+
 def _splice(prev: _Parsed, text: str) -> tuple[cst.Module, list[str]] | None:
     old = prev.module
     head, foot = _header(old), _footer(old)
@@ -120,24 +128,28 @@ def _splice(prev: _Parsed, text: str) -> tuple[cst.Module, list[str]] | None:
         end -= len(chunks[j - 1])
         j -= 1
     middle = rest[pos:end]
-    body: list[cst.BaseStatement] = []
-    if middle:
-        try:
-            part = cst.parse_module(
-                middle,
-                config=cst.PartialParserConfig(
-                    default_indent=old.default_indent, default_newline=old.default_newline
-                ),
-            )
-        except (cst.ParserSyntaxError, RecursionError, ValueError):
-            return None
-        # Lines after the last statement, or before the first one at the top of the file, may
-        # belong to the module's footer or header in a full parse: parse it all then.
-        if part.footer or not part.body or (part.header and i == 0):
-            return None
-        body = list(part.body)
-        if part.header:
-            body[0] = body[0].with_changes(leading_lines=[*part.header, *body[0].leading_lines])
+    if not middle:
+        return None  # only whole statements removed: rare, and the module's end may change
+    # An indented comment or whitespace-only line after a compound statement belongs to that
+    # statement's block in a full parse: at either edge of the re-parsed text, parse it all.
+    if _indented_start(middle) or (j < n and _indented_start(chunks[j])):
+        return None
+    try:
+        part = cst.parse_module(
+            middle,
+            config=cst.PartialParserConfig(
+                default_indent=old.default_indent, default_newline=old.default_newline
+            ),
+        )
+    except (cst.ParserSyntaxError, RecursionError, ValueError):
+        return None
+    # Lines after the last statement, or before the first one at the top of the file, may
+    # belong to the module's footer or header in a full parse: parse it all then.
+    if part.footer or not part.body or (part.header and i == 0):
+        return None
+    body = list(part.body)
+    if part.header:
+        body[0] = body[0].with_changes(leading_lines=[*part.header, *body[0].leading_lines])
     new_body = [*old.body[:i], *body, *old.body[j:]]
     module = old.with_changes(body=new_body)
     new_chunks = [module.code_for_node(s) for s in body]
