@@ -31,6 +31,13 @@ from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (Linux), to read the server's work apart from the
+    machine's load."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def model_folder(name: str) -> Path:
     spec = importlib.util.find_spec("transformers")
     if spec is None or spec.origin is None:
@@ -103,6 +110,8 @@ async def run(args: argparse.Namespace) -> dict:
     n_base = sum(1 for d in base if d.code == "CL103")
 
     times = []
+    cpu = []
+    pid = lc._server.pid if lc._server is not None else None
     wrong = 0
     version = 1
     for e in range(args.edits):
@@ -114,6 +123,7 @@ async def run(args: argparse.Namespace) -> dict:
         body = "\n".join(new_lines)
         version += 1
         t = time.perf_counter()
+        c0 = cpu_seconds(pid) if pid else 0.0
         lc.text_document_did_change(
             types.DidChangeTextDocumentParams(
                 text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
@@ -122,6 +132,8 @@ async def run(args: argparse.Namespace) -> dict:
         )
         diags = await wait(version)
         times.append(time.perf_counter() - t)
+        if pid:
+            cpu.append(cpu_seconds(pid) - c0)
         n = sum(1 for d in diags if d.code == "CL103")
         expected = n_base + 1 if inserting else n_base
         if n != expected:
@@ -143,6 +155,7 @@ async def run(args: argparse.Namespace) -> dict:
         "median_ms": round(statistics.median(warm) * 1000, 1),
         "p90_ms": round(sorted(warm)[int(0.9 * (len(warm) - 1))] * 1000, 1),
         "max_ms": round(max(warm) * 1000, 1),
+        "server_cpu_median_ms": round(statistics.median(cpu[2:] or cpu) * 1000, 1) if cpu else None,
         "findings_open": len(base),
         "wrong_diagnostics": wrong,
     }
