@@ -63,11 +63,14 @@ async def run(args: argparse.Namespace) -> dict:
         k = j + 1
         indent = len(lines[k]) - len(lines[k].lstrip())
         if lines[k].strip().startswith(('"""', 'r"""')):
-            while True:
+            if lines[k].count('"""') >= 2:  # a one-line docstring
                 k += 1
-                if '"""' in lines[k]:
+            else:
+                while True:
                     k += 1
-                    break
+                    if '"""' in lines[k]:
+                        k += 1
+                        break
         sites.append((k, " " * indent))
 
     lc = LanguageClient("bench-lsp", "1")
