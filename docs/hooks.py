@@ -25,8 +25,25 @@ CATALOG = load_catalog()
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _existing(entry: Any) -> Any:
+    """The nav without the pages that are not there yet (the Measurements section lists the
+    pages other work adds; each shows up once its file exists)."""
+    if isinstance(entry, str):
+        return entry if (ROOT / "docs" / entry).is_file() or entry in GENERATED else None
+    if isinstance(entry, dict):
+        out = {k: _existing(v) for k, v in entry.items()}
+        return out if all(v not in (None, []) for v in out.values()) else None
+    if isinstance(entry, list):
+        return [e for e in (_existing(x) for x in entry) if e is not None]
+    return entry
+
+
+GENERATED = {"index.md", "cli.md"}
+
+
 def on_config(config: Any) -> Any:
-    """Fill the "Rules" nav section with every rule's page."""
+    """Fill the "Rules" nav section with every rule's page; leave out pages not written yet."""
+    config["nav"] = _existing(config["nav"])
     for entry in config["nav"]:
         if isinstance(entry, dict) and "Rules" in entry:
             entry["Rules"] = list(entry["Rules"]) + [
@@ -59,5 +76,29 @@ def home_page() -> str:
 CLI_INTRO = "Generated from the click commands themselves (`compilelint COMMAND --help` prints the same).\n\n"
 
 
+LINK = re.compile(r"(?<!!)\[([^\]]+)\]\(([^)\s#]+)(#[^)\s]*)?\)")
+
+
+def _repo_links(markdown: str, page_src: str) -> str:
+    """A link from a page to a repository file outside ``docs/`` (``../benchmarks/x.py``) cannot
+    work on the site: it is shown as the file's path, in code. Links inside the site are left
+    to mkdocs' checks."""
+    docs = ROOT / "docs"
+    here = (docs / page_src).parent
+
+    def fix(m: re.Match[str]) -> str:
+        target = m.group(2)
+        if "://" in target or target.startswith(("mailto:", "/")):
+            return m.group(0)
+        path = (here / target).resolve()
+        if path.is_relative_to(docs.resolve()) or not path.is_relative_to(ROOT):
+            return m.group(0)
+        rel = path.relative_to(ROOT).as_posix()
+        text = m.group(1)
+        return text if text.strip("`") == rel else f"{text} (`{rel}`)"
+
+    return LINK.sub(fix, markdown)
+
+
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
-    return render_generated(markdown, CATALOG)
+    return _repo_links(render_generated(markdown, CATALOG), page.file.src_uri)
