@@ -42,7 +42,7 @@ def test_random_edits_parse_as_a_full_parse() -> None:
         parser = IncrementalParser()
         parser.parse("f", data)
         lines = data.decode("utf-8").split("\n")
-        for _ in range(12):
+        for _ in range(6):
             new = list(lines)
             k = rnd.randrange(len(new))
             op = rnd.choice(["insert", "delete", "append"]) if len(new) > 2 else "insert"
@@ -70,7 +70,7 @@ def test_random_edits_parse_as_a_full_parse() -> None:
             assert got.code == full.code
             assert got.deep_equals(full), f"{path}: {op} at line {k + 1}"
             lines = new
-    assert spliced > 50  # the splice path is really taken, not only the fallback
+    assert spliced > 25  # the splice path is really taken, not only the fallback
 
 
 def test_scan_with_the_incremental_parser_finds_the_same(tmp_path: Path) -> None:
