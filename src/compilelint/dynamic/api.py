@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import dataclasses
 import importlib.util
 import json
 import os
@@ -34,6 +35,7 @@ from compilelint.dynamic.capture import (
     relpath,
     user_function_name,
 )
+from compilelint.dynamic.guards import describe
 from compilelint.dynamic.registry import Registry, load_registry
 from compilelint.dynamic.spec import SpecError, load_spec
 
@@ -143,7 +145,9 @@ def build_result(
                 break
         events.append({"reasons": payload, "function": fn})
     hits = [{"message": remap(str(h.get("message", "")))} for h in raw.get("limit_hits", []) or []]
-    recompiles = group_recompiles(events, hits, root, tdirs)
+    recompiles = [
+        describe_recompile(r, breaks) for r in group_recompiles(events, hits, root, tdirs)
+    ]
     graphs = [g for g in raw.get("graphs", []) or [] if isinstance(g, dict)]
     first = [g for g in graphs if g.get("call", 0) == 0 and g.get("phase") == "inputs"]
     reached = {
@@ -155,6 +159,14 @@ def build_result(
         for f in [error.get("frame"), *(error.get("frames") or [])]:
             if isinstance(f, dict) and f.get("path"):
                 f["path"] = relpath(str(f["path"]), root)
+    failure = raw.get("compile_failure")
+    if isinstance(failure, dict):
+        failure = json.loads(remap(json.dumps(failure)))
+        for f in [failure.get("frame"), *(failure.get("frames") or [])]:
+            if isinstance(f, dict) and f.get("path"):
+                f["path"] = relpath(str(f["path"]), root)
+    else:
+        failure = None
     raw_breaks = [b for b in raw.get("breaks", []) if isinstance(b, dict)]
     ended_by = {
         (b.get("frame_id"), b.get("frame_compile_id")): (p.gb_type, p.loc_path, p.loc_line)
@@ -177,9 +189,13 @@ def build_result(
         "compile": raw.get("compile") or {},
         "config": raw.get("config") or {},
         "mode": raw.get("mode"),
+        "mode_source": raw.get("mode_source"),
+        "inputs_moved": raw.get("inputs_moved"),
+        "import_seconds": raw.get("import_seconds"),
         "phases": raw.get("phases") or [],
         "seconds": raw.get("seconds", 0.0),
         "error": error if isinstance(error, dict) else None,
+        "compile_failure": failure,
     }
     return DynamicResult(
         block=block,
@@ -188,6 +204,25 @@ def build_result(
         reached=reached,
         root=root,
         raw=dict(raw),
+    )
+
+
+def describe_recompile(r: ObservedRecompile, breaks: list[ObservedBreak]) -> ObservedRecompile:
+    """The recompile with its guard in the user's names and a sentence saying why."""
+    path = r.path or r.code_path
+    npath = os.path.realpath(path) if path else None
+    lines = frozenset(
+        int(b.line if b.line is not None else b.loc_line)
+        for b in breaks
+        if npath and os.path.realpath(b.path or b.loc_path or "") == npath
+    )
+    g = describe(r.guard, function=r.code_name, path=path, line=r.line, break_lines=lines)
+    return dataclasses.replace(
+        r,
+        readable=g.text,
+        explanation=g.explanation,
+        every_call=g.every_call,
+        invalidated=g.invalidated,
     )
 
 

@@ -85,6 +85,12 @@ class ObservedRecompile:
     code_path: str | None = None  # the recompiled function's file and first line
     code_line: int | None = None
     frames: tuple[Frame, ...] = ()
+    code_name: str = ""  # torch's name for the recompiled code (a resume function's, say)
+    # Filled by guards.describe (dynamic.api): the guard in the user's names, and why.
+    readable: str = ""
+    explanation: str = ""
+    every_call: bool = False
+    invalidated: bool = False  # "Cache line invalidated ...": not a failed guard
 
 
 @dataclass(frozen=True)
@@ -229,9 +235,11 @@ def parse_break_message(msg: str, registry: Registry) -> ParsedBreak:
         reason_block = msg.strip()
     reason_lines = [ln for ln in reason_block.splitlines() if ln.strip()]
     explanation = _block(msg, "Explanation:", ["Hint:", "Developer debug context:", "For more"])
-    hints = tuple(
-        h.strip()
-        for h in re.findall(r"^\s*Hint: (.*(?:\n(?!\s*(?:Hint:|Developer|$)).*)*)", msg, re.M)
+    hints = tuple(  # torch repeats some hints (once per cause): keep each once, in order
+        dict.fromkeys(
+            h.strip()
+            for h in re.findall(r"^\s*Hint: (.*(?:\n(?!\s*(?:Hint:|Developer|$)).*)*)", msg, re.M)
+        )
     )
     context = _block(msg, "Developer debug context:", ["\n\n", "For more details"])
     link = GB_LINK_RE.search(msg)
@@ -409,7 +417,10 @@ def group_recompiles(
         reasons = split_recompile_payload(ev.get("reasons"))
         if not reasons:
             continue
-        pr = parse_recompile_reason(reasons[0])
+        # The newest reason that is a real guard failure; a dropped cache entry ("Cache line
+        # invalidated because ... got deallocated") only when nothing else failed.
+        trigger = next((r for r in reasons if "Cache line invalidated" not in r), reasons[0])
+        pr = parse_recompile_reason(trigger)
         fn = dict(ev.get("function") or {})
         att = attribute(pr.frames, root, torch_dirs)
         user = att.user or (pr.frames[-1] if pr.frames else None)
@@ -433,6 +444,7 @@ def group_recompiles(
                 "code_path": fn.get("path"),
                 "code_line": fn.get("line"),
                 "frames": att.frames or ((user,) if user else ()),
+                "code_name": str(fn.get("name") or ""),
             }
         else:
             g["count"] += 1
@@ -509,6 +521,10 @@ def recompile_json(r: ObservedRecompile, root: str = "") -> dict[str, Any]:
         "path": relpath(r.path, root) if r.path else None,
         "line": r.line,
         "guard": r.guard,
+        "guard_readable": r.readable or r.guard,
+        "explanation": r.explanation,
+        "every_call": r.every_call,
+        "invalidated": r.invalidated,
         "reason": r.reason,
         "hint": r.hint,
         "count": r.count,

@@ -106,6 +106,10 @@ def part_label(part: Mapping[str, Any], breaks: Sequence[Mapping[str, Any]]) -> 
             f = frames[0] if frames else b
             outer.append(f"{f.get('path')}:{f.get('line')}")
         text += f"; runs uncompiled: {', '.join(dict.fromkeys(outer))} (break in a loop)"
+    eager = part.get("eager_fallback") or []
+    if eager:
+        names = ", ".join(f"`{n}`" for n in dict.fromkeys(eager))
+        text += f"; includes {names} run eagerly (recompile limit)"
     return text
 
 
@@ -270,6 +274,10 @@ def render(result: Mapping[str, Any], options: Mapping[str, Any] | None = None) 
                 )
             )
             console.print(tt)
+            for fb in m.get("eager_fallback") or []:
+                console.print(Text(f"  {fb.get('text')}", style="yellow"))
+                if fb.get("explanation"):
+                    console.print(f"    ({fb['explanation']})")
             costly = [p for p in ts["parts"] if p["kind"] == "break"]
             for p in costly[:3]:
                 console.print(

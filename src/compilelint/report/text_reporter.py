@@ -13,6 +13,7 @@ from rich.text import Text
 from compilelint.baseline import summary_line
 from compilelint.catalog import Catalog
 from compilelint.model import Report
+from compilelint.report.common import dynamic_line, timing_text
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _STAGE = {"static": "predicted", "dynamic": "observed", "both": "confirmed"}
@@ -70,6 +71,9 @@ def render(report: Report, catalog: Catalog, options: dict[str, object]) -> str:
         con.print()
     for e in report.errors:
         con.print(Text(f"error: {e.message}", style="bold red"))
+    dyn_line = dynamic_line(report)
+    if dyn_line:
+        con.print(Text(dyn_line))
     baseline = summary_line(report.extra.get("baseline"))
     if baseline:
         con.print(Text(baseline))
@@ -85,7 +89,8 @@ def render(report: Report, catalog: Catalog, options: dict[str, object]) -> str:
         msg = "No findings"
     con.print(
         Text(
-            f"{msg} in {s.files} file{'s' if s.files != 1 else ''} ({s.lines} lines) in {s.seconds:.2f}s."
+            f"{msg} in {s.files} file{'s' if s.files != 1 else ''} ({s.lines} lines) in "
+            f"{timing_text(report)}."
         ),
     )
     return buf.getvalue()
