@@ -116,6 +116,14 @@ class _OptionOrder(click.Command):
 )
 @click.option("--no-respect-gitignore", is_flag=True, help="Scan files that .gitignore excludes.")
 @click.option(
+    "--python",
+    "python",
+    metavar="PATH",
+    help="Interpreter or virtual environment whose installed packages calls are followed into "
+    "[default: $VIRTUAL_ENV, ./.venv, else the one compilelint runs in].",
+)
+@click.option("--no-follow", is_flag=True, help="Do not follow calls into installed packages.")
+@click.option(
     "--input-spec",
     type=click.Path(),
     help="Run the dynamic stage with this input spec (needs torch).",
@@ -173,6 +181,8 @@ def check(
     no_color: bool,
     report_untraced: bool,
     no_respect_gitignore: bool,
+    python: str | None,
+    no_follow: bool,
     input_spec: str | None,
     timeout: float,
     baseline: str | None,
@@ -221,6 +231,8 @@ def check(
         jobs=jobs,
         report_untraced=report_untraced,
         no_respect_gitignore=no_respect_gitignore,
+        python=python,
+        no_follow=no_follow,
     )
     if (max_graph_breaks is not None or max_recompiles is not None) and not input_spec:
         _fail("--max-graph-breaks and --max-recompiles need --input-spec (a dynamic run)")
@@ -332,6 +344,8 @@ def resolve_config(
     jobs: int | None,
     report_untraced: bool,
     no_respect_gitignore: bool,
+    python: str | None = None,
+    no_follow: bool = False,
 ) -> tuple[Config, Catalog]:
     """The config (pyproject, then flags) and the catalogue, shared by ``check`` and
     ``baseline create``; bad values end the command with one line (exit 2)."""
@@ -358,6 +372,10 @@ def resolve_config(
             table["report-untraced"] = True
         if no_respect_gitignore:
             table["respect-gitignore"] = False
+        if python is not None:
+            table["python"] = os.path.abspath(python)
+        if no_follow:
+            table["follow"] = False
         if table:
             cfg = from_table(table, "command line", base=cfg)
     except ConfigError as exc:

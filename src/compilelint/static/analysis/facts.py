@@ -43,6 +43,8 @@ class CallSite:
     args: list[list[str]]  # taint of each positional argument
     kwargs: dict[str, list[str]]
     in_loop: bool
+    line: int = 0  # position of the call (anchors findings followed into other files)
+    col: int = 0
 
 
 @dataclass

@@ -165,6 +165,24 @@ class Project:
 
     # ------------------------------------------------------------------ reachability
     def compute(self) -> None:
+        roots = self.find_roots()
+        roots = {k for k in roots if not self.fn(k).disabled}
+        self.roots = roots
+        traced: set[FKey] = set()
+        queue = deque(sorted(roots))
+        while queue:
+            key = queue.popleft()
+            if key in traced:
+                continue
+            traced.add(key)
+            for callee in self.callees(key):
+                if callee not in traced and not self.fn(callee).disabled:
+                    queue.append(callee)
+        self.traced = traced
+        self._infer_params()
+
+    def find_roots(self) -> set[FKey]:
+        """Functions torch.compile starts tracing at: module forwards and compiled functions."""
         roots: set[FKey] = set()
         for f in self.files.values():
             for cq, cf in f.classes.items():
@@ -186,20 +204,7 @@ class Project:
                         if f"{q}.forward" in self.files[p].functions:
                             roots.add((p, f"{q}.forward"))
                             break
-        roots = {k for k in roots if not self.fn(k).disabled}
-        self.roots = roots
-        traced: set[FKey] = set()
-        queue = deque(sorted(roots))
-        while queue:
-            key = queue.popleft()
-            if key in traced:
-                continue
-            traced.add(key)
-            for callee in self.callees(key):
-                if callee not in traced and not self.fn(callee).disabled:
-                    queue.append(callee)
-        self.traced = traced
-        self._infer_params()
+        return roots
 
     def fn(self, key: FKey) -> FunctionFacts:
         return self.files[key[0]].functions[key[1]]

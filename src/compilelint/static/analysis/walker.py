@@ -179,6 +179,7 @@ class FileWalker:
         self.module_defs: dict[str, str] = {}  # top-level def/class name -> qual
         self.compiled_refs: list[str] = []
         self.pending: list[tuple[str, cst.CSTNode, Taint, dict[str, str], str, bool, str]] = []
+        self.call_nodes: list[tuple[CallSite, cst.CSTNode]] = []
         self.scope = Scope(None, None)
         self.class_stack: list[ClassFacts] = []
         self.loop_depth = 0
@@ -487,7 +488,11 @@ class FileWalker:
             ):
                 return f"S|{self.cls.qual}|{func.attr.value}"
             q = self.qualify(func)
-            if q is not None and q.split(".", 1)[0] in self.imports and not q.startswith("torch"):
+            if (
+                q is not None
+                and q.split(".", 1)[0] in self.imports
+                and q.split(".", 1)[0] != "torch"  # torchsde.sdeint is not torch's
+            ):
                 return f"D|{q}"
             if isinstance(v, cst.Name) and v.value in self.module_defs:
                 # ClassName.static_method(...)
@@ -694,7 +699,9 @@ class FileWalker:
             r = self._func_ref_of(a.value)
             if r and r not in facts.refs:
                 facts.refs.append(r)
-        facts.calls.append(CallSite(ref=ref, args=args, kwargs=kwargs, in_loop=self.loop_depth > 0))
+        site = CallSite(ref=ref, args=args, kwargs=kwargs, in_loop=self.loop_depth > 0)
+        facts.calls.append(site)
+        self.call_nodes.append((site, node))
 
     def _func_ref_of(self, v: cst.BaseExpression) -> str | None:
         if isinstance(v, cst.Name) and (
@@ -1094,7 +1101,10 @@ def analyze_module(
     walker.walk_module()
     walker.pending = [p for p in walker.pending if _may_hold(walker, p[2])]
     nodes = [n for (_, n, *_rest) in walker.pending]
+    nodes.extend(n for _, n in walker.call_nodes)
     sp = spans(module, nodes) if nodes else {}
+    for site, node in walker.call_nodes:
+        site.line, site.col = sp.get(id(node), (0, 0, 0, 0))[:2]
     candidates: list[Candidate] = []
     for code, node, req, args, scope, in_loop, func in walker.pending:
         line, col, eline, ecol = sp.get(id(node), (1, 1, 1, 1))
