@@ -12,6 +12,7 @@ Nothing generated is written into ``docs/``: ``mkdocs build`` makes it in memory
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -80,18 +81,23 @@ LINK = re.compile(r"(?<!!)\[([^\]]+)\]\(([^)\s#]+)(#[^)\s]*)?\)")
 
 
 def _repo_links(markdown: str, page_src: str) -> str:
-    """A link from a page to a repository file outside ``docs/`` (``../benchmarks/x.py``) cannot
-    work on the site: it is shown as the file's path, in code. Links inside the site are left
-    to mkdocs' checks."""
-    docs = ROOT / "docs"
-    here = (docs / page_src).parent
+    """Links as written in the page's real source file: a page generated from ``rules/CLnnn.md``
+    links relative to ``rules/``. A link to a docs page is made relative to the page on the
+    site; a link to a repository file outside ``docs/`` (``../benchmarks/x.py``) cannot work on
+    the site, so it is shown as the file's path, in code."""
+    docs = (ROOT / "docs").resolve()
+    site_dir = (docs / page_src).parent
+    source_dir = ROOT / "rules" if page_src.startswith("rules/CL") else site_dir
 
     def fix(m: re.Match[str]) -> str:
-        target = m.group(2)
+        target, anchor = m.group(2), m.group(3) or ""
         if "://" in target or target.startswith(("mailto:", "/")):
             return m.group(0)
-        path = (here / target).resolve()
-        if path.is_relative_to(docs.resolve()) or not path.is_relative_to(ROOT):
+        path = (source_dir / target).resolve()
+        if path.is_relative_to(docs):
+            rel = os.path.relpath(path, site_dir).replace(os.sep, "/")
+            return f"[{m.group(1)}]({rel}{anchor})"
+        if not path.is_relative_to(ROOT):
             return m.group(0)
         rel = path.relative_to(ROOT).as_posix()
         text = m.group(1)

@@ -6,8 +6,8 @@ Libraries pick implementations from tables (``solver = SOLVERS[method](func=f, y
 ``solver.integrate(t)``) and keep helpers in attributes (``self._gen = Generator(...)`` then
 ``self._gen.sample(shape)``). Each such call becomes a call site with the ref
 ``"O|<class ref>|<method>"``, which :class:`compilelint.static.follow.FollowProject` resolves on
-the class's MRO. Argument values are the enclosing function's parameters where an argument is
-one (``"P|<func>|<param>"``); other arguments carry no value. Reads the file with CPython's
+the class's MRO. Argument values (:mod:`values`) are the enclosing function's parameters where an
+argument is one (``P|<func>|<param>``); other arguments are unknown. Reads the file with CPython's
 ``ast`` (already accepted by phase 1); never imports anything.
 """
 
@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import ast
 
+from compilelint.static.analysis import values as V
 from compilelint.static.analysis.facts import CallSite, FileFacts, FunctionFacts
+from compilelint.static.analysis.values import Value
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -65,12 +67,12 @@ class _Module:
         return []
 
 
-def _arg_value(node: ast.expr, qual: str, params: set[str]) -> list[str]:
+def _arg_value(node: ast.expr, qual: str, params: set[str]) -> Value:
     if isinstance(node, ast.Starred):
         node = node.value
     if isinstance(node, ast.Name) and node.id in params:
-        return [f"P|{qual}|{node.id}"]
-    return []
+        return V.sym(f"P|{qual}|{node.id}")
+    return V.UNKNOWN
 
 
 def _site(ref: str, call: ast.Call, qual: str, params: set[str], in_loop: bool) -> CallSite:
