@@ -109,6 +109,17 @@ def _matches_line(f: Finding, line: int) -> bool:
     return False
 
 
+def _same_inner(frame: Frame, frames: Sequence[Frame]) -> bool:
+    """Whether an observed stack ends at ``frame`` (a followed library line)."""
+    if not frames:
+        return False
+    last = frames[-1]
+    return (
+        os.path.realpath(last.path) == os.path.realpath(frame.path)
+        and abs(last.line - frame.line) <= LINE_SLACK
+    )
+
+
 def _predicts(rule: Rule | None, gb_type: str, gb_id: str | None) -> bool:
     if rule is None:
         return False
@@ -264,6 +275,8 @@ def merge_findings(
                 continue
             if not _predicts(catalog.get(f.rule), b.gb_type, b.gb_id):
                 continue
+            if f.package and f.frames and not _same_inner(f.frames[-1], b.frames):
+                continue  # a library line reached from this call, but not the one that broke
             cur = out[i]
             assert cur is not None
             out[i] = _replace(

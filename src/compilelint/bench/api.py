@@ -85,6 +85,7 @@ class Target:
     spec: str
     note: str = ""
     root: str | None = None  # the project folder it runs in (default: the current folder)
+    pythonpath: tuple[str, ...] = ()  # folders first on the run's sys.path (a fixed copy)
 
 
 @dataclass
@@ -152,7 +153,13 @@ def check_spec(path: str) -> None:
 
 
 def _child(
-    ctx: _Ctx, spec: str, mode: str, extra: Sequence[str], progress_label: str, root: str
+    ctx: _Ctx,
+    spec: str,
+    mode: str,
+    extra: Sequence[str],
+    progress_label: str,
+    root: str,
+    pythonpath: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Run one configuration; the raw result, or ``{"error": {...}}`` when none came back."""
     opts = ctx.opts
@@ -187,7 +194,7 @@ def _child(
         cmd += ["--dtype", opts.dtype]
     if opts.device:
         cmd += ["--device", opts.device]
-    env = _child_env(opts.progress)
+    env = _child_env(opts.progress, pythonpath)
     if opts.fresh_cache:
         cache = os.path.join(ctx.tmp, f"cache-{ctx.n_children}")
         env["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(cache, "inductor")
@@ -653,7 +660,9 @@ def _run_target(
     extra = ["--save-reference", ref]
     if base_ref:
         extra += ["--reference", base_ref]
-    raw_e = _child(ctx, target.spec, EAGER, extra, f"{target.label}: eager", root)
+    raw_e = _child(
+        ctx, target.spec, EAGER, extra, f"{target.label}: eager", root, target.pythonpath
+    )
     eager = eager_entry(raw_e, root)
     device = raw_e.get("device") or (opts.device or spec.device)
     run: dict[str, Any] = {
@@ -688,7 +697,13 @@ def _run_target(
     same = True
     for mode in modes:
         raw_m = _child(
-            ctx, target.spec, mode, ["--reference", ref], f"{target.label}: {mode}", root
+            ctx,
+            target.spec,
+            mode,
+            ["--reference", ref],
+            f"{target.label}: {mode}",
+            root,
+            target.pythonpath,
         )
         entry = mode_entry(raw_m, mode, eager, ctx, root)
         if not raw_m.get("error") and not _same(run["checksums"], raw_m.get("checksums") or {}):
@@ -869,15 +884,12 @@ def fixed_copy(
     }
     if not applied:
         return None, info
-    spec_real = os.path.realpath(spec)
-    spec_in_copy = (
-        os.path.join(dest, os.path.relpath(spec_real, root))
-        if spec_real.startswith(root + os.sep)
-        else spec
-    )
+    cs = run.copy_spec
     what = ", ".join(f"{a['rule']} at {a['path']}:{a['line']}" for a in applied)
     note = f"a copy with compilelint's verified fixes applied ({what})"
-    return Target("fixed", spec_in_copy, note=note, root=dest), info
+    if cs is None:  # pragma: no cover - applied fixes imply a verified copy spec
+        return None, info
+    return Target("fixed", cs.spec, note=note, root=dest, pythonpath=cs.pythonpath), info
 
 
 def run_bench(

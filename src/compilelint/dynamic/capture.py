@@ -210,8 +210,23 @@ def match_gb_type(lines: Iterable[str], registry: Registry) -> str | None:
     return None
 
 
+_PARSED: dict[tuple[str, int], tuple[Registry, ParsedBreak]] = {}
+
+
 def parse_break_message(msg: str, registry: Registry) -> ParsedBreak:
-    """Parse one ``dynamo_graph_break_reason`` payload / graph_breaks log message."""
+    """Parse one ``dynamo_graph_break_reason`` payload / graph_breaks log message (memoised:
+    a long run's trace repeats the same messages thousands of times)."""
+    hit = _PARSED.get((msg, id(registry)))
+    if hit is not None and hit[0] is registry:
+        return hit[1]
+    out = _parse_break_message(msg, registry)
+    if len(_PARSED) >= 4096:
+        _PARSED.clear()
+    _PARSED[(msg, id(registry))] = (registry, out)
+    return out
+
+
+def _parse_break_message(msg: str, registry: Registry) -> ParsedBreak:
     m = LOC_RE.search(msg)
     loc_path, loc_line = (m.group("path"), int(m.group("line"))) if m else ("", 0)
     full = msg

@@ -105,12 +105,39 @@ def dynamic_line(report: Report) -> str | None:
         plural(int(dyn.get("graph_break_count") or 0), "graph break"),
         plural(int(dyn.get("recompile_count") or 0), "recompile"),
     ]
+    if dyn.get("source") == "trace":
+        n = len([r for r in dyn.get("ranks") or {} if r != "spec"])
+        where = f" (trace of {plural(n, 'rank')})"
     line = f"torch {dyn.get('torch')}{where}: {', '.join(parts)}"
     if dyn.get("hit_recompile_limit"):
         line += " (hit the recompile limit: torch fell back to eager)"
     if dyn.get("inputs_moved"):
         line += f"; {dyn['inputs_moved']}"
+    divergences = len(dyn.get("divergence") or [])
+    if divergences:
+        line += f"; the ranks diverge in {plural(divergences, 'place')} (CL005)"
     return line
+
+
+def rank_rows(report: Report) -> list[tuple[str, ...]]:
+    """Per-rank counts of a ``--trace`` run: (rank, graphs, breaks, recompiles, compile s)."""
+    dyn = dynamic_block(report)
+    if not dyn or dyn.get("source") != "trace":
+        return []
+    return [
+        (
+            str(label),
+            str(r.get("graphs", 0)),
+            str(r.get("graph_breaks", 0)),
+            str(r.get("recompiles", 0)) + (" (limit hit)" if r.get("hit_recompile_limit") else ""),
+            f"{float(r.get('compile_seconds') or 0.0):.1f}",
+        )
+        for label, r in (dyn.get("ranks") or {}).items()
+        if isinstance(r, dict)
+    ]
+
+
+RANK_HEADERS = ["rank", "graphs", "graph breaks", "recompiles", "compile s"]
 
 
 def diff_base_line(report: Report) -> str | None:

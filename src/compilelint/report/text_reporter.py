@@ -57,6 +57,14 @@ def render(report: Report, catalog: Catalog, options: dict[str, object]) -> str:
                 caret = Text(f"{' ' * gutter} | ", style="blue")
                 caret.append(" " * indent + "^" * width, style=_STYLE.get(f.severity, ""))
                 con.print(caret)
+            if f.package and f.frames:
+                inner = f.frames[-1]
+                con.print(
+                    Text(
+                        f"  = in: {f.package} {inner.path}:{inner.line} ({inner.function})",
+                        style="dim",
+                    )
+                )
             if f.gb_id or f.gb_type:
                 con.print(
                     Text(f"  = torch: {f.gb_id or ''} {f.gb_type or ''}".rstrip(), style="dim")
@@ -71,6 +79,16 @@ def render(report: Report, catalog: Catalog, options: dict[str, object]) -> str:
         con.print()
     for e in report.errors:
         con.print(Text(f"error: {e.message}", style="bold red"))
+    follow = report.extra.get("follow")
+    if isinstance(follow, dict) and follow.get("bounds"):
+        con.print(
+            Text(
+                "note: following calls into installed packages stopped at "
+                + ", ".join(str(b) for b in follow["bounds"])
+                + ": breaks past that point are not reported",
+                style="yellow",
+            )
+        )
     dyn_line = dynamic_line(report)
     if dyn_line:
         con.print(Text(dyn_line))
