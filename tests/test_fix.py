@@ -257,13 +257,13 @@ def test_records_are_plain_data() -> None:
     assert (FIXDIR / "CL104_before.py").read_bytes() == run.changes[0].before
 
 
-def test_readme_fix_table_is_generated_and_current() -> None:
-    from compilelint.docs import FIX_BEGIN, fix_table, update_readme
+def test_docs_fix_table_is_generated_from_the_catalogue() -> None:
+    from compilelint.docs import GENERATED, render_generated
 
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert FIX_BEGIN in text
-    assert update_readme(text, CATALOG) == text
-    table = fix_table(CATALOG)
+    page = (ROOT / "docs" / "autofix.md").read_text(encoding="utf-8")
+    marker = GENERATED.format(name="fix-table")
+    assert marker in page
+    table = render_generated(marker, CATALOG)
     for code in FIXABLE:
         assert f"`{code}`" in table and CATALOG.rules[code].fix_reason in table
 
@@ -297,3 +297,37 @@ def test_every_example_and_fixture_fixes_cleanly(tmp_path: Path) -> None:
             assert not run_fixes([str(p)], cfg, unsafe=True).changes, f"{name}: not idempotent"
         applied += sum(r.status == "applied" for r in res.records)
     assert applied >= 30
+
+
+def test_item_whose_other_use_was_guarded_is_fixed_next_round(tmp_path: Path) -> None:
+    """The logging guard lands first; the `.item()` whose value the log line also read is
+    fixed in the next round, the guarded (eager-only) use reading `.item()` itself."""
+    work = tmp_path / "m.py"
+    work.write_text(
+        "import logging\n\nimport torch\n\nlogger = logging.getLogger(__name__)\n\n\n"
+        "class M(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        spread = x.std().item()\n"
+        '        logger.debug("spread %.3f", spread)\n'
+        "        return x / max(spread, 1.0)\n",
+        encoding="utf-8",
+    )
+    res = run_fixes([str(work)], Config(select=("CL103", "CL202"), cache=False), unsafe=True)
+    fixed = decode(res.changes[0].after)
+    assert res.rounds >= 2
+    assert "        spread = x.std()\n" in fixed
+    assert (
+        "        if not torch.compiler.is_compiling():\n"
+        '            logger.debug("spread %.3f", spread.item())\n'
+    ) in fixed
+    assert "return x / torch.clamp(spread, min=1.0)" in fixed
+    assert {r.status for r in res.records} == {"applied"}
+    # a use outside a guard still blocks the fix
+    work.write_text(
+        fixed.replace("x.std()", "x.std().item()").replace(
+            "return x /", "y = [spread]\n        return x /"
+        )
+    )
+    res = run_fixes([str(work)], Config(select=("CL103",), cache=False), unsafe=True)
+    assert not res.changes
+    assert [r.status for r in res.records] == ["no-fix"]

@@ -66,6 +66,7 @@ class BenchOptions:
     warmup: int = 10
     warmup_seconds: float = 2.0  # on a GPU, warm up at least this long (clocks settle)
     attribution_steps: int = 20
+    eager_runs: int = 1  # eager runs per model: one before the compiled modes, the rest after
     train: bool = False
     dtype: str | None = None
     backend: str = "inductor"
@@ -84,6 +85,7 @@ class Target:
     spec: str
     note: str = ""
     root: str | None = None  # the project folder it runs in (default: the current folder)
+    pythonpath: tuple[str, ...] = ()  # folders first on the run's sys.path (a fixed copy)
 
 
 @dataclass
@@ -112,6 +114,8 @@ def parse_modes(text: str) -> tuple[str, ...]:
 
 
 def validate_options(opts: BenchOptions) -> None:
+    if opts.eager_runs < 1:
+        raise BenchError(f"--eager-runs: expected a positive number, got {opts.eager_runs}")
     if opts.steps < 1:
         raise BenchError(f"--steps: expected at least 1, got {opts.steps}")
     if opts.warmup < 0:
@@ -149,7 +153,13 @@ def check_spec(path: str) -> None:
 
 
 def _child(
-    ctx: _Ctx, spec: str, mode: str, extra: Sequence[str], progress_label: str, root: str
+    ctx: _Ctx,
+    spec: str,
+    mode: str,
+    extra: Sequence[str],
+    progress_label: str,
+    root: str,
+    pythonpath: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Run one configuration; the raw result, or ``{"error": {...}}`` when none came back."""
     opts = ctx.opts
@@ -184,7 +194,7 @@ def _child(
         cmd += ["--dtype", opts.dtype]
     if opts.device:
         cmd += ["--device", opts.device]
-    env = _child_env(opts.progress)
+    env = _child_env(opts.progress, pythonpath)
     if opts.fresh_cache:
         cache = os.path.join(ctx.tmp, f"cache-{ctx.n_children}")
         env["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(cache, "inductor")
@@ -300,6 +310,23 @@ def eager_entry(raw: Mapping[str, Any], root: str) -> dict[str, Any]:
         **_memory(raw),
         "seconds": raw.get("seconds"),
         "error": err,
+    }
+
+
+def eager_spread(steps: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """Repeated eager runs of one model: their medians and whether any two disagree beyond
+    their noise (interquartile ranges that do not overlap)."""
+    runs = [x for x in steps if x.get("n")]
+    if len(runs) < 2:
+        return None
+    medians = [float(x["median_ms"]) for x in runs]
+    disagree = any(stats.significant(a, b) for i, a in enumerate(runs) for b in runs[i + 1 :])
+    lo, hi = min(medians), max(medians)
+    return {
+        "runs": len(runs),
+        "medians_ms": [round(m, 4) for m in medians],
+        "spread": round((hi - lo) / lo, 4) if lo else None,
+        "consistent": not disagree,
     }
 
 
@@ -633,7 +660,9 @@ def _run_target(
     extra = ["--save-reference", ref]
     if base_ref:
         extra += ["--reference", base_ref]
-    raw_e = _child(ctx, target.spec, EAGER, extra, f"{target.label}: eager", root)
+    raw_e = _child(
+        ctx, target.spec, EAGER, extra, f"{target.label}: eager", root, target.pythonpath
+    )
     eager = eager_entry(raw_e, root)
     device = raw_e.get("device") or (opts.device or spec.device)
     run: dict[str, Any] = {
@@ -668,12 +697,32 @@ def _run_target(
     same = True
     for mode in modes:
         raw_m = _child(
-            ctx, target.spec, mode, ["--reference", ref], f"{target.label}: {mode}", root
+            ctx,
+            target.spec,
+            mode,
+            ["--reference", ref],
+            f"{target.label}: {mode}",
+            root,
+            target.pythonpath,
         )
         entry = mode_entry(raw_m, mode, eager, ctx, root)
         if not raw_m.get("error") and not _same(run["checksums"], raw_m.get("checksums") or {}):
             same = False
         run["modes"].append(entry)
+    repeats = [eager["step"]]
+    for k in range(1, opts.eager_runs):  # after the compiled modes: interleaved with them
+        raw_k = _child(ctx, target.spec, EAGER, [], f"{target.label}: eager (run {k + 1})", root)
+        if not raw_k.get("error"):
+            repeats.append(eager_entry(raw_k, root)["step"])
+    spread = eager_spread(repeats)
+    if spread is not None:
+        eager["repeats"] = spread
+        if not spread["consistent"]:
+            meds = ", ".join(f"{m:.3g}" for m in spread["medians_ms"])
+            ctx.warnings.append(
+                f"{target.label}: {spread['runs']} eager runs of the same model disagree beyond "
+                f"their noise (medians {meds} ms); speedups use the first"
+            )
     run["same_weights_and_inputs"] = same
     if not same:
         ctx.warnings.append(
@@ -835,15 +884,12 @@ def fixed_copy(
     }
     if not applied:
         return None, info
-    spec_real = os.path.realpath(spec)
-    spec_in_copy = (
-        os.path.join(dest, os.path.relpath(spec_real, root))
-        if spec_real.startswith(root + os.sep)
-        else spec
-    )
+    cs = run.copy_spec
     what = ", ".join(f"{a['rule']} at {a['path']}:{a['line']}" for a in applied)
     note = f"a copy with compilelint's verified fixes applied ({what})"
-    return Target("fixed", spec_in_copy, note=note, root=dest), info
+    if cs is None:  # pragma: no cover - applied fixes imply a verified copy spec
+        return None, info
+    return Target("fixed", cs.spec, note=note, root=dest, pythonpath=cs.pythonpath), info
 
 
 def run_bench(

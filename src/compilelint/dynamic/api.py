@@ -19,7 +19,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -272,12 +272,14 @@ def graph_json(
     return out
 
 
-def _child_env(progress: bool) -> dict[str, str]:
+def _child_env(progress: bool, pythonpath: Sequence[str] = ()) -> dict[str, str]:
     env = dict(os.environ)
     env.pop("TORCH_LOGS", None)  # set_logs/artifacts must not be overridden by the user's env
     env.pop("TORCH_TRACE", None)
     pkg_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (pkg_parent, env.get("PYTHONPATH", "")) if p)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (*pythonpath, pkg_parent, env.get("PYTHONPATH", "")) if p
+    )
     env.setdefault("PYTHONUNBUFFERED", "1")
     env["PYTHONDONTWRITEBYTECODE"] = "1"  # importing the model leaves no __pycache__ behind
     env["PYTHONFAULTHANDLER"] = "1"  # a crash prints the Python stack: we name the user's line
@@ -434,6 +436,7 @@ def run_dynamic(
     python: str | None = None,
     save_outputs: str | None = None,
     compare_outputs: str | None = None,
+    pythonpath: Sequence[str] = (),
 ) -> DynamicResult:
     """Run the spec's model under torch.compile in a child process; errors come back as data.
 
@@ -442,7 +445,8 @@ def run_dynamic(
     (``None``: the spec's ``memory_mb``, else :func:`default_memory_mb`; ``0``: no cap).
     ``save_outputs``: a file for the run's initial weights, outputs and gradients;
     ``compare_outputs``: such a file from another run to compare with (``fix --verify``); the
-    verdict is ``result.raw["comparison"]``.
+    verdict is ``result.raw["comparison"]``. ``pythonpath``: folders to put first on the
+    child's ``sys.path`` (a fixed copy of the project, see :mod:`compilelint.fix.copyspec`).
     """
     t0 = time.perf_counter()
     root = os.path.realpath(cwd)
@@ -479,7 +483,7 @@ def run_dynamic(
         proc = subprocess.Popen(
             cmd,
             cwd=root,
-            env=_child_env(progress),
+            env=_child_env(progress, pythonpath),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 import os
 import tokenize
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,10 +74,12 @@ def plan_file(
     findings: Iterable[Finding],
     catalog: Catalog,
     project: Project | None,
+    module: cst.Module | None = None,
 ) -> FilePlan | None:
-    """Ask each finding's codemod for a rewrite. None when the file does not parse."""
+    """Ask each finding's codemod for a rewrite. None when the file does not parse. ``module``
+    is ``source`` already parsed (the editor server keeps it)."""
     try:
-        module = cst.parse_module(source)
+        module = module if module is not None else cst.parse_module(source)
     except (cst.ParserSyntaxError, UnicodeDecodeError, LookupError, SyntaxError, ValueError):
         return None
     mod_name, is_pkg = module_name(Path(real))
@@ -249,9 +251,12 @@ def run_fixes(
     sources: dict[str, bytes] | None = None,
     no_cache: bool = False,
     max_rounds: int = MAX_ROUNDS,
+    extra: Sequence[Finding] = (),
 ) -> EngineResult:
     """Fix ``paths`` in memory. ``only``/``exclude`` pick fixes by :func:`finding_key` (keys
-    of findings in the files as read); ``sources`` overrides file contents by real path."""
+    of findings in the files as read); ``sources`` overrides file contents by real path;
+    ``extra``: findings the static stage did not make (torch observed them, see
+    :mod:`compilelint.fix.observed`), offered in the first round."""
     cfg = cfg if cfg is not None else load_config(paths)
     catalog = catalog or load_catalog()
     fixable = fixable_codes(catalog)
@@ -271,6 +276,13 @@ def run_fixes(
         for f in res.findings:
             if f.rule in fixable:
                 by_file.setdefault(f.path, []).append(f)
+        if rnd == 0:
+            for f in extra:
+                have = by_file.setdefault(f.path, [])
+                if f.rule in fixable and not any(
+                    (g.rule, g.line, g.col) == (f.rule, f.line, f.col) for g in have
+                ):
+                    have.append(f)
         if rnd == max_rounds:
             break
         last = []
