@@ -103,3 +103,17 @@ def test_every_variant_is_compared_with_one_eager_baseline() -> None:
     assert warnings and warnings[0].startswith("eager runs disagree: model 4.24 ms and fixed 7.8")
     summary = comparison_summary("fixed", compare_runs(base, fixed))
     assert summary is not None and "0.69x -> 0.66x" in summary
+
+
+def test_repeated_eager_runs_show_their_spread_and_disagreement() -> None:
+    from compilelint.bench import stats
+    from compilelint.bench.api import BenchError, BenchOptions, eager_spread, validate_options
+
+    same = eager_spread([stats.summarize([4.2, 4.24, 4.3]), stats.summarize([4.22, 4.25, 4.31])])
+    assert same is not None and same["consistent"] and same["runs"] == 2
+    apart = eager_spread([stats.summarize([4.2, 4.24, 4.3]), stats.summarize([5.4, 5.47, 5.5])])
+    assert apart is not None and not apart["consistent"]
+    assert apart["medians_ms"] == [4.24, 5.47] and apart["spread"] == round(1.23 / 4.24, 4)
+    assert eager_spread([stats.summarize([1.0])]) is None
+    with pytest.raises(BenchError, match="--eager-runs"):
+        validate_options(BenchOptions(eager_runs=0))

@@ -66,6 +66,7 @@ class BenchOptions:
     warmup: int = 10
     warmup_seconds: float = 2.0  # on a GPU, warm up at least this long (clocks settle)
     attribution_steps: int = 20
+    eager_runs: int = 1  # eager runs per model: one before the compiled modes, the rest after
     train: bool = False
     dtype: str | None = None
     backend: str = "inductor"
@@ -113,6 +114,8 @@ def parse_modes(text: str) -> tuple[str, ...]:
 
 
 def validate_options(opts: BenchOptions) -> None:
+    if opts.eager_runs < 1:
+        raise BenchError(f"--eager-runs: expected a positive number, got {opts.eager_runs}")
     if opts.steps < 1:
         raise BenchError(f"--steps: expected at least 1, got {opts.steps}")
     if opts.warmup < 0:
@@ -307,6 +310,23 @@ def eager_entry(raw: Mapping[str, Any], root: str) -> dict[str, Any]:
         **_memory(raw),
         "seconds": raw.get("seconds"),
         "error": err,
+    }
+
+
+def eager_spread(steps: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """Repeated eager runs of one model: their medians and whether any two disagree beyond
+    their noise (interquartile ranges that do not overlap)."""
+    runs = [x for x in steps if x.get("n")]
+    if len(runs) < 2:
+        return None
+    medians = [float(x["median_ms"]) for x in runs]
+    disagree = any(stats.significant(a, b) for i, a in enumerate(runs) for b in runs[i + 1 :])
+    lo, hi = min(medians), max(medians)
+    return {
+        "runs": len(runs),
+        "medians_ms": [round(m, 4) for m in medians],
+        "spread": round((hi - lo) / lo, 4) if lo else None,
+        "consistent": not disagree,
     }
 
 
@@ -689,6 +709,20 @@ def _run_target(
         if not raw_m.get("error") and not _same(run["checksums"], raw_m.get("checksums") or {}):
             same = False
         run["modes"].append(entry)
+    repeats = [eager["step"]]
+    for k in range(1, opts.eager_runs):  # after the compiled modes: interleaved with them
+        raw_k = _child(ctx, target.spec, EAGER, [], f"{target.label}: eager (run {k + 1})", root)
+        if not raw_k.get("error"):
+            repeats.append(eager_entry(raw_k, root)["step"])
+    spread = eager_spread(repeats)
+    if spread is not None:
+        eager["repeats"] = spread
+        if not spread["consistent"]:
+            meds = ", ".join(f"{m:.3g}" for m in spread["medians_ms"])
+            ctx.warnings.append(
+                f"{target.label}: {spread['runs']} eager runs of the same model disagree beyond "
+                f"their noise (medians {meds} ms); speedups use the first"
+            )
     run["same_weights_and_inputs"] = same
     if not same:
         ctx.warnings.append(

@@ -244,6 +244,14 @@ def render(result: Mapping[str, Any], options: Mapping[str, Any] | None = None) 
             )
             continue
         console.print(mode_table(run))
+        rep = run["eager"].get("repeats")
+        if rep:
+            meds = ", ".join(fmt_ms(m) for m in rep["medians_ms"])
+            console.print(
+                f"eager, {rep['runs']} runs (before and after the compiled modes): medians "
+                f"{meds}, spread {rep['spread'] or 0:.1%}"
+                + ("" if rep["consistent"] else "; they disagree beyond their noise")
+            )
         b2b = [
             f"{m['mode']} {m['back_to_back_speedup']:.2f}x"
             for m in run["modes"]
