@@ -142,6 +142,7 @@ def analyze(
                 catalog=cat,
                 timeout=timeout or DEFAULT_TIMEOUT,
                 progress=False,
+                cover=plist,
             )
     return finalize(
         report,

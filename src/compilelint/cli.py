@@ -156,6 +156,11 @@ class _OptionOrder(click.Command):
     metavar="MIB",
     help="Dynamic stage memory cap in MiB (0: none) [default: the spec's memory_mb, else 3/4 of RAM].",
 )
+@click.option(
+    "--no-coverage",
+    is_flag=True,
+    help="Dynamic stage: skip the eager line-coverage pass that tells unreached lines from refuted findings.",
+)
 def check(
     paths: tuple[str, ...],
     fmts: tuple[str, ...],
@@ -182,6 +187,7 @@ def check(
     apply_fixes: bool,
     unsafe_fixes: bool,
     memory_limit: int | None,
+    no_coverage: bool,
 ) -> None:
     """Check PATHS (files and folders; default: the current folder)."""
     from compilelint.api import check as run_check
@@ -260,7 +266,12 @@ def check(
             _fail(f"dynamic stage unavailable: {exc}")
             return
         report = add_dynamic_to_report(
-            report, input_spec, catalog=catalog, timeout=timeout, memory_mb=memory_limit
+            report,
+            input_spec,
+            catalog=catalog,
+            timeout=timeout,
+            memory_mb=memory_limit,
+            cover=None if no_coverage else path_list,
         )
     report = finalize(
         report,
