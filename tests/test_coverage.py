@@ -41,11 +41,7 @@ def _static(path: Path, line: int, rule: str = "CL103") -> Finding:
 def test_line_coverage_records_only_the_covered_files(tmp_path: Path) -> None:
     mod = tmp_path / "covmod.py"
     mod.write_text(
-        "def f(flag):\n"
-        "    x = 1\n"
-        "    if flag:\n"
-        "        x = 2\n"
-        "    return x\n",
+        "def f(flag):\n    x = 1\n    if flag:\n        x = 2\n    return x\n",
         encoding="utf-8",
     )
     sys.path.insert(0, str(tmp_path))

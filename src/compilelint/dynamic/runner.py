@@ -668,9 +668,7 @@ def run(
         result["torch"] = torch.__version__
         with Collectors(torch, root, bare=bare) as col:
             try:
-                _run_spec(
-                    torch, spec, root, col, result, bare=bare, recorder=recorder, cover=cover
-                )
+                _run_spec(torch, spec, root, col, result, bare=bare, recorder=recorder, cover=cover)
             finally:
                 col.fill(result)
     except StepError as se:
