@@ -945,7 +945,10 @@ def _hit(spans: dict[str, list[tuple[int, int, Any]]], path: str, line: int) -> 
 
 
 def score(
-    runs: dict[str, Any], findings: list[Any], dirs: dict[str, str]
+    runs: dict[str, Any],
+    findings: list[Any],
+    dirs: dict[str, str],
+    statuses: tuple[str, ...] = ("ok",),
 ) -> tuple[dict[str, Any], list[list[Any]]]:
     from compilelint.catalog import load_catalog
 
@@ -956,8 +959,9 @@ def score(
         p: [s for s in ss if (r := cat.get(s[2].rule)) is not None and r.verify != "none"]
         for p, ss in spans.items()
     }
-    # A run that raised part-way still labels what torch did before the error.
-    ok = {k: v for k, v in runs.items() if v.get("status") in ("ok", "run-error")}
+    # Only runs that finished: a run that raised part-way often broke on the raise itself
+    # (an input recipe the model rejects), which is no label for the static stage.
+    ok = {k: v for k, v in runs.items() if v.get("status") in statuses}
     break_lines: dict[tuple[str, int], dict[str, Any]] = {}
     rec_lines: dict[tuple[str, int], dict[str, Any]] = {}
     covered: dict[str, set[int]] = defaultdict(set)
