@@ -47,6 +47,7 @@ def comparable(data: dict) -> dict:
     data["summary"].pop("seconds")
     if isinstance(data.get("dynamic"), dict):
         data["dynamic"].pop("seconds")
+        data["dynamic"].pop("import_seconds", None)
         data["dynamic"].pop("phases")
     return data
 

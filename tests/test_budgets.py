@@ -43,8 +43,8 @@ def test_budget_flags_need_input_spec() -> None:
     code, out, err = invoke(["check", f"{FIX}/tensor_if.py", "--max-graph-breaks", "0"])
     assert code == 2 and out == ""
     assert err == (
-        "compilelint: error: --max-graph-breaks and --max-recompiles need --input-spec "
-        "(a dynamic run)\n"
+        "compilelint: error: --max-graph-breaks and --max-recompiles need --input-spec or "
+        "--trace (a run)\n"
     )
     code, _, err = invoke(["check", f"{FIX}/tensor_if.py", "--max-recompiles", "-1"])
     assert code == 2 and "-1 is not in the range x>=0" in err

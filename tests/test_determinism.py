@@ -24,7 +24,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def strip_timings(o: Any) -> Any:
     if isinstance(o, dict):
-        return {k: strip_timings(v) for k, v in o.items() if k != "seconds"}
+        return {
+            k: strip_timings(v)
+            for k, v in o.items()
+            if k != "seconds" and not k.endswith("_seconds")
+        }
     if isinstance(o, list):
         return [strip_timings(x) for x in o]
     return o

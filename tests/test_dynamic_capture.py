@@ -64,6 +64,16 @@ def test_parse_break_message_reads_type_id_hints_and_user_frame() -> None:
     assert all("symbolic_convert" not in f.path for f in p.stack)
 
 
+def test_repeated_hints_are_kept_once() -> None:
+    msg = PRINT_MSG.replace(
+        "  Hint: Please report an issue to PyTorch.\n",
+        "  Hint: Please report an issue to PyTorch.\n  Hint: Avoid calling builtin `print`.\n",
+    )
+    assert msg != PRINT_MSG
+    p = parse_break_message(msg, REG)
+    assert p.hints == ("Avoid calling builtin `print`.", "Please report an issue to PyTorch.")
+
+
 def test_historical_gb_type_maps_to_its_id_and_legacy_fallback() -> None:
     assert REG.id_for("old data-dependent name") == "GB0170"
     p = parse_break_message("generic_jump TensorVariable()", REG)

@@ -297,3 +297,37 @@ def test_every_example_and_fixture_fixes_cleanly(tmp_path: Path) -> None:
             assert not run_fixes([str(p)], cfg, unsafe=True).changes, f"{name}: not idempotent"
         applied += sum(r.status == "applied" for r in res.records)
     assert applied >= 30
+
+
+def test_item_whose_other_use_was_guarded_is_fixed_next_round(tmp_path: Path) -> None:
+    """The logging guard lands first; the `.item()` whose value the log line also read is
+    fixed in the next round, the guarded (eager-only) use reading `.item()` itself."""
+    work = tmp_path / "m.py"
+    work.write_text(
+        "import logging\n\nimport torch\n\nlogger = logging.getLogger(__name__)\n\n\n"
+        "class M(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        spread = x.std().item()\n"
+        '        logger.debug("spread %.3f", spread)\n'
+        "        return x / max(spread, 1.0)\n",
+        encoding="utf-8",
+    )
+    res = run_fixes([str(work)], Config(select=("CL103", "CL202"), cache=False), unsafe=True)
+    fixed = decode(res.changes[0].after)
+    assert res.rounds >= 2
+    assert "        spread = x.std()\n" in fixed
+    assert (
+        "        if not torch.compiler.is_compiling():\n"
+        '            logger.debug("spread %.3f", spread.item())\n'
+    ) in fixed
+    assert "return x / torch.clamp(spread, min=1.0)" in fixed
+    assert {r.status for r in res.records} == {"applied"}
+    # a use outside a guard still blocks the fix
+    work.write_text(
+        fixed.replace("x.std()", "x.std().item()").replace(
+            "return x /", "y = [spread]\n        return x /"
+        )
+    )
+    res = run_fixes([str(work)], Config(select=("CL103",), cache=False), unsafe=True)
+    assert not res.changes
+    assert [r.status for r in res.records] == ["no-fix"]

@@ -57,6 +57,7 @@ def report_from_scan(res: ScanResult) -> Report:
             seconds=round(res.seconds, 3),
             cached=res.cached,
         ),
+        extra={"follow": res.follow} if res.follow and res.follow.get("packages") else {},
     )
 
 

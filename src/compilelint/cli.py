@@ -116,6 +116,14 @@ class _OptionOrder(click.Command):
 )
 @click.option("--no-respect-gitignore", is_flag=True, help="Scan files that .gitignore excludes.")
 @click.option(
+    "--python",
+    "python",
+    metavar="PATH",
+    help="Interpreter or virtual environment whose installed packages calls are followed into "
+    "[default: $VIRTUAL_ENV, ./.venv, else the one compilelint runs in].",
+)
+@click.option("--no-follow", is_flag=True, help="Do not follow calls into installed packages.")
+@click.option(
     "--input-spec",
     type=click.Path(),
     help="Run the dynamic stage with this input spec (needs torch).",
@@ -161,6 +169,23 @@ class _OptionOrder(click.Command):
     is_flag=True,
     help="Dynamic stage: skip the eager line-coverage pass that tells unreached lines from refuted findings.",
 )
+@click.option(
+    "--trace",
+    "traces",
+    multiple=True,
+    type=click.Path(),
+    metavar="DIR_OR_FILE",
+    help="Read a real run's torch structured traces (TORCH_TRACE=DIR; one log per rank, .gz "
+    "too) and join them with the static findings. Repeatable; works with --input-spec.",
+)
+@click.option(
+    "--trace-root",
+    "trace_roots",
+    multiple=True,
+    metavar="OLD=NEW",
+    help="Map trace paths under OLD (the training machine's) to NEW here (repeatable; default: "
+    "match the scanned files by the longest common path suffix).",
+)
 def check(
     paths: tuple[str, ...],
     fmts: tuple[str, ...],
@@ -178,6 +203,8 @@ def check(
     no_color: bool,
     report_untraced: bool,
     no_respect_gitignore: bool,
+    python: str | None,
+    no_follow: bool,
     input_spec: str | None,
     timeout: float,
     baseline: str | None,
@@ -188,6 +215,8 @@ def check(
     unsafe_fixes: bool,
     memory_limit: int | None,
     no_coverage: bool,
+    traces: tuple[str, ...],
+    trace_roots: tuple[str, ...],
 ) -> None:
     """Check PATHS (files and folders; default: the current folder)."""
     from compilelint.api import check as run_check
@@ -227,9 +256,21 @@ def check(
         jobs=jobs,
         report_untraced=report_untraced,
         no_respect_gitignore=no_respect_gitignore,
+        python=python,
+        no_follow=no_follow,
     )
-    if (max_graph_breaks is not None or max_recompiles is not None) and not input_spec:
-        _fail("--max-graph-breaks and --max-recompiles need --input-spec (a dynamic run)")
+    if (max_graph_breaks is not None or max_recompiles is not None) and not (input_spec or traces):
+        _fail("--max-graph-breaks and --max-recompiles need --input-spec or --trace (a run)")
+    roots: list[tuple[str, str]] = []
+    if trace_roots:
+        from compilelint.trace.paths import TraceRootError, parse_roots
+
+        try:
+            roots = parse_roots(trace_roots)
+        except TraceRootError as exc:
+            _fail(str(exc))
+        if not traces:
+            _fail("--trace-root needs --trace")
     if baseline is not None:
         from compilelint.baseline import BaselineError, load_baseline
 
@@ -259,7 +300,20 @@ def check(
     finally:
         if progress is not None:
             progress.close()  # type: ignore[attr-defined]
-    if input_spec:
+    if traces:
+        report = _add_traces(
+            report,
+            list(traces),
+            roots,
+            path_list,
+            cfg,
+            catalog,
+            input_spec=input_spec,
+            timeout=timeout,
+            memory_limit=memory_limit,
+            show_progress=not machine and sys.stderr.isatty() and not no_color,
+        )
+    elif input_spec:
         try:
             from compilelint.dynamic.cli import add_dynamic_to_report
         except ImportError as exc:  # pragma: no cover - packaging error
@@ -279,7 +333,7 @@ def check(
         baseline=baseline,
         max_graph_breaks=max_graph_breaks,
         max_recompiles=max_recompiles,
-        spec_path=input_spec,
+        spec_path=input_spec or (traces[0] if traces else None),
     )
     for e in report.errors:
         if e.kind == "usage":
@@ -294,6 +348,62 @@ def check(
         report = attach_edits(report, path_list, cfg, catalog=catalog)
     _write_reports(report, catalog, outs, path_list, changes, no_color=no_color)
     sys.exit(exit_code(report, cfg.fail_on))
+
+
+def _add_traces(
+    report: Report,
+    traces: list[str],
+    roots: list[tuple[str, str]],
+    path_list: list[str],
+    cfg: Config,
+    catalog: Catalog,
+    *,
+    input_spec: str | None,
+    timeout: float,
+    memory_limit: int | None,
+    show_progress: bool,
+) -> Report:
+    """``--trace``: read every rank's trace, run the spec too when given, join and merge."""
+    from compilelint.static.discovery import discover
+    from compilelint.trace.api import (
+        add_trace_to_report,
+        join_traces,
+        read_traces,
+        trace_progress_bar,
+    )
+    from compilelint.trace.reader import TraceError
+
+    bar = trace_progress_bar() if show_progress else None
+    try:
+        ranks = read_traces(traces, progress=bar)
+    except TraceError as exc:
+        _fail(str(exc))
+        raise  # unreachable
+    finally:
+        if bar is not None:
+            bar.close()
+    spec_result = None
+    if input_spec:
+        from compilelint.dynamic.api import run_dynamic
+
+        spec_result = run_dynamic(
+            input_spec,
+            cwd=os.getcwd(),
+            timeout=timeout,
+            progress=show_progress,
+            memory_mb=memory_limit,
+        )
+    disc = discover(
+        path_list, exclude=cfg.exclude + cfg.extend_exclude, respect_gitignore=cfg.respect_gitignore
+    )
+    run = join_traces(
+        ranks,
+        [str(f) for f in disc.files],
+        root=os.getcwd(),
+        trace_roots=roots,
+        spec_result=spec_result,
+    )
+    return add_trace_to_report(report, run, catalog=catalog)
 
 
 def _write_reports(
@@ -343,6 +453,8 @@ def resolve_config(
     jobs: int | None,
     report_untraced: bool,
     no_respect_gitignore: bool,
+    python: str | None = None,
+    no_follow: bool = False,
 ) -> tuple[Config, Catalog]:
     """The config (pyproject, then flags) and the catalogue, shared by ``check`` and
     ``baseline create``; bad values end the command with one line (exit 2)."""
@@ -369,6 +481,10 @@ def resolve_config(
             table["report-untraced"] = True
         if no_respect_gitignore:
             table["respect-gitignore"] = False
+        if python is not None:
+            table["python"] = os.path.abspath(python)
+        if no_follow:
+            table["follow"] = False
         if table:
             cfg = from_table(table, "command line", base=cfg)
     except ConfigError as exc:

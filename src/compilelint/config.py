@@ -39,6 +39,10 @@ class Config:
     cache_dir: str | None = None
     jobs: int = 0  # 0: one per core
     report_untraced: bool = False
+    # following calls into installed packages (issue 18)
+    follow: bool = True
+    python: str | None = None  # interpreter or virtual environment whose packages are followed
+    entries: tuple[str, ...] = ()  # library mode: globs of qualified names taken as entries
     root: str = "."
     source: str | None = None  # the pyproject.toml it came from
     extra: dict[str, object] = field(default_factory=dict)
@@ -62,6 +66,9 @@ _KEYS = {
     "max-graph-breaks",
     "max-recompiles",
     "baseline",
+    "follow",
+    "python",
+    "entries",
 }
 
 
@@ -140,6 +147,7 @@ def from_table(table: dict[str, object], where: str, base: Config | None = None)
         ("respect-gitignore", "respect_gitignore"),
         ("cache", "cache"),
         ("report-untraced", "report_untraced"),
+        ("follow", "follow"),
     ):
         if key in table:
             if not isinstance(table[key], bool):
@@ -153,6 +161,15 @@ def from_table(table: dict[str, object], where: str, base: Config | None = None)
         if not isinstance(table["cache-dir"], str):
             raise ConfigError(f"{where}: cache-dir must be a string")
         changes["cache_dir"] = table["cache-dir"]
+    if "python" in table:
+        if not isinstance(table["python"], str) or not table["python"]:
+            raise ConfigError(f"{where}: python must be the path of an interpreter or a venv")
+        py = Path(table["python"]).expanduser()
+        if not py.is_absolute():
+            py = Path(where).parent / py
+        changes["python"] = str(py)
+    if "entries" in table:
+        changes["entries"] = _strs(table["entries"], "entries", where)
     extra = dict(cfg.extra)
     for key in ("max-graph-breaks", "max-recompiles"):
         if key in table:

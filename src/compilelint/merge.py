@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import os
+import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
@@ -26,6 +27,7 @@ from compilelint.model import Finding, Frame, Rule
 
 CATCH_ALL_BREAK = "CL002"
 RECOMPILE_RULE = "CL003"
+COMPILE_FAILURE_RULE = "CL004"
 LINE_SLACK = 1
 NOT_OBSERVED = " (not observed: the dynamic run executed this function without this break)"
 NOT_REACHED = " (not reached by the dynamic run's sample inputs)"
@@ -114,6 +116,17 @@ def _matches_line(f: Finding, line: int) -> bool:
     return False
 
 
+def _same_inner(frame: Frame, frames: Sequence[Frame]) -> bool:
+    """Whether an observed stack ends at ``frame`` (a followed library line)."""
+    if not frames:
+        return False
+    last = frames[-1]
+    return (
+        os.path.realpath(last.path) == os.path.realpath(frame.path)
+        and abs(last.line - frame.line) <= LINE_SLACK
+    )
+
+
 def _predicts(rule: Rule | None, gb_type: str, gb_id: str | None) -> bool:
     if rule is None:
         return False
@@ -175,6 +188,69 @@ def recompile_fix(r: ObservedRecompile) -> str:
     return "Make the guarded value stable across calls, or mark it dynamic"
 
 
+def compile_failure_finding(
+    failure: dict[str, Any], catalog: Catalog, *, root: str
+) -> Finding | None:
+    """torch.compile raised on a call that runs eagerly: a finding at the user's line (the
+    innermost frame under the project root), with the library frames and what to do."""
+    frame = failure.get("frame") or {}
+    frames = [f for f in failure.get("frames") or [] if isinstance(f, dict) and f.get("path")]
+    if not frame.get("path") and frames:
+        frame = frames[0]
+    path = str(frame.get("path") or "")
+    if not path:
+        return None
+    line = int(frame.get("line") or 1)
+    npath = norm_path(path, root)
+    rule = catalog.get(COMPILE_FAILURE_RULE)
+    typ, msg = str(failure.get("type") or ""), str(failure.get("message") or "")
+    head = msg.split(":", 1)[0]
+    exc = msg if head.rsplit(".", 1)[-1] == typ else f"{typ}: {msg}"
+    exc = re.sub(r"^(?:\w+\.)+(?=\w+Error\b|\w+Exception\b)", "", exc)
+    where = ""
+    lib = [f for f in frames if norm_path(str(f["path"]), root) != npath]
+    if lib:
+        last = lib[-1]
+        where = f" inside {last['path']}:{last.get('line')} ({last.get('function')})"
+    message = (
+        fill(rule.message, exception=exc, where=where, call=failure.get("call") or 1)
+        if rule
+        else f"torch.compile fails on this call{where}: {exc}"
+    )
+    cfg = list(failure.get("config") or [])
+    fix = (
+        "Keep this call out of the compiled region: wrap the function it calls in "
+        "`torch.compiler.disable` (a graph break per call), or move it out of `forward`; if the "
+        "library sets itself up lazily, one eager warm-up call before compiling can avoid it"
+    )
+    if cfg:
+        fix += f"; the error names {', '.join(f'`{c}`' for c in cfg)}"
+    return Finding(
+        rule=COMPILE_FAILURE_RULE,
+        name=rule.name if rule else "compile-failure",
+        path=display_path(path, root),
+        line=line,
+        col=_first_col(npath, line),
+        end_line=line,
+        end_col=_first_col(npath, line) + 1,
+        severity=rule.severity if rule else "error",
+        message=message,
+        fix=fix,
+        stage="dynamic",
+        function=str(frame.get("function") or ""),
+        line_text=_line_text(npath, line),
+        frames=tuple(
+            Frame(
+                display_path(str(f["path"]), root),
+                int(f.get("line") or 0),
+                str(f.get("function") or ""),
+            )
+            for f in frames
+        ),
+        observed=True,
+    )
+
+
 def merge_findings(
     static: Sequence[Finding],
     breaks: Iterable[ObservedBreak],
@@ -216,6 +292,8 @@ def merge_findings(
                 continue
             if not _predicts(catalog.get(f.rule), b.gb_type, b.gb_id):
                 continue
+            if f.package and f.frames and not _same_inner(f.frames[-1], b.frames):
+                continue  # a library line reached from this call, but not the one that broke
             cur = out[i]
             assert cur is not None
             out[i] = _replace(
@@ -281,17 +359,25 @@ def merge_findings(
             continue
         npath = norm_path(rpath, root)
         matched = False
+        guard = r.readable or r.guard
         for i, f in enumerate(static):
             rule = catalog.get(f.rule)
             if (
                 norm_static[i] == npath
-                and _matches_line(f, line)
                 and rule is not None
-                and (rule.category == "recompiles" or "recompile" in rule.observes)
+                and _predicts_recompile(rule)
+                and (_matches_line(f, line) or _same_state(f, guard, npath, line))
             ):
                 cur = out[i]
                 assert cur is not None
-                out[i] = _replace(cur, stage="both", count=r.count, observed=True)
+                why = f" (observed: guard `{guard}` failed {r.count} time(s))"
+                out[i] = _replace(
+                    cur,
+                    stage="both",
+                    count=r.count,
+                    observed=True,
+                    message=cur.message if why in cur.message else cur.message + why,
+                )
                 confirmed.add(i)
                 matched = True
         if matched:
@@ -302,12 +388,18 @@ def merge_findings(
                 rec_rule.message,
                 function=r.function,
                 count=r.count,
-                guard=r.guard,
+                guard=guard,
                 limit=limit,
             )
             if rec_rule
-            else f"`{r.function}` recompiled {r.count} time(s): guard `{r.guard}` failed{limit}"
+            else f"`{r.function}` recompiled {r.count} time(s): guard `{guard}` failed{limit}"
         )
+        if r.invalidated:
+            base = (
+                f"`{r.function}` recompiled {r.count} time(s): {guard} (not a failed guard){limit}"
+            )
+        if r.explanation:
+            base += f": {r.explanation}"
         extra.append(
             Finding(
                 rule=RECOMPILE_RULE,
@@ -371,6 +463,25 @@ def merge_findings(
             for f in result
         ]
     return result
+
+
+def _predicts_recompile(rule: Rule) -> bool:
+    return (
+        rule.category == "recompiles" or "recompile" in rule.observes or rule.verify == "recompiles"
+    )
+
+
+_SELF_ATTR_RE = re.compile(r"\bself\.\w+(?:\.\w+)*")
+
+
+def _same_state(f: Finding, guard: str, npath: str, line: int) -> bool:
+    """A static finding about ``self.<attr>`` and a failed guard on the same ``self.<attr>``
+    in the same function: the same recompile, whichever line installed the guard."""
+    attrs = set(_SELF_ATTR_RE.findall(guard))
+    if not attrs or not any(a in (f.line_text or f.message) for a in attrs):
+        return False
+    span = enclosing_span(npath, f.line)
+    return span is not None and span[0] <= line <= span[1]
 
 
 def _first_col(npath: str, line: int) -> int:

@@ -83,6 +83,9 @@ class Finding:
     reached: bool | None = None
     # Filled by the fix stage when the rule has an autofix for this finding (SARIF ``fixes``).
     edits: tuple[Edit, ...] = ()
+    # "name==version" of the installed distribution whose code the finding is in (third-party
+    # code reached from the user's call at path:line; ``frames`` leads there). None: user code.
+    package: str | None = None
 
 
 @dataclass(frozen=True)

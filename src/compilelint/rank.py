@@ -26,6 +26,7 @@ from compilelint.model import Finding
 
 SEVERITY_POINTS = {"error": 30.0, "warning": 20.0, "info": 10.0}
 RECOMPILE_RULE = "CL003"
+COMPILE_FAILURE_RULE = "CL004"
 
 
 def impact_parts(
@@ -35,6 +36,9 @@ def impact_parts(
     parts: dict[str, float] = {}
     key = (norm_path(f.path, root), f.line)
     count = max(int(f.count or 1), 1)
+    if f.rule == COMPILE_FAILURE_RULE:  # torch.compile itself fails: nothing else matters yet
+        parts["compile_failure"] = 1000.0
+        return parts
     if f.rule == RECOMPILE_RULE or (f.stage in ("dynamic", "both") and f.gb_type is None):
         # Recompiles rank after observed breaks (< 100) and before static-only risks (<= 30).
         parts["recompile"] = 40.0

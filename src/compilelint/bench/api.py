@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -29,7 +30,14 @@ from typing import Any
 from compilelint import __version__
 from compilelint.bench import stats
 from compilelint.dynamic.api import _child_env, build_result
-from compilelint.dynamic.capture import parse_break_message, relpath
+from compilelint.dynamic.capture import (
+    LIMIT_FN_RE,
+    guard_key,
+    parse_break_message,
+    parse_recompile_reason,
+    relpath,
+    strip_resume,
+)
 from compilelint.dynamic.registry import Registry, load_registry
 from compilelint.dynamic.spec import SpecError, load_spec
 
@@ -58,6 +66,7 @@ class BenchOptions:
     warmup: int = 10
     warmup_seconds: float = 2.0  # on a GPU, warm up at least this long (clocks settle)
     attribution_steps: int = 20
+    eager_runs: int = 1  # eager runs per model: one before the compiled modes, the rest after
     train: bool = False
     dtype: str | None = None
     backend: str = "inductor"
@@ -76,6 +85,7 @@ class Target:
     spec: str
     note: str = ""
     root: str | None = None  # the project folder it runs in (default: the current folder)
+    pythonpath: tuple[str, ...] = ()  # folders first on the run's sys.path (a fixed copy)
 
 
 @dataclass
@@ -104,6 +114,8 @@ def parse_modes(text: str) -> tuple[str, ...]:
 
 
 def validate_options(opts: BenchOptions) -> None:
+    if opts.eager_runs < 1:
+        raise BenchError(f"--eager-runs: expected a positive number, got {opts.eager_runs}")
     if opts.steps < 1:
         raise BenchError(f"--steps: expected at least 1, got {opts.steps}")
     if opts.warmup < 0:
@@ -141,7 +153,13 @@ def check_spec(path: str) -> None:
 
 
 def _child(
-    ctx: _Ctx, spec: str, mode: str, extra: Sequence[str], progress_label: str, root: str
+    ctx: _Ctx,
+    spec: str,
+    mode: str,
+    extra: Sequence[str],
+    progress_label: str,
+    root: str,
+    pythonpath: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Run one configuration; the raw result, or ``{"error": {...}}`` when none came back."""
     opts = ctx.opts
@@ -176,7 +194,7 @@ def _child(
         cmd += ["--dtype", opts.dtype]
     if opts.device:
         cmd += ["--device", opts.device]
-    env = _child_env(opts.progress)
+    env = _child_env(opts.progress, pythonpath)
     if opts.fresh_cache:
         cache = os.path.join(ctx.tmp, f"cache-{ctx.n_children}")
         env["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(cache, "inductor")
@@ -295,6 +313,23 @@ def eager_entry(raw: Mapping[str, Any], root: str) -> dict[str, Any]:
     }
 
 
+def eager_spread(steps: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """Repeated eager runs of one model: their medians and whether any two disagree beyond
+    their noise (interquartile ranges that do not overlap)."""
+    runs = [x for x in steps if x.get("n")]
+    if len(runs) < 2:
+        return None
+    medians = [float(x["median_ms"]) for x in runs]
+    disagree = any(stats.significant(a, b) for i, a in enumerate(runs) for b in runs[i + 1 :])
+    lo, hi = min(medians), max(medians)
+    return {
+        "runs": len(runs),
+        "medians_ms": [round(m, 4) for m in medians],
+        "spread": round((hi - lo) / lo, 4) if lo else None,
+        "consistent": not disagree,
+    }
+
+
 def _r(v: Any, nd: int = 4) -> Any:
     return round(float(v), nd) if isinstance(v, (int, float)) else None
 
@@ -405,6 +440,97 @@ def attribute_time(
     }
 
 
+LIMIT_RE = re.compile(r"hit config\.(?P<kind>\w+) \((?P<n>\d+)\)")
+LAST_REASON_RE = re.compile(r"last reason: (?P<r>.*)")
+PHASE_TEXT = {
+    "first": "the first call",
+    "inputs": "the inputs",
+    "warmup": "warm-up",
+    "timed": "the timed steps",
+    "back-to-back": "the back-to-back steps",
+    "attribution": "the attribution steps",
+}
+
+
+def eager_fallbacks(
+    hits: Iterable[Mapping[str, Any]],
+    recompiles: Sequence[Mapping[str, Any]],
+    time_split: Mapping[str, Any] | None,
+    root: str,
+) -> list[dict[str, Any]]:
+    """Frames torch gave up on at the recompile limit (they run eagerly from then on): which
+    function, since which call, the guard that failed last and its line, and what the time
+    outside compiled graphs (where that eager run is) costs per step."""
+    out: list[dict[str, Any]] = []
+    seen: set[tuple[str, str]] = set()
+    outside = [p for p in (time_split or {}).get("parts", []) if p.get("kind") != "break"]
+    ms = round(sum(float(p.get("ms_per_step") or 0.0) for p in outside), 4)
+    share = round(sum(float(p.get("share") or 0.0) for p in outside), 4)
+    for h in hits:
+        msg = str(h.get("message", ""))
+        fm = LIMIT_FN_RE.search(msg)
+        lm = LIMIT_RE.search(msg)
+        name = strip_resume(fm.group("name")) if fm else "?"
+        path = relpath(fm.group("path"), root) if fm else None
+        key = (name, str(path))
+        if key in seen:
+            continue
+        seen.add(key)
+        rm = LAST_REASON_RE.search(msg)
+        last = parse_recompile_reason(rm.group("r")).guard if rm else ""
+        match = next(
+            (
+                r
+                for r in recompiles
+                if r.get("function") == name and guard_key(str(r.get("guard"))) == guard_key(last)
+            ),
+            None,
+        )
+        if match is None and last:
+            match = next((r for r in recompiles if r.get("function") == name), None)
+        out.append(
+            {
+                "function": name,
+                "path": path,
+                "line": int(fm.group("line")) if fm else None,
+                "limit": lm.group("kind") if lm else "recompile_limit",
+                "limit_value": int(lm.group("n")) if lm else None,
+                "since_call": h.get("call"),
+                "since_phase": h.get("phase"),
+                "guard": last or (match or {}).get("guard"),
+                "guard_readable": (match or {}).get("guard_readable") or last or None,
+                "guard_path": (match or {}).get("path"),
+                "guard_line": (match or {}).get("line"),
+                "explanation": (match or {}).get("explanation") or "",
+                "ms_per_step": ms if time_split else None,
+                "share": share if time_split else None,
+            }
+        )
+    return out
+
+
+def fallback_text(fb: Mapping[str, Any]) -> str:
+    """One sentence for a frame that runs eagerly after the recompile limit."""
+    since = ""
+    if fb.get("since_call"):
+        phase = PHASE_TEXT.get(str(fb.get("since_phase")), str(fb.get("since_phase") or ""))
+        since = f" since call {fb['since_call']}" + (f" ({phase})" if phase else "")
+    where = f" ({fb['path']}:{fb['line']})" if fb.get("path") else ""
+    limit = f"config.{fb.get('limit')}" + (
+        f" ({fb['limit_value']})" if fb.get("limit_value") is not None else ""
+    )
+    text = f"`{fb['function']}`{where} runs eagerly{since}: torch hit {limit}"
+    if fb.get("guard_readable"):
+        at = f" at line {fb['guard_line']}" if fb.get("guard_line") else ""
+        text += f"; the last failed guard is `{fb['guard_readable']}`{at}"
+    if fb.get("ms_per_step") is not None:
+        text += (
+            f"; that eager run is in the {fb['ms_per_step']:.3g} ms per step "
+            f"({fb['share']:.0%}) spent outside compiled graphs"
+        )
+    return text
+
+
 def mode_entry(
     raw: Mapping[str, Any],
     mode: str,
@@ -466,7 +592,18 @@ def mode_entry(
             f"{mode}: recompiled {in_timed} time(s) during the timed steps; its step times "
             "include compile time"
         )
-    if dyn.block.get("hit_recompile_limit"):
+    fallbacks = eager_fallbacks(
+        raw.get("limit_hits") or [], dyn.block.get("recompiles") or [], time_split, root
+    )
+    if time_split is not None and fallbacks:
+        names = [f"{fb['function']}" for fb in fallbacks]
+        for part in time_split["parts"]:
+            if part["kind"] != "break":
+                part["eager_fallback"] = names
+    for fb in fallbacks:
+        fb["text"] = fallback_text(fb)
+        ctx.warnings.append(f"{mode}: {fb['text']}")
+    if dyn.block.get("hit_recompile_limit") and not fallbacks:
         ctx.warnings.append(f"{mode}: hit the recompile limit; the frames past it run eagerly")
     return {
         "mode": mode,
@@ -488,6 +625,7 @@ def mode_entry(
         "recompiles_during_timed_steps": in_timed,
         "hit_recompile_limit": bool(dyn.block.get("hit_recompile_limit")),
         "recompile_details": dyn.block.get("recompiles", []),
+        "eager_fallback": fallbacks,
         "time": time_split,
         "output": _output(raw.get("reference")),
         "seconds": raw.get("seconds"),
@@ -522,7 +660,9 @@ def _run_target(
     extra = ["--save-reference", ref]
     if base_ref:
         extra += ["--reference", base_ref]
-    raw_e = _child(ctx, target.spec, EAGER, extra, f"{target.label}: eager", root)
+    raw_e = _child(
+        ctx, target.spec, EAGER, extra, f"{target.label}: eager", root, target.pythonpath
+    )
     eager = eager_entry(raw_e, root)
     device = raw_e.get("device") or (opts.device or spec.device)
     run: dict[str, Any] = {
@@ -532,6 +672,8 @@ def _run_target(
         "note": target.note,
         "device": device,
         "train": bool(raw_e.get("train", opts.train or spec.mode == "train")),
+        "mode_source": raw_e.get("mode_source"),
+        "inputs_moved": raw_e.get("inputs_moved"),
         "checksums": raw_e.get("checksums") or {},
         "same_weights_and_inputs": None,
         "output_vs_baseline": _output(raw_e.get("reference")) if base_ref else None,
@@ -555,12 +697,32 @@ def _run_target(
     same = True
     for mode in modes:
         raw_m = _child(
-            ctx, target.spec, mode, ["--reference", ref], f"{target.label}: {mode}", root
+            ctx,
+            target.spec,
+            mode,
+            ["--reference", ref],
+            f"{target.label}: {mode}",
+            root,
+            target.pythonpath,
         )
         entry = mode_entry(raw_m, mode, eager, ctx, root)
         if not raw_m.get("error") and not _same(run["checksums"], raw_m.get("checksums") or {}):
             same = False
         run["modes"].append(entry)
+    repeats = [eager["step"]]
+    for k in range(1, opts.eager_runs):  # after the compiled modes: interleaved with them
+        raw_k = _child(ctx, target.spec, EAGER, [], f"{target.label}: eager (run {k + 1})", root)
+        if not raw_k.get("error"):
+            repeats.append(eager_entry(raw_k, root)["step"])
+    spread = eager_spread(repeats)
+    if spread is not None:
+        eager["repeats"] = spread
+        if not spread["consistent"]:
+            meds = ", ".join(f"{m:.3g}" for m in spread["medians_ms"])
+            ctx.warnings.append(
+                f"{target.label}: {spread['runs']} eager runs of the same model disagree beyond "
+                f"their noise (medians {meds} ms); speedups use the first"
+            )
     run["same_weights_and_inputs"] = same
     if not same:
         ctx.warnings.append(
@@ -568,6 +730,41 @@ def _run_target(
             "(the model's initialisation is not deterministic under the spec's seed)"
         )
     return run, ref, env
+
+
+def one_baseline(runs: Sequence[dict[str, Any]], warnings: list[str]) -> None:
+    """Every run's speedups against one eager baseline: the first run's (the model as written).
+
+    Each variant still runs eagerly in its own process (its weights, inputs and output are
+    checked against the baseline's); that eager time is kept as a check of the measurement:
+    when two eager runs disagree beyond their spread (interquartile ranges that do not overlap)
+    it is said. The speedup a variant's compiled step gets against its own eager run stays
+    available as ``speedup_vs_own_eager``."""
+    if len(runs) < 2:
+        return
+    base = runs[0]
+    be = base.get("eager", {}).get("step") or {}
+    bb = base.get("eager", {}).get("back_to_back") or {}
+    if not be.get("n"):
+        return
+    for run in runs[1:]:
+        own = run.get("eager", {}).get("step") or {}
+        check = stats.speedup(be, own)
+        run["eager"]["vs_baseline"] = check
+        run["baseline"] = base["label"]
+        if own.get("n") and check["significant"]:
+            warnings.append(
+                f"eager runs disagree: {base['label']} {be['median_ms']:.3g} ms and "
+                f"{run['label']} {own['median_ms']:.3g} ms per step, beyond their spread; "
+                f"every speedup is against {base['label']}'s eager run"
+            )
+        for m in run.get("modes", []):
+            if m.get("status") != "ok":
+                continue
+            m["speedup_vs_own_eager"] = m.get("speedup")
+            m.update(stats.speedup(be, m["step"]))
+            m["back_to_back_speedup"] = stats.speedup(bb, m.get("back_to_back") or {})["speedup"]
+            m["baseline"] = f"{base['label']} eager"
 
 
 def compare_runs(base: Mapping[str, Any], other: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -687,15 +884,12 @@ def fixed_copy(
     }
     if not applied:
         return None, info
-    spec_real = os.path.realpath(spec)
-    spec_in_copy = (
-        os.path.join(dest, os.path.relpath(spec_real, root))
-        if spec_real.startswith(root + os.sep)
-        else spec
-    )
+    cs = run.copy_spec
     what = ", ".join(f"{a['rule']} at {a['path']}:{a['line']}" for a in applied)
     note = f"a copy with compilelint's verified fixes applied ({what})"
-    return Target("fixed", spec_in_copy, note=note, root=dest), info
+    if cs is None:  # pragma: no cover - applied fixes imply a verified copy spec
+        return None, info
+    return Target("fixed", cs.spec, note=note, root=dest, pythonpath=cs.pythonpath), info
 
 
 def run_bench(
@@ -744,6 +938,7 @@ def run_bench(
     finally:
         with contextlib.suppress(OSError):
             shutil.rmtree(tmp)
+    one_baseline(runs, ctx.warnings)
     comparison = []
     for other in runs[1:]:
         comp = compare_runs(runs[0], other)
@@ -777,6 +972,9 @@ def run_bench(
             if cuda
             else "time.perf_counter per step",
             "significance": "interquartile ranges do not overlap",
+            "baseline": "every speedup is against the first run's eager step time"
+            if len(runs) > 1
+            else "eager step time",
         },
         "environment": env,
         "runs": runs,

@@ -58,6 +58,14 @@ def _fail(msg: str) -> None:
     show_default=True,
     help="Extra steps with timers around each compiled graph (0: skip).",
 )
+@click.option(
+    "--eager-runs",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Eager runs per model (the first before the compiled modes, the others after them); "
+    "their spread is shown and disagreement beyond noise is reported.",
+)
 @click.option("--train", is_flag=True, help="Time forward + backward (default: the spec's mode).")
 @click.option("--dtype", help=f"Cast the model and floating inputs to one of {', '.join(DTYPES)}.")
 @click.option("--device", help="cpu, cuda or auto (default: the spec's device).")
@@ -105,6 +113,7 @@ def bench(
     steps: int,
     warmup: int,
     attribution_steps: int,
+    eager_runs: int,
     train: bool,
     dtype: str | None,
     device: str | None,
@@ -138,6 +147,7 @@ def bench(
             steps=steps,
             warmup=warmup,
             attribution_steps=attribution_steps,
+            eager_runs=eager_runs,
             train=train,
             dtype=dtype,
             backend=backend,

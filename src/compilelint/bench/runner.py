@@ -48,16 +48,14 @@ from compilelint.dynamic.runner import (
     StepError,
     TraceCollector,
     WarningCollector,
-    build_model,
     error_record,
     import_target,
-    make_value,
     mark_dynamic,
     pick_device,
+    prepare,
     progress,
     scalar_of,
     serve_child,
-    split_inputs,
     step,
 )
 from compilelint.dynamic.spec import load_spec
@@ -394,6 +392,7 @@ def run(ns: argparse.Namespace, root: str) -> dict[str, Any]:
         tlog.setLevel(logging.DEBUG)
         logging.getLogger("torch._dynamo").addHandler(warn)
         trace.phase = "first"
+        warn.phase = "first"
 
         with step("device"):
             device = pick_device(torch, ns.device or spec.device)
@@ -402,8 +401,6 @@ def run(ns: argparse.Namespace, root: str) -> dict[str, Any]:
         cuda = device.startswith("cuda")
         result["device"] = device
         result["environment"] = environment(torch, device)
-        train = bool(ns.train) or spec.mode == "train"
-        result["train"] = train
         torch.manual_seed(spec.seed)
 
         with step("import model"):
@@ -411,19 +408,15 @@ def run(ns: argparse.Namespace, root: str) -> dict[str, Any]:
             spec_dir = os.path.dirname(spec.source) if spec.source else root
             obj = import_target(spec.model, root, spec_dir)
         with step("init"):
-            model, default_inputs = build_model(torch, obj, spec, device)
-            model = model.to(device)
-            if ns.dtype:
-                model = model.to(getattr(torch, ns.dtype))
-            model.train() if train else model.eval()
+            dt = getattr(torch, ns.dtype) if ns.dtype else None
+            prep = prepare(torch, obj, spec, device, dtype=dt, train=bool(ns.train))
+            model, args, kwargs = prep.model, prep.args, prep.kwargs
+            train = prep.mode == "train"
+            result["train"] = train
+            result["mode_source"] = prep.mode_source
+            result["inputs_moved"] = prep.inputs_moved
         with step("inputs"):
-            if spec.inputs_given or spec.kwargs or default_inputs is None:
-                args = [make_value(torch, a, device) for a in spec.inputs]
-                kwargs = {k: make_value(torch, a, device) for k, a in spec.kwargs.items()}
-            else:
-                args, kwargs = split_inputs(default_inputs)
-            if ns.dtype:
-                dt = getattr(torch, ns.dtype)
+            if dt is not None:
                 args = cast_value(torch, args, dt)
                 kwargs = cast_value(torch, kwargs, dt)
             mark_dynamic(torch, spec.dynamic, args, kwargs)
@@ -465,6 +458,7 @@ def run(ns: argparse.Namespace, root: str) -> dict[str, Any]:
         params = [p for p in model.parameters() if p.requires_grad] if train else []
 
         def one_step() -> Any:
+            warn.call += 1
             if mark_step is not None:
                 mark_step()
             with grad_ctx():
@@ -494,6 +488,7 @@ def run(ns: argparse.Namespace, root: str) -> dict[str, Any]:
                 result["reference"] = reference(torch, ns, out)
             del out
             trace.phase = "warmup"
+            warn.phase = "warmup"
             if backend is not None:
                 backend.phase = "warmup"
             progress(f"{ns.mode}: {ns.warmup} warm-up steps")
@@ -511,6 +506,7 @@ def run(ns: argparse.Namespace, root: str) -> dict[str, Any]:
                 sync()
                 result["warmup_steps_run"] = done
             trace.phase = "timed"
+            warn.phase = "timed"
             if backend is not None:
                 backend.phase = "timed"
             progress(f"{ns.mode}: {ns.steps} timed steps")
@@ -552,6 +548,7 @@ def run(ns: argparse.Namespace, root: str) -> dict[str, Any]:
             # Back to back: the same number of steps in 5 chunks, synchronized only at the end
             # of each chunk, so the host can run ahead of the device as in a training loop.
             trace.phase = "back-to-back"
+            warn.phase = "back-to-back"
             progress(f"{ns.mode}: {ns.steps} back-to-back steps")
             with step("back-to-back steps"):
                 chunks = min(5, ns.steps)
@@ -574,6 +571,7 @@ def run(ns: argparse.Namespace, root: str) -> dict[str, Any]:
                         result["back_to_back_ms"].append((time.perf_counter() - w0) * 1e3 / per)
             if backend is not None and ns.attribution_steps > 0:
                 trace.phase = "attribution"
+                warn.phase = "attribution"
                 backend.phase = "attribution"
                 progress(f"{ns.mode}: {ns.attribution_steps} attribution steps")
                 with step("attribution steps"):

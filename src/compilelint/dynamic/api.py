@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import dataclasses
 import importlib.util
 import json
 import os
@@ -18,7 +19,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +35,7 @@ from compilelint.dynamic.capture import (
     relpath,
     user_function_name,
 )
+from compilelint.dynamic.guards import describe
 from compilelint.dynamic.registry import Registry, load_registry
 from compilelint.dynamic.spec import SpecError, load_spec
 
@@ -146,7 +148,9 @@ def build_result(
                 break
         events.append({"reasons": payload, "function": fn})
     hits = [{"message": remap(str(h.get("message", "")))} for h in raw.get("limit_hits", []) or []]
-    recompiles = group_recompiles(events, hits, root, tdirs)
+    recompiles = [
+        describe_recompile(r, breaks) for r in group_recompiles(events, hits, root, tdirs)
+    ]
     graphs = [g for g in raw.get("graphs", []) or [] if isinstance(g, dict)]
     first = [g for g in graphs if g.get("call", 0) == 0 and g.get("phase") == "inputs"]
     reached = {
@@ -164,6 +168,14 @@ def build_result(
         for f in [error.get("frame"), *(error.get("frames") or [])]:
             if isinstance(f, dict) and f.get("path"):
                 f["path"] = relpath(str(f["path"]), root)
+    failure = raw.get("compile_failure")
+    if isinstance(failure, dict):
+        failure = json.loads(remap(json.dumps(failure)))
+        for f in [failure.get("frame"), *(failure.get("frames") or [])]:
+            if isinstance(f, dict) and f.get("path"):
+                f["path"] = relpath(str(f["path"]), root)
+    else:
+        failure = None
     raw_breaks = [b for b in raw.get("breaks", []) if isinstance(b, dict)]
     ended_by = {
         (b.get("frame_id"), b.get("frame_compile_id")): (p.gb_type, p.loc_path, p.loc_line)
@@ -186,9 +198,13 @@ def build_result(
         "compile": raw.get("compile") or {},
         "config": raw.get("config") or {},
         "mode": raw.get("mode"),
+        "mode_source": raw.get("mode_source"),
+        "inputs_moved": raw.get("inputs_moved"),
+        "import_seconds": raw.get("import_seconds"),
         "phases": raw.get("phases") or [],
         "seconds": raw.get("seconds", 0.0),
         "error": error if isinstance(error, dict) else None,
+        "compile_failure": failure,
     }
     return DynamicResult(
         block=block,
@@ -198,6 +214,25 @@ def build_result(
         root=root,
         raw=dict(raw),
         covered=covered,
+    )
+
+
+def describe_recompile(r: ObservedRecompile, breaks: list[ObservedBreak]) -> ObservedRecompile:
+    """The recompile with its guard in the user's names and a sentence saying why."""
+    path = r.path or r.code_path
+    npath = os.path.realpath(path) if path else None
+    lines = frozenset(
+        int(b.line if b.line is not None else b.loc_line)
+        for b in breaks
+        if npath and os.path.realpath(b.path or b.loc_path or "") == npath
+    )
+    g = describe(r.guard, function=r.code_name, path=path, line=r.line, break_lines=lines)
+    return dataclasses.replace(
+        r,
+        readable=g.text,
+        explanation=g.explanation,
+        every_call=g.every_call,
+        invalidated=g.invalidated,
     )
 
 
@@ -247,12 +282,14 @@ def graph_json(
     return out
 
 
-def _child_env(progress: bool) -> dict[str, str]:
+def _child_env(progress: bool, pythonpath: Sequence[str] = ()) -> dict[str, str]:
     env = dict(os.environ)
     env.pop("TORCH_LOGS", None)  # set_logs/artifacts must not be overridden by the user's env
     env.pop("TORCH_TRACE", None)
     pkg_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (pkg_parent, env.get("PYTHONPATH", "")) if p)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (*pythonpath, pkg_parent, env.get("PYTHONPATH", "")) if p
+    )
     env.setdefault("PYTHONUNBUFFERED", "1")
     env["PYTHONDONTWRITEBYTECODE"] = "1"  # importing the model leaves no __pycache__ behind
     env["PYTHONFAULTHANDLER"] = "1"  # a crash prints the Python stack: we name the user's line
@@ -410,6 +447,7 @@ def run_dynamic(
     save_outputs: str | None = None,
     compare_outputs: str | None = None,
     cover: tuple[str, ...] | list[str] = (),
+    pythonpath: Sequence[str] = (),
 ) -> DynamicResult:
     """Run the spec's model under torch.compile in a child process; errors come back as data.
 
@@ -419,7 +457,9 @@ def run_dynamic(
     ``save_outputs``: a file for the run's initial weights, outputs and gradients;
     ``compare_outputs``: such a file from another run to compare with (``fix --verify``); the
     verdict is ``result.raw["comparison"]``. ``cover``: files and folders (the scanned paths)
-    whose executed lines an extra eager pass records (``result.covered``).
+    whose executed lines an extra eager pass records (``result.covered``). ``pythonpath``:
+    folders to put first on the child's ``sys.path`` (a fixed copy of the project, see
+    :mod:`compilelint.fix.copyspec`).
     """
     t0 = time.perf_counter()
     root = os.path.realpath(cwd)
@@ -458,7 +498,7 @@ def run_dynamic(
         proc = subprocess.Popen(
             cmd,
             cwd=root,
-            env=_child_env(progress),
+            env=_child_env(progress, pythonpath),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,

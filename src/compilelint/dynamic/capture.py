@@ -85,6 +85,12 @@ class ObservedRecompile:
     code_path: str | None = None  # the recompiled function's file and first line
     code_line: int | None = None
     frames: tuple[Frame, ...] = ()
+    code_name: str = ""  # torch's name for the recompiled code (a resume function's, say)
+    # Filled by guards.describe (dynamic.api): the guard in the user's names, and why.
+    readable: str = ""
+    explanation: str = ""
+    every_call: bool = False
+    invalidated: bool = False  # "Cache line invalidated ...": not a failed guard
 
 
 @dataclass(frozen=True)
@@ -204,8 +210,23 @@ def match_gb_type(lines: Iterable[str], registry: Registry) -> str | None:
     return None
 
 
+_PARSED: dict[tuple[str, int], tuple[Registry, ParsedBreak]] = {}
+
+
 def parse_break_message(msg: str, registry: Registry) -> ParsedBreak:
-    """Parse one ``dynamo_graph_break_reason`` payload / graph_breaks log message."""
+    """Parse one ``dynamo_graph_break_reason`` payload / graph_breaks log message (memoised:
+    a long run's trace repeats the same messages thousands of times)."""
+    hit = _PARSED.get((msg, id(registry)))
+    if hit is not None and hit[0] is registry:
+        return hit[1]
+    out = _parse_break_message(msg, registry)
+    if len(_PARSED) >= 4096:
+        _PARSED.clear()
+    _PARSED[(msg, id(registry))] = (registry, out)
+    return out
+
+
+def _parse_break_message(msg: str, registry: Registry) -> ParsedBreak:
     m = LOC_RE.search(msg)
     loc_path, loc_line = (m.group("path"), int(m.group("line"))) if m else ("", 0)
     full = msg
@@ -229,9 +250,11 @@ def parse_break_message(msg: str, registry: Registry) -> ParsedBreak:
         reason_block = msg.strip()
     reason_lines = [ln for ln in reason_block.splitlines() if ln.strip()]
     explanation = _block(msg, "Explanation:", ["Hint:", "Developer debug context:", "For more"])
-    hints = tuple(
-        h.strip()
-        for h in re.findall(r"^\s*Hint: (.*(?:\n(?!\s*(?:Hint:|Developer|$)).*)*)", msg, re.M)
+    hints = tuple(  # torch repeats some hints (once per cause): keep each once, in order
+        dict.fromkeys(
+            h.strip()
+            for h in re.findall(r"^\s*Hint: (.*(?:\n(?!\s*(?:Hint:|Developer|$)).*)*)", msg, re.M)
+        )
     )
     context = _block(msg, "Developer debug context:", ["\n\n", "For more details"])
     link = GB_LINK_RE.search(msg)
@@ -409,7 +432,10 @@ def group_recompiles(
         reasons = split_recompile_payload(ev.get("reasons"))
         if not reasons:
             continue
-        pr = parse_recompile_reason(reasons[0])
+        # The newest reason that is a real guard failure; a dropped cache entry ("Cache line
+        # invalidated because ... got deallocated") only when nothing else failed.
+        trigger = next((r for r in reasons if "Cache line invalidated" not in r), reasons[0])
+        pr = parse_recompile_reason(trigger)
         fn = dict(ev.get("function") or {})
         att = attribute(pr.frames, root, torch_dirs)
         user = att.user or (pr.frames[-1] if pr.frames else None)
@@ -433,6 +459,7 @@ def group_recompiles(
                 "code_path": fn.get("path"),
                 "code_line": fn.get("line"),
                 "frames": att.frames or ((user,) if user else ()),
+                "code_name": str(fn.get("name") or ""),
             }
         else:
             g["count"] += 1
@@ -509,6 +536,10 @@ def recompile_json(r: ObservedRecompile, root: str = "") -> dict[str, Any]:
         "path": relpath(r.path, root) if r.path else None,
         "line": r.line,
         "guard": r.guard,
+        "guard_readable": r.readable or r.guard,
+        "explanation": r.explanation,
+        "every_call": r.every_call,
+        "invalidated": r.invalidated,
         "reason": r.reason,
         "hint": r.hint,
         "count": r.count,

@@ -19,7 +19,7 @@ import click
 from compilelint.catalog import Catalog, load_catalog
 from compilelint.dynamic.api import DEFAULT_TIMEOUT, DynamicResult, run_dynamic
 from compilelint.dynamic.spec import SpecError, init_spec, load_spec
-from compilelint.merge import merge_findings
+from compilelint.merge import compile_failure_finding, merge_findings
 from compilelint.model import FileError, Report
 from compilelint.rank import rank_findings
 
@@ -56,7 +56,9 @@ def add_dynamic_to_report(
         memory_mb=memory_mb,
         cover=list(cover or ()),
     )
-    ran = res.ok and bool(res.raw)
+    failure = res.block.get("compile_failure")
+    # A run that stopped at a compile failure did not execute the model: no "not observed".
+    ran = res.ok and bool(res.raw) and not failure
     merged = merge_findings(
         report.findings,
         res.breaks,
@@ -67,6 +69,10 @@ def add_dynamic_to_report(
         ran=ran,
         covered=res.covered,
     )
+    if isinstance(failure, dict):
+        cf = compile_failure_finding(failure, cat, root=root)
+        if cf is not None:
+            merged.append(cf)
     ranked, why = rank_findings(merged, res.breaks, root=root)
     errors = list(report.errors)
     err = res.error
@@ -123,13 +129,22 @@ def spec() -> None:
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False), help="Write here (default: stdout)."
 )
-def spec_init(target: str, output: str | None) -> None:
-    """Print a starter spec for TARGET (file.py:Name or pkg.module:Name); never imports it."""
+@click.option(
+    "--run",
+    is_flag=True,
+    help="For a factory: call it (in a child process, needs torch) and write the inputs it "
+    "returns (small tensors as literal data).",
+)
+def spec_init(target: str, output: str | None, run: bool) -> None:
+    """Print a starter spec for TARGET (file.py:Name or pkg.module:Name); never imports it
+    unless --run is given."""
     try:
         data = init_spec(target)
     except SpecError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
+    if run:
+        data = _with_factory_inputs(data, target)
     text = json.dumps(data, indent=2) + "\n"
     if output:
         with open(output, "w", encoding="utf-8") as fh:
@@ -137,6 +152,44 @@ def spec_init(target: str, output: str | None) -> None:
         click.echo(f"wrote {output}", err=True)
     else:
         click.echo(text, nl=False)
+
+
+def _with_factory_inputs(data: dict[str, Any], target: str) -> dict[str, Any]:
+    """``spec init --run``: the factory's own inputs, described by a child process."""
+    import subprocess
+    import tempfile
+
+    from compilelint.dynamic.api import _child_env
+    from compilelint.dynamic.spec import validate
+
+    with tempfile.TemporaryDirectory(prefix="compilelint-init-") as tmp:
+        out = os.path.join(tmp, "inputs.json")
+        cmd = [sys.executable, "-m", "compilelint.dynamic.runner", "--factory-inputs", target]
+        cmd += ["--out", out, "--root", os.getcwd()]
+        try:
+            subprocess.run(
+                cmd,
+                env=_child_env(False),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                timeout=600,
+                check=False,
+            )
+            with open(out, encoding="utf-8") as fh:
+                got = json.load(fh)
+        except (OSError, ValueError, subprocess.SubprocessError) as exc:
+            got = {"error": f"the factory did not run: {exc}"}
+    if got.get("error"):
+        click.echo(f"error: spec init --run: {got['error']}", err=True)
+        sys.exit(2)
+    data = dict(data)
+    data["inputs"] = got.get("inputs") or []
+    if got.get("kwargs"):
+        data["kwargs"] = got["kwargs"]
+    data.pop("description", None)
+    validate(data)  # what we write must load
+    return data
 
 
 @spec.command("validate")

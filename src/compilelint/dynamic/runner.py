@@ -20,6 +20,7 @@ import importlib.util
 import json
 import logging
 import os
+import re
 import sys
 import time
 import traceback
@@ -160,6 +161,8 @@ class WarningCollector(logging.Handler):
     def __init__(self) -> None:
         super().__init__(level=logging.WARNING)
         self.limit_hits: list[dict[str, Any]] = []
+        self.phase = "inputs"
+        self.call = 0  # calls of the compiled model so far (1: the first call)
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
@@ -167,7 +170,7 @@ class WarningCollector(logging.Handler):
         except Exception:
             return
         if "hit config." in msg:
-            self.limit_hits.append({"message": msg})
+            self.limit_hits.append({"message": msg, "phase": self.phase, "call": self.call})
 
 
 class GraphCollector:
@@ -285,7 +288,9 @@ def make_value(torch: Any, v: Any, device: str) -> Any:
     dev = pick_device(torch, v.get("device", device))
     init = v.get("init", "randn")
     low, high = v.get("low"), v.get("high")
-    if init == "randint":
+    if "data" in v:
+        t = torch.tensor(v["data"], dtype=dtype, device=dev).reshape(shape)
+    elif init == "randint":
         t = torch.randint(int(low or 0), int(high or 2), shape, dtype=dtype, device=dev)
     elif init == "uniform":
         lo = 0.0 if low is None else float(low)
@@ -347,6 +352,99 @@ def split_inputs(default: Any) -> tuple[list[Any], dict[str, Any]]:
             return list(default[0]), dict(default[1])
         return list(default), {}
     return [default], {}
+
+
+def move_value(torch: Any, v: Any, device: str, dtype: Any, moved: list[str]) -> Any:
+    """``v`` with every tensor in it (nested tuples, lists, dicts) on ``device``, and floating
+    tensors in ``dtype`` when one is given; ``moved`` gets ``"cpu -> cuda:0"``-style notes."""
+    if isinstance(v, torch.Tensor):
+        target_dtype = dtype if dtype is not None and v.is_floating_point() else v.dtype
+        if str(v.device) == str(torch.device(device)) and v.dtype == target_dtype:
+            return v
+        t = v.detach().to(device=device, dtype=target_dtype).requires_grad_(v.requires_grad)
+        what = f"{v.device} -> {t.device}" if v.device != t.device else ""
+        if v.dtype != t.dtype:
+            what += (
+                (", " if what else "")
+                + f"{str(v.dtype).removeprefix('torch.')} -> "
+                + (str(t.dtype).removeprefix("torch."))
+            )
+        moved.append(what)
+        return t
+    if isinstance(v, tuple) and hasattr(v, "_fields"):  # a namedtuple
+        return type(v)(*(move_value(torch, x, device, dtype, moved) for x in v))
+    if isinstance(v, tuple):
+        return tuple(move_value(torch, x, device, dtype, moved) for x in v)
+    if isinstance(v, list):
+        return [move_value(torch, x, device, dtype, moved) for x in v]
+    if isinstance(v, dict):
+        return {k: move_value(torch, x, device, dtype, moved) for k, x in v.items()}
+    return v
+
+
+def moved_note(moved: list[str]) -> str | None:
+    """``moved 2 factory input tensors (cpu -> cuda:0)`` or None."""
+    if not moved:
+        return None
+    kinds = ", ".join(dict.fromkeys(moved))
+    n = len(moved)
+    return f"moved {n} factory input tensor{'s' * (n != 1)} ({kinds}) to match the spec"
+
+
+class Prepared:
+    """The model in the mode it runs in, its inputs on the spec's device, and what was done."""
+
+    def __init__(
+        self,
+        model: Any,
+        args: list[Any],
+        kwargs: dict[str, Any],
+        mode: str,
+        mode_source: str,
+        inputs_moved: str | None,
+    ) -> None:
+        self.model = model
+        self.args = args
+        self.kwargs = kwargs
+        self.mode = mode
+        self.mode_source = mode_source
+        self.inputs_moved = inputs_moved
+
+
+def prepare(
+    torch: Any, obj: Any, spec: Spec, device: str, *, dtype: Any = None, train: bool = False
+) -> Prepared:
+    """Build the spec's model and inputs: the model (and inputs a factory returned, nested) on
+    ``device`` (floating tensors in ``dtype`` if given), in the spec's mode, or, when the spec
+    gives none, in the mode the factory or instance came in (a class defaults to eval)."""
+    nn = torch.nn
+    model, default_inputs = build_model(torch, obj, spec, device)
+    if train:
+        mode, source = "train", "flag"
+    elif spec.mode is not None:
+        mode, source = spec.mode, "spec"
+    elif isinstance(obj, nn.Module):
+        mode, source = ("train" if obj.training else "eval"), "instance"
+    elif not isinstance(obj, type):
+        mode, source = ("train" if model.training else "eval"), "factory"
+    else:
+        mode, source = "eval", "default"
+    model = model.to(device)
+    if dtype is not None:
+        model = model.to(dtype)
+    if mode == "train":
+        model.train()
+    else:
+        model.eval()
+    moved: list[str] = []
+    if spec.inputs_given or spec.kwargs or default_inputs is None:
+        args = [make_value(torch, a, device) for a in spec.inputs]
+        kwargs = {k: make_value(torch, a, device) for k, a in spec.kwargs.items()}
+    else:
+        args, kwargs = split_inputs(default_inputs)
+        args = move_value(torch, args, device, dtype, moved)
+        kwargs = move_value(torch, kwargs, device, dtype, moved)
+    return Prepared(model, args, kwargs, mode, source, moved_note(moved))
 
 
 def mark_dynamic(torch: Any, dynamic: Any, args: list[Any], kwargs: dict[str, Any]) -> None:
@@ -447,6 +545,7 @@ class Collectors:
 
     def set_phase(self, phase: str) -> None:
         self.trace.phase = phase
+        self.warn.phase = phase
         if self.graphs is not None:
             self.graphs.phase = phase
 
@@ -496,10 +595,13 @@ def call_phases(
     grad_ctx: Any = contextlib.nullcontext,
     train: bool = False,
     recorder: Any = None,
+    eager: Any = None,
 ) -> None:
     """Call the compiled model with each phase's inputs, noting phases and graphs; a
     fullgraph-style ``Unsupported`` ends its phase and is recorded, other errors raise
-    :class:`StepError`. ``recorder`` (an :class:`outputs.Recorder`) keeps every output."""
+    :class:`StepError`. With ``eager`` (the model itself): when a compiled call raises but the
+    same call runs eagerly, torch.compile itself failed: that is recorded as
+    ``result["compile_failure"]`` (a finding, not a tool error) and the calls stop. ``recorder`` (an :class:`outputs.Recorder`) keeps every output."""
     unsupported = unsupported_errors()
     for phase, cargs, ckw, ncalls in calls:
         progress("tracing" if phase == "inputs" else f"probing variant {phase!r}")
@@ -507,6 +609,7 @@ def call_phases(
         p0 = time.perf_counter()
         name = "forward" if phase == "inputs" else f"variant {phase!r}"
         for i in range(ncalls):
+            col.warn.call += 1
             if col.graphs is not None:
                 col.graphs.call += 1 if (phase, i) != ("inputs", 0) else 0
             try:
@@ -529,6 +632,13 @@ def call_phases(
                         }
                     )
                     break
+                if eager is not None and _runs_eagerly(torch, eager, cargs, ckw, grad_ctx):
+                    record = error_record(name, se.exc, result.get("root") or os.getcwd())
+                    record.update(phase=phase, call=i + 1, eager_ok=True)
+                    record["config"] = sorted(set(CONFIG_RE.findall(_exc_text(se.exc))))
+                    result["compile_failure"] = record
+                    result["phases"].append({"name": phase, "seconds": 0.0})
+                    return
                 raise
         result["phases"].append({"name": phase, "seconds": round(time.perf_counter() - p0, 4)})
 
@@ -634,6 +744,28 @@ def eager_coverage(
     return cov.as_json()
 
 
+CONFIG_RE = re.compile(r"torch\._(?:dynamo|inductor)\.config\.\w+")
+
+
+def _exc_text(exc: BaseException) -> str:
+    return "".join(traceback.format_exception_only(type(exc), exc))
+
+
+def _runs_eagerly(
+    torch: Any, model: Any, args: list[Any], kwargs: dict[str, Any], ctx: Any
+) -> bool:
+    """Whether the call that failed compiled runs without torch.compile (then compiling it is
+    what failed, not the model)."""
+    try:
+        with ctx():
+            model(*args, **kwargs)
+    except KeyboardInterrupt:
+        raise
+    except BaseException:  # SystemExit too: the model itself fails, not torch.compile
+        return False
+    return True
+
+
 # --------------------------------------------------------------------------- run
 
 
@@ -652,6 +784,7 @@ def run(
     result = new_result(root, config=spec.config, mode=spec.mode)
     try:
         progress("importing torch")
+        t_import = time.perf_counter()
         try:
             import torch
             import torch._dynamo
@@ -666,6 +799,7 @@ def run(
             }
             return result
         result["torch"] = torch.__version__
+        result["import_seconds"] = round(time.perf_counter() - t_import, 3)
         with Collectors(torch, root, bare=bare) as col:
             try:
                 _run_spec(torch, spec, root, col, result, bare=bare, recorder=recorder, cover=cover)
@@ -703,20 +837,14 @@ def _run_spec(
         spec_dir = os.path.dirname(spec.source) if spec.source else root
         obj = import_target(spec.model, root, spec_dir)
     with step("init"):
-        model, default_inputs = build_model(torch, obj, spec, device)
-        model = model.to(device)
-        if spec.mode == "train":
-            model.train()
-        else:
-            model.eval()
+        prep = prepare(torch, obj, spec, device)
+        model, args, kwargs = prep.model, prep.args, prep.kwargs
+        result["mode"] = prep.mode
+        result["mode_source"] = prep.mode_source
+        result["inputs_moved"] = prep.inputs_moved
         if recorder is not None:
             recorder.model_built(torch, model)
     with step("inputs"):
-        if spec.inputs_given or spec.kwargs or default_inputs is None:
-            args = [make_value(torch, a, device) for a in spec.inputs]
-            kwargs = {k: make_value(torch, a, device) for k, a in spec.kwargs.items()}
-        else:
-            args, kwargs = split_inputs(default_inputs)
         mark_dynamic(torch, spec.dynamic, args, kwargs)
 
     comp = spec.compile
@@ -756,7 +884,7 @@ def _run_spec(
             mark_dynamic(torch, spec.dynamic, vargs, vkw)
         calls.append((str(var["name"]), vargs, vkw, int(var.get("calls", 1))))
 
-    grad_ctx = torch.no_grad if spec.mode == "eval" else contextlib.nullcontext
+    grad_ctx = torch.no_grad if prep.mode == "eval" else contextlib.nullcontext
     with patch:
         call_phases(
             torch,
@@ -765,16 +893,71 @@ def _run_spec(
             col,
             result,
             grad_ctx=grad_ctx,
-            train=spec.mode == "train",
+            train=prep.mode == "train",
             recorder=recorder,
+            eager=model,
         )
     if recorder is not None:
         recorder.finished(torch, model)
     cover = list(cover)
     if cover and not bare and recorder is None:
         result["coverage"] = eager_coverage(
-            torch, model, calls, cover, grad_ctx=grad_ctx, train=spec.mode == "train"
+            torch, model, calls, cover, grad_ctx=grad_ctx, train=prep.mode == "train"
         )
+
+
+SMALL_TENSOR = 64  # tensors with at most this many values are written into a spec literally
+
+
+def value_to_spec(torch: Any, v: Any, path: str = "inputs") -> Any:
+    """A factory's input value as spec JSON: small tensors literally (``data``), larger ones by
+    shape, dtype and an init that fits their values (token ids keep their range)."""
+    if isinstance(v, torch.Tensor):
+        dtype = str(v.dtype).removeprefix("torch.")
+        out: dict[str, Any] = {"tensor": list(v.shape), "dtype": dtype}
+        t = v.detach().cpu()
+        if t.numel() <= SMALL_TENSOR:
+            out["data"] = t.flatten().tolist()
+        elif dtype == "bool":
+            out["p"] = round(float(t.float().mean()), 4)
+        elif not (t.is_floating_point() or t.is_complex()):
+            out.update(init="randint", low=int(t.min()), high=int(t.max()) + 1)
+        if v.requires_grad:
+            out["requires_grad"] = True
+        return out
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, tuple):
+        return {"tuple": [value_to_spec(torch, x, f"{path}[{i}]") for i, x in enumerate(v)]}
+    if isinstance(v, list):
+        return [value_to_spec(torch, x, f"{path}[{i}]") for i, x in enumerate(v)]
+    if isinstance(v, dict) and all(isinstance(k, str) for k in v):
+        return {"dict": {k: value_to_spec(torch, x, f"{path}.{k}") for k, x in v.items()}}
+    raise TypeError(f"{path}: a {type(v).__name__} cannot be written into a spec")
+
+
+def factory_inputs(model: str, root: str) -> dict[str, Any]:
+    """Call the factory ``model`` and describe the inputs it returns as spec JSON
+    (``spec init --run``): ``{"inputs": [...], "kwargs": {...}}`` or ``{"error": ...}``."""
+    try:
+        import torch
+    except ImportError:
+        return {"error": INSTALL_HINT}
+    try:
+        obj = import_target(model, root, root)
+        if isinstance(obj, torch.nn.Module) or isinstance(obj, type) or not callable(obj):
+            return {"error": f"{model} is not a factory function"}
+        out = obj()
+        if not (isinstance(out, (tuple, list)) and len(out) == 2):
+            return {"error": f"{model} returned no (module, inputs) pair"}
+        args, kwargs = split_inputs(out[1])
+        return {
+            "inputs": [value_to_spec(torch, a, f"inputs[{i}]") for i, a in enumerate(args)],
+            "kwargs": {k: value_to_spec(torch, a, f"kwargs.{k}") for k, a in kwargs.items()},
+            "mode": "train" if out[0].training else "eval",
+        }
+    except Exception as exc:
+        return {"error": f"{type(exc).__name__}: {exc}".splitlines()[0]}
 
 
 def _outputs(result: dict[str, Any], recorder: Any, save: str | None, ref: str | None) -> None:
@@ -790,7 +973,8 @@ def _outputs(result: dict[str, Any], recorder: Any, save: str | None, ref: str |
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m compilelint.dynamic.runner")
-    ap.add_argument("spec")
+    ap.add_argument("spec", nargs="?")
+    ap.add_argument("--factory-inputs", metavar="MODEL", help="describe a factory's inputs")
     ap.add_argument("--out", help="write the JSON result here (default: stdout)")
     ap.add_argument("--root", default=os.getcwd(), help="project root (user code lives here)")
     ap.add_argument("--bare", action="store_true", help="plain torch.compile, no collectors")
@@ -803,6 +987,19 @@ def main(argv: list[str] | None = None) -> int:
         help="a file or folder whose executed lines to record (an extra eager pass; repeatable)",
     )
     ns = ap.parse_args(argv)
+    if ns.factory_inputs:
+        real_stdout = sys.stdout
+        sys.stdout = sys.stderr  # the factory's prints must not corrupt the result
+        text = json.dumps(factory_inputs(ns.factory_inputs, os.path.abspath(ns.root)))
+        sys.stdout = real_stdout
+        if ns.out:
+            with open(ns.out, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        else:
+            print(text)
+        return 0
+    if not ns.spec:
+        ap.error("a spec file is needed")
 
     def work(spec: Spec, root: str) -> dict[str, Any]:
         recorder = None

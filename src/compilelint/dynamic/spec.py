@@ -9,6 +9,8 @@ Values (``inputs``, ``kwargs``, ``init`` args, variants) are JSON with tagged ob
 - ``{"tensor": [2, 8], "dtype": "float32", "init": "randn"}`` a tensor (``init``: randn,
   uniform (``low``/``high``), randint (``low``/``high``; token ids), zeros, ones, arange, bool
   masks via dtype ``bool`` (``p`` = probability of True)); optional ``device``, ``requires_grad``;
+- ``{"tensor": [5], "data": [0.0, 0.25, 0.5, 0.75, 1.0]}`` a tensor given literally (flat or
+  nested to the shape), for what random values cannot express: sorted time grids, valid indices;
 - ``{"tuple": [...]}`` a tuple, ``{"dict": {...}}`` a dict, ``{"none": true}`` None is also
   plain ``null``; JSON numbers, strings, booleans and lists stand for themselves.
 """
@@ -44,9 +46,37 @@ DTYPE_ALIASES = {
     "long": "int64",
     "int": "int32",
 }
-INITS = ("randn", "rand", "uniform", "randint", "zeros", "ones", "arange", "full", "bernoulli")
+INITS = (
+    "randn",
+    "rand",
+    "uniform",
+    "randint",
+    "zeros",
+    "ones",
+    "arange",
+    "full",
+    "bernoulli",
+    "data",
+)
 DEVICES = ("cpu", "cuda", "auto")
 MODES = ("eval", "train")
+MODE_SOURCES = {
+    "spec": "as the spec says",
+    "factory": "as the factory returned it",
+    "instance": "as the module instance was",
+    "default": "the default for a class (the spec gives no mode)",
+    "flag": "from --train",
+}
+
+
+def mode_text(mode: str | None, source: str | None) -> str:
+    """``train mode as the factory returned it``."""
+    if not mode:
+        return ""
+    why = MODE_SOURCES.get(source or "")
+    return f"{mode} mode" + (f", {why}" if source == "default" else f" {why}" if why else "")
+
+
 TOP_KEYS = (
     "$schema",
     "model",
@@ -67,6 +97,7 @@ TOP_KEYS = (
 COMPILE_KEYS = ("backend", "mode", "dynamic", "fullgraph", "options")
 TENSOR_KEYS = (
     "tensor",
+    "data",
     "dtype",
     "device",
     "init",
@@ -101,7 +132,7 @@ class Spec:
     inputs_given: bool = True
     variants: tuple[dict[str, Any], ...] = ()
     dynamic: tuple[dict[str, Any], ...] = ()
-    mode: str = "eval"
+    mode: str | None = None  # None: the factory's or instance's own mode (a class: eval)
     device: str = "cpu"
     seed: int = 0
     compile: dict[str, Any] = field(default_factory=dict)
@@ -239,6 +270,9 @@ def check_tensor(v: dict[str, Any], path: str) -> dict[str, Any]:
     dtype = check_dtype(v.get("dtype", "float32"), _join(path, "dtype"))
     out["dtype"] = dtype
     init = v.get("init")
+    if "data" in v:
+        _expect(init is None, _join(path, "init"), 'give either "data" or "init", not both')
+        init = "data"
     if init is None:
         init = (
             "randint"
@@ -286,7 +320,45 @@ def check_tensor(v: dict[str, Any], path: str) -> dict[str, Any]:
             _join(path, "requires_grad"),
             "expected true or false",
         )
+    if "data" in v:
+        out["data"] = check_data(v["data"], shape, dtype, _join(path, "data"))
     return out
+
+
+MAX_DATA = 65536  # literal values per tensor; larger inputs are better made by an init
+
+
+def check_data(data: Any, shape: list[int], dtype: str, path: str) -> list[Any]:
+    """Literal tensor values: a flat list of ``prod(shape)`` numbers, or nested lists of the
+    tensor's shape. Returned flat (the runner reshapes)."""
+    flat: list[Any] = []
+
+    def walk(x: Any, p: str, depth: int) -> None:
+        if isinstance(x, list):
+            if depth > len(shape) or len(flat) > MAX_DATA:
+                raise SpecError(p, f"nested deeper than the shape {shape}")
+            for i, y in enumerate(x):
+                walk(y, _join(p, i), depth + 1)
+            return
+        ok = isinstance(x, bool) if dtype == "bool" else _is_num(x)
+        _expect(
+            ok, p, f"expected a {'boolean' if dtype == 'bool' else 'number'}, got {_type_name(x)}"
+        )
+        _expect(isinstance(x, bool) or math.isfinite(x), p, f"expected a finite number, got {x}")
+        if dtype.startswith(("int", "uint")):
+            _expect(_is_int(x), p, f"expected an integer for dtype {dtype}, got {x!r}")
+        flat.append(x)
+
+    _expect(isinstance(data, list), path, f"expected an array of values, got {_type_name(data)}")
+    walk(data, path, 0)
+    n = math.prod(shape)
+    _expect(len(flat) <= MAX_DATA, path, f"more than {MAX_DATA} values; use an init instead")
+    _expect(
+        len(flat) == n,
+        path,
+        f"{len(flat)} value{'s' * (len(flat) != 1)} for shape {shape} ({n} expected)",
+    )
+    return flat
 
 
 def _check_args(v: Any, path: str) -> tuple[Any, ...]:
@@ -401,8 +473,12 @@ def validate(data: Any, source: str = "") -> Spec:
         )
         dynamic.append({"input": inp, "dims": dims})
 
-    mode = data.get("mode", "eval")
-    _expect(mode in MODES, "mode", f"unknown mode {json.dumps(mode)}; expected one of eval, train")
+    mode = data.get("mode")
+    _expect(
+        mode is None or mode in MODES,
+        "mode",
+        f"unknown mode {json.dumps(mode)}; expected one of eval, train",
+    )
     device = data.get("device", "cpu")
     _expect(
         isinstance(device, str) and device.split(":")[0] in DEVICES,
@@ -646,7 +722,9 @@ def init_spec(target: str, cwd: str | None = None) -> dict[str, Any]:
     spec["inputs"] = inputs
     if kwargs:
         spec["kwargs"] = kwargs
-    spec.update({"mode": "eval", "device": "cpu", "seed": 0, "variants": []})
+    if isinstance(node, ast.ClassDef):
+        spec["mode"] = "eval"  # a factory's model keeps the mode it returns
+    spec.update({"device": "cpu", "seed": 0, "variants": []})
     spec["compile"] = {"backend": "inductor", "dynamic": None, "fullgraph": False}
     spec["config"] = {}
     validate(spec)  # a starter spec must itself be valid

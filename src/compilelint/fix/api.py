@@ -17,7 +17,7 @@ from pathlib import Path
 from compilelint.catalog import Catalog, load_catalog
 from compilelint.config import Config, load_config
 from compilelint.fix.engine import fixable_codes, plan_file, rewrite_edits, run_fixes
-from compilelint.fix.records import FixRecord, FixRun, Rewrite
+from compilelint.fix.records import FixRun, Rewrite
 from compilelint.fix.writer import safe_write
 from compilelint.model import Edit, Finding, Report
 from compilelint.static.engine import scan
@@ -36,6 +36,7 @@ def fix_paths(
     timeout: float | None = 600.0,
     progress: Callable[[str], None] | None = None,
     no_cache: bool = False,
+    pythonpath: tuple[str, ...] = (),
 ) -> FixRun:
     """Apply the fixes of ``paths`` (safe ones; unsafe ones too with ``unsafe``).
 
@@ -62,24 +63,23 @@ def fix_paths(
             unsafe=unsafe,
             timeout=timeout,
             progress=progress,
+            pythonpath=pythonpath,
         )
         accepted, ver = v.verify(engine)
         run.verification = ver
-        run.changes = accepted.changes if accepted is not None else []
-        reasons = {(c.path, c.line, c.rule): c for c in ver.checks if not c.accepted}
-        kept = (
-            {(r.path, r.key) for r in accepted.records if r.status == "applied"}
-            if accepted is not None
-            else set()
-        )
-        recs: list[FixRecord] = []
-        for r in engine.records:
-            if r.status == "applied" and (r.path, r.key) not in kept:
-                chk = reasons.get((r.path, r.line, r.rule))
-                why = chk.reason if chk is not None else (ver.error or "not verified")
-                r = dataclasses.replace(r, status="rejected", reason=why)
-            recs.append(r)
-        run.records = recs
+        if accepted is not None:
+            run.changes = accepted.changes
+            run.records = accepted.records
+            run.iterations = accepted.rounds
+        else:
+            run.changes = []
+            why = ver.error or "not verified"
+            run.records = [
+                dataclasses.replace(r, status="rejected", reason=why)
+                if r.status == "applied"
+                else r
+                for r in engine.records
+            ]
     if write:
         for c in run.changes:
             res = safe_write(c.real, c.before, c.after)
@@ -103,10 +103,13 @@ def fix_copy(
     """Copy the project folder ``source`` to ``dest`` (which must not exist) and fix the copy.
 
     ``paths`` are files or folders relative to ``source`` (default: all of it); ``spec`` is an
-    input spec (inside ``source``: its copy is used). Returns the :class:`FixRun`: the records
-    say which fixes were applied (``status == "applied"``), ``written`` which files of the copy
-    changed. ``source`` itself is never modified.
+    input spec, pointed at the copy (see :mod:`compilelint.fix.copyspec`; the spec that runs
+    the copy is :attr:`FixRun.copy_spec`). Returns the :class:`FixRun`: the records say which
+    fixes were applied (``status == "applied"``), ``written`` which files of the copy changed.
+    ``source`` itself is never modified.
     """
+    from compilelint.fix.copyspec import OutsideProject, spec_for_copy
+    from compilelint.fix.records import Verification
     from compilelint.fix.verify import copy_project
 
     src = os.path.realpath(source)
@@ -115,19 +118,39 @@ def fix_copy(
     copy_project(src, dest)
     dst = os.path.realpath(dest)
     rel = [os.path.join(dst, p) for p in (paths or ["."])]
-    spec_path = spec
-    if spec and os.path.realpath(spec).startswith(src + os.sep):
-        spec_path = os.path.join(dst, os.path.relpath(os.path.realpath(spec), src))
-    return fix_paths(
+    copy_spec = None
+    if spec:
+        try:
+            copy_spec = spec_for_copy(spec, src, dst, os.path.join(dst, ".compilelint-spec.json"))
+        except (OutsideProject, OSError, ValueError) as exc:
+            if verify:
+                run = run_fixes(rel, load_config(rel), catalog=load_catalog(), unsafe=unsafe)
+                recs = [
+                    dataclasses.replace(r, status="rejected", reason=str(exc))
+                    if r.status == "applied"
+                    else r
+                    for r in run.records
+                ]
+                return FixRun(
+                    records=recs,
+                    changes=[],
+                    verification=Verification(
+                        checks=(), before={}, after={}, runs=0, error=str(exc)
+                    ),
+                )
+    run = fix_paths(
         rel,
         load_config(rel),
         unsafe=unsafe,
-        spec=spec_path,
+        spec=copy_spec.spec if copy_spec else spec,
         verify=verify,
         root=dst,
         timeout=timeout,
         no_cache=True,
+        pythonpath=copy_spec.pythonpath if copy_spec else (),
     )
+    run.copy_spec = copy_spec
+    return run
 
 
 def attach_edits(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 import os
 import tokenize
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -249,9 +249,12 @@ def run_fixes(
     sources: dict[str, bytes] | None = None,
     no_cache: bool = False,
     max_rounds: int = MAX_ROUNDS,
+    extra: Sequence[Finding] = (),
 ) -> EngineResult:
     """Fix ``paths`` in memory. ``only``/``exclude`` pick fixes by :func:`finding_key` (keys
-    of findings in the files as read); ``sources`` overrides file contents by real path."""
+    of findings in the files as read); ``sources`` overrides file contents by real path;
+    ``extra``: findings the static stage did not make (torch observed them, see
+    :mod:`compilelint.fix.observed`), offered in the first round."""
     cfg = cfg if cfg is not None else load_config(paths)
     catalog = catalog or load_catalog()
     fixable = fixable_codes(catalog)
@@ -271,6 +274,13 @@ def run_fixes(
         for f in res.findings:
             if f.rule in fixable:
                 by_file.setdefault(f.path, []).append(f)
+        if rnd == 0:
+            for f in extra:
+                have = by_file.setdefault(f.path, [])
+                if f.rule in fixable and not any(
+                    (g.rule, g.line, g.col) == (f.rule, f.line, f.col) for g in have
+                ):
+                    have.append(f)
         if rnd == max_rounds:
             break
         last = []

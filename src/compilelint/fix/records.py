@@ -9,6 +9,7 @@ from typing import Literal, Union
 
 import libcst as cst
 
+from compilelint.fix.copyspec import CopySpec
 from compilelint.model import FixSafety
 
 Replacement = Union[cst.CSTNode, cst.FlattenSentinel, cst.RemovalSentinel]  # noqa: UP007
@@ -106,3 +107,4 @@ class FixRun:
     refused: list[tuple[str, str]] = field(default_factory=list)  # (path, why) not written
     verification: Verification | None = None
     iterations: int = 0
+    copy_spec: CopySpec | None = None  # fix_copy: the CopySpec that runs the fixed copy

@@ -14,19 +14,22 @@ are not touched here.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from compilelint.catalog import Catalog
 from compilelint.config import Config
 from compilelint.dynamic.api import DynamicResult, run_dynamic
 from compilelint.dynamic.cli import dynamic_summary
+from compilelint.fix.copyspec import OutsideProject, spec_for_copy
 from compilelint.fix.engine import EngineResult, Key, decode, run_fixes
-from compilelint.fix.records import FixCheck, FixRecord, Verification
+from compilelint.fix.records import FileChange, FixCheck, FixRecord, Verification
 from compilelint.fix.textdiff import LineMap
 
 _SKIP_DIRS = {
@@ -42,7 +45,9 @@ _SKIP_DIRS = {
     ".nox",
     "node_modules",
 }
-MAX_ATTEMPTS = 24
+MAX_ATTEMPTS = 24  # dynamic runs of one verification, all passes together
+MIN_CALLS = 3  # calls of the model per verifying run (a counter's recompiles show from call 2)
+MAX_PASSES = 4  # fix, verify, re-analyse the accepted text: at most this many times
 
 
 def _ignore(folder: str, names: list[str]) -> set[str]:
@@ -90,8 +95,12 @@ class Verifier:
         unsafe: bool,
         timeout: float | None,
         progress: Callable[[str], None] | None = None,
+        pythonpath: tuple[str, ...] = (),
+        observe: bool = True,
+        max_passes: int = MAX_PASSES,
     ) -> None:
         self.paths = paths
+        self.pythonpath = pythonpath  # folders of the project that hold the spec's module
         self.cfg = cfg
         self.catalog = catalog
         self.spec = os.path.abspath(spec)
@@ -100,12 +109,20 @@ class Verifier:
         self.timeout = timeout
         self.progress = progress or (lambda _msg: None)
         self.runs = 0
+        self.observe = observe  # offer fixes for the breaks torch observed (later passes)
+        self.max_passes = max_passes
+        self.base: dict[str, bytes] = {}  # real path -> text every attempt of this pass starts from
+        self.passes = 0
+        self.extra: list[Any] = []  # observed findings of the current pass
+        self.final: _Attempt | None = None
+        self._display: dict[str, str] = {}
 
     # ------------------------------------------------------------------ entry point
     def verify(self, full: EngineResult) -> tuple[EngineResult | None, Verification]:
-        """(the engine result of the accepted fixes or None, what verification saw)."""
+        """(the accepted fixes: changes from the files on disk, every record with its final
+        status; None when nothing could be verified, what verification saw)."""
         applied = [r for r in full.records if r.status == "applied"]
-        if not applied:
+        if not applied and not self.observe:
             return None, Verification(checks=(), before={}, after={}, runs=0)
         outside = [c.path for c in full.changes if not _under(c.real, self.root)]
         if outside:
@@ -122,9 +139,24 @@ class Verifier:
             self.after_dir = os.path.join(tmp, "fixed")
             copy_project(self.root, self.before_dir)
             copy_project(self.root, self.after_dir)
+            try:
+                self.copy_specs = {
+                    d: spec_for_copy(
+                        self.spec,
+                        self.root,
+                        d,
+                        os.path.join(tmp, f"spec-{os.path.basename(d)}.json"),
+                        self.pythonpath,
+                        min_calls=MIN_CALLS,
+                    )
+                    for d in (self.before_dir, self.after_dir)
+                }
+            except (OutsideProject, OSError, ValueError) as exc:
+                return None, Verification(checks=(), before={}, after={}, runs=0, error=str(exc))
             self.written: dict[str, bytes] = {}
             self.progress("running the original model")
             self.before = self._run(self.before_dir, save=os.path.join(tmp, "original.pt"))
+            self.original = self.before
             if not self.before.ok:
                 err = self.before.error or {}
                 return None, Verification(
@@ -135,12 +167,119 @@ class Verifier:
                     error=f"the original model does not run: {err.get('step')}: "
                     f"{err.get('message')}",
                 )
-            return self._search(full)
+            return self._passes(full)
+
+    # ------------------------------------------------------------------ passes
+    def _passes(self, full: EngineResult) -> tuple[EngineResult | None, Verification]:
+        """Verify ``full``; then, as long as a pass accepted something (bounded), re-run the
+        fix engine on the accepted text, with fixes for the breaks torch still observed, and
+        verify what became fixable. The result's changes go from the files on disk to the
+        text of the last accepted pass; its records are every pass's."""
+        from compilelint.fix.observed import observed_findings
+        from compilelint.static.engine import display_path
+
+        originals: dict[str, bytes] = {}
+        records: list[FixRecord] = []
+        checks: list[FixCheck] = []
+        tried: set[Key] = set()
+        engine: EngineResult | None = full
+        last_ok: DynamicResult | None = None
+        first = True
+        while engine is not None and self.passes < self.max_passes:
+            self.passes += 1
+            for c in engine.changes:
+                originals.setdefault(c.real, c.before)
+            keys = {_key(r) for r in engine.records if r.status == "applied"}
+            if not first:
+                keys -= tried
+            tried |= keys
+            if keys:
+                if not first:
+                    self.progress(f"pass {self.passes}: {len(keys)} more fixes")
+                    for real, data in self.base.items():  # the copy starts from the accepted text
+                        _write(self._in_copy(real), data)
+                    self.written = dict(self.base)
+                accepted, ver = self._search(engine, frozenset(keys))
+            else:
+                accepted, ver = None, None
+            if ver is not None:
+                checks += ver.checks
+                got = {(c.path, c.line, c.rule): c for c in ver.checks}
+                kept = (
+                    {_key(r) for r in accepted.records if r.status == "applied"}
+                    if accepted is not None
+                    else set()
+                )
+                for r in engine.records:
+                    if first or _key(r) in keys:
+                        if r.status == "applied" and _key(r) not in kept:
+                            chk = got.get((r.path, r.line, r.rule))
+                            why = chk.reason if chk is not None else "not verified"
+                            r = dataclasses.replace(r, status="rejected", reason=why)
+                        if not first:  # it replaces what an earlier pass said of it
+                            records = [x for x in records if _key(x) != _key(r)]
+                        records.append(r)
+            elif first:
+                records += engine.records
+            first = False
+            if accepted is not None and self.final is not None:
+                for c in accepted.changes:
+                    self.base[c.real] = c.after
+                last_ok = self.final.result
+                self.before = self.final.result  # the next pass starts from the accepted text
+            elif not self.observe or self.passes > 1:
+                break
+            # the next pass: what became fixable, and what torch still observes
+            fixable = [c for c, r in self.catalog.rules.items() if r.fix != "none"]
+            if not self.unsafe:
+                fixable = [c for c in fixable if self.catalog.rules[c].fix == "safe"]
+            extra = (
+                observed_findings(
+                    self.before.block.get("breaks") or [],
+                    self.root,
+                    self.base,
+                    lambda real: display_path(Path(real), Path(os.getcwd())),
+                    set(),
+                    fixable,
+                )
+                if self.observe
+                else []
+            )
+            self.extra = extra
+            engine = run_fixes(
+                self.paths,
+                self.cfg,
+                catalog=self.catalog,
+                unsafe=self.unsafe,
+                sources=dict(self.base),
+                extra=extra,
+                exclude=tried,
+            )
+            if not any(r.status == "applied" for r in engine.records):
+                break
+        changes = [
+            FileChange(self._display.get(real, real), real, originals.get(real, data), data)
+            for real, data in sorted(self.base.items())
+            if originals.get(real) is not None and data != originals[real]
+        ]
+        for c in full.changes:
+            self._display.setdefault(c.real, c.path)
+        changes = [dataclasses.replace(c, path=self._display.get(c.real, c.path)) for c in changes]
+        records.sort(key=lambda r: (r.path, r.line, r.col, r.rule))
+        checks.sort(key=lambda c: (c.path, c.line, c.rule))
+        result = EngineResult(records=records, changes=changes, scan=full.scan, rounds=self.passes)
+        return result, Verification(
+            checks=tuple(checks),
+            before=dynamic_summary(self.original.block),
+            after=dynamic_summary(last_ok.block) if last_ok is not None else {},
+            runs=self.runs,
+        )
 
     # ------------------------------------------------------------------ search
-    def _search(self, full: EngineResult) -> tuple[EngineResult | None, Verification]:
+    def _search(
+        self, full: EngineResult, pending: frozenset[Key]
+    ) -> tuple[EngineResult | None, Verification]:
         rejected: dict[Key, FixCheck] = {}
-        pending = frozenset(_key(r) for r in full.records if r.status == "applied")
         final: _Attempt | None = None
         cache: dict[frozenset[Key], _Attempt] = {}
 
@@ -203,6 +342,7 @@ class Verifier:
                 rejected.setdefault(
                     k, _unchecked(rec, "not verified: the limit of dynamic runs was reached")
                 )
+        self.final = final
         checks = list(final.checks.values()) if final else []
         checks += [c for k, c in rejected.items() if final is None or k not in final.keys]
         checks.sort(key=lambda c: (c.path, c.line, c.rule))
@@ -218,16 +358,23 @@ class Verifier:
     def _attempt(self, keys: frozenset[Key], engine: EngineResult | None) -> _Attempt:
         if engine is None:
             engine = run_fixes(
-                self.paths, self.cfg, catalog=self.catalog, unsafe=self.unsafe, only=set(keys)
+                self.paths,
+                self.cfg,
+                catalog=self.catalog,
+                unsafe=self.unsafe,
+                only=set(keys),
+                sources=dict(self.base),
+                extra=self.extra,
             )
         # the fixed copy: these files fixed, every other file as it was
         for real, data in list(self.written.items()):
             if not any(c.real == real for c in engine.changes):
-                _write(self._in_copy(real), data)
+                _write(self._in_copy(real), self.base.get(real, data))
                 del self.written[real]
         for c in engine.changes:
             _write(self._in_copy(c.real), c.after)
             self.written[c.real] = c.before
+            self._display.setdefault(c.real, c.path)
         _clear_bytecode(self.after_dir)
         n = len(keys)
         self.progress(f"running the model with {n} fix{'es' if n != 1 else ''}")
@@ -240,12 +387,11 @@ class Verifier:
 
     def _run(self, folder: str, *, save: str, compare: str | None = None) -> DynamicResult:
         self.runs += 1
-        spec = self.spec
-        if _under(spec, self.root):
-            spec = os.path.join(folder, os.path.relpath(spec, self.root))
+        cs = self.copy_specs[folder]
         return run_dynamic(
-            spec,
+            cs.spec,
             cwd=folder,
+            pythonpath=cs.pythonpath,
             timeout=self.timeout,
             save_outputs=save,
             compare_outputs=compare,

@@ -132,7 +132,13 @@ def _time_table(m: Mapping[str, Any]) -> str:
         f"Where a {_e(m['mode'])} step goes ({_e(fmt_ms(step_ms))} with timers, median of "
         f"{_e(ts['steps'])} steps): {ts['in_graphs_share']:.0%} inside compiled graphs"
     )
-    return f'<p class="meta">{title}</p><table>{"".join(rows)}</table>'
+    eager = "".join(
+        f'<p class="err">{_e(fb.get("text"))}'
+        + (f"<br>{_e(fb['explanation'])}" if fb.get("explanation") else "")
+        + "</p>"
+        for fb in m.get("eager_fallback") or []
+    )
+    return f'<p class="meta">{title}</p><table>{"".join(rows)}</table>{eager}'
 
 
 def render_bench_section(result: Mapping[str, Any]) -> str:

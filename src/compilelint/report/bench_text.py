@@ -106,6 +106,10 @@ def part_label(part: Mapping[str, Any], breaks: Sequence[Mapping[str, Any]]) -> 
             f = frames[0] if frames else b
             outer.append(f"{f.get('path')}:{f.get('line')}")
         text += f"; runs uncompiled: {', '.join(dict.fromkeys(outer))} (break in a loop)"
+    eager = part.get("eager_fallback") or []
+    if eager:
+        names = ", ".join(f"`{n}`" for n in dict.fromkeys(eager))
+        text += f"; includes {names} run eagerly (recompile limit)"
     return text
 
 
@@ -240,6 +244,14 @@ def render(result: Mapping[str, Any], options: Mapping[str, Any] | None = None) 
             )
             continue
         console.print(mode_table(run))
+        rep = run["eager"].get("repeats")
+        if rep:
+            meds = ", ".join(fmt_ms(m) for m in rep["medians_ms"])
+            console.print(
+                f"eager, {rep['runs']} runs (before and after the compiled modes): medians "
+                f"{meds}, spread {rep['spread'] or 0:.1%}"
+                + ("" if rep["consistent"] else "; they disagree beyond their noise")
+            )
         b2b = [
             f"{m['mode']} {m['back_to_back_speedup']:.2f}x"
             for m in run["modes"]
@@ -270,6 +282,10 @@ def render(result: Mapping[str, Any], options: Mapping[str, Any] | None = None) 
                 )
             )
             console.print(tt)
+            for fb in m.get("eager_fallback") or []:
+                console.print(Text(f"  {fb.get('text')}", style="yellow"))
+                if fb.get("explanation"):
+                    console.print(f"    ({fb['explanation']})")
             costly = [p for p in ts["parts"] if p["kind"] == "break"]
             for p in costly[:3]:
                 console.print(

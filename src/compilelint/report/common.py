@@ -18,6 +18,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from compilelint.dynamic.spec import mode_text
 from compilelint.model import SEVERITY_ORDER, Finding, Report
 
 STAGE_LABEL = {"static": "predicted", "dynamic": "observed", "both": "confirmed"}
@@ -65,8 +66,21 @@ def summary_line(report: Report, *, seconds: bool = True) -> str:
     s = report.summary
     text = f"{head} in {plural(s.files, 'file')} ({plural(s.lines, 'line')})"
     if seconds:
-        text += f" in {s.seconds:.2f}s"
+        text += f" in {timing_text(report)}"
     return text + "."
+
+
+def timing_text(report: Report) -> str:
+    """``0.05s`` for a static check; with a dynamic run, the whole time and its parts:
+    ``6.12s (static 0.05s; dynamic 6.07s, of which importing torch 2.10s)``."""
+    static = report.summary.seconds
+    dyn = dynamic_block(report)
+    if dyn is None or not dyn.get("seconds"):
+        return f"{static:.2f}s"
+    d = float(dyn["seconds"])
+    imp = dyn.get("import_seconds")
+    of = f", of which importing torch {float(imp):.2f}s" if imp else ""
+    return f"{static + d:.2f}s (static {static:.2f}s; dynamic {d:.2f}s{of})"
 
 
 def dynamic_block(report: Report) -> dict[str, Any] | None:
@@ -82,16 +96,48 @@ def dynamic_line(report: Report) -> str | None:
     if dyn.get("error"):
         err = dyn["error"]
         return f"dynamic stage failed at {err.get('step')}: {err.get('message')}"
-    where = f" ({dyn['device']})" if dyn.get("device") else ""
+    how = [str(dyn["device"])] if dyn.get("device") else []
+    if dyn.get("mode") in ("eval", "train"):
+        how.append(mode_text(dyn.get("mode"), dyn.get("mode_source")))
+    where = f" ({', '.join(how)})" if how else ""
     parts = [
         plural(int(dyn.get("graph_count") or 0), "graph"),
         plural(int(dyn.get("graph_break_count") or 0), "graph break"),
         plural(int(dyn.get("recompile_count") or 0), "recompile"),
     ]
+    if dyn.get("source") == "trace":
+        n = len([r for r in dyn.get("ranks") or {} if r != "spec"])
+        where = f" (trace of {plural(n, 'rank')})"
     line = f"torch {dyn.get('torch')}{where}: {', '.join(parts)}"
     if dyn.get("hit_recompile_limit"):
         line += " (hit the recompile limit: torch fell back to eager)"
+    if dyn.get("inputs_moved"):
+        line += f"; {dyn['inputs_moved']}"
+    divergences = len(dyn.get("divergence") or [])
+    if divergences:
+        line += f"; the ranks diverge in {plural(divergences, 'place')} (CL005)"
     return line
+
+
+def rank_rows(report: Report) -> list[tuple[str, ...]]:
+    """Per-rank counts of a ``--trace`` run: (rank, graphs, breaks, recompiles, compile s)."""
+    dyn = dynamic_block(report)
+    if not dyn or dyn.get("source") != "trace":
+        return []
+    return [
+        (
+            str(label),
+            str(r.get("graphs", 0)),
+            str(r.get("graph_breaks", 0)),
+            str(r.get("recompiles", 0)) + (" (limit hit)" if r.get("hit_recompile_limit") else ""),
+            f"{float(r.get('compile_seconds') or 0.0):.1f}",
+        )
+        for label, r in (dyn.get("ranks") or {}).items()
+        if isinstance(r, dict)
+    ]
+
+
+RANK_HEADERS = ["rank", "graphs", "graph breaks", "recompiles", "compile s"]
 
 
 def diff_base_line(report: Report) -> str | None:

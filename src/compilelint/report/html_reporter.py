@@ -19,11 +19,13 @@ from typing import Any
 from compilelint.catalog import Catalog
 from compilelint.model import Finding, Report
 from compilelint.report.common import (
+    RANK_HEADERS,
     cwd_of,
     diff_base_line,
     dynamic_block,
     dynamic_line,
     plural,
+    rank_rows,
     ranked,
     severity_counts,
     stage_label,
@@ -91,6 +93,11 @@ def summary_section(report: Report, catalog: Catalog, options: Mapping[str, obje
         share = float(dyn["summary"].get("ops_outside_largest_graph") or 0.0)
         lines.append(f"{share:.0%} of the compiled ops are outside the largest graph.")
     paras = "".join(f"<p>{inline(x)}</p>" for x in lines)
+    ranks = rank_rows(report)
+    if ranks:
+        head = "".join(f"<th>{esc(h)}</th>" for h in RANK_HEADERS)
+        body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in r) + "</tr>" for r in ranks)
+        paras += f'<table class="ranks"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
     return (
         '<section id="summary"><h2>Summary</h2>'
         f'<div class="tiles">{"".join(tiles)}</div>{paras}</section>'

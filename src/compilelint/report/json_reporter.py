@@ -36,6 +36,8 @@ def finding_dict(f: Finding) -> dict[str, object]:
             if k == "frames"
             else (list(v) if isinstance(v, tuple) else v)
         )
+    if f.package is not None:
+        d["package"] = f.package  # third-party code reached from this call (``frames``)
     return d
 
 

@@ -14,10 +14,12 @@ from urllib.parse import quote
 from compilelint.catalog import Catalog
 from compilelint.model import Finding, Report
 from compilelint.report.common import (
+    RANK_HEADERS,
     diff_base_line,
     dynamic_line,
     env_of,
     plural,
+    rank_rows,
     ranked,
     repo_relative,
     stage_label,
@@ -75,6 +77,8 @@ def render(report: Report, catalog: Catalog, options: dict[str, object]) -> str:
     for extra in (dynamic_line(report), diff_base_line(report)):
         if extra:
             head += ["", extra]
+    if rank_rows(report):
+        head += ["", text_table(rank_rows(report), RANK_HEADERS, "github")]
     findings = ranked(report.findings)
     rows = [
         (

@@ -204,6 +204,9 @@ def sarif_dict(report: Report, catalog: Catalog, options: Mapping[str, object]) 
     }
     if dyn is not None and isinstance(dyn.get("summary"), dict):
         props["dynamic"] = dyn["summary"]
+        if dyn.get("source") == "trace":
+            props["dynamic"] = {**dyn["summary"], "source": "trace", "ranks": dyn.get("ranks")}
+            props["divergence"] = dyn.get("divergence") or []
     failed = any(e.kind in ("usage", "internal") for e in report.errors) or bool(
         dyn and dyn.get("error")
     )

@@ -13,6 +13,7 @@ from rich.text import Text
 from compilelint.baseline import summary_line
 from compilelint.catalog import Catalog
 from compilelint.model import Report
+from compilelint.report.common import dynamic_line, timing_text
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _STAGE = {"static": "predicted", "dynamic": "observed", "both": "confirmed"}
@@ -56,6 +57,14 @@ def render(report: Report, catalog: Catalog, options: dict[str, object]) -> str:
                 caret = Text(f"{' ' * gutter} | ", style="blue")
                 caret.append(" " * indent + "^" * width, style=_STYLE.get(f.severity, ""))
                 con.print(caret)
+            if f.package and f.frames:
+                inner = f.frames[-1]
+                con.print(
+                    Text(
+                        f"  = in: {f.package} {inner.path}:{inner.line} ({inner.function})",
+                        style="dim",
+                    )
+                )
             if f.gb_id or f.gb_type:
                 con.print(
                     Text(f"  = torch: {f.gb_id or ''} {f.gb_type or ''}".rstrip(), style="dim")
@@ -70,6 +79,19 @@ def render(report: Report, catalog: Catalog, options: dict[str, object]) -> str:
         con.print()
     for e in report.errors:
         con.print(Text(f"error: {e.message}", style="bold red"))
+    follow = report.extra.get("follow")
+    if isinstance(follow, dict) and follow.get("bounds"):
+        con.print(
+            Text(
+                "note: following calls into installed packages stopped at "
+                + ", ".join(str(b) for b in follow["bounds"])
+                + ": breaks past that point are not reported",
+                style="yellow",
+            )
+        )
+    dyn_line = dynamic_line(report)
+    if dyn_line:
+        con.print(Text(dyn_line))
     baseline = summary_line(report.extra.get("baseline"))
     if baseline:
         con.print(Text(baseline))
@@ -85,7 +107,8 @@ def render(report: Report, catalog: Catalog, options: dict[str, object]) -> str:
         msg = "No findings"
     con.print(
         Text(
-            f"{msg} in {s.files} file{'s' if s.files != 1 else ''} ({s.lines} lines) in {s.seconds:.2f}s."
+            f"{msg} in {s.files} file{'s' if s.files != 1 else ''} ({s.lines} lines) in "
+            f"{timing_text(report)}."
         ),
     )
     return buf.getvalue()

@@ -26,6 +26,7 @@ from compilelint import __version__
 from compilelint.catalog import Catalog, applies_to, load_catalog
 from compilelint.config import Config, selected_codes
 from compilelint.model import FileError, Finding, Rule, Severity
+from compilelint.static.analysis.dispatch import add_object_calls
 from compilelint.static.analysis.facts import (
     CallSite,
     Candidate,
@@ -35,14 +36,23 @@ from compilelint.static.analysis.facts import (
     ParamFacts,
 )
 from compilelint.static.analysis.project import Project
+from compilelint.static.analysis.resolve import ResolveError, Resolver, search_path
 from compilelint.static.analysis.walker import analyze_module
 from compilelint.static.checks.base import Check, all_checks, build_hooks
 from compilelint.static.discovery import discover
+from compilelint.static.follow import (
+    FollowProject,
+    FollowStats,
+    LibraryCache,
+    follow,
+    library_findings,
+    site_key,
+)
 from compilelint.suppress import is_suppressed, parse_suppressions
 
 PARSE_ERROR = "CL000"
 UNUSED_SUPPRESSION = "CL001"
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
 
 
 @dataclass
@@ -62,6 +72,7 @@ class ScanResult:
     seconds: float
     cached: int
     project: Project | None = None
+    follow: dict[str, object] | None = None  # what following into installed packages did
 
 
 # ---------------------------------------------------------------------------- paths & modules
@@ -592,8 +603,20 @@ def scan(
     by_path = {i.path: i for i in inputs}
 
     # An unchanged tree under the same config and rules: the previous results, as they were.
+    resolver: Resolver | None = None
+    stats = FollowStats()
+    if cfg.follow:
+        try:
+            site, stats.source = search_path(cfg.python, cfg.root)
+        except ResolveError as exc:
+            errors.append(FileError(path=cfg.python or "", message=str(exc), kind="usage"))
+            site = []
+        stats.site = site
+        resolver = Resolver(site)
     tree = hashlib.blake2b(digest_size=16)
     tree.update(repr((cfg, sorted(enabled), os.getcwd())).encode())
+    if resolver is not None:
+        tree.update(site_key(resolver.site).encode())
     for p in sorted(digests):
         tree.update(f"{p}\0{by_path[p].real}\0{digests[p]}\n".encode(errors="surrogateescape"))
     for p in sorted(facts):
@@ -610,6 +633,7 @@ def scan(
                     lines=prev["lines"],
                     seconds=time.perf_counter() - t0,
                     cached=prev["files"],
+                    follow=prev.get("follow"),
                 )
             except (TypeError, KeyError):
                 pass
@@ -656,19 +680,66 @@ def scan(
     run(todo)
 
     # Phase 2, with torch-free helper files parsed on demand when traced code reaches them.
-    project = Project(facts.values())
+    # Library mode: a package with nothing compiled in reach is judged from its public
+    # functions, methods and forwards (narrowed by ``entries``).
+    entries: tuple[str, ...] | None = cfg.entries or None
+
+    def installed(m: str) -> bool:
+        return resolver is not None and resolver.find(m) is not None
+
+    def new_project() -> FollowProject:
+        return FollowProject(facts.values(), {}, installed, entries)
+
+    if resolver is not None and resolver.site:
+        for path, f in facts.items():  # self.helper.method(...) on library objects
+            if path in datas and f.error is None and not f.torch_free:
+                add_object_calls(datas[path], f, imported_only=True)
+    project = new_project()
     for _ in range(4):
         project.compute()
+        if (
+            entries is None
+            and not project.roots
+            and any(f.is_package and not f.error for f in facts.values())
+        ):
+            entries = ("*",)
+            project = new_project()
+            project.compute()
         need = _needed_torch_free(project)
         if not need:
             break
         run([(datas[p], by_path[p], True) for p in need if p in datas])
-        project = Project(facts.values())
+        project = new_project()
     if cache:
         cache.save()
+    if entries is not None:
+        stats.entries = len(project.entry_points(entries))
+    user_paths = set(facts)
+    if resolver is not None and resolver.site and project.unresolved_modules:
+        cdir = None
+        if cfg.cache and not no_cache:
+            cdir = Path(cfg.cache_dir) if cfg.cache_dir else Path(cfg.root) / ".compilelint_cache"
+
+        def analyse_lib(data: bytes, real: str, module: str, is_pkg: bool) -> FileFacts:
+            return analyze_source(data, FileInput(real, real, module, is_pkg), checks, force=True)
+
+        project = follow(
+            project,
+            facts,
+            resolver,
+            analyse_lib,
+            cache=LibraryCache(cdir, cache.key if cache else ""),
+            to_data=_facts_to_data,
+            from_data=_facts_from_data,
+            stats=stats,
+            entries=entries,
+        )
 
     findings: list[Finding] = []
-    for path in sorted(facts):
+    lib_used: set[tuple[str, int, str]] = set()
+    if isinstance(project, FollowProject) and project.library:
+        findings.extend(_followed_findings(project, cfg, catalog, enabled, facts, datas, lib_used))
+    for path in sorted(user_paths):
         f = facts[path]
         if f.error is not None:
             rule = catalog.rules.get(PARSE_ERROR)
@@ -690,7 +761,7 @@ def scan(
             continue
         ignored_here = _per_file_ignored(cfg, path)
         sup = f.noqa
-        used: set[tuple[int, str]] = set()
+        used: set[tuple[int, str]] = {(ln, code) for p, ln, code in lib_used if p == path}
         kept = (
             project.kept(f)
             if not cfg.report_untraced
@@ -718,21 +789,67 @@ def scan(
             )
 
     findings.sort(key=lambda x: (x.path, x.line, x.col, x.rule))
-    total_lines = sum(f.lines for f in facts.values())
+    total_lines = sum(facts[p].lines for p in user_paths)
+    follow_data = stats.as_dict() if resolver is not None else None
     if cache is not None:
         cache.put_results(
             tree_key,
-            {"findings": [asdict(f) for f in findings], "files": len(facts), "lines": total_lines},
+            {
+                "findings": [asdict(f) for f in findings],
+                "files": len(user_paths),
+                "lines": total_lines,
+                "follow": follow_data,
+            },
         )
     return ScanResult(
         findings=findings,
         errors=errors,
-        files=len(facts),
+        files=len(user_paths),
         lines=total_lines,
         seconds=time.perf_counter() - t0,
         cached=cached,
         project=project,
+        follow=follow_data,
     )
+
+
+def _followed_findings(
+    project: FollowProject,
+    cfg: Config,
+    catalog: Catalog,
+    enabled: set[str],
+    facts: dict[str, FileFacts],
+    datas: dict[str, bytes],
+    used: set[tuple[str, int, str]],
+) -> list[Finding]:
+    """Findings in followed library code, anchored at the user's calls, suppressible there."""
+    texts: dict[str, list[str]] = {}
+
+    def line_text(path: str, line: int) -> str:
+        if path not in texts:
+            texts[path] = datas.get(path, b"").decode("utf-8", errors="replace").splitlines()
+        lines = texts[path]
+        return lines[line - 1].rstrip() if 0 < line <= len(lines) else ""
+
+    def make(c: Candidate, path: str) -> Finding | None:
+        if c.code not in enabled or c.code == PARSE_ERROR:
+            return None
+        if is_suppressed(facts[path].noqa, c.code, c.line, c.end_line) is not None:
+            return None  # the library's own noqa
+        rule = catalog.rules[c.code]
+        return _make_finding(rule, path, c, rule.severity)
+
+    out: list[Finding] = []
+    for fd in library_findings(project, make, line_text, catalog.rules):
+        ignored = _per_file_ignored(cfg, fd.path)
+        if fd.rule in ignored or any(fd.rule.startswith(x) for x in ignored):
+            continue
+        ln = is_suppressed(facts[fd.path].noqa, fd.rule, fd.line, fd.end_line)
+        if ln is not None:
+            used.add((fd.path, ln, fd.rule))
+            continue
+        out.append(fd)
+    return out
 
 
 def _needed_torch_free(project: Project) -> list[str]:

@@ -4,6 +4,9 @@
 - ``if cond: return a`` + ``else: return b`` (or a following ``return b``)
                                                        -> ``return torch.where(cond, a, b)``
 - ``if cond: x = a [else: x = b]`` (assignments only)   -> ``x = torch.where(cond, a, x | b)``
+- ``if cond: warnings.warn(...)`` (a body that only prints, logs or warns, no ``else``)
+                                                       -> the whole ``if`` under
+                                                          ``if not torch.compiler.is_compiling():``
 
 Both sides are computed, so the rewrite is unsafe: it is offered only when no side has a
 visible side effect and at least one side is a tensor.
@@ -108,6 +111,22 @@ class TensorDependentBranchWhere(Codemod):
     def _if(self, ctx: FixContext, node: cst.If) -> Rewrite | NoFix:
         if isinstance(node.orelse, cst.If) or isinstance(ctx.parent(node), cst.If):
             return NoFix("`elif` chains are not rewritten")
+        eager = _eager_only_body(node)
+        if eager is not None:
+            if not isinstance(ctx.parent(node), cst.IndentedBlock):
+                return NoFix("the branch is not inside a function body")
+            inner = node.with_changes(body=eager, leading_lines=[])
+            guard = cst.If(
+                test=cst.parse_expression(f"not {ctx.torch('compiler.is_compiling')}()"),
+                body=cst.IndentedBlock(body=[inner]),
+                leading_lines=node.leading_lines,
+            )
+            return Rewrite(
+                title="the branch only reports (print/logging/warnings): run it only in eager, "
+                "under `if not torch.compiler.is_compiling():`",
+                changes=[(node, guard)],
+                imports=("torch",),
+            )
         body = suite_statements(node.body)
         orelse = suite_statements(node.orelse.body) if node.orelse is not None else []
         if body is None or orelse is None:
@@ -286,3 +305,48 @@ class TensorDependentBranchWhere(Codemod):
             if not any(ctx.span(b)[0] < line for b in bound.get(n, [])):
                 return False
         return True
+
+
+_REPORTERS = {"print", "warn", "debug", "info", "warning", "error", "exception", "critical", "log"}
+
+
+def _reporting_call(st: cst.CSTNode) -> bool:
+    if not (isinstance(st, cst.Expr) and isinstance(st.value, cst.Call)):
+        return False
+    f = st.value.func
+    name = (
+        f.value if isinstance(f, cst.Name) else f.attr.value if isinstance(f, cst.Attribute) else ""
+    )
+    return name in _REPORTERS
+
+
+def _not_compiling(test: cst.BaseExpression) -> bool:
+    return (
+        isinstance(test, cst.UnaryOperation)
+        and isinstance(test.operator, cst.Not)
+        and isinstance(test.expression, cst.Call)
+        and isinstance(test.expression.func, cst.Attribute)
+        and test.expression.func.attr.value == "is_compiling"
+    )
+
+
+def _eager_only_body(node: cst.If) -> cst.BaseSuite | None:
+    """The body to keep when ``node`` (no ``else``) only reports: print, logging or warnings
+    calls, possibly already under ``if not torch.compiler.is_compiling():`` (unwrapped)."""
+    if node.orelse is not None or not isinstance(node.body, cst.IndentedBlock):
+        return None
+    body = node.body
+    if (
+        len(body.body) == 1
+        and isinstance(body.body[0], cst.If)
+        and body.body[0].orelse is None
+        and _not_compiling(body.body[0].test)
+        and isinstance(body.body[0].body, cst.IndentedBlock)
+    ):
+        body = body.with_changes(body=body.body[0].body.body)
+    for line in body.body:
+        if not isinstance(line, cst.SimpleStatementLine):
+            return None
+        if not all(_reporting_call(st) for st in line.body):
+            return None
+    return body

@@ -5,6 +5,9 @@
 - ``peak = t.item()`` ... ``h / max(peak, 1.0)`` (every use of ``peak`` is such arithmetic)
                                              -> ``peak = t`` ... ``h / torch.clamp(peak, min=1.0)``
 
+- ``spread = t.item()`` ... ``if not torch.compiler.is_compiling(): logger.debug("%f", spread)``
+                                             -> the guarded (eager-only) uses read ``spread.item()``
+
 Any other use (a comparison, a shape, ``range()``, a format string, a return value) gets no fix.
 """
 
@@ -76,6 +79,12 @@ class TensorItemDrop(Codemod):
         for use in self._uses(fn, name, target):
             if ctx.span(use)[:2] < start[:2]:
                 return NoFix(f"`{name}` is read before it is assigned")
+            if _eager_only(ctx, use, fn):
+                # the guarded call runs only in eager: it still gets the Python number
+                changes.append(
+                    (use, cst.Call(func=cst.Attribute(value=use, attr=cst.Name("item"))))
+                )
+                continue
             used = self._climb(ctx, use, allow_assign=False)
             if isinstance(used, NoFix):
                 return NoFix(f"`{name}` is also {used.reason.removeprefix('the value is ')}")
@@ -205,3 +214,28 @@ class TensorItemDrop(Codemod):
         if any(c.minmax for c in chains):
             return "keep the value a tensor: drop `.item()`, `max`/`min` become `torch.clamp`"
         return "keep the value a tensor: drop `.item()`"
+
+
+def _eager_only(ctx: FixContext, node: cst.CSTNode, fn: cst.FunctionDef) -> bool:
+    """Is ``node`` in the body of ``if not torch.compiler.is_compiling():`` (code that
+    torch.compile skips) within ``fn``?"""
+    cur: cst.CSTNode | None = node
+    while cur is not None and cur is not fn:
+        p = ctx.parent(cur)
+        if isinstance(p, cst.If) and cur is p.body and _is_not_compiling(p.test):
+            return True
+        cur = p
+    return False
+
+
+def _is_not_compiling(test: cst.BaseExpression) -> bool:
+    if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
+        return False
+    call = test.expression
+    return (
+        isinstance(call, cst.Call)
+        and not call.args
+        and isinstance(call.func, (cst.Attribute, cst.Name))
+        and (call.func.attr if isinstance(call.func, cst.Attribute) else call.func).value
+        in ("is_compiling", "is_dynamo_compiling")
+    )

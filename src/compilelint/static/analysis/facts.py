@@ -5,12 +5,16 @@ Phase 2 (:mod:`compilelint.static.analysis.project`) joins the facts of every sc
 decide which functions torch.compile traces and which values are tensors, then keeps only the
 candidate findings whose conditions hold.
 
-Taint sources (strings, so facts stay JSON/marshal-friendly):
+Values are abstract values of :mod:`values` (plain tuples, so facts stay marshal-friendly).
+A *taint* is the set of sources under which a value is a tensor (:func:`values.sources`), what a
+candidate finding ``requires``; sources are strings:
 
 - ``"T"``                       definitely a tensor
 - ``"P|<func>|<param>"``        the value of a parameter of function ``<func>`` of this file
 - ``"R|<ref>"``                 the return value of a call to a scanned function ``<ref>``
 - ``"A|<class>|<attr>"``        the attribute ``self.<attr>`` of class ``<class>`` of this file
+
+each optionally followed by an element path (``@0``, ``@*``; see :mod:`values`).
 
 Function refs (strings):
 
@@ -23,6 +27,9 @@ Function refs (strings):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
+
+Value = tuple[Any, ...]  # see compilelint.static.analysis.values
 
 Taint = frozenset[str]
 NO_TAINT: Taint = frozenset()
@@ -40,9 +47,11 @@ class ParamFacts:
 @dataclass
 class CallSite:
     ref: str
-    args: list[list[str]]  # taint of each positional argument
-    kwargs: dict[str, list[str]]
+    args: list[Value]  # value of each positional argument
+    kwargs: dict[str, Value]
     in_loop: bool
+    line: int = 0  # position of the call (anchors findings followed into other files)
+    col: int = 0
 
 
 @dataclass
@@ -58,7 +67,8 @@ class FunctionFacts:
     disabled: bool = False
     calls: list[CallSite] = field(default_factory=list)
     refs: list[str] = field(default_factory=list)  # functions referenced without a call
-    returns: list[str] = field(default_factory=list)  # union of return taints
+    # values of its return statements (in terms of its own P| sources): the summary is their join
+    returns: list[Value] = field(default_factory=list)
     has_loop_break_risk: bool = False
 
 
@@ -68,7 +78,7 @@ class ClassFacts:
     name: str
     bases: list[str]  # each a ref ("L|<module>|Name" or "D|dotted")
     methods: list[str]
-    attrs: dict[str, list[str]]  # self.<attr> -> taint of assigned values
+    attrs: dict[str, list[Value]]  # self.<attr> -> values assigned to it
     # self.<attr> -> refs of classes instantiated into it; "*<ref>": repeated instances of <ref>
     # held by a container module (nn.ModuleList([Block() for _ in range(n)]))
     attr_classes: dict[str, list[str]]

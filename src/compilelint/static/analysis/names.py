@@ -367,14 +367,15 @@ COMPILING_PREDICATES = frozenset(
         "torch.compiler.is_dynamo_compiling",
         "torch._utils.is_compiling",
         "torch._dynamo.external_utils.is_compiling",
-        "torch.jit.is_tracing",
-        "torch.jit.is_scripting",
         "is_torchdynamo_compiling",
         "is_compiling",
         "transformers.utils.is_torchdynamo_compiling",
         "transformers.utils.import_utils.is_torchdynamo_compiling",
     }
 )
+# Predicates that are False while torch.compile traces (TorchScript's): code under `if <pred>()`
+# is skipped, and `a if <pred>() else b` is `b`.
+NOT_COMPILING_PREDICATES = frozenset({"torch.jit.is_tracing", "torch.jit.is_scripting"})
 MODULE_BASES = frozenset(
     {"torch.nn.Module", "torch.nn.modules.module.Module", "nn.Module", "Module"}
 )

@@ -8,8 +8,7 @@ Answers the two questions a graph-break linter must get right:
   (``self.method()``, module helpers, helpers imported from other scanned files, ``super()``),
   except functions under ``torch.compiler.disable``.
 - *tensor inference*: which symbolic values (parameters, helper returns, ``self.<attr>``) hold
-  tensors. Parameters of roots are tensors by annotation or by position; parameters of helpers
-  are tensors when a traced caller passes a tensor.
+  tensors, decided from function summaries in :mod:`summaries`.
 """
 
 from __future__ import annotations
@@ -18,7 +17,8 @@ from collections import deque
 from collections.abc import Iterable
 
 from compilelint.static.analysis import names as N
-from compilelint.static.analysis.facts import Candidate, ClassFacts, FileFacts, FunctionFacts
+from compilelint.static.analysis.facts import CallSite, Candidate, FileFacts, FunctionFacts
+from compilelint.static.analysis.summaries import Summaries
 
 FKey = tuple[str, str]  # (path, qual)
 
@@ -40,7 +40,7 @@ def root_param_is_tensor(fn: FunctionFacts, i: int) -> bool:
     )
 
 
-class Project:
+class Project(Summaries):
     def __init__(self, files: Iterable[FileFacts]) -> None:
         self.files: dict[str, FileFacts] = {f.path: f for f in files}
         self.modules: dict[str, str] = {}
@@ -56,7 +56,8 @@ class Project:
         self._is_module_cache: dict[FKey, bool] = {}
         self.traced: set[FKey] = set()
         self.roots: set[FKey] = set()
-        self.tensor_params: set[tuple[str, str, str]] = set()
+        self.callers: dict[FKey, list[tuple[str, CallSite, int]]] = {}
+        self._init_summaries()
         self.unresolved_modules: set[str] = set()
 
     # ------------------------------------------------------------------ name resolution
@@ -165,6 +166,35 @@ class Project:
 
     # ------------------------------------------------------------------ reachability
     def compute(self) -> None:
+        roots = self.find_roots()
+        roots = {k for k in roots if not self.fn(k).disabled}
+        self.roots = roots
+        traced: set[FKey] = set()
+        queue = deque(sorted(roots))
+        while queue:
+            key = queue.popleft()
+            if key in traced:
+                continue
+            traced.add(key)
+            for callee in self.callees(key):
+                if callee not in traced and not self.fn(callee).disabled:
+                    queue.append(callee)
+        self.traced = traced
+        self.link_callers()
+
+    def link_callers(self) -> None:
+        """Index every traced call site by its callee (the argument values summaries read)."""
+        callers: dict[FKey, list[tuple[str, CallSite, int]]] = {}
+        for key in sorted(self.traced):
+            for c in self.fn(key).calls:
+                t = self._target(key[0], c.ref)
+                if t is not None and t[0] in self.traced:
+                    callers.setdefault(t[0], []).append((key[0], c, t[1]))
+        self.callers = callers
+        self._init_summaries()
+
+    def find_roots(self) -> set[FKey]:
+        """Functions torch.compile starts tracing at: module forwards and compiled functions."""
         roots: set[FKey] = set()
         for f in self.files.values():
             for cq, cf in f.classes.items():
@@ -186,20 +216,7 @@ class Project:
                         if f"{q}.forward" in self.files[p].functions:
                             roots.add((p, f"{q}.forward"))
                             break
-        roots = {k for k in roots if not self.fn(k).disabled}
-        self.roots = roots
-        traced: set[FKey] = set()
-        queue = deque(sorted(roots))
-        while queue:
-            key = queue.popleft()
-            if key in traced:
-                continue
-            traced.add(key)
-            for callee in self.callees(key):
-                if callee not in traced and not self.fn(callee).disabled:
-                    queue.append(callee)
-        self.traced = traced
-        self._infer_params()
+        return roots
 
     def fn(self, key: FKey) -> FunctionFacts:
         return self.files[key[0]].functions[key[1]]
@@ -217,7 +234,7 @@ class Project:
             return None
         fn = self.files[p].functions[q]
         implicit = 0
-        if fn.cls is not None and fn.params and fn.params[0].name in ("self", "cls"):
+        if fn.cls is not None and fn.params and fn.params[0].name in ("self", "cls", "ctx"):
             implicit = 1 if ref[0] in "MS" or "." in q else 0
         return ((p, q), implicit)
 
@@ -234,96 +251,8 @@ class Project:
                 out.append(t[0])
         return out
 
-    # ------------------------------------------------------------------ tensor inference
-    def _root_param_is_tensor(self, fn: FunctionFacts, i: int) -> bool:
-        return root_param_is_tensor(fn, i)
-
-    def _infer_params(self) -> None:
-        tp: set[tuple[str, str, str]] = set()
-        for key in self.traced:
-            fn = self.fn(key)
-            for i, prm in enumerate(fn.params):
-                if key in self.roots:
-                    if self._root_param_is_tensor(fn, i):
-                        tp.add((key[0], key[1], prm.name))
-                elif prm.annotation == "tensor":
-                    tp.add((key[0], key[1], prm.name))
-        self.tensor_params = tp
-        for _ in range(6):
-            self._memo: dict[tuple[str, str], bool] = {}
-            changed = False
-            for key in sorted(self.traced):
-                fn = self.fn(key)
-                for c in fn.calls:
-                    t = self._target(key[0], c.ref)
-                    if t is None:
-                        continue
-                    (cp, cq), implicit = t
-                    if (cp, cq) not in self.traced:
-                        continue
-                    callee = self.fn((cp, cq))
-                    positional = [p for p in callee.params if p.index >= 0]
-                    for j, taint in enumerate(c.args):
-                        k = j + implicit
-                        if k < len(positional) and self.resolves(key[0], taint):
-                            trip = (cp, cq, positional[k].name)
-                            if trip not in self.tensor_params and positional[k].annotation not in (
-                                "nontensor",
-                            ):
-                                self.tensor_params.add(trip)
-                                changed = True
-                    for kw, taint in c.kwargs.items():
-                        if any(p.name == kw for p in callee.params) and self.resolves(
-                            key[0], taint
-                        ):
-                            trip = (cp, cq, kw)
-                            if trip not in self.tensor_params:
-                                self.tensor_params.add(trip)
-                                changed = True
-            if not changed:
-                break
-        self._memo = {}
-
-    def resolves(self, path: str, taint: Iterable[str]) -> bool:
-        """Whether any source of a taint is a tensor."""
-        return any(self._source(path, s) for s in taint)
-
-    def _source(self, path: str, s: str) -> bool:
-        if s == "T":
-            return True
-        key = (path, s)
-        memo = self._memo
-        if key in memo:
-            return memo[key]
-        memo[key] = False  # cycle guard
-        kind, _, rest = s.partition("|")
-        out = False
-        if kind == "P":
-            fq, _, pname = rest.rpartition("|")
-            out = (path, fq, pname) in self.tensor_params
-        elif kind == "R":
-            t = self._target(path, rest)
-            if t is not None:
-                (cp, cq), _ = t
-                fn = self.files[cp].functions[cq]
-                if fn.name == "__init__":
-                    out = False
-                else:
-                    out = any(self._source(cp, x) for x in fn.returns)
-        elif kind == "A":
-            cq, _, attr = rest.rpartition("|")
-            for cp, cqq in self.mro(path, cq):
-                cf: ClassFacts = self.files[cp].classes[cqq]
-                if attr in cf.attrs:
-                    out = any(self._source(cp, x) for x in cf.attrs[attr])
-                    if out:
-                        break
-        memo[key] = out
-        return out
-
     # ------------------------------------------------------------------ findings
     def kept(self, f: FileFacts) -> list[Candidate]:
-        self._memo = {}
         out: list[Candidate] = []
         for c in f.candidates:
             if c.scope == "traced" and (f.path, c.func) not in self.traced:

@@ -1,9 +1,12 @@
-"""Phase 1: one walk over one parsed file.
+"""Phase 1: one flow-sensitive walk over one parsed file.
 
-The walker follows statements in order, keeps an environment of which local names may hold
-tensors (tensor inference), records calls between functions (for reachability) and fires the
-checks' ``visit_<Node>`` hooks on every node, in one pass. Values whose tensor-ness depends on
-other functions or files are kept symbolic (see :mod:`facts`) and resolved in phase 2.
+The walker follows statements in order and keeps an environment from local names to abstract
+values (:mod:`values`; what an expression evaluates to is decided in :mod:`evaluate`), joins the
+environments of the branches of ``if`` and of loops, records calls between functions with the
+values of their arguments (for reachability and phase-2 summaries), records what functions
+return and what ``self.<attr>`` is assigned, and fires the checks' ``visit_<Node>`` hooks on every
+node, in one pass. Values that depend on other functions or files stay symbolic and are resolved
+in phase 2 (:mod:`summaries`).
 """
 
 from __future__ import annotations
@@ -15,9 +18,10 @@ from typing import Any
 import libcst as cst
 
 from compilelint.static.analysis import names as N
+from compilelint.static.analysis import values as V
+from compilelint.static.analysis.evaluate import Evaluator
 from compilelint.static.analysis.facts import (
     NO_TAINT,
-    TENSOR,
     CallSite,
     Candidate,
     ClassFacts,
@@ -26,6 +30,7 @@ from compilelint.static.analysis.facts import (
     ParamFacts,
     Taint,
 )
+from compilelint.static.analysis.values import Value
 
 Hook = Callable[[Any], None]
 
@@ -148,7 +153,7 @@ class Scope:
     def __init__(self, facts: FunctionFacts | None, parent: Scope | None) -> None:
         self.facts = facts
         self.parent = parent
-        self.env: dict[str, Taint] = {}
+        self.env: dict[str, Value] = {}
         self.local_defs: dict[str, str] = {}  # nested def name -> qual
         self.local_classes: set[str] = set()
 
@@ -157,7 +162,7 @@ class Scope:
         return self.facts.qual if self.facts else ""
 
 
-class FileWalker:
+class FileWalker(Evaluator):
     """Walks one module. ``hooks`` maps a libcst node type to the check callbacks for it."""
 
     def __init__(
@@ -179,13 +184,15 @@ class FileWalker:
         self.module_defs: dict[str, str] = {}  # top-level def/class name -> qual
         self.compiled_refs: list[str] = []
         self.pending: list[tuple[str, cst.CSTNode, Taint, dict[str, str], str, bool, str]] = []
+        self.call_nodes: list[tuple[CallSite, cst.CSTNode]] = []
         self.scope = Scope(None, None)
         self.class_stack: list[ClassFacts] = []
         self.loop_depth = 0
         self.untraced_depth = 0
         self.forward_replaced: set[str] = set()  # classes whose forward a decorator replaces
         self.current_stmt: cst.CSTNode | None = None
-        self._taint_cache: dict[int, Taint] = {}
+        self._value_cache: dict[int, Value] = {}
+        self.class_defs: set[str] = set()  # top-level class names
 
     # ------------------------------------------------------------------ public API for checks
     @property
@@ -251,206 +258,6 @@ class FileWalker:
         text = " ".join(self.module.code_for_node(node).split())
         return text if len(text) <= limit else text[: limit - 3] + "..."
 
-    # ------------------------------------------------------------------ tensor inference
-    def taint(self, node: cst.BaseExpression) -> Taint:
-        key = id(node)
-        got = self._taint_cache.get(key)
-        if got is None:
-            got = self._taint(node)
-            self._taint_cache[key] = got
-        return got
-
-    def _lookup(self, name: str) -> Taint:
-        s: Scope | None = self.scope
-        while s is not None:
-            if name in s.env:
-                return s.env[name]
-            s = s.parent
-        return NO_TAINT
-
-    def _taint(self, node: cst.BaseExpression) -> Taint:
-        t = type(node)
-        if t is cst.Name:
-            return self._lookup(node.value)  # type: ignore[attr-defined]
-        if t is cst.Attribute:
-            attr = node.attr.value  # type: ignore[attr-defined]
-            base = node.value  # type: ignore[attr-defined]
-            if attr in N.META_ATTRS:
-                return NO_TAINT
-            if isinstance(base, cst.Name) and base.value == "self" and self.cls is not None:
-                return frozenset({f"A|{self.cls.qual}|{attr}"})
-            q = self.qualify(node)  # type: ignore[arg-type]
-            if q is not None and q.startswith("torch.") and not q.startswith("torch.Tensor"):
-                return NO_TAINT  # torch.float32, torch.nn.functional (a module), ...
-            return self.taint(base)
-        if t is cst.Subscript:
-            base_taint = self.taint(node.value)  # type: ignore[attr-defined]
-            sl = node.slice  # type: ignore[attr-defined]
-            if (
-                len(sl) == 1
-                and isinstance(sl[0].slice, cst.Index)
-                and isinstance(sl[0].slice.value, (cst.SimpleString, cst.ConcatenatedString))
-            ):
-                # ``cfg["key"]``: a mapping, so a parameter taken as a tensor by position was not
-                # one; results of calls (model outputs) keep their taint.
-                return frozenset(s for s in base_taint if not s.startswith("P|"))
-            return base_taint
-        if t is cst.BinaryOperation:
-            return self.taint(node.left) | self.taint(node.right)  # type: ignore[attr-defined]
-        if t is cst.UnaryOperation:
-            return self.taint(node.expression)  # type: ignore[attr-defined]
-        if t is cst.BooleanOperation:
-            return self.taint(node.left) | self.taint(node.right)  # type: ignore[attr-defined]
-        if t is cst.Comparison:
-            n: cst.Comparison = node  # type: ignore[assignment]
-            out = NO_TAINT
-            left = n.left
-            for ct in n.comparisons:
-                if isinstance(ct.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) or (
-                    isinstance(ct.operator, (cst.Equal, cst.NotEqual))
-                    and (_is_str_or_none(left) or _is_str_or_none(ct.comparator))
-                ):
-                    left = ct.comparator  # identity, membership, `x == "name"`: a Python bool
-                    continue
-                out = out | self.taint(left) | self.taint(ct.comparator)
-                left = ct.comparator
-            return out
-        if t is cst.Call:
-            return self._call_taint(node)  # type: ignore[arg-type]
-        if t is cst.IfExp:
-            return self.taint(node.body) | self.taint(node.orelse)  # type: ignore[attr-defined]
-        if t in (cst.Tuple, cst.List, cst.Set):
-            out = NO_TAINT
-            for el in node.elements:  # type: ignore[attr-defined]
-                out = out | self.taint(el.value)
-            return out
-        if t is cst.Dict:
-            out = NO_TAINT
-            for el in node.elements:  # type: ignore[attr-defined]
-                out = out | self.taint(el.value)
-            return out
-        if t in (cst.ListComp, cst.GeneratorExp, cst.SetComp):
-            return self.taint(node.elt)  # type: ignore[attr-defined]
-        if t is cst.NamedExpr:
-            return self.taint(node.value)  # type: ignore[attr-defined]
-        if t is cst.Await:
-            return self.taint(node.expression)  # type: ignore[attr-defined]
-        return NO_TAINT
-
-    def _call_taint(self, node: cst.Call) -> Taint:
-        func = node.func
-        if isinstance(func, cst.Attribute):
-            meth = func.attr.value
-            q = self.qualify(func)
-            if q is not None and q.startswith("torch."):
-                return self._torch_result(q)
-            if isinstance(func.value, cst.Name) and func.value.value == "self":
-                if self.cls is not None and meth in self._class_methods():
-                    return frozenset({f"R|M|{self.cls.qual}|{meth}"})
-                # self.<submodule>(...) or self.<tensor attr>.method(...)
-                return TENSOR
-            if (
-                isinstance(func.value, cst.Call)
-                and isinstance(func.value.func, cst.Name)
-                and func.value.func.value == "super"
-                and self.cls is not None
-            ):
-                return frozenset({f"R|S|{self.cls.qual}|{meth}"})
-            if q is not None:
-                head = q.split(".", 1)[0]
-                if head in ("np", "numpy", "math", "random", "os", "sys", "time"):
-                    return NO_TAINT
-                if q in self.imports.values() or q.rsplit(".", 1)[0] in self.imports.values():
-                    if q.split(".", 1)[0] in self.imports or head in self.imports.values():
-                        return frozenset({f"R|D|{q}"})
-            recv = self.taint(func.value)
-            if not recv:
-                return NO_TAINT
-            if meth in N.META_METHODS or meth in N.SCALAR_METHODS:
-                return NO_TAINT
-            if meth not in N.TENSOR_METHODS:
-                # not a Tensor method: the receiver is some other object (a cache, a config, a
-                # model output), and so is what the method returns, as far as we can tell
-                return NO_TAINT
-            return recv
-        if isinstance(func, cst.Name):
-            name = func.value
-            if name in (
-                "len",
-                "int",
-                "float",
-                "bool",
-                "str",
-                "repr",
-                "isinstance",
-                "hasattr",
-                "getattr",
-                "callable",
-                "type",
-                "id",
-                "hash",
-                "range",
-                "print",
-                "format",
-                "issubclass",
-                "dict",
-                "set",
-                "frozenset",
-                "round",
-            ):
-                return NO_TAINT
-            if name in (
-                "abs",
-                "max",
-                "min",
-                "sum",
-                "tuple",
-                "list",
-                "sorted",
-                "reversed",
-                "zip",
-                "enumerate",
-                "next",
-                "iter",
-                "map",
-                "filter",
-                "all",
-                "any",
-            ):
-                out = NO_TAINT
-                for a in node.args:
-                    out = out | self.taint(a.value)
-                return out
-            q = self.qualify(func)
-            if q is not None and q.startswith("torch."):
-                return self._torch_result(q)
-            ref = self.name_ref(name)
-            if ref is not None:
-                return frozenset({f"R|{ref}"})
-            return NO_TAINT
-        if isinstance(func, cst.Call):
-            # torch.compile(fn)(x), functools.partial(...)(x), ...
-            return (
-                self._call_taint(func) if self.qualify(func.func) == "torch.compile" else NO_TAINT
-            )
-        return NO_TAINT
-
-    def _torch_result(self, q: str) -> Taint:
-        if q in N.NON_TENSOR_TORCH or q.startswith(N.NON_TENSOR_TORCH_PREFIXES):
-            return NO_TAINT
-        last = q.rsplit(".", 1)[-1]
-        if (
-            last[:1].isupper()
-            and q.startswith("torch.nn.")
-            and not q.startswith("torch.nn.functional")
-        ):
-            if last in ("Parameter", "Buffer"):
-                return TENSOR
-            return NO_TAINT  # constructing a module (calling it later returns a tensor)
-        if last in ("is_tensor", "is_nonzero", "is_same_size", "equal", "allclose"):
-            return NO_TAINT
-        return TENSOR
-
     def _class_methods(self) -> set[str]:
         c = self.cls
         return set(c.methods) if c is not None else set()
@@ -487,7 +294,20 @@ class FileWalker:
             ):
                 return f"S|{self.cls.qual}|{func.attr.value}"
             q = self.qualify(func)
-            if q is not None and q.split(".", 1)[0] in self.imports and not q.startswith("torch"):
+            if (
+                func.attr.value == "apply"
+                and isinstance(v, cst.Name)
+                and v.value in self.class_defs
+            ):
+                # MyFunction.apply(x): torch.autograd.Function runs (and dynamo traces) forward
+                return f"M|{self.module_defs[v.value]}|forward"
+            if (
+                q is not None
+                and q.split(".", 1)[0] in self.imports
+                and q.split(".", 1)[0] != "torch"  # torchsde.sdeint is not torch's
+            ):
+                if func.attr.value == "apply" and isinstance(v, cst.Name) and v.value[:1].isupper():
+                    return f"D|{q[: -len('.apply')]}.forward"
                 return f"D|{q}"
             if isinstance(v, cst.Name) and v.value in self.module_defs:
                 # ClassName.static_method(...)
@@ -495,24 +315,22 @@ class FileWalker:
         return None
 
     # ------------------------------------------------------------------ assignment
-    def bind(
-        self, target: cst.BaseExpression, taint: Taint, value: cst.BaseExpression | None
-    ) -> None:
+    def bind(self, target: cst.BaseExpression, value: Value) -> None:
+        """Bind an assignment target to a value (tuple targets unpack it per position)."""
         if isinstance(target, cst.Name):
-            self.scope.env[target.value] = taint
+            self.scope.env[target.value] = value
         elif isinstance(target, (cst.Tuple, cst.List)):
-            vals: Sequence[cst.BaseElement] | None = None
-            if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(
-                target.elements
-            ):
-                vals = value.elements
-            for i, el in enumerate(target.elements):
-                if vals is not None and not isinstance(vals[i], cst.StarredElement):
-                    self.bind(el.value, self.taint(vals[i].value), vals[i].value)
+            els = target.elements
+            star = next((i for i, e in enumerate(els) if isinstance(e, cst.StarredElement)), -1)
+            for i, el in enumerate(els):
+                if i == star:
+                    self.bind(el.value, V.seq("list", None, V.iter_elem(value)))
+                elif star >= 0 and i > star:
+                    self.bind(el.value, V.element(value, i - len(els)))
                 else:
-                    self.bind(el.value, taint, None)
+                    self.bind(el.value, V.element(value, i))
         elif isinstance(target, cst.StarredElement):
-            self.bind(target.value, taint, None)
+            self.bind(target.value, value)
         elif isinstance(target, cst.Attribute):
             if (
                 isinstance(target.value, cst.Name)
@@ -520,56 +338,38 @@ class FileWalker:
                 and self.cls is not None
             ):
                 attr = target.attr.value
-                self.cls.attrs.setdefault(attr, [])
-                for s in taint:
-                    if s not in self.cls.attrs[attr] and not s.startswith("A|"):
-                        self.cls.attrs[attr].append(s)
-                if isinstance(value, cst.Call):
-                    ref = self.callee_ref(value.func)
-                    q = self.qualify(value.func)
-                    lst = self.cls.attr_classes.setdefault(attr, [])
-                    if ref and ref not in lst:
-                        lst.append(ref)
-                    if q and q.startswith("torch.nn.") and q not in lst:
-                        lst.append(q)
-                    for r in self._repeated_classes(value):
-                        if r not in lst:
-                            lst.append(r)
+                lst = self.cls.attrs.setdefault(attr, [])
+                if not any(m[0] == "Y" and m[1].startswith("A|") for m in V.members(value)):
+                    if value not in lst:
+                        lst.append(value)
+
+    def bind_self_attr_classes(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        """Which classes ``self.<attr> = Cls(...)`` instantiates (for regional compilation)."""
+        if not (
+            isinstance(target, cst.Attribute)
+            and isinstance(target.value, cst.Name)
+            and target.value.value == "self"
+            and self.cls is not None
+            and isinstance(value, cst.Call)
+        ):
+            return
+        attr = target.attr.value
+        ref = self.callee_ref(value.func)
+        q = self.qualify(value.func)
+        lst = self.cls.attr_classes.setdefault(attr, [])
+        if ref and ref not in lst:
+            lst.append(ref)
+        if q and q.startswith("torch.nn.") and q not in lst:
+            lst.append(q)
+        for r in self._repeated_classes(value):
+            if r not in lst:
+                lst.append(r)
 
     def bind_iter(self, target: cst.BaseExpression, it: cst.BaseExpression) -> None:
-        """Bind a ``for`` target to the elements of ``it``: ``enumerate`` counts and ``range``
-        values are ints, ``zip`` pairs each target with its own iterable, ``.items()`` keys and
-        ``.keys()`` are not tensors."""
-        elts = (
-            target.elements
-            if isinstance(target, (cst.Tuple, cst.List))
-            and not any(isinstance(e, cst.StarredElement) for e in target.elements)
-            else None
-        )
-        if isinstance(it, cst.Call) and not self._has_star_args(it):
-            f = it.func
-            fname = f.value if isinstance(f, cst.Name) and not self.shadowed(f.value) else None
-            if fname == "range":
-                self.bind(target, NO_TAINT, None)
-                return
-            if fname == "enumerate" and it.args and elts is not None and len(elts) == 2:
-                self.bind(elts[0].value, NO_TAINT, None)
-                self.bind_iter(elts[1].value, it.args[0].value)
-                return
-            if fname == "zip" and elts is not None and len(elts) == len(it.args):
-                for el, arg in zip(elts, it.args, strict=True):
-                    self.bind_iter(el.value, arg.value)
-                return
-            if isinstance(f, cst.Attribute) and not it.args:
-                meth = f.attr.value
-                if meth == "keys":
-                    self.bind(target, NO_TAINT, None)
-                    return
-                if meth == "items" and elts is not None and len(elts) == 2:
-                    self.bind(elts[0].value, NO_TAINT, None)
-                    self.bind(elts[1].value, self.taint(f.value), None)
-                    return
-        self.bind(target, self.taint(it), None)
+        """Bind a ``for`` target to what iterating ``it`` yields (``enumerate`` counts and
+        ``range`` values are ints, ``zip`` pairs each target with its own iterable, ``.items()``
+        keys are strings and its values keep their value: modules of a ``ModuleDict``)."""
+        self.bind(target, V.iter_elem(self.value(it)))
 
     @staticmethod
     def _has_star_args(call: cst.Call) -> bool:
@@ -602,6 +402,12 @@ class FileWalker:
             return
         if t is cst.Call:
             self._record_call(node)  # type: ignore[arg-type]
+            self._grow_list(node)  # type: ignore[arg-type]
+        elif t is cst.NamedExpr:
+            self.fire(node)
+            self.visit_expr(node.value)  # type: ignore[attr-defined]
+            self.bind(node.target, self.value(node.value))  # type: ignore[attr-defined]
+            return
         elif t is cst.Name and self.scope.facts is not None:
             ref = None
             if node.value in self.module_defs or node.value in self.scope.local_defs:  # type: ignore[attr-defined]
@@ -629,10 +435,33 @@ class FileWalker:
         if isinstance(node, cst.DictComp):
             self.visit_expr(node.key)
             self.visit_expr(node.value)
+            self.value(node.value)  # while the targets are bound
         else:
             self.visit_expr(node.elt)
+            self.value(node.elt)
         self.loop_depth -= 1
         self.scope.env = {**saved, **{k: v for k, v in self.scope.env.items() if k in saved}}
+
+    def _grow_list(self, node: cst.Call) -> None:
+        """``out.append(t)`` / ``out.extend(ts)`` on a local list: its elements may be ``t``."""
+        f = node.func
+        if not (
+            isinstance(f, cst.Attribute)
+            and f.attr.value in ("append", "extend", "insert")
+            and isinstance(f.value, cst.Name)
+            and node.args
+        ):
+            return
+        name = f.value.value
+        cur = self.scope.env.get(name)
+        if cur is None or cur[0] != "Q":
+            return
+        new = self.value(node.args[-1].value)
+        if f.attr.value == "extend":
+            new = V.iter_elem(new)
+        self.scope.env[name] = V.seq(
+            cur[1], None, V.join(cur[3], new) if cur[3] != V.UNKNOWN else new
+        )
 
     def _record_call(self, node: cst.Call) -> None:
         facts = self.scope.facts
@@ -652,7 +481,16 @@ class FileWalker:
         ):
             name = node.args[0].value.evaluated_value
             if isinstance(name, str):
-                self.cls.attrs[name] = ["T"]
+                self.cls.attrs[name] = [V.TENSOR]
+        if (
+            isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in _FORWARD_HOOK_REGISTRARS
+            and node.args
+        ):
+            # a forward (pre-)hook runs inside the module's call, so torch.compile traces it
+            ref = self._compile_target(node.args[0].value)
+            if ref and ref not in self.compiled_refs:
+                self.compiled_refs.append(ref)
         if (
             self.loop_depth
             and isinstance(node.func, cst.Attribute)
@@ -684,7 +522,7 @@ class FileWalker:
         args: list[list[str]] = []
         kwargs: dict[str, list[str]] = {}
         for a in node.args:
-            tv = sorted(self.taint(a.value))
+            tv = self.value(a.value)
             if a.keyword is not None:
                 kwargs[a.keyword.value] = tv
             elif a.star:
@@ -694,7 +532,9 @@ class FileWalker:
             r = self._func_ref_of(a.value)
             if r and r not in facts.refs:
                 facts.refs.append(r)
-        facts.calls.append(CallSite(ref=ref, args=args, kwargs=kwargs, in_loop=self.loop_depth > 0))
+        site = CallSite(ref=ref, args=args, kwargs=kwargs, in_loop=self.loop_depth > 0)
+        facts.calls.append(site)
+        self.call_nodes.append((site, node))
 
     def _func_ref_of(self, v: cst.BaseExpression) -> str | None:
         if isinstance(v, cst.Name) and (
@@ -728,6 +568,8 @@ class FileWalker:
         for stmt in self.module.body:
             if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
                 self.module_defs[stmt.name.value] = stmt.name.value
+                if isinstance(stmt, cst.ClassDef):
+                    self.class_defs.add(stmt.name.value)
         self.fire(self.module)
         self.visit_block(self.module.body)
 
@@ -769,7 +611,7 @@ class FileWalker:
             for item in w.items:
                 self.visit_expr(item.item)
                 if item.asname is not None:
-                    self.bind(item.asname.name, self.taint(item.item), None)  # type: ignore[arg-type]
+                    self.bind(item.asname.name, self.value(item.item))  # type: ignore[arg-type]
             self.visit_suite(w.body)
         elif t in (cst.Try, cst.TryStar):
             self.fire(stmt)
@@ -826,32 +668,36 @@ class FileWalker:
         if t is cst.Assign:
             a: cst.Assign = small  # type: ignore[assignment]
             self.visit_expr(a.value)
-            tv = self.taint(a.value)
+            tv = self.value(a.value)
             for tgt in a.targets:
                 self.visit_expr(tgt.target)
-                self.bind(tgt.target, tv, a.value)
+                self.bind(tgt.target, tv)
+                self.bind_self_attr_classes(tgt.target, a.value)
         elif t is cst.AnnAssign:
             aa: cst.AnnAssign = small  # type: ignore[assignment]
             if aa.value is not None:
                 self.visit_expr(aa.value)
-                tv = self.taint(aa.value)
+                tv = self.value(aa.value)
                 if _ann_kind(aa.annotation) == "tensor":
-                    tv = tv | TENSOR
-                self.bind(aa.target, tv, aa.value)
+                    tv = V.join(tv, V.TENSOR)
+                self.bind(aa.target, tv)
+                self.bind_self_attr_classes(aa.target, aa.value)
         elif t is cst.AugAssign:
             ag: cst.AugAssign = small  # type: ignore[assignment]
             self.visit_expr(ag.value)
             self.visit_expr(ag.target)
-            tv = self.taint(ag.target) | self.taint(ag.value)
-            self.bind(ag.target, tv, None)
+            tv = self._binop(self.value(ag.target), self.value(ag.value))
+            self.bind(ag.target, tv)
         elif t is cst.Return:
             r: cst.Return = small  # type: ignore[assignment]
             if r.value is not None:
                 self.visit_expr(r.value)
                 if self.scope.facts is not None:
-                    for s in self.taint(r.value):
-                        if s not in self.scope.facts.returns:
-                            self.scope.facts.returns.append(s)
+                    rv = self.value(r.value)
+                    if rv not in self.scope.facts.returns:
+                        self.scope.facts.returns.append(rv)
+            elif self.scope.facts is not None and V.NONE not in self.scope.facts.returns:
+                self.scope.facts.returns.append(V.NONE)
         elif t in (cst.Global, cst.Nonlocal, cst.Pass, cst.Break, cst.Continue):
             return
         else:
@@ -881,7 +727,7 @@ class FileWalker:
         self.visit_expr(node.test)
         skip_body, skip_else = self._compiling_guard(node.test)
         saved = dict(self.scope.env)
-        branches: list[dict[str, Taint]] = []
+        branches: list[dict[str, Value]] = []
         if skip_body:
             self.untraced_depth += 1
         self.visit_suite(node.body)
@@ -902,11 +748,13 @@ class FileWalker:
         branches.append(self.scope.env)
         self._merge_env(saved, branches)
 
-    def _merge_env(self, saved: dict[str, Taint], branches: list[dict[str, Taint]]) -> None:
+    def _merge_env(self, saved: dict[str, Value], branches: list[dict[str, Value]]) -> None:
+        """After an ``if`` (or a loop): each name may hold what any branch left in it."""
         merged = dict(saved)
         for env in branches:
             for k, v in env.items():
-                merged[k] = merged.get(k, NO_TAINT) | v if k in merged and merged[k] != v else v
+                old = merged.get(k)
+                merged[k] = v if old is None or old == v else V.join(old, v)
         self.scope.env = merged
 
     def _compiling_guard(self, test: cst.BaseExpression) -> tuple[bool, bool]:
@@ -927,6 +775,8 @@ class FileWalker:
             last = q.rsplit(".", 1)[-1]
             if q in N.COMPILING_PREDICATES or last in ("is_torchdynamo_compiling", "is_compiling"):
                 return (True, False) if negated else (False, True)
+            if q in N.NOT_COMPILING_PREDICATES:
+                return (False, True) if negated else (True, False)
         return False, False
 
     def visit_function(self, node: cst.FunctionDef) -> None:
@@ -936,6 +786,10 @@ class FileWalker:
         cls = self.cls if parent.facts is None else None
         if cls is not None:
             qual = f"{cls.qual}.{node.name.value}"
+            for dec in node.decorators:
+                d = dec.decorator
+                if isinstance(d, cst.Attribute) and d.attr.value in ("setter", "deleter"):
+                    qual += f".<{d.attr.value}>"  # the property's getter keeps the plain name
         elif parent.facts is not None:
             qual = f"{parent.qual}.<locals>.{node.name.value}"
             parent.local_defs[node.name.value] = qual
@@ -985,10 +839,10 @@ class FileWalker:
         for prm in params:
             # A parameter annotated as a non-tensor type never holds a tensor: no symbol needed.
             scope.env[prm.name] = (
-                NO_TAINT if prm.annotation == "nontensor" else frozenset({f"P|{qual}|{prm.name}"})
+                V.UNKNOWN if prm.annotation == "nontensor" else V.sym(f"P|{qual}|{prm.name}")
             )
         if cls is not None and params and params[0].name in ("self", "cls"):
-            scope.env[params[0].name] = NO_TAINT
+            scope.env[params[0].name] = V.module(f"Q|{cls.qual}")
         # Pre-declare nested defs.
         if isinstance(node.body, cst.IndentedBlock):
             for st in node.body.body:
@@ -1049,18 +903,26 @@ class FileWalker:
 
 
 _BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
+_FORWARD_HOOK_REGISTRARS = frozenset(
+    {"register_forward_hook", "register_forward_pre_hook", "register_module_forward_hook"}
+)
 
 
 def _locally_false(w: FileWalker, src: str) -> bool:
-    """A taint source this file alone shows can never be a tensor (saves positions later)."""
-    kind, _, rest = src.partition("|")
+    """A symbolic source this file alone shows can never be a tensor (saves positions later)."""
+    base, steps = V.split_source(src)
+    kind, _, rest = base.partition("|")
     if kind == "A":
         cq, _, attr = rest.rpartition("|")
         cf = w.classes.get(cq)
-        if cf is None or attr not in cf.attrs:
+        if cf is None or attr not in cf.attrs or steps:
             return False
-        return all(s.startswith("P|") and ".__init__|" in s for s in cf.attrs[attr])
-    if kind == "P":
+        return all(
+            m[0] == "Y" and m[1].startswith("P|") and ".__init__|" in m[1]
+            for v in cf.attrs[attr]
+            for m in V.members(v)
+        )
+    if kind == "P" and not steps:
         fq, _, pname = rest.rpartition("|")
         fn = w.functions.get(fq)
         if fn is None or fn.name != "forward":
@@ -1094,7 +956,10 @@ def analyze_module(
     walker.walk_module()
     walker.pending = [p for p in walker.pending if _may_hold(walker, p[2])]
     nodes = [n for (_, n, *_rest) in walker.pending]
+    nodes.extend(n for _, n in walker.call_nodes)
     sp = spans(module, nodes) if nodes else {}
+    for site, node in walker.call_nodes:
+        site.line, site.col = sp.get(id(node), (0, 0, 0, 0))[:2]
     candidates: list[Candidate] = []
     for code, node, req, args, scope, in_loop, func in walker.pending:
         line, col, eline, ecol = sp.get(id(node), (1, 1, 1, 1))
@@ -1122,10 +987,4 @@ def analyze_module(
         classes=walker.classes,
         compiled_refs=walker.compiled_refs,
         candidates=candidates,
-    )
-
-
-def _is_str_or_none(node: cst.BaseExpression) -> bool:
-    return isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)) or (
-        isinstance(node, cst.Name) and node.value == "None"
     )

@@ -19,6 +19,9 @@ _METHODS = frozenset(
         "fatal",
         "log",
         "isEnabledFor",
+        # transformers' loggers: functools.lru_cache-wrapped logging methods
+        "warning_once",
+        "info_once",
     }
 )
 _MODULE_FUNCS = frozenset(

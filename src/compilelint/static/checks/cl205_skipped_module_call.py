@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from compilelint.static.analysis import values as V
 from compilelint.static.checks.base import Check
 
 # Each verified to break the graph on torch 2.13 (see the rule's catalogue entry). Functions
@@ -71,7 +72,13 @@ SKIPPED = frozenset(
         "shutil.which",
         "warnings.simplefilter",
         "warnings.filterwarnings",
+        # C extension functions dynamo cannot trace ("Failed to trace builtin operator")
+        "zlib.crc32",
     }
+)
+# Lock types: ``with <lock>:`` is a context manager dynamo does not support (GB0142).
+_LOCKS = frozenset(
+    {"threading.Lock", "threading.RLock", "threading.Semaphore", "threading.Condition"}
 )
 _BUILTINS = frozenset({"open", "input"})
 
@@ -94,3 +101,23 @@ class SkippedModuleCall(Check):
         q = self.qualify(func)
         if q in SKIPPED:
             self.report(node, func=q)
+
+    def _is_lock(self, expr: cst.BaseExpression) -> bool:
+        for m in V.members(self.w.value(expr)):
+            if m[0] != "Y":
+                continue
+            src = m[1]
+            if src.startswith("R|D|") and src[4:] in _LOCKS:
+                return True
+            if src.startswith("A|"):
+                cq, _, attr = src[2:].rpartition("|")
+                cf = self.w.classes.get(cq)
+                for v in cf.attrs.get(attr, ()) if cf is not None else ():
+                    if any(x[0] == "Y" and x[1][4:] in _LOCKS for x in V.members(v)):
+                        return True
+        return False
+
+    def visit_With(self, node: cst.With) -> None:
+        for item in node.items:
+            if self._is_lock(item.item):
+                self.report(item.item, func=f"with {self.code(item.item)}")

@@ -1,0 +1,138 @@
+"""Speed and memory of ``compilelint check --trace`` on a large generated trace folder.
+
+Generates a TORCH_TRACE folder of ``--ranks`` files totalling ``--size-mb`` (default 8 ranks,
+1024 MB) from the committed real traces (``fixtures/trace/torch2.11-gpu``: a DDP model compiled
+with inductor on an H100), each rank repeating them with fresh frame ids and, between the
+repeats, the bulk a real inductor trace carries and compilelint skips (``chromium_event``
+records with multi-line payloads, cache-miss artifacts, output code), in about the proportions
+of the untrimmed trace (compilelint reads ~10% of the bytes: compilation metrics, break and
+recompile reasons, graph source lines). Then times ``compilelint check fixtures/trace/model
+--trace DIR --format json`` in a child process and reports its wall time and peak RSS.
+
+python benchmarks/bench_trace.py [--size-mb 1024] [--ranks 8] [--gzip] [--dir DIR] [--keep]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SRC = ROOT / "fixtures" / "trace" / "torch2.11-gpu"
+FRAME_RE = re.compile(rb'"frame_id": (\d+)')
+HEAD = b"V1124 23:16:00.000000 756 torch/_dynamo/utils.py:2126] "
+
+
+def _filler(i: int) -> bytes:
+    """~110 KB of records compilelint skips, shaped like an inductor trace's bulk."""
+    parts: list[bytes] = []
+    for k in range(40):  # chromium events: a small header, a ~2 KB JSON payload
+        parts.append(
+            HEAD + b'{"chromium_event": {}, "rank": 0, "frame_id": %d, "frame_compile_id": 0, '
+            b'"attempt": 0, "has_payload": "%032x"}\n' % (i, i * 100 + k)
+        )
+        parts.append(
+            b"\t{\n"
+            + b"".join(
+                b'\t"%s": "%s",\n' % (key, b"v" * 60)
+                for key in (b"name", b"ts", b"args", b"ph", b"cat", b"tid", b"pid") * 4
+            )
+            + b"\t}\n"
+        )
+    for name in (b"fx_graph_cache_miss", b"aotautograd_cache_miss", b"inductor_output_code"):
+        parts.append(
+            HEAD + b'{"artifact": {"name": "%s", "encoding": "json"}, "frame_id": %d, '
+            b'"frame_compile_id": 0, "has_payload": "x"}\n' % (name, i)
+        )
+        parts.append(b"\t    buf0 = empty_strided_cuda((4, 8), (8, 1), torch.float32)\n" * 160)
+    return b"".join(parts)
+
+
+def generate(out: Path, size_mb: int, ranks: int, gz: bool) -> int:
+    """Write the trace folder; returns its size in bytes."""
+    out.mkdir(parents=True, exist_ok=True)
+    per_rank = size_mb * (1 << 20) // ranks
+    total = 0
+    for r in range(ranks):
+        src = sorted(SRC.glob(f"*rank_{r % 2}*"))[0]
+        raw = gzip.decompress(src.read_bytes()) if src.suffix == ".gz" else src.read_bytes()
+        raw = raw.replace(b'"rank": %d' % (r % 2), b'"rank": %d' % r)
+        name = out / f"dedicated_log_torch_trace_rank_{r}_bench.log"
+        opener = gzip.open(str(name) + ".gz", "wb", compresslevel=1) if gz else open(name, "wb")
+        written = 0
+        rep = 0
+        with opener as fh:
+            while written < per_rank:
+                base = rep * 1000
+
+                def shift(m: re.Match[bytes], base: int = base) -> bytes:
+                    return b'"frame_id": %d' % (int(m.group(1)) + base)
+
+                block = FRAME_RE.sub(shift, raw) + _filler(base)
+                fh.write(block)
+                written += len(block)
+                rep += 1
+        total += written
+    return total
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--size-mb", type=int, default=1024)
+    ap.add_argument("--ranks", type=int, default=8)
+    ap.add_argument("--gzip", action="store_true", help="write .log.gz files")
+    ap.add_argument("--dir", help="generate here (default: a temporary folder)")
+    ap.add_argument("--keep", action="store_true", help="keep the generated folder")
+    ap.add_argument("--repeat", type=int, default=1)
+    args = ap.parse_args()
+    tmp = Path(args.dir or tempfile.mkdtemp(prefix="compilelint-bench-trace-"))
+    t0 = time.perf_counter()
+    size = generate(tmp, args.size_mb, args.ranks, args.gzip)
+    gen_s = time.perf_counter() - t0
+    on_disk = sum(p.stat().st_size for p in tmp.iterdir())
+    cmd = [sys.executable, "-m", "compilelint", "check", "fixtures/trace/model"]
+    cmd += ["--trace", str(tmp), "--format", "json", "--no-cache", "--fail-on", "never"]
+    runs = []
+    try:
+        for _ in range(args.repeat):
+            t1 = time.perf_counter()
+            proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, check=False)
+            wall = time.perf_counter() - t1
+            if proc.returncode != 0:
+                sys.exit(f"bench_trace: compilelint failed: {proc.stderr.decode()[-2000:]}")
+            runs.append(wall)
+        data = json.loads(proc.stdout)
+        peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    finally:
+        if not args.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+    dyn = data["dynamic"]
+    result = {
+        "trace_mb": round(size / (1 << 20)),
+        "on_disk_mb": round(on_disk / (1 << 20)),
+        "ranks": args.ranks,
+        "gzip": args.gzip,
+        "cpus": os.cpu_count(),
+        "generate_s": round(gen_s, 1),
+        "check_s": [round(w, 2) for w in runs],
+        "mb_per_s": round(size / (1 << 20) / min(runs), 1),
+        "peak_rss_mb": round(peak_mb),
+        "breaks": dyn["graph_break_count"],
+        "recompiles": dyn["recompile_count"],
+        "findings": len(data["findings"]),
+    }
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

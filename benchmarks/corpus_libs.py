@@ -1,0 +1,338 @@
+"""Static following into real libraries, measured against the dynamic stage (issue 18).
+
+    python benchmarks/corpus_libs.py oracle      # dynamic stage + eager line coverage (slow)
+    python benchmarks/corpus_libs.py score       # static, from the user files and library mode
+
+Run it with the environment's own interpreter, where the libraries are installed:
+``pip install -e . torch==2.13.0 torchdiffeq kornia torchmetrics vector-quantize-pytorch gpytorch
+zuko nflows x-transformers rotary-embedding-torch torchsde einops``.
+
+Each ``benchmarks/corpus_libs/*.py`` is a small user model file that calls one library from its
+``forward`` and defines ``make() -> (model, inputs)``.
+
+``oracle`` runs, for each model file, ``compilelint check FILE --input-spec`` (backend eager, CPU,
+``--no-follow`` so the static side adds nothing) and keeps the graph breaks whose innermost frame
+is inside an installed package: the break lines. It also runs the model eagerly under
+``sys.settrace`` to record which library lines run (a line that ran under compile and is not a
+break line ran without breaking). Paths are stored relative to site-packages, in
+``benchmarks/corpus_libs/oracle.json``.
+
+``score`` then measures:
+- *recall from user files*: ``compilelint check FILE`` (static, following on); a break line is
+  found when a finding's innermost frame is that line;
+- *library mode*: ``compilelint check <installed package folder>`` on each library's own files;
+  recall of the break lines in that package, and precision on the lines that ran (findings on
+  lines that ran: how many are break lines);
+- cost: cold (no cache) and warm (library cache filled) wall time of the static check per model
+  file, each a fresh process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent / "corpus_libs"
+ORACLE = HERE / "oracle.json"
+SITE = Path(sysconfig.get_paths()["purelib"])
+SKIP = ("torch/", "functorch/")  # breaks inside torch itself are not library lines
+PACKAGES = {  # model file prefix -> installed package folder judged in library mode
+    "ode": "torchdiffeq",
+    "kornia": "kornia",
+    "metrics": "torchmetrics",
+    "vq": "vector_quantize_pytorch",
+    "gp": "gpytorch",
+    "flow_zuko": "zuko",
+    "flow_nflows": "nflows",
+    "xtransformer": "x_transformers",
+    "rotary": "rotary_embedding_torch",
+    "sde": "torchsde",
+    "einops": "einops",
+}
+# Library-mode runs use the package folders that the model files reach (whole kornia and
+# torchmetrics are large; their reached sub-packages are judged).
+LIB_DIRS = {
+    "torchdiffeq": ["torchdiffeq"],
+    "kornia": ["kornia/augmentation", "kornia/filters", "kornia/geometry/transform"],
+    "torchmetrics": ["torchmetrics/functional/classification", "torchmetrics/regression"],
+    "vector_quantize_pytorch": ["vector_quantize_pytorch"],
+    "gpytorch": ["gpytorch/kernels", "gpytorch/distributions", "gpytorch/means"],
+    "zuko": ["zuko"],
+    "nflows": ["nflows"],
+    "x_transformers": ["x_transformers"],
+    "rotary_embedding_torch": ["rotary_embedding_torch"],
+    "torchsde": ["torchsde"],
+    "einops": ["einops"],
+}
+
+COVER = r"""
+import importlib.util, json, sys
+path, site, out = sys.argv[1:4]
+spec = importlib.util.spec_from_file_location("user_model", path)
+mod = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mod)
+import torch
+torch.manual_seed(0)
+model, inputs = mod.make()
+lines = set()
+def tracer(frame, event, arg):
+    f = frame.f_code.co_filename
+    if not f.startswith(site) or f[len(site) + 1:].startswith(("torch/", "functorch/")):
+        return None
+    if event == "line" or event == "call":
+        lines.add((f[len(site) + 1:], frame.f_lineno))
+    return tracer
+sys.settrace(tracer)
+try:
+    model(*inputs)
+finally:
+    sys.settrace(None)
+json.dump(sorted(lines), open(out, "w"))
+"""
+
+
+def package_of(model: str) -> str:
+    for prefix, pkg in PACKAGES.items():
+        if model.startswith(prefix):
+            return pkg
+    raise SystemExit(f"no package for {model}")
+
+
+def rel(path: str) -> str | None:
+    p = os.path.realpath(path)
+    s = os.path.realpath(SITE)
+    return p[len(s) + 1 :] if p.startswith(s + os.sep) else None
+
+
+def models() -> list[Path]:
+    return sorted(p for p in HERE.glob("*.py"))
+
+
+def oracle(names: list[str]) -> None:
+    data = json.loads(ORACLE.read_text()) if ORACLE.is_file() else {}
+    for m in models():
+        if names and m.stem not in names:
+            continue
+        with tempfile.TemporaryDirectory() as td:
+            spec = Path(td) / "spec.json"
+            spec.write_text(
+                json.dumps(
+                    {
+                        "model": f"{m}:make",
+                        "device": "cpu",
+                        "seed": 0,
+                        "compile": {"backend": "eager"},
+                    }
+                )
+            )
+            t = time.perf_counter()
+            out = subprocess.run(
+                [
+                    *(sys.executable, "-m", "compilelint", "check", str(m)),
+                    *("--input-spec", str(spec), "--format", "json", "--no-cache"),
+                    *("--no-follow", "--select", "ALL"),
+                ],
+                capture_output=True,
+                text=True,
+                cwd=td,
+            )
+            try:
+                rep = json.loads(out.stdout)
+            except ValueError:
+                print(f"{m.stem}: dynamic stage failed: {out.stderr.strip()[-300:]}")
+                continue
+            breaks: set[tuple[str, int]] = set()
+            failures: list[str] = []
+            for f in rep["findings"]:
+                if f["stage"] == "static" or f["rule"] in ("CL003",):
+                    continue
+                inner = [fr for fr in f["frames"] if rel(fr["path"])]
+                if not inner:
+                    continue
+                last = f["frames"][-1]
+                r = rel(last["path"])
+                if r:
+                    breaks.add((r, last["line"]))
+            for e in rep.get("errors", []):
+                failures.append(e["message"][:200])
+            cov = Path(td) / "cov.json"
+            subprocess.run(
+                [sys.executable, "-c", COVER, str(m), str(SITE), str(cov)],
+                capture_output=True,
+                text=True,
+                cwd=td,
+                check=False,
+            )
+            ran = json.loads(cov.read_text()) if cov.is_file() else []
+            ran = [r for r in ran if r[0].startswith(package_of(m.stem) + "/")]  # its own lines
+            data[m.stem] = {
+                "package": package_of(m.stem),
+                "breaks": sorted([list(b) for b in breaks]),
+                "ran": ran,
+                "errors": failures,
+            }
+            print(
+                f"{m.stem}: {len(breaks)} break lines, {len(ran)} lines ran, "
+                f"{time.perf_counter() - t:.0f}s"
+            )
+        ORACLE.write_text(json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n")
+
+
+def static_json(args: list[str], cwd: Path) -> tuple[dict, float]:  # type: ignore[type-arg]
+    t = time.perf_counter()
+    out = subprocess.run(
+        [sys.executable, "-m", "compilelint", "check", *args, "--format", "json"],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+    )
+    dt = time.perf_counter() - t
+    try:
+        return json.loads(out.stdout), dt
+    except ValueError:
+        raise SystemExit(f"compilelint failed on {args}: {out.stderr[-500:]}") from None
+
+
+def score() -> dict[str, object]:
+    data = json.loads(ORACLE.read_text())
+    rows = []
+    tot_b = tot_hit = 0
+    cold: list[float] = []
+    warm: list[float] = []
+    follow_s: list[float] = []
+    for m in models():
+        if m.stem not in data:
+            continue
+        o = data[m.stem]
+        breaks = {tuple(b) for b in o["breaks"] if not b[0].startswith(SKIP)}
+        with tempfile.TemporaryDirectory() as td:
+            shutil.copy(m, Path(td) / m.name)
+            rep, dt_cold = static_json([m.name, "--no-cache"], Path(td))
+            static_json([m.name], Path(td))
+            (Path(td) / m.name).write_text(m.read_text() + "\n")  # a changed model file
+            _, dt_warm = static_json([m.name], Path(td))
+        fol = rep.get("follow") or {}
+        cold.append(dt_cold)
+        warm.append(dt_warm)
+        follow_s.append(float(fol.get("seconds", 0.0)))
+        found = set()
+        for f in rep["findings"]:
+            if f.get("package") and f["frames"]:
+                r = rel(f["frames"][-1]["path"])
+                if r:
+                    found.add((r, f["frames"][-1]["line"]))
+        hit = len(breaks & found)
+        tot_b += len(breaks)
+        tot_hit += hit
+        rows.append(
+            {
+                "model": m.stem,
+                "package": o["package"],
+                "breaks": len(breaks),
+                "found": hit,
+                "static_findings": len(found),
+                "cold_s": round(dt_cold, 2),
+                "warm_s": round(dt_warm, 2),
+                "follow_cold_s": round(follow_s[-1], 2),
+            }
+        )
+    # library mode, per package
+    lib_rows = []
+    lb = lh = ran_f = ran_hit = 0
+    by_pkg: dict[str, tuple[set, set]] = {}  # type: ignore[type-arg]
+    for o in data.values():
+        b, r = by_pkg.setdefault(o["package"], (set(), set()))
+        b.update(tuple(x) for x in o["breaks"] if not x[0].startswith(SKIP))
+        r.update(tuple(x) for x in o["ran"])
+    for pkg, (breaks, ran) in sorted(by_pkg.items()):
+        dirs = [str(SITE / d) for d in LIB_DIRS[pkg]]
+        with tempfile.TemporaryDirectory() as td:
+            # library mode with every public function, method and forward as an entry
+            cfgf = Path(td) / "pyproject.toml"
+            cfgf.write_text('[tool.compilelint]\nentries = ["*"]\n')
+            rep, dt = static_json(
+                [*dirs, "--no-cache", "--no-follow", "--config", str(cfgf)], Path(td)
+            )
+        found = set()
+        for f in rep["findings"]:
+            r = rel(f["path"]) if os.path.isabs(f["path"]) else rel(os.path.join(td, f["path"]))
+            if r:
+                found.add((r, f["line"]))
+        in_scope = {b for b in breaks if any(b[0].startswith(d + "/") for d in LIB_DIRS[pkg])}
+        hit = len(in_scope & found)
+        on_ran = found & ran
+        good = len(on_ran & breaks)
+        lb += len(in_scope)
+        lh += hit
+        ran_f += len(on_ran)
+        ran_hit += good
+        lib_rows.append(
+            {
+                "package": pkg,
+                "breaks": len(in_scope),
+                "found": hit,
+                "findings": len(found),
+                "findings_on_ran_lines": len(on_ran),
+                "of_which_break": good,
+                "seconds": round(dt, 2),
+            }
+        )
+    result = {
+        "models": rows,
+        "library_mode": lib_rows,
+        "recall_user_files": round(tot_hit / tot_b, 3) if tot_b else None,
+        "break_lines": tot_b,
+        "recall_library_mode": round(lh / lb, 3) if lb else None,
+        "precision_library_mode_ran": round(ran_hit / ran_f, 3) if ran_f else None,
+        "cold_max_s": round(max(cold), 2) if cold else None,
+        "warm_max_s": round(max(warm), 2) if warm else None,
+        "follow_cold_max_s": round(max(follow_s), 2) if follow_s else None,
+    }
+    return result
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("step", choices=("oracle", "score"))
+    ap.add_argument("models", nargs="*", help="oracle: only these model files (stems)")
+    ap.add_argument("--json", help="score: also write the result here")
+    a = ap.parse_args()
+    if a.step == "oracle":
+        oracle(a.models)
+        return
+    res = score()
+    for r in res["models"]:  # type: ignore[attr-defined]
+        print(
+            f"{r['model']:<20} {r['package']:<24} breaks {r['breaks']:>3}  found {r['found']:>3}"
+            f"  cold {r['cold_s']:.2f}s  warm {r['warm_s']:.2f}s"
+        )
+    for r in res["library_mode"]:  # type: ignore[attr-defined]
+        print(
+            f"library mode {r['package']:<24} breaks {r['breaks']:>3} found {r['found']:>3}  "
+            f"findings on lines that ran {r['findings_on_ran_lines']:>3} "
+            f"(breaks {r['of_which_break']})"
+        )
+    for k in (
+        "break_lines",
+        "recall_user_files",
+        "recall_library_mode",
+        "precision_library_mode_ran",
+        "cold_max_s",
+        "warm_max_s",
+        "follow_cold_max_s",
+    ):
+        print(f"{k}: {res[k]}")
+    if a.json:
+        Path(a.json).write_text(json.dumps(res, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

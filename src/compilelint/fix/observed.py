@@ -1,0 +1,198 @@
+"""Fixes driven by what torch observed.
+
+The static stage does not predict every break (a value it cannot type, a call through a
+helper). When ``fix --verify``'s dynamic run reports a graph break at a line with a GB id, the
+codemod that GB id calls for is offered there anyway, as a finding of that rule at the node of
+the line that the rule's codemod rewrites; it is then verified like any other fix (its break
+must be gone, no new one, the outputs the same).
+
+:data:`GB_RULES` names, per GB id, the rules whose codemods fix it and the kind of node each
+one rewrites.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from compilelint.model import Finding
+
+_LOG_METHODS = {"debug", "info", "warning", "warn", "error", "exception", "critical", "log"}
+
+
+def _call_named(*names: str) -> Callable[[cst.CSTNode], bool]:
+    def pred(n: cst.CSTNode) -> bool:
+        if not isinstance(n, cst.Call):
+            return False
+        f = n.func
+        if isinstance(f, cst.Name):
+            return f.value in names
+        if isinstance(f, cst.Attribute):
+            return f.attr.value in names
+        return False
+
+    return pred
+
+
+def _is_print(n: cst.CSTNode) -> bool:
+    return isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == "print"
+
+
+def _is_log(n: cst.CSTNode) -> bool:
+    return (
+        isinstance(n, cst.Call)
+        and isinstance(n.func, cst.Attribute)
+        and n.func.attr.value in _LOG_METHODS
+        and not (isinstance(n.func.value, cst.Name) and n.func.value.value == "warnings")
+    )
+
+
+def _is_warn(n: cst.CSTNode) -> bool:
+    return (
+        isinstance(n, cst.Call)
+        and isinstance(n.func, cst.Attribute)
+        and n.func.attr.value == "warn"
+        and isinstance(n.func.value, cst.Name)
+        and n.func.value.value == "warnings"
+    )
+
+
+def _is_item(n: cst.CSTNode) -> bool:
+    return (
+        isinstance(n, cst.Call)
+        and isinstance(n.func, cst.Attribute)
+        and n.func.attr.value == "item"
+        and not n.args
+    )
+
+
+def _is_branch(n: cst.CSTNode) -> bool:
+    return isinstance(n, (cst.If, cst.IfExp, cst.While))
+
+
+# the node a rule's finding points at, given the node the predicate matched
+_TARGET: dict[str, Callable[[cst.CSTNode], cst.CSTNode]] = {
+    "CL101": lambda n: n.test if isinstance(n, (cst.If, cst.IfExp, cst.While)) else n,
+}
+
+
+def _is_assert(n: cst.CSTNode) -> bool:
+    return isinstance(n, cst.Assert)
+
+
+def _is_subscript(n: cst.CSTNode) -> bool:
+    return isinstance(n, cst.Subscript)
+
+
+# GB id -> (rule, which node of the line its codemod rewrites), tried in order
+GB_RULES: dict[str, tuple[tuple[str, Callable[[cst.CSTNode], bool]], ...]] = {
+    "GB0124": (("CL103", _is_item),),  # Tensor.item()
+    "GB0059": (("CL201", _is_print), ("CL204", _call_named("breakpoint", "set_trace"))),
+    "GB0291": (("CL202", _is_log),),  # logging.Logger method
+    "GB4841": (("CL202", _is_log),),
+    "GB0007": (
+        ("CL203", _is_warn),
+        ("CL202", _is_log),
+        ("CL204", _call_named("breakpoint", "set_trace")),
+    ),
+    "GB0170": (("CL104", _is_assert), ("CL101", _is_branch)),  # data-dependent branching
+    "GB0035": (("CL101", _is_branch),),
+    "GB0036": (("CL111", _is_subscript),),  # dynamic shape operator
+    "GB0033": (("CL103", _is_item),),  # data-dependent operator
+}
+
+
+class _Nodes(cst.CSTVisitor):
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, lines: set[int]) -> None:
+        self.lines = lines
+        self.found: dict[int, list[tuple[cst.CSTNode, tuple[int, int, int, int]]]] = {}
+        self.spans: dict[int, tuple[int, int, int, int]] = {}
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        try:
+            r = self.get_metadata(PositionProvider, node)
+        except KeyError:
+            return True
+        if r.start.line in self.lines:
+            span = (r.start.line, r.start.column + 1, r.end.line, r.end.column + 1)
+            self.found.setdefault(r.start.line, []).append((node, span))
+            self.spans[id(node)] = span
+        return True
+
+
+def observed_findings(
+    breaks: Iterable[dict[str, Any]],
+    root: str,
+    sources: dict[str, bytes],
+    display: Callable[[str], str],
+    covered: set[tuple[str, int]],
+    fixable: Iterable[str],
+) -> list[Finding]:
+    """Findings for the observed ``breaks`` (the dynamic block's, paths relative to ``root``)
+    that no fixable static finding covers (``covered``: (real path, line)). ``sources``: the
+    current text of changed files by real path; ``display``: real path -> display path."""
+    want = set(fixable)
+    by_file: dict[str, dict[int, list[str]]] = {}
+    for b in breaks:
+        path, line, gb = b.get("path"), b.get("line"), b.get("gb_id")
+        if not path or line is None or gb not in GB_RULES or os.path.isabs(str(path)):
+            continue
+        real = os.path.realpath(os.path.join(root, str(path)))
+        if (real, int(line)) in covered:
+            continue
+        by_file.setdefault(real, {}).setdefault(int(line), []).append(str(gb))
+    out: list[Finding] = []
+    for real, lines in sorted(by_file.items()):
+        data = sources.get(real)
+        if data is None:
+            try:
+                with open(real, "rb") as fh:
+                    data = fh.read()
+            except OSError:
+                continue
+        try:
+            wrapper = MetadataWrapper(cst.parse_module(data))
+        except Exception:  # not parseable: nothing to offer
+            continue
+        v = _Nodes(set(lines))
+        wrapper.visit(v)
+        text = data.decode("utf-8", "replace").splitlines()
+        for line, gbs in sorted(lines.items()):
+            done: set[tuple[str, tuple[int, int, int, int]]] = set()
+            for gb in dict.fromkeys(gbs):
+                for rule, pred in GB_RULES[gb]:
+                    if rule not in want:
+                        continue
+                    for node, _ in v.found.get(line, []):
+                        if not pred(node):
+                            continue
+                        target = _TARGET.get(rule, lambda n: n)(node)
+                        span = v.spans.get(id(target))
+                        if span is None or (rule, span) in done:
+                            continue
+                        done.add((rule, span))
+                        out.append(
+                            Finding(
+                                rule=rule,
+                                name="observed",
+                                path=display(real),
+                                line=span[0],
+                                col=span[1],
+                                end_line=span[2],
+                                end_col=span[3],
+                                severity="error",
+                                message=f"torch observed a graph break here ({gb})",
+                                fix="",
+                                stage="dynamic",
+                                line_text=text[line - 1] if line <= len(text) else "",
+                                gb_id=gb,
+                                observed=True,
+                            )
+                        )
+    return out

@@ -1,0 +1,194 @@
+"""Calls through objects, which the per-file walk leaves out: methods called on an object made
+from a known class or from a registry of classes in the same function, and methods of objects
+held in ``self.<attr>``.
+
+Libraries pick implementations from tables (``solver = SOLVERS[method](func=f, y0=y0)`` then
+``solver.integrate(t)``) and keep helpers in attributes (``self._gen = Generator(...)`` then
+``self._gen.sample(shape)``). Each such call becomes a call site with the ref
+``"O|<class ref>|<method>"``, which :class:`compilelint.static.follow.FollowProject` resolves on
+the class's MRO. Argument values (:mod:`values`) are the enclosing function's parameters where an
+argument is one (``P|<func>|<param>``); other arguments are unknown. Reads the file with CPython's
+``ast`` (already accepted by phase 1); never imports anything.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from compilelint.static.analysis import values as V
+from compilelint.static.analysis.facts import CallSite, FileFacts, FunctionFacts
+from compilelint.static.analysis.values import Value
+
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _dotted(node: ast.expr) -> str | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+class _Module:
+    def __init__(self, tree: ast.Module, facts: FileFacts) -> None:
+        self.facts = facts
+        self.classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
+        self.registries: dict[str, list[str]] = {}
+        for st in tree.body:
+            target = value = None
+            if isinstance(st, ast.Assign) and len(st.targets) == 1:
+                target, value = st.targets[0], st.value
+            elif isinstance(st, ast.AnnAssign) and st.value is not None:
+                target, value = st.target, st.value
+            if not isinstance(target, ast.Name) or not isinstance(value, ast.Dict):
+                continue
+            refs = [r for v in value.values if v is not None for r in self.class_refs(v)]
+            if refs:
+                self.registries[target.id] = refs
+
+    def class_refs(self, func: ast.expr) -> list[str]:
+        """Refs of the classes a call of ``func`` may construct."""
+        if isinstance(func, ast.Subscript) and isinstance(func.value, ast.Name):
+            return list(self.registries.get(func.value.id, ()))
+        name = _dotted(func)
+        if name is None:
+            return []
+        head, _, tail = name.partition(".")
+        if not tail and head in self.classes:
+            return [f"Q|{head}"]
+        if head in self.facts.imports and name[0].isalpha():
+            last = name.rsplit(".", 1)[-1]
+            if last[:1].isupper():  # by convention a class; resolution checks it is one
+                return [f"D|{self.facts.imports[head]}{name[len(head) :]}"]
+        return []
+
+
+def _arg_value(node: ast.expr, qual: str, params: set[str]) -> Value:
+    if isinstance(node, ast.Starred):
+        node = node.value
+    if isinstance(node, ast.Name) and node.id in params:
+        return V.sym(f"P|{qual}|{node.id}")
+    return V.UNKNOWN
+
+
+def _site(ref: str, call: ast.Call, qual: str, params: set[str], in_loop: bool) -> CallSite:
+    args = [_arg_value(a, qual, params) for a in call.args]
+    kwargs = {k.arg: _arg_value(k.value, qual, params) for k in call.keywords if k.arg}
+    return CallSite(ref, args, kwargs, in_loop, call.lineno, call.col_offset + 1)
+
+
+def _own_nodes(fn: ast.AST) -> list[tuple[ast.AST, bool]]:
+    """The nodes of a function body in source order, without nested functions and classes,
+    each with whether it is inside a loop."""
+    out: list[tuple[ast.AST, bool]] = []
+
+    def walk(node: ast.AST, in_loop: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (*_FUNCS, ast.ClassDef, ast.Lambda)):
+                continue
+            out.append((child, in_loop))
+            walk(child, in_loop or isinstance(child, (ast.For, ast.While, ast.comprehension)))
+
+    walk(fn, False)
+    return out
+
+
+def _function(
+    mod: _Module,
+    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+    facts: FunctionFacts,
+    imported_only: bool,
+) -> None:
+    qual = facts.qual
+    a = fn.args
+    params = {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
+    params |= {p.arg for p in (a.vararg, a.kwarg) if p is not None}
+    env: dict[str, list[str]] = {}
+    attr_classes: dict[str, list[str]] = {}
+    if facts.cls is not None and facts.cls in mod.facts.classes:
+        for attr, refs in mod.facts.classes[facts.cls].attr_classes.items():
+            attr_classes[attr] = [r.removeprefix("*") for r in refs if "|" in r]
+    known = {(c.line, c.col) for c in facts.calls}
+    added: list[CallSite] = []
+
+    def add(ref: str, call: ast.Call, in_loop: bool) -> None:
+        if imported_only and not ref.startswith("O|D|"):
+            return
+        site = _site(ref, call, qual, params, in_loop)
+        if (site.line, site.col) in known and not ref.startswith("O|"):
+            return
+        added.append(site)
+
+    for node, in_loop in _own_nodes(fn):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            refs = mod.class_refs(node.value.func)
+            if refs:
+                for t in node.targets:
+                    if isinstance(t, ast.Name):
+                        env[t.id] = refs
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Subscript):  # REGISTRY[key](...): a constructor call
+            for r in mod.class_refs(func):
+                add(f"O|{r}|__init__", node, in_loop)
+            continue
+        if not isinstance(func, ast.Attribute):
+            continue
+        obj = func.value
+        refs: list[str] = []
+        if isinstance(obj, ast.Name) and obj.id in env:
+            refs = env[obj.id]
+        elif (
+            isinstance(obj, ast.Attribute)
+            and isinstance(obj.value, ast.Name)
+            and obj.value.id == "self"
+            and obj.attr in attr_classes
+        ):
+            refs = attr_classes[obj.attr]
+        for r in refs:
+            add(f"O|{r}|{func.attr}", node, in_loop)
+    facts.calls.extend(added)
+
+
+def add_object_calls(data: bytes, facts: FileFacts, *, imported_only: bool = False) -> None:
+    """Add the call sites through objects of one analysed file to its facts (in place);
+    ``imported_only``: only calls on objects of imported classes (a scanned file's calls into
+    installed packages)."""
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return
+    mod = _Module(tree, facts)
+
+    def visit(body: list[ast.stmt], cls: str | None, func: str | None) -> None:
+        for node in body:
+            if isinstance(node, _FUNCS):
+                if func is None and cls is not None:
+                    qual = f"{cls}.{node.name}"
+                elif func is not None:
+                    qual = f"{func}.<locals>.{node.name}"
+                else:
+                    qual = node.name
+                ff = facts.functions.get(qual)
+                if ff is not None:
+                    _function(mod, node, ff, imported_only)
+                visit(node.body, None, qual)
+            elif isinstance(node, ast.ClassDef):
+                inner = f"{cls}.{node.name}" if cls is not None and func is None else node.name
+                visit(node.body, inner, None)
+            else:
+                for field in ("body", "orelse", "finalbody", "handlers"):
+                    sub = getattr(node, field, None)
+                    if isinstance(sub, list):
+                        visit(
+                            [s for s in sub if isinstance(s, (ast.stmt, ast.ExceptHandler))],
+                            cls,
+                            func,
+                        )  # type: ignore[misc]
+
+    visit(tree.body, None, None)

@@ -1,0 +1,560 @@
+"""Expression values: what each expression evaluates to, as an abstract :mod:`values` value.
+
+This is where a construct's value is decided (a newcomer looking for "why is this a tensor?"
+starts here): names read the walker's environment, ``self.<attr>`` is symbolic until phase 2,
+calls into torch give tensors unless :mod:`names` says otherwise, calls to scanned functions give
+their (symbolic) summary, calling a module gives a tensor, ``zip``/``enumerate``/``.items()`` keep
+per-position values, a conditional expression is the join of its branches.
+
+:class:`Evaluator` is a mixin of :class:`~compilelint.static.analysis.walker.FileWalker`; it reads
+the walker's scope, class and imports but never changes them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from compilelint.static.analysis import names as N
+from compilelint.static.analysis import values as V
+from compilelint.static.analysis.values import Value
+
+_BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
+_INT_BUILTINS = frozenset({"len", "int", "round", "hash", "id", "ord"})
+_BOOL_BUILTINS = frozenset({"bool", "isinstance", "hasattr", "callable", "issubclass"})
+_STR_BUILTINS = frozenset({"str", "repr", "format", "chr", "ascii"})
+_UNKNOWN_BUILTINS = frozenset({"type", "getattr", "vars", "super", "object", "print", "open"})
+_PYTHON_MODULES = frozenset({"np", "numpy", "math", "random", "os", "sys", "time"})
+_META_ATTR_VALUES: dict[str, Value] = {
+    "shape": V.SIZE,
+    "ndim": V.INT,
+    "itemsize": V.INT,
+    "nbytes": V.INT,
+    "requires_grad": V.BOOL,
+    "is_leaf": V.BOOL,
+    "is_cuda": V.BOOL,
+    "is_sparse": V.BOOL,
+    "is_quantized": V.BOOL,
+    "is_meta": V.BOOL,
+    "is_nested": V.BOOL,
+    "is_mps": V.BOOL,
+    "is_cpu": V.BOOL,
+    "training": V.BOOL,
+    "__name__": V.STR,
+}
+_META_METHOD_VALUES: dict[str, Value] = {
+    "dim": V.INT,
+    "ndimension": V.INT,
+    "numel": V.INT,
+    "nelement": V.INT,
+    "element_size": V.INT,
+    "get_device": V.INT,
+    "storage_offset": V.INT,
+    "is_contiguous": V.BOOL,
+    "is_floating_point": V.BOOL,
+    "is_complex": V.BOOL,
+    "is_signed": V.BOOL,
+    "is_pinned": V.BOOL,
+    "is_shared": V.BOOL,
+    "has_names": V.BOOL,
+    "is_inference": V.BOOL,
+    "is_set_to": V.BOOL,
+    "__len__": V.INT,
+    "stride": V.SIZE,
+}
+_CONTAINER_MODULES = frozenset({"ModuleList", "Sequential", "ModuleDict"})
+
+
+def tensor_part(v: Value) -> Value:
+    """The members of ``v`` that may be tensors (tensor or symbolic), else unknown."""
+    parts = [m for m in V.members(v) if m[0] in "TY"]
+    return V.join(*parts) if parts else V.UNKNOWN
+
+
+def _literal(node: cst.BaseExpression) -> Value | None:
+    t = type(node)
+    if t is cst.Integer:
+        try:
+            return V.scalar("int", int(node.value.replace("_", ""), 0))  # type: ignore[attr-defined]
+        except ValueError:
+            return V.INT
+    if t is cst.Float:
+        return V.FLOAT
+    if t is cst.Imaginary:
+        return V.scalar("complex")
+    if t in (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString):
+        ev = getattr(node, "evaluated_value", None)
+        return V.scalar("str", ev) if isinstance(ev, str) and len(ev) <= 64 else V.STR
+    return None
+
+
+class Evaluator:
+    """Computes (and caches per node) the abstract value of expressions."""
+
+    scope: Any
+    imports: dict[str, str]
+    module_defs: dict[str, str]
+    class_defs: set[str]
+    _value_cache: dict[int, Value]
+
+    # provided by the walker
+    cls: Any
+
+    def qualify(self, node: cst.BaseExpression) -> str | None:  # pragma: no cover - walker's
+        raise NotImplementedError
+
+    def shadowed(self, name: str) -> bool:  # pragma: no cover - walker's
+        raise NotImplementedError
+
+    def name_ref(self, name: str) -> str | None:  # pragma: no cover - walker's
+        raise NotImplementedError
+
+    def _compiling_guard(self, test: cst.BaseExpression) -> tuple[bool, bool]:  # pragma: no cover
+        raise NotImplementedError
+
+    def callee_ref(self, func: cst.BaseExpression) -> str | None:  # pragma: no cover - walker's
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ entry points
+    def value(self, node: cst.BaseExpression) -> Value:
+        key = id(node)
+        got = self._value_cache.get(key)
+        if got is None:
+            got = self._value(node)
+            self._value_cache[key] = got
+        return got
+
+    def taint(self, node: cst.BaseExpression) -> frozenset[str]:
+        """The sources under which ``node`` is a tensor (what checks pass as ``requires``)."""
+        return V.sources(self.value(node))
+
+    def lookup(self, name: str) -> Value | None:
+        s = self.scope
+        while s is not None:
+            got = s.env.get(name)
+            if got is not None:
+                return got
+            s = s.parent
+        return None
+
+    # ------------------------------------------------------------------ expressions
+    def _value(self, node: cst.BaseExpression) -> Value:
+        t = type(node)
+        if t is cst.Name:
+            name = node.value  # type: ignore[attr-defined]
+            got = self.lookup(name)
+            if got is not None:
+                return got
+            if name in ("True", "False"):
+                return V.scalar("bool", name == "True")
+            if name == "None":
+                return V.NONE
+            if name in self.module_defs:
+                ref = f"Q|{self.module_defs[name]}"
+                return V.module(ref) if name in self.class_defs else V.func(ref)
+            return V.UNKNOWN
+        lit = _literal(node)
+        if lit is not None:
+            return lit
+        if t is cst.Attribute:
+            return self._attribute(node)  # type: ignore[arg-type]
+        if t is cst.Subscript:
+            return self._subscript(node)  # type: ignore[arg-type]
+        if t is cst.BinaryOperation:
+            return self._binop(self.value(node.left), self.value(node.right))  # type: ignore[attr-defined]
+        if t is cst.UnaryOperation:
+            inner = self.value(node.expression)  # type: ignore[attr-defined]
+            if isinstance(node.operator, cst.Not):  # type: ignore[attr-defined]
+                tp = tensor_part(inner)
+                return V.BOOL if tp == V.UNKNOWN else tp
+            return inner
+        if t is cst.BooleanOperation:
+            return V.join(self.value(node.left), self.value(node.right))  # type: ignore[attr-defined]
+        if t is cst.Comparison:
+            return self._comparison(node)  # type: ignore[arg-type]
+        if t is cst.Call:
+            return self._call(node)  # type: ignore[arg-type]
+        if t is cst.IfExp:
+            # the join of its branches; only the branch torch.compile takes under a compiling guard
+            skip_body, skip_else = self._compiling_guard(node.test)  # type: ignore[attr-defined]
+            if skip_body:
+                return self.value(node.orelse)  # type: ignore[attr-defined]
+            if skip_else:
+                return self.value(node.body)  # type: ignore[attr-defined]
+            return V.join(self.value(node.body), self.value(node.orelse))  # type: ignore[attr-defined]
+        if t in (cst.Tuple, cst.List, cst.Set):
+            kind = "tuple" if t is cst.Tuple else ("list" if t is cst.List else "set")
+            elems: list[Value] = []
+            known = True
+            for el in node.elements:  # type: ignore[attr-defined]
+                ev = self.value(el.value)
+                if isinstance(el, cst.StarredElement):
+                    known = False
+                    ev = V.iter_elem(ev)
+                elems.append(ev)
+            if known:
+                return V.seq(kind, elems)
+            return V.seq(kind, None, V.join(*elems) if elems else V.UNKNOWN)
+        if t is cst.Dict:
+            items: list[tuple[str, Value]] = []
+            all_str = True
+            vals: list[Value] = []
+            for el in node.elements:  # type: ignore[attr-defined]
+                if isinstance(el, cst.StarredDictElement):
+                    all_str = False
+                    vals.append(V.element(self.value(el.value), None))
+                    continue
+                v = self.value(el.value)
+                vals.append(v)
+                k = el.key
+                ev = getattr(k, "evaluated_value", None)
+                if isinstance(k, cst.SimpleString) and isinstance(ev, str):
+                    items.append((ev, v))
+                else:
+                    all_str = False
+            if all_str:
+                return V.dict_of(items)
+            return V.dict_of(None, V.join(*vals) if vals else V.UNKNOWN)
+        if t in (cst.ListComp, cst.GeneratorExp, cst.SetComp):
+            kind = "set" if t is cst.SetComp else "list"
+            return V.seq(kind, None, self.value(node.elt))  # type: ignore[attr-defined]
+        if t is cst.DictComp:
+            return V.dict_of(None, self.value(node.value))  # type: ignore[attr-defined]
+        if t is cst.NamedExpr:
+            return self.value(node.value)  # type: ignore[attr-defined]
+        if t is cst.Await:
+            return self.value(node.expression)  # type: ignore[attr-defined]
+        if t is cst.Lambda:
+            return V.func()
+        return V.UNKNOWN
+
+    def _attribute(self, node: cst.Attribute) -> Value:
+        attr = node.attr.value
+        base = node.value
+        if isinstance(base, cst.Name) and base.value == "self" and self.cls is not None:
+            if attr in N.META_ATTRS:
+                return _META_ATTR_VALUES.get(attr, V.UNKNOWN)
+            if attr in self.cls.methods:
+                return V.func(f"M|{self.cls.qual}|{attr}")
+            return V.sym(f"A|{self.cls.qual}|{attr}")
+        if attr in N.META_ATTRS:
+            return _META_ATTR_VALUES.get(attr, V.UNKNOWN)
+        q = self.qualify(node)
+        if q is not None and q.startswith("torch.") and not q.startswith("torch.Tensor"):
+            return V.UNKNOWN  # torch.float32, torch.nn.functional (a module), ...
+        bv = self.value(base)
+        if bv[0] in "TY":
+            return bv  # x.T, x.data, x.grad, x.real; out.logits of a model output
+        if bv[0] == "J":
+            return tensor_part(bv)
+        return V.UNKNOWN
+
+    def _subscript(self, node: cst.Subscript) -> Value:
+        base = self.value(node.value)
+        sl = node.slice
+        if len(sl) == 1 and isinstance(sl[0].slice, cst.Index):
+            idx = sl[0].slice.value
+            if isinstance(idx, (cst.SimpleString, cst.ConcatenatedString)):
+                ev = idx.evaluated_value
+                return V.element(base, ev if isinstance(ev, str) else None)
+            neg = (
+                isinstance(idx, cst.UnaryOperation)
+                and isinstance(idx.operator, cst.Minus)
+                and isinstance(idx.expression, cst.Integer)
+            )
+            if isinstance(idx, cst.Integer) or neg:
+                lit = idx.expression if neg else idx  # type: ignore[union-attr]
+                c = V.const(_literal(lit) or V.UNKNOWN)
+                if isinstance(c, int):
+                    return V.element(base, -c if neg else c)
+            return V.element(base, None)
+        if len(sl) == 1 and isinstance(sl[0].slice, cst.Slice):
+            return V.slice_of(base)
+        # multi-dimensional indexing: only tensors (and arrays) take it
+        return tensor_part(base) if base[0] in "TYJ" else V.UNKNOWN
+
+    def _binop(self, a: Value, b: Value) -> Value:
+        ka, kb = a[0], b[0]
+        if ka == "T" or kb == "T":
+            return V.TENSOR
+        if ka == "S" and kb == "S":
+            if a[1] == b[1]:
+                return V.scalar(a[1])
+            return V.FLOAT if "float" in (a[1], b[1]) else V.scalar(a[1])
+        if ka == "Q" and kb == "Q":
+            if a[2] is not None and b[2] is not None:
+                return V.seq(a[1], (*a[2], *b[2]))
+            return V.seq(a[1], None, V.join(a[3], b[3]))
+        if ka == "Q" and kb == "S":
+            return V.seq(a[1], None, a[3])
+        ta, tb = tensor_part(a), tensor_part(b)
+        if ta == V.UNKNOWN and tb == V.UNKNOWN:
+            if (ka == "S" and kb in "UN") or (kb == "S" and ka in "UN"):
+                return V.scalar(a[1] if ka == "S" else b[1])
+            return V.UNKNOWN
+        if ta == V.UNKNOWN:
+            return tb
+        if tb == V.UNKNOWN:
+            return ta
+        return V.join(ta, tb)
+
+    def _comparison(self, n: cst.Comparison) -> Value:
+        parts: list[Value] = []
+        left = n.left
+        for ct in n.comparisons:
+            if isinstance(ct.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) or (
+                isinstance(ct.operator, (cst.Equal, cst.NotEqual))
+                and (_is_str_or_none(left) or _is_str_or_none(ct.comparator))
+            ):
+                left = ct.comparator  # identity, membership, `x == "name"`: a Python bool
+                continue
+            for side in (left, ct.comparator):
+                tp = tensor_part(self.value(side))
+                if tp != V.UNKNOWN:
+                    parts.append(tp)
+            left = ct.comparator
+        return V.join(*parts) if parts else V.BOOL
+
+    # ------------------------------------------------------------------ calls
+    def _builtin(self, name: str, node: cst.Call) -> Value | None:
+        args = [a.value for a in node.args if a.keyword is None]
+        if any(a.star for a in node.args):
+            return V.UNKNOWN if name not in _INT_BUILTINS | _BOOL_BUILTINS | _STR_BUILTINS else None
+        if name in _INT_BUILTINS:
+            return V.INT
+        if name == "float":
+            return V.FLOAT
+        if name in _BOOL_BUILTINS:
+            return V.BOOL
+        if name in _STR_BUILTINS:
+            return V.STR
+        if name in _UNKNOWN_BUILTINS:
+            return V.NONE if name == "print" else V.UNKNOWN
+        if name in ("dict",):
+            return V.dict_of(None, V.UNKNOWN)
+        if name in ("set", "frozenset"):
+            return V.seq("set", None, V.iter_elem(self.value(args[0])) if args else V.UNKNOWN)
+        if name == "range":
+            return V.seq("list", None, V.INT)
+        if name == "abs":
+            return self.value(args[0]) if args else V.UNKNOWN
+        if name in ("max", "min", "sum"):
+            if not args:
+                return V.UNKNOWN
+            if len(args) == 1:
+                out = V.iter_elem(self.value(args[0]))
+                if name == "sum":
+                    for a in node.args:
+                        if a.keyword is not None and a.keyword.value == "start":
+                            out = self._binop(out, self.value(a.value))
+                return out
+            return V.join(*(self.value(a) for a in args))
+        if name in ("tuple", "list"):
+            if not args:
+                return V.seq(name, ())
+            v = self.value(args[0])
+            if v[0] == "Q":
+                return V.seq(name, v[2], v[3])
+            return V.seq(name, None, V.iter_elem(v))
+        if name in ("sorted", "reversed", "filter"):
+            if not args:
+                return V.UNKNOWN
+            src = args[-1] if name == "filter" else args[0]
+            return V.seq("list", None, V.iter_elem(self.value(src)))
+        if name == "map":
+            return V.seq("list", None, V.UNKNOWN)
+        if name == "zip":
+            return V.seq("list", None, V.seq("tuple", [V.iter_elem(self.value(a)) for a in args]))
+        if name == "enumerate":
+            if not args:
+                return V.UNKNOWN
+            return V.seq("list", None, V.seq("tuple", [V.INT, V.iter_elem(self.value(args[0]))]))
+        if name == "next":
+            return V.iter_elem(self.value(args[0])) if args else V.UNKNOWN
+        if name == "iter":
+            return self.value(args[0]) if args else V.UNKNOWN
+        if name in ("all", "any"):
+            if not args:
+                return V.BOOL
+            tp = tensor_part(V.iter_elem(self.value(args[0])))
+            return V.BOOL if tp == V.UNKNOWN else tp
+        return None
+
+    def _call(self, node: cst.Call) -> Value:
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            return self._method_call(node, func)
+        if isinstance(func, cst.Name):
+            name = func.value
+            local = self.lookup(name)
+            if local is not None:
+                return V.call_result(local)
+            if name in _BUILTIN_NAMES and not self.shadowed(name):
+                got = self._builtin(name, node)
+                if got is not None:
+                    return got
+            q = self.qualify(func)
+            if q is not None and q.startswith("torch."):
+                return self.torch_result(q, node)
+            if name in self.class_defs:
+                return V.module(f"Q|{self.module_defs[name]}")
+            ref = self.name_ref(name)
+            if ref is not None:
+                return V.sym(f"R|{ref}")
+            return V.UNKNOWN
+        return V.call_result(self.value(func))
+
+    def _method_call(self, node: cst.Call, func: cst.Attribute) -> Value:
+        meth = func.attr.value
+        q = self.qualify(func)
+        if q is not None and q.startswith("torch."):
+            return self.torch_result(q, node)
+        if meth == "apply":
+            ref = self.callee_ref(func)
+            if ref is not None and ref.endswith("|forward"):
+                return V.sym(f"R|{ref}")  # an autograd.Function: what its forward returns
+        recv_node = func.value
+        if isinstance(recv_node, cst.Name) and recv_node.value == "self" and self.cls is not None:
+            if meth in self.cls.methods:
+                return V.sym(f"R|M|{self.cls.qual}|{meth}")
+            return V.TENSOR  # self.<submodule>(...)
+        if (
+            isinstance(recv_node, cst.Call)
+            and isinstance(recv_node.func, cst.Name)
+            and recv_node.func.value == "super"
+            and self.cls is not None
+        ):
+            return V.sym(f"R|S|{self.cls.qual}|{meth}")
+        if q is not None:
+            head = q.split(".", 1)[0]
+            if head in _PYTHON_MODULES:
+                return V.FLOAT if head == "math" else V.UNKNOWN
+            if q in self.imports.values() or q.rsplit(".", 1)[0] in self.imports.values():
+                if q.split(".", 1)[0] in self.imports or head in self.imports.values():
+                    return V.sym(f"R|D|{q}")
+        recv = self.value(recv_node)
+        k = recv[0]
+        if k == "J":
+            return V.join(*(self._method_on(m, meth, node) for m in recv[1]))
+        return self._method_on(recv, meth, node)
+
+    def _method_on(self, recv: Value, meth: str, node: cst.Call) -> Value:
+        k = recv[0]
+        if k in "TY":
+            if meth in ("items", "values", "keys"):
+                el = V.element(recv, None)
+                if meth == "items":
+                    return V.seq("list", None, V.seq("tuple", [V.STR, el]))
+                return V.seq("list", None, el if meth == "values" else V.STR)
+            if meth == "size":
+                return V.INT if node.args else V.SIZE
+            if meth in N.META_METHODS:
+                return _META_METHOD_VALUES.get(meth, V.UNKNOWN)
+            if meth == "item":
+                return V.scalar("float")
+            if meth == "tolist":
+                return V.seq("list", None, V.UNKNOWN)
+            if meth in N.SCALAR_METHODS:
+                return V.UNKNOWN
+            if meth in ("forward", "__call__"):
+                return V.TENSOR if k == "T" or recv[1].startswith("A|") else V.UNKNOWN
+            if meth not in N.TENSOR_METHODS:
+                # not a Tensor method: the receiver is some other object (a cache, a config, a
+                # model output), and so is what the method returns, as far as we can tell
+                return V.UNKNOWN
+            return recv
+        if k == "M":
+            if meth in ("forward", "__call__"):
+                return V.TENSOR
+            if meth in ("children", "modules", "parameters", "buffers"):
+                el: Value = V.TENSOR if meth in ("parameters", "buffers") else V.module()
+                return V.seq("list", None, el)
+            return V.UNKNOWN
+        if k == "Q":
+            if meth in ("pop",):
+                return recv[3]
+            if meth in ("index", "count"):
+                return V.INT
+            if meth == "copy":
+                return recv
+            return V.UNKNOWN
+        if k == "D":
+            if meth in ("get", "pop") and node.args:
+                key = node.args[0].value
+                ev = getattr(key, "evaluated_value", None)
+                got = V.element(recv, ev if isinstance(ev, str) else None)
+                return V.join(got, V.NONE) if len(node.args) == 1 else got
+            if meth == "values":
+                return V.seq("list", None, recv[2])
+            if meth == "keys":
+                return V.seq("list", None, V.STR)
+            if meth == "items":
+                return V.seq("list", None, V.seq("tuple", [V.STR, recv[2]]))
+            if meth == "copy":
+                return recv
+            return V.UNKNOWN
+        if k == "S" and recv[1] == "str":
+            if meth in ("split", "rsplit", "splitlines"):
+                return V.seq("list", None, V.STR)
+            if meth.startswith("is") or meth in ("startswith", "endswith"):
+                return V.BOOL
+            if meth in ("find", "rfind", "index", "count"):
+                return V.INT
+            return V.STR
+        return V.UNKNOWN
+
+    def torch_result(self, q: str, node: cst.Call | None = None) -> Value:
+        """What calling the torch callable ``q`` returns."""
+        if q in N.NON_TENSOR_TORCH or q.startswith(N.NON_TENSOR_TORCH_PREFIXES):
+            last = q.rsplit(".", 1)[-1]
+            if last in _CONTAINER_MODULES and node is not None:
+                return V.module(q, self._children(node))
+            if q in ("torch.is_tensor", "torch.is_floating_point", "torch.is_complex"):
+                return V.BOOL
+            if q == "torch.numel":
+                return V.INT
+            if q == "torch.Size":
+                return V.SIZE
+            if q.startswith("torch.nn.Module"):
+                return V.module(q)
+            return V.UNKNOWN
+        last = q.rsplit(".", 1)[-1]
+        if (
+            last[:1].isupper()
+            and q.startswith("torch.nn.")
+            and not q.startswith("torch.nn.functional")
+        ):
+            if last in ("Parameter", "Buffer"):
+                return V.TENSOR
+            return V.module(q)  # constructing a module (calling it later returns a tensor)
+        if last in ("is_tensor", "is_same_size"):
+            return V.BOOL
+        if last in ("is_nonzero", "equal", "allclose") and node is not None:
+            # a Python bool read from the data of its tensor arguments
+            parts = [tensor_part(self.value(a.value)) for a in node.args]
+            parts = [p for p in parts if p != V.UNKNOWN]
+            return V.join(*parts) if parts else V.BOOL
+        return V.TENSOR
+
+    def _children(self, node: cst.Call) -> Value:
+        """The value of the children of ``nn.ModuleList([...])``/``nn.Sequential(a, b)``."""
+        vals: list[Value] = []
+        for a in node.args:
+            if a.keyword is not None:
+                continue
+            v = self.value(a.value)
+            if a.star or isinstance(a.value, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)):
+                v = V.iter_elem(v)
+            elif v[0] == "D":
+                v = v[2]
+            vals.append(v)
+        out = V.join(*vals) if vals else V.module()
+        # an unknown child of a module container is still a module
+        return V.join(*(V.module() if m == V.UNKNOWN else m for m in V.members(out)))
+
+
+def _is_str_or_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)) or (
+        isinstance(node, cst.Name) and node.value == "None"
+    )

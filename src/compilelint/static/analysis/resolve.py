@@ -1,0 +1,220 @@
+"""Find the installed packages a scanned project imports, without importing anything.
+
+The search path is the ``site-packages`` of one Python environment, chosen in this order:
+``--python PATH`` (or ``[tool.compilelint] python``), ``$VIRTUAL_ENV``, a ``.venv`` at the project
+root, else the environment compilelint itself runs in. A virtual environment is read from its
+folder (``pyvenv.cfg``, ``lib/python3.*/site-packages``); another interpreter is asked for its
+``purelib``/``platlib`` with ``-S -I`` (no ``site``, no ``.pth`` files: nothing of the
+environment's own code runs). Modules resolve to ``.py`` files by the import system's folder
+rules; distributions are named from the ``*.dist-info`` folders beside them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import sysconfig
+from dataclasses import dataclass
+from pathlib import Path
+
+# Never followed: torch itself (dynamo knows its own code), numeric and typing helpers whose
+# calls are judged by the rules directly, and compilelint.
+SKIP_TOP = frozenset(
+    {
+        "torch",
+        "torchgen",
+        "functorch",
+        "numpy",
+        "typing_extensions",
+        "compilelint",
+        "libcst",
+        "_pytest",
+        "pytest",
+        "setuptools",
+        "pip",
+        "pkg_resources",
+        "sympy",
+        "triton",
+        "jinja2",
+        "networkx",
+        "scipy",
+        "pandas",
+    }
+)
+
+
+class ResolveError(Exception):
+    """The interpreter given with --python (or the config) cannot be used; one-line message."""
+
+
+@dataclass(frozen=True)
+class ModuleFile:
+    module: str
+    path: str  # real path of the .py file
+    is_package: bool
+    top: str  # top-level package name
+    site: str  # the site-packages folder it lies in
+
+
+def _venv_site(venv: Path) -> list[str]:
+    out: list[str] = []
+    for lib in ("lib", "lib64", "Lib"):
+        base = venv / lib
+        if not base.is_dir():
+            continue
+        if (base / "site-packages").is_dir():  # Windows layout
+            out.append(str(base / "site-packages"))
+        for d in sorted(base.glob("python3*")):
+            sp = d / "site-packages"
+            if sp.is_dir():
+                out.append(str(sp))
+    seen: set[str] = set()
+    return [p for p in out if not (os.path.realpath(p) in seen or seen.add(os.path.realpath(p)))]
+
+
+def _interpreter_site(python: str) -> list[str]:
+    exe = Path(python)
+    if exe.is_dir():  # a virtual environment folder
+        got = _venv_site(exe)
+        if got:
+            return got
+        raise ResolveError(f"--python {python}: no lib/python3.*/site-packages in this folder")
+    for cfg in (exe.parent.parent / "pyvenv.cfg", exe.parent / "pyvenv.cfg"):
+        if cfg.is_file():
+            got = _venv_site(cfg.parent)
+            if got:
+                return got
+    if not exe.exists():
+        raise ResolveError(f"--python {python}: no such file")
+    code = (
+        "import json, sysconfig; p = sysconfig.get_paths(); "
+        "print(json.dumps([p['purelib'], p['platlib']]))"
+    )
+    try:
+        out = subprocess.run(
+            [str(exe), "-S", "-I", "-c", code],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise ResolveError(f"--python {python}: cannot run it ({exc})") from None
+    try:
+        paths = json.loads(out.stdout)
+    except ValueError:
+        raise ResolveError(f"--python {python}: not a Python interpreter") from None
+    return [p for p in dict.fromkeys(paths) if isinstance(p, str) and os.path.isdir(p)]
+
+
+def search_path(python: str | None, root: str | os.PathLike[str]) -> tuple[list[str], str]:
+    """The site-packages folders to follow imports into, and where they came from."""
+    if python:
+        return _interpreter_site(python), f"--python {python}"
+    venv = os.environ.get("VIRTUAL_ENV")
+    if venv and os.path.realpath(venv) != os.path.realpath(sys.prefix):
+        got = _venv_site(Path(venv))
+        if got:
+            return got, f"VIRTUAL_ENV {venv}"
+    dot = Path(root) / ".venv"
+    if dot.is_dir() and os.path.realpath(dot) != os.path.realpath(sys.prefix):
+        got = _venv_site(dot)
+        if got:
+            return got, f"{dot}"
+    paths = sysconfig.get_paths()
+    own = [p for p in dict.fromkeys((paths["purelib"], paths["platlib"])) if os.path.isdir(p)]
+    return own, "the running environment"
+
+
+class Resolver:
+    """Dotted module names to files on a search path, and files to their distribution."""
+
+    def __init__(self, site: list[str]) -> None:
+        self.site = site
+        self._cache: dict[str, ModuleFile | None] = {}
+        self._dists: dict[str, dict[str, tuple[str, str]]] = {}
+
+    def find(self, dotted: str) -> ModuleFile | None:
+        if dotted in self._cache:
+            return self._cache[dotted]
+        out = self._find(dotted)
+        self._cache[dotted] = out
+        return out
+
+    def _find(self, dotted: str) -> ModuleFile | None:
+        parts = dotted.split(".")
+        if not parts or parts[0] in SKIP_TOP or parts[0].startswith("_") or not all(parts):
+            return None
+        for sp in self.site:
+            d = Path(sp)
+            for i, part in enumerate(parts):
+                last = i == len(parts) - 1
+                pkg = d / part
+                if last:
+                    if (pkg / "__init__.py").is_file():
+                        return ModuleFile(dotted, str(pkg / "__init__.py"), True, parts[0], sp)
+                    if (d / f"{part}.py").is_file():
+                        return ModuleFile(dotted, str(d / f"{part}.py"), False, parts[0], sp)
+                    break
+                if not pkg.is_dir():
+                    break
+                d = pkg
+        return None
+
+    def distribution(self, mf: ModuleFile) -> tuple[str, str]:
+        """(name, version) of the distribution that installed ``mf``; its top-level name when
+        no metadata says."""
+        table = self._dists.get(mf.site)
+        if table is None:
+            table = self._dists[mf.site] = _dist_table(mf.site)
+        return table.get(mf.top, (mf.top, "unknown"))
+
+
+def _dist_table(site: str) -> dict[str, tuple[str, str]]:
+    out: dict[str, tuple[str, str]] = {}
+    try:
+        entries = sorted(os.listdir(site))
+    except OSError:
+        return out
+    for e in entries:
+        if not e.endswith(".dist-info"):
+            continue
+        d = os.path.join(site, e)
+        stem = e[: -len(".dist-info")].rsplit("-", 1)
+        name, version = _metadata(d) or (stem[0], stem[1] if len(stem) > 1 else "unknown")
+        tops: set[str] = set()
+        try:
+            with open(os.path.join(d, "top_level.txt"), encoding="utf-8") as fh:
+                tops.update(t.strip() for t in fh if t.strip())
+        except OSError:
+            try:
+                with open(os.path.join(d, "RECORD"), encoding="utf-8") as fh:
+                    for line in fh:
+                        first = line.split(",", 1)[0].split("/", 1)[0]
+                        if first and not first.endswith((".dist-info", ".pth", "..")):
+                            tops.add(first.removesuffix(".py"))
+            except OSError:
+                pass
+        for t in tops:
+            out.setdefault(t, (name, version))
+    return out
+
+
+def _metadata(d: str) -> tuple[str, str] | None:
+    name = version = None
+    try:
+        with open(os.path.join(d, "METADATA"), encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if not line.strip():
+                    break
+                if line.startswith("Name:"):
+                    name = line[5:].strip()
+                elif line.startswith("Version:"):
+                    version = line[8:].strip()
+    except OSError:
+        return None
+    if name and version:
+        return name, version
+    return None

@@ -1,0 +1,163 @@
+"""Phase 2: function summaries and the symbolic sources they decide.
+
+A *summary* is what phase 1 recorded about a function: the values of its return statements
+(joined: a tuple return keeps one value per position) and, at every call site in traced code, the
+value of each argument. A symbolic source is decided here, on demand:
+
+- ``P|f|x``: a parameter of a traced function is a tensor when ``f`` is a compiled-region root
+  and takes ``x`` as a tensor (annotation, or position and name: see
+  :func:`~compilelint.static.analysis.project.root_param_is_tensor`), when it is annotated as a
+  tensor, or when a traced caller passes a value that is one (a caller's value, with the path
+  applied: ``P|f|xs@0`` is a tensor when a caller passes ``[t, n]`` with ``t`` a tensor);
+- ``R|ref``: what a call returns is a tensor when the callee's summary (its joined return value,
+  with the path applied) is, in the callee's file;
+- ``A|C|attr``: ``self.attr`` is a tensor when a value assigned to it in ``C`` or a class of its
+  MRO is.
+
+Each question is answered by a depth-first search that treats a source already on the stack as
+"not (yet) a tensor": the answer is the least fixpoint, so it does not depend on the order of the
+search, and answers that did not lean on an unfinished source are memoised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from compilelint.static.analysis import values as V
+
+if TYPE_CHECKING:
+    from compilelint.static.analysis.facts import CallSite, FunctionFacts
+    from compilelint.static.analysis.values import Value
+
+FKey = tuple[str, str]  # (path, qual)
+_BUDGET = 50_000  # sources visited for one candidate before giving up (pathological projects)
+
+
+class Summaries:
+    """Mixin of :class:`~compilelint.static.analysis.project.Project`: symbolic sources."""
+
+    files: dict
+    traced: set[FKey]
+    roots: set[FKey]
+    callers: dict[FKey, list[tuple[str, CallSite, int]]]
+
+    def _init_summaries(self) -> None:
+        self._memo: dict[tuple[str, str], bool] = {}
+        self._active: dict[tuple[str, str], int] = {}
+        self._low = 1 << 30
+        self._budget = _BUDGET
+
+    # ------------------------------------------------------------------ values
+    def return_value(self, key: FKey) -> Value:
+        """The summary of a function: the join of what it returns (None if it never does)."""
+        fn: FunctionFacts = self.files[key[0]].functions[key[1]]
+        return V.join(*fn.returns) if fn.returns else V.NONE
+
+    def argument_values(self, key: FKey, pname: str) -> list[tuple[str, Value]]:
+        """(caller path, value) of what every traced caller passes for parameter ``pname``."""
+        fn: FunctionFacts = self.files[key[0]].functions[key[1]]
+        positional = [p.name for p in fn.params if p.index >= 0]
+        out: list[tuple[str, Value]] = []
+        for cpath, call, implicit in self.callers.get(key, ()):
+            v: Value | None = None
+            if pname in positional:
+                j = positional.index(pname) - implicit
+                if 0 <= j < len(call.args):
+                    v = call.args[j]
+            if v is None:
+                v = call.kwargs.get(pname)
+            if v is not None:
+                out.append((cpath, v))
+        return out
+
+    # ------------------------------------------------------------------ sources
+    def resolves(self, path: str, taint: Iterable[str]) -> bool:
+        """Whether any source of a taint is a tensor."""
+        self._budget = _BUDGET
+        return any(self._source(path, s) for s in taint)
+
+    def value_is_tensor(self, path: str, v: Value) -> bool:
+        """Whether a value seen in file ``path`` may be a tensor."""
+        return self.resolves(path, V.sources(v))
+
+    def _source(self, path: str, s: str) -> bool:
+        if s == "T":
+            return True
+        key = (path, s)
+        got = self._memo.get(key)
+        if got is not None:
+            return got
+        depth = self._active.get(key)
+        if depth is not None:
+            self._low = min(self._low, depth)
+            return False
+        if self._budget <= 0:
+            return False
+        self._budget -= 1
+        d = len(self._active)
+        self._active[key] = d
+        saved_low, self._low = self._low, 1 << 30
+        try:
+            out = self._decide(path, s)
+        finally:
+            del self._active[key]
+        if out or self._low >= d:
+            self._memo[key] = out
+            self._low = saved_low
+        else:
+            self._low = min(saved_low, self._low)
+        return out
+
+    def _any(self, path: str, v: Value) -> bool:
+        return any(self._source(path, s) for s in V.sources(v))
+
+    def _decide(self, path: str, s: str) -> bool:
+        base, steps = V.split_source(s)
+        kind, _, rest = base.partition("|")
+        if kind == "P":
+            return self._param(path, rest, steps)
+        if kind == "R":
+            t = self._target(path, rest)  # type: ignore[attr-defined]
+            if t is None:
+                return False
+            (cp, cq), _ = t
+            fn = self.files[cp].functions[cq]
+            if fn.name == "__init__":
+                return False
+            return self._any(cp, V.apply_steps(self.return_value((cp, cq)), steps))
+        if kind == "A":
+            cq, _, attr = rest.rpartition("|")
+            for cp, cqq in self.mro(path, cq):  # type: ignore[attr-defined]
+                cf = self.files[cp].classes[cqq]
+                if cf.attrs.get(attr):
+                    if self._any(cp, V.apply_steps(V.join(*cf.attrs[attr]), steps)):
+                        return True
+            return False
+        return False
+
+    def _param(self, path: str, rest: str, steps: list[str]) -> bool:
+        from compilelint.static.analysis.project import root_param_is_tensor
+
+        fq, _, pname = rest.rpartition("|")
+        key = (path, fq)
+        if key not in self.traced:
+            return False
+        fn: FunctionFacts = self.files[path].functions[fq]
+        prm = next((p for p in fn.params if p.name == pname), None)
+        if prm is None:
+            return False
+        if key in self.roots:
+            i = fn.params.index(prm)
+            if root_param_is_tensor(fn, i):
+                return True
+            if steps and (prm.annotation == "container" or prm.index == -2):
+                return True  # elements of a root's list[Tensor] / *args
+        if prm.annotation == "tensor":
+            return True
+        if prm.annotation == "nontensor" and not steps:
+            return False
+        for cpath, v in self.argument_values(key, pname):
+            if self._any(cpath, V.apply_steps(v, steps)):
+                return True
+        return False

@@ -1,0 +1,340 @@
+"""Abstract values: what the static stage knows about a Python value, as a small lattice.
+
+Every expression the walker meets gets a :data:`Value`. The kinds mirror the variable trackers
+dynamo itself builds while tracing (``torch/_dynamo/variables/``), kept to what a graph-break
+linter needs to decide:
+
+=================  =================================  ===========================================
+kind               encoding                           dynamo's counterpart / meaning
+=================  =================================  ===========================================
+tensor             ``("T",)``                         ``TensorVariable``: branching on it breaks
+scalar             ``("S", type)`` or                 ``ConstantVariable`` / ``SymNodeVariable``:
+                   ``("S", type, const)``             int, float, bool or str, with the constant
+                                                      when it is known
+none               ``("N",)``                         ``None``
+sequence           ``("Q", kind, elems, elem)``       tuple / list / set (``kind``); ``elems`` is
+                                                      the tuple of per-position values when the
+                                                      length is known, else None; ``elem`` is the
+                                                      join of every element (what iteration yields)
+dict               ``("D", items, elem)``             ``items``: ((str key, value), ...) when every
+                                                      key is a known string, else None
+module             ``("M", cls, elem)``               an ``nn.Module`` instance of class ref
+                                                      ``cls`` ("" unknown); ``elem`` is the value
+                                                      of its children for containers
+                                                      (``ModuleList``/``Sequential``/``ModuleDict``),
+                                                      else None. Calling a module gives a tensor.
+callable           ``("F", ref)``                     a function of the scanned code (``ref``, see
+                                                      :mod:`facts`) or "" when unknown
+unknown            ``("U",)``                         anything else (a config, a cache, an object)
+symbolic           ``("Y", source)``                  decided in phase 2, see below
+join               ``("J", frozenset(values))``       may be any of its members (at most
+                                                      :data:`MAX_JOIN` members, then unknown parts
+                                                      are dropped)
+=================  =================================  ===========================================
+
+Symbolic sources are strings (see :mod:`facts`): ``P|<func>|<param>`` (a parameter),
+``R|<ref>`` (what a call to a scanned function returns), ``A|<class>|<attr>`` (``self.<attr>``),
+each optionally followed by an access path: ``@<i>`` (element ``i`` of a tuple or list),
+``@k:<key>`` (the value of a string key) or ``@*`` (any element, what iteration yields), e.g. ``R|Q|helper@1`` is the second element of what
+``helper`` returns. Element paths on a tensor stay a tensor (indexing a tensor gives a tensor).
+
+Values are plain tuples (hashable, marshal-friendly), so facts that hold them can be cached and
+shipped between processes. Build and inspect them only through the functions here; the encoding
+may grow new kinds but the functions below keep their meaning.
+
+Stable API (other analyses build on it):
+
+- constructors: :data:`TENSOR`, :data:`NONE`, :data:`UNKNOWN`, :func:`scalar`, :func:`seq`,
+  :func:`dict_of`, :func:`module`, :func:`func`, :func:`sym`
+- lattice: :func:`join`, :func:`members`
+- operations: :func:`element` (``v[i]``; ``i`` an int, a str key or None for "some element"),
+  :func:`iter_elem` (what ``for x in v`` binds), :func:`call_result` (what ``v(...)`` gives)
+- questions: :func:`sources` (the symbolic sources under which ``v`` *is* a tensor; ``"T"`` means
+  it certainly is), :func:`is_tensor`, :func:`kind`, :func:`const`
+- function summaries: a function's summary is the join of the values it returns, written in terms
+  of its own ``P|`` parameter sources; :func:`instantiate` substitutes the values a caller passes
+  for those parameters, so a caller (even in another file) gets a value of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+Value = tuple[Any, ...]
+
+TENSOR: Value = ("T",)
+NONE: Value = ("N",)
+UNKNOWN: Value = ("U",)
+MAX_JOIN = 8
+MAX_ELEMS = 16  # longer literal tuples keep only their element join
+
+
+def scalar(typ: str, const: object = ...) -> Value:
+    """A Python int/float/bool/str (``typ``), with its constant when known."""
+    return ("S", typ) if const is ... else ("S", typ, const)
+
+
+def seq(kind: str, elems: Iterable[Value] | None, elem: Value | None = None) -> Value:
+    """A tuple/list/set; ``elems`` per position when known, else ``elem`` for every element."""
+    if elems is not None:
+        t = tuple(elems)
+        if len(t) > MAX_ELEMS:
+            return ("Q", kind, None, join(*t))
+        return ("Q", kind, t, join(*t) if t else UNKNOWN)
+    return ("Q", kind, None, elem if elem is not None else UNKNOWN)
+
+
+def dict_of(items: Iterable[tuple[str, Value]] | None, elem: Value | None = None) -> Value:
+    if items is not None:
+        t = tuple(items)
+        return ("D", t, join(*(v for _, v in t)) if t else UNKNOWN)
+    return ("D", None, elem if elem is not None else UNKNOWN)
+
+
+def module(cls: str = "", elem: Value | None = None) -> Value:
+    return ("M", cls, elem)
+
+
+def func(ref: str = "") -> Value:
+    return ("F", ref)
+
+
+def sym(source: str) -> Value:
+    return ("Y", source)
+
+
+SIZE: Value = ("Q", "tuple", None, ("S", "int"))  # x.shape / x.size(): a tuple of ints
+INT: Value = ("S", "int")
+BOOL: Value = ("S", "bool")
+STR: Value = ("S", "str")
+FLOAT: Value = ("S", "float")
+
+
+def kind(v: Value) -> str:
+    return {
+        "T": "tensor",
+        "S": "scalar",
+        "N": "none",
+        "Q": "sequence",
+        "D": "dict",
+        "M": "module",
+        "F": "callable",
+        "U": "unknown",
+        "Y": "symbolic",
+        "J": "join",
+    }[v[0]]
+
+
+def const(v: Value) -> object:
+    """The constant of a scalar (or None) value; ``...`` when unknown."""
+    if v[0] == "S" and len(v) == 3:
+        return v[2]
+    if v[0] == "N":
+        return None
+    return ...
+
+
+def members(v: Value) -> Iterable[Value]:
+    """The values a join may be (the value itself when it is no join)."""
+    return v[1] if v[0] == "J" else (v,)
+
+
+def join(*vals: Value) -> Value:
+    """Least upper bound: a value that may be any of ``vals``."""
+    out: set[Value] = set()
+    for v in vals:
+        if v[0] == "J":
+            out.update(v[1])
+        else:
+            out.add(v)
+    if not out:
+        return UNKNOWN
+    if len(out) == 1:
+        return next(iter(out))
+    if len(out) > 1:
+        out.discard(UNKNOWN)
+        # scalars of one type with different constants: the type without the constant
+        scalars = [m for m in out if m[0] == "S" and len(m) == 3]
+        if len(scalars) > 1:
+            for m in scalars:
+                out.discard(m)
+                out.add(("S", m[1]))
+    if len(out) > MAX_JOIN:
+        # keep what matters for tensor-ness: tensors and symbols, the rest is unknown
+        out = {m for m in out if m[0] in "TY"} or {UNKNOWN}
+        if len(out) > MAX_JOIN:
+            out = set(sorted(out)[:MAX_JOIN])
+    if len(out) == 1:
+        return next(iter(out))
+    return ("J", frozenset(out))
+
+
+def _path(v: Value, step: str) -> Value:
+    return ("Y", v[1] + "@" + step)
+
+
+def element(v: Value, index: int | str | None) -> Value:
+    """``v[index]``: an int position, a str key, or None for an element not known statically
+    (a slice keeps the container: use :func:`slice_of`)."""
+    t = v[0]
+    if t == "T":
+        return TENSOR
+    if t == "Y":
+        if isinstance(index, int) and index >= 0:
+            return _path(v, str(index))
+        if isinstance(index, str):
+            # a string key of a parameter: a mapping, so not the tensor it was taken for
+            if v[1].startswith("P|"):
+                return UNKNOWN
+            return _path(v, "k:" + index.replace("@", "")) if len(index) <= 64 else v
+        return _path(v, "*")
+    if t == "Q":
+        if isinstance(index, int) and v[2] is not None:
+            if -len(v[2]) <= index < len(v[2]):
+                return v[2][index]
+            return UNKNOWN
+        return v[3]
+    if t == "D":
+        if isinstance(index, str) and v[1] is not None:
+            for k, val in v[1]:
+                if k == index:
+                    return val
+            return UNKNOWN
+        return v[2]
+    if t == "M":
+        return v[2] if v[2] is not None else UNKNOWN
+    if t == "J":
+        return join(*(element(m, index) for m in v[1]))
+    if t == "S" and v[1] == "str":
+        return STR
+    return UNKNOWN
+
+
+def slice_of(v: Value) -> Value:
+    """``v[a:b]``: a tensor stays a tensor, a sequence keeps its element kind."""
+    t = v[0]
+    if t in "TY":
+        return v
+    if t == "Q":
+        return ("Q", v[1], None, v[3])
+    if t == "M":
+        return v
+    if t == "J":
+        return join(*(slice_of(m) for m in v[1]))
+    if t == "S":
+        return v if len(v) == 2 else ("S", v[1])
+    return UNKNOWN
+
+
+def iter_elem(v: Value) -> Value:
+    """What ``for x in v`` binds to ``x``."""
+    t = v[0]
+    if t == "D":
+        return STR if v[1] is not None else UNKNOWN  # iterating a dict yields its keys
+    return element(v, None)
+
+
+def call_result(v: Value) -> Value:
+    """What calling ``v`` gives: a module call gives a tensor; a submodule held in ``self``
+    (or an element of one of its module containers) too."""
+    t = v[0]
+    if t == "M":
+        return TENSOR
+    if t == "F":
+        return sym("R|" + v[1]) if v[1] else UNKNOWN
+    if t == "Y" and v[1].startswith("A|"):
+        return TENSOR
+    if t == "J":
+        return join(*(call_result(m) for m in v[1]))
+    return UNKNOWN
+
+
+def sources(v: Value) -> frozenset[str]:
+    """The symbolic sources under which ``v`` is a tensor (``"T"``: it certainly may be)."""
+    t = v[0]
+    if t == "T":
+        return _T
+    if t == "Y":
+        return frozenset((v[1],))
+    if t == "J":
+        out: set[str] = set()
+        for m in v[1]:
+            if m[0] == "T":
+                out.add("T")
+            elif m[0] == "Y":
+                out.add(m[1])
+        return frozenset(out)
+    return _EMPTY
+
+
+def contained_sources(v: Value) -> frozenset[str]:
+    """Sources under which ``v`` is a tensor or holds one (in a sequence or dict)."""
+    t = v[0]
+    if t in "TYJ":
+        out = set(sources(v))
+        if t == "J":
+            for m in v[1]:
+                if m[0] in "QD":
+                    out |= contained_sources(m)
+        return frozenset(out)
+    if t == "Q":
+        return contained_sources(v[3])
+    if t == "D":
+        return contained_sources(v[2])
+    return _EMPTY
+
+
+def is_tensor(v: Value) -> bool:
+    """Certainly a tensor (no symbolic part)."""
+    return v[0] == "T"
+
+
+def is_scalar(v: Value) -> bool:
+    return all(m[0] in "SN" for m in members(v))
+
+
+def split_source(source: str) -> tuple[str, list[str]]:
+    """``"R|Q|f@0@*"`` -> (``"R|Q|f"``, [``"0"``, ``"*"``])."""
+    base, *steps = source.split("@")
+    return base, steps
+
+
+def apply_steps(v: Value, steps: Iterable[str]) -> Value:
+    for s in steps:
+        if s == "*":
+            v = element(v, None)
+        elif s.startswith("k:"):
+            v = element(v, s[2:])
+        else:
+            v = element(v, int(s))
+    return v
+
+
+def instantiate(v: Value, subst: Callable[[str], Value | None]) -> Value:
+    """Replace symbolic sources: ``subst(base)`` gives the value for a source without its path
+    (e.g. the argument a caller passes for ``P|f|x``), or None to keep the source symbolic."""
+    t = v[0]
+    if t == "Y":
+        base, steps = split_source(v[1])
+        got = subst(base)
+        return v if got is None else apply_steps(got, steps)
+    if t == "J":
+        return join(*(instantiate(m, subst) for m in v[1]))
+    if t == "Q":
+        elems = None if v[2] is None else tuple(instantiate(e, subst) for e in v[2])
+        return seq(v[1], elems, instantiate(v[3], subst))
+    if t == "D":
+        if v[1] is None:
+            return dict_of(None, instantiate(v[2], subst))
+        return dict_of((k, instantiate(x, subst)) for k, x in v[1])
+    return v
+
+
+def bind_params(mapping: Mapping[str, Value]) -> Callable[[str], Value | None]:
+    """A :func:`instantiate` substitution from a {source: value} mapping."""
+    return mapping.get
+
+
+_T = frozenset(("T",))
+_EMPTY: frozenset[str] = frozenset()

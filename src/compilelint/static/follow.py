@@ -1,0 +1,482 @@
+"""Follow calls from the scanned files into installed packages (issue 18), statically.
+
+After phase 1 of the scanned files, the project view names the modules traced code calls into
+that are not among the scanned files (:attr:`Project.unresolved_modules`). Each round finds
+those modules' source files on the search path (:mod:`compilelint.static.analysis.resolve`),
+runs the same phase 1 on them (never importing them) and recomputes the project, so that
+reachability and values cross into the library exactly as they cross between scanned files:
+a tensor argument stays a tensor in the callee, a helper's return value comes back. Library
+functions are never roots: only what the user's compiled code reaches is judged.
+
+Findings inside a library are anchored at the user's call line, carry the library frames and
+the distribution, and get a fix the user can make. Rounds, files and time are bounded; a bound
+that was hit is reported. Library facts are cached per (distribution, version).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import marshal
+import os
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from compilelint.model import Finding, Frame, Rule
+from compilelint.static.analysis.dispatch import add_object_calls
+from compilelint.static.analysis.facts import CallSite, Candidate, FileFacts
+from compilelint.static.analysis.project import FKey, Project
+from compilelint.static.analysis.resolve import ModuleFile, Resolver
+
+MAX_ROUNDS = 8  # import depth followed from the scanned files
+MAX_FILES = 300  # library files analysed
+MAX_SECONDS = 30.0
+
+# Torch config switches that keep a library's pattern in the graph, by rule.
+CONFIG_SWITCH = {
+    "CL102": "torch._dynamo.config.capture_scalar_outputs = True",
+    "CL103": "torch._dynamo.config.capture_scalar_outputs = True",
+    "CL105": "torch._dynamo.config.capture_scalar_outputs = True",
+    "CL110": "torch._dynamo.config.capture_dynamic_output_shape_ops = True",
+    "CL111": "torch._dynamo.config.capture_dynamic_output_shape_ops = True",
+}
+
+
+@dataclass
+class FollowStats:
+    source: str = ""  # where the search path came from
+    site: list[str] = field(default_factory=list)
+    packages: dict[str, str] = field(default_factory=dict)  # distribution -> version
+    files: int = 0
+    functions: int = 0  # library functions reached from compiled code
+    cached: int = 0
+    seconds: float = 0.0
+    bounds: list[str] = field(default_factory=list)  # bounds that were hit
+    entries: int | None = None  # library mode: how many entry points (None: not library mode)
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+class FollowProject(Project):
+    """The project view with library files in it: their functions are never roots, their
+    module names do not answer suffix look-ups, and ``self.<attr>(...)`` on an attribute
+    holding a library class instance calls that class's ``forward``."""
+
+    def __init__(
+        self,
+        files: Iterable[FileFacts],
+        library: dict[str, tuple[str, str]],
+        installed: Callable[[str], bool] = lambda m: False,
+        entries: tuple[str, ...] | None = None,
+    ) -> None:
+        files = list(files)
+        super().__init__(files)
+        self.library = library  # path -> (distribution, version)
+        self.installed = installed  # whether a dotted module is an installed, followable file
+        self.entries = entries  # library mode: globs of entry names (``("*",)``: all public)
+        self._suffix = {}
+        for mod, path in self.modules.items():
+            if path in library:
+                continue
+            parts = mod.split(".")
+            for i in range(1, len(parts)):
+                self._suffix.setdefault(".".join(parts[i:]), []).append(path)
+
+    def _module_file(self, dotted: str) -> str | None:
+        out = super()._module_file(dotted)
+        if out is None and self.installed(dotted):
+            self.unresolved_modules.add(dotted)  # load it in the next round
+        return out
+
+    def find_roots(self) -> set[FKey]:
+        roots = {k for k in super().find_roots() if k[0] not in self.library}
+        if self.entries is not None:
+            roots |= self.entry_points(self.entries)
+        return roots
+
+    def entry_points(self, globs: tuple[str, ...]) -> set[FKey]:
+        """Library mode: public functions, methods and ``forward`` methods of the scanned files
+        whose qualified name (``module.Class.method``, or without the module) matches."""
+        out: set[FKey] = set()
+        for path, f in self.files.items():
+            if path in self.library:
+                continue
+            for q in f.functions:
+                if "<locals>" in q or not _public(q):
+                    continue
+                full = f"{f.module}.{q}" if f.module else q
+                if any(fnmatch.fnmatchcase(full, g) or fnmatch.fnmatchcase(q, g) for g in globs):
+                    out.add((path, q))
+        return out
+
+    def _resolve(self, path: str, ref: str, depth: int) -> tuple[str, str, str] | None:
+        if ref.startswith("O|"):  # a method of an object of a known class (analysis.dispatch)
+            cref, _, meth = ref[2:].rpartition("|")
+            got = self.resolve(path, cref, depth + 1)
+            if got is None or got[2] != "class":
+                return None
+            names = (meth, "forward") if meth == "__call__" else (meth,)
+            for p, q in self.mro(got[0], got[1]):
+                for name in names:
+                    if f"{q}.{name}" in self.files[p].functions:
+                        return (p, f"{q}.{name}", "function")
+            return None
+        out = super()._resolve(path, ref, depth)
+        if out is not None or not ref.startswith("M|") or path not in self.files:
+            return out
+        cls_qual, _, attr = ref[2:].rpartition("|")
+        for cpath, cqual in self.mro(path, cls_qual):
+            for r in self.files[cpath].classes[cqual].attr_classes.get(attr, ()):
+                r = r.removeprefix("*")
+                if "|" not in r:
+                    continue
+                got = self.resolve(cpath, r, depth + 1)
+                if got is None or got[2] != "class" or got[0] not in self.library:
+                    continue
+                for p, q in self.mro(got[0], got[1]):
+                    for meth in ("forward", "__call__"):
+                        if f"{q}.{meth}" in self.files[p].functions:
+                            return (p, f"{q}.{meth}", "function")
+        return None
+
+
+def _public(qual: str) -> bool:
+    """No part private; ``__call__`` counts as public (``__init__`` runs before compiling)."""
+    parts = qual.split(".")
+    return all(not p.startswith("_") for p in parts[:-1]) and (
+        not parts[-1].startswith("_") or parts[-1] == "__call__"
+    )
+
+
+class LibraryCache:
+    """Phase-1 facts of library files, one marshal file per (distribution, version)."""
+
+    def __init__(self, directory: Path | None, key: str) -> None:
+        self.directory = directory / "libs" if directory else None
+        self.key = key
+        self._loaded: dict[tuple[str, str], dict[str, tuple[str, dict]]] = {}  # type: ignore[type-arg]
+        self._dirty: set[tuple[str, str]] = set()
+
+    def _file(self, dist: tuple[str, str]) -> Path | None:
+        if self.directory is None:
+            return None
+        safe = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in f"{dist[0]}-{dist[1]}")
+        return self.directory / f"{safe}-{self.key}.marshal"
+
+    def _table(self, dist: tuple[str, str]) -> dict[str, tuple[str, dict]]:  # type: ignore[type-arg]
+        got = self._loaded.get(dist)
+        if got is None:
+            got = {}
+            f = self._file(dist)
+            if f is not None and f.is_file():
+                try:
+                    loaded = marshal.loads(f.read_bytes())
+                    if isinstance(loaded, dict):
+                        got = loaded
+                except (OSError, ValueError, EOFError, TypeError):
+                    got = {}
+            self._loaded[dist] = got
+        return got
+
+    def get(self, dist: tuple[str, str], real: str, stamp: str) -> dict | None:  # type: ignore[type-arg]
+        got = self._table(dist).get(real)
+        return got[1] if got is not None and got[0] == stamp else None
+
+    def put(self, dist: tuple[str, str], real: str, stamp: str, data: dict) -> None:  # type: ignore[type-arg]
+        self._table(dist)[real] = (stamp, data)
+        self._dirty.add(dist)
+
+    def save(self) -> None:
+        if self.directory is None:
+            return
+        for dist in sorted(self._dirty):
+            f = self._file(dist)
+            if f is None:
+                continue
+            try:
+                self.directory.mkdir(parents=True, exist_ok=True)
+                tmp = f.with_suffix(f".tmp{os.getpid()}")
+                tmp.write_bytes(marshal.dumps(self._loaded[dist]))
+                os.replace(tmp, f)
+            except (OSError, ValueError):
+                pass
+        self._dirty.clear()
+
+
+def _stamp(path: str) -> str | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return f"{st.st_size}:{st.st_mtime_ns}"
+
+
+def follow(
+    project: FollowProject,
+    facts: dict[str, FileFacts],
+    resolver: Resolver,
+    analyse: Callable[[bytes, str, str, bool], FileFacts],
+    *,
+    cache: LibraryCache,
+    to_data: Callable[[FileFacts], dict],  # type: ignore[type-arg]
+    from_data: Callable[[dict], FileFacts],  # type: ignore[type-arg]
+    stats: FollowStats,
+    entries: tuple[str, ...] | None = None,
+    max_rounds: int = MAX_ROUNDS,
+    max_files: int = MAX_FILES,
+    max_seconds: float = MAX_SECONDS,
+) -> FollowProject:
+    """Load the library files traced code reaches, round by round; the final project view."""
+    t0 = time.perf_counter()
+    library: dict[str, tuple[str, str]] = {}
+    tried: set[str] = set()
+
+    def installed(m: str) -> bool:
+        return resolver.find(m) is not None
+
+    # ``project`` is the computed view of the scanned files alone (made with ``installed``)
+    project.library = library
+    for rnd in range(max_rounds + 1):
+        wanted: list[ModuleFile] = []
+        for mod in sorted(project.unresolved_modules):
+            if mod in tried:
+                continue
+            tried.add(mod)
+            parts = mod.split(".")
+            for i in range(len(parts), 0, -1):
+                name = ".".join(parts[:i])
+                mf = resolver.find(name)
+                if mf is not None:
+                    wanted.append(mf)
+                    # the packages above it run first on import: their __init__ re-exports
+                    for j in range(1, i):
+                        up = resolver.find(".".join(parts[:j]))
+                        if up is not None:
+                            wanted.append(up)
+                    break
+        wanted = [mf for mf in wanted if mf.path not in library]
+        if not wanted:
+            break
+        if rnd == max_rounds:
+            stats.bounds.append(f"import depth {max_rounds}")
+            break
+        for mf in sorted({m.path: m for m in wanted}.values(), key=lambda m: m.path):
+            if len(library) >= max_files:
+                if f"{max_files} files" not in stats.bounds:
+                    stats.bounds.append(f"{max_files} files")
+                break
+            if time.perf_counter() - t0 > max_seconds:
+                if f"{max_seconds:g} s" not in stats.bounds:
+                    stats.bounds.append(f"{max_seconds:g} s")
+                break
+            dist = resolver.distribution(mf)
+            f = _load(mf, dist, analyse, cache, to_data, from_data, stats)
+            if f is None:
+                continue
+            library[f.path] = dist
+            facts[f.path] = f
+            stats.packages[dist[0]] = dist[1]
+        project = FollowProject(facts.values(), library, installed, entries)
+        project.compute()
+        if add_virtual_calls(project):
+            project = FollowProject(facts.values(), library, installed, entries)
+            project.compute()
+    stats.files = len(library)
+    stats.functions = sum(1 for k in project.traced if k[0] in library)
+    stats.seconds = time.perf_counter() - t0
+    cache.save()
+    return project
+
+
+def add_virtual_calls(project: FollowProject) -> bool:
+    """``self.meth(...)`` in a library class calls the override of a subclass when the object
+    is one (a solver base class calling its subclass's step): add a call site to each override
+    defined in a loaded library file, with the same arguments. Whether any was added."""
+    subclasses: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for path in project.library:
+        f = project.files[path]
+        if not f.module:
+            continue
+        for cq in f.classes:
+            for anc in project.mro(path, cq)[1:]:
+                subclasses.setdefault(anc, []).append((path, cq))
+    if not subclasses:
+        return False
+    added = False
+    for key in sorted(project.traced):
+        if key[0] not in project.library:
+            continue
+        fn = project.fn(key)
+        have = {c.ref for c in fn.calls}
+        new = []
+        for c in fn.calls:
+            if not c.ref.startswith("M|"):
+                continue
+            cls_qual, _, meth = c.ref[2:].rpartition("|")
+            for sp, sq in subclasses.get((key[0], cls_qual), ()):
+                if f"{sq}.{meth}" not in project.files[sp].functions:
+                    continue
+                ref = f"D|{project.files[sp].module}.{sq}.{meth}"
+                if ref in have:
+                    continue
+                have.add(ref)
+                new.append(CallSite(ref, c.args, c.kwargs, c.in_loop, c.line, c.col))
+        if new:
+            fn.calls.extend(new)
+            added = True
+    return added
+
+
+def _load(
+    mf: ModuleFile,
+    dist: tuple[str, str],
+    analyse: Callable[[bytes, str, str, bool], FileFacts],
+    cache: LibraryCache,
+    to_data: Callable[[FileFacts], dict],  # type: ignore[type-arg]
+    from_data: Callable[[dict], FileFacts],  # type: ignore[type-arg]
+    stats: FollowStats,
+) -> FileFacts | None:
+    stamp = _stamp(mf.path)
+    if stamp is None:
+        return None
+    got = cache.get(dist, mf.path, stamp)
+    if got is not None:
+        try:
+            stats.cached += 1
+            return from_data(got)
+        except (TypeError, KeyError):
+            stats.cached -= 1
+    try:
+        with open(mf.path, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    f = analyse(data, mf.path, mf.module, mf.is_package)
+    if f.error is not None:
+        return None
+    add_object_calls(data, f)
+    cache.put(dist, mf.path, stamp, to_data(f))
+    return f
+
+
+# ---------------------------------------------------------------------------- findings
+def call_chains(project: FollowProject) -> dict[FKey, list[tuple[FKey, int, int]]]:
+    """For each traced library function, the shortest chain of calls that reaches it from a
+    scanned file: ``[(caller, line, col), ...]``, outermost (the user's call) first."""
+    parent: dict[FKey, tuple[FKey, int, int] | None] = {}
+    queue: deque[FKey] = deque()
+    for r in sorted(project.roots):
+        parent[r] = None
+        queue.append(r)
+    while queue:
+        key = queue.popleft()
+        fn = project.fn(key)
+        edges: list[tuple[str, int, int]] = [(c.ref, c.line, c.col) for c in fn.calls]
+        edges.extend((ref, 0, 0) for ref in fn.refs)
+        for ref, line, col in edges:
+            t = project._target(key[0], ref)
+            if t is None:
+                continue
+            callee = t[0]
+            if callee in parent or callee not in project.traced:
+                continue
+            parent[callee] = (key, line, col)
+            queue.append(callee)
+    out: dict[FKey, list[tuple[FKey, int, int]]] = {}
+    for key in parent:
+        if key[0] not in project.library:
+            continue
+        chain: list[tuple[FKey, int, int]] = []
+        cur: FKey | None = key
+        while cur is not None and parent.get(cur) is not None:
+            p = parent[cur]
+            assert p is not None
+            chain.append(p)
+            cur = p[0]
+            if cur[0] not in project.library:
+                break
+        chain.reverse()
+        if chain and chain[0][0][0] not in project.library:
+            out[key] = chain
+    return out
+
+
+def user_fix(rule: Rule, dist: str, lib_fix: str) -> str:
+    parts = [
+        f"`{dist}` is third-party code: change how it is called. Use its compile-friendly option "
+        "if it has one",
+        f"set `{CONFIG_SWITCH[rule.code]}`" if rule.code in CONFIG_SWITCH else "",
+        "wrap this call in `torch.compiler.disable` (one graph break per call; the library then "
+        "runs eagerly)",
+        "or make the call outside the compiled `forward`",
+    ]
+    text = "; ".join(p for p in parts if p)
+    return f"{text}. In the library: {lib_fix}" if lib_fix else text
+
+
+def library_findings(
+    project: FollowProject,
+    make: Callable[[Candidate, str], Finding | None],
+    line_text: Callable[[str, int], str],
+    rules: dict[str, Rule],
+) -> list[Finding]:
+    """Findings for candidates kept in library files, anchored at the user's call lines.
+    ``make(candidate, lib_path)`` builds the library-side finding (message, severity, fix) or
+    None when the rule is off."""
+    chains = call_chains(project)
+    out: list[Finding] = []
+    seen: set[tuple[object, ...]] = set()
+    for path in sorted(project.library):
+        f = project.files[path]
+        dist, version = project.library[path]
+        for c in project.kept(f):
+            key = (path, c.func)
+            chain = chains.get(key)
+            if chain is None:
+                continue
+            base = make(c, path)
+            if base is None:
+                continue
+            (upath, ufunc), uline, ucol = chain[0]
+            dedup = (upath, uline, ucol, c.code, path, c.line)
+            if dedup in seen:
+                continue
+            seen.add(dedup)
+            frames = [Frame(upath, uline, ufunc)]
+            frames += [Frame(k[0], ln, k[1]) for k, ln, _ in chain[1:]]
+            frames.append(Frame(path, c.line, c.func))
+            text = line_text(upath, uline)
+            where = f"{os.path.basename(path)}:{c.line}"
+            out.append(
+                Finding(
+                    rule=base.rule,
+                    name=base.name,
+                    path=upath,
+                    line=uline or 1,
+                    col=ucol or 1,
+                    end_line=uline or 1,
+                    end_col=max(len(text) + 1, ucol or 1),
+                    severity=base.severity,
+                    message=f"in {dist} {version} ({where}, `{c.line_text.strip()}`): "
+                    f"{base.message}",
+                    fix=user_fix(rules[base.rule], dist, base.fix),
+                    stage="static",
+                    function=ufunc,
+                    line_text=text,
+                    frames=tuple(frames),
+                    package=f"{dist}=={version}",
+                )
+            )
+    return out
+
+
+def site_key(site: list[str]) -> str:
+    """Changes when a package is installed or removed on the search path."""
+    h = hashlib.blake2b(digest_size=8)
+    for sp in site:
+        h.update(f"{sp}\0{_stamp(sp)}\n".encode(errors="surrogateescape"))
+    return h.hexdigest()

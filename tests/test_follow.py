@@ -1,0 +1,300 @@
+"""Following calls into installed packages (issue 18): a fake environment with a library in
+its site-packages, called from a user model file."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from compilelint.config import Config
+from compilelint.static.analysis.resolve import ResolveError, Resolver, search_path
+from compilelint.static.engine import scan
+from tests.cli_invoke import invoke
+
+SIDE_EFFECT = (
+    "import pathlib\n"
+    "pathlib.Path({marker!r}).write_text('imported')\n"
+    "raise SystemExit('fakelib was imported')\n"
+)
+
+CORE = """\
+import torch
+from .util import norm_of
+
+
+def step(x, causal: bool = False, scale=1.0):
+    if causal:
+        x = x * 2
+    err = norm_of(x)
+    if err < 1:
+        x = x + 1
+    n = int(x.sum())
+    return x * scale + n
+
+
+class Quantizer(torch.nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x):
+        codes = x.argmax(-1).tolist()
+        return x, codes
+
+
+def unused(x):
+    return x.item()
+"""
+
+UTIL = """\
+import torch
+
+
+def norm_of(t):
+    return t.norm() / t.numel()
+"""
+
+USER = """\
+import torch
+import fakelib
+from fakelib import Quantizer
+
+
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.q = Quantizer(4)
+
+    def forward(self, x):
+        y = fakelib.step(x, causal=True)
+        out, codes = self.q(y)
+        return out
+"""
+
+
+SOLVERS = """\
+import torch
+
+
+class Base:
+    def __init__(self, y0):
+        self.y0 = y0
+
+    def integrate(self, t):
+        return self._step(t)
+
+    def _step(self, t):
+        return t
+
+
+class Euler(Base):
+    def _step(self, t):
+        if t.max() > 1:
+            return t
+        return t * 2
+
+
+SOLVERS = {"euler": Euler}
+
+
+def solve(y0, t, method="euler"):
+    solver = SOLVERS[method](y0=y0)
+    return solver.integrate(t)
+"""
+
+
+def make_env(root: Path, marker: Path) -> Path:
+    """A virtual environment folder holding ``fakelib`` 1.2.3; importing fakelib leaves
+    ``marker`` behind."""
+    venv = root / "env"
+    site = venv / "lib" / "python3.11" / "site-packages"
+    pkg = site / "fakelib"
+    pkg.mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (pkg / "__init__.py").write_text(
+        SIDE_EFFECT.format(marker=str(marker)) + "from .core import step, Quantizer\n"
+    )
+    (pkg / "core.py").write_text(CORE)
+    (pkg / "util.py").write_text(UTIL)
+    (pkg / "solvers.py").write_text(SOLVERS)
+    meta = site / "fakelib-1.2.3.dist-info"
+    meta.mkdir()
+    (meta / "METADATA").write_text("Metadata-Version: 2.1\nName: fakelib\nVersion: 1.2.3\n\n")
+    (meta / "top_level.txt").write_text("fakelib\n")
+    return venv
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> tuple[Path, Path, Path]:
+    marker = tmp_path / "imported.txt"
+    venv = make_env(tmp_path, marker)
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "model.py").write_text(USER)
+    return proj, venv, marker
+
+
+def _json(proj: Path, *args: str) -> tuple[int, dict]:  # type: ignore[type-arg]
+    code, out, err = invoke(["check", ".", "--format", "json", "--no-cache", *args], cwd=proj)
+    assert code in (0, 1), err
+    return code, json.loads(out)
+
+
+def test_findings_in_a_library_are_anchored_at_the_users_call(
+    project: tuple[Path, Path, Path],
+) -> None:
+    proj, venv, marker = project
+    _, data = _json(proj, "--python", str(venv))
+    found = {(f["rule"], f["line"]) for f in data["findings"]}
+    # line 12: fakelib.step(x, causal=True): err < 1 on a helper's tensor return (CL101),
+    # int(x.sum()) (CL102); line 13: self.q(y) -> Quantizer.forward: .tolist() (CL105)
+    assert ("CL101", 12) in found
+    assert ("CL102", 12) in found
+    assert ("CL105", 13) in found
+    for f in data["findings"]:
+        assert f["path"] == "model.py"
+        assert f["package"] == "fakelib==1.2.3"
+        assert f["frames"][0]["path"] == "model.py"
+        assert f["frames"][-1]["path"].endswith(os.path.join("fakelib", "core.py"))
+        assert "torch.compiler.disable" in f["fix"]
+    cl101 = next(f for f in data["findings"] if f["rule"] == "CL101")
+    assert cl101["frames"][0]["line"] == 12
+    assert cl101["frames"][-1]["line"] == 9  # `if err < 1:` in core.py
+    # `if causal:` is a bool flag, and `unused` is never reached
+    assert not any(f["frames"][-1]["line"] in (6, 26) for f in data["findings"])
+    assert not marker.exists(), "a followed package was imported"
+
+
+def test_no_follow_and_noqa_at_the_call(project: tuple[Path, Path, Path]) -> None:
+    proj, venv, marker = project
+    _, data = _json(proj, "--python", str(venv), "--no-follow")
+    assert data["findings"] == []
+    text = USER.replace("causal=True)", "causal=True)  # noqa: CL101, CL102")
+    (proj / "model.py").write_text(text)
+    _, data = _json(proj, "--python", str(venv))
+    assert {f["rule"] for f in data["findings"]} == {"CL105"}
+    assert not marker.exists()
+
+
+def test_library_facts_are_cached_per_distribution(project: tuple[Path, Path, Path]) -> None:
+    proj, venv, _ = project
+    cfg = Config(root=str(proj), cache_dir=str(proj / ".cache"), python=str(venv))
+    old = os.getcwd()
+    os.chdir(proj)
+    try:
+        first = scan(["model.py"], cfg, want_project=True)
+        second = scan(["model.py"], cfg, want_project=True)
+    finally:
+        os.chdir(old)
+    assert first.follow is not None and second.follow is not None
+    assert first.follow["cached"] == 0 and first.follow["files"] == 3
+    assert second.follow["cached"] == 3
+    assert first.follow["packages"] == {"fakelib": "1.2.3"}
+    assert [f.line for f in first.findings] == [f.line for f in second.findings]
+    assert list((proj / ".cache" / "libs").glob("fakelib-1.2.3-*.marshal"))
+
+
+def test_search_path_and_resolution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    venv = make_env(tmp_path, tmp_path / "m")
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    site, source = search_path(str(venv), tmp_path)
+    assert site == [str(venv / "lib" / "python3.11" / "site-packages")]
+    r = Resolver(site)
+    mf = r.find("fakelib.core")
+    assert mf is not None and not mf.is_package and mf.top == "fakelib"
+    assert r.find("fakelib.nothing") is None and r.find("torch") is None
+    assert r.distribution(mf) == ("fakelib", "1.2.3")
+    monkeypatch.setenv("VIRTUAL_ENV", str(venv))
+    assert search_path(None, tmp_path)[0] == site
+    monkeypatch.delenv("VIRTUAL_ENV")
+    (tmp_path / ".venv").symlink_to(venv)
+    assert search_path(None, tmp_path)[1].endswith(".venv")
+    with pytest.raises(ResolveError):
+        search_path(str(tmp_path / "no-such-python"), tmp_path)
+
+
+def test_bad_python_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("import torch\n")
+    code, _, err = invoke(["check", "m.py", "--python", str(tmp_path / "nope")], cwd=tmp_path)
+    assert code == 2
+    assert "--python" in err and "Traceback" not in err
+
+
+LIBRARY = {
+    "__init__.py": "from .ops import attend, helper\n",
+    "ops.py": """\
+from typing import Optional
+
+import torch
+from jaxtyping import Float
+from torch import Tensor
+
+from ._util import pick
+
+
+def attend(q: Tensor, mask: Optional[Tensor] = None, causal: bool = False, heads: int = 8):
+    if causal:
+        q = q.tril()
+    if heads > 1:
+        q = q * heads
+    if mask is not None and mask.any():
+        q = q.masked_fill(mask, 0.0)
+    return pick(q)
+
+
+def helper(x: Float[Tensor, "b n"], k=3):
+    return x.topk(k).indices.tolist()
+
+
+def _private(x: Tensor):
+    return x.item()
+""",
+    "_util.py": """\
+import torch
+
+
+def pick(t):
+    n = int(t.argmax())
+    return t[:n]
+""",
+}
+
+
+def test_library_mode_judges_public_functions(tmp_path: Path) -> None:
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    for name, text in LIBRARY.items():
+        (pkg / name).write_text(text)
+    code, out, err = invoke(["check", "mylib", "--format", "json", "--no-cache"], cwd=tmp_path)
+    assert code == 1, err
+    found = {(Path(f["path"]).name, f["line"], f["rule"]) for f in json.loads(out)["findings"]}
+    # mask.any() as a condition, .tolist(), int() of a tensor through a relative import
+    assert ("ops.py", 15, "CL101") in found
+    assert ("ops.py", 21, "CL105") in found
+    assert ("_util.py", 5, "CL102") in found
+    lines = {(n, ln) for n, ln, _ in found}
+    # `if causal:` (bool), `if heads > 1:` (int) are Python scalars; _private is not an entry
+    assert ("ops.py", 11) not in lines and ("ops.py", 13) not in lines
+    assert ("ops.py", 25) not in lines
+    (tmp_path / "pyproject.toml").write_text('[tool.compilelint]\nentries = ["mylib.ops.helper"]\n')
+    code, out, err = invoke(["check", "mylib", "--format", "json", "--no-cache"], cwd=tmp_path)
+    found = {(Path(f["path"]).name, f["line"]) for f in json.loads(out)["findings"]}
+    assert found == {("ops.py", 21)}
+
+
+def test_registry_dispatch_and_overrides_are_followed(project: tuple[Path, Path, Path]) -> None:
+    proj, venv, marker = project
+    (proj / "model.py").write_text(
+        "import torch\nfrom fakelib.solvers import solve\n\n\n"
+        "class Model(torch.nn.Module):\n    def forward(self, x, t):\n        return solve(x, t)\n"
+    )
+    _, data = _json(proj, "--python", str(venv))
+    got = [(f["line"], f["rule"], f["frames"][-1]["line"]) for f in data["findings"]]
+    # solve -> SOLVERS[method](...).integrate(t) -> Base.integrate -> self._step: Euler._step
+    assert got == [(7, "CL101", 17)]
+    names = [fr["function"] for fr in data["findings"][0]["frames"]]
+    assert names == ["Model.forward", "solve", "Base.integrate", "Euler._step"]
+    assert not marker.exists()

@@ -1,0 +1,306 @@
+"""``check --trace``: torch structured traces of real runs (committed, trimmed fixtures recorded by
+``torchrun --nproc-per-node 2`` on the CPU with gloo, and on GPUs with NCCL), joined with the
+static findings; rank divergence (CL005); path mapping; the reader's limits."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from compilelint.trace.api import read_traces
+from compilelint.trace.paths import PathMapper, TraceRootError, parse_roots
+from compilelint.trace.reader import PAYLOAD_CAP, RankTrace, TraceError, read_file
+
+from .cli_invoke import invoke
+
+ROOT = Path(__file__).resolve().parent.parent
+TR = "fixtures/trace"
+MODEL = f"{TR}/model/ddp_model.py"
+
+
+def run_json(*args: str) -> tuple[int, dict]:  # type: ignore[type-arg]
+    code, out, err = invoke(["check", *args, "--format", "json", "--no-cache"])
+    assert code in (0, 1), err
+    return code, json.loads(out)
+
+
+def rows(data: dict) -> list[tuple[str, int, str]]:  # type: ignore[type-arg]
+    return sorted((f["rule"], f["line"], f["stage"]) for f in data["findings"])
+
+
+def check_ddp_model(data: dict, torch_prefix: str) -> None:  # type: ignore[type-arg]
+    """What the DDP model (fixtures/trace/model/ddp_model.py) must show on 2 ranks."""
+    dyn = data["dynamic"]
+    assert dyn["source"] == "trace" and dyn["torch"].startswith(torch_prefix)
+    assert set(dyn["ranks"]) == {"0", "1"}
+    got = rows(data)
+    # .item() on every rank (predicted and observed), print on rank 1 only
+    assert ("CL103", 23, "both") in got
+    assert ("CL201", 25, "both") in got
+    # the rank-dependent scale recompiles rank 1 only
+    assert ("CL003", 26, "dynamic") in got
+    # the two divergences, at the user's lines
+    assert ("CL005", 25, "dynamic") in got and ("CL005", 26, "dynamic") in got
+    breaks = {(b["path"], b["line"]): b for b in dyn["breaks"]}
+    assert breaks[(MODEL, 23)]["ranks"] == {"0": 1, "1": 1}
+    assert breaks[(MODEL, 25)]["ranks"] == {"0": 0, "1": 1}
+    assert breaks[(MODEL, 23)]["compile_seconds"] > 0
+    (rec,) = [r for r in dyn["recompiles"] if r["line"] == 26]
+    assert rec["ranks"] == {"0": 0, "1": 1} and rec["guard"].startswith("scale == ")
+    assert dyn["ranks"]["1"]["recompiles"] == 1 and dyn["ranks"]["0"]["recompiles"] == 0
+    assert dyn["ranks"]["1"]["graphs"] > dyn["ranks"]["0"]["graphs"]
+    kinds = {(d["kind"], d["line"]) for d in dyn["divergence"]}
+    assert {("graph_break", 25), ("recompile", 26)} <= kinds
+    div = next(f for f in data["findings"] if f["rule"] == "CL005" and f["line"] == 25)
+    assert "on rank 1 but not on rank 0" in div["message"]
+    assert dyn["summary"]["ranks"] == 2 and dyn["summary"]["divergences"] >= 2
+
+
+def test_torch_2_13_two_ranks_gloo() -> None:
+    code, data = run_json(f"{TR}/model", "--trace", f"{TR}/torch2.13")
+    assert code == 1
+    check_ddp_model(data, "2.13")
+    # the rank 1 file is gzip-compressed; both were read
+    assert any(p.endswith(".gz") for p in data["dynamic"]["traces"])
+
+
+def test_torch_2_11_two_ranks_on_a_gpu() -> None:
+    """Recorded on an H100 (torch 2.11, inductor, DDP): no 2-GPU machine could be had, so the
+    two ranks share the GPU and use gloo instead of NCCL."""
+    code, data = run_json(f"{TR}/model", "--trace", f"{TR}/torch2.11-gpu")
+    check_ddp_model(data, "2.11")
+    # inductor compile time is recorded per rank and ranks the findings
+    assert data["dynamic"]["ranks"]["1"]["compile_seconds"] > 1.0
+
+
+def test_torch_2_11_recompile_limit() -> None:
+    _, data = run_json(f"{TR}/model/recompile_limit.py", "--trace", f"{TR}/torch2.11-limit")
+    (rec,) = data["dynamic"]["recompiles"]
+    assert (rec["function"], rec["line"], rec["hit_limit"], rec["count"]) == ("scaled", 14, True, 2)
+
+
+def test_one_rank_file_alone_has_no_divergence() -> None:
+    _, data = run_json(
+        f"{TR}/model", "--trace", f"{TR}/torch2.13/dedicated_log_torch_trace_rank_1.log.gz"
+    )
+    assert set(data["dynamic"]["ranks"]) == {"1"}
+    assert not [f for f in data["findings"] if f["rule"] == "CL005"]
+    assert data["dynamic"]["divergence"] == []
+
+
+def test_recompile_limit_single_process() -> None:
+    _, data = run_json(f"{TR}/model/recompile_limit.py", "--trace", f"{TR}/torch2.13-limit")
+    dyn = data["dynamic"]
+    assert set(dyn["ranks"]) == {"0"} and dyn["hit_recompile_limit"] is True
+    (rec,) = dyn["recompiles"]
+    assert (rec["function"], rec["line"], rec["hit_limit"], rec["count"]) == ("scaled", 14, True, 2)
+    (f,) = data["findings"]
+    assert f["rule"] == "CL003" and "recompile limit" in f["message"]
+
+
+def test_static_finding_not_reached_by_trace(tmp_path: Path) -> None:
+    """A static finding in a function the traced run never compiled is 'not reached'."""
+    shutil.copytree(ROOT / TR / "model", tmp_path / "model")
+    src = tmp_path / "model" / "ddp_model.py"
+    src.write_text(
+        src.read_text()
+        + "\n\nclass Other(torch.nn.Module):\n    def forward(self, x):\n"
+        + "        return x.item()\n",
+        encoding="utf-8",
+    )
+    code, out, err = invoke(
+        [
+            "check",
+            "model",
+            "--trace",
+            str(ROOT / TR / "torch2.13"),
+            "--format",
+            "json",
+            "--no-cache",
+        ],
+        cwd=tmp_path,
+    )
+    data = json.loads(out)
+    other = [f for f in data["findings"] if f["line"] > 52]
+    assert other and all("not reached" in f["message"] for f in other)
+    assert ("CL103", 23, "both") in rows(data)
+
+
+def test_budgets_apply_to_traces() -> None:
+    code, out, err = invoke(
+        [
+            "check",
+            f"{TR}/model",
+            "--trace",
+            f"{TR}/torch2.13",
+            "--max-graph-breaks",
+            "0",
+            "--fail-on",
+            "never",
+            "--no-cache",
+        ]
+    )
+    assert code == 1 and "graph-break budget exceeded" in out + err
+    code, _, _ = invoke(
+        [
+            "check",
+            f"{TR}/model",
+            "--trace",
+            f"{TR}/torch2.13",
+            "--max-graph-breaks",
+            "10",
+            "--max-recompiles",
+            "5",
+            "--fail-on",
+            "never",
+            "--no-cache",
+        ]
+    )
+    assert code == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--trace", "no/such/dir"], "--trace no/such/dir: no such file or folder"),
+        (["--trace", "fixtures/trace/model"], "no trace files"),
+        (["--trace", "README.md"], "no structured-trace records"),
+        (["--trace", "fixtures/trace/torch2.13", "--trace-root", "nonsense"], "expected OLD=NEW"),
+        (["--trace-root", "/a=b"], "--trace-root needs --trace"),
+    ],
+)
+def test_bad_trace_arguments_are_one_line(args: list[str], message: str) -> None:
+    code, out, err = invoke(["check", f"{TR}/model", *args, "--no-cache"])
+    assert code == 2
+    assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_gzip_and_plain_read_the_same(tmp_path: Path) -> None:
+    src = ROOT / TR / "torch2.13" / "dedicated_log_torch_trace_rank_1.log.gz"
+    plain = tmp_path / "x.log"
+    plain.write_bytes(gzip.decompress(src.read_bytes()))
+    a, b = read_file(str(src), RankTrace(1)), read_file(str(plain), RankTrace(1))
+    assert (a.breaks, a.recompiles, a.metrics, a.graphs, a.lines, a.torch) == (
+        b.breaks,
+        b.recompiles,
+        b.metrics,
+        b.graphs,
+        b.lines,
+        b.torch,
+    )
+    assert len(a.breaks) >= 4 and a.records == b.records
+
+
+def test_reader_caps_payloads_and_skips_unknown_kinds(tmp_path: Path) -> None:
+    head = "V1124 22:54:23.059000 1 torch/x.py:1] "
+    huge = "\tGraph break in user code at /x/m.py:3\n" + ("\t" + "y" * 1000 + "\n") * 3000
+    text = (
+        head
+        + '{"chromium_event": {}, "has_payload": "x"}\n'
+        + "\tignored\n" * 10
+        + head
+        + '{"artifact": {"name": "dynamo_graph_break_reason", "encoding": "string"}, '
+        '"frame_id": 0, "frame_compile_id": 0}\n'
+        + huge
+        + head
+        + '{"future_kind": {"a": 1}}\n'
+        + "garbage line\n"
+    )
+    p = tmp_path / "dedicated_log_torch_trace_rank_3_x.log"
+    p.write_text(text)
+    rt = read_file(str(p), RankTrace(3))
+    (b,) = rt.breaks
+    assert PAYLOAD_CAP - 2000 <= len(b["message"]) <= PAYLOAD_CAP + 2000
+    assert rt.records == 3 and rt.bad_lines == 1
+    assert read_traces([str(tmp_path)])[3].breaks
+
+
+def test_path_mapping_by_longest_suffix(tmp_path: Path) -> None:
+    a = tmp_path / "src" / "models" / "net.py"
+    b = tmp_path / "other" / "net.py"
+    c = tmp_path / "x" / "models" / "block.py"
+    d = tmp_path / "y" / "models" / "block.py"
+    for f in (a, b, c, d):
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text("")
+    m = PathMapper([str(a), str(b), str(c), str(d)])
+    assert m.map("/home/ci/job/src/models/net.py") == str(a.resolve())
+    assert m.map("/home/ci/job/other/net.py") == str(b.resolve())
+    assert m.map("/home/ci/job/models/block.py") is None  # x/ and y/ tie: ambiguous
+    assert m.map("/usr/lib/python3/site-packages/models/net.py") is None
+    assert m.map("/home/ci/job/unknown.py") is None
+    roots = parse_roots([f"/home/ci/job/models={tmp_path / 'y' / 'models'}"])
+    assert PathMapper([str(c), str(d)], roots).map("/home/ci/job/models/block.py") == str(
+        d.resolve()
+    )
+    text = 'File "/home/ci/job/src/models/net.py", line 3, in f\nGraph break in user code at /home/ci/job/other/net.py:7\n'
+    out = m.text(text)
+    assert str(a.resolve()) in out and f"at {b.resolve()}:7" in out
+    with pytest.raises(TraceRootError):
+        parse_roots(["=x"])
+
+
+def test_trace_errors_are_data() -> None:
+    with pytest.raises(TraceError):
+        read_traces(["no/such/place"])
+
+
+@pytest.mark.slow
+@pytest.mark.torch
+def test_fresh_torchrun_trace_two_ranks_gloo(tmp_path: Path) -> None:
+    """Record a trace now with ``torchrun --nproc-per-node 2`` (gloo, CPU) and read it back."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("torch.distributed")
+    if not torch.distributed.is_available() or not torch.distributed.is_gloo_available():
+        pytest.skip("torch.distributed with gloo is not available")
+    env = {**os.environ, "TORCH_TRACE": str(tmp_path / "trace"), "OMP_NUM_THREADS": "1"}
+    env.pop("TORCH_LOGS", None)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--nproc-per-node",
+            "2",
+            "--master-port",
+            "0",
+            str(ROOT / MODEL),
+        ],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    _, data = run_json(f"{TR}/model", "--trace", str(tmp_path / "trace"))
+    check_ddp_model(data, torch.__version__.split("+")[0])
+
+
+def test_every_format_carries_ranks_and_divergence(tmp_path: Path) -> None:
+    args = ["check", f"{TR}/model", "--trace", f"{TR}/torch2.13", "--no-cache"]
+    outs = {f: tmp_path / f"r.{f}" for f in ("sarif", "markdown", "html", "github", "table")}
+    for fmt, path in outs.items():
+        args += ["--format", fmt, "-o", str(path)]
+    code, text, err = invoke([*args, "--format", "text"])
+    assert code == 1, err
+    assert "(trace of 2 ranks)" in text and "CL005" in text
+    sarif = json.loads(outs["sarif"].read_text())
+    run = sarif["runs"][0]
+    assert run["properties"]["dynamic"]["source"] == "trace"
+    assert run["properties"]["dynamic"]["ranks"]["1"]["recompiles"] == 1
+    assert {d["kind"] for d in run["properties"]["divergence"]} >= {"graph_break", "recompile"}
+    assert any(r["ruleId"] == "CL005" for r in run["results"])
+    md = outs["markdown"].read_text()
+    assert "| rank" in md and "CL005" in md and "the ranks diverge in 2 places" in md
+    html = outs["html"].read_text()
+    assert '<table class="ranks">' in html and "CL005" in html
+    assert "CL005" in outs["github"].read_text() and "CL005" in outs["table"].read_text()

@@ -1,0 +1,282 @@
+"""The abstract-value lattice and the constructs it decides, including small reproductions of
+patterns in transformers that the old taint sets got wrong."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from compilelint.static.analysis import values as V
+
+from .test_analysis import lint
+
+
+# ---------------------------------------------------------------------------- the lattice
+def test_join_is_a_set_of_members_and_drops_unknown() -> None:
+    assert V.join(V.TENSOR, V.TENSOR) == V.TENSOR
+    assert V.join(V.UNKNOWN, V.TENSOR) == V.TENSOR
+    j = V.join(V.TENSOR, V.NONE)
+    assert V.kind(j) == "join" and set(V.members(j)) == {V.TENSOR, V.NONE}
+    # two constants of one type: the type without the constant
+    assert V.join(V.scalar("bool", True), V.scalar("bool", False)) == V.BOOL
+    assert V.sources(V.join(V.sym("P|f|x"), V.INT)) == {"P|f|x"}
+
+
+def test_elements_of_sequences_symbols_and_tensors() -> None:
+    tup = V.seq("tuple", [V.scalar("bool", True), V.TENSOR])
+    assert V.element(tup, 0) == V.scalar("bool", True)
+    assert V.element(tup, -1) == V.TENSOR
+    assert V.iter_elem(tup) == V.join(V.scalar("bool", True), V.TENSOR)
+    assert V.element(V.TENSOR, 3) == V.TENSOR
+    assert V.element(V.sym("R|Q|f"), 1) == V.sym("R|Q|f@1")
+    assert V.element(V.sym("P|f|x"), "key") == V.UNKNOWN  # a mapping, not a tensor
+    assert V.element(V.sym("R|Q|f"), "logits") == V.sym("R|Q|f@k:logits")
+    assert V.apply_steps(tup, ["1"]) == V.TENSOR
+    assert V.sources(tup) == frozenset()  # a tuple is not a tensor ...
+    assert V.contained_sources(tup) == {"T"}  # ... but holds one
+
+
+def test_calls_and_summaries_instantiate_with_caller_values() -> None:
+    assert V.call_result(V.module("torch.nn.Linear")) == V.TENSOR
+    assert V.call_result(V.sym("A|Net|layers@*")) == V.TENSOR
+    assert V.call_result(V.func("Q|helper")) == V.sym("R|Q|helper")
+    summary = V.seq("tuple", [V.sym("P|helper|n"), V.sym("P|helper|x")])
+    args = {"P|helper|n": V.INT, "P|helper|x": V.TENSOR}
+    got = V.instantiate(summary, V.bind_params(args))
+    assert V.element(got, 0) == V.INT and V.element(got, 1) == V.TENSOR
+
+
+# ---------------------------------------------------------------------------- transformers
+def test_mixed_tuple_from_a_helper_unpacks_per_position(tmp_path: Path) -> None:
+    # masking_utils.py: early_exit, attention_mask, ... = _preprocess_mask_arguments(...)
+    src = """
+    import torch
+    from torch import nn
+
+    def _preprocess(mask, x):
+        if mask is not None and mask.ndim == 4:
+            return True, mask, None
+        if x.shape[1] > 4:
+            return True, None, None
+        return False, mask, x.shape[1]
+
+    class M(nn.Module):
+        def forward(self, x, mask):
+            early_exit, mask, kv_length = _preprocess(mask, x)
+            if early_exit:
+                return mask
+            if kv_length > 2:
+                x = x + 1
+            if mask.sum() > 0:
+                x = x - 1
+            return x
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL101",)) == [("m.py", 19, "CL101")]
+
+
+def test_ints_from_shapes_returned_beside_tensors(tmp_path: Path) -> None:
+    # BigBird/LED: padding_len, input_ids, ... = self._pad_to_block_size(...); if padding_len > 0
+    # Swin: hidden_states, pad_values = self.maybe_pad(...); if pad_values[3] > 0
+    src = """
+    import torch
+    from torch import nn
+
+    class M(nn.Module):
+        def __init__(self, block_size):
+            super().__init__()
+            self.block_size = block_size
+
+        def _pad(self, x):
+            seq_len = x.shape[1]
+            padding_len = (self.block_size - seq_len % self.block_size) % self.block_size
+            x = nn.functional.pad(x, (0, padding_len))
+            return padding_len, x
+
+        def maybe_pad(self, x, width):
+            pad_right = (self.block_size - width % self.block_size) % self.block_size
+            pad_values = (0, 0, 0, pad_right, 0, 0)
+            return nn.functional.pad(x, pad_values), pad_values
+
+        def forward(self, x):
+            padding_len, x = self._pad(x)
+            x, pad_values = self.maybe_pad(x, x.shape[-1])
+            if padding_len > 0:
+                x = x[:, :-padding_len]
+            if pad_values[3] > 0 or min(pad_values) < 0:
+                x = x.contiguous()
+            if x.sum() > 0:
+                x = x * 2
+            return x
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL101",)) == [("m.py", 28, "CL101")]
+
+
+def test_conditional_expression_is_the_join_of_its_branches(tmp_path: Path) -> None:
+    # nllb_moe / wav2vec2 (transformers 5.23): skip = True if self.training and (p < ld) else False
+    src = """
+    import torch
+    from torch import nn
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(2)])
+            self.layerdrop = 0.1
+
+        def forward(self, x):
+            for layer in self.layers:
+                dropout_probability = torch.rand([])
+                skip_the_layer = True if self.training and (dropout_probability < self.layerdrop) else False
+                if skip_the_layer:
+                    continue
+                x = layer(x)
+            return x
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL101",)) == [("m.py", 14, "CL101")]
+
+
+def test_torchscript_predicates_pick_the_branch_torch_compile_takes(tmp_path: Path) -> None:
+    # Swin: self.window_size = torch.min(torch.tensor(r)) if torch.jit.is_tracing() else min(r)
+    src = """
+    import torch
+    from torch import nn
+
+    class M(nn.Module):
+        def __init__(self, window_size):
+            super().__init__()
+            self.window_size = window_size
+
+        def set_window(self, resolution):
+            self.window_size = (
+                torch.min(torch.tensor(resolution)) if torch.jit.is_tracing() else min(resolution)
+            )
+
+        def forward(self, x):
+            self.set_window(x.shape[-2:])
+            if self.window_size > 2:
+                x = x * 2
+            return x
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL101",)) == []
+
+
+# ---------------------------------------------------------------------------- modules
+def test_modules_from_zip_enumerate_and_items_give_tensors(tmp_path: Path) -> None:
+    src = """
+    import torch
+    from torch import nn
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(2)])
+            self.heads = nn.ModuleList([nn.Linear(4, 4) for _ in range(2)])
+            self.blocks = nn.ModuleDict({"a": nn.Linear(4, 4)})
+
+        def forward(self, x):
+            for layer, head in zip(self.layers, self.heads):
+                h = head(layer(x))
+                if h.max(dim=-1).values.sum() > 0:
+                    x = x + 1
+            for i, layer in enumerate(self.layers):
+                if layer(x).mean() > i:
+                    x = x - 1
+            for name, block in self.blocks.items():
+                if block(x).topk(1).indices.sum() > 0:
+                    x = x * 2
+            return x
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL101",)) == [
+        ("m.py", 15, "CL101"),
+        ("m.py", 18, "CL101"),
+        ("m.py", 21, "CL101"),
+    ]
+
+
+def test_lists_grown_in_a_loop_and_helper_list_arguments(tmp_path: Path) -> None:
+    src = """
+    import torch
+    from torch import nn
+
+    def first_positive(xs):
+        for t in xs:
+            if t.sum() > 0:
+                return t
+        return xs[0]
+
+    class M(nn.Module):
+        def forward(self, x):
+            outs = []
+            for _ in range(2):
+                outs.append(x * 2)
+            if outs[0].mean() > 0:
+                x = x + 1
+            return first_positive([x, x + 1])
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL101",)) == [
+        ("m.py", 7, "CL101"),
+        ("m.py", 16, "CL101"),
+    ]
+
+
+def test_property_getter_is_reached_not_its_setter(tmp_path: Path) -> None:
+    # modeling_utils.py: self.loss_function(...) reaches the property getter that warns
+    src = """
+    import logging
+    import torch
+    from torch import nn
+
+    logger = logging.getLogger(__name__)
+
+    class Base(nn.Module):
+        @property
+        def loss_function(self):
+            logger.warning("default loss")
+            return nn.functional.cross_entropy
+
+        @loss_function.setter
+        def loss_function(self, value):
+            self._loss_function = value
+
+    class M(Base):
+        def forward(self, x, labels):
+            return self.loss_function(x, labels)
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL202",)) == [("m.py", 11, "CL202")]
+
+
+def test_autograd_function_and_hooks_are_reached(tmp_path: Path) -> None:
+    src = """
+    import torch
+    from torch import nn
+
+    class Clip(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, bound):
+            if x.max() > bound:
+                x = x.clamp(max=bound)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, None
+
+    def pre_hook(module, args):
+        print("pre", len(args))
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(4, 4)
+            self.lin.register_forward_pre_hook(pre_hook)
+
+        def forward(self, x):
+            y = Clip.apply(x, 1.0)
+            if y.sum() > 0:
+                y = y * 2
+            return self.lin(y)
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL101", "CL201")) == [
+        ("m.py", 8, "CL101"),
+        ("m.py", 17, "CL201"),
+        ("m.py", 27, "CL101"),
+    ]
