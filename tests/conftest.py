@@ -31,3 +31,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.fixture
 def update_goldens(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-goldens"))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test that runs torch is also ``slow``: the inner loop (``pytest -m "not slow"``)
+    is the static stage, the reports and the CLI; ``.ci/run`` runs everything."""
+    for item in items:
+        if item.get_closest_marker("torch") is not None:
+            item.add_marker(pytest.mark.slow)

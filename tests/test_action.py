@@ -28,7 +28,10 @@ ACTION = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
 BAD = "import torch\n\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n        return x.max().item()\n"
 GOOD = "import torch\n\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n        return x.max()\n"
 EXPR = re.compile(r"\$\{\{\s*([^}]+?)\s*\}\}")
-pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="bash is needed")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("bash") is None, reason="bash is needed"),
+]
 
 
 def substitute(text: str, inputs: dict[str, str], action_path: Path) -> str:

@@ -19,6 +19,8 @@ from compilelint.api import check
 from compilelint.config import Config
 from tests.fuzz_programs import torch_programs
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -23,6 +23,8 @@ from compilelint.static import engine
 from compilelint.static.engine import FileInput, analyze_source
 from tests.fuzz_programs import programs, torch_programs, write_odd_files
 
+pytestmark = pytest.mark.slow
+
 CFG = Config(cache=False, jobs=1)
 BUGS = ("internal error", "cannot analyse")
 

@@ -20,6 +20,8 @@ from compilelint.report import get_reporter
 
 from .report_cases import ROOT, demo_dynamic, handmade
 
+pytestmark = pytest.mark.slow
+
 CONSOLE = re.compile(r":CONSOLE[:(]")
 
 

@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 BAD = "import torch\n\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n        return x.max().item()\n"
 GOOD = "import torch\n\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n        return x.max()\n"

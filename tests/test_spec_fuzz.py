@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 from compilelint.cli import main
 from compilelint.dynamic.spec import Spec, SpecError, load_spec, validate
 
+pytestmark = pytest.mark.slow
+
 BASE: dict[str, Any] = {
     "model": "models/net.py:Net",
     "init": {"args": [1, 2.5], "kwargs": {"hidden": 8}},

@@ -604,5 +604,17 @@ from compilelint.bench.cli import bench  # noqa: E402
 main.add_command(bench)
 
 
+@main.command("server")
+def server_command() -> None:
+    """Run the Language Server (LSP over stdio): diagnostics, quick fixes and rule docs in the
+    editor. Static stage only: never imports torch or runs your code. Needs the `lsp` extra."""
+    try:
+        from compilelint.lsp.server import main as serve
+    except ImportError:
+        _fail("compilelint server needs pygls: pip install 'compilelint[lsp]'")
+        return
+    serve()
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

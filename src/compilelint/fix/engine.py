@@ -74,10 +74,12 @@ def plan_file(
     findings: Iterable[Finding],
     catalog: Catalog,
     project: Project | None,
+    module: cst.Module | None = None,
 ) -> FilePlan | None:
-    """Ask each finding's codemod for a rewrite. None when the file does not parse."""
+    """Ask each finding's codemod for a rewrite. None when the file does not parse. ``module``
+    is ``source`` already parsed (the editor server keeps it)."""
     try:
-        module = cst.parse_module(source)
+        module = module if module is not None else cst.parse_module(source)
     except (cst.ParserSyntaxError, UnicodeDecodeError, LookupError, SyntaxError, ValueError):
         return None
     mod_name, is_pkg = module_name(Path(real))

@@ -231,12 +231,22 @@ def _flat_chain_risk(data: bytes) -> bool:
     return data.count(b" and ") + data.count(b" or ") + data.count(b'" "') > MAX_LOGICAL_TOKENS // 4
 
 
+Parser = Callable[[bytes, FileInput], cst.Module]
+
+
 def analyze_source(
-    data: bytes, inp: FileInput, checks: list[type[Check]], *, force: bool = False
+    data: bytes,
+    inp: FileInput,
+    checks: list[type[Check]],
+    *,
+    force: bool = False,
+    parse: Parser | None = None,
 ) -> FileFacts:
-    """Phase 1 for one file. Never raises, never crashes the interpreter."""
+    """Phase 1 for one file. Never raises, never crashes the interpreter. ``parse`` replaces
+    ``libcst.parse_module`` (the editor server reuses the unchanged statements of the previous
+    version of a file: ``static/incremental.py``); it must return what a full parse returns."""
     try:
-        return _call_with_deep_stack(lambda: _analyze_source(data, inp, checks, force))
+        return _call_with_deep_stack(lambda: _analyze_source(data, inp, checks, force, parse))
     except RecursionError:
         return _empty_facts(data, inp, _TOO_DEEP)
     except MemoryError:
@@ -307,7 +317,7 @@ def _python_error(data: bytes, empty: FileFacts) -> bool:
 
 
 def _analyze_source(
-    data: bytes, inp: FileInput, checks: list[type[Check]], force: bool
+    data: bytes, inp: FileInput, checks: list[type[Check]], force: bool, parse: Parser | None
 ) -> FileFacts:
     empty = _empty_facts(data, inp)
     lines = empty.lines
@@ -328,7 +338,7 @@ def _analyze_source(
             return empty
     python_error = empty.error
     try:
-        module = cst.parse_module(data)
+        module = parse(data, inp) if parse is not None else cst.parse_module(data)
     except cst.ParserSyntaxError as exc:
         if python_error is None:  # CPython accepted it; libcst did not
             msg = " ".join(exc.message.split())
@@ -543,10 +553,14 @@ def scan(
     no_cache: bool = False,
     sources: Mapping[str, bytes] | None = None,
     want_project: bool = False,
+    cache: Cache | None = None,
+    parse: Parser | None = None,
 ) -> ScanResult:
     """Scan ``paths``. ``sources`` maps real paths to contents used instead of the files on
     disk (the fix stage checks its edits before writing them); ``want_project`` skips the
-    stored-results shortcut so that the result carries the project view."""
+    stored-results shortcut so that the result carries the project view. ``cache`` is the facts
+    cache to use instead of the configured one (the editor server keeps one in memory across
+    edits), ``parse`` replaces libcst's parse in the files analysed in this process."""
     t0 = time.perf_counter()
     catalog = catalog or load_catalog()
     cwd = Path(os.getcwd())
@@ -567,8 +581,7 @@ def scan(
         inputs.append(FileInput(display_path(p, cwd), os.path.realpath(p), mod, is_pkg))
     inputs.sort(key=lambda i: i.path)
 
-    cache: Cache | None = None
-    if cfg.cache and not no_cache:
+    if cache is None and cfg.cache and not no_cache:
         cdir = Path(cfg.cache_dir) if cfg.cache_dir else Path(cfg.root) / ".compilelint_cache"
         cache = Cache(cdir, _cache_key(catalog))
 
@@ -668,7 +681,7 @@ def scan(
         else:
             results = []
             for i, (d, inp, force) in enumerate(items):
-                results.append(analyze_source(d, inp, checks, force=force))
+                results.append(analyze_source(d, inp, checks, force=force, parse=parse))
                 if progress:
                     progress(i + 1, len(items))
         for i, f in enumerate(results):

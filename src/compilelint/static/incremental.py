@@ -1,0 +1,158 @@
+"""Re-parsing only what an edit changed, for the editor server.
+
+``IncrementalParser`` is a drop-in for ``libcst.parse_module`` (``engine.scan(parse=...)``): it
+remembers the last module of each file with the source text of every top-level statement, and
+when a new version of the file comes in it keeps the unchanged statements before and after the
+edit, parses only the statements in between and splices them into the module. A splice is used
+only when the spliced module's code is exactly the new text; anything else (an edit in the
+module's header or footer, a change of encoding, text that does not parse on its own) falls back
+to a full parse, so the result is always what ``libcst.parse_module`` returns for the text.
+
+Top-level statements are independent for the parser: blank lines and comments between two
+statements belong to the following statement (``leading_lines``), which the splice reproduces.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import libcst as cst
+
+
+@dataclass
+class _Parsed:
+    text: str
+    module: cst.Module
+    chunks: list[str]  # the code of each statement of module.body, in order
+
+
+@dataclass
+class ParseStats:
+    full: int = 0
+    spliced: int = 0
+    reused: int = 0  # the text had not changed
+
+
+class IncrementalParser:
+    """``parse(data, inp)`` for ``engine.scan``; keeps the last module of up to ``max_files``
+    files (the files open in the editor)."""
+
+    def __init__(self, max_files: int = 32) -> None:
+        self.max_files = max_files
+        self._last: OrderedDict[str, _Parsed] = OrderedDict()
+        self.stats = ParseStats()
+
+    def __call__(self, data: bytes, inp: object) -> cst.Module:
+        key = str(getattr(inp, "real", inp))
+        return self.parse(key, data)
+
+    def forget(self, key: str) -> None:
+        self._last.pop(key, None)
+
+    def parse(self, key: str, data: bytes) -> cst.Module:
+        prev = self._last.get(key)
+        module: cst.Module | None = None
+        text: str | None = None
+        chunks: list[str] | None = None
+        if prev is not None:
+            try:
+                text = data.decode(prev.module.encoding)
+            except (UnicodeDecodeError, LookupError):
+                text = None
+            if text is not None and text == prev.text:
+                self.stats.reused += 1
+                self._remember(key, prev)
+                return prev.module
+            if text is not None:
+                got = _splice(prev, text)
+                if got is not None:
+                    module, chunks = got
+                    self.stats.spliced += 1
+        if module is None or chunks is None or text is None:
+            module = cst.parse_module(data)  # raises as a full parse does
+            self.stats.full += 1
+            try:
+                text = data.decode(module.encoding)
+            except (UnicodeDecodeError, LookupError):
+                self.forget(key)
+                return module
+            chunks = [module.code_for_node(s) for s in module.body]
+            if _header(module) + "".join(chunks) + _footer(module) != text:
+                self.forget(key)  # pragma: no cover - libcst reproduces its input
+                return module
+        self._remember(key, _Parsed(text, module, chunks))
+        return module
+
+    def _remember(self, key: str, parsed: _Parsed) -> None:
+        self._last[key] = parsed
+        self._last.move_to_end(key)
+        while len(self._last) > self.max_files:
+            self._last.popitem(last=False)
+
+
+def _header(module: cst.Module) -> str:
+    return "".join(module.code_for_node(line) for line in module.header)
+
+
+def _footer(module: cst.Module) -> str:
+    return "".join(module.code_for_node(line) for line in module.footer)
+
+
+def _indented_start(text: str) -> bool:
+    for line in text.splitlines(keepends=True):
+        if line.strip() == "" and line in ("\n", "\r\n", "\r"):
+            continue  # an empty line
+        return line[:1] in (" ", "\t", "\f") or line.strip() == ""
+    return False
+
+
+def _splice(prev: _Parsed, text: str) -> tuple[cst.Module, list[str]] | None:
+    old = prev.module
+    head, foot = _header(old), _footer(old)
+    if not text.startswith(head) or not text.endswith(foot) or len(text) < len(head) + len(foot):
+        return None
+    rest = text[len(head) : len(text) - len(foot)]
+    chunks = prev.chunks
+    n = len(chunks)
+    i, pos = 0, 0
+    while i < n and rest.startswith(chunks[i], pos):
+        pos += len(chunks[i])
+        i += 1
+    j, end = n, len(rest)
+    while (
+        j > i
+        and end - len(chunks[j - 1]) >= pos
+        and rest.startswith(chunks[j - 1], end - len(chunks[j - 1]))
+    ):
+        end -= len(chunks[j - 1])
+        j -= 1
+    middle = rest[pos:end]
+    if not middle:
+        return None  # only whole statements removed: rare, and the module's end may change
+    # An indented comment or whitespace-only line after a compound statement belongs to that
+    # statement's block in a full parse: at either edge of the re-parsed text, parse it all.
+    if _indented_start(middle) or (j < n and _indented_start(chunks[j])):
+        return None
+    try:
+        part = cst.parse_module(
+            middle,
+            config=cst.PartialParserConfig(
+                default_indent=old.default_indent, default_newline=old.default_newline
+            ),
+        )
+    except (cst.ParserSyntaxError, RecursionError, ValueError):
+        return None
+    # Lines after the last statement, or before the first one at the top of the file, may
+    # belong to the module's footer or header in a full parse: parse it all then.
+    if part.footer or not part.body or (part.header and i == 0):
+        return None
+    body = list(part.body)
+    if part.header:
+        body[0] = body[0].with_changes(leading_lines=[*part.header, *body[0].leading_lines])
+    new_body = [*old.body[:i], *body, *old.body[j:]]
+    module = old.with_changes(body=new_body)
+    new_chunks = [module.code_for_node(s) for s in body]
+    if "".join(new_chunks) != middle:
+        return None
+    return module, [*chunks[:i], *new_chunks, *chunks[j:]]

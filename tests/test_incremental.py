@@ -1,0 +1,93 @@
+"""static/incremental.py: a spliced parse is exactly the full parse of the new text, and the
+engine gives the same findings with it."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import libcst as cst
+
+from compilelint.config import Config
+from compilelint.static.engine import scan
+from compilelint.static.incremental import IncrementalParser
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = sorted((ROOT / "fixtures").rglob("*.py"))
+SNIPPETS = [
+    "        x = x.sum().item()",
+    "",
+    "# a comment",
+    "def helper(x):",
+    "    return x",
+    "class Extra:",
+    "    pass",
+    "        if x.sum() > 0:",
+    "@decorator",
+    '"""',
+    "    # indented comment",
+    "x = (",
+]
+
+
+def test_random_edits_parse_as_a_full_parse() -> None:
+    rnd = random.Random(15)
+    spliced = 0
+    for path in SOURCES:
+        data = path.read_bytes()
+        try:
+            cst.parse_module(data)
+        except cst.ParserSyntaxError:
+            continue
+        parser = IncrementalParser()
+        parser.parse("f", data)
+        lines = data.decode("utf-8").split("\n")
+        for _ in range(6):
+            new = list(lines)
+            k = rnd.randrange(len(new))
+            op = rnd.choice(["insert", "delete", "append"]) if len(new) > 2 else "insert"
+            if op == "insert":
+                new.insert(k, rnd.choice(SNIPPETS))
+            elif op == "delete":
+                del new[k]
+            else:
+                new[k] += rnd.choice([" ", "  # noqa", "x", "("])
+            text = "\n".join(new).encode("utf-8")
+            try:
+                full = cst.parse_module(text)
+            except cst.ParserSyntaxError:
+                try:
+                    parser.parse("f", text)
+                except cst.ParserSyntaxError:
+                    parser.parse("f", "\n".join(lines).encode("utf-8"))
+                    continue
+                raise AssertionError(
+                    f"{path}: the incremental parse accepted invalid code"
+                ) from None
+            before = parser.stats.spliced
+            got = parser.parse("f", text)
+            spliced += parser.stats.spliced - before
+            assert got.code == full.code
+            assert got.deep_equals(full), f"{path}: {op} at line {k + 1}"
+            lines = new
+    assert spliced > 25  # the splice path is really taken, not only the fallback
+
+
+def test_scan_with_the_incremental_parser_finds_the_same(tmp_path: Path) -> None:
+    src = (ROOT / "fixtures" / "demo" / "transformer.py").read_text(encoding="utf-8")
+    model = tmp_path / "model.py"
+    model.write_text(src, encoding="utf-8")
+    parser = IncrementalParser()
+    cfg = Config(cache=False)
+    first = scan([str(model)], cfg, parse=parser, want_project=True)
+    edited = src.replace(
+        "        return x + h / max(peak, 1.0)",
+        "        print(x)\n        return x + h / max(peak, 1.0)",
+    )
+    assert edited != src
+    real = str(model.resolve())
+    with_parser = scan([str(model)], cfg, sources={real: edited.encode()}, parse=parser)
+    plain = scan([str(model)], cfg, sources={real: edited.encode()})
+    assert parser.stats.spliced == 1
+    assert with_parser.findings == plain.findings
+    assert {f.rule for f in with_parser.findings} - {f.rule for f in first.findings} == {"CL201"}
