@@ -143,6 +143,7 @@ def analyze(
                 catalog=cat,
                 timeout=timeout or DEFAULT_TIMEOUT,
                 progress=False,
+                cover=plist,
             )
     return finalize(
         report,

@@ -165,6 +165,11 @@ class _OptionOrder(click.Command):
     help="Dynamic stage memory cap in MiB (0: none) [default: the spec's memory_mb, else 3/4 of RAM].",
 )
 @click.option(
+    "--no-coverage",
+    is_flag=True,
+    help="Dynamic stage: skip the eager line-coverage pass that tells unreached lines from refuted findings.",
+)
+@click.option(
     "--trace",
     "traces",
     multiple=True,
@@ -209,6 +214,7 @@ def check(
     apply_fixes: bool,
     unsafe_fixes: bool,
     memory_limit: int | None,
+    no_coverage: bool,
     traces: tuple[str, ...],
     trace_roots: tuple[str, ...],
 ) -> None:
@@ -314,7 +320,12 @@ def check(
             _fail(f"dynamic stage unavailable: {exc}")
             return
         report = add_dynamic_to_report(
-            report, input_spec, catalog=catalog, timeout=timeout, memory_mb=memory_limit
+            report,
+            input_spec,
+            catalog=catalog,
+            timeout=timeout,
+            memory_mb=memory_limit,
+            cover=None if no_coverage else path_list,
         )
     report = finalize(
         report,

@@ -31,6 +31,13 @@ COMPILE_FAILURE_RULE = "CL004"
 LINE_SLACK = 1
 NOT_OBSERVED = " (not observed: the dynamic run executed this function without this break)"
 NOT_REACHED = " (not reached by the dynamic run's sample inputs)"
+# With line coverage (the run's extra eager pass over the scanned files):
+COV_NOT_REACHED = " (predicted, not reached by your inputs)"
+COV_TRACED = " (reached, and torch traced it without a break: likely a false alarm)"
+COV_EAGER = (
+    " (reached, but torch ran this function eagerly, outside any compiled graph: the run can"
+    " neither confirm nor refute it)"
+)
 
 _FINDING_FIELDS = {f.name for f in dataclasses.fields(Finding)}
 
@@ -253,14 +260,24 @@ def merge_findings(
     root: str,
     reached: dict[str, frozenset[int]] | None = None,
     ran: bool = True,
+    covered: dict[str, frozenset[int]] | None = None,
 ) -> list[Finding]:
-    """One list of findings: static ones confirmed or not, plus what only the run saw."""
+    """One list of findings: static ones confirmed or not, plus what only the run saw.
+
+    ``reached``: the lines torch traced into graphs; ``covered``: the lines the run's eager
+    coverage pass executed (``None``: no coverage, the older "not observed"/"not reached"
+    wording is used). With coverage every finding gets ``reached``, and an unconfirmed one says
+    whether the inputs never ran it, torch traced it without the break, or torch ran its
+    function eagerly."""
     out: list[Finding | None] = list(static)
     norm_static = [norm_path(f.path, root) for f in static]
     confirmed: set[int] = set()
     extra: list[Finding] = []
     observed_lines: dict[str, set[int]] = {}
     reached_norm = {norm_path(p, root): ls for p, ls in (reached or {}).items()}
+    covered_norm = (
+        {norm_path(p, root): ls for p, ls in covered.items()} if covered is not None else None
+    )
 
     for b in breaks:
         path = b.path or b.loc_path
@@ -420,11 +437,32 @@ def merge_findings(
                 was_reached = any(span[0] <= ln <= span[1] for ln in lines)
             else:
                 was_reached = bool(lines)
+            if covered_norm is not None:
+                ran_lines = covered_norm.get(npath, frozenset())
+                if not any(ln in ran_lines for ln in range(f.line, max(f.end_line, f.line) + 1)):
+                    out[i] = _replace(
+                        cur, message=cur.message + COV_NOT_REACHED, observed=None, reached=False
+                    )
+                elif was_reached:
+                    out[i] = _replace(
+                        cur, message=cur.message + COV_TRACED, observed=False, reached=True
+                    )
+                else:
+                    out[i] = _replace(
+                        cur, message=cur.message + COV_EAGER, observed=None, reached=True
+                    )
+                continue
             if was_reached:
                 out[i] = _replace(cur, message=cur.message + NOT_OBSERVED, observed=False)
             else:
                 out[i] = _replace(cur, message=cur.message + NOT_REACHED, observed=None)
-    return [f for f in out if f is not None] + extra
+    result = [f for f in out if f is not None] + extra
+    if covered_norm is not None:  # what the run observed or confirmed ran
+        result = [
+            _replace(f, reached=True) if f.reached is None and f.stage != "static" else f
+            for f in result
+        ]
+    return result
 
 
 def _predicts_recompile(rule: Rule) -> bool:

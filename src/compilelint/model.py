@@ -78,6 +78,9 @@ class Finding:
     rank: int = 0
     impact: float = 0.0
     observed: bool | None = None  # None: no dynamic run; else whether torch reported it
+    # Whether the dynamic run's line-coverage pass executed this finding's line (None: no run,
+    # or the run recorded no coverage).
+    reached: bool | None = None
     # Filled by the fix stage when the rule has an autofix for this finding (SARIF ``fixes``).
     edits: tuple[Edit, ...] = ()
     # "name==version" of the installed distribution whose code the finding is in (third-party

@@ -15,7 +15,13 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from compilelint.dynamic.capture import ObservedBreak
-from compilelint.merge import NOT_OBSERVED, NOT_REACHED, norm_path
+from compilelint.merge import (
+    COV_NOT_REACHED,
+    COV_TRACED,
+    NOT_OBSERVED,
+    NOT_REACHED,
+    norm_path,
+)
 from compilelint.model import Finding
 
 SEVERITY_POINTS = {"error": 30.0, "warning": 20.0, "info": 10.0}
@@ -53,9 +59,9 @@ def impact_parts(
             parts["confirmed"] = 10.0
         return parts
     parts["severity"] = SEVERITY_POINTS.get(f.severity, 10.0)
-    if f.message.endswith(NOT_OBSERVED):
+    if f.message.endswith((NOT_OBSERVED, COV_TRACED)):
         parts["not_observed"] = -parts["severity"] * 0.5
-    elif f.message.endswith(NOT_REACHED):
+    elif f.message.endswith((NOT_REACHED, COV_NOT_REACHED)):
         parts["not_reached"] = -parts["severity"] * 0.7
     return parts
 

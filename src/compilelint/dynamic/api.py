@@ -57,6 +57,9 @@ class DynamicResult:
     recompiles: tuple[ObservedRecompile, ...] = ()
     reached: dict[str, frozenset[int]] = field(default_factory=dict)
     root: str = ""
+    # Lines of the scanned files that ran in the eager coverage pass (absolute paths); None
+    # when the run recorded no coverage (``--no-coverage``, an older recorded run, an error).
+    covered: dict[str, frozenset[int]] | None = None
     raw: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -153,6 +156,12 @@ def build_result(
     reached = {
         remap(p): frozenset(int(x) for x in ls) for p, ls in (raw.get("lines") or {}).items()
     }
+    cov_raw = raw.get("coverage")
+    covered = (
+        {remap(p): frozenset(int(x) for x in ls) for p, ls in cov_raw.items()}
+        if isinstance(cov_raw, dict)
+        else None
+    )
     error = raw.get("error")
     if isinstance(error, dict):
         error = json.loads(remap(json.dumps(error)))
@@ -204,6 +213,7 @@ def build_result(
         reached=reached,
         root=root,
         raw=dict(raw),
+        covered=covered,
     )
 
 
@@ -436,6 +446,7 @@ def run_dynamic(
     python: str | None = None,
     save_outputs: str | None = None,
     compare_outputs: str | None = None,
+    cover: tuple[str, ...] | list[str] = (),
     pythonpath: Sequence[str] = (),
 ) -> DynamicResult:
     """Run the spec's model under torch.compile in a child process; errors come back as data.
@@ -445,8 +456,10 @@ def run_dynamic(
     (``None``: the spec's ``memory_mb``, else :func:`default_memory_mb`; ``0``: no cap).
     ``save_outputs``: a file for the run's initial weights, outputs and gradients;
     ``compare_outputs``: such a file from another run to compare with (``fix --verify``); the
-    verdict is ``result.raw["comparison"]``. ``pythonpath``: folders to put first on the
-    child's ``sys.path`` (a fixed copy of the project, see :mod:`compilelint.fix.copyspec`).
+    verdict is ``result.raw["comparison"]``. ``cover``: files and folders (the scanned paths)
+    whose executed lines an extra eager pass records (``result.covered``). ``pythonpath``:
+    folders to put first on the child's ``sys.path`` (a fixed copy of the project, see
+    :mod:`compilelint.fix.copyspec`).
     """
     t0 = time.perf_counter()
     root = os.path.realpath(cwd)
@@ -479,6 +492,8 @@ def run_dynamic(
         cmd += ["--save-outputs", save_outputs]
     if compare_outputs:
         cmd += ["--compare-outputs", compare_outputs]
+    for c in cover:
+        cmd += ["--cover", os.path.abspath(c)]
     try:
         proc = subprocess.Popen(
             cmd,

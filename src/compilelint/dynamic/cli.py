@@ -11,6 +11,7 @@ import json
 import os
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 import click
@@ -33,11 +34,14 @@ def add_dynamic_to_report(
     catalog: Catalog | None = None,
     result: DynamicResult | None = None,
     memory_mb: int | None = None,
+    cover: Sequence[str] | None = None,
 ) -> Report:
     """Run the dynamic stage (unless ``result`` is given) and merge it into ``report``.
 
     Findings are merged and ranked; ``report.extra["dynamic"]`` carries the JSON block and
-    ``report.extra["ranking"]`` the impact parts per rank. A failed run keeps the static
+    ``report.extra["ranking"]`` the impact parts per rank. ``cover``: the scanned paths, whose
+    executed lines an extra eager pass records (each finding's ``reached``; ``None``: no
+    coverage, as ``check --no-coverage``). A failed run keeps the static
     findings, sets ``extra["dynamic"]["error"]`` and adds a ``FileError`` of kind ``"dynamic"``.
     """
     root = os.path.realpath(cwd or os.getcwd())
@@ -45,7 +49,12 @@ def add_dynamic_to_report(
         progress = sys.stderr.isatty()
     cat = catalog or load_catalog()
     res = result or run_dynamic(
-        spec_path, cwd=root, timeout=timeout, progress=progress, memory_mb=memory_mb
+        spec_path,
+        cwd=root,
+        timeout=timeout,
+        progress=progress,
+        memory_mb=memory_mb,
+        cover=list(cover or ()),
     )
     failure = res.block.get("compile_failure")
     # A run that stopped at a compile failure did not execute the model: no "not observed".
@@ -58,6 +67,7 @@ def add_dynamic_to_report(
         root=root,
         reached=res.reached,
         ran=ran,
+        covered=res.covered,
     )
     if isinstance(failure, dict):
         cf = compile_failure_finding(failure, cat, root=root)

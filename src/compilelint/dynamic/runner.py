@@ -24,7 +24,7 @@ import re
 import sys
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from compilelint.dynamic.capture import attribute, frame_json, parse_frames, user_function_name
@@ -497,6 +497,7 @@ def new_result(root: str, *, config: dict[str, Any], mode: str) -> dict[str, Any
         "fullgraph_errors": [],
         "counters": {},
         "lines": {},
+        "coverage": None,
         "phases": [],
         "compile": {},
         "config": dict(config),
@@ -642,6 +643,107 @@ def call_phases(
         result["phases"].append({"name": phase, "seconds": round(time.perf_counter() - p0, 4)})
 
 
+# --------------------------------------------------------------------------- line coverage
+
+
+class LineCoverage:
+    """Which lines of the covered files run: ``sys.settrace`` with a per-call filter, so frames
+    of other files (torch, the standard library) cost one dictionary look-up per call and are
+    not traced line by line. ``paths`` are files or folders (a folder covers every file under
+    it). Used for one extra *eager* pass after the compiled calls (dynamo replaces the frame
+    evaluation of compiled code, so a tracer would not see its lines), which tells "your inputs
+    never ran this line" from "torch traced this line without a break"."""
+
+    def __init__(self, paths: Iterable[str]) -> None:
+        self.files: set[str] = set()
+        self.dirs: tuple[str, ...] = ()
+        dirs: list[str] = []
+        for p in paths:
+            rp = os.path.realpath(p)
+            if os.path.isdir(rp):
+                dirs.append(rp.rstrip(os.sep) + os.sep)
+            else:
+                self.files.add(rp)
+        self.dirs = tuple(dirs)
+        self.lines: dict[str, set[int]] = {}
+        self._known: dict[str, str | None] = {}  # co_filename -> covered real path or None
+
+    def _covered(self, filename: str) -> str | None:
+        hit = self._known.get(filename, "")
+        if hit != "":
+            return hit
+        rp = os.path.realpath(filename) if filename and not filename.startswith("<") else ""
+        ok = bool(rp) and (rp in self.files or any(self._in_dir(rp, d) for d in self.dirs))
+        self._known[filename] = rp if ok else None
+        return rp if ok else None
+
+    @staticmethod
+    def _in_dir(path: str, folder: str) -> bool:
+        """Under ``folder``, and not inside an environment kept there (``.venv/lib/.../
+        site-packages``): installed packages are not the scanned source."""
+        if not path.startswith(folder):
+            return False
+        parts = path[len(folder) :].split(os.sep)
+        return not any(p in ("site-packages", "dist-packages") for p in parts)
+
+    def _global(self, frame: Any, event: str, arg: Any) -> Any:
+        if event != "call":
+            return None
+        path = self._covered(frame.f_code.co_filename)
+        if path is None:
+            return None
+        lines = self.lines.setdefault(path, set())
+        lines.add(frame.f_lineno)
+
+        def local(frame: Any, event: str, arg: Any) -> Any:
+            if event == "line":
+                lines.add(frame.f_lineno)
+            return local
+
+        return local
+
+    @contextlib.contextmanager
+    def tracing(self) -> Iterator[None]:
+        old = sys.gettrace()
+        sys.settrace(self._global)
+        try:
+            yield
+        finally:
+            sys.settrace(old)
+
+    def as_json(self) -> dict[str, list[int]]:
+        return {p: sorted(ls) for p, ls in sorted(self.lines.items())}
+
+
+def eager_coverage(
+    torch: Any,
+    model: Any,
+    calls: list[Call],
+    paths: Iterable[str],
+    *,
+    grad_ctx: Any = contextlib.nullcontext,
+    train: bool = False,
+) -> dict[str, list[int]]:
+    """Call the *uncompiled* model once per phase under :class:`LineCoverage`; the lines of the
+    covered files that ran. An error in the eager pass ends it (what ran so far is kept): the
+    compiled run already reported the model's own errors."""
+    cov = LineCoverage(paths)
+    if not cov.files and not cov.dirs:
+        return {}
+    progress("line coverage (one eager call per phase)")
+    for _phase, cargs, ckw, _n in calls:
+        try:
+            with cov.tracing(), grad_ctx():
+                out = model(*cargs, **ckw)
+                if train:
+                    loss = scalar_of(torch, out)
+                    if loss is not None:
+                        loss.backward()
+        except Exception:
+            break
+    return cov.as_json()
+
+
 CONFIG_RE = re.compile(r"torch\._(?:dynamo|inductor)\.config\.\w+")
 
 
@@ -667,9 +769,17 @@ def _runs_eagerly(
 # --------------------------------------------------------------------------- run
 
 
-def run(spec: Spec, root: str, *, bare: bool = False, recorder: Any = None) -> dict[str, Any]:
+def run(
+    spec: Spec,
+    root: str,
+    *,
+    bare: bool = False,
+    recorder: Any = None,
+    cover: Iterable[str] = (),
+) -> dict[str, Any]:
     """Run the spec. ``recorder`` (an :class:`outputs.Recorder`) keeps the initial weights,
-    every call's outputs and the final gradients, for ``fix --verify``."""
+    every call's outputs and the final gradients, for ``fix --verify``. ``cover``: files and
+    folders whose executed lines an extra eager pass records (``result["coverage"]``)."""
     t0 = time.perf_counter()
     result = new_result(root, config=spec.config, mode=spec.mode)
     try:
@@ -692,7 +802,7 @@ def run(spec: Spec, root: str, *, bare: bool = False, recorder: Any = None) -> d
         result["import_seconds"] = round(time.perf_counter() - t_import, 3)
         with Collectors(torch, root, bare=bare) as col:
             try:
-                _run_spec(torch, spec, root, col, result, bare=bare, recorder=recorder)
+                _run_spec(torch, spec, root, col, result, bare=bare, recorder=recorder, cover=cover)
             finally:
                 col.fill(result)
     except StepError as se:
@@ -711,8 +821,10 @@ def _run_spec(
     *,
     bare: bool,
     recorder: Any = None,
+    cover: Iterable[str] = (),
 ) -> None:
-    """Build the spec's model and inputs, compile, and call every phase."""
+    """Build the spec's model and inputs, compile, and call every phase (then, with ``cover``,
+    call the uncompiled model once per phase for line coverage)."""
     with step("device"):
         device = pick_device(torch, spec.device)
         if device.startswith("cuda") and not torch.cuda.is_available():
@@ -772,6 +884,7 @@ def _run_spec(
             mark_dynamic(torch, spec.dynamic, vargs, vkw)
         calls.append((str(var["name"]), vargs, vkw, int(var.get("calls", 1))))
 
+    grad_ctx = torch.no_grad if prep.mode == "eval" else contextlib.nullcontext
     with patch:
         call_phases(
             torch,
@@ -779,13 +892,18 @@ def _run_spec(
             calls,
             col,
             result,
-            grad_ctx=torch.no_grad if prep.mode == "eval" else contextlib.nullcontext,
+            grad_ctx=grad_ctx,
             train=prep.mode == "train",
             recorder=recorder,
             eager=model,
         )
     if recorder is not None:
         recorder.finished(torch, model)
+    cover = list(cover)
+    if cover and not bare and recorder is None:
+        result["coverage"] = eager_coverage(
+            torch, model, calls, cover, grad_ctx=grad_ctx, train=prep.mode == "train"
+        )
 
 
 SMALL_TENSOR = 64  # tensors with at most this many values are written into a spec literally
@@ -862,6 +980,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bare", action="store_true", help="plain torch.compile, no collectors")
     ap.add_argument("--save-outputs", help="save weights, outputs and gradients here (torch.save)")
     ap.add_argument("--compare-outputs", help="compare with outputs saved by another run")
+    ap.add_argument(
+        "--cover",
+        action="append",
+        default=[],
+        help="a file or folder whose executed lines to record (an extra eager pass; repeatable)",
+    )
     ns = ap.parse_args(argv)
     if ns.factory_inputs:
         real_stdout = sys.stdout
@@ -883,7 +1007,7 @@ def main(argv: list[str] | None = None) -> int:
             from compilelint.dynamic.outputs import Recorder
 
             recorder = Recorder()
-        result = run(spec, root, bare=ns.bare, recorder=recorder)
+        result = run(spec, root, bare=ns.bare, recorder=recorder, cover=ns.cover)
         if recorder is not None and not result.get("error"):
             _outputs(result, recorder, ns.save_outputs, ns.compare_outputs)
         return result

@@ -27,6 +27,8 @@ def finding_dict(f: Finding) -> dict[str, object]:
         "observed": f.observed if f.observed is not None else f.stage in ("dynamic", "both"),
         "function": f.function,
     }
+    if f.reached is not None:  # the dynamic run recorded line coverage
+        d["reached"] = f.reached
     for k in _DYNAMIC_FIELDS:
         v = getattr(f, k)
         d[k] = (

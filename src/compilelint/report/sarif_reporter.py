@@ -134,6 +134,8 @@ def result(
             props[key] = getattr(f, key)
     if f.hints:
         props["hints"] = list(dict.fromkeys(f.hints))
+    if f.reached is not None:
+        props["reached"] = f.reached
     if f.rank:
         props["rank"] = f.rank
         props["impact"] = f.impact
