@@ -440,69 +440,17 @@ def _write_reports(
         _fail(problems[0])
 
 
-def resolve_config(
-    path_list: list[str],
-    *,
-    config_file: str | None,
-    select: str | None,
-    extend_select: str | None,
-    ignore: str | None,
-    exclude: tuple[str, ...],
-    fail_on: str | None,
-    target_torch: str | None,
-    jobs: int | None,
-    report_untraced: bool,
-    no_respect_gitignore: bool,
-    python: str | None = None,
-    no_follow: bool = False,
-) -> tuple[Config, Catalog]:
-    """The config (pyproject, then flags) and the catalogue, shared by ``check`` and
-    ``baseline create``; bad values end the command with one line (exit 2)."""
-    from compilelint.config import ConfigError, from_table, load_config
+def resolve_config(path_list: list[str], **flags: object) -> tuple[Config, Catalog]:
+    """:func:`compilelint.config.resolve_config`, ending the command with one line (exit 2)
+    on a bad value."""
+    from compilelint.config import ConfigError
+    from compilelint.config import resolve_config as resolve
 
     try:
-        cfg = load_config(path_list, config_file)
-        table: dict[str, object] = {}
-        if select is not None:
-            table["select"] = _split(select)
-        if extend_select is not None:
-            table["extend-select"] = _split(extend_select)
-        if ignore is not None:
-            table["ignore"] = list(cfg.ignore) + _split(ignore)
-        if exclude:
-            table["extend-exclude"] = list(cfg.extend_exclude) + list(exclude)
-        if fail_on is not None:
-            table["fail-on"] = fail_on
-        if target_torch is not None:
-            table["target-torch"] = target_torch
-        if jobs is not None:
-            table["jobs"] = jobs
-        if report_untraced:
-            table["report-untraced"] = True
-        if no_respect_gitignore:
-            table["respect-gitignore"] = False
-        if python is not None:
-            table["python"] = os.path.abspath(python)
-        if no_follow:
-            table["follow"] = False
-        if table:
-            cfg = from_table(table, "command line", base=cfg)
+        return resolve(path_list, **flags)  # type: ignore[arg-type]
     except ConfigError as exc:
         _fail(str(exc))
         raise  # unreachable
-    catalog = _load_catalog()
-    unknown = [
-        c
-        for c in (cfg.select + cfg.extend_select + cfg.ignore)
-        if c != "ALL" and not any(code.startswith(c) for code in catalog.rules)
-    ]
-    if unknown:
-        _fail(f"unknown rule code {unknown[0]!r} (see `compilelint rules`)")
-    return cfg, catalog
-
-
-def _split(v: str) -> list[str]:
-    return [x.strip().upper() for x in v.split(",") if x.strip()]
 
 
 def _progress_bar():  # type: ignore[no-untyped-def]

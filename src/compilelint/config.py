@@ -6,10 +6,15 @@ override it. Unknown keys and bad values are errors naming the key, never traceb
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from compilelint.catalog import Catalog
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -225,3 +230,67 @@ def selected_codes(cfg: Config, all_codes: dict[str, bool]) -> set[str]:
     chosen |= {c for c in all_codes if match(cfg.extend_select, c)}
     chosen -= {c for c in all_codes if match(cfg.ignore, c)}
     return chosen
+
+
+def resolve_config(
+    path_list: list[str],
+    *,
+    config_file: str | None,
+    select: str | None,
+    extend_select: str | None,
+    ignore: str | None,
+    exclude: tuple[str, ...],
+    fail_on: str | None,
+    target_torch: str | None,
+    jobs: int | None,
+    report_untraced: bool,
+    no_respect_gitignore: bool,
+    python: str | None = None,
+    no_follow: bool = False,
+) -> tuple[Config, Catalog]:
+    """The config (pyproject, then flags) and the catalogue, shared by ``check``, ``fix`` and
+    ``baseline create``; a bad value raises :class:`ConfigError` with a one-line message."""
+    from compilelint.catalog import CatalogError, load_catalog
+
+    cfg = load_config(path_list, config_file)
+    table: dict[str, object] = {}
+    if select is not None:
+        table["select"] = _split_codes(select)
+    if extend_select is not None:
+        table["extend-select"] = _split_codes(extend_select)
+    if ignore is not None:
+        table["ignore"] = list(cfg.ignore) + _split_codes(ignore)
+    if exclude:
+        table["extend-exclude"] = list(cfg.extend_exclude) + list(exclude)
+    if fail_on is not None:
+        table["fail-on"] = fail_on
+    if target_torch is not None:
+        table["target-torch"] = target_torch
+    if jobs is not None:
+        table["jobs"] = jobs
+    if report_untraced:
+        table["report-untraced"] = True
+    if no_respect_gitignore:
+        table["respect-gitignore"] = False
+    if python is not None:
+        table["python"] = os.path.abspath(python)
+    if no_follow:
+        table["follow"] = False
+    if table:
+        cfg = from_table(table, "command line", base=cfg)
+    try:
+        catalog = load_catalog()
+    except CatalogError as exc:
+        raise ConfigError(f"rule catalogue: {exc}") from exc
+    unknown = [
+        c
+        for c in (cfg.select + cfg.extend_select + cfg.ignore)
+        if c != "ALL" and not any(code.startswith(c) for code in catalog.rules)
+    ]
+    if unknown:
+        raise ConfigError(f"unknown rule code {unknown[0]!r} (see `compilelint rules`)")
+    return cfg, catalog
+
+
+def _split_codes(v: str) -> list[str]:
+    return [x.strip().upper() for x in v.split(",") if x.strip()]

@@ -22,8 +22,8 @@ from functools import lru_cache
 from typing import Any
 
 from compilelint.catalog import Catalog
-from compilelint.dynamic.capture import ObservedBreak, ObservedRecompile, guard_input_dim
-from compilelint.model import Finding, Frame, Rule
+from compilelint.dynamic.capture import guard_input_dim
+from compilelint.model import Finding, Frame, ObservedBreak, ObservedRecompile, Rule
 
 CATCH_ALL_BREAK = "CL002"
 RECOMPILE_RULE = "CL003"

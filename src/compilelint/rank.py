@@ -14,7 +14,6 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from compilelint.dynamic.capture import ObservedBreak
 from compilelint.merge import (
     COV_NOT_REACHED,
     COV_TRACED,
@@ -22,7 +21,7 @@ from compilelint.merge import (
     NOT_REACHED,
     norm_path,
 )
-from compilelint.model import Finding
+from compilelint.model import Finding, ObservedBreak
 
 SEVERITY_POINTS = {"error": 30.0, "warning": 20.0, "info": 10.0}
 RECOMPILE_RULE = "CL003"

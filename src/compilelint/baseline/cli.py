@@ -8,10 +8,17 @@ from __future__ import annotations
 
 import copy
 import os
+import sys
 
 import click
 
 from compilelint.baseline import DEFAULT_BASELINE, build_baseline, write_baseline
+
+
+def _fail(msg: str) -> None:
+    click.echo(f"compilelint: error: {msg}", err=True)
+    sys.exit(2)
+
 
 # ``check`` options that decide which findings exist; output and budget options do not apply.
 SHARED_OPTIONS = (
@@ -62,22 +69,26 @@ def make_baseline_group(check_cmd: click.Command) -> click.Group:
 
 def _create(paths: tuple[str, ...], output: str, **opts: object) -> None:
     from compilelint.api import check as run_check
-    from compilelint.cli import _fail, resolve_config
+    from compilelint.config import ConfigError, resolve_config
 
     path_list = list(paths) or ["."]
-    cfg, catalog = resolve_config(
-        path_list,
-        config_file=opts["config_file"],  # type: ignore[arg-type]
-        select=opts["select"],  # type: ignore[arg-type]
-        extend_select=opts["extend_select"],  # type: ignore[arg-type]
-        ignore=opts["ignore"],  # type: ignore[arg-type]
-        exclude=opts["exclude"],  # type: ignore[arg-type]
-        fail_on=None,
-        target_torch=opts["target_torch"],  # type: ignore[arg-type]
-        jobs=opts["jobs"],  # type: ignore[arg-type]
-        report_untraced=bool(opts["report_untraced"]),
-        no_respect_gitignore=bool(opts["no_respect_gitignore"]),
-    )
+    try:
+        cfg, catalog = resolve_config(
+            path_list,
+            config_file=opts["config_file"],  # type: ignore[arg-type]
+            select=opts["select"],  # type: ignore[arg-type]
+            extend_select=opts["extend_select"],  # type: ignore[arg-type]
+            ignore=opts["ignore"],  # type: ignore[arg-type]
+            exclude=opts["exclude"],  # type: ignore[arg-type]
+            fail_on=None,
+            target_torch=opts["target_torch"],  # type: ignore[arg-type]
+            jobs=opts["jobs"],  # type: ignore[arg-type]
+            report_untraced=bool(opts["report_untraced"]),
+            no_respect_gitignore=bool(opts["no_respect_gitignore"]),
+        )
+    except ConfigError as exc:
+        _fail(str(exc))
+        raise  # unreachable
     report = run_check(path_list, cfg, catalog=catalog, no_cache=bool(opts["no_cache"]))
     spec = opts.get("input_spec")
     if spec:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compilelint.dynamic.registry import Registry, legacy_gb_type
-from compilelint.model import Frame
+from compilelint.model import Frame, ObservedBreak, ObservedRecompile
 
 GB_LINK_RE = re.compile(r"gb(\d{4})\.html", re.I)
 LOC_RE = re.compile(
@@ -44,53 +44,6 @@ class Attribution:
     package: str | None = None  # third-party package the break happened in
     package_frame: Frame | None = None  # innermost frame inside that package
     frames: tuple[Frame, ...] = ()  # the user's frames (and the package frame), innermost last
-
-
-@dataclass(frozen=True)
-class ObservedBreak:
-    """One deduplicated graph break: key (gb_type, torch's file, torch's line)."""
-
-    gb_type: str
-    gb_id: str | None
-    reason: str
-    explanation: str
-    hints: tuple[str, ...]
-    context: str
-    loc_path: str  # torch's "Graph break in user code at" location (dedup key)
-    loc_line: int
-    path: str | None  # the user's file and line the break is attributed to
-    line: int | None
-    function: str
-    frames: tuple[Frame, ...]
-    package: str | None
-    count: int
-    in_loop: bool = False  # torch gave up on the frame because of a break in a loop (GB7000)
-    frame_skipped: bool = False  # the whole enclosing frame runs eagerly
-
-    @property
-    def key(self) -> tuple[str, str, int]:
-        return (self.gb_type, self.loc_path, self.loc_line)
-
-
-@dataclass(frozen=True)
-class ObservedRecompile:
-    function: str
-    path: str | None  # user line that installed the failing guard
-    line: int | None
-    guard: str
-    reason: str
-    hint: str | None
-    count: int
-    hit_limit: bool
-    code_path: str | None = None  # the recompiled function's file and first line
-    code_line: int | None = None
-    frames: tuple[Frame, ...] = ()
-    code_name: str = ""  # torch's name for the recompiled code (a resume function's, say)
-    # Filled by guards.describe (dynamic.api): the guard in the user's names, and why.
-    readable: str = ""
-    explanation: str = ""
-    every_call: bool = False
-    invalidated: bool = False  # "Cache line invalidated ...": not a failed guard
 
 
 @dataclass(frozen=True)

@@ -171,7 +171,7 @@ def fix(
 ) -> None:
     """Fix PATHS (files and folders; default: the current folder): safe fixes, unsafe ones
     too with --unsafe-fixes; with --verify, only fixes torch confirms."""
-    from compilelint.cli import resolve_config
+    from compilelint.config import ConfigError, resolve_config
     from compilelint.fix.api import fix_paths
     from compilelint.fix.textdiff import unified_diff
 
@@ -194,19 +194,23 @@ def fix(
 
         if not torch_available():
             _fail(f"--verify: {INSTALL_HINT}")
-    cfg, catalog = resolve_config(
-        path_list,
-        config_file=config_file,
-        select=select,
-        extend_select=extend_select,
-        ignore=ignore,
-        exclude=exclude,
-        fail_on=None,
-        target_torch=None,
-        jobs=None,
-        report_untraced=False,
-        no_respect_gitignore=False,
-    )
+    try:
+        cfg, catalog = resolve_config(
+            path_list,
+            config_file=config_file,
+            select=select,
+            extend_select=extend_select,
+            ignore=ignore,
+            exclude=exclude,
+            fail_on=None,
+            target_torch=None,
+            jobs=None,
+            report_untraced=False,
+            no_respect_gitignore=False,
+        )
+    except ConfigError as exc:
+        _fail(str(exc))
+        raise  # unreachable
     show = sys.stderr.isatty() and fmt == "text"
 
     def progress(msg: str) -> None:
