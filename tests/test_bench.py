@@ -482,3 +482,19 @@ def test_bench_fixtures_carry_their_static_findings() -> None:
         os.chdir(old)
     assert sorted((f.path, f.line, f.rule) for f in report.findings) == want
     assert not [w for w in want if "_fixed" in w[0]]
+
+
+def test_cpulist_parsing_and_gpu_local_cores(tmp_path: Path) -> None:
+    """Bench children pin themselves to the GPU's NUMA-local cores, read from sysfs."""
+    from compilelint.bench.runner import _cpulist, gpu_local_cpus, parse_cpulist
+
+    assert parse_cpulist("0-3,8,10-11\n") == {0, 1, 2, 3, 8, 10, 11}
+    assert parse_cpulist("") == set()
+    dev = tmp_path / "0000:1b:00.0"
+    dev.mkdir()
+    (dev / "local_cpulist").write_text("0-15,32-47\n")
+    cpus = gpu_local_cpus("00000000:1B:00.0", str(tmp_path))
+    assert cpus == set(range(16)) | set(range(32, 48))
+    assert gpu_local_cpus("00000000:AA:00.0", str(tmp_path)) == set()
+    assert _cpulist(sorted(cpus)) == "0-15,32-47"
+    assert _cpulist([3]) == "3"

@@ -80,6 +80,18 @@ def test_torch_2_11_two_ranks_on_a_gpu() -> None:
     assert data["dynamic"]["ranks"]["1"]["compile_seconds"] > 1.0
 
 
+def test_torch_2_11_two_gpus_nccl() -> None:
+    """Recorded on two H100s (torch 2.11, inductor, DDP over NCCL, one GPU per rank)."""
+    code, data = run_json(f"{TR}/model", "--trace", f"{TR}/torch2.11-nccl")
+    assert code == 1
+    check_ddp_model(data, "2.11")
+    dyn = data["dynamic"]
+    assert dyn["summary"]["graphs"] == 5 and dyn["summary"]["breaks"] == 4
+    # under NCCL, DDP's own logger call in the compiled step breaks on every rank (GB0156)
+    step = [f for f in data["findings"] if f["rule"] == "CL107" and f["line"] == 48]
+    assert step and "GB0156" in step[0]["message"]
+
+
 def test_torch_2_11_recompile_limit() -> None:
     _, data = run_json(f"{TR}/model/recompile_limit.py", "--trace", f"{TR}/torch2.11-limit")
     (rec,) = data["dynamic"]["recompiles"]
