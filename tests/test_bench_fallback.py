@@ -117,3 +117,20 @@ def test_repeated_eager_runs_show_their_spread_and_disagreement() -> None:
     assert eager_spread([stats.summarize([1.0])]) is None
     with pytest.raises(BenchError, match="--eager-runs"):
         validate_options(BenchOptions(eager_runs=0))
+
+
+def test_three_eager_runs_take_the_median_run_as_baseline() -> None:
+    """One eager process that ran slow (seen on an H100: 2.53, 2.53, 4.10 ms) moves no speedup."""
+    from compilelint.bench import stats
+    from compilelint.bench.api import median_run, use_eager_run
+
+    runs = [stats.summarize(x) for x in ([4.1, 4.12, 4.15], [2.5, 2.53, 2.55], [2.52, 2.54, 2.6])]
+    assert median_run(runs) == 2
+    assert median_run(runs[:2]) == 0  # two runs: no median to pick, the first stays
+    run = {
+        "eager": {"step": runs[0]},
+        "modes": [{"status": "ok", "step": stats.summarize([2.0, 2.02, 2.04])}],
+    }
+    use_eager_run(run, runs[2])
+    assert run["eager"]["step"]["median_ms"] == 2.54
+    assert run["modes"][0]["speedup"] == round(2.54 / 2.02, 3)

@@ -330,6 +330,25 @@ def eager_spread(steps: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
     }
 
 
+def median_run(steps: Sequence[Mapping[str, Any]]) -> int:
+    """Which of repeated eager runs is the baseline: the one whose median is the median of
+    the runs' medians (three or more runs; one process that ran slow — the scheduler, the
+    clocks — then moves no speedup), else the first."""
+    runs = [(float(x["median_ms"]), i) for i, x in enumerate(steps) if x.get("n")]
+    if len(runs) < 3:
+        return 0
+    runs.sort()
+    return runs[(len(runs) - 1) // 2][1]
+
+
+def use_eager_run(run: dict[str, Any], step: Mapping[str, Any]) -> None:
+    """Make ``step`` the run's eager step time and recompute its modes' speedups against it."""
+    run["eager"]["step"] = dict(step)
+    for m in run.get("modes", []):
+        if m.get("status") == "ok":
+            m.update(stats.speedup(step, m["step"]))
+
+
 def _r(v: Any, nd: int = 4) -> Any:
     return round(float(v), nd) if isinstance(v, (int, float)) else None
 
@@ -717,11 +736,16 @@ def _run_target(
     spread = eager_spread(repeats)
     if spread is not None:
         eager["repeats"] = spread
+        k = median_run(repeats)
+        spread["baseline_run"] = k + 1
+        if k:
+            use_eager_run(run, repeats[k])
         if not spread["consistent"]:
             meds = ", ".join(f"{m:.3g}" for m in spread["medians_ms"])
+            which = "the first" if k == 0 else f"run {k + 1}, the median of them"
             ctx.warnings.append(
                 f"{target.label}: {spread['runs']} eager runs of the same model disagree beyond "
-                f"their noise (medians {meds} ms); speedups use the first"
+                f"their noise (medians {meds} ms); speedups use {which}"
             )
     run["same_weights_and_inputs"] = same
     if not same:

@@ -251,6 +251,11 @@ def render(result: Mapping[str, Any], options: Mapping[str, Any] | None = None) 
                 f"eager, {rep['runs']} runs (before and after the compiled modes): medians "
                 f"{meds}, spread {rep['spread'] or 0:.1%}"
                 + ("" if rep["consistent"] else "; they disagree beyond their noise")
+                + (
+                    f"; the baseline is run {rep['baseline_run']}, the median"
+                    if (rep.get("baseline_run") or 1) > 1
+                    else ""
+                )
             )
         b2b = [
             f"{m['mode']} {m['back_to_back_speedup']:.2f}x"
