@@ -375,13 +375,16 @@ def call_chains(project: FollowProject) -> dict[FKey, list[tuple[FKey, int, int]
     while queue:
         key = queue.popleft()
         fn = project.fn(key)
-        edges: list[tuple[str, int, int]] = [(c.ref, c.line, c.col) for c in fn.calls]
-        edges.extend((ref, 0, 0) for ref in fn.refs)
-        for ref, line, col in edges:
+        edges: list[tuple[FKey, int, int]] = []
+        for ref, line, col in [(c.ref, c.line, c.col) for c in fn.calls] + [
+            (ref, 0, 0) for ref in fn.refs
+        ]:
             t = project._target(key[0], ref)
-            if t is None:
-                continue
-            callee = t[0]
+            if t is not None:
+                edges.append((t[0], line, col))
+        # a decorator's wrapper closure, reached at the decorator's line
+        edges.extend((w, site.line, site.col) for w, site in project.decorator_wrappers(key))
+        for callee, line, col in edges:
             if callee in parent or callee not in project.traced:
                 continue
             parent[callee] = (key, line, col)

@@ -693,6 +693,7 @@ class FileWalker(Evaluator):
             if r.value is not None:
                 self.visit_expr(r.value)
                 if self.scope.facts is not None:
+                    self._returned_def(r.value)
                     rv = self.value(r.value)
                     if rv not in self.scope.facts.returns:
                         self.scope.facts.returns.append(rv)
@@ -703,6 +704,45 @@ class FileWalker(Evaluator):
         else:
             for child in iter_children(small):
                 self.visit_expr(child)
+
+    def _returned_def(self, value: cst.BaseExpression) -> None:
+        """``return wrapper`` / ``return wrapped_fn(func)`` of a nested def (decorators)."""
+        facts = self.scope.facts
+        assert facts is not None
+        if isinstance(value, cst.Name) and value.value in self.scope.local_defs:
+            q = self.scope.local_defs[value.value]
+            if q not in facts.returned_defs:
+                facts.returned_defs.append(q)
+        elif (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Name)
+            and value.func.value in self.scope.local_defs
+        ):
+            q = self.scope.local_defs[value.func.value]
+            if q not in facts.returned_calls:
+                facts.returned_calls.append(q)
+
+    def _decorator_sites(self, node: cst.FunctionDef) -> list[CallSite]:
+        """Call sites of the decorators that may replace a function by a wrapper closure."""
+        out: list[CallSite] = []
+        for dec in node.decorators:
+            d = dec.decorator
+            target = d.func if isinstance(d, cst.Call) else d
+            dq = self.qualify(target) or ""
+            if (
+                dq in N.COMPILE_CALLS
+                or dq in N.DISABLE_CALLS
+                or dq.rsplit(".", 1)[-1] in _PLAIN_DECORATORS
+                or (isinstance(target, cst.Attribute) and target.attr.value in _PLAIN_DECORATORS)
+            ):
+                continue
+            ref = self.callee_ref(target)
+            if ref is None or ref.startswith(("M|", "S|")):
+                continue
+            site = CallSite(ref=ref, args=[], kwargs={}, in_loop=False)
+            out.append(site)
+            self.call_nodes.append((site, d))
+        return out
 
     def _import_from(self, node: cst.ImportFrom) -> None:
         mod = _module_dotted(node.module)
@@ -834,6 +874,7 @@ class FileWalker(Evaluator):
             compiled=compiled,
             disabled=disabled,
         )
+        facts.decorators = self._decorator_sites(node)
         self.functions[qual] = facts
         scope = Scope(facts, parent)
         for prm in params:
@@ -903,6 +944,27 @@ class FileWalker(Evaluator):
 
 
 _BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
+# Decorators that never put a wrapper closure between torch.compile and the function.
+_PLAIN_DECORATORS = frozenset(
+    {
+        "property",
+        "staticmethod",
+        "classmethod",
+        "setter",
+        "getter",
+        "deleter",
+        "cached_property",
+        "abstractmethod",
+        "overload",
+        "override",
+        "dataclass",
+        "wraps",
+        "no_grad",
+        "inference_mode",
+        "enable_grad",
+        "contextmanager",
+    }
+)
 _FORWARD_HOOK_REGISTRARS = frozenset(
     {"register_forward_hook", "register_forward_pre_hook", "register_module_forward_hook"}
 )
