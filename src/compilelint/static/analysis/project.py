@@ -258,7 +258,8 @@ class Project(Summaries):
         ``@deco`` whose ``deco(func)`` returns a nested ``wrapper`` (``return wrapper``), and
         decorator factories ``@deco(...)`` returning a nested decorator that returns the wrapper
         (also ``return wrapped_fn(func)``): torch.compile traces the wrapper, which calls the
-        original. A nested def that returns another nested def is a decorator, not a wrapper."""
+        original. A nested def that returns another nested def is a decorator, not a wrapper; a
+        wrapper calls a parameter of an enclosing function (the decorated ``func``)."""
         fn = self.fn(key)
         if not fn.decorators:
             return []
@@ -280,7 +281,7 @@ class Project(Summaries):
                 inner = [c for c in (*f.returned_defs, *f.returned_calls) if c in funcs]
                 if inner:
                     stack.extend((c, depth + 1) for c in inner)
-                elif (r[0], q) != start and not f.disabled:
+                elif (r[0], q) != start and f.calls_closure_param and not f.disabled:
                     out.append(((r[0], q), site))
         return out
 

@@ -511,6 +511,8 @@ class FileWalker(Evaluator):
                 lst.append(f"*{r}")
         if facts is None:
             return
+        if isinstance(node.func, cst.Name) and self._closure_param(node.func.value):
+            facts.calls_closure_param = True
         ref = self.callee_ref(node.func)
         if ref is None:
             # functions passed as arguments (checkpoint(self.block, x), map(fn, xs), ...)
@@ -704,6 +706,21 @@ class FileWalker(Evaluator):
         else:
             for child in iter_children(small):
                 self.visit_expr(child)
+
+    def _closure_param(self, name: str) -> bool:
+        """Whether ``name`` is a parameter of an enclosing function (not rebound here)."""
+        if name in self.scope.env or name in self.scope.local_defs:
+            return False
+        s = self.scope.parent
+        while s is not None and s.facts is not None:
+            if name in s.local_defs:
+                return False
+            if any(p.name == name for p in s.facts.params):
+                return True
+            if name in s.env:
+                return False
+            s = s.parent
+        return False
 
     def _returned_def(self, value: cst.BaseExpression) -> None:
         """``return wrapper`` / ``return wrapped_fn(func)`` of a nested def (decorators)."""
