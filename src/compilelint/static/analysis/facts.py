@@ -77,6 +77,8 @@ class FunctionFacts:
     # (``return wrapped_fn(func)``): how a decorator's returned closure is found
     returned_defs: list[str] = field(default_factory=list)
     returned_calls: list[str] = field(default_factory=list)
+    # refs of the module-level names it returns (``return Euler``): a factory's classes
+    returned_names: list[str] = field(default_factory=list)
     # calls a parameter of an enclosing function (``func(*args, **kwargs)`` in a wrapper)
     calls_closure_param: bool = False
 

@@ -730,6 +730,10 @@ class FileWalker(Evaluator):
             q = self.scope.local_defs[value.value]
             if q not in facts.returned_defs:
                 facts.returned_defs.append(q)
+        elif isinstance(value, cst.Name) and value.value[:1].isupper():
+            ref = self.name_ref(value.value)  # None for a local variable
+            if ref is not None and ref not in facts.returned_names:
+                facts.returned_names.append(ref)
         elif (
             isinstance(value, cst.Call)
             and isinstance(value.func, cst.Name)
