@@ -186,6 +186,7 @@ class FileWalker(Evaluator):
         self.pending: list[tuple[str, cst.CSTNode, Taint, dict[str, str], str, bool, str]] = []
         self.call_nodes: list[tuple[CallSite, cst.CSTNode]] = []
         self.scope = Scope(None, None)
+        self.module_scope = self.scope  # module-level bindings (methods do not see them)
         self.class_stack: list[ClassFacts] = []
         self.loop_depth = 0
         self.untraced_depth = 0
