@@ -42,8 +42,10 @@ class TensorCastDrop(TensorItemDrop):
         if how == "int":
             new = template(f"{ctx.torch()}.trunc(__v__)", v=value)
         else:
-            new = value if isinstance(value, (cst.Name, cst.Attribute, cst.Call)) else value.with_changes(
-                lpar=[cst.LeftParen()], rpar=[cst.RightParen()]
+            new = (
+                value
+                if isinstance(value, (cst.Name, cst.Attribute, cst.Call))
+                else value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
             )
         if call.lpar:
             new = new.with_changes(lpar=call.lpar, rpar=call.rpar)

@@ -129,9 +129,7 @@ class TensorItemDrop(Codemod):
                         continue
                     got = self._climb(ctx, use, names, plan, allow_assign=True)
                     if isinstance(got, NoFix):
-                        return NoFix(
-                            f"`{name}` is also {got.reason.removeprefix('the value is ')}"
-                        )
+                        return NoFix(f"`{name}` is also {got.reason.removeprefix('the value is ')}")
                     if got.assign is not None:
                         reached.add(id(got.assign))
                         found.add(_target_name(got.assign) or "")
@@ -246,7 +244,7 @@ class TensorItemDrop(Codemod):
             if id(node) in plan:
                 nodes[id(node)] = node
         targets: dict[int, cst.CSTNode] = {}
-        for key, node in nodes.items():
+        for node in nodes.values():
             top = node
             for a in ctx.ancestors(node):
                 if id(a) in plan:
@@ -301,9 +299,7 @@ class TensorItemDrop(Codemod):
             {
                 "`max`/`min` become `torch.clamp`" if "clamp" in kinds else "",
                 "`torch.maximum`/`torch.minimum`" if "maximum" in kinds else "",
-                "`abs`/`round`/`int` become torch ops"
-                if kinds & {"abs", "round", "trunc"}
-                else "",
+                "`abs`/`round`/`int` become torch ops" if kinds & {"abs", "round", "trunc"} else "",
             }
             - {""}
         )
@@ -394,5 +390,3 @@ def _is_not_compiling(test: cst.BaseExpression) -> bool:
         and (call.func.attr if isinstance(call.func, cst.Attribute) else call.func).value
         in ("is_compiling", "is_dynamo_compiling")
     )
-
-
