@@ -12,8 +12,15 @@ import pytest
 
 from compilelint.catalog import load_catalog
 from compilelint.dynamic.runner import LineCoverage
-from compilelint.merge import COV_EAGER, COV_NOT_REACHED, COV_TRACED, merge_findings
-from compilelint.model import Finding, Report, Summary
+from compilelint.merge import (
+    COV_EAGER,
+    COV_NOT_REACHED,
+    COV_TRACED,
+    LIB_NOT_TRACED,
+    merge_findings,
+    refuted,
+)
+from compilelint.model import Finding, Frame, Report, Summary
 from compilelint.report.json_reporter import report_dict
 from compilelint.report.sarif_reporter import render as render_sarif
 
@@ -106,6 +113,48 @@ def test_merge_with_coverage_says_not_reached_traced_or_eager(tmp_path: Path) ->
     assert old.reached is None and "not reached by the dynamic run" in old.message
 
 
+def test_library_findings_follow_the_library_function_torch_traced(tmp_path: Path) -> None:
+    """A finding in a library, anchored at the user's call: torch tracing the user's forward
+    says nothing about it; torch tracing the library function that holds the line refutes it."""
+    user = tmp_path / "m.py"
+    user.write_text("def forward(x):\n    return lib.step(x)\n", encoding="utf-8")
+    lib = tmp_path / "site" / "lib.py"
+    lib.parent.mkdir()
+    lib.write_text(
+        "def step(x):\n"  # 1
+        "    y = x * 2\n"  # 2
+        "    if y.sum() > 0:\n"  # 3
+        "        return y\n"  # 4
+        "    return x\n"  # 5
+        "\n"  # 6
+        "def other(x):\n"  # 7
+        "    return x.item()\n",  # 8
+        encoding="utf-8",
+    )
+
+    def lib_finding(line: int, rule: str) -> Finding:
+        return dataclasses.replace(
+            _static(user, 2, rule),
+            package="lib==1.0",
+            frames=(Frame(str(user), 2, "forward"), Frame(str(lib), line, "step")),
+        )
+
+    ur, lr = os.path.realpath(user), os.path.realpath(lib)
+    findings = [lib_finding(3, "CL101"), lib_finding(8, "CL103")]
+    traced, untraced = merge_findings(
+        findings,
+        (),
+        (),
+        CAT,
+        root=str(tmp_path),
+        reached={ur: frozenset({2}), lr: frozenset({2})},  # forward and lib.step in graphs
+        covered={ur: frozenset({1, 2})},
+    )
+    assert traced.message.endswith(COV_TRACED) and refuted(traced)
+    assert untraced.message.endswith(LIB_NOT_TRACED) and not refuted(untraced)
+    assert untraced.observed is None
+
+
 def test_json_and_sarif_carry_reached() -> None:
     f = dataclasses.replace(_static(DATA / "gated.py", 14), reached=False)
     g = _static(DATA / "gated.py", 12)
@@ -142,12 +191,51 @@ def test_check_with_coverage_marks_unreached_and_refuted_findings() -> None:
         cwd=str(ROOT),
         timeout=300,
         cover=[str(fix / "item_call.py")],
+        show_refuted=True,
     )
     [item] = [f for f in out.findings if f.rule == "CL103"]
     assert item.reached is True and item.message.endswith(COV_TRACED)
+    # By default a refuted prediction is left out, and the run's summary counts it.
+    hidden = add_dynamic_to_report(
+        rep,
+        str(fix / "item_call_capture.json"),
+        cwd=str(ROOT),
+        timeout=300,
+        cover=[str(fix / "item_call.py")],
+    )
+    assert not [f for f in hidden.findings if f.rule == "CL103"]
+    assert hidden.extra["dynamic"]["refuted"] == 1
     # --no-coverage: no eager pass, the older wording.
     out = add_dynamic_to_report(
-        rep, str(fix / "item_call_capture.json"), cwd=str(ROOT), timeout=300, cover=None
+        rep,
+        str(fix / "item_call_capture.json"),
+        cwd=str(ROOT),
+        timeout=300,
+        cover=None,
+        show_refuted=True,
     )
     [item] = [f for f in out.findings if f.rule == "CL103"]
     assert item.reached is None and not item.message.endswith(COV_TRACED)
+
+
+def test_traced_lines_of_files_outside_the_project_are_recorded(tmp_path: Path) -> None:
+    """An installed package's model file is scanned from outside the project: the lines torch
+    traced in it count (else its findings all read "ran eagerly"); torch's own frames do not."""
+    pytest.importorskip("torch")
+    import torch
+
+    from compilelint.dynamic.runner import GraphCollector
+
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    gc = GraphCollector(str(proj))
+    tdir = os.path.dirname(os.path.realpath(torch.__file__))
+    site = str(tmp_path / "site" / "pkg" / "modeling.py")
+    stack = (
+        f'  File "{proj}/model.py", line 7, in forward\n    y = f(x)\n'
+        f'  File "{site}", line 42, in f\n    return x * 2\n'
+        f'  File "{tdir}/nn/functional.py", line 99, in relu\n'
+    )
+    outer = gc._note_lines(stack)
+    assert outer == (f"{proj}/model.py", 7, "forward")
+    assert gc.lines == {f"{proj}/model.py": {7}, site: {42}}

@@ -331,3 +331,49 @@ def test_item_whose_other_use_was_guarded_is_fixed_next_round(tmp_path: Path) ->
     res = run_fixes([str(work)], Config(select=("CL103",), cache=False), unsafe=True)
     assert not res.changes
     assert [r.status for r in res.records] == ["no-fix"]
+
+
+def test_cast_whose_only_use_is_logged_stays_a_tensor(tmp_path: Path) -> None:
+    """`n = int(t)` read only by a log line: the log line is guarded, then `n` stays a 0-d
+    tensor and the guarded use converts it back with `int(n)`."""
+    work = tmp_path / "m.py"
+    work.write_text(
+        "import logging\n\nimport torch\n\nlogger = logging.getLogger(__name__)\n\n\n"
+        "class M(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        n = int((x > 0).sum())\n"
+        '        logger.info("active %d", n)\n'
+        "        lam = x.mean().item()\n"
+        "        lam = max(lam, 1 - lam)\n"
+        "        return x * lam / max(abs(n), 1)\n",
+        encoding="utf-8",
+    )
+    cfg = Config(select=("CL102", "CL103", "CL202"), cache=False)
+    res = run_fixes([str(work)], cfg, unsafe=True)
+    fixed = decode(res.changes[0].after)
+    assert "        n = torch.trunc((x > 0).sum())\n" in fixed
+    assert '            logger.info("active %d", int(n))\n' in fixed
+    assert "        lam = torch.maximum(lam, 1 - lam)\n" in fixed
+    assert "return x * lam / torch.clamp(torch.abs(n), min=1)" in fixed
+    assert {r.status for r in res.records} == {"applied"}
+    # a second binding that is not from the tensor value blocks the fix
+    work.write_text(
+        fixed.replace("lam = torch.maximum(lam, 1 - lam)", "lam = 0.5").replace(
+            "lam = x.mean()", "lam = x.mean().item()"
+        ),
+        encoding="utf-8",
+    )
+    res = run_fixes([str(work)], Config(select=("CL103",), cache=False), unsafe=True)
+    assert [r.status for r in res.records] == ["no-fix"]
+    # math of the value follows it (torch.exp), and Python-number expressions are numbers
+    work.write_text(
+        "import math\n\nimport torch\n\n\nclass M(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        h = 0.5 * math.log(2 * math.pi) + x.mean().item()\n"
+        "        return x * math.exp(-h)\n",
+        encoding="utf-8",
+    )
+    res = run_fixes([str(work)], Config(select=("CL103",), cache=False), unsafe=True)
+    fixed = decode(res.changes[0].after)
+    assert "        h = 0.5 * math.log(2 * math.pi) + x.mean()\n" in fixed
+    assert "        return x * torch.exp(-h)\n" in fixed

@@ -197,6 +197,20 @@ def test_library_facts_are_cached_per_distribution(project: tuple[Path, Path, Pa
     assert list((proj / ".cache" / "libs").glob("fakelib-1.2.3-*.marshal"))
 
 
+def test_cached_results_keep_library_frames(project: tuple[Path, Path, Path]) -> None:
+    """A second identical run answers from the results cache: its library findings' frames
+    are Frame objects again, so every reporter (JSON here) still renders them."""
+    proj, venv, _ = project
+    runs = []
+    for _ in range(2):
+        code, out, err = invoke(["check", ".", "--format", "json", "--python", str(venv)], cwd=proj)
+        assert code in (0, 1), err
+        runs.append(json.loads(out))
+    first, second = (sorted(str(f["frames"]) for f in r["findings"]) for r in runs)
+    assert first and first == second
+    assert runs[1]["findings"][0]["frames"][-1]["path"].endswith(os.path.join("fakelib", "core.py"))
+
+
 def test_search_path_and_resolution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     venv = make_env(tmp_path, tmp_path / "m")
     monkeypatch.delenv("VIRTUAL_ENV", raising=False)

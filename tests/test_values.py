@@ -280,3 +280,71 @@ def test_autograd_function_and_hooks_are_reached(tmp_path: Path) -> None:
         ("m.py", 17, "CL201"),
         ("m.py", 27, "CL101"),
     ]
+
+
+# ---------------------------------------------------------------------------- data-dependent sizes
+def test_tensor_folded_from_python_numbers_is_not_data(tmp_path: Path) -> None:
+    # Longformer/LED: torch.div(seq_len, window_overlap, rounding_mode="trunc") with ints is a
+    # constant dynamo folds (no break on torch 2.13); FastSpeech2's max_len is data (GB0033).
+    src = """
+    import torch
+    from torch import nn
+
+    def regulate(x, durations):
+        max_len = torch.sum(durations, dim=1).max()
+        return torch.zeros((x.size(0), max_len, x.size(2)))
+
+    class M(nn.Module):
+        def forward(self, x: torch.Tensor, d: torch.Tensor):
+            y = self._chunk(x, 2)
+            return regulate(y, d)
+
+        def _chunk(self, x: torch.Tensor, window: int):
+            n = torch.div(x.size(1), window * 2, rounding_mode="trunc")
+            return x.view(x.size(0), n, window * 2, -1).new_zeros((1, n + 1))
+    """
+    assert V.data_sources(V.CONST_TENSOR) == frozenset()
+    assert V.data_sources(V.join(V.CONST_TENSOR, V.sym("P|f|n"))) == {"P|f|n"}
+    assert V.sources(V.CONST_TENSOR) == {"T"}  # still a tensor for every other question
+    assert lint(tmp_path, {"m.py": src}, ("CL115",)) == [("m.py", 7, "CL115")]
+
+
+def test_scalar_annotated_parameters_are_python_scalars(tmp_path: Path) -> None:
+    src = """
+    import torch
+    from torch import nn
+
+    class M(nn.Module):
+        def forward(self, x: torch.Tensor):
+            return self.scale(x, 2, "mean")
+
+        def scale(self, x: torch.Tensor, n: int, mode: str):
+            if n > 1 and mode == "mean":
+                x = x / n
+            return x.reshape(n, -1)
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL101", "CL115")) == []
+
+
+def test_boolean_masks_from_annotations_and_dtype_keeping_methods(tmp_path: Path) -> None:
+    # HiggsAudio-v2: audio_token_mask: torch.BoolTensor | None, moved with .to(device), then
+    # h[mask] and h[~mask] += ... (both GB0036 on torch 2.13); an integer index does not break.
+    src = """
+    import torch
+    from torch import nn
+
+    class M(nn.Module):
+        def forward(self, h: torch.Tensor, mask: torch.BoolTensor | None = None, idx=None):
+            if mask is None:
+                return h
+            mask = mask.to(h.device)
+            a = h[mask]
+            h[~mask.unsqueeze(0)[0]] += a.sum()
+            h[mask] = 0.0
+            rows = idx.to(h.device)
+            return h[rows]
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL111",)) == [
+        ("m.py", 10, "CL111"),
+        ("m.py", 11, "CL111"),
+    ]

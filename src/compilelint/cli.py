@@ -170,6 +170,12 @@ class _OptionOrder(click.Command):
     help="Dynamic stage: skip the eager line-coverage pass that tells unreached lines from refuted findings.",
 )
 @click.option(
+    "--show-refuted",
+    is_flag=True,
+    help="With --input-spec: also report static predictions that the run refuted (torch traced "
+    "the code that holds them without the break); hidden by default.",
+)
+@click.option(
     "--trace",
     "traces",
     multiple=True,
@@ -215,6 +221,7 @@ def check(
     unsafe_fixes: bool,
     memory_limit: int | None,
     no_coverage: bool,
+    show_refuted: bool,
     traces: tuple[str, ...],
     trace_roots: tuple[str, ...],
 ) -> None:
@@ -326,6 +333,7 @@ def check(
             timeout=timeout,
             memory_mb=memory_limit,
             cover=None if no_coverage else path_list,
+            show_refuted=show_refuted,
         )
     report = finalize(
         report,

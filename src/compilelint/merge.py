@@ -39,6 +39,16 @@ COV_EAGER = (
     " neither confirm nor refute it)"
 )
 
+# A library finding whose library function torch never traced under the spec's inputs.
+LIB_NOT_TRACED = " (predicted; torch did not trace this library function with your inputs)"
+
+
+def refuted(f: Finding) -> bool:
+    """Whether the dynamic run contradicts a static prediction: torch executed (traced) the
+    code that holds it and recorded no such break."""
+    return f.observed is False and f.stage == "static"
+
+
 _FINDING_FIELDS = {f.name for f in dataclasses.fields(Finding)}
 
 
@@ -431,6 +441,28 @@ def merge_findings(
             if rule_of is None or rule_of.verify == "none" or rule_of.detector != "static":
                 continue  # advice and tool findings are not something a run can observe
             npath = norm_static[i]
+            if f.package and f.frames:
+                # In a library, reached from the user's call: what counts is whether torch
+                # traced the library function that holds the predicted line, not the caller.
+                inner = f.frames[-1]
+                ipath = norm_path(inner.path, root)
+                ispan = enclosing_span(ipath, inner.line)
+                ilines = set(reached_norm.get(ipath, ())) | observed_lines.get(ipath, set())
+                if ispan is not None:
+                    traced = any(ispan[0] <= ln <= ispan[1] for ln in ilines)
+                else:
+                    traced = inner.line in ilines
+                if traced:
+                    out[i] = _replace(
+                        cur, message=cur.message + COV_TRACED, observed=False, reached=True
+                    )
+                elif covered_norm is not None:
+                    out[i] = _replace(
+                        cur, message=cur.message + LIB_NOT_TRACED, observed=None, reached=False
+                    )
+                else:
+                    out[i] = _replace(cur, message=cur.message + NOT_REACHED, observed=None)
+                continue
             span = enclosing_span(npath, f.line)
             lines = set(reached_norm.get(npath, ())) | observed_lines.get(npath, set())
             if span is not None:

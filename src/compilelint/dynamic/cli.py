@@ -19,7 +19,7 @@ import click
 from compilelint.catalog import Catalog, load_catalog
 from compilelint.dynamic.api import DEFAULT_TIMEOUT, DynamicResult, run_dynamic
 from compilelint.dynamic.spec import SpecError, init_spec, load_spec
-from compilelint.merge import compile_failure_finding, merge_findings
+from compilelint.merge import compile_failure_finding, merge_findings, refuted
 from compilelint.model import FileError, Report
 from compilelint.rank import rank_findings
 
@@ -35,6 +35,7 @@ def add_dynamic_to_report(
     result: DynamicResult | None = None,
     memory_mb: int | None = None,
     cover: Sequence[str] | None = None,
+    show_refuted: bool = False,
 ) -> Report:
     """Run the dynamic stage (unless ``result`` is given) and merge it into ``report``.
 
@@ -43,6 +44,8 @@ def add_dynamic_to_report(
     executed lines an extra eager pass records (each finding's ``reached``; ``None``: no
     coverage, as ``check --no-coverage``). A failed run keeps the static
     findings, sets ``extra["dynamic"]["error"]`` and adds a ``FileError`` of kind ``"dynamic"``.
+    Static predictions the run refuted (torch traced the code that holds them without the
+    break) are left out unless ``show_refuted``; ``extra["dynamic"]["refuted"]`` counts them.
     """
     root = os.path.realpath(cwd or os.getcwd())
     if progress is None:
@@ -73,6 +76,9 @@ def add_dynamic_to_report(
         cf = compile_failure_finding(failure, cat, root=root)
         if cf is not None:
             merged.append(cf)
+    hidden = 0 if show_refuted else sum(1 for f in merged if refuted(f))
+    if hidden:
+        merged = [f for f in merged if not refuted(f)]
     ranked, why = rank_findings(merged, res.breaks, root=root)
     errors = list(report.errors)
     err = res.error
@@ -93,6 +99,7 @@ def add_dynamic_to_report(
     extra = dict(report.extra)
     block = dict(res.block)
     block["summary"] = dynamic_summary(block)
+    block["refuted"] = hidden
     extra["dynamic"] = block
     extra["ranking"] = why
     return dataclasses.replace(

@@ -173,10 +173,23 @@ class WarningCollector(logging.Handler):
             self.limit_hits.append({"message": msg, "phase": self.phase, "call": self.call})
 
 
+def _torch_dirs() -> tuple[str, ...]:
+    import torch
+
+    return (os.path.dirname(os.path.realpath(torch.__file__)) + os.sep,)
+
+
+_TORCH_DIRS: tuple[str, ...] = ()
+
+
 class GraphCollector:
     """The compile backend: counts graphs and ops, records traced lines, runs eagerly."""
 
     def __init__(self, root: str) -> None:
+        global _TORCH_DIRS
+        if not _TORCH_DIRS:
+            with contextlib.suppress(Exception):
+                _TORCH_DIRS = _torch_dirs()
         self.root = os.path.realpath(root)
         self.graphs: list[dict[str, Any]] = []
         self.lines: dict[str, set[int]] = {}
@@ -219,13 +232,18 @@ class GraphCollector:
             if not ln.startswith('File "'):
                 continue
             path, _, rest = ln[6:].partition('", line ')
-            if not path.startswith(self.root):
-                continue
             num, _, fn = rest.partition(", in ")
-            if num.isdigit():
+            if not num.isdigit():
+                continue
+            if path.startswith(self.root):
                 self.lines.setdefault(path, set()).add(int(num))
                 if outer is None:
                     outer = (path, int(num), fn.strip())
+            elif not path.startswith(_TORCH_DIRS) and not path.startswith("<"):
+                # a scanned file outside the project (an installed package's model file, a
+                # library the model calls): its traced lines tell "torch traced it" apart from
+                # "torch ran it eagerly"
+                self.lines.setdefault(path, set()).add(int(num))
         return outer
 
 

@@ -113,6 +113,12 @@ def dynamic_line(report: Report) -> str | None:
         line += " (hit the recompile limit: torch fell back to eager)"
     if dyn.get("inputs_moved"):
         line += f"; {dyn['inputs_moved']}"
+    refuted = int(dyn.get("refuted") or 0)
+    if refuted:
+        line += (
+            f"; {plural(refuted, 'static prediction')} that torch traced without a break "
+            "left out (--show-refuted)"
+        )
     divergences = len(dyn.get("divergence") or [])
     if divergences:
         line += f"; the ranks diverge in {plural(divergences, 'place')} (CL005)"

@@ -19,13 +19,14 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import libcst as cst
 
 from compilelint import __version__
 from compilelint.catalog import Catalog, applies_to, load_catalog
 from compilelint.config import Config, selected_codes
-from compilelint.model import FileError, Finding, Rule, Severity
+from compilelint.model import Edit, FileError, Finding, Frame, Rule, Severity
 from compilelint.static.analysis.dispatch import add_object_calls
 from compilelint.static.analysis.facts import (
     CallSite,
@@ -174,6 +175,20 @@ _WIDE_BOMS = (
     (b"\xff\xfe", "UTF-16"),
     (b"\xfe\xff", "UTF-16"),
 )
+
+
+def finding_from_data(d: Mapping[str, Any]) -> Finding:
+    """A finding stored by ``put_results`` (``dataclasses.asdict``): nested frames and edits
+    come back as dicts and are rebuilt as the dataclasses the reporters expect."""
+    data = dict(d)
+    data["frames"] = tuple(
+        x if isinstance(x, Frame) else Frame(**x) for x in data.get("frames") or ()
+    )
+    data["edits"] = tuple(x if isinstance(x, Edit) else Edit(**x) for x in data.get("edits") or ())
+    for k in ("hints",):
+        if isinstance(data.get(k), list):
+            data[k] = tuple(data[k])
+    return Finding(**data)
 
 
 def _call_with_deep_stack(fn: Callable[[], FileFacts]) -> FileFacts:
@@ -640,7 +655,7 @@ def scan(
         if prev is not None:
             try:
                 return ScanResult(
-                    findings=[Finding(**d) for d in prev["findings"]],
+                    findings=[finding_from_data(d) for d in prev["findings"]],
                     errors=errors,
                     files=prev["files"],
                     lines=prev["lines"],

@@ -7,6 +7,11 @@
 - ``if cond: warnings.warn(...)`` (a body that only prints, logs or warns, no ``else``)
                                                        -> the whole ``if`` under
                                                           ``if not torch.compiler.is_compiling():``
+- ``if cond: raise ValueError("msg")`` (a body that only raises, no ``else``)
+                                                       -> ``torch._assert_async(
+                                                              torch.logical_not(cond), "msg")``
+                                                          (an in-graph check: it raises a
+                                                          RuntimeError, asynchronously on GPU)
 
 Both sides are computed, so the rewrite is unsafe: it is offered only when no side has a
 visible side effect and at least one side is a tensor.
@@ -28,6 +33,7 @@ from compilelint.fix.codemods.base import (
     suite_statements,
     with_comments,
 )
+from compilelint.fix.codemods.cl104_tensor_dependent_assert import literal_message
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 from compilelint.model import Finding
@@ -111,7 +117,7 @@ class TensorDependentBranchWhere(Codemod):
     def _if(self, ctx: FixContext, node: cst.If) -> Rewrite | NoFix:
         if isinstance(node.orelse, cst.If) or isinstance(ctx.parent(node), cst.If):
             return NoFix("`elif` chains are not rewritten")
-        eager = _eager_only_body(node)
+        eager = eager_only_body(node)
         if eager is not None:
             if not isinstance(ctx.parent(node), cst.IndentedBlock):
                 return NoFix("the branch is not inside a function body")
@@ -128,6 +134,8 @@ class TensorDependentBranchWhere(Codemod):
                 imports=("torch",),
             )
         body = suite_statements(node.body)
+        if node.orelse is None and body is not None and any(isinstance(b, cst.Raise) for b in body):
+            return self._raise(ctx, node, body)
         orelse = suite_statements(node.orelse.body) if node.orelse is not None else []
         if body is None or orelse is None:
             return NoFix("a branch holds compound statements")
@@ -138,6 +146,60 @@ class TensorDependentBranchWhere(Codemod):
         if rets:
             return self._returns(ctx, node, block, body, orelse)
         return self._assigns(ctx, node, body, orelse)
+
+    def _raise(
+        self, ctx: FixContext, node: cst.If, body: list[cst.BaseSmallStatement]
+    ) -> Rewrite | NoFix:
+        """``if cond: raise E("msg")`` -> ``torch._assert_async(torch.logical_not(cond), "msg")``."""
+        if len(body) != 1 or not isinstance(body[0], cst.Raise) or body[0].cause is not None:
+            return NoFix("a branch does more than raise an exception")
+        if not isinstance(ctx.parent(node), cst.IndentedBlock):
+            return NoFix("the branch is not inside a function body")
+        eff = side_effect(node.test)
+        if eff is not None:
+            return NoFix(f"`{ctx.code(eff).strip()}` has a side effect")
+        exc = body[0].exc
+        msg: cst.BaseExpression | None = None
+        if isinstance(exc, cst.Call):
+            if len(exc.args) > 1 or any(a.keyword or a.star for a in exc.args):
+                return NoFix("the exception is built from more than a message")
+            if exc.args:
+                arg = exc.args[0].value
+                msg = (
+                    arg.with_changes(lpar=[], rpar=[])
+                    if isinstance(arg, cst.SimpleString)
+                    else literal_message(ctx, arg)
+                )
+                if msg is None:
+                    return NoFix("the exception's message is not a string literal")
+            name = exc.func
+        elif isinstance(exc, (cst.Name, cst.Attribute)):
+            name = exc
+        else:
+            return NoFix("the branch re-raises an exception")
+        if msg is None:
+            msg = cst.SimpleString(repr(ctx.code(name).strip()))
+        check = cst.parse_statement(
+            f"{ctx.torch('_assert_async')}({ctx.torch('logical_not')}(__c__), __m__)\n"
+        )
+        assert isinstance(check, cst.SimpleStatementLine)
+        expr = check.body[0]
+        assert isinstance(expr, cst.Expr) and isinstance(expr.value, cst.Call)
+        call = expr.value
+        inner = call.args[0].value
+        assert isinstance(inner, cst.Call)
+        inner = inner.with_changes(args=[cst.Arg(node.test.with_changes(lpar=[], rpar=[]))])
+        call = call.with_changes(
+            args=[call.args[0].with_changes(value=inner), call.args[1].with_changes(value=msg)]
+        )
+        stmt = check.with_changes(body=[expr.with_changes(value=call)])
+        stmts = with_comments([stmt], node.leading_lines, comments_in(node), header_comment(node))
+        return Rewrite(
+            title="check in the graph with `torch._assert_async(torch.logical_not(cond), msg)` "
+            "(raises RuntimeError; asynchronously on GPU)",
+            changes=[(node, cst.FlattenSentinel(stmts))],
+            imports=("torch",),
+        )
 
     def _returns(
         self,
@@ -330,7 +392,7 @@ def _not_compiling(test: cst.BaseExpression) -> bool:
     )
 
 
-def _eager_only_body(node: cst.If) -> cst.BaseSuite | None:
+def eager_only_body(node: cst.If) -> cst.BaseSuite | None:
     """The body to keep when ``node`` (no ``else``) only reports: print, logging or warnings
     calls, possibly already under ``if not torch.compiler.is_compiling():`` (unwrapped)."""
     if node.orelse is not None or not isinstance(node.body, cst.IndentedBlock):

@@ -2,22 +2,41 @@
 
 - ``x * t.item()``                           -> ``x * t``
 - ``x / max(t.item(), 1.0)``                 -> ``x / torch.clamp(t, min=1.0)``
+- ``x / max(abs(t.item()), 1.0)``            -> ``x / torch.clamp(torch.abs(t), min=1.0)``
+  (``abs``/``round``/``int``/``float`` of the value become ``torch.abs``/``torch.round``/
+  ``torch.trunc``/the value itself)
 - ``peak = t.item()`` ... ``h / max(peak, 1.0)`` (every use of ``peak`` is such arithmetic)
                                              -> ``peak = t`` ... ``h / torch.clamp(peak, min=1.0)``
-
+- ``lam = t.item()``; ``lam = max(lam, 1 - lam)``; ``lam * x``
+                                             -> ``lam = t``; ``lam = torch.maximum(lam, 1 - lam)``
+  (the value is followed along its def-use chain: names it is assigned to, reassignments
+  included, must themselves only feed such arithmetic)
 - ``spread = t.item()`` ... ``if not torch.compiler.is_compiling(): logger.debug("%f", spread)``
                                              -> the guarded (eager-only) uses read ``spread.item()``
+                                                (``int(n)``/``float(n)`` where the value was
+                                                converted with ``int``/``float``)
 
-Any other use (a comparison, a shape, ``range()``, a format string, a return value) gets no fix.
+Any other use (a comparison, a shape, ``range()``, a format string, a return value, a call
+of anything else) gets no fix.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import Codemod, bound_names, is_number
+from compilelint.fix.codemods.base import (
+    TORCH_OF,
+    Codemod,
+    atom,
+    bound_names,
+    is_math,
+    is_number,
+    number_expr,
+    paren,
+)
+from compilelint.fix.codemods.cl101_tensor_dependent_branch import eager_only_body
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Replacement, Rewrite
 from compilelint.model import Finding
@@ -31,99 +50,179 @@ _ARITH = (
     cst.Modulo,
     cst.Power,
 )
+# one-argument builtins of a number and what they become on a 0-d tensor
+_UNARY = {"abs": "abs", "round": "round", "int": "trunc", "float": "float"}
+_MAX_PASSES = 6
 
 
 @dataclass
-class _Chain:
-    """How a value climbs to a tensor context: the max/min calls on the way (innermost
-    first); ``assign`` when it ends as the value of ``name = ...``."""
+class _End:
+    """Where a value's climb ends: ``assign`` when it is the value of ``name = ...``."""
 
-    minmax: list[cst.Call] = field(default_factory=list)
     assign: cst.Assign | None = None
-    top: cst.CSTNode | None = None
+
+
+# kind of rewrite of an original node: "origin", "eager:<wrap>", "clamp", "maximum",
+# "abs", "round", "trunc", "float"
+_Plan = dict[int, str]
 
 
 class TensorItemDrop(Codemod):
     CODE = "CL103"
 
     def fix(self, ctx: FixContext, finding: Finding) -> Rewrite | NoFix:
+        got = self.origin(ctx, finding)
+        if isinstance(got, NoFix):
+            return got
+        origin, replacement, wrap = got
+        return self.keep_tensor(ctx, origin, replacement, wrap)
+
+    needs_torch: bool = False  # does the origin's replacement name torch?
+    action: str = "drop `.item()`"  # what the title says is done
+
+    # ------------------------------------------------------------------ the origin
+    def origin(
+        self, ctx: FixContext, finding: Finding
+    ) -> tuple[cst.Call, cst.BaseExpression, str] | NoFix:
+        """(the call that reads the number, what replaces it, how eager-only uses read it)."""
         calls = [
             c
             for c in ctx.nodes_at(finding, cst.Call)
-            if isinstance(c.func, cst.Attribute) and c.func.attr.value == "item"
+            if isinstance(c.func, cst.Attribute) and c.func.attr.value == "item" and not c.args
         ]
         if not calls:
             return NoFix("the `.item()` call was not found in the file")
         call = calls[0]
-        chain = self._climb(ctx, call, allow_assign=True)
-        if isinstance(chain, NoFix):
-            return chain
-        repl = {id(call): self._receiver(call)}
-        changes: list[tuple[cst.CSTNode, Replacement]] = []
-        if chain.assign is None:
-            changes.append(self._rewrite(ctx, call, chain, repl))
-            return Rewrite(self._title(chain), changes, imports=self._imports(chain))
-        # name = <value>: every use of the name must be tensor arithmetic too.
-        target = chain.assign.targets[0].target
-        assert isinstance(target, cst.Name)
-        name = target.value
-        fn = ctx.function(call)
+        recv = call.func.value  # type: ignore[attr-defined]
+        if call.lpar:
+            recv = recv.with_changes(lpar=call.lpar, rpar=call.rpar)
+        return call, recv, "item"
+
+    # ------------------------------------------------------------------ the def-use chain
+    def keep_tensor(
+        self,
+        ctx: FixContext,
+        origin: cst.Call,
+        replacement: cst.BaseExpression,
+        wrap: str,
+    ) -> Rewrite | NoFix:
+        plan: _Plan = {id(origin): "origin"}
+        end = self._climb(ctx, origin, set(), plan, allow_assign=True)
+        if isinstance(end, NoFix):
+            return end
+        if end.assign is None:
+            return self._rewrite(ctx, plan, {id(origin): replacement})
+        fn = ctx.function(origin)
         if fn is None:
             return NoFix("the value is not in a function")
+        first = _target_name(end.assign)
+        assert first is not None
+        # eager-only uses of the first name read it the way the original code converted it
+        wraps = {first: _wrap_of(end.assign.value, wrap)}
         binders = bound_names(fn)
-        if len(binders.get(name, [])) != 1:
-            return NoFix(f"`{name}` is assigned more than once")
-        start = ctx.span(chain.assign)
-        chains = [chain]
-        changes.append(self._rewrite(ctx, call, chain, repl))
-        for use in self._uses(fn, name, target):
-            if ctx.span(use)[:2] < start[:2]:
-                return NoFix(f"`{name}` is read before it is assigned")
-            if _eager_only(ctx, use, fn):
-                # the guarded call runs only in eager: it still gets the Python number
-                changes.append(
-                    (use, cst.Call(func=cst.Attribute(value=use, attr=cst.Name("item"))))
-                )
-                continue
-            used = self._climb(ctx, use, allow_assign=False)
-            if isinstance(used, NoFix):
-                return NoFix(f"`{name}` is also {used.reason.removeprefix('the value is ')}")
-            chains.append(used)
-            if used.minmax:
-                changes.append(self._rewrite(ctx, use, used, {}))
-        imports: tuple[str, ...] = ()
-        for c in chains:
-            imports = imports or self._imports(c)
-        return Rewrite(self._title(*chains), changes, imports=imports)
+        names = {first}
+        base = dict(plan)
+        for _ in range(_MAX_PASSES):
+            plan = dict(base)
+            reached = {id(end.assign)}
+            found = set(names)
+            for name in sorted(names):
+                where = binders.get(name, [])
+                if not where:
+                    return NoFix(f"`{name}` is not assigned in the function")
+                start = min(ctx.span(b)[:2] for b in where)
+                for use in _uses(fn, name):
+                    if ctx.span(use)[:2] < start:
+                        return NoFix(f"`{name}` is read before it is assigned")
+                    if _eager_only(ctx, use, fn):
+                        plan[id(use)] = "eager:" + wraps.get(name, "item")
+                        continue
+                    report = _reporting_if(ctx, use, fn)
+                    if report is not None:
+                        # `if worst > 1e3: print(...)`: the whole `if` runs only in eager
+                        plan[id(report)] = "eagerif"
+                        plan[id(use)] = "eager:" + wraps.get(name, "item")
+                        continue
+                    got = self._climb(ctx, use, names, plan, allow_assign=True)
+                    if isinstance(got, NoFix):
+                        return NoFix(f"`{name}` is also {got.reason.removeprefix('the value is ')}")
+                    if got.assign is not None:
+                        reached.add(id(got.assign))
+                        found.add(_target_name(got.assign) or "")
+            if found == names:
+                break
+            names = found
+        else:
+            return NoFix("the value flows through too many names")
+        for name in sorted(names):
+            for b in binders.get(name, []):
+                assign = ctx.parent(b) if isinstance(b, cst.AssignTarget) else None
+                if assign is None or id(assign) not in reached:
+                    how = ctx.code(b).strip().splitlines()[0][:40]
+                    return NoFix(
+                        f"`{name}` is assigned more than once (also by `{how}`), not only "
+                        "from the tensor value"
+                    )
+        return self._rewrite(ctx, plan, {id(origin): replacement})
 
     # ------------------------------------------------------------------ analysis
-    def _climb(self, ctx: FixContext, node: cst.CSTNode, *, allow_assign: bool) -> _Chain | NoFix:
-        out = _Chain()
+    def _climb(
+        self,
+        ctx: FixContext,
+        node: cst.CSTNode,
+        names: set[str],
+        plan: _Plan,
+        *,
+        allow_assign: bool,
+    ) -> _End | NoFix:
+        """Follow ``node`` (a number that becomes a 0-d tensor) up through the expressions
+        that keep it a tensor, recording their rewrites in ``plan``; ``names``: the local
+        names that become tensors too."""
         cur = node
         while True:
             p = ctx.parent(cur)
             if isinstance(p, cst.Arg):
                 call = ctx.parent(p)
-                if (
-                    isinstance(call, cst.Call)
-                    and isinstance(call.func, cst.Name)
-                    and call.func.value in ("max", "min")
-                    and len(call.args) == 2
-                    and all(a.keyword is None and not a.star for a in call.args)
-                ):
+                fname = (
+                    call.func.value
+                    if isinstance(call, cst.Call) and isinstance(call.func, cst.Name)
+                    else ""
+                )
+                assert call is None or isinstance(call, cst.Call)
+                plain = call is not None and all(
+                    a.keyword is None and not a.star for a in call.args
+                )
+                if call is not None and plain and fname in ("max", "min") and len(call.args) == 2:
                     other = call.args[1].value if call.args[0] is p else call.args[0].value
-                    if is_number(other):
-                        out.minmax.append(call)
+                    if number_expr(other):
+                        plan[id(call)] = "clamp"
                         cur = call
                         continue
+                    if self._tensorish(ctx, other, names):
+                        plan[id(call)] = "maximum"
+                        cur = call
+                        continue
+                if call is not None and plain and fname in _UNARY and len(call.args) == 1:
+                    plan[id(call)] = _UNARY[fname]
+                    cur = call
+                    continue
+                if (
+                    call is not None
+                    and plain
+                    and len(call.args) == 1
+                    and is_math(call.func)
+                    and call.func.attr.value in TORCH_OF  # type: ignore[attr-defined]
+                ):
+                    plan[id(call)] = "math:" + TORCH_OF[call.func.attr.value]  # type: ignore[attr-defined]
+                    cur = call
+                    continue
                 where = ctx.code(call).strip()[:40] if call is not None else "a call"
                 return NoFix(f"the value is passed to `{where}`")
             if isinstance(p, cst.BinaryOperation) and isinstance(p.operator, _ARITH):
                 other = p.right if p.left is cur else p.left
                 if ctx.is_tensor(other):
-                    out.top = cur
-                    return out
-                if is_number(other):
+                    return _End()
+                if number_expr(other) or self._tensorish(ctx, other, names):
                     cur = p
                     continue
                 return NoFix(
@@ -140,80 +239,188 @@ class TensorItemDrop(Codemod):
                 and len(p.targets) == 1
                 and isinstance(p.targets[0].target, cst.Name)
             ):
-                out.assign = p
-                out.top = cur
-                return out
+                return _End(assign=p)
             where = ctx.code(p).strip().splitlines()[0][:40] if p is not None else "?"
             return NoFix(f"the value is used in `{where}`, not only in arithmetic with tensors")
 
-    def _uses(self, fn: cst.FunctionDef, name: str, target: cst.Name) -> list[cst.Name]:
-        out: list[cst.Name] = []
-
-        class V(cst.CSTVisitor):
-            def visit_Name(self, n: cst.Name) -> None:
-                if n.value == name and n is not target:
-                    out.append(n)
-
-            def visit_Attribute(self, n: cst.Attribute) -> bool:
-                n.value.visit(self)
-                return False
-
-            def visit_Arg(self, n: cst.Arg) -> bool:
-                n.value.visit(self)
-                return False
-
-        fn.body.visit(V())
-        return out
+    def _tensorish(self, ctx: FixContext, e: cst.BaseExpression, names: set[str]) -> bool:
+        """Is ``e`` a tensor once the names in ``names`` are (numbers and those names under
+        arithmetic)?"""
+        if ctx.is_tensor(e):
+            return True
+        if isinstance(e, cst.Name):
+            return e.value in names
+        if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, (cst.Minus, cst.Plus)):
+            return self._tensorish(ctx, e.expression, names)
+        if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, _ARITH):
+            sides = (e.left, e.right)
+            return any(self._tensorish(ctx, s, names) for s in sides) and all(
+                number_expr(s) or self._tensorish(ctx, s, names) for s in sides
+            )
+        return False
 
     # ------------------------------------------------------------------ rewriting
-    def _receiver(self, call: cst.Call) -> cst.BaseExpression:
-        recv = call.func.value  # type: ignore[attr-defined]
-        if call.lpar:
-            recv = recv.with_changes(lpar=call.lpar, rpar=call.rpar)
-        return recv
-
     def _rewrite(
-        self,
-        ctx: FixContext,
-        leaf: cst.CSTNode,
-        chain: _Chain,
-        repl: dict[int, cst.BaseExpression],
-    ) -> tuple[cst.CSTNode, cst.CSTNode]:
-        """(target, replacement): the outermost max/min of the chain, or the leaf itself."""
-        target = chain.minmax[-1] if chain.minmax else leaf
-        clamps = {id(c) for c in chain.minmax}
-        clamp = cst.parse_expression(ctx.torch("clamp"))
+        self, ctx: FixContext, plan: _Plan, fixed: dict[int, cst.BaseExpression]
+    ) -> Rewrite:
+        """One change per outermost planned node (the planned nodes below it are rewritten
+        inside it)."""
+        nodes: dict[int, cst.CSTNode] = {}
+        for node in _walk(ctx.module):
+            if id(node) in plan:
+                nodes[id(node)] = node
+        targets: dict[int, cst.CSTNode] = {}
+        for node in nodes.values():
+            top = node
+            for a in ctx.ancestors(node):
+                if id(a) in plan:
+                    top = a
+            targets[id(top)] = top
+        torch_ = ctx.torch()
+        uses_torch = self.needs_torch and any(k == "origin" for k in plan.values())
+
+        def make(kind: str, u: cst.CSTNode, o: cst.CSTNode) -> cst.CSTNode:
+            nonlocal uses_torch
+            if kind == "origin":
+                return fixed[id(o)]
+            if kind.startswith("eager:"):
+                how = kind.removeprefix("eager:")
+                if how == "item":
+                    return cst.Call(func=cst.Attribute(value=atom(u), attr=cst.Name("item")))  # type: ignore[arg-type]
+                return cst.Call(func=cst.Name(how), args=[cst.Arg(u)])  # type: ignore[arg-type]
+            if kind == "eagerif":
+                uses_torch = True
+                assert isinstance(u, cst.If)
+                body = eager_only_body(u)
+                assert body is not None
+                return cst.If(
+                    test=cst.parse_expression(f"not {torch_}.compiler.is_compiling()"),
+                    body=cst.IndentedBlock(body=[u.with_changes(body=body, leading_lines=[])]),
+                    leading_lines=u.leading_lines,
+                )
+            assert isinstance(u, cst.Call)
+            args = [a.value for a in u.args]
+            if kind.startswith("math:"):
+                uses_torch = True
+                return u.with_changes(func=cst.parse_expression(f"{torch_}.{kind[5:]}"))
+            if kind == "float":
+                return paren(args[0]) if not _simple(args[0]) else args[0]
+            uses_torch = True
+            if kind == "clamp":
+                v, c = args
+                if is_number(v):
+                    v, c = c, v
+                kw = "min" if o.func.value == "max" else "max"  # type: ignore[attr-defined]
+                eq = cst.AssignEqual(
+                    whitespace_before=cst.SimpleWhitespace(""),
+                    whitespace_after=cst.SimpleWhitespace(""),
+                )
+                return u.with_changes(
+                    func=cst.parse_expression(f"{torch_}.clamp"),
+                    args=[cst.Arg(v), cst.Arg(c, keyword=cst.Name(kw), equal=eq)],
+                )
+            if kind == "maximum":
+                fn = "maximum" if o.func.value == "max" else "minimum"  # type: ignore[attr-defined]
+                return u.with_changes(func=cst.parse_expression(f"{torch_}.{fn}"))
+            return u.with_changes(func=cst.parse_expression(f"{torch_}.{kind}"))
 
         class T(cst.CSTTransformer):
-            def leave_Call(self, o: cst.Call, u: cst.Call) -> cst.BaseExpression:
-                if id(o) in repl:
-                    return repl[id(o)]
-                if id(o) in clamps:
-                    v, c = (u.args[0].value, u.args[1].value)
-                    if is_number(v):
-                        v, c = c, v
-                    kw = "min" if o.func.value == "max" else "max"  # type: ignore[attr-defined]
-                    eq = cst.AssignEqual(
-                        whitespace_before=cst.SimpleWhitespace(""),
-                        whitespace_after=cst.SimpleWhitespace(""),
-                    )
-                    return u.with_changes(
-                        func=clamp,
-                        args=[cst.Arg(v), cst.Arg(c, keyword=cst.Name(kw), equal=eq)],
-                    )
-                return u
+            def on_leave(self, o: cst.CSTNode, u: cst.CSTNode) -> cst.CSTNode:  # type: ignore[override]
+                kind = plan.get(id(o))
+                return make(kind, u, o) if kind is not None else u
 
-        if id(target) in repl:
-            return target, repl[id(target)]
-        return target, target.visit(T())  # type: ignore[return-value]
+        changes: list[tuple[cst.CSTNode, Replacement]] = []
+        for top in targets.values():
+            changes.append((top, top.visit(T())))  # type: ignore[arg-type]
+        kinds = set(plan.values())
+        title = f"keep the value a tensor: {self.action}"
+        extra = sorted(
+            {
+                "`max`/`min` become `torch.clamp`" if "clamp" in kinds else "",
+                "`torch.maximum`/`torch.minimum`" if "maximum" in kinds else "",
+                "`abs`/`round`/`int` become torch ops" if kinds & {"abs", "round", "trunc"} else "",
+            }
+            - {""}
+        )
+        if extra:
+            title += ", " + ", ".join(extra)
+        return Rewrite(title, changes, imports=("torch",) if uses_torch else ())
 
-    def _imports(self, chain: _Chain) -> tuple[str, ...]:
-        return ("torch",) if chain.minmax else ()
 
-    def _title(self, *chains: _Chain) -> str:
-        if any(c.minmax for c in chains):
-            return "keep the value a tensor: drop `.item()`, `max`/`min` become `torch.clamp`"
-        return "keep the value a tensor: drop `.item()`"
+def _simple(e: cst.BaseExpression) -> bool:
+    return isinstance(e, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or bool(e.lpar)
+
+
+def _target_name(a: cst.Assign) -> str | None:
+    t = a.targets[0].target
+    return t.value if isinstance(t, cst.Name) else None
+
+
+def _wrap_of(value: cst.BaseExpression, default: str) -> str:
+    """How eager-only code reads the number back: the conversion the original applied
+    last (``int(...)``/``float(...)``), else ``.item()``."""
+    if (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Name)
+        and value.func.value in ("int", "float")
+    ):
+        return value.func.value
+    return default
+
+
+def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
+    out: list[cst.CSTNode] = []
+
+    class V(cst.CSTVisitor):
+        def on_visit(self, n: cst.CSTNode) -> bool:
+            out.append(n)
+            return True
+
+    node.visit(V())
+    return out
+
+
+def _uses(fn: cst.FunctionDef, name: str) -> list[cst.Name]:
+    """Reads of ``name`` in ``fn`` (not the targets of assignments)."""
+    out: list[cst.Name] = []
+    targets: set[int] = set()
+
+    class V(cst.CSTVisitor):
+        def visit_AssignTarget(self, n: cst.AssignTarget) -> bool:
+            targets.add(id(n.target))
+            return True
+
+        def visit_Name(self, n: cst.Name) -> None:
+            if n.value == name and id(n) not in targets:
+                out.append(n)
+
+        def visit_Attribute(self, n: cst.Attribute) -> bool:
+            n.value.visit(self)
+            return False
+
+        def visit_Arg(self, n: cst.Arg) -> bool:
+            n.value.visit(self)
+            return False
+
+    fn.body.visit(V())
+    return out
+
+
+def _reporting_if(ctx: FixContext, node: cst.CSTNode, fn: cst.FunctionDef) -> cst.If | None:
+    """The ``if`` (no ``else``, in a function body) whose test or body holds ``node`` and
+    whose body only reports (print, logging, warnings): it can run only in eager."""
+    cur: cst.CSTNode | None = node
+    while cur is not None and cur is not fn:
+        p = ctx.parent(cur)
+        if (
+            isinstance(p, cst.If)
+            and (cur is p.test or cur is p.body)
+            and eager_only_body(p) is not None
+            and isinstance(ctx.parent(p), cst.IndentedBlock)
+        ):
+            return p
+        cur = p
+    return None
 
 
 def _eager_only(ctx: FixContext, node: cst.CSTNode, fn: cst.FunctionDef) -> bool:

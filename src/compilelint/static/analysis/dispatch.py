@@ -14,6 +14,8 @@ argument is one (``P|<func>|<param>``); other arguments are unknown. Reads the f
 from __future__ import annotations
 
 import ast
+import hashlib
+from collections import OrderedDict
 
 from compilelint.static.analysis import values as V
 from compilelint.static.analysis.facts import CallSite, FileFacts, FunctionFacts
@@ -115,7 +117,7 @@ def _function(
     fn: ast.FunctionDef | ast.AsyncFunctionDef,
     facts: FunctionFacts,
     imported_only: bool,
-) -> None:
+) -> list[CallSite]:
     qual = facts.qual
     a = fn.args
     params = {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
@@ -177,12 +179,29 @@ def _function(
         for r in refs:
             add(f"O|{r}|{func.attr}", node, in_loop)
     facts.calls.extend(added)
+    return added
+
+
+# The call sites found per (file, content, mode): the facts of one file's content are the same
+# every time, so an editor's re-check of unchanged siblings does not parse them again.
+_MEMO: OrderedDict[tuple[str, bytes, bool], dict[str, list[CallSite]]] = OrderedDict()
+_MEMO_SIZE = 512
 
 
 def add_object_calls(data: bytes, facts: FileFacts, *, imported_only: bool = False) -> None:
     """Add the call sites through objects of one analysed file to its facts (in place);
     ``imported_only``: only calls on objects of imported classes (a scanned file's calls into
     installed packages)."""
+    key = (facts.path, hashlib.blake2b(data, digest_size=16).digest(), imported_only)
+    got = _MEMO.get(key)
+    if got is not None:
+        _MEMO.move_to_end(key)
+        for qual, sites in got.items():
+            ff = facts.functions.get(qual)
+            if ff is not None:
+                ff.calls.extend(sites)
+        return
+    found: dict[str, list[CallSite]] = {}
     try:
         tree = ast.parse(data)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -200,7 +219,9 @@ def add_object_calls(data: bytes, facts: FileFacts, *, imported_only: bool = Fal
                     qual = node.name
                 ff = facts.functions.get(qual)
                 if ff is not None:
-                    _function(mod, node, ff, imported_only)
+                    added = _function(mod, node, ff, imported_only)
+                    if added:
+                        found.setdefault(qual, []).extend(added)
                 visit(node.body, None, qual)
             elif isinstance(node, ast.ClassDef):
                 inner = f"{cls}.{node.name}" if cls is not None and func is None else node.name
@@ -216,3 +237,6 @@ def add_object_calls(data: bytes, facts: FileFacts, *, imported_only: bool = Fal
                         )  # type: ignore[misc]
 
     visit(tree.body, None, None)
+    _MEMO[key] = found
+    while len(_MEMO) > _MEMO_SIZE:
+        _MEMO.popitem(last=False)

@@ -64,6 +64,25 @@ _META_METHOD_VALUES: dict[str, Value] = {
     "stride": V.SIZE,
 }
 _CONTAINER_MODULES = frozenset({"ModuleList", "Sequential", "ModuleDict"})
+# torch functions that, given only Python numbers, compute a constant dynamo folds
+_FOLDED_TORCH = frozenset(
+    {
+        "div",
+        "floor_divide",
+        "true_divide",
+        "remainder",
+        "fmod",
+        "add",
+        "sub",
+        "mul",
+        "ceil",
+        "floor",
+        "round",
+        "tensor",
+        "as_tensor",
+        "scalar_tensor",
+    }
+)
 
 
 def tensor_part(v: Value) -> Value:
@@ -277,6 +296,9 @@ class Evaluator:
     def _binop(self, a: Value, b: Value) -> Value:
         ka, kb = a[0], b[0]
         if ka == "T" or kb == "T":
+            folded = _folded(a, b)
+            if folded is not None:
+                return folded  # torch.div(n, 2) + 1 on Python ints: folded
             return V.TENSOR
         if ka == "S" and kb == "S":
             if a[1] == b[1]:
@@ -530,6 +552,12 @@ class Evaluator:
             return V.module(q)  # constructing a module (calling it later returns a tensor)
         if last in ("is_tensor", "is_same_size"):
             return V.BOOL
+        pos = [a for a in node.args if a.keyword is None] if node is not None else []
+        if last in _FOLDED_TORCH and pos and not any(a.star for a in pos):
+            # keywords (rounding_mode=, dtype=, device=) do not make data
+            folded = _folded(*(self.value(a.value) for a in pos))
+            if folded is not None:
+                return folded  # arithmetic on Python numbers: dynamo folds it
         if last in ("is_nonzero", "equal", "allclose") and node is not None:
             # a Python bool read from the data of its tensor arguments
             parts = [tensor_part(self.value(a.value)) for a in node.args]
@@ -552,6 +580,23 @@ class Evaluator:
         out = V.join(*vals) if vals else V.module()
         # an unknown child of a module container is still a module
         return V.join(*(V.module() if m == V.UNKNOWN else m for m in V.members(out)))
+
+
+def _folded(*vals: Value) -> Value | None:
+    """Arithmetic on Python numbers (and tensors folded from them) is a folded constant; a
+    symbolic operand (a parameter, a helper's return) keeps its own say: the result is a data
+    tensor exactly when that operand is a tensor. None when some operand is a data tensor or
+    not a number."""
+    syms: list[Value] = []
+    for v in vals:
+        for m in V.members(v):
+            if m[0] == "Y":
+                syms.append(m)
+            elif m[0] == "S" and m[1] != "str":
+                continue
+            elif m != V.CONST_TENSOR:
+                return None
+    return V.join(V.CONST_TENSOR, *syms)
 
 
 def _is_str_or_none(node: cst.BaseExpression) -> bool:

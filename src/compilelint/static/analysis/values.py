@@ -8,6 +8,7 @@ linter needs to decide:
 kind               encoding                           dynamo's counterpart / meaning
 =================  =================================  ===========================================
 tensor             ``("T",)``                         ``TensorVariable``: branching on it breaks
+                   ``("T", "const")``                 one folded from Python constants only
 scalar             ``("S", type)`` or                 ``ConstantVariable`` / ``SymNodeVariable``:
                    ``("S", type, const)``             int, float, bool or str, with the constant
                                                       when it is known
@@ -64,6 +65,9 @@ from typing import Any
 Value = tuple[Any, ...]
 
 TENSOR: Value = ("T",)
+# A tensor computed only from Python constants (``torch.div(n, 2, rounding_mode="trunc")`` on
+# ints): still a tensor, but dynamo folds it, so reading its value does not break the graph.
+CONST_TENSOR: Value = ("T", "const")
 NONE: Value = ("N",)
 UNKNOWN: Value = ("U",)
 MAX_JOIN = 8
@@ -283,6 +287,16 @@ def contained_sources(v: Value) -> frozenset[str]:
     if t == "D":
         return contained_sources(v[2])
     return _EMPTY
+
+
+def data_sources(v: Value) -> frozenset[str]:
+    """Like :func:`sources`, but a tensor folded from Python constants does not count: the
+    sources under which reading ``v``'s value needs data dynamo does not have."""
+    if v[0] == "T":
+        return _EMPTY if v == CONST_TENSOR else _T
+    if v[0] == "J":
+        return sources(join(*(m for m in v[1] if m != CONST_TENSOR)))
+    return sources(v)
 
 
 def is_tensor(v: Value) -> bool:

@@ -133,6 +133,20 @@ def _ann_kind(ann: cst.Annotation | None) -> str:
     return "nontensor"
 
 
+_SCALAR_ANNOTATIONS = frozenset({"int", "float", "bool", "str"})
+
+
+def _scalar_annotations(p: cst.Parameters) -> dict[str, str]:
+    """Parameters annotated exactly ``int``/``float``/``bool``/``str`` (not Optional)."""
+    out: dict[str, str] = {}
+    for prm in (*p.posonly_params, *p.params, *p.kwonly_params):
+        ann = prm.annotation
+        if ann is not None and isinstance(ann.annotation, cst.Name):
+            if ann.annotation.value in _SCALAR_ANNOTATIONS:
+                out[prm.name.value] = ann.annotation.value
+    return out
+
+
 def _default_kind(d: cst.BaseExpression | None) -> str:
     if d is None:
         return "nodefault"
@@ -899,11 +913,15 @@ class FileWalker(Evaluator):
         facts.decorators = self._decorator_sites(node)
         self.functions[qual] = facts
         scope = Scope(facts, parent)
+        scalar_anns = _scalar_annotations(p)
         for prm in params:
-            # A parameter annotated as a non-tensor type never holds a tensor: no symbol needed.
-            scope.env[prm.name] = (
-                V.UNKNOWN if prm.annotation == "nontensor" else V.sym(f"P|{qual}|{prm.name}")
-            )
+            # A parameter annotated as a non-tensor type never holds a tensor: no symbol needed;
+            # one annotated `int`/`float`/`bool`/`str` is that Python scalar.
+            if prm.annotation == "nontensor":
+                typ = scalar_anns.get(prm.name)
+                scope.env[prm.name] = V.scalar(typ) if typ else V.UNKNOWN
+            else:
+                scope.env[prm.name] = V.sym(f"P|{qual}|{prm.name}")
         if cls is not None and params and params[0].name in ("self", "cls"):
             scope.env[params[0].name] = V.module(f"Q|{cls.qual}")
         # Pre-declare nested defs.

@@ -36,8 +36,35 @@ _BOOL_METHODS = frozenset(
         "not_equal",
         "isin",
         "isclose",
+        "any",
+        "all",
     }
 )
+# Tensor methods that keep the dtype (and so a boolean mask stays one): shape, layout, device.
+_KEEP_METHODS = frozenset(
+    {
+        "unsqueeze",
+        "squeeze",
+        "view",
+        "reshape",
+        "expand",
+        "expand_as",
+        "flatten",
+        "contiguous",
+        "clone",
+        "detach",
+        "cpu",
+        "cuda",
+        "transpose",
+        "permute",
+        "t",
+        "repeat",
+        "flip",
+        "roll",
+    }
+)
+# Annotations that say a parameter is a boolean tensor.
+_BOOL_ANNOTATIONS = ("BoolTensor",)
 _CMP_OPS = (
     cst.LessThan,
     cst.GreaterThan,
@@ -76,6 +103,11 @@ class BooleanMaskIndexing(Check):
             return self.mask_taint(e.value)  # a slice of a mask is a mask
         if isinstance(e, cst.Call) and isinstance(e.func, cst.Attribute):
             meth = e.func.attr.value
+            if meth in _KEEP_METHODS or (meth == "to" and self._keeps_dtype(e)):
+                q = self.qualify(e.func)
+                if q is not None and q.startswith("torch."):
+                    return NO_TAINT  # torch.flatten & co: see the function forms below
+                return self.mask_taint(e.func.value)  # m.unsqueeze(-1), m.to(x.device)
             if meth not in _BOOL_METHODS and not (meth == "to" and self._to_bool(e)):
                 return NO_TAINT
             q = self.qualify(e.func)
@@ -90,6 +122,34 @@ class BooleanMaskIndexing(Check):
             and self.qualify(a.value) == "torch.bool"
             for a in call.args
         )
+
+    def _keeps_dtype(self, call: cst.Call) -> bool:
+        """``.to(device)`` / ``.to(device=..., non_blocking=True)``: no dtype, no other tensor."""
+        for a in call.args:
+            if a.keyword is not None:
+                if a.keyword.value in ("dtype", "other"):
+                    return False
+                continue
+            q = self.qualify(a.value) or ""
+            if q.startswith("torch.") and q != "torch.device" and not q.startswith("torch.device"):
+                return False  # .to(torch.float16), .to(torch.bool) is handled by _to_bool
+            if self.taint(a.value):
+                return False  # .to(other): other's dtype
+            if isinstance(a.value, (cst.SimpleString, cst.ConcatenatedString)):
+                continue  # .to("cpu")
+        return bool(call.args)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        """Parameters annotated as boolean tensors (``mask: torch.BoolTensor | None``)."""
+        qual = self.w.scope.qual
+        p = node.params
+        for prm in (*p.posonly_params, *p.params, *p.kwonly_params):
+            ann = prm.annotation
+            if ann is None:
+                continue
+            text = self.w.module.code_for_node(ann.annotation)
+            if any(w in text for w in _BOOL_ANNOTATIONS):
+                self._masks.bind(prm.name, frozenset((f"P|{qual}|{prm.name.value}",)))
 
     def visit_Assign(self, node: cst.Assign) -> None:
         taint = self.mask_taint(node.value)
