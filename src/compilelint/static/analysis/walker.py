@@ -374,6 +374,12 @@ class FileWalker(Evaluator):
         lst = self.cls.attr_classes.setdefault(attr, [])
         if ref and ref not in lst:
             lst.append(ref)
+        if ref is None and isinstance(value.func, cst.Name):
+            # cls = Codebook if c else CosineCodebook; self.codebook = cls(...)
+            local = self.lookup(value.func.value)
+            for m in V.members(local) if local is not None else ():
+                if m[0] == "M" and m[1] and m[2] is None and m[1] not in lst:
+                    lst.append(m[1])
         if q and q.startswith("torch.nn.") and q not in lst:
             lst.append(q)
         for r in self._repeated_classes(value):
@@ -768,6 +774,7 @@ class FileWalker(Evaluator):
             if (
                 dq in N.COMPILE_CALLS
                 or dq in N.DISABLE_CALLS
+                or dq in N.TORCHSCRIPT_MARKERS
                 or dq.rsplit(".", 1)[-1] in _PLAIN_DECORATORS
                 or (isinstance(target, cst.Attribute) and target.attr.value in _PLAIN_DECORATORS)
             ):
