@@ -111,3 +111,34 @@ def test_classes_returned_by_a_factory_are_followed(tmp_path: Path) -> None:
     assert ("heun.py", 6) in inner  # `int(ts.sum())` in Heun.integrate
     assert all(f["line"] == 7 and f["path"] == "model.py" for f in data["findings"])
     assert not marker.exists(), "a followed package was imported"
+
+
+def test_a_callable_parameter_maps_tensors_to_tensors(tmp_path: Path) -> None:
+    # torchdiffeq's `norm(error / tol).abs()` with `norm` passed in: a tensor, so the branch
+    # on it breaks; a flag computed by a callable from non-tensors stays a Python value
+    (tmp_path / "model.py").write_text(
+        "import torch\n"
+        "\n"
+        "\n"
+        "def ratio(err, tol, norm):\n"
+        "    return norm(err / tol).abs()\n"
+        "\n"
+        "\n"
+        "def pick(make_flag, name):\n"
+        "    if make_flag(name):\n"
+        "        return 1\n"
+        "    return 2\n"
+        "\n"
+        "\n"
+        "class M(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        r = ratio(x, x.abs() + 1, torch.linalg.norm)\n"
+        "        if r < 1:\n"
+        "            x = x * 2\n"
+        "        return x * pick(str.isupper, 'a')\n"
+    )
+    code, out, err = invoke(["check", ".", "--format", "json", "--no-cache"], cwd=tmp_path)
+    assert code in (0, 1), err
+    lines = {(f["rule"], f["line"]) for f in json.loads(out)["findings"]}
+    assert ("CL101", 17) in lines, lines
+    assert not any(line == 9 for _, line in lines), lines
