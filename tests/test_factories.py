@@ -142,3 +142,47 @@ def test_a_callable_parameter_maps_tensors_to_tensors(tmp_path: Path) -> None:
     lines = {(f["rule"], f["line"]) for f in json.loads(out)["findings"]}
     assert ("CL101", 17) in lines, lines
     assert not any(line == 9 for _, line in lines), lines
+
+
+def test_a_module_built_through_an_aliased_subpackage_is_followed(tmp_path: Path) -> None:
+    # `import augl.aug as K; self.jitter = K.Jitter(...)`: the alias names the subpackage
+    venv = tmp_path / "env"
+    site = venv / "lib" / "python3.11" / "site-packages"
+    (site / "augl" / "aug").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (site / "augl" / "__init__.py").write_text("")
+    (site / "augl" / "aug" / "__init__.py").write_text("from .jitter import Jitter\n")
+    (site / "augl" / "aug" / "jitter.py").write_text(
+        "import torch\n"
+        "\n"
+        "\n"
+        "class Jitter(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        if (x > 0).any():\n"
+        "            x = x * 2\n"
+        "        return x\n"
+    )
+    meta = site / "augl-1.0.dist-info"
+    meta.mkdir()
+    (meta / "METADATA").write_text("Metadata-Version: 2.1\nName: augl\nVersion: 1.0\n\n")
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "model.py").write_text(
+        "import augl.aug as K\n"
+        "import torch\n"
+        "\n"
+        "\n"
+        "class Model(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.jitter = K.Jitter()\n"
+        "\n"
+        "    def forward(self, x):\n"
+        "        return self.jitter(x)\n"
+    )
+    code, out, err = invoke(
+        ["check", ".", "--format", "json", "--no-cache", "--python", str(venv)], cwd=proj
+    )
+    assert code in (0, 1), err
+    found = {(f["line"], f["frames"][-1]["line"]) for f in json.loads(out)["findings"]}
+    assert (11, 6) in found, found

@@ -316,9 +316,10 @@ class FileWalker(Evaluator):
             ):
                 # MyFunction.apply(x): torch.autograd.Function runs (and dynamo traces) forward
                 return f"M|{self.module_defs[v.value]}|forward"
+            local_head = (dotted(func) or "").split(".", 1)[0]
             if (
                 q is not None
-                and q.split(".", 1)[0] in self.imports
+                and (q.split(".", 1)[0] in self.imports or local_head in self.imports)
                 and q.split(".", 1)[0] != "torch"  # torchsde.sdeint is not torch's
             ):
                 if func.attr.value == "apply" and isinstance(v, cst.Name) and v.value[:1].isupper():
