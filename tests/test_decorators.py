@@ -60,6 +60,11 @@ def unused_deco(func):
         return func(*args, **kwargs)
 
     return wrapper
+
+
+@log_calls
+def scale(self, x):
+    return x * 2
 """
 
 USER = """\
@@ -89,6 +94,13 @@ class D(torch.nn.Module):
     @register("d")
     def forward(self, x):
         return x
+
+
+class E(torch.nn.Module):
+    def forward(self, x):
+        from decolib.decos import scale
+
+        return scale(self, x)
 """
 
 
@@ -107,8 +119,9 @@ def make_env(root: Path, marker: Path) -> Path:
     return venv
 
 
-def _json(proj: Path, *args: str) -> dict:  # type: ignore[type-arg]
-    code, out, err = invoke(["check", ".", "--format", "json", "--no-cache", *args], cwd=proj)
+def _json(proj: Path, *args: str, cache: bool = False) -> dict:  # type: ignore[type-arg]
+    flags = [] if cache else ["--no-cache"]
+    code, out, err = invoke(["check", ".", "--format", "json", *flags, *args], cwd=proj)
     assert code in (0, 1), err
     return json.loads(out)  # type: ignore[no-any-return]
 
@@ -135,6 +148,14 @@ def test_library_decorator_wrappers_are_traced(tmp_path: Path) -> None:
     assert not any(f["line"] == 24 for f in data["findings"])
     assert not any(f["frames"][-1]["line"] == 56 for f in data["findings"])
     assert not marker.exists(), "a followed package was imported"
+    # the same from the caches (scanned files and library facts), twice
+    cold = _json(proj, "--python", str(venv), cache=True)
+    (proj / "model.py").write_text(USER + "\n")  # a changed model file: library facts cached
+    warm = _json(proj, "--python", str(venv), cache=True)
+    for got in (cold, warm):
+        assert [(f["rule"], f["line"]) for f in got["findings"]] == [
+            (f["rule"], f["line"]) for f in data["findings"]
+        ]
 
 
 def test_decorator_in_the_scanned_files(tmp_path: Path) -> None:
