@@ -531,6 +531,14 @@ def _fmt(template: str, args: dict[str, str]) -> str:
         return template
 
 
+def _message(rule: Rule, args: dict[str, str]) -> str:
+    """The rule's message; a check's ``latent`` note (a break that only some inputs reach, e.g.
+    behind a dtype guard) is appended, so a user whose run refuted it sees why."""
+    msg = _fmt(rule.message, args)
+    note = args.get("latent")
+    return f"{msg} ({note})" if note else msg
+
+
 def _make_finding(rule: Rule, path: str, c: Candidate, severity: Severity) -> Finding:
     return Finding(
         rule=rule.code,
@@ -541,7 +549,7 @@ def _make_finding(rule: Rule, path: str, c: Candidate, severity: Severity) -> Fi
         end_line=c.end_line,
         end_col=c.end_col,
         severity=severity,
-        message=_fmt(rule.message, c.args),
+        message=_message(rule, c.args),
         fix=_fmt(rule.fix_title, c.args),
         stage="static",
         function=c.func,
