@@ -365,3 +365,15 @@ def test_cast_whose_only_use_is_logged_stays_a_tensor(tmp_path: Path) -> None:
     )
     res = run_fixes([str(work)], Config(select=("CL103",), cache=False), unsafe=True)
     assert [r.status for r in res.records] == ["no-fix"]
+    # math of the value follows it (torch.exp), and Python-number expressions are numbers
+    work.write_text(
+        "import math\n\nimport torch\n\n\nclass M(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        h = 0.5 * math.log(2 * math.pi) + x.mean().item()\n"
+        "        return x * math.exp(-h)\n",
+        encoding="utf-8",
+    )
+    res = run_fixes([str(work)], Config(select=("CL103",), cache=False), unsafe=True)
+    fixed = decode(res.changes[0].after)
+    assert "        h = 0.5 * math.log(2 * math.pi) + x.mean()\n" in fixed
+    assert "        return x * torch.exp(-h)\n" in fixed

@@ -50,6 +50,42 @@ def test_observed_break_becomes_a_finding_of_its_rule(tmp_path: Path) -> None:
     assert '        s = stats["scale"]\n' in decode(res.changes[0].after)
 
 
+UNPREDICTED_MATH = """import math
+
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        stats = {"var": x.var(), "peak": x.abs().max()}
+        std = math.sqrt(stats["var"])
+        return x / std * float(stats["peak"])
+"""
+
+
+def test_observed_math_and_cast_breaks_get_their_codemods(tmp_path: Path) -> None:
+    """GB0033 at `math.sqrt(...)` offers CL112, GB0124 at `float(...)` offers CL102."""
+    (tmp_path / "m.py").write_text(UNPREDICTED_MATH, encoding="utf-8")
+    found = observed_findings(
+        [
+            {"path": "m.py", "line": 10, "gb_id": "GB0033"},
+            {"path": "m.py", "line": 11, "gb_id": "GB0124"},
+        ],
+        str(tmp_path),
+        {},
+        lambda real: real,
+        set(),
+        ["CL102", "CL103", "CL112"],
+    )
+    assert [(f.rule, f.line) for f in found] == [("CL112", 10), ("CL102", 11)]
+    none = Config(select=("CL201",), cache=False)
+    res = run_fixes([str(tmp_path / "m.py")], none, unsafe=True, extra=found)
+    fixed = decode(res.changes[0].after)
+    assert '        std = torch.sqrt(stats["var"])\n' in fixed
+    assert '        return x / std * stats["peak"]\n' in fixed
+
+
 def test_observed_breaks_without_a_codemod_give_nothing(tmp_path: Path) -> None:
     (tmp_path / "m.py").write_text(UNPREDICTED, encoding="utf-8")
     assert _observed(tmp_path, [{"path": "m.py", "line": 13, "gb_id": "GB0124"}]) == []

@@ -426,3 +426,33 @@ def test_tensor_annotation_with_a_flag_default_is_a_flag(tmp_path: Path) -> None
             return h * 2
     """
     assert lint(tmp_path, {"m.py": src}, ("CL101",)) == []
+
+
+def test_submodule_returning_a_tuple_unpacks_per_position(tmp_path: Path) -> None:
+    # diffusers transformer_lumina2.py: `..., encoder_seq_lengths, seq_lengths =
+    # self.rope_embedder(...)` where the submodule's forward returns `.tolist()` lengths (Python
+    # ints after the break there) beside tensors; slicing by them does not break again
+    src = """
+    import torch
+    from torch import nn
+
+    class Embed(nn.Module):
+        def forward(self, x, mask):
+            lens = mask.sum(dim=1).tolist()
+            return x * 2, lens, x.amax()
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = Embed()
+
+        def forward(self, x, mask):
+            h, lens, peak = self.embed(x, mask)
+            for i, n in enumerate(lens):
+                h[i, :n] = 0
+            if peak > 3:
+                h = h + 1
+            return h
+    """
+    got = lint(tmp_path, {"m.py": src}, ("CL101", "CL105", "CL113"))
+    assert got == [("m.py", 7, "CL105"), ("m.py", 19, "CL101")]

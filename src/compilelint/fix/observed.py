@@ -70,6 +70,26 @@ def _is_item(n: cst.CSTNode) -> bool:
     )
 
 
+def _is_cast(n: cst.CSTNode) -> bool:
+    """``int(x)``/``float(x)`` (CL102's codemod decides whether ``x`` is a tensor's value)."""
+    return (
+        isinstance(n, cst.Call)
+        and isinstance(n.func, cst.Name)
+        and n.func.value in ("int", "float")
+        and len(n.args) == 1
+    )
+
+
+def _is_math(n: cst.CSTNode) -> bool:
+    """``math.<f>(x)``."""
+    return (
+        isinstance(n, cst.Call)
+        and isinstance(n.func, cst.Attribute)
+        and isinstance(n.func.value, cst.Name)
+        and n.func.value.value == "math"
+    )
+
+
 def _is_branch(n: cst.CSTNode) -> bool:
     return isinstance(n, (cst.If, cst.IfExp, cst.While))
 
@@ -90,7 +110,8 @@ def _is_subscript(n: cst.CSTNode) -> bool:
 
 # GB id -> (rule, which node of the line its codemod rewrites), tried in order
 GB_RULES: dict[str, tuple[tuple[str, Callable[[cst.CSTNode], bool]], ...]] = {
-    "GB0124": (("CL103", _is_item),),  # Tensor.item()
+    # Tensor.item(), int()/float(), and `if v in t:` (reads the tensor's values)
+    "GB0124": (("CL103", _is_item), ("CL102", _is_cast), ("CL101", _is_branch)),
     "GB0059": (("CL201", _is_print), ("CL204", _call_named("breakpoint", "set_trace"))),
     "GB0291": (("CL202", _is_log),),  # logging.Logger method
     "GB4841": (("CL202", _is_log),),
@@ -102,7 +123,8 @@ GB_RULES: dict[str, tuple[tuple[str, Callable[[cst.CSTNode], bool]], ...]] = {
     "GB0170": (("CL104", _is_assert), ("CL101", _is_branch)),  # data-dependent branching
     "GB0035": (("CL101", _is_branch),),
     "GB0036": (("CL111", _is_subscript),),  # dynamic shape operator
-    "GB0033": (("CL103", _is_item),),  # data-dependent operator
+    # data-dependent operator (`math.sqrt(t)` reads the value through `_local_scalar_dense`)
+    "GB0033": (("CL103", _is_item), ("CL112", _is_math), ("CL102", _is_cast)),
 }
 
 

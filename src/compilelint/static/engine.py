@@ -419,6 +419,7 @@ def _facts_from_data(d: dict) -> FileFacts:  # type: ignore[type-arg]
                 **v,
                 "params": [ParamFacts(**p) for p in v["params"]],
                 "calls": [CallSite(**c) for c in v["calls"]],
+                "decorators": [CallSite(**c) for c in v.get("decorators", ())],
             }
         )
         for k, v in d["functions"].items()

@@ -282,6 +282,9 @@ def follow(
             stats.packages[dist[0]] = dist[1]
         project = FollowProject(facts.values(), library, installed, entries)
         project.compute()
+        if add_factory_calls(project):
+            project = FollowProject(facts.values(), library, installed, entries)
+            project.compute()
         if add_virtual_calls(project):
             project = FollowProject(facts.values(), library, installed, entries)
             project.compute()
@@ -290,6 +293,39 @@ def follow(
     stats.seconds = time.perf_counter() - t0
     cache.save()
     return project
+
+
+def add_factory_calls(project: FollowProject) -> bool:
+    """``obj.meth(...)`` on an object made from a class a function returns
+    (``solver_fn = methods.select(method)``, then ``solver_fn(...).integrate(t)``): the ref
+    ``O|K|<function>|meth`` becomes one call site per class the function returns by name
+    (``return Euler``). Whether any was added."""
+    added = False
+    for key in sorted(project.traced):
+        fn = project.fn(key)
+        have = {c.ref for c in fn.calls}
+        new = []
+        for c in fn.calls:
+            if not c.ref.startswith("O|K|"):
+                continue
+            fref, _, meth = c.ref[4:].rpartition("|")
+            got = project.resolve(key[0], fref)
+            if got is None or got[2] != "function":
+                continue
+            factory = project.files[got[0]].functions[got[1]]
+            for nref in factory.returned_names:
+                cls = project.resolve(got[0], nref)
+                if cls is None or cls[2] != "class" or not project.files[cls[0]].module:
+                    continue
+                ref = f"O|D|{project.files[cls[0]].module}.{cls[1]}|{meth}"
+                if ref in have:
+                    continue
+                have.add(ref)
+                new.append(CallSite(ref, c.args, c.kwargs, c.in_loop, c.line, c.col))
+        if new:
+            fn.calls.extend(new)
+            added = True
+    return added
 
 
 def add_virtual_calls(project: FollowProject) -> bool:
@@ -375,13 +411,16 @@ def call_chains(project: FollowProject) -> dict[FKey, list[tuple[FKey, int, int]
     while queue:
         key = queue.popleft()
         fn = project.fn(key)
-        edges: list[tuple[str, int, int]] = [(c.ref, c.line, c.col) for c in fn.calls]
-        edges.extend((ref, 0, 0) for ref in fn.refs)
-        for ref, line, col in edges:
+        edges: list[tuple[FKey, int, int]] = []
+        for ref, line, col in [(c.ref, c.line, c.col) for c in fn.calls] + [
+            (ref, 0, 0) for ref in fn.refs
+        ]:
             t = project._target(key[0], ref)
-            if t is None:
-                continue
-            callee = t[0]
+            if t is not None:
+                edges.append((t[0], line, col))
+        # a decorator's wrapper closure, reached at the decorator's line
+        edges.extend((w, site.line, site.col) for w, site in project.decorator_wrappers(key))
+        for callee, line, col in edges:
             if callee in parent or callee not in project.traced:
                 continue
             parent[callee] = (key, line, col)

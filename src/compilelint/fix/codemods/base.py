@@ -80,6 +80,59 @@ def is_number(e: cst.BaseExpression) -> bool:
     return isinstance(e, (cst.Integer, cst.Float))
 
 
+# math function -> torch function of the same meaning on a tensor (one argument)
+TORCH_OF: dict[str, str] = {
+    "sqrt": "sqrt",
+    "exp": "exp",
+    "expm1": "expm1",
+    "log": "log",
+    "log2": "log2",
+    "log10": "log10",
+    "log1p": "log1p",
+    "sin": "sin",
+    "cos": "cos",
+    "tan": "tan",
+    "asin": "asin",
+    "acos": "acos",
+    "atan": "atan",
+    "sinh": "sinh",
+    "cosh": "cosh",
+    "tanh": "tanh",
+    "erf": "erf",
+    "erfc": "erfc",
+    "lgamma": "lgamma",
+    "fabs": "abs",
+    "floor": "floor",
+    "ceil": "ceil",
+    "trunc": "trunc",
+}
+
+_MATH_CONSTANTS = frozenset({"pi", "e", "tau", "inf"})
+
+
+def number_expr(e: cst.BaseExpression) -> bool:
+    """A Python number whatever the tensors: a literal, ``math.pi``/``math.e``, ``math.f(...)``
+    of such numbers, and arithmetic of them."""
+    if is_number(e):
+        return True
+    if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, (cst.Minus, cst.Plus)):
+        return number_expr(e.expression)
+    if isinstance(e, cst.BinaryOperation) and not isinstance(e.operator, cst.MatrixMultiply):
+        return number_expr(e.left) and number_expr(e.right)
+    if is_math(e) and isinstance(e, cst.Attribute):
+        return e.attr.value in _MATH_CONSTANTS
+    if isinstance(e, cst.Call) and is_math(e.func):
+        return all(not a.star and number_expr(a.value) for a in e.args)
+    return False
+
+
+def is_math(e: cst.BaseExpression) -> bool:
+    """``math.<name>``."""
+    return (
+        isinstance(e, cst.Attribute) and isinstance(e.value, cst.Name) and e.value.value == "math"
+    )
+
+
 _MUTATORS = frozenset({"print", "next", "setattr", "delattr", "exec", "eval", "input"})
 
 
@@ -244,7 +297,8 @@ def with_comments(
     first line) trails the last new statement, the others lead the first one."""
     if not stmts:
         return stmts
-    rest = [c for c in comments if c is not header]
+    kept = {id(line.comment) for line in leading if line.comment is not None}
+    rest = [c for c in comments if c is not header and id(c) not in kept]
     extra = [cst.EmptyLine(indent=True, comment=c) for c in rest]
     out = [stmts[0].with_changes(leading_lines=[*leading, *extra]), *stmts[1:]]
     if header is not None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import template
+from compilelint.fix.codemods.base import atom, template
 from compilelint.fix.codemods.cl103_tensor_item import TensorItemDrop
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix
@@ -22,7 +22,7 @@ from compilelint.model import Finding
 class TensorCastDrop(TensorItemDrop):
     CODE = "CL102"
     needs_torch = True
-    dropped = "`int()`/`float()`"
+    action = "drop `int()`/`float()`"
 
     def origin(
         self, ctx: FixContext, finding: Finding
@@ -42,11 +42,7 @@ class TensorCastDrop(TensorItemDrop):
         if how == "int":
             new = template(f"{ctx.torch()}.trunc(__v__)", v=value)
         else:
-            new = (
-                value
-                if isinstance(value, (cst.Name, cst.Attribute, cst.Call))
-                else value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-            )
+            new = atom(value)
         if call.lpar:
             new = new.with_changes(lpar=call.lpar, rpar=call.rpar)
         return call, new, how

@@ -26,7 +26,17 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import Codemod, atom, bound_names, is_number, paren
+from compilelint.fix.codemods.base import (
+    TORCH_OF,
+    Codemod,
+    atom,
+    bound_names,
+    is_math,
+    is_number,
+    number_expr,
+    paren,
+)
+from compilelint.fix.codemods.cl101_tensor_dependent_branch import eager_only_body
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Replacement, Rewrite
 from compilelint.model import Finding
@@ -68,7 +78,7 @@ class TensorItemDrop(Codemod):
         return self.keep_tensor(ctx, origin, replacement, wrap)
 
     needs_torch: bool = False  # does the origin's replacement name torch?
-    dropped: str = "`.item()`"  # what the title says is dropped
+    action: str = "drop `.item()`"  # what the title says is done
 
     # ------------------------------------------------------------------ the origin
     def origin(
@@ -127,6 +137,12 @@ class TensorItemDrop(Codemod):
                     if _eager_only(ctx, use, fn):
                         plan[id(use)] = "eager:" + wraps.get(name, "item")
                         continue
+                    report = _reporting_if(ctx, use, fn)
+                    if report is not None:
+                        # `if worst > 1e3: print(...)`: the whole `if` runs only in eager
+                        plan[id(report)] = "eagerif"
+                        plan[id(use)] = "eager:" + wraps.get(name, "item")
+                        continue
                     got = self._climb(ctx, use, names, plan, allow_assign=True)
                     if isinstance(got, NoFix):
                         return NoFix(f"`{name}` is also {got.reason.removeprefix('the value is ')}")
@@ -178,7 +194,7 @@ class TensorItemDrop(Codemod):
                 )
                 if call is not None and plain and fname in ("max", "min") and len(call.args) == 2:
                     other = call.args[1].value if call.args[0] is p else call.args[0].value
-                    if is_number(other):
+                    if number_expr(other):
                         plan[id(call)] = "clamp"
                         cur = call
                         continue
@@ -190,13 +206,23 @@ class TensorItemDrop(Codemod):
                     plan[id(call)] = _UNARY[fname]
                     cur = call
                     continue
+                if (
+                    call is not None
+                    and plain
+                    and len(call.args) == 1
+                    and is_math(call.func)
+                    and call.func.attr.value in TORCH_OF  # type: ignore[attr-defined]
+                ):
+                    plan[id(call)] = "math:" + TORCH_OF[call.func.attr.value]  # type: ignore[attr-defined]
+                    cur = call
+                    continue
                 where = ctx.code(call).strip()[:40] if call is not None else "a call"
                 return NoFix(f"the value is passed to `{where}`")
             if isinstance(p, cst.BinaryOperation) and isinstance(p.operator, _ARITH):
                 other = p.right if p.left is cur else p.left
                 if ctx.is_tensor(other):
                     return _End()
-                if is_number(other) or self._tensorish(ctx, other, names):
+                if number_expr(other) or self._tensorish(ctx, other, names):
                     cur = p
                     continue
                 return NoFix(
@@ -229,7 +255,7 @@ class TensorItemDrop(Codemod):
         if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, _ARITH):
             sides = (e.left, e.right)
             return any(self._tensorish(ctx, s, names) for s in sides) and all(
-                is_number(s) or self._tensorish(ctx, s, names) for s in sides
+                number_expr(s) or self._tensorish(ctx, s, names) for s in sides
             )
         return False
 
@@ -262,8 +288,21 @@ class TensorItemDrop(Codemod):
                 if how == "item":
                     return cst.Call(func=cst.Attribute(value=atom(u), attr=cst.Name("item")))  # type: ignore[arg-type]
                 return cst.Call(func=cst.Name(how), args=[cst.Arg(u)])  # type: ignore[arg-type]
+            if kind == "eagerif":
+                uses_torch = True
+                assert isinstance(u, cst.If)
+                body = eager_only_body(u)
+                assert body is not None
+                return cst.If(
+                    test=cst.parse_expression(f"not {torch_}.compiler.is_compiling()"),
+                    body=cst.IndentedBlock(body=[u.with_changes(body=body, leading_lines=[])]),
+                    leading_lines=u.leading_lines,
+                )
             assert isinstance(u, cst.Call)
             args = [a.value for a in u.args]
+            if kind.startswith("math:"):
+                uses_torch = True
+                return u.with_changes(func=cst.parse_expression(f"{torch_}.{kind[5:]}"))
             if kind == "float":
                 return paren(args[0]) if not _simple(args[0]) else args[0]
             uses_torch = True
@@ -294,7 +333,7 @@ class TensorItemDrop(Codemod):
         for top in targets.values():
             changes.append((top, top.visit(T())))  # type: ignore[arg-type]
         kinds = set(plan.values())
-        title = f"keep the value a tensor: drop {self.dropped}"
+        title = f"keep the value a tensor: {self.action}"
         extra = sorted(
             {
                 "`max`/`min` become `torch.clamp`" if "clamp" in kinds else "",
@@ -365,6 +404,23 @@ def _uses(fn: cst.FunctionDef, name: str) -> list[cst.Name]:
 
     fn.body.visit(V())
     return out
+
+
+def _reporting_if(ctx: FixContext, node: cst.CSTNode, fn: cst.FunctionDef) -> cst.If | None:
+    """The ``if`` (no ``else``, in a function body) whose test or body holds ``node`` and
+    whose body only reports (print, logging, warnings): it can run only in eager."""
+    cur: cst.CSTNode | None = node
+    while cur is not None and cur is not fn:
+        p = ctx.parent(cur)
+        if (
+            isinstance(p, cst.If)
+            and (cur is p.test or cur is p.body)
+            and eager_only_body(p) is not None
+            and isinstance(ctx.parent(p), cst.IndentedBlock)
+        ):
+            return p
+        cur = p
+    return None
 
 
 def _eager_only(ctx: FixContext, node: cst.CSTNode, fn: cst.FunctionDef) -> bool:

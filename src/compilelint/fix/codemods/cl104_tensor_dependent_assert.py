@@ -22,7 +22,7 @@ class AssertLiteralMessage(Codemod):
         node = found[0]
         msg = node.msg
         assert msg is not None
-        literal = self._literal(ctx, msg)
+        literal = literal_message(ctx, msg)
         if literal is None:
             return NoFix("the message is not built from a string literal; write one by hand")
         return Rewrite(
@@ -30,35 +30,38 @@ class AssertLiteralMessage(Codemod):
             changes=[(msg, literal.with_changes(lpar=msg.lpar, rpar=msg.rpar))],
         )
 
-    def _literal(self, ctx: FixContext, msg: cst.BaseExpression) -> cst.SimpleString | None:
-        if isinstance(msg, cst.FormattedString):
-            prefix = msg.start[: -len(msg.quote)]
-            if "b" in prefix.lower():
-                return None
-            body = []
-            for part in msg.parts:
-                if isinstance(part, cst.FormattedStringText):
-                    body.append(part.value.replace("{{", "{").replace("}}", "}"))
-                else:
-                    body.append(ctx.code(part))
-            plain = prefix.replace("f", "").replace("F", "")
-            text = f"{plain}{msg.quote}{''.join(body)}{msg.quote}"
-            try:
-                got = cst.parse_expression(text)
-            except cst.ParserSyntaxError:
-                return None
-            return got if isinstance(got, cst.SimpleString) else None
-        if (
-            isinstance(msg, cst.Call)
-            and isinstance(msg.func, cst.Attribute)
-            and msg.func.attr.value == "format"
-            and isinstance(msg.func.value, cst.SimpleString)
-        ):
-            return msg.func.value.with_changes(lpar=[], rpar=[])
-        if (
-            isinstance(msg, cst.BinaryOperation)
-            and isinstance(msg.operator, cst.Modulo)
-            and isinstance(msg.left, cst.SimpleString)
-        ):
-            return msg.left.with_changes(lpar=[], rpar=[])
-        return None
+
+def literal_message(ctx: FixContext, msg: cst.BaseExpression) -> cst.SimpleString | None:
+    """The literal template of a computed message (an f-string, ``"...".format(...)``,
+    ``"..." % ...``), or None."""
+    if isinstance(msg, cst.FormattedString):
+        prefix = msg.start[: -len(msg.quote)]
+        if "b" in prefix.lower():
+            return None
+        body = []
+        for part in msg.parts:
+            if isinstance(part, cst.FormattedStringText):
+                body.append(part.value.replace("{{", "{").replace("}}", "}"))
+            else:
+                body.append(ctx.code(part))
+        plain = prefix.replace("f", "").replace("F", "")
+        text = f"{plain}{msg.quote}{''.join(body)}{msg.quote}"
+        try:
+            got = cst.parse_expression(text)
+        except cst.ParserSyntaxError:
+            return None
+        return got if isinstance(got, cst.SimpleString) else None
+    if (
+        isinstance(msg, cst.Call)
+        and isinstance(msg.func, cst.Attribute)
+        and msg.func.attr.value == "format"
+        and isinstance(msg.func.value, cst.SimpleString)
+    ):
+        return msg.func.value.with_changes(lpar=[], rpar=[])
+    if (
+        isinstance(msg, cst.BinaryOperation)
+        and isinstance(msg.operator, cst.Modulo)
+        and isinstance(msg.left, cst.SimpleString)
+    ):
+        return msg.left.with_changes(lpar=[], rpar=[])
+    return None

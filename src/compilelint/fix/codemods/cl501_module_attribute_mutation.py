@@ -3,7 +3,9 @@
 ``self.calls = 0`` in ``__init__`` -> ``self.register_buffer("calls", torch.tensor(0),
 persistent=False)``; ``self.calls += 1`` then steps the buffer in place, which torch.compile
 traces without guarding on the value. Offered only when every other use of ``self.calls`` in
-the class is such a step or arithmetic with a tensor (``x * self.calls``).
+the class is such a step, arithmetic with a tensor (``x * self.calls``), or a read in
+eager-only code (under ``if not torch.compiler.is_compiling():``, e.g. a guarded print), which
+then reads ``int(self.calls)``.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import libcst as cst
 
 from compilelint.fix.codemods.base import Codemod
+from compilelint.fix.codemods.cl103_tensor_item import _eager_only
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 from compilelint.model import Finding
@@ -51,8 +54,13 @@ class CounterBuffer(Codemod):
         if isinstance(setter, NoFix):
             return setter
         line, value = setter
+        eager: list[cst.Attribute] = []
         for use in self._uses(cls, attr):
             if ctx.enclosing(use, cst.FunctionDef) is init:
+                continue
+            fn = ctx.function(use)
+            if fn is not None and _eager_only(ctx, use, fn) and not self._written(ctx, use):
+                eager.append(use)
                 continue
             if not (self._is_step(ctx, use, attr) or self._with_tensor(ctx, use)):
                 stmt = ctx.statement(use)
@@ -69,10 +77,19 @@ class CounterBuffer(Codemod):
         new = call.with_changes(
             leading_lines=line.leading_lines, trailing_whitespace=line.trailing_whitespace
         )
+        changes: list[tuple[cst.CSTNode, cst.CSTNode]] = [(line, new)]
+        changes += [(u, cst.Call(func=cst.Name("int"), args=[cst.Arg(u)])) for u in eager]
         return Rewrite(
-            title=f"make `self.{attr}` a registered buffer stepped in place",
-            changes=[(line, new)],
+            title=f"make `self.{attr}` a registered buffer stepped in place"
+            + (" (eager-only reads convert it with `int()`)" if eager else ""),
+            changes=changes,
             imports=("torch",),
+        )
+
+    def _written(self, ctx: FixContext, use: cst.Attribute) -> bool:
+        p = ctx.parent(use)
+        return isinstance(p, (cst.AssignTarget, cst.AugAssign)) or (
+            isinstance(p, cst.AnnAssign) and p.target is use
         )
 
     def _setter(

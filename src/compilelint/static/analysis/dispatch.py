@@ -52,6 +52,19 @@ class _Module:
             if refs:
                 self.registries[target.id] = refs
 
+    def factory_ref(self, func: ast.expr) -> str | None:
+        """``K|<function ref>`` for a call of a function that may return classes
+        (``solver_fn = methods.select(method)``): which classes is decided on the project."""
+        name = _dotted(func)
+        if name is None or name.rsplit(".", 1)[-1][:1].isupper():
+            return None
+        head, _, tail = name.partition(".")
+        if head in self.facts.imports and tail:
+            return f"K|D|{self.facts.imports[head]}.{tail}"
+        if not tail and head in self.facts.functions:
+            return f"K|Q|{head}"
+        return None
+
     def class_refs(self, func: ast.expr) -> list[str]:
         """Refs of the classes a call of ``func`` may construct."""
         if isinstance(func, ast.Subscript) and isinstance(func.value, ast.Name):
@@ -127,7 +140,13 @@ def _function(
 
     for node, in_loop in _own_nodes(fn):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-            refs = mod.class_refs(node.value.func)
+            f0 = node.value.func
+            refs = mod.class_refs(f0)
+            if not refs and isinstance(f0, ast.Name) and f0.id in env:
+                refs = env[f0.id]  # cls = factory(...); obj = cls(...)
+            if not refs and not imported_only:
+                k = mod.factory_ref(f0)
+                refs = [k] if k else []
             if refs:
                 for t in node.targets:
                     if isinstance(t, ast.Name):
@@ -135,6 +154,11 @@ def _function(
         if not isinstance(node, ast.Call):
             continue
         func = node.func
+        if isinstance(func, ast.Name) and func.id in env:  # cls(...) of a factory's class
+            for r in env[func.id]:
+                if r.startswith("K|"):
+                    add(f"O|{r}|__init__", node, in_loop)
+            continue
         if isinstance(func, ast.Subscript):  # REGISTRY[key](...): a constructor call
             for r in mod.class_refs(func):
                 add(f"O|{r}|__init__", node, in_loop)

@@ -479,7 +479,10 @@ class Evaluator:
         if isinstance(recv_node, cst.Name) and recv_node.value == "self" and self.cls is not None:
             if meth in self.cls.methods:
                 return V.sym(f"R|M|{self.cls.qual}|{meth}")
-            return V.TENSOR  # self.<submodule>(...)
+            own = self._own_module_forward(meth)
+            if own:  # a submodule of a class defined in this file: what its forward returns
+                return V.join(*(V.sym(f"R|M|{q}|forward") for q in own))
+            return V.TENSOR  # self.<submodule>(...) of a class we cannot see: a tensor
         if (
             isinstance(recv_node, cst.Call)
             and isinstance(recv_node.func, cst.Name)
@@ -499,6 +502,27 @@ class Evaluator:
         if k == "J":
             return V.join(*(self._method_on(m, meth, node) for m in recv[1]))
         return self._method_on(recv, meth, node)
+
+    def _own_module_forward(self, attr: str) -> list[str]:
+        """The classes ``self.<attr>`` is built from, when every one is a top-level class of
+        this file that defines ``forward`` itself (else [], and the call is taken for a
+        tensor as before)."""
+        cls = self.cls
+        refs = getattr(cls, "attr_classes", {}).get(attr) if cls is not None else None
+        if not refs:
+            return []
+        forwards: frozenset[str] | None = getattr(self, "_forward_names", None)
+        if forwards is None:
+            forwards = _forward_classes(getattr(self, "module", None))
+            self._forward_names = forwards
+        out: list[str] = []
+        for r in refs:
+            r = r.removeprefix("*")
+            kind, _, name = r.partition("|")
+            if kind != "Q" or name not in forwards:
+                return []
+            out.append(name)
+        return out
 
     def _method_on(self, recv: Value, meth: str, node: cst.Call) -> Value:
         k = recv[0]
@@ -642,3 +666,37 @@ def _is_str_or_none(node: cst.BaseExpression) -> bool:
     return isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)) or (
         isinstance(node, cst.Name) and node.value == "None"
     )
+
+
+def _forward_classes(module: cst.Module | None) -> frozenset[str]:
+    """Top-level classes of a module whose own ``forward`` returns a tuple display
+    (``return out, lengths``): calling such a submodule gives what that forward returns, per
+    position, instead of "a tensor" (a tuple of a tensor and Python ints is not all tensors)."""
+    if module is None:
+        return frozenset()
+    out: set[str] = set()
+    for stmt in module.body:
+        if not isinstance(stmt, cst.ClassDef):
+            continue
+        for b in getattr(stmt.body, "body", ()):
+            if isinstance(b, cst.FunctionDef) and b.name.value == "forward" and _returns_tuple(b):
+                out.add(stmt.name.value)
+    return frozenset(out)
+
+
+class _TupleReturn(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return not self.found  # nested functions' returns are theirs, but the cost is small
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if isinstance(node.value, cst.Tuple):
+            self.found = True
+
+
+def _returns_tuple(fn: cst.FunctionDef) -> bool:
+    v = _TupleReturn()
+    fn.body.visit(v)
+    return v.found

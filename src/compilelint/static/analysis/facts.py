@@ -70,6 +70,17 @@ class FunctionFacts:
     # values of its return statements (in terms of its own P| sources): the summary is their join
     returns: list[Value] = field(default_factory=list)
     has_loop_break_risk: bool = False
+    # decorators that may wrap it, as call sites of the decorator (or decorator factory) at the
+    # decorator's line: torch.compile traces the wrapper closure the decorator returns
+    decorators: list[CallSite] = field(default_factory=list)
+    # nested defs it returns by name (``return wrapper``), and those whose call it returns
+    # (``return wrapped_fn(func)``): how a decorator's returned closure is found
+    returned_defs: list[str] = field(default_factory=list)
+    returned_calls: list[str] = field(default_factory=list)
+    # refs of the module-level names it returns (``return Euler``): a factory's classes
+    returned_names: list[str] = field(default_factory=list)
+    # calls a parameter of an enclosing function (``func(*args, **kwargs)`` in a wrapper)
+    calls_closure_param: bool = False
 
 
 @dataclass

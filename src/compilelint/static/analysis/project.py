@@ -251,6 +251,40 @@ class Project(Summaries):
             t = self._target(key[0], ref)
             if t is not None:
                 out.append(t[0])
+        out.extend(w for w, _site in self.decorator_wrappers(key))
+        return out
+
+    def decorator_wrappers(self, key: FKey) -> list[tuple[FKey, CallSite]]:
+        """The wrapper closures the decorators of a function return, with the decorator's site.
+
+        ``@deco`` whose ``deco(func)`` returns a nested ``wrapper`` (``return wrapper``), and
+        decorator factories ``@deco(...)`` returning a nested decorator that returns the wrapper
+        (also ``return wrapped_fn(func)``): torch.compile traces the wrapper, which calls the
+        original. A nested def that returns another nested def is a decorator, not a wrapper; a
+        wrapper calls a parameter of an enclosing function (the decorated ``func``)."""
+        fn = self.fn(key)
+        if not fn.decorators:
+            return []
+        out: list[tuple[FKey, CallSite]] = []
+        for site in fn.decorators:
+            r = self.resolve(key[0], site.ref)
+            if r is None or r[2] != "function":
+                continue
+            start = (r[0], r[1])
+            funcs = self.files[r[0]].functions
+            seen: set[str] = set()
+            stack = [(r[1], 0)]
+            while stack:
+                q, depth = stack.pop()
+                if q in seen or q not in funcs or depth > 4:
+                    continue
+                seen.add(q)
+                f = funcs[q]
+                inner = [c for c in (*f.returned_defs, *f.returned_calls) if c in funcs]
+                if inner:
+                    stack.extend((c, depth + 1) for c in inner)
+                elif (r[0], q) != start and f.calls_closure_param and not f.disabled:
+                    out.append(((r[0], q), site))
         return out
 
     # ------------------------------------------------------------------ findings

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from compilelint.static.analysis.values import Value
 
 FKey = tuple[str, str]  # (path, qual)
+_MAX_STEPS = 8  # element-path length past which a source is not followed further
 _BUDGET = 50_000  # sources visited for one candidate before giving up (pathological projects)
 
 
@@ -114,6 +115,8 @@ class Summaries:
 
     def _decide(self, path: str, s: str) -> bool:
         base, steps = V.split_source(s)
+        if len(steps) > _MAX_STEPS:
+            return False  # a recursive walk over nested containers (``f(v) for v in value``)
         kind, _, rest = base.partition("|")
         if kind == "P":
             return self._param(path, rest, steps)

@@ -200,6 +200,7 @@ class FileWalker(Evaluator):
         self.pending: list[tuple[str, cst.CSTNode, Taint, dict[str, str], str, bool, str]] = []
         self.call_nodes: list[tuple[CallSite, cst.CSTNode]] = []
         self.scope = Scope(None, None)
+        self.module_scope = self.scope  # module-level bindings (methods do not see them)
         self.class_stack: list[ClassFacts] = []
         self.loop_depth = 0
         self.untraced_depth = 0
@@ -525,6 +526,8 @@ class FileWalker(Evaluator):
                 lst.append(f"*{r}")
         if facts is None:
             return
+        if isinstance(node.func, cst.Name) and self._closure_param(node.func.value):
+            facts.calls_closure_param = True
         ref = self.callee_ref(node.func)
         if ref is None:
             # functions passed as arguments (checkpoint(self.block, x), map(fn, xs), ...)
@@ -707,6 +710,7 @@ class FileWalker(Evaluator):
             if r.value is not None:
                 self.visit_expr(r.value)
                 if self.scope.facts is not None:
+                    self._returned_def(r.value)
                     rv = self.value(r.value)
                     if rv not in self.scope.facts.returns:
                         self.scope.facts.returns.append(rv)
@@ -717,6 +721,64 @@ class FileWalker(Evaluator):
         else:
             for child in iter_children(small):
                 self.visit_expr(child)
+
+    def _closure_param(self, name: str) -> bool:
+        """Whether ``name`` is a parameter of an enclosing function (not rebound here)."""
+        if name in self.scope.env or name in self.scope.local_defs:
+            return False
+        s = self.scope.parent
+        while s is not None and s.facts is not None:
+            if name in s.local_defs:
+                return False
+            if any(p.name == name for p in s.facts.params):
+                return True
+            if name in s.env:
+                return False
+            s = s.parent
+        return False
+
+    def _returned_def(self, value: cst.BaseExpression) -> None:
+        """``return wrapper`` / ``return wrapped_fn(func)`` of a nested def (decorators)."""
+        facts = self.scope.facts
+        assert facts is not None
+        if isinstance(value, cst.Name) and value.value in self.scope.local_defs:
+            q = self.scope.local_defs[value.value]
+            if q not in facts.returned_defs:
+                facts.returned_defs.append(q)
+        elif isinstance(value, cst.Name) and value.value[:1].isupper():
+            ref = self.name_ref(value.value)  # None for a local variable
+            if ref is not None and ref not in facts.returned_names:
+                facts.returned_names.append(ref)
+        elif (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Name)
+            and value.func.value in self.scope.local_defs
+        ):
+            q = self.scope.local_defs[value.func.value]
+            if q not in facts.returned_calls:
+                facts.returned_calls.append(q)
+
+    def _decorator_sites(self, node: cst.FunctionDef) -> list[CallSite]:
+        """Call sites of the decorators that may replace a function by a wrapper closure."""
+        out: list[CallSite] = []
+        for dec in node.decorators:
+            d = dec.decorator
+            target = d.func if isinstance(d, cst.Call) else d
+            dq = self.qualify(target) or ""
+            if (
+                dq in N.COMPILE_CALLS
+                or dq in N.DISABLE_CALLS
+                or dq.rsplit(".", 1)[-1] in _PLAIN_DECORATORS
+                or (isinstance(target, cst.Attribute) and target.attr.value in _PLAIN_DECORATORS)
+            ):
+                continue
+            ref = self.callee_ref(target)
+            if ref is None or ref.startswith(("M|", "S|")):
+                continue
+            site = CallSite(ref=ref, args=[], kwargs={}, in_loop=False)
+            out.append(site)
+            self.call_nodes.append((site, d))
+        return out
 
     def _import_from(self, node: cst.ImportFrom) -> None:
         mod = _module_dotted(node.module)
@@ -848,6 +910,7 @@ class FileWalker(Evaluator):
             compiled=compiled,
             disabled=disabled,
         )
+        facts.decorators = self._decorator_sites(node)
         self.functions[qual] = facts
         scope = Scope(facts, parent)
         scalar_anns = _scalar_annotations(p)
@@ -921,6 +984,27 @@ class FileWalker(Evaluator):
 
 
 _BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
+# Decorators that never put a wrapper closure between torch.compile and the function.
+_PLAIN_DECORATORS = frozenset(
+    {
+        "property",
+        "staticmethod",
+        "classmethod",
+        "setter",
+        "getter",
+        "deleter",
+        "cached_property",
+        "abstractmethod",
+        "overload",
+        "override",
+        "dataclass",
+        "wraps",
+        "no_grad",
+        "inference_mode",
+        "enable_grad",
+        "contextmanager",
+    }
+)
 _FORWARD_HOOK_REGISTRARS = frozenset(
     {"register_forward_hook", "register_forward_pre_hook", "register_module_forward_hook"}
 )

@@ -80,6 +80,9 @@ SKIPPED = frozenset(
 _LOCKS = frozenset(
     {"threading.Lock", "threading.RLock", "threading.Semaphore", "threading.Condition"}
 )
+# ``contextvars.ContextVar`` methods: dynamo cannot call them (GB "Unsupported method call").
+_CONTEXTVARS = frozenset({"contextvars.ContextVar"})
+_CONTEXTVAR_METHODS = frozenset({"get", "set", "reset"})
 _BUILTINS = frozenset({"open", "input"})
 
 
@@ -101,23 +104,35 @@ class SkippedModuleCall(Check):
         q = self.qualify(func)
         if q in SKIPPED:
             self.report(node, func=q)
+        elif (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in _CONTEXTVAR_METHODS
+            and self._holds(func.value, _CONTEXTVARS)
+        ):
+            self.report(node, func=f"{self.code(func.value)}.{func.attr.value}() (a ContextVar)")
 
-    def _is_lock(self, expr: cst.BaseExpression) -> bool:
-        for m in V.members(self.w.value(expr)):
+    def _holds(self, expr: cst.BaseExpression, kinds: frozenset[str]) -> bool:
+        """Whether ``expr`` holds an object made by one of ``kinds`` (a local, a module-level
+        variable or ``self.<attr>`` assigned ``threading.Lock()``, ``ContextVar(...)``...)."""
+        value = self.w.value(expr)
+        if isinstance(expr, cst.Name) and self.w.lookup(expr.value) is None:
+            # a module-level variable read in a method (class bodies do not see module scope)
+            value = self.w.module_scope.env.get(expr.value, value)
+        for m in V.members(value):
             if m[0] != "Y":
                 continue
             src = m[1]
-            if src.startswith("R|D|") and src[4:] in _LOCKS:
+            if src.startswith("R|D|") and src[4:] in kinds:
                 return True
             if src.startswith("A|"):
                 cq, _, attr = src[2:].rpartition("|")
                 cf = self.w.classes.get(cq)
                 for v in cf.attrs.get(attr, ()) if cf is not None else ():
-                    if any(x[0] == "Y" and x[1][4:] in _LOCKS for x in V.members(v)):
+                    if any(x[0] == "Y" and x[1][4:] in kinds for x in V.members(v)):
                         return True
         return False
 
     def visit_With(self, node: cst.With) -> None:
         for item in node.items:
-            if self._is_lock(item.item):
+            if self._holds(item.item, _LOCKS):
                 self.report(item.item, func=f"with {self.code(item.item)}")
