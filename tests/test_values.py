@@ -3,8 +3,11 @@ patterns in transformers that the old taint sets got wrong."""
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
+from compilelint.api import check
+from compilelint.config import Config
 from compilelint.static.analysis import values as V
 
 from .test_analysis import lint
@@ -348,6 +351,81 @@ def test_boolean_masks_from_annotations_and_dtype_keeping_methods(tmp_path: Path
         ("m.py", 10, "CL111"),
         ("m.py", 11, "CL111"),
     ]
+
+
+# ---------------------------------------------------------------------------- short-circuits
+def test_short_circuit_on_compile_constants_and_latent_guards(tmp_path: Path) -> None:
+    # masking_utils.py:761: `not is_tracing(mask) and (mask[:, -1] == 0).all()` never evaluates
+    # its tensor part under torch.compile (is_tracing is True there); BART's fp16 overflow guard
+    # does for float16 inputs only: kept, and its message says it is latent.
+    src = """
+    import torch
+    from torch import nn
+    from transformers.utils import is_tracing
+
+    class M(nn.Module):
+        def forward(self, h: torch.Tensor, mask: torch.Tensor):
+            if not is_tracing(mask) and (mask[:, -1] == 0).all():
+                return None
+            if h.dtype == torch.float16 and not torch.isfinite(h).all():
+                h = h.clamp(-1, 1)
+            if torch.jit.is_tracing() or h.sum() > 0:
+                h = h + 1
+            return h
+    """
+    (tmp_path / "m.py").write_text(textwrap.dedent(src), encoding="utf-8")
+    rep = check([str(tmp_path)], Config(select=("CL101",), cache=False, root=str(tmp_path)))
+    got = {f.line: f.message for f in rep.findings}
+    assert sorted(got) == [10, 12]
+    assert "latent: the tensor part is only evaluated when `h.dtype == torch.float16`" in got[10]
+    assert "latent" not in got[12]  # torch.jit.is_tracing() is False: `h.sum() > 0` always runs
+
+
+def test_latent_notes_for_nested_guards_and_path_dependent_names(tmp_path: Path) -> None:
+    # Evolla: `(kv is not None and mask.any()) or ...`; data2vec-audio/HuBERT layerdrop:
+    # `skip = False; if self.training: skip = torch.rand([]) < p` then `if not skip:`.
+    src = """
+    import torch
+    from torch import nn
+
+    class M(nn.Module):
+        def forward(self, h: torch.Tensor, a=None, b=None):
+            if (
+                (a is not None and a.any())
+                or (b is not None and b.any())
+            ):
+                h = h + 1
+            skip = False
+            if self.training:
+                skip = torch.rand([]) < 0.1
+            if not skip:
+                h = h * 2
+            if h.sum() > 0:
+                h = h - 1
+            return h
+    """
+    (tmp_path / "m.py").write_text(textwrap.dedent(src), encoding="utf-8")
+    rep = check([str(tmp_path)], Config(select=("CL101",), cache=False, root=str(tmp_path)))
+    got = {f.line: f.message for f in rep.findings}
+    assert sorted(got) == [8, 15, 17]
+    assert "only evaluated when `a is not None` is true" in got[8]
+    assert "latent: `skip` is a tensor on some paths" in got[15]
+    assert "latent" not in got[17]
+
+
+def test_tensor_annotation_with_a_flag_default_is_a_flag(tmp_path: Path) -> None:
+    # FastSpeech2-Conformer: `output_attentions: torch.Tensor | None = False`
+    src = """
+    import torch
+    from torch import nn
+
+    class M(nn.Module):
+        def forward(self, h: torch.Tensor, output_attentions: torch.Tensor | None = False):
+            if not output_attentions:
+                return h
+            return h * 2
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL101",)) == []
 
 
 def test_submodule_returning_a_tuple_unpacks_per_position(tmp_path: Path) -> None:

@@ -157,6 +157,37 @@ class Evaluator:
             s = s.parent
         return None
 
+    def compile_const(self, node: cst.BaseExpression) -> bool | None:
+        """The Python bool ``node`` certainly is while torch.compile traces, else None:
+        compiling predicates (``torch.compiler.is_compiling()``, transformers'
+        ``is_torchdynamo_compiling()``/``is_tracing()``) are True, TorchScript's
+        (``torch.jit.is_tracing()``/``is_scripting()``) False, ``not`` and ``and``/``or`` of
+        those, and bool constants."""
+        t = type(node)
+        if t is cst.UnaryOperation and isinstance(node.operator, cst.Not):  # type: ignore[attr-defined]
+            c = self.compile_const(node.expression)  # type: ignore[attr-defined]
+            return None if c is None else not c
+        if t is cst.BooleanOperation:
+            a = self.compile_const(node.left)  # type: ignore[attr-defined]
+            is_and = isinstance(node.operator, cst.And)  # type: ignore[attr-defined]
+            if a is not None and a is not is_and:
+                return a
+            if a is not None:
+                return self.compile_const(node.right)  # type: ignore[attr-defined]
+            return None  # `x and False` still evaluates `x`
+        if t is cst.Call:
+            q = self.qualify(node.func) or ""  # type: ignore[attr-defined]
+            last = q.rsplit(".", 1)[-1]
+            if q in N.COMPILING_PREDICATES or last in ("is_torchdynamo_compiling", "is_compiling"):
+                return True
+            if q in N.NOT_COMPILING_PREDICATES:
+                return False
+            return None
+        v = self.value(node) if t is cst.Name else None
+        if v is not None and v[0] == "S" and v[1] == "bool" and len(v) == 3:
+            return bool(v[2])
+        return None
+
     # ------------------------------------------------------------------ expressions
     def _value(self, node: cst.BaseExpression) -> Value:
         t = type(node)
@@ -189,6 +220,14 @@ class Evaluator:
                 return V.BOOL if tp == V.UNKNOWN else tp
             return inner
         if t is cst.BooleanOperation:
+            # short-circuiting on what is a constant under torch.compile: `not is_tracing(m) and
+            # (m == 0).all()` never evaluates its right side while compiling
+            c = self.compile_const(node.left)  # type: ignore[attr-defined]
+            is_and = isinstance(node.operator, cst.And)  # type: ignore[attr-defined]
+            if c is not None:
+                if c is not is_and:
+                    return V.scalar("bool", c)  # `False and ...`, `True or ...`
+                return self.value(node.right)  # type: ignore[attr-defined]
             return V.join(self.value(node.left), self.value(node.right))  # type: ignore[attr-defined]
         if t is cst.Comparison:
             return self._comparison(node)  # type: ignore[arg-type]

@@ -156,7 +156,7 @@ class Summaries:
                 return True
             if steps and (prm.annotation == "container" or prm.index == -2):
                 return True  # elements of a root's list[Tensor] / *args
-        if prm.annotation == "tensor":
+        if prm.annotation == "tensor" and prm.default != "literal":
             return True
         if prm.annotation == "nontensor" and not steps:
             return False
