@@ -456,3 +456,60 @@ def test_submodule_returning_a_tuple_unpacks_per_position(tmp_path: Path) -> Non
     """
     got = lint(tmp_path, {"m.py": src}, ("CL101", "CL105", "CL113"))
     assert got == [("m.py", 7, "CL105"), ("m.py", 19, "CL101")]
+
+
+# ---------------------------------------------------------------------------- reachability
+def test_methods_of_submodules_are_reached_and_modules_built_there(tmp_path: Path) -> None:
+    # BigBird: forward -> self.set_attention_type -> self.encoder.set_attention_type -> for
+    # layer in self.layer: layer.set_attention_type -> BigBirdSelfAttention(config): its
+    # __init__ runs while tracing (GB0119 at super().__init__(), GB0264 at the first nn.Linear)
+    src = """
+    import torch
+    from torch import nn
+
+    class Attn(nn.Module):
+        def __init__(self, n):
+            super().__init__()
+            self.q = nn.Linear(n, n)
+            self.k = nn.Linear(n, n)
+
+        def forward(self, x):
+            return self.q(x) + self.k(x)
+
+    class Layer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.attn = Attn(4)
+
+        def set_type(self, n):
+            self.attn = Attn(n)
+
+        def forward(self, x):
+            return self.attn(x)
+
+    class Encoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList([Layer() for _ in range(2)])
+
+        def set_type(self, n):
+            for layer in self.layers:
+                layer.set_type(n)
+
+        def forward(self, x):
+            for layer in self.layers:
+                x = layer(x)
+            return x
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.encoder = Encoder()
+
+        def forward(self, x):
+            if x.shape[1] < 8:
+                self.encoder.set_type(4)
+            return self.encoder(x)
+    """
+    got = lint(tmp_path, {"m.py": src}, ("CL508", "CL509"))
+    assert got == [("m.py", 7, "CL509"), ("m.py", 8, "CL508")]

@@ -129,6 +129,9 @@ class Summaries:
             if fn.name == "__init__":
                 return False
             return self._any(cp, V.apply_steps(self.return_value((cp, cq)), steps))
+        if kind == "K":
+            # "K|<class>": the class is an nn.Module (for checks on module construction)
+            return self.is_module_class(path, rest)  # type: ignore[attr-defined]
         if kind == "A":
             cq, _, attr = rest.rpartition("|")
             for cp, cqq in self.mro(path, cq):  # type: ignore[attr-defined]

@@ -529,7 +529,8 @@ class FileWalker(Evaluator):
         if isinstance(node.func, cst.Name) and self._closure_param(node.func.value):
             facts.calls_closure_param = True
         ref = self.callee_ref(node.func)
-        if ref is None:
+        refs = [ref] if ref is not None else self._submodule_method_refs(node.func)
+        if not refs:
             # functions passed as arguments (checkpoint(self.block, x), map(fn, xs), ...)
             for a in node.args:
                 r = self._func_ref_of(a.value)
@@ -549,9 +550,43 @@ class FileWalker(Evaluator):
             r = self._func_ref_of(a.value)
             if r and r not in facts.refs:
                 facts.refs.append(r)
-        site = CallSite(ref=ref, args=args, kwargs=kwargs, in_loop=self.loop_depth > 0)
-        facts.calls.append(site)
-        self.call_nodes.append((site, node))
+        for r in refs:
+            site = CallSite(ref=r, args=args, kwargs=kwargs, in_loop=self.loop_depth > 0)
+            facts.calls.append(site)
+            self.call_nodes.append((site, node))
+
+    def _submodule_method_refs(self, func: cst.BaseExpression) -> list[str]:
+        """``self.encoder.set_mode(...)`` / ``layer.set_mode(...)`` over ``self.layers``: a
+        method of a submodule whose class ``__init__`` shows (``self.encoder = Encoder(...)``,
+        ``nn.ModuleList([Layer() ...])``); dynamo inlines it like any other call."""
+        if not isinstance(func, cst.Attribute) or self.cls is None:
+            return []
+        meth = func.attr.value
+        if meth.startswith("__") or meth in N.TENSOR_METHODS:
+            return []
+        recv = func.value
+        attr: str | None = None
+        if (
+            isinstance(recv, cst.Attribute)
+            and isinstance(recv.value, cst.Name)
+            and recv.value.value == "self"
+        ):
+            attr = recv.attr.value
+        elif isinstance(recv, cst.Name):
+            prefix = f"A|{self.cls.qual}|"
+            for m in V.members(self.lookup(recv.value) or V.UNKNOWN):
+                if m[0] == "Y" and m[1].startswith(prefix):
+                    base, steps = V.split_source(m[1])
+                    if all(st == "*" or st.isdigit() for st in steps):
+                        attr = base[len(prefix) :]
+        if attr is None:
+            return []
+        out: list[str] = []
+        for r in self.cls.attr_classes.get(attr, ()):
+            r = r.removeprefix("*")
+            if r[:2] in ("Q|", "D|"):
+                out.append(f"{r}.{meth}")
+        return out
 
     def _func_ref_of(self, v: cst.BaseExpression) -> str | None:
         if isinstance(v, cst.Name) and (
