@@ -513,3 +513,41 @@ def test_methods_of_submodules_are_reached_and_modules_built_there(tmp_path: Pat
     """
     got = lint(tmp_path, {"m.py": src}, ("CL508", "CL509"))
     assert got == [("m.py", 7, "CL509"), ("m.py", 8, "CL508")]
+
+
+def test_submodule_forward_parameters_take_what_the_parent_passes(tmp_path: Path) -> None:
+    # FocalNet/Swin: `layer(hidden_states, input_dimensions)` with input_dimensions a tuple of
+    # ints from shapes; the layer's forward unpacks `height, width = input_dimensions` and
+    # views by them (no break). A parent passing a tensor still makes it one.
+    src = """
+    import torch
+    from torch import nn
+
+    class Layer(nn.Module):
+        def forward(self, hidden, input_dimensions, peak):
+            height, width = input_dimensions
+            hidden = hidden.view(hidden.shape[0], height, width, -1)
+            if peak > 0:
+                hidden = hidden * 2
+            return hidden.flatten(1, 2)
+
+    class Stage(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList([Layer() for _ in range(2)])
+
+        def forward(self, hidden, dims):
+            for layer in self.layers:
+                hidden = layer(hidden, dims, hidden.amax())
+            return hidden
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.stage = Stage()
+
+        def forward(self, pixels):
+            b, c, h, w = pixels.shape
+            return self.stage(pixels.flatten(2).transpose(1, 2), (h, w))
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL101", "CL115")) == [("m.py", 9, "CL101")]
