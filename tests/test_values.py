@@ -456,3 +456,98 @@ def test_submodule_returning_a_tuple_unpacks_per_position(tmp_path: Path) -> Non
     """
     got = lint(tmp_path, {"m.py": src}, ("CL101", "CL105", "CL113"))
     assert got == [("m.py", 7, "CL105"), ("m.py", 19, "CL101")]
+
+
+# ---------------------------------------------------------------------------- reachability
+def test_methods_of_submodules_are_reached_and_modules_built_there(tmp_path: Path) -> None:
+    # BigBird: forward -> self.set_attention_type -> self.encoder.set_attention_type -> for
+    # layer in self.layer: layer.set_attention_type -> BigBirdSelfAttention(config): its
+    # __init__ runs while tracing (GB0119 at super().__init__(), GB0264 at the first nn.Linear)
+    src = """
+    import torch
+    from torch import nn
+
+    class Attn(nn.Module):
+        def __init__(self, n):
+            super().__init__()
+            self.q = nn.Linear(n, n)
+            self.k = nn.Linear(n, n)
+
+        def forward(self, x):
+            return self.q(x) + self.k(x)
+
+    class Layer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.attn = Attn(4)
+
+        def set_type(self, n):
+            self.attn = Attn(n)
+
+        def forward(self, x):
+            return self.attn(x)
+
+    class Encoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList([Layer() for _ in range(2)])
+
+        def set_type(self, n):
+            for layer in self.layers:
+                layer.set_type(n)
+
+        def forward(self, x):
+            for layer in self.layers:
+                x = layer(x)
+            return x
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.encoder = Encoder()
+
+        def forward(self, x):
+            if x.shape[1] < 8:
+                self.encoder.set_type(4)
+            return self.encoder(x)
+    """
+    got = lint(tmp_path, {"m.py": src}, ("CL508", "CL509"))
+    assert got == [("m.py", 7, "CL509"), ("m.py", 8, "CL508")]
+
+
+def test_submodule_forward_parameters_take_what_the_parent_passes(tmp_path: Path) -> None:
+    # FocalNet/Swin: `layer(hidden_states, input_dimensions)` with input_dimensions a tuple of
+    # ints from shapes; the layer's forward unpacks `height, width = input_dimensions` and
+    # views by them (no break). A parent passing a tensor still makes it one.
+    src = """
+    import torch
+    from torch import nn
+
+    class Layer(nn.Module):
+        def forward(self, hidden, input_dimensions, peak):
+            height, width = input_dimensions
+            hidden = hidden.view(hidden.shape[0], height, width, -1)
+            if peak > 0:
+                hidden = hidden * 2
+            return hidden.flatten(1, 2)
+
+    class Stage(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList([Layer() for _ in range(2)])
+
+        def forward(self, hidden, dims):
+            for layer in self.layers:
+                hidden = layer(hidden, dims, hidden.amax())
+            return hidden
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.stage = Stage()
+
+        def forward(self, pixels):
+            b, c, h, w = pixels.shape
+            return self.stage(pixels.flatten(2).transpose(1, 2), (h, w))
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL101", "CL115")) == [("m.py", 9, "CL101")]
