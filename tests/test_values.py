@@ -551,3 +551,25 @@ def test_submodule_forward_parameters_take_what_the_parent_passes(tmp_path: Path
             return self.stage(pixels.flatten(2).transpose(1, 2), (h, w))
     """
     assert lint(tmp_path, {"m.py": src}, ("CL101", "CL115")) == [("m.py", 9, "CL101")]
+
+
+def test_calls_in_a_branch_torch_compile_does_not_take_are_not_traced(tmp_path: Path) -> None:
+    # MobileViT: `torch_int(torch.ceil(h / p) * p) if torch.jit.is_tracing() else int(...)`;
+    # transformers' torch_int does `int(x)`: reached only from the TorchScript branch.
+    src = """
+    import math
+    import torch
+    from torch import nn
+
+    def torch_int(x):
+        return int(x)
+
+    class M(nn.Module):
+        def forward(self, x):
+            h = x.shape[-1]
+            n = torch_int(torch.ceil(h / 4) * 4) if torch.jit.is_tracing() else int(math.ceil(h / 4))
+            if not torch.compiler.is_compiling():
+                torch_int(x.sum())
+            return x[..., :n]
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL102",)) == []

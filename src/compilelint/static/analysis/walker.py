@@ -432,6 +432,17 @@ class FileWalker(Evaluator):
         elif t in (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp):
             self._visit_comprehension(node)
             return
+        elif t is cst.IfExp:
+            # `a if torch.jit.is_tracing() else b`: the branch torch.compile does not take is
+            # not traced (no findings, no calls into it)
+            self.fire(node)
+            self.visit_expr(node.test)  # type: ignore[attr-defined]
+            skip_body, skip_else = self._compiling_guard(node.test)  # type: ignore[attr-defined]
+            for branch, skip in ((node.body, skip_body), (node.orelse, skip_else)):  # type: ignore[attr-defined]
+                self.untraced_depth += skip
+                self.visit_expr(branch)
+                self.untraced_depth -= skip
+            return
         self.fire(node)
         for child in iter_children(node):
             self.visit_expr(child)
@@ -524,8 +535,8 @@ class FileWalker(Evaluator):
             lst = self.cls.attr_classes[node.func.value.attr.value]
             if r and f"*{r}" not in lst:
                 lst.append(f"*{r}")
-        if facts is None:
-            return
+        if facts is None or self.untraced_depth:
+            return  # calls in code torch.compile does not trace do not make their callees traced
         if isinstance(node.func, cst.Name) and self._closure_param(node.func.value):
             facts.calls_closure_param = True
         ref = self.callee_ref(node.func)
