@@ -117,6 +117,12 @@ class TensorItemDrop(Codemod):
         plan: _Plan = {id(origin): "origin"}
         end = self._climb(ctx, origin, set(), plan, allow_assign=True)
         if isinstance(end, NoFix):
+            # `if loss.item() > 100: print(...)`: the number is only read by code that reports,
+            # so the whole `if` runs only in eager, where the number is still read
+            fn = ctx.function(origin)
+            report = _reporting_if(ctx, origin, fn) if fn is not None else None
+            if report is not None:
+                return self._rewrite(ctx, {id(report): "eagerif"}, {})
             return end
         if end.assign is None:
             return self._rewrite(ctx, plan, {id(origin): replacement})
@@ -342,6 +348,13 @@ class TensorItemDrop(Codemod):
             changes.append((top, top.visit(T())))  # type: ignore[arg-type]
         kinds = set(plan.values())
         title = f"keep the value a tensor: {self.action}"
+        if kinds == {"eagerif"}:
+            return Rewrite(
+                "the `if` only reports: run it only in eager, under "
+                "`if not torch.compiler.is_compiling():`",
+                changes,
+                imports=("torch",),
+            )
         extra = sorted(
             {
                 "`max`/`min` become `torch.clamp`" if "clamp" in kinds else "",
