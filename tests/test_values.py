@@ -594,4 +594,4 @@ def test_helper_returns_are_call_site_sensitive(tmp_path: Path) -> None:
                 x = x - 1
             return x
     """
-    assert lint(tmp_path, {"m.py": src}, ("CL101",)) == [("m.py", 15, "CL101")]
+    assert lint(tmp_path, {"m.py": src}, ("CL101",)) == [("m.py", 14, "CL101")]
