@@ -573,3 +573,25 @@ def test_calls_in_a_branch_torch_compile_does_not_take_are_not_traced(tmp_path: 
             return x[..., :n]
     """
     assert lint(tmp_path, {"m.py": src}, ("CL102",)) == []
+
+
+def test_helper_returns_are_call_site_sensitive(tmp_path: Path) -> None:
+    # a helper returning its argument scaled: an int for `x.shape[0]`, a tensor for `x`
+    src = """
+    import torch
+    from torch import nn
+
+    def scaled(v, k=2):
+        return v * k
+
+    class M(nn.Module):
+        def forward(self, x: torch.Tensor):
+            n = scaled(x.shape[0])
+            if n > 4:
+                x = x + 1
+            y = scaled(x)
+            if y.sum() > 0:
+                x = x - 1
+            return x
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL101",)) == [("m.py", 14, "CL101")]

@@ -208,6 +208,7 @@ class FileWalker(Evaluator):
         self.current_stmt: cst.CSTNode | None = None
         self._value_cache: dict[int, Value] = {}
         self.class_defs: set[str] = set()  # top-level class names
+        self.walked: set[str] = set()  # functions walked to their end
 
     # ------------------------------------------------------------------ public API for checks
     @property
@@ -1026,6 +1027,7 @@ class FileWalker(Evaluator):
             if prm.default is not None:
                 self.visit_expr(prm.default)
         self.visit_suite(node.body)
+        self.walked.add(qual)  # its returns are complete: callers below specialise them
         self.class_stack = saved_classes
         self.scope = parent
         self.loop_depth, self.untraced_depth = saved_loop, saved_untraced
