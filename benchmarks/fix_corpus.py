@@ -6,9 +6,12 @@ habits that break torch.compile; its first line is ``# spec: {...}`` (the input 
 copied alone into a temporary project and fixed there with verification (torch runs the
 original and the fixed copy, compares outputs, counts breaks and recompiles). Printed: per
 model the observed breaks and recompiles before and after, per rule the fixes that landed,
-the totals, and what was left and why. ``--json FILE`` writes the figures.
+the totals, and what was left and why. ``--json FILE`` writes the figures. ``--merge FILE``
+adds the rows recorded in FILE (an earlier ``--json``) for the models not measured in this run,
+so that a run of a few models (``--only``) prints the table of the whole corpus; each row
+names the torch it was measured with.
 
-    python benchmarks/fix_corpus.py [--only NAME ...] [--json FILE]
+    python benchmarks/fix_corpus.py [--only NAME ...] [--json FILE] [--merge FILE] [--jobs N]
 """
 
 from __future__ import annotations
@@ -65,6 +68,7 @@ def fix_one(path: Path, timeout: float) -> dict[str, Any]:
         after = ver.after or before
         return {
             "model": path.stem,
+            "torch": _torch_version(),
             "seconds": round(time.perf_counter() - t0, 1),
             "error": ver.error,
             "runs": ver.runs,
@@ -94,6 +98,15 @@ def fix_one(path: Path, timeout: float) -> dict[str, Any]:
                 for c in ver.checks
             ],
         }
+
+
+def _torch_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("torch")
+    except PackageNotFoundError:
+        return "?"
 
 
 def table(rows: list[dict[str, Any]]) -> str:
@@ -131,6 +144,10 @@ def table(rows: list[dict[str, Any]]) -> str:
         "fixes applied per rule (breaks removed at their lines): "
         + ", ".join(f"{k} {v} ({removed[k]})" for k, v in sorted(per_rule.items()))
     )
+    torches = Counter(str(r.get("torch", "?")) for r in rows)
+    out.append(
+        "measured with torch " + ", ".join(f"{k} ({v} models)" for k, v in sorted(torches.items()))
+    )
     observed = sum(a["observed"] for r in rows for a in r["applied"])
     out.append(f"applied fixes for breaks no static rule predicted (*): {observed}")
     left: Counter[str] = Counter()
@@ -149,11 +166,20 @@ def main() -> int:
     ap.add_argument("--json", help="write the figures here")
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--jobs", type=int, default=1, help="models fixed at once")
+    ap.add_argument(
+        "--merge", help="add the rows recorded in this --json file for the models not run"
+    )
     args = ap.parse_args()
     files = sorted(CORPUS.glob("*.py"))
     if args.only:
         files = [f for f in files if f.stem in set(args.only)]
-    rows = []
+    rows: list[dict[str, Any]] = []
+    kept: list[dict[str, Any]] = []
+    if args.merge:
+        names = {f.stem for f in files}
+        corpus = {f.stem for f in CORPUS.glob("*.py")}
+        recorded = json.loads(Path(args.merge).read_text(encoding="utf-8"))["models"]
+        kept = [r for r in recorded if r["model"] not in names and r["model"] in corpus]
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futures = {pool.submit(fix_one, f, args.timeout): f for f in files}
         for fut in as_completed(futures):
@@ -161,8 +187,9 @@ def main() -> int:
             rows.append(fut.result())
             rows.sort(key=lambda r: r["model"])
             if args.json:  # written as it goes: a long run interrupted keeps what it measured
-                Path(args.json).write_text(json.dumps({"models": rows}, indent=1) + "\n")
-    print(table(rows))
+                both = sorted(rows + kept, key=lambda r: r["model"])
+                Path(args.json).write_text(json.dumps({"models": both}, indent=1) + "\n")
+    print(table(sorted(rows + kept, key=lambda r: r["model"])))
     return 0
 
 

@@ -377,3 +377,24 @@ def test_cast_whose_only_use_is_logged_stays_a_tensor(tmp_path: Path) -> None:
     fixed = decode(res.changes[0].after)
     assert "        h = 0.5 * math.log(2 * math.pi) + x.mean()\n" in fixed
     assert "        return x * torch.exp(-h)\n" in fixed
+
+
+def test_number_only_read_by_a_report_only_if_runs_in_eager(tmp_path: Path) -> None:
+    """`if loss.item() > 100: print(...)`: the whole `if` goes under the eager-only guard."""
+    work = tmp_path / "m.py"
+    work.write_text(
+        "import torch\n\n\nclass M(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        if x.abs().max().item() > 100:\n"
+        '            print("large input")\n'
+        "        return x * 2\n",
+        encoding="utf-8",
+    )
+    res = run_fixes([str(work)], Config(select=("CL103",), cache=False), unsafe=True)
+    fixed = decode(res.changes[0].after)
+    assert (
+        "        if not torch.compiler.is_compiling():\n"
+        "            if x.abs().max().item() > 100:\n"
+        '                print("large input")\n'
+    ) in fixed
+    assert [r.status for r in res.records] == ["applied"]

@@ -86,6 +86,33 @@ def test_observed_math_and_cast_breaks_get_their_codemods(tmp_path: Path) -> Non
     assert '        return x / std * stats["peak"]\n' in fixed
 
 
+def test_numpy_values_are_not_kept_as_tensors(tmp_path: Path) -> None:
+    """`float(np...)` breaks under dynamo (which traces NumPy as tensors) but is NumPy in
+    eager: dropping the `float()` would pass a NumPy value to `torch.clamp` there."""
+    (tmp_path / "m.py").write_text(
+        "import numpy as np\nimport torch\n\n\nclass Net(torch.nn.Module):\n"
+        "    def forward(self, h):\n"
+        "        peak = float(np.abs(h.detach().numpy()).max())\n"
+        "        return h / max(peak, 1.0)\n",
+        encoding="utf-8",
+    )
+    found = observed_findings(
+        [{"path": "m.py", "line": 7, "gb_id": "GB0124"}],
+        str(tmp_path),
+        {},
+        lambda real: real,
+        set(),
+        ["CL102"],
+    )
+    assert [f.rule for f in found] == ["CL102"]
+    res = run_fixes(
+        [str(tmp_path / "m.py")], Config(select=("CL201",), cache=False), unsafe=True, extra=found
+    )
+    assert not res.changes
+    assert [r.status for r in res.records] == ["no-fix"]
+    assert "NumPy" in res.records[0].reason
+
+
 def test_observed_breaks_without_a_codemod_give_nothing(tmp_path: Path) -> None:
     (tmp_path / "m.py").write_text(UNPREDICTED, encoding="utf-8")
     assert _observed(tmp_path, [{"path": "m.py", "line": 13, "gb_id": "GB0124"}]) == []

@@ -3,8 +3,11 @@ patterns in transformers that the old taint sets got wrong."""
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
+from compilelint.api import check
+from compilelint.config import Config
 from compilelint.static.analysis import values as V
 
 from .test_analysis import lint
@@ -350,6 +353,81 @@ def test_boolean_masks_from_annotations_and_dtype_keeping_methods(tmp_path: Path
     ]
 
 
+# ---------------------------------------------------------------------------- short-circuits
+def test_short_circuit_on_compile_constants_and_latent_guards(tmp_path: Path) -> None:
+    # masking_utils.py:761: `not is_tracing(mask) and (mask[:, -1] == 0).all()` never evaluates
+    # its tensor part under torch.compile (is_tracing is True there); BART's fp16 overflow guard
+    # does for float16 inputs only: kept, and its message says it is latent.
+    src = """
+    import torch
+    from torch import nn
+    from transformers.utils import is_tracing
+
+    class M(nn.Module):
+        def forward(self, h: torch.Tensor, mask: torch.Tensor):
+            if not is_tracing(mask) and (mask[:, -1] == 0).all():
+                return None
+            if h.dtype == torch.float16 and not torch.isfinite(h).all():
+                h = h.clamp(-1, 1)
+            if torch.jit.is_tracing() or h.sum() > 0:
+                h = h + 1
+            return h
+    """
+    (tmp_path / "m.py").write_text(textwrap.dedent(src), encoding="utf-8")
+    rep = check([str(tmp_path)], Config(select=("CL101",), cache=False, root=str(tmp_path)))
+    got = {f.line: f.message for f in rep.findings}
+    assert sorted(got) == [10, 12]
+    assert "latent: the tensor part is only evaluated when `h.dtype == torch.float16`" in got[10]
+    assert "latent" not in got[12]  # torch.jit.is_tracing() is False: `h.sum() > 0` always runs
+
+
+def test_latent_notes_for_nested_guards_and_path_dependent_names(tmp_path: Path) -> None:
+    # Evolla: `(kv is not None and mask.any()) or ...`; data2vec-audio/HuBERT layerdrop:
+    # `skip = False; if self.training: skip = torch.rand([]) < p` then `if not skip:`.
+    src = """
+    import torch
+    from torch import nn
+
+    class M(nn.Module):
+        def forward(self, h: torch.Tensor, a=None, b=None):
+            if (
+                (a is not None and a.any())
+                or (b is not None and b.any())
+            ):
+                h = h + 1
+            skip = False
+            if self.training:
+                skip = torch.rand([]) < 0.1
+            if not skip:
+                h = h * 2
+            if h.sum() > 0:
+                h = h - 1
+            return h
+    """
+    (tmp_path / "m.py").write_text(textwrap.dedent(src), encoding="utf-8")
+    rep = check([str(tmp_path)], Config(select=("CL101",), cache=False, root=str(tmp_path)))
+    got = {f.line: f.message for f in rep.findings}
+    assert sorted(got) == [8, 15, 17]
+    assert "only evaluated when `a is not None` is true" in got[8]
+    assert "latent: `skip` is a tensor on some paths" in got[15]
+    assert "latent" not in got[17]
+
+
+def test_tensor_annotation_with_a_flag_default_is_a_flag(tmp_path: Path) -> None:
+    # FastSpeech2-Conformer: `output_attentions: torch.Tensor | None = False`
+    src = """
+    import torch
+    from torch import nn
+
+    class M(nn.Module):
+        def forward(self, h: torch.Tensor, output_attentions: torch.Tensor | None = False):
+            if not output_attentions:
+                return h
+            return h * 2
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL101",)) == []
+
+
 def test_submodule_returning_a_tuple_unpacks_per_position(tmp_path: Path) -> None:
     # diffusers transformer_lumina2.py: `..., encoder_seq_lengths, seq_lengths =
     # self.rope_embedder(...)` where the submodule's forward returns `.tolist()` lengths (Python
@@ -378,3 +456,142 @@ def test_submodule_returning_a_tuple_unpacks_per_position(tmp_path: Path) -> Non
     """
     got = lint(tmp_path, {"m.py": src}, ("CL101", "CL105", "CL113"))
     assert got == [("m.py", 7, "CL105"), ("m.py", 19, "CL101")]
+
+
+# ---------------------------------------------------------------------------- reachability
+def test_methods_of_submodules_are_reached_and_modules_built_there(tmp_path: Path) -> None:
+    # BigBird: forward -> self.set_attention_type -> self.encoder.set_attention_type -> for
+    # layer in self.layer: layer.set_attention_type -> BigBirdSelfAttention(config): its
+    # __init__ runs while tracing (GB0119 at super().__init__(), GB0264 at the first nn.Linear)
+    src = """
+    import torch
+    from torch import nn
+
+    class Attn(nn.Module):
+        def __init__(self, n):
+            super().__init__()
+            self.q = nn.Linear(n, n)
+            self.k = nn.Linear(n, n)
+
+        def forward(self, x):
+            return self.q(x) + self.k(x)
+
+    class Layer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.attn = Attn(4)
+
+        def set_type(self, n):
+            self.attn = Attn(n)
+
+        def forward(self, x):
+            return self.attn(x)
+
+    class Encoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList([Layer() for _ in range(2)])
+
+        def set_type(self, n):
+            for layer in self.layers:
+                layer.set_type(n)
+
+        def forward(self, x):
+            for layer in self.layers:
+                x = layer(x)
+            return x
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.encoder = Encoder()
+
+        def forward(self, x):
+            if x.shape[1] < 8:
+                self.encoder.set_type(4)
+            return self.encoder(x)
+    """
+    got = lint(tmp_path, {"m.py": src}, ("CL508", "CL509"))
+    assert got == [("m.py", 7, "CL509"), ("m.py", 8, "CL508")]
+
+
+def test_submodule_forward_parameters_take_what_the_parent_passes(tmp_path: Path) -> None:
+    # FocalNet/Swin: `layer(hidden_states, input_dimensions)` with input_dimensions a tuple of
+    # ints from shapes; the layer's forward unpacks `height, width = input_dimensions` and
+    # views by them (no break). A parent passing a tensor still makes it one.
+    src = """
+    import torch
+    from torch import nn
+
+    class Layer(nn.Module):
+        def forward(self, hidden, input_dimensions, peak):
+            height, width = input_dimensions
+            hidden = hidden.view(hidden.shape[0], height, width, -1)
+            if peak > 0:
+                hidden = hidden * 2
+            return hidden.flatten(1, 2)
+
+    class Stage(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList([Layer() for _ in range(2)])
+
+        def forward(self, hidden, dims):
+            for layer in self.layers:
+                hidden = layer(hidden, dims, hidden.amax())
+            return hidden
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.stage = Stage()
+
+        def forward(self, pixels):
+            b, c, h, w = pixels.shape
+            return self.stage(pixels.flatten(2).transpose(1, 2), (h, w))
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL101", "CL115")) == [("m.py", 9, "CL101")]
+
+
+def test_calls_in_a_branch_torch_compile_does_not_take_are_not_traced(tmp_path: Path) -> None:
+    # MobileViT: `torch_int(torch.ceil(h / p) * p) if torch.jit.is_tracing() else int(...)`;
+    # transformers' torch_int does `int(x)`: reached only from the TorchScript branch.
+    src = """
+    import math
+    import torch
+    from torch import nn
+
+    def torch_int(x):
+        return int(x)
+
+    class M(nn.Module):
+        def forward(self, x):
+            h = x.shape[-1]
+            n = torch_int(torch.ceil(h / 4) * 4) if torch.jit.is_tracing() else int(math.ceil(h / 4))
+            if not torch.compiler.is_compiling():
+                torch_int(x.sum())
+            return x[..., :n]
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL102",)) == []
+
+
+def test_helper_returns_are_call_site_sensitive(tmp_path: Path) -> None:
+    # a helper returning its argument scaled: an int for `x.shape[0]`, a tensor for `x`
+    src = """
+    import torch
+    from torch import nn
+
+    def scaled(v, k=2):
+        return v * k
+
+    class M(nn.Module):
+        def forward(self, x: torch.Tensor):
+            n = scaled(x.shape[0])
+            if n > 4:
+                x = x + 1
+            y = scaled(x)
+            if y.sum() > 0:
+                x = x - 1
+            return x
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL101",)) == [("m.py", 14, "CL101")]

@@ -110,7 +110,8 @@ def _is_subscript(n: cst.CSTNode) -> bool:
 
 # GB id -> (rule, which node of the line its codemod rewrites), tried in order
 GB_RULES: dict[str, tuple[tuple[str, Callable[[cst.CSTNode], bool]], ...]] = {
-    "GB0124": (("CL103", _is_item), ("CL102", _is_cast)),  # Tensor.item(), int()/float()
+    # Tensor.item(), int()/float(), and `if v in t:` (reads the tensor's values)
+    "GB0124": (("CL103", _is_item), ("CL102", _is_cast), ("CL101", _is_branch)),
     "GB0059": (("CL201", _is_print), ("CL204", _call_named("breakpoint", "set_trace"))),
     "GB0291": (("CL202", _is_log),),  # logging.Logger method
     "GB4841": (("CL202", _is_log),),

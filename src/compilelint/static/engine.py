@@ -26,15 +26,12 @@ import libcst as cst
 from compilelint import __version__
 from compilelint.catalog import Catalog, applies_to, load_catalog
 from compilelint.config import Config, selected_codes
-from compilelint.model import Edit, FileError, Finding, Frame, Rule, Severity
+from compilelint.model import FileError, Finding, Rule, Severity
+from compilelint.serialize import from_data
 from compilelint.static.analysis.dispatch import add_object_calls
 from compilelint.static.analysis.facts import (
-    CallSite,
     Candidate,
-    ClassFacts,
     FileFacts,
-    FunctionFacts,
-    ParamFacts,
 )
 from compilelint.static.analysis.project import Project
 from compilelint.static.analysis.resolve import ResolveError, Resolver, search_path
@@ -178,17 +175,8 @@ _WIDE_BOMS = (
 
 
 def finding_from_data(d: Mapping[str, Any]) -> Finding:
-    """A finding stored by ``put_results`` (``dataclasses.asdict``): nested frames and edits
-    come back as dicts and are rebuilt as the dataclasses the reporters expect."""
-    data = dict(d)
-    data["frames"] = tuple(
-        x if isinstance(x, Frame) else Frame(**x) for x in data.get("frames") or ()
-    )
-    data["edits"] = tuple(x if isinstance(x, Edit) else Edit(**x) for x in data.get("edits") or ())
-    for k in ("hints",):
-        if isinstance(data.get(k), list):
-            data[k] = tuple(data[k])
-    return Finding(**data)
+    """A finding stored by ``put_results`` (``dataclasses.asdict``), frames and edits rebuilt."""
+    return from_data(Finding, dict(d))
 
 
 def _call_with_deep_stack(fn: Callable[[], FileFacts]) -> FileFacts:
@@ -412,21 +400,7 @@ def _facts_to_data(f: FileFacts) -> dict[str, object]:
 
 
 def _facts_from_data(d: dict) -> FileFacts:  # type: ignore[type-arg]
-    d = dict(d)
-    d["functions"] = {
-        k: FunctionFacts(
-            **{
-                **v,
-                "params": [ParamFacts(**p) for p in v["params"]],
-                "calls": [CallSite(**c) for c in v["calls"]],
-                "decorators": [CallSite(**c) for c in v.get("decorators", ())],
-            }
-        )
-        for k, v in d["functions"].items()
-    }
-    d["classes"] = {k: ClassFacts(**v) for k, v in d["classes"].items()}
-    d["candidates"] = [Candidate(**c) for c in d["candidates"]]
-    return FileFacts(**d)
+    return from_data(FileFacts, d)
 
 
 class Cache:
@@ -532,6 +506,14 @@ def _fmt(template: str, args: dict[str, str]) -> str:
         return template
 
 
+def _message(rule: Rule, args: dict[str, str]) -> str:
+    """The rule's message; a check's ``latent`` note (a break that only some inputs reach, e.g.
+    behind a dtype guard) is appended, so a user whose run refuted it sees why."""
+    msg = _fmt(rule.message, args)
+    note = args.get("latent")
+    return f"{msg} ({note})" if note else msg
+
+
 def _make_finding(rule: Rule, path: str, c: Candidate, severity: Severity) -> Finding:
     return Finding(
         rule=rule.code,
@@ -542,7 +524,7 @@ def _make_finding(rule: Rule, path: str, c: Candidate, severity: Severity) -> Fi
         end_line=c.end_line,
         end_col=c.end_col,
         severity=severity,
-        message=_fmt(rule.message, c.args),
+        message=_message(rule, c.args),
         fix=_fmt(rule.fix_title, c.args),
         stage="static",
         function=c.func,

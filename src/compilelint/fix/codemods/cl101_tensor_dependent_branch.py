@@ -64,10 +64,7 @@ class TensorDependentBranchWhere(Codemod):
             if isinstance(p, cst.If) and p.test is test:
                 return self._if(ctx, p)
             if isinstance(p, cst.While) and p.test is test:
-                return NoFix(
-                    "a `while` loop on a tensor value has no mechanical rewrite "
-                    "(use a fixed trip count or torch's control-flow operators)"
-                )
+                return self._while(ctx, p)
             if isinstance(p, cst.CompIf):
                 return NoFix("a comprehension filter on tensor values keeps a data-dependent count")
         return NoFix("the branch was not found in the file")
@@ -146,6 +143,103 @@ class TensorDependentBranchWhere(Codemod):
         if rets:
             return self._returns(ctx, node, block, body, orelse)
         return self._assigns(ctx, node, body, orelse)
+
+    # ------------------------------------------------------------------ while loops
+    def _while(self, ctx: FixContext, node: cst.While) -> Rewrite | NoFix:
+        """``i = 0; while cond and i < N: x = f(x); i += 1`` -> ``for _ in range(N):``
+        ``x = torch.where(cond, f(x), x)``: once ``cond`` is false the state no longer
+        changes, so later iterations keep it, as the loop's exit did."""
+        none = NoFix(
+            "a `while` loop on a tensor value without a bounded trip count (`and i < N` on a "
+            "counter stepped by 1) has no mechanical rewrite"
+        )
+        test = node.test
+        if not (
+            isinstance(test, cst.BooleanOperation)
+            and isinstance(test.operator, cst.And)
+            and not test.lpar
+        ):
+            return none
+        right, left = _counter_bound(test.right), _counter_bound(test.left)
+        if right is not None:
+            (counter, limit), cond = right, test.left
+        elif left is not None:
+            (counter, limit), cond = left, test.right
+        else:
+            return none
+        if isinstance(cond, cst.BooleanOperation):
+            return NoFix("the loop's condition combines several tensor conditions")
+        if node.orelse is not None:
+            return NoFix("the `while` loop has an `else`")
+        body = suite_statements(node.body)
+        block = ctx.parent(node)
+        fn = ctx.function(node)
+        if body is None or not isinstance(block, cst.IndentedBlock) or fn is None:
+            return NoFix("the loop body holds compound statements")
+        steps = [
+            b
+            for b in body
+            if isinstance(b, cst.AugAssign)
+            and isinstance(b.target, cst.Name)
+            and b.target.value == counter
+            and isinstance(b.operator, cst.AddAssign)
+            and isinstance(b.value, cst.Integer)
+            and b.value.value == "1"
+        ]
+        rest = [b for b in body if not any(b is st for st in steps)]
+        if len(steps) != 1:
+            return NoFix(f"`{counter}` is not stepped by `+= 1` once per iteration")
+        # the counter: `counter = <int>` just before the loop, read nowhere else
+        i = list(block.body).index(node)
+        prev = block.body[i - 1] if i > 0 else None
+        start = _int_assign(prev, counter)
+        if start is None or limit <= start:
+            return NoFix(
+                f"`{counter}` is not set to an int literal below the bound just before the loop"
+            )
+        if len(bound_names(fn).get(counter, [])) != 2:
+            return NoFix(f"`{counter}` is assigned elsewhere too")
+        reads = _names(fn.body, counter)
+        # the binding, the bound in the test, the step's target
+        if len(reads) != 3:
+            return NoFix(f"`{counter}` is also read outside the loop's bound")
+        tb = self._branch(rest)
+        if isinstance(tb, NoFix):
+            return NoFix(tb.reason.replace("a branch", "the loop body"))
+        if not tb:
+            return NoFix("the loop body assigns nothing")
+        names = [n for n, _, _ in tb]
+        if not self._bound_before(ctx, fn, node, names):
+            return NoFix("a name the loop assigns has no value before the loop")
+        bad = self._sides_ok(ctx, [o for _, _, o in tb] + [cond])
+        if bad is not None:
+            return bad
+        tmp = ctx.fresh_name("active")
+        stmts = [
+            cst.SimpleStatementLine(
+                body=[
+                    cst.Assign(
+                        targets=[cst.AssignTarget(cst.Name(tmp))],
+                        value=cond.with_changes(lpar=[], rpar=[]),
+                    )
+                ]
+            )
+        ]
+        for n, v, _ in tb:
+            stmts.append(self._assign(ctx, n, cst.Name(tmp), v, cst.Name(n)))
+        trips = str(limit - start)
+        loop = cst.For(
+            target=cst.Name("_"),
+            iter=cst.parse_expression(f"range({trips})"),
+            body=cst.IndentedBlock(body=stmts),
+            leading_lines=[*prev.leading_lines, *node.leading_lines],  # type: ignore[union-attr]
+        )
+        return Rewrite(
+            title=f"run the loop {trips} times and select with `torch.where`: the state stops "
+            "changing once the condition is false",
+            changes=[(node, loop), (prev, cst.RemoveFromParent())],  # type: ignore[list-item]
+            imports=("torch",),
+        )
 
     def _raise(
         self, ctx: FixContext, node: cst.If, body: list[cst.BaseSmallStatement]
@@ -367,6 +461,54 @@ class TensorDependentBranchWhere(Codemod):
             if not any(ctx.span(b)[0] < line for b in bound.get(n, [])):
                 return False
         return True
+
+
+def _counter_bound(e: cst.BaseExpression) -> tuple[str, int] | None:
+    """``i < N`` (N an int literal): (``i``, N)."""
+    if (
+        isinstance(e, cst.Comparison)
+        and len(e.comparisons) == 1
+        and isinstance(e.left, cst.Name)
+        and isinstance(e.comparisons[0].operator, cst.LessThan)
+        and isinstance(e.comparisons[0].comparator, cst.Integer)
+    ):
+        return e.left.value, int(e.comparisons[0].comparator.value, 0)
+    return None
+
+
+def _int_assign(st: cst.CSTNode | None, name: str) -> int | None:
+    if not (isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1):
+        return None
+    a = st.body[0]
+    if (
+        isinstance(a, cst.Assign)
+        and len(a.targets) == 1
+        and isinstance(a.targets[0].target, cst.Name)
+        and a.targets[0].target.value == name
+        and isinstance(a.value, cst.Integer)
+    ):
+        return int(a.value.value, 0)
+    return None
+
+
+def _names(node: cst.CSTNode, name: str) -> list[cst.Name]:
+    out: list[cst.Name] = []
+
+    class V(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            if n.value == name:
+                out.append(n)
+
+        def visit_Attribute(self, n: cst.Attribute) -> bool:
+            n.value.visit(self)
+            return False
+
+        def visit_Arg(self, n: cst.Arg) -> bool:
+            n.value.visit(self)
+            return False
+
+    node.visit(V())
+    return out
 
 
 _REPORTERS = {"print", "warn", "debug", "info", "warning", "error", "exception", "critical", "log"}

@@ -75,6 +75,14 @@ class TensorItemDrop(Codemod):
         if isinstance(got, NoFix):
             return got
         origin, replacement, wrap = got
+        numpy = _numpy_call(replacement)
+        if numpy is not None:
+            # dynamo traces NumPy as tensors, so the fix would verify under torch.compile,
+            # but the copy run eagerly would pass a NumPy value to torch functions
+            return NoFix(
+                f"the value comes from NumPy (`{ctx.code(numpy).strip()[:40]}`), a tensor only "
+                "while dynamo traces it"
+            )
         return self.keep_tensor(ctx, origin, replacement, wrap)
 
     needs_torch: bool = False  # does the origin's replacement name torch?
@@ -109,6 +117,12 @@ class TensorItemDrop(Codemod):
         plan: _Plan = {id(origin): "origin"}
         end = self._climb(ctx, origin, set(), plan, allow_assign=True)
         if isinstance(end, NoFix):
+            # `if loss.item() > 100: print(...)`: the number is only read by code that reports,
+            # so the whole `if` runs only in eager, where the number is still read
+            fn = ctx.function(origin)
+            report = _reporting_if(ctx, origin, fn) if fn is not None else None
+            if report is not None:
+                return self._rewrite(ctx, {id(report): "eagerif"}, {})
             return end
         if end.assign is None:
             return self._rewrite(ctx, plan, {id(origin): replacement})
@@ -334,6 +348,13 @@ class TensorItemDrop(Codemod):
             changes.append((top, top.visit(T())))  # type: ignore[arg-type]
         kinds = set(plan.values())
         title = f"keep the value a tensor: {self.action}"
+        if kinds == {"eagerif"}:
+            return Rewrite(
+                "the `if` only reports: run it only in eager, under "
+                "`if not torch.compiler.is_compiling():`",
+                changes,
+                imports=("torch",),
+            )
         extra = sorted(
             {
                 "`max`/`min` become `torch.clamp`" if "clamp" in kinds else "",
@@ -345,6 +366,23 @@ class TensorItemDrop(Codemod):
         if extra:
             title += ", " + ", ".join(extra)
         return Rewrite(title, changes, imports=("torch",) if uses_torch else ())
+
+
+def _numpy_call(e: cst.CSTNode) -> cst.Call | None:
+    """A call in ``e`` that makes a NumPy value: ``t.numpy()`` or ``np.f(...)``/``numpy.f(...)``."""
+    found: list[cst.Call] = []
+
+    class V(cst.CSTVisitor):
+        def visit_Call(self, n: cst.Call) -> None:
+            f = n.func
+            if isinstance(f, cst.Attribute) and (
+                f.attr.value == "numpy"
+                or (isinstance(f.value, cst.Name) and f.value.value in ("np", "numpy"))
+            ):
+                found.append(n)
+
+    e.visit(V())
+    return found[0] if found else None
 
 
 def _simple(e: cst.BaseExpression) -> bool:

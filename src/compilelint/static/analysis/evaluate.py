@@ -157,6 +157,37 @@ class Evaluator:
             s = s.parent
         return None
 
+    def compile_const(self, node: cst.BaseExpression) -> bool | None:
+        """The Python bool ``node`` certainly is while torch.compile traces, else None:
+        compiling predicates (``torch.compiler.is_compiling()``, transformers'
+        ``is_torchdynamo_compiling()``/``is_tracing()``) are True, TorchScript's
+        (``torch.jit.is_tracing()``/``is_scripting()``) False, ``not`` and ``and``/``or`` of
+        those, and bool constants."""
+        t = type(node)
+        if t is cst.UnaryOperation and isinstance(node.operator, cst.Not):  # type: ignore[attr-defined]
+            c = self.compile_const(node.expression)  # type: ignore[attr-defined]
+            return None if c is None else not c
+        if t is cst.BooleanOperation:
+            a = self.compile_const(node.left)  # type: ignore[attr-defined]
+            is_and = isinstance(node.operator, cst.And)  # type: ignore[attr-defined]
+            if a is not None and a is not is_and:
+                return a
+            if a is not None:
+                return self.compile_const(node.right)  # type: ignore[attr-defined]
+            return None  # `x and False` still evaluates `x`
+        if t is cst.Call:
+            q = self.qualify(node.func) or ""  # type: ignore[attr-defined]
+            last = q.rsplit(".", 1)[-1]
+            if q in N.COMPILING_PREDICATES or last in ("is_torchdynamo_compiling", "is_compiling"):
+                return True
+            if q in N.NOT_COMPILING_PREDICATES:
+                return False
+            return None
+        v = self.value(node) if t is cst.Name else None
+        if v is not None and v[0] == "S" and v[1] == "bool" and len(v) == 3:
+            return bool(v[2])
+        return None
+
     # ------------------------------------------------------------------ expressions
     def _value(self, node: cst.BaseExpression) -> Value:
         t = type(node)
@@ -189,6 +220,14 @@ class Evaluator:
                 return V.BOOL if tp == V.UNKNOWN else tp
             return inner
         if t is cst.BooleanOperation:
+            # short-circuiting on what is a constant under torch.compile: `not is_tracing(m) and
+            # (m == 0).all()` never evaluates its right side while compiling
+            c = self.compile_const(node.left)  # type: ignore[attr-defined]
+            is_and = isinstance(node.operator, cst.And)  # type: ignore[attr-defined]
+            if c is not None:
+                if c is not is_and:
+                    return V.scalar("bool", c)  # `False and ...`, `True or ...`
+                return self.value(node.right)  # type: ignore[attr-defined]
             return V.join(self.value(node.left), self.value(node.right))  # type: ignore[attr-defined]
         if t is cst.Comparison:
             return self._comparison(node)  # type: ignore[arg-type]
@@ -429,6 +468,11 @@ class Evaluator:
                 return V.module(f"Q|{self.module_defs[name]}")
             ref = self.name_ref(name)
             if ref is not None:
+                local_fn = self._walked_function(ref[2:]) if ref.startswith("Q|") else None
+                if local_fn is not None:
+                    got = self._returns_for(local_fn, node, 0)
+                    if got is not None:
+                        return got
                 return V.sym(f"R|{ref}")
             return V.UNKNOWN
         return V.call_result(self.value(func))
@@ -445,6 +489,12 @@ class Evaluator:
         recv_node = func.value
         if isinstance(recv_node, cst.Name) and recv_node.value == "self" and self.cls is not None:
             if meth in self.cls.methods:
+                local_fn = self._walked_function(f"{self.cls.qual}.{meth}")
+                if local_fn is not None:
+                    implicit = 1 if local_fn.params and local_fn.params[0].name == "self" else 0
+                    got = self._returns_for(local_fn, node, implicit)
+                    if got is not None:
+                        return got
                 return V.sym(f"R|M|{self.cls.qual}|{meth}")
             own = self._own_module_forward(meth)
             if own:  # a submodule of a class defined in this file: what its forward returns
@@ -469,6 +519,43 @@ class Evaluator:
         if k == "J":
             return V.join(*(self._method_on(m, meth, node) for m in recv[1]))
         return self._method_on(recv, meth, node)
+
+    def _walked_function(self, qual: str) -> Any:
+        """The facts of a function of this file already walked to its end (its returns are
+        complete), else None."""
+        walked: set[str] = getattr(self, "walked", set())
+        if qual not in walked:
+            return None
+        return self.functions.get(qual)  # type: ignore[attr-defined]
+
+    def _returns_for(self, fn: Any, node: cst.Call, implicit: int) -> Value | None:
+        """Call-site-sensitive return value: the callee's summary with this call's argument
+        values put in for its parameters (``helper(x)`` is a tensor for a tensor ``x`` and an
+        int for an int). None when the call hides its arguments or the callee returns nothing
+        that depends on them."""
+        if not fn.returns or any(a.star for a in node.args):
+            return None
+        summary = V.join(*fn.returns)
+        prefix = f"P|{fn.qual}|"
+        if not any(s.startswith(prefix) for s in V.contained_sources(summary)):
+            return None  # nothing to specialise: keep the summary's symbol
+        positional = [p for p in fn.params if p.index >= 0][implicit:]
+        bound: dict[str, Value] = {}
+        pos = [a for a in node.args if a.keyword is None]
+        for prm, a in zip(positional, pos, strict=False):
+            bound[prefix + prm.name] = self.value(a.value)
+        for a in node.args:
+            if a.keyword is not None:
+                bound[prefix + a.keyword.value] = self.value(a.value)
+        for prm in fn.params:
+            key = prefix + prm.name
+            if key in bound or prm.index < -1:
+                continue
+            if prm.default == "none":
+                bound[key] = V.NONE
+            elif prm.default == "literal":
+                bound[key] = V.UNKNOWN  # a Python literal: not a tensor
+        return V.instantiate(summary, V.bind_params(bound))
 
     def _own_module_forward(self, attr: str) -> list[str]:
         """The classes ``self.<attr>`` is built from, when every one is a top-level class of

@@ -52,6 +52,7 @@ class CallSite:
     in_loop: bool
     line: int = 0  # position of the call (anchors findings followed into other files)
     col: int = 0
+    star: bool = False  # the call unpacks *args or **kwargs: positions and keywords are unknown
 
 
 @dataclass

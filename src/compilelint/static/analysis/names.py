@@ -372,6 +372,9 @@ COMPILING_PREDICATES = frozenset(
         "is_compiling",
         "transformers.utils.is_torchdynamo_compiling",
         "transformers.utils.import_utils.is_torchdynamo_compiling",
+        # transformers' `is_tracing(t)`: `is_torchdynamo_compiling() or is_jit_tracing() or ...`
+        "transformers.utils.is_tracing",
+        "transformers.utils.import_utils.is_tracing",
     }
 )
 # Predicates that are False while torch.compile traces (TorchScript's): code under `if <pred>()`

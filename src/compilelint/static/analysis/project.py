@@ -29,7 +29,9 @@ def root_param_is_tensor(fn: FunctionFacts, i: int) -> bool:
     if prm.index == 0 and fn.cls is not None and prm.name in ("self", "cls"):
         return False
     if prm.annotation == "tensor":
-        return True
+        # `output_attentions: torch.Tensor | None = False`: the literal default shows the
+        # annotation is wrong (a flag), and a flag is what callers pass
+        return prm.default != "literal"
     if prm.annotation in ("nontensor", "container") or prm.index in (-2, -3):
         return False
     if prm.default in ("literal", "other"):

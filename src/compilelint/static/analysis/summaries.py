@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from compilelint.static.analysis import values as V
 
 if TYPE_CHECKING:
-    from compilelint.static.analysis.facts import CallSite, FunctionFacts
+    from compilelint.static.analysis.facts import CallSite, FunctionFacts, ParamFacts
     from compilelint.static.analysis.values import Value
 
 FKey = tuple[str, str]  # (path, qual)
@@ -129,6 +129,9 @@ class Summaries:
             if fn.name == "__init__":
                 return False
             return self._any(cp, V.apply_steps(self.return_value((cp, cq)), steps))
+        if kind == "K":
+            # "K|<class>": the class is an nn.Module (for checks on module construction)
+            return self.is_module_class(path, rest)  # type: ignore[attr-defined]
         if kind == "A":
             cq, _, attr = rest.rpartition("|")
             for cp, cqq in self.mro(path, cq):  # type: ignore[attr-defined]
@@ -138,6 +141,32 @@ class Summaries:
                         return True
             return False
         return False
+
+    def _by_callers(self, key: FKey, prm: ParamFacts, steps: list[str]) -> bool | None:
+        """Whether some traced caller passes a tensor for ``prm``; None when there is no caller
+        or one hides its arguments (``*args``/``**kwargs``) or leaves out one with no default."""
+        sites = self.callers.get(key, ())
+        if not sites:
+            return None
+        fn: FunctionFacts = self.files[key[0]].functions[key[1]]
+        positional = [p.name for p in fn.params if p.index >= 0]
+        out = False
+        for cpath, call, implicit in sites:
+            if call.star:
+                return None
+            v: Value | None = None
+            if prm.name in positional:
+                j = positional.index(prm.name) - implicit
+                if 0 <= j < len(call.args):
+                    v = call.args[j]
+            if v is None:
+                v = call.kwargs.get(prm.name)
+            if v is None:
+                if prm.default in ("none", "literal"):
+                    continue  # the default, a Python value
+                return None
+            out = out or self._any(cpath, V.apply_steps(v, steps))
+        return out
 
     def _param(self, path: str, rest: str, steps: list[str]) -> bool:
         from compilelint.static.analysis.project import root_param_is_tensor
@@ -153,10 +182,16 @@ class Summaries:
         if key in self.roots:
             i = fn.params.index(prm)
             if root_param_is_tensor(fn, i):
-                return True
+                # a submodule's forward called by a traced parent: dynamo inlines it with what
+                # the parent passes (a `(height, width)` tuple is not a tensor), so the callers
+                # decide when every one of them shows the argument
+                by_callers = (
+                    None if prm.annotation == "tensor" else self._by_callers(key, prm, steps)
+                )
+                return True if by_callers is None else by_callers
             if steps and (prm.annotation == "container" or prm.index == -2):
                 return True  # elements of a root's list[Tensor] / *args
-        if prm.annotation == "tensor":
+        if prm.annotation == "tensor" and prm.default != "literal":
             return True
         if prm.annotation == "nontensor" and not steps:
             return False

@@ -208,6 +208,7 @@ class FileWalker(Evaluator):
         self.current_stmt: cst.CSTNode | None = None
         self._value_cache: dict[int, Value] = {}
         self.class_defs: set[str] = set()  # top-level class names
+        self.walked: set[str] = set()  # functions walked to their end
 
     # ------------------------------------------------------------------ public API for checks
     @property
@@ -439,6 +440,17 @@ class FileWalker(Evaluator):
         elif t in (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp):
             self._visit_comprehension(node)
             return
+        elif t is cst.IfExp:
+            # `a if torch.jit.is_tracing() else b`: the branch torch.compile does not take is
+            # not traced (no findings, no calls into it)
+            self.fire(node)
+            self.visit_expr(node.test)  # type: ignore[attr-defined]
+            skip_body, skip_else = self._compiling_guard(node.test)  # type: ignore[attr-defined]
+            for branch, skip in ((node.body, skip_body), (node.orelse, skip_else)):  # type: ignore[attr-defined]
+                self.untraced_depth += skip
+                self.visit_expr(branch)
+                self.untraced_depth -= skip
+            return
         self.fire(node)
         for child in iter_children(node):
             self.visit_expr(child)
@@ -531,12 +543,14 @@ class FileWalker(Evaluator):
             lst = self.cls.attr_classes[node.func.value.attr.value]
             if r and f"*{r}" not in lst:
                 lst.append(f"*{r}")
-        if facts is None:
-            return
+        if facts is None or self.untraced_depth:
+            return  # calls in code torch.compile does not trace do not make their callees traced
         if isinstance(node.func, cst.Name) and self._closure_param(node.func.value):
             facts.calls_closure_param = True
         ref = self.callee_ref(node.func)
-        if ref is None:
+        sub = self._submodule_call_refs(node.func, ref)
+        refs = sub if sub else ([ref] if ref is not None else [])
+        if not refs:
             # functions passed as arguments (checkpoint(self.block, x), map(fn, xs), ...)
             for a in node.args:
                 r = self._func_ref_of(a.value)
@@ -549,16 +563,88 @@ class FileWalker(Evaluator):
             tv = self.value(a.value)
             if a.keyword is not None:
                 kwargs[a.keyword.value] = tv
-            elif a.star:
-                args.append(tv)
+            elif a.star == "**":
+                pass  # **kwargs: its keys are not known here (the site is marked `star`)
             else:
                 args.append(tv)
             r = self._func_ref_of(a.value)
             if r and r not in facts.refs:
                 facts.refs.append(r)
-        site = CallSite(ref=ref, args=args, kwargs=kwargs, in_loop=self.loop_depth > 0)
-        facts.calls.append(site)
-        self.call_nodes.append((site, node))
+        star = any(a.star for a in node.args)
+        for r in refs:
+            site = CallSite(ref=r, args=args, kwargs=kwargs, in_loop=self.loop_depth > 0, star=star)
+            facts.calls.append(site)
+            self.call_nodes.append((site, node))
+
+    def _submodule_call_refs(self, func: cst.BaseExpression, ref: str | None) -> list[str]:
+        """Calls into a submodule whose class ``__init__`` shows: ``self.block(x, dims)`` and
+        ``block(x, dims)`` over ``self.blocks`` call that class's ``forward`` (so its parameters
+        get the values the parent passes), ``self.encoder.set_mode()`` one of its methods."""
+        cls = self.cls
+        if cls is None:
+            return []
+        if isinstance(func, cst.Attribute):
+            recv = func.value
+            if isinstance(recv, cst.Name) and recv.value == "self":
+                attr = func.attr.value
+                if ref == f"M|{cls.qual}|{attr}" and attr not in cls.methods:
+                    return self._attr_class_refs(attr, "forward")
+                return []
+            if ref is not None:
+                return []
+            return self._submodule_method_refs(func)
+        if isinstance(func, cst.Name) and ref is None:
+            attr = self._self_attr_of(func.value)
+            if attr is not None:
+                return self._attr_class_refs(attr, "forward")
+        return []
+
+    def _self_attr_of(self, name: str) -> str | None:
+        """The ``self.<attr>`` a local name holds (or holds an element of), if any."""
+        cls = self.cls
+        if cls is None:
+            return None
+        prefix = f"A|{cls.qual}|"
+        for m in V.members(self.lookup(name) or V.UNKNOWN):
+            if m[0] == "Y" and m[1].startswith(prefix):
+                base, steps = V.split_source(m[1])
+                if all(st == "*" or st.isdigit() for st in steps):
+                    return base[len(prefix) :]
+        return None
+
+    def _attr_class_refs(self, attr: str, meth: str) -> list[str]:
+        cls = self.cls
+        if cls is None:
+            return []
+        out: list[str] = []
+        for r in cls.attr_classes.get(attr, ()):
+            r = r.removeprefix("*")
+            if r[:2] in ("Q|", "D|"):
+                out.append(f"{r}.{meth}")
+        return out
+
+    def _submodule_method_refs(self, func: cst.BaseExpression) -> list[str]:
+        """``self.encoder.set_mode(...)`` / ``layer.set_mode(...)`` over ``self.layers``: a
+        method of a submodule whose class ``__init__`` shows (``self.encoder = Encoder(...)``,
+        ``nn.ModuleList([Layer() ...])``); dynamo inlines it like any other call."""
+        if not isinstance(func, cst.Attribute) or self.cls is None:
+            return []
+        meth = func.attr.value
+        if meth.startswith("__") or meth in N.TENSOR_METHODS:
+            return []
+        recv = func.value
+        attr: str | None = None
+        if (
+            isinstance(recv, cst.Attribute)
+            and isinstance(recv.value, cst.Name)
+            and recv.value.value == "self"
+        ):
+            attr = recv.attr.value
+        elif isinstance(recv, cst.Name):
+            attr = self._self_attr_of(recv.value)
+        if attr is None:
+            return []
+        return self._attr_class_refs(attr, meth)
 
     def _func_ref_of(self, v: cst.BaseExpression) -> str | None:
         if isinstance(v, cst.Name) and (
@@ -949,6 +1035,7 @@ class FileWalker(Evaluator):
             if prm.default is not None:
                 self.visit_expr(prm.default)
         self.visit_suite(node.body)
+        self.walked.add(qual)  # its returns are complete: callers below specialise them
         self.class_stack = saved_classes
         self.scope = parent
         self.loop_depth, self.untraced_depth = saved_loop, saved_untraced

@@ -4,7 +4,27 @@ from __future__ import annotations
 
 import libcst as cst
 
+from compilelint.static.analysis import values as V
 from compilelint.static.checks.base import Check
+
+
+def _names(e: cst.BaseExpression) -> list[cst.Name]:
+    """The plain names a condition reads (not attribute names or call targets)."""
+    out: list[cst.Name] = []
+    stack: list[cst.CSTNode] = [e]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Name):
+            out.append(n)
+        elif isinstance(n, cst.Attribute):
+            stack.append(n.value)
+        elif isinstance(n, cst.Call):
+            stack.extend(a.value for a in n.args)
+        elif isinstance(n, (cst.Lambda, cst.BaseComp)):
+            continue
+        else:
+            stack.extend(n.children)
+    return out
 
 
 class TensorDependentBranch(Check):
@@ -13,7 +33,71 @@ class TensorDependentBranch(Check):
     def _test(self, test: cst.BaseExpression) -> None:
         taint = self.taint(test)
         if taint:
-            self.report(test, requires=taint, expr=self.code(test))
+            extra = {}
+            guard = self._guard(test)
+            if guard is not None:
+                expr, truth = guard
+                extra["latent"] = (
+                    f"latent: the tensor part is only evaluated when `{expr}` is {truth}, "
+                    "so the inputs decide whether it breaks"
+                )
+            else:
+                name = self._path_dependent(test)
+                if name is not None:
+                    extra["latent"] = (
+                        f"latent: `{name}` is a tensor on some paths and a Python value on "
+                        "others, so the path taken (e.g. training or not) decides whether it breaks"
+                    )
+            self.report(test, requires=taint, expr=self.code(test), **extra)
+
+    def _path_dependent(self, test: cst.BaseExpression) -> str | None:
+        """A name in the condition that holds a tensor on some paths and a Python constant on
+        others (``skip = False`` then ``if self.training: skip = torch.rand([]) < p``)."""
+        for node in _names(test):
+            v = self.w.value(node)
+            ms = list(V.members(v))
+            if any(m[0] == "T" for m in ms) and any(m[0] in "SN" for m in ms):
+                return node.value
+        return None
+
+    def _guard(self, test: cst.BaseExpression) -> tuple[str, str] | None:
+        """``(guard, "true"/"false")`` when the tensor part of a condition sits behind Python
+        operands that short-circuit it (``x.dtype == torch.float16 and not
+        torch.isfinite(x).all()``): the break is latent, it happens only for some inputs."""
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test = test.expression
+        if not isinstance(test, cst.BooleanOperation):
+            return None
+        op = type(test.operator)
+        operands: list[cst.BaseExpression] = []
+
+        def flat(e: cst.BaseExpression, top: bool = False) -> None:
+            if (
+                isinstance(e, cst.BooleanOperation)
+                and isinstance(e.operator, op)
+                and (top or not e.lpar)
+            ):
+                flat(e.left)
+                flat(e.right)
+            else:
+                operands.append(e)
+
+        flat(test, top=True)
+        guards: list[cst.BaseExpression] = []
+        for e in operands:
+            if self.taint(e):
+                if not guards:
+                    return self._guard(e)  # `(a is not None and a.any()) or ...`
+                break
+            if self.w.compile_const(e) is None:
+                guards.append(e)  # a constant under torch.compile decides nothing per input
+        else:
+            return None
+        if not guards:
+            return None
+        joiner = " and " if op is cst.And else " or "
+        text = joiner.join(self.code(g, 50) for g in guards)
+        return text, "true" if op is cst.And else "false"
 
     def visit_If(self, node: cst.If) -> None:
         self._test(node.test)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import libcst as cst
 
 from compilelint.static.checks.base import Check
@@ -20,6 +22,10 @@ _WITH_PARAMETERS = frozenset(
 class ParameterCreatedInForward(Check):
     CODE = "CL508"
 
+    def __init__(self, walker: Any) -> None:
+        super().__init__(walker)
+        self._seen: set[str] = set()
+
     def visit_Call(self, node: cst.Call) -> None:
         q = self.qualify(node.func) or ""
         if not q.startswith("torch.nn."):
@@ -28,6 +34,9 @@ class ParameterCreatedInForward(Check):
         if last not in _WITH_PARAMETERS or q.startswith("torch.nn.functional."):
             return
         fn = self.w.func
-        if fn is None or fn.name == "__init__":
-            return
+        if fn is None or fn.qual in self._seen:
+            return  # dynamo gives up on the frame at the first one: one finding per function
+        self._seen.add(fn.qual)
+        # in traced code only: an `__init__` counts when traced code builds the module (a method
+        # called from forward that swaps a submodule); the usual `__init__` is not traced
         self.report(node, call=self.code(node.func))
