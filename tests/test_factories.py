@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.cli_invoke import invoke
 
 METHODS = """\
@@ -144,14 +146,18 @@ def test_a_callable_parameter_maps_tensors_to_tensors(tmp_path: Path) -> None:
     assert not any(line == 9 for _, line in lines), lines
 
 
-def test_a_module_built_through_an_aliased_subpackage_is_followed(tmp_path: Path) -> None:
-    # `import augl.aug as K; self.jitter = K.Jitter(...)`: the alias names the subpackage
+@pytest.mark.parametrize("reexport", ["from .jitter import Jitter\n", "from .jitter import *\n"])
+def test_a_module_built_through_an_aliased_subpackage_is_followed(
+    tmp_path: Path, reexport: str
+) -> None:
+    # `import augl.aug as K; self.jitter = K.Jitter(...)`: the alias names the subpackage, whose
+    # __init__ re-exports the class by name or with a star import
     venv = tmp_path / "env"
     site = venv / "lib" / "python3.11" / "site-packages"
     (site / "augl" / "aug").mkdir(parents=True)
     (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
     (site / "augl" / "__init__.py").write_text("")
-    (site / "augl" / "aug" / "__init__.py").write_text("from .jitter import Jitter\n")
+    (site / "augl" / "aug" / "__init__.py").write_text(reexport)
     (site / "augl" / "aug" / "jitter.py").write_text(
         "import torch\n"
         "\n"

@@ -886,6 +886,8 @@ class FileWalker(Evaluator):
             base = ".".join(pkg)
             mod = f"{base}.{mod}" if base and mod else (base or mod)
         if isinstance(node.names, cst.ImportStar):
+            if mod:  # "*<n>" keys: star-imported modules, searched for names not defined here
+                self.imports[f"*{sum(k.startswith('*') for k in self.imports)}"] = mod
             return
         for alias in node.names:
             nm = dotted(alias.name) or ""
