@@ -190,3 +190,37 @@ def test_decorator_in_the_scanned_files(tmp_path: Path) -> None:
     lines = {(f["rule"], f["line"]) for f in data["findings"]}
     assert any(line == 8 for _, line in lines), lines
     assert not any(line == 16 for _, line in lines), lines
+
+
+def test_torchscript_markers_do_not_stop_tracing(tmp_path: Path) -> None:
+    # torch 2.13 traces into @torch.jit.ignore / @torch.jit.unused methods (a branch on a
+    # buffer there breaks the graph), unlike @torch.compiler.disable
+    (tmp_path / "model.py").write_text(
+        "import torch\n"
+        "\n"
+        "\n"
+        "class M(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.register_buffer('initted', torch.tensor(False))\n"
+        "\n"
+        "    @torch.jit.ignore\n"
+        "    def init_(self, x):\n"
+        "        if self.initted:\n"
+        "            return\n"
+        "        self.initted.data.copy_(torch.tensor(True))\n"
+        "\n"
+        "    @torch.compiler.disable\n"
+        "    def off(self, x):\n"
+        "        if x.sum() > 0:\n"
+        "            return x\n"
+        "        return x\n"
+        "\n"
+        "    def forward(self, x):\n"
+        "        self.init_(x)\n"
+        "        return x + 1\n"
+    )
+    data = _json(tmp_path, "--no-follow")
+    lines = {(f["rule"], f["line"]) for f in data["findings"]}
+    assert ("CL101", 11) in lines, lines
+    assert not any(line == 17 for _, line in lines), lines

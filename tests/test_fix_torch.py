@@ -215,3 +215,33 @@ def test_verify_counter_buffer_removes_recompiles(tmp_path: Path) -> None:
     assert chk.recompiles_before >= 7 and chk.recompiles_after == 0
     assert chk.outputs == "match"
     assert "register_buffer" in (tmp_path / "int_counter.py").read_text(encoding="utf-8")
+
+
+def test_a_fix_that_fails_eagerly_does_not_match(tmp_path: Path) -> None:
+    """Verification also calls the fixed model uncompiled once: a fix that only works while
+    dynamo traces it (NumPy handed to a torch function, say) is not a match."""
+    from compilelint.dynamic.outputs import Recorder, compare, save
+
+    model = torch.nn.Linear(4, 4)
+    x = torch.randn(2, 4)
+    ref = Recorder()
+    ref.model_built(torch, model)
+    ref.called(torch, model(x))
+    ref.eager_called(torch, model, [x], {})
+    save(torch, str(tmp_path / "ref.pt"), ref)
+
+    def broken(_: Any) -> Any:
+        return torch.clamp(x.numpy().max(), min=1.0)  # TypeError in eager
+
+    mine = Recorder()
+    mine.model_built(torch, model)
+    mine.called(torch, model(x))
+    mine.eager_called(torch, broken, [x], {})
+    got = compare(torch, str(tmp_path / "ref.pt"), mine)
+    assert not got["ok"]
+    assert got["eager"].startswith("differ: run eagerly, it raises TypeError")
+    good = Recorder()
+    good.model_built(torch, model)
+    good.called(torch, model(x))
+    good.eager_called(torch, model, [x], {})
+    assert compare(torch, str(tmp_path / "ref.pt"), good)["ok"]

@@ -36,6 +36,10 @@ class Recorder:
         self.weights: dict[str, Any] = {}
         self.outputs: list[Any] = []
         self.grads: dict[str, Any] = {}
+        # one more call of the uncompiled model after the compiled ones: a fix must also work
+        # in eager (dynamo traces NumPy as tensors, say, where eager would not); a str when
+        # that call raised
+        self.eager: Any = None
 
     def model_built(self, torch: Any, model: Any) -> None:
         self.weights = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
@@ -50,12 +54,21 @@ class Recorder:
             if p.grad is not None
         }
 
+    def eager_called(self, torch: Any, model: Any, args: Any, kwargs: Any) -> None:
+        try:
+            with torch.no_grad():
+                self.eager = snapshot(torch, model(*args, **kwargs))
+        except Exception as exc:
+            text = str(exc).splitlines()[0] if str(exc) else ""
+            self.eager = f"error: {type(exc).__name__}: {text}"
+
     def data(self) -> dict[str, Any]:
         return {
             "format": FORMAT,
             "weights": self.weights,
             "outputs": self.outputs,
             "grads": self.grads,
+            "eager": self.eager,
         }
 
 
@@ -122,11 +135,31 @@ def compare(torch: Any, reference: str, rec: Recorder) -> dict[str, Any]:
     else:
         names = sorted(ref["grads"])
         grads = _close(torch, [mine["grads"][n] for n in names], [ref["grads"][n] for n in names])
-    ok = weights == "match" and outputs == "match" and grads in ("match", "none")
+    eager = _eager(torch, mine.get("eager"), ref.get("eager"))
+    ok = (
+        weights == "match"
+        and outputs == "match"
+        and grads in ("match", "none")
+        and eager in ("match", "none")
+    )
     return {
         "ok": ok,
         "weights": weights,
         "outputs": outputs,
         "grads": grads,
+        "eager": eager,
         "calls": len(mine["outputs"]),
     }
+
+
+def _eager(torch: Any, mine: Any, ref: Any) -> str:
+    """The uncompiled call after the compiled ones, this run against the original's."""
+    if mine is None or ref is None:
+        return "none"  # not recorded (an older reference, or the run stopped early)
+    if isinstance(mine, str) and mine.startswith("error: "):
+        if isinstance(ref, str) and ref.startswith("error: "):
+            return "match"
+        return "differ: run eagerly, it raises " + mine.removeprefix("error: ")
+    if isinstance(ref, str) and ref.startswith("error: "):
+        return "differ: the original raises when run eagerly, this one does not"
+    return _close(torch, mine, ref)

@@ -917,6 +917,8 @@ def _run_spec(
         )
     if recorder is not None:
         recorder.finished(torch, model)
+        if not result.get("compile_failure"):
+            recorder.eager_called(torch, model, args, kwargs)
     cover = list(cover)
     if cover and not bare and recorder is None:
         result["coverage"] = eager_coverage(

@@ -450,6 +450,12 @@ class Evaluator:
             name = func.value
             local = self.lookup(name)
             if local is not None:
+                if local[0] == "Y" and local[1].startswith("P|") and "@" not in local[1]:
+                    # a callable parameter (``norm(err / tol)``, ``func(t, y)``): a function
+                    # handed to torch code maps tensors to tensors, so what it returns is a
+                    # tensor when an argument is
+                    args = [tensor_part(self.value(a.value)) for a in node.args]
+                    return V.join(*args) if args else V.UNKNOWN
                 return V.call_result(local)
             if name in _BUILTIN_NAMES and not self.shadowed(name):
                 got = self._builtin(name, node)

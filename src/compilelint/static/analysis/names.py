@@ -355,10 +355,11 @@ DISABLE_CALLS = frozenset(
         "torch._dynamo.disable",
         "torch._disable_dynamo",
         "torch._dynamo.eval_frame.disable",
-        "torch.jit.ignore",
-        "torch.jit.unused",
     }
 )
+# TorchScript markers: dynamo traces such functions normally (checked on torch 2.13: a branch on a
+# buffer inside an ``@torch.jit.ignore`` method breaks the graph), so they do not stop tracing.
+TORCHSCRIPT_MARKERS = frozenset({"torch.jit.ignore", "torch.jit.unused", "torch.jit.export"})
 # Predicates that are True while torch.compile traces: code under `if not <pred>()` is skipped.
 COMPILING_PREDICATES = frozenset(
     {

@@ -21,6 +21,7 @@ from compilelint.static.analysis.facts import CallSite, Candidate, FileFacts, Fu
 from compilelint.static.analysis.summaries import Summaries
 
 FKey = tuple[str, str]  # (path, qual)
+_MAX_STAR_IMPORTS = 8  # star imports of a package __init__ searched for a name
 
 
 def root_param_is_tensor(fn: FunctionFacts, i: int) -> bool:
@@ -97,6 +98,14 @@ class Project(Summaries):
             if head in f.imports:
                 tail = rest[len(head) :]
                 return self.resolve(path, f"D|{f.imports[head]}{tail}", depth + 1)
+            stars = [m for k, m in f.imports.items() if k.startswith("*")]
+            if f.is_package and 0 < len(stars) <= _MAX_STAR_IMPORTS:
+                # ``from .intensity import *`` in a package's __init__ (re-exports); a package
+                # with many of them (a model zoo's index) is not searched
+                for mod in stars:
+                    got = self.resolve(path, f"D|{mod}.{rest}", depth + 1)
+                    if got is not None:
+                        return got
             if f.torch_free and f.module:  # only syntax-checked so far: analyse it on demand
                 self.unresolved_modules.add(f.module)
             return None

@@ -317,9 +317,10 @@ class FileWalker(Evaluator):
             ):
                 # MyFunction.apply(x): torch.autograd.Function runs (and dynamo traces) forward
                 return f"M|{self.module_defs[v.value]}|forward"
+            local_head = (dotted(func) or "").split(".", 1)[0]
             if (
                 q is not None
-                and q.split(".", 1)[0] in self.imports
+                and (q.split(".", 1)[0] in self.imports or local_head in self.imports)
                 and q.split(".", 1)[0] != "torch"  # torchsde.sdeint is not torch's
             ):
                 if func.attr.value == "apply" and isinstance(v, cst.Name) and v.value[:1].isupper():
@@ -375,6 +376,12 @@ class FileWalker(Evaluator):
         lst = self.cls.attr_classes.setdefault(attr, [])
         if ref and ref not in lst:
             lst.append(ref)
+        if ref is None and isinstance(value.func, cst.Name):
+            # cls = Codebook if c else CosineCodebook; self.codebook = cls(...)
+            local = self.lookup(value.func.value)
+            for m in V.members(local) if local is not None else ():
+                if m[0] == "M" and m[1] and m[2] is None and m[1] not in lst:
+                    lst.append(m[1])
         if q and q.startswith("torch.nn.") and q not in lst:
             lst.append(q)
         for r in self._repeated_classes(value):
@@ -854,6 +861,7 @@ class FileWalker(Evaluator):
             if (
                 dq in N.COMPILE_CALLS
                 or dq in N.DISABLE_CALLS
+                or dq in N.TORCHSCRIPT_MARKERS
                 or dq.rsplit(".", 1)[-1] in _PLAIN_DECORATORS
                 or (isinstance(target, cst.Attribute) and target.attr.value in _PLAIN_DECORATORS)
             ):
@@ -878,6 +886,8 @@ class FileWalker(Evaluator):
             base = ".".join(pkg)
             mod = f"{base}.{mod}" if base and mod else (base or mod)
         if isinstance(node.names, cst.ImportStar):
+            if mod:  # "*<n>" keys: star-imported modules, searched for names not defined here
+                self.imports[f"*{sum(k.startswith('*') for k in self.imports)}"] = mod
             return
         for alias in node.names:
             nm = dotted(alias.name) or ""
