@@ -595,3 +595,27 @@ def test_helper_returns_are_call_site_sensitive(tmp_path: Path) -> None:
             return x
     """
     assert lint(tmp_path, {"m.py": src}, ("CL101",)) == [("m.py", 14, "CL101")]
+
+
+def test_naming_a_class_in_traced_code_does_not_trace_its_init(tmp_path: Path) -> None:
+    # ESMFold: `EsmFoldingTrunk.distogram(...)` in forward names the class; only a call of the
+    # class itself runs its __init__ (and would build parameters while tracing)
+    src = """
+    import torch
+    from torch import nn
+
+    class Trunk(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.norm = nn.LayerNorm(4)
+
+        @staticmethod
+        def bins(x):
+            return x.clamp(0, 1)
+
+        def forward(self, x):
+            if isinstance(x, Trunk):
+                return x
+            return self.norm(Trunk.bins(x))
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL508", "CL509")) == []

@@ -257,6 +257,9 @@ class Project(Summaries):
             if t is not None:
                 out.append(t[0])
         for ref in fn.refs:
+            r = self.resolve(key[0], ref)
+            if r is not None and r[2] == "class":
+                continue  # naming a class (`Cls.helper(...)`, `isinstance(x, Cls)`) builds nothing
             t = self._target(key[0], ref)
             if t is not None:
                 out.append(t[0])
