@@ -299,6 +299,68 @@ def test_library_mode_judges_public_functions(tmp_path: Path) -> None:
     assert found == {("ops.py", 21)}
 
 
+KEYED = """\
+import torch
+
+
+class Euler:
+    def __init__(self, t):
+        if t.max() > 1:  # CL101 only when Euler is picked
+            self.t = t
+
+
+class RK4:
+    def __init__(self, t):
+        self.n = int(t.sum())  # CL102 only when RK4 is picked
+
+
+SOLVERS = {"euler": Euler, "rk4": RK4}
+
+
+def _check(t, method):
+    if method not in SOLVERS:
+        raise ValueError(method)
+    return t, method
+
+
+def solve(t, method="euler"):
+    t, method = _check(t, method)
+    return SOLVERS[method](t)
+
+
+def solve_any(t, name):
+    name = name.lower()
+    return SOLVERS[name](t)
+"""
+
+
+def test_registry_dispatch_follows_only_the_keys_callers_pass(
+    project: tuple[Path, Path, Path],
+) -> None:
+    proj, venv, _ = project
+    (venv / "lib" / "python3.11" / "site-packages" / "fakelib" / "keyed.py").write_text(KEYED)
+
+    def rules(body: str) -> set[tuple[int, str]]:
+        (proj / "model.py").write_text(
+            "import torch\nfrom fakelib.keyed import solve, solve_any\n\n\n"
+            "@torch.compile\ndef f(t):\n" + body
+        )
+        _, data = _json(proj, "--python", str(venv))
+        return {(f["line"], f["rule"]) for f in data["findings"]}
+
+    # a literal key: only that entry (the key is re-bound only by a checking call it goes to)
+    assert rules('    return solve(t, method="rk4")\n') == {(7, "CL102")}
+    assert rules('    return solve(t, "rk4")\n') == {(7, "CL102")}
+    # left out: the literal default
+    assert rules("    return solve(t)\n") == {(7, "CL101")}
+    # every traced caller counts: the union of their keys (findings anchor at the first call)
+    both = rules('    solve(t, method="rk4")\n    return solve(t)\n')
+    assert {r for _, r in both} == {"CL101", "CL102"}
+    # a key that is not a literal, or one computed in the library: every entry
+    assert rules("    return solve(t, method=t.name)\n") == {(7, "CL101"), (7, "CL102")}
+    assert rules('    return solve_any(t, "rk4")\n') == {(7, "CL101"), (7, "CL102")}
+
+
 def test_registry_dispatch_and_overrides_are_followed(project: tuple[Path, Path, Path]) -> None:
     proj, venv, marker = project
     (proj / "model.py").write_text(

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
+import json
 import marshal
 import os
 import time
@@ -26,6 +27,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from compilelint.model import Finding, Frame, Rule
+from compilelint.static.analysis import values as V
 from compilelint.static.analysis.dispatch import add_object_calls
 from compilelint.static.analysis.facts import CallSite, Candidate, FileFacts
 from compilelint.static.analysis.project import FKey, Project
@@ -288,6 +290,9 @@ def follow(
         if add_virtual_calls(project):
             project = FollowProject(facts.values(), library, installed, entries)
             project.compute()
+    if prune_registry_calls(project):
+        project = FollowProject(facts.values(), library, installed, entries)
+        project.compute()
     stats.files = len(library)
     stats.functions = sum(1 for k in project.traced if k[0] in library)
     stats.seconds = time.perf_counter() - t0
@@ -326,6 +331,73 @@ def add_factory_calls(project: FollowProject) -> bool:
             fn.calls.extend(new)
             added = True
     return added
+
+
+def prune_registry_calls(project: FollowProject) -> bool:
+    """Call-site sensitive registry dispatch: ``SOLVERS[method](...)`` in a library function
+    keeps only the entries whose keys its traced callers pass for ``method`` (a string literal,
+    or the parameter's literal default when a caller leaves it out). When a caller passes
+    anything else, or the function is an entry point, every entry stays. Whether any was
+    dropped."""
+    guarded = [
+        key
+        for key in sorted(project.traced)
+        if key[0] in project.library and any(c.guard for c in project.fn(key).calls)
+    ]
+    if not guarded:
+        return False
+    # (function, parameter) -> its literal default, and the keys callers pass (None: unknown)
+    defaults: dict[tuple[FKey, str], str | None] = {}
+    for key in guarded:
+        for c in project.fn(key).calls:
+            if c.guard:
+                pname, _, default = json.loads(c.guard)
+                defaults[(key, pname)] = default
+    keys: dict[tuple[FKey, str], set[str] | None] = {k: set() for k in defaults}
+    for k in defaults:
+        if k[0] in project.roots:
+            keys[k] = None
+    want = set(guarded)
+    for ckey in sorted(project.traced):
+        for c in project.fn(ckey).calls:
+            t = project._target(ckey[0], c.ref)
+            if t is None or t[0] not in want:
+                continue
+            callee, implicit = t
+            params = project.fn(callee).params
+            for (fk, pname), default in defaults.items():
+                got = keys[(fk, pname)]
+                if fk != callee or got is None:
+                    continue
+                pf = next((p for p in params if p.name == pname), None)
+                vals: list[object] = [...]
+                if pf is not None and not c.star:
+                    j = pf.index - implicit
+                    if pf.index >= 0 and 0 <= j < len(c.args):
+                        vals = [V.const(m) for m in V.members(c.args[j])]
+                    elif pname in c.kwargs:
+                        vals = [V.const(m) for m in V.members(c.kwargs[pname])]
+                    else:
+                        vals = [default]
+                if all(isinstance(v, str) for v in vals):
+                    got.update(str(v) for v in vals)
+                else:
+                    keys[(fk, pname)] = None
+    dropped = False
+    for key in guarded:
+        fn = project.fn(key)
+        kept = []
+        for c in fn.calls:
+            if c.guard:
+                pname, entry, _ = json.loads(c.guard)
+                allowed = keys[(key, pname)]
+                if allowed and entry not in allowed:  # unknown or no caller seen: keep all
+                    continue
+            kept.append(c)
+        if len(kept) != len(fn.calls):
+            fn.calls[:] = kept
+            dropped = True
+    return dropped
 
 
 def add_virtual_calls(project: FollowProject) -> bool:

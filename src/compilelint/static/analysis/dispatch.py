@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import json
 from collections import OrderedDict
 
 from compilelint.static.analysis import values as V
@@ -40,6 +41,7 @@ class _Module:
         self.facts = facts
         self.classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
         self.registries: dict[str, list[str]] = {}
+        self.registry_keys: dict[str, list[tuple[str | None, str]]] = {}  # (entry key, ref)
         for st in tree.body:
             target = value = None
             if isinstance(st, ast.Assign) and len(st.targets) == 1:
@@ -48,9 +50,15 @@ class _Module:
                 target, value = st.target, st.value
             if not isinstance(target, ast.Name) or not isinstance(value, ast.Dict):
                 continue
-            refs = [r for v in value.values if v is not None for r in self.class_refs(v)]
-            if refs:
-                self.registries[target.id] = refs
+            keyed = [
+                (k.value if isinstance(k, ast.Constant) and isinstance(k.value, str) else None, r)
+                for k, v in zip(value.keys, value.values)
+                if v is not None
+                for r in self.class_refs(v)
+            ]
+            if keyed:
+                self.registries[target.id] = [r for _, r in keyed]
+                self.registry_keys[target.id] = keyed
 
     def factory_ref(self, func: ast.expr) -> str | None:
         """``K|<function ref>`` for a call of a function that may return classes
@@ -90,10 +98,61 @@ def _arg_value(node: ast.expr, qual: str, params: set[str]) -> Value:
     return V.UNKNOWN
 
 
-def _site(ref: str, call: ast.Call, qual: str, params: set[str], in_loop: bool) -> CallSite:
+def _site(
+    ref: str, call: ast.Call, qual: str, params: set[str], in_loop: bool, guard: str = ""
+) -> CallSite:
     args = [_arg_value(a, qual, params) for a in call.args]
     kwargs = {k.arg: _arg_value(k.value, qual, params) for k in call.keywords if k.arg}
-    return CallSite(ref, args, kwargs, in_loop, call.lineno, call.col_offset + 1)
+    return CallSite(ref, args, kwargs, in_loop, call.lineno, call.col_offset + 1, guard=guard)
+
+
+def _key_param(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef, key: ast.expr
+) -> tuple[str, str | None] | None:
+    """The parameter a registry key is, with its literal string default (or None): ``key`` names
+    a parameter that is only ever re-bound by unpacking a call it is passed to (a checking helper
+    that hands it back, ``..., method, ... = _check_inputs(..., method, ...)``)."""
+    if not isinstance(key, ast.Name):
+        return None
+    a = fn.args
+    pos = [*a.posonlyargs, *a.args]
+    default: ast.expr | None = None
+    found = False
+    for i, p in enumerate(pos):
+        if p.arg == key.id:
+            found = True
+            j = i - (len(pos) - len(a.defaults))
+            default = a.defaults[j] if j >= 0 else None
+    for p, d in zip(a.kwonlyargs, a.kw_defaults):
+        if p.arg == key.id:
+            found, default = True, d
+    if not found:
+        return None
+    stores = 0  # every binding of the name must be an accepted re-binding
+    accepted = 0
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and node.id == key.id and not isinstance(node.ctx, ast.Load):
+            stores += 1
+        elif isinstance(node, (ast.Global, ast.Nonlocal)) and key.id in node.names:
+            return None
+        elif isinstance(node, ast.ExceptHandler) and node.name == key.id:
+            return None
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            call = node.value
+            if any(
+                isinstance(x, ast.Name) and x.id == key.id
+                for x in (*call.args, *(k.value for k in call.keywords))
+            ):
+                accepted += sum(
+                    1
+                    for t in node.targets
+                    for n in ast.walk(t)
+                    if isinstance(n, ast.Name) and n.id == key.id
+                )
+    if stores != accepted:
+        return None
+    lit = default.value if isinstance(default, ast.Constant) else None
+    return key.id, lit if isinstance(lit, str) else None
 
 
 def _own_nodes(fn: ast.AST) -> list[tuple[ast.AST, bool]]:
@@ -130,10 +189,10 @@ def _function(
     known = {(c.line, c.col) for c in facts.calls}
     added: list[CallSite] = []
 
-    def add(ref: str, call: ast.Call, in_loop: bool) -> None:
+    def add(ref: str, call: ast.Call, in_loop: bool, guard: str = "") -> None:
         if imported_only and not ref.startswith("O|D|"):
             return
-        site = _site(ref, call, qual, params, in_loop)
+        site = _site(ref, call, qual, params, in_loop, guard)
         if (site.line, site.col) in known and not ref.startswith("O|"):
             return
         added.append(site)
@@ -160,8 +219,17 @@ def _function(
                     add(f"O|{r}|__init__", node, in_loop)
             continue
         if isinstance(func, ast.Subscript):  # REGISTRY[key](...): a constructor call
-            for r in mod.class_refs(func):
-                add(f"O|{r}|__init__", node, in_loop)
+            keyed = (
+                mod.registry_keys.get(func.value.id) if isinstance(func.value, ast.Name) else None
+            )
+            kp = _key_param(fn, func.slice) if keyed else None
+            if keyed and kp is not None:
+                for k, r in keyed:
+                    g = json.dumps([kp[0], k, kp[1]]) if k is not None else ""
+                    add(f"O|{r}|__init__", node, in_loop, g)
+            else:
+                for r in mod.class_refs(func):
+                    add(f"O|{r}|__init__", node, in_loop)
             continue
         if not isinstance(func, ast.Attribute):
             continue

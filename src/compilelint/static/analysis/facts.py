@@ -53,6 +53,10 @@ class CallSite:
     line: int = 0  # position of the call (anchors findings followed into other files)
     col: int = 0
     star: bool = False  # the call unpacks *args or **kwargs: positions and keywords are unknown
+    # ``REGISTRY[key](...)`` whose ``key`` is a parameter of the enclosing function: the site
+    # stands for the registry entry ``[param, entry key, param's literal default or None]``
+    # (JSON), so that it is dropped when no caller passes that key (see ``follow``)
+    guard: str = ""
 
 
 @dataclass
