@@ -197,9 +197,27 @@ def _function(
             return
         added.append(site)
 
+    def keyed(func: ast.expr) -> list[tuple[str, str]] | None:
+        """``REGISTRY[param]``: each entry's class ref with its guard (see ``CallSite.guard``)."""
+        if not isinstance(func, ast.Subscript) or not isinstance(func.value, ast.Name):
+            return None
+        entries = mod.registry_keys.get(func.value.id)
+        kp = _key_param(fn, func.slice) if entries else None
+        if not entries or kp is None:
+            return None
+        return [(r, json.dumps([kp[0], k, kp[1]]) if k is not None else "") for k, r in entries]
+
+    env_guards: dict[str, list[tuple[str, str]]] = {}
     for node, in_loop in _own_nodes(fn):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             f0 = node.value.func
+            guarded = keyed(f0)
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    if guarded:
+                        env_guards[t.id] = guarded
+                    else:
+                        env_guards.pop(t.id, None)
             refs = mod.class_refs(f0)
             if not refs and isinstance(f0, ast.Name) and f0.id in env:
                 refs = env[f0.id]  # cls = factory(...); obj = cls(...)
@@ -219,13 +237,9 @@ def _function(
                     add(f"O|{r}|__init__", node, in_loop)
             continue
         if isinstance(func, ast.Subscript):  # REGISTRY[key](...): a constructor call
-            keyed = (
-                mod.registry_keys.get(func.value.id) if isinstance(func.value, ast.Name) else None
-            )
-            kp = _key_param(fn, func.slice) if keyed else None
-            if keyed and kp is not None:
-                for k, r in keyed:
-                    g = json.dumps([kp[0], k, kp[1]]) if k is not None else ""
+            guarded = keyed(func)
+            if guarded:
+                for r, g in guarded:
                     add(f"O|{r}|__init__", node, in_loop, g)
             else:
                 for r in mod.class_refs(func):
@@ -244,6 +258,10 @@ def _function(
             and obj.attr in attr_classes
         ):
             refs = attr_classes[obj.attr]
+        if isinstance(obj, ast.Name) and obj.id in env_guards:
+            for r, g in env_guards[obj.id]:
+                add(f"O|{r}|{func.attr}", node, in_loop, g)
+            continue
         for r in refs:
             add(f"O|{r}|{func.attr}", node, in_loop)
     facts.calls.extend(added)
