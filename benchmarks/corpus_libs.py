@@ -204,7 +204,7 @@ def static_json(args: list[str], cwd: Path) -> tuple[dict, float]:  # type: igno
 def score() -> dict[str, object]:
     data = json.loads(ORACLE.read_text())
     rows = []
-    tot_b = tot_hit = 0
+    tot_b = tot_hit = tot_found = 0
     cold: list[float] = []
     warm: list[float] = []
     follow_s: list[float] = []
@@ -232,6 +232,7 @@ def score() -> dict[str, object]:
         hit = len(breaks & found)
         tot_b += len(breaks)
         tot_hit += hit
+        tot_found += len(found)
         rows.append(
             {
                 "model": m.stem,
@@ -290,6 +291,8 @@ def score() -> dict[str, object]:
         "library_mode": lib_rows,
         "recall_user_files": round(tot_hit / tot_b, 3) if tot_b else None,
         "break_lines": tot_b,
+        # distinct library lines with a finding from the user files that are observed breaks
+        "precision_user_files": round(tot_hit / tot_found, 3) if tot_found else None,
         "recall_library_mode": round(lh / lb, 3) if lb else None,
         "precision_library_mode_ran": round(ran_hit / ran_f, 3) if ran_f else None,
         "cold_max_s": round(max(cold), 2) if cold else None,
@@ -312,7 +315,7 @@ def main() -> None:
     for r in res["models"]:  # type: ignore[attr-defined]
         print(
             f"{r['model']:<20} {r['package']:<24} breaks {r['breaks']:>3}  found {r['found']:>3}"
-            f"  cold {r['cold_s']:.2f}s  warm {r['warm_s']:.2f}s"
+            f"  lines {r['static_findings']:>3}  cold {r['cold_s']:.2f}s  warm {r['warm_s']:.2f}s"
         )
     for r in res["library_mode"]:  # type: ignore[attr-defined]
         print(
@@ -323,6 +326,7 @@ def main() -> None:
     for k in (
         "break_lines",
         "recall_user_files",
+        "precision_user_files",
         "recall_library_mode",
         "precision_library_mode_ran",
         "cold_max_s",
