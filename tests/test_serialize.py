@@ -9,7 +9,7 @@ from pathlib import Path
 import libcst as cst
 
 from compilelint.model import Edit, Finding, Frame
-from compilelint.serialize import from_data
+from compilelint.serialize import from_data, to_data
 from compilelint.static.analysis.facts import CallSite, FileFacts
 from compilelint.static.analysis.walker import analyze_module
 from compilelint.static.checks.base import all_checks, build_hooks
@@ -53,6 +53,8 @@ def test_file_facts_survive_the_cache_round_trip(tmp_path: Path) -> None:
     )
     back = from_data(FileFacts, marshal.loads(marshal.dumps(asdict(facts))))
     assert back == facts
+    assert to_data(facts) == asdict(facts)
+    assert from_data(FileFacts, marshal.loads(marshal.dumps(to_data(facts)))) == facts
     fwd = back.functions["Net.forward"]
     assert fwd.decorators and all(isinstance(s, CallSite) for s in fwd.decorators)
     assert all(isinstance(s, CallSite) for f in back.functions.values() for s in f.calls)
@@ -76,3 +78,4 @@ def test_findings_survive_the_results_cache_round_trip() -> None:
         package="lib==1.0",
     )
     assert from_data(Finding, marshal.loads(marshal.dumps(asdict(f)))) == f
+    assert to_data(f) == asdict(f)

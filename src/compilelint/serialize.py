@@ -62,3 +62,36 @@ def _convert(tp: Any, v: Any) -> Any:
     if origin is dict and len(args) == 2 and isinstance(v, dict):
         return {k: _convert(args[1], x) for k, x in v.items()}
     return v
+
+
+@functools.cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
+def to_data(obj: Any) -> Any:
+    """``dataclasses.asdict`` for the caches, without its deep copies: dataclasses become dicts
+    (recursively, in lists, tuples and dicts); everything else is shared, since what is stored
+    is only read back (marshal copies it anyway)."""
+    cls = type(obj)
+    if dataclasses.is_dataclass(cls):
+        return {n: to_data(getattr(obj, n)) for n in _field_names(cls)}
+    if cls is list:
+        return [to_data(x) for x in obj] if obj and _nested(obj) else list(obj)
+    if cls is tuple:
+        return tuple(to_data(x) for x in obj) if obj and _nested(obj) else obj
+    if cls is dict:
+        return {k: to_data(v) for k, v in obj.items()} if obj and _nested(obj.values()) else obj
+    return obj
+
+
+def _nested(xs: Any) -> bool:
+    """Whether a container holds what ``to_data`` must convert (dataclasses, or containers of
+    them): checked on its elements' types, not their values."""
+    for x in xs:
+        t = type(x)
+        if dataclasses.is_dataclass(t) or t is dict or t is list:
+            return True
+        if t is tuple and _nested(x):
+            return True
+    return False

@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ from compilelint import __version__
 from compilelint.catalog import Catalog, applies_to, load_catalog
 from compilelint.config import Config, selected_codes
 from compilelint.model import FileError, Finding, Rule, Severity
-from compilelint.serialize import from_data
+from compilelint.serialize import from_data, to_data
 from compilelint.static.analysis.dispatch import add_object_calls
 from compilelint.static.analysis.facts import (
     Candidate,
@@ -396,7 +396,7 @@ def _init_worker(codes: list[str]) -> None:
 
 # ---------------------------------------------------------------------------- cache
 def _facts_to_data(f: FileFacts) -> dict[str, object]:
-    return asdict(f)
+    return to_data(f)
 
 
 def _facts_from_data(d: dict) -> FileFacts:  # type: ignore[type-arg]
@@ -806,7 +806,7 @@ def scan(
         cache.put_results(
             tree_key,
             {
-                "findings": [asdict(f) for f in findings],
+                "findings": [to_data(f) for f in findings],
                 "files": len(user_paths),
                 "lines": total_lines,
                 "follow": follow_data,
