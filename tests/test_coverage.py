@@ -239,3 +239,28 @@ def test_traced_lines_of_files_outside_the_project_are_recorded(tmp_path: Path) 
     outer = gc._note_lines(stack)
     assert outer == (f"{proj}/model.py", 7, "forward")
     assert gc.lines == {f"{proj}/model.py": {7}, site: {42}}
+
+
+def test_only_refuted_breaks_are_left_out(tmp_path: Path) -> None:
+    """A run that traced a function without a predicted break refutes it (left out by default);
+    a predicted recompile it did not see is kept: the spec may not call the model twice."""
+    from compilelint.dynamic.api import DynamicResult
+    from compilelint.dynamic.cli import add_dynamic_to_report
+
+    src = tmp_path / "m.py"
+    src.write_text(
+        "def forward(self, x):\n    self.n += 1\n    return x.item()\n", encoding="utf-8"
+    )
+    findings = (_static(src, 3, "CL103"), _static(src, 2, "CL501"))
+    rep = Report("0", None, findings, (), Summary(1, 3, 2, {}, 0.0))
+    res = DynamicResult(
+        block={"graph_count": 1, "graph_break_count": 0, "recompile_count": 0},
+        reached={os.path.realpath(src): frozenset({3})},
+        root=str(tmp_path),
+        raw={"ran": True},
+    )
+    out = add_dynamic_to_report(rep, "spec.json", cwd=str(tmp_path), result=res)
+    assert [f.rule for f in out.findings] == ["CL501"]
+    assert out.extra["dynamic"]["refuted"] == 1
+    kept = add_dynamic_to_report(rep, "spec.json", cwd=str(tmp_path), result=res, show_refuted=True)
+    assert sorted(f.rule for f in kept.findings) == ["CL103", "CL501"]

@@ -20,7 +20,7 @@ from compilelint.catalog import Catalog, load_catalog
 from compilelint.dynamic.api import DEFAULT_TIMEOUT, DynamicResult, run_dynamic
 from compilelint.dynamic.spec import SpecError, init_spec, load_spec
 from compilelint.merge import compile_failure_finding, merge_findings, refuted
-from compilelint.model import FileError, Report
+from compilelint.model import FileError, Finding, Report
 from compilelint.rank import rank_findings
 
 
@@ -76,9 +76,16 @@ def add_dynamic_to_report(
         cf = compile_failure_finding(failure, cat, root=root)
         if cf is not None:
             merged.append(cf)
-    hidden = 0 if show_refuted else sum(1 for f in merged if refuted(f))
+
+    # Only predicted breaks are refuted by a run that traced them without one: a recompile needs
+    # calls the spec may not make (a counter recompiles on the second call).
+    def hide(f: Finding) -> bool:
+        rule = cat.get(f.rule)
+        return refuted(f) and rule is not None and rule.verify == "breaks"
+
+    hidden = 0 if show_refuted else sum(1 for f in merged if hide(f))
     if hidden:
-        merged = [f for f in merged if not refuted(f)]
+        merged = [f for f in merged if not hide(f)]
     ranked, why = rank_findings(merged, res.breaks, root=root)
     errors = list(report.errors)
     err = res.error
