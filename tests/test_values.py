@@ -619,3 +619,30 @@ def test_naming_a_class_in_traced_code_does_not_trace_its_init(tmp_path: Path) -
             return self.norm(Trunk.bins(x))
     """
     assert lint(tmp_path, {"m.py": src}, ("CL508", "CL509")) == []
+
+
+def test_unpacking_a_module_of_unknown_class_is_not_unpacking_a_tensor(tmp_path: Path) -> None:
+    # transformers PVT/GLPN: `hidden_states, height, width = embedding_layer(hidden_states)`
+    # with the layer a loop target over zip(self.patch_embeddings, self.block): its forward
+    # returns a tuple (a tensor and two ints), not one tensor split along dim 0
+    src = """
+    import torch
+    from torch import nn
+
+    class M(nn.Module):
+        def __init__(self, embeds, blocks):
+            super().__init__()
+            self.patch_embeddings = embeds
+            self.block = blocks
+
+        def forward(self, x):
+            b = x.shape[0]
+            for embedding_layer, blk in zip(self.patch_embeddings, self.block):
+                x, height, width = embedding_layer(x)
+                x = blk(x).reshape(b, height, width, -1)
+                q, k = x.chunk(2)
+                if k.sum() > 0:
+                    x = x + 1
+            return x
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL101", "CL115")) == [("m.py", 17, "CL101")]

@@ -331,6 +331,30 @@ class FileWalker(Evaluator):
                 return f"M|{self.module_defs[v.value]}|{func.attr.value}"
         return None
 
+    def _opaque_module_call(self, node: cst.BaseExpression) -> bool:
+        """A call of a module whose class is not known here (a loop target over a module
+        container, ``self.<submodule>`` of an unseen class): taken for "a tensor" when used
+        whole, but not when unpacked."""
+        if not isinstance(node, cst.Call):
+            return False
+        func = node.func
+        if isinstance(func, cst.Name):
+            fv = self.value(func)
+            if V.kind(fv) == "module":
+                return True
+            # an element of a container on self (`for layer, blk in zip(self.a, self.b)`)
+            return V.kind(fv) == "symbolic" and any(
+                src.startswith("A|") and "@" in src for src in V.sources(fv)
+            )
+        if (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "self"
+            and self.cls is not None
+        ):
+            return func.attr.value not in self.cls.methods
+        return False
+
     # ------------------------------------------------------------------ assignment
     def bind(self, target: cst.BaseExpression, value: Value) -> None:
         """Bind an assignment target to a value (tuple targets unpack it per position)."""
@@ -781,6 +805,17 @@ class FileWalker(Evaluator):
             tv = self.value(a.value)
             for tgt in a.targets:
                 self.visit_expr(tgt.target)
+                if (
+                    tv == V.TENSOR
+                    and isinstance(tgt.target, (cst.Tuple, cst.List))
+                    and len(tgt.target.elements) > 1
+                    and self._opaque_module_call(a.value)
+                ):
+                    # `hidden, height, width = layer(x)` with a module we cannot see: its
+                    # forward returns a tuple, not one tensor split along dim 0; what each
+                    # position holds is unknown (a tensor and two ints in PVT/GLPN)
+                    self.bind(tgt.target, V.UNKNOWN)
+                    continue
                 self.bind(tgt.target, tv)
                 self.bind_self_attr_classes(tgt.target, a.value)
         elif t is cst.AnnAssign:
