@@ -174,24 +174,39 @@ def side_effect(e: cst.CSTNode) -> cst.CSTNode | None:
     return found[0] if found else None
 
 
-def names_in(e: cst.CSTNode) -> set[str]:
-    """Names an expression reads (not attribute names or keyword names)."""
-    out: set[str] = set()
+def name_nodes(
+    node: cst.CSTNode, name: str | None = None, *, reads_only: bool = False
+) -> list[cst.Name]:
+    """The ``Name`` nodes under ``node`` (all, or those of ``name``), not attribute names or
+    keyword names; ``reads_only``: not the targets of plain assignments either."""
+    out: list[cst.Name] = []
+    targets: set[int] = set()
 
     class V(cst.CSTVisitor):
-        def visit_Name(self, node: cst.Name) -> None:
-            out.add(node.value)
+        def visit_AssignTarget(self, n: cst.AssignTarget) -> bool:
+            if reads_only:
+                targets.add(id(n.target))
+            return True
 
-        def visit_Attribute(self, node: cst.Attribute) -> bool:
-            node.value.visit(self)
+        def visit_Name(self, n: cst.Name) -> None:
+            if (name is None or n.value == name) and id(n) not in targets:
+                out.append(n)
+
+        def visit_Attribute(self, n: cst.Attribute) -> bool:
+            n.value.visit(self)
             return False
 
-        def visit_Arg(self, node: cst.Arg) -> bool:
-            node.value.visit(self)
+        def visit_Arg(self, n: cst.Arg) -> bool:
+            n.value.visit(self)
             return False
 
-    e.visit(V())
+    node.visit(V())
     return out
+
+
+def names_in(e: cst.CSTNode) -> set[str]:
+    """Names an expression reads (not attribute names or keyword names)."""
+    return {n.value for n in name_nodes(e)}
 
 
 def bound_names(node: cst.CSTNode) -> dict[str, list[cst.CSTNode]]:

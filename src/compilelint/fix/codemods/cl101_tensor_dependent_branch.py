@@ -28,6 +28,7 @@ from compilelint.fix.codemods.base import (
     comments_in,
     header_comment,
     is_number,
+    name_nodes,
     names_in,
     side_effect,
     suite_statements,
@@ -199,7 +200,7 @@ class TensorDependentBranchWhere(Codemod):
             )
         if len(bound_names(fn).get(counter, [])) != 2:
             return NoFix(f"`{counter}` is assigned elsewhere too")
-        reads = _names(fn.body, counter)
+        reads = name_nodes(fn.body, counter)
         # the binding, the bound in the test, the step's target
         if len(reads) != 3:
             return NoFix(f"`{counter}` is also read outside the loop's bound")
@@ -489,26 +490,6 @@ def _int_assign(st: cst.CSTNode | None, name: str) -> int | None:
     ):
         return int(a.value.value, 0)
     return None
-
-
-def _names(node: cst.CSTNode, name: str) -> list[cst.Name]:
-    out: list[cst.Name] = []
-
-    class V(cst.CSTVisitor):
-        def visit_Name(self, n: cst.Name) -> None:
-            if n.value == name:
-                out.append(n)
-
-        def visit_Attribute(self, n: cst.Attribute) -> bool:
-            n.value.visit(self)
-            return False
-
-        def visit_Arg(self, n: cst.Arg) -> bool:
-            n.value.visit(self)
-            return False
-
-    node.visit(V())
-    return out
 
 
 _REPORTERS = {"print", "warn", "debug", "info", "warning", "error", "exception", "critical", "log"}

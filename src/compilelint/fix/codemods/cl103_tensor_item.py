@@ -33,6 +33,7 @@ from compilelint.fix.codemods.base import (
     bound_names,
     is_math,
     is_number,
+    name_nodes,
     number_expr,
     paren,
 )
@@ -145,7 +146,7 @@ class TensorItemDrop(Codemod):
                 if not where:
                     return NoFix(f"`{name}` is not assigned in the function")
                 start = min(ctx.span(b)[:2] for b in where)
-                for use in _uses(fn, name):
+                for use in name_nodes(fn.body, name, reads_only=True):
                     if ctx.span(use)[:2] < start:
                         return NoFix(f"`{name}` is read before it is assigned")
                     if _eager_only(ctx, use, fn):
@@ -415,32 +416,6 @@ def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
             return True
 
     node.visit(V())
-    return out
-
-
-def _uses(fn: cst.FunctionDef, name: str) -> list[cst.Name]:
-    """Reads of ``name`` in ``fn`` (not the targets of assignments)."""
-    out: list[cst.Name] = []
-    targets: set[int] = set()
-
-    class V(cst.CSTVisitor):
-        def visit_AssignTarget(self, n: cst.AssignTarget) -> bool:
-            targets.add(id(n.target))
-            return True
-
-        def visit_Name(self, n: cst.Name) -> None:
-            if n.value == name and id(n) not in targets:
-                out.append(n)
-
-        def visit_Attribute(self, n: cst.Attribute) -> bool:
-            n.value.visit(self)
-            return False
-
-        def visit_Arg(self, n: cst.Arg) -> bool:
-            n.value.visit(self)
-            return False
-
-    fn.body.visit(V())
     return out
 
 
