@@ -11,7 +11,16 @@ adds the rows recorded in FILE (an earlier ``--json``) for the models not measur
 so that a run of a few models (``--only``) prints the table of the whole corpus; each row
 names the torch it was measured with.
 
-    python benchmarks/fix_corpus.py [--only NAME ...] [--json FILE] [--merge FILE] [--jobs N]
+``--corpus DIR`` runs another folder of such models (``benchmarks/fix_corpus_heldout``: the
+held-out half, never tuned on). ``--spec-form`` chooses how the spec names the model file:
+``relative`` (``name.py:Class``, the default), ``absolute`` (the file's absolute path in the
+temporary project) or ``both`` (each model fixed twice, one row per form). Before fixing, one
+dynamic run records the breaks and recompiles torch observes (by line); each row says which of
+them the fix output names (``file:line``) and whether the output is silent (no finding, no
+check: only ``Fixed 0 findings in 0 files.`` and the before line).
+
+    python benchmarks/fix_corpus.py [--corpus DIR] [--spec-form relative|absolute|both]
+        [--only NAME ...] [--json FILE] [--merge FILE] [--jobs N]
 """
 
 from __future__ import annotations
@@ -19,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -39,14 +49,65 @@ def spec_of(path: Path) -> dict[str, Any]:
     return json.loads(first.removeprefix("# spec:"))
 
 
-def fix_one(path: Path, timeout: float) -> dict[str, Any]:
+FORMS = ("relative", "absolute")
+
+
+def spec_in(work: Path, path: Path, form: str) -> dict[str, Any]:
+    """The model's spec for its copy in ``work``, its ``model`` in the given form."""
+    spec = spec_of(path)
+    file, _, name = str(spec["model"]).rpartition(":")
+    if form == "absolute":
+        spec["model"] = f"{work / Path(file).name}:{name}"
+    return spec
+
+
+def observe(path: Path, timeout: float) -> list[dict[str, Any]]:
+    """The breaks and recompiles torch observes in the model as written, by line of its file."""
+    from compilelint.dynamic.api import run_dynamic
+
+    with tempfile.TemporaryDirectory(prefix="fix-corpus-obs-") as tmp:
+        work = Path(os.path.realpath(tmp))
+        shutil.copy(path, work / path.name)
+        (work / "spec.json").write_text(json.dumps(spec_in(work, path, "relative")))
+        res = run_dynamic(str(work / "spec.json"), cwd=str(work), timeout=timeout)
+        mine = str(work / path.name)
+        seen: list[dict[str, Any]] = []
+        for b in res.breaks:
+            inside = b.path is not None and os.path.realpath(b.path) == mine
+            seen.append({"kind": "break", "gb_id": b.gb_id, "line": b.line if inside else None})
+        for r in res.recompiles:
+            inside = r.path is not None and os.path.realpath(r.path) == mine
+            seen.append({"kind": "recompile", "gb_id": None, "line": r.line if inside else None})
+        return seen
+
+
+def named(output: str, file: str, line: int | None) -> bool:
+    """Whether the fix output names ``file:line`` (as ``file:line`` or ``file:line:col``)."""
+    if line is None:
+        return False
+    return re.search(rf"{re.escape(file)}:{line}(?!\d)", output) is not None
+
+
+def fix_model(path: Path, timeout: float, forms: tuple[str, ...]) -> list[dict[str, Any]]:
+    seen = observe(path, timeout)
+    rows = []
+    for form in forms:
+        row = fix_one(path, timeout, form)
+        row["observed"] = seen
+        row["named"] = [named(row["output"], path.name, o["line"]) for o in seen]
+        rows.append(row)
+    return rows
+
+
+def fix_one(path: Path, timeout: float, form: str = "relative") -> dict[str, Any]:
     from compilelint.config import Config
     from compilelint.fix import fix_paths
+    from compilelint.fix.cli import _record_line, summary_line, verification_text
 
     with tempfile.TemporaryDirectory(prefix="fix-corpus-") as tmp:
-        work = Path(tmp)
+        work = Path(os.path.realpath(tmp))
         shutil.copy(path, work / path.name)
-        (work / "spec.json").write_text(json.dumps(spec_of(path)), encoding="utf-8")
+        (work / "spec.json").write_text(json.dumps(spec_in(work, path, form)), encoding="utf-8")
         old = os.getcwd()
         os.chdir(work)
         t0 = time.perf_counter()
@@ -66,9 +127,16 @@ def fix_one(path: Path, timeout: float) -> dict[str, Any]:
         assert ver is not None
         before = ver.before or {}
         after = ver.after or before
+        output = "\n".join(
+            [_record_line(r, False) for r in run.records]
+            + [verification_text(ver), summary_line(run, False)]
+        )
         return {
             "model": path.stem,
+            "spec_form": form,
             "torch": _torch_version(),
+            "output": output,
+            "silent": not run.records and not ver.checks,
             "seconds": round(time.perf_counter() - t0, 1),
             "error": ver.error,
             "runs": ver.runs,
@@ -110,24 +178,31 @@ def _torch_version() -> str:
 
 
 def table(rows: list[dict[str, Any]]) -> str:
+    forms = sorted({r.get("spec_form", "relative") for r in rows})
+    if len(forms) > 1:
+        parts = [table([r for r in rows if r.get("spec_form", "relative") == f]) for f in forms]
+        return "\n\n".join(f"spec form: {f}\n{t}" for f, t in zip(forms, parts, strict=True))
     out = [
-        f"{'model':24} {'breaks':>9} {'recompiles':>11}  fixes applied",
-        "-" * 78,
+        f"{'model':24} {'breaks':>9} {'recompiles':>11} {'named':>6}  fixes applied",
+        "-" * 86,
     ]
     for r in rows:
         fixes = ", ".join(a["rule"] + ("*" if a["observed"] else "") for a in r["applied"])
         if r["error"]:
             fixes = f"error: {r['error'][:50]}"
+        nm = f"{sum(r['named'])}/{len(r['named'])}" if "named" in r else "-"
+        if r.get("silent"):
+            nm += "!"
         out.append(
             f"{r['model']:24} {r['breaks_before']:>4} -> {r['breaks_after']:<2}"
-            f" {r['recompiles_before']:>4} -> {r['recompiles_after']:<3}  {fixes}"
+            f" {r['recompiles_before']:>4} -> {r['recompiles_after']:<3} {nm:>6}  {fixes}"
         )
     bb = sum(r["breaks_before"] for r in rows)
     ba = sum(r["breaks_after"] for r in rows)
     rb = sum(r["recompiles_before"] for r in rows)
     ra = sum(r["recompiles_after"] for r in rows)
     added = sum(max(0, r["breaks_after"] - r["breaks_before"]) for r in rows)
-    out.append("-" * 78)
+    out.append("-" * 86)
     pct = 100 * (bb - ba) / bb if bb else 0.0
     out.append(
         f"{len(rows)} models: {bb} -> {ba} observed breaks ({pct:.0f}% removed, "
@@ -148,6 +223,14 @@ def table(rows: list[dict[str, Any]]) -> str:
     out.append(
         "measured with torch " + ", ".join(f"{k} ({v} models)" for k, v in sorted(torches.items()))
     )
+    if any("named" in r for r in rows):
+        n_obs = sum(len(r.get("named", [])) for r in rows)
+        n_named = sum(sum(r.get("named", [])) for r in rows)
+        silent = [r["model"] for r in rows if r.get("silent")]
+        out.append(
+            f"observed breaks and recompiles named (file:line) in the fix output: {n_named} of "
+            f"{n_obs}; silent outputs (only `Fixed 0 findings`, marked !): {len(silent)} models"
+        )
     observed = sum(a["observed"] for r in rows for a in r["applied"])
     out.append(f"applied fixes for breaks no static rule predicted (*): {observed}")
     left: Counter[str] = Counter()
@@ -162,6 +245,13 @@ def table(rows: list[dict[str, Any]]) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--corpus", default=str(CORPUS), help="folder of models (default: %(default)s)")
+    ap.add_argument(
+        "--spec-form",
+        choices=["relative", "absolute", "both"],
+        default="relative",
+        help="how the spec names the model file",
+    )
     ap.add_argument("--only", nargs="*", help="model names (file stems)")
     ap.add_argument("--json", help="write the figures here")
     ap.add_argument("--timeout", type=float, default=300.0)
@@ -170,26 +260,39 @@ def main() -> int:
         "--merge", help="add the rows recorded in this --json file for the models not run"
     )
     args = ap.parse_args()
-    files = sorted(CORPUS.glob("*.py"))
+    corpus = Path(args.corpus)
+    if not corpus.is_dir():
+        raise SystemExit(f"--corpus {corpus}: not a folder")
+    forms = FORMS if args.spec_form == "both" else (args.spec_form,)
+    files = sorted(corpus.glob("*.py"))
     if args.only:
         files = [f for f in files if f.stem in set(args.only)]
     rows: list[dict[str, Any]] = []
     kept: list[dict[str, Any]] = []
     if args.merge:
         names = {f.stem for f in files}
-        corpus = {f.stem for f in CORPUS.glob("*.py")}
+        stems = {f.stem for f in corpus.glob("*.py")}
         recorded = json.loads(Path(args.merge).read_text(encoding="utf-8"))["models"]
-        kept = [r for r in recorded if r["model"] not in names and r["model"] in corpus]
+        kept = [
+            r
+            for r in recorded
+            if r["model"] not in names
+            and r["model"] in stems
+            and r.get("spec_form", "relative") in forms
+        ]
+
+    def order(r: dict[str, Any]) -> tuple[str, str]:
+        return (r["model"], r.get("spec_form", "relative"))
+
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = {pool.submit(fix_one, f, args.timeout): f for f in files}
+        futures = {pool.submit(fix_model, f, args.timeout, forms): f for f in files}
         for fut in as_completed(futures):
             print(f"fixed {futures[fut].stem}", file=sys.stderr, flush=True)
-            rows.append(fut.result())
-            rows.sort(key=lambda r: r["model"])
+            rows.extend(fut.result())
             if args.json:  # written as it goes: a long run interrupted keeps what it measured
-                both = sorted(rows + kept, key=lambda r: r["model"])
+                both = sorted(rows + kept, key=order)
                 Path(args.json).write_text(json.dumps({"models": both}, indent=1) + "\n")
-    print(table(sorted(rows + kept, key=lambda r: r["model"])))
+    print(table(sorted(rows + kept, key=order)))
     return 0
 
 
