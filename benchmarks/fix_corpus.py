@@ -85,7 +85,7 @@ def named(output: str, file: str, line: int | None) -> bool:
     """Whether the fix output names ``file:line`` (as ``file:line`` or ``file:line:col``)."""
     if line is None:
         return False
-    return re.search(rf"{re.escape(file)}:{line}(?!\d)", output) is not None
+    return re.search(rf"(?<![\w.-]){re.escape(file)}:{line}(?!\d)", output) is not None
 
 
 def fix_model(path: Path, timeout: float, forms: tuple[str, ...]) -> list[dict[str, Any]]:

@@ -1,0 +1,63 @@
+"""The fix corpora stay well formed, and ``benchmarks/fix_corpus.py`` names spec forms and
+break lines correctly (no torch needed)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+from compilelint.dynamic.spec import load_spec
+
+ROOT = Path(__file__).resolve().parent.parent
+DEV = ROOT / "benchmarks" / "fix_corpus"
+HELDOUT = ROOT / "benchmarks" / "fix_corpus_heldout"
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("fix_corpus_bench", DEV.with_suffix(".py"))
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_halves_are_disjoint_and_big_enough() -> None:
+    dev = {p.stem for p in DEV.glob("*.py")}
+    held = {p.stem for p in HELDOUT.glob("*.py")}
+    assert not dev & held
+    assert len(held) >= 18
+    new = (ROOT / "benchmarks" / "fix_corpus_dev_new.txt").read_text().split()
+    assert len(new) >= 18 and set(new) <= dev
+
+
+def test_every_model_has_a_valid_spec_naming_itself(tmp_path: Path) -> None:
+    bench = _bench()
+    for path in sorted(DEV.glob("*.py")) + sorted(HELDOUT.glob("*.py")):
+        spec = bench.spec_of(path)
+        assert spec["model"].split(":")[0] == path.name, path
+        f = tmp_path / "spec.json"
+        f.write_text(json.dumps(spec))
+        load_spec(str(f))  # raises SpecError on a bad spec
+
+
+def test_spec_forms(tmp_path: Path) -> None:
+    bench = _bench()
+    path = HELDOUT / "beam_hyp_sort.py"
+    rel = bench.spec_in(tmp_path, path, "relative")
+    ab = bench.spec_in(tmp_path, path, "absolute")
+    assert rel["model"] == "beam_hyp_sort.py:BeamRescorer"
+    assert ab["model"] == f"{tmp_path / 'beam_hyp_sort.py'}:BeamRescorer"
+    assert Path(ab["model"].rpartition(":")[0]).is_absolute()
+
+
+def test_named_matches_whole_line_numbers() -> None:
+    bench = _bench()
+    out = "m.py:17:5: CL103 no automatic fix\nfix  m.py:170  CL101"
+    assert bench.named(out, "m.py", 17)
+    assert bench.named(out, "m.py", 170)
+    assert not bench.named(out, "m.py", 1)
+    assert not bench.named(out, "m.py", None)
+    assert not bench.named(out, "other.py", 17)
+    assert not bench.named("lm.py:46: CL101", "m.py", 46)
+    assert bench.named("/tmp/x/m.py:46", "m.py", 46)
