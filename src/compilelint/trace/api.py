@@ -33,7 +33,7 @@ from compilelint.catalog import Catalog, load_catalog
 from compilelint.dynamic.api import DynamicResult, build_result
 from compilelint.dynamic.capture import guard_key, parse_break_message, split_recompile_payload
 from compilelint.dynamic.registry import Registry, load_registry
-from compilelint.merge import merge_findings, norm_path
+from compilelint.merge import UNKNOWN_BREAK, merge_findings, norm_path
 from compilelint.model import FileError, Finding, Report
 from compilelint.rank import rank_findings
 from compilelint.trace.divergence import (
@@ -58,8 +58,7 @@ from compilelint.trace.reader import (
 PARALLEL_BYTES = 64 << 20  # read files in worker processes above this much trace in total
 RESUME_AT_RE = re.compile(r"^torch_dynamo_resume_in_(?P<fn>.+?)_at_(?P<line>\d+)$")
 IMPLIED_REASON = (
-    "Unknown graph break (no break record in this trace, an older format: implied by the "
-    "resume function torch compiled after it)"
+    f"{UNKNOWN_BREAK} (implied by a resume function: the trace has no break record)"
 )
 
 
@@ -284,6 +283,8 @@ def implied_breaks(
         message = (
             f"Graph break in user code at {path}:{line}\n"
             f"Graph Break Reason: {IMPLIED_REASON}\n"
+            f"  Explanation: torch compiled {r.group(0)}, the code after a graph break at "
+            f"line {line}; the trace has no record of the break itself\n"
             f"User code traceback:\n"
             f'  File "{path}", line {line}, in {r.group("fn")}\n'
         )
