@@ -25,6 +25,7 @@ from compilelint.report.common import (
     dynamic_block,
     dynamic_line,
     plural,
+    rank_group_lines,
     rank_rows,
     ranked,
     severity_counts,
@@ -95,12 +96,30 @@ def summary_section(report: Report, catalog: Catalog, options: Mapping[str, obje
     paras = "".join(f"<p>{inline(x)}</p>" for x in lines)
     ranks = rank_rows(report)
     if ranks:
-        head = "".join(f"<th>{esc(h)}</th>" for h in RANK_HEADERS)
-        body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in r) + "</tr>" for r in ranks)
-        paras += f'<table class="ranks"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+        paras += _ranks_table(ranks, rank_group_lines(report, groups=False))
     return (
         '<section id="summary"><h2>Summary</h2>'
         f'<div class="tiles">{"".join(tiles)}</div>{paras}</section>'
+    )
+
+
+def _ranks_table(rows: list[tuple[str, ...]], groups: list[str]) -> str:
+    """The ranks side by side: one row per group of ranks that behave the same, the largest
+    group first; a row that differs from it is marked, and so is each count that differs."""
+    head = "".join(f"<th>{esc(h)}</th>" for h in RANK_HEADERS)
+    first = rows[0]
+    body = []
+    for i, r in enumerate(rows):
+        odd = i > 0 and (r[-1] or r[1:5] != first[1:5])
+        cells = []
+        for j, c in enumerate(r):
+            diff = odd and 1 <= j <= 4 and c != first[j]
+            cells.append(f'<td class="diff">{esc(c)}</td>' if diff else f"<td>{esc(c)}</td>")
+        cls = ' class="odd"' if odd else ""
+        body.append(f"<tr{cls}>{''.join(cells)}</tr>")
+    items = "".join(f"<li>{inline(g)}</li>" for g in groups)
+    return (f'<ul class="rank-groups">{items}</ul>' if items else "") + (
+        f'<table class="ranks"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
     )
 
 
@@ -364,6 +383,9 @@ SECTIONS: list[Section] = [
 
 
 _CSS = """
+table.ranks{border-collapse:collapse;margin:8px 0}table.ranks td,table.ranks th{border:1px solid
+var(--line);padding:2px 8px;text-align:left}table.ranks tr.odd{background:var(--mark)}
+table.ranks td.diff{color:var(--err);font-weight:600}ul.rank-groups{margin:4px 0}
 :root{--fg:#1f2328;--muted:#59636e;--bg:#fff;--line:#d1d9e0;--err:#cf222e;--warn:#9a6700;
 --info:#0969da;--ok:#1a7f37;--mark:#fff8c5}
 *{box-sizing:border-box}body{font:14px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;

@@ -44,9 +44,9 @@ from compilelint.trace.divergence import (
     divergence_block,
     divergence_findings,
     group_ranks,
-    rank_ranges,
 )
 from compilelint.trace.paths import PathMapper
+from compilelint.trace.ranges import rank_ranges
 from compilelint.trace.reader import (
     RankTrace,
     TraceError,
@@ -57,9 +57,7 @@ from compilelint.trace.reader import (
 
 PARALLEL_BYTES = 64 << 20  # read files in worker processes above this much trace in total
 RESUME_AT_RE = re.compile(r"^torch_dynamo_resume_in_(?P<fn>.+?)_at_(?P<line>\d+)$")
-IMPLIED_REASON = (
-    f"{UNKNOWN_BREAK} (implied by a resume function: the trace has no break record)"
-)
+IMPLIED_REASON = f"{UNKNOWN_BREAK} (implied by a resume function: the trace has no break record)"
 
 
 @dataclass(frozen=True)

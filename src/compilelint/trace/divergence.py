@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +29,7 @@ from compilelint.dynamic.api import DynamicResult
 from compilelint.dynamic.capture import guard_key, relpath, strip_resume
 from compilelint.merge import _first_col, _line_text, display_path, fill, norm_path
 from compilelint.model import Finding
+from compilelint.trace.ranges import rank_order, ranks_text
 
 DIVERGENCE_RULE = "CL005"
 SPEC_RANK = "spec"
@@ -96,29 +97,6 @@ class RankGroup:
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def rank_order(labels: Iterable[str]) -> list[str]:
-    return sorted(labels, key=lambda x: (not x.isdigit(), int(x) if x.isdigit() else 0, x))
-
-
-def rank_ranges(labels: Sequence[str]) -> str:
-    """``0-511, 513-1023`` (numeric labels in runs; others as they are)."""
-    nums = sorted(int(x) for x in labels if x.isdigit())
-    other = [x for x in labels if not x.isdigit()]
-    parts: list[str] = []
-    i = 0
-    while i < len(nums):
-        j = i
-        while j + 1 < len(nums) and nums[j + 1] == nums[j] + 1:
-            j += 1
-        parts.append(str(nums[i]) if i == j else f"{nums[i]}-{nums[j]}")
-        i = j + 1
-    return ", ".join(parts + other)
-
-
-def ranks_text(ranks: Sequence[str]) -> str:
-    return ("rank " if len(ranks) == 1 else "ranks ") + rank_ranges(ranks)
 
 
 def _by_value(values: Mapping[str, Any]) -> list[tuple[Any, list[str]]]:
@@ -570,7 +548,7 @@ def divergence_findings(
                 stage="dynamic",
                 function=str(d.function or ""),
                 line_text=_line_text(npath, line),
-                count=sum(d.counts.values()),
+                count=1 if d.kind == "collectives" else sum(d.counts.values()),
                 observed=True,
             )
         )
