@@ -49,6 +49,10 @@ WANTED_ARTIFACTS = frozenset(
 )
 
 
+WANTED_ARTIFACT_NAMES = frozenset(n.encode() for n in WANTED_ARTIFACTS)
+ARTIFACT_NAME_RE = re.compile(rb'\{"artifact": \{"name": "([^"]*)"')
+
+
 class TraceError(Exception):
     """A trace path that cannot be read (one line, no traceback)."""
 
@@ -227,6 +231,10 @@ def _head(into: RankTrace, data: bytes, s: int, nl: int) -> _Record | None:
     kind = _kind(data, i + 2)
     if kind not in WANTED_KINDS:
         return None
+    if kind == b"artifact":  # most artifacts are skipped: look at the name before parsing
+        m = ARTIFACT_NAME_RE.match(data, i + 2, nl)
+        if m is not None and m.group(1) not in WANTED_ARTIFACT_NAMES:
+            return None
     try:
         meta = json.loads(data[i + 2 : nl])
     except ValueError:
