@@ -128,13 +128,16 @@ def _chunks(path: str) -> Iterator[tuple[bytes, int]]:
         dec = zlib.decompressobj(wbits=31)
         data = first
         while data:
-            out = dec.decompress(data)
-            while dec.unused_data:  # concatenated gzip members
-                rest = dec.unused_data
-                out += dec.flush()
-                dec = zlib.decompressobj(wbits=31)
-                out += dec.decompress(rest)
-            yield out, len(data)
+            # at most READ_BUFFER bytes out at a time: memory stays flat at any ratio
+            pending, consumed = data, len(data)
+            while pending:
+                out = dec.decompress(pending, READ_BUFFER)
+                pending = dec.unconsumed_tail
+                if dec.eof and dec.unused_data:  # concatenated gzip members
+                    pending = dec.unused_data
+                    dec = zlib.decompressobj(wbits=31)
+                yield out, consumed
+                consumed = 0
             data = fh.read(READ_BUFFER)
         tail = dec.flush()
         if not dec.eof:
