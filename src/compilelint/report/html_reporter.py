@@ -103,6 +103,14 @@ def summary_section(report: Report, catalog: Catalog, options: Mapping[str, obje
     )
 
 
+_RANKS_CSS = (  # only in reports of a multi-rank trace
+    "<style>table.ranks{border-collapse:collapse;margin:8px 0}table.ranks td,table.ranks th"
+    "{border:1px solid var(--line);padding:2px 8px;text-align:left}"
+    "table.ranks tr.odd{background:var(--mark)}table.ranks td.diff{color:var(--err);"
+    "font-weight:600}ul.rank-groups{margin:4px 0}</style>"
+)
+
+
 def _ranks_table(rows: list[tuple[str, ...]], groups: list[str]) -> str:
     """The ranks side by side: one row per group of ranks that behave the same, the largest
     group first; a row that differs from it is marked, and so is each count that differs."""
@@ -118,7 +126,7 @@ def _ranks_table(rows: list[tuple[str, ...]], groups: list[str]) -> str:
         cls = ' class="odd"' if odd else ""
         body.append(f"<tr{cls}>{''.join(cells)}</tr>")
     items = "".join(f"<li>{inline(g)}</li>" for g in groups)
-    return (f'<ul class="rank-groups">{items}</ul>' if items else "") + (
+    return _RANKS_CSS + (f'<ul class="rank-groups">{items}</ul>' if items else "") + (
         f'<table class="ranks"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
     )
 
@@ -383,9 +391,6 @@ SECTIONS: list[Section] = [
 
 
 _CSS = """
-table.ranks{border-collapse:collapse;margin:8px 0}table.ranks td,table.ranks th{border:1px solid
-var(--line);padding:2px 8px;text-align:left}table.ranks tr.odd{background:var(--mark)}
-table.ranks td.diff{color:var(--err);font-weight:600}ul.rank-groups{margin:4px 0}
 :root{--fg:#1f2328;--muted:#59636e;--bg:#fff;--line:#d1d9e0;--err:#cf222e;--warn:#9a6700;
 --info:#0969da;--ok:#1a7f37;--mark:#fff8c5}
 *{box-sizing:border-box}body{font:14px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;
