@@ -103,11 +103,16 @@ def main() -> None:
     cmd = [sys.executable, "-m", "compilelint", "check", "fixtures/trace/model"]
     cmd += ["--trace", str(tmp), "--format", "json", "--no-cache", "--fail-on", "never"]
     runs = []
+    cpu = []
+    load = [round(x, 1) for x in os.getloadavg()]
     try:
         for _ in range(args.repeat):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             t1 = time.perf_counter()
             proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, check=False)
             wall = time.perf_counter() - t1
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
             if proc.returncode != 0:
                 sys.exit(f"bench_trace: compilelint failed: {proc.stderr.decode()[-2000:]}")
             runs.append(wall)
@@ -126,6 +131,12 @@ def main() -> None:
         "generate_s": round(gen_s, 1),
         "check_s": [round(w, 2) for w in runs],
         "mb_per_s": round(size / (1 << 20) / min(runs), 1),
+        # CPU seconds of the check (all its processes): on a shared machine the wall time
+        # depends on the load; MB per CPU-second times the cores is the idle-machine bound
+        "cpu_s": [round(c, 2) for c in cpu],
+        "mb_per_cpu_s": round(size / (1 << 20) / min(cpu), 1),
+        "load_before": load,
+        "load_after": [round(x, 1) for x in os.getloadavg()],
         "peak_rss_mb": round(peak_mb),
         "breaks": dyn["graph_break_count"],
         "recompiles": dyn["recompile_count"],

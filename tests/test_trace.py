@@ -485,8 +485,13 @@ def test_identical_ranks_are_grouped(tmp_path: Path) -> None:
     assert "on ranks 0-19, 21-39" in step["message"] and "on rank 20" in step["message"]
     assert len(data["dynamic"]["divergence"]) == 2
     code, out, err = invoke([*args, "--format", "html"])
-    assert out.count('<tr class="odd">') == 1 and '<td class="diff">' in out
-    assert "<td>0-19, 21-39</td>" in out
+    summary = out.split('<section id="summary">')[1].split("</section>")[0]
+    assert summary.count('<tr class="odd">') == 1 and '<td class="diff">' in summary
+    assert "<td>0-19, 21-39</td>" in summary
+    # the schedules side by side: one column per group, the odd cell marked
+    coll = out.split('<section id="collectives">')[1].split("</section>")[0]
+    assert "<th>ranks 0-19, 21-39</th><th>rank 20</th>" in coll
+    assert '<td class="diff">all_reduce (group 2)</td>' in coll
 
 
 def test_compile_failure_on_some_ranks_diverges(tmp_path: Path) -> None:

@@ -126,8 +126,12 @@ def _ranks_table(rows: list[tuple[str, ...]], groups: list[str]) -> str:
         cls = ' class="odd"' if odd else ""
         body.append(f"<tr{cls}>{''.join(cells)}</tr>")
     items = "".join(f"<li>{inline(g)}</li>" for g in groups)
-    return _RANKS_CSS + (f'<ul class="rank-groups">{items}</ul>' if items else "") + (
-        f'<table class="ranks"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+    return (
+        _RANKS_CSS
+        + (f'<ul class="rank-groups">{items}</ul>' if items else "")
+        + (
+            f'<table class="ranks"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+        )
     )
 
 
@@ -135,7 +139,7 @@ def _graph_label(g: Mapping[str, Any]) -> str:
     where = ""
     if g.get("path"):
         first, last = g.get("first_line"), g.get("last_line")
-        span = f"{first}" if first == last else f"{first}–{last}"
+        span = f"{first}" if first == last or last is None else f"{first}–{last}"
         where = f"{g['path']}:{span}"
     fn = g.get("function") or "?"
     if g.get("resumed_after"):
@@ -379,8 +383,55 @@ def bench_section(report: Report, catalog: Catalog, options: dict[str, object]) 
     return render_bench_section(bench)
 
 
+def collectives_section(report: Report, catalog: Catalog, options: Mapping[str, object]) -> str:
+    """Each graph whose collectives differ between ranks: the schedules side by side, one
+    column per group of ranks with the same schedule, around the first difference."""
+    dyn = dynamic_block(report)
+    if not dyn or dyn.get("source") != "trace":
+        return ""
+    parts = []
+    for d in dyn.get("divergence") or []:
+        scheds = [x for x in d.get("schedules") or [] if isinstance(x, dict)]
+        if d.get("kind") != "collectives" or not scheds:
+            continue
+        pos = int(d.get("position") or 1)
+        longest = max(len(x.get("collectives") or []) for x in scheds)
+        lo, hi = max(1, pos - 2), min(longest, pos + 5)
+        head = "<th>#</th>" + "".join(f"<th>{esc(ranks_label(x['ranks']))}</th>" for x in scheds)
+        rows = []
+        for i in range(lo, hi + 1):
+            cells = [
+                (x.get("collectives") or [])[i - 1] if i <= len(x.get("collectives") or []) else "—"
+                for x in scheds
+            ]
+            tds = "".join(
+                f'<td class="diff">{esc(c)}</td>' if c != cells[0] else f"<td>{esc(c)}</td>"
+                for c in cells
+            )
+            mark = ' class="odd"' if len(set(cells)) > 1 else ""
+            rows.append(f"<tr{mark}><td>{i}</td>{tds}</tr>")
+        where = f" ({esc(d.get('path'))}:{d.get('line')})" if d.get("path") else ""
+        parts.append(
+            f"<h3>`{esc(d.get('function'))}`, compile {esc(d.get('compile_id') or '?')}{where}</h3>"
+            f'<table class="ranks"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}'
+            "</tbody></table>"
+        )
+    if not parts:
+        return ""
+    return (
+        '<section id="collectives"><h2>Collectives per rank</h2><p>Each graph whose collectives '
+        "differ between ranks, one column per group of ranks that issue the same ones, from two "
+        f"before the first difference.</p>{_RANKS_CSS}{''.join(parts)}</section>"
+    )
+
+
+def ranks_label(ranges: str) -> str:
+    return ("ranks " if ("," in ranges or "-" in ranges) else "rank ") + ranges
+
+
 SECTIONS: list[Section] = [
     summary_section,
+    collectives_section,
     bench_section,
     cut_section,
     findings_section,

@@ -29,7 +29,7 @@ from compilelint.dynamic.api import DynamicResult
 from compilelint.dynamic.capture import guard_key, relpath, strip_resume
 from compilelint.merge import _first_col, _line_text, display_path, fill, norm_path
 from compilelint.model import Finding
-from compilelint.trace.ranges import rank_order, ranks_text
+from compilelint.trace.ranges import rank_order, rank_ranges, ranks_text
 
 DIVERGENCE_RULE = "CL005"
 SPEC_RANK = "spec"
@@ -80,6 +80,8 @@ class Divergence:
     compile_id: str | None = None
     position: int | None = None  # collectives: the 1-based position of the first difference
     ops: dict[str, str] = field(default_factory=dict)  # collectives: each rank's op there
+    # collectives: each group of ranks with the same schedule of that graph, and the schedule
+    sides: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -190,6 +192,17 @@ def graph_collectives(raw: Mapping[str, Any]) -> dict[tuple[str, str, int], list
     return out
 
 
+def _sides(
+    graph_of: Mapping[str, GraphCollectives | None],
+) -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]:
+    """Ranks grouped by the schedule of one graph (largest group first): (ranks, schedule)."""
+    sched = {
+        r: tuple(c.text() for c in g.collectives) if g is not None else ()
+        for r, g in graph_of.items()
+    }
+    return tuple((tuple(rank_order(rs)), v) for v, rs in _by_value(sched))
+
+
 def _collective(name: str, src: Mapping[str, Any] | None) -> Collective:
     if src is None:
         return Collective(name, None)
@@ -247,6 +260,7 @@ def _collective_divergences(
                         r: (sides[r][0].collectives[0].text() if sides[r] else "none")
                         for r in labels
                     },
+                    sides=_sides({r: sides[r][0] if sides[r] else None for r in labels}),
                 )
             )
             continue
@@ -296,6 +310,7 @@ def _collective_divergences(
                 compile_id=cid or None,
                 position=pos + 1,
                 ops=dict(at),
+                sides=_sides({r: sides[r][gi] if gi < len(sides[r]) else None for r in labels}),
             )
         )
     return out
@@ -506,7 +521,17 @@ def divergence_block(divergences: Sequence[Divergence], root: str) -> list[dict[
             "function": d.function or None,
         }
         if d.kind == "collectives":
-            entry.update({"compile_id": d.compile_id, "position": d.position, "ops": d.ops})
+            entry.update(
+                {
+                    "compile_id": d.compile_id,
+                    "position": d.position,
+                    "ops": d.ops,
+                    "schedules": [
+                        {"ranks": rank_ranges(rs), "collectives": list(sched)}
+                        for rs, sched in d.sides
+                    ],
+                }
+            )
         out.append(entry)
     return out
 
