@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import os
 import re
 import resource
 import shutil
@@ -58,9 +59,13 @@ def main() -> None:
         size = synthesise(Path(args.src), tmp, args.ranks, odd)
         base = [sys.executable, "-m", "compilelint", "check", "fixtures/trace/model"]
         base += ["--trace", str(tmp), "--no-cache", "--fail-on", "never"]
+        load = [round(x, 1) for x in os.getloadavg()]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         text = subprocess.run(base, cwd=ROOT, capture_output=True, text=True, check=False)
         wall = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
         if text.returncode != 0:
             sys.exit(f"bench_trace_ranks: compilelint failed: {text.stderr[-2000:]}")
         t1 = time.perf_counter()
@@ -80,6 +85,8 @@ def main() -> None:
         "odd": sorted(odd),
         "trace_mb": round(size / (1 << 20), 1),
         "text_s": round(wall, 2),
+        "text_cpu_s": round(cpu, 2),
+        "load": load,
         "json_s": round(wall_json, 2),
         "peak_rss_mb": round(peak_mb),
         "groups": data["dynamic"]["rank_groups"],
