@@ -542,3 +542,72 @@ def test_divergence_module_does_not_import_the_api() -> None:
     }
     assert "compilelint.trace.api" not in mods
     assert not any("trace.api" in m for m in mods)
+
+
+def test_schedules_without_output_graphs_are_compared_per_compile(tmp_path: Path) -> None:
+    """Only ``inductor_collective_schedule`` records (no graphs, no metrics): compared per
+    compile id; with no line, the divergence is listed under the summary, not dropped."""
+    head = "V1124 22:54:23.059000 1 torch/_inductor/debug.py:764] "
+
+    def rec(rank: int, fid: int, ops: list[str]) -> str:
+        meta = {
+            "artifact": {"name": "inductor_collective_schedule", "encoding": "json"},
+            "rank": rank,
+            "frame_id": fid,
+            "frame_compile_id": 0,
+            "attempt": 0,
+            "has_payload": "x",
+        }
+        body = "".join("\t" + ln + "\n" for ln in json.dumps(ops, indent=0).splitlines())
+        return head + json.dumps(meta) + "\n" + body
+
+    ar, rs = (
+        "torch.ops._c10d_functional.all_reduce_.default",
+        ("torch.ops._c10d_functional.reduce_scatter_tensor.default"),
+    )
+    wait = "torch.ops._c10d_functional.wait_tensor.default"
+    tr = tmp_path / "tr"
+    tr.mkdir()
+    for r in range(3):
+        second = [ar, wait, rs] if r != 2 else [rs, ar]
+        (tr / f"dedicated_log_torch_trace_rank_{r}_x.log").write_text(
+            rec(r, 0, [ar, wait, rs]) + rec(r, 1, second)
+        )
+    code, out, err = invoke(["check", f"{TR}/model", "--trace", str(tr), "--no-cache"])
+    assert "ranks 0-1: same" in out
+    assert "rank 2: collective #1 of `graph 1/0` is reduce_scatter_tensor" in out
+    assert "CL005 (no source line in the trace): `graph 1/0` issues different collectives" in out
+
+
+@pytest.mark.slow
+@pytest.mark.torch
+def test_fresh_torchrun_collective_schedules_gloo(tmp_path: Path) -> None:
+    """Record collective_model.py now (torchrun, 2 ranks, gloo, Inductor on the CPU): the
+    trace has ``inductor_collective_schedule`` records and the schedules diverge."""
+    torch = pytest.importorskip("torch")
+    if not torch.distributed.is_available() or not torch.distributed.is_gloo_available():
+        pytest.skip("torch.distributed with gloo is not available")
+    env = {**os.environ, "TORCH_TRACE": str(tmp_path / "trace"), "OMP_NUM_THREADS": "1"}
+    env.pop("TORCH_LOGS", None)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            "--nproc-per-node",
+            "2",
+            str(ROOT / COLL),
+        ],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    logs = b"".join(p.read_bytes() for p in (tmp_path / "trace").iterdir())
+    assert b'"inductor_collective_schedule"' in logs
+    _, data = run_json(f"{TR}/model", "--trace", str(tmp_path / "trace"))
+    check_collectives(data, torch.__version__.split("+")[0])

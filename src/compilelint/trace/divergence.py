@@ -143,6 +143,10 @@ def graph_collectives(raw: Mapping[str, Any]) -> dict[tuple[str, str, int], list
     compiled code issues them), else the output graph's collectives (program order). Each
     collective takes its group and user line from the output graph."""
     graphs = {(g.get("frame_id"), g.get("frame_compile_id")): g for g in raw.get("graphs") or []}
+    codes: dict[tuple[Any, Any], Mapping[str, Any]] = {}
+    for m in raw.get("metrics") or []:
+        if m.get("co_name"):
+            codes.setdefault((m.get("frame_id"), m.get("frame_compile_id")), m)
     out: dict[tuple[str, str, int], list[GraphCollectives]] = {}
     scheduled: set[tuple[Any, Any]] = set()
 
@@ -152,6 +156,15 @@ def graph_collectives(raw: Mapping[str, Any]) -> dict[tuple[str, str, int], list
             str(g.get("function") or ""),
             int(g.get("first_line") or 0),
         )
+
+    def key_of_ids(ids: tuple[Any, Any], cid: str) -> tuple[str, str, int]:
+        """A schedule with no output graph in the trace: its function from the compilation
+        metrics, else the compile id names the graph."""
+        m = codes.get(ids)
+        if m is not None:
+            path = str(m.get("co_filename") or "")
+            return (path, str(m["co_name"]), int(m.get("co_firstlineno") or 0))
+        return ("", f"graph {cid}", 0)
 
     for s in raw.get("schedules") or []:
         ids = (s.get("frame_id"), s.get("frame_compile_id"))
@@ -172,7 +185,7 @@ def graph_collectives(raw: Mapping[str, Any]) -> dict[tuple[str, str, int], list
         gc = GraphCollectives(
             str(s.get("compile_id") or ""), tuple(colls), "inductor_collective_schedule"
         )
-        lst = out.setdefault(key_of(g) if g else ("", "?", 0), [])
+        lst = out.setdefault(key_of(g) if g else key_of_ids(ids, gc.compile_id), [])
         if ids in scheduled and lst:
             last = lst[-1]
             lst[-1] = GraphCollectives(
