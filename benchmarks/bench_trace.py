@@ -10,6 +10,7 @@ recompile reasons, graph source lines). Then times ``compilelint check fixtures/
 --trace DIR --format json`` in a child process and reports its wall time and peak RSS.
 
 python benchmarks/bench_trace.py [--size-mb 1024] [--ranks 8] [--gzip] [--dir DIR] [--keep]
+python benchmarks/bench_trace.py --real DIR [--repeat 3]   # a recorded folder as it is
 """
 
 from __future__ import annotations
@@ -86,6 +87,19 @@ def generate(out: Path, size_mb: int, ranks: int, gz: bool) -> int:
     return total
 
 
+LOC_RE = re.compile(rb"^\tGraph break in user code at (.+):(\d+)$", re.M)
+
+
+def break_lines(folder: Path) -> set[tuple[str, int]]:
+    """(file name, line) of every break record's location, by a plain scan of the files."""
+    out: set[tuple[str, int]] = set()
+    for p in folder.iterdir():
+        data = gzip.decompress(p.read_bytes()) if p.suffix == ".gz" else p.read_bytes()
+        for m in LOC_RE.finditer(data):
+            out.add((os.path.basename(m.group(1).decode()), int(m.group(2))))
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--size-mb", type=int, default=1024)
@@ -94,11 +108,25 @@ def main() -> None:
     ap.add_argument("--dir", help="generate here (default: a temporary folder)")
     ap.add_argument("--keep", action="store_true", help="keep the generated folder")
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument(
+        "--real",
+        help="time this recorded trace folder instead of generating one (e.g. one written by "
+        "benchmarks/record_transformers_trace.py) and count its break lines found",
+    )
     args = ap.parse_args()
-    tmp = Path(args.dir or tempfile.mkdtemp(prefix="compilelint-bench-trace-"))
-    t0 = time.perf_counter()
-    size = generate(tmp, args.size_mb, args.ranks, args.gzip)
-    gen_s = time.perf_counter() - t0
+    if args.real:
+        args.keep = True
+        tmp = Path(args.real)
+        gen_s = 0.0
+        size = sum(
+            len(gzip.decompress(p.read_bytes())) if p.suffix == ".gz" else p.stat().st_size
+            for p in tmp.iterdir()
+        )
+    else:
+        tmp = Path(args.dir or tempfile.mkdtemp(prefix="compilelint-bench-trace-"))
+        t0 = time.perf_counter()
+        size = generate(tmp, args.size_mb, args.ranks, args.gzip)
+        gen_s = time.perf_counter() - t0
     on_disk = sum(p.stat().st_size for p in tmp.iterdir())
     cmd = [sys.executable, "-m", "compilelint", "check", "fixtures/trace/model"]
     cmd += ["--trace", str(tmp), "--format", "json", "--no-cache", "--fail-on", "never"]
@@ -122,6 +150,17 @@ def main() -> None:
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)
     dyn = data["dynamic"]
+    found_lines = None
+    if args.real:  # the break lines the trace names (a plain scan), and how many were reported
+        want = break_lines(tmp)
+        # a break in library code is reported at the user's call, the library line in its frames
+        got = {(os.path.basename(str(b["path"])), int(b["line"])) for b in dyn["breaks"]}
+        for b in dyn["breaks"]:
+            where = str(b.get("torch_location") or "")
+            path, _, line = where.rpartition(":")
+            if line.isdigit():
+                got.add((os.path.basename(path), int(line)))
+        found_lines = f"{len(want & got)}/{len(want)}"
     result = {
         "trace_mb": round(size / (1 << 20)),
         "on_disk_mb": round(on_disk / (1 << 20)),
@@ -141,6 +180,7 @@ def main() -> None:
         "breaks": dyn["graph_break_count"],
         "recompiles": dyn["recompile_count"],
         "findings": len(data["findings"]),
+        **({"break_lines_found": found_lines} if found_lines is not None else {}),
     }
     print(json.dumps(result))
 
