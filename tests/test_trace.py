@@ -611,3 +611,34 @@ def test_fresh_torchrun_collective_schedules_gloo(tmp_path: Path) -> None:
     assert b'"inductor_collective_schedule"' in logs
     _, data = run_json(f"{TR}/model", "--trace", str(tmp_path / "trace"))
     check_collectives(data, torch.__version__.split("+")[0])
+
+
+def test_oldest_format_dynamo_start_only(tmp_path: Path) -> None:
+    """No compilation metrics and no break records: the compiled frames are known only from
+    ``dynamo_start`` stacks (file names interned in ``str`` records); resume frames there imply
+    the breaks."""
+    head = "V1124 22:54:23.059000 1 torch/_dynamo/convert_frame.py:303] "
+    path = "/data/users/ci/job/model.py"
+
+    def start(fid: int, name: str, line: int) -> str:
+        stack = [
+            {"line": 1, "name": "<module>", "filename": 1},
+            {"line": line, "name": name, "filename": 1},
+        ]
+        meta = {"dynamo_start": {"stack": stack}, "frame_id": fid, "frame_compile_id": 0}
+        graph = {"dynamo_output_graph": {"sizes": {}}, "frame_id": fid, "frame_compile_id": 0}
+        return (
+            f"{head}{json.dumps(meta)}\n{head}{json.dumps(graph)}\n"
+            f"\tclass GraphModule(torch.nn.Module):\n\t    # File: {path}:9 in fn, code: y = x\n"
+        )
+
+    text = head + json.dumps({"str": [path, 1]}) + "\n"
+    text += start(0, "fn", 9549)
+    text += start(1, "torch_dynamo_resume_in_fn_at_9551", 9551)
+    text += start(2, "torch_dynamo_resume_in_fn_at_9553", 9553)
+    (tmp_path / "dedicated_log_torch_trace_x.log").write_text(text)
+    _, data = run_json(f"{TR}/model/recompile_limit.py", "--trace", str(tmp_path))
+    dyn = data["dynamic"]
+    assert (dyn["graph_count"], dyn["graph_break_count"]) == (3, 2)
+    assert sorted((b["path"], b["line"]) for b in dyn["breaks"]) == [(path, 9551), (path, 9553)]
+    assert {(f["path"], f["line"]) for f in data["findings"]} == {(path, 9551), (path, 9553)}

@@ -126,7 +126,7 @@ def read_traces(
             continue
         cur.files += rt.files
         cur.torch = cur.torch or rt.torch
-        for k in ("breaks", "recompiles", "metrics", "graphs", "schedules"):
+        for k in ("breaks", "recompiles", "metrics", "graphs", "schedules", "starts"):
             getattr(cur, k).extend(getattr(rt, k))
         for p, ls in rt.lines.items():
             cur.lines.setdefault(p, set()).update(ls)
@@ -164,6 +164,15 @@ def rank_raw(rt: RankTrace, mapper: PathMapper, root: str, label: str) -> dict[s
         if m.get("co_name"):
             by_frame.setdefault(m["frame_id"], m)
         by_compile[(m["frame_id"], m.get("frame_compile_id"))] = m
+    # a compile with no metrics (older traces): its frame from dynamo_start
+    starts = [
+        {**st, "frame_id": fid(st["frame_id"]), "co_filename": mpath(st.get("co_filename"))}
+        for st in rt.starts
+    ]
+    for st in starts:
+        by_compile.setdefault((st["frame_id"], st.get("frame_compile_id")), st)
+        if st.get("co_name"):
+            by_frame.setdefault(st["frame_id"], st)
     if "recompile_reasons" in rt.kinds:
         recompiles = [
             {
@@ -233,7 +242,7 @@ def rank_raw(rt: RankTrace, mapper: PathMapper, root: str, label: str) -> dict[s
         {**b, "message": mapper.text(str(b["message"])), "frame_id": fid(b["frame_id"])}
         for b in rt.breaks
     ]
-    breaks += implied_breaks(metrics, breaks)
+    breaks += implied_breaks([*metrics, *starts], breaks)
     lines: dict[str, list[int]] = {}
     for p, ls in rt.lines.items():
         mp = mapper.map(p)

@@ -38,7 +38,9 @@ LIBRARY_MARKERS = ("site-packages", "dist-packages")
 LIMIT_RE = re.compile(r"recompile.limit|cache.size.limit|cache_size_limit", re.I)
 
 # First JSON key of a header line -> whether the reader looks at the record at all.
-WANTED_KINDS = frozenset({b"artifact", b"compilation_metrics", b"dynamo_output_graph"})
+WANTED_KINDS = frozenset(
+    {b"artifact", b"compilation_metrics", b"dynamo_output_graph", b"dynamo_start", b"str"}
+)
 WANTED_ARTIFACTS = frozenset(
     {
         "dynamo_graph_break_reason",
@@ -73,6 +75,8 @@ class RankTrace:
     bytes: int = 0
     bad_lines: int = 0
     schedules: list[dict[str, Any]] = field(default_factory=list)  # inductor collectives
+    starts: list[dict[str, Any]] = field(default_factory=list)  # dynamo_start: compiled frames
+    strings: dict[int, str] = field(default_factory=dict, repr=False)  # interned file names
     kinds: set[str] = field(default_factory=set)  # record kinds seen (feature detection)
     texts: dict[str, str] = field(default_factory=dict, repr=False)  # one copy of each payload
 
@@ -335,6 +339,27 @@ def _header(into: RankTrace, kind: str, meta: dict[str, Any]) -> str | None:
         m = meta.get("compilation_metrics")
         if isinstance(m, dict):
             _metrics(into, meta, m)
+        return None
+    if kind == "str":  # the interned file names dynamo_start's stacks refer to
+        v = meta.get("str")
+        if isinstance(v, list) and len(v) == 2 and isinstance(v[1], int):
+            into.strings[v[1]] = str(v[0])
+        return None
+    if kind == "dynamo_start":  # the frame a compile starts in (older traces: no metrics)
+        stack = (meta.get("dynamo_start") or {}).get("stack")
+        if isinstance(stack, list) and stack and isinstance(stack[-1], dict):
+            top = stack[-1]
+            fname = top.get("filename")
+            path = into.strings.get(fname) if isinstance(fname, int) else fname
+            into.starts.append(
+                {
+                    "frame_id": meta.get("frame_id"),
+                    "frame_compile_id": meta.get("frame_compile_id"),
+                    "co_name": top.get("name"),
+                    "co_filename": path if isinstance(path, str) else None,
+                    "co_firstlineno": top.get("line"),
+                }
+            )
         return None
     if kind == "dynamo_output_graph":
         into.graphs.append(
