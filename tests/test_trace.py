@@ -589,6 +589,8 @@ def test_fresh_torchrun_collective_schedules_gloo(tmp_path: Path) -> None:
         pytest.skip("torch.distributed with gloo is not available")
     env = {**os.environ, "TORCH_TRACE": str(tmp_path / "trace"), "OMP_NUM_THREADS": "1"}
     env.pop("TORCH_LOGS", None)
+    # a warm FX graph cache loads the compiled graph and records no schedule: compile afresh
+    env.update(TORCHINDUCTOR_FX_GRAPH_CACHE="0", TORCHINDUCTOR_AUTOGRAD_CACHE="0")
     proc = subprocess.run(
         [
             sys.executable,
@@ -640,5 +642,29 @@ def test_oldest_format_dynamo_start_only(tmp_path: Path) -> None:
     _, data = run_json(f"{TR}/model/recompile_limit.py", "--trace", str(tmp_path))
     dyn = data["dynamic"]
     assert (dyn["graph_count"], dyn["graph_break_count"]) == (3, 2)
-    assert sorted((b["path"], b["line"]) for b in dyn["breaks"]) == [(path, 9551), (path, 9553)]
+    assert sorted(b["torch_location"] for b in dyn["breaks"]) == [f"{path}:9551", f"{path}:9553"]
     assert {(f["path"], f["line"]) for f in data["findings"]} == {(path, 9551), (path, 9553)}
+
+
+def test_warm_cache_traces_compare_output_graphs(tmp_path: Path) -> None:
+    """A run with a warm Inductor cache records no ``inductor_collective_schedule`` (the compiled
+    graph is loaded, not scheduled): the output graphs' collectives are compared instead."""
+    src = ROOT / TR / "torch2.13-collectives"
+    dst = tmp_path / "tr"
+    dst.mkdir()
+    for f in src.glob("*.log*"):
+        raw = gzip.decompress(f.read_bytes()) if f.suffix == ".gz" else f.read_bytes()
+        out, skip = [], False
+        for line in raw.decode().splitlines(keepends=True):
+            if not line.startswith("\t"):
+                skip = '"inductor_collective_schedule"' in line
+            if not skip:
+                out.append(line)
+        (dst / f.name.removesuffix(".gz")).write_text("".join(out))
+    _, data = run_json(f"{TR}/model", "--trace", str(dst))
+    dyn = data["dynamic"]
+    assert dyn["ranks"]["0"]["schedules"] == 0 and dyn["ranks"]["1"]["schedules"] == 0
+    step = next(d for d in dyn["divergence"] if d.get("function") == "step")
+    assert (step["line"], step["position"]) == (23, 2)
+    assert step["ops"] == {"0": "all_gather_into_tensor (group 0)", "1": "all_reduce (group 2)"}
+    assert any(d.get("function") == "extra" for d in dyn["divergence"])
