@@ -482,7 +482,9 @@ def rank_fingerprint(rt: RankTrace) -> str:
     """What a rank's trace records, but for timings: ranks with equal fingerprints behave the
     same and share one parsed result."""
     h = hashlib.blake2b(digest_size=16)
-    h.update(repr((rt.torch, rt.breaks, rt.recompiles, rt.graphs, rt.schedules)).encode())
+    h.update(
+        repr((rt.torch, rt.breaks, rt.recompiles, rt.graphs, rt.schedules, rt.starts)).encode()
+    )
     h.update(repr([{k: v for k, v in m.items() if k != "seconds"} for m in rt.metrics]).encode())
     h.update(repr(sorted((p, sorted(ls)) for p, ls in rt.lines.items())).encode())
     return h.hexdigest()

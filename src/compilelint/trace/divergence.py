@@ -169,14 +169,14 @@ def graph_collectives(raw: Mapping[str, Any]) -> dict[tuple[str, str, int], list
     for s in raw.get("schedules") or []:
         ids = (s.get("frame_id"), s.get("frame_compile_id"))
         g = graphs.get(ids) or {}
-        in_graph = [c for c in g.get("collectives") or []]
+        in_graph = list(g.get("collectives") or [])
         used: dict[str, int] = {}
         colls = []
         for op in s.get("ops") or []:
             name = op_name(op)
             if name in NOT_COLLECTIVES:
                 continue
-            same = [c for c in in_graph if c.get("op") == name]
+            same = [c for c in in_graph if op_name(str(c.get("op"))) == name]
             k = used.get(name, 0)
             used[name] = k + 1
             src = same[k] if k < len(same) else None
@@ -197,7 +197,7 @@ def graph_collectives(raw: Mapping[str, Any]) -> dict[tuple[str, str, int], list
     for ids, g in graphs.items():
         if ids in scheduled or not g.get("collectives"):
             continue
-        colls = [_collective(str(c.get("op")), c) for c in g["collectives"]]
+        colls = [_collective(op_name(str(c.get("op"))), c) for c in g["collectives"]]
         cid = str(g.get("compile_id") or "")
         out.setdefault(key_of(g), []).append(
             GraphCollectives(cid, tuple(colls), "dynamo_output_graph")
