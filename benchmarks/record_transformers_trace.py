@@ -1,73 +1,63 @@
 """Record a torch structured trace (``TORCH_TRACE``) of 12 transformers models for
-``bench_trace.py --real``: a real trace nobody hand-trimmed, from library code.
+``bench_trace.py --real``: a real trace nobody hand-trimmed, with graph breaks in library code.
 
-Each model is built from a small random-initialised config (no download), compiled with
-``torch.compile`` (Inductor unless ``--backend``) and called on two sequence lengths (the second
-recompiles or runs dynamic), in one process. The breaks it records are in the installed
+The 12 models are among those the corpus (``benchmarks/corpus.py``, ``corpus_results.json``)
+saw break on torch 2.13; each is built by the corpus's own recipe (a shrunk config, random
+weights, nothing downloaded), compiled with ``torch.compile`` (Inductor unless ``--backend``)
+and called on two sequence lengths, all in one process. The breaks are in the installed
 transformers' files, so a check of any project maps none of them: they are reported at the
 trace's paths, like a trace from another machine.
 
 TORCH_TRACE=/tmp/tr-hf python benchmarks/record_transformers_trace.py [--backend inductor]
+python benchmarks/bench_trace.py --real /tmp/tr-hf --repeat 3
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 import time
 
 import torch
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
 MODELS = [
-    ("gpt2", "GPT2Config", dict(n_layer=2, n_head=2, n_embd=64, vocab_size=512)),
-    ("bert", "BertConfig", {}),
-    ("t5", "T5Config", dict(num_layers=2, num_heads=2, d_model=64, d_ff=128, d_kv=32)),
-    ("bart", "BartConfig", dict(encoder_layers=2, decoder_layers=2, d_model=64)),
-    ("llama", "LlamaConfig", {}),
-    ("mistral", "MistralConfig", {}),
-    ("opt", "OPTConfig", dict(num_hidden_layers=2, ffn_dim=128, word_embed_proj_dim=64)),
-    ("gpt_neo", "GPTNeoConfig", dict(num_layers=2, attention_types=[[["global", "local"], 1]])),
-    ("distilbert", "DistilBertConfig", dict(n_layers=2, n_heads=2, dim=64, hidden_dim=128)),
-    ("roberta", "RobertaConfig", {}),
-    ("electra", "ElectraConfig", dict(embedding_size=64)),
-    ("albert", "AlbertConfig", dict(embedding_size=64)),
+    "big_bird",
+    "bigbird_pegasus",
+    "ctrl",
+    "jetmoe",
+    "led",
+    "longformer",
+    "longt5",
+    "fastspeech2_conformer",
+    "higgs_audio_v2",
+    "bamba",
+    "jamba",
+    "hrm_text",
 ]
-COMMON = dict(
-    hidden_size=64,
-    num_hidden_layers=2,
-    num_attention_heads=2,
-    num_key_value_heads=2,
-    intermediate_size=128,
-    vocab_size=512,
-    max_position_embeddings=128,
-    d_model=64,
-    encoder_attention_heads=2,
-    decoder_attention_heads=2,
-    encoder_ffn_dim=128,
-    decoder_ffn_dim=128,
-)
 
 
 def main() -> None:
-    import transformers
+    import corpus
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--backend", default="inductor")
     args = ap.parse_args()
-    torch.manual_seed(0)
-    for name, cfg_name, extra in MODELS:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    for name in MODELS:
         t0 = time.perf_counter()
-        cfg_cls = getattr(transformers, cfg_name)
-        cfg = cfg_cls(**{**COMMON, **extra})
-        model = transformers.AutoModel.from_config(cfg).eval()
-        compiled = torch.compile(model, backend=args.backend)
         status = "ok"
         try:
+            model, inputs = corpus.build_transformers(torch, name, 2, 8)
+            model.eval()
+            compiled = torch.compile(model, backend=args.backend)
             with torch.no_grad():
-                for seq in (8, 12):
-                    ids = torch.randint(0, 500, (2, seq))
-                    kw = {"decoder_input_ids": ids} if cfg.is_encoder_decoder else {}
-                    compiled(input_ids=ids, **kw)
-        except Exception as exc:  # a model that fails to compile still leaves its records
+                compiled(**inputs)
+                more = corpus.transformers_inputs(torch, model, model.config, 2, 12)
+                compiled(**more)
+        except Exception as exc:  # a model that fails still leaves its records
             status = f"{type(exc).__name__}: {str(exc)[:120]}"
         print(f"{name}: {time.perf_counter() - t0:.1f}s {status}", flush=True)
         torch._dynamo.reset()
