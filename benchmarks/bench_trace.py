@@ -164,7 +164,7 @@ def main() -> None:
     result = {
         "trace_mb": round(size / (1 << 20)),
         "on_disk_mb": round(on_disk / (1 << 20)),
-        "ranks": args.ranks,
+        "ranks": len([r for r in dyn.get("ranks") or {} if r != "spec"]),
         "gzip": args.gzip,
         "cpus": os.cpu_count(),
         "generate_s": round(gen_s, 1),

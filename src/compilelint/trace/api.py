@@ -242,7 +242,8 @@ def rank_raw(rt: RankTrace, mapper: PathMapper, root: str, label: str) -> dict[s
         {**b, "message": mapper.text(str(b["message"])), "frame_id": fid(b["frame_id"])}
         for b in rt.breaks
     ]
-    breaks += implied_breaks([*metrics, *starts], breaks)
+    if "dynamo_graph_break_reason" not in rt.kinds:  # an older format: no break records at all
+        breaks += implied_breaks([*metrics, *starts], breaks)
     lines: dict[str, list[int]] = {}
     for p, ls in rt.lines.items():
         mp = mapper.map(p)
@@ -268,7 +269,9 @@ def implied_breaks(
     """Breaks an older trace records only as resume functions: torch compiles
     ``torch_dynamo_resume_in_<fn>_at_<line>`` for the code after a graph break at ``<line>``.
     One break per resume function no break record names (its file and line in a record's
-    location or traceback); the reason is unknown, and says so."""
+    location or traceback); the reason is unknown, and says so. Used only for a trace with no
+    break records at all: where torch writes them, a break inside a call is recorded at its
+    innermost line, and the caller's resume line would count it twice."""
     named: set[tuple[str, int]] = set()
     for b in breaks:
         msg = str(b.get("message") or "")
