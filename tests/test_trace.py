@@ -315,3 +315,357 @@ def test_every_format_carries_ranks_and_divergence(tmp_path: Path) -> None:
     html = outs["html"].read_text()
     assert '<table class="ranks">' in html and "CL005" in html
     assert "CL005" in outs["github"].read_text() and "CL005" in outs["table"].read_text()
+
+
+# --------------------------------------------------------------------------- issue 25
+
+COLL = f"{TR}/model/collective_model.py"
+
+
+def check_collectives(data: dict, torch_prefix: str) -> None:  # type: ignore[type-arg]
+    """collective_model.py on 2 ranks: rank 1's `step` runs an extra all_reduce (group 2) before
+    the all_gather, and rank 1 alone compiles `extra` (one all_reduce)."""
+    dyn = data["dynamic"]
+    assert dyn["torch"].startswith(torch_prefix)
+    colls = [d for d in dyn["divergence"] if d["kind"] == "collectives"]
+    step = next(d for d in colls if d["function"] == "step")
+    assert (step["path"], step["line"], step["position"], step["compile_id"]) == (
+        COLL,
+        23,
+        2,
+        "0/0",
+    )
+    assert step["ops"] == {"0": "all_gather_into_tensor (group 0)", "1": "all_reduce (group 2)"}
+    assert step["ranks"] == {"0": 2, "1": 3}
+    extra = next(d for d in colls if d["function"] == "extra")
+    assert (extra["path"], extra["line"], extra["ranks"]) == (COLL, 28, {"0": 0, "1": 1})
+    assert "rank 0 never compiles it" in extra["message"]
+    found = {(f["rule"], f["path"], f["line"]) for f in data["findings"]}
+    assert ("CL005", COLL, 23) in found and ("CL005", COLL, 28) in found
+    assert dyn["ranks"]["0"]["collectives"] == 2 and dyn["ranks"]["1"]["collectives"] == 4
+    assert dyn["ranks"]["0"]["schedules"] == 1 and dyn["ranks"]["1"]["schedules"] == 2
+    (same, odd) = dyn["rank_groups"]
+    assert same["ranks"] == "0" and odd["ranks"] == "1" and len(odd["differences"]) == 2
+
+
+def test_collective_schedules_torch_2_13_gloo() -> None:
+    """Recorded with torchrun on the CPU (gloo, Inductor): Inductor records the schedule."""
+    _, data = run_json(f"{TR}/model", "--trace", f"{TR}/torch2.13-collectives")
+    check_collectives(data, "2.13")
+
+
+def test_collective_schedules_torch_2_11_two_gpus_nccl() -> None:
+    """Recorded on two H200s (torch 2.11, NCCL, one GPU per rank) under another checkout's
+    paths (/work/main/.devx/traces/...): mapped by suffix onto the scanned model."""
+    _, data = run_json(f"{TR}/model", "--trace", f"{TR}/torch2.11-nccl-collectives")
+    check_collectives(data, "2.11")
+
+
+def test_collective_ops_and_rank_ranges() -> None:
+    from compilelint.trace.divergence import op_name
+    from compilelint.trace.ranges import expand_ranges, rank_ranges
+
+    assert op_name("torch.ops._c10d_functional.all_reduce_.default") == "all_reduce"
+    assert op_name("torch.ops._c10d_functional.all_gather_into_tensor.default") == (
+        "all_gather_into_tensor"
+    )
+    labels = [str(i) for i in range(1024) if i != 512]
+    assert rank_ranges(labels) == "0-511, 513-1023"
+    assert rank_ranges(["3", "1", "2", "7"]) == "1-3, 7"
+    assert expand_ranges("0-2, 5") == ["0", "1", "2", "5"]
+
+
+def _foreign_copy(src: Path, dst: Path, gz: bool) -> None:
+    """The committed trace with the training machine's paths made foreign."""
+    dst.mkdir(parents=True)
+    for f in sorted(src.iterdir()):
+        raw = gzip.decompress(f.read_bytes()) if f.suffix == ".gz" else f.read_bytes()
+        text = raw.decode().replace("/work/wt/trace/fixtures/trace/model", "/home/ci/job/model")
+        name = f.name.removesuffix(".gz")
+        if gz:
+            (dst / (name + ".gz")).write_bytes(gzip.compress(text.encode()))
+        else:
+            (dst / name).write_text(text)
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_divergence_at_foreign_paths_in_every_format(tmp_path: Path, gz: bool) -> None:
+    """Sources not on this machine: each divergence is still a CL005 finding at the trace's
+    path and line, marked as such, in text, JSON, SARIF, markdown and HTML."""
+    _foreign_copy(ROOT / TR / "torch2.13", tmp_path / "tr", gz)
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "other.py").write_text("x = 1\n")
+    outs = {f: tmp_path / f"r.{f}" for f in ("json", "sarif", "markdown", "html")}
+    args = ["check", "other.py", "--trace", str(tmp_path / "tr"), "--no-cache"]
+    for fmt, path in outs.items():
+        args += ["--format", fmt, "-o", str(path)]
+    code, text, err = invoke([*args, "--format", "text"], cwd=proj)
+    assert code == 1, err
+    model = "/home/ci/job/model/ddp_model.py"
+    data = json.loads(outs["json"].read_text())
+    div = {(f["path"], f["line"]): f for f in data["findings"] if f["rule"] == "CL005"}
+    assert set(div) == {(model, 25), (model, 26)}
+    assert all("not on this machine" in f["message"] for f in div.values())
+    assert "the ranks diverge in 2 places" in text and f"{model}:25" in text
+    assert text.count("CL005") >= 2
+    sarif = json.loads(outs["sarif"].read_text())
+    locs = [
+        r["locations"][0]["physicalLocation"]
+        for r in sarif["runs"][0]["results"]
+        if r["ruleId"] == "CL005"
+    ]
+    assert {(loc["artifactLocation"]["uri"], loc["region"]["startLine"]) for loc in locs} == {
+        (f"file://{model}", 25),
+        (f"file://{model}", 26),
+    }
+    for fmt in ("markdown", "html"):
+        body = outs[fmt].read_text()
+        assert body.count("CL005") >= 2 and "ddp_model.py" in body
+    # ranked with the rest: the findings carry their rank
+    assert all(f["rank"] for f in div.values())
+
+
+def test_older_format_breaks_from_resume_functions() -> None:
+    """fixtures/trace/torch2.13-no-break-records: the 2.13 trace with its break records removed
+    (an older format): the resume functions imply the breaks, reason unknown."""
+    _, data = run_json(f"{TR}/model", "--trace", f"{TR}/torch2.13-no-break-records")
+    dyn = data["dynamic"]
+    assert dyn["graph_break_count"] == 3
+    breaks = {(b["path"], b["line"]): b for b in dyn["breaks"]}
+    assert breaks[(MODEL, 23)]["ranks"] == {"0": 1, "1": 1}
+    assert breaks[(MODEL, 25)]["ranks"] == {"0": 0, "1": 1}
+    assert all(b.get("implied") for b in dyn["breaks"])
+    assert all(b["gb_type"].startswith("Unknown graph break") for b in dyn["breaks"])
+    got = rows(data)
+    # the static predictions at those lines are confirmed; rank 1's extra break diverges
+    assert ("CL103", 23, "both") in got and ("CL201", 25, "both") in got
+    assert ("CL005", 25, "dynamic") in got and ("CL005", 26, "dynamic") in got
+
+
+def test_implied_breaks_only_where_no_record_names_the_line() -> None:
+    from compilelint.trace.api import implied_breaks
+
+    metrics = [
+        {"co_name": "torch_dynamo_resume_in_forward_at_23", "co_filename": "/x/m.py"},
+        {"co_name": "torch_dynamo_resume_in_forward_at_23", "co_filename": "/x/m.py"},
+        {"co_name": "torch_dynamo_resume_in_forward_at_30", "co_filename": "/x/m.py"},
+        {"co_name": "forward", "co_filename": "/x/m.py"},
+    ]
+    named = [{"message": 'Graph break in user code at /x/m.py:30\n  File "/x/m.py", line 30'}]
+    (b,) = implied_breaks(metrics, named)
+    assert "/x/m.py:23" in b["message"] and "Unknown graph break" in b["message"]
+    assert len(implied_breaks(metrics, [])) == 2
+
+
+def _synth_ranks(src: Path, dst: Path, n: int, odd: set[int]) -> None:
+    import re
+
+    dst.mkdir()
+    base = {}
+    for r in (0, 1):
+        f = sorted(src.glob(f"*rank_{r}*"))[0]
+        base[r] = gzip.decompress(f.read_bytes()) if f.suffix == ".gz" else f.read_bytes()
+    for r in range(n):
+        data = re.sub(rb'"rank": \d+', b'"rank": %d' % r, base[1 if r in odd else 0])
+        (dst / f"dedicated_log_torch_trace_rank_{r}_x.log").write_bytes(data)
+
+
+def test_identical_ranks_are_grouped(tmp_path: Path) -> None:
+    """40 ranks, rank 20 the odd one out: two groups, one line each; the findings name the
+    ranks as ranges."""
+    _synth_ranks(ROOT / TR / "torch2.13-collectives", tmp_path / "tr", 40, {20})
+    args = ["check", f"{TR}/model", "--trace", str(tmp_path / "tr"), "--no-cache"]
+    code, text, err = invoke(args)
+    assert "  ranks 0-19, 21-39: same" in text
+    assert "  rank 20: collective #2 of `step` is all_reduce (group 2)" in text
+    _, data = run_json(f"{TR}/model", "--trace", str(tmp_path / "tr"))
+    groups = data["dynamic"]["rank_groups"]
+    assert [(g["ranks"], g["same"]) for g in groups] == [("0-19, 21-39", True), ("20", False)]
+    step = next(f for f in data["findings"] if f["rule"] == "CL005" and f["line"] == 23)
+    assert "on ranks 0-19, 21-39" in step["message"] and "on rank 20" in step["message"]
+    assert len(data["dynamic"]["divergence"]) == 2
+    code, out, err = invoke([*args, "--format", "html"])
+    summary = out.split('<section id="summary">')[1].split("</section>")[0]
+    assert summary.count('<tr class="odd">') == 1 and '<td class="diff">' in summary
+    assert "<td>0-19, 21-39</td>" in summary
+    # the schedules side by side: one column per group, the odd cell marked
+    coll = out.split('<section id="collectives">')[1].split("</section>")[0]
+    assert "<th>ranks 0-19, 21-39</th><th>rank 20</th>" in coll
+    assert '<td class="diff">all_reduce (group 2)</td>' in coll
+
+
+def test_compile_failure_on_some_ranks_diverges(tmp_path: Path) -> None:
+    head = "V1124 22:54:23.059000 1 torch/x.py:1] "
+
+    def metrics(rank: int, fail: bool) -> str:
+        m = {
+            "co_name": "forward",
+            "co_filename": "/home/ci/job/model/net.py",
+            "co_firstlineno": 10,
+            "graph_op_count": 3,
+            "fail_type": "BackendCompilerFailed" if fail else None,
+            "fail_reason": "backend='inductor' raised: out of memory" if fail else None,
+            "fail_user_frame_filename": "/home/ci/job/model/net.py" if fail else None,
+            "fail_user_frame_lineno": 12 if fail else None,
+        }
+        return head + json.dumps(
+            {"compilation_metrics": m, "rank": rank, "frame_id": 0, "frame_compile_id": 0}
+        )
+
+    tr = tmp_path / "tr"
+    tr.mkdir()
+    for r in range(4):
+        (tr / f"dedicated_log_torch_trace_rank_{r}_x.log").write_text(metrics(r, r == 3) + "\n")
+    code, out, err = invoke(
+        ["check", f"{TR}/model", "--trace", str(tr), "--format", "json", "--no-cache"]
+    )
+    data = json.loads(out)
+    (d,) = data["dynamic"]["divergence"]
+    assert d["kind"] == "compile_failure" and d["ranks"] == {"0": 0, "1": 0, "2": 0, "3": 1}
+    assert (d["path"], d["line"]) == ("/home/ci/job/model/net.py", 12)
+    assert (
+        "BackendCompilerFailed" in d["message"] and "on rank 3 but not on ranks 0-2" in d["message"]
+    )
+    (f,) = [f for f in data["findings"] if f["rule"] == "CL005"]
+    assert f["line"] == 12 and "not on this machine" in f["message"]
+    groups = data["dynamic"]["rank_groups"]
+    assert [g["ranks"] for g in groups] == ["0-2", "3"]
+
+
+def test_divergence_module_does_not_import_the_api() -> None:
+    """One-way dependency: trace.api imports trace.divergence, never the reverse."""
+    import ast
+
+    src = (ROOT / "src" / "compilelint" / "trace" / "divergence.py").read_text()
+    mods = {
+        n.module for n in ast.walk(ast.parse(src)) if isinstance(n, ast.ImportFrom) and n.module
+    }
+    assert "compilelint.trace.api" not in mods
+    assert not any("trace.api" in m for m in mods)
+
+
+def test_schedules_without_output_graphs_are_compared_per_compile(tmp_path: Path) -> None:
+    """Only ``inductor_collective_schedule`` records (no graphs, no metrics): compared per
+    compile id; with no line, the divergence is listed under the summary, not dropped."""
+    head = "V1124 22:54:23.059000 1 torch/_inductor/debug.py:764] "
+
+    def rec(rank: int, fid: int, ops: list[str]) -> str:
+        meta = {
+            "artifact": {"name": "inductor_collective_schedule", "encoding": "json"},
+            "rank": rank,
+            "frame_id": fid,
+            "frame_compile_id": 0,
+            "attempt": 0,
+            "has_payload": "x",
+        }
+        body = "".join("\t" + ln + "\n" for ln in json.dumps(ops, indent=0).splitlines())
+        return head + json.dumps(meta) + "\n" + body
+
+    ar, rs = (
+        "torch.ops._c10d_functional.all_reduce_.default",
+        ("torch.ops._c10d_functional.reduce_scatter_tensor.default"),
+    )
+    wait = "torch.ops._c10d_functional.wait_tensor.default"
+    tr = tmp_path / "tr"
+    tr.mkdir()
+    for r in range(3):
+        second = [ar, wait, rs] if r != 2 else [rs, ar]
+        (tr / f"dedicated_log_torch_trace_rank_{r}_x.log").write_text(
+            rec(r, 0, [ar, wait, rs]) + rec(r, 1, second)
+        )
+    code, out, err = invoke(["check", f"{TR}/model", "--trace", str(tr), "--no-cache"])
+    assert "ranks 0-1: same" in out
+    assert "rank 2: collective #1 of `graph 1/0` is reduce_scatter_tensor" in out
+    assert "CL005 (no source line in the trace): `graph 1/0` issues different collectives" in out
+
+
+@pytest.mark.slow
+@pytest.mark.torch
+def test_fresh_torchrun_collective_schedules_gloo(tmp_path: Path) -> None:
+    """Record collective_model.py now (torchrun, 2 ranks, gloo, Inductor on the CPU): the
+    trace has ``inductor_collective_schedule`` records and the schedules diverge."""
+    torch = pytest.importorskip("torch")
+    if not torch.distributed.is_available() or not torch.distributed.is_gloo_available():
+        pytest.skip("torch.distributed with gloo is not available")
+    env = {**os.environ, "TORCH_TRACE": str(tmp_path / "trace"), "OMP_NUM_THREADS": "1"}
+    env.pop("TORCH_LOGS", None)
+    # a warm FX graph cache loads the compiled graph and records no schedule: compile afresh
+    env.update(TORCHINDUCTOR_FX_GRAPH_CACHE="0", TORCHINDUCTOR_AUTOGRAD_CACHE="0")
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            "--nproc-per-node",
+            "2",
+            str(ROOT / COLL),
+        ],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    logs = b"".join(p.read_bytes() for p in (tmp_path / "trace").iterdir())
+    assert b'"inductor_collective_schedule"' in logs
+    _, data = run_json(f"{TR}/model", "--trace", str(tmp_path / "trace"))
+    check_collectives(data, torch.__version__.split("+")[0])
+
+
+def test_oldest_format_dynamo_start_only(tmp_path: Path) -> None:
+    """No compilation metrics and no break records: the compiled frames are known only from
+    ``dynamo_start`` stacks (file names interned in ``str`` records); resume frames there imply
+    the breaks."""
+    head = "V1124 22:54:23.059000 1 torch/_dynamo/convert_frame.py:303] "
+    path = "/data/users/ci/job/model.py"
+
+    def start(fid: int, name: str, line: int) -> str:
+        stack = [
+            {"line": 1, "name": "<module>", "filename": 1},
+            {"line": line, "name": name, "filename": 1},
+        ]
+        meta = {"dynamo_start": {"stack": stack}, "frame_id": fid, "frame_compile_id": 0}
+        graph = {"dynamo_output_graph": {"sizes": {}}, "frame_id": fid, "frame_compile_id": 0}
+        return (
+            f"{head}{json.dumps(meta)}\n{head}{json.dumps(graph)}\n"
+            f"\tclass GraphModule(torch.nn.Module):\n\t    # File: {path}:9 in fn, code: y = x\n"
+        )
+
+    text = head + json.dumps({"str": [path, 1]}) + "\n"
+    text += start(0, "fn", 9549)
+    text += start(1, "torch_dynamo_resume_in_fn_at_9551", 9551)
+    text += start(2, "torch_dynamo_resume_in_fn_at_9553", 9553)
+    (tmp_path / "dedicated_log_torch_trace_x.log").write_text(text)
+    _, data = run_json(f"{TR}/model/recompile_limit.py", "--trace", str(tmp_path))
+    dyn = data["dynamic"]
+    assert (dyn["graph_count"], dyn["graph_break_count"]) == (3, 2)
+    assert sorted(b["torch_location"] for b in dyn["breaks"]) == [f"{path}:9551", f"{path}:9553"]
+    assert {(f["path"], f["line"]) for f in data["findings"]} == {(path, 9551), (path, 9553)}
+
+
+def test_warm_cache_traces_compare_output_graphs(tmp_path: Path) -> None:
+    """A run with a warm Inductor cache records no ``inductor_collective_schedule`` (the compiled
+    graph is loaded, not scheduled): the output graphs' collectives are compared instead."""
+    src = ROOT / TR / "torch2.13-collectives"
+    dst = tmp_path / "tr"
+    dst.mkdir()
+    for f in src.glob("*.log*"):
+        raw = gzip.decompress(f.read_bytes()) if f.suffix == ".gz" else f.read_bytes()
+        out, skip = [], False
+        for line in raw.decode().splitlines(keepends=True):
+            if not line.startswith("\t"):
+                skip = '"inductor_collective_schedule"' in line
+            if not skip:
+                out.append(line)
+        (dst / f.name.removesuffix(".gz")).write_text("".join(out))
+    _, data = run_json(f"{TR}/model", "--trace", str(dst))
+    dyn = data["dynamic"]
+    assert dyn["ranks"]["0"]["schedules"] == 0 and dyn["ranks"]["1"]["schedules"] == 0
+    step = next(d for d in dyn["divergence"] if d.get("function") == "step")
+    assert (step["line"], step["position"]) == (23, 2)
+    assert step["ops"] == {"0": "all_gather_into_tensor (group 0)", "1": "all_reduce (group 2)"}
+    assert any(d.get("function") == "extra" for d in dyn["divergence"])

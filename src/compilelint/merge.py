@@ -137,9 +137,16 @@ def _same_inner(frame: Frame, frames: Sequence[Frame]) -> bool:
     )
 
 
+# The gb_type of a break a trace implies without saying why (``trace.api.implied_breaks``): it
+# confirms any rule that predicts a graph break at its line.
+UNKNOWN_BREAK = "Unknown graph break"
+
+
 def _predicts(rule: Rule | None, gb_type: str, gb_id: str | None) -> bool:
     if rule is None:
         return False
+    if gb_type.startswith(UNKNOWN_BREAK):
+        return bool(rule.gb_types or rule.gb_ids)
     types = {t.strip().lower() for t in rule.gb_types}
     return gb_type.strip().lower() in types or bool(gb_id and gb_id in rule.gb_ids)
 

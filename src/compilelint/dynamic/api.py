@@ -134,18 +134,21 @@ def build_result(
             parsed.append(pb)
     breaks = dedupe_breaks(parsed, root, tdirs)
     events = []
+    code_of: dict[Any, Mapping[str, Any]] = {}  # frame id -> its first metrics with a code name
+    for m in raw.get("metrics", []) or []:
+        if m.get("co_name"):
+            code_of.setdefault(m.get("frame_id"), m)
     for r in raw.get("recompiles", []) or []:
         payload = r.get("payload")
         payload = [remap(p) for p in payload] if isinstance(payload, list) else remap(str(payload))
         fn: dict[str, Any] = {}
-        for m in raw.get("metrics", []) or []:
-            if m.get("frame_id") == r.get("frame_id") and m.get("co_name"):
-                fn = {
-                    "name": m["co_name"],
-                    "path": remap(str(m.get("co_filename") or "")),
-                    "line": m.get("co_firstlineno"),
-                }
-                break
+        m = code_of.get(r.get("frame_id"))
+        if m is not None:
+            fn = {
+                "name": m["co_name"],
+                "path": remap(str(m.get("co_filename") or "")),
+                "line": m.get("co_firstlineno"),
+            }
         events.append({"reasons": payload, "function": fn})
     hits = [{"message": remap(str(h.get("message", "")))} for h in raw.get("limit_hits", []) or []]
     recompiles = [

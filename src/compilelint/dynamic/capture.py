@@ -7,6 +7,7 @@ tests on recorded runs (``fixtures/dynamic/recorded/``).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -500,7 +501,10 @@ def recompile_json(r: ObservedRecompile, root: str = "") -> dict[str, Any]:
     }
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def relpath(path: str, root: str) -> str:
+    """``path`` relative to ``root`` when under it (memoised: a trace of many ranks names the
+    same few files thousands of times)."""
     if root and _under(path, root):
         return os.path.relpath(_norm(path), _norm(root)).replace(os.sep, "/")
     return path

@@ -20,6 +20,7 @@ from typing import Any
 
 from compilelint.dynamic.spec import mode_text
 from compilelint.model import SEVERITY_ORDER, Finding, Report
+from compilelint.trace.ranges import expand_ranges, rank_order, rank_ranges
 
 STAGE_LABEL = {"static": "predicted", "dynamic": "observed", "both": "confirmed"}
 
@@ -126,24 +127,70 @@ def dynamic_line(report: Report) -> str | None:
 
 
 def rank_rows(report: Report) -> list[tuple[str, ...]]:
-    """Per-rank counts of a ``--trace`` run: (rank, graphs, breaks, recompiles, compile s)."""
+    """Per-rank counts of a ``--trace`` run, ranks with equal counts and the same side of every
+    divergence in one row (a 1,000-rank job of one odd rank is two rows): (ranks, graphs,
+    breaks, recompiles, collectives, compile s, what differs from the largest group)."""
     dyn = dynamic_block(report)
     if not dyn or dyn.get("source") != "trace":
         return []
-    return [
-        (
-            str(label),
+    ranks = {k: r for k, r in (dyn.get("ranks") or {}).items() if isinstance(r, dict)}
+    member: dict[str, int] = {}
+    diffs: dict[int, str] = {}
+    for i, g in enumerate(dyn.get("rank_groups") or []):
+        for label in expand_ranges(str(g.get("ranks") or "")):
+            member[label] = i
+        diffs[i] = "; ".join(g.get("differences") or []) or ("" if g.get("same") else "?")
+    rows: dict[tuple[Any, ...], list[str]] = {}
+    for label in rank_order(ranks):
+        r = ranks[label]
+        key = (
+            member.get(label, -1 if label != "spec" else -2),
             str(r.get("graphs", 0)),
             str(r.get("graph_breaks", 0)),
             str(r.get("recompiles", 0)) + (" (limit hit)" if r.get("hit_recompile_limit") else ""),
-            f"{float(r.get('compile_seconds') or 0.0):.1f}",
+            str(r.get("collectives", 0)),
         )
-        for label, r in (dyn.get("ranks") or {}).items()
-        if isinstance(r, dict)
-    ]
+        rows.setdefault(key, []).append(label)
+    out = []
+    for key, labels in rows.items():
+        secs = [float(ranks[x].get("compile_seconds") or 0.0) for x in labels]
+        lo, hi = min(secs), max(secs)
+        sec = f"{lo:.1f}" if round(lo, 1) == round(hi, 1) else f"{lo:.1f}-{hi:.1f}"
+        out.append((rank_ranges(labels), *key[1:], sec, diffs.get(key[0], "")))
+    return out
 
 
-RANK_HEADERS = ["rank", "graphs", "graph breaks", "recompiles", "compile s"]
+def rank_group_lines(report: Report, *, groups: bool = True) -> list[str]:
+    """``ranks 0-511, 513-1023: same`` / ``rank 512: <what differs>`` for a multi-rank trace
+    (``groups=False``: only the divergences no finding shows, for a report with a rank table)."""
+    dyn = dynamic_block(report)
+    if not dyn or dyn.get("source") != "trace":
+        return []
+    rank_groups = [g for g in dyn.get("rank_groups") or [] if isinstance(g, dict)]
+    out = []
+    biggest = max((int(g.get("count") or 0) for g in rank_groups[1:]), default=0)
+    for g in rank_groups if groups else []:
+        n = int(g.get("count") or 0)
+        word = "rank" if n == 1 else "ranks"
+        if g.get("same"):
+            out.append(f"{word} {g.get('ranks')}: " + ("same" if n > biggest else "the reference"))
+        else:
+            out.append(f"{word} {g.get('ranks')}: " + "; ".join(g.get("differences") or []))
+    unplaced = [d for d in dyn.get("divergence") or [] if isinstance(d, dict) and not d.get("line")]
+    for d in unplaced:  # a divergence with no location is no finding: list it here
+        out.append(f"CL005 (no source line in the trace): {d.get('message')}")
+    return out
+
+
+RANK_HEADERS = [
+    "ranks",
+    "graphs",
+    "graph breaks",
+    "recompiles",
+    "collectives",
+    "compile s",
+    "differs from the largest group",
+]
 
 
 def diff_base_line(report: Report) -> str | None:

@@ -25,6 +25,7 @@ from compilelint.report.common import (
     dynamic_block,
     dynamic_line,
     plural,
+    rank_group_lines,
     rank_rows,
     ranked,
     severity_counts,
@@ -95,12 +96,42 @@ def summary_section(report: Report, catalog: Catalog, options: Mapping[str, obje
     paras = "".join(f"<p>{inline(x)}</p>" for x in lines)
     ranks = rank_rows(report)
     if ranks:
-        head = "".join(f"<th>{esc(h)}</th>" for h in RANK_HEADERS)
-        body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in r) + "</tr>" for r in ranks)
-        paras += f'<table class="ranks"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+        paras += _ranks_table(ranks, rank_group_lines(report, groups=False))
     return (
         '<section id="summary"><h2>Summary</h2>'
         f'<div class="tiles">{"".join(tiles)}</div>{paras}</section>'
+    )
+
+
+_RANKS_CSS = (  # only in reports of a multi-rank trace
+    "<style>table.ranks{border-collapse:collapse;margin:8px 0}table.ranks td,table.ranks th"
+    "{border:1px solid var(--line);padding:2px 8px;text-align:left}"
+    "table.ranks tr.odd{background:var(--mark)}table.ranks td.diff{color:var(--err);"
+    "font-weight:600}ul.rank-groups{margin:4px 0}</style>"
+)
+
+
+def _ranks_table(rows: list[tuple[str, ...]], groups: list[str]) -> str:
+    """The ranks side by side: one row per group of ranks that behave the same, the largest
+    group first; a row that differs from it is marked, and so is each count that differs."""
+    head = "".join(f"<th>{esc(h)}</th>" for h in RANK_HEADERS)
+    first = rows[0]
+    body = []
+    for i, r in enumerate(rows):
+        odd = i > 0 and (r[-1] or r[1:5] != first[1:5])
+        cells = []
+        for j, c in enumerate(r):
+            diff = odd and 1 <= j <= 4 and c != first[j]
+            cells.append(f'<td class="diff">{esc(c)}</td>' if diff else f"<td>{esc(c)}</td>")
+        cls = ' class="odd"' if odd else ""
+        body.append(f"<tr{cls}>{''.join(cells)}</tr>")
+    items = "".join(f"<li>{inline(g)}</li>" for g in groups)
+    return (
+        _RANKS_CSS
+        + (f'<ul class="rank-groups">{items}</ul>' if items else "")
+        + (
+            f'<table class="ranks"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+        )
     )
 
 
@@ -108,7 +139,7 @@ def _graph_label(g: Mapping[str, Any]) -> str:
     where = ""
     if g.get("path"):
         first, last = g.get("first_line"), g.get("last_line")
-        span = f"{first}" if first == last else f"{first}–{last}"
+        span = f"{first}" if first == last or last is None else f"{first}–{last}"
         where = f"{g['path']}:{span}"
     fn = g.get("function") or "?"
     if g.get("resumed_after"):
@@ -352,8 +383,55 @@ def bench_section(report: Report, catalog: Catalog, options: dict[str, object]) 
     return render_bench_section(bench)
 
 
+def collectives_section(report: Report, catalog: Catalog, options: Mapping[str, object]) -> str:
+    """Each graph whose collectives differ between ranks: the schedules side by side, one
+    column per group of ranks with the same schedule, around the first difference."""
+    dyn = dynamic_block(report)
+    if not dyn or dyn.get("source") != "trace":
+        return ""
+    parts = []
+    for d in dyn.get("divergence") or []:
+        scheds = [x for x in d.get("schedules") or [] if isinstance(x, dict)]
+        if d.get("kind") != "collectives" or not scheds:
+            continue
+        pos = int(d.get("position") or 1)
+        longest = max(len(x.get("collectives") or []) for x in scheds)
+        lo, hi = max(1, pos - 2), min(longest, pos + 5)
+        head = "<th>#</th>" + "".join(f"<th>{esc(ranks_label(x['ranks']))}</th>" for x in scheds)
+        rows = []
+        for i in range(lo, hi + 1):
+            cells = [
+                (x.get("collectives") or [])[i - 1] if i <= len(x.get("collectives") or []) else "—"
+                for x in scheds
+            ]
+            tds = "".join(
+                f'<td class="diff">{esc(c)}</td>' if c != cells[0] else f"<td>{esc(c)}</td>"
+                for c in cells
+            )
+            mark = ' class="odd"' if len(set(cells)) > 1 else ""
+            rows.append(f"<tr{mark}><td>{i}</td>{tds}</tr>")
+        where = f" ({esc(d.get('path'))}:{d.get('line')})" if d.get("path") else ""
+        parts.append(
+            f"<h3>`{esc(d.get('function'))}`, compile {esc(d.get('compile_id') or '?')}{where}</h3>"
+            f'<table class="ranks"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}'
+            "</tbody></table>"
+        )
+    if not parts:
+        return ""
+    return (
+        '<section id="collectives"><h2>Collectives per rank</h2><p>Each graph whose collectives '
+        "differ between ranks, one column per group of ranks that issue the same ones, from two "
+        f"before the first difference.</p>{_RANKS_CSS}{''.join(parts)}</section>"
+    )
+
+
+def ranks_label(ranges: str) -> str:
+    return ("ranks " if ("," in ranges or "-" in ranges) else "rank ") + ranges
+
+
 SECTIONS: list[Section] = [
     summary_section,
+    collectives_section,
     bench_section,
     cut_section,
     findings_section,

@@ -19,6 +19,7 @@ from compilelint.report.common import (
     dynamic_line,
     env_of,
     plural,
+    rank_group_lines,
     rank_rows,
     ranked,
     repo_relative,
@@ -77,6 +78,9 @@ def render(report: Report, catalog: Catalog, options: dict[str, object]) -> str:
     for extra in (dynamic_line(report), diff_base_line(report)):
         if extra:
             head += ["", extra]
+    groups = rank_group_lines(report, groups=False)
+    if groups:
+        head += ["", *[f"- {cell(g)}" for g in groups]]
     if rank_rows(report):
         head += ["", text_table(rank_rows(report), RANK_HEADERS, "github")]
     findings = ranked(report.findings)

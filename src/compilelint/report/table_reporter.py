@@ -12,6 +12,7 @@ from compilelint.model import Report
 from compilelint.report.common import (
     diff_base_line,
     dynamic_line,
+    rank_group_lines,
     ranked,
     stage_label,
     summary_line,
@@ -57,7 +58,7 @@ def render(report: Report, catalog: Catalog, options: dict[str, object]) -> str:
         )
     for e in report.errors:
         out.append(f"error: {e.path}: {_flat(e.message)}" if e.path else f"error: {e.message}")
-    for line in (dynamic_line(report), diff_base_line(report)):
+    for line in (dynamic_line(report), *rank_group_lines(report), diff_base_line(report)):
         if line:
             out.append(line)
     out.append(summary_line(report))

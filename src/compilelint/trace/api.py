@@ -6,15 +6,21 @@ machine's paths mapped onto the scanned files (:mod:`compilelint.trace.paths`). 
 together (and the ``--input-spec`` run, when there is one) are then parsed, deduplicated and
 merged with the static findings exactly like the dynamic stage's own run; counts add up across
 ranks, each break and recompile keeps its per-rank counts and the compile time torch spent on
-it, and what differs between ranks becomes ``CL005`` findings (:mod:`compilelint.trace.divergence`).
+it, and what differs between ranks becomes ``CL005`` findings (:mod:`compilelint.trace.divergence`,
+which this module imports and which imports nothing of it). Ranks whose traces record the same
+thing (all but timings and frame-id order) share one parsed result, so a 1,000-rank job of a few
+distinct behaviours is parsed a few times. Older traces without break records still show their
+breaks: a resume function ``torch_dynamo_resume_in_<fn>_at_<line>`` implies one at that line.
 Never imports torch.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import math
 import os
+import re
 import sys
 import time
 from collections import Counter
@@ -27,10 +33,20 @@ from compilelint.catalog import Catalog, load_catalog
 from compilelint.dynamic.api import DynamicResult, build_result
 from compilelint.dynamic.capture import guard_key, parse_break_message, split_recompile_payload
 from compilelint.dynamic.registry import Registry, load_registry
-from compilelint.merge import merge_findings, norm_path
+from compilelint.merge import UNKNOWN_BREAK, merge_findings, norm_path
 from compilelint.model import FileError, Finding, Report
 from compilelint.rank import rank_findings
+from compilelint.trace.divergence import (
+    SPEC_RANK,
+    Divergence,
+    RankGroup,
+    compare_ranks,
+    divergence_block,
+    divergence_findings,
+    group_ranks,
+)
 from compilelint.trace.paths import PathMapper
+from compilelint.trace.ranges import rank_ranges
 from compilelint.trace.reader import (
     RankTrace,
     TraceError,
@@ -40,7 +56,8 @@ from compilelint.trace.reader import (
 )
 
 PARALLEL_BYTES = 64 << 20  # read files in worker processes above this much trace in total
-SPEC_RANK = "spec"
+RESUME_AT_RE = re.compile(r"^torch_dynamo_resume_in_(?P<fn>.+?)_at_(?P<line>\d+)$")
+IMPLIED_REASON = f"{UNKNOWN_BREAK} (implied by a resume function: the trace has no break record)"
 
 
 @dataclass(frozen=True)
@@ -51,6 +68,8 @@ class TraceRun:
     ranks: dict[str, DynamicResult]  # per rank label ("0", "1", ..., "spec")
     traces: dict[str, RankTrace]
     seconds: dict[tuple[str, str, int], float]  # compile seconds per finding key
+    divergences: tuple[Divergence, ...] = ()
+    groups: tuple[RankGroup, ...] = ()
 
 
 # --------------------------------------------------------------------------- reading
@@ -107,7 +126,7 @@ def read_traces(
             continue
         cur.files += rt.files
         cur.torch = cur.torch or rt.torch
-        for k in ("breaks", "recompiles", "metrics", "graphs"):
+        for k in ("breaks", "recompiles", "metrics", "graphs", "schedules", "starts"):
             getattr(cur, k).extend(getattr(rt, k))
         for p, ls in rt.lines.items():
             cur.lines.setdefault(p, set()).update(ls)
@@ -145,6 +164,15 @@ def rank_raw(rt: RankTrace, mapper: PathMapper, root: str, label: str) -> dict[s
         if m.get("co_name"):
             by_frame.setdefault(m["frame_id"], m)
         by_compile[(m["frame_id"], m.get("frame_compile_id"))] = m
+    # a compile with no metrics (older traces): its frame from dynamo_start
+    starts = [
+        {**st, "frame_id": fid(st["frame_id"]), "co_filename": mpath(st.get("co_filename"))}
+        for st in rt.starts
+    ]
+    for st in starts:
+        by_compile.setdefault((st["frame_id"], st.get("frame_compile_id")), st)
+        if st.get("co_name"):
+            by_frame.setdefault(st["frame_id"], st)
     if "recompile_reasons" in rt.kinds:
         recompiles = [
             {
@@ -189,8 +217,33 @@ def rank_raw(rt: RankTrace, mapper: PathMapper, root: str, label: str) -> dict[s
                 "first_line": m.get("co_firstlineno"),
                 "frame_id": key[0],
                 "frame_compile_id": key[1],
+                "compile_id": f"{g['frame_id']}/{g.get('frame_compile_id')}",
+                "collectives": [
+                    {
+                        **c,
+                        "user": [mpath(c["user"][0]), c["user"][1], c["user"][2]]
+                        if c.get("user")
+                        else None,
+                    }
+                    for c in g.get("collectives") or []
+                ],
             }
         )
+    schedules = [
+        {
+            "frame_id": fid(s["frame_id"]),
+            "frame_compile_id": s.get("frame_compile_id"),
+            "compile_id": f"{s['frame_id']}/{s.get('frame_compile_id')}",
+            "ops": s["ops"],
+        }
+        for s in rt.schedules
+    ]
+    breaks = [
+        {**b, "message": mapper.text(str(b["message"])), "frame_id": fid(b["frame_id"])}
+        for b in rt.breaks
+    ]
+    if "dynamo_graph_break_reason" not in rt.kinds:  # an older format: no break records at all
+        breaks += implied_breaks([*metrics, *starts], breaks)
     lines: dict[str, list[int]] = {}
     for p, ls in rt.lines.items():
         mp = mapper.map(p)
@@ -200,21 +253,60 @@ def rank_raw(rt: RankTrace, mapper: PathMapper, root: str, label: str) -> dict[s
         "torch": rt.torch,
         "device": None,
         "root": root,
-        "breaks": [
-            {**b, "message": mapper.text(str(b["message"])), "frame_id": fid(b["frame_id"])}
-            for b in rt.breaks
-        ],
+        "breaks": breaks,
         "recompiles": recompiles,
         "metrics": metrics,
         "limit_hits": limit_hits,
         "graphs": graphs,
+        "schedules": schedules,
         "lines": lines,
     }
 
 
+def implied_breaks(
+    metrics: Sequence[Mapping[str, Any]], breaks: Sequence[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """Breaks an older trace records only as resume functions: torch compiles
+    ``torch_dynamo_resume_in_<fn>_at_<line>`` for the code after a graph break at ``<line>``.
+    One break per resume function no break record names (its file and line in a record's
+    location or traceback); the reason is unknown, and says so. Used only for a trace with no
+    break records at all: where torch writes them, a break inside a call is recorded at its
+    innermost line, and the caller's resume line would count it twice."""
+    named: set[tuple[str, int]] = set()
+    for b in breaks:
+        msg = str(b.get("message") or "")
+        for m in re.finditer(r'File "([^"\n]+)", line (\d+)|user code at (\S+?):(\d+)', msg):
+            path = m.group(1) or m.group(3)
+            named.add((os.path.basename(path), int(m.group(2) or m.group(4))))
+    out: list[dict[str, Any]] = []
+    seen: set[tuple[str, int]] = set()
+    for m in metrics:
+        r = RESUME_AT_RE.match(str(m.get("co_name") or ""))
+        path = m.get("co_filename")
+        if r is None or not isinstance(path, str):
+            continue
+        line = int(r.group("line"))
+        k = (os.path.basename(path), line)
+        if k in named or k in seen:
+            continue
+        seen.add(k)
+        message = (
+            f"Graph break in user code at {path}:{line}\n"
+            f"Graph Break Reason: {IMPLIED_REASON}\n"
+            f"  Explanation: torch compiled {r.group(0)}, the code after a graph break at "
+            f"line {line}; the trace has no record of the break itself\n"
+            f"User code traceback:\n"
+            f'  File "{path}", line {line}, in {r.group("fn")}\n'
+        )
+        out.append(
+            {"message": message, "frame_id": None, "frame_compile_id": None, "implied": True}
+        )
+    return out
+
+
 def _join_raw(raws: Mapping[str, Mapping[str, Any]], root: str) -> dict[str, Any]:
     out: dict[str, Any] = {"torch": None, "device": None, "root": root, "lines": {}}
-    for k in ("breaks", "recompiles", "metrics", "limit_hits", "graphs"):
+    for k in ("breaks", "recompiles", "metrics", "limit_hits", "graphs", "schedules"):
         out[k] = [x for raw in raws.values() for x in raw.get(k) or []]
     for raw in raws.values():
         out["torch"] = out["torch"] or raw.get("torch")
@@ -303,7 +395,13 @@ def join_traces(
     }
     if spec_result is not None and spec_result.raw:
         raws[SPEC_RANK] = _spec_raw(spec_result, root)
-    per_rank = {label: build_result(raw, root, registry) for label, raw in raws.items()}
+    per_rank: dict[str, DynamicResult] = {}
+    by_print: dict[str, DynamicResult] = {}
+    for label, raw in raws.items():
+        fp = "spec" if label == SPEC_RANK else rank_fingerprint(traces[int(label)])
+        if fp not in by_print:
+            by_print[fp] = build_result(raw, root, registry)
+        per_rank[label] = by_print[fp]
     joined = _join_raw(raws, root)
     result = build_result(joined, root, registry)
     by_break, by_code = compile_seconds(joined, registry)
@@ -337,16 +435,20 @@ def join_traces(
         if spec_result.error:
             block["spec_error"] = spec_result.error
     for bj, b in zip(block["breaks"], result.breaks):
-        bj["ranks"] = {
-            label: next((x.count for x in res.breaks if x.key == b.key), 0)
-            for label, res in per_rank.items()
+        once = {
+            id(res): next((x.count for x in res.breaks if x.key == b.key), 0)
+            for res in by_print.values()
         }
+        bj["ranks"] = {label: once[id(res)] for label, res in per_rank.items()}
+        if b.gb_type == IMPLIED_REASON:
+            bj["implied"] = True
         bj["compile_seconds"] = round(by_break.get(b.key, 0.0), 3)
     for rj, r in zip(block["recompiles"], result.recompiles):
-        rj["ranks"] = {
-            label: sum(x.count for x in res.recompiles if _rkey(x) == _rkey(r))
-            for label, res in per_rank.items()
+        once = {
+            id(res): sum(x.count for x in res.recompiles if _rkey(x) == _rkey(r))
+            for res in by_print.values()
         }
+        rj["ranks"] = {label: once[id(res)] for label, res in per_rank.items()}
         rj["compile_seconds"] = round(
             by_code.get((str(r.code_path), int(r.code_line or 0)), 0.0), 3
         )
@@ -360,12 +462,35 @@ def join_traces(
         if p:
             k = ("recompile", norm_path(p, root), r.line or r.code_line or 0)
             seconds[k] = by_code.get((str(r.code_path), int(r.code_line or 0)), 0.0)
+    divergences = compare_ranks(per_rank, result)
+    labels = [k for k in per_rank if k != SPEC_RANK]
+    groups = group_ranks(labels, divergences) if len(labels) > 1 else []
+    for label, row in block["ranks"].items():
+        if label != SPEC_RANK:
+            row["collectives"] = sum(
+                len(g.get("collectives") or []) for g in raws[label].get("graphs") or []
+            )
+            row["schedules"] = len(raws[label].get("schedules") or [])
     return TraceRun(
         result=result,
         ranks=per_rank,
         traces=dict((str(k), v) for k, v in traces.items()),
         seconds=seconds,
+        divergences=tuple(divergences),
+        groups=tuple(groups),
     )
+
+
+def rank_fingerprint(rt: RankTrace) -> str:
+    """What a rank's trace records, but for timings: ranks with equal fingerprints behave the
+    same and share one parsed result."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(
+        repr((rt.torch, rt.breaks, rt.recompiles, rt.graphs, rt.schedules, rt.starts)).encode()
+    )
+    h.update(repr([{k: v for k, v in m.items() if k != "seconds"} for m in rt.metrics]).encode())
+    h.update(repr(sorted((p, sorted(ls)) for p, ls in rt.lines.items())).encode())
+    return h.hexdigest()
 
 
 def _rkey(r: Any) -> tuple[str, str | None, int | None, str]:
@@ -420,7 +545,6 @@ def add_trace_to_report(
     """Merge the joined traces into ``report`` like the dynamic stage does (``static``: the
     static findings to merge with, default ``report.findings``)."""
     from compilelint.dynamic.cli import dynamic_summary
-    from compilelint.trace.divergence import divergence_findings
 
     root = os.path.realpath(cwd or os.getcwd())
     cat = catalog or load_catalog()
@@ -434,7 +558,8 @@ def add_trace_to_report(
         reached=res.reached,
         ran=True,
     )
-    diverge, div_block = divergence_findings(run, cat, root=root)
+    diverge = divergence_findings(run.divergences, cat, root=root)
+    div_block = divergence_block(run.divergences, root)
     ranked, why = rank_findings([*merged, *diverge], res.breaks, root=root)
     ranked, why = rerank(ranked, why, run.seconds, root)
     block = dict(res.block)
@@ -442,6 +567,15 @@ def add_trace_to_report(
     block["summary"]["ranks"] = len([k for k in block.get("ranks", {}) if k != SPEC_RANK])
     block["summary"]["divergences"] = len(div_block)
     block["divergence"] = div_block
+    block["rank_groups"] = [
+        {
+            "ranks": rank_ranges(g.ranks),
+            "count": len(g.ranks),
+            "same": g.same,
+            "differences": list(g.differences),
+        }
+        for g in run.groups
+    ]
     extra = dict(report.extra)
     extra["dynamic"] = block
     extra["ranking"] = why
