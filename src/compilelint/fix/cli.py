@@ -28,6 +28,7 @@ _STATUS = {
     "no-fix": "no automatic fix",
     "conflict": "not fixed",
     "rejected": "not applied",
+    "proposed": "proposed (not applied)",
 }
 
 
@@ -40,7 +41,7 @@ def _record_line(r: FixRecord, diff: bool) -> str:
     status = _STATUS[r.status]
     if r.status == "applied" and diff:
         status = "would fix"
-    what = r.title if r.status in ("applied", "unsafe", "conflict") else ""
+    what = r.title if r.status in ("applied", "unsafe", "conflict", "proposed") else ""
     why = r.reason if r.status not in ("applied", "unsafe") else ""
     tail = ": ".join(x for x in (what, why) if x)
     unsafe = " (unsafe)" if r.safety == "unsafe" and r.status == "applied" else ""
@@ -64,6 +65,9 @@ def summary_line(run: FixRun, diff: bool = False) -> str:
         parts.append(f"{k} finding{'s' * (k != 1)} without an automatic fix.")
     if counts["conflict"]:
         parts.append(f"{counts['conflict']} overlapping; run fix again.")
+    if counts["proposed"]:
+        k = counts["proposed"]
+        parts.append(f"{k} patch{'es' * (k != 1)} proposed, not applied.")
     return " ".join(parts)
 
 
@@ -240,6 +244,8 @@ def fix(
         out = click.echo if not diff else (lambda s: click.echo(s, err=True))
         for r in run.records:
             out(_record_line(r, diff))
+            if r.patch:
+                out(r.patch.rstrip("\n"))
         if run.verification is not None:
             out(verification_text(run.verification))
         for p, why in run.refused:

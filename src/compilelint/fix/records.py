@@ -13,7 +13,7 @@ from compilelint.fix.copyspec import CopySpec
 from compilelint.model import FixSafety
 
 Replacement = Union[cst.CSTNode, cst.FlattenSentinel, cst.RemovalSentinel]  # noqa: UP007
-Status = Literal["applied", "unsafe", "no-fix", "conflict", "rejected"]
+Status = Literal["applied", "unsafe", "no-fix", "conflict", "rejected", "proposed"]
 
 
 @dataclass
@@ -25,6 +25,18 @@ class Rewrite:
     changes: Sequence[tuple[cst.CSTNode, Replacement]]
     imports: tuple[str, ...] = ()
     mergeable: bool = False  # adjacent replacements of mergeable rewrites share one guard
+
+
+@dataclass
+class Proposal:
+    """A codemod's patch that is never applied: the fix engine renders it as a diff (the
+    record's ``patch``) with ``reason``, why it is not safe to apply by itself (say, an
+    equivalence the codemod cannot show). Same shape as :class:`Rewrite`."""
+
+    title: str
+    changes: Sequence[tuple[cst.CSTNode, Replacement]]
+    reason: str
+    imports: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -55,6 +67,7 @@ class FixRecord:
     reason: str = ""
     key: str = ""
     end_line: int = 0  # last line of the rewritten code in the file as read
+    patch: str = ""  # status "proposed": the unified diff of the proposal on its own
 
 
 @dataclass(frozen=True)
