@@ -67,6 +67,8 @@ def fix_paths(
         )
         accepted, ver = v.verify(engine)
         run.verification = ver
+        run.outcomes = list(ver.outcomes)
+        run.configs = list(ver.configs)
         if accepted is not None:
             run.changes = accepted.changes
             run.records = accepted.records

@@ -107,6 +107,56 @@ class Verification:
     after: dict[str, object]  # dynamic summary with the accepted fixes (empty: none accepted)
     runs: int  # dynamic runs made
     error: str | None = None  # the original could not be run (nothing is applied)
+    outcomes: tuple[BreakOutcome, ...] = ()  # one per break/recompile observed before fixing
+    configs: tuple[ConfigResult, ...] = ()
+
+
+Outcome = Literal["fixed", "proposed", "no remedy"]
+
+
+@dataclass(frozen=True)
+class BreakOutcome:
+    """What ``fix --verify`` did about one break (or recompile) the dynamic stage observed in
+    the original: exactly one ``outcome`` per observed break, none silent.
+
+    ``fixed``: gone in the verified fixed run; ``by`` says what removed it (a rewrite at this
+    line, a rewrite elsewhere, or a config setting). ``proposed``: a patch (``patch``) is shown
+    but not applied; ``reason`` says why. ``no remedy``: ``reason`` says why each candidate
+    (codemod, config) did not apply, ``recipe`` what to do by hand."""
+
+    what: Literal["break", "recompile"]
+    path: str  # display path, in the file as read
+    line: int
+    gb_id: str | None
+    kind: str  # torch's gb_type, or the failed guard of a recompile
+    rule: str  # the rule that describes the line (compilelint.breakkinds.label_break)
+    code: str  # the line's text
+    count: int
+    outcome: Outcome
+    by: str = ""
+    reason: str = ""
+    recipe: str = ""
+    patch: str = ""
+    config: tuple[str, ...] = ()  # a config remedy's lines to add
+
+
+@dataclass(frozen=True)
+class ConfigResult:
+    """A config remedy tried by ``fix --verify``: the settings were applied to a run of the
+    fixed copy (spec ``config``/``compile``). ``accepted``: breaks of its GB ids (or the
+    recompiles) were removed, none added, the outputs match."""
+
+    name: str
+    lines: tuple[str, ...]
+    settings: dict[str, object]
+    compile: dict[str, object]
+    accepted: bool
+    reason: str
+    breaks_before: int
+    breaks_after: int
+    recompiles_before: int
+    recompiles_after: int
+    written: str = ""  # "path:line" where it was written in the user's code ("": report only)
 
 
 @dataclass
@@ -121,3 +171,5 @@ class FixRun:
     verification: Verification | None = None
     iterations: int = 0
     copy_spec: CopySpec | None = None  # fix_copy: the CopySpec that runs the fixed copy
+    outcomes: list[BreakOutcome] = field(default_factory=list)  # --verify: per observed break
+    configs: list[ConfigResult] = field(default_factory=list)  # --verify: config remedies tried
