@@ -73,6 +73,9 @@ def summary_line(run: FixRun, diff: bool = False) -> str:
         parts.append(f"{k} finding{'s' * (k != 1)} without an automatic fix.")
     if counts["conflict"]:
         parts.append(f"{counts['conflict']} overlapping; run fix again.")
+    written = [c for c in run.configs if c.written]
+    if written:
+        parts.append(f"{len(written)} config setting{'s' * (len(written) != 1)} written.")
     if counts["proposed"]:
         k = counts["proposed"]
         parts.append(f"{k} patch{'es' * (k != 1)} proposed, not applied.")

@@ -11,6 +11,7 @@ it, else ``no remedy`` with every candidate's reason and the recipe of its GB id
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -112,15 +113,34 @@ def build_outcomes(
             gone_cfg = not still(config_block, key, rp, line, kind)
             if gone_cfg:
                 c = by_cfg[0]
-                where = f" (written at {c.written})" if c.written else " (add it where you compile)"
-                out.append(
-                    _with(
-                        base,
-                        outcome="fixed",
-                        by=f"config: {'; '.join(c.lines)}{where}",
-                        config=c.lines,
-                    )
+                nums = (
+                    f"recompiles {c.recompiles_before} -> {c.recompiles_after}"
+                    if what == "recompile"
+                    else f"breaks {c.breaks_before} -> {c.breaks_after}"
                 )
+                if c.written:
+                    out.append(
+                        _with(
+                            base,
+                            outcome="fixed",
+                            by=f"config: {'; '.join(c.lines)} (written at {c.written})",
+                            config=c.lines,
+                        )
+                    )
+                else:
+                    out.append(
+                        _with(
+                            base,
+                            outcome="proposed",
+                            by=f"config: {'; '.join(c.lines)}",
+                            reason=f"a process-wide torch setting, verified ({nums}, outputs "
+                            "match); no `torch.compile` call or dynamo config line in the fixed "
+                            "files to put it by: add it where you compile the model",
+                            patch="".join(f"+{ln}\n" for ln in c.lines),
+                            config=c.lines,
+                            recipe=recipe_text(gb_id, hints, recompile=what == "recompile"),
+                        )
+                    )
                 continue
         if gone:
             mine = [
@@ -201,3 +221,24 @@ def _with(o: BreakOutcome, **kw: Any) -> BreakOutcome:
     import dataclasses
 
     return dataclasses.replace(o, **kw)
+
+
+_CONFIG_SET = re.compile(r"^(\s*)torch\._dynamo\.config\.\w+\s*=")
+_COMPILE_CALL = re.compile(r"^(\s*)(?:\w[\w.]*\s*=\s*)?torch\.compile\(")
+
+
+def config_place(text: str, lines: Sequence[str]) -> tuple[str, int] | None:
+    """``text`` with ``lines`` inserted before its first ``torch._dynamo.config.X = ...`` line
+    (else its first ``torch.compile(`` statement), at that line's indentation, and the 1-based
+    line of the insertion; None when the file has no such place or already has the lines."""
+    src = text.splitlines(keepends=True)
+    if all(any(ln.strip() == want for ln in src) for want in lines):
+        return None
+    for pattern in (_CONFIG_SET, _COMPILE_CALL):
+        for i, ln in enumerate(src):
+            m = pattern.match(ln)
+            if m:
+                nl = "\r\n" if ln.endswith("\r\n") else "\n"
+                add = [m.group(1) + want + nl for want in lines]
+                return "".join(src[:i] + add + src[i:]), i + 1
+    return None

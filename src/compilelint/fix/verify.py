@@ -268,6 +268,8 @@ class Verifier:
             self._display.setdefault(c.real, c.path)
         current = last_ok if last_ok is not None else self.original
         configs, config_block = self._configs(current)
+        if self.unsafe:
+            configs = self._write_configs(configs, originals)
         outcomes = self._outcomes(originals, records, checks, configs, last_ok, config_block)
         changes = [
             FileChange(self._display.get(real, real), real, originals.get(real, data), data)
@@ -325,6 +327,44 @@ class Verifier:
             display=display,
             config_block=config_block,
         )
+
+    def _write_configs(
+        self, configs: list[ConfigResult], originals: dict[str, bytes]
+    ) -> list[ConfigResult]:
+        """Write each accepted config's lines where the user's code already sets dynamo config
+        or calls ``torch.compile`` (before the first such line, same indentation); the others
+        stay lines to add."""
+        from compilelint.fix.outcomes import config_place
+        from compilelint.static.discovery import discover
+
+        out = []
+        files = [os.path.realpath(str(f)) for f in discover(self.paths).files]
+        for c in configs:
+            if not c.accepted or c.compile:
+                out.append(c)
+                continue
+            done = ""
+            for real in files:
+                data = self.base.get(real)
+                if data is None:
+                    try:
+                        data = Path(real).read_bytes()
+                    except OSError:
+                        continue
+                text = decode(data)
+                got = config_place(text, c.lines)
+                if got is None:
+                    continue
+                new_text, line = got
+                originals.setdefault(real, data)
+                self.base[real] = new_text.encode("utf-8")
+                from compilelint.static.engine import display_path
+
+                shown = self._display.setdefault(real, display_path(Path(real), Path(os.getcwd())))
+                done = f"{shown}:{line}"
+                break
+            out.append(dataclasses.replace(c, written=done))
+        return out
 
     # ------------------------------------------------------------------ config remedies
     def _configs(self, current: DynamicResult) -> tuple[list[ConfigResult], dict[str, Any] | None]:
