@@ -39,6 +39,12 @@ class ConfigRemedy:
     not_for: tuple[str, ...] = ()
     recompiles: bool = False
     checked: tuple[str, ...] = ()
+    # checked against torch (tests/test_remedies_torch.py): ``invalid`` breaks (or recompiles
+    # over its ``# variants:``) without the setting and not with it, same outputs; ``valid``
+    # needs no remedy (no break either way); ``still`` keeps breaking with it (``not_for``)
+    invalid: str = ""
+    valid: str = ""
+    still: str = ""
 
 
 RECIPES: tuple[Recipe, ...] = (
@@ -167,6 +173,15 @@ CONFIG_REMEDIES: tuple[ConfigRemedy, ...] = (
         "symbolic scalars (`.tolist()` of an integer tensor too)",
         not_for=("GB0109",),  # .tolist() of a float tensor still breaks (torch 2.13)
         checked=("2.13",),
+        invalid=(
+            "import math\nimport torch\n\n\ndef fn(x):\n"
+            "    k = int(x.argmax()) % 4 + 1\n"
+            "    s = x.abs().sum().item()\n"
+            "    n = sum(x.argmax(-1).tolist())\n"
+            "    return x[:k].sum() * s + math.sqrt(x.abs().sum()) + n\n"
+        ),
+        valid="import torch\n\n\ndef fn(x):\n    return x * torch.clamp(x.sum(), min=1.0)\n",
+        still="import torch\n\n\ndef fn(x):\n    return x * x.mean(0).tolist()[0]\n",
     ),
     ConfigRemedy(
         name="capture_dynamic_output_shape_ops",
@@ -177,6 +192,13 @@ CONFIG_REMEDIES: tuple[ConfigRemedy, ...] = (
         why="nonzero, unique, masked_select, boolean-mask indexing and one-argument where are "
         "traced with a data-dependent output size",
         checked=("2.13",),
+        invalid=(
+            "import torch\n\n\ndef fn(x):\n"
+            "    a = x.nonzero().float().sum() + (x > 0).int().unique().float().sum()\n"
+            "    b = torch.masked_select(x, x > 0).sum() + x[x > 0].sum()\n"
+            "    return x + a + b + torch.where(x > 0)[0].float().sum()\n"
+        ),
+        valid="import torch\n\n\ndef fn(x):\n    return torch.where(x > 0, x, 0).sum() + x\n",
     ),
     ConfigRemedy(
         name="dynamic",
@@ -188,6 +210,11 @@ CONFIG_REMEDIES: tuple[ConfigRemedy, ...] = (
         "recompiling per size (`torch._dynamo.mark_dynamic(x, dim)` for one dim)",
         recompiles=True,
         checked=("2.13",),
+        invalid=(
+            "import torch\n\n\ndef fn(x):\n    return x.softmax(-1) * x.shape[0]\n"
+            "# variants: [(torch.randn(5, 8),), (torch.randn(6, 8),), (torch.randn(7, 8),)]\n"
+        ),
+        valid="import torch\n\n\ndef fn(x):\n    return x.softmax(-1)\n",
     ),
 )
 
