@@ -287,6 +287,12 @@ class Verifier:
             runs=self.runs,
             outcomes=tuple(outcomes),
             configs=tuple(configs),
+            observed=sum(
+                1
+                for key in ("breaks", "recompiles")
+                for x in self.original.block.get(key) or []
+                if x.get("path") and x.get("line") is not None and not os.path.isabs(x["path"])
+            ),
         )
 
     # ------------------------------------------------------------------ outcomes
