@@ -137,3 +137,56 @@ def test_file_an_issue_hints_are_never_the_fix() -> None:
     assert useful_hints([hint, issue, "Use torch.clamp"]) == ("Use torch.clamp",)
     assert "file an issue" not in recipe_text("GB0007", [issue])
     assert "file an issue" not in recipe_text("GB9999", [issue]).lower()
+
+
+OUTCOMES = """import time
+
+import torch
+
+
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        x = self.lin(x)
+        print(x.shape)
+        idx = torch.nonzero(x > 0)
+        s = time.time()
+        return x * 2 + idx.float().sum()
+"""
+
+
+def test_every_observed_break_gets_one_outcome(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from compilelint.config import Config
+    from compilelint.fix import fix_paths
+
+    (tmp_path / "m.py").write_text(OUTCOMES, encoding="utf-8")
+    (tmp_path / "spec.json").write_text(
+        json.dumps({"model": "m.py:M", "inputs": [{"tensor": [3, 4]}], "mode": "eval"}),
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    run = fix_paths(
+        ["m.py"],
+        Config(cache=False),
+        unsafe=True,
+        write=False,
+        spec="spec.json",
+        verify=True,
+        root=str(tmp_path),
+        timeout=300,
+    )
+    ver = run.verification
+    assert ver is not None and ver.error is None
+    by_line = {o.line: o for o in run.outcomes}
+    assert ver.observed == len(run.outcomes) == 3
+    assert by_line[13].outcome == "fixed" and "CL201" in by_line[13].by
+    # no place to write the setting: proposed, with the line to add, verified by torch
+    assert by_line[14].outcome == "proposed" and by_line[14].rule == "CL110"
+    assert by_line[14].config == ("torch._dynamo.config.capture_dynamic_output_shape_ops = True",)
+    assert by_line[15].outcome == "no remedy" and by_line[15].rule == "CL205"
+    assert "CL205" in by_line[15].reason and "compiled region" in by_line[15].recipe
