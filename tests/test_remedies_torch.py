@@ -82,6 +82,15 @@ def test_config_remedy_examples_hold_on_torch(remedy, tmp_path: Path) -> None:  
     if remedy.still:
         bs, _, _ = _run(remedy.still, tmp_path, on, kw)
         assert bs > 0 and remedy.not_for
+    import torch
+
+    have = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+    for since, _what, src in remedy.since:
+        b0, _, _ = _run(src, tmp_path, {}, {})
+        b1, _, same = _run(src, tmp_path, on, kw)
+        assert b0 > 0 and same
+        wanted = have >= tuple(int(p) for p in since.split("."))
+        assert (b1 == 0) == wanted, (since, b1)
 
 
 def test_still_breaking_ids_get_no_config_remedy() -> None:

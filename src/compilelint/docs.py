@@ -269,7 +269,7 @@ def config_remedies_table() -> str:
             "`" + "; ".join(c.lines) + "`",
             ", ".join(c.gb_ids) or "size recompiles",
             ", ".join(c.not_for) or "-",
-            _cell(c.why),
+            _cell(c.why + "".join(f"; {w}" for _, w, _ in c.since)),
             ", ".join(c.checked),
         )
         for c in CONFIG_REMEDIES

@@ -45,6 +45,9 @@ class ConfigRemedy:
     invalid: str = ""
     valid: str = ""
     still: str = ""
+    # (torch_min, what, source): removed by the setting only from torch_min on (it still breaks
+    # on older torch, checked on the versions in ``checked``)
+    since: tuple[tuple[str, str, str], ...] = ()
 
 
 RECIPES: tuple[Recipe, ...] = (
@@ -169,16 +172,24 @@ CONFIG_REMEDIES: tuple[ConfigRemedy, ...] = (
         compile=(),
         gb_ids=("GB0124", "GB0033"),
         lines=("torch._dynamo.config.capture_scalar_outputs = True",),
-        why="`.item()`/`int()`/`float()` and `math.f(t)` reads stay in the graph as unbacked "
-        "symbolic scalars (`.tolist()` of an integer tensor too)",
-        not_for=("GB0109",),  # .tolist() of a float tensor still breaks (torch 2.13)
-        checked=("2.13",),
+        why="`.item()`/`int()`/`float()` reads stay in the graph as unbacked symbolic scalars "
+        "(`.tolist()` of an integer tensor too; `math.f(t)` from torch 2.13 on)",
+        not_for=("GB0109",),  # .tolist() of a float tensor still breaks (2.11, 2.13)
+        checked=("2.11", "2.13"),
         invalid=(
-            "import math\nimport torch\n\n\ndef fn(x):\n"
+            "import torch\n\n\ndef fn(x):\n"
             "    k = int(x.argmax()) % 4 + 1\n"
             "    s = x.abs().sum().item()\n"
             "    n = sum(x.argmax(-1).tolist())\n"
-            "    return x[:k].sum() * s + math.sqrt(x.abs().sum()) + n\n"
+            "    return x[:k].sum() * s + float(x.sum()) + n\n"
+        ),
+        since=(
+            (
+                "2.13",
+                "`math.sqrt(t)`: on torch 2.11 it still breaks (a guard on the unbacked value)",
+                "import math\nimport torch\n\n\ndef fn(x):\n"
+                "    return x * math.sqrt(x.abs().sum())\n",
+            ),
         ),
         valid="import torch\n\n\ndef fn(x):\n    return x * torch.clamp(x.sum(), min=1.0)\n",
         still="import torch\n\n\ndef fn(x):\n    return x * x.mean(0).tolist()[0]\n",
@@ -191,7 +202,7 @@ CONFIG_REMEDIES: tuple[ConfigRemedy, ...] = (
         lines=("torch._dynamo.config.capture_dynamic_output_shape_ops = True",),
         why="nonzero, unique, masked_select, boolean-mask indexing and one-argument where are "
         "traced with a data-dependent output size",
-        checked=("2.13",),
+        checked=("2.11", "2.13"),
         invalid=(
             "import torch\n\n\ndef fn(x):\n"
             "    a = x.nonzero().float().sum() + (x > 0).int().unique().float().sum()\n"
@@ -209,7 +220,7 @@ CONFIG_REMEDIES: tuple[ConfigRemedy, ...] = (
         why="input sizes that change between calls are traced symbolically instead of "
         "recompiling per size (`torch._dynamo.mark_dynamic(x, dim)` for one dim)",
         recompiles=True,
-        checked=("2.13",),
+        checked=("2.11", "2.13"),
         invalid=(
             "import torch\n\n\ndef fn(x):\n    return x.softmax(-1) * x.shape[0]\n"
             "# variants: [(torch.randn(5, 8),), (torch.randn(6, 8),), (torch.randn(7, 8),)]\n"
