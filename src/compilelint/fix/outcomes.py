@@ -133,9 +133,14 @@ def build_outcomes(
                             base,
                             outcome="proposed",
                             by=f"config: {'; '.join(c.lines)}",
-                            reason=f"a process-wide torch setting, verified ({nums}, outputs "
-                            "match); no `torch.compile` call or dynamo config line in the fixed "
-                            "files to put it by: add it where you compile the model",
+                            reason=(
+                                f"a compile option, verified ({nums}, outputs match); no "
+                                "`torch.compile` call in the fixed files to add it to"
+                                if c.compile
+                                else f"a process-wide torch setting, verified ({nums}, outputs "
+                                "match); no `torch.compile` call or dynamo config line in the "
+                                "fixed files to put it by: add it where you compile the model"
+                            ),
                             patch="".join(f"+{ln}\n" for ln in c.lines),
                             config=c.lines,
                             recipe=recipe_text(gb_id, hints, recompile=what == "recompile"),
@@ -225,6 +230,63 @@ def _with(o: BreakOutcome, **kw: Any) -> BreakOutcome:
 
 _CONFIG_SET = re.compile(r"^(\s*)torch\._dynamo\.config\.\w+\s*=")
 _COMPILE_CALL = re.compile(r"^(\s*)(?:\w[\w.]*\s*=\s*)?torch\.compile\(")
+
+
+def compile_option_place(text: str, options: dict[str, object]) -> tuple[str, int] | None:
+    """``text`` with ``options`` added as keywords to its first ``torch.compile(...)`` call that
+    does not pass them yet, and the call's 1-based line; None when there is no such call."""
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    try:
+        wrapper = MetadataWrapper(cst.parse_module(text))
+    except Exception:
+        return None
+    found: list[tuple[cst.Call, int]] = []
+
+    class V(cst.CSTVisitor):
+        METADATA_DEPENDENCIES = (PositionProvider,)
+
+        def visit_Call(self, node: cst.Call) -> None:
+            f = node.func
+            if (
+                not found
+                and isinstance(f, cst.Attribute)
+                and f.attr.value == "compile"
+                and isinstance(f.value, cst.Name)
+                and f.value.value == "torch"
+                and not any(a.keyword and a.keyword.value in options for a in node.args)
+            ):
+                found.append((node, self.get_metadata(PositionProvider, node).start.line))
+
+    wrapper.visit(V())
+    if not found:
+        return None
+    target, line = found[0]
+
+    class T(cst.CSTTransformer):
+        def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+            if original is not target:
+                return updated
+            args = list(updated.args)
+            if args:
+                args[-1] = args[-1].with_changes(
+                    comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+                )
+            for k, v in options.items():
+                args.append(
+                    cst.Arg(
+                        keyword=cst.Name(k),
+                        value=cst.parse_expression(repr(v)),
+                        equal=cst.AssignEqual(
+                            whitespace_before=cst.SimpleWhitespace(""),
+                            whitespace_after=cst.SimpleWhitespace(""),
+                        ),
+                    )
+                )
+            return updated.with_changes(args=args)
+
+    return wrapper.module.visit(T()).code, line
 
 
 def config_place(text: str, lines: Sequence[str]) -> tuple[str, int] | None:

@@ -340,13 +340,13 @@ class Verifier:
         """Write each accepted config's lines where the user's code already sets dynamo config
         or calls ``torch.compile`` (before the first such line, same indentation); the others
         stay lines to add."""
-        from compilelint.fix.outcomes import config_place
+        from compilelint.fix.outcomes import compile_option_place, config_place
         from compilelint.static.discovery import discover
 
         out = []
         files = [os.path.realpath(str(f)) for f in discover(self.paths).files]
         for c in configs:
-            if not c.accepted or c.compile:
+            if not c.accepted:
                 out.append(c)
                 continue
             done = ""
@@ -358,7 +358,11 @@ class Verifier:
                     except OSError:
                         continue
                 text = decode(data)
-                got = config_place(text, c.lines)
+                got = (
+                    compile_option_place(text, c.compile)
+                    if c.compile
+                    else config_place(text, c.lines)
+                )
                 if got is None:
                     continue
                 new_text, line = got
