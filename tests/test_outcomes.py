@@ -239,3 +239,46 @@ def test_config_lines_go_where_the_user_compiles() -> None:
     assert (
         compile_option_place("m = torch.compile(N(), dynamic=False)\n", {"dynamic": True}) is None
     )
+
+
+def test_accepted_config_remedies_go_into_the_copy_spec(tmp_path: Path) -> None:
+    import json
+
+    from compilelint.fix.api import _config_into_spec
+    from compilelint.fix.records import FixRun
+
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"model": "m.py:M", "config": {"cache_size_limit": 8}}))
+
+    def cfg(name: str, accepted: bool, settings: dict, compile_: dict) -> ConfigResult:
+        return ConfigResult(
+            name=name,
+            lines=(),
+            settings=settings,
+            compile=compile_,
+            accepted=accepted,
+            reason="",
+            breaks_before=1,
+            breaks_after=0,
+            recompiles_before=0,
+            recompiles_after=0,
+        )
+
+    run = FixRun(
+        records=[],
+        changes=[],
+        configs=[
+            cfg("capture_scalar_outputs", True, {"capture_scalar_outputs": True}, {}),
+            cfg(
+                "capture_dynamic_output_shape_ops",
+                False,
+                {"capture_dynamic_output_shape_ops": True},
+                {},
+            ),
+            cfg("dynamic", True, {}, {"dynamic": True}),
+        ],
+    )
+    _config_into_spec(str(spec), run)
+    data = json.loads(spec.read_text())
+    assert data["config"] == {"cache_size_limit": 8, "capture_scalar_outputs": True}
+    assert data["compile"] == {"dynamic": True}
