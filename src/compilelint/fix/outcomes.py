@@ -134,12 +134,14 @@ def build_outcomes(
                             outcome="proposed",
                             by=f"config: {'; '.join(c.lines)}",
                             reason=(
-                                f"a compile option, verified ({nums}, outputs match); no "
-                                "`torch.compile` call in the fixed files to add it to"
+                                f"a compile option, verified ({nums}, outputs match); it is "
+                                "added to a `torch.compile(...)` call of the fixed files only "
+                                "with --unsafe-fixes, and there was none to add it to"
                                 if c.compile
                                 else f"a process-wide torch setting, verified ({nums}, outputs "
-                                "match); no `torch.compile` call or dynamo config line in the "
-                                "fixed files to put it by: add it where you compile the model"
+                                "match); it is written only with --unsafe-fixes, by a dynamo "
+                                "config line or `torch.compile` call of the fixed files: add it "
+                                "where you compile the model"
                             ),
                             patch="".join(f"+{ln}\n" for ln in c.lines),
                             config=c.lines,
