@@ -898,19 +898,39 @@ def fixed_copy(
         }
 
     applied = [rec(r) for r in run.records if r.status == "applied"]
+    configs = [c for c in run.configs if c.accepted]
     info: dict[str, Any] = {
         "applied": applied,
         "not_applied": [
             {**rec(r), "status": r.status} for r in run.records if r.status != "applied"
         ],
+        "configs": [
+            {
+                "name": c.name,
+                "lines": list(c.lines),
+                "written": relpath(os.path.realpath(c.written.rsplit(":", 1)[0]), dest)
+                + ":"
+                + c.written.rsplit(":", 1)[1]
+                if c.written
+                else None,
+                "reason": c.reason,
+            }
+            for c in configs
+        ],
         "verified": run.verification is not None and not run.verification.error,
         "error": run.verification.error if run.verification else None,
     }
-    if not applied:
+    if not applied and not configs:
         return None, info
     cs = run.copy_spec
     what = ", ".join(f"{a['rule']} at {a['path']}:{a['line']}" for a in applied)
-    note = f"a copy with compilelint's verified fixes applied ({what})"
+    note = f"a copy with compilelint's verified fixes applied ({what or 'no source fix'})"
+    if configs:
+        note += (
+            "; with the torch config " + ", ".join(c.name for c in configs) + " (a config that "
+            "removes graph breaks can still be slower on a GPU: unbacked symbolic sizes and "
+            "scalars limit what inductor fuses and specializes; compare the timings)"
+        )
     if cs is None:  # pragma: no cover - applied fixes imply a verified copy spec
         return None, info
     return Target("fixed", cs.spec, note=note, root=dest, pythonpath=cs.pythonpath), info
