@@ -47,7 +47,7 @@ def test_observed_break_becomes_a_finding_of_its_rule(tmp_path: Path) -> None:
     # the static stage misses it; the engine fixes it once offered
     assert not run_fixes([str(tmp_path / "m.py")], ONLY_PRINT, unsafe=True).changes
     res = run_fixes([str(tmp_path / "m.py")], ONLY_PRINT, unsafe=True, extra=[f])
-    assert '        s = stats["scale"]\n' in decode(res.changes[0].after)
+    assert '        s = stats["scale"].detach()\n' in decode(res.changes[0].after)
 
 
 UNPREDICTED_MATH = """import math
@@ -82,8 +82,8 @@ def test_observed_math_and_cast_breaks_get_their_codemods(tmp_path: Path) -> Non
     none = Config(select=("CL201",), cache=False)
     res = run_fixes([str(tmp_path / "m.py")], none, unsafe=True, extra=found)
     fixed = decode(res.changes[0].after)
-    assert '        std = torch.sqrt(stats["var"])\n' in fixed
-    assert '        return x / std * stats["peak"]\n' in fixed
+    assert '        std = torch.sqrt(stats["var"].detach())\n' in fixed
+    assert '        return x / std * stats["peak"].detach()\n' in fixed
 
 
 def test_numpy_values_are_not_kept_as_tensors(tmp_path: Path) -> None:
@@ -143,7 +143,7 @@ def test_verify_fixes_a_break_only_torch_saw(tmp_path: Path) -> None:
     (chk,) = run.verification.checks
     assert chk.rule == "CL103" and chk.accepted and chk.breaks_before == 1, chk
     assert run.verification.after["breaks"] == 0
-    assert '        s = stats["scale"]\n' in model.read_text(encoding="utf-8")
+    assert '        s = stats["scale"].detach()\n' in model.read_text(encoding="utf-8")
 
 
 @pytest.mark.torch
@@ -178,6 +178,6 @@ def test_passes_are_bounded_and_each_verified(tmp_path: Path) -> None:
     assert run.iterations == 2 and run.iterations <= verify_mod.MAX_PASSES
     assert ver.runs <= verify_mod.MAX_ATTEMPTS
     text = model.read_text(encoding="utf-8")
-    assert '        s = stats["scale"]\n' in text
+    assert '        s = stats["scale"].detach()\n' in text
     assert 'print("s", s.item())' in text
     assert ver.after["breaks"] == 0

@@ -40,6 +40,10 @@ class Recorder:
         # in eager (dynamo traces NumPy as tensors, say, where eager would not); a str when
         # that call raised
         self.eager: Any = None
+        # eval-mode runs make no backward pass: the uncompiled call is repeated with gradients
+        # on, and the parameters' gradients of a sum of its outputs are kept, so a fix that
+        # computes the same values but other gradients (a where that cuts a path) is caught
+        self.eager_grads: Any = None
 
     def model_built(self, torch: Any, model: Any) -> None:
         self.weights = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
@@ -61,6 +65,27 @@ class Recorder:
         except Exception as exc:
             text = str(exc).splitlines()[0] if str(exc) else ""
             self.eager = f"error: {type(exc).__name__}: {text}"
+            return
+        if self.grads:
+            return  # a train-mode run: the compiled calls' gradients are compared already
+        from compilelint.dynamic.runner import scalar_of
+
+        try:
+            model.zero_grad(set_to_none=True)
+            with torch.enable_grad():
+                loss = scalar_of(torch, model(*args, **kwargs))
+            if loss is None:
+                return
+            loss.backward()
+            self.eager_grads = {
+                n: p.grad.detach().cpu().clone()
+                for n, p in model.named_parameters()
+                if p.grad is not None
+            }
+            model.zero_grad(set_to_none=True)
+        except Exception as exc:
+            text = str(exc).splitlines()[0] if str(exc) else ""
+            self.eager_grads = f"error: {type(exc).__name__}: {text}"
 
     def data(self) -> dict[str, Any]:
         return {
@@ -69,6 +94,7 @@ class Recorder:
             "outputs": self.outputs,
             "grads": self.grads,
             "eager": self.eager,
+            "eager_grads": self.eager_grads,
         }
 
 
@@ -136,11 +162,13 @@ def compare(torch: Any, reference: str, rec: Recorder) -> dict[str, Any]:
         names = sorted(ref["grads"])
         grads = _close(torch, [mine["grads"][n] for n in names], [ref["grads"][n] for n in names])
     eager = _eager(torch, mine.get("eager"), ref.get("eager"))
+    eager_grads = _eager_grads(torch, mine.get("eager_grads"), ref.get("eager_grads"))
     ok = (
         weights == "match"
         and outputs == "match"
         and grads in ("match", "none")
         and eager in ("match", "none")
+        and eager_grads in ("match", "none")
     )
     return {
         "ok": ok,
@@ -148,6 +176,7 @@ def compare(torch: Any, reference: str, rec: Recorder) -> dict[str, Any]:
         "outputs": outputs,
         "grads": grads,
         "eager": eager,
+        "eager_grads": eager_grads,
         "calls": len(mine["outputs"]),
     }
 
@@ -163,3 +192,17 @@ def _eager(torch: Any, mine: Any, ref: Any) -> str:
     if isinstance(ref, str) and ref.startswith("error: "):
         return "differ: the original raises when run eagerly, this one does not"
     return _close(torch, mine, ref)
+
+
+def _eager_grads(torch: Any, mine: Any, ref: Any) -> str:
+    """The gradients of the uncompiled call (eval-mode runs), this run against the original's."""
+    if mine is None or ref is None:
+        return "none"
+    if isinstance(mine, str) or isinstance(ref, str):
+        if isinstance(mine, str) and isinstance(ref, str):
+            return "match"
+        return f"differ: {mine if isinstance(mine, str) else ref}"
+    if set(mine) != set(ref):
+        return "differ: other parameters received gradients"
+    names = sorted(ref)
+    return _close(torch, [mine[n] for n in names], [ref[n] for n in names])

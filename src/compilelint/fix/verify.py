@@ -540,7 +540,7 @@ def _outputs_text(comparison: dict[str, Any]) -> str:
     if comparison.get("error"):
         return f"not compared: {comparison['error']}"
     parts = []
-    for what in ("weights", "outputs", "grads", "eager"):
+    for what in ("weights", "outputs", "grads", "eager", "eager_grads"):
         v = str(comparison.get(what, ""))
         if v.startswith("differ"):
             detail = v.removeprefix("differ: ").removeprefix("differ")

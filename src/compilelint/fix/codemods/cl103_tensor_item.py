@@ -102,7 +102,8 @@ class TensorItemDrop(Codemod):
         if not calls:
             return NoFix("the `.item()` call was not found in the file")
         call = calls[0]
-        recv = call.func.value  # type: ignore[attr-defined]
+        # `.item()` cut the value off autograd: `.detach()` keeps the gradients as they were
+        recv = detached(call.func.value)  # type: ignore[attr-defined]
         if call.lpar:
             recv = recv.with_changes(lpar=call.lpar, rpar=call.rpar)
         return call, recv, "item"
@@ -459,3 +460,9 @@ def _is_not_compiling(test: cst.BaseExpression) -> bool:
         and (call.func.attr if isinstance(call.func, cst.Attribute) else call.func).value
         in ("is_compiling", "is_dynamo_compiling")
     )
+
+
+def detached(e: cst.BaseExpression) -> cst.Call:
+    """``e.detach()``: a Python number read from a tensor carried no gradient; the tensor
+    kept in its place must not carry one either."""
+    return cst.Call(func=cst.Attribute(value=atom(e), attr=cst.Name("detach")))
