@@ -148,12 +148,16 @@ def apply_rewrites(plan: FilePlan, rewrites: list[Rewrite]) -> bytes:
     if not rewrites:
         return plan.source
     new = plan.module.visit(_Apply(rewrites))
-    if not plan.torch_bound and any("torch" in rw.imports for rw in rewrites):
+    wanted = {m for rw in rewrites for m in rw.imports}
+    if plan.torch_bound:
+        wanted.discard("torch")  # the file names torch already (maybe through an alias)
+    if wanted:
         from libcst.codemod import CodemodContext
         from libcst.codemod.visitors import AddImportsVisitor
 
         context = CodemodContext()
-        AddImportsVisitor.add_needed_import(context, "torch")
+        for m in sorted(wanted):
+            AddImportsVisitor.add_needed_import(context, m)
         new = AddImportsVisitor(context).transform_module(new)
     return new.bytes
 

@@ -470,6 +470,12 @@ class Verifier:
             new = tuple(new_by_key.get(k, []))
             rule = self.catalog.rules.get(r.rule)
             kind = rule.verify if rule else "none"
+            # a fix is judged on what torch saw at its lines: a recompile rule's fix that
+            # removes a break there (a list log's `.tolist()`), or the reverse, counts too
+            if kind == "recompiles" and rb == 0 and bb > 0:
+                kind = "breaks"
+            elif kind == "breaks" and bb == 0 and rb > 0:
+                kind = "recompiles"
             reason = ""
             if failure is not None:
                 reason = failure
