@@ -235,19 +235,63 @@ def _log_call(eff: cst.CSTNode) -> bool:
 
 
 def guard_rewrite(ctx: FixContext, group: list[cst.BaseStatement], title: str) -> Rewrite | NoFix:
-    """Each statement of ``group`` under ``if not torch.compiler.is_compiling():`` (adjacent
-    ones share the guard)."""
-    test = f"not {ctx.torch('compiler.is_compiling')}()"
-    changes: list[tuple[cst.CSTNode, cst.CSTNode]] = []
-    for st in group:
-        if eager_only(ctx, st):
-            continue
+    """Each run of adjacent statements of ``group`` under one
+    ``if not torch.compiler.is_compiling():``.
+
+    A local name bound in one run and read in a later one is set to ``None`` before the first
+    run, and the later run also tests ``name is not None``: a graph break between them can
+    leave the first run traced (skipped) and the second run eager (dynamo gave up on the rest
+    of the frame), which must not read a name never bound."""
+    todo = [st for st in group if not eager_only(ctx, st)]
+    if not todo:
+        return NoFix("the code already runs only in eager")
+    runs: list[list[cst.BaseStatement]] = []
+    for st in todo:
+        block = ctx.parent(st)
+        prev = runs[-1][-1] if runs else None
+        if (
+            prev is not None
+            and isinstance(block, cst.IndentedBlock)
+            and ctx.parent(prev) is block
+            and list(block.body).index(prev) + 1 == list(block.body).index(st)
+        ):
+            runs[-1].append(st)
+        else:
+            runs.append([st])
+    binds = [set().union(*(bound_names(s) for s in run)) for run in runs]
+    reads = [{n.value for s in run for n in name_nodes(s, reads_only=True)} for run in runs]
+    changes: list[tuple[cst.CSTNode, object]] = []
+    plain = True  # no run tests a crossing name: adjacent guards may share one `if`
+    for i, run in enumerate(runs):
+        earlier = set().union(*binds[:i]) if i else set()
+        later = set().union(*reads[i + 1 :]) if i + 1 < len(runs) else set()
+        crossing_in = sorted(reads[i] & earlier - binds[i])
+        crossing_out = sorted(binds[i] & later - earlier)
+        test = f"not {ctx.torch('compiler.is_compiling')}()"
+        for n in crossing_in:
+            test += f" and {n} is not None"
+            plain = False
+        first = run[0]
         guard = cst.If(
             test=cst.parse_expression(test),
-            body=cst.IndentedBlock(body=[st.with_changes(leading_lines=[])]),
-            leading_lines=st.leading_lines,
+            body=cst.IndentedBlock(
+                body=[first.with_changes(leading_lines=[]), *run[1:]]  # type: ignore[list-item]
+            ),
         )
-        changes.append((st, guard))
-    if not changes:
-        return NoFix("the code already runs only in eager")
-    return Rewrite(title=title, changes=changes, imports=("torch",), mergeable=True)
+        lines: list[cst.BaseStatement] = [
+            cst.SimpleStatementLine(
+                body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(n))], value=cst.Name("None"))]
+            )
+            for n in crossing_out
+        ]
+        lines.append(guard)
+        lines[0] = lines[0].with_changes(leading_lines=first.leading_lines)
+        changes.append((first, cst.FlattenSentinel(lines) if len(lines) > 1 else lines[0]))
+        for st in run[1:]:
+            changes.append((st, cst.RemoveFromParent()))
+    return Rewrite(
+        title=title,
+        changes=changes,  # type: ignore[arg-type]
+        imports=("torch",),
+        mergeable=plain,
+    )
