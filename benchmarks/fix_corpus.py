@@ -87,6 +87,17 @@ def fix_one(path: Path, timeout: float) -> dict[str, Any]:
                 for r in run.records
                 if r.status != "applied"
             ],
+            "observed": ver.observed,
+            "outcomes": dict(Counter(o.outcome for o in ver.outcomes)),
+            "without_outcome": ver.observed - len(ver.outcomes),
+            "configs": [
+                {
+                    "name": c.name,
+                    "accepted": c.accepted,
+                    "breaks": [c.breaks_before, c.breaks_after],
+                }
+                for c in ver.configs
+            ],
             "checks": [
                 {
                     "rule": c.rule,
@@ -148,6 +159,23 @@ def table(rows: list[dict[str, Any]]) -> str:
     out.append(
         "measured with torch " + ", ".join(f"{k} ({v} models)" for k, v in sorted(torches.items()))
     )
+    have = [r for r in rows if "without_outcome" in r]
+    if have:
+        oc: Counter[str] = Counter()
+        for r in have:
+            oc.update(r["outcomes"])
+        out.append(
+            f"outcomes of the {sum(r['observed'] for r in have)} observed breaks and recompiles "
+            f"({len(have)} models): {oc['fixed']} fixed, {oc['proposed']} proposed, "
+            f"{oc['no remedy']} no remedy; observed breaks without an outcome = "
+            f"{sum(r['without_outcome'] for r in have)}"
+        )
+        cfg = [c for r in have for c in r.get("configs", []) if c["accepted"]]
+        if cfg:
+            out.append(
+                "config remedies accepted: "
+                + ", ".join(f"{k} {v}" for k, v in Counter(c["name"] for c in cfg).items())
+            )
     observed = sum(a["observed"] for r in rows for a in r["applied"])
     out.append(f"applied fixes for breaks no static rule predicted (*): {observed}")
     left: Counter[str] = Counter()

@@ -398,3 +398,39 @@ def test_number_only_read_by_a_report_only_if_runs_in_eager(tmp_path: Path) -> N
         '                print("large input")\n'
     ) in fixed
     assert [r.status for r in res.records] == ["applied"]
+
+
+def test_a_proposal_is_rendered_as_a_diff_and_never_applied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from compilelint.fix.records import Proposal
+
+    work = tmp_path / "m.py"
+    src = (
+        "import torch\n\n\nclass M(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        print(x.shape)\n"
+        "        return x\n"
+    )
+    work.write_text(src, encoding="utf-8")
+    mod = all_codemods()["CL201"]
+    real_fix = mod.fix
+
+    def propose(ctx, finding):  # type: ignore[no-untyped-def]
+        got = real_fix(ctx, finding)
+        assert not isinstance(got, Proposal)
+        return Proposal(title=got.title, changes=got.changes, reason="cannot show it is equivalent")
+
+    monkeypatch.setattr(mod, "fix", propose)
+    res = run_fixes([str(work)], Config(select=("CL201",), cache=False), unsafe=True)
+    assert res.changes == []  # never applied
+    (rec,) = res.records
+    assert rec.status == "proposed" and rec.reason == "cannot show it is equivalent"
+    assert rec.patch.startswith("--- ") and "+        if not torch.compiler.is_compiling():" in (
+        rec.patch
+    )
+    assert work.read_text(encoding="utf-8") == src
+    out = CliRunner().invoke(main, ["fix", "--select", "CL201", str(work)])
+    assert "CL201 proposed (not applied)" in out.output and "cannot show it" in out.output
+    assert "+        if not torch.compiler.is_compiling():" in out.output
+    assert work.read_text(encoding="utf-8") == src

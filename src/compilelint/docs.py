@@ -251,6 +251,37 @@ def cli_reference(group: Any = None) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
+def recipes_table() -> str:
+    """The manual recipe per GB id (``compilelint.remedies.RECIPES``)."""
+    from compilelint.remedies import GENERIC, RECIPES
+
+    rows = [(", ".join(r.gb_ids), _cell(r.kind), _cell(r.recipe)) for r in RECIPES]
+    rows.append(("any other", _cell(GENERIC.kind), _cell(GENERIC.recipe + " (and torch's hints)")))
+    return tabulate(rows, headers=["GB id", "kind", "recipe"], tablefmt="github")
+
+
+def config_remedies_table() -> str:
+    """The config remedies (``compilelint.remedies.CONFIG_REMEDIES``)."""
+    from compilelint.remedies import CONFIG_REMEDIES
+
+    rows = [
+        (
+            "`" + "; ".join(c.lines) + "`",
+            ", ".join(c.gb_ids) or "size recompiles",
+            ", ".join(c.not_for) or "-",
+            _cell(c.why + "".join(f"; {w}" for _, w, _ in c.since)),
+            ", ".join(c.checked),
+        )
+        for c in CONFIG_REMEDIES
+    ]
+    return tabulate(
+        rows,
+        headers=["setting", "removes", "does not remove", "what it does", "checked on torch"],
+        tablefmt="github",
+        disable_numparse=True,
+    )
+
+
 def render_generated(text: str, catalog: Catalog) -> str:
     """Replace each ``<!-- generated: NAME -->`` marker of a docs page by its generated text."""
     import importlib.resources
@@ -266,6 +297,8 @@ def render_generated(text: str, catalog: Catalog) -> str:
             )
         ),
         "cli-reference": cli_reference,
+        "recipes-table": recipes_table,
+        "config-remedies": config_remedies_table,
     }
     for name, make in makers.items():
         marker = GENERATED.format(name=name)

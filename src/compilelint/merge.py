@@ -21,9 +21,11 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
+from compilelint.breakkinds import label_break
 from compilelint.catalog import Catalog
 from compilelint.dynamic.capture import guard_input_dim
 from compilelint.model import Finding, Frame, ObservedBreak, ObservedRecompile, Rule
+from compilelint.remedies import recipe_text
 
 CATCH_ALL_BREAK = "CL002"
 RECOMPILE_RULE = "CL003"
@@ -144,34 +146,13 @@ def _predicts(rule: Rule | None, gb_type: str, gb_id: str | None) -> bool:
     return gb_type.strip().lower() in types or bool(gb_id and gb_id in rule.gb_ids)
 
 
-BREAK_FIXES: dict[str, str] = {
-    "unsupported tensor.item() call with capture_scalar_outputs=false": (
-        "keep the value a tensor (e.g. torch.where / tensor arithmetic), or set "
-        "torch._dynamo.config.capture_scalar_outputs = True (the graph then carries an unbacked "
-        "symbolic scalar; later uses of it may still break)"
-    ),
-    "dynamic shape operator": (
-        "set torch._dynamo.config.capture_dynamic_output_shape_ops = True, or rewrite to a "
-        "fixed-size form (a mask with torch.where instead of nonzero/boolean indexing)"
-    ),
-    "data-dependent branching": (
-        "make the code branchless (torch.where / torch.clamp), or use torch.cond"
-    ),
-    "failed to trace builtin operator": (
-        "remove the call from the compiled region, or add it to "
-        "torch._dynamo.config.reorderable_logging_functions (logging only)"
-    ),
-    "attempted to copy.deepcopy a tensor": "use tensor.clone() (or .detach().clone())",
-}
-
-
 def break_fix(b: ObservedBreak, rule: Rule | None) -> str:
-    specific = BREAK_FIXES.get(b.gb_type.strip().lower())
-    if specific:
-        return specific[0].upper() + specific[1:]
-    if b.hints:
-        return b.hints[0]
-    return rule.fix_title if rule else ""
+    """The fix text of an observed break reported under ``rule`` (the rule that describes its
+    line, see :func:`compilelint.breakkinds.label_break`): the rule's own fix, else the manual
+    recipe of its GB id (torch's hints where they help; never "file an issue")."""
+    if rule is not None and rule.code != CATCH_ALL_BREAK and rule.fix_title:
+        return rule.fix_title
+    return recipe_text(b.gb_id, b.hints)
 
 
 def recompile_fix(r: ObservedRecompile) -> str:
@@ -296,11 +277,18 @@ def merge_findings(
             continue
         npath = norm_path(path, root)
         observed_lines.setdefault(npath, set()).add(line)
+        text = _line_text(npath, line)
+        # the rule for what broke: torch's GB id and the code on the line (never a rule about
+        # something the line does not do)
+        code = label_break(catalog, b.gb_type, b.gb_id, text)
         hit = False
         for i, f in enumerate(static):
             if norm_static[i] != npath or not _matches_line(f, line):
                 continue
-            if not _predicts(catalog.get(f.rule), b.gb_type, b.gb_id):
+            if not (
+                _predicts(catalog.get(f.rule), b.gb_type, b.gb_id)
+                or (f.rule == code and f.line == line)
+            ):
                 continue
             if f.package and f.frames and not _same_inner(f.frames[-1], b.frames):
                 continue  # a library line reached from this call, but not the one that broke
@@ -320,8 +308,6 @@ def merge_findings(
             hit = True
         if hit:
             continue
-        codes = catalog.by_gb_type(b.gb_type)
-        code = next((c for c in codes if c in catalog.rules), CATCH_ALL_BREAK)
         rule = catalog.get(code)
         where = f" in package {b.package}" if b.package else ""
         msg = (
@@ -352,7 +338,7 @@ def merge_findings(
                 fix=break_fix(b, rule),
                 stage="dynamic",
                 function=b.function,
-                line_text=_line_text(npath, line),
+                line_text=text,
                 gb_type=b.gb_type,
                 gb_id=b.gb_id,
                 hints=b.hints,

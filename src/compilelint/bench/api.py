@@ -898,6 +898,17 @@ def fixed_copy(
         }
 
     applied = [rec(r) for r in run.records if r.status == "applied"]
+    configs = [c for c in run.configs if c.accepted]
+    applied += [
+        {
+            "rule": "config",
+            "path": c.written or "spec",
+            "line": 0,
+            "title": "; ".join(c.lines),
+            "reason": c.reason,
+        }
+        for c in configs
+    ]
     info: dict[str, Any] = {
         "applied": applied,
         "not_applied": [
@@ -909,8 +920,16 @@ def fixed_copy(
     if not applied:
         return None, info
     cs = run.copy_spec
-    what = ", ".join(f"{a['rule']} at {a['path']}:{a['line']}" for a in applied)
+    what = ", ".join(
+        f"{a['rule']} at {a['path']}:{a['line']}" for a in applied if a["rule"] != "config"
+    )
     note = f"a copy with compilelint's verified fixes applied ({what})"
+    if configs:
+        note += (
+            "; with the torch config " + ", ".join(c.name for c in configs) + " (a config that "
+            "removes graph breaks can still be slower on a GPU: unbacked symbolic sizes and "
+            "scalars limit what inductor fuses and specializes; compare the timings)"
+        )
     if cs is None:  # pragma: no cover - applied fixes imply a verified copy spec
         return None, info
     return Target("fixed", cs.spec, note=note, root=dest, pythonpath=cs.pythonpath), info

@@ -67,6 +67,8 @@ def fix_paths(
         )
         accepted, ver = v.verify(engine)
         run.verification = ver
+        run.outcomes = list(ver.outcomes)
+        run.configs = list(ver.configs)
         if accepted is not None:
             run.changes = accepted.changes
             run.records = accepted.records
@@ -150,7 +152,25 @@ def fix_copy(
         pythonpath=copy_spec.pythonpath if copy_spec else (),
     )
     run.copy_spec = copy_spec
+    if copy_spec is not None and any(c.accepted for c in run.configs):
+        _config_into_spec(copy_spec.spec, run)
     return run
+
+
+def _config_into_spec(spec_path: str, run: FixRun) -> None:
+    """The accepted config remedies into the copy's spec, so that whoever runs the copy (``bench
+    --fix``) runs it as verified, whether or not the lines were written in the user's code."""
+    import json
+
+    with open(spec_path, encoding="utf-8") as fh:
+        data = json.load(fh)
+    for c in run.configs:
+        if c.accepted:
+            data.setdefault("config", {}).update(c.settings)
+            if c.compile:
+                data.setdefault("compile", {}).update(c.compile)
+    with open(spec_path, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=2)
 
 
 def attach_edits(

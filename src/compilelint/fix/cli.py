@@ -18,9 +18,17 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from compilelint.catalog import Catalog
     from compilelint.config import Config
-    from compilelint.fix.records import FixRecord, FixRun, Verification
+    from compilelint.fix.records import (
+        BreakOutcome,
+        ConfigResult,
+        FixRecord,
+        FixRun,
+        Verification,
+    )
 
 _STATUS = {
     "applied": "fixed",
@@ -28,6 +36,7 @@ _STATUS = {
     "no-fix": "no automatic fix",
     "conflict": "not fixed",
     "rejected": "not applied",
+    "proposed": "proposed (not applied)",
 }
 
 
@@ -40,7 +49,7 @@ def _record_line(r: FixRecord, diff: bool) -> str:
     status = _STATUS[r.status]
     if r.status == "applied" and diff:
         status = "would fix"
-    what = r.title if r.status in ("applied", "unsafe", "conflict") else ""
+    what = r.title if r.status in ("applied", "unsafe", "conflict", "proposed") else ""
     why = r.reason if r.status not in ("applied", "unsafe") else ""
     tail = ": ".join(x for x in (what, why) if x)
     unsafe = " (unsafe)" if r.safety == "unsafe" and r.status == "applied" else ""
@@ -64,6 +73,12 @@ def summary_line(run: FixRun, diff: bool = False) -> str:
         parts.append(f"{k} finding{'s' * (k != 1)} without an automatic fix.")
     if counts["conflict"]:
         parts.append(f"{counts['conflict']} overlapping; run fix again.")
+    written = [c for c in run.configs if c.written]
+    if written:
+        parts.append(f"{len(written)} config setting{'s' * (len(written) != 1)} written.")
+    if counts["proposed"]:
+        k = counts["proposed"]
+        parts.append(f"{k} patch{'es' * (k != 1)} proposed, not applied.")
     return " ".join(parts)
 
 
@@ -102,6 +117,49 @@ def verification_text(v: Verification) -> str:
     return "\n".join(lines)
 
 
+def outcomes_text(outcomes: Sequence[BreakOutcome]) -> str:
+    """Every break and recompile observed before fixing, each with its one outcome."""
+    if not outcomes:
+        return ""
+    lines = [f"observed before fixing ({len(outcomes)}), one outcome each:"]
+    for o in outcomes:
+        what = (
+            f"recompile on `{_short(o.kind, 50)}`" if o.what == "recompile" else o.gb_id or o.kind
+        )
+        head = f"{o.path}:{o.line}: {what} {o.rule} `{_short(o.code, 60)}`: {o.outcome}"
+        if o.outcome == "fixed":
+            lines.append(f"{head} by {o.by}")
+        elif o.outcome == "proposed":
+            lines.append(f"{head}: {o.by} (not applied: {o.reason})")
+            if o.patch:
+                lines.extend("    " + ln for ln in o.patch.rstrip("\n").splitlines())
+        else:
+            lines.append(f"{head}: {o.reason}")
+        if o.outcome != "fixed" and o.recipe:
+            lines.append(f"    recipe: {o.recipe}")
+    c = Counter(o.outcome for o in outcomes)
+    lines.append(f"{c['fixed']} fixed, {c['proposed']} proposed, {c['no remedy']} without a remedy")
+    return "\n".join(lines)
+
+
+def configs_text(configs: Sequence[ConfigResult]) -> str:
+    out = []
+    for c in configs:
+        verdict = "removes" if c.accepted else "rejected"
+        nums = (
+            f"recompiles {c.recompiles_before} -> {c.recompiles_after}"
+            if c.recompiles_before or c.recompiles_after
+            else f"breaks {c.breaks_before} -> {c.breaks_after}"
+        )
+        where = f"written at {c.written}" if c.written else "add: " + "; ".join(c.lines)
+        out.append(f"config {c.name}: {verdict} ({nums}): {c.reason}; {where}")
+    return "\n".join(out)
+
+
+def _short(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
 def _counts(d: dict[str, object]) -> str:
     def n(key: str, word: str) -> str:
         k = d.get(key, 0)
@@ -116,6 +174,8 @@ def run_json(run: FixRun) -> str:
         "changed": [c.path for c in run.changes],
         "written": run.written,
         "refused": [{"path": p, "reason": why} for p, why in run.refused],
+        "outcomes": [dataclasses.asdict(o) for o in run.outcomes],
+        "configs": [dataclasses.asdict(c) for c in run.configs],
         "verification": dataclasses.asdict(run.verification) if run.verification else None,
         "rounds": run.iterations,
     }
@@ -240,8 +300,14 @@ def fix(
         out = click.echo if not diff else (lambda s: click.echo(s, err=True))
         for r in run.records:
             out(_record_line(r, diff))
+            if r.patch:
+                out(r.patch.rstrip("\n"))
         if run.verification is not None:
             out(verification_text(run.verification))
+            if run.configs:
+                out(configs_text(run.configs))
+            if run.outcomes:
+                out(outcomes_text(run.outcomes))
         for p, why in run.refused:
             click.echo(f"compilelint: error: {p} was not written: {why}", err=True)
         out(summary_line(run, diff))

@@ -23,7 +23,7 @@ from compilelint.config import Config, load_config
 from compilelint.fingerprint import content_hash
 from compilelint.fix.codemods import all_codemods
 from compilelint.fix.context import FixContext
-from compilelint.fix.records import FileChange, FixRecord, NoFix, Rewrite
+from compilelint.fix.records import FileChange, FixRecord, NoFix, Proposal, Rewrite
 from compilelint.fix.textdiff import LineMap, edits_between
 from compilelint.model import Edit, Finding
 from compilelint.static.analysis.project import Project
@@ -42,7 +42,8 @@ def finding_key(f: Finding) -> Key:
 class Planned:
     finding: Finding
     safety: str
-    result: Rewrite | NoFix
+    result: Rewrite | Proposal | NoFix
+    patch: str = ""  # a Proposal's unified diff on the text it was planned on
 
 
 @dataclass
@@ -95,19 +96,34 @@ def plan_file(
             res = mod.fix(ctx, f)
         except Exception as exc:  # a codemod bug must not lose the user's run
             res = NoFix(f"internal error in the {f.rule} codemod ({type(exc).__name__}: {exc})")
-        plan.planned.append(Planned(f, rule.fix, res))
+        patch = ""
+        if isinstance(res, Proposal):
+            try:
+                patch = proposal_diff(path, module, res, ctx.torch_bound)
+            except Exception as exc:  # a proposal that does not render is no proposal
+                res = NoFix(f"the {f.rule} proposal could not be rendered ({exc})")
+        plan.planned.append(Planned(f, rule.fix, res, patch))
     return plan
+
+
+def proposal_diff(path: str, module: cst.Module, prop: Proposal, torch_bound: bool) -> str:
+    """The unified diff of ``prop`` applied on its own to ``module`` (never written)."""
+    from compilelint.fix.textdiff import unified_diff
+
+    after = _transform(module, [prop], torch_bound)
+    return unified_diff(path, module.code, after.code)
 
 
 # ---------------------------------------------------------------------------- applying
 class _Apply(cst.CSTTransformer):
-    def __init__(self, rewrites: list[Rewrite]) -> None:
+    def __init__(self, rewrites: Sequence[Rewrite | Proposal]) -> None:
         self.changes: dict[int, object] = {}
         self.mergeable: set[int] = set()
         for rw in rewrites:
+            merge = isinstance(rw, Rewrite) and rw.mergeable
             for target, new in rw.changes:
                 self.changes[id(target)] = new
-                if rw.mergeable and isinstance(new, cst.If):
+                if merge and isinstance(new, cst.If):
                     self.mergeable.add(id(new))
 
     def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):  # type: ignore[no-untyped-def]
@@ -147,9 +163,15 @@ def apply_rewrites(plan: FilePlan, rewrites: list[Rewrite]) -> bytes:
     """The file's bytes with ``rewrites`` applied (and ``import torch`` added when needed)."""
     if not rewrites:
         return plan.source
-    new = plan.module.visit(_Apply(rewrites))
+    return _transform(plan.module, rewrites, plan.torch_bound).bytes
+
+
+def _transform(
+    module: cst.Module, rewrites: Sequence[Rewrite | Proposal], torch_bound: bool
+) -> cst.Module:
+    new = module.visit(_Apply(rewrites))
     wanted = {m for rw in rewrites for m in rw.imports}
-    if plan.torch_bound:
+    if torch_bound:
         wanted.discard("torch")  # the file names torch already (maybe through an alias)
     if wanted:
         from libcst.codemod import CodemodContext
@@ -159,7 +181,7 @@ def apply_rewrites(plan: FilePlan, rewrites: list[Rewrite]) -> bytes:
         for m in sorted(wanted):
             AddImportsVisitor.add_needed_import(context, m)
         new = AddImportsVisitor(context).transform_module(new)
-    return new.bytes
+    return new
 
 
 def _spans(plan: FilePlan, rw: Rewrite, ctx_spans: dict[int, tuple[int, int, int, int]]) -> list:
@@ -394,6 +416,8 @@ def _records(
         key = (f.path, content_hash(f))
         if isinstance(p.result, NoFix):
             status, reason, title = "no-fix", p.result.reason, ""
+        elif isinstance(p.result, Proposal):
+            status, reason, title = "proposed", p.result.reason, p.result.title
         else:
             title = p.result.title
             if (only is not None and key not in only) or (exclude and key in exclude):
@@ -415,6 +439,7 @@ def _records(
                 reason=reason,
                 key=content_hash(f),
                 end_line=rnd_line + (f.end_line - f.line),
+                patch=p.patch,
             )
         )
     out.sort(key=lambda r: (r.path, r.line, r.col, r.rule))

@@ -13,7 +13,7 @@ from compilelint.fix.copyspec import CopySpec
 from compilelint.model import FixSafety
 
 Replacement = Union[cst.CSTNode, cst.FlattenSentinel, cst.RemovalSentinel]  # noqa: UP007
-Status = Literal["applied", "unsafe", "no-fix", "conflict", "rejected"]
+Status = Literal["applied", "unsafe", "no-fix", "conflict", "rejected", "proposed"]
 
 
 @dataclass
@@ -25,6 +25,18 @@ class Rewrite:
     changes: Sequence[tuple[cst.CSTNode, Replacement]]
     imports: tuple[str, ...] = ()
     mergeable: bool = False  # adjacent replacements of mergeable rewrites share one guard
+
+
+@dataclass
+class Proposal:
+    """A codemod's patch that is never applied: the fix engine renders it as a diff (the
+    record's ``patch``) with ``reason``, why it is not safe to apply by itself (say, an
+    equivalence the codemod cannot show). Same shape as :class:`Rewrite`."""
+
+    title: str
+    changes: Sequence[tuple[cst.CSTNode, Replacement]]
+    reason: str
+    imports: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -55,6 +67,7 @@ class FixRecord:
     reason: str = ""
     key: str = ""
     end_line: int = 0  # last line of the rewritten code in the file as read
+    patch: str = ""  # status "proposed": the unified diff of the proposal on its own
 
 
 @dataclass(frozen=True)
@@ -94,6 +107,57 @@ class Verification:
     after: dict[str, object]  # dynamic summary with the accepted fixes (empty: none accepted)
     runs: int  # dynamic runs made
     error: str | None = None  # the original could not be run (nothing is applied)
+    outcomes: tuple[BreakOutcome, ...] = ()  # one per break/recompile observed before fixing
+    configs: tuple[ConfigResult, ...] = ()
+    observed: int = 0  # breaks and recompiles the original run recorded at the project's lines
+
+
+Outcome = Literal["fixed", "proposed", "no remedy"]
+
+
+@dataclass(frozen=True)
+class BreakOutcome:
+    """What ``fix --verify`` did about one break (or recompile) the dynamic stage observed in
+    the original: exactly one ``outcome`` per observed break, none silent.
+
+    ``fixed``: gone in the verified fixed run; ``by`` says what removed it (a rewrite at this
+    line, a rewrite elsewhere, or a config setting). ``proposed``: a patch (``patch``) is shown
+    but not applied; ``reason`` says why. ``no remedy``: ``reason`` says why each candidate
+    (codemod, config) did not apply, ``recipe`` what to do by hand."""
+
+    what: Literal["break", "recompile"]
+    path: str  # display path, in the file as read
+    line: int
+    gb_id: str | None
+    kind: str  # torch's gb_type, or the failed guard of a recompile
+    rule: str  # the rule that describes the line (compilelint.breakkinds.label_break)
+    code: str  # the line's text
+    count: int
+    outcome: Outcome
+    by: str = ""
+    reason: str = ""
+    recipe: str = ""
+    patch: str = ""
+    config: tuple[str, ...] = ()  # a config remedy's lines to add
+
+
+@dataclass(frozen=True)
+class ConfigResult:
+    """A config remedy tried by ``fix --verify``: the settings were applied to a run of the
+    fixed copy (spec ``config``/``compile``). ``accepted``: breaks of its GB ids (or the
+    recompiles) were removed, none added, the outputs match."""
+
+    name: str
+    lines: tuple[str, ...]
+    settings: dict[str, object]
+    compile: dict[str, object]
+    accepted: bool
+    reason: str
+    breaks_before: int
+    breaks_after: int
+    recompiles_before: int
+    recompiles_after: int
+    written: str = ""  # "path:line" where it was written in the user's code ("": report only)
 
 
 @dataclass
@@ -108,3 +172,5 @@ class FixRun:
     verification: Verification | None = None
     iterations: int = 0
     copy_spec: CopySpec | None = None  # fix_copy: the CopySpec that runs the fixed copy
+    outcomes: list[BreakOutcome] = field(default_factory=list)  # --verify: per observed break
+    configs: list[ConfigResult] = field(default_factory=list)  # --verify: config remedies tried

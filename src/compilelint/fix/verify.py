@@ -29,7 +29,14 @@ from compilelint.dynamic.api import DynamicResult, run_dynamic
 from compilelint.dynamic.cli import dynamic_summary
 from compilelint.fix.copyspec import OutsideProject, spec_for_copy
 from compilelint.fix.engine import EngineResult, Key, decode, run_fixes
-from compilelint.fix.records import FileChange, FixCheck, FixRecord, Verification
+from compilelint.fix.records import (
+    BreakOutcome,
+    ConfigResult,
+    FileChange,
+    FixCheck,
+    FixRecord,
+    Verification,
+)
 from compilelint.fix.textdiff import LineMap
 
 _SKIP_DIRS = {
@@ -291,13 +298,18 @@ class Verifier:
             )
             if not any(r.status == "applied" for r in engine.records):
                 break
+        for c in full.changes:
+            self._display.setdefault(c.real, c.path)
+        current = last_ok if last_ok is not None else self.original
+        configs, config_block = self._configs(current)
+        if self.unsafe:
+            configs = self._write_configs(configs, originals)
+        outcomes = self._outcomes(originals, records, checks, configs, last_ok, config_block)
         changes = [
             FileChange(self._display.get(real, real), real, originals.get(real, data), data)
             for real, data in sorted(self.base.items())
             if originals.get(real) is not None and data != originals[real]
         ]
-        for c in full.changes:
-            self._display.setdefault(c.real, c.path)
         changes = [dataclasses.replace(c, path=self._display.get(c.real, c.path)) for c in changes]
         records.sort(key=lambda r: (r.path, r.line, r.col, r.rule))
         checks.sort(key=lambda c: (c.path, c.line, c.rule))
@@ -307,7 +319,221 @@ class Verifier:
             before=dynamic_summary(self.original.block),
             after=dynamic_summary(last_ok.block) if last_ok is not None else {},
             runs=self.runs,
+            outcomes=tuple(outcomes),
+            configs=tuple(configs),
+            observed=sum(
+                1
+                for key in ("breaks", "recompiles")
+                for x in self.original.block.get(key) or []
+                if x.get("path") and x.get("line") is not None and not os.path.isabs(x["path"])
+            ),
         )
+
+    # ------------------------------------------------------------------ outcomes
+    def _outcomes(
+        self,
+        originals: dict[str, bytes],
+        records: list[FixRecord],
+        checks: list[FixCheck],
+        configs: list[ConfigResult],
+        last_ok: DynamicResult | None,
+        config_block: dict[str, Any] | None,
+    ) -> list[BreakOutcome]:
+        from compilelint.fix.outcomes import build_outcomes
+        from compilelint.static.engine import display_path
+
+        maps: dict[str, LineMap] = {}
+        texts: dict[str, list[str]] = {}
+        for real, data in self.base.items():
+            orig = originals.get(real)
+            if orig is not None:
+                texts[real] = decode(orig).splitlines()
+                if orig != data:
+                    maps[real] = LineMap(decode(orig), decode(data))
+
+        def display(real: str) -> str:
+            return self._display.get(real) or display_path(Path(real), Path(os.getcwd()))
+
+        return build_outcomes(
+            self.original.block,
+            last_ok.block if last_ok is not None else None,
+            records,
+            checks,
+            configs,
+            root=self.root,
+            catalog=self.catalog,
+            maps=maps,
+            texts=texts,
+            display=display,
+            config_block=config_block,
+        )
+
+    def _write_configs(
+        self, configs: list[ConfigResult], originals: dict[str, bytes]
+    ) -> list[ConfigResult]:
+        """Write each accepted config's lines where the user's code already sets dynamo config
+        or calls ``torch.compile`` (before the first such line, same indentation); the others
+        stay lines to add."""
+        from compilelint.fix.outcomes import compile_option_place, config_place
+        from compilelint.static.discovery import discover
+
+        out = []
+        files = [os.path.realpath(str(f)) for f in discover(self.paths).files]
+        for c in configs:
+            if not c.accepted:
+                out.append(c)
+                continue
+            done = ""
+            for real in files:
+                data = self.base.get(real)
+                if data is None:
+                    try:
+                        data = Path(real).read_bytes()
+                    except OSError:
+                        continue
+                text = decode(data)
+                got = (
+                    compile_option_place(text, c.compile)
+                    if c.compile
+                    else config_place(text, c.lines)
+                )
+                if got is None:
+                    continue
+                new_text, line = got
+                originals.setdefault(real, data)
+                self.base[real] = new_text.encode("utf-8")
+                from compilelint.static.engine import display_path
+
+                shown = self._display.setdefault(real, display_path(Path(real), Path(os.getcwd())))
+                done = f"{shown}:{line}"
+                break
+            out.append(dataclasses.replace(c, written=done))
+        return out
+
+    # ------------------------------------------------------------------ config remedies
+    def _configs(self, current: DynamicResult) -> tuple[list[ConfigResult], dict[str, Any] | None]:
+        """Try the config remedies whose breaks (or size recompiles) the accepted text still
+        shows, on a run of the accepted text with the settings applied (all together, then
+        each alone when together they fail). Returns what each did and the accepted run's
+        block (None: none accepted)."""
+        from compilelint.remedies import CONFIG_REMEDIES
+
+        breaks = current.block.get("breaks") or []
+        recs = current.block.get("recompiles") or []
+        cands = [
+            cr
+            for cr in CONFIG_REMEDIES
+            if (cr.recompiles and any(r.get("input") is not None for r in recs))
+            or (
+                not cr.recompiles
+                and any(b.get("gb_id") in cr.gb_ids and b.get("path") for b in breaks)
+            )
+        ]
+        if not cands or not self.observe:
+            return [], None
+        for real, before in list(self.written.items()):  # the copy holds the accepted text
+            _write(self._in_copy(real), self.base.get(real, before))
+        _clear_bytecode(self.after_dir)
+        results = self._try_configs(cands, current)
+        if len(cands) > 1 and not any(r.accepted for r in results):
+            results = [r for cr in cands for r in self._try_configs([cr], current)]
+        ok = [r for r in results if r.accepted]
+        block = self._config_blocks.get(tuple(r.name for r in ok)) if ok else None
+        if ok and block is None:  # accepted one by one: the block of the first
+            block = self._config_blocks.get((ok[0].name,))
+        return results, block
+
+    def _try_configs(self, cands: list[Any], current: DynamicResult) -> list[ConfigResult]:
+        import json
+
+        if not hasattr(self, "_config_blocks"):
+            self._config_blocks: dict[tuple[str, ...], dict[str, Any]] = {}
+        cs = self.copy_specs[self.after_dir]
+        with open(cs.spec, encoding="utf-8") as fh:
+            data = json.load(fh)
+        settings: dict[str, object] = dict(data.get("config") or {})
+        compile_opts: dict[str, object] = dict(data.get("compile") or {})
+        for cr in cands:
+            settings.update(dict(cr.settings))
+            compile_opts.update(dict(cr.compile))
+        data["config"] = settings
+        if compile_opts:
+            data["compile"] = compile_opts
+        names = tuple(cr.name for cr in cands)
+        path = os.path.join(self.tmp, f"spec-config-{'-'.join(names)}.json")
+        with open(path, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=2)
+        self.progress(f"running the fixed model with {', '.join(names)}")
+        self.runs += 1
+        res = run_dynamic(
+            path,
+            cwd=self.after_dir,
+            pythonpath=cs.pythonpath,
+            timeout=self.timeout,
+            save_outputs=os.path.join(self.tmp, "config.pt"),
+            compare_outputs=os.path.join(self.tmp, "original.pt"),
+        )
+        failure = None
+        if not res.ok:
+            err = res.error or {}
+            failure = f"the model fails with it: {err.get('step')}: {err.get('message')}"
+        comparison: dict[str, Any] = res.raw.get("comparison") or {}
+        if failure is None and not comparison.get("ok"):
+            failure = _outputs_text(comparison).removeprefix("differ: ")
+        before_b = current.block.get("breaks") or []
+        after_b = res.block.get("breaks") or [] if res.ok else []
+        new = [
+            b
+            for b in after_b
+            if b.get("path")
+            and not any(
+                o.get("path") == b.get("path")
+                and o.get("gb_type") == b.get("gb_type")
+                and abs(int(o.get("line") or 0) - int(b.get("line") or 0)) <= 1
+                for o in before_b
+            )
+        ]
+        if failure is None and new:
+            failure = f"adds a graph break: {new[0].get('path')}:{new[0].get('line')} " + str(
+                new[0].get("gb_type")
+            )
+        if res.ok:
+            self._config_blocks[names] = res.block
+        out: list[ConfigResult] = []
+        for cr in cands:
+            if cr.recompiles:
+                rb = len(current.block.get("recompiles") or [])
+                ra = len(res.block.get("recompiles") or []) if res.ok else rb
+                bb = ba = 0
+                removed = ra < rb
+            else:
+                bb = sum(1 for b in before_b if b.get("gb_id") in cr.gb_ids)
+                ba = sum(1 for b in after_b if b.get("gb_id") in cr.gb_ids) if res.ok else bb
+                rb = ra = 0
+                removed = ba < bb
+            reason = failure or ("" if removed else "torch still breaks with it")
+            accepted = not reason
+            if accepted:
+                reason = (
+                    "removes the breaks and the outputs match"
+                    if not cr.recompiles
+                    else ("fewer recompiles and the outputs match")
+                )
+            out.append(
+                ConfigResult(
+                    name=cr.name,
+                    lines=cr.lines,
+                    settings=dict(cr.settings),
+                    compile=dict(cr.compile),
+                    accepted=accepted,
+                    reason=reason,
+                    breaks_before=bb,
+                    breaks_after=ba,
+                    recompiles_before=rb,
+                    recompiles_after=ra,
+                )
+            )
+        return out
 
     # ------------------------------------------------------------------ search
     def _search(

@@ -2,8 +2,9 @@
 
 A codemod is one small class pointing at one catalogue code, like a check. Given a finding of
 that rule (the static stage's own, by position) it returns a :class:`Rewrite` — original nodes
-and their libcst replacements — or a :class:`NoFix` that says why the code cannot be rewritten
-mechanically. It never re-decides whether the finding is right: that is the check's job.
+and their libcst replacements —, a :class:`Proposal` (the same, but never applied: shown as a
+diff with why it is not safe by itself), or a :class:`NoFix` that says why the code cannot be
+rewritten mechanically. It never re-decides whether the finding is right: that is the check's job.
 """
 
 from __future__ import annotations
@@ -14,14 +15,15 @@ from typing import ClassVar
 import libcst as cst
 
 from compilelint.fix.context import FixContext
-from compilelint.fix.records import NoFix, Rewrite
+from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.model import Finding
 
 
 class Codemod:
     CODE: ClassVar[str] = ""
 
-    def fix(self, ctx: FixContext, finding: Finding) -> Rewrite | NoFix:
+    def fix(self, ctx: FixContext, finding: Finding) -> Rewrite | Proposal | NoFix:
+        """A rewrite to apply, a proposal to show but never apply, or why there is none."""
         raise NotImplementedError
 
 
