@@ -197,7 +197,11 @@ GB_RULES: dict[str, tuple[tuple[str, Callable[[cst.CSTNode], bool]], ...]] = {
     ),
     # C builtins of skipped modules ("Failed to trace builtin operator": zlib.crc32, open)
     "GB0156": (("CL205", _is_stdlib_call),),
-    "GB0142": (("CL205", _is_with),),  # unsupported context manager (a lock, a file)
+    "GB0142": (("CL205", _is_with),),
+    # sort with non-constant keys (`sorted(xs, key=lambda t: t.sum())`)
+    "GB0207": (
+        ("CL114", _call_named("sorted", "max", "min")),
+    ),  # unsupported context manager (a lock, a file)
     "GB0170": (("CL104", _is_assert), ("CL101", _is_branch)),  # data-dependent branching
     "GB0035": (("CL101", _is_branch),),
     "GB0036": (("CL111", _is_subscript),),  # dynamic shape operator
