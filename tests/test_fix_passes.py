@@ -181,3 +181,53 @@ def test_passes_are_bounded_and_each_verified(tmp_path: Path) -> None:
     assert '        s = stats["scale"].detach()\n' in text
     assert 'print("s", s.item())' in text
     assert ver.after["breaks"] == 0
+
+
+def test_observed_gb_ids_reach_the_rewrites_of_issue_22(tmp_path: Path) -> None:
+    """Breaks only torch saw get the codemods for their kind: a skipped standard-library call
+    (GB0007) and a `with` it cannot enter (GB0142) CL205, a sort by tensor keys (GB0207)
+    CL114, a `.tolist()` that only feeds a list log (GB0033) CL501."""
+    from compilelint.fix.observed import observed_findings
+
+    src = (
+        "import hashlib\nimport threading\n\nimport torch\n\n\n"
+        "class M(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self._lock = threading.Lock()\n"
+        "        self.log = []\n\n"
+        "    def forward(self, x):\n"
+        "        key = hashlib.sha1(b'm').hexdigest()\n"  # 14
+        "        with self._lock:\n"  # 15
+        "            x = x * 2\n"
+        "        parts = sorted(x.split(1), key=lambda t: t.sum())\n"  # 17
+        "        v = x.mean().tolist()\n"  # 18
+        "        self.log.append((key, v))\n"
+        "        return torch.cat(parts)\n"
+    )
+    (tmp_path / "m.py").write_text(src, encoding="utf-8")
+    breaks = [
+        {"path": "m.py", "line": 14, "gb_id": "GB0007"},
+        {"path": "m.py", "line": 15, "gb_id": "GB0142"},
+        {"path": "m.py", "line": 17, "gb_id": "GB0207"},
+        {"path": "m.py", "line": 18, "gb_id": "GB0033"},
+    ]
+    got = observed_findings(
+        breaks, str(tmp_path), {}, lambda r: r, set(), ["CL205", "CL114", "CL501"]
+    )
+    assert {(f.rule, f.line) for f in got} == {
+        ("CL205", 14),
+        ("CL205", 15),
+        ("CL114", 17),
+        ("CL501", 18),
+    }
+    res = run_fixes(
+        [str(tmp_path / "m.py")],
+        Config(select=("CL000",), cache=False),
+        unsafe=True,
+        extra=got,
+    )
+    fixed = decode(res.changes[0].after)
+    assert "torch.argsort(torch.stack([t.sum() for t in x.split(1)]), stable=True)" in fixed
+    assert "contextlib.nullcontext()" in fixed and "import contextlib" in fixed
+    assert "            v = x.mean().tolist()\n            self.log.append((key, v))\n" in fixed

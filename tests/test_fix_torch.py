@@ -173,7 +173,9 @@ def test_demo_goes_to_zero_breaks_with_verify(
         assert c["outputs"] == "match"
     assert data["written"] == ["fixtures/demo/transformer.py"]
     after = (demo / "transformer.py").read_text(encoding="utf-8")
-    assert "peak = h.abs().max().detach()  #" in after and "torch.where(" in after and after != before
+    assert (
+        "peak = h.abs().max().detach()  #" in after and "torch.where(" in after and after != before
+    )
     # the static stage agrees: only the advice finding is left
     res = CliRunner().invoke(main, ["check", "fixtures/demo", "--no-cache", "--format", "json"])
     assert [f["rule"] for f in json.loads(res.stdout)["findings"]] == ["CL402"]
