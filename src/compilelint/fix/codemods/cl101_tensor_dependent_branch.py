@@ -473,6 +473,9 @@ class TensorDependentBranchWhere(Codemod):
     ) -> Rewrite | NoFix:
         reports = reports or []
         raw = raw if raw is not None else node.test
+        hoisted: list[cst.SimpleStatementLine] = []
+        if not orelse:
+            hoisted, body = self._hoist(ctx, node, body)
         tb = self._branch(body)
         if isinstance(tb, NoFix):
             return tb
@@ -540,6 +543,9 @@ class TensorDependentBranchWhere(Codemod):
         else:
             for n, v, _ in tb:
                 stmts.append(self._assign(ctx, n, cond, v, cst.Name(n)))
+        stmts = [*hoisted, *stmts]
+        if hoisted:
+            title += "; Python values the branch only uses itself are computed always"
         if reports:
             # the side effects run only in eager, on the original condition, before the values
             # change (a report reads no value the branch assigned before it)
@@ -563,6 +569,44 @@ class TensorDependentBranchWhere(Codemod):
             changes=[(node, cst.FlattenSentinel(stmts))],
             imports=("torch",),
         )
+
+    def _hoist(
+        self, ctx: FixContext, node: cst.If, body: list[cst.BaseSmallStatement]
+    ) -> tuple[list[cst.SimpleStatementLine], list[cst.BaseSmallStatement]]:
+        """``clamp_value = torch.finfo(h.dtype).max - 1000`` in a branch that only uses it
+        itself (T5's fp16 overflow clamp): a Python value without side effects, bound nowhere
+        else in the function, read only in the branch. It is computed always, before the
+        selections, instead of being selected."""
+        fn = ctx.function(node)
+        if fn is None:
+            return [], body
+        bound = bound_names(fn)
+        out: list[cst.SimpleStatementLine] = []
+        rest: list[cst.BaseSmallStatement] = []
+        assigned: set[str] = set()
+        for s in body:
+            if (
+                isinstance(s, cst.Assign)
+                and len(s.targets) == 1
+                and isinstance(s.targets[0].target, cst.Name)
+                and not ctx.is_tensor(s.value)
+                and side_effect(s.value) is None
+                and not (names_in(s.value) & assigned)
+            ):
+                n = s.targets[0].target.value
+                reads = name_nodes(fn.body, n, reads_only=True)
+                if len(bound.get(n, [])) == 1 and all(
+                    any(a is node for a in ctx.ancestors(r)) for r in reads
+                ):
+                    out.append(
+                        cst.SimpleStatementLine(
+                            body=[s.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)]
+                        )
+                    )
+                    continue
+            rest.append(s)
+            assigned |= set(bound_names(s))
+        return out, rest
 
     def _assign(
         self,
