@@ -93,7 +93,7 @@ def fix_model(path: Path, timeout: float, forms: tuple[str, ...]) -> list[dict[s
     rows = []
     for form in forms:
         row = fix_one(path, timeout, form)
-        row["observed"] = seen
+        row["observed_lines"] = seen
         row["named"] = [named(row["output"], path.name, o["line"]) for o in seen]
         rows.append(row)
     return rows

@@ -47,7 +47,7 @@ def test_observed_break_becomes_a_finding_of_its_rule(tmp_path: Path) -> None:
     # the static stage misses it; the engine fixes it once offered
     assert not run_fixes([str(tmp_path / "m.py")], ONLY_PRINT, unsafe=True).changes
     res = run_fixes([str(tmp_path / "m.py")], ONLY_PRINT, unsafe=True, extra=[f])
-    assert '        s = stats["scale"]\n' in decode(res.changes[0].after)
+    assert '        s = stats["scale"].detach()\n' in decode(res.changes[0].after)
 
 
 UNPREDICTED_MATH = """import math
@@ -82,8 +82,8 @@ def test_observed_math_and_cast_breaks_get_their_codemods(tmp_path: Path) -> Non
     none = Config(select=("CL201",), cache=False)
     res = run_fixes([str(tmp_path / "m.py")], none, unsafe=True, extra=found)
     fixed = decode(res.changes[0].after)
-    assert '        std = torch.sqrt(stats["var"])\n' in fixed
-    assert '        return x / std * stats["peak"]\n' in fixed
+    assert '        std = torch.sqrt(stats["var"].detach())\n' in fixed
+    assert '        return x / std * stats["peak"].detach()\n' in fixed
 
 
 def test_numpy_values_are_not_kept_as_tensors(tmp_path: Path) -> None:
@@ -143,7 +143,7 @@ def test_verify_fixes_a_break_only_torch_saw(tmp_path: Path) -> None:
     (chk,) = run.verification.checks
     assert chk.rule == "CL103" and chk.accepted and chk.breaks_before == 1, chk
     assert run.verification.after["breaks"] == 0
-    assert '        s = stats["scale"]\n' in model.read_text(encoding="utf-8")
+    assert '        s = stats["scale"].detach()\n' in model.read_text(encoding="utf-8")
 
 
 @pytest.mark.torch
@@ -178,6 +178,56 @@ def test_passes_are_bounded_and_each_verified(tmp_path: Path) -> None:
     assert run.iterations == 2 and run.iterations <= verify_mod.MAX_PASSES
     assert ver.runs <= verify_mod.MAX_ATTEMPTS
     text = model.read_text(encoding="utf-8")
-    assert '        s = stats["scale"]\n' in text
+    assert '        s = stats["scale"].detach()\n' in text
     assert 'print("s", s.item())' in text
     assert ver.after["breaks"] == 0
+
+
+def test_observed_gb_ids_reach_the_rewrites_of_issue_22(tmp_path: Path) -> None:
+    """Breaks only torch saw get the codemods for their kind: a skipped standard-library call
+    (GB0007) and a `with` it cannot enter (GB0142) CL205, a sort by tensor keys (GB0207)
+    CL114, a `.tolist()` that only feeds a list log (GB0033) CL501."""
+    from compilelint.fix.observed import observed_findings
+
+    src = (
+        "import hashlib\nimport threading\n\nimport torch\n\n\n"
+        "class M(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self._lock = threading.Lock()\n"
+        "        self.log = []\n\n"
+        "    def forward(self, x):\n"
+        "        key = hashlib.sha1(b'm').hexdigest()\n"  # 14
+        "        with self._lock:\n"  # 15
+        "            x = x * 2\n"
+        "        parts = sorted(x.split(1), key=lambda t: t.sum())\n"  # 17
+        "        v = x.mean().tolist()\n"  # 18
+        "        self.log.append((key, v))\n"
+        "        return torch.cat(parts)\n"
+    )
+    (tmp_path / "m.py").write_text(src, encoding="utf-8")
+    breaks = [
+        {"path": "m.py", "line": 14, "gb_id": "GB0007"},
+        {"path": "m.py", "line": 15, "gb_id": "GB0142"},
+        {"path": "m.py", "line": 17, "gb_id": "GB0207"},
+        {"path": "m.py", "line": 18, "gb_id": "GB0033"},
+    ]
+    got = observed_findings(
+        breaks, str(tmp_path), {}, lambda r: r, set(), ["CL205", "CL114", "CL501"]
+    )
+    assert {(f.rule, f.line) for f in got} == {
+        ("CL205", 14),
+        ("CL205", 15),
+        ("CL114", 17),
+        ("CL501", 18),
+    }
+    res = run_fixes(
+        [str(tmp_path / "m.py")],
+        Config(select=("CL000",), cache=False),
+        unsafe=True,
+        extra=got,
+    )
+    fixed = decode(res.changes[0].after)
+    assert "torch.argsort(torch.stack([t.sum() for t in x.split(1)]), stable=True)" in fixed
+    assert "contextlib.nullcontext()" in fixed and "import contextlib" in fixed
+    assert "            v = x.mean().tolist()\n            self.log.append((key, v))\n" in fixed

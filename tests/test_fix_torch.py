@@ -35,8 +35,12 @@ from .torch_oracle import observe  # noqa: E402
 pytestmark = pytest.mark.torch
 FIXDIR = ROOT / "fixtures" / "fix"
 CATALOG = load_catalog()
+# rules whose codemod only proposes a patch (never applied): checked on the patch itself
+PROPOSED = {"CL113"}
 OBSERVABLE = sorted(
-    c for c, r in CATALOG.rules.items() if r.fix != "none" and r.verify in ("breaks", "recompiles")
+    c
+    for c, r in CATALOG.rules.items()
+    if r.fix != "none" and r.verify in ("breaks", "recompiles") and c not in PROPOSED
 )
 INPUTS = {
     "CL501": "# inputs: (torch.randn(4, 8),)\n# variants: [(torch.randn(4, 8),), (torch.randn(4, 8),)]\n",
@@ -75,6 +79,23 @@ def _outputs(path: Path, compiled: bool) -> list[Any]:
         return [fn(x) for x in xs]
 
 
+def _grads(path: Path, compiled: bool) -> list[Any]:
+    """Gradients of the sum of the outputs of 3 calls: the parameters' and the inputs'."""
+    mod = _load(path)
+    torch.manual_seed(0)
+    model = mod.Model()
+    xs = [torch.randn(4, 8, requires_grad=True) for _ in range(3)]
+    fn = torch.compile(model, backend="eager") if compiled else model
+    torch._dynamo.reset()
+    for x in xs:
+        out = fn(x)
+        outs = out if isinstance(out, (tuple, list)) else [out]
+        loss = sum(o.float().sum() for o in outs if isinstance(o, torch.Tensor) and o.requires_grad)
+        if isinstance(loss, torch.Tensor):
+            loss.backward()
+    return [x.grad for x in xs] + [p.grad for p in model.parameters()]
+
+
 @pytest.mark.parametrize("code", OBSERVABLE)
 def test_fixed_model_does_not_break(tmp_path: Path, code: str) -> None:
     kind = CATALOG.rules[code].verify
@@ -95,6 +116,11 @@ def test_fixed_model_computes_the_same(code: str) -> None:
     want = _outputs(FIXDIR / f"{code}_before.py", compiled=False)
     torch.testing.assert_close(_outputs(FIXDIR / f"{code}_after.py", compiled=False), want)
     torch.testing.assert_close(_outputs(FIXDIR / f"{code}_after.py", compiled=True), want)
+    if code == "CL206":  # deepcopy of a non-leaf tensor raises with gradients on (the original too)
+        return
+    grads = _grads(FIXDIR / f"{code}_before.py", compiled=False)
+    torch.testing.assert_close(_grads(FIXDIR / f"{code}_after.py", compiled=False), grads)
+    torch.testing.assert_close(_grads(FIXDIR / f"{code}_after.py", compiled=True), grads)
 
 
 def test_counter_buffer_counts(tmp_path: Path) -> None:
@@ -147,7 +173,9 @@ def test_demo_goes_to_zero_breaks_with_verify(
         assert c["outputs"] == "match"
     assert data["written"] == ["fixtures/demo/transformer.py"]
     after = (demo / "transformer.py").read_text(encoding="utf-8")
-    assert "peak = h.abs().max()  #" in after and "torch.where(" in after and after != before
+    assert (
+        "peak = h.abs().max().detach()  #" in after and "torch.where(" in after and after != before
+    )
     # the static stage agrees: only the advice finding is left
     res = CliRunner().invoke(main, ["check", "fixtures/demo", "--no-cache", "--format", "json"])
     assert [f["rule"] for f in json.loads(res.stdout)["findings"]] == ["CL402"]
@@ -245,3 +273,35 @@ def test_a_fix_that_fails_eagerly_does_not_match(tmp_path: Path) -> None:
     good.called(torch, model(x))
     good.eager_called(torch, model, [x], {})
     assert compare(torch, str(tmp_path / "ref.pt"), good)["ok"]
+
+
+@pytest.mark.parametrize("code", sorted(PROPOSED))
+def test_proposed_patch_removes_the_break(tmp_path: Path, code: str) -> None:
+    """The proposal, applied by hand, breaks nothing and computes the same on the fixture's
+    inputs (chosen so that the proposal's condition holds: nothing is cut)."""
+    from compilelint.fix.engine import Proposal, plan_file
+
+    before = FIXDIR / f"{code}_before.py"
+    src = before.read_bytes()
+    res = check_findings(before, code)
+    plan = plan_file(str(before), str(before), src, res, CATALOG, None)
+    assert plan is not None
+    props = [p.result for p in plan.planned if isinstance(p.result, Proposal)]
+    assert props, f"{code}: no proposal"
+    from compilelint.fix.engine import _transform
+
+    fixed = tmp_path / "fixed.py"
+    fixed.write_text(_transform(plan.module, props[:1], plan.torch_bound).code, encoding="utf-8")
+    obs = observe(_source(before, code), tmp_path)
+    assert obs is not None and obs.breaks, f"{code}: the original does not break"
+    obs = observe(_source(fixed, code), tmp_path)
+    assert obs is not None and not obs.breaks, f"{code}: the patch still breaks: {obs.breaks}"
+    torch.testing.assert_close(_outputs(fixed, compiled=True), _outputs(before, compiled=False))
+    torch.testing.assert_close(_grads(fixed, compiled=True), _grads(before, compiled=False))
+
+
+def check_findings(path: Path, code: str) -> list[Any]:
+    from compilelint.api import check
+
+    report = check([str(path)], Config(select=(code,), cache=False))
+    return [f for f in report.findings if f.rule == code]

@@ -148,7 +148,7 @@ def test_file_an_issue_hints_are_never_the_fix() -> None:
     assert "file an issue" not in recipe_text("GB9999", [issue]).lower()
 
 
-OUTCOMES = """import time
+OUTCOMES = """import json
 
 import torch
 
@@ -162,8 +162,8 @@ class M(torch.nn.Module):
         x = self.lin(x)
         print(x.shape)
         idx = torch.nonzero(x > 0)
-        s = time.time()
-        return x * 2 + idx.float().sum()
+        s = len(json.dumps({"rows": 4}))  # flows into the output: CL205 cannot guard it
+        return x * 2 + idx.float().sum() + s
 """
 
 

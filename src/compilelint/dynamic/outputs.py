@@ -40,6 +40,11 @@ class Recorder:
         # in eager (dynamo traces NumPy as tensors, say, where eager would not); a str when
         # that call raised
         self.eager: Any = None
+        # eval-mode runs make no backward pass: the uncompiled call is repeated with gradients
+        # on, and the parameters' gradients of a sum of its outputs are kept, so a fix that
+        # computes the same values but other gradients (a where that cuts a path) is caught
+        self.eager_grads: Any = None
+        self.eager_grads_noise = 0.0
 
     def model_built(self, torch: Any, model: Any) -> None:
         self.weights = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
@@ -61,6 +66,41 @@ class Recorder:
         except Exception as exc:
             text = str(exc).splitlines()[0] if str(exc) else ""
             self.eager = f"error: {type(exc).__name__}: {text}"
+            return
+        if self.grads:
+            return  # a train-mode run: the compiled calls' gradients are compared already
+        from compilelint.dynamic.runner import scalar_of
+
+        try:
+            runs = []
+            for _ in range(2):  # twice: backward on a GPU is not deterministic (atomics)
+                model.zero_grad(set_to_none=True)
+                with torch.enable_grad():
+                    loss = scalar_of(torch, model(*args, **kwargs))
+                if loss is None:
+                    return
+                loss.backward()
+                runs.append(
+                    {
+                        n: p.grad.detach().cpu().clone()
+                        for n, p in model.named_parameters()
+                        if p.grad is not None
+                    }
+                )
+            model.zero_grad(set_to_none=True)
+            self.eager_grads = runs[0]
+            # how far two identical backward passes differ: the tolerance of the comparison
+            self.eager_grads_noise = max(
+                (
+                    float((runs[0][n].double() - runs[1][n].double()).abs().max())
+                    for n in runs[0]
+                    if n in runs[1] and runs[0][n].numel()
+                ),
+                default=0.0,
+            )
+        except Exception as exc:
+            text = str(exc).splitlines()[0] if str(exc) else ""
+            self.eager_grads = f"error: {type(exc).__name__}: {text}"
 
     def data(self) -> dict[str, Any]:
         return {
@@ -69,6 +109,8 @@ class Recorder:
             "outputs": self.outputs,
             "grads": self.grads,
             "eager": self.eager,
+            "eager_grads": self.eager_grads,
+            "eager_grads_noise": self.eager_grads_noise,
         }
 
 
@@ -136,11 +178,16 @@ def compare(torch: Any, reference: str, rec: Recorder) -> dict[str, Any]:
         names = sorted(ref["grads"])
         grads = _close(torch, [mine["grads"][n] for n in names], [ref["grads"][n] for n in names])
     eager = _eager(torch, mine.get("eager"), ref.get("eager"))
+    noise = max(
+        float(ref.get("eager_grads_noise") or 0.0), float(mine.get("eager_grads_noise") or 0.0)
+    )
+    eager_grads = _eager_grads(torch, mine.get("eager_grads"), ref.get("eager_grads"), noise)
     ok = (
         weights == "match"
         and outputs == "match"
         and grads in ("match", "none")
         and eager in ("match", "none")
+        and eager_grads in ("match", "none")
     )
     return {
         "ok": ok,
@@ -148,6 +195,7 @@ def compare(torch: Any, reference: str, rec: Recorder) -> dict[str, Any]:
         "outputs": outputs,
         "grads": grads,
         "eager": eager,
+        "eager_grads": eager_grads,
         "calls": len(mine["outputs"]),
     }
 
@@ -163,3 +211,29 @@ def _eager(torch: Any, mine: Any, ref: Any) -> str:
     if isinstance(ref, str) and ref.startswith("error: "):
         return "differ: the original raises when run eagerly, this one does not"
     return _close(torch, mine, ref)
+
+
+def _eager_grads(torch: Any, mine: Any, ref: Any, noise: float = 0.0) -> str:
+    """The gradients of the uncompiled call (eval-mode runs), this run against the original's,
+    within 4 times the difference of two identical backward passes (``noise``) beyond the
+    usual tolerance."""
+    if mine is None or ref is None:
+        return "none"
+    if isinstance(mine, str) or isinstance(ref, str):
+        if isinstance(mine, str) and isinstance(ref, str):
+            return "match"
+        return f"differ: {mine if isinstance(mine, str) else ref}"
+    if set(mine) != set(ref):
+        return "differ: other parameters received gradients"
+    names = sorted(ref)
+    if noise > 0:
+        for n in names:
+            try:
+                torch.testing.assert_close(mine[n], ref[n], atol=4 * noise + 1e-5, rtol=1.3e-6)
+            except AssertionError as exc:
+                lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+                return f"differ: at {n} (beyond the run-to-run noise {noise:.2g}): " + "; ".join(
+                    lines[:3]
+                )
+        return "match"
+    return _close(torch, [mine[n] for n in names], [ref[n] for n in names])

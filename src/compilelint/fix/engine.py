@@ -170,12 +170,16 @@ def _transform(
     module: cst.Module, rewrites: Sequence[Rewrite | Proposal], torch_bound: bool
 ) -> cst.Module:
     new = module.visit(_Apply(rewrites))
-    if not torch_bound and any("torch" in rw.imports for rw in rewrites):
+    wanted = {m for rw in rewrites for m in rw.imports}
+    if torch_bound:
+        wanted.discard("torch")  # the file names torch already (maybe through an alias)
+    if wanted:
         from libcst.codemod import CodemodContext
         from libcst.codemod.visitors import AddImportsVisitor
 
         context = CodemodContext()
-        AddImportsVisitor.add_needed_import(context, "torch")
+        for m in sorted(wanted):
+            AddImportsVisitor.add_needed_import(context, m)
         new = AddImportsVisitor(context).transform_module(new)
     return new
 

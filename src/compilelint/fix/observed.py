@@ -94,6 +94,70 @@ def _is_branch(n: cst.CSTNode) -> bool:
     return isinstance(n, (cst.If, cst.IfExp, cst.While))
 
 
+# modules whose functions dynamo skips or cannot trace (GB0007 "Attempted to call function
+# marked as skipped", GB0059/GB0156 for C builtins of them): CL205's codemod runs such a call
+# only in eager when nothing but observing code reads its value
+_STDLIB = frozenset(
+    {
+        "time",
+        "random",
+        "inspect",
+        "hashlib",
+        "zlib",
+        "os",
+        "sys",
+        "json",
+        "pickle",
+        "datetime",
+        "uuid",
+        "socket",
+        "gc",
+        "glob",
+        "shutil",
+        "subprocess",
+        "threading",
+        "io",
+        "platform",
+        "traceback",
+        "timeit",
+        "resource",
+        "psutil",
+        "secrets",
+    }
+)
+
+
+def _root_name(e: cst.BaseExpression) -> str:
+    while isinstance(e, cst.Attribute):
+        e = e.value
+    return e.value if isinstance(e, cst.Name) else ""
+
+
+def _is_stdlib_call(n: cst.CSTNode) -> bool:
+    """``time.perf_counter()``, ``random.random()``, ``hashlib.sha1(...)``, ``open(...)``."""
+    if not isinstance(n, cst.Call):
+        return False
+    f = n.func
+    if isinstance(f, cst.Name):
+        return f.value in ("open", "input")
+    return isinstance(f, cst.Attribute) and _root_name(f) in _STDLIB
+
+
+def _is_log_value(n: cst.CSTNode) -> bool:
+    """A value read to be logged (``t.tolist()``, ``t.item()``, ``self.log.append(...)``):
+    CL501's codemod fills a list log on ``self`` only in eager."""
+    return (
+        isinstance(n, cst.Call)
+        and isinstance(n.func, cst.Attribute)
+        and n.func.attr.value
+        in ("tolist", "item", "numpy", "append", "extend", "insert", "appendleft")
+    )
+
+
+def _is_with(n: cst.CSTNode) -> bool:
+    return isinstance(n, cst.With)
+
+
 # the node a rule's finding points at, given the node the predicate matched
 _TARGET: dict[str, Callable[[cst.CSTNode], cst.CSTNode]] = {
     "CL101": lambda n: n.test if isinstance(n, (cst.If, cst.IfExp, cst.While)) else n,
@@ -111,20 +175,43 @@ def _is_subscript(n: cst.CSTNode) -> bool:
 # GB id -> (rule, which node of the line its codemod rewrites), tried in order
 GB_RULES: dict[str, tuple[tuple[str, Callable[[cst.CSTNode], bool]], ...]] = {
     # Tensor.item(), int()/float(), and `if v in t:` (reads the tensor's values)
-    "GB0124": (("CL103", _is_item), ("CL102", _is_cast), ("CL101", _is_branch)),
-    "GB0059": (("CL201", _is_print), ("CL204", _call_named("breakpoint", "set_trace"))),
+    "GB0124": (
+        ("CL103", _is_item),
+        ("CL102", _is_cast),
+        ("CL101", _is_branch),
+        ("CL501", _is_log_value),
+    ),
+    "GB0059": (
+        ("CL201", _is_print),
+        ("CL204", _call_named("breakpoint", "set_trace")),
+        ("CL205", _is_stdlib_call),
+    ),
     "GB0291": (("CL202", _is_log),),  # logging.Logger method
     "GB4841": (("CL202", _is_log),),
     "GB0007": (
         ("CL203", _is_warn),
         ("CL202", _is_log),
         ("CL204", _call_named("breakpoint", "set_trace")),
+        ("CL205", _is_stdlib_call),
+        ("CL501", _is_log_value),
     ),
+    # C builtins of skipped modules ("Failed to trace builtin operator": zlib.crc32, open)
+    "GB0156": (("CL205", _is_stdlib_call),),
+    "GB0142": (("CL205", _is_with),),
+    # sort with non-constant keys (`sorted(xs, key=lambda t: t.sum())`)
+    "GB0207": (
+        ("CL114", _call_named("sorted", "max", "min")),
+    ),  # unsupported context manager (a lock, a file)
     "GB0170": (("CL104", _is_assert), ("CL101", _is_branch)),  # data-dependent branching
     "GB0035": (("CL101", _is_branch),),
     "GB0036": (("CL111", _is_subscript),),  # dynamic shape operator
     # data-dependent operator (`math.sqrt(t)` reads the value through `_local_scalar_dense`)
-    "GB0033": (("CL103", _is_item), ("CL112", _is_math), ("CL102", _is_cast)),
+    "GB0033": (
+        ("CL103", _is_item),
+        ("CL112", _is_math),
+        ("CL102", _is_cast),
+        ("CL501", _is_log_value),
+    ),
 }
 
 

@@ -189,6 +189,7 @@ class Verifier:
         records: list[FixRecord] = []
         checks: list[FixCheck] = []
         tried: set[Key] = set()
+        unseen: set[Key] = set()
         engine: EngineResult | None = full
         last_ok: DynamicResult | None = None
         first = True
@@ -210,7 +211,31 @@ class Verifier:
             else:
                 accepted, ver = None, None
             if ver is not None:
+                checks = [
+                    c
+                    for c in checks
+                    if (c.path, c.line, c.rule)
+                    not in {(v.path, v.line, v.rule) for v in ver.checks}
+                ]
                 checks += ver.checks
+                # a fix whose line torch did not reach (dynamo gave up on the frame at an
+                # earlier break) is tried again once an accepted pass has removed breaks
+                unseen |= {
+                    _key(r)
+                    for r in engine.records
+                    if _key(r) in keys
+                    and (
+                        (
+                            chk := {(c.path, c.line, c.rule): c for c in ver.checks}.get(
+                                (r.path, r.line, r.rule)
+                            )
+                        )
+                        is not None
+                        and chk.reason.startswith(
+                            ("no graph break was observed", "no recompile was observed")
+                        )
+                    )
+                }
                 got = {(c.path, c.line, c.rule): c for c in ver.checks}
                 kept = (
                     {_key(r) for r in accepted.records if r.status == "applied"}
@@ -224,12 +249,21 @@ class Verifier:
                             why = chk.reason if chk is not None else "not verified"
                             r = dataclasses.replace(r, status="rejected", reason=why)
                         if not first:  # it replaces what an earlier pass said of it
+                            old = [x for x in records if _key(x) == _key(r)]
                             records = [x for x in records if _key(x) != _key(r)]
+                            gone = {(x.path, x.line, x.rule) for x in old}
+                            checks = [
+                                c
+                                for c in checks
+                                if (c.path, c.line, c.rule) not in gone or c in ver.checks
+                            ]
                         records.append(r)
             elif first:
                 records += engine.records
             first = False
             if accepted is not None and self.final is not None:
+                tried -= unseen
+                unseen = set()
                 for c in accepted.changes:
                     self.base[c.real] = c.after
                 last_ok = self.final.result
@@ -655,6 +689,14 @@ class Verifier:
         # breaks after the fixes that were not there before, attributed by line
         new_by_key: dict[Key, list[str]] = {k: [] for k in regions}
         stray: list[str] = []
+        # a break outside every fix, at a line where the static stage predicts one, was hidden
+        # before (dynamo gave up on the frame earlier): the fix unmasked it, the next pass
+        # offers its own fix
+        predicted = {
+            (self._rel(os.path.realpath(f.path)), f.line)
+            for f in engine.scan.findings
+            if f.stage != "dynamic"
+        }
         if res.ok:
             for b in res.block.get("breaks") or []:
                 path, line, gb = b.get("path"), b.get("line"), b.get("gb_type")
@@ -680,7 +722,7 @@ class Verifier:
                 if owner:
                     for k in owner:
                         new_by_key[k].append(desc)
-                else:
+                elif (path, line) not in predicted:
                     stray.append(desc)
         if failure is None and stray:
             failure = f"a new graph break appeared: {stray[0]}"
@@ -696,6 +738,12 @@ class Verifier:
             new = tuple(new_by_key.get(k, []))
             rule = self.catalog.rules.get(r.rule)
             kind = rule.verify if rule else "none"
+            # a fix is judged on what torch saw at its lines: a recompile rule's fix that
+            # removes a break there (a list log's `.tolist()`), or the reverse, counts too
+            if kind == "recompiles" and rb == 0 and bb > 0:
+                kind = "breaks"
+            elif kind == "breaks" and bb == 0 and rb > 0:
+                kind = "recompiles"
             reason = ""
             if failure is not None:
                 reason = failure
@@ -766,7 +814,7 @@ def _outputs_text(comparison: dict[str, Any]) -> str:
     if comparison.get("error"):
         return f"not compared: {comparison['error']}"
     parts = []
-    for what in ("weights", "outputs", "grads", "eager"):
+    for what in ("weights", "outputs", "grads", "eager", "eager_grads"):
         v = str(comparison.get(what, ""))
         if v.startswith("differ"):
             detail = v.removeprefix("differ: ").removeprefix("differ")

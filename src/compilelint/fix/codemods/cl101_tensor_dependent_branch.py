@@ -115,6 +115,87 @@ class TensorDependentBranchWhere(Codemod):
     def _if(self, ctx: FixContext, node: cst.If) -> Rewrite | NoFix:
         if isinstance(node.orelse, cst.If) or isinstance(ctx.parent(node), cst.If):
             return NoFix("`elif` chains are not rewritten")
+        eff = side_effect(node.test)
+        if eff is not None:
+            return NoFix(f"`{ctx.code(eff).strip()}` in the condition has a side effect")
+        split = split_flags(ctx, node.test)
+        if isinstance(split, NoFix):
+            return split
+        if split is not None:
+            return self._flagged(ctx, node, *split)
+        test = tensor_test(ctx, node.test)
+        if test is None:
+            return NoFix(
+                f"`{ctx.code(node.test).strip()}` cannot be written as one boolean tensor "
+                "(a chained comparison, or a part that is not known to be a tensor)"
+            )
+        return self._if_core(ctx, node, test)
+
+    def _flagged(
+        self,
+        ctx: FixContext,
+        node: cst.If,
+        op: cst.BaseBooleanOp,
+        flags: cst.BaseExpression,
+        tensors: cst.BaseExpression,
+    ) -> Rewrite | NoFix:
+        """``if flag and t: ...`` -> ``if flag:`` + the rewrite of ``if t: ...``; ``if flag or
+        t: A`` -> ``if flag: A`` + ``else:`` the rewrite of ``if t: A``. The Python part stays
+        a Python condition (dynamo specializes on it), the tensor part becomes a tensor."""
+        test = tensor_test(ctx, tensors)
+        if test is None:
+            return NoFix(f"`{ctx.code(tensors).strip()}` cannot be written as one boolean tensor")
+        if isinstance(op, cst.Or) and node.orelse is not None:
+            return NoFix("`if flag or <tensor>: ... else: ...` is not rewritten")
+        inner = self._if_core(ctx, node, test, tensors)
+        if isinstance(inner, NoFix):
+            return inner
+        repl = next(new for old, new in inner.changes if old is node)
+        if isinstance(repl, cst.FlattenSentinel):
+            stmts = list(repl.nodes)
+        else:
+            stmts = [repl]
+        lead = stmts[0].leading_lines if stmts else ()
+        stmts = [stmts[0].with_changes(leading_lines=[]), *stmts[1:]]
+        flag = (
+            flags.with_changes(lpar=[], rpar=[])
+            if isinstance(flags, cst.BooleanOperation)
+            else flags
+        )
+        if isinstance(op, cst.And):
+            orelse = None
+            if node.orelse is not None:
+                orelse = node.orelse.with_changes(leading_lines=[])
+            new = cst.If(
+                test=flag,
+                body=cst.IndentedBlock(body=stmts),  # type: ignore[arg-type]
+                orelse=orelse,
+                leading_lines=lead,
+            )
+        else:
+            new = cst.If(
+                test=flag,
+                body=node.body,
+                orelse=cst.Else(body=cst.IndentedBlock(body=stmts)),  # type: ignore[arg-type]
+                leading_lines=lead,
+            )
+        # a following `return b` taken in by the tensor rewrite stays for the flag's other side
+        return Rewrite(
+            title="keep the Python flag a Python `if` and select on the tensor part: "
+            + inner.title,
+            changes=[(node, new)],
+            imports=("torch",),
+        )
+
+    def _if_core(
+        self,
+        ctx: FixContext,
+        node: cst.If,
+        test: cst.BaseExpression,
+        raw: cst.BaseExpression | None = None,
+    ) -> Rewrite | NoFix:
+        """Rewrite the original ``node`` selecting on ``test`` (one boolean tensor); ``raw``:
+        the condition as written that ``test`` stands for (the tensor part of a mixed one)."""
         eager = eager_only_body(node)
         if eager is not None:
             if not isinstance(ctx.parent(node), cst.IndentedBlock):
@@ -133,17 +214,29 @@ class TensorDependentBranchWhere(Codemod):
             )
         body = suite_statements(node.body)
         if node.orelse is None and body is not None and any(isinstance(b, cst.Raise) for b in body):
-            return self._raise(ctx, node, body)
+            return self._raise(ctx, node, body, test)
         orelse = suite_statements(node.orelse.body) if node.orelse is not None else []
+        reports: list[cst.BaseStatement] = []
+        if (
+            isinstance(node.body, cst.IndentedBlock)
+            and orelse is not None
+            and has_report(node.body)
+        ):
+            split = split_reports(node.body)
+            if isinstance(split, NoFix):
+                return split
+            reports, body = split
         if body is None or orelse is None:
-            return NoFix("a branch holds compound statements")
+            return NoFix("a branch holds compound statements other than eager-only reports")
         block = ctx.parent(node)
         if not isinstance(block, cst.IndentedBlock):
             return NoFix("the branch is not inside a function body")
         rets = [s for s in body + orelse if isinstance(s, cst.Return)]
         if rets:
-            return self._returns(ctx, node, block, body, orelse)
-        return self._assigns(ctx, node, body, orelse)
+            if reports:
+                return NoFix("a branch reports and returns")
+            return self._returns(ctx, node, block, body, orelse, test)
+        return self._assigns(ctx, node, body, orelse, test, reports, raw or node.test)
 
     # ------------------------------------------------------------------ while loops
     def _while(self, ctx: FixContext, node: cst.While) -> Rewrite | NoFix:
@@ -243,7 +336,11 @@ class TensorDependentBranchWhere(Codemod):
         )
 
     def _raise(
-        self, ctx: FixContext, node: cst.If, body: list[cst.BaseSmallStatement]
+        self,
+        ctx: FixContext,
+        node: cst.If,
+        body: list[cst.BaseSmallStatement],
+        test: cst.BaseExpression,
     ) -> Rewrite | NoFix:
         """``if cond: raise E("msg")`` -> ``torch._assert_async(torch.logical_not(cond), "msg")``."""
         if len(body) != 1 or not isinstance(body[0], cst.Raise) or body[0].cause is not None:
@@ -283,7 +380,7 @@ class TensorDependentBranchWhere(Codemod):
         call = expr.value
         inner = call.args[0].value
         assert isinstance(inner, cst.Call)
-        inner = inner.with_changes(args=[cst.Arg(node.test.with_changes(lpar=[], rpar=[]))])
+        inner = inner.with_changes(args=[cst.Arg(test.with_changes(lpar=[], rpar=[]))])
         call = call.with_changes(
             args=[call.args[0].with_changes(value=inner), call.args[1].with_changes(value=msg)]
         )
@@ -303,6 +400,7 @@ class TensorDependentBranchWhere(Codemod):
         block: cst.IndentedBlock,
         body: list[cst.BaseSmallStatement],
         orelse: list[cst.BaseSmallStatement],
+        test: cst.BaseExpression,
     ) -> Rewrite | NoFix:
         changes: list[tuple[cst.CSTNode, object]] = []
         if len(body) != 1 or not isinstance(body[0], cst.Return):
@@ -329,7 +427,7 @@ class TensorDependentBranchWhere(Codemod):
         bad = self._sides_ok(ctx, [a, b])
         if bad is not None:
             return bad
-        ret = cst.SimpleStatementLine(body=[cst.Return(value=self._where(ctx, node.test, a, b))])
+        ret = cst.SimpleStatementLine(body=[cst.Return(value=self._where(ctx, test, a, b))])
         comments = comments_in(node) + (comments_in(follow) if follow is not None else [])
         stmts = with_comments([ret], node.leading_lines, comments, header_comment(node))
         changes.append((node, cst.FlattenSentinel(stmts)))
@@ -369,7 +467,15 @@ class TensorDependentBranchWhere(Codemod):
         node: cst.If,
         body: list[cst.BaseSmallStatement],
         orelse: list[cst.BaseSmallStatement],
+        test: cst.BaseExpression,
+        reports: list[cst.BaseStatement] | None = None,
+        raw: cst.BaseExpression | None = None,
     ) -> Rewrite | NoFix:
+        reports = reports or []
+        raw = raw if raw is not None else node.test
+        hoisted: list[cst.SimpleStatementLine] = []
+        if not orelse:
+            hoisted, body = self._hoist(ctx, node, body)
         tb = self._branch(body)
         if isinstance(tb, NoFix):
             return tb
@@ -399,17 +505,26 @@ class TensorDependentBranchWhere(Codemod):
         fn = ctx.function(node)
         if one_sided and not self._bound_before(ctx, fn, node, one_sided):
             return NoFix("a name assigned in one branch has no value before the `if`")
+        if reports and not tb and not fb:
+            return NoFix("the branch assigns nothing")
         sides = [o for _, _, o in tb + fb]
         bad = self._sides_ok(ctx, sides)
         if bad is not None:
             return bad
-        stmts: list[cst.SimpleStatementLine] = []
-        cond: cst.BaseExpression = node.test
-        if (len(names) if fb else len(tb)) > 1:  # several selections share one condition
+        stmts: list[cst.BaseStatement] = []
+        always = [always_apply(ctx, raw, n, o) for n, _, o in tb] if not fb and tb else [False]
+        title = "select with `torch.where(cond, a, b)` instead of branching"
+        if all(always):
+            title = (
+                "apply the repair always: it changes nothing when the condition is false "
+                "(torch's hint for idempotent repairs such as `nan_to_num` and `clamp`)"
+            )
+        cond: cst.BaseExpression = test
+        if not all(always) and (len(names) if fb else len(tb)) > 1:  # one shared condition
             tmp = ctx.fresh_name("cond")
             stmts.append(
                 cst.SimpleStatementLine(
-                    body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(tmp))], value=node.test)]
+                    body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(tmp))], value=test)]
                 )
             )
             cond = cst.Name(tmp)
@@ -418,15 +533,80 @@ class TensorDependentBranchWhere(Codemod):
                 a = tmap.get(n, cst.Name(n))
                 b = fmap.get(n, cst.Name(n))
                 stmts.append(self._assign(ctx, n, cond, a, b))
+        elif all(always):
+            for n, v, _ in tb:
+                stmts.append(
+                    cst.SimpleStatementLine(
+                        body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(n))], value=v)]
+                    )
+                )
         else:
             for n, v, _ in tb:
                 stmts.append(self._assign(ctx, n, cond, v, cst.Name(n)))
-        stmts = with_comments(stmts, node.leading_lines, comments_in(node), header_comment(node))
+        stmts = [*hoisted, *stmts]
+        if hoisted:
+            title += "; Python values the branch only uses itself are computed always"
+        if reports:
+            # the side effects run only in eager, on the original condition, before the values
+            # change (a report reads no value the branch assigned before it)
+            inner = cst.If(
+                test=raw.with_changes(lpar=[], rpar=[])
+                if isinstance(raw, cst.BooleanOperation)
+                else raw,
+                body=cst.IndentedBlock(body=[_unguard(r) for r in reports]),
+            )
+            guard = cst.If(
+                test=cst.parse_expression(f"not {ctx.torch('compiler.is_compiling')}()"),
+                body=cst.IndentedBlock(body=[inner]),
+            )
+            stmts.insert(0, guard)
+            title += (
+                "; the reports run only in eager, under `if not torch.compiler.is_compiling():`"
+            )
+        stmts = with_comments(stmts, node.leading_lines, comments_in(node), header_comment(node))  # type: ignore[arg-type]
         return Rewrite(
-            title="select with `torch.where(cond, a, b)` instead of branching",
+            title=title,
             changes=[(node, cst.FlattenSentinel(stmts))],
             imports=("torch",),
         )
+
+    def _hoist(
+        self, ctx: FixContext, node: cst.If, body: list[cst.BaseSmallStatement]
+    ) -> tuple[list[cst.SimpleStatementLine], list[cst.BaseSmallStatement]]:
+        """``clamp_value = torch.finfo(h.dtype).max - 1000`` in a branch that only uses it
+        itself (T5's fp16 overflow clamp): a Python value without side effects, bound nowhere
+        else in the function, read only in the branch. It is computed always, before the
+        selections, instead of being selected."""
+        fn = ctx.function(node)
+        if fn is None:
+            return [], body
+        bound = bound_names(fn)
+        out: list[cst.SimpleStatementLine] = []
+        rest: list[cst.BaseSmallStatement] = []
+        assigned: set[str] = set()
+        for s in body:
+            if (
+                isinstance(s, cst.Assign)
+                and len(s.targets) == 1
+                and isinstance(s.targets[0].target, cst.Name)
+                and not ctx.is_tensor(s.value)
+                and side_effect(s.value) is None
+                and not (names_in(s.value) & assigned)
+            ):
+                n = s.targets[0].target.value
+                reads = name_nodes(fn.body, n, reads_only=True)
+                if len(bound.get(n, [])) == 1 and all(
+                    any(a is node for a in ctx.ancestors(r)) for r in reads
+                ):
+                    out.append(
+                        cst.SimpleStatementLine(
+                            body=[s.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)]
+                        )
+                    )
+                    continue
+            rest.append(s)
+            assigned |= set(bound_names(s))
+        return out, rest
 
     def _assign(
         self,
@@ -535,3 +715,259 @@ def eager_only_body(node: cst.If) -> cst.BaseSuite | None:
         if not all(_reporting_call(st) for st in line.body):
             return None
     return body
+
+
+# ---------------------------------------------------------------------------- conditions
+_BOOL_METHODS = frozenset(
+    {
+        "any",
+        "all",
+        "isnan",
+        "isinf",
+        "isfinite",
+        "isposinf",
+        "isneginf",
+        "isreal",
+        "signbit",
+        "logical_and",
+        "logical_or",
+        "logical_not",
+        "logical_xor",
+        "eq",
+        "ne",
+        "gt",
+        "ge",
+        "lt",
+        "le",
+        "isclose",
+        "isin",
+        "bool",
+    }
+)
+
+
+def _tensor_part(ctx: FixContext, e: cst.BaseExpression) -> bool:
+    """Whether a condition operand reads a tensor (by the static stage's tensor inference)."""
+    if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Not):
+        return _tensor_part(ctx, e.expression)
+    if isinstance(e, cst.BooleanOperation):
+        return _tensor_part(ctx, e.left) or _tensor_part(ctx, e.right)
+    if isinstance(e, cst.Comparison):
+        return (
+            ctx.is_tensor(e)
+            or ctx.is_tensor(e.left)
+            or any(ctx.is_tensor(c.comparator) for c in e.comparisons)
+        )
+    return ctx.is_tensor(e)
+
+
+def _call(ctx: FixContext, fn: str, *args: cst.BaseExpression) -> cst.Call:
+    return cst.Call(
+        func=cst.parse_expression(ctx.torch(fn)),
+        args=[
+            cst.Arg(a.with_changes(lpar=[], rpar=[]) if isinstance(a, cst.BooleanOperation) else a)
+            for a in args
+        ],
+    )
+
+
+def tensor_test(ctx: FixContext, e: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``e`` (a condition on tensors) as one boolean tensor, or None: ``not t`` ->
+    ``torch.logical_not(t)``, ``a and b`` -> ``torch.logical_and(a, b)``, ``or`` likewise; a
+    tensor that is not known to hold booleans is compared with zero (``t != 0``), as ``bool()``
+    does. Python ``and``/``or``/``not`` would call ``bool()`` on the tensor: a break."""
+    if isinstance(e, cst.BooleanOperation):
+        left, right = tensor_test(ctx, e.left), tensor_test(ctx, e.right)
+        if left is None or right is None:
+            return None
+        fn = "logical_and" if isinstance(e.operator, cst.And) else "logical_or"
+        return _call(ctx, fn, left, right)
+    if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Not):
+        inner = tensor_test(ctx, e.expression)
+        return None if inner is None else _call(ctx, "logical_not", inner)
+    if not _tensor_part(ctx, e):
+        return None
+    if isinstance(e, cst.Comparison):
+        if len(e.comparisons) != 1 or isinstance(
+            e.comparisons[0].operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)
+        ):
+            return None
+        return e
+    f = e.func if isinstance(e, cst.Call) else None
+    name = (
+        f.attr.value if isinstance(f, cst.Attribute) else f.value if isinstance(f, cst.Name) else ""
+    )
+    if name in _BOOL_METHODS:
+        return e
+    return cst.Comparison(
+        left=atom(e),
+        comparisons=[cst.ComparisonTarget(operator=cst.NotEqual(), comparator=cst.Integer("0"))],
+    )
+
+
+def _operands(e: cst.BaseExpression, op: type) -> list[cst.BaseExpression]:
+    if isinstance(e, cst.BooleanOperation) and isinstance(e.operator, op) and not e.lpar:
+        return [*_operands(e.left, op), *_operands(e.right, op)]
+    return [e]
+
+
+def _join(parts: list[cst.BaseExpression], op: type) -> cst.BaseExpression:
+    out = parts[0]
+    for p in parts[1:]:
+        out = cst.BooleanOperation(left=out, operator=op(), right=p)
+    return out
+
+
+def split_flags(
+    ctx: FixContext, test: cst.BaseExpression
+) -> tuple[cst.BaseBooleanOp, cst.BaseExpression, cst.BaseExpression] | NoFix | None:
+    """``flag and t`` (an ``and``/``or`` chain mixing Python values and tensors): (operator,
+    the Python part, the tensor part); None when the chain does not mix them."""
+    if not isinstance(test, cst.BooleanOperation) or test.lpar:
+        return None
+    op = type(test.operator)
+    parts = _operands(test, op)
+    tensors = [p for p in parts if _tensor_part(ctx, p)]
+    flags = [p for p in parts if not _tensor_part(ctx, p)]
+    if not tensors or not flags:
+        return None
+    return op(), _join(flags, op), _join(tensors, op)
+
+
+# ---------------------------------------------------------------------------- reports
+def _is_report_stmt(st: cst.BaseStatement) -> bool:
+    if isinstance(st, cst.SimpleStatementLine):
+        return all(_reporting_call(s) for s in st.body)
+    return (
+        isinstance(st, cst.If)
+        and st.orelse is None
+        and _not_compiling(st.test)
+        and isinstance(st.body, cst.IndentedBlock)
+        and all(_is_report_stmt(s) for s in st.body.body)
+    )
+
+
+def has_report(body: cst.IndentedBlock) -> bool:
+    return any(_is_report_stmt(st) for st in body.body)
+
+
+def split_reports(
+    body: cst.IndentedBlock,
+) -> tuple[list[cst.BaseStatement], list[cst.BaseSmallStatement]] | NoFix:
+    """A branch body of reports (print/logging/warnings, possibly already eager-only) and
+    simple statements: (the reports, the other statements). A report must not read a name
+    assigned before it in the body (it moves before the assignments)."""
+    reports: list[cst.BaseStatement] = []
+    rest: list[cst.BaseSmallStatement] = []
+    assigned: set[str] = set()
+    for st in body.body:
+        if _is_report_stmt(st):
+            if names_in(st) & assigned:
+                return NoFix("a report in the branch reads a value the branch assigned before it")
+            reports.append(st)
+            continue
+        if not isinstance(st, cst.SimpleStatementLine):
+            return NoFix("a branch holds compound statements other than eager-only reports")
+        for s in st.body:
+            if _reporting_call(s):
+                return NoFix("a report shares its line with other statements")
+            rest.append(s)
+            assigned |= set(bound_names(s))
+    return reports, rest
+
+
+def _unguard(st: cst.BaseStatement) -> cst.BaseStatement:
+    """A report as it runs under the new guard (an inner eager-only guard is dropped)."""
+    if isinstance(st, cst.If) and isinstance(st.body, cst.IndentedBlock):
+        inner = list(st.body.body)
+        if len(inner) == 1:
+            return inner[0].with_changes(leading_lines=st.leading_lines)
+        return st
+    return st
+
+
+# ---------------------------------------------------------------------------- always apply
+def _code(e: cst.CSTNode) -> str:
+    return "".join(cst.Module([]).code_for_node(e).split())
+
+
+def _clamp_bounds(
+    ctx: FixContext, v: cst.BaseExpression, name: str
+) -> tuple[str | None, str | None] | None:
+    """(min, max) source of a clamp of ``name`` (``x.clamp(a, b)``, ``torch.clamp(x, a, b)``,
+    ``x.clamp_min(a)``, ``x.clamp_max(b)``, ``clip`` alike), or None."""
+    if not isinstance(v, cst.Call) or not isinstance(v.func, cst.Attribute):
+        return None
+    meth = v.func.attr.value
+    args = list(v.args)
+    recv = v.func.value
+    if _code(recv) == ctx.torch():
+        if not args or args[0].keyword or _code(args[0].value) != name:
+            return None
+        args = args[1:]
+    elif not (isinstance(recv, cst.Name) and recv.value == name):
+        return None
+    if any(a.star for a in args):
+        return None
+    pos = [_code(a.value) for a in args if a.keyword is None]
+    kw = {a.keyword.value: _code(a.value) for a in args if a.keyword is not None}
+    if meth in ("clamp", "clip"):
+        lo = kw.get("min", pos[0] if pos else None)
+        hi = kw.get("max", pos[1] if len(pos) > 1 else None)
+        return (None if lo == "None" else lo), (None if hi == "None" else hi)
+    if meth == "clamp_min" and len(pos) == 1:
+        return pos[0], None
+    if meth == "clamp_max" and len(pos) == 1:
+        return None, pos[0]
+    return None
+
+
+def always_apply(
+    ctx: FixContext, test: cst.BaseExpression, name: str, value: cst.BaseExpression
+) -> bool:
+    """``if <cond>: name = <repair of name>`` where the repair changes nothing when ``cond``
+    is false, so it can be applied always: ``nan_to_num`` under a check that some value is not
+    finite, ``clamp`` to ``[-c, c]`` (or one side) under a check that a value lies outside."""
+    tc = _code(test)
+    th = ctx.torch()
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+        if value.func.attr.value == "nan_to_num":
+            recv = value.func.value
+            first = value.args[0].value if value.args and not value.args[0].keyword else None
+            is_x = (isinstance(recv, cst.Name) and recv.value == name) or (
+                _code(recv) == th and isinstance(first, cst.Name) and first.value == name
+            )
+            x = name
+            nonfinite = {
+                f"not{th}.isfinite({x}).all()",
+                f"not{x}.isfinite().all()",
+                f"not{th}.all({th}.isfinite({x}))",
+                f"(~{th}.isfinite({x})).any()",
+                f"{th}.logical_not({th}.isfinite({x})).any()",
+                f"(~{x}.isfinite()).any()",
+                f"~{th}.isfinite({x}).all()",
+            }
+            return is_x and tc in nonfinite
+    bounds = _clamp_bounds(ctx, value, name)
+    if bounds is None or not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    lo, hi = bounds
+    op = test.comparisons[0].operator
+    left, c = _code(test.left), _code(test.comparisons[0].comparator)
+    x = name
+    greater = isinstance(op, (cst.GreaterThan, cst.GreaterThanEqual))
+    less = isinstance(op, (cst.LessThan, cst.LessThanEqual))
+    absmax = {
+        f"{x}.abs().max()",
+        f"{x}.abs().amax()",
+        f"{th}.max({x}.abs())",
+        f"{th}.amax({x}.abs())",
+        f"{th}.abs({x}).max()",
+    }
+    if greater and left in absmax:
+        return hi == c and lo in (f"-{c}", f"-({c})")
+    if greater and left in {f"{x}.max()", f"{x}.amax()", f"{th}.max({x})", f"{th}.amax({x})"}:
+        return hi == c and lo is None
+    if less and left in {f"{x}.min()", f"{x}.amin()", f"{th}.min({x})", f"{th}.amin({x})"}:
+        return lo == c and hi is None
+    return False

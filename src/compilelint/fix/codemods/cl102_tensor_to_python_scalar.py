@@ -3,7 +3,7 @@ eager-only code) stays a 0-d tensor, as CL103 does for ``.item()``.
 
 - ``n = int((w > 0.5).sum())`` ... ``if not torch.compiler.is_compiling(): log(n)``
                                    -> ``n = torch.trunc((w > 0.5).sum())`` ... ``log(int(n))``
-- ``x / float(t.std())``           -> ``x / t.std()``
+- ``x / float(t.std())``           -> ``x / t.std().detach()`` (no gradient, as before)
 
 ``bool(t)`` and ``complex(t)`` get no fix (a branch is CL101's).
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import atom, template
-from compilelint.fix.codemods.cl103_tensor_item import TensorItemDrop
+from compilelint.fix.codemods.base import template
+from compilelint.fix.codemods.cl103_tensor_item import TensorItemDrop, detached
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix
 from compilelint.model import Finding
@@ -38,11 +38,11 @@ class TensorCastDrop(TensorItemDrop):
         how = call.func.value  # type: ignore[attr-defined]
         if how not in ("int", "float") or len(call.args) != 1 or call.args[0].keyword:
             return NoFix(f"`{how}()` of a tensor has no tensor equivalent here")
-        value = call.args[0].value
+        value = detached(call.args[0].value)
         if how == "int":
             new = template(f"{ctx.torch()}.trunc(__v__)", v=value)
         else:
-            new = atom(value)
+            new = value
         if call.lpar:
             new = new.with_changes(lpar=call.lpar, rpar=call.rpar)
         return call, new, how

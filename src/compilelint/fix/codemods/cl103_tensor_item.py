@@ -39,7 +39,7 @@ from compilelint.fix.codemods.base import (
 )
 from compilelint.fix.codemods.cl101_tensor_dependent_branch import eager_only_body
 from compilelint.fix.context import FixContext
-from compilelint.fix.records import NoFix, Replacement, Rewrite
+from compilelint.fix.records import NoFix, Proposal, Replacement, Rewrite
 from compilelint.model import Finding
 
 _ARITH = (
@@ -71,7 +71,7 @@ _Plan = dict[int, str]
 class TensorItemDrop(Codemod):
     CODE = "CL103"
 
-    def fix(self, ctx: FixContext, finding: Finding) -> Rewrite | NoFix:
+    def fix(self, ctx: FixContext, finding: Finding) -> Rewrite | Proposal | NoFix:
         got = self.origin(ctx, finding)
         if isinstance(got, NoFix):
             return got
@@ -84,7 +84,17 @@ class TensorItemDrop(Codemod):
                 f"the value comes from NumPy (`{ctx.code(numpy).strip()[:40]}`), a tensor only "
                 "while dynamo traces it"
             )
-        return self.keep_tensor(ctx, origin, replacement, wrap)
+        res = self.keep_tensor(ctx, origin, replacement, wrap)
+        if isinstance(res, NoFix) and isinstance(ctx.parent(origin), cst.Assign):
+            # `n = int(t.max())` ... `x[:, :n]`: CL113's mask, as a proposal
+            from compilelint.fix.codemods.cl113_tensor_slice_bound import SliceBoundMask, _read
+
+            value = _read(origin)
+            if value is not None:
+                prop = SliceBoundMask()._from_read(ctx, origin, value)
+                if not isinstance(prop, NoFix):
+                    return prop
+        return res
 
     needs_torch: bool = False  # does the origin's replacement name torch?
     action: str = "drop `.item()`"  # what the title says is done
@@ -102,7 +112,8 @@ class TensorItemDrop(Codemod):
         if not calls:
             return NoFix("the `.item()` call was not found in the file")
         call = calls[0]
-        recv = call.func.value  # type: ignore[attr-defined]
+        # `.item()` cut the value off autograd: `.detach()` keeps the gradients as they were
+        recv = detached(call.func.value)  # type: ignore[attr-defined]
         if call.lpar:
             recv = recv.with_changes(lpar=call.lpar, rpar=call.rpar)
         return call, recv, "item"
@@ -459,3 +470,9 @@ def _is_not_compiling(test: cst.BaseExpression) -> bool:
         and (call.func.attr if isinstance(call.func, cst.Attribute) else call.func).value
         in ("is_compiling", "is_dynamo_compiling")
     )
+
+
+def detached(e: cst.BaseExpression) -> cst.Call:
+    """``e.detach()``: a Python number read from a tensor carried no gradient; the tensor
+    kept in its place must not carry one either."""
+    return cst.Call(func=cst.Attribute(value=atom(e), attr=cst.Name("detach")))

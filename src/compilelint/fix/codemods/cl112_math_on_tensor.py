@@ -13,7 +13,7 @@ from __future__ import annotations
 import libcst as cst
 
 from compilelint.fix.codemods.base import TORCH_OF
-from compilelint.fix.codemods.cl103_tensor_item import TensorItemDrop
+from compilelint.fix.codemods.cl103_tensor_item import TensorItemDrop, detached
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix
 from compilelint.model import Finding
@@ -43,6 +43,10 @@ class MathToTorch(TensorItemDrop):
             return NoFix(f"`math.{name}` is called with more than one argument")
         new = call.with_changes(
             func=cst.parse_expression(ctx.torch(TORCH_OF[name])),
-            args=[call.args[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)],
+            args=[
+                call.args[0].with_changes(
+                    value=detached(call.args[0].value), comma=cst.MaybeSentinel.DEFAULT
+                )
+            ],
         )
         return call, new, "float"

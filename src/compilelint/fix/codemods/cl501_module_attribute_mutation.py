@@ -6,6 +6,10 @@ traces without guarding on the value. Offered only when every other use of ``sel
 the class is such a step, arithmetic with a tensor (``x * self.calls``), or a read in
 eager-only code (under ``if not torch.compiler.is_compiling():``, e.g. a guarded print), which
 then reads ``int(self.calls)``.
+
+A Python list on ``self`` that the function only appends to (a log of per-call values,
+``self.history.append(x.mean().tolist())``) is filled only in eager: the append, and the
+statements that compute what it appends, go under ``if not torch.compiler.is_compiling():``.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import libcst as cst
 
 from compilelint.fix.codemods.base import Codemod
 from compilelint.fix.codemods.cl103_tensor_item import _eager_only
+from compilelint.fix.codemods.observe import _statement, guard_group, guard_rewrite
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 from compilelint.model import Finding
@@ -35,7 +40,7 @@ class CounterBuffer(Codemod):
         elif isinstance(node, cst.Assign):
             target = node.targets[0].target
         else:
-            return NoFix("a Python list on `self` has no tensor equivalent that keeps its uses")
+            return self._log(ctx, node)
         attr = self_attr(target)
         cls = ctx.enclosing(node, cst.ClassDef)
         if attr is None or cls is None or not isinstance(cls.body, cst.IndentedBlock):
@@ -84,6 +89,49 @@ class CounterBuffer(Codemod):
             + (" (eager-only reads convert it with `int()`)" if eager else ""),
             changes=changes,
             imports=("torch",),
+        )
+
+    def _log(self, ctx: FixContext, call: cst.CSTNode) -> Rewrite | NoFix:
+        """``self.history.append(v)`` where the list is only a log: nothing the function
+        computes reads it (other methods may, outside the compiled region). The append, and
+        what computes ``v`` for it, run only in eager."""
+        f = call.func if isinstance(call, cst.Call) else None
+        attr = self_attr(f.value) if isinstance(f, cst.Attribute) else None
+        if attr is None:
+            # torch observed the break where the value is read (`v = t.tolist()`): the fix is
+            # the same when that value only ends in a log on `self`
+            return self._log_value(ctx, call)
+        seed = _statement(ctx, call)
+        if seed is None:
+            return NoFix("the list is changed outside a statement of a function body")
+        group = guard_group(ctx, seed, f"change of `self.{attr}`")
+        if isinstance(group, NoFix):
+            return NoFix(
+                f"`self.{attr}` is a Python list that the traced code also reads: {group.reason}"
+            )
+        return guard_rewrite(
+            ctx,
+            group,
+            f"`self.{attr}` only logs: fill it only in eager, under "
+            "`if not torch.compiler.is_compiling():` (compiled calls no longer append)",
+        )
+
+    def _log_value(self, ctx: FixContext, call: cst.CSTNode) -> Rewrite | NoFix:
+        seed = _statement(ctx, call)
+        if seed is None:
+            return NoFix("the value is read outside a statement of a function body")
+        group = guard_group(ctx, seed, "value")
+        if isinstance(group, NoFix):
+            return group
+        logs = sorted({a for g in group for a in _logged_attrs(g)})
+        if not logs:
+            return NoFix("the value is not logged on `self`")
+        names = ", ".join(f"`self.{a}`" for a in logs)
+        return guard_rewrite(
+            ctx,
+            group,
+            f"the value only feeds the log {names}: read and log it only in eager, under "
+            "`if not torch.compiler.is_compiling():`",
         )
 
     def _written(self, ctx: FixContext, use: cst.Attribute) -> bool:
@@ -172,3 +220,22 @@ class CounterBuffer(Codemod):
             and self_attr(v.left) == attr
             and not isinstance(v.right, cst.Float)
         )
+
+
+def _logged_attrs(node: cst.CSTNode) -> set[str]:
+    """``X`` of every ``self.X.append/extend/insert/appendleft(...)`` under ``node``."""
+    out: set[str] = set()
+
+    class V(cst.CSTVisitor):
+        def visit_Call(self, n: cst.Call) -> None:
+            f = n.func
+            if isinstance(f, cst.Attribute) and f.attr.value in _LOG_METHODS:
+                a = self_attr(f.value)
+                if a:
+                    out.add(a)
+
+    node.visit(V())
+    return out
+
+
+_LOG_METHODS = frozenset({"append", "extend", "insert", "appendleft"})
