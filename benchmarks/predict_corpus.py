@@ -187,28 +187,35 @@ def score(set_names: list[str], full: bool) -> dict:
             rep = predict(spec)
             pred = rep.get("prediction") or {}
             fname = spec.with_suffix(".py").name
-            pred_rec = {(r.get("path"), r.get("line")) for r in pred.get("recompile_sites", [])}
-            pred_rec_lines = {ln for (p, ln) in pred_rec if p and p.endswith(fname)}
+            pred_rec = [
+                r for r in pred.get("recompile_sites", []) if str(r.get("path", "")).endswith(fname)
+            ]
             pred_brk_lines = {
                 b["line"]
                 for b in pred.get("break_sites", [])
                 if str(b.get("path", "")).endswith(fname)
             }
-            rlines = {
-                (r["line"], r["input"])
+            rlabels = {
+                (r["line"], r["subject"], r["function"], r["input"])
                 for r in lab["recompile_lines"]
                 if r["path"] and r["path"].endswith(fname)
             }
             blines = {b["line"] for b in lab["breaks"] if b["path"] and b["path"].endswith(fname)}
             miss = []
-            for ln, inp in rlines:
+            for ln, subject, function, inp in rlabels:
                 t["rec"] += 1
                 t["inp"] += inp
-                hit = ln in pred_rec_lines
+                # torch attributes one guard to different lines on different events (the use
+                # that specialised it, the def): a site naming the same guarded value in the
+                # same function is the same recompile
+                hit = any(
+                    r["line"] == ln or (r["subject"] == subject and r["function"] == function)
+                    for r in pred_rec
+                )
                 t["rec_hit"] += hit
                 t["inp_hit"] += hit and inp
                 if not hit:
-                    miss.append(f"recompile:{ln}")
+                    miss.append(f"recompile:{ln}:{subject}")
             for ln in blines:
                 t["brk"] += 1
                 hit = ln in pred_brk_lines
