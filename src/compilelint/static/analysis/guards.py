@@ -66,7 +66,7 @@ _CMP = {
 _MAX_ROWS = 64  # per function: entry points are small; a long generated function stops here
 
 
-def _literal(node: cst.BaseExpression) -> tuple[bool, Any]:
+def literal(node: cst.BaseExpression) -> tuple[bool, Any]:
     """(is a literal, its value) for numbers, strings, True/False/None, and negated numbers."""
     if isinstance(node, cst.Integer):
         return True, int(node.evaluated_value)
@@ -78,7 +78,7 @@ def _literal(node: cst.BaseExpression) -> tuple[bool, Any]:
     if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
         return True, {"True": True, "False": False, "None": None}[node.value]
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        ok, v = _literal(node.expression)
+        ok, v = literal(node.expression)
         if ok and isinstance(v, (int, float)) and not isinstance(v, bool):
             return True, -v
     return False, None
@@ -139,7 +139,7 @@ class GuardUses:
             base, dim = node.func.value, node.args[0].value
         if base is None or dim is None or not isinstance(base, cst.Name):
             return None
-        ok, d = _literal(dim)
+        ok, d = literal(dim)
         if not ok or not isinstance(d, int) or isinstance(d, bool):
             return None
         name = self._param(fn, base)
@@ -216,7 +216,7 @@ class GuardUses:
         p = node.params
         for prm in (*p.posonly_params, *p.params, *p.kwonly_params):
             if prm.default is not None:
-                ok, lit = _literal(prm.default)
+                ok, lit = literal(prm.default)
                 if ok:  # the value a call that leaves the argument out passes
                     self._row(fn, prm.name.value, "default", prm.default, "", lit)
 
@@ -263,7 +263,7 @@ class GuardUses:
                 op = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}.get(op, op)
             if name is None:
                 return
-            ok, lit = _literal(other)
+            ok, lit = literal(other)
             self._row(fn, name, "branch", test, op if ok else "", lit if ok else None)
 
     def visit_Call(self, node: cst.Call) -> None:
