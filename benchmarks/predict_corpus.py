@@ -176,6 +176,9 @@ def score(set_names: list[str], full: bool) -> dict:
                 "found",
                 "found_ok",
                 "graph_ok",
+                "count_ok",
+                "sites",
+                "sites_ok",
                 "clean",
                 "clean_flagged",
             )
@@ -228,6 +231,13 @@ def score(set_names: list[str], full: bool) -> dict:
             gc = pred.get("graph_count")
             ok = gc is not None and abs(gc - lab["graph_count"]) <= 1
             t["graph_ok"] += ok
+            t["count_ok"] += pred.get("recompiles") == lab["recompiles"]
+            for r in pred_rec:  # precision: a predicted site torch confirms
+                t["sites"] += 1
+                t["sites_ok"] += any(
+                    r["line"] == ln or (r["subject"] == subj and r["function"] == fn)
+                    for ln, subj, fn, _inp in rlabels
+                )
             clean = not lab["breaks"] and not lab["recompile_lines"]
             flagged = bool(pred.get("graph_breaks") or pred.get("recompiles"))
             t["clean"] += clean
@@ -252,6 +262,8 @@ def score(set_names: list[str], full: bool) -> dict:
             f"{set_name}: {t['models']} models; recompile recall {r(t['rec_hit'], t['rec'])}; "
             f"input-recompile recall {r(t['inp_hit'], t['inp'])}; break recall "
             f"{r(t['brk_hit'], t['brk'])}; break precision {r(t['found_ok'], t['found'])}; "
+            f"recompile sites confirmed {r(t['sites_ok'], t['sites'])}; recompile count exact "
+            f"{r(t['count_ok'], t['models'])}; "
             f"graph count within 1 {r(t['graph_ok'], t['models'])}; clean flagged "
             f"{t['clean_flagged']}/{t['clean']}"
         )

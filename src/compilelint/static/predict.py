@@ -696,7 +696,8 @@ def predict_recompiles(
                 f"`{base}` comes with another shape: the first change recompiles, then the "
                 "dim is dynamic"
             )
-            fix = _FIX["tensor"]
+            m = re.search(r"index (\d+)", guard)
+            fix = _FIX["tensor"].replace("(x, dim)", f"({base}, {m.group(1) if m else 'dim'})")
         elif kind == "none":
             reason = f"`{base}` is `None` in some calls and a tensor in others"
             fix = _FIX["none"]
