@@ -267,3 +267,16 @@ def test_prediction_matches_torch(name: str) -> None:
     assert pred["graph_count"] == block["graph_count"]
     assert pred["graph_breaks"] == block["graph_break_count"]
     assert pred["recompiles"] == block["recompile_count"]
+
+
+@pytest.mark.torch
+def test_normal_run_reports_prediction_and_observation() -> None:
+    pytest.importorskip("torch")
+    base = ["check", "helper_print.py", "--input-spec", "helper_print.json", "--no-cache"]
+    base += ["--fail-on", "never", "--no-coverage"]
+    code, out, _err = invoke([*base, "--format", "json"], cwd=CORPUS)
+    data = json.loads(out)
+    assert data["prediction"]["graph_count"] == data["dynamic"]["graph_count"] == 4
+    code, out, _err = invoke(base, cwd=CORPUS)
+    assert "predicted for helper_print.py:Net: 4 graphs, 1 break, 0 recompiles" in out
+    assert "prediction matches the run" in out

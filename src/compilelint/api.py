@@ -166,12 +166,15 @@ def analyze(
     else:
         cfg = load_config(plist)
     cat = load_catalog()
-    report = check(plist, cfg, catalog=cat, no_cache=no_cache)
-    if spec is not None:
+    if spec is None:
+        report = check(plist, cfg, catalog=cat, no_cache=no_cache)
+    else:
         from compilelint.dynamic.api import DEFAULT_TIMEOUT
         from compilelint.dynamic.cli import add_dynamic_to_report
 
         with _spec_file(spec) as spec_path:
+            # the static prediction for the spec's calls, then the run that checks it
+            report = check(plist, cfg, catalog=cat, no_cache=no_cache, predict_spec=spec_path)
             report = add_dynamic_to_report(
                 report,
                 spec_path,
