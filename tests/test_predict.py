@@ -280,3 +280,22 @@ def test_normal_run_reports_prediction_and_observation() -> None:
     code, out, _err = invoke(base, cwd=CORPUS)
     assert "predicted for helper_print.py:Net: 4 graphs, 1 break, 0 recompiles" in out
     assert "prediction matches the run" in out
+
+
+def test_spec_config_limit_dynamic_false_and_marked_dims(tmp_path: Path) -> None:
+    src = HEAD + textwrap.dedent("""
+        class M(nn.Module):
+            def forward(self, x):
+                return x * 2
+        """)
+    variants = [{"inputs": [_t(b, 4)]} for b in (3, 4, 5, 6)]
+    spec: dict[str, Any] = {"model": "m.py:M", "inputs": [_t(2, 4)], "variants": variants}
+    assert _predict(tmp_path, src, spec).recompiles == 1  # automatic dynamic
+    spec["compile"] = {"dynamic": False}
+    assert _predict(tmp_path, src, spec).recompiles == 4  # every batch size
+    spec["config"] = {"recompile_limit": 2}
+    p = _predict(tmp_path, src, spec)
+    assert p.recompiles == 2 and p.hit_recompile_limit
+    del spec["compile"], spec["config"]
+    spec["dynamic"] = [{"input": 0, "dims": [0]}]
+    assert _predict(tmp_path, src, spec).recompiles == 0  # marked dynamic from the start

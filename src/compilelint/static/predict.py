@@ -589,8 +589,12 @@ def predict_recompiles(
     state_sites: Sequence[tuple[str, str, int, str]],
     value_breaks: Sequence[BreakSite],
     limit: int = RECOMPILE_LIMIT,
+    automatic: bool = True,
+    marked: Mapping[int | str, Sequence[int]] | None = None,
 ) -> tuple[list[PredictedRecompile], bool]:
-    """Simulate dynamo's cache for the entry frame over the spec's calls."""
+    """Simulate dynamo's cache for the entry frame over the spec's calls. ``automatic``: automatic
+    dynamic shapes (off under ``torch.compile(dynamic=False)``); ``marked``: dims the spec marks
+    dynamic (``mark_dynamic``), by input index or keyword."""
     fn = project.fn(entry)
     path = entry[0]
     def_line = next((int(r[2]) for r in fn.guards if r[1] == "def"), fn.line)
@@ -617,6 +621,10 @@ def predict_recompiles(
     hit = False
     entries: list[_Entry] = []
     dynamic: dict[str, Any] = {}
+    positional = [p.name for p in fn.params if p.index >= 0 and p.name not in ("self", "cls")]
+    for inp, dims in (marked or {}).items():
+        pname = positional[inp] if isinstance(inp, int) and inp < len(positional) else str(inp)
+        dynamic.setdefault(pname, set()).update(int(d) for d in dims)
     first_seen: dict[str, Abstract] = {}
     n = 0
     for vals in seq:
@@ -635,7 +643,7 @@ def predict_recompiles(
         counts.setdefault(key, [subject, guard, 0])[2] += 1
         for name, v in vals.items():  # automatic dynamic: what changed becomes a symbol
             old = first_seen.get(name)
-            if old is None or old == v:
+            if old is None or old == v or not automatic:
                 continue
             if old[0] == "T" and v[0] == "T" and len(old[1]) == len(v[1]):
                 dims = dynamic.setdefault(name, set())
@@ -788,7 +796,22 @@ def predict(
             for args, kw in calls
         ]
     value_breaks = [b for b in sites if b.rule in VALUE_BREAKS and not b.in_loop]
-    recs, hit = predict_recompiles(project, entry, calls, state, value_breaks)
+    cfg = spec.config or {}
+    limit = cfg.get("recompile_limit", cfg.get("cache_size_limit", RECOMPILE_LIMIT))
+    automatic = spec.compile.get("dynamic") is not False and cfg.get(
+        "automatic_dynamic_shapes", True
+    )
+    marked = {d["input"]: d.get("dims", []) for d in spec.dynamic}
+    recs, hit = predict_recompiles(
+        project,
+        entry,
+        calls,
+        state,
+        value_breaks,
+        limit=int(limit) if isinstance(limit, int) else RECOMPILE_LIMIT,
+        automatic=bool(automatic),
+        marked=marked,
+    )
     return Prediction(
         entry=spec.model,
         function=f"{entry[0]}:{entry[1]}",
