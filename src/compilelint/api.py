@@ -34,11 +34,46 @@ def check(
     catalog: Catalog | None = None,
     progress: Callable[[int, int], None] | None = None,
     no_cache: bool = False,
+    predict_spec: str | None = None,
 ) -> Report:
-    """Run the static stage over files and folders. Problems with inputs come back as data."""
+    """Run the static stage over files and folders. Problems with inputs come back as data.
+
+    ``predict_spec``: an input spec; the report's ``extra["prediction"]`` then holds what the
+    static stage predicts torch.compile does with the spec's calls (graphs, breaks,
+    recompiles; :mod:`compilelint.static.predict`), without importing torch or the model."""
     cfg = config if config is not None else load_config(paths)
     cat = catalog or load_catalog()
-    return report_from_scan(scan(paths, cfg, catalog=cat, progress=progress, no_cache=no_cache))
+    res = scan(
+        paths,
+        cfg,
+        catalog=cat,
+        progress=progress,
+        no_cache=no_cache,
+        want_project=predict_spec is not None,
+    )
+    report = report_from_scan(res)
+    if predict_spec is not None:
+        report = with_prediction(report, res, predict_spec, cat)
+    return report
+
+
+def with_prediction(report: Report, res: ScanResult, spec_path: str, catalog: Catalog) -> Report:
+    """``report.extra["prediction"]`` for the spec (a bad spec: a one-line usage error)."""
+    import dataclasses
+
+    from compilelint.dynamic.spec import SpecError, load_spec
+    from compilelint.model import FileError
+    from compilelint.static.predict import predict
+
+    try:
+        spec = load_spec(spec_path)
+    except SpecError as exc:
+        err = FileError(path=spec_path, message=f"--input-spec: {exc}", kind="usage")
+        return dataclasses.replace(report, errors=(*report.errors, err))
+    if res.project is None:
+        return report
+    pred = predict(res.project, res.findings, spec, catalog, os.path.dirname(spec_path))
+    return dataclasses.replace(report, extra={**report.extra, "prediction": pred.to_json()})
 
 
 def report_from_scan(res: ScanResult) -> Report:
@@ -131,12 +166,15 @@ def analyze(
     else:
         cfg = load_config(plist)
     cat = load_catalog()
-    report = check(plist, cfg, catalog=cat, no_cache=no_cache)
-    if spec is not None:
+    if spec is None:
+        report = check(plist, cfg, catalog=cat, no_cache=no_cache)
+    else:
         from compilelint.dynamic.api import DEFAULT_TIMEOUT
         from compilelint.dynamic.cli import add_dynamic_to_report
 
         with _spec_file(spec) as spec_path:
+            # the static prediction for the spec's calls, then the run that checks it
+            report = check(plist, cfg, catalog=cat, no_cache=no_cache, predict_spec=spec_path)
             report = add_dynamic_to_report(
                 report,
                 spec_path,

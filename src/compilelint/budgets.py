@@ -19,7 +19,10 @@ BUDGET_KIND = "budget"
 
 
 def evaluate(
-    block: Mapping[str, Any], max_graph_breaks: int | None, max_recompiles: int | None
+    block: Mapping[str, Any],
+    max_graph_breaks: int | None,
+    max_recompiles: int | None,
+    source: str = "the dynamic run observed",
 ) -> dict[str, Any]:
     """``{"max_graph_breaks", "graph_breaks", "max_recompiles", "recompiles", "exceeded"}``;
     ``exceeded`` holds one message per budget the run went over."""
@@ -28,12 +31,12 @@ def evaluate(
     exceeded: list[str] = []
     if max_graph_breaks is not None and breaks > max_graph_breaks:
         exceeded.append(
-            f"graph-break budget exceeded: the dynamic run observed {breaks} graph "
+            f"graph-break budget exceeded: {source} {breaks} graph "
             f"break{'s' * (breaks != 1)}, max-graph-breaks allows {max_graph_breaks}"
         )
     if max_recompiles is not None and recompiles > max_recompiles:
         exceeded.append(
-            f"recompile budget exceeded: the dynamic run observed {recompiles} "
+            f"recompile budget exceeded: {source} {recompiles} "
             f"recompile{'s' * (recompiles != 1)}, max-recompiles allows {max_recompiles}"
         )
     return {
@@ -51,14 +54,28 @@ def apply_budgets(
     max_recompiles: int | None,
     where: str = "",
 ) -> Report:
-    """Check the report's dynamic block against the budgets. A report without a dynamic run, or
-    whose run failed, is returned unchanged (there are no counts to compare)."""
+    """Check the report's dynamic block against the budgets; without a dynamic run
+    (``--static-only``), the static prediction's counts. A report with neither, or whose run
+    failed, is returned unchanged (there are no counts to compare)."""
     if max_graph_breaks is None and max_recompiles is None:
         return report
     block = report.extra.get("dynamic")
-    if not isinstance(block, dict) or block.get("error"):
+    pred = report.extra.get("prediction")
+    if isinstance(block, dict):
+        if block.get("error"):
+            return report
+        result = evaluate(block, max_graph_breaks, max_recompiles)
+    elif isinstance(pred, dict) and pred.get("function"):
+        counts = {
+            "graph_break_count": pred.get("graph_breaks"),
+            "recompile_count": pred.get("recompiles"),
+        }
+        result = evaluate(
+            counts, max_graph_breaks, max_recompiles, source="the static prediction says"
+        )
+        result["source"] = "prediction"
+    else:
         return report
-    result = evaluate(block, max_graph_breaks, max_recompiles)
     extra = dict(report.extra)
     extra["budgets"] = result
     errors = report.errors + tuple(

@@ -129,6 +129,12 @@ class _OptionOrder(click.Command):
     help="Run the dynamic stage with this input spec (needs torch).",
 )
 @click.option(
+    "--static-only",
+    is_flag=True,
+    help="With --input-spec: predict graphs, breaks and recompiles over the spec's calls from "
+    "source, without running the model or importing torch; budgets apply to the prediction.",
+)
+@click.option(
     "--timeout",
     type=float,
     default=600.0,
@@ -212,6 +218,7 @@ def check(
     python: str | None,
     no_follow: bool,
     input_spec: str | None,
+    static_only: bool,
     timeout: float,
     baseline: str | None,
     max_graph_breaks: int | None,
@@ -303,7 +310,14 @@ def check(
     if not machine and sys.stderr.isatty() and not no_color:
         progress = _progress_bar()
     try:
-        report = run_check(path_list, cfg, catalog=catalog, progress=progress, no_cache=no_cache)
+        report = run_check(
+            path_list,
+            cfg,
+            catalog=catalog,
+            progress=progress,
+            no_cache=no_cache,
+            predict_spec=input_spec if input_spec and not traces else None,
+        )
     finally:
         if progress is not None:
             progress.close()  # type: ignore[attr-defined]
@@ -320,7 +334,7 @@ def check(
             memory_limit=memory_limit,
             show_progress=not machine and sys.stderr.isatty() and not no_color,
         )
-    elif input_spec:
+    elif input_spec and not static_only:
         try:
             from compilelint.dynamic.cli import add_dynamic_to_report
         except ImportError as exc:  # pragma: no cover - packaging error

@@ -126,6 +126,47 @@ def dynamic_line(report: Report) -> str | None:
     return line
 
 
+def prediction_lines(report: Report) -> list[str]:
+    """``predicted: 2 graphs, 1 break, 3 recompiles over the spec's 4 calls``, then each predicted
+    recompile, and, when the dynamic stage ran too, where torch did something else."""
+    pred = report.extra.get("prediction")
+    if not isinstance(pred, dict):
+        return []
+    if not pred.get("function"):
+        return [f"prediction: {'; '.join(pred.get('notes') or ['no entry found'])}"]
+    lines = [
+        f"predicted for {pred['entry']}: {plural(int(pred['graph_count']), 'graph')}, "
+        f"{plural(int(pred['graph_breaks']), 'break')}, "
+        f"{plural(int(pred['recompiles']), 'recompile')} over the spec's "
+        f"{plural(int(pred['calls']), 'call')}"
+        + (" (recompile limit reached)" if pred.get("hit_recompile_limit") else "")
+    ]
+    for r in pred.get("recompile_sites") or []:
+        lines.append(
+            f"  recompile x{r['count']} at {r['path']}:{r['line']}: guard `{r['guard']}` "
+            f"({r['reason']}; fix: {r['fix']})"
+        )
+    for n in pred.get("notes") or []:
+        lines.append(f"  note: {n}")
+    dyn = dynamic_block(report)
+    if dyn is not None and not dyn.get("error") and dyn.get("source") != "trace":
+        diffs = []
+        for key, dkey, word in (
+            ("graph_count", "graph_count", "graph"),
+            ("graph_breaks", "graph_break_count", "break"),
+            ("recompiles", "recompile_count", "recompile"),
+        ):
+            a, b = int(pred.get(key) or 0), int(dyn.get(dkey) or 0)
+            if a != b:
+                diffs.append(f"predicted {plural(a, word)}, torch {b}")
+        lines.append(
+            "prediction differs from the run: " + "; ".join(diffs)
+            if diffs
+            else "prediction matches the run"
+        )
+    return lines
+
+
 def rank_rows(report: Report) -> list[tuple[str, ...]]:
     """Per-rank counts of a ``--trace`` run, ranks with equal counts and the same side of every
     divergence in one row (a 1,000-rank job of one odd rank is two rows): (ranks, graphs,

@@ -13,7 +13,7 @@ from rich.text import Text
 from compilelint.baseline import summary_line
 from compilelint.catalog import Catalog
 from compilelint.model import Report
-from compilelint.report.common import dynamic_line, rank_group_lines, timing_text
+from compilelint.report.common import dynamic_line, prediction_lines, rank_group_lines, timing_text
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _STAGE = {"static": "predicted", "dynamic": "observed", "both": "confirmed"}
@@ -94,6 +94,8 @@ def render(report: Report, catalog: Catalog, options: dict[str, object]) -> str:
         con.print(Text(dyn_line))
     for line in rank_group_lines(report):
         con.print(Text("  " + line))
+    for line in prediction_lines(report):
+        con.print(Text(line))
     baseline = summary_line(report.extra.get("baseline"))
     if baseline:
         con.print(Text(baseline))

@@ -86,6 +86,9 @@ class FunctionFacts:
     returned_names: list[str] = field(default_factory=list)
     # calls a parameter of an enclosing function (``func(*args, **kwargs)`` in a wrapper)
     calls_closure_param: bool = False
+    # where its parameters meet dynamo's guards: ``[param, kind, line, op, literal]`` rows
+    # (see :mod:`compilelint.static.analysis.guards`)
+    guards: list[list[Any]] = field(default_factory=list)
 
 
 @dataclass

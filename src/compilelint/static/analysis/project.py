@@ -18,29 +18,12 @@ from collections.abc import Iterable
 
 from compilelint.static.analysis import names as N
 from compilelint.static.analysis.facts import CallSite, Candidate, FileFacts, FunctionFacts
+from compilelint.static.analysis.params import root_param_is_tensor
 from compilelint.static.analysis.summaries import Summaries
 
 FKey = tuple[str, str]  # (path, qual)
 _MAX_STAR_IMPORTS = 8  # star imports of a package __init__ searched for a name
-
-
-def root_param_is_tensor(fn: FunctionFacts, i: int) -> bool:
-    """Whether parameter ``i`` of a compiled-region root (``forward``) is taken as a tensor."""
-    prm = fn.params[i]
-    if prm.index == 0 and fn.cls is not None and prm.name in ("self", "cls"):
-        return False
-    if prm.annotation == "tensor":
-        # `output_attentions: torch.Tensor | None = False`: the literal default shows the
-        # annotation is wrong (a flag), and a flag is what callers pass
-        return prm.default != "literal"
-    if prm.annotation in ("nontensor", "container") or prm.index in (-2, -3):
-        return False
-    if prm.default in ("literal", "other"):
-        return False
-    name = prm.name.lower()
-    return not (
-        name in N.FLAG_NAMES or name.startswith(N.FLAG_PREFIXES) or name.endswith(N.FLAG_SUFFIXES)
-    )
+__all__ = ["Project", "root_param_is_tensor"]
 
 
 class Project(Summaries):

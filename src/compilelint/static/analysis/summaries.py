@@ -6,7 +6,7 @@ value of each argument. A symbolic source is decided here, on demand:
 
 - ``P|f|x``: a parameter of a traced function is a tensor when ``f`` is a compiled-region root
   and takes ``x`` as a tensor (annotation, or position and name: see
-  :func:`~compilelint.static.analysis.project.root_param_is_tensor`), when it is annotated as a
+  :func:`~compilelint.static.analysis.params.root_param_is_tensor`), when it is annotated as a
   tensor, or when a traced caller passes a value that is one (a caller's value, with the path
   applied: ``P|f|xs@0`` is a tensor when a caller passes ``[t, n]`` with ``t`` a tensor);
 - ``R|ref``: what a call returns is a tensor when the callee's summary (its joined return value,
@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from compilelint.static.analysis import values as V
+from compilelint.static.analysis.params import root_param_is_tensor
 
 if TYPE_CHECKING:
     from compilelint.static.analysis.facts import CallSite, FunctionFacts, ParamFacts
@@ -169,8 +170,6 @@ class Summaries:
         return out
 
     def _param(self, path: str, rest: str, steps: list[str]) -> bool:
-        from compilelint.static.analysis.project import root_param_is_tensor
-
         fq, _, pname = rest.rpartition("|")
         key = (path, fq)
         if key not in self.traced:

@@ -30,6 +30,7 @@ from compilelint.static.analysis.facts import (
     ParamFacts,
     Taint,
 )
+from compilelint.static.analysis.params import root_param_is_tensor
 from compilelint.static.analysis.values import Value
 
 Hook = Callable[[Any], None]
@@ -1161,8 +1162,6 @@ def _locally_false(w: FileWalker, src: str) -> bool:
         fn = w.functions.get(fq)
         if fn is None or fn.name != "forward":
             return False
-        from compilelint.static.analysis.project import root_param_is_tensor
-
         for i, prm in enumerate(fn.params):
             if prm.name == pname:
                 return not root_param_is_tensor(fn, i)
@@ -1183,17 +1182,24 @@ def analyze_module(
     make_checks: Callable[[FileWalker], dict[type, list[Hook]]],
 ) -> FileFacts:
     """Run the walk, then turn pending reports into positioned candidates."""
+    from compilelint.static.analysis.guards import GuardUses
     from compilelint.static.positions import spans
 
     walker = FileWalker(module, path, module_name, is_package, {})
     walker.hooks = make_checks(walker)
+    uses = GuardUses(walker)
+    for t, hs in uses.hooks().items():
+        walker.hooks[t] = [*walker.hooks.get(t, ()), *hs]
     walker.walk_module()
     walker.pending = [p for p in walker.pending if _may_hold(walker, p[2])]
     nodes = [n for (_, n, *_rest) in walker.pending]
     nodes.extend(n for _, n in walker.call_nodes)
+    nodes.extend(n for _, n in uses.sites)
     sp = spans(module, nodes) if nodes else {}
     for site, node in walker.call_nodes:
         site.line, site.col = sp.get(id(node), (0, 0, 0, 0))[:2]
+    for row, node in uses.sites:
+        row[2] = sp.get(id(node), (0, 0, 0, 0))[0]
     candidates: list[Candidate] = []
     for code, node, req, args, scope, in_loop, func in walker.pending:
         line, col, eline, ecol = sp.get(id(node), (1, 1, 1, 1))

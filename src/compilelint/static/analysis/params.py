@@ -1,0 +1,31 @@
+"""Parameters of compiled-region roots: which ones torch.compile receives as tensors.
+
+A leaf of the analyses (it reads only per-file facts and name tables), so that phase 1
+(:mod:`walker`), the symbolic sources of phase 2 (:mod:`summaries`), the project view
+(:mod:`project`) and its consumers (:mod:`compilelint.static.predict`) depend on it one way:
+``walker -> params``, ``summaries -> params``, ``project -> summaries -> params``.
+"""
+
+from __future__ import annotations
+
+from compilelint.static.analysis import names as N
+from compilelint.static.analysis.facts import FunctionFacts
+
+
+def root_param_is_tensor(fn: FunctionFacts, i: int) -> bool:
+    """Whether parameter ``i`` of a compiled-region root (``forward``) is taken as a tensor."""
+    prm = fn.params[i]
+    if prm.index == 0 and fn.cls is not None and prm.name in ("self", "cls"):
+        return False
+    if prm.annotation == "tensor":
+        # `output_attentions: torch.Tensor | None = False`: the literal default shows the
+        # annotation is wrong (a flag), and a flag is what callers pass
+        return prm.default != "literal"
+    if prm.annotation in ("nontensor", "container") or prm.index in (-2, -3):
+        return False
+    if prm.default in ("literal", "other"):
+        return False
+    name = prm.name.lower()
+    return not (
+        name in N.FLAG_NAMES or name.startswith(N.FLAG_PREFIXES) or name.endswith(N.FLAG_SUFFIXES)
+    )

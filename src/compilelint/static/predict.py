@@ -1,0 +1,826 @@
+"""Predict, without torch, what torch.compile will do with the spec's calls: graphs, breaks and
+recompiles.
+
+A consumer of the shared analyses: the project view (reachability from the spec's entry,
+:mod:`compilelint.static.analysis.project`), the findings kept from it (break predictions), and
+the guard facts phase 1 records per function (:mod:`compilelint.static.analysis.guards`). It
+never imports torch or the model; the spec is read by :mod:`compilelint.dynamic.spec` (pure).
+
+**Recompiles** are simulated the way dynamo's cache works (torch 2.13): the first call compiles
+an entry guarded on what it read; each later call runs the newest entry whose guards pass, else
+recompiles (the reason torch reports is the newest entry's first failing guard), until the
+recompile limit (8) sends the frame to eager. The guards per argument mirror dynamo's variable
+trackers:
+
+- ``str``, ``bool``: ``ConstantVariable``, guarded on the value: each new value recompiles;
+- ``None`` vs a tensor: guarded on ``is None``;
+- ``int``, ``float``: guarded on the value on the first compile; a different value recompiles
+  once and automatic dynamic shapes makes it a symbol, unless a use needs the constant
+  (``range(n)``, a ``torch.nn.functional`` normalisation/dropout/interpolation): then every
+  new value recompiles. A branch on a symbolic number guards on the branch's outcome; ints 0 and
+  1 stay specialised;
+- tensors: guarded on dtype and every size; the first size change recompiles once and marks the
+  dim dynamic (``tensor 'x' size mismatch at index 1``);
+- module state changed in traced code (CL501: an int counter, a list that grows) changes on
+  every call: every call recompiles (``self.step == 3``, ``len(self.cache) == 2``);
+- a Python number read from a tensor at a break (``.item()``, CL103) is an input of the resume
+  function: new data recompiles it once, then the float is symbolic.
+
+**Graphs** of the first call (what ``dynamic.graph_count`` counts): the entry frame makes one
+graph, plus one per break on its path (dynamo compiles up to the break and resumes after it). A
+break inside a ``for`` loop of the frame being compiled makes dynamo give up on that frame
+(torch 2.13: "graph break in for loop" skips the frame): it runs eagerly, and the user
+functions and modules it calls are compiled as frames of their own. A break in a called user
+function (not in a loop) breaks the caller at the call, and the callee, run from the resume, is
+compiled as its own frame.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from compilelint.model import Finding
+from compilelint.static.analysis.facts import FunctionFacts
+from compilelint.static.analysis.project import Project
+
+FKey = tuple[str, str]
+RECOMPILE_LIMIT = 8  # torch._dynamo.config.recompile_limit (cache_size_limit) default
+RECOMPILE_LIMIT_GB = "Dynamo recompile limit exceeded"
+VALUE_BREAKS = frozenset({"CL102", "CL103"})  # breaks that hand a Python number to the resume
+STATE_RULE = "CL501"
+_SELF_ATTR = re.compile(r"`self\.(\w+)`")
+
+
+@dataclass(frozen=True)
+class BreakSite:
+    path: str
+    line: int
+    rule: str
+    function: str
+    in_loop: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "line": self.line,
+            "rule": self.rule,
+            "function": self.function,
+            "in_loop": self.in_loop,
+        }
+
+
+@dataclass(frozen=True)
+class PredictedRecompile:
+    """One guard that fails, with how often over the spec's calls."""
+
+    path: str
+    line: int
+    function: str
+    subject: str  # what the guard is on, in the user's names: `top_k`, `x`, `self.step`
+    guard: str  # the failed guard as torch's recompile reason writes it
+    count: int
+    reason: str
+    fix: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "line": self.line,
+            "function": self.function,
+            "subject": self.subject,
+            "guard": self.guard,
+            "count": self.count,
+            "reason": self.reason,
+            "fix": self.fix,
+        }
+
+
+@dataclass(frozen=True)
+class Prediction:
+    entry: str  # the spec's model (`model.py:Net`)
+    function: str  # the predicted-for function (`model.py:Net.forward`), "" when not found
+    calls: int
+    graph_count: int
+    graph_breaks: int
+    recompiles: int
+    hit_recompile_limit: bool = False
+    break_sites: tuple[BreakSite, ...] = ()
+    recompile_sites: tuple[PredictedRecompile, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "entry": self.entry,
+            "function": self.function,
+            "calls": self.calls,
+            "graph_count": self.graph_count,
+            "graph_breaks": self.graph_breaks,
+            "recompiles": self.recompiles,
+            "hit_recompile_limit": self.hit_recompile_limit,
+            "break_sites": [b.to_json() for b in self.break_sites],
+            "recompile_sites": [r.to_json() for r in self.recompile_sites],
+            "notes": list(self.notes),
+        }
+
+    def summary(self) -> str:
+        """``predicted: 2 graphs, 1 break, 3 recompiles over the spec's 4 calls``."""
+        return (
+            f"predicted: {_plural(self.graph_count, 'graph')}, "
+            f"{_plural(self.graph_breaks, 'break')}, {_plural(self.recompiles, 'recompile')} "
+            f"over the spec's {_plural(self.calls, 'call')}"
+            + (" (recompile limit reached: eager from then on)" if self.hit_recompile_limit else "")
+        )
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' * (n != 1)}"
+
+
+# ---------------------------------------------------------------------------- the spec's calls
+Abstract = tuple[Any, ...]  # ("T", shape, dtype) | ("N",) | ("I"|"F"|"S"|"B", v) | ("L", items)
+DEFAULT: Abstract = ("DEF",)
+UNKNOWN: Abstract = ("?",)
+
+
+def abstract(v: Any) -> Abstract:
+    """A spec value as the guards see it (no tensors are made)."""
+    if v is None:
+        return ("N",)
+    if isinstance(v, bool):
+        return ("B", v)
+    if isinstance(v, int):
+        return ("I", v)
+    if isinstance(v, float):
+        return ("F", v)
+    if isinstance(v, str):
+        return ("S", v)
+    if isinstance(v, list):
+        return ("L", tuple(abstract(x) for x in v))
+    if isinstance(v, dict):
+        if "tensor" in v:
+            data = v.get("data")
+            return ("T", tuple(v["tensor"]), str(v.get("dtype", "float32")), data is not None)
+        if "tuple" in v:
+            return ("L", tuple(abstract(x) for x in v["tuple"]))
+        if "dict" in v:
+            return ("L", tuple(abstract(x) for x in v["dict"].values()))
+    return UNKNOWN
+
+
+def spec_calls(spec: Any) -> list[tuple[list[Abstract], dict[str, Abstract]]]:
+    """The calls the dynamic stage makes, in order: the inputs ``calls`` times, then each
+    variant (its own inputs, the spec's kwargs updated by its kwargs) its ``calls`` times."""
+    base = [abstract(a) for a in spec.inputs] if spec.inputs_given else None
+    kw = {k: abstract(v) for k, v in spec.kwargs.items()}
+    out: list[tuple[list[Abstract], dict[str, Abstract]]] = []
+    first = (list(base) if base is not None else [UNKNOWN], dict(kw))
+    out.extend([first] * max(1, spec.calls))
+    for var in spec.variants:
+        args = [abstract(a) for a in var["inputs"]] if "inputs" in var else first[0]
+        vkw = dict(kw)
+        vkw.update({k: abstract(v) for k, v in var.get("kwargs", {}).items()})
+        out.extend([(args, vkw)] * int(var.get("calls", 1)))
+    return out
+
+
+# ---------------------------------------------------------------------------- the entry
+def _norm(p: str) -> str:
+    return os.path.normcase(os.path.realpath(p))
+
+
+def find_entry(project: Project, model: str, spec_dir: str) -> FKey | None:
+    """The function torch.compile is handed for ``file.py:Name``: the class's ``forward``
+    (through its MRO), a compiled function itself, or, for a factory, the ``forward`` of the
+    module class it builds."""
+    target, _, name = model.rpartition(":")
+    cands = [os.path.join(spec_dir, target), target]
+    want = {_norm(c) for c in cands}
+    path = next((p for p in project.files if _norm(p) in want), None)
+    if path is None:  # a dotted module name
+        path = project.modules.get(target)
+    if path is None:
+        return None
+    return _entry_in(project, path, name)
+
+
+def _entry_in(project: Project, path: str, name: str, depth: int = 0) -> FKey | None:
+    f = project.files[path]
+    if name in f.classes:
+        for p, q in project.mro(path, name):
+            if f"{q}.forward" in project.files[p].functions:
+                return (p, f"{q}.forward")
+        return None
+    fn = f.functions.get(name)
+    if fn is None or depth > 2:
+        return None
+    if fn.compiled or fn.name == "forward":
+        return (path, name)
+    for c in fn.calls:  # a factory: the first module class it builds
+        r = project.resolve(path, c.ref)
+        if r is not None and r[2] == "class":
+            got = _entry_in(project, r[0], r[1], depth + 1)
+            if got is not None:
+                return got
+    return (path, name)
+
+
+def reachable(project: Project, entry: FKey) -> list[FKey]:
+    out: list[FKey] = []
+    seen = {entry}
+    stack = [entry]
+    while stack:
+        k = stack.pop()
+        out.append(k)
+        for c in project.callees(k):
+            if c not in seen and c[1] in project.files.get(c[0], _NOFILE).functions:
+                if project.fn(c).disabled:
+                    continue
+                seen.add(c)
+                stack.append(c)
+    return out
+
+
+class _NoFile:
+    functions: Mapping[str, Any] = {}
+
+
+_NOFILE = _NoFile()
+
+
+# ---------------------------------------------------------------------------- breaks and graphs
+def is_break_rule(rule: Any) -> bool:
+    gbs = [g for g in getattr(rule, "gb_types", ()) if g != RECOMPILE_LIMIT_GB]
+    return bool(gbs) and getattr(rule, "category", "") != "recompiles"
+
+
+def _candidate_in_loop(project: Project, path: str, line: int, code: str) -> tuple[str, bool]:
+    f = project.files.get(path)
+    if f is None:
+        return "", False
+    for c in f.candidates:
+        if c.line == line and c.code == code:
+            return c.func, c.in_loop
+    return "", False
+
+
+def break_sites(
+    project: Project, keys: Iterable[FKey], findings: Sequence[Finding], catalog: Any
+) -> list[BreakSite]:
+    funcs = {k for k in keys}
+    out: list[BreakSite] = []
+    seen: set[tuple[str, int]] = set()
+    for f in findings:
+        rule = catalog.rules.get(f.rule) if catalog is not None else None
+        if rule is None or not is_break_rule(rule) or f.stage == "dynamic":
+            continue
+        func, in_loop = _candidate_in_loop(project, f.path, f.line, f.rule)
+        if (f.path, func) not in funcs or (f.path, f.line) in seen:
+            continue
+        if "latent:" in f.message:
+            continue  # only some inputs reach the tensor part
+        seen.add((f.path, f.line))
+        out.append(BreakSite(f.path, f.line, f.rule, func, in_loop))
+    return [b for b in out if not _under_data_branch(b, out)]
+
+
+BRANCH_BREAKS = frozenset({"CL101", "CL104"})  # a branch (or assert) on a tensor's value
+
+
+def _source_lines(path: str) -> list[str]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read().splitlines()
+    except (OSError, UnicodeDecodeError, ValueError):
+        return []
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _under_data_branch(b: BreakSite, sites: Sequence[BreakSite]) -> bool:
+    """A break in the body of an ``if`` whose condition is a tensor's value (itself a break):
+    dynamo breaks at the condition and only meets the body when the data takes it."""
+    heads = [
+        s
+        for s in sites
+        if s.rule in BRANCH_BREAKS
+        and s.path == b.path
+        and s.function == b.function
+        and s.line < b.line
+    ]
+    if not heads:
+        return False
+    lines = _source_lines(b.path)
+    for h in heads:
+        if not (0 < h.line <= len(lines) and b.line <= len(lines)):
+            continue
+        head = lines[h.line - 1]
+        if not head.lstrip().startswith(("if ", "elif ", "while ")):
+            continue
+        base = _indent(head)
+        body = all(not ln.strip() or _indent(ln) > base for ln in lines[h.line : b.line])
+        if body:
+            return True
+    return False
+
+
+def graph_count(project: Project, entry: FKey, sites: Sequence[BreakSite]) -> int:
+    """Graphs compiled by the first call (see the module docstring)."""
+    by_fn: dict[FKey, list[BreakSite]] = {}
+    for b in sites:
+        by_fn.setdefault((b.path, b.function), []).append(b)
+    memo_breaks: dict[FKey, bool] = {}
+
+    def breaks_in(k: FKey, stack: frozenset[FKey] = frozenset()) -> bool:
+        if k in memo_breaks:
+            return memo_breaks[k]
+        if k in stack:
+            return False
+        got = bool(by_fn.get(k)) or any(
+            breaks_in(c, stack | {k}) for c, _loop in _user_calls(project, k)
+        )
+        memo_breaks[k] = got
+        return got
+
+    compiled: set[FKey] = set()
+
+    def frame(k: FKey, depth: int = 0) -> int:
+        """Graphs made when ``k`` runs as a frame dynamo starts at (once per code object)."""
+        if k in compiled or depth > 12:
+            return 0
+        compiled.add(k)
+        direct = by_fn.get(k, [])
+        calls = _user_calls(project, k)
+        breaking = [(c, loop) for c, loop in calls if breaks_in(c)]
+        if not direct and not breaking:
+            return 1
+        if any(b.in_loop for b in direct) or any(loop for _c, loop in breaking):
+            # dynamo skips the frame; the user code it calls runs as frames of its own
+            return sum(frame(c, depth + 1) for c in dict.fromkeys(c for c, _l in calls))
+        segments = len({b.line for b in direct}) + len(breaking) + 1
+        return segments + sum(frame(c, depth + 1) for c in dict.fromkeys(c for c, _l in breaking))
+
+    return frame(entry)
+
+
+def _user_calls(project: Project, k: FKey) -> list[tuple[FKey, bool]]:
+    fn = project.fn(k)
+    out: list[tuple[FKey, bool]] = []
+    for c in fn.calls:
+        t = project._target(k[0], c.ref)
+        if t is None or t[0] == k:
+            continue
+        callee = project.fn(t[0])
+        if callee.disabled or callee.name == "__init__":
+            continue
+        out.append((t[0], c.in_loop))
+    return out
+
+
+# ---------------------------------------------------------------------------- recompiles
+@dataclass
+class _Param:
+    name: str
+    rows: list[list[Any]]
+    dims: dict[int, list[list[Any]]] = field(default_factory=dict)  # sizes read as ints
+
+    def dim_rows(self, d: int, rank: int) -> list[list[Any]]:
+        return self.dims.get(d, []) + self.dims.get(d - rank, [])
+
+    def dim_specialized(self, d: int, rank: int) -> bool:
+        return any(r[1] == "specialize" for r in self.dim_rows(d, rank))
+
+    @property
+    def used(self) -> bool:
+        return bool(self.rows)
+
+    @property
+    def specialized(self) -> bool:
+        return any(r[1] == "specialize" for r in self.rows)
+
+    def line(self, fallback: int) -> int:
+        for kind in ("specialize", "branch", "use"):
+            for r in self.rows:
+                if r[1] == kind and r[2]:
+                    return int(r[2])
+        return fallback
+
+
+def _bind(
+    fn: FunctionFacts, args: list[Abstract], kwargs: Mapping[str, Abstract]
+) -> dict[str, Abstract]:
+    """Each parameter's value in one call; a left-out argument takes its default (a literal
+    default's value is known from the guard facts; ``None`` defaults are ``None``)."""
+    params = [p for p in fn.params if p.name not in ("self", "cls") or p.index != 0]
+    if args == [UNKNOWN]:
+        return {p.name: UNKNOWN for p in params}
+    defaults = {r[0]: abstract(r[4]) for r in fn.guards if r[1] == "default"}
+    out: dict[str, Abstract] = {}
+    pos = [p for p in params if p.index >= 0]
+    for i, p in enumerate(pos):
+        if i < len(args):
+            out[p.name] = args[i]
+    for p in params:
+        if p.name in kwargs:
+            out[p.name] = kwargs[p.name]
+        if p.name not in out:
+            if p.index in (-2, -3):
+                out[p.name] = DEFAULT
+            else:
+                out[p.name] = defaults.get(p.name, ("N",) if p.default == "none" else DEFAULT)
+    return out
+
+
+def _fmt(v: Any) -> str:
+    return repr(v)
+
+
+class _Entry:
+    """One compiled cache entry: the guards it installed, per argument."""
+
+    def __init__(
+        self,
+        values: Mapping[str, Abstract],
+        dynamic: Mapping[str, Any],
+        params: Mapping[str, _Param],
+    ) -> None:
+        self.values = dict(values)
+        self.dynamic = {k: (set(v) if isinstance(v, set) else v) for k, v in dynamic.items()}
+        self.params = params
+
+    def failing(self, values: Mapping[str, Abstract]) -> tuple[str, str] | None:
+        """(subject, guard text) of the first guard that fails, else None."""
+        for name, old in self.values.items():
+            new = values.get(name, DEFAULT)
+            got = self._check(name, old, new)
+            if got is not None:
+                return name, got
+        return None
+
+    def _check(self, name: str, old: Abstract, new: Abstract) -> str | None:
+        if old == new or old[0] in ("?", "DEF") or new[0] == "?":
+            return None
+        p = self.params.get(name)
+        if p is not None and not p.used and not name.startswith("self."):
+            return None  # never read: dynamo installed no guard on it
+        if old[0] == "N" or new[0] == "N":
+            return f"{name} is None" if old[0] == "N" else f"{name} is not None"
+        if old[0] == "T" and new[0] == "T":
+            if old[2] != new[2]:
+                return f"tensor '{name}' dtype mismatch. expected {old[2]}, actual {new[2]}"
+            if len(old[1]) != len(new[1]):
+                return (
+                    f"tensor '{name}' rank mismatch. expected {len(old[1])}, actual {len(new[1])}"
+                )
+            dyn = self.dynamic.get(name) or set()
+            rank = len(old[1])
+            for d, (a, b) in enumerate(zip(old[1], new[1])):
+                if a == b:
+                    continue
+                if d not in dyn or b in (0, 1) or (p is not None and p.dim_specialized(d, rank)):
+                    return f"tensor '{name}' size mismatch at index {d}. expected {a}, actual {b}"
+                for r in p.dim_rows(d, rank) if p is not None else ():
+                    if r[1] == "branch" and _outcome(r, a) != _outcome(r, b):
+                        return _size_branch_text(name, d, r, a)
+            return None
+        if old[0] in ("I", "F") and new[0] in ("I", "F"):
+            specialized = p is not None and p.specialized
+            if name.startswith("self."):
+                specialized = True
+            if not self.dynamic.get(name) or specialized:
+                return f"{name} == {_fmt(old[1])}"
+            if old[0] == "I" and (new[1] in (0, 1)) != (old[1] in (0, 1)):
+                return f"{name} == {_fmt(old[1])}"
+            for r in p.rows if p is not None else ():
+                if r[1] != "branch":
+                    continue
+                a, b = _outcome(r, old[1]), _outcome(r, new[1])
+                if a is not None and a != b:
+                    return f"{name} {r[3]} {_fmt(r[4])}" if r[3] != "truth" else f"bool({name})"
+            return None
+        if old[0] == "L" and new[0] == "L":
+            if len(old[1]) != len(new[1]):
+                return f"len({name}) == {len(old[1])}"
+            for i, (a, b) in enumerate(zip(old[1], new[1])):
+                got = self._check(f"{name}[{i}]", a, b)
+                if got is not None:
+                    return got
+            return None
+        if old[0] != new[0]:
+            return f"type({name}) is the type seen when compiling"
+        return f"{name} == {_fmt(old[1])}"
+
+
+def _size_branch_text(name: str, d: int, row: list[Any], v: int) -> str:
+    """The guard a branch on a dynamic size installs, as torch writes it for the value the
+    entry was compiled with: ``2 <= x.size()[1] <= 16`` (``seq > 16`` was false)."""
+    op, lit = row[3], row[4]
+    size = f"{name}.size()[{d}]"
+    if isinstance(lit, int) and op in ("<", "<=", ">", ">="):
+        below = {"<": lit - 1, "<=": lit, ">": lit, ">=": lit - 1}[op]
+        if v <= below:
+            return f"2 <= {size} <= {below}"
+        return f"{below + 1} <= {size}"
+    return f"{size} {op} {lit!r}" if op and op != "truth" else f"bool({size})"
+
+
+def _outcome(row: list[Any], v: Any) -> bool | None:
+    op, lit = row[3], row[4]
+    try:
+        if op == "truth":
+            return bool(v)
+        if op == "==":
+            return bool(v == lit)
+        if op == "!=":
+            return bool(v != lit)
+        if op == "<":
+            return bool(v < lit)
+        if op == "<=":
+            return bool(v <= lit)
+        if op == ">":
+            return bool(v > lit)
+        if op == ">=":
+            return bool(v >= lit)
+    except TypeError:
+        return None
+    return None
+
+
+_FIX = {
+    "specialized": "pass it as a 0-d tensor (`torch.tensor(v)`), or make it a constant of the "
+    "module (set in `__init__`); `torch._dynamo.mark_dynamic` does not help a value a "
+    "`range()`/functional op needs as a constant",
+    "number": "one recompile, then torch keeps it symbolic: compile with `dynamic=True` to "
+    "skip it, or pass a tensor",
+    "string": "each distinct value compiles its own graph: keep the set of values small, or "
+    "move the choice out of the compiled function (one compiled callable per value)",
+    "none": "each combination of `None`/tensor compiles once: pass a tensor every call (e.g. "
+    "an all-ones mask) to keep one graph",
+    "tensor": "one recompile, then the dim is dynamic: `torch._dynamo.mark_dynamic(x, dim)` "
+    "(or `dynamic=True`) before the first call compiles it dynamic at once",
+    "state": "move the counter or cache out of the compiled region, or keep it in a tensor "
+    "buffer updated in place (`self.step.add_(1)`)",
+    "break": "the number comes from a graph break (`.item()`): keep it a tensor, or set "
+    "`torch._dynamo.config.capture_scalar_outputs = True`",
+}
+
+
+def _kind_of(subject: str, guard: str) -> str:
+    if subject.startswith("self."):
+        return "state"
+    if guard.startswith("tensor "):
+        return "tensor"
+    if " is None" in guard or " is not None" in guard:
+        return "none"
+    if re.search(r"== '", guard) or guard.endswith(("True", "False")):
+        return "string"
+    return "number"
+
+
+def predict_recompiles(
+    project: Project,
+    entry: FKey,
+    calls: Sequence[tuple[list[Abstract], dict[str, Abstract]]],
+    state_sites: Sequence[tuple[str, str, int, str]],
+    value_breaks: Sequence[BreakSite],
+    limit: int = RECOMPILE_LIMIT,
+    automatic: bool = True,
+    marked: Mapping[int | str, Sequence[int]] | None = None,
+) -> tuple[list[PredictedRecompile], bool]:
+    """Simulate dynamo's cache for the entry frame over the spec's calls. ``automatic``: automatic
+    dynamic shapes (off under ``torch.compile(dynamic=False)``); ``marked``: dims the spec marks
+    dynamic (``mark_dynamic``), by input index or keyword."""
+    fn = project.fn(entry)
+    path = entry[0]
+    def_line = next((int(r[2]) for r in fn.guards if r[1] == "def"), fn.line)
+    rows: dict[str, list[list[Any]]] = {}
+    for r in fn.guards:
+        if r[1] != "def":
+            rows.setdefault(r[0], []).append(r)
+    params = {p.name: _Param(p.name, rows.get(p.name, [])) for p in fn.params}
+    for key, rs in rows.items():
+        base, _, d = key.partition("#")
+        if d and base in params:
+            params[base].dims.setdefault(int(d), []).extend(rs)
+            params[base].rows.extend(r for r in rs if r[1] == "use")
+    seq: list[dict[str, Abstract]] = []
+    # dynamo's guards on a list's length come before those on an int attribute's value
+    state_sites = sorted(state_sites, key=lambda s: s[1] == "int")
+    for i, (args, kwargs) in enumerate(calls):
+        vals = {}
+        for attr, what, _line, _fq in state_sites:  # changes on every call
+            vals[f"self.{attr}"] = ("I", i) if what == "int" else ("L", (("?",),) * i)
+        vals.update(_bind(fn, args, kwargs))
+        seq.append(vals)
+    counts: dict[tuple[str, str], list[Any]] = {}
+    hit = False
+    entries: list[_Entry] = []
+    dynamic: dict[str, Any] = {}
+    positional = [p.name for p in fn.params if p.index >= 0 and p.name not in ("self", "cls")]
+    for inp, dims in (marked or {}).items():
+        pname = positional[inp] if isinstance(inp, int) and inp < len(positional) else str(inp)
+        dynamic.setdefault(pname, set()).update(int(d) for d in dims)
+    first_seen: dict[str, Abstract] = {}
+    n = 0
+    for vals in seq:
+        if not entries:
+            entries.append(_Entry(vals, dynamic, params))
+            first_seen.update(vals)
+            continue
+        if any(e.failing(vals) is None for e in entries):
+            continue
+        if n >= limit:
+            hit = True
+            break
+        subject, guard = entries[-1].failing(vals) or ("", "")
+        n += 1
+        key = (subject.split("[")[0], re.sub(r"-?\d+(\.\d+)?", "N", guard))
+        counts.setdefault(key, [subject, guard, 0])[2] += 1
+        for name, v in vals.items():  # automatic dynamic: what changed becomes a symbol
+            old = first_seen.get(name)
+            if old is None or old == v or not automatic:
+                continue
+            if old[0] == "T" and v[0] == "T" and len(old[1]) == len(v[1]):
+                dims = dynamic.setdefault(name, set())
+                p = params.get(name)
+                rank = len(v[1])
+                if isinstance(dims, set):
+                    dims.update(
+                        d
+                        for d, (a, b) in enumerate(zip(old[1], v[1]))
+                        if a != b and not (p is not None and p.dim_specialized(d, rank))
+                    )
+            elif old[0] in ("I", "F") and v[0] in ("I", "F"):
+                dynamic[name] = True
+        first_seen.update(vals)  # what the frame state compares the next call with
+        entries.append(_Entry(vals, dynamic, params))
+    out: list[PredictedRecompile] = []
+    state_by_attr = {a: (what, line, fq) for a, what, line, fq in state_sites}
+    for (_subj, _key), (subject, guard, count) in counts.items():
+        if subject.startswith("self."):
+            attr = subject[5:]
+            what, line, fq = state_by_attr.get(attr, ("int", def_line, entry[1]))
+            if what != "int":
+                guard = f"len({subject}) == {guard.rsplit(' ', 1)[-1]}"
+                guard = re.sub(r"len\(self\.\w+\)\[\d+\]", f"len({subject})", guard)
+                reason = (
+                    f"`{subject}` is a Python list that grows on every call; torch guards on its "
+                    "length, so every call recompiles"
+                )
+            else:
+                reason = (
+                    f"`{subject}` is an int counter changed in traced code; torch guards on its "
+                    "value, so every call recompiles"
+                )
+            out.append(
+                PredictedRecompile(
+                    path, line, fq.rsplit(".", 1)[-1], subject, guard, count, reason, _FIX["state"]
+                )
+            )
+            continue
+        base = subject.split("[")[0]
+        p = params.get(base)
+        line = p.line(def_line) if p is not None else def_line
+        kind = _kind_of(subject, guard)
+        if kind == "number" and p is not None and p.specialized:
+            reason = (
+                f"`{base}` is a Python number that traced code needs as a constant "
+                "(`range()` or a functional op's argument): every new value recompiles"
+            )
+            fix = _FIX["specialized"]
+        elif kind == "number":
+            reason = (
+                f"`{base}` is a Python number and the spec passes another value: torch "
+                "specialised on the first one"
+            )
+            fix = _FIX["number"]
+        elif kind == "tensor":
+            reason = (
+                f"`{base}` comes with another shape: the first change recompiles, then the "
+                "dim is dynamic"
+            )
+            m = re.search(r"index (\d+)", guard)
+            fix = _FIX["tensor"].replace("(x, dim)", f"({base}, {m.group(1) if m else 'dim'})")
+        elif kind == "none":
+            reason = f"`{base}` is `None` in some calls and a tensor in others"
+            fix = _FIX["none"]
+        else:
+            reason = f"`{base}` is a Python constant torch guards on; each new value recompiles"
+            fix = _FIX["string"]
+        out.append(PredictedRecompile(path, line, fn.name, base, guard, count, reason, fix))
+    # a number a break produced (`.item()`) is an input of the resume function
+    distinct_data = _distinct_tensor_calls(calls)
+    for b in value_breaks:
+        if distinct_data < 2:
+            continue
+        out.append(
+            PredictedRecompile(
+                b.path,
+                b.line + 1,
+                b.function.rsplit(".", 1)[-1],
+                "___stack0",
+                "___stack0 == <the value of the first call>",
+                1,
+                f"the Python number the break at line {b.line} produces changes with the data: "
+                "the resume function recompiles once, then the number is symbolic",
+                _FIX["break"],
+            )
+        )
+    return out, hit
+
+
+def _distinct_tensor_calls(calls: Sequence[tuple[list[Abstract], dict[str, Abstract]]]) -> int:
+    """How many calls bring new tensor data (a variant's random tensors are drawn anew; repeated
+    calls reuse the same tensors)."""
+    n = 0
+    prev: object = None
+    for args, _kwargs in calls:
+        ident = id(args)
+        if ident != prev:
+            n += 1
+            prev = ident
+    return n
+
+
+# ---------------------------------------------------------------------------- the whole prediction
+def predict(
+    project: Project,
+    findings: Sequence[Finding],
+    spec: Any,
+    catalog: Any,
+    spec_dir: str = "",
+) -> Prediction:
+    calls = spec_calls(spec)
+    entry = find_entry(project, spec.model, spec_dir or os.path.dirname(spec.source or ""))
+    notes: list[str] = []
+    if entry is None:
+        return Prediction(
+            entry=spec.model,
+            function="",
+            calls=len(calls),
+            graph_count=0,
+            graph_breaks=0,
+            recompiles=0,
+            notes=(f"the spec's model {spec.model} was not found in the scanned files",),
+        )
+    if not spec.inputs_given:
+        notes.append("inputs come from the factory: argument values are not known statically")
+    if spec.compile.get("dynamic") is True:
+        notes.append("compiled with dynamic=True: sizes and numbers start symbolic")
+    keys = reachable(project, entry)
+    sites = break_sites(project, keys, findings, catalog)
+    graphs = graph_count(project, entry, sites)
+    state: list[tuple[str, str, int, str]] = []
+    keyset = set(keys)
+    for f in findings:
+        if f.rule != STATE_RULE:
+            continue
+        func, _loop = _candidate_in_loop(project, f.path, f.line, f.rule)
+        m = _SELF_ATTR.search(f.message)
+        if m is None or (f.path, func) not in keyset:
+            continue
+        what = "list" if "list" in f.message or "deque" in f.message else "int"
+        if all(s[0] != m.group(1) for s in state):
+            state.append((m.group(1), what, f.line, func))
+    if spec.compile.get("dynamic") is True:
+        calls = [
+            (
+                [("?",) if a[0] in ("T", "I", "F") else a for a in args],
+                {k: ("?",) if v[0] in ("T", "I", "F") else v for k, v in kw.items()},
+            )
+            for args, kw in calls
+        ]
+    value_breaks = [b for b in sites if b.rule in VALUE_BREAKS and not b.in_loop]
+    cfg = spec.config or {}
+    limit = cfg.get("recompile_limit", cfg.get("cache_size_limit", RECOMPILE_LIMIT))
+    automatic = spec.compile.get("dynamic") is not False and cfg.get(
+        "automatic_dynamic_shapes", True
+    )
+    marked = {d["input"]: d.get("dims", []) for d in spec.dynamic}
+    recs, hit = predict_recompiles(
+        project,
+        entry,
+        calls,
+        state,
+        value_breaks,
+        limit=int(limit) if isinstance(limit, int) else RECOMPILE_LIMIT,
+        automatic=bool(automatic),
+        marked=marked,
+    )
+    return Prediction(
+        entry=spec.model,
+        function=f"{entry[0]}:{entry[1]}",
+        calls=len(calls),
+        graph_count=graphs,
+        graph_breaks=len(sites),
+        recompiles=sum(r.count for r in recs),
+        hit_recompile_limit=hit,
+        break_sites=tuple(sites),
+        recompile_sites=tuple(recs),
+        notes=tuple(notes),
+    )

@@ -1,0 +1,301 @@
+"""The static prediction: graphs, breaks and recompiles over a spec's calls, without torch."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compilelint.config import load_config
+from compilelint.dynamic.spec import validate
+from compilelint.static.engine import scan
+from compilelint.static.predict import Prediction, predict
+
+from .cli_invoke import invoke
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "benchmarks" / "predict_corpus" / "dev"
+
+
+def _predict(tmp_path: Path, src: str, spec: dict[str, Any]) -> Prediction:
+    (tmp_path / "m.py").write_text(textwrap.dedent(src))
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        res = scan(["m.py"], load_config(["m.py"]), want_project=True, no_cache=True)
+        assert res.project is not None
+        from compilelint.catalog import load_catalog
+
+        s = validate(spec, source=str(tmp_path / "spec.json"))
+        return predict(res.project, res.findings, s, load_catalog(), str(tmp_path))
+    finally:
+        os.chdir(old)
+
+
+def _t(*shape: int) -> dict[str, Any]:
+    return {"tensor": list(shape)}
+
+
+HEAD = "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n"
+
+
+def test_int_used_by_range_recompiles_per_value(tmp_path: Path) -> None:
+    src = HEAD + textwrap.dedent("""
+        class M(nn.Module):
+            def forward(self, x, steps: int = 2):
+                for _ in range(steps):
+                    x = x * 2
+                return x
+        """)
+    spec = {
+        "model": "m.py:M",
+        "inputs": [_t(2, 4), 2],
+        "variants": [{"inputs": [_t(2, 4), n]} for n in (3, 4, 5)],
+    }
+    p = _predict(tmp_path, src, spec)
+    assert (p.graph_count, p.graph_breaks, p.recompiles) == (1, 0, 3)
+    (site,) = p.recompile_sites
+    assert site.guard == "steps == 2" and site.subject == "steps" and site.count == 3
+    assert "tensor" in site.fix
+
+
+def test_number_in_arithmetic_recompiles_once_then_symbolic(tmp_path: Path) -> None:
+    src = HEAD + textwrap.dedent("""
+        class M(nn.Module):
+            def forward(self, x, scale: float = 1.0):
+                return x * scale
+        """)
+    spec = {
+        "model": "m.py:M",
+        "inputs": [_t(2, 4), 1.0],
+        "variants": [{"inputs": [_t(2, 4), v]} for v in (0.5, 0.25, 2.0)],
+    }
+    p = _predict(tmp_path, src, spec)
+    assert p.recompiles == 1
+    assert p.recompile_sites[0].guard == "scale == 1.0"
+
+
+def test_strings_none_and_shapes(tmp_path: Path) -> None:
+    src = HEAD + textwrap.dedent("""
+        class M(nn.Module):
+            def forward(self, x, mode: str = "mean", mask=None):
+                if mask is not None:
+                    x = x * mask
+                if mode == "max":
+                    return x.max(1).values
+                return x.mean(1)
+        """)
+    spec = {
+        "model": "m.py:M",
+        "inputs": [_t(2, 4)],
+        "variants": [
+            {"inputs": [_t(2, 4), "max"]},
+            {"inputs": [_t(2, 4), "sum"]},
+            {"inputs": [_t(2, 4), "sum", _t(2, 4)]},
+            {"inputs": [_t(3, 4), "sum", _t(3, 4)]},
+            {"inputs": [_t(5, 4), "sum", _t(5, 4)]},
+        ],
+    }
+    p = _predict(tmp_path, src, spec)
+    guards = sorted(r.guard for r in p.recompile_sites)
+    # each new string recompiles; None -> tensor once; the batch size once (then dynamic)
+    assert guards == [
+        "mask is None",
+        "mode == 'max'",
+        "mode == 'mean'",
+        "tensor 'x' size mismatch at index 0. expected 2, actual 3",
+    ]
+    assert p.recompiles == 4
+
+
+def test_size_read_as_int_in_range_stays_specialised(tmp_path: Path) -> None:
+    src = HEAD + textwrap.dedent("""
+        class M(nn.Module):
+            def forward(self, x):
+                n = x.size(0)
+                return sum(x[i] for i in range(n))
+        """)
+    spec = {
+        "model": "m.py:M",
+        "inputs": [_t(2, 4)],
+        "variants": [{"inputs": [_t(b, 4)]} for b in (3, 4, 5)],
+    }
+    p = _predict(tmp_path, src, spec)
+    assert p.recompiles == 3
+
+
+def test_counter_on_self_and_the_recompile_limit(tmp_path: Path) -> None:
+    src = HEAD + textwrap.dedent("""
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.step = 0
+
+            def forward(self, x):
+                self.step += 1
+                return x * 2
+        """)
+    p = _predict(tmp_path, src, {"model": "m.py:M", "inputs": [_t(2, 4)], "calls": 12})
+    assert p.recompiles == 8 and p.hit_recompile_limit
+    assert p.recompile_sites[0].subject == "self.step"
+    assert "recompile limit" in p.summary()
+
+
+def test_graph_count_breaks_in_loops_and_helpers(tmp_path: Path) -> None:
+    src = HEAD + textwrap.dedent("""
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(3)])
+
+            def forward(self, x):
+                for layer in self.layers:
+                    x = layer(x)
+                    print("layer")
+                return x
+        """)
+    p = _predict(tmp_path, src, {"model": "m.py:M", "inputs": [_t(2, 4)]})
+    # a break in a for loop: dynamo runs the frame eagerly (torch 2.13), no graph of it
+    assert (p.graph_count, p.graph_breaks) == (0, 1)
+    p = _predict(
+        tmp_path,
+        src.replace('print("layer")', "pass").replace(
+            "return x\n", 'x = x * 2\n        print("done")\n        return x + 1\n'
+        ),
+        {"model": "m.py:M", "inputs": [_t(2, 4)]},
+    )
+    assert (p.graph_count, p.graph_breaks) == (2, 1)
+
+
+def test_factory_entry_and_unknown_model(tmp_path: Path) -> None:
+    src = HEAD + textwrap.dedent("""
+        class M(nn.Module):
+            def forward(self, x):
+                return x.item()
+
+        def make():
+            return M(), (torch.randn(2),)
+        """)
+    p = _predict(tmp_path, src, {"model": "m.py:make"})
+    assert p.function.endswith("M.forward") and p.graph_breaks == 1
+    assert any("factory" in n for n in p.notes)
+    p = _predict(tmp_path, src, {"model": "m.py:Nope", "inputs": [_t(2)]})
+    assert p.function == "" and "not found" in p.notes[0]
+
+
+def test_cli_static_only_json_text_and_budgets() -> None:
+    args = ["check", "chunk_range.py", "--input-spec", "chunk_range.json", "--static-only"]
+    args += ["--fail-on", "never"]
+    code, out, _err = invoke([*args, "--format", "json", "--no-cache"], cwd=CORPUS)
+    pred = json.loads(out)["prediction"]
+    assert pred["entry"] == "chunk_range.py:Chunker"
+    assert pred["function"].endswith("Chunker.forward")
+    assert (pred["graph_count"], pred["graph_breaks"], pred["recompiles"]) == (1, 0, 3)
+    assert "dynamic" not in json.loads(out)
+    code, out, _err = invoke([*args, "--no-cache"], cwd=CORPUS)
+    assert "predicted for chunk_range.py:Chunker: 1 graph, 0 breaks, 3 recompiles" in out
+    code, out, _err = invoke([*args, "--no-cache", "--max-recompiles", "2"], cwd=CORPUS)
+    assert code == 1
+    assert "recompile budget exceeded: the static prediction says 3 recompiles" in out
+    code, _out, _err = invoke([*args, "--no-cache", "--max-recompiles", "3"], cwd=CORPUS)
+    assert code == 0
+
+
+def test_static_only_never_imports_torch(tmp_path: Path) -> None:
+    """A child process where importing torch fails: the prediction still comes out."""
+    blocker = textwrap.dedent("""
+        import sys
+
+        class _NoTorch:
+            def find_spec(self, name, path=None, target=None):
+                if name == "torch" or name.startswith("torch."):
+                    raise ImportError("torch is blocked in this test")
+                return None
+
+        sys.meta_path.insert(0, _NoTorch())
+        from compilelint.cli import main
+
+        try:
+            main([
+                "check", "grad_scale_item.py", "--input-spec", "grad_scale_item.json",
+                "--static-only", "--format", "json", "--no-cache", "--fail-on", "never",
+            ])
+        finally:
+            assert not any(m == "torch" or m.startswith("torch.") for m in sys.modules)
+        """)
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    heldout = ROOT / "benchmarks" / "predict_corpus" / "heldout"
+    p = subprocess.run(
+        [sys.executable, "-c", blocker], cwd=heldout, capture_output=True, text=True, env=env
+    )
+    assert p.returncode == 0, p.stderr[-2000:]
+    pred = json.loads(p.stdout)["prediction"]
+    assert (pred["graph_count"], pred["graph_breaks"], pred["recompiles"]) == (2, 1, 1)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", ["chunk_range", "helper_print", "optional_bias"])
+def test_prediction_matches_torch(name: str) -> None:
+    """The prediction against the dynamic stage on torch itself (the oracle)."""
+    pytest.importorskip("torch")
+    from compilelint.dynamic.api import run_dynamic
+
+    code, out, _err = invoke(
+        [
+            "check",
+            f"{name}.py",
+            "--input-spec",
+            f"{name}.json",
+            "--static-only",
+            "--format",
+            "json",
+            "--no-cache",
+            "--fail-on",
+            "never",
+        ],
+        cwd=CORPUS,
+    )
+    pred = json.loads(out)["prediction"]
+    block = run_dynamic(str(CORPUS / f"{name}.json"), cwd=str(CORPUS), cover=()).block
+    assert block["error"] is None
+    assert pred["graph_count"] == block["graph_count"]
+    assert pred["graph_breaks"] == block["graph_break_count"]
+    assert pred["recompiles"] == block["recompile_count"]
+
+
+@pytest.mark.torch
+def test_normal_run_reports_prediction_and_observation() -> None:
+    pytest.importorskip("torch")
+    base = ["check", "helper_print.py", "--input-spec", "helper_print.json", "--no-cache"]
+    base += ["--fail-on", "never", "--no-coverage"]
+    code, out, _err = invoke([*base, "--format", "json"], cwd=CORPUS)
+    data = json.loads(out)
+    assert data["prediction"]["graph_count"] == data["dynamic"]["graph_count"] == 4
+    code, out, _err = invoke(base, cwd=CORPUS)
+    assert "predicted for helper_print.py:Net: 4 graphs, 1 break, 0 recompiles" in out
+    assert "prediction matches the run" in out
+
+
+def test_spec_config_limit_dynamic_false_and_marked_dims(tmp_path: Path) -> None:
+    src = HEAD + textwrap.dedent("""
+        class M(nn.Module):
+            def forward(self, x):
+                return x * 2
+        """)
+    variants = [{"inputs": [_t(b, 4)]} for b in (3, 4, 5, 6)]
+    spec: dict[str, Any] = {"model": "m.py:M", "inputs": [_t(2, 4)], "variants": variants}
+    assert _predict(tmp_path, src, spec).recompiles == 1  # automatic dynamic
+    spec["compile"] = {"dynamic": False}
+    assert _predict(tmp_path, src, spec).recompiles == 4  # every batch size
+    spec["config"] = {"recompile_limit": 2}
+    p = _predict(tmp_path, src, spec)
+    assert p.recompiles == 2 and p.hit_recompile_limit
+    del spec["compile"], spec["config"]
+    spec["dynamic"] = [{"input": 0, "dims": [0]}]
+    assert _predict(tmp_path, src, spec).recompiles == 0  # marked dynamic from the start
