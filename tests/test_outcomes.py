@@ -68,6 +68,19 @@ def _break(path: str, line: int, gb_id: str, gb_type: str = SKIPPED) -> Observed
     )
 
 
+def test_a_break_inside_a_call_from_the_line_is_not_labelled_by_the_line() -> None:
+    """torch 2.11 under NCCL: DDP's logger call breaks (GB0156) inside `compiled(...)`, on a line
+    that also calls `.backward()`; torch's hint names the callee, which is not on the line."""
+    line = "        compiled(x, scale, rank).sum().backward()"
+    ddp = ("Avoid calling `Logger.set_runtime_stats_and_log` in your code.",)
+    assert label_break(CAT, "Unsupported method call", "GB0156", line, ddp) == "CL002"
+    skipped = ("Avoid calling the function `DistributedDataParallel._inside_ddp_forward`.",)
+    assert label_break(CAT, "", "GB0007", line, skipped) == "CL002"
+    # the callee on the line: the line's code is what broke
+    timer = ("Avoid calling the function `perf_counter`.",)
+    assert label_break(CAT, "", "GB0007", "t0 = time.perf_counter()", timer) == "CL205"
+
+
 def test_merge_labels_by_the_line_and_never_gives_file_an_issue_as_the_fix(
     tmp_path: Path,
 ) -> None:

@@ -87,9 +87,11 @@ def test_torch_2_11_two_gpus_nccl() -> None:
     check_ddp_model(data, "2.11")
     dyn = data["dynamic"]
     assert dyn["summary"]["graphs"] == 5 and dyn["summary"]["breaks"] == 4
-    # under NCCL, DDP's own logger call in the compiled step breaks on every rank (GB0156)
-    step = [f for f in data["findings"] if f["rule"] == "CL107" and f["line"] == 48]
-    assert step and "GB0156" in step[0]["message"]
+    # under NCCL, DDP's own logger call in the compiled step breaks on every rank (GB0156);
+    # the break is inside DDP (torch's hint names `Logger.set_runtime_stats_and_log`), so no
+    # rule about the line's own code (its `.backward()`) labels it
+    step = [f for f in data["findings"] if "GB0156" in f["message"] and f["line"] == 48]
+    assert step and step[0]["rule"] == "CL002"
 
 
 def test_torch_2_11_recompile_limit() -> None:

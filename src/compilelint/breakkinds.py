@@ -12,7 +12,8 @@ Pure functions over the standard library's ``ast``; no torch.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from compilelint.catalog import Catalog
@@ -218,7 +219,26 @@ def predicts(catalog: Catalog, code: str, gb_type: str, gb_id: str | None) -> bo
     return gb_type.strip().lower() in types or bool(gb_id and gb_id in rule.gb_ids)
 
 
-def label_break(catalog: Catalog, gb_type: str, gb_id: str | None, line_text: str) -> str:
+_CALLEE = re.compile(r"`([A-Za-z_][\w.]*)(?:\(\))?`")
+
+
+def callee_elsewhere(hints: Sequence[str], line_text: str) -> bool:
+    """Whether torch's hints name the function it could not trace (``Avoid calling
+    `Logger.set_runtime_stats_and_log```) and no part of that name is on the line: the break
+    then happened inside a call made from the line (a library's or torch's own code), and the
+    line's code does not say what broke."""
+    words = set(re.findall(r"[A-Za-z_]\w*", line_text))
+    named = [m for h in hints for m in _CALLEE.findall(h) if "." in m or "_" in m]
+    return bool(named) and not any(set(n.split(".")) & words for n in named)
+
+
+def label_break(
+    catalog: Catalog,
+    gb_type: str,
+    gb_id: str | None,
+    line_text: str,
+    hints: Sequence[str] = (),
+) -> str:
     """The rule an observed break at a line of ``line_text`` is reported under.
 
     1. a rule that predicts the break's GB id (or type) and whose code shape is on the line;
@@ -227,8 +247,12 @@ def label_break(catalog: Catalog, gb_type: str, gb_id: str | None, line_text: st
        one is there (torch's GB id then names what it did not trace in it, e.g. a GB0007
        inside a ``.tolist()`` read);
     4. otherwise the catch-all :data:`CATCH_ALL` (the report quotes the GB id and the line).
-    A rule about something the line does not do is never chosen."""
+    A rule about something the line does not do is never chosen: steps 1 and 3 are skipped
+    when torch's ``hints`` name a function that is not on the line (:func:`callee_elsewhere`:
+    the break is inside a call made from the line)."""
     on_line = [c for c in line_rules(line_text) if c in catalog.rules]
+    if callee_elsewhere(hints, line_text):
+        on_line = []
     for code in on_line:
         if predicts(catalog, code, gb_type, gb_id):
             return code

@@ -287,7 +287,7 @@ def merge_findings(
         text = _line_text(npath, line)
         # the rule for what broke: torch's GB id and the code on the line (never a rule about
         # something the line does not do)
-        code = label_break(catalog, b.gb_type, b.gb_id, text)
+        code = label_break(catalog, b.gb_type, b.gb_id, text, b.hints)
         hit = False
         for i, f in enumerate(static):
             if norm_static[i] != npath or not _matches_line(f, line):

@@ -87,7 +87,11 @@ def build_outcomes(
             if what == "break"
             else str(x.get("guard_readable") or x.get("guard") or "")
         )
-        rule = label_break(catalog, kind, gb_id, code) if what == "break" else "CL003"
+        rule = (
+            label_break(catalog, kind, gb_id, code, tuple(x.get("hints") or ()))
+            if what == "break"
+            else "CL003"
+        )
         key = "breaks" if what == "break" else "recompiles"
         here = [r for r in recs.get(rp, []) if r.line <= line <= max(r.line, r.end_line)]
         hints = tuple(x.get("hints") or ()) if what == "break" else ((x.get("hint") or ""),)
