@@ -35,7 +35,7 @@ def default_root() -> Path:
     spec = importlib.util.find_spec("transformers")
     if spec is None or not spec.submodule_search_locations:
         sys.exit("compare_findings: needs transformers installed")
-    return Path(list(spec.submodule_search_locations)[0]) / "models"
+    return Path(next(iter(spec.submodule_search_locations))) / "models"
 
 
 def transformers_version() -> str:
