@@ -80,7 +80,11 @@ def scan(work: Path, extra: list[str]) -> dict:  # type: ignore[type-arg]
     proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True)
     if proc.returncode not in (0, 1):
         sys.exit(f"compare_findings: {' '.join(cmd)} failed ({proc.returncode}): {proc.stderr}")
-    return json.loads(out.read_text(encoding="utf-8"))
+    report = json.loads(out.read_text(encoding="utf-8"))
+    bounds = (report.get("follow") or {}).get("bounds")
+    if bounds:
+        print(f"note: following stopped at its bounds: {bounds}")
+    return report
 
 
 def main() -> int:

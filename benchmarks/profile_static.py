@@ -387,8 +387,11 @@ def _profile_check(
     t = time.perf_counter()
     if prof:
         prof.enable()
-    with contextlib.suppress(SystemExit):
+    try:
         cli.main(argv, standalone_mode=False)
+    except SystemExit as exc:
+        if exc.code not in (None, 0, 1):
+            sys.exit(f"profile_static: compilelint check failed ({exc.code})")
     if prof:
         prof.disable()
     note = "check --jobs 1" + (", --no-follow" if args.no_follow else "")
