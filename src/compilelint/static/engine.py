@@ -8,8 +8,10 @@ input is data (a CL000 finding or a :class:`FileError`), never an exception.
 from __future__ import annotations
 
 import ast
+import contextlib
 import copy
 import errno
+import gc
 import hashlib
 import marshal
 import os
@@ -17,7 +19,7 @@ import stat
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -687,6 +689,25 @@ def scan(
     if settings is None:
         settings = resolve_settings(cfg, catalog, no_cache=no_cache, cache=cache)
     run = _Scan(settings, progress=progress, sources=sources, parse=parse)
+    with _fewer_collections():
+        return _run_phases(run, paths, want_project, t0)
+
+
+@contextlib.contextmanager
+def _fewer_collections() -> Iterator[None]:
+    """A parse makes hundreds of thousands of small objects that live until the file is
+    done, which sets off CPython's cyclic collector thousands of times per scan (about 15% of a
+    cold scan's CPU). Collect less often while scanning; memory is freed by reference counting
+    as before."""
+    old = gc.get_threshold()
+    gc.set_threshold(max(old[0], 50_000), max(old[1], 20), max(old[2], 20))
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
+
+
+def _run_phases(run: _Scan, paths: list[str], want_project: bool, t0: float) -> ScanResult:
     run.timed("discover", run.discover, paths)
     run.timed("read", run.read)
     if not want_project:
