@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -62,10 +63,17 @@ def bare_parse(files: list[Path]) -> float:
     return float(out.stdout.strip())
 
 
+CPU: list[float] = []  # CPU seconds (user + system, with workers) of each timed run
+
+
 def timed(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> float:
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    return time.perf_counter() - t
+    wall = time.perf_counter() - t
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU.append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
+    return wall
 
 
 def ratios(args: argparse.Namespace, root: Path) -> None:
@@ -90,24 +98,30 @@ def ratios(args: argparse.Namespace, root: Path) -> None:
         loads.append(os.getloadavg()[0])
         bare = bare_parse(files)
         got = {}
+        cpus = {}
         shutil.rmtree(cache, ignore_errors=True)
         got["cold, --no-follow"] = timed([*cl, "--no-cache", "--no-follow"], dst)
-        got["first run (--no-cache: follows and parses library files)"] = timed(
-            [*cl, "--no-cache"], dst
-        )
+        cpus["cold, --no-follow"] = CPU[-1]
+        first = "first run (--no-cache: follows and parses library files)"
+        got[first] = timed([*cl, "--no-cache"], dst)
+        cpus[first] = CPU[-1]
         timed(cl, dst)  # fills the facts and library caches
         for p in cache.glob("facts-*"):
             p.unlink()
         for p in cache.glob("results-*"):
             p.unlink()
         got["cold, library facts cached"] = timed(cl, dst)
+        cpus["cold, library facts cached"] = CPU[-1]
         got["warm (unchanged tree)"] = timed(cl, dst)
+        cpus["warm (unchanged tree)"] = CPU[-1]
         print(f"round {r + 1}: bare parse {bare:.2f} s, load {loads[-1]:.1f}: "
               + ", ".join(f"{k} {v:.2f} s ({v / bare:.2f}x)" for k, v in got.items()))
         rows.setdefault("bare libcst.parse_module (one process)", []).append(bare)
         for k, v in got.items():
             rows.setdefault(k, []).append(v)
             rows.setdefault(k + " / bare", []).append(v / bare)
+            rows.setdefault(k + ": CPU s (all processes)", []).append(cpus[k])
+            rows.setdefault(k + ": CPU / bare", []).append(cpus[k] / bare)
     print(f"{len(files)} files; {args.repeat} rounds; load average {min(loads):.1f} to "
           f"{max(loads):.1f}; cores {os.cpu_count()}")
     for k, v in rows.items():

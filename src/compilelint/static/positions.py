@@ -120,8 +120,14 @@ if hasattr(cst, "TryStar") and hasattr(ast, "TryStar"):
     _PAIRS[cst.TryStar] = (ast.TryStar,)
 
 
-def _suite(suite: cst.CSTNode | None) -> Sequence[cst.CSTNode]:
-    return suite.body if isinstance(suite, cst.IndentedBlock) else ()
+def _suite(suite: cst.CSTNode | None, stmts: list[ast.stmt], out: Starts) -> bool:
+    """Pair a block's statements; a one-line suite (``if a: b; c``) holds no statement the
+    walker visits on its own, it only has to have as many."""
+    if isinstance(suite, cst.IndentedBlock):
+        return _pair(suite.body, stmts, out)
+    if isinstance(suite, cst.SimpleStatementSuite):
+        return len(suite.body) == len(stmts)
+    return not stmts
 
 
 def _pair(body: Sequence[cst.CSTNode], stmts: list[ast.stmt], out: Starts) -> bool:
@@ -144,28 +150,28 @@ def _pair(body: Sequence[cst.CSTNode], stmts: list[ast.stmt], out: Starts) -> bo
         ok = True
         if isinstance(s, cst.If):
             while True:  # an elif chain is one statement to CPython's `orelse`
-                ok = ok and _pair(_suite(n.body), a.body, out)
+                ok = ok and _suite(n.body, a.body, out)
                 if isinstance(n.orelse, cst.If) and len(a.orelse) == 1:
                     n, a = n.orelse, a.orelse[0]
                     continue
                 if n.orelse is not None:
-                    ok = ok and _pair(_suite(n.orelse.body), a.orelse, out)
+                    ok = ok and _suite(n.orelse.body, a.orelse, out)
                 break
         elif isinstance(s, cst.Match):
             ok = len(n.cases) == len(a.cases) and all(
-                _pair(_suite(c.body), ac.body, out) for c, ac in zip(n.cases, a.cases)
+                _suite(c.body, ac.body, out) for c, ac in zip(n.cases, a.cases)
             )
         else:
-            ok = _pair(_suite(n.body), a.body, out)
+            ok = _suite(n.body, a.body, out)
             if isinstance(s, (cst.Try, getattr(cst, "TryStar", cst.Try))):
                 ok = ok and len(n.handlers) == len(a.handlers)
                 ok = ok and all(
-                    _pair(_suite(h.body), ah.body, out) for h, ah in zip(n.handlers, a.handlers)
+                    _suite(h.body, ah.body, out) for h, ah in zip(n.handlers, a.handlers)
                 )
                 if n.finalbody is not None:
-                    ok = ok and _pair(_suite(n.finalbody.body), a.finalbody, out)
+                    ok = ok and _suite(n.finalbody.body, a.finalbody, out)
             if getattr(n, "orelse", None) is not None:
-                ok = ok and _pair(_suite(n.orelse.body), a.orelse, out)
+                ok = ok and _suite(n.orelse.body, a.orelse, out)
         if not ok:
             return False
     return i == len(stmts)
