@@ -382,6 +382,7 @@ def _analyze_source(
             lines=lines,
             make_checks=lambda w: build_hooks(w, checks),
             tree=tree,
+            source=data,
         )
     except RecursionError:
         empty.error = "cannot analyse: nesting too deep"

@@ -1188,9 +1188,11 @@ def analyze_module(
     lines: int,
     make_checks: Callable[[FileWalker], dict[type, list[Hook]]],
     tree: ast.Module | None = None,
+    source: bytes | None = None,
 ) -> FileFacts:
     """Run the walk, then turn pending reports into positioned candidates. ``tree``: CPython's
-    parse of the same text, which places statements (positions without a whole-module pass)."""
+    parse of ``source``, the same text, which places statements and calls (positions without a
+    whole-module codegen pass)."""
     from compilelint.static.positions import spans_in_statements
 
     walker = FileWalker(module, path, module_name, is_package, {})
@@ -1200,8 +1202,18 @@ def analyze_module(
     nodes = [n for (_, n, *_rest) in walker.pending]
     nodes.extend(n for _, n in walker.call_nodes)
     stmt_of = walker.stmt_of
+    reported = {id(p[1]) for p in walker.pending}
+    starts_only = {id(n) for _, n in walker.call_nodes} - reported  # call sites need a start
     sp = (
-        spans_in_statements(module, [(n, stmt_of.get(id(n))) for n in nodes], tree) if nodes else {}
+        spans_in_statements(
+            module,
+            [(n, stmt_of.get(id(n))) for n in nodes],
+            tree,
+            starts_only=starts_only,
+            source=source,
+        )
+        if nodes
+        else {}
     )
     for site, node in walker.call_nodes:
         site.line, site.col = sp.get(id(node), (0, 0, 0, 0))[:2]
