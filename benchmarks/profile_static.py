@@ -127,8 +127,7 @@ TARGETS: list[tuple[str, str, str]] = [
     ("compilelint.static.incremental", "IncrementalParser.parse", "parse"),
     ("compilelint.static.analysis.walker", "FileWalker.walk_module", "walk"),
     ("compilelint.static.positions", "spans", "positions"),
-    ("compilelint.static.positions", "Positions.span", "positions"),
-    ("compilelint.static.positions", "Positions.__init__", "positions"),
+    ("compilelint.static.positions", "spans_in_statements", "positions"),
     ("compilelint.static.engine", "add_object_calls", "object calls"),
     ("compilelint.static.analysis.dispatch", "add_object_calls", "object calls"),
     ("compilelint.static.analysis.project", "Project.compute", "reachability"),
@@ -318,9 +317,9 @@ def main() -> None:
         else:
             wall, note = _profile_check(timer, files, args, prof)
         timer.stack.clear()
-        done = dict(timer.total)
+        done, calls = dict(timer.total), dict(timer.calls)
         t_bare = bare_parse(bare_files)  # libcst.parse_module is wrapped: restore the totals
-        timer.total = done
+        timer.total, timer.calls = done, calls
     finally:
         os.chdir("/")
         shutil.rmtree(work, ignore_errors=True)
