@@ -22,9 +22,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import libcst as cst
+from typing import TYPE_CHECKING, Any
 
 from compilelint import __version__
 from compilelint.catalog import Catalog, applies_to, load_catalog
@@ -38,8 +36,6 @@ from compilelint.static.analysis.facts import (
 )
 from compilelint.static.analysis.project import Project
 from compilelint.static.analysis.resolve import ResolveError, Resolver, search_path
-from compilelint.static.analysis.walker import analyze_module
-from compilelint.static.checks.base import Check, all_checks, build_hooks
 from compilelint.static.discovery import discover
 from compilelint.static.follow import (
     FollowProject,
@@ -51,9 +47,15 @@ from compilelint.static.follow import (
 )
 from compilelint.suppress import is_suppressed, parse_suppressions
 
+if TYPE_CHECKING:  # libcst, the walker and the checks load when a file is analysed, not before:
+    import libcst as cst  # a warm run (stored results) never imports them
+
+    from compilelint.static.checks.base import Check
+
 PARSE_ERROR = "CL000"
 UNUSED_SUPPRESSION = "CL001"
 CACHE_FORMAT = 4
+POOL_BYTES = 200_000  # analysed source that is worth a pool of workers even in a few files
 
 
 @dataclass
@@ -154,6 +156,8 @@ def read_source(path: str) -> bytes:
 
 # ---------------------------------------------------------------------------- phase 1
 def _checks_for(codes: Iterable[str]) -> list[type[Check]]:
+    from compilelint.static.checks.base import all_checks
+
     registry = all_checks()
     return [registry[c] for c in sorted(codes) if c in registry]
 
@@ -238,7 +242,7 @@ def _flat_chain_risk(data: bytes) -> bool:
     return data.count(b" and ") + data.count(b" or ") + data.count(b'" "') > MAX_LOGICAL_TOKENS // 4
 
 
-Parser = Callable[[bytes, FileInput], cst.Module]
+Parser = Callable[[bytes, FileInput], "cst.Module"]
 
 
 def analyze_source(
@@ -336,6 +340,11 @@ def _analyze_source(
     parse: Parser | None,
     object_calls: bool = False,
 ) -> FileFacts:
+    import libcst as cst
+
+    from compilelint.static.analysis.walker import analyze_module
+    from compilelint.static.checks.base import build_hooks
+
     empty = _empty_facts(data, inp)
     lines = empty.lines
     checked = _python_error(data, empty)
@@ -532,9 +541,8 @@ def _cache_key(catalog: Catalog) -> str:
     h = hashlib.sha256(f"{__version__}|{CACHE_FORMAT}|{sys.version_info[:2]}".encode())
     for code in catalog.codes():
         h.update(Path(catalog.rules[code].path).read_bytes())
-    for name in sorted(all_checks()):
-        h.update(name.encode())
-    # The engine's own sources are part of the key, so a development change invalidates it.
+    # The engine's own sources (the checks' too) are part of the key, so a development change
+    # invalidates it.
     here = Path(__file__).resolve().parent
     for p in sorted(here.rglob("*.py")):
         try:
@@ -602,7 +610,6 @@ class ScanSettings:
     catalog: Catalog
     enabled: set[str]
     static_codes: list[str]
-    checks: list[type[Check]]
     resolver: Resolver | None
     site_source: str
     errors: list[FileError]
@@ -611,6 +618,14 @@ class ScanSettings:
     # library facts made from the library cache's plain data, by id of that data (which the
     # cache keeps alive): scans that share these settings do not rebuild them
     lib_objects: dict[int, FileFacts] = field(default_factory=dict)
+    _checks: list[type[Check]] | None = None
+
+    @property
+    def checks(self) -> list[type[Check]]:
+        """The check classes (imported on first use: a warm run needs none)."""
+        if self._checks is None:
+            self._checks = _checks_for(self.static_codes)
+        return self._checks
 
     def lib_from_data(self, d: dict) -> FileFacts:  # type: ignore[type-arg]
         got = self.lib_objects.get(id(d))
@@ -653,7 +668,6 @@ def resolve_settings(
         catalog=catalog,
         enabled=enabled,
         static_codes=static_codes,
-        checks=_checks_for(static_codes),
         resolver=resolver,
         site_source=source,
         errors=errors,
@@ -888,13 +902,15 @@ class _Scan:
         cfg, progress = self.cfg, self.progress
         jobs = cfg.jobs or os.cpu_count() or 1
         results: list[FileFacts] = []
-        heavy = sum(1 for d, _, force, _o in items if force or b"torch" in d or b"forward" in d)
-        if jobs > 1 and heavy >= 24:
+        heavy = [len(d) for d, _, force, _o in items if force or b"torch" in d or b"forward" in d]
+        # a pool pays for itself on many files, or on a few large ones (a commit of model files)
+        if jobs > 1 and (len(heavy) >= 24 or (len(heavy) >= 2 and sum(heavy) >= POOL_BYTES)):
             import multiprocessing as mp
 
             ctx = mp.get_context("fork") if sys.platform.startswith("linux") else mp.get_context()
             with ctx.Pool(jobs, initializer=_init_worker, initargs=(self.s.static_codes,)) as pool:
-                for i, got in enumerate(pool.imap(_worker, items, chunksize=4)):
+                chunk = 4 if len(items) >= 64 else 1
+                for i, got in enumerate(pool.imap(_worker, items, chunksize=chunk)):
                     results.append(got)
                     if progress:
                         progress(i + 1, len(items))
