@@ -615,9 +615,16 @@ class ScanSettings:
     errors: list[FileError]
     cache: Cache | None
     lib_cache: LibraryCache
-    # library facts made from the library cache's plain data, by id of that data (which the
-    # cache keeps alive): scans that share these settings do not rebuild them
-    lib_objects: dict[int, FileFacts] = field(default_factory=dict)
+    # library facts made from the library cache's plain data, by id of that data (kept alive
+    # with them, so an id is never reused): scans that share these settings build them once
+    lib_objects: dict[int, tuple[dict, FileFacts]] = field(default_factory=dict)  # type: ignore[type-arg]
+
+    def lib_from_data(self, d: dict) -> FileFacts:  # type: ignore[type-arg]
+        got = self.lib_objects.get(id(d))
+        if got is None or got[0] is not d:
+            got = self.lib_objects[id(d)] = (d, _facts_from_data(d))
+        return fresh_facts(got[1])
+
     _checks: list[type[Check]] | None = None
 
     @property
@@ -626,12 +633,6 @@ class ScanSettings:
         if self._checks is None:
             self._checks = _checks_for(self.static_codes)
         return self._checks
-
-    def lib_from_data(self, d: dict) -> FileFacts:  # type: ignore[type-arg]
-        got = self.lib_objects.get(id(d))
-        if got is None:
-            got = self.lib_objects[id(d)] = _facts_from_data(d)
-        return fresh_facts(got)
 
 
 def resolve_settings(
