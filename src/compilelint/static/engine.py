@@ -908,6 +908,7 @@ class _Scan:
         if jobs > 1 and (len(heavy) >= 24 or (len(heavy) >= 2 and sum(heavy) >= POOL_BYTES)):
             import multiprocessing as mp
 
+            self.s.checks  # noqa: B018  (imported here, before the fork: workers share them)
             ctx = mp.get_context("fork") if sys.platform.startswith("linux") else mp.get_context()
             with ctx.Pool(jobs, initializer=_init_worker, initargs=(self.s.static_codes,)) as pool:
                 chunk = 4 if len(items) >= 64 else 1
