@@ -155,6 +155,13 @@ def read_source(path: str) -> bytes:
 
 
 # ---------------------------------------------------------------------------- phase 1
+def all_checks() -> dict[str, type[Check]]:
+    """Every check class by code (imports libcst and the checks on first use)."""
+    from compilelint.static.checks.base import all_checks as registry
+
+    return registry()
+
+
 def _checks_for(codes: Iterable[str]) -> list[type[Check]]:
     from compilelint.static.checks.base import all_checks
 
