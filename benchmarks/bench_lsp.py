@@ -11,7 +11,11 @@ are checked: the inserted break must be reported, the removed one must be gone.
 
 `--no-incremental` re-parses the whole file on every edit instead (the ablation).
 
-    python benchmarks/bench_lsp.py [--model wav2vec2] [--edits 30] [--no-incremental]
+The diagnostics of the last two versions (one with the inserted break, the original text) are
+also compared with what `compilelint check` (a separate process, `--no-cache`) reports for the
+same text in the same folder: rule, range and message must be the same.
+
+    python benchmarks/bench_lsp.py [--model wav2vec2] [--edits 20] [--no-incremental]
 """
 
 from __future__ import annotations
@@ -114,11 +118,14 @@ async def run(args: argparse.Namespace) -> dict:
 
     times = []
     cpu = []
+    kept: list[tuple[str, list[types.Diagnostic]]] = []
     pid = lc._server.pid if lc._server is not None else None
     wrong = 0
     version = 1
     for e in range(args.edits):
-        k, indent = sites[(e // 2) % len(sites)]
+        # spread through the file: the i-th pair of edits is at the i-th of evenly spaced sites
+        pairs = max((args.edits + 1) // 2, 1)
+        k, indent = sites[min((e // 2) * len(sites) // pairs, len(sites) - 1)]
         inserting = e % 2 == 0
         new_lines = list(lines)
         if inserting:
@@ -137,6 +144,7 @@ async def run(args: argparse.Namespace) -> dict:
         times.append(time.perf_counter() - t)
         if pid:
             cpu.append(cpu_seconds(pid) - c0)
+        kept = [*kept[-1:], (body, diags)]
         n = sum(1 for d in diags if d.code == "CL103")
         expected = n_base + 1 if inserting else n_base
         if n != expected:
@@ -145,9 +153,14 @@ async def run(args: argparse.Namespace) -> dict:
     await lc.shutdown_async(None)
     lc.exit(None)
     await lc.stop()
+    cli_mismatches = 0
+    for body, diags in kept:
+        target.write_text(body, encoding="utf-8")
+        cli_mismatches += compare_with_cli(target, diags)
+    target.write_text(text, encoding="utf-8")
     siblings = len(list(work.glob("*.py"))) - 1
     shutil.rmtree(tmp, ignore_errors=True)
-    warm = times[2:] if len(times) > 4 else times
+    warm = times
     return {
         "file": f"transformers/models/{args.model}/{target.name}",
         "lines": len(lines),
@@ -157,17 +170,53 @@ async def run(args: argparse.Namespace) -> dict:
         "edits": len(times),
         "median_ms": round(statistics.median(warm) * 1000, 1),
         "p90_ms": round(sorted(warm)[int(0.9 * (len(warm) - 1))] * 1000, 1),
+        "p95_ms": round(sorted(warm)[int(0.95 * (len(warm) - 1))] * 1000, 1),
         "max_ms": round(max(warm) * 1000, 1),
-        "server_cpu_median_ms": round(statistics.median(cpu[2:] or cpu) * 1000, 1) if cpu else None,
+        "server_cpu_median_ms": round(statistics.median(cpu) * 1000, 1) if cpu else None,
+        "server_cpu_p95_ms": round(sorted(cpu)[int(0.95 * (len(cpu) - 1))] * 1000, 1)
+        if cpu
+        else None,
         "findings_open": len(base),
         "wrong_diagnostics": wrong,
+        "versions_compared_with_cli": len(kept),
+        "differences_from_cli": cli_mismatches,
     }
+
+
+def compare_with_cli(target: Path, diags: list[types.Diagnostic]) -> int:
+    """How many findings differ between the server's diagnostics for ``target``'s text and
+    ``compilelint check`` on its folder (printed)."""
+    import json
+    import subprocess
+
+    out = target.parent.parent / "cli.json"
+    subprocess.run(
+        [sys.executable, "-m", "compilelint", "check", str(target.parent), "--no-cache",
+         "--format", "json", "-o", str(out)],
+        cwd=target.parent.parent, capture_output=True, check=False,
+    )
+    cli = {
+        (f["rule"], f["line"] - 1, f["col"] - 1, f["end_line"] - 1, f["end_col"] - 1,
+         f["message"] + (f"\nfix: {f['fix']}" if f.get("fix") else ""))
+        for f in json.loads(out.read_text(encoding="utf-8"))["findings"]
+        if f["path"].endswith(target.name)
+    }
+    server = {
+        (str(d.code), d.range.start.line, d.range.start.character, d.range.end.line,
+         d.range.end.character, d.message)
+        for d in diags
+    }
+    for x in sorted(cli - server, key=str):
+        print(f"only the CLI: {x}", file=sys.stderr)
+    for x in sorted(server - cli, key=str):
+        print(f"only the server: {x}", file=sys.stderr)
+    return len(cli ^ server)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model", default="wav2vec2")
-    ap.add_argument("--edits", type=int, default=30)
+    ap.add_argument("--edits", type=int, default=20)
     ap.add_argument("--no-incremental", action="store_true")
     args = ap.parse_args()
     res = asyncio.run(run(args))

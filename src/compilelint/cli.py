@@ -8,12 +8,12 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from compilelint import __version__
-from compilelint.fix.cli import fix as fix_command
 from compilelint.report import FORMATS
 
 if TYPE_CHECKING:
@@ -39,7 +39,33 @@ def _load_catalog():  # type: ignore[no-untyped-def]
         raise  # unreachable
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _LazyGroup(click.Group):
+    """Subcommands whose modules are imported when they are asked for: ``compilelint check``
+    (the pre-commit hook, CI) does not import the dynamic stage, ``fix`` or ``bench`` at start-up.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy: dict[str, Callable[[], click.Command | None]] = {}
+
+    def _load(self, name: str) -> None:
+        make = self.lazy.pop(name, None)
+        cmd = make() if make is not None else None
+        if cmd is not None:
+            self.add_command(cmd, name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        for name in list(self.lazy):
+            self._load(name)
+        return super().list_commands(ctx)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.lazy:
+            self._load(cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="compilelint")
 def main() -> None:
     """torch.compile diagnostics: find the lines that break the graph or recompile."""
@@ -549,29 +575,35 @@ def rule_cmd(code: str) -> None:
     click.echo(rule_page(rule))
 
 
-def _mount_dynamic() -> None:
+def _spec_command() -> click.Command | None:
     try:
         from compilelint.dynamic.cli import spec
     except ImportError:
-        return
-    main.add_command(spec)
+        return None
+    return spec
 
 
-_mount_dynamic()
-
-
-def _mount_baseline() -> None:
+def _baseline_command() -> click.Command:
     from compilelint.baseline.cli import make_baseline_group
 
-    main.add_command(make_baseline_group(check))
+    return make_baseline_group(check)
 
 
-_mount_baseline()
-main.add_command(fix_command)
+def _fix_command() -> click.Command:
+    from compilelint.fix.cli import fix
 
-from compilelint.bench.cli import bench  # noqa: E402
+    return fix
 
-main.add_command(bench)
+
+def _bench_command() -> click.Command:
+    from compilelint.bench.cli import bench
+
+    return bench
+
+
+main.lazy.update(  # type: ignore[attr-defined]
+    spec=_spec_command, baseline=_baseline_command, fix=_fix_command, bench=_bench_command
+)
 
 
 @main.command("server")

@@ -27,7 +27,7 @@ from compilelint.fix.records import FileChange, FixRecord, NoFix, Proposal, Rewr
 from compilelint.fix.textdiff import LineMap, edits_between
 from compilelint.model import Edit, Finding
 from compilelint.static.analysis.project import Project
-from compilelint.static.engine import ScanResult, module_name, scan
+from compilelint.static.engine import Cache, ScanResult, module_name, resolve_settings, scan
 
 MAX_ROUNDS = 8
 
@@ -294,10 +294,13 @@ def run_fixes(
     last: list[Planned] = []
     res: ScanResult | None = None
     rounds = 0
+    # one resolved configuration for every round; the facts of files a round did not change
+    # are kept in memory (a cache without a folder when the disk cache is off)
+    settings = resolve_settings(cfg, catalog, no_cache=no_cache)
+    if settings.cache is None:
+        settings.cache = Cache(None, "")
     for rnd in range(max_rounds + 1):
-        res = scan(
-            paths, cfg, catalog=catalog, sources=current, want_project=True, no_cache=no_cache
-        )
+        res = scan(paths, cfg, sources=current, want_project=True, settings=settings)
         by_file: dict[str, list[Finding]] = {}
         for f in res.findings:
             if f.rule in fixable:

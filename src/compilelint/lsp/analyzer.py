@@ -18,7 +18,7 @@ from compilelint.catalog import Catalog, load_catalog
 from compilelint.config import Config, ConfigError, load_config
 from compilelint.model import Edit, Finding
 from compilelint.static.analysis.project import Project
-from compilelint.static.engine import Cache, _cache_key, scan
+from compilelint.static.engine import Cache, ScanSettings, _cache_key, resolve_settings, scan
 from compilelint.static.incremental import IncrementalParser
 
 
@@ -55,6 +55,7 @@ class Checked:
 class _Root:
     config: Config
     cache: MemoryCache | None
+    settings: ScanSettings  # resolved once: rules, checks, search path, caches in memory
 
 
 @dataclass
@@ -78,7 +79,8 @@ class Analyzer:
                     Path(cfg.cache_dir) if cfg.cache_dir else Path(cfg.root) / ".compilelint_cache"
                 )
                 cache = MemoryCache(cdir, _cache_key(self.catalog))
-            got = _Root(cfg, cache)
+            settings = resolve_settings(cfg, self.catalog, cache=cache)
+            got = _Root(cfg, cache, settings)
             self._roots[key] = got
         return got
 
@@ -103,11 +105,10 @@ class Analyzer:
             res = scan(
                 paths,
                 root.config,
-                catalog=self.catalog,
                 sources={real: data},
-                cache=root.cache,
                 parse=self.parser if self.incremental else None,
                 want_project=True,
+                settings=root.settings,
             )
             mine = [f for f in res.findings if os.path.realpath(f.path) == real]
             error = "; ".join(e.message for e in res.errors) or None

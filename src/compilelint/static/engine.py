@@ -8,7 +8,10 @@ input is data (a CL000 finding or a :class:`FileError`), never an exception.
 from __future__ import annotations
 
 import ast
+import contextlib
+import copy
 import errno
+import gc
 import hashlib
 import marshal
 import os
@@ -16,12 +19,10 @@ import stat
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import libcst as cst
+from typing import TYPE_CHECKING, Any
 
 from compilelint import __version__
 from compilelint.catalog import Catalog, applies_to, load_catalog
@@ -35,8 +36,6 @@ from compilelint.static.analysis.facts import (
 )
 from compilelint.static.analysis.project import Project
 from compilelint.static.analysis.resolve import ResolveError, Resolver, search_path
-from compilelint.static.analysis.walker import analyze_module
-from compilelint.static.checks.base import Check, all_checks, build_hooks
 from compilelint.static.discovery import discover
 from compilelint.static.follow import (
     FollowProject,
@@ -48,9 +47,15 @@ from compilelint.static.follow import (
 )
 from compilelint.suppress import is_suppressed, parse_suppressions
 
+if TYPE_CHECKING:  # libcst, the walker and the checks load when a file is analysed, not before:
+    import libcst as cst  # a warm run (stored results) never imports them
+
+    from compilelint.static.checks.base import Check
+
 PARSE_ERROR = "CL000"
 UNUSED_SUPPRESSION = "CL001"
 CACHE_FORMAT = 4
+POOL_BYTES = 200_000  # analysed source that is worth a pool of workers even in a few files
 
 
 @dataclass
@@ -71,6 +76,7 @@ class ScanResult:
     cached: int
     project: Project | None = None
     follow: dict[str, object] | None = None  # what following into installed packages did
+    phases: dict[str, float] = field(default_factory=dict)  # seconds per phase of the scan
 
 
 # ---------------------------------------------------------------------------- paths & modules
@@ -149,7 +155,16 @@ def read_source(path: str) -> bytes:
 
 
 # ---------------------------------------------------------------------------- phase 1
+def all_checks() -> dict[str, type[Check]]:
+    """Every check class by code (imports libcst and the checks on first use)."""
+    from compilelint.static.checks.base import all_checks as registry
+
+    return registry()
+
+
 def _checks_for(codes: Iterable[str]) -> list[type[Check]]:
+    from compilelint.static.checks.base import all_checks
+
     registry = all_checks()
     return [registry[c] for c in sorted(codes) if c in registry]
 
@@ -234,7 +249,7 @@ def _flat_chain_risk(data: bytes) -> bool:
     return data.count(b" and ") + data.count(b" or ") + data.count(b'" "') > MAX_LOGICAL_TOKENS // 4
 
 
-Parser = Callable[[bytes, FileInput], cst.Module]
+Parser = Callable[[bytes, FileInput], "cst.Module"]
 
 
 def analyze_source(
@@ -244,12 +259,17 @@ def analyze_source(
     *,
     force: bool = False,
     parse: Parser | None = None,
+    object_calls: bool = False,
 ) -> FileFacts:
     """Phase 1 for one file. Never raises, never crashes the interpreter. ``parse`` replaces
     ``libcst.parse_module`` (the editor server reuses the unchanged statements of the previous
-    version of a file: ``static/incremental.py``); it must return what a full parse returns."""
+    version of a file: ``static/incremental.py``); it must return what a full parse returns.
+    ``object_calls``: also record calls through objects of imported classes (for following
+    into installed packages), from the same CPython tree as the syntax check."""
     try:
-        return _call_with_deep_stack(lambda: _analyze_source(data, inp, checks, force, parse))
+        return _call_with_deep_stack(
+            lambda: _analyze_source(data, inp, checks, force, parse, object_calls)
+        )
     except RecursionError:
         return _empty_facts(data, inp, _TOO_DEEP)
     except MemoryError:
@@ -281,9 +301,10 @@ def _empty_facts(data: bytes, inp: FileInput, error: str | None = None) -> FileF
     )
 
 
-def _python_error(data: bytes, empty: FileFacts) -> bool:
+def _python_error(data: bytes, empty: FileFacts) -> bool | ast.Module:
     """Parse with CPython; on failure fill ``empty.error`` and say whether libcst may still try
-    (a plain syntax error: the file may use syntax newer than this Python)."""
+    (a plain syntax error: the file may use syntax newer than this Python). A file CPython
+    accepts gives its tree, which places statements and finds calls through objects."""
     bom = next((name for b, name in _WIDE_BOMS if data.startswith(b)), None)
     if bom:
         empty.error = (
@@ -298,7 +319,7 @@ def _python_error(data: bytes, empty: FileFacts) -> bool:
         empty.error_col = len(before) - max(before.rfind(b"\n"), before.rfind(b"\r"))
         return False
     try:
-        ast.parse(data)
+        return ast.parse(data)
     except SyntaxError as exc:
         msg = exc.msg or "invalid syntax"
         if msg.startswith("(unicode error)") or "encoding" in msg or "decode" in msg:
@@ -316,15 +337,26 @@ def _python_error(data: bytes, empty: FileFacts) -> bool:
     except ValueError as exc:
         empty.error = f"cannot parse: {exc}"
         return False
-    return True
 
 
 def _analyze_source(
-    data: bytes, inp: FileInput, checks: list[type[Check]], force: bool, parse: Parser | None
+    data: bytes,
+    inp: FileInput,
+    checks: list[type[Check]],
+    force: bool,
+    parse: Parser | None,
+    object_calls: bool = False,
 ) -> FileFacts:
+    import libcst as cst
+
+    from compilelint.static.analysis.walker import analyze_module
+    from compilelint.static.checks.base import build_hooks
+
     empty = _empty_facts(data, inp)
     lines = empty.lines
-    may_try = _python_error(data, empty)
+    checked = _python_error(data, empty)
+    tree = checked if isinstance(checked, ast.Module) else None
+    may_try = checked is not False
     if not force and b"torch" not in data and b"forward" not in data:
         # Not analysed unless traced code turns out to call into it; the syntax check above
         # keeps unparsable files visible (CL000).
@@ -365,6 +397,8 @@ def _analyze_source(
             is_package=inp.is_package,
             lines=lines,
             make_checks=lambda w: build_hooks(w, checks),
+            tree=tree,
+            source=data,
         )
     except RecursionError:
         empty.error = "cannot analyse: nesting too deep"
@@ -377,6 +411,8 @@ def _analyze_source(
     except LookupError:
         text = data.decode("utf-8", errors="replace")
     facts.noqa = parse_suppressions(text)
+    if object_calls and tree is not None:  # self.helper.method(...) on library objects
+        add_object_calls(data, facts, imported_only=True, tree=tree)
     if facts.candidates:
         src_lines = text.splitlines()
         for c in facts.candidates:
@@ -384,9 +420,9 @@ def _analyze_source(
     return facts
 
 
-def _worker(item: tuple[bytes, FileInput, bool]) -> FileFacts:
-    data, inp, force = item
-    return analyze_source(data, inp, _WORKER_CHECKS, force=force)
+def _worker(item: tuple[bytes, FileInput, bool, bool]) -> FileFacts:
+    data, inp, force, object_calls = item
+    return analyze_source(data, inp, _WORKER_CHECKS, force=force, object_calls=object_calls)
 
 
 def _init_worker(codes: list[str]) -> None:
@@ -403,11 +439,30 @@ def _facts_from_data(d: dict) -> FileFacts:  # type: ignore[type-arg]
     return from_data(FileFacts, d)
 
 
+def fresh_facts(f: FileFacts) -> FileFacts:
+    """A copy of ``f`` that a scan may change: following adds and drops call sites
+    (``FunctionFacts.calls``) and the scan sets ``path``; everything else is read only."""
+    out = copy.copy(f)
+    fns = {}
+    for q, fn in f.functions.items():
+        c = copy.copy(fn)
+        c.calls = list(fn.calls)
+        fns[q] = c
+    out.functions = fns
+    return out
+
+
 class Cache:
+    """Phase-1 facts per file (real path, content digest), one marshal file per cache key.
+    Facts put during a run are kept as objects (copies) and become plain data only when saved,
+    so a cache that lives across scans (the editor server, the fix rounds) never round-trips
+    them."""
+
     def __init__(self, directory: Path | None, key: str) -> None:
         self.directory = directory
         self.file = directory / f"facts-{key}.marshal" if directory else None
         self._entries: dict[str, tuple[str, dict]] | None = None  # type: ignore[type-arg]
+        self._objects: dict[str, tuple[str, FileFacts]] = {}
         self.dirty = False
         self.key = key
 
@@ -451,29 +506,40 @@ class Cache:
         return self.directory / f"results-{self.key}.marshal" if self.directory else None
 
     def get(self, real: str, digest: str) -> FileFacts | None:
+        obj = self._objects.get(real)
+        if obj is not None:
+            return fresh_facts(obj[1]) if obj[0] == digest else None
         got = self.entries.get(real)
         if got is None or got[0] != digest:
             return None
         try:
-            return _facts_from_data(got[1])
+            facts = _facts_from_data(got[1])
         except (TypeError, KeyError):
             return None
+        self._objects[real] = (digest, facts)  # later gets copy the object
+        return fresh_facts(facts)
 
     def put(self, real: str, digest: str, facts: FileFacts) -> None:
-        self.entries[real] = (digest, _facts_to_data(facts))
+        self._objects[real] = (digest, fresh_facts(facts))
+        self.entries.pop(real, None)
         self.dirty = True
 
     def save(self) -> None:
         if not (self.dirty and self.file and self.directory):
             return
+        entries = self.entries
+        for real, (digest, facts) in self._objects.items():
+            if real not in entries:
+                entries[real] = (digest, _facts_to_data(facts))
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             gi = self.directory / ".gitignore"
             if not gi.exists():
                 gi.write_text("# created by compilelint\n*\n", encoding="utf-8")
             tmp = self.file.with_suffix(f".tmp{os.getpid()}")
-            tmp.write_bytes(marshal.dumps(self.entries))
+            tmp.write_bytes(marshal.dumps(entries))
             os.replace(tmp, self.file)
+            self.dirty = False
         except (OSError, ValueError):
             pass  # a cache that cannot be written is not an error
 
@@ -482,9 +548,8 @@ def _cache_key(catalog: Catalog) -> str:
     h = hashlib.sha256(f"{__version__}|{CACHE_FORMAT}|{sys.version_info[:2]}".encode())
     for code in catalog.codes():
         h.update(Path(catalog.rules[code].path).read_bytes())
-    for name in sorted(all_checks()):
-        h.update(name.encode())
-    # The engine's own sources are part of the key, so a development change invalidates it.
+    # The engine's own sources (the checks' too) are part of the key, so a development change
+    # invalidates it.
     here = Path(__file__).resolve().parent
     for p in sorted(here.rglob("*.py")):
         try:
@@ -542,6 +607,83 @@ def _per_file_ignored(cfg: Config, path: str) -> set[str]:
     return out
 
 
+@dataclass
+class ScanSettings:
+    """One resolved configuration for any number of scans: the enabled rules, the checks, the
+    search path for following and the caches. The CLI resolves it once per run; the fix rounds
+    and the editor server keep it across their scans (with its caches in memory)."""
+
+    cfg: Config
+    catalog: Catalog
+    enabled: set[str]
+    static_codes: list[str]
+    resolver: Resolver | None
+    site_source: str
+    errors: list[FileError]
+    cache: Cache | None
+    lib_cache: LibraryCache
+    # library facts made from the library cache's plain data, by id of that data (kept alive
+    # with them, so an id is never reused): scans that share these settings build them once
+    lib_objects: dict[int, tuple[dict, FileFacts]] = field(default_factory=dict)  # type: ignore[type-arg]
+
+    def lib_from_data(self, d: dict) -> FileFacts:  # type: ignore[type-arg]
+        got = self.lib_objects.get(id(d))
+        if got is None or got[0] is not d:
+            got = self.lib_objects[id(d)] = (d, _facts_from_data(d))
+        return fresh_facts(got[1])
+
+    _checks: list[type[Check]] | None = None
+
+    @property
+    def checks(self) -> list[type[Check]]:
+        """The check classes (imported on first use: a warm run needs none)."""
+        if self._checks is None:
+            self._checks = _checks_for(self.static_codes)
+        return self._checks
+
+
+def resolve_settings(
+    cfg: Config,
+    catalog: Catalog | None = None,
+    *,
+    no_cache: bool = False,
+    cache: Cache | None = None,
+) -> ScanSettings:
+    """Everything about a scan that does not depend on the files scanned. ``cache`` replaces
+    the configured facts cache (the editor server's, in memory)."""
+    catalog = catalog or load_catalog()
+    enabled = selected_codes(cfg, {c: r.default for c, r in catalog.rules.items()})
+    enabled = {c for c in enabled if applies_to(catalog.rules[c], cfg.target_torch)}
+    static_codes = sorted(c for c in catalog.rules if catalog.rules[c].detector == "static")
+    errors: list[FileError] = []
+    resolver: Resolver | None = None
+    source = ""
+    if cfg.follow:
+        try:
+            site, source = search_path(cfg.python, cfg.root)
+        except ResolveError as exc:
+            errors.append(FileError(path=cfg.python or "", message=str(exc), kind="usage"))
+            site = []
+        resolver = Resolver(site)
+    cdir: Path | None = None
+    if cfg.cache and not no_cache:
+        cdir = Path(cfg.cache_dir) if cfg.cache_dir else Path(cfg.root) / ".compilelint_cache"
+    key = cache.key if cache is not None else _cache_key(catalog) if cdir is not None else ""
+    if cache is None and cdir is not None:
+        cache = Cache(cdir, key)
+    return ScanSettings(
+        cfg=cfg,
+        catalog=catalog,
+        enabled=enabled,
+        static_codes=static_codes,
+        resolver=resolver,
+        site_source=source,
+        errors=errors,
+        cache=cache,
+        lib_cache=LibraryCache(cdir, key),
+    )
+
+
 def scan(
     paths: list[str],
     cfg: Config,
@@ -553,209 +695,340 @@ def scan(
     want_project: bool = False,
     cache: Cache | None = None,
     parse: Parser | None = None,
+    settings: ScanSettings | None = None,
 ) -> ScanResult:
     """Scan ``paths``. ``sources`` maps real paths to contents used instead of the files on
     disk (the fix stage checks its edits before writing them); ``want_project`` skips the
     stored-results shortcut so that the result carries the project view. ``cache`` is the facts
-    cache to use instead of the configured one (the editor server keeps one in memory across
-    edits), ``parse`` replaces libcst's parse in the files analysed in this process."""
+    cache to use instead of the configured one, ``settings`` a configuration resolved before
+    (``resolve_settings``; then ``cfg``, ``catalog``, ``no_cache`` and ``cache`` are its own),
+    ``parse`` replaces libcst's parse in the files analysed in this process.
+
+    The scan runs as named phases (``ScanResult.phases`` times each): discover, read, stored
+    results, analyse (phase 1 per file: parse, walk, checks, positions; cached, parallel),
+    project (what is traced, what is a tensor; torch-free helpers analysed on demand), follow
+    (into installed packages), findings, store."""
     t0 = time.perf_counter()
-    catalog = catalog or load_catalog()
-    cwd = Path(os.getcwd())
-    disc = discover(
-        paths,
-        exclude=cfg.exclude + cfg.extend_exclude,
-        respect_gitignore=cfg.respect_gitignore,
-    )
-    errors = [FileError(path=m, message=f"path not found: {m}", kind="usage") for m in disc.missing]
-    enabled = selected_codes(cfg, {c: r.default for c, r in catalog.rules.items()})
-    enabled = {c for c in enabled if applies_to(catalog.rules[c], cfg.target_torch)}
-    static_codes = sorted(c for c in catalog.rules if catalog.rules[c].detector == "static")
-    checks = _checks_for(static_codes)
+    if settings is None:
+        settings = resolve_settings(cfg, catalog, no_cache=no_cache, cache=cache)
+    run = _Scan(settings, progress=progress, sources=sources, parse=parse)
+    with _fewer_collections():
+        return _run_phases(run, paths, want_project, t0)
 
-    inputs: list[FileInput] = []
-    for p in disc.files:
-        mod, is_pkg = module_name(p)
-        inputs.append(FileInput(display_path(p, cwd), os.path.realpath(p), mod, is_pkg))
-    inputs.sort(key=lambda i: i.path)
 
-    if cache is None and cfg.cache and not no_cache:
-        cdir = Path(cfg.cache_dir) if cfg.cache_dir else Path(cfg.root) / ".compilelint_cache"
-        cache = Cache(cdir, _cache_key(catalog))
+@contextlib.contextmanager
+def _fewer_collections() -> Iterator[None]:
+    """A parse makes hundreds of thousands of small objects that live until the file is
+    done, which sets off CPython's cyclic collector thousands of times per scan (about 15% of a
+    cold scan's CPU). Collect less often while scanning; memory is freed by reference counting
+    as before."""
+    old = gc.get_threshold()
+    gc.set_threshold(max(old[0], 50_000), max(old[1], 20), max(old[2], 20))
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
 
-    facts: dict[str, FileFacts] = {}
-    datas: dict[str, bytes] = {}
-    todo: list[tuple[bytes, FileInput, bool]] = []
-    cached = 0
-    digests: dict[str, str] = {}
-    for inp in inputs:
-        try:
-            data = sources[inp.real] if sources and inp.real in sources else None
-            if data is None:
-                data = read_source(inp.real)
-        except (OSError, ValueError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            f = FileFacts(
-                inp.path,
-                inp.module,
-                inp.is_package,
-                0,
-                {},
-                {},
-                {},
-                [],
-                [],
-                error=f"cannot read: {reason}",
-            )
-            facts[inp.path] = f
-            continue
-        datas[inp.path] = data
-        digests[inp.path] = hashlib.blake2b(data, digest_size=16).hexdigest()
-    by_path = {i.path: i for i in inputs}
 
-    # An unchanged tree under the same config and rules: the previous results, as they were.
-    resolver: Resolver | None = None
-    stats = FollowStats()
-    if cfg.follow:
-        try:
-            site, stats.source = search_path(cfg.python, cfg.root)
-        except ResolveError as exc:
-            errors.append(FileError(path=cfg.python or "", message=str(exc), kind="usage"))
-            site = []
-        stats.site = site
-        resolver = Resolver(site)
-    tree = hashlib.blake2b(digest_size=16)
-    tree.update(repr((cfg, sorted(enabled), os.getcwd())).encode())
-    if resolver is not None:
-        tree.update(site_key(resolver.site).encode())
-    for p in sorted(digests):
-        tree.update(f"{p}\0{by_path[p].real}\0{digests[p]}\n".encode(errors="surrogateescape"))
-    for p in sorted(facts):
-        tree.update(f"{p}\0unreadable\n".encode())
-    tree_key = tree.hexdigest()
-    if cache is not None and not want_project:
-        prev = cache.get_results(tree_key)
+def _run_phases(run: _Scan, paths: list[str], want_project: bool, t0: float) -> ScanResult:
+    run.timed("discover", run.discover, paths)
+    run.timed("read", run.read)
+    if not want_project:
+        prev = run.timed("stored results", run.stored_results)
         if prev is not None:
+            prev.seconds = time.perf_counter() - t0
+            prev.phases = run.phases
+            return prev
+    run.timed("analyse", run.analyse_all)
+    run.timed("project", run.compute_project)
+    run.timed("follow", run.follow_libraries)
+    findings = run.timed("findings", run.findings)
+    run.timed("store", run.store, findings)
+    return ScanResult(
+        findings=findings,
+        errors=run.errors,
+        files=len(run.user_paths),
+        lines=run.total_lines,
+        seconds=time.perf_counter() - t0,
+        cached=run.cached,
+        project=run.project,
+        follow=run.follow_data,
+        phases=run.phases,
+    )
+
+
+class _Scan:
+    """The state of one scan, phase by phase (see ``scan``)."""
+
+    def __init__(
+        self,
+        settings: ScanSettings,
+        *,
+        progress: Callable[[int, int], None] | None,
+        sources: Mapping[str, bytes] | None,
+        parse: Parser | None,
+    ) -> None:
+        self.s = settings
+        self.cfg = settings.cfg
+        self.progress = progress
+        self.sources = sources
+        self.parse = parse
+        self.phases: dict[str, float] = {}
+        self.errors: list[FileError] = list(settings.errors)
+        self.inputs: list[FileInput] = []
+        self.by_path: dict[str, FileInput] = {}
+        self.facts: dict[str, FileFacts] = {}
+        self.datas: dict[str, bytes] = {}
+        self.digests: dict[str, str] = {}
+        self.cached = 0
+        self.stats = FollowStats()
+        self.stats.site = settings.resolver.site if settings.resolver is not None else []
+        self.stats.source = settings.site_source
+        self.entries: tuple[str, ...] | None = self.cfg.entries or None
+        self.project: Project | None = None
+        self.user_paths: set[str] = set()
+        self.total_lines = 0
+        self.follow_data: dict[str, object] | None = None
+        self.tree_key = ""
+        # calls through objects feed following; recorded in phase 1 from the syntax check's tree
+        self.object_calls = bool(settings.resolver is not None and settings.resolver.site)
+
+    def timed(self, name: str, fn: Callable[..., Any], *args: Any) -> Any:
+        t = time.perf_counter()
+        try:
+            return fn(*args)
+        finally:
+            self.phases[name] = self.phases.get(name, 0.0) + time.perf_counter() - t
+
+    # ------------------------------------------------------------------ discover, read
+    def discover(self, paths: list[str]) -> None:
+        cfg = self.cfg
+        cwd = Path(os.getcwd())
+        disc = discover(
+            paths,
+            exclude=cfg.exclude + cfg.extend_exclude,
+            respect_gitignore=cfg.respect_gitignore,
+        )
+        self.errors[:0] = [
+            FileError(path=m, message=f"path not found: {m}", kind="usage") for m in disc.missing
+        ]
+        for p in disc.files:
+            mod, is_pkg = module_name(p)
+            self.inputs.append(FileInput(display_path(p, cwd), os.path.realpath(p), mod, is_pkg))
+        self.inputs.sort(key=lambda i: i.path)
+        self.by_path = {i.path: i for i in self.inputs}
+
+    def read(self) -> None:
+        sources = self.sources
+        for inp in self.inputs:
             try:
-                return ScanResult(
-                    findings=[finding_from_data(d) for d in prev["findings"]],
-                    errors=errors,
-                    files=prev["files"],
-                    lines=prev["lines"],
-                    seconds=time.perf_counter() - t0,
-                    cached=prev["files"],
-                    follow=prev.get("follow"),
+                data = sources[inp.real] if sources and inp.real in sources else None
+                if data is None:
+                    data = read_source(inp.real)
+            except (OSError, ValueError) as exc:
+                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+                self.facts[inp.path] = FileFacts(
+                    inp.path,
+                    inp.module,
+                    inp.is_package,
+                    0,
+                    {},
+                    {},
+                    {},
+                    [],
+                    [],
+                    error=f"cannot read: {reason}",
                 )
-            except (TypeError, KeyError):
-                pass
+                continue
+            self.datas[inp.path] = data
+            self.digests[inp.path] = hashlib.blake2b(data, digest_size=16).hexdigest()
+        self.tree_key = self._tree_key()
 
-    for inp in inputs:
-        if inp.path not in digests:
-            continue
-        got = cache.get(inp.real, digests[inp.path]) if cache else None
-        if got is not None:
-            got.path = inp.path
-            facts[inp.path] = got
-            cached += 1
-        else:
-            todo.append((datas[inp.path], inp, False))
+    # ------------------------------------------------------------------ stored results
+    def _tree_key(self) -> str:
+        """The key of this tree under this configuration and these rules."""
+        s = self.s
+        tree = hashlib.blake2b(digest_size=16)
+        tree.update(repr((self.cfg, sorted(s.enabled), os.getcwd())).encode())
+        if s.resolver is not None:
+            tree.update(site_key(s.resolver.site).encode())
+        for p in sorted(self.digests):
+            d = self.digests[p]
+            tree.update(f"{p}\0{self.by_path[p].real}\0{d}\n".encode(errors="surrogateescape"))
+        for p in sorted(self.facts):
+            tree.update(f"{p}\0unreadable\n".encode())
+        return tree.hexdigest()
 
-    def run(items: list[tuple[bytes, FileInput, bool]]) -> None:
+    def stored_results(self) -> ScanResult | None:
+        """An unchanged tree under the same config and rules: the previous results, as they
+        were."""
+        s = self.s
+        if s.cache is None:
+            return None
+        prev = s.cache.get_results(self.tree_key)
+        if prev is None:
+            return None
+        try:
+            return ScanResult(
+                findings=[finding_from_data(d) for d in prev["findings"]],
+                errors=self.errors,
+                files=prev["files"],
+                lines=prev["lines"],
+                seconds=0.0,
+                cached=prev["files"],
+                follow=prev.get("follow"),
+            )
+        except (TypeError, KeyError):
+            return None
+
+    # ------------------------------------------------------------------ phase 1
+    def _cache_digest(self, path: str, force: bool) -> str:
+        # facts made with calls through objects are not those made without
+        oc = self.object_calls and not force
+        return self.digests[path] + ("+o" if oc else "")
+
+    def analyse_all(self) -> None:
+        cache = self.s.cache
+        todo: list[tuple[bytes, FileInput, bool, bool]] = []
+        for inp in self.inputs:
+            if inp.path not in self.digests:
+                continue
+            got = cache.get(inp.real, self._cache_digest(inp.path, False)) if cache else None
+            if got is not None:
+                got.path = inp.path
+                self.facts[inp.path] = got
+                self.cached += 1
+            else:
+                todo.append((self.datas[inp.path], inp, False, self.object_calls))
+        self.analyse(todo)
+
+    def analyse(self, items: list[tuple[bytes, FileInput, bool, bool]]) -> None:
+        """Phase 1 for ``items`` (data, input, force, object calls): in a pool of workers when
+        there is enough to do, in this process otherwise."""
         if not items:
             return
+        cfg, progress = self.cfg, self.progress
         jobs = cfg.jobs or os.cpu_count() or 1
-        results: Iterable[FileFacts]
-        heavy = sum(1 for d, _, force in items if force or b"torch" in d or b"forward" in d)
-        if jobs > 1 and heavy >= 24:
+        results: list[FileFacts] = []
+        heavy = [len(d) for d, _, force, _o in items if force or b"torch" in d or b"forward" in d]
+        # a pool pays for itself on many files, or on a few large ones (a commit of model files)
+        if jobs > 1 and (len(heavy) >= 24 or (len(heavy) >= 2 and sum(heavy) >= POOL_BYTES)):
             import multiprocessing as mp
 
+            self.s.checks  # noqa: B018  (imported here, before the fork: workers share them)
             ctx = mp.get_context("fork") if sys.platform.startswith("linux") else mp.get_context()
-            with ctx.Pool(jobs, initializer=_init_worker, initargs=(static_codes,)) as pool:
-                results = []
-                for i, got in enumerate(pool.imap(_worker, items, chunksize=4)):
+            with ctx.Pool(jobs, initializer=_init_worker, initargs=(self.s.static_codes,)) as pool:
+                chunk = 4 if len(items) >= 64 else 1
+                for i, got in enumerate(pool.imap(_worker, items, chunksize=chunk)):
                     results.append(got)
                     if progress:
                         progress(i + 1, len(items))
         else:
-            results = []
-            for i, (d, inp, force) in enumerate(items):
-                results.append(analyze_source(d, inp, checks, force=force, parse=parse))
+            for i, (d, inp, force, oc) in enumerate(items):
+                results.append(
+                    analyze_source(
+                        d, inp, self.s.checks, force=force, parse=self.parse, object_calls=oc
+                    )
+                )
                 if progress:
                     progress(i + 1, len(items))
+        cache = self.s.cache
         for i, f in enumerate(results):
-            facts[f.path] = f
+            self.facts[f.path] = f
             if cache:
-                d = items[i][0]
-                cache.put(by_path[f.path].real, hashlib.blake2b(d, digest_size=16).hexdigest(), f)
+                force = items[i][2]
+                cache.put(self.by_path[f.path].real, self._cache_digest(f.path, force), f)
 
-    run(todo)
+    # ------------------------------------------------------------------ phase 2
+    def _installed(self, m: str) -> bool:
+        r = self.s.resolver
+        return r is not None and r.find(m) is not None
 
-    # Phase 2, with torch-free helper files parsed on demand when traced code reaches them.
-    # Library mode: a package with nothing compiled in reach is judged from its public
-    # functions, methods and forwards (narrowed by ``entries``).
-    entries: tuple[str, ...] | None = cfg.entries or None
+    def _new_project(self) -> FollowProject:
+        return FollowProject(self.facts.values(), {}, self._installed, self.entries)
 
-    def installed(m: str) -> bool:
-        return resolver is not None and resolver.find(m) is not None
-
-    def new_project() -> FollowProject:
-        return FollowProject(facts.values(), {}, installed, entries)
-
-    if resolver is not None and resolver.site:
-        for path, f in facts.items():  # self.helper.method(...) on library objects
-            if path in datas and f.error is None and not f.torch_free:
-                add_object_calls(datas[path], f, imported_only=True)
-    project = new_project()
-    for _ in range(4):
-        project.compute()
-        if (
-            entries is None
-            and not project.roots
-            and any(f.is_package and not f.error for f in facts.values())
-        ):
-            entries = ("*",)
-            project = new_project()
+    def compute_project(self) -> None:
+        """What is traced and what is a tensor, with torch-free helper files parsed on demand
+        when traced code reaches them. Library mode: a package with nothing compiled in reach
+        is judged from its public functions, methods and forwards (narrowed by ``entries``)."""
+        facts = self.facts
+        project = self._new_project()
+        for _ in range(4):
             project.compute()
-        need = _needed_torch_free(project)
-        if not need:
-            break
-        run([(datas[p], by_path[p], True) for p in need if p in datas])
-        project = new_project()
-    if cache:
-        cache.save()
-    if entries is not None:
-        stats.entries = len(project.entry_points(entries))
-    user_paths = set(facts)
-    if resolver is not None and resolver.site and project.unresolved_modules:
-        cdir = None
-        if cfg.cache and not no_cache:
-            cdir = Path(cfg.cache_dir) if cfg.cache_dir else Path(cfg.root) / ".compilelint_cache"
+            if (
+                self.entries is None
+                and not project.roots
+                and any(f.is_package and not f.error for f in facts.values())
+            ):
+                self.entries = ("*",)
+                project = self._new_project()
+                project.compute()
+            need = _needed_torch_free(project)
+            if not need:
+                break
+            self.analyse(
+                [(self.datas[p], self.by_path[p], True, False) for p in need if p in self.datas]
+            )
+            project = self._new_project()
+        if self.s.cache:
+            self.s.cache.save()
+        if self.entries is not None:
+            self.stats.entries = len(project.entry_points(self.entries))
+        self.user_paths = set(facts)
+        self.project = project
+
+    def follow_libraries(self) -> None:
+        s = self.s
+        resolver = s.resolver
+        project = self.project
+        assert project is not None
+        if resolver is None or not resolver.site or not project.unresolved_modules:
+            return
+        checks = s.checks
 
         def analyse_lib(data: bytes, real: str, module: str, is_pkg: bool) -> FileFacts:
             return analyze_source(data, FileInput(real, real, module, is_pkg), checks, force=True)
 
-        project = follow(
-            project,
-            facts,
+        self.project = follow(
+            project,  # type: ignore[arg-type]
+            self.facts,
             resolver,
             analyse_lib,
-            cache=LibraryCache(cdir, cache.key if cache else ""),
+            cache=s.lib_cache,
             to_data=_facts_to_data,
-            from_data=_facts_from_data,
-            stats=stats,
-            entries=entries,
+            from_data=s.lib_from_data,
+            stats=self.stats,
+            entries=self.entries,
         )
 
-    findings: list[Finding] = []
-    lib_used: set[tuple[str, int, str]] = set()
-    if isinstance(project, FollowProject) and project.library:
-        findings.extend(_followed_findings(project, cfg, catalog, enabled, facts, datas, lib_used))
-    for path in sorted(user_paths):
-        f = facts[path]
+    # ------------------------------------------------------------------ findings
+    def findings(self) -> list[Finding]:
+        cfg, catalog, enabled = self.cfg, self.s.catalog, self.s.enabled
+        project, facts = self.project, self.facts
+        assert project is not None
+        findings: list[Finding] = []
+        lib_used: set[tuple[str, int, str]] = set()
+        if isinstance(project, FollowProject) and project.library:
+            findings.extend(
+                _followed_findings(project, cfg, catalog, enabled, facts, self.datas, lib_used)
+            )
+        for path in sorted(self.user_paths):
+            findings.extend(self._file_findings(path, lib_used))
+        findings.sort(key=lambda x: (x.path, x.line, x.col, x.rule))
+        self.total_lines = sum(facts[p].lines for p in self.user_paths)
+        self.follow_data = self.stats.as_dict() if self.s.resolver is not None else None
+        return findings
+
+    def _file_findings(self, path: str, lib_used: set[tuple[str, int, str]]) -> list[Finding]:
+        cfg, catalog, enabled = self.cfg, self.s.catalog, self.s.enabled
+        project = self.project
+        assert project is not None
+        f = self.facts[path]
+        out: list[Finding] = []
         if f.error is not None:
             rule = catalog.rules.get(PARSE_ERROR)
             if rule and PARSE_ERROR in enabled:
-                findings.append(
+                out.append(
                     Finding(
                         rule=PARSE_ERROR,
                         name=rule.name,
@@ -769,7 +1042,7 @@ def scan(
                         fix=rule.fix_title,
                     )
                 )
-            continue
+            return out
         ignored_here = _per_file_ignored(cfg, path)
         sup = f.noqa
         used: set[tuple[int, str]] = {(ln, code) for p, ln, code in lib_used if p == path}
@@ -793,35 +1066,27 @@ def scan(
                 used.add((ln, c.code))
                 continue
             rule = catalog.rules[c.code]
-            findings.append(_make_finding(rule, path, c, rule.severity))
+            out.append(_make_finding(rule, path, c, rule.severity))
         if UNUSED_SUPPRESSION in enabled and sup:
-            findings.extend(
-                _unused_suppressions(catalog, path, sup, used, enabled, datas.get(path))
+            out.extend(
+                _unused_suppressions(catalog, path, sup, used, enabled, self.datas.get(path))
             )
+        return out
 
-    findings.sort(key=lambda x: (x.path, x.line, x.col, x.rule))
-    total_lines = sum(facts[p].lines for p in user_paths)
-    follow_data = stats.as_dict() if resolver is not None else None
-    if cache is not None:
+    # ------------------------------------------------------------------ store
+    def store(self, findings: list[Finding]) -> None:
+        cache = self.s.cache
+        if cache is None:
+            return
         cache.put_results(
-            tree_key,
+            self.tree_key,
             {
                 "findings": [to_data(f) for f in findings],
-                "files": len(user_paths),
-                "lines": total_lines,
-                "follow": follow_data,
+                "files": len(self.user_paths),
+                "lines": self.total_lines,
+                "follow": self.follow_data,
             },
         )
-    return ScanResult(
-        findings=findings,
-        errors=errors,
-        files=len(user_paths),
-        lines=total_lines,
-        seconds=time.perf_counter() - t0,
-        cached=cached,
-        project=project,
-        follow=follow_data,
-    )
 
 
 def _followed_findings(

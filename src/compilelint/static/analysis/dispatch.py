@@ -274,10 +274,12 @@ _MEMO: OrderedDict[tuple[str, bytes, bool], dict[str, list[CallSite]]] = Ordered
 _MEMO_SIZE = 512
 
 
-def add_object_calls(data: bytes, facts: FileFacts, *, imported_only: bool = False) -> None:
+def add_object_calls(
+    data: bytes, facts: FileFacts, *, imported_only: bool = False, tree: ast.Module | None = None
+) -> None:
     """Add the call sites through objects of one analysed file to its facts (in place);
     ``imported_only``: only calls on objects of imported classes (a scanned file's calls into
-    installed packages)."""
+    installed packages); ``tree``: CPython's parse of ``data`` when the caller has it."""
     key = (facts.path, hashlib.blake2b(data, digest_size=16).digest(), imported_only)
     got = _MEMO.get(key)
     if got is not None:
@@ -288,10 +290,11 @@ def add_object_calls(data: bytes, facts: FileFacts, *, imported_only: bool = Fal
                 ff.calls.extend(sites)
         return
     found: dict[str, list[CallSite]] = {}
-    try:
-        tree = ast.parse(data)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return
+    if tree is None:
+        try:
+            tree = ast.parse(data)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return
     mod = _Module(tree, facts)
 
     def visit(body: list[ast.stmt], cls: str | None, func: str | None) -> None:

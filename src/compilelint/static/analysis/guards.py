@@ -206,6 +206,8 @@ class GuardUses:
         row: list[Any] = [name, kind, 0, op, lit]
         fn.guards.append(row)
         self.sites.append((row, node))
+        # the statement that holds it: its position comes from that statement alone
+        self.w.stmt_of.setdefault(id(node), self.w.current_stmt)
 
     # ------------------------------------------------------------------ hooks
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:

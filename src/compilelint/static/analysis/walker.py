@@ -11,6 +11,7 @@ in phase 2 (:mod:`summaries`).
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -200,6 +201,8 @@ class FileWalker(Evaluator):
         self.compiled_refs: list[str] = []
         self.pending: list[tuple[str, cst.CSTNode, Taint, dict[str, str], str, bool, str]] = []
         self.call_nodes: list[tuple[CallSite, cst.CSTNode]] = []
+        # id(node) -> the statement being walked when it was reported or called (positions)
+        self.stmt_of: dict[int, cst.CSTNode | None] = {}
         self.scope = Scope(None, None)
         self.module_scope = self.scope  # module-level bindings (methods do not see them)
         self.class_stack: list[ClassFacts] = []
@@ -270,6 +273,7 @@ class FileWalker(Evaluator):
         if scope == "traced" and not func:
             return
         self.pending.append((code, node, requires, args, scope, self.loop_depth > 0, func))
+        self.stmt_of.setdefault(id(node), self.current_stmt)
 
     def code_for(self, node: cst.CSTNode, limit: int = 60) -> str:
         text = " ".join(self.module.code_for_node(node).split())
@@ -600,6 +604,7 @@ class FileWalker(Evaluator):
             site = CallSite(ref=r, args=args, kwargs=kwargs, in_loop=self.loop_depth > 0, star=star)
             facts.calls.append(site)
             self.call_nodes.append((site, node))
+            self.stmt_of.setdefault(id(node), self.current_stmt)
 
     def _submodule_call_refs(self, func: cst.BaseExpression, ref: str | None) -> list[str]:
         """Calls into a submodule whose class ``__init__`` shows: ``self.block(x, dims)`` and
@@ -908,6 +913,7 @@ class FileWalker(Evaluator):
             site = CallSite(ref=ref, args=[], kwargs={}, in_loop=False)
             out.append(site)
             self.call_nodes.append((site, d))
+            self.stmt_of.setdefault(id(d), self.current_stmt)
         return out
 
     def _import_from(self, node: cst.ImportFrom) -> None:
@@ -1180,10 +1186,14 @@ def analyze_module(
     is_package: bool,
     lines: int,
     make_checks: Callable[[FileWalker], dict[type, list[Hook]]],
+    tree: ast.Module | None = None,
+    source: bytes | None = None,
 ) -> FileFacts:
-    """Run the walk, then turn pending reports into positioned candidates."""
+    """Run the walk, then turn pending reports into positioned candidates. ``tree``: CPython's
+    parse of ``source``, the same text, which places statements and calls (positions without a
+    whole-module codegen pass)."""
     from compilelint.static.analysis.guards import GuardUses
-    from compilelint.static.positions import spans
+    from compilelint.static.positions import spans_in_statements
 
     walker = FileWalker(module, path, module_name, is_package, {})
     walker.hooks = make_checks(walker)
@@ -1195,7 +1205,20 @@ def analyze_module(
     nodes = [n for (_, n, *_rest) in walker.pending]
     nodes.extend(n for _, n in walker.call_nodes)
     nodes.extend(n for _, n in uses.sites)
-    sp = spans(module, nodes) if nodes else {}
+    stmt_of = walker.stmt_of
+    reported = {id(p[1]) for p in walker.pending}
+    starts_only = {id(n) for _, n in walker.call_nodes} - reported  # call sites need a start
+    sp = (
+        spans_in_statements(
+            module,
+            [(n, stmt_of.get(id(n))) for n in nodes],
+            tree,
+            starts_only=starts_only,
+            source=source,
+        )
+        if nodes
+        else {}
+    )
     for site, node in walker.call_nodes:
         site.line, site.col = sp.get(id(node), (0, 0, 0, 0))[:2]
     for row, node in uses.sites:

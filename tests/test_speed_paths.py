@@ -1,0 +1,166 @@
+"""The fast paths of the static stage give what the slow ones gave: positions per statement
+equal the whole-module pass, cached facts are copies a scan may change, a scan's phases are
+timed, and ``compilelint check`` does not import the other subcommands at start-up."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import libcst as cst
+
+from compilelint.config import load_config
+from compilelint.static.analysis.facts import CallSite, FileFacts, FunctionFacts
+from compilelint.static.engine import Cache, resolve_settings, scan
+from compilelint.static.positions import spans, spans_in_statements, statement_starts
+
+TRICKY = textwrap.dedent(
+    '''\
+    # a header comment
+    import torch
+    from torch import nn as _nn; x = 1
+
+
+    @decorator(arg)
+
+    # a comment between decorator and def
+    @other.deco
+    async def f(a, b=g(1)):
+        """doc"""
+        if a:  h(a); k(b)
+        elif b:
+            m(
+                a,
+                b,
+            )
+        elif c(1): pass
+        else:
+            n(a if p(b) else q(b))
+        for i in r(3):
+            s(i)
+        else:
+            t()
+        while u():
+            break
+        try:
+            v()
+        except w() as e:
+            y(e)
+        else:
+            z()
+        finally:
+            aa()
+        async with bb() as cc, dd():
+            ee(cc)
+        match a:
+            case 1:
+                ff()
+            case _:
+                gg()
+        return hh(a), ii(b)
+
+
+    class C(Base, metaclass=Meta):
+
+        def method(self):
+            return [jj(x) for x in kk(self)] + {ll(): mm() for _ in ()}.get(1)
+    \tx = 1
+    '''
+).replace("\tx = 1\n", "")
+
+
+class _Collect(cst.CSTVisitor):
+    """Every Call and Name node with its innermost statement (what the walker records)."""
+
+    def __init__(self) -> None:
+        self.stack: list[cst.CSTNode] = []
+        self.out: list[tuple[cst.CSTNode, cst.CSTNode | None]] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            self.stack.append(node)
+        if isinstance(node, (cst.Call, cst.Name)):
+            self.out.append((node, self.stack[-1] if self.stack else None))
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if self.stack and self.stack[-1] is original_node:
+            self.stack.pop()
+
+
+def _check_same(source: str) -> int:
+    module = cst.parse_module(source)
+    tree = ast.parse(source)
+    c = _Collect()
+    module.visit(c)
+    assert statement_starts(module, tree) is not None
+    want = spans(module, [n for n, _ in c.out])
+    got = spans_in_statements(module, c.out, tree)
+    assert got == want
+    return len(want)
+
+
+def test_positions_per_statement_equal_the_whole_module_pass() -> None:
+    assert _check_same(TRICKY) > 60
+    # CRLF line endings, tabs, a file without a trailing newline
+    assert _check_same(TRICKY.replace("\n", "\r\n"))
+    assert _check_same("if a:\n\tb(1)\n\tc(d(2))")
+
+
+def test_positions_fall_back_when_the_statement_is_unknown() -> None:
+    module = cst.parse_module("a(1)\nb(2)\n")
+    calls = [n for n in (s.body[0].value for s in module.body)]  # type: ignore[attr-defined]
+    tree = ast.parse("a(1)\nb(2)\n")
+    wrong = module.body[0]  # b(2) is not in the first statement: the whole-module pass finds it
+    got = spans_in_statements(module, [(calls[0], None), (calls[1], wrong)], tree)
+    assert got == spans(module, calls)
+
+
+def test_cached_facts_are_copies_a_scan_may_change(tmp_path: Path) -> None:
+    cache = Cache(None, "")
+    fn = FunctionFacts("f", "f", None, 1, [], calls=[CallSite("Q|g", [], {}, False, 2, 5)])
+    facts = FileFacts("a.py", "a", False, 3, {}, {"f": fn}, {}, [], [])
+    cache.put("/x/a.py", "d1", facts)
+    fn.calls.append(CallSite("Q|h", [], {}, False, 3, 5))  # changed after it was stored
+    got = cache.get("/x/a.py", "d1")
+    assert got is not None and [c.ref for c in got.functions["f"].calls] == ["Q|g"]
+    got.functions["f"].calls.clear()  # a scan's following drops call sites
+    again = cache.get("/x/a.py", "d1")
+    assert again is not None and len(again.functions["f"].calls) == 1
+    assert cache.get("/x/a.py", "d2") is None
+    # saved as plain data and read back by another process
+    disk = Cache(tmp_path, "k")
+    disk.put("/x/a.py", "d1", facts)
+    disk.save()
+    back = Cache(tmp_path, "k").get("/x/a.py", "d1")
+    assert back is not None and back.functions["f"].qual == "f"
+
+
+def test_a_scan_times_its_phases_and_settings_are_reusable(tmp_path: Path) -> None:
+    src = tmp_path / "m.py"
+    src.write_text(
+        "import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
+        "        print(x)\n        return x\n\ntorch.compile(M())\n",
+        encoding="utf-8",
+    )
+    cfg = load_config([str(src)])
+    settings = resolve_settings(cfg, no_cache=True)
+    first = scan([str(src)], cfg, settings=settings, want_project=True)
+    assert {"discover", "read", "analyse", "project", "follow", "findings"} <= set(first.phases)
+    again = scan([str(src)], cfg, settings=settings, want_project=True)
+    assert [f.rule for f in first.findings] == [f.rule for f in again.findings]
+    assert any(f.rule == "CL201" for f in first.findings)
+
+
+def test_check_does_not_import_the_other_subcommands() -> None:
+    code = (
+        "import sys, compilelint.cli\n"
+        "heavy = [m for m in sys.modules if m.startswith(('compilelint.dynamic', "
+        "'compilelint.fix', 'compilelint.bench', 'compilelint.baseline', 'torch'))]\n"
+        "print(heavy)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
