@@ -102,7 +102,7 @@ def fix_model(path: Path, timeout: float, forms: tuple[str, ...]) -> list[dict[s
 def fix_one(path: Path, timeout: float, form: str = "relative") -> dict[str, Any]:
     from compilelint.config import Config
     from compilelint.fix import fix_paths
-    from compilelint.fix.cli import _record_line, summary_line, verification_text
+    from compilelint.fix.cli import run_text
 
     with tempfile.TemporaryDirectory(prefix="fix-corpus-") as tmp:
         work = Path(os.path.realpath(tmp))
@@ -127,16 +127,13 @@ def fix_one(path: Path, timeout: float, form: str = "relative") -> dict[str, Any
         assert ver is not None
         before = ver.before or {}
         after = ver.after or before
-        output = "\n".join(
-            [_record_line(r, False) for r in run.records]
-            + [verification_text(ver), summary_line(run, False)]
-        )
+        output = "\n".join(run_text(run))  # what `compilelint fix` prints
         return {
             "model": path.stem,
             "spec_form": form,
             "torch": _torch_version(),
             "output": output,
-            "silent": not run.records and not ver.checks,
+            "silent": not run.records and not ver.checks and not run.outcomes,
             "seconds": round(time.perf_counter() - t0, 1),
             "error": ver.error,
             "runs": ver.runs,

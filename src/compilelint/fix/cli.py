@@ -156,6 +156,25 @@ def configs_text(configs: Sequence[ConfigResult]) -> str:
     return "\n".join(out)
 
 
+def run_text(run: FixRun, diff: bool = False) -> list[str]:
+    """The text report of a fix run, one entry per block: each record (and its proposed
+    patch), the verification, the config remedies, every observed break's outcome, and the
+    summary line last."""
+    lines: list[str] = []
+    for r in run.records:
+        lines.append(_record_line(r, diff))
+        if r.patch:
+            lines.append(r.patch.rstrip("\n"))
+    if run.verification is not None:
+        lines.append(verification_text(run.verification))
+        if run.configs:
+            lines.append(configs_text(run.configs))
+        if run.outcomes:
+            lines.append(outcomes_text(run.outcomes))
+    lines.append(summary_line(run, diff))
+    return lines
+
+
 def _short(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 3] + "..."
 
@@ -298,19 +317,12 @@ def fix(
 
                 click.echo(unified_diff(c.path, decode(c.before), decode(c.after)), nl=False)
         out = click.echo if not diff else (lambda s: click.echo(s, err=True))
-        for r in run.records:
-            out(_record_line(r, diff))
-            if r.patch:
-                out(r.patch.rstrip("\n"))
-        if run.verification is not None:
-            out(verification_text(run.verification))
-            if run.configs:
-                out(configs_text(run.configs))
-            if run.outcomes:
-                out(outcomes_text(run.outcomes))
+        *body, last = run_text(run, diff)
+        for line in body:
+            out(line)
         for p, why in run.refused:
             click.echo(f"compilelint: error: {p} was not written: {why}", err=True)
-        out(summary_line(run, diff))
+        out(last)
     if run.refused or (run.verification is not None and run.verification.error):
         sys.exit(2)
     if diff and run.changes:
