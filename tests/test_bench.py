@@ -498,3 +498,53 @@ def test_cpulist_parsing_and_gpu_local_cores(tmp_path: Path) -> None:
     assert gpu_local_cpus("00000000:AA:00.0", str(tmp_path)) == set()
     assert _cpulist(sorted(cpus)) == "0-15,32-47"
     assert _cpulist([3]) == "3"
+
+
+def test_a_mode_that_fails_with_the_config_remedy_is_measured_without_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """H100, torch 2.11: a fixed copy verified with `capture_scalar_outputs` failed at warm-up
+    under reduce-overhead (an AssertionError in the model's forward); the mode is then measured
+    with the copy's source fixes alone, and a warning says so."""
+    from compilelint.bench import api
+
+    (tmp_path / "m.py").write_text("import torch\nclass M(torch.nn.Module):\n    pass\n")
+    with_cfg = tmp_path / "with.json"
+    with_cfg.write_text(
+        json.dumps(
+            {
+                "model": "m.py:M",
+                "inputs": [{"tensor": [2]}],
+                "config": {"capture_scalar_outputs": True},
+            }
+        )
+    )
+    calls: list[tuple[str, str]] = []
+
+    def fake_child(ctx, spec, mode, extra, label, root, pythonpath=()):  # type: ignore[no-untyped-def]
+        calls.append((os.path.basename(spec), mode))
+        if mode == "reduce-overhead" and spec == str(with_cfg):
+            return {"error": {"step": "warm-up", "type": "AssertionError", "message": "m.py:3"}}
+        return {"device": "cpu", "step_ms": [1.0, 1.1, 0.9], "checksums": {}}
+
+    monkeypatch.setattr(api, "_child", fake_child)
+    cfg = type("C", (), {"settings": {"capture_scalar_outputs": True}, "compile": {}})()
+    plain = api._spec_without_config(str(with_cfg), [cfg])
+    assert "capture_scalar_outputs" not in json.loads(Path(plain).read_text())["config"]
+    target = api.Target(
+        "fixed",
+        str(with_cfg),
+        root=str(tmp_path),
+        without_config=plain,
+        config_names=("capture_scalar_outputs",),
+    )
+    opts = api.BenchOptions(modes=("default", "reduce-overhead"))
+    ctx = api._Ctx(root=str(tmp_path), opts=opts, tmp=str(tmp_path), registry=load_registry())
+    run, _, _ = api._run_target(ctx, target, None, 0)
+    assert [m["error"] for m in run["modes"]] == [None, None]
+    assert (os.path.basename(plain), "reduce-overhead") in calls
+    assert (os.path.basename(plain), "default") not in calls
+    assert any(
+        "reduce-overhead failed with the torch config capture_scalar_outputs" in w
+        for w in ctx.warnings
+    )

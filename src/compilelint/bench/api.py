@@ -86,6 +86,10 @@ class Target:
     note: str = ""
     root: str | None = None  # the project folder it runs in (default: the current folder)
     pythonpath: tuple[str, ...] = ()  # folders first on the run's sys.path (a fixed copy)
+    # a fixed copy run with torch settings (config remedies): the same copy without them, run
+    # for a mode that fails with them (verified in one mode, a setting can fail in another)
+    without_config: str | None = None
+    config_names: tuple[str, ...] = ()
 
 
 @dataclass
@@ -724,6 +728,25 @@ def _run_target(
             root,
             target.pythonpath,
         )
+        if raw_m.get("error") and target.without_config:
+            # the config remedy fails in this mode (e.g. unbacked scalars under CUDA graphs):
+            # measure the copy's source fixes alone here, and say so
+            first = raw_m.get("error")
+            raw_m = _child(
+                ctx,
+                target.without_config,
+                mode,
+                ["--reference", ref],
+                f"{target.label}: {mode} (without {', '.join(target.config_names)})",
+                root,
+                target.pythonpath,
+            )
+            why = first.get("message") if isinstance(first, dict) else str(first)
+            ctx.warnings.append(
+                f"{target.label}: {mode} failed with the torch config "
+                f"{', '.join(target.config_names)} ({_short_error(why)}); this mode is measured "
+                "with the source fixes alone"
+            )
         entry = mode_entry(raw_m, mode, eager, ctx, root)
         if not raw_m.get("error") and not _same(run["checksums"], raw_m.get("checksums") or {}):
             same = False
@@ -933,7 +956,41 @@ def fixed_copy(
         )
     if cs is None:  # pragma: no cover - applied fixes imply a verified copy spec
         return None, info
-    return Target("fixed", cs.spec, note=note, root=dest, pythonpath=cs.pythonpath), info
+    plain = None
+    if configs:
+        plain = _spec_without_config(cs.spec, configs)
+    return (
+        Target(
+            "fixed",
+            cs.spec,
+            note=note,
+            root=dest,
+            pythonpath=cs.pythonpath,
+            without_config=plain,
+            config_names=tuple(c.name for c in configs),
+        ),
+        info,
+    )
+
+
+def _spec_without_config(spec_path: str, configs: Sequence[Any]) -> str:
+    """A copy of the fixed copy's spec without the accepted config remedies' settings."""
+    with open(spec_path, encoding="utf-8") as fh:
+        data = json.load(fh)
+    for c in configs:
+        for k in c.settings:
+            (data.get("config") or {}).pop(k, None)
+        for k in c.compile:
+            (data.get("compile") or {}).pop(k, None)
+    out = os.path.join(os.path.dirname(spec_path), ".compilelint-spec-without-config.json")
+    with open(out, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=2)
+    return out
+
+
+def _short_error(text: Any, n: int = 120) -> str:
+    t = " ".join(str(text or "unknown error").split())
+    return t if len(t) <= n else t[: n - 3] + "..."
 
 
 def run_bench(
