@@ -299,3 +299,49 @@ def test_spec_config_limit_dynamic_false_and_marked_dims(tmp_path: Path) -> None
     del spec["compile"], spec["config"]
     spec["dynamic"] = [{"input": 0, "dims": [0]}]
     assert _predict(tmp_path, src, spec).recompiles == 0  # marked dynamic from the start
+
+
+def _cl303_examples() -> list[Any]:
+    from compilelint.catalog import load_catalog
+
+    return [
+        pytest.param(ex, id=f"CL303-{ex.kind}-{i}")
+        for i, ex in enumerate(load_catalog().rules["CL303"].examples)
+    ]
+
+
+def _example_project(tmp_path: Path, code: str) -> None:
+    (tmp_path / "example.py").write_text(code, encoding="utf-8")
+    spec = next(ln[len("# spec: ") :] for ln in code.splitlines() if ln.startswith("# spec: "))
+    (tmp_path / "spec.json").write_text(spec, encoding="utf-8")
+
+
+@pytest.mark.parametrize("example", _cl303_examples())
+def test_predicted_recompiles_are_findings_under_static_only(tmp_path: Path, example) -> None:  # type: ignore[no-untyped-def]
+    """CL303: with --static-only each predicted recompile is a finding at the guard's line."""
+    _example_project(tmp_path, example.code)
+    args = ["check", "example.py", "--input-spec", "spec.json", "--static-only"]
+    code, out, _err = invoke([*args, "--format", "json", "--no-cache"], cwd=tmp_path)
+    data = json.loads(out)
+    lines = [f["line"] for f in data["findings"] if f["rule"] == "CL303"]
+    want = [i for i, ln in enumerate(example.code.splitlines(), 1) if "error: CL303" in ln]
+    assert lines == want
+    assert data["prediction"]["recompiles"] == len(want)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("example", _cl303_examples())
+def test_cl303_examples_match_torch(tmp_path: Path, example) -> None:  # type: ignore[no-untyped-def]
+    """The CL303 examples' verdicts against torch: the dynamic stage observes a recompile
+    exactly where the invalid example predicts one; in the normal run the observation (CL003,
+    confirmed) replaces the prediction."""
+    pytest.importorskip("torch")
+    _example_project(tmp_path, example.code)
+    args = ["check", "example.py", "--input-spec", "spec.json", "--no-cache", "--no-coverage"]
+    code, out, _err = invoke([*args, "--format", "json", "--fail-on", "never"], cwd=tmp_path)
+    data = json.loads(out)
+    want = [i for i, ln in enumerate(example.code.splitlines(), 1) if "error: CL303" in ln]
+    assert data["dynamic"]["recompile_count"] == len(want)
+    assert not [f for f in data["findings"] if f["rule"] == "CL303" and f["stage"] == "static"]
+    observed = sorted(f["line"] for f in data["findings"] if f["rule"] in ("CL003", "CL303"))
+    assert observed == want

@@ -53,17 +53,24 @@ def check(
     )
     report = report_from_scan(res)
     if predict_spec is not None:
-        report = with_prediction(report, res, predict_spec, cat)
+        report = with_prediction(report, res, predict_spec, cat, cfg)
     return report
 
 
-def with_prediction(report: Report, res: ScanResult, spec_path: str, catalog: Catalog) -> Report:
-    """``report.extra["prediction"]`` for the spec (a bad spec: a one-line usage error)."""
+def with_prediction(
+    report: Report,
+    res: ScanResult,
+    spec_path: str,
+    catalog: Catalog,
+    cfg: Config | None = None,
+) -> Report:
+    """``report.extra["prediction"]`` for the spec (a bad spec: a one-line usage error), and the
+    predicted recompiles as ``CL303`` findings when that rule is selected."""
     import dataclasses
 
     from compilelint.dynamic.spec import SpecError, load_spec
     from compilelint.model import FileError
-    from compilelint.static.predict import predict
+    from compilelint.static.predict import PREDICTED_RECOMPILE, predict, recompile_findings
 
     try:
         spec = load_spec(spec_path)
@@ -73,7 +80,23 @@ def with_prediction(report: Report, res: ScanResult, spec_path: str, catalog: Ca
     if res.project is None:
         return report
     pred = predict(res.project, res.findings, spec, catalog, os.path.dirname(spec_path))
-    return dataclasses.replace(report, extra={**report.extra, "prediction": pred.to_json()})
+    report = dataclasses.replace(report, extra={**report.extra, "prediction": pred.to_json()})
+    rule = catalog.get(PREDICTED_RECOMPILE)
+    if rule is None or (cfg is not None and PREDICTED_RECOMPILE not in _selected(cfg, catalog)):
+        return report
+    extra = recompile_findings(pred, report.findings, rule)
+    if not extra:
+        return report
+    findings = (*report.findings, *extra)
+    by_rule = dict(sorted(Counter(f.rule for f in findings).items()))
+    summary = dataclasses.replace(report.summary, findings=len(findings), by_rule=by_rule)
+    return dataclasses.replace(report, findings=findings, summary=summary)
+
+
+def _selected(cfg: Config, catalog: Catalog) -> set[str]:
+    from compilelint.config import selected_codes
+
+    return selected_codes(cfg, {c: r.default for c, r in catalog.rules.items()})
 
 
 def report_from_scan(res: ScanResult) -> Report:

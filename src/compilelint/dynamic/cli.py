@@ -22,6 +22,7 @@ from compilelint.dynamic.spec import SpecError, init_spec, load_spec
 from compilelint.merge import compile_failure_finding, merge_findings, refuted
 from compilelint.model import FileError, Finding, Report
 from compilelint.rank import rank_findings
+from compilelint.static.predict import PREDICTED_RECOMPILE
 
 
 def add_dynamic_to_report(
@@ -79,7 +80,11 @@ def add_dynamic_to_report(
 
     # Only predicted breaks are refuted by a run that traced them without one: a recompile needs
     # calls the spec may not make (a counter recompiles on the second call).
+    # A recompile predicted for the spec's calls (CL303) is replaced by what the run of those
+    # same calls observed: kept only where torch confirmed it.
     def hide(f: Finding) -> bool:
+        if f.rule == PREDICTED_RECOMPILE and f.stage == "static" and not res.error:
+            return True
         rule = cat.get(f.rule)
         return refuted(f) and rule is not None and rule.verify == "breaks"
 

@@ -824,3 +824,68 @@ def predict(
         recompile_sites=tuple(recs),
         notes=tuple(notes),
     )
+
+
+PREDICTED_RECOMPILE = "CL303"
+_RECOMPILE_RULES = ("CL301", "CL302", "CL501", "CL502", PREDICTED_RECOMPILE)
+
+
+def recompile_findings(
+    pred: Prediction,
+    findings: Sequence[Finding],
+    rule: Any,
+    *,
+    cwd: str | None = None,
+) -> list[Finding]:
+    """The predicted recompiles as ``CL303`` findings (``rule``: its catalogue entry), at the
+    line that installs the guard; none where a recompiles rule already reports that line, or a
+    ``# noqa`` there suppresses it. Pure: reads the files' text only."""
+    from compilelint.suppress import is_suppressed, parse_suppressions
+
+    base = cwd or os.getcwd()
+
+    def key(path: str, line: int) -> tuple[str, int]:
+        return os.path.realpath(os.path.join(base, path)), line
+
+    taken = {key(f.path, f.line) for f in findings if f.rule in _RECOMPILE_RULES}
+    out: list[Finding] = []
+    texts: dict[str, list[str]] = {}
+    for site in pred.recompile_sites:
+        k = key(site.path, site.line)
+        if k in taken:
+            continue
+        taken.add(k)
+        if k[0] not in texts:
+            try:
+                with open(k[0], encoding="utf-8", errors="replace") as fh:
+                    texts[k[0]] = fh.read().splitlines()
+            except OSError:
+                texts[k[0]] = []
+        lines = texts[k[0]]
+        text = lines[site.line - 1] if 0 < site.line <= len(lines) else ""
+        if is_suppressed(parse_suppressions("\n".join(lines)), rule.code, site.line, site.line):
+            continue
+        col = len(text) - len(text.lstrip()) + 1
+        out.append(
+            Finding(
+                rule=rule.code,
+                name=rule.name,
+                path=site.path,
+                line=site.line,
+                col=col,
+                end_line=site.line,
+                end_col=len(text.rstrip()) + 1,
+                severity=rule.severity,
+                message=rule.message.format(
+                    function=site.function,
+                    count=site.count,
+                    guard=site.guard,
+                    reason=site.reason,
+                ),
+                fix=site.fix,
+                function=site.function,
+                line_text=text.strip(),
+                count=site.count,
+            )
+        )
+    return out
