@@ -8,6 +8,7 @@ input is data (a CL000 finding or a :class:`FileError`), never an exception.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import errno
 import hashlib
 import marshal
@@ -44,6 +45,7 @@ from compilelint.static.follow import (
     LibraryCache,
     follow,
     library_findings,
+    library_mode_calls,
     site_key,
 )
 from compilelint.suppress import is_suppressed, parse_suppressions
@@ -514,6 +516,32 @@ def _message(rule: Rule, args: dict[str, str]) -> str:
     return f"{msg} ({note})" if note else msg
 
 
+LATENT_ENTRY = (
+    "latent: no public entry point of the package reaches it under default arguments "
+    "(shown by --report-untraced)"
+)
+
+
+def _untraced(
+    project: Project, f: FileFacts, kept: list[Candidate], latent: Project | None
+) -> list[Candidate]:
+    """``--report-untraced``: the candidates of code torch.compile does not trace; in library
+    mode those the package's public functions and methods reach under any arguments, marked
+    latent."""
+    have = {id(c) for c in kept}
+    if latent is None:
+        return [
+            c
+            for c in f.candidates
+            if id(c) not in have and (not c.requires or project.resolves(f.path, c.requires))
+        ]
+    return [
+        dataclasses.replace(c, args={**c.args, "latent": c.args.get("latent") or LATENT_ENTRY})
+        for c in latent.kept(f)
+        if id(c) not in have
+    ]
+
+
 def _make_finding(rule: Rule, path: str, c: Candidate, severity: Severity) -> Finding:
     return Finding(
         rule=rule.code,
@@ -724,6 +752,7 @@ def scan(
     if cache:
         cache.save()
     if entries is not None:
+        project = library_mode_calls(project, datas, new_project)
         stats.entries = len(project.entry_points(entries))
     user_paths = set(facts)
     if resolver is not None and resolver.site and project.unresolved_modules:
@@ -746,6 +775,14 @@ def scan(
             entries=entries,
         )
 
+    latent_project = None
+    if cfg.report_untraced and entries is not None and isinstance(project, FollowProject):
+        # library mode: what the package's public functions and methods reach under any
+        # arguments, beyond its entry points under their defaults (reported as latent)
+        latent_project = FollowProject(
+            facts.values(), project.library, installed, entries, broad=True
+        )
+        latent_project.compute()
     findings: list[Finding] = []
     lib_used: set[tuple[str, int, str]] = set()
     if isinstance(project, FollowProject) and project.library:
@@ -773,11 +810,9 @@ def scan(
         ignored_here = _per_file_ignored(cfg, path)
         sup = f.noqa
         used: set[tuple[int, str]] = {(ln, code) for p, ln, code in lib_used if p == path}
-        kept = (
-            project.kept(f)
-            if not cfg.report_untraced
-            else [c for c in f.candidates if not c.requires or project.resolves(f.path, c.requires)]
-        )
+        kept = project.kept(f)
+        if cfg.report_untraced:
+            kept += _untraced(project, f, kept, latent_project)
         seen: set[tuple[str, int, int]] = set()
         for c in kept:
             if c.code not in enabled or c.code in ignored_here:

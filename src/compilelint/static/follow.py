@@ -22,7 +22,7 @@ import marshal
 import os
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -74,12 +74,16 @@ class FollowProject(Project):
         library: dict[str, tuple[str, str]],
         installed: Callable[[str], bool] = lambda m: False,
         entries: tuple[str, ...] | None = None,
+        broad: bool = False,
     ) -> None:
         files = list(files)
         super().__init__(files)
         self.library = library  # path -> (distribution, version)
         self.installed = installed  # whether a dotted module is an installed, followable file
         self.entries = entries  # library mode: globs of entry names (``("*",)``: all public)
+        # library mode, latent findings: every public function and method is an entry, under
+        # any arguments (what ``--report-untraced`` shows, marked latent)
+        self.broad = broad
         self._suffix = {}
         for mod, path in self.modules.items():
             if path in library:
@@ -96,13 +100,17 @@ class FollowProject(Project):
 
     def find_roots(self) -> set[FKey]:
         roots = {k for k in super().find_roots() if k[0] not in self.library}
-        if self.entries is not None:
-            roots |= self.entry_points(self.entries)
+        if self.entries is not None and self.broad:
+            roots |= self.public_functions(self.entries)
+        elif self.entries is not None:
+            entry = self.entry_points(self.entries)
+            roots |= entry
+            self.default_roots = entry
         return roots
 
-    def entry_points(self, globs: tuple[str, ...]) -> set[FKey]:
-        """Library mode: public functions, methods and ``forward`` methods of the scanned files
-        whose qualified name (``module.Class.method``, or without the module) matches."""
+    def public_functions(self, globs: tuple[str, ...]) -> set[FKey]:
+        """Every public function, method and ``forward`` of the scanned files whose qualified
+        name (``module.Class.method``, or without the module) matches."""
         out: set[FKey] = set()
         for path, f in self.files.items():
             if path in self.library:
@@ -113,6 +121,73 @@ class FollowProject(Project):
                 full = f"{f.module}.{q}" if f.module else q
                 if any(fnmatch.fnmatchcase(full, g) or fnmatch.fnmatchcase(q, g) for g in globs):
                     out.add((path, q))
+        return out
+
+    def entry_points(self, globs: tuple[str, ...]) -> set[FKey]:
+        """Library mode: the package's public API whose qualified name (``module.name``,
+        ``module.Class.forward``, or without the module; the defining module or the public
+        module that exports it) matches. The API is what the package's public modules (no
+        ``_`` in the dotted name) define or import under a public name, star imports
+        included: its functions, the ``forward`` of its ``nn.Module`` classes (the nearest in
+        the class's MRO) and ``__call__`` of its other classes. Methods are reached from them,
+        not entries themselves; entries run under their parameters' defaults."""
+        out: set[FKey] = set()
+        for pub, name, (path, qual, kind) in self._exported():
+            if kind == "function":
+                fq = qual if "." not in qual else None
+            else:
+                fq = None
+                is_mod = self.is_module_class(path, qual)
+                for p, q in self.mro(path, qual):
+                    meth = f"{q}.forward" if is_mod else f"{q}.__call__"
+                    if meth in self.files[p].functions:
+                        path, fq = p, meth
+                        break
+            if fq is None or "<locals>" in fq:
+                continue
+            f = self.files[path]
+            tail = fq.split(".", 1)[1] if "." in fq else ""
+            names = (
+                f"{f.module}.{fq}" if f.module else fq,
+                fq,
+                f"{pub}.{name}" + (f".{tail}" if tail else ""),
+            )
+            if any(fnmatch.fnmatchcase(n, g) for n in names for g in globs):
+                out.add((path, fq))
+        return out
+
+    def _exported(self) -> list[tuple[str, str, tuple[str, str, str]]]:
+        """(public module, public name, resolved definition) of every name the scanned
+        package's public modules define or import."""
+        public = [
+            (path, f)
+            for path, f in sorted(self.files.items())
+            if path not in self.library
+            and f.module
+            and not any(part.startswith("_") for part in f.module.split("."))
+        ]
+        out: list[tuple[str, str, tuple[str, str, str]]] = []
+        seen: set[str] = set()
+        while public:
+            path, f = public.pop(0)
+            if path in seen:
+                continue
+            seen.add(path)
+            if f.torch_free:  # only syntax-checked so far (a re-exporting __init__): analyse it
+                self.unresolved_modules.add(f.module)
+                continue
+            names = [q for q in (*f.functions, *f.classes) if "." not in q]
+            names += [k for k in f.imports if not k.startswith("*")]
+            for name in sorted(set(names)):
+                if name.startswith("_"):
+                    continue
+                got = self.resolve(path, f"Q|{name}")
+                if got is not None and got[0] not in self.library:
+                    out.append((f.module, name, got))
+            for k, mod in f.imports.items():
+                mpath = self._module_file(mod) if k.startswith("*") else None
+                if mpath is not None and mpath not in self.library and mpath not in seen:
+                    public.append((mpath, self.files[mpath]))
         return out
 
     def _resolve(self, path: str, ref: str, depth: int) -> tuple[str, str, str] | None:
@@ -326,7 +401,7 @@ def add_factory_calls(project: FollowProject) -> bool:
                 if ref in have:
                     continue
                 have.add(ref)
-                new.append(CallSite(ref, c.args, c.kwargs, c.in_loop, c.line, c.col))
+                new.append(CallSite(ref, c.args, c.kwargs, c.in_loop, c.line, c.col, conds=c.conds))
         if new:
             fn.calls.extend(new)
             added = True
@@ -400,12 +475,14 @@ def prune_registry_calls(project: FollowProject) -> bool:
     return dropped
 
 
-def add_virtual_calls(project: FollowProject) -> bool:
+def add_virtual_calls(project: FollowProject, paths: set[str] | None = None) -> bool:
     """``self.meth(...)`` in a library class calls the override of a subclass when the object
     is one (a solver base class calling its subclass's step): add a call site to each override
-    defined in a loaded library file, with the same arguments. Whether any was added."""
+    defined in a loaded library file (or in ``paths``), with the same arguments. Whether any
+    was added."""
+    scope = paths if paths is not None else set(project.library)
     subclasses: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    for path in project.library:
+    for path in sorted(scope):
         f = project.files[path]
         if not f.module:
             continue
@@ -416,7 +493,7 @@ def add_virtual_calls(project: FollowProject) -> bool:
         return False
     added = False
     for key in sorted(project.traced):
-        if key[0] not in project.library:
+        if key[0] not in scope:
             continue
         fn = project.fn(key)
         have = {c.ref for c in fn.calls}
@@ -432,11 +509,32 @@ def add_virtual_calls(project: FollowProject) -> bool:
                 if ref in have:
                     continue
                 have.add(ref)
-                new.append(CallSite(ref, c.args, c.kwargs, c.in_loop, c.line, c.col))
+                new.append(CallSite(ref, c.args, c.kwargs, c.in_loop, c.line, c.col, conds=c.conds))
         if new:
             fn.calls.extend(new)
             added = True
     return added
+
+
+def library_mode_calls(
+    project: FollowProject, datas: Mapping[str, bytes], make: Callable[[], FollowProject]
+) -> FollowProject:
+    """Library mode: the scanned package's own calls through objects (``solver =
+    SOLVERS[method](...)``, then ``solver.integrate(t)``), factories and overridden methods,
+    as for a followed library's files. The recomputed project view."""
+    for path, f in project.files.items():
+        if path in datas and f.error is None and not f.torch_free and path not in project.library:
+            add_object_calls(datas[path], f)
+    project = make()
+    project.compute()
+    own = {p for p in project.files if p not in project.library}
+    if add_factory_calls(project):
+        project = make()
+        project.compute()
+    if add_virtual_calls(project, own):
+        project = make()
+        project.compute()
+    return project
 
 
 def _load(
@@ -484,7 +582,8 @@ def call_chains(project: FollowProject) -> dict[FKey, list[tuple[FKey, int, int]
         key = queue.popleft()
         fn = project.fn(key)
         edges: list[tuple[FKey, int, int]] = []
-        for ref, line, col in [(c.ref, c.line, c.col) for c in fn.calls] + [
+        live = [c for c in fn.calls if id(c) not in project._dead_calls]
+        for ref, line, col in [(c.ref, c.line, c.col) for c in live] + [
             (ref, 0, 0) for ref in fn.refs
         ]:
             t = project._target(key[0], ref)

@@ -17,6 +17,7 @@ from typing import Any
 
 import libcst as cst
 
+from compilelint.static.analysis import conds as C
 from compilelint.static.analysis import names as N
 from compilelint.static.analysis import values as V
 from compilelint.static.analysis.evaluate import Evaluator
@@ -147,6 +148,14 @@ def _scalar_annotations(p: cst.Parameters) -> dict[str, str]:
     return out
 
 
+def _literal_default(d: cst.BaseExpression | None) -> list[object]:
+    """``[value]`` of a literal scalar or None default, else ``[]`` (see ``ParamFacts``)."""
+    if d is None:
+        return []
+    got = C.literal(d)
+    return [] if got is C.UNKNOWN or isinstance(got, list) else [got]
+
+
 def _default_kind(d: cst.BaseExpression | None) -> str:
     if d is None:
         return "nodefault"
@@ -170,6 +179,7 @@ class Scope:
         self.env: dict[str, Value] = {}
         self.local_defs: dict[str, str] = {}  # nested def name -> qual
         self.local_classes: set[str] = set()
+        self.params: dict[str, Value] = {}  # parameter -> the value it starts with
 
     @property
     def qual(self) -> str:
@@ -197,7 +207,9 @@ class FileWalker(Evaluator):
         self.classes: dict[str, ClassFacts] = {}
         self.module_defs: dict[str, str] = {}  # top-level def/class name -> qual
         self.compiled_refs: list[str] = []
-        self.pending: list[tuple[str, cst.CSTNode, Taint, dict[str, str], str, bool, str]] = []
+        self.pending: list[
+            tuple[str, cst.CSTNode, Taint, dict[str, str], str, bool, str, list[str]]
+        ] = []
         self.call_nodes: list[tuple[CallSite, cst.CSTNode]] = []
         self.scope = Scope(None, None)
         self.module_scope = self.scope  # module-level bindings (methods do not see them)
@@ -209,6 +221,10 @@ class FileWalker(Evaluator):
         self._value_cache: dict[int, Value] = {}
         self.class_defs: set[str] = set()  # top-level class names
         self.walked: set[str] = set()  # functions walked to their end
+        self.conds: list[str] = []  # conditions on parameters in force here (analysis.conds)
+        # ids of names called at a recorded call site (`helper(x)`): the site is the edge, and
+        # the name is not a reference to a function passed as a value
+        self._called_names: set[int] = set()
 
     # ------------------------------------------------------------------ public API for checks
     @property
@@ -268,7 +284,9 @@ class FileWalker(Evaluator):
         func = self.scope.qual
         if scope == "traced" and not func:
             return
-        self.pending.append((code, node, requires, args, scope, self.loop_depth > 0, func))
+        self.pending.append(
+            (code, node, requires, args, scope, self.loop_depth > 0, func, list(self.conds))
+        )
 
     def code_for(self, node: cst.CSTNode, limit: int = 60) -> str:
         text = " ".join(self.module.code_for_node(node).split())
@@ -459,7 +477,11 @@ class FileWalker(Evaluator):
             ref = None
             if node.value in self.module_defs or node.value in self.scope.local_defs:  # type: ignore[attr-defined]
                 ref = self.name_ref(node.value)  # type: ignore[attr-defined]
-            if ref is not None and ref not in self.scope.facts.refs:
+            if (
+                ref is not None
+                and ref not in self.scope.facts.refs
+                and id(node) not in self._called_names
+            ):
                 self.scope.facts.refs.append(ref)
         elif t in (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp):
             self._visit_comprehension(node)
@@ -596,9 +618,18 @@ class FileWalker(Evaluator):
                 facts.refs.append(r)
         star = any(a.star for a in node.args)
         for r in refs:
-            site = CallSite(ref=r, args=args, kwargs=kwargs, in_loop=self.loop_depth > 0, star=star)
+            site = CallSite(
+                ref=r,
+                args=args,
+                kwargs=kwargs,
+                in_loop=self.loop_depth > 0,
+                star=star,
+                conds=list(self.conds),
+            )
             facts.calls.append(site)
             self.call_nodes.append((site, node))
+        if isinstance(node.func, cst.Name):
+            self._called_names.add(id(node.func))
 
     def _submodule_call_refs(self, func: cst.BaseExpression, ref: str | None) -> list[str]:
         """Calls into a submodule whose class ``__init__`` shows: ``self.block(x, dims)`` and
@@ -708,8 +739,27 @@ class FileWalker(Evaluator):
         self.visit_block(self.module.body)
 
     def visit_block(self, body: Sequence[cst.CSTNode]) -> None:
+        saved = len(self.conds)
         for stmt in body:
             self.visit_stmt(stmt)
+            if (
+                isinstance(stmt, cst.If)
+                and stmt.orelse is None
+                and self.scope.facts is not None
+                and C.terminates(stmt.body)
+            ):
+                # `if param is None: return ...`: the rest of the block runs when it is not
+                self.conds.extend(self._conds_of(stmt.test)[1])
+        del self.conds[saved:]
+
+    def _is_param(self, name: str) -> bool:
+        start = self.scope.params.get(name)
+        return start is not None and self.scope.env.get(name) == start
+
+    def _conds_of(self, test: cst.BaseExpression) -> tuple[list[str], list[str]]:
+        if self.scope.facts is None:
+            return [], []
+        return C.parse(test, self._is_param)
 
     def visit_stmt(self, stmt: cst.CSTNode) -> None:
         prev = self.current_stmt
@@ -933,11 +983,15 @@ class FileWalker(Evaluator):
         self.fire(node)
         self.visit_expr(node.test)
         skip_body, skip_else = self._compiling_guard(node.test)
+        body_conds, else_conds = self._conds_of(node.test)
         saved = dict(self.scope.env)
         branches: list[dict[str, Value]] = []
         if skip_body:
             self.untraced_depth += 1
+        n = len(self.conds)
+        self.conds.extend(body_conds)
         self.visit_suite(node.body)
+        del self.conds[n:]
         if skip_body:
             self.untraced_depth -= 1
         branches.append(self.scope.env)
@@ -946,10 +1000,12 @@ class FileWalker(Evaluator):
         if orelse is not None:
             if skip_else:
                 self.untraced_depth += 1
+            self.conds.extend(else_conds)
             if isinstance(orelse, cst.If):
                 self.visit_if(orelse)
             else:
                 self.visit_suite(orelse.body)
+            del self.conds[n:]
             if skip_else:
                 self.untraced_depth -= 1
         branches.append(self.scope.env)
@@ -1008,7 +1064,11 @@ class FileWalker(Evaluator):
         for prm in (*p.posonly_params, *p.params):
             params.append(
                 ParamFacts(
-                    prm.name.value, idx, _ann_kind(prm.annotation), _default_kind(prm.default)
+                    prm.name.value,
+                    idx,
+                    _ann_kind(prm.annotation),
+                    _default_kind(prm.default),
+                    _literal_default(prm.default),
                 )
             )
             idx += 1
@@ -1017,7 +1077,11 @@ class FileWalker(Evaluator):
         for prm in p.kwonly_params:
             params.append(
                 ParamFacts(
-                    prm.name.value, -1, _ann_kind(prm.annotation), _default_kind(prm.default)
+                    prm.name.value,
+                    -1,
+                    _ann_kind(prm.annotation),
+                    _default_kind(prm.default),
+                    _literal_default(prm.default),
                 )
             )
         if p.star_kwarg is not None:
@@ -1055,12 +1119,14 @@ class FileWalker(Evaluator):
                 scope.env[prm.name] = V.sym(f"P|{qual}|{prm.name}")
         if cls is not None and params and params[0].name in ("self", "cls"):
             scope.env[params[0].name] = V.module(f"Q|{cls.qual}")
+        scope.params = {prm.name: scope.env[prm.name] for prm in params if prm.index >= -1}
         # Pre-declare nested defs.
         if isinstance(node.body, cst.IndentedBlock):
             for st in node.body.body:
                 if isinstance(st, cst.FunctionDef):
                     scope.local_defs[st.name.value] = f"{qual}.<locals>.{st.name.value}"
         saved_loop, saved_untraced = self.loop_depth, self.untraced_depth
+        saved_conds, self.conds = self.conds, []
         self.loop_depth = 0
         self.untraced_depth = 0
         self.scope = scope
@@ -1075,6 +1141,7 @@ class FileWalker(Evaluator):
         self.walked.add(qual)  # its returns are complete: callers below specialise them
         self.class_stack = saved_classes
         self.scope = parent
+        self.conds = saved_conds
         self.loop_depth, self.untraced_depth = saved_loop, saved_untraced
 
     def visit_class(self, node: cst.ClassDef) -> None:
@@ -1195,7 +1262,7 @@ def analyze_module(
     for site, node in walker.call_nodes:
         site.line, site.col = sp.get(id(node), (0, 0, 0, 0))[:2]
     candidates: list[Candidate] = []
-    for code, node, req, args, scope, in_loop, func in walker.pending:
+    for code, node, req, args, scope, in_loop, func, conds in walker.pending:
         line, col, eline, ecol = sp.get(id(node), (1, 1, 1, 1))
         candidates.append(
             Candidate(
@@ -1209,6 +1276,7 @@ def analyze_module(
                 args=args,
                 scope=scope,
                 in_loop=in_loop,
+                conds=conds,
             )
         )
     return FileFacts(
