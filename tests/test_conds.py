@@ -126,6 +126,14 @@ class Helper:
     def run(self, x):
         return x.item()
 """,
+    "tests/__init__.py": "",
+    "tests/test_ops.py": """\
+import torch
+
+
+def test_item(x):
+    return x.item()
+""",
     "_impl.py": """\
 import torch
 
@@ -143,6 +151,7 @@ def unused(x):
 def test_library_mode_entries_are_the_public_api_under_defaults(tmp_path: Path) -> None:
     pkg = tmp_path / "mylib"
     pkg.mkdir()
+    (pkg / "tests").mkdir()
     for name, text in LIB.items():
         (pkg / name).write_text(text)
     (tmp_path / "pyproject.toml").write_text('[tool.compilelint]\nentries = ["*"]\n')
@@ -160,7 +169,8 @@ def test_library_mode_entries_are_the_public_api_under_defaults(tmp_path: Path) 
     # Block.forward (an exported nn.Module) reaches the private kernel's nonzero
     assert ("_impl.py", 5) in got
     # under defaults: `checks=False`, `events=None` do not run their branches; public methods
-    # that are not an entry (Block.debug, Helper.run) and unexported code are not reported
+    # that are not an entry (Block.debug, Helper.run), unexported code and the package's test
+    # suite are not reported
     assert set(got) == {("_impl.py", 5)}
     latent = found("--report-untraced")
     assert ("_impl.py", 5) in latent and "latent" not in latent[("_impl.py", 5)]

@@ -129,7 +129,8 @@ class FollowProject(Project):
         module that exports it) matches. The API is what the package's public modules (no
         ``_`` in the dotted name) define or import under a public name, star imports
         included: its functions, the ``forward`` of its ``nn.Module`` classes (the nearest in
-        the class's MRO) and ``__call__`` of its other classes. Methods are reached from them,
+        the class's MRO) and ``__call__`` of its other classes (test suites, benchmarks and
+        examples are not API). Methods are reached from them,
         not entries themselves; entries run under their parameters' defaults."""
         out: set[FKey] = set()
         for pub, name, (path, qual, kind) in self._exported():
@@ -162,9 +163,7 @@ class FollowProject(Project):
         public = [
             (path, f)
             for path, f in sorted(self.files.items())
-            if path not in self.library
-            and f.module
-            and not any(part.startswith("_") for part in f.module.split("."))
+            if path not in self.library and f.module and _api_module(f.module)
         ]
         out: list[tuple[str, str, tuple[str, str, str]]] = []
         seen: set[str] = set()
@@ -219,6 +218,18 @@ class FollowProject(Project):
                         if f"{q}.{meth}" in self.files[p].functions:
                             return (p, f"{q}.{meth}", "function")
         return None
+
+
+_TEST_PARTS = frozenset({"test", "tests", "testing", "conftest", "benchmarks", "examples"})
+
+
+def _api_module(module: str) -> bool:
+    """A module of the package's public API: no private part (``_impl``), and not its test
+    suite, benchmarks or examples (``pkg.tests.test_ops``)."""
+    return not any(
+        part.startswith("_") or part in _TEST_PARTS or part.startswith("test_")
+        for part in module.split(".")
+    )
 
 
 def _public(qual: str) -> bool:
