@@ -84,6 +84,7 @@ class FollowProject(Project):
         # library mode, latent findings: every public function and method is an entry, under
         # any arguments (what ``--report-untraced`` shows, marked latent)
         self.broad = broad
+        self.entry_classes: set[tuple[str, str]] = set()  # library mode: exported classes
         self._suffix = {}
         for mod, path in self.modules.items():
             if path in library:
@@ -138,6 +139,7 @@ class FollowProject(Project):
                 fq = qual if "." not in qual else None
             else:
                 fq = None
+                self.entry_classes.add((path, qual))  # its instances come from the user
                 is_mod = self.is_module_class(path, qual)
                 for p, q in self.mro(path, qual):
                     meth = f"{q}.forward" if is_mod else f"{q}.__call__"
@@ -211,7 +213,7 @@ class FollowProject(Project):
                 if "|" not in r:
                     continue
                 got = self.resolve(cpath, r, depth + 1)
-                if got is None or got[2] != "class" or got[0] not in self.library:
+                if got is None or got[2] != "class":
                     continue
                 for p, q in self.mro(got[0], got[1]):
                     for meth in ("forward", "__call__"):
@@ -379,6 +381,9 @@ def follow(
     if prune_registry_calls(project):
         project = FollowProject(facts.values(), library, installed, entries)
         project.compute()
+    if prune_virtual_calls(project):
+        project = FollowProject(facts.values(), library, installed, entries)
+        project.compute()
     stats.files = len(library)
     stats.functions = sum(1 for k in project.traced if k[0] in library)
     stats.seconds = time.perf_counter() - t0
@@ -428,7 +433,8 @@ def prune_registry_calls(project: FollowProject) -> bool:
     guarded = [
         key
         for key in sorted(project.traced)
-        if key[0] in project.library and any(c.guard for c in project.fn(key).calls)
+        if key[0] in project.library
+        and any(c.guard and not c.guard.startswith(VIRTUAL) for c in project.fn(key).calls)
     ]
     if not guarded:
         return False
@@ -436,7 +442,7 @@ def prune_registry_calls(project: FollowProject) -> bool:
     defaults: dict[tuple[FKey, str], str | None] = {}
     for key in guarded:
         for c in project.fn(key).calls:
-            if c.guard:
+            if c.guard and not c.guard.startswith(VIRTUAL):
                 pname, _, default = json.loads(c.guard)
                 defaults[(key, pname)] = default
     keys: dict[tuple[FKey, str], set[str] | None] = {k: set() for k in defaults}
@@ -474,7 +480,7 @@ def prune_registry_calls(project: FollowProject) -> bool:
         fn = project.fn(key)
         kept = []
         for c in fn.calls:
-            if c.guard:
+            if c.guard and not c.guard.startswith(VIRTUAL):
                 pname, entry, _ = json.loads(c.guard)
                 allowed = keys[(key, pname)]
                 if allowed and entry not in allowed:  # unknown or no caller seen: keep all
@@ -486,11 +492,15 @@ def prune_registry_calls(project: FollowProject) -> bool:
     return dropped
 
 
+VIRTUAL = "virtual:"  # CallSite.guard of a call added to an override: "virtual:[path, class]"
+
+
 def add_virtual_calls(project: FollowProject, paths: set[str] | None = None) -> bool:
-    """``self.meth(...)`` in a library class calls the override of a subclass when the object
-    is one (a solver base class calling its subclass's step): add a call site to each override
-    defined in a loaded library file (or in ``paths``), with the same arguments. Whether any
-    was added."""
+    """A call to a method that subclasses override (a solver base class calling its
+    ``self._step_func``; ``self.bm(t0, t1)`` on an attribute annotated with an abstract base)
+    may run any override: add a call site to each override defined in a loaded library file (or
+    in ``paths``), with the same arguments (:func:`prune_virtual_calls` keeps those of classes
+    the traced code instantiates). Whether any was added."""
     scope = paths if paths is not None else set(project.library)
     subclasses: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for path in sorted(scope):
@@ -510,21 +520,89 @@ def add_virtual_calls(project: FollowProject, paths: set[str] | None = None) -> 
         have = {c.ref for c in fn.calls}
         new = []
         for c in fn.calls:
-            if not c.ref.startswith("M|"):
+            if c.guard.startswith(VIRTUAL) or id(c) in project._dead_calls:
                 continue
-            cls_qual, _, meth = c.ref[2:].rpartition("|")
-            for sp, sq in subclasses.get((key[0], cls_qual), ()):
+            # (class, method) whose overrides may run: the calling class for self.meth(...),
+            # even when only its subclasses define meth; the class defining the resolved method
+            bases: set[tuple[tuple[str, str], str]] = set()
+            if c.ref.startswith("M|"):
+                cls_qual, _, m = c.ref[2:].rpartition("|")
+                bases.add(((key[0], cls_qual), m))
+            t = project._target(key[0], c.ref)
+            if t is not None and "." in t[0][1] and "<locals>" not in t[0][1]:
+                (tp, tq), _ = t
+                cls_qual, _, m = tq.rpartition(".")
+                bases.add(((tp, cls_qual), m))
+            subs = {(sub, m) for b, m in bases if m != "__init__" for sub in subclasses.get(b, ())}
+            for (sp, sq), meth in sorted(subs):
                 if f"{sq}.{meth}" not in project.files[sp].functions:
                     continue
                 ref = f"D|{project.files[sp].module}.{sq}.{meth}"
                 if ref in have:
                     continue
                 have.add(ref)
-                new.append(CallSite(ref, c.args, c.kwargs, c.in_loop, c.line, c.col, conds=c.conds))
+                new.append(
+                    CallSite(
+                        ref,
+                        c.args,
+                        c.kwargs,
+                        c.in_loop,
+                        c.line,
+                        c.col,
+                        star=c.star,
+                        guard=VIRTUAL + json.dumps([sp, sq]),
+                        conds=c.conds,
+                    )
+                )
         if new:
             fn.calls.extend(new)
             added = True
     return added
+
+
+def prune_virtual_calls(project: FollowProject) -> bool:
+    """Rapid type analysis: of the overrides a call may run, keep those of classes that the
+    traced code instantiates (a call of the class, a registry entry, a method called on an object
+    of it), or of their bases. When none of a call's override classes is instantiated there (the
+    object comes from outside the traced code), every override stays. Whether any was dropped."""
+    made: set[tuple[str, str]] = set()
+    for cls in project.entry_classes:
+        made.update(project.mro(*cls))
+    for key in project.traced:
+        fn = project.fn(key)
+        if fn.cls is not None and fn.cls in project.files[key[0]].classes:
+            # objects its own class holds (``self.aug = ColorJitter(...)`` in ``__init__``)
+            for cp, cq in project.mro(key[0], fn.cls):
+                for refs in project.files[cp].classes[cq].attr_classes.values():
+                    for ref in refs:
+                        r = project.resolve(cp, ref.removeprefix("*"))
+                        if r is not None and r[2] == "class":
+                            made.update(project.mro(r[0], r[1]))
+        for c in fn.calls:
+            if id(c) in project._dead_calls or c.guard.startswith(VIRTUAL):
+                continue
+            ref = c.ref
+            if ref.startswith("O|"):
+                ref = ref[2:].rpartition("|")[0]
+            r = project.resolve(key[0], ref)
+            if r is not None and r[2] == "class":
+                made.update(project.mro(r[0], r[1]))
+    dropped = False
+    for key in sorted(project.traced):
+        fn = project.fn(key)
+        groups: dict[tuple[int, int], list[CallSite]] = {}
+        for c in fn.calls:
+            if c.guard.startswith(VIRTUAL):
+                groups.setdefault((c.line, c.col), []).append(c)
+        drop: set[int] = set()
+        for sites in groups.values():
+            alive = [c for c in sites if tuple(json.loads(c.guard[len(VIRTUAL) :])) in made]
+            if alive:
+                drop.update(id(c) for c in sites if c not in alive)
+        if drop:
+            fn.calls[:] = [c for c in fn.calls if id(c) not in drop]
+            dropped = True
+    return dropped
 
 
 def library_mode_calls(
@@ -543,6 +621,9 @@ def library_mode_calls(
         project = make()
         project.compute()
     if add_virtual_calls(project, own):
+        project = make()
+        project.compute()
+    if prune_virtual_calls(project):
         project = make()
         project.compute()
     return project

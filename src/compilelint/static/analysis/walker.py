@@ -180,6 +180,7 @@ class Scope:
         self.local_defs: dict[str, str] = {}  # nested def name -> qual
         self.local_classes: set[str] = set()
         self.params: dict[str, Value] = {}  # parameter -> the value it starts with
+        self.param_classes: dict[str, str] = {}  # parameter annotated with a class -> its ref
 
     @property
     def qual(self) -> str:
@@ -403,7 +404,22 @@ class FileWalker(Evaluator):
                         lst.append(value)
 
     def bind_self_attr_classes(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
-        """Which classes ``self.<attr> = Cls(...)`` instantiates (for regional compilation)."""
+        """Which classes ``self.<attr> = Cls(...)`` instantiates (for regional compilation), or
+        ``self.<attr> = bm`` stores (a parameter annotated ``bm: BaseBrownian``)."""
+        if (
+            isinstance(target, cst.Attribute)
+            and isinstance(target.value, cst.Name)
+            and target.value.value == "self"
+            and self.cls is not None
+            and isinstance(value, cst.Name)
+            and value.value in self.scope.param_classes
+            and self._is_param(value.value)
+        ):
+            lst = self.cls.attr_classes.setdefault(target.attr.value, [])
+            ref = self.scope.param_classes[value.value]
+            if ref not in lst:
+                lst.append(ref)
+            return
         if not (
             isinstance(target, cst.Attribute)
             and isinstance(target.value, cst.Name)
@@ -751,6 +767,40 @@ class FileWalker(Evaluator):
                 # `if param is None: return ...`: the rest of the block runs when it is not
                 self.conds.extend(self._conds_of(stmt.test)[1])
         del self.conds[saved:]
+
+    def _annotation_class(self, ann: cst.Annotation | None) -> str | None:
+        """The ref of a class named by a parameter annotation (``bm: BaseBrownian``,
+        ``Optional[Kernel]``, ``Kernel | None``, ``"Kernel"``), when this file defines or
+        imports it; None for builtins, typing and torch types."""
+        if ann is None:
+            return None
+        expr: cst.BaseExpression = ann.annotation
+        if isinstance(expr, cst.Subscript) and dotted(expr.value) in (
+            "Optional",
+            "typing.Optional",
+        ):
+            if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+                expr = expr.slice[0].slice.value
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.BitOr):
+            sides = [x for x in (expr.left, expr.right) if dotted(x) != "None"]
+            if len(sides) != 1:
+                return None
+            expr = sides[0]
+        name = dotted(expr)
+        if name is None and isinstance(expr, cst.SimpleString):
+            ev = expr.evaluated_value
+            name = ev if isinstance(ev, str) and ev.isidentifier() else None
+        if name is None or not name.rsplit(".", 1)[-1][:1].isupper():
+            return None
+        head = name.split(".", 1)[0]
+        if head not in self.module_defs and head not in self.imports:
+            return None
+        q = self.qualify(cst.parse_expression(name)) or name
+        if q.split(".", 1)[0] in ("torch", "typing", "collections", "numpy") or (
+            name.rsplit(".", 1)[-1] in N.TENSORISH_ANNOTATION_WORDS
+        ):
+            return None
+        return f"Q|{name}" if head in self.module_defs else f"D|{q}"
 
     def _is_param(self, name: str) -> bool:
         start = self.scope.params.get(name)
@@ -1120,6 +1170,10 @@ class FileWalker(Evaluator):
         if cls is not None and params and params[0].name in ("self", "cls"):
             scope.env[params[0].name] = V.module(f"Q|{cls.qual}")
         scope.params = {prm.name: scope.env[prm.name] for prm in params if prm.index >= -1}
+        for prm in (*p.posonly_params, *p.params, *p.kwonly_params):
+            ref = self._annotation_class(prm.annotation)
+            if ref is not None:
+                scope.param_classes[prm.name.value] = ref
         # Pre-declare nested defs.
         if isinstance(node.body, cst.IndentedBlock):
             for st in node.body.body:
