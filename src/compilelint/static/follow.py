@@ -162,10 +162,11 @@ class FollowProject(Project):
     def _exported(self) -> list[tuple[str, str, tuple[str, str, str]]]:
         """(public module, public name, resolved definition) of every name the scanned
         package's public modules define or import."""
+        own = {f.module for path, f in self.files.items() if path not in self.library and f.module}
         public = [
             (path, f)
             for path, f in sorted(self.files.items())
-            if path not in self.library and f.module and _api_module(f.module)
+            if path not in self.library and f.module and _api_module(_below_root(f.module, own))
         ]
         out: list[tuple[str, str, tuple[str, str, str]]] = []
         seen: set[str] = set()
@@ -232,6 +233,17 @@ def _api_module(module: str) -> bool:
         part.startswith("_") or part in _TEST_PARTS or part.startswith("test_")
         for part in module.split(".")
     )
+
+
+def _below_root(module: str, scanned: set[str]) -> str:
+    """The part of a dotted module name below the outermost scanned package that holds it:
+    scanning ``torchdiffeq/_impl/`` judges ``torchdiffeq._impl`` as the API's root, so only
+    privacy below it counts."""
+    parts = module.split(".")
+    for i in range(1, len(parts)):
+        if ".".join(parts[:i]) in scanned:
+            return ".".join(parts[i:])
+    return "" if module in scanned else module  # the root itself, or a lone module
 
 
 def _public(qual: str) -> bool:
