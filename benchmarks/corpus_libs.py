@@ -412,6 +412,7 @@ def main() -> None:
     ap.add_argument("models", nargs="*", help="oracle: only these model files (stems)")
     ap.add_argument("--json", help="score: also write the result here")
     ap.add_argument("--quick", action="store_true", help="score: no warm-cache timing runs")
+    ap.add_argument("--labels", help="the labels file to write (oracle) or read (score)")
     ap.add_argument(
         "--set",
         choices=sorted(SETS),
@@ -420,6 +421,8 @@ def main() -> None:
     )
     a = ap.parse_args()
     here, labels = SETS[a.set]
+    if a.labels:
+        labels = Path(a.labels)
     if a.step == "oracle":
         oracle(a.models, here, labels)
         return
