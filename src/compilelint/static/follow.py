@@ -216,6 +216,8 @@ class FollowProject(Project):
                 got = self.resolve(cpath, r, depth + 1)
                 if got is None or got[2] != "class":
                     continue
+                if got[0] not in self.library and self.entries is None:
+                    continue  # a scanned class: the walker's submodule refs already say
                 for p, q in self.mro(got[0], got[1]):
                     for meth in ("forward", "__call__"):
                         if f"{q}.{meth}" in self.files[p].functions:
@@ -540,7 +542,7 @@ def add_virtual_calls(project: FollowProject, paths: set[str] | None = None) -> 
             if c.ref.startswith("M|"):
                 cls_qual, _, m = c.ref[2:].rpartition("|")
                 bases.add(((key[0], cls_qual), m))
-            t = project._target(key[0], c.ref)
+            t = project._target(key[0], c.ref) if c.ref[:2] in ("M|", "O|", "S|") else None
             if t is not None and "." in t[0][1] and "<locals>" not in t[0][1]:
                 (tp, tq), _ = t
                 cls_qual, _, m = tq.rpartition(".")
@@ -577,9 +579,20 @@ def prune_virtual_calls(project: FollowProject) -> bool:
     traced code instantiates (a call of the class, a registry entry, a method called on an object
     of it), or of their bases. When none of a call's override classes is instantiated there (the
     object comes from outside the traced code), every override stays. Whether any was dropped."""
+    if not any(
+        c.guard.startswith(VIRTUAL) for key in project.traced for c in project.fn(key).calls
+    ):
+        return False
     made: set[tuple[str, str]] = set()
+    seen: set[tuple[str, str]] = set()
+
+    def add(path: str, qual: str) -> None:
+        if (path, qual) not in seen:
+            seen.add((path, qual))
+            made.update(project.mro(path, qual))
+
     for cls in project.entry_classes:
-        made.update(project.mro(*cls))
+        add(*cls)
     for key in project.traced:
         fn = project.fn(key)
         if fn.cls is not None and fn.cls in project.files[key[0]].classes:
@@ -589,7 +602,7 @@ def prune_virtual_calls(project: FollowProject) -> bool:
                     for ref in refs:
                         r = project.resolve(cp, ref.removeprefix("*"))
                         if r is not None and r[2] == "class":
-                            made.update(project.mro(r[0], r[1]))
+                            add(r[0], r[1])
         for c in fn.calls:
             if id(c) in project._dead_calls or c.guard.startswith(VIRTUAL):
                 continue
@@ -598,7 +611,7 @@ def prune_virtual_calls(project: FollowProject) -> bool:
                 ref = ref[2:].rpartition("|")[0]
             r = project.resolve(key[0], ref)
             if r is not None and r[2] == "class":
-                made.update(project.mro(r[0], r[1]))
+                add(r[0], r[1])
     dropped = False
     for key in sorted(project.traced):
         fn = project.fn(key)

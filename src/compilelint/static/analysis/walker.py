@@ -795,7 +795,8 @@ class FileWalker(Evaluator):
         head = name.split(".", 1)[0]
         if head not in self.module_defs and head not in self.imports:
             return None
-        q = self.qualify(cst.parse_expression(name)) or name
+        rest = name[len(head) :]
+        q = f"{self.imports[head]}{rest}" if head in self.imports else name
         if q.split(".", 1)[0] in ("torch", "typing", "collections", "numpy") or (
             name.rsplit(".", 1)[-1] in N.TENSORISH_ANNOTATION_WORDS
         ):
