@@ -30,6 +30,7 @@ break line ran without breaking). Paths are stored relative to site-packages, in
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import shutil
@@ -39,9 +40,16 @@ import sysconfig
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-HERE = Path(__file__).resolve().parent / "corpus_libs"
-ORACLE = HERE / "oracle.json"
+BENCH = Path(__file__).resolve().parent
+# Two sets of user model files, each with its labels: the first (tuned on) and a held-out set,
+# written and labelled before any tuning and never edited since (``--set heldout``).
+SETS = {
+    "tuned": (BENCH / "corpus_libs", BENCH / "corpus_libs" / "oracle.json"),
+    "heldout": (BENCH / "corpus_libs_heldout", BENCH / "corpus_libs_heldout" / "labels.json"),
+}
+HERE, ORACLE = SETS["tuned"]
 SITE = Path(sysconfig.get_paths()["purelib"])
 SKIP = ("torch/", "functorch/")  # breaks inside torch itself are not library lines
 PACKAGES = {  # model file prefix -> installed package folder judged in library mode
@@ -56,6 +64,7 @@ PACKAGES = {  # model file prefix -> installed package folder judged in library 
     "rotary": "rotary_embedding_torch",
     "sde": "torchsde",
     "einops": "einops",
+    "diffusers": "diffusers",
 }
 # Library-mode runs use the package folders that the model files reach (whole kornia and
 # torchmetrics are large; their reached sub-packages are judged).
@@ -71,6 +80,11 @@ LIB_DIRS = {
     "rotary_embedding_torch": ["rotary_embedding_torch"],
     "torchsde": ["torchsde"],
     "einops": ["einops"],
+    "diffusers": [
+        "diffusers/schedulers",
+        "diffusers/models/unets",
+        "diffusers/models/attention_processor.py",
+    ],
 }
 
 COVER = r"""
@@ -112,17 +126,90 @@ def rel(path: str) -> str | None:
     return p[len(s) + 1 :] if p.startswith(s + os.sep) else None
 
 
-def models() -> list[Path]:
-    return sorted(p for p in HERE.glob("*.py"))
+def models(here: Path = HERE) -> list[Path]:
+    return sorted(p for p in here.glob("*.py"))
 
 
-def oracle(names: list[str]) -> None:
-    data = json.loads(ORACLE.read_text()) if ORACLE.is_file() else {}
-    for m in models():
+def file_spec(m: Path) -> dict[str, object]:
+    """The model file's own spec additions: a module-level ``SPEC = {...}`` literal (variants,
+    calls, kwargs) read without importing the file."""
+    for node in ast.parse(m.read_text()).body:
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id == "SPEC"
+        ):
+            got = ast.literal_eval(node.value)
+            if isinstance(got, dict):
+                return got
+    return {}
+
+
+def where(path: str, model: Path, td: str) -> str | None:
+    """A frame's file: relative to site-packages, the model file's name, or None (elsewhere)."""
+    r = rel(path if os.path.isabs(path) else os.path.join(td, path))
+    if r is not None:
+        return r
+    full = path if os.path.isabs(path) else os.path.join(td, path)
+    if os.path.realpath(full) == os.path.realpath(model) or path == model.name:
+        return model.name
+    return None
+
+
+def labels_of(rep: dict[str, Any], m: Path, td: str) -> dict[str, Any]:
+    """Break lines (innermost frame in a library, or in the user file), recompiles (the line
+    that installed the failing guard, its guard and torch's reason) and the graph count."""
+    breaks: set[tuple[str, int]] = set()
+    user_breaks: set[tuple[str, int]] = set()
+    for f in rep["findings"]:
+        if f["stage"] == "static" or f["rule"] in ("CL003",) or not f["frames"]:
+            continue
+        last = f["frames"][-1]
+        r = where(last["path"], m, td)
+        if r is None:
+            continue
+        if r == m.name:
+            user_breaks.add((r, last["line"]))
+        elif any(rel(fr["path"]) for fr in f["frames"]):
+            breaks.add((r, last["line"]))
+    dyn = rep.get("dynamic") or {}
+    recompiles = []
+    for rc in dyn.get("recompiles", []) or []:
+        path = where(str(rc.get("path") or ""), m, td) if rc.get("path") else None
+        recompiles.append(
+            {
+                "path": path,
+                "line": rc.get("line"),
+                "function": rc.get("function"),
+                "guard": rc.get("guard"),
+                "explanation": rc.get("explanation"),
+                "input": rc.get("input"),
+                "dim": rc.get("dim"),
+                "count": rc.get("count"),
+                "hit_limit": rc.get("hit_limit"),
+                "in_library": bool(path and path != m.name),
+            }
+        )
+    return {
+        "breaks": sorted([list(b) for b in breaks]),
+        "user_breaks": sorted([list(b) for b in user_breaks]),
+        "recompiles": recompiles,
+        "graph_count": dyn.get("graph_count"),
+        "graph_break_count": dyn.get("graph_break_count"),
+        "recompile_count": dyn.get("recompile_count"),
+        "hit_recompile_limit": dyn.get("hit_recompile_limit"),
+    }
+
+
+def oracle(names: list[str], here: Path = HERE, out_file: Path = ORACLE) -> None:
+    data = json.loads(out_file.read_text()) if out_file.is_file() else {}
+    for m in models(here):
         if names and m.stem not in names:
             continue
         with tempfile.TemporaryDirectory() as td:
             spec = Path(td) / "spec.json"
+            extra = file_spec(m)
             spec.write_text(
                 json.dumps(
                     {
@@ -130,39 +217,34 @@ def oracle(names: list[str]) -> None:
                         "device": "cpu",
                         "seed": 0,
                         "compile": {"backend": "eager"},
+                        **extra,
                     }
                 )
             )
             t = time.perf_counter()
-            out = subprocess.run(
-                [
-                    *(sys.executable, "-m", "compilelint", "check", str(m)),
-                    *("--input-spec", str(spec), "--format", "json", "--no-cache"),
-                    *("--no-follow", "--select", "ALL"),
-                ],
-                capture_output=True,
-                text=True,
-                cwd=td,
-            )
             try:
+                out = subprocess.run(
+                    [
+                        *(sys.executable, "-m", "compilelint", "check", str(m)),
+                        *("--input-spec", str(spec), "--format", "json", "--no-cache"),
+                        *("--no-follow", "--select", "ALL"),
+                    ],
+                    capture_output=True,
+                    text=True,
+                    cwd=td,
+                    timeout=900,
+                )
                 rep = json.loads(out.stdout)
-            except ValueError:
-                print(f"{m.stem}: dynamic stage failed: {out.stderr.strip()[-300:]}")
+            except (ValueError, subprocess.TimeoutExpired) as e:
+                msg = (
+                    out.stderr.strip()[-300:]
+                    if not isinstance(e, subprocess.TimeoutExpired)
+                    else ""
+                )
+                print(f"{m.stem}: dynamic stage failed: {msg or e}")
                 continue
-            breaks: set[tuple[str, int]] = set()
-            failures: list[str] = []
-            for f in rep["findings"]:
-                if f["stage"] == "static" or f["rule"] in ("CL003",):
-                    continue
-                inner = [fr for fr in f["frames"] if rel(fr["path"])]
-                if not inner:
-                    continue
-                last = f["frames"][-1]
-                r = rel(last["path"])
-                if r:
-                    breaks.add((r, last["line"]))
-            for e in rep.get("errors", []):
-                failures.append(e["message"][:200])
+            labels = labels_of(rep, m, td)
+            failures = [e["message"][:200] for e in rep.get("errors", [])]
             cov = Path(td) / "cov.json"
             subprocess.run(
                 [sys.executable, "-c", COVER, str(m), str(SITE), str(cov)],
@@ -175,15 +257,19 @@ def oracle(names: list[str]) -> None:
             ran = [r for r in ran if r[0].startswith(package_of(m.stem) + "/")]  # its own lines
             data[m.stem] = {
                 "package": package_of(m.stem),
-                "breaks": sorted([list(b) for b in breaks]),
+                **labels,
+                "variants": len(extra.get("variants", []) or []),  # type: ignore[arg-type]
                 "ran": ran,
                 "errors": failures,
             }
             print(
-                f"{m.stem}: {len(breaks)} break lines, {len(ran)} lines ran, "
-                f"{time.perf_counter() - t:.0f}s"
+                f"{m.stem}: {len(labels['breaks'])} library break lines, "
+                f"{len(labels['user_breaks'])} user break lines, "
+                f"{len(labels['recompiles'])} recompiles, {labels['graph_count']} graphs, "
+                f"{len(ran)} lines ran, {time.perf_counter() - t:.0f}s",
+                flush=True,
             )
-        ORACLE.write_text(json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n")
+        out_file.write_text(json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n")
 
 
 def static_json(args: list[str], cwd: Path) -> tuple[dict, float]:  # type: ignore[type-arg]
@@ -201,14 +287,25 @@ def static_json(args: list[str], cwd: Path) -> tuple[dict, float]:  # type: igno
         raise SystemExit(f"compilelint failed on {args}: {out.stderr[-500:]}") from None
 
 
-def score() -> dict[str, object]:
-    data = json.loads(ORACLE.read_text())
+def ran_dirs(ran: set[tuple[str, int]]) -> list[str]:
+    """Held-out set: library mode judges the folders whose files the models ran (a file at a
+    package's top level: that file), outermost first, none inside another."""
+    out: list[str] = []
+    for d in sorted({os.path.dirname(f) if "/" in os.path.dirname(f) else f for f, _ in ran}):
+        if not any(d == o or d.startswith(o + "/") for o in out):
+            out.append(d)
+    return out
+
+
+def score(here: Path = HERE, labels: Path = ORACLE, quick: bool = False) -> dict[str, object]:
+    data = json.loads(labels.read_text())
+    tuned = here == SETS["tuned"][0]
     rows = []
     tot_b = tot_hit = tot_found = 0
     cold: list[float] = []
     warm: list[float] = []
     follow_s: list[float] = []
-    for m in models():
+    for m in models(here):
         if m.stem not in data:
             continue
         o = data[m.stem]
@@ -216,9 +313,11 @@ def score() -> dict[str, object]:
         with tempfile.TemporaryDirectory() as td:
             shutil.copy(m, Path(td) / m.name)
             rep, dt_cold = static_json([m.name, "--no-cache"], Path(td))
-            static_json([m.name], Path(td))
-            (Path(td) / m.name).write_text(m.read_text() + "\n")  # a changed model file
-            _, dt_warm = static_json([m.name], Path(td))
+            dt_warm = 0.0
+            if not quick:
+                static_json([m.name], Path(td))
+                (Path(td) / m.name).write_text(m.read_text() + "\n")  # a changed model file
+                _, dt_warm = static_json([m.name], Path(td))
         fol = rep.get("follow") or {}
         cold.append(dt_cold)
         warm.append(dt_warm)
@@ -247,16 +346,17 @@ def score() -> dict[str, object]:
         )
     # library mode, per package
     lib_rows = []
-    lb = lh = ran_f = ran_hit = 0
+    lb = lh = ran_f = ran_hit = all_f = all_hit = 0
     by_pkg: dict[str, tuple[set, set]] = {}  # type: ignore[type-arg]
     for o in data.values():
         b, r = by_pkg.setdefault(o["package"], (set(), set()))
         b.update(tuple(x) for x in o["breaks"] if not x[0].startswith(SKIP))
         r.update(tuple(x) for x in o["ran"])
     for pkg, (breaks, ran) in sorted(by_pkg.items()):
-        dirs = [str(SITE / d) for d in LIB_DIRS[pkg]]
+        scope = LIB_DIRS[pkg] if tuned else ran_dirs(ran)
+        dirs = [str(SITE / d) for d in scope]
         with tempfile.TemporaryDirectory() as td:
-            # library mode with every public function, method and forward as an entry
+            # library mode with the package's whole public API as entries
             cfgf = Path(td) / "pyproject.toml"
             cfgf.write_text('[tool.compilelint]\nentries = ["*"]\n')
             rep, dt = static_json(
@@ -267,8 +367,10 @@ def score() -> dict[str, object]:
             r = rel(f["path"]) if os.path.isabs(f["path"]) else rel(os.path.join(td, f["path"]))
             if r:
                 found.add((r, f["line"]))
-        in_scope = {b for b in breaks if any(b[0].startswith(d + "/") for d in LIB_DIRS[pkg])}
+        in_scope = {b for b in breaks if any(b[0] == d or b[0].startswith(d + "/") for d in scope)}
         hit = len(in_scope & found)
+        all_f += len(found)
+        all_hit += len(found & breaks)
         on_ran = found & ran
         good = len(on_ran & breaks)
         lb += len(in_scope)
@@ -295,6 +397,8 @@ def score() -> dict[str, object]:
         "precision_user_files": round(tot_hit / tot_found, 3) if tot_found else None,
         "recall_library_mode": round(lh / lb, 3) if lb else None,
         "precision_library_mode_ran": round(ran_hit / ran_f, 3) if ran_f else None,
+        # distinct lines with a library-mode finding that are observed break lines
+        "precision_library_mode_all": round(all_hit / all_f, 3) if all_f else None,
         "cold_max_s": round(max(cold), 2) if cold else None,
         "warm_max_s": round(max(warm), 2) if warm else None,
         "follow_cold_max_s": round(max(follow_s), 2) if follow_s else None,
@@ -307,11 +411,22 @@ def main() -> None:
     ap.add_argument("step", choices=("oracle", "score"))
     ap.add_argument("models", nargs="*", help="oracle: only these model files (stems)")
     ap.add_argument("--json", help="score: also write the result here")
+    ap.add_argument("--quick", action="store_true", help="score: no warm-cache timing runs")
+    ap.add_argument("--labels", help="the labels file to write (oracle) or read (score)")
+    ap.add_argument(
+        "--set",
+        choices=sorted(SETS),
+        default="tuned",
+        help="which user model files: the tuned set (corpus_libs/) or the held-out set",
+    )
     a = ap.parse_args()
+    here, labels = SETS[a.set]
+    if a.labels:
+        labels = Path(a.labels)
     if a.step == "oracle":
-        oracle(a.models)
+        oracle(a.models, here, labels)
         return
-    res = score()
+    res = score(here, labels, a.quick)
     for r in res["models"]:  # type: ignore[attr-defined]
         print(
             f"{r['model']:<20} {r['package']:<24} breaks {r['breaks']:>3}  found {r['found']:>3}"
@@ -329,6 +444,7 @@ def main() -> None:
         "precision_user_files",
         "recall_library_mode",
         "precision_library_mode_ran",
+        "precision_library_mode_all",
         "cold_max_s",
         "warm_max_s",
         "follow_cold_max_s",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import copy
+import dataclasses
 import errno
 import gc
 import hashlib
@@ -43,6 +44,7 @@ from compilelint.static.follow import (
     LibraryCache,
     follow,
     library_findings,
+    library_mode_calls,
     site_key,
 )
 from compilelint.suppress import is_suppressed, parse_suppressions
@@ -579,6 +581,32 @@ def _message(rule: Rule, args: dict[str, str]) -> str:
     return f"{msg} ({note})" if note else msg
 
 
+LATENT_ENTRY = (
+    "latent: no public entry point of the package reaches it under default arguments "
+    "(shown by --report-untraced)"
+)
+
+
+def _untraced(
+    project: Project, f: FileFacts, kept: list[Candidate], latent: Project | None
+) -> list[Candidate]:
+    """``--report-untraced``: the candidates of code torch.compile does not trace; in library
+    mode those the package's public functions and methods reach under any arguments, marked
+    latent."""
+    have = {id(c) for c in kept}
+    if latent is None:
+        return [
+            c
+            for c in f.candidates
+            if id(c) not in have and (not c.requires or project.resolves(f.path, c.requires))
+        ]
+    return [
+        dataclasses.replace(c, args={**c.args, "latent": c.args.get("latent") or LATENT_ENTRY})
+        for c in latent.kept(f)
+        if id(c) not in have
+    ]
+
+
 def _make_finding(rule: Rule, path: str, c: Candidate, severity: Severity) -> Finding:
     return Finding(
         rule=rule.code,
@@ -786,6 +814,7 @@ class _Scan:
         self.stats.source = settings.site_source
         self.entries: tuple[str, ...] | None = self.cfg.entries or None
         self.project: Project | None = None
+        self.latent_project: Project | None = None  # library mode with --report-untraced
         self.user_paths: set[str] = set()
         self.total_lines = 0
         self.follow_data: dict[str, object] | None = None
@@ -973,6 +1002,7 @@ class _Scan:
         if self.s.cache:
             self.s.cache.save()
         if self.entries is not None:
+            project = library_mode_calls(project, self.datas, self._new_project)
             self.stats.entries = len(project.entry_points(self.entries))
         self.user_paths = set(facts)
         self.project = project
@@ -1006,6 +1036,14 @@ class _Scan:
         cfg, catalog, enabled = self.cfg, self.s.catalog, self.s.enabled
         project, facts = self.project, self.facts
         assert project is not None
+        self.latent_project = None
+        if cfg.report_untraced and self.entries is not None and isinstance(project, FollowProject):
+            # library mode: what the package's public functions and methods reach under any
+            # arguments, beyond its entry points under their defaults (reported as latent)
+            self.latent_project = FollowProject(
+                facts.values(), project.library, self._installed, self.entries, broad=True
+            )
+            self.latent_project.compute()
         findings: list[Finding] = []
         lib_used: set[tuple[str, int, str]] = set()
         if isinstance(project, FollowProject) and project.library:
@@ -1046,11 +1084,9 @@ class _Scan:
         ignored_here = _per_file_ignored(cfg, path)
         sup = f.noqa
         used: set[tuple[int, str]] = {(ln, code) for p, ln, code in lib_used if p == path}
-        kept = (
-            project.kept(f)
-            if not cfg.report_untraced
-            else [c for c in f.candidates if not c.requires or project.resolves(f.path, c.requires)]
-        )
+        kept = project.kept(f)
+        if cfg.report_untraced:
+            kept += _untraced(project, f, kept, self.latent_project)
         seen: set[tuple[str, int, int]] = set()
         for c in kept:
             if c.code not in enabled or c.code in ignored_here:

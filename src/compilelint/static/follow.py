@@ -22,7 +22,7 @@ import marshal
 import os
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -74,12 +74,17 @@ class FollowProject(Project):
         library: dict[str, tuple[str, str]],
         installed: Callable[[str], bool] = lambda m: False,
         entries: tuple[str, ...] | None = None,
+        broad: bool = False,
     ) -> None:
         files = list(files)
         super().__init__(files)
         self.library = library  # path -> (distribution, version)
         self.installed = installed  # whether a dotted module is an installed, followable file
         self.entries = entries  # library mode: globs of entry names (``("*",)``: all public)
+        # library mode, latent findings: every public function and method is an entry, under
+        # any arguments (what ``--report-untraced`` shows, marked latent)
+        self.broad = broad
+        self.entry_classes: set[tuple[str, str]] = set()  # library mode: exported classes
         self._suffix = {}
         for mod, path in self.modules.items():
             if path in library:
@@ -96,13 +101,17 @@ class FollowProject(Project):
 
     def find_roots(self) -> set[FKey]:
         roots = {k for k in super().find_roots() if k[0] not in self.library}
-        if self.entries is not None:
-            roots |= self.entry_points(self.entries)
+        if self.entries is not None and self.broad:
+            roots |= self.public_functions(self.entries)
+        elif self.entries is not None:
+            entry = self.entry_points(self.entries)
+            roots |= entry
+            self.default_roots = entry
         return roots
 
-    def entry_points(self, globs: tuple[str, ...]) -> set[FKey]:
-        """Library mode: public functions, methods and ``forward`` methods of the scanned files
-        whose qualified name (``module.Class.method``, or without the module) matches."""
+    def public_functions(self, globs: tuple[str, ...]) -> set[FKey]:
+        """Every public function, method and ``forward`` of the scanned files whose qualified
+        name (``module.Class.method``, or without the module) matches."""
         out: set[FKey] = set()
         for path, f in self.files.items():
             if path in self.library:
@@ -113,6 +122,74 @@ class FollowProject(Project):
                 full = f"{f.module}.{q}" if f.module else q
                 if any(fnmatch.fnmatchcase(full, g) or fnmatch.fnmatchcase(q, g) for g in globs):
                     out.add((path, q))
+        return out
+
+    def entry_points(self, globs: tuple[str, ...]) -> set[FKey]:
+        """Library mode: the package's public API whose qualified name (``module.name``,
+        ``module.Class.forward``, or without the module; the defining module or the public
+        module that exports it) matches. The API is what the package's public modules (no
+        ``_`` in the dotted name) define or import under a public name, star imports
+        included: its functions, the ``forward`` of its ``nn.Module`` classes (the nearest in
+        the class's MRO) and ``__call__`` of its other classes (test suites, benchmarks and
+        examples are not API). Methods are reached from them,
+        not entries themselves; entries run under their parameters' defaults."""
+        out: set[FKey] = set()
+        for pub, name, (path, qual, kind) in self._exported():
+            if kind == "function":
+                fq = qual if "." not in qual else None
+            else:
+                fq = None
+                self.entry_classes.add((path, qual))  # its instances come from the user
+                is_mod = self.is_module_class(path, qual)
+                for p, q in self.mro(path, qual):
+                    meth = f"{q}.forward" if is_mod else f"{q}.__call__"
+                    if meth in self.files[p].functions:
+                        path, fq = p, meth
+                        break
+            if fq is None or "<locals>" in fq:
+                continue
+            f = self.files[path]
+            tail = fq.split(".", 1)[1] if "." in fq else ""
+            names = (
+                f"{f.module}.{fq}" if f.module else fq,
+                fq,
+                f"{pub}.{name}" + (f".{tail}" if tail else ""),
+            )
+            if any(fnmatch.fnmatchcase(n, g) for n in names for g in globs):
+                out.add((path, fq))
+        return out
+
+    def _exported(self) -> list[tuple[str, str, tuple[str, str, str]]]:
+        """(public module, public name, resolved definition) of every name the scanned
+        package's public modules define or import."""
+        own = {f.module for path, f in self.files.items() if path not in self.library and f.module}
+        public = [
+            (path, f)
+            for path, f in sorted(self.files.items())
+            if path not in self.library and f.module and _api_module(_below_root(f.module, own))
+        ]
+        out: list[tuple[str, str, tuple[str, str, str]]] = []
+        seen: set[str] = set()
+        while public:
+            path, f = public.pop(0)
+            if path in seen:
+                continue
+            seen.add(path)
+            if f.torch_free:  # only syntax-checked so far (a re-exporting __init__): analyse it
+                self.unresolved_modules.add(f.module)
+                continue
+            names = [q for q in (*f.functions, *f.classes) if "." not in q]
+            names += [k for k in f.imports if not k.startswith("*")]
+            for name in sorted(set(names)):
+                if name.startswith("_"):
+                    continue
+                got = self.resolve(path, f"Q|{name}")
+                if got is not None and got[0] not in self.library:
+                    out.append((f.module, name, got))
+            for k, mod in f.imports.items():
+                mpath = self._module_file(mod) if k.startswith("*") else None
+                if mpath is not None and mpath not in self.library and mpath not in seen:
+                    public.append((mpath, self.files[mpath]))
         return out
 
     def _resolve(self, path: str, ref: str, depth: int) -> tuple[str, str, str] | None:
@@ -137,13 +214,38 @@ class FollowProject(Project):
                 if "|" not in r:
                     continue
                 got = self.resolve(cpath, r, depth + 1)
-                if got is None or got[2] != "class" or got[0] not in self.library:
+                if got is None or got[2] != "class":
                     continue
+                if got[0] not in self.library and self.entries is None:
+                    continue  # a scanned class: the walker's submodule refs already say
                 for p, q in self.mro(got[0], got[1]):
                     for meth in ("forward", "__call__"):
                         if f"{q}.{meth}" in self.files[p].functions:
                             return (p, f"{q}.{meth}", "function")
         return None
+
+
+_TEST_PARTS = frozenset({"test", "tests", "testing", "conftest", "benchmarks", "examples"})
+
+
+def _api_module(module: str) -> bool:
+    """A module of the package's public API: no private part (``_impl``), and not its test
+    suite, benchmarks or examples (``pkg.tests.test_ops``)."""
+    return not any(
+        part.startswith("_") or part in _TEST_PARTS or part.startswith("test_")
+        for part in module.split(".")
+    )
+
+
+def _below_root(module: str, scanned: set[str]) -> str:
+    """The part of a dotted module name below the outermost scanned package that holds it:
+    scanning ``torchdiffeq/_impl/`` judges ``torchdiffeq._impl`` as the API's root, so only
+    privacy below it counts."""
+    parts = module.split(".")
+    for i in range(1, len(parts)):
+        if ".".join(parts[:i]) in scanned:
+            return ".".join(parts[i:])
+    return "" if module in scanned else module  # the root itself, or a lone module
 
 
 def _public(qual: str) -> bool:
@@ -293,6 +395,9 @@ def follow(
     if prune_registry_calls(project):
         project = FollowProject(facts.values(), library, installed, entries)
         project.compute()
+    if prune_virtual_calls(project):
+        project = FollowProject(facts.values(), library, installed, entries)
+        project.compute()
     stats.files = len(library)
     stats.functions = sum(1 for k in project.traced if k[0] in library)
     stats.seconds = time.perf_counter() - t0
@@ -326,7 +431,7 @@ def add_factory_calls(project: FollowProject) -> bool:
                 if ref in have:
                     continue
                 have.add(ref)
-                new.append(CallSite(ref, c.args, c.kwargs, c.in_loop, c.line, c.col))
+                new.append(CallSite(ref, c.args, c.kwargs, c.in_loop, c.line, c.col, conds=c.conds))
         if new:
             fn.calls.extend(new)
             added = True
@@ -342,7 +447,8 @@ def prune_registry_calls(project: FollowProject) -> bool:
     guarded = [
         key
         for key in sorted(project.traced)
-        if key[0] in project.library and any(c.guard for c in project.fn(key).calls)
+        if key[0] in project.library
+        and any(c.guard and not c.guard.startswith(VIRTUAL) for c in project.fn(key).calls)
     ]
     if not guarded:
         return False
@@ -350,7 +456,7 @@ def prune_registry_calls(project: FollowProject) -> bool:
     defaults: dict[tuple[FKey, str], str | None] = {}
     for key in guarded:
         for c in project.fn(key).calls:
-            if c.guard:
+            if c.guard and not c.guard.startswith(VIRTUAL):
                 pname, _, default = json.loads(c.guard)
                 defaults[(key, pname)] = default
     keys: dict[tuple[FKey, str], set[str] | None] = {k: set() for k in defaults}
@@ -388,7 +494,7 @@ def prune_registry_calls(project: FollowProject) -> bool:
         fn = project.fn(key)
         kept = []
         for c in fn.calls:
-            if c.guard:
+            if c.guard and not c.guard.startswith(VIRTUAL):
                 pname, entry, _ = json.loads(c.guard)
                 allowed = keys[(key, pname)]
                 if allowed and entry not in allowed:  # unknown or no caller seen: keep all
@@ -400,12 +506,18 @@ def prune_registry_calls(project: FollowProject) -> bool:
     return dropped
 
 
-def add_virtual_calls(project: FollowProject) -> bool:
-    """``self.meth(...)`` in a library class calls the override of a subclass when the object
-    is one (a solver base class calling its subclass's step): add a call site to each override
-    defined in a loaded library file, with the same arguments. Whether any was added."""
+VIRTUAL = "virtual:"  # CallSite.guard of a call added to an override: "virtual:[path, class]"
+
+
+def add_virtual_calls(project: FollowProject, paths: set[str] | None = None) -> bool:
+    """A call to a method that subclasses override (a solver base class calling its
+    ``self._step_func``; ``self.bm(t0, t1)`` on an attribute annotated with an abstract base)
+    may run any override: add a call site to each override defined in a loaded library file (or
+    in ``paths``), with the same arguments (:func:`prune_virtual_calls` keeps those of classes
+    the traced code instantiates). Whether any was added."""
+    scope = paths if paths is not None else set(project.library)
     subclasses: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    for path in project.library:
+    for path in sorted(scope):
         f = project.files[path]
         if not f.module:
             continue
@@ -416,27 +528,130 @@ def add_virtual_calls(project: FollowProject) -> bool:
         return False
     added = False
     for key in sorted(project.traced):
-        if key[0] not in project.library:
+        if key[0] not in scope:
             continue
         fn = project.fn(key)
         have = {c.ref for c in fn.calls}
         new = []
         for c in fn.calls:
-            if not c.ref.startswith("M|"):
+            if c.guard.startswith(VIRTUAL) or id(c) in project._dead_calls:
                 continue
-            cls_qual, _, meth = c.ref[2:].rpartition("|")
-            for sp, sq in subclasses.get((key[0], cls_qual), ()):
+            # (class, method) whose overrides may run: the calling class for self.meth(...),
+            # even when only its subclasses define meth; the class defining the resolved method
+            bases: set[tuple[tuple[str, str], str]] = set()
+            if c.ref.startswith("M|"):
+                cls_qual, _, m = c.ref[2:].rpartition("|")
+                bases.add(((key[0], cls_qual), m))
+            t = project._target(key[0], c.ref) if c.ref[:2] in ("M|", "O|", "S|") else None
+            if t is not None and "." in t[0][1] and "<locals>" not in t[0][1]:
+                (tp, tq), _ = t
+                cls_qual, _, m = tq.rpartition(".")
+                bases.add(((tp, cls_qual), m))
+            subs = {(sub, m) for b, m in bases if m != "__init__" for sub in subclasses.get(b, ())}
+            for (sp, sq), meth in sorted(subs):
                 if f"{sq}.{meth}" not in project.files[sp].functions:
                     continue
                 ref = f"D|{project.files[sp].module}.{sq}.{meth}"
                 if ref in have:
                     continue
                 have.add(ref)
-                new.append(CallSite(ref, c.args, c.kwargs, c.in_loop, c.line, c.col))
+                new.append(
+                    CallSite(
+                        ref,
+                        c.args,
+                        c.kwargs,
+                        c.in_loop,
+                        c.line,
+                        c.col,
+                        star=c.star,
+                        guard=VIRTUAL + json.dumps([sp, sq]),
+                        conds=c.conds,
+                    )
+                )
         if new:
             fn.calls.extend(new)
             added = True
     return added
+
+
+def prune_virtual_calls(project: FollowProject) -> bool:
+    """Rapid type analysis: of the overrides a call may run, keep those of classes that the
+    traced code instantiates (a call of the class, a registry entry, a method called on an object
+    of it), or of their bases. When none of a call's override classes is instantiated there (the
+    object comes from outside the traced code), every override stays. Whether any was dropped."""
+    if not any(
+        c.guard.startswith(VIRTUAL) for key in project.traced for c in project.fn(key).calls
+    ):
+        return False
+    made: set[tuple[str, str]] = set()
+    seen: set[tuple[str, str]] = set()
+
+    def add(path: str, qual: str) -> None:
+        if (path, qual) not in seen:
+            seen.add((path, qual))
+            made.update(project.mro(path, qual))
+
+    for cls in project.entry_classes:
+        add(*cls)
+    for key in project.traced:
+        fn = project.fn(key)
+        if fn.cls is not None and fn.cls in project.files[key[0]].classes:
+            # objects its own class holds (``self.aug = ColorJitter(...)`` in ``__init__``)
+            for cp, cq in project.mro(key[0], fn.cls):
+                for refs in project.files[cp].classes[cq].attr_classes.values():
+                    for ref in refs:
+                        r = project.resolve(cp, ref.removeprefix("*"))
+                        if r is not None and r[2] == "class":
+                            add(r[0], r[1])
+        for c in fn.calls:
+            if id(c) in project._dead_calls or c.guard.startswith(VIRTUAL):
+                continue
+            ref = c.ref
+            if ref.startswith("O|"):
+                ref = ref[2:].rpartition("|")[0]
+            r = project.resolve(key[0], ref)
+            if r is not None and r[2] == "class":
+                add(r[0], r[1])
+    dropped = False
+    for key in sorted(project.traced):
+        fn = project.fn(key)
+        groups: dict[tuple[int, int], list[CallSite]] = {}
+        for c in fn.calls:
+            if c.guard.startswith(VIRTUAL):
+                groups.setdefault((c.line, c.col), []).append(c)
+        drop: set[int] = set()
+        for sites in groups.values():
+            alive = [c for c in sites if tuple(json.loads(c.guard[len(VIRTUAL) :])) in made]
+            if alive:
+                drop.update(id(c) for c in sites if c not in alive)
+        if drop:
+            fn.calls[:] = [c for c in fn.calls if id(c) not in drop]
+            dropped = True
+    return dropped
+
+
+def library_mode_calls(
+    project: FollowProject, datas: Mapping[str, bytes], make: Callable[[], FollowProject]
+) -> FollowProject:
+    """Library mode: the scanned package's own calls through objects (``solver =
+    SOLVERS[method](...)``, then ``solver.integrate(t)``), factories and overridden methods,
+    as for a followed library's files. The recomputed project view."""
+    for path, f in project.files.items():
+        if path in datas and f.error is None and not f.torch_free and path not in project.library:
+            add_object_calls(datas[path], f)
+    project = make()
+    project.compute()
+    own = {p for p in project.files if p not in project.library}
+    if add_factory_calls(project):
+        project = make()
+        project.compute()
+    if add_virtual_calls(project, own):
+        project = make()
+        project.compute()
+    if prune_virtual_calls(project):
+        project = make()
+        project.compute()
+    return project
 
 
 def _load(
@@ -484,7 +699,8 @@ def call_chains(project: FollowProject) -> dict[FKey, list[tuple[FKey, int, int]
         key = queue.popleft()
         fn = project.fn(key)
         edges: list[tuple[FKey, int, int]] = []
-        for ref, line, col in [(c.ref, c.line, c.col) for c in fn.calls] + [
+        live = [c for c in fn.calls if id(c) not in project._dead_calls]
+        for ref, line, col in [(c.ref, c.line, c.col) for c in live] + [
             (ref, 0, 0) for ref in fn.refs
         ]:
             t = project._target(key[0], ref)

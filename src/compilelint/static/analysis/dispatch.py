@@ -103,7 +103,13 @@ def _site(
 ) -> CallSite:
     args = [_arg_value(a, qual, params) for a in call.args]
     kwargs = {k.arg: _arg_value(k.value, qual, params) for k in call.keywords if k.arg}
-    return CallSite(ref, args, kwargs, in_loop, call.lineno, call.col_offset + 1, guard=guard)
+    # `*args` / `**options`: positions and keywords are not known here
+    star = any(isinstance(a, ast.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords
+    )
+    return CallSite(
+        ref, args, kwargs, in_loop, call.lineno, call.col_offset + 1, star=star, guard=guard
+    )
 
 
 def _key_param(

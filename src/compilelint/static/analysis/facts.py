@@ -42,6 +42,8 @@ class ParamFacts:
     index: int  # position (-1 for keyword-only, -2 for *args, -3 for **kwargs)
     annotation: str  # "tensor" | "nontensor" | "unknown" | "container"
     default: str  # "none" | "nodefault" | "literal" | "other"
+    # the default's Python value when it is a literal or None (``[value]``), else ``[]``
+    literal: list[object] = field(default_factory=list)
 
 
 @dataclass
@@ -57,6 +59,9 @@ class CallSite:
     # stands for the registry entry ``[param, entry key, param's literal default or None]``
     # (JSON), so that it is dropped when no caller passes that key (see ``follow``)
     guard: str = ""
+    # conditions on the enclosing function's parameters under which the call runs (see
+    # :func:`~compilelint.static.analysis.conds.parse`): dropped when callers' values refute one
+    conds: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -119,6 +124,7 @@ class Candidate:
     scope: str  # "traced": only in traced code; "any": anywhere
     in_loop: bool = False
     line_text: str = ""
+    conds: list[str] = field(default_factory=list)  # as ``CallSite.conds``
 
 
 @dataclass

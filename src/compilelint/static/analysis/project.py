@@ -16,7 +16,9 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 
+from compilelint.static.analysis import conds as C
 from compilelint.static.analysis import names as N
+from compilelint.static.analysis import values as V
 from compilelint.static.analysis.facts import CallSite, Candidate, FileFacts, FunctionFacts
 from compilelint.static.analysis.params import root_param_is_tensor
 from compilelint.static.analysis.summaries import Summaries
@@ -43,6 +45,11 @@ class Project(Summaries):
         self.traced: set[FKey] = set()
         self.roots: set[FKey] = set()
         self.callers: dict[FKey, list[tuple[str, CallSite, int]]] = {}
+        # roots that run under their parameters' literal defaults (library-mode entry points)
+        self.default_roots: set[FKey] = set()
+        self._dead_calls: set[int] = set()  # ids of call sites a refuted condition guards
+        self._opaque: set[FKey] = set()  # reached other than by a call site: arguments unknown
+        self._param_values: dict[tuple[FKey, str], list[object] | None] = {}
         self._init_summaries()
         self.unresolved_modules: set[str] = set()
 
@@ -163,29 +170,113 @@ class Project(Summaries):
         roots = self.find_roots()
         roots = {k for k in roots if not self.fn(k).disabled}
         self.roots = roots
+        self._dead_calls = set()
+        # Call-site sensitivity: a call under a condition on a parameter that no traced caller's
+        # value satisfies is not traced; dropping it can refute more, so repeat (few rounds).
+        for _ in range(4):
+            self._reach()
+            self.link_callers()
+            dead = {
+                id(c)
+                for key in self.traced
+                for c in self.fn(key).calls
+                if c.conds and id(c) not in self._dead_calls and self.refuted(key, c.conds)
+            }
+            if not dead:
+                break
+            self._dead_calls |= dead
+
+    def _reach(self) -> None:
         traced: set[FKey] = set()
-        queue = deque(sorted(roots))
+        opaque: set[FKey] = set()
+        queue = deque(sorted(self.roots))
         while queue:
             key = queue.popleft()
             if key in traced:
                 continue
             traced.add(key)
-            for callee in self.callees(key):
+            for callee, by_site in self._edges(key):
+                if not by_site:
+                    opaque.add(callee)
                 if callee not in traced and not self.fn(callee).disabled:
                     queue.append(callee)
         self.traced = traced
-        self.link_callers()
+        self._opaque = opaque
 
     def link_callers(self) -> None:
         """Index every traced call site by its callee (the argument values summaries read)."""
         callers: dict[FKey, list[tuple[str, CallSite, int]]] = {}
         for key in sorted(self.traced):
             for c in self.fn(key).calls:
+                if id(c) in self._dead_calls:
+                    continue
                 t = self._target(key[0], c.ref)
                 if t is not None and t[0] in self.traced:
                     callers.setdefault(t[0], []).append((key[0], c, t[1]))
         self.callers = callers
+        self._param_values = {}
         self._init_summaries()
+
+    # ------------------------------------------------------------------ call-site values
+    def param_values(self, key: FKey, pname: str) -> list[object] | None:
+        """The Python values parameter ``pname`` of a traced function may hold, from what its
+        traced callers pass (its literal default where a caller leaves it out; a library-mode
+        entry point's default); None when any is unknown (a root's input, a tensor, a value
+        computed at run time, a call through ``*args``, a function passed as a value)."""
+        got = self._param_values.get((key, pname), ...)
+        if got is not ...:
+            return got  # type: ignore[return-value]
+        out = self._param_values_uncached(key, pname)
+        self._param_values[(key, pname)] = out
+        return out
+
+    def _param_values_uncached(self, key: FKey, pname: str) -> list[object] | None:
+        if key not in self.traced or key in self._opaque:
+            return None
+        fn = self.fn(key)
+        prm = next((p for p in fn.params if p.name == pname), None)
+        if prm is None or prm.index < -1:
+            return None
+        vals: list[object] = []
+        if key in self.roots:
+            if key not in self.default_roots or not prm.literal:
+                return None
+            vals.append(prm.literal[0])
+        sites = self.callers.get(key, ())
+        if not sites and key not in self.roots:
+            return None
+        positional = [p.name for p in fn.params if p.index >= 0]
+        for _cpath, call, implicit in sites:
+            if call.star:
+                return None
+            v = None
+            if prm.index >= 0:
+                j = positional.index(pname) - implicit
+                if 0 <= j < len(call.args):
+                    v = call.args[j]
+            if v is None:
+                v = call.kwargs.get(pname)
+            if v is None:
+                if not prm.literal:
+                    return None
+                vals.append(prm.literal[0])
+                continue
+            for m in V.members(v):
+                c = V.const(m)
+                if c is ...:
+                    return None
+                vals.append(c)
+        return vals
+
+    def refuted(self, key: FKey, conds: list[str]) -> bool:
+        """Whether some condition (``analysis.conds``) holds for none of the values the
+        function's parameter may take here: the guarded code never runs in this project."""
+        for cond in conds:
+            pname, op, lit = C.decode(cond)
+            vals = self.param_values(key, pname)
+            if vals and not any(C.holds(v, op, lit) for v in vals):
+                return True
+        return False
 
     def find_roots(self) -> set[FKey]:
         """Functions torch.compile starts tracing at: module forwards and compiled functions."""
@@ -233,20 +324,26 @@ class Project(Summaries):
         return ((p, q), implicit)
 
     def callees(self, key: FKey) -> list[FKey]:
+        return [callee for callee, _ in self._edges(key)]
+
+    def _edges(self, key: FKey) -> list[tuple[FKey, bool]]:
+        """Callees, each with whether it is reached by a call site (whose arguments show)."""
         fn = self.fn(key)
-        out: list[FKey] = []
+        out: list[tuple[FKey, bool]] = []
         for c in fn.calls:
+            if id(c) in self._dead_calls:
+                continue
             t = self._target(key[0], c.ref)
             if t is not None:
-                out.append(t[0])
+                out.append((t[0], True))
         for ref in fn.refs:
             r = self.resolve(key[0], ref)
             if r is not None and r[2] == "class":
                 continue  # naming a class (`Cls.helper(...)`, `isinstance(x, Cls)`) builds nothing
             t = self._target(key[0], ref)
             if t is not None:
-                out.append(t[0])
-        out.extend(w for w, _site in self.decorator_wrappers(key))
+                out.append((t[0], False))
+        out.extend((w, False) for w, _site in self.decorator_wrappers(key))
         return out
 
     def decorator_wrappers(self, key: FKey) -> list[tuple[FKey, CallSite]]:
@@ -289,6 +386,8 @@ class Project(Summaries):
             if c.scope == "traced" and (f.path, c.func) not in self.traced:
                 continue
             if c.requires and not self.resolves(f.path, c.requires):
+                continue
+            if c.conds and self.refuted((f.path, c.func), c.conds):
                 continue
             out.append(c)
         return out

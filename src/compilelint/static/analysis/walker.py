@@ -18,6 +18,7 @@ from typing import Any
 
 import libcst as cst
 
+from compilelint.static.analysis import conds as C
 from compilelint.static.analysis import names as N
 from compilelint.static.analysis import values as V
 from compilelint.static.analysis.evaluate import Evaluator
@@ -149,6 +150,14 @@ def _scalar_annotations(p: cst.Parameters) -> dict[str, str]:
     return out
 
 
+def _literal_default(d: cst.BaseExpression | None) -> list[object]:
+    """``[value]`` of a literal scalar or None default, else ``[]`` (see ``ParamFacts``)."""
+    if d is None:
+        return []
+    got = C.literal(d)
+    return [] if got is C.UNKNOWN or isinstance(got, list) else [got]
+
+
 def _default_kind(d: cst.BaseExpression | None) -> str:
     if d is None:
         return "nodefault"
@@ -172,6 +181,8 @@ class Scope:
         self.env: dict[str, Value] = {}
         self.local_defs: dict[str, str] = {}  # nested def name -> qual
         self.local_classes: set[str] = set()
+        self.params: dict[str, Value] = {}  # parameter -> the value it starts with
+        self.param_classes: dict[str, str] = {}  # parameter annotated with a class -> its ref
 
     @property
     def qual(self) -> str:
@@ -199,7 +210,9 @@ class FileWalker(Evaluator):
         self.classes: dict[str, ClassFacts] = {}
         self.module_defs: dict[str, str] = {}  # top-level def/class name -> qual
         self.compiled_refs: list[str] = []
-        self.pending: list[tuple[str, cst.CSTNode, Taint, dict[str, str], str, bool, str]] = []
+        self.pending: list[
+            tuple[str, cst.CSTNode, Taint, dict[str, str], str, bool, str, list[str]]
+        ] = []
         self.call_nodes: list[tuple[CallSite, cst.CSTNode]] = []
         # id(node) -> the statement being walked when it was reported or called (positions)
         self.stmt_of: dict[int, cst.CSTNode | None] = {}
@@ -213,6 +226,10 @@ class FileWalker(Evaluator):
         self._value_cache: dict[int, Value] = {}
         self.class_defs: set[str] = set()  # top-level class names
         self.walked: set[str] = set()  # functions walked to their end
+        self.conds: list[str] = []  # conditions on parameters in force here (analysis.conds)
+        # ids of names called at a recorded call site (`helper(x)`): the site is the edge, and
+        # the name is not a reference to a function passed as a value
+        self._called_names: set[int] = set()
 
     # ------------------------------------------------------------------ public API for checks
     @property
@@ -272,7 +289,9 @@ class FileWalker(Evaluator):
         func = self.scope.qual
         if scope == "traced" and not func:
             return
-        self.pending.append((code, node, requires, args, scope, self.loop_depth > 0, func))
+        self.pending.append(
+            (code, node, requires, args, scope, self.loop_depth > 0, func, list(self.conds))
+        )
         self.stmt_of.setdefault(id(node), self.current_stmt)
 
     def code_for(self, node: cst.CSTNode, limit: int = 60) -> str:
@@ -390,7 +409,22 @@ class FileWalker(Evaluator):
                         lst.append(value)
 
     def bind_self_attr_classes(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
-        """Which classes ``self.<attr> = Cls(...)`` instantiates (for regional compilation)."""
+        """Which classes ``self.<attr> = Cls(...)`` instantiates (for regional compilation), or
+        ``self.<attr> = bm`` stores (a parameter annotated ``bm: BaseBrownian``)."""
+        if (
+            isinstance(target, cst.Attribute)
+            and isinstance(target.value, cst.Name)
+            and target.value.value == "self"
+            and self.cls is not None
+            and isinstance(value, cst.Name)
+            and value.value in self.scope.param_classes
+            and self._is_param(value.value)
+        ):
+            lst = self.cls.attr_classes.setdefault(target.attr.value, [])
+            ref = self.scope.param_classes[value.value]
+            if ref not in lst:
+                lst.append(ref)
+            return
         if not (
             isinstance(target, cst.Attribute)
             and isinstance(target.value, cst.Name)
@@ -464,7 +498,11 @@ class FileWalker(Evaluator):
             ref = None
             if node.value in self.module_defs or node.value in self.scope.local_defs:  # type: ignore[attr-defined]
                 ref = self.name_ref(node.value)  # type: ignore[attr-defined]
-            if ref is not None and ref not in self.scope.facts.refs:
+            if (
+                ref is not None
+                and ref not in self.scope.facts.refs
+                and id(node) not in self._called_names
+            ):
                 self.scope.facts.refs.append(ref)
         elif t in (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp):
             self._visit_comprehension(node)
@@ -601,10 +639,19 @@ class FileWalker(Evaluator):
                 facts.refs.append(r)
         star = any(a.star for a in node.args)
         for r in refs:
-            site = CallSite(ref=r, args=args, kwargs=kwargs, in_loop=self.loop_depth > 0, star=star)
+            site = CallSite(
+                ref=r,
+                args=args,
+                kwargs=kwargs,
+                in_loop=self.loop_depth > 0,
+                star=star,
+                conds=list(self.conds),
+            )
             facts.calls.append(site)
             self.call_nodes.append((site, node))
             self.stmt_of.setdefault(id(node), self.current_stmt)
+        if isinstance(node.func, cst.Name):
+            self._called_names.add(id(node.func))
 
     def _submodule_call_refs(self, func: cst.BaseExpression, ref: str | None) -> list[str]:
         """Calls into a submodule whose class ``__init__`` shows: ``self.block(x, dims)`` and
@@ -714,8 +761,62 @@ class FileWalker(Evaluator):
         self.visit_block(self.module.body)
 
     def visit_block(self, body: Sequence[cst.CSTNode]) -> None:
+        saved = len(self.conds)
         for stmt in body:
             self.visit_stmt(stmt)
+            if (
+                isinstance(stmt, cst.If)
+                and stmt.orelse is None
+                and self.scope.facts is not None
+                and C.terminates(stmt.body)
+            ):
+                # `if param is None: return ...`: the rest of the block runs when it is not
+                self.conds.extend(self._conds_of(stmt.test)[1])
+        del self.conds[saved:]
+
+    def _annotation_class(self, ann: cst.Annotation | None) -> str | None:
+        """The ref of a class named by a parameter annotation (``bm: BaseBrownian``,
+        ``Optional[Kernel]``, ``Kernel | None``, ``"Kernel"``), when this file defines or
+        imports it; None for builtins, typing and torch types."""
+        if ann is None:
+            return None
+        expr: cst.BaseExpression = ann.annotation
+        if isinstance(expr, cst.Subscript) and dotted(expr.value) in (
+            "Optional",
+            "typing.Optional",
+        ):
+            if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+                expr = expr.slice[0].slice.value
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.BitOr):
+            sides = [x for x in (expr.left, expr.right) if dotted(x) != "None"]
+            if len(sides) != 1:
+                return None
+            expr = sides[0]
+        name = dotted(expr)
+        if name is None and isinstance(expr, cst.SimpleString):
+            ev = expr.evaluated_value
+            name = ev if isinstance(ev, str) and ev.isidentifier() else None
+        if name is None or not name.rsplit(".", 1)[-1][:1].isupper():
+            return None
+        head = name.split(".", 1)[0]
+        if head not in self.module_defs and head not in self.imports:
+            return None
+        rest = name[len(head) :]
+        q = f"{self.imports[head]}{rest}" if head in self.imports else name
+        if q.split(".", 1)[0] in ("torch", "typing", "collections", "numpy") or (
+            name.rsplit(".", 1)[-1] in N.TENSORISH_ANNOTATION_WORDS
+        ):
+            return None
+        return f"Q|{name}" if head in self.module_defs else f"D|{q}"
+
+    def _is_param(self, name: str) -> bool:
+        start = self.scope.params.get(name)
+        return start is not None and self.scope.env.get(name) == start
+
+    def _conds_of(self, test: cst.BaseExpression) -> tuple[list[str], list[str]]:
+        if self.scope.facts is None:
+            return [], []
+        return C.parse(test, self._is_param)
 
     def visit_stmt(self, stmt: cst.CSTNode) -> None:
         prev = self.current_stmt
@@ -940,11 +1041,15 @@ class FileWalker(Evaluator):
         self.fire(node)
         self.visit_expr(node.test)
         skip_body, skip_else = self._compiling_guard(node.test)
+        body_conds, else_conds = self._conds_of(node.test)
         saved = dict(self.scope.env)
         branches: list[dict[str, Value]] = []
         if skip_body:
             self.untraced_depth += 1
+        n = len(self.conds)
+        self.conds.extend(body_conds)
         self.visit_suite(node.body)
+        del self.conds[n:]
         if skip_body:
             self.untraced_depth -= 1
         branches.append(self.scope.env)
@@ -953,10 +1058,12 @@ class FileWalker(Evaluator):
         if orelse is not None:
             if skip_else:
                 self.untraced_depth += 1
+            self.conds.extend(else_conds)
             if isinstance(orelse, cst.If):
                 self.visit_if(orelse)
             else:
                 self.visit_suite(orelse.body)
+            del self.conds[n:]
             if skip_else:
                 self.untraced_depth -= 1
         branches.append(self.scope.env)
@@ -1015,7 +1122,11 @@ class FileWalker(Evaluator):
         for prm in (*p.posonly_params, *p.params):
             params.append(
                 ParamFacts(
-                    prm.name.value, idx, _ann_kind(prm.annotation), _default_kind(prm.default)
+                    prm.name.value,
+                    idx,
+                    _ann_kind(prm.annotation),
+                    _default_kind(prm.default),
+                    _literal_default(prm.default),
                 )
             )
             idx += 1
@@ -1024,7 +1135,11 @@ class FileWalker(Evaluator):
         for prm in p.kwonly_params:
             params.append(
                 ParamFacts(
-                    prm.name.value, -1, _ann_kind(prm.annotation), _default_kind(prm.default)
+                    prm.name.value,
+                    -1,
+                    _ann_kind(prm.annotation),
+                    _default_kind(prm.default),
+                    _literal_default(prm.default),
                 )
             )
         if p.star_kwarg is not None:
@@ -1062,12 +1177,18 @@ class FileWalker(Evaluator):
                 scope.env[prm.name] = V.sym(f"P|{qual}|{prm.name}")
         if cls is not None and params and params[0].name in ("self", "cls"):
             scope.env[params[0].name] = V.module(f"Q|{cls.qual}")
+        scope.params = {prm.name: scope.env[prm.name] for prm in params if prm.index >= -1}
+        for prm in (*p.posonly_params, *p.params, *p.kwonly_params):
+            ref = self._annotation_class(prm.annotation)
+            if ref is not None:
+                scope.param_classes[prm.name.value] = ref
         # Pre-declare nested defs.
         if isinstance(node.body, cst.IndentedBlock):
             for st in node.body.body:
                 if isinstance(st, cst.FunctionDef):
                     scope.local_defs[st.name.value] = f"{qual}.<locals>.{st.name.value}"
         saved_loop, saved_untraced = self.loop_depth, self.untraced_depth
+        saved_conds, self.conds = self.conds, []
         self.loop_depth = 0
         self.untraced_depth = 0
         self.scope = scope
@@ -1082,6 +1203,7 @@ class FileWalker(Evaluator):
         self.walked.add(qual)  # its returns are complete: callers below specialise them
         self.class_stack = saved_classes
         self.scope = parent
+        self.conds = saved_conds
         self.loop_depth, self.untraced_depth = saved_loop, saved_untraced
 
     def visit_class(self, node: cst.ClassDef) -> None:
@@ -1224,7 +1346,7 @@ def analyze_module(
     for row, node in uses.sites:
         row[2] = sp.get(id(node), (0, 0, 0, 0))[0]
     candidates: list[Candidate] = []
-    for code, node, req, args, scope, in_loop, func in walker.pending:
+    for code, node, req, args, scope, in_loop, func, conds in walker.pending:
         line, col, eline, ecol = sp.get(id(node), (1, 1, 1, 1))
         candidates.append(
             Candidate(
@@ -1238,6 +1360,7 @@ def analyze_module(
                 args=args,
                 scope=scope,
                 in_loop=in_loop,
+                conds=conds,
             )
         )
     return FileFacts(

@@ -1,0 +1,166 @@
+"""Conditions on a function's parameters under which a statement runs (call-site sensitivity).
+
+Phase 1 records, for every call site and candidate finding, the tests of the enclosing ``if``
+statements that compare one of the function's own parameters (still unassigned) with a literal:
+``if event_fn is None:``, ``if not causal:``, ``elif method == "rk4":``,
+``if norm in ("batch", "layer"):``, and the rest of a block after ``if param is None: return``.
+A condition is a JSON string ``[param, op, literal]`` with ``op`` one of ``truthy``, ``falsy``,
+``is``, ``isnot``, ``eq``, ``ne``, ``in``, ``notin`` (the literal of ``is``/``isnot`` is None).
+
+Phase 2 (:meth:`~compilelint.static.analysis.project.Project.compute`) knows the Python values
+the traced callers pass for a parameter (or its literal default when a caller leaves it out; a
+library-mode entry point runs under its defaults): a call or a finding whose condition no such
+value satisfies is dead code for this project, as dynamo, which specialises on those values,
+never traces it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import libcst as cst
+
+UNKNOWN = object()
+
+
+def literal(node: cst.BaseExpression) -> object:
+    """The Python value of a literal expression (str, int, float, bool, None, a tuple/list of
+    them), else :data:`UNKNOWN`."""
+    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[node.value]
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        got = node.evaluated_value
+        return got if isinstance(got, str) else UNKNOWN
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return node.evaluated_value
+    if (
+        isinstance(node, cst.UnaryOperation)
+        and isinstance(node.operator, cst.Minus)
+        and isinstance(node.expression, (cst.Integer, cst.Float))
+    ):
+        return -node.expression.evaluated_value
+    if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+        out = []
+        for el in node.elements:
+            if not isinstance(el, cst.Element):
+                return UNKNOWN
+            v = literal(el.value)
+            if v is UNKNOWN or isinstance(v, list):
+                return UNKNOWN
+            out.append(v)
+        return out
+    return UNKNOWN
+
+
+_NEG = {
+    "truthy": "falsy",
+    "falsy": "truthy",
+    "is": "isnot",
+    "isnot": "is",
+    "eq": "ne",
+    "ne": "eq",
+    "in": "notin",
+    "notin": "in",
+}
+
+
+def _atom(
+    test: cst.BaseExpression, is_param: Callable[[str], bool]
+) -> tuple[str, str, object] | None:
+    negated = False
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        negated = not negated
+        test = test.expression
+    out: tuple[str, str, object] | None = None
+    if isinstance(test, cst.Name) and is_param(test.value):
+        out = (test.value, "truthy", None)
+    elif (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.left, cst.Name)
+        and is_param(test.left.value)
+    ):
+        cmp = test.comparisons[0]
+        lit = literal(cmp.comparator)
+        op = {
+            cst.Is: "is",
+            cst.IsNot: "isnot",
+            cst.Equal: "eq",
+            cst.NotEqual: "ne",
+            cst.In: "in",
+            cst.NotIn: "notin",
+        }.get(type(cmp.operator))
+        if op is None or lit is UNKNOWN:
+            return None
+        if op in ("is", "isnot") and lit is not None:
+            return None
+        if (op in ("in", "notin")) != isinstance(lit, list):
+            return None
+        out = (test.left.value, op, lit)
+    if out is None:
+        return None
+    return (out[0], _NEG[out[1]], out[2]) if negated else out
+
+
+def parse(test: cst.BaseExpression, is_param: Callable[[str], bool]) -> tuple[list[str], list[str]]:
+    """(conditions that hold in the body, conditions that hold in the else branch) of a test."""
+    a = _atom(test, is_param)
+    if a is not None:
+        neg = (a[0], _NEG[a[1]], a[2])
+        return [encode(*a)], [encode(*neg)]
+    if isinstance(test, cst.BooleanOperation):
+        left, lelse = parse(test.left, is_param)
+        right, relse = parse(test.right, is_param)
+        if isinstance(test.operator, cst.And):
+            return left + right, []  # `not (a and b)` says nothing about either alone
+        return [], lelse + relse  # `a or b` false: both are false
+    return [], []
+
+
+def encode(param: str, op: str, lit: object) -> str:
+    return json.dumps([param, op, lit])
+
+
+def decode(cond: str) -> tuple[str, str, object]:
+    p, op, lit = json.loads(cond)
+    return p, op, lit
+
+
+def holds(value: object, op: str, lit: object) -> bool:
+    """Whether a parameter holding ``value`` satisfies ``op lit``."""
+    try:
+        if op == "truthy":
+            return bool(value)
+        if op == "falsy":
+            return not value
+        if op == "is":
+            return value is None
+        if op == "isnot":
+            return value is not None
+        if op == "eq":
+            return bool(value == lit)
+        if op == "ne":
+            return bool(value != lit)
+        if op == "in":
+            return value in lit  # type: ignore[operator]
+        if op == "notin":
+            return value not in lit  # type: ignore[operator]
+    except TypeError:
+        return True
+    return True
+
+
+def terminates(body: cst.BaseSuite) -> bool:
+    """Whether a block always leaves the enclosing block (ends in return, raise, continue or
+    break)."""
+    if isinstance(body, cst.IndentedBlock):
+        if not body.body:
+            return False
+        last = body.body[-1]
+        smalls = last.body if isinstance(last, cst.SimpleStatementLine) else []
+    elif isinstance(body, cst.SimpleStatementSuite):
+        smalls = body.body
+    else:
+        return False
+    return bool(smalls) and isinstance(smalls[-1], (cst.Return, cst.Raise, cst.Continue, cst.Break))

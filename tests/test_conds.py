@@ -1,0 +1,178 @@
+"""Call-site sensitive reachability: conditions on parameters (``analysis.conds``), and library
+mode's entry points (the package's public API under its defaults)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import libcst as cst
+
+from compilelint.static.analysis import conds as C
+from tests.cli_invoke import invoke
+
+MODEL = """\
+import torch
+
+
+def helper(x, event_fn=None, method="fast"):
+    if event_fn is not None:
+        if x.sum() > 0:
+            return x
+    if method == "slow":
+        y = x.item()
+    if method in ("odd", "slow"):
+        x = x[x > 0]
+    return x * 2
+
+
+def other(x, flag=False):
+    if flag:
+        return x
+    if x.max() > 1:
+        return x
+    return x
+
+
+def third(x, mode):
+    if mode == "a":
+        return x.tolist()
+    return x
+
+
+class M(torch.nn.Module):
+    def forward(self, x, mode):
+        x = other(x, flag=True)
+        x = third(x, mode)
+        return helper(x{extra})
+"""
+
+
+def _lines(tmp_path: Path, text: str, *args: str) -> set[int]:
+    (tmp_path / "m.py").write_text(text)
+    code, out, err = invoke(
+        ["check", "m.py", "--format", "json", "--no-cache", *args], cwd=tmp_path
+    )
+    assert code in (0, 1), err
+    return {f["line"] for f in json.loads(out)["findings"]}
+
+
+def test_parse_conditions() -> None:
+    def parse(src: str) -> tuple[list[object], list[object]]:
+        body, orelse = C.parse(cst.parse_expression(src), lambda n: n in ("p", "q"))
+        return [C.decode(c) for c in body], [C.decode(c) for c in orelse]
+
+    assert parse("p is None") == ([("p", "is", None)], [("p", "isnot", None)])
+    assert parse("not p") == ([("p", "falsy", None)], [("p", "truthy", None)])
+    assert parse("p == 'rk4'") == ([("p", "eq", "rk4")], [("p", "ne", "rk4")])
+    assert parse("p in ('a', 'b')") == ([("p", "in", ["a", "b"])], [("p", "notin", ["a", "b"])])
+    assert parse("p and q is not None") == ([("p", "truthy", None), ("q", "isnot", None)], [])
+    assert parse("p or q") == ([], [("p", "falsy", None), ("q", "falsy", None)])
+    # not a parameter, or not a literal: nothing is known
+    assert parse("x is None") == ([], [])
+    assert parse("p == q") == ([], [])
+    assert C.holds("rk4", "in", ["rk4", "euler"]) and not C.holds(None, "truthy", None)
+
+
+def test_code_under_a_condition_no_caller_satisfies_is_not_traced(tmp_path: Path) -> None:
+    lines = _lines(tmp_path, MODEL.format(extra=""))
+    # helper's event branch (event_fn left at None), method == "slow" (default "fast"), the
+    # rest of `other` after `if flag: return` (flag=True): never run, never traced
+    assert not lines & {6, 9, 11, 18}
+    # third(x, mode): `mode` is the model's input, unknown: kept
+    assert 25 in lines
+
+
+def test_a_caller_passing_a_value_that_satisfies_the_condition_keeps_it(tmp_path: Path) -> None:
+    lines = _lines(tmp_path, MODEL.format(extra=', event_fn=print, method="slow"'))
+    assert {9, 11} <= lines
+    # `event_fn=print`: not a literal, so `event_fn is not None` may hold
+    assert 6 in lines
+
+
+LIB = {
+    "__init__.py": "from .layers import Block\nfrom .ops import solve\n",
+    "layers.py": """\
+import torch
+
+from ._impl import kernel
+
+
+class Block(torch.nn.Module):
+    def __init__(self, fused: bool = False):
+        super().__init__()
+        self.fused = fused
+
+    def forward(self, x, checks=False):
+        if checks:
+            x = x[x > 0]
+        return kernel(x)
+
+    def debug(self, x):
+        return x.tolist()
+""",
+    "ops.py": """\
+import torch
+
+
+def solve(y, method=None, events=None):
+    if events is not None:
+        if events(y) > 0:
+            return y
+    return y.sum()
+
+
+class Helper:
+    def run(self, x):
+        return x.item()
+""",
+    "tests/__init__.py": "",
+    "tests/test_ops.py": """\
+import torch
+
+
+def test_item(x):
+    return x.item()
+""",
+    "_impl.py": """\
+import torch
+
+
+def kernel(x):
+    return x[x.nonzero()]
+
+
+def unused(x):
+    return int(x.sum())
+""",
+}
+
+
+def test_library_mode_entries_are_the_public_api_under_defaults(tmp_path: Path) -> None:
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    (pkg / "tests").mkdir()
+    for name, text in LIB.items():
+        (pkg / name).write_text(text)
+    (tmp_path / "pyproject.toml").write_text('[tool.compilelint]\nentries = ["*"]\n')
+
+    def found(*args: str) -> dict[tuple[str, int], str]:
+        code, out, err = invoke(
+            ["check", "mylib", "--format", "json", "--no-cache", *args], cwd=tmp_path
+        )
+        assert code in (0, 1), err
+        return {
+            (Path(f["path"]).name, f["line"]): f["message"] for f in json.loads(out)["findings"]
+        }
+
+    got = found()
+    # Block.forward (an exported nn.Module) reaches the private kernel's nonzero
+    assert ("_impl.py", 5) in got
+    # under defaults: `checks=False`, `events=None` do not run their branches; public methods
+    # that are not an entry (Block.debug, Helper.run), unexported code and the package's test
+    # suite are not reported
+    assert set(got) == {("_impl.py", 5)}
+    latent = found("--report-untraced")
+    assert ("_impl.py", 5) in latent and "latent" not in latent[("_impl.py", 5)]
+    for where in (("layers.py", 13), ("layers.py", 17), ("ops.py", 6), ("ops.py", 13)):
+        assert where in latent and "latent: no public entry point" in latent[where], where
