@@ -74,8 +74,11 @@ def test_a_break_inside_a_call_from_the_line_is_not_labelled_by_the_line() -> No
     line = "        compiled(x, scale, rank).sum().backward()"
     ddp = ("Avoid calling `Logger.set_runtime_stats_and_log` in your code.",)
     assert label_break(CAT, "Unsupported method call", "GB0156", line, ddp) == "CL002"
-    skipped = ("Avoid calling the function `DistributedDataParallel._inside_ddp_forward`.",)
-    assert label_break(CAT, "", "GB0007", line, skipped) == "CL002"
+    # a rule that predicts the GB id and whose call is on the line keeps it (json.dumps breaks
+    # inside the json module, on `type.__new__`)
+    inner = ("Avoid calling `type.__new__` in your code.",)
+    dumps = 's = len(json.dumps({"rows": 4}))'
+    assert label_break(CAT, "Unsupported method call", "GB0156", dumps, inner) == "CL205"
     # the callee on the line: the line's code is what broke
     timer = ("Avoid calling the function `perf_counter`.",)
     assert label_break(CAT, "", "GB0007", "t0 = time.perf_counter()", timer) == "CL205"

@@ -219,7 +219,9 @@ def predicts(catalog: Catalog, code: str, gb_type: str, gb_id: str | None) -> bo
     return gb_type.strip().lower() in types or bool(gb_id and gb_id in rule.gb_ids)
 
 
-_CALLEE = re.compile(r"`([A-Za-z_][\w.]*)(?:\(\))?`")
+# torch's hint naming the function it could not trace: "Avoid calling `X`", "Avoid calling the
+# function `X`" (not the alternatives other hints suggest, such as "use `torch.cond`")
+_CALLEE = re.compile(r"calling (?:the function )?`([A-Za-z_][\w.]*)(?:\(\))?`")
 
 
 def callee_elsewhere(hints: Sequence[str], line_text: str) -> bool:
@@ -228,7 +230,7 @@ def callee_elsewhere(hints: Sequence[str], line_text: str) -> bool:
     then happened inside a call made from the line (a library's or torch's own code), and the
     line's code does not say what broke."""
     words = set(re.findall(r"[A-Za-z_]\w*", line_text))
-    named = [m for h in hints for m in _CALLEE.findall(h) if "." in m or "_" in m]
+    named = [m for h in hints for m in _CALLEE.findall(h)]
     return bool(named) and not any(set(n.split(".")) & words for n in named)
 
 
@@ -247,12 +249,10 @@ def label_break(
        one is there (torch's GB id then names what it did not trace in it, e.g. a GB0007
        inside a ``.tolist()`` read);
     4. otherwise the catch-all :data:`CATCH_ALL` (the report quotes the GB id and the line).
-    A rule about something the line does not do is never chosen: steps 1 and 3 are skipped
-    when torch's ``hints`` name a function that is not on the line (:func:`callee_elsewhere`:
-    the break is inside a call made from the line)."""
+    A rule about something the line does not do is never chosen: step 3 is skipped when
+    torch's ``hints`` name a function that is not on the line (:func:`callee_elsewhere`: the
+    break is inside a call made from the line, which the line's one shape need not be)."""
     on_line = [c for c in line_rules(line_text) if c in catalog.rules]
-    if callee_elsewhere(hints, line_text):
-        on_line = []
     for code in on_line:
         if predicts(catalog, code, gb_type, gb_id):
             return code
@@ -263,6 +263,6 @@ def label_break(
             return code
     known = bool(gb_id) and any(gb_id in r.gb_ids for r in catalog.rules.values())
     breaking = [c for c in on_line if catalog.rules[c].category != "recompiles"]
-    if known and len(breaking) == 1:
+    if known and len(breaking) == 1 and not callee_elsewhere(hints, line_text):
         return breaking[0]
     return CATCH_ALL
