@@ -850,6 +850,7 @@ def recompile_findings(
     taken = {key(f.path, f.line) for f in findings if f.rule in _RECOMPILE_RULES}
     out: list[Finding] = []
     texts: dict[str, list[str]] = {}
+    noqa: dict[str, dict[int, list[str]]] = {}
     for site in pred.recompile_sites:
         k = key(site.path, site.line)
         if k in taken:
@@ -861,9 +862,10 @@ def recompile_findings(
                     texts[k[0]] = fh.read().splitlines()
             except OSError:
                 texts[k[0]] = []
+            noqa[k[0]] = parse_suppressions("\n".join(texts[k[0]]))
         lines = texts[k[0]]
         text = lines[site.line - 1] if 0 < site.line <= len(lines) else ""
-        if is_suppressed(parse_suppressions("\n".join(lines)), rule.code, site.line, site.line):
+        if is_suppressed(noqa[k[0]], rule.code, site.line, site.line):
             continue
         col = len(text) - len(text.lstrip()) + 1
         out.append(

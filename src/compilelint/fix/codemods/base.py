@@ -138,6 +138,21 @@ def is_math(e: cst.BaseExpression) -> bool:
 _MUTATORS = frozenset({"print", "next", "setattr", "delattr", "exec", "eval", "input"})
 
 
+def not_compiling(test: cst.BaseExpression) -> bool:
+    """``not torch.compiler.is_compiling()`` (any alias, ``is_dynamo_compiling`` too): the
+    eager-only guard the codemods write and recognise."""
+    if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
+        return False
+    call = test.expression
+    return (
+        isinstance(call, cst.Call)
+        and not call.args
+        and isinstance(call.func, (cst.Attribute, cst.Name))
+        and (call.func.attr if isinstance(call.func, cst.Attribute) else call.func).value
+        in ("is_compiling", "is_dynamo_compiling")
+    )
+
+
 def side_effect(e: cst.CSTNode) -> cst.CSTNode | None:
     """A sub-node of ``e`` that visibly changes state (an in-place method, ``print``, a walrus,
     ``yield``/``await``), or None."""

@@ -30,6 +30,7 @@ from compilelint.fix.codemods.base import (
     is_number,
     name_nodes,
     names_in,
+    not_compiling,
     side_effect,
     suite_statements,
     with_comments,
@@ -685,16 +686,6 @@ def _reporting_call(st: cst.CSTNode) -> bool:
     return name in _REPORTERS
 
 
-def _not_compiling(test: cst.BaseExpression) -> bool:
-    return (
-        isinstance(test, cst.UnaryOperation)
-        and isinstance(test.operator, cst.Not)
-        and isinstance(test.expression, cst.Call)
-        and isinstance(test.expression.func, cst.Attribute)
-        and test.expression.func.attr.value == "is_compiling"
-    )
-
-
 def eager_only_body(node: cst.If) -> cst.BaseSuite | None:
     """The body to keep when ``node`` (no ``else``) only reports: print, logging or warnings
     calls, possibly already under ``if not torch.compiler.is_compiling():`` (unwrapped)."""
@@ -705,7 +696,7 @@ def eager_only_body(node: cst.If) -> cst.BaseSuite | None:
         len(body.body) == 1
         and isinstance(body.body[0], cst.If)
         and body.body[0].orelse is None
-        and _not_compiling(body.body[0].test)
+        and not_compiling(body.body[0].test)
         and isinstance(body.body[0].body, cst.IndentedBlock)
     ):
         body = body.with_changes(body=body.body[0].body.body)
@@ -841,7 +832,7 @@ def _is_report_stmt(st: cst.BaseStatement) -> bool:
     return (
         isinstance(st, cst.If)
         and st.orelse is None
-        and _not_compiling(st.test)
+        and not_compiling(st.test)
         and isinstance(st.body, cst.IndentedBlock)
         and all(_is_report_stmt(s) for s in st.body.body)
     )

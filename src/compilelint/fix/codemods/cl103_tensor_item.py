@@ -34,6 +34,7 @@ from compilelint.fix.codemods.base import (
     is_math,
     is_number,
     name_nodes,
+    not_compiling,
     number_expr,
     paren,
 )
@@ -453,23 +454,10 @@ def _eager_only(ctx: FixContext, node: cst.CSTNode, fn: cst.FunctionDef) -> bool
     cur: cst.CSTNode | None = node
     while cur is not None and cur is not fn:
         p = ctx.parent(cur)
-        if isinstance(p, cst.If) and cur is p.body and _is_not_compiling(p.test):
+        if isinstance(p, cst.If) and cur is p.body and not_compiling(p.test):
             return True
         cur = p
     return False
-
-
-def _is_not_compiling(test: cst.BaseExpression) -> bool:
-    if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
-        return False
-    call = test.expression
-    return (
-        isinstance(call, cst.Call)
-        and not call.args
-        and isinstance(call.func, (cst.Attribute, cst.Name))
-        and (call.func.attr if isinstance(call.func, cst.Attribute) else call.func).value
-        in ("is_compiling", "is_dynamo_compiling")
-    )
 
 
 def detached(e: cst.BaseExpression) -> cst.Call:

@@ -15,22 +15,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import bound_names, name_nodes, side_effect
+from compilelint.fix.codemods.base import bound_names, name_nodes, not_compiling, side_effect
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 
 _FLOW = (cst.Return, cst.Yield, cst.Raise, cst.Break, cst.Continue, cst.Await)
-
-
-def not_compiling(test: cst.BaseExpression) -> bool:
-    """``not torch.compiler.is_compiling()`` (any alias)."""
-    return (
-        isinstance(test, cst.UnaryOperation)
-        and isinstance(test.operator, cst.Not)
-        and isinstance(test.expression, cst.Call)
-        and isinstance(test.expression.func, cst.Attribute)
-        and test.expression.func.attr.value == "is_compiling"
-    )
 
 
 def eager_only(ctx: FixContext, node: cst.CSTNode) -> bool:

@@ -29,7 +29,7 @@ from compilelint.static.analysis.facts import FunctionFacts
 Hook = Any
 
 # torch.nn.functional ops whose Python-number arguments dynamo bakes into the graph (torch 2.13:
-# one recompile per distinct value; the same list as CL301's)
+# one recompile per distinct value); CL301 reads the same list
 SPECIALIZING_OPS = frozenset(
     {
         "layer_norm",
@@ -84,6 +84,20 @@ def literal(node: cst.BaseExpression) -> tuple[bool, Any]:
     return False, None
 
 
+def _shape_of(e: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``x`` of ``x.shape`` or ``x.size()``."""
+    if isinstance(e, cst.Attribute) and e.attr.value == "shape":
+        return e.value
+    if (
+        isinstance(e, cst.Call)
+        and not e.args
+        and isinstance(e.func, cst.Attribute)
+        and e.func.attr.value == "size"
+    ):
+        return e.func.value
+    return None
+
+
 class GuardUses:
     """Hooks that record the guard-relevant uses of each function's parameters."""
 
@@ -120,16 +134,7 @@ class GuardUses:
             idx = node.slice[0].slice
             if isinstance(idx, cst.Index):
                 dim = idx.value
-                v = node.value
-                if isinstance(v, cst.Attribute) and v.attr.value == "shape":
-                    base = v.value
-                elif (
-                    isinstance(v, cst.Call)
-                    and not v.args
-                    and isinstance(v.func, cst.Attribute)
-                    and v.func.attr.value == "size"
-                ):
-                    base = v.func.value
+                base = _shape_of(node.value)
         elif (
             isinstance(node, cst.Call)
             and len(node.args) == 1
@@ -156,16 +161,7 @@ class GuardUses:
             pairs.append((tgt, self._size_of(fn, val)))
         elif isinstance(tgt, (cst.Tuple, cst.List)):
             els = [e.value for e in tgt.elements]
-            whole = None
-            if isinstance(val, cst.Attribute) and val.attr.value == "shape":
-                whole = val.value
-            elif (
-                isinstance(val, cst.Call)
-                and not val.args
-                and isinstance(val.func, cst.Attribute)
-                and val.func.attr.value == "size"
-            ):
-                whole = val.func.value
+            whole = _shape_of(val)
             name = self._param(fn, whole) if whole is not None else None
             if name is not None and "#" not in name:
                 pairs.extend((e, f"{name}#{i}") for i, e in enumerate(els))

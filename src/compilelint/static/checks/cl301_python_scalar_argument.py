@@ -13,24 +13,12 @@ import libcst as cst
 
 from compilelint.static.analysis import names as N
 from compilelint.static.analysis import values as V
-from compilelint.static.analysis.guards import literal
+from compilelint.static.analysis.guards import SPECIALIZING_OPS, literal
 from compilelint.static.checks.base import Check
 
-# torch.nn.functional ops whose Python-number arguments dynamo bakes into the graph as constants
-# (verified on torch 2.13: one recompile per distinct value, up to the recompile limit).
-_SPECIALIZING = frozenset(
-    {
-        "layer_norm",
-        "rms_norm",
-        "group_norm",
-        "batch_norm",
-        "instance_norm",
-        "dropout",
-        "scaled_dot_product_attention",
-        "interpolate",
-        "upsample",
-    }
-)
+# torch.nn.functional ops whose Python-number arguments dynamo bakes into the graph: one list,
+# shared with the recompile prediction (compilelint.static.analysis.guards)
+_SPECIALIZING = SPECIALIZING_OPS
 _F_PREFIXES = ("torch.nn.functional.",)
 _SHAPE_METHODS = frozenset({"view", "reshape"})
 
