@@ -8,15 +8,6 @@ the setting, outputs compared with eager. The figures of docs/fix.md "Config rem
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import re
-import sys
-import tempfile
-import uuid
-from pathlib import Path
-from typing import Any
-
-_VARIANTS = re.compile(r"^#\s*variants:\s*(.+)$", re.M)
 
 
 def run(
@@ -26,40 +17,11 @@ def run(
     backend: str,
     device: str,
 ) -> tuple[int, int, bool]:
-    import torch
-    import torch._dynamo
-    from torch._dynamo.utils import counters
+    from compilelint.dynamic.remedy_probe import run_example
 
-    name = f"cl_remedy_{uuid.uuid4().hex[:8]}"
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / f"{name}.py"
-        path.write_text(source, encoding="utf-8")
-        spec = importlib.util.spec_from_file_location(name, path)
-        assert spec and spec.loader
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod
-        spec.loader.exec_module(mod)
-        m = _VARIANTS.search(source)
-        gen = torch.Generator().manual_seed(0)
-        calls: list[tuple[Any, ...]] = [(torch.randn(4, 8, generator=gen),)]
-        if m:
-            calls += eval(m.group(1), {"torch": torch})
-        calls = [tuple(a.to(device) for a in c) for c in calls]
-        torch._dynamo.reset()
-        counters.clear()
-        with torch._dynamo.config.patch(**settings):
-            f = torch.compile(mod.fn, backend=backend, **compile_kw)
-            outs = [f(*a) for a in calls]
-        eager = [mod.fn(*a) for a in calls]
-        breaks = sum(counters["graph_break"].values())
-        graphs = counters["stats"]["unique_graphs"]
-        sys.modules.pop(name, None)
-        torch._dynamo.reset()
-    same = all(
-        torch.allclose(torch.as_tensor(a), torch.as_tensor(b), rtol=1e-4, atol=1e-5)
-        for a, b in zip(outs, eager, strict=True)
+    return run_example(
+        source, settings, compile_kw, backend=backend, device=device, rtol=1e-4, atol=1e-5
     )
-    return breaks, graphs, same
 
 
 def main() -> int:

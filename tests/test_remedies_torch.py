@@ -5,12 +5,7 @@ claimed for those GB ids). Observed breaks are labelled by what their line does.
 
 from __future__ import annotations
 
-import importlib.util
-import re
-import sys
-import uuid
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -20,7 +15,6 @@ from compilelint.remedies import CONFIG_REMEDIES, config_for, recipe_text, usefu
 
 pytestmark = pytest.mark.torch
 CAT = load_catalog()
-_VARIANTS = re.compile(r"^#\s*variants:\s*(.+)$", re.M)
 
 
 @pytest.fixture(autouse=True)
@@ -29,40 +23,12 @@ def _need_torch() -> None:
 
 
 def _run(source: str, tmp: Path, settings: dict[str, object], compile_kw: dict[str, object]):
-    """(gb ids of the breaks, recompiles, outputs) of ``fn`` in ``source`` under torch.compile
+    """(breaks, recompiles, outputs equal eager's) of ``fn`` in ``source`` under torch.compile
     with ``settings`` patched into torch._dynamo.config."""
-    import torch
-    import torch._dynamo
-    from torch._dynamo.utils import counters
+    from compilelint.dynamic.remedy_probe import run_example
 
-    name = f"cl_remedy_{uuid.uuid4().hex[:8]}"
-    path = tmp / f"{name}.py"
-    path.write_text(source, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    m = _VARIANTS.search(source)
-    calls: list[tuple[Any, ...]] = [
-        (torch.randn(4, 8, generator=torch.Generator().manual_seed(0)),)
-    ]
-    if m:
-        calls += eval(m.group(1), {"torch": torch})
-    torch._dynamo.reset()
-    counters.clear()
-    try:
-        with torch._dynamo.config.patch(**settings):
-            f = torch.compile(mod.fn, backend="eager", **compile_kw)
-            outs = [f(*a) for a in calls]
-        eager = [mod.fn(*a) for a in calls]
-        breaks = sum(counters["graph_break"].values())
-        recompiles = counters["stats"]["unique_graphs"] - 1
-    finally:
-        sys.modules.pop(name, None)
-        torch._dynamo.reset()
-    same = all(torch.allclose(torch.as_tensor(a), torch.as_tensor(b)) for a, b in zip(outs, eager))
-    return breaks, recompiles, same
+    breaks, graphs, same = run_example(source, settings, compile_kw)
+    return breaks, graphs - 1, same
 
 
 @pytest.mark.parametrize("remedy", CONFIG_REMEDIES, ids=lambda r: r.name)
