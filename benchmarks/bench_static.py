@@ -43,6 +43,19 @@ def default_root() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "models"
 
 
+def copy_corpus(root: Path, files: list[Path], dst: Path) -> None:
+    """``files`` (under ``root``) into ``dst`` at the same relative paths, with the packages'
+    ``__init__.py`` files, so modules resolve as in the original tree."""
+    for f in files:
+        rel = f.relative_to(root)
+        (dst / rel.parent).mkdir(parents=True, exist_ok=True)
+        shutil.copy2(f, dst / rel)
+    for init in root.rglob("__init__.py"):
+        rel = init.relative_to(root)
+        if (dst / rel.parent).is_dir() and not (dst / rel).exists():
+            shutil.copy2(init, dst / rel)
+
+
 def bare_parse(files: list[Path]) -> float:
     code = (
         "import sys, time, libcst\n"
@@ -83,14 +96,7 @@ def ratios(args: argparse.Namespace, root: Path) -> None:
     files = sorted(root.rglob("*.py"))[: args.first]
     work = Path(tempfile.mkdtemp(prefix="cl-ratios-"))
     dst = work / "first"
-    for f in files:
-        rel = f.relative_to(root)
-        (dst / rel.parent).mkdir(parents=True, exist_ok=True)
-        shutil.copy2(f, dst / rel)
-    for init in root.rglob("__init__.py"):
-        rel = init.relative_to(root)
-        if (dst / rel.parent).is_dir() and not (dst / rel).exists():
-            shutil.copy2(init, dst / rel)
+    copy_corpus(root, files, dst)
     py = args.python or sys.executable
     cl = [py, "-m", "compilelint", "check", ".", "--select", "ALL", "--format", "json",
           "-o", str(work / "out.json")]
@@ -158,14 +164,7 @@ def main() -> None:
     def scope(name: str, files: list[Path]) -> None:
         dst = work / name
         # copy so the cache lives in a throwaway folder and paths are identical for every tool
-        for f in files:
-            rel = f.relative_to(root)
-            (dst / rel.parent).mkdir(parents=True, exist_ok=True)
-            shutil.copy2(f, dst / rel)
-        for init in root.rglob("__init__.py"):
-            rel = init.relative_to(root)
-            if (dst / rel.parent).is_dir() and not (dst / rel).exists():
-                shutil.copy2(init, dst / rel)
+        copy_corpus(root, files, dst)
         n, ln = len(files), lines(files)
         t_parse = bare_parse(files)
         results.append((f"{name}: bare libcst.parse_module", n, t_parse, ln))

@@ -25,6 +25,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bench_static import copy_corpus  # benchmarks/ is the script's folder
+
 RECORD = Path(__file__).resolve().parent / "findings_transformers200.json"
 MODES = {"follow": [], "no_follow": ["--no-follow"]}
 
@@ -42,17 +44,6 @@ def transformers_version() -> str:
     from importlib.metadata import version
 
     return version("transformers")
-
-
-def copy_corpus(root: Path, first: int, dst: Path) -> None:
-    for f in sorted(root.rglob("*.py"))[:first]:
-        rel = f.relative_to(root)
-        (dst / rel.parent).mkdir(parents=True, exist_ok=True)
-        shutil.copy2(f, dst / rel)
-    for init in root.rglob("__init__.py"):
-        rel = init.relative_to(root)
-        if (dst / rel.parent).is_dir() and not (dst / rel).exists():
-            shutil.copy2(init, dst / rel)
 
 
 def normalize(report: dict) -> list[list[object]]:  # type: ignore[type-arg]
@@ -111,7 +102,8 @@ def main() -> int:
     else:
         work = Path(tempfile.mkdtemp(prefix="cl-compare-"))
         try:
-            copy_corpus(args.root or default_root(), args.first, work)
+            root = args.root or default_root()
+            copy_corpus(root, sorted(root.rglob("*.py"))[: args.first], work)
             for mode, extra in MODES.items():
                 now[mode] = normalize(scan(work, extra))
         finally:

@@ -49,6 +49,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from bench_static import copy_corpus  # benchmarks/ is the script's folder
+
 PHASES = [
     "start-up",
     "config",
@@ -224,17 +226,6 @@ def default_root() -> Path:
     if spec is None or not spec.submodule_search_locations:
         sys.exit("profile_static: needs transformers installed")
     return Path(next(iter(spec.submodule_search_locations))) / "models"
-
-
-def copy_corpus(root: Path, files: list[Path], dst: Path) -> None:
-    for f in files:
-        rel = f.relative_to(root)
-        (dst / rel.parent).mkdir(parents=True, exist_ok=True)
-        shutil.copy2(f, dst / rel)
-    for init in root.rglob("__init__.py"):
-        rel = init.relative_to(root)
-        if (dst / rel.parent).is_dir() and not (dst / rel).exists():
-            shutil.copy2(init, dst / rel)
 
 
 def bare_parse(files: list[Path]) -> float:
