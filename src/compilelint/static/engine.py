@@ -261,13 +261,15 @@ def analyze_source(
     *,
     force: bool = False,
     parse: Parser | None = None,
-    object_calls: bool = False,
+    object_calls: bool | str = False,
 ) -> FileFacts:
     """Phase 1 for one file. Never raises, never crashes the interpreter. ``parse`` replaces
     ``libcst.parse_module`` (the editor server reuses the unchanged statements of the previous
     version of a file: ``static/incremental.py``); it must return what a full parse returns.
     ``object_calls``: also record calls through objects of imported classes (for following
-    into installed packages), from the same CPython tree as the syntax check."""
+    into installed packages), from the same CPython tree as the syntax check; ``"all"``: calls
+    through objects of any class (a followed library file's own), only when the file has no
+    error."""
     try:
         return _call_with_deep_stack(
             lambda: _analyze_source(data, inp, checks, force, parse, object_calls)
@@ -347,7 +349,7 @@ def _analyze_source(
     checks: list[type[Check]],
     force: bool,
     parse: Parser | None,
-    object_calls: bool = False,
+    object_calls: bool | str = False,
 ) -> FileFacts:
     import libcst as cst
 
@@ -413,7 +415,9 @@ def _analyze_source(
     except LookupError:
         text = data.decode("utf-8", errors="replace")
     facts.noqa = parse_suppressions(text)
-    if object_calls and tree is not None:  # self.helper.method(...) on library objects
+    if object_calls == "all":  # a followed library file: calls through any object
+        add_object_calls(data, facts, tree=tree)
+    elif object_calls and tree is not None:  # self.helper.method(...) on library objects
         add_object_calls(data, facts, imported_only=True, tree=tree)
     if facts.candidates:
         src_lines = text.splitlines()
@@ -422,7 +426,7 @@ def _analyze_source(
     return facts
 
 
-def _worker(item: tuple[bytes, FileInput, bool, bool]) -> FileFacts:
+def _worker(item: tuple[bytes, FileInput, bool, bool | str]) -> FileFacts:
     data, inp, force, object_calls = item
     return analyze_source(data, inp, _WORKER_CHECKS, force=force, object_calls=object_calls)
 
@@ -740,8 +744,11 @@ def scan(
     if settings is None:
         settings = resolve_settings(cfg, catalog, no_cache=no_cache, cache=cache)
     run = _Scan(settings, progress=progress, sources=sources, parse=parse)
-    with _fewer_collections():
-        return _run_phases(run, paths, want_project, t0)
+    try:
+        with _fewer_collections():
+            return _run_phases(run, paths, want_project, t0)
+    finally:
+        run.close()
 
 
 @contextlib.contextmanager
@@ -821,6 +828,7 @@ class _Scan:
         self.tree_key = ""
         # calls through objects feed following; recorded in phase 1 from the syntax check's tree
         self.object_calls = bool(settings.resolver is not None and settings.resolver.site)
+        self._pool: Any = None  # multiprocessing.Pool, while the scan needs one
 
     def timed(self, name: str, fn: Callable[..., Any], *args: Any) -> Any:
         t = time.perf_counter()
@@ -931,27 +939,34 @@ class _Scan:
                 todo.append((self.datas[inp.path], inp, False, self.object_calls))
         self.analyse(todo)
 
-    def analyse(self, items: list[tuple[bytes, FileInput, bool, bool]]) -> None:
-        """Phase 1 for ``items`` (data, input, force, object calls): in a pool of workers when
-        there is enough to do, in this process otherwise."""
-        if not items:
-            return
-        cfg, progress = self.cfg, self.progress
-        jobs = cfg.jobs or os.cpu_count() or 1
-        results: list[FileFacts] = []
-        heavy = [len(d) for d, _, force, _o in items if force or b"torch" in d or b"forward" in d]
-        # a pool pays for itself on many files, or on a few large ones (a commit of model files)
-        if jobs > 1 and (len(heavy) >= 24 or (len(heavy) >= 2 and sum(heavy) >= POOL_BYTES)):
-            import multiprocessing as mp
+    def analyse(self, items: list[tuple[bytes, FileInput, bool, bool | str]]) -> None:
+        """Phase 1 for ``items`` (data, input, force, object calls), into ``facts`` and the
+        facts cache."""
+        results = self.analyse_files(items, self.progress)
+        cache = self.s.cache
+        for i, f in enumerate(results):
+            self.facts[f.path] = f
+            if cache:
+                force = items[i][2]
+                cache.put(self.by_path[f.path].real, self._cache_digest(f.path, force), f)
 
-            self.s.checks  # noqa: B018  (imported here, before the fork: workers share them)
-            ctx = mp.get_context("fork") if sys.platform.startswith("linux") else mp.get_context()
-            with ctx.Pool(jobs, initializer=_init_worker, initargs=(self.s.static_codes,)) as pool:
-                chunk = 4 if len(items) >= 64 else 1
-                for i, got in enumerate(pool.imap(_worker, items, chunksize=chunk)):
-                    results.append(got)
-                    if progress:
-                        progress(i + 1, len(items))
+    def analyse_files(
+        self,
+        items: list[tuple[bytes, FileInput, bool, bool | str]],
+        progress: Callable[[int, int], None] | None = None,
+    ) -> list[FileFacts]:
+        """Phase 1 for ``items``, in order: in the scan's pool of workers when there is enough
+        to do (or the pool is already running), in this process otherwise."""
+        if not items:
+            return []
+        results: list[FileFacts] = []
+        pool = self._pool_for(items)
+        if pool is not None:
+            chunk = 4 if len(items) >= 64 else 1
+            for i, got in enumerate(pool.imap(_worker, items, chunksize=chunk)):
+                results.append(got)
+                if progress:
+                    progress(i + 1, len(items))
         else:
             for i, (d, inp, force, oc) in enumerate(items):
                 results.append(
@@ -961,12 +976,34 @@ class _Scan:
                 )
                 if progress:
                     progress(i + 1, len(items))
-        cache = self.s.cache
-        for i, f in enumerate(results):
-            self.facts[f.path] = f
-            if cache:
-                force = items[i][2]
-                cache.put(self.by_path[f.path].real, self._cache_digest(f.path, force), f)
+        return results
+
+    def _pool_for(self, items: list[tuple[bytes, FileInput, bool, bool | str]]) -> Any:
+        """The scan's worker pool, started on first need and kept until the scan ends (the
+        rounds of following reuse it), or None to analyse in this process."""
+        jobs = self.cfg.jobs or os.cpu_count() or 1
+        if jobs <= 1 or len(items) < 2:
+            return None
+        if self._pool is None:
+            heavy = [
+                len(d) for d, _, force, _o in items if force or b"torch" in d or b"forward" in d
+            ]
+            # a pool pays for itself on many files, or on a few large ones (a commit of
+            # model files)
+            if not (len(heavy) >= 24 or (len(heavy) >= 2 and sum(heavy) >= POOL_BYTES)):
+                return None
+            import multiprocessing as mp
+
+            self.s.checks  # noqa: B018  (imported here, before the fork: workers share them)
+            ctx = mp.get_context("fork") if sys.platform.startswith("linux") else mp.get_context()
+            self._pool = ctx.Pool(jobs, initializer=_init_worker, initargs=(self.s.static_codes,))
+        return self._pool
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
 
     # ------------------------------------------------------------------ phase 2
     def _installed(self, m: str) -> bool:
@@ -1014,16 +1051,19 @@ class _Scan:
         assert project is not None
         if resolver is None or not resolver.site or not project.unresolved_modules:
             return
-        checks = s.checks
 
-        def analyse_lib(data: bytes, real: str, module: str, is_pkg: bool) -> FileFacts:
-            return analyze_source(data, FileInput(real, real, module, is_pkg), checks, force=True)
+        def analyse_libs(items: list[tuple[bytes, str, str, bool]]) -> list[FileFacts]:
+            # the scan's pool when it runs or the files are worth one; calls through objects
+            # recorded from the syntax check's tree
+            return self.analyse_files(
+                [(d, FileInput(real, real, mod, pkg), True, "all") for d, real, mod, pkg in items]
+            )
 
         self.project = follow(
             project,  # type: ignore[arg-type]
             self.facts,
             resolver,
-            analyse_lib,
+            analyse_libs,
             cache=s.lib_cache,
             to_data=_facts_to_data,
             from_data=s.lib_from_data,

@@ -36,6 +36,7 @@ from compilelint.static.analysis.resolve import ModuleFile, Resolver
 MAX_ROUNDS = 8  # import depth followed from the scanned files
 MAX_FILES = 300  # library files analysed
 MAX_SECONDS = 30.0
+LibSource = tuple[bytes, str, str, bool]  # data, real path, module, is a package
 
 # Torch config switches that keep a library's pattern in the graph, by rule.
 CONFIG_SWITCH = {
@@ -323,7 +324,7 @@ def follow(
     project: FollowProject,
     facts: dict[str, FileFacts],
     resolver: Resolver,
-    analyse: Callable[[bytes, str, str, bool], FileFacts],
+    analyse: Callable[[list[LibSource]], list[FileFacts]],
     *,
     cache: LibraryCache,
     to_data: Callable[[FileFacts], dict],  # type: ignore[type-arg]
@@ -368,8 +369,9 @@ def follow(
         if rnd == max_rounds:
             stats.bounds.append(f"import depth {max_rounds}")
             break
+        batch: list[tuple[ModuleFile, tuple[str, str]]] = []
         for mf in sorted({m.path: m for m in wanted}.values(), key=lambda m: m.path):
-            if len(library) >= max_files:
+            if len(library) + len(batch) >= max_files:
                 if f"{max_files} files" not in stats.bounds:
                     stats.bounds.append(f"{max_files} files")
                 break
@@ -377,8 +379,11 @@ def follow(
                 if f"{max_seconds:g} s" not in stats.bounds:
                     stats.bounds.append(f"{max_seconds:g} s")
                 break
-            dist = resolver.distribution(mf)
-            f = _load(mf, dist, analyse, cache, to_data, from_data, stats)
+            batch.append((mf, resolver.distribution(mf)))
+        # one round's files are analysed together (the engine's pool of workers)
+        for (_mf, dist), f in zip(
+            batch, _load_all(batch, analyse, cache, to_data, from_data, stats)
+        ):
             if f is None:
                 continue
             library[f.path] = dist
@@ -654,36 +659,44 @@ def library_mode_calls(
     return project
 
 
-def _load(
-    mf: ModuleFile,
-    dist: tuple[str, str],
-    analyse: Callable[[bytes, str, str, bool], FileFacts],
+def _load_all(
+    batch: list[tuple[ModuleFile, tuple[str, str]]],
+    analyse: Callable[[list[LibSource]], list[FileFacts]],
     cache: LibraryCache,
     to_data: Callable[[FileFacts], dict],  # type: ignore[type-arg]
     from_data: Callable[[dict], FileFacts],  # type: ignore[type-arg]
     stats: FollowStats,
-) -> FileFacts | None:
-    stamp = _stamp(mf.path)
-    if stamp is None:
-        return None
-    got = cache.get(dist, mf.path, stamp)
-    if got is not None:
+) -> list[FileFacts | None]:
+    """The facts of each library file of ``batch`` (None: unreadable or unparsable): from the
+    library cache, else analysed, all of them in one call of ``analyse`` (phase 1 with calls
+    through objects, in the engine's pool of workers when it pays)."""
+    out: list[FileFacts | None] = [None] * len(batch)
+    todo: list[tuple[int, str, LibSource]] = []
+    for i, (mf, dist) in enumerate(batch):
+        stamp = _stamp(mf.path)
+        if stamp is None:
+            continue
+        got = cache.get(dist, mf.path, stamp)
+        if got is not None:
+            try:
+                stats.cached += 1
+                out[i] = from_data(got)
+                continue
+            except (TypeError, KeyError):
+                stats.cached -= 1
         try:
-            stats.cached += 1
-            return from_data(got)
-        except (TypeError, KeyError):
-            stats.cached -= 1
-    try:
-        with open(mf.path, "rb") as fh:
-            data = fh.read()
-    except OSError:
-        return None
-    f = analyse(data, mf.path, mf.module, mf.is_package)
-    if f.error is not None:
-        return None
-    add_object_calls(data, f)
-    cache.put(dist, mf.path, stamp, to_data(f))
-    return f
+            with open(mf.path, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            continue
+        todo.append((i, stamp, (data, mf.path, mf.module, mf.is_package)))
+    for (i, stamp, _src), f in zip(todo, analyse([src for _i, _s, src in todo])):
+        if f.error is not None:
+            continue
+        mf, dist = batch[i]
+        cache.put(dist, mf.path, stamp, to_data(f))
+        out[i] = f
+    return out
 
 
 # ---------------------------------------------------------------------------- findings
