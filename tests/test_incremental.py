@@ -91,3 +91,37 @@ def test_scan_with_the_incremental_parser_finds_the_same(tmp_path: Path) -> None
     assert parser.stats.spliced == 1
     assert with_parser.findings == plain.findings
     assert {f.rule for f in with_parser.findings} - {f.rule for f in first.findings} == {"CL201"}
+
+
+def test_remembered_spans_are_the_spans_of_a_full_analysis() -> None:
+    """The parser's span memo (``positions.SpanMemo``) moves the spans of unchanged statements
+    with them: after random edits every candidate, call site and guard position equals a
+    fresh analysis of the same text without the memo."""
+    from compilelint.serialize import to_data
+    from compilelint.static.engine import FileInput, _checks_for, analyze_source
+    from compilelint.static.positions import SpanMemo
+
+    checks = _checks_for(["CL101", "CL103", "CL201", "CL202", "CL301", "CL302", "CL205"])
+    rnd = random.Random(24)
+    reused = 0
+    for path in SOURCES:
+        data = path.read_bytes()
+        if b"torch" not in data:
+            continue
+        parser = IncrementalParser()
+        inp = FileInput("f.py", "f.py", "f", False)
+        lines = data.decode("utf-8").split("\n")
+        for _ in range(5):
+            new = list(lines)
+            k = rnd.randrange(len(new))
+            new.insert(k, rnd.choice(["", "# a comment", "        x = x.sum().item()"]))
+            text = "\n".join(new).encode("utf-8")
+            memo = parser.span_memo(inp)
+            before = {id(v[0]) for v in memo.entries.values()}
+            got = to_data(analyze_source(text, inp, checks, force=True, parse=parser))
+            reused += len(before & {id(v[0]) for v in memo.entries.values()})
+            fresh = to_data(analyze_source(text, inp, checks, force=True))
+            assert got == fresh, f"{path}: insert at line {k + 1}"
+            lines = new
+        assert isinstance(parser.span_memo(inp), SpanMemo)
+    assert reused > 20  # remembered statements were really used

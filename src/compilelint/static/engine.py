@@ -53,6 +53,7 @@ if TYPE_CHECKING:  # libcst, the walker and the checks load when a file is analy
     import libcst as cst  # a warm run (stored results) never imports them
 
     from compilelint.static.checks.base import Check
+    from compilelint.static.positions import SpanMemo
 
 PARSE_ERROR = "CL000"
 UNUSED_SUPPRESSION = "CL001"
@@ -254,6 +255,13 @@ def _flat_chain_risk(data: bytes) -> bool:
 Parser = Callable[[bytes, FileInput], "cst.Module"]
 
 
+def _span_memo(parse: Parser | None, inp: FileInput) -> SpanMemo | None:
+    """A parser that keeps the unchanged statements of a file's previous version (the editor
+    server's ``IncrementalParser``) also keeps their spans: ``parse.span_memo(inp)``."""
+    memo = getattr(parse, "span_memo", None)
+    return memo(inp) if memo is not None else None
+
+
 def analyze_source(
     data: bytes,
     inp: FileInput,
@@ -403,6 +411,7 @@ def _analyze_source(
             make_checks=lambda w: build_hooks(w, checks),
             tree=tree,
             source=data,
+            span_memo=_span_memo(parse, inp),
         )
     except RecursionError:
         empty.error = "cannot analyse: nesting too deep"

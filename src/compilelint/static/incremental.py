@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from compilelint.static.positions import SpanMemo
+
 
 @dataclass
 class _Parsed:
@@ -41,6 +43,7 @@ class IncrementalParser:
     def __init__(self, max_files: int = 32) -> None:
         self.max_files = max_files
         self._last: OrderedDict[str, _Parsed] = OrderedDict()
+        self._spans: dict[str, SpanMemo] = {}
         self.stats = ParseStats()
 
     def __call__(self, data: bytes, inp: object) -> cst.Module:
@@ -49,6 +52,16 @@ class IncrementalParser:
 
     def forget(self, key: str) -> None:
         self._last.pop(key, None)
+        self._spans.pop(key, None)
+
+    def span_memo(self, inp: object) -> SpanMemo:
+        """The spans of the file's previous analysis (``positions.SpanMemo``): unchanged
+        statements are the same objects here, so their spans move with them."""
+        key = str(getattr(inp, "real", inp))
+        got = self._spans.get(key)
+        if got is None:
+            got = self._spans[key] = SpanMemo()
+        return got
 
     def parse(self, key: str, data: bytes) -> cst.Module:
         prev = self._last.get(key)
@@ -88,7 +101,8 @@ class IncrementalParser:
         self._last[key] = parsed
         self._last.move_to_end(key)
         while len(self._last) > self.max_files:
-            self._last.popitem(last=False)
+            old, _ = self._last.popitem(last=False)
+            self._spans.pop(old, None)
 
 
 def _header(module: cst.Module) -> str:

@@ -247,6 +247,18 @@ def _call_starts(
     return out
 
 
+class SpanMemo:
+    """The spans found in each statement of one file's previous analysis, relative to where
+    the statement starts, for the editor server: a statement an edit did not touch is the same
+    object in the next parse (``static/incremental.py``), so its targets' spans are the
+    remembered ones moved by the lines the statement moved. Holds the statements it remembers
+    (their ids stay theirs) and forgets those the next analysis does not ask about."""
+
+    def __init__(self) -> None:
+        # id(statement) -> (statement, indent, starts only?, {id(node): relative span})
+        self.entries: dict[int, tuple[cst.CSTNode, int, bool, dict[int, Span]]] = {}
+
+
 def spans_in_statements(
     module: cst.Module,
     targets: Iterable[tuple[cst.CSTNode, cst.CSTNode | None]],
@@ -254,6 +266,7 @@ def spans_in_statements(
     *,
     starts_only: set[int] | None = None,
     source: bytes | None = None,
+    memo: SpanMemo | None = None,
 ) -> dict[int, Span]:
     """``spans`` for (node, the statement that holds it) pairs: each statement that holds a
     target is generated on its own from where it starts; a node whose statement is unknown, or
@@ -270,6 +283,22 @@ def spans_in_statements(
         else:
             groups.setdefault(id(stmt), (stmt, {}))[1][id(node)] = node
     out: dict[int, Span] = {}
+    kept: dict[int, tuple[cst.CSTNode, int, bool, dict[int, Span]]] = {}
+    if memo is not None and starts is not None:
+        for sid, (stmt, nodes) in list(groups.items()):
+            line, indent = starts[sid]
+            only = all(i in starts_only for i in nodes) if starts_only else False
+            got = memo.entries.get(sid)
+            if got is None or got[0] is not stmt or got[1] != indent or got[2] != only:
+                continue
+            rel = got[3]
+            if not all(i in rel for i in nodes):
+                continue
+            for i in nodes:
+                dl, c, de, ec = rel[i]
+                out[i] = (line + dl, c, line + de if de >= 0 else 0, ec)
+            kept[sid] = got
+            del groups[sid]
     text = source.splitlines(keepends=True) if source is not None and starts_only else []
     for sid, (stmt, nodes) in list(groups.items()):
         if not text or sid not in asts or not all(i in starts_only for i in nodes):  # type: ignore[operator]
@@ -278,6 +307,8 @@ def spans_in_statements(
         if got is not None and all(i in got for i in nodes):
             out.update((i, got[i]) for i in nodes)
             del groups[sid]
+            if memo is not None:
+                _remember(kept, sid, stmt, starts, True, {i: got[i] for i in nodes})
     for sid, (stmt, nodes) in groups.items():
         line, indent = starts[sid]  # type: ignore[index]
         state = _PosState(module, nodes)
@@ -289,6 +320,24 @@ def spans_in_statements(
             pass
         out.update(state.out)
         rest.update((i, n) for i, n in nodes.items() if i not in state.out)
+        if memo is not None:
+            only = all(i in starts_only for i in nodes) if starts_only else False
+            _remember(kept, sid, stmt, starts, only, state.out)  # type: ignore[arg-type]
     if rest:
         out.update(spans(module, rest.values()))
+    if memo is not None:
+        memo.entries = kept
     return out
+
+
+def _remember(
+    kept: dict[int, tuple[cst.CSTNode, int, bool, dict[int, Span]]],
+    sid: int,
+    stmt: cst.CSTNode,
+    starts: Starts,
+    only: bool,
+    found: dict[int, Span],
+) -> None:
+    line, indent = starts[sid]
+    rel = {i: (a - line, c, (e - line) if e else -1, ec) for i, (a, c, e, ec) in found.items()}
+    kept[sid] = (stmt, indent, only, rel)

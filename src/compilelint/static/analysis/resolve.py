@@ -135,6 +135,7 @@ class Resolver:
         self.site = site
         self._cache: dict[str, ModuleFile | None] = {}
         self._dists: dict[str, dict[str, tuple[str, str]]] = {}
+        self._dirs: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
 
     def find(self, dotted: str) -> ModuleFile | None:
         if dotted in self._cache:
@@ -148,20 +149,47 @@ class Resolver:
         if not parts or parts[0] in SKIP_TOP or parts[0].startswith("_") or not all(parts):
             return None
         for sp in self.site:
-            d = Path(sp)
+            d = str(Path(sp))  # normalised as the paths of ``ModuleFile`` always were
             for i, part in enumerate(parts):
                 last = i == len(parts) - 1
-                pkg = d / part
+                files, dirs = self._listing(d)
+                pkg = os.path.join(d, part)
                 if last:
-                    if (pkg / "__init__.py").is_file():
-                        return ModuleFile(dotted, str(pkg / "__init__.py"), True, parts[0], sp)
-                    if (d / f"{part}.py").is_file():
-                        return ModuleFile(dotted, str(d / f"{part}.py"), False, parts[0], sp)
+                    if part in dirs and "__init__.py" in self._listing(pkg)[0]:
+                        return ModuleFile(
+                            dotted, os.path.join(pkg, "__init__.py"), True, parts[0], sp
+                        )
+                    if f"{part}.py" in files:
+                        return ModuleFile(
+                            dotted, os.path.join(d, f"{part}.py"), False, parts[0], sp
+                        )
                     break
-                if not pkg.is_dir():
+                if part not in dirs:
                     break
                 d = pkg
         return None
+
+    def _listing(self, d: str) -> tuple[frozenset[str], frozenset[str]]:
+        """The regular files and the folders in ``d`` (links followed), listed once: looking up
+        thousands of dotted names costs a set look-up each instead of a few ``stat`` calls."""
+        got = self._dirs.get(d)
+        if got is None:
+            files: set[str] = set()
+            dirs: set[str] = set()
+            try:
+                with os.scandir(d) as it:
+                    for e in it:
+                        try:
+                            if e.is_dir():
+                                dirs.add(e.name)
+                            elif e.is_file():
+                                files.add(e.name)
+                        except OSError:
+                            continue
+            except OSError:
+                pass
+            got = self._dirs[d] = (frozenset(files), frozenset(dirs))
+        return got
 
     def distribution(self, mf: ModuleFile) -> tuple[str, str]:
         """(name, version) of the distribution that installed ``mf``; its top-level name when

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
@@ -34,6 +34,9 @@ from compilelint.static.analysis.facts import (
 )
 from compilelint.static.analysis.params import root_param_is_tensor
 from compilelint.static.analysis.values import Value
+
+if TYPE_CHECKING:
+    from compilelint.static.positions import SpanMemo
 
 Hook = Callable[[Any], None]
 
@@ -1310,10 +1313,12 @@ def analyze_module(
     make_checks: Callable[[FileWalker], dict[type, list[Hook]]],
     tree: ast.Module | None = None,
     source: bytes | None = None,
+    span_memo: SpanMemo | None = None,
 ) -> FileFacts:
     """Run the walk, then turn pending reports into positioned candidates. ``tree``: CPython's
     parse of ``source``, the same text, which places statements and calls (positions without a
-    whole-module codegen pass)."""
+    whole-module codegen pass); ``span_memo``: the spans of the previous version of this file
+    (the editor server), for the statements an edit did not touch."""
     from compilelint.static.analysis.guards import GuardUses
     from compilelint.static.positions import spans_in_statements
 
@@ -1337,6 +1342,7 @@ def analyze_module(
             tree,
             starts_only=starts_only,
             source=source,
+            memo=span_memo,
         )
         if nodes
         else {}
