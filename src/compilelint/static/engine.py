@@ -435,6 +435,15 @@ def _analyze_source(
     return facts
 
 
+def _weight(item: tuple[bytes, FileInput, bool, bool | str]) -> int:
+    """About how much phase 1 of an item costs: its size when it is analysed, little when only
+    syntax-checked (no ``torch``/``forward`` in it)."""
+    data, _inp, force, _oc = item
+    if force or b"torch" in data or b"forward" in data:
+        return len(data)
+    return len(data) // 10
+
+
 def _worker(item: tuple[bytes, FileInput, bool, bool | str]) -> FileFacts:
     data, inp, force, object_calls = item
     return analyze_source(data, inp, _WORKER_CHECKS, force=force, object_calls=object_calls)
@@ -971,11 +980,16 @@ class _Scan:
         results: list[FileFacts] = []
         pool = self._pool_for(items)
         if pool is not None:
-            chunk = 4 if len(items) >= 64 else 1
-            for i, got in enumerate(pool.imap(_worker, items, chunksize=chunk)):
-                results.append(got)
+            # the largest files first, one per task, so that no worker is left with a large
+            # file while the other is idle at the end; results are kept in ``items``' order
+            order = sorted(range(len(items)), key=lambda i: -_weight(items[i]))
+            slots: list[FileFacts | None] = [None] * len(items)
+            work = [items[i] for i in order]
+            for n, (i, got) in enumerate(zip(order, pool.imap(_worker, work, chunksize=1))):
+                slots[i] = got
                 if progress:
-                    progress(i + 1, len(items))
+                    progress(n + 1, len(items))
+            results = [f for f in slots if f is not None]
         else:
             for i, (d, inp, force, oc) in enumerate(items):
                 results.append(

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-import libcst as cst
+if TYPE_CHECKING:  # the project phase needs only ``decode`` and ``holds``: a warm run (stored
+    import libcst as cst  # results) must not import libcst, so the walk's functions import it
 
 UNKNOWN = object()
 
@@ -27,6 +29,8 @@ UNKNOWN = object()
 def literal(node: cst.BaseExpression) -> object:
     """The Python value of a literal expression (str, int, float, bool, None, a tuple/list of
     them), else :data:`UNKNOWN`."""
+    import libcst as cst
+
     if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
         return {"True": True, "False": False, "None": None}[node.value]
     if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
@@ -68,6 +72,8 @@ _NEG = {
 def _atom(
     test: cst.BaseExpression, is_param: Callable[[str], bool]
 ) -> tuple[str, str, object] | None:
+    import libcst as cst
+
     negated = False
     while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         negated = not negated
@@ -105,6 +111,8 @@ def _atom(
 
 def parse(test: cst.BaseExpression, is_param: Callable[[str], bool]) -> tuple[list[str], list[str]]:
     """(conditions that hold in the body, conditions that hold in the else branch) of a test."""
+    import libcst as cst
+
     a = _atom(test, is_param)
     if a is not None:
         neg = (a[0], _NEG[a[1]], a[2])
@@ -154,6 +162,8 @@ def holds(value: object, op: str, lit: object) -> bool:
 def terminates(body: cst.BaseSuite) -> bool:
     """Whether a block always leaves the enclosing block (ends in return, raise, continue or
     break)."""
+    import libcst as cst
+
     if isinstance(body, cst.IndentedBlock):
         if not body.body:
             return False
