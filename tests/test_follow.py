@@ -382,3 +382,43 @@ def test_registry_dispatch_and_overrides_are_followed(project: tuple[Path, Path,
     names = [fr["function"] for fr in data["findings"][0]["frames"]]
     assert names == ["Model.forward", "solve", "Base.integrate", "Euler._step"]
     assert not marker.exists()
+
+
+def test_library_files_in_the_pool_find_the_same(
+    project: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A following round's library files are analysed together, in the scan's pool of
+    workers when it pays: the same findings and library facts as one process."""
+    from compilelint.static import engine
+
+    proj, venv, _ = project
+    (proj / "other.py").write_text(  # reaches two library modules in the first round
+        "import torch\nimport fakelib.util\nimport fakelib.solvers\n\n\n"
+        "class Other(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return fakelib.util.norm_of(x) + fakelib.solvers.solve(x, x)\n"
+    )
+    old = os.getcwd()
+    os.chdir(proj)
+    try:
+        one = scan(["."], Config(cache=False, python=str(venv), jobs=1), want_project=True)
+        used: list[bool] = []
+        orig = engine._Scan._pool_for
+
+        def spy(self: engine._Scan, items: list) -> object:  # type: ignore[type-arg]
+            got = orig(self, items)
+            used.append(got is not None)
+            return got
+
+        monkeypatch.setattr(engine, "POOL_BYTES", 0)
+        monkeypatch.setattr(engine._Scan, "_pool_for", spy)
+        two = scan(["."], Config(cache=False, python=str(venv), jobs=2), want_project=True)
+    finally:
+        os.chdir(old)
+    assert any(used), "the pool was not used"
+    assert two.findings == one.findings and one.findings
+    assert one.follow is not None and two.follow is not None
+    assert two.follow["files"] == one.follow["files"] == 4
+    assert one.project is not None and two.project is not None
+    lib = sorted(p for p in one.project.files if "fakelib" in p)
+    assert [one.project.files[p] for p in lib] == [two.project.files[p] for p in lib]
