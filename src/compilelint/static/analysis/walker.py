@@ -14,10 +14,11 @@ from __future__ import annotations
 import ast
 import dataclasses
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import libcst as cst
 
+from compilelint.static import positions as P
 from compilelint.static.analysis import conds as C
 from compilelint.static.analysis import names as N
 from compilelint.static.analysis import values as V
@@ -34,9 +35,6 @@ from compilelint.static.analysis.facts import (
 )
 from compilelint.static.analysis.params import root_param_is_tensor
 from compilelint.static.analysis.values import Value
-
-if TYPE_CHECKING:
-    from compilelint.static.positions import SpanMemo
 
 Hook = Callable[[Any], None]
 
@@ -88,25 +86,49 @@ def child_fields(t: type) -> tuple[str, ...]:
     return got
 
 
+def _subclasses(t: type) -> set[type]:
+    out: set[type] = set()
+    for sub in t.__subclasses__():
+        out |= {sub, *_subclasses(sub)}
+    return out
+
+
+# ``isinstance(v, cst.CSTNode)`` goes through ``ABCMeta.__instancecheck__`` (about 4x a type
+# test) and the walk asks it a million times per large file: libcst's node classes and the
+# common non-node field types are looked up by exact type first (the ABC test stays for
+# anything else, so the answer is the same).
+_NODE_TYPES: frozenset[type] = frozenset(_subclasses(cst.CSTNode))
+_NOT_NODES: frozenset[type] = frozenset(
+    {type(None), str, bool, int, tuple, list, type(cst.MaybeSentinel.DEFAULT)}
+)
+
+
+def _is_node(v: object) -> bool:
+    t = type(v)
+    return t in _NODE_TYPES or (t not in _NOT_NODES and isinstance(v, cst.CSTNode))
+
+
 def iter_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     for name in child_fields(type(node)):
         v = getattr(node, name)
-        if isinstance(v, cst.CSTNode):
-            yield v
+        if _is_node(v):
+            yield v  # type: ignore[misc]
         elif isinstance(v, (tuple, list)):
             for item in v:
-                if isinstance(item, cst.CSTNode):
+                if _is_node(item):
                     yield item
 
 
 def dotted(node: cst.BaseExpression) -> str | None:
     """``a.b.c`` for a Name/Attribute chain, else None."""
     parts: list[str] = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if isinstance(node, cst.Name):
-        parts.append(node.value)
+    # exact type tests: libcst's concrete node classes have no subclasses, and an ABC's
+    # ``isinstance`` is slow on this hot path
+    while type(node) is cst.Attribute:
+        parts.append(node.attr.value)  # type: ignore[attr-defined]
+        node = node.value  # type: ignore[attr-defined]
+    if type(node) is cst.Name:
+        parts.append(node.value)  # type: ignore[attr-defined]
         return ".".join(reversed(parts))
     return None
 
@@ -1313,7 +1335,7 @@ def analyze_module(
     make_checks: Callable[[FileWalker], dict[type, list[Hook]]],
     tree: ast.Module | None = None,
     source: bytes | None = None,
-    span_memo: SpanMemo | None = None,
+    span_memo: P.SpanMemo | None = None,
 ) -> FileFacts:
     """Run the walk, then turn pending reports into positioned candidates. ``tree``: CPython's
     parse of ``source``, the same text, which places statements and calls (positions without a
