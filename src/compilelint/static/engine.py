@@ -30,6 +30,7 @@ from compilelint.catalog import Catalog, applies_to, load_catalog
 from compilelint.config import Config, selected_codes
 from compilelint.model import FileError, Finding, Rule, Severity
 from compilelint.serialize import from_data, to_data
+from compilelint.static.analysis.breakpoints import CalleeBreaks, break_codes
 from compilelint.static.analysis.dispatch import add_object_calls
 from compilelint.static.analysis.facts import (
     Candidate,
@@ -815,6 +816,7 @@ class _Scan:
         self.entries: tuple[str, ...] | None = self.cfg.entries or None
         self.project: Project | None = None
         self.latent_project: Project | None = None  # library mode with --report-untraced
+        self._breaks: CalleeBreaks | None = None  # calls that break their caller (CL304)
         self.user_paths: set[str] = set()
         self.total_lines = 0
         self.follow_data: dict[str, object] | None = None
@@ -1085,6 +1087,8 @@ class _Scan:
         sup = f.noqa
         used: set[tuple[int, str]] = {(ln, code) for p, ln, code in lib_used if p == path}
         kept = project.kept(f)
+        if any(c.args.get("via") for c in kept):  # CL304 after a call: does the callee break?
+            kept = [c for c in kept if self._callee_breaks().keep(path, c)]
         if cfg.report_untraced:
             kept += _untraced(project, f, kept, self.latent_project)
         seen: set[tuple[str, int, int]] = set()
@@ -1108,6 +1112,13 @@ class _Scan:
                 _unused_suppressions(catalog, path, sup, used, enabled, self.datas.get(path))
             )
         return out
+
+    def _callee_breaks(self) -> CalleeBreaks:
+        project = self.project
+        assert project is not None
+        if self._breaks is None or self._breaks.project is not project:
+            self._breaks = CalleeBreaks(project, break_codes())
+        return self._breaks
 
     # ------------------------------------------------------------------ store
     def store(self, findings: list[Finding]) -> None:
