@@ -30,7 +30,14 @@ from compilelint.catalog import Catalog, applies_to, load_catalog
 from compilelint.config import Config, selected_codes
 from compilelint.model import FileError, Finding, Rule, Severity
 from compilelint.serialize import from_data, to_data
-from compilelint.static.analysis.breakpoints import CalleeBreaks, break_codes
+from compilelint.static.analysis.breakpoints import (
+    FRAME_INPUT,
+    CalleeBreaks,
+    FrameInput,
+    break_codes,
+    frame_input_candidate,
+    frame_inputs,
+)
 from compilelint.static.analysis.dispatch import add_object_calls
 from compilelint.static.analysis.facts import (
     Candidate,
@@ -817,6 +824,7 @@ class _Scan:
         self.project: Project | None = None
         self.latent_project: Project | None = None  # library mode with --report-untraced
         self._breaks: CalleeBreaks | None = None  # calls that break their caller (CL304)
+        self._inputs: dict[str, list[FrameInput]] | None = None  # CL304's, by path
         self.user_paths: set[str] = set()
         self.total_lines = 0
         self.follow_data: dict[str, object] | None = None
@@ -1039,6 +1047,7 @@ class _Scan:
         project, facts = self.project, self.facts
         assert project is not None
         self.latent_project = None
+        self._inputs = None
         if cfg.report_untraced and self.entries is not None and isinstance(project, FollowProject):
             # library mode: what the package's public functions and methods reach under any
             # arguments, beyond its entry points under their defaults (reported as latent)
@@ -1089,6 +1098,7 @@ class _Scan:
         kept = project.kept(f)
         if any(c.args.get("via") for c in kept):  # CL304 after a call: does the callee break?
             kept = [c for c in kept if self._callee_breaks().keep(path, c)]
+        kept += self._frame_inputs(path)
         if cfg.report_untraced:
             kept += _untraced(project, f, kept, self.latent_project)
         seen: set[tuple[str, int, int]] = set()
@@ -1119,6 +1129,25 @@ class _Scan:
         if self._breaks is None or self._breaks.project is not project:
             self._breaks = CalleeBreaks(project, break_codes())
         return self._breaks
+
+    def _frame_inputs(self, path: str) -> list[Candidate]:
+        """CL304's per-call ints passed to functions that break (found over the project)."""
+        if FRAME_INPUT not in self.s.enabled:
+            return []
+        if self._inputs is None:
+            self._inputs = {}
+            for fi in frame_inputs(self.project, self._callee_breaks()):  # type: ignore[arg-type]
+                self._inputs.setdefault(fi.path, []).append(fi)
+        got = self._inputs.get(path)
+        if not got:
+            return []
+        lines = self.datas.get(path, b"").decode("utf-8", errors="replace").splitlines()
+        return [
+            frame_input_candidate(
+                fi, lines[fi.line - 1] if fi.line <= len(lines) else "", FRAME_INPUT
+            )
+            for fi in got
+        ]
 
     # ------------------------------------------------------------------ store
     def store(self, findings: list[Finding]) -> None:

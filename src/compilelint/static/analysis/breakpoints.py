@@ -13,14 +13,19 @@ applied), and not those marked latent (a break only some inputs reach).
 
 from __future__ import annotations
 
+import os
+import re
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from compilelint.static.analysis.facts import Candidate
+from compilelint.static.analysis import values as V
+from compilelint.static.analysis.facts import CallSite, Candidate, FunctionFacts
 from compilelint.static.analysis.project import FKey, Project
 
 _MAX_DEPTH = 4  # call depth searched for a break below the called function
 RECOMPILE_LIMIT_GB = "Dynamo recompile limit exceeded"
+FRAME_INPUT = "CL304"  # the rule whose phase-2 findings :func:`frame_inputs` gives
 
 
 def is_break_rule(rule: Any) -> bool:
@@ -92,3 +97,119 @@ class CalleeBreaks:
             if self.breaks(t[0]):
                 return True
         return False
+
+
+# ---------------------------------------------------------------------------- frame inputs
+@dataclass(frozen=True)
+class FrameInput:
+    """A parameter of a function compiled as a frame of its own (it breaks the graph, so its
+    caller breaks at the call and dynamo starts a new frame at it) that receives a Python int
+    changing from call to call: a loop's variable at a call in that loop, or a parameter of
+    such a frame passed on to another breaking function. dynamo specialises an int frame input
+    on its first value: the second value recompiles the frame, at the parameter's first use."""
+
+    path: str
+    line: int  # the parameter's first use in the function (where torch reports the guard)
+    function: str
+    param: str
+    caller_path: str
+    caller_line: int
+    caller: str
+
+
+def _varying_int(v: Any) -> bool:
+    return V.kind(v) == "scalar" and v[1] == "int" and V.const(v) is ...
+
+
+def _bound(project: Project, target: FKey, implicit: int, c: CallSite) -> dict[str, Any]:
+    """The value a call site passes to each parameter of ``target`` (when it shows)."""
+    fn = project.fn(target)
+    pos = [p.name for p in fn.params if p.index >= 0][implicit:]
+    out: dict[str, Any] = dict(zip(pos, c.args))
+    names = {p.name for p in fn.params if p.index > -2}
+    out.update({k: v for k, v in c.kwargs.items() if k in names})
+    return out
+
+
+def _first_use(fn: FunctionFacts, param: str) -> int:
+    return next((int(r[2]) for r in fn.guards if r[0] == param and r[1] == "use" and r[2]), 0)
+
+
+def frame_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
+    """Every :class:`FrameInput` of the traced code (see there). Only calls in loops passing
+    an int whose value is not known, and the parameters those reach, are looked at."""
+    out: dict[tuple[FKey, str], FrameInput] = {}
+    work: list[tuple[FKey, str, FrameInput]] = []
+
+    def add(key: FKey, param: str, caller: FKey, c: CallSite) -> None:
+        if (key, param) in out:
+            return
+        fn = project.fn(key)
+        line = _first_use(fn, param)
+        if not line:
+            return
+        fi = FrameInput(key[0], line, key[1], param, caller[0], c.line, caller[1])
+        out[(key, param)] = fi
+        work.append((key, param, fi))
+
+    def target(key: FKey, c: CallSite) -> tuple[FKey, int] | None:
+        if id(c) in project._dead_calls or c.star:
+            return None
+        t = project._target(key[0], c.ref)
+        if t is None or t[0] == key:
+            return None
+        callee = project.fn(t[0])
+        if callee.disabled or callee.name == "__init__":
+            return None
+        return t
+
+    for key in sorted(project.traced):
+        for c in project.fn(key).calls:
+            if not c.in_loop:
+                continue
+            t = target(key, c)
+            if t is None:
+                continue
+            ints = [p for p, v in _bound(project, t[0], t[1], c).items() if _varying_int(v)]
+            if ints and breaks.breaks(t[0]):
+                for p in ints:
+                    add(t[0], p, key, c)
+    while work:  # a varying parameter passed on to another function that breaks
+        key, param, _fi = work.pop()
+        src = f"P|{key[1]}|{param}"
+        for c in project.fn(key).calls:
+            t = target(key, c)
+            if t is None:
+                continue
+            got = [p for p, v in _bound(project, t[0], t[1], c).items() if v == V.sym(src)]
+            if got and breaks.breaks(t[0]):
+                for p in got:
+                    add(t[0], p, key, c)
+    return sorted(out.values(), key=lambda f: (f.path, f.line, f.param))
+
+
+def frame_input_candidate(fi: FrameInput, line_text: str, code: str) -> Candidate:
+    """The finding of a :class:`FrameInput`, on the parameter's name in its first use."""
+    at = re.search(rf"\b{re.escape(fi.param)}\b", line_text)
+    col = at.start() + 1 if at else len(line_text) - len(line_text.lstrip()) + 1
+    end = at.end() + 1 if at else len(line_text.rstrip()) + 1
+    caller = os.path.basename(fi.caller_path)
+    return Candidate(
+        code=code,
+        func=fi.function,
+        line=fi.line,
+        col=col,
+        end_line=fi.line,
+        end_col=end,
+        requires=[],
+        args={
+            "name": fi.param,
+            "what": (
+                f"is an int argument of `{fi.function}`, which breaks the graph and so is "
+                f"compiled as a frame of its own; `{fi.caller}` ({caller}:{fi.caller_line}) "
+                "passes it a value that changes from call to call (a loop's variable)"
+            ),
+            "when": "the second value",
+        },
+        scope="any",
+    )

@@ -1,4 +1,6 @@
-"""CL304: a tensor size read as a Python int before a graph break and used after it.
+"""CL304: a tensor size read as a Python int before a graph break and used after it (the
+per-call ints passed to a function that breaks are found in phase 2:
+:func:`compilelint.static.analysis.breakpoints.frame_inputs`).
 
 dynamo compiles the code after a graph break as a function of its own (the *resume function*)
 whose arguments are the locals still live there. A size read as a Python int before the break
@@ -216,8 +218,12 @@ class SizeAcrossGraphBreak(Check):
             st.done.add(k)
             args = {
                 "name": node.value,
-                "size": f"`{size.base}.shape[{size.dim}]`",
-                "where": p.where,
+                "what": (
+                    f"(`{size.base}.shape[{size.dim}]`) is read as a Python int before a graph "
+                    f"break ({p.where}) and used here, after it: an int argument of the resume "
+                    "function dynamo compiles for the rest of the function"
+                ),
+                "when": "a call with another size",
             }
             if p.via:
                 args["via"] = p.via
