@@ -32,9 +32,7 @@ from compilelint.model import FileError, Finding, Rule, Severity
 from compilelint.serialize import from_data, to_data
 from compilelint.static.analysis.breakpoints import (
     FRAME_INPUT,
-    CalleeBreaks,
     FrameInput,
-    break_codes,
     frame_input_candidate,
     frame_inputs,
 )
@@ -823,7 +821,6 @@ class _Scan:
         self.entries: tuple[str, ...] | None = self.cfg.entries or None
         self.project: Project | None = None
         self.latent_project: Project | None = None  # library mode with --report-untraced
-        self._breaks: CalleeBreaks | None = None  # calls that break their caller (CL304)
         self._inputs: dict[str, list[FrameInput]] | None = None  # CL304's, by path
         self.user_paths: set[str] = set()
         self.total_lines = 0
@@ -1095,10 +1092,7 @@ class _Scan:
         ignored_here = _per_file_ignored(cfg, path)
         sup = f.noqa
         used: set[tuple[int, str]] = {(ln, code) for p, ln, code in lib_used if p == path}
-        kept = project.kept(f)
-        if any(c.args.get("via") for c in kept):  # CL304 after a call: does the callee break?
-            kept = [c for c in kept if self._callee_breaks().keep(path, c)]
-        kept += self._frame_inputs(path)
+        kept = project.kept(f) + self._frame_inputs(path)
         if cfg.report_untraced:
             kept += _untraced(project, f, kept, self.latent_project)
         seen: set[tuple[str, int, int]] = set()
@@ -1123,20 +1117,15 @@ class _Scan:
             )
         return out
 
-    def _callee_breaks(self) -> CalleeBreaks:
-        project = self.project
-        assert project is not None
-        if self._breaks is None or self._breaks.project is not project:
-            self._breaks = CalleeBreaks(project, break_codes())
-        return self._breaks
-
     def _frame_inputs(self, path: str) -> list[Candidate]:
         """CL304's per-call ints passed to functions that break (found over the project)."""
         if FRAME_INPUT not in self.s.enabled:
             return []
         if self._inputs is None:
             self._inputs = {}
-            for fi in frame_inputs(self.project, self._callee_breaks()):  # type: ignore[arg-type]
+            project = self.project
+            assert project is not None
+            for fi in frame_inputs(project, project.callee_breaks()):
                 self._inputs.setdefault(fi.path, []).append(fi)
         got = self._inputs.get(path)
         if not got:

@@ -55,11 +55,7 @@ class CalleeBreaks:
         got = self._direct.get(path)
         if got is None:
             f = self.project.files[path]
-            got = {
-                c.func
-                for c in self.project.kept(f)
-                if c.code in self.codes and not c.args.get("latent")
-            }
+            got = {c.func for c in self.project.kept(f, self.codes) if not c.args.get("latent")}
             self._direct[path] = got
         return got
 
