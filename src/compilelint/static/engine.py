@@ -35,6 +35,7 @@ from compilelint.static.analysis.breakpoints import (
     FrameInput,
     frame_input_candidate,
     frame_inputs,
+    wrapper_inputs,
 )
 from compilelint.static.analysis.dispatch import add_object_calls
 from compilelint.static.analysis.facts import (
@@ -1125,7 +1126,8 @@ class _Scan:
             self._inputs = {}
             project = self.project
             assert project is not None
-            for fi in frame_inputs(project, project.callee_breaks()):
+            breaks = project.callee_breaks()
+            for fi in (*frame_inputs(project, breaks), *wrapper_inputs(project, breaks)):
                 self._inputs.setdefault(fi.path, []).append(fi)
         got = self._inputs.get(path)
         if not got:

@@ -26,6 +26,10 @@ from compilelint.static.analysis.project import FKey, Project
 _MAX_DEPTH = 4  # call depth searched for a break below the called function
 RECOMPILE_LIMIT_GB = "Dynamo recompile limit exceeded"
 FRAME_INPUT = "CL304"  # the rule whose phase-2 findings :func:`frame_inputs` gives
+WHY_INT = (
+    "dynamo specialises a Python int input of a frame on its first value, so {when} recompiles "
+    "it (guard `{name} == <first value>`) before the int becomes symbolic"
+)
 
 
 def is_break_rule(rule: Any) -> bool:
@@ -111,6 +115,7 @@ class FrameInput:
     caller_path: str
     caller_line: int
     caller: str
+    wrapped: tuple[str, ...] = ()  # a decorator's wrapper: the decorated functions that break
 
 
 def _varying_int(v: Any) -> bool:
@@ -198,14 +203,93 @@ def frame_input_candidate(fi: FrameInput, line_text: str, code: str) -> Candidat
         end_line=fi.line,
         end_col=end,
         requires=[],
-        args={
+        args=_wrapper_args(fi)
+        if fi.wrapped
+        else {
             "name": fi.param,
             "what": (
                 f"is an int argument of `{fi.function}`, which breaks the graph and so is "
                 f"compiled as a frame of its own; `{fi.caller}` ({caller}:{fi.caller_line}) "
                 "passes it a value that changes from call to call (a loop's variable)"
             ),
-            "when": "the second value",
+            "why": WHY_INT.format(name=fi.param, when="the second value"),
         },
         scope="any",
     )
+
+
+def _wrapper_args(fi: FrameInput) -> dict[str, str]:
+    names = ", ".join(f"`{w}`" for w in fi.wrapped[:3])
+    return {
+        "name": fi.param,
+        "what": (
+            f"holds the arguments of `{fi.function}`, the wrapper a decorator puts around "
+            f"several functions that break the graph ({names}; `{fi.caller}` calls another "
+            "of them), so dynamo compiles the wrapper as a frame of its own"
+        ),
+        "why": (
+            "it guards on the arguments (their number and types) and on the function it wraps, "
+            f"so the next decorated function recompiles it (a guard on `{fi.param}`: its length, "
+            f"the type of `{fi.param}[0]`)"
+        ),
+    }
+
+
+def wrapper_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
+    """Decorator wrappers compiled as frames of their own for several functions: a function
+    that breaks, decorated with the wrapper, calls (within a few calls) another such function
+    decorated with the same wrapper. The finding sits at the first use of the wrapper's
+    ``*args`` (else its first parameter)."""
+    by_wrapper: dict[FKey, list[FKey]] = {}
+    for key in sorted(project.traced):
+        if not project.fn(key).decorators:
+            continue
+        for w, _site in project.decorator_wrappers(key):
+            by_wrapper.setdefault(w, []).append(key)
+    out: list[FrameInput] = []
+    for w, keys in sorted(by_wrapper.items()):
+        broken = [k for k in dict.fromkeys(keys) if breaks.breaks(k)]
+        if len(broken) < 2:
+            continue
+        pair = _nested(project, broken)
+        if pair is None:
+            continue
+        wfn = project.fn(w)
+        star = [p.name for p in wfn.params if p.index == -2]
+        names = star or [p.name for p in wfn.params if p.index >= 0][:1]
+        line = _first_use(wfn, names[0]) if names else 0
+        if not line:
+            continue
+        out.append(
+            FrameInput(
+                w[0],
+                line,
+                w[1],
+                names[0],
+                pair[0][0],
+                project.fn(pair[0]).line,
+                pair[0][1],
+                tuple(k[1] for k in (pair[0], pair[1])),
+            )
+        )
+    return out
+
+
+def _nested(project: Project, keys: list[FKey]) -> tuple[FKey, FKey] | None:
+    """(caller, callee): one of ``keys`` reaching another within three calls."""
+    want = set(keys)
+    for k in keys:
+        seen = {k}
+        frontier = [k]
+        for _ in range(3):
+            nxt: list[FKey] = []
+            for f in frontier:
+                for c in project.callees(f):
+                    if c in seen:
+                        continue
+                    if c in want:
+                        return k, c
+                    seen.add(c)
+                    nxt.append(c)
+            frontier = nxt
+    return None

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from compilelint.static.analysis.breakpoints import break_codes
+from compilelint.static.analysis.breakpoints import WHY_INT, break_codes
 from compilelint.static.analysis.facts import Taint
 from compilelint.static.analysis.guards import literal
 from compilelint.static.checks.base import Check
@@ -223,7 +223,7 @@ class SizeAcrossGraphBreak(Check):
                     f"break ({p.where}) and used here, after it: an int argument of the resume "
                     "function dynamo compiles for the rest of the function"
                 ),
-                "when": "a call with another size",
+                "why": WHY_INT.format(name=node.value, when="a call with another size"),
             }
             if p.via:
                 args["via"] = p.via
