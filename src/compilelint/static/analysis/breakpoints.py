@@ -238,8 +238,9 @@ def _wrapper_args(fi: FrameInput) -> dict[str, str]:
 def wrapper_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
     """Decorator wrappers compiled as frames of their own for several functions: a function
     that breaks, decorated with the wrapper, calls (within a few calls) another such function
-    decorated with the same wrapper. The finding sits at the first use of the wrapper's
-    ``*args`` (else its first parameter)."""
+    decorated with the same wrapper, and the wrapper takes ``(*args, **kwargs)`` only (the
+    arguments, their number and types, are what its guards check). The finding sits at the
+    first use of the wrapper's ``*args``."""
     by_wrapper: dict[FKey, list[FKey]] = {}
     for key in sorted(project.traced):
         if not project.fn(key).decorators:
@@ -256,8 +257,12 @@ def wrapper_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
             continue
         wfn = project.fn(w)
         star = [p.name for p in wfn.params if p.index == -2]
-        names = star or [p.name for p in wfn.params if p.index >= 0][:1]
-        line = _first_use(wfn, names[0]) if names else 0
+        if not star or any(p.index >= 0 for p in wfn.params):
+            # `wrapper(self, *args, **kwargs)`: callers pass the rest by keyword, `args` is
+            # `()` on every call, and no recompile of such a wrapper was seen on the
+            # transformers corpus (can_return_tuple, capture_outputs): not predicted
+            continue
+        line = _first_use(wfn, star[0])
         if not line:
             continue
         out.append(
@@ -265,7 +270,7 @@ def wrapper_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
                 w[0],
                 line,
                 w[1],
-                names[0],
+                star[0],
                 pair[0][0],
                 project.fn(pair[0]).line,
                 pair[0][1],
