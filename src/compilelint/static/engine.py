@@ -30,6 +30,13 @@ from compilelint.catalog import Catalog, applies_to, load_catalog
 from compilelint.config import Config, selected_codes
 from compilelint.model import FileError, Finding, Rule, Severity
 from compilelint.serialize import from_data, to_data
+from compilelint.static.analysis.breakpoints import (
+    FRAME_INPUT,
+    FrameInput,
+    frame_input_candidate,
+    frame_inputs,
+    wrapper_inputs,
+)
 from compilelint.static.analysis.dispatch import add_object_calls
 from compilelint.static.analysis.facts import (
     Candidate,
@@ -840,6 +847,7 @@ class _Scan:
         self.entries: tuple[str, ...] | None = self.cfg.entries or None
         self.project: Project | None = None
         self.latent_project: Project | None = None  # library mode with --report-untraced
+        self._inputs: dict[str, list[FrameInput]] | None = None  # CL304's, by path
         self.user_paths: set[str] = set()
         self.total_lines = 0
         self.follow_data: dict[str, object] | None = None
@@ -1100,6 +1108,7 @@ class _Scan:
         project, facts = self.project, self.facts
         assert project is not None
         self.latent_project = None
+        self._inputs = None
         if cfg.report_untraced and self.entries is not None and isinstance(project, FollowProject):
             # library mode: what the package's public functions and methods reach under any
             # arguments, beyond its entry points under their defaults (reported as latent)
@@ -1147,7 +1156,7 @@ class _Scan:
         ignored_here = _per_file_ignored(cfg, path)
         sup = f.noqa
         used: set[tuple[int, str]] = {(ln, code) for p, ln, code in lib_used if p == path}
-        kept = project.kept(f)
+        kept = project.kept(f) + self._frame_inputs(path)
         if cfg.report_untraced:
             kept += _untraced(project, f, kept, self.latent_project)
         seen: set[tuple[str, int, int]] = set()
@@ -1171,6 +1180,28 @@ class _Scan:
                 _unused_suppressions(catalog, path, sup, used, enabled, self.datas.get(path))
             )
         return out
+
+    def _frame_inputs(self, path: str) -> list[Candidate]:
+        """CL304's per-call ints passed to functions that break (found over the project)."""
+        if FRAME_INPUT not in self.s.enabled:
+            return []
+        if self._inputs is None:
+            self._inputs = {}
+            project = self.project
+            assert project is not None
+            breaks = project.callee_breaks()
+            for fi in (*frame_inputs(project, breaks), *wrapper_inputs(project, breaks)):
+                self._inputs.setdefault(fi.path, []).append(fi)
+        got = self._inputs.get(path)
+        if not got:
+            return []
+        lines = self.datas.get(path, b"").decode("utf-8", errors="replace").splitlines()
+        return [
+            frame_input_candidate(
+                fi, lines[fi.line - 1] if fi.line <= len(lines) else "", FRAME_INPUT
+            )
+            for fi in got
+        ]
 
     # ------------------------------------------------------------------ store
     def store(self, findings: list[Finding]) -> None:

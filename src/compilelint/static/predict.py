@@ -44,12 +44,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compilelint.model import Finding
+from compilelint.static.analysis.breakpoints import is_break_rule
 from compilelint.static.analysis.facts import FunctionFacts
 from compilelint.static.analysis.project import Project
 
 FKey = tuple[str, str]
 RECOMPILE_LIMIT = 8  # torch._dynamo.config.recompile_limit (cache_size_limit) default
-RECOMPILE_LIMIT_GB = "Dynamo recompile limit exceeded"
 VALUE_BREAKS = frozenset({"CL102", "CL103"})  # breaks that hand a Python number to the resume
 STATE_RULE = "CL501"
 _SELF_ATTR = re.compile(r"`self\.(\w+)`")
@@ -252,11 +252,6 @@ _NOFILE = _NoFile()
 
 
 # ---------------------------------------------------------------------------- breaks and graphs
-def is_break_rule(rule: Any) -> bool:
-    gbs = [g for g in getattr(rule, "gb_types", ()) if g != RECOMPILE_LIMIT_GB]
-    return bool(gbs) and getattr(rule, "category", "") != "recompiles"
-
-
 def _candidate_in_loop(project: Project, path: str, line: int, code: str) -> tuple[str, bool]:
     f = project.files.get(path)
     if f is None:
@@ -827,7 +822,7 @@ def predict(
 
 
 PREDICTED_RECOMPILE = "CL303"
-_RECOMPILE_RULES = ("CL301", "CL302", "CL501", "CL502", PREDICTED_RECOMPILE)
+_RECOMPILE_RULES = ("CL301", "CL302", "CL304", "CL501", "CL502", PREDICTED_RECOMPILE)
 
 
 def recompile_findings(

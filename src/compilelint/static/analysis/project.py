@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from compilelint.static.analysis import conds as C
 from compilelint.static.analysis import names as N
@@ -22,6 +23,9 @@ from compilelint.static.analysis import values as V
 from compilelint.static.analysis.facts import CallSite, Candidate, FileFacts, FunctionFacts
 from compilelint.static.analysis.params import root_param_is_tensor
 from compilelint.static.analysis.summaries import Summaries
+
+if TYPE_CHECKING:
+    from compilelint.static.analysis.breakpoints import CalleeBreaks
 
 FKey = tuple[str, str]  # (path, qual)
 _MAX_STAR_IMPORTS = 8  # star imports of a package __init__ searched for a name
@@ -52,6 +56,7 @@ class Project(Summaries):
         self._param_values: dict[tuple[FKey, str], list[object] | None] = {}
         self._init_summaries()
         self.unresolved_modules: set[str] = set()
+        self._callee_breaks: CalleeBreaks | None = None  # calls that break their caller
 
     # ------------------------------------------------------------------ name resolution
     def _module_file(self, dotted: str) -> str | None:
@@ -171,6 +176,7 @@ class Project(Summaries):
         roots = {k for k in roots if not self.fn(k).disabled}
         self.roots = roots
         self._dead_calls = set()
+        self._callee_breaks = None
         # Call-site sensitivity: a call under a condition on a parameter that no traced caller's
         # value satisfies is not traced; dropping it can refute more, so repeat (few rounds).
         for _ in range(4):
@@ -380,14 +386,27 @@ class Project(Summaries):
         return out
 
     # ------------------------------------------------------------------ findings
-    def kept(self, f: FileFacts) -> list[Candidate]:
+    def kept(self, f: FileFacts, only: frozenset[str] | None = None) -> list[Candidate]:
+        """The candidates whose conditions hold (``only``: of these codes). One after a call
+        (``args["via"]``: CL304) holds when the call breaks (:mod:`breakpoints`)."""
         out: list[Candidate] = []
         for c in f.candidates:
+            if only is not None and c.code not in only:
+                continue
             if c.scope == "traced" and (f.path, c.func) not in self.traced:
                 continue
             if c.requires and not self.resolves(f.path, c.requires):
                 continue
             if c.conds and self.refuted((f.path, c.func), c.conds):
                 continue
+            if c.args.get("via") and not self.callee_breaks().keep(f.path, c):
+                continue
             out.append(c)
         return out
+
+    def callee_breaks(self) -> CalleeBreaks:
+        if self._callee_breaks is None:
+            from compilelint.static.analysis.breakpoints import CalleeBreaks, break_codes
+
+            self._callee_breaks = CalleeBreaks(self, break_codes())
+        return self._callee_breaks

@@ -1,0 +1,300 @@
+"""Phase 2: which scanned functions break the graph when traced code calls them.
+
+A call of a function dynamo cannot trace to its end breaks the *caller* at the call: dynamo
+compiles the caller up to the call, runs the call, and resumes in a new function after it. A
+check that needs "this call breaks" (CL304: a size live across the break) cannot know it in
+phase 1, where only the function's own body is seen; it records the call's refs in
+``Candidate.args["via"]`` and :meth:`CalleeBreaks.keep` decides here, from the kept break
+candidates of the callee (and, transitively, of what it calls).
+
+Only kept candidates count (reachability, tensor inference and parameter conditions already
+applied), and not those marked latent (a break only some inputs reach).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from compilelint.static.analysis import values as V
+from compilelint.static.analysis.facts import CallSite, Candidate, FunctionFacts
+from compilelint.static.analysis.project import FKey, Project
+
+_MAX_DEPTH = 4  # call depth searched for a break below the called function
+RECOMPILE_LIMIT_GB = "Dynamo recompile limit exceeded"
+FRAME_INPUT = "CL304"  # the rule whose phase-2 findings :func:`frame_inputs` gives
+WHY_INT = (
+    "dynamo specialises a Python int input of a frame on its first value, so {when} recompiles "
+    "it (guard `{name} == <first value>`) before the int becomes symbolic"
+)
+
+
+def is_break_rule(rule: Any) -> bool:
+    """A catalogue rule that predicts a graph break (not a recompile)."""
+    gbs = [g for g in getattr(rule, "gb_types", ()) if g != RECOMPILE_LIMIT_GB]
+    return bool(gbs) and getattr(rule, "category", "") != "recompiles"
+
+
+@cache
+def break_codes() -> frozenset[str]:
+    """Codes of the catalogue's break rules."""
+    from compilelint.catalog import load_catalog
+
+    return frozenset(c for c, r in load_catalog().rules.items() if is_break_rule(r))
+
+
+class CalleeBreaks:
+    """Memoised "does a call of this function break the caller" over one project view."""
+
+    def __init__(self, project: Project, break_codes: frozenset[str]) -> None:
+        self.project = project
+        self.codes = break_codes
+        self._direct: dict[str, set[str]] = {}  # path -> quals with a kept break candidate
+        self._memo: dict[FKey, bool] = {}
+
+    def _broken_in(self, path: str) -> set[str]:
+        got = self._direct.get(path)
+        if got is None:
+            f = self.project.files[path]
+            got = {c.func for c in self.project.kept(f, self.codes) if not c.args.get("latent")}
+            self._direct[path] = got
+        return got
+
+    def breaks(self, key: FKey, depth: int = 0, stack: frozenset[FKey] = frozenset()) -> bool:
+        if key in self._memo:
+            return self._memo[key]
+        if depth > _MAX_DEPTH or key in stack:
+            return False
+        p = self.project
+        got = key[1] in self._broken_in(key[0])
+        if not got:
+            fn = p.fn(key)
+            for c in fn.calls:
+                t = p._target(key[0], c.ref)
+                if t is None or t[0] == key or p.fn(t[0]).disabled:
+                    continue
+                if self.breaks(t[0], depth + 1, stack | {key}):
+                    got = True
+                    break
+        self._memo[key] = got
+        return got
+
+    def keep(self, path: str, c: Candidate) -> bool:
+        """A candidate without ``via`` is kept; one with it when a call target breaks."""
+        via = c.args.get("via")
+        if not via:
+            return True
+        for ref in via.split("\n"):
+            t = self.project._target(path, ref)
+            if t is None:
+                continue
+            callee = self.project.fn(t[0])
+            if callee.disabled or callee.name == "__init__":
+                continue
+            if self.breaks(t[0]):
+                return True
+        return False
+
+
+# ---------------------------------------------------------------------------- frame inputs
+@dataclass(frozen=True)
+class FrameInput:
+    """A parameter of a function compiled as a frame of its own (it breaks the graph, so its
+    caller breaks at the call and dynamo starts a new frame at it) that receives a Python int
+    changing from call to call: a loop's variable at a call in that loop, or a parameter of
+    such a frame passed on to another breaking function. dynamo specialises an int frame input
+    on its first value: the second value recompiles the frame, at the parameter's first use."""
+
+    path: str
+    line: int  # the parameter's first use in the function (where torch reports the guard)
+    function: str
+    param: str
+    caller_path: str
+    caller_line: int
+    caller: str
+    wrapped: tuple[str, ...] = ()  # a decorator's wrapper: the decorated functions that break
+
+
+def _varying_int(v: Any) -> bool:
+    return V.kind(v) == "scalar" and v[1] == "int" and V.const(v) is ...
+
+
+def _bound(project: Project, target: FKey, implicit: int, c: CallSite) -> dict[str, Any]:
+    """The value a call site passes to each parameter of ``target`` (when it shows)."""
+    fn = project.fn(target)
+    pos = [p.name for p in fn.params if p.index >= 0][implicit:]
+    out: dict[str, Any] = dict(zip(pos, c.args))
+    names = {p.name for p in fn.params if p.index > -2}
+    out.update({k: v for k, v in c.kwargs.items() if k in names})
+    return out
+
+
+def _first_use(fn: FunctionFacts, param: str) -> int:
+    return next((int(r[2]) for r in fn.guards if r[0] == param and r[1] == "use" and r[2]), 0)
+
+
+def frame_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
+    """Every :class:`FrameInput` of the traced code (see there). Only calls in loops passing
+    an int whose value is not known, and the parameters those reach, are looked at."""
+    out: dict[tuple[FKey, str], FrameInput] = {}
+    work: list[tuple[FKey, str, FrameInput]] = []
+
+    def add(key: FKey, param: str, caller: FKey, c: CallSite) -> None:
+        if (key, param) in out:
+            return
+        fn = project.fn(key)
+        line = _first_use(fn, param)
+        if not line:
+            return
+        fi = FrameInput(key[0], line, key[1], param, caller[0], c.line, caller[1])
+        out[(key, param)] = fi
+        work.append((key, param, fi))
+
+    def target(key: FKey, c: CallSite) -> tuple[FKey, int] | None:
+        if id(c) in project._dead_calls or c.star:
+            return None
+        t = project._target(key[0], c.ref)
+        if t is None or t[0] == key:
+            return None
+        callee = project.fn(t[0])
+        if callee.disabled or callee.name == "__init__":
+            return None
+        return t
+
+    for key in sorted(project.traced):
+        for c in project.fn(key).calls:
+            if not c.in_loop:
+                continue
+            t = target(key, c)
+            if t is None:
+                continue
+            ints = [p for p, v in _bound(project, t[0], t[1], c).items() if _varying_int(v)]
+            if ints and breaks.breaks(t[0]):
+                for p in ints:
+                    add(t[0], p, key, c)
+    while work:  # a varying parameter passed on to another function that breaks
+        key, param, _fi = work.pop()
+        src = f"P|{key[1]}|{param}"
+        for c in project.fn(key).calls:
+            t = target(key, c)
+            if t is None:
+                continue
+            got = [p for p, v in _bound(project, t[0], t[1], c).items() if v == V.sym(src)]
+            if got and breaks.breaks(t[0]):
+                for p in got:
+                    add(t[0], p, key, c)
+    return sorted(out.values(), key=lambda f: (f.path, f.line, f.param))
+
+
+def frame_input_candidate(fi: FrameInput, line_text: str, code: str) -> Candidate:
+    """The finding of a :class:`FrameInput`, on the parameter's name in its first use."""
+    at = re.search(rf"\b{re.escape(fi.param)}\b", line_text)
+    col = at.start() + 1 if at else len(line_text) - len(line_text.lstrip()) + 1
+    end = at.end() + 1 if at else len(line_text.rstrip()) + 1
+    caller = os.path.basename(fi.caller_path)
+    return Candidate(
+        code=code,
+        func=fi.function,
+        line=fi.line,
+        col=col,
+        end_line=fi.line,
+        end_col=end,
+        requires=[],
+        args=_wrapper_args(fi)
+        if fi.wrapped
+        else {
+            "name": fi.param,
+            "what": (
+                f"is an int argument of `{fi.function}`, which breaks the graph and so is "
+                f"compiled as a frame of its own; `{fi.caller}` ({caller}:{fi.caller_line}) "
+                "passes it a value that changes from call to call (a loop's variable)"
+            ),
+            "why": WHY_INT.format(name=fi.param, when="the second value"),
+        },
+        scope="any",
+    )
+
+
+def _wrapper_args(fi: FrameInput) -> dict[str, str]:
+    names = ", ".join(f"`{w}`" for w in fi.wrapped[:3])
+    return {
+        "name": fi.param,
+        "what": (
+            f"holds the arguments of `{fi.function}`, the wrapper a decorator puts around "
+            f"several functions that break the graph ({names}; `{fi.caller}` calls another "
+            "of them), so dynamo compiles the wrapper as a frame of its own"
+        ),
+        "why": (
+            "it guards on the arguments (their number and types) and on the function it wraps, "
+            f"so the next decorated function recompiles it (a guard on `{fi.param}`: its length, "
+            f"the type of `{fi.param}[0]`)"
+        ),
+    }
+
+
+def wrapper_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
+    """Decorator wrappers compiled as frames of their own for several functions: a function
+    that breaks, decorated with the wrapper, calls (within a few calls) another such function
+    decorated with the same wrapper, and the wrapper takes ``(*args, **kwargs)`` only (the
+    arguments, their number and types, are what its guards check). The finding sits at the
+    first use of the wrapper's ``*args``."""
+    by_wrapper: dict[FKey, list[FKey]] = {}
+    for key in sorted(project.traced):
+        if not project.fn(key).decorators:
+            continue
+        for w, _site in project.decorator_wrappers(key):
+            by_wrapper.setdefault(w, []).append(key)
+    out: list[FrameInput] = []
+    for w, keys in sorted(by_wrapper.items()):
+        broken = [k for k in dict.fromkeys(keys) if breaks.breaks(k)]
+        if len(broken) < 2:
+            continue
+        pair = _nested(project, broken)
+        if pair is None:
+            continue
+        wfn = project.fn(w)
+        star = [p.name for p in wfn.params if p.index == -2]
+        if not star or any(p.index >= 0 for p in wfn.params):
+            # `wrapper(self, *args, **kwargs)`: callers pass the rest by keyword, `args` is
+            # `()` on every call, and no recompile of such a wrapper was seen on the
+            # transformers corpus (can_return_tuple, capture_outputs): not predicted
+            continue
+        line = _first_use(wfn, star[0])
+        if not line:
+            continue
+        out.append(
+            FrameInput(
+                w[0],
+                line,
+                w[1],
+                star[0],
+                pair[0][0],
+                project.fn(pair[0]).line,
+                pair[0][1],
+                tuple(k[1] for k in (pair[0], pair[1])),
+            )
+        )
+    return out
+
+
+def _nested(project: Project, keys: list[FKey]) -> tuple[FKey, FKey] | None:
+    """(caller, callee): one of ``keys`` reaching another within three calls."""
+    want = set(keys)
+    for k in keys:
+        seen = {k}
+        frontier = [k]
+        for _ in range(3):
+            nxt: list[FKey] = []
+            for f in frontier:
+                for c in project.callees(f):
+                    if c in seen:
+                        continue
+                    if c in want:
+                        return k, c
+                    seen.add(c)
+                    nxt.append(c)
+            frontier = nxt
+    return None

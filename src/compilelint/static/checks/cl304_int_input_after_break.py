@@ -1,0 +1,230 @@
+"""CL304: a tensor size read as a Python int before a graph break and used after it (the
+per-call ints passed to a function that breaks are found in phase 2:
+:func:`compilelint.static.analysis.breakpoints.frame_inputs`).
+
+dynamo compiles the code after a graph break as a function of its own (the *resume function*)
+whose arguments are the locals still live there. A size read as a Python int before the break
+(``b, t, d = x.shape``) is such an argument: an int frame input, specialised on its first value
+(guard ``b == 2``), so the first call with another size recompiles the resume function, with
+that guard as torch's recompile reason, attributed to the first use of the int after the break
+(checked on torch 2.13: ``torch_dynamo_resume_in_forward_at_N``, ``b == 2``).
+
+The break is either a break finding of this function's own body (its statement at the top level
+of the function, outside any loop: a break in a loop makes dynamo skip the frame, and a break
+in a branch only resumes when the branch runs), or a call, at that level, of a scanned function
+that breaks inside (the caller breaks at the call). The second kind is only known in phase 2:
+the candidate carries the call's refs in ``args["via"]`` and :mod:`compilelint.static.analysis.
+breakpoints` keeps it when a callee of those refs has a kept break.
+
+Which sizes change between calls is not known without an input spec; the last dimension of an
+unpacked shape (features, channels-last) and ``x.shape[-1]`` are taken as fixed, every other
+size as one that changes with the batch or the length (what serving does).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from compilelint.static.analysis.breakpoints import WHY_INT, break_codes
+from compilelint.static.analysis.facts import Taint
+from compilelint.static.analysis.guards import literal
+from compilelint.static.checks.base import Check
+
+
+@dataclass
+class _Size:
+    base: str  # `x` (code of the tensor)
+    dim: str  # "0", "-2"
+    taint: Taint
+    seq: int  # pending candidates when bound (a direct break reported later comes after it)
+    event: int  # binds and calls seen in the function before it
+    stmt: int  # id of the binding statement
+
+
+@dataclass
+class _Point:
+    seq: int  # pending index of a direct break; for a call, the function's event count
+    stmt: int
+    where: str  # "`x.sum().item()`" / "the call `self.router(h)`"
+    requires: Taint | None  # direct break: its requires; a call: None (the size's taint)
+    via: str = ""  # refs of the call ("\n"-joined)
+
+
+@dataclass
+class _Fn:
+    top: frozenset[int]  # ids of the statements directly in the function body
+    sizes: dict[str, _Size] = field(default_factory=dict)
+    shapes: dict[str, tuple[str, Taint]] = field(default_factory=dict)  # `s = x.shape`
+    points: list[_Point] = field(default_factory=list)
+    cursor: int = 0  # pending entries already scanned for direct breaks
+    events: int = 0  # binds and calls seen so far (orders calls against binds)
+    done: set[int] = field(default_factory=set)  # points already reported (by index)
+
+
+class SizeAcrossGraphBreak(Check):
+    CODE = "CL304"
+
+    def __init__(self, walker) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(walker)
+        self._fns: dict[int, _Fn] = {}
+
+    def _state(self) -> _Fn | None:
+        fn = self.w.func
+        if fn is None or self.w.untraced_depth:
+            return None
+        return self._fns.get(id(fn))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        fn = self.w.func  # fired inside the function's own scope
+        if fn is None or not isinstance(node.body, cst.IndentedBlock):
+            return
+        self._fns[id(fn)] = _Fn(top=frozenset(id(s) for s in node.body.body))
+
+    # ------------------------------------------------------------------ sizes
+    def _shape_base(self, e: cst.BaseExpression) -> tuple[str, Taint] | None:
+        """``x.shape`` / ``x.size()`` of a tensor, or a name bound to one."""
+        st = self._state()
+        if isinstance(e, cst.Name) and st is not None and e.value in st.shapes:
+            return st.shapes[e.value]
+        base: cst.BaseExpression | None = None
+        if isinstance(e, cst.Attribute) and e.attr.value == "shape":
+            base = e.value
+        elif (
+            isinstance(e, cst.Call)
+            and not e.args
+            and isinstance(e.func, cst.Attribute)
+            and e.func.attr.value == "size"
+        ):
+            base = e.func.value
+        if base is None:
+            return None
+        taint = self.taint(base)
+        return (self.code(base, 30), taint) if taint else None
+
+    def _index(self, e: cst.BaseExpression) -> tuple[str, Taint, int] | None:
+        """``x.shape[i]`` / ``x.size(i)`` / ``s[i]``: (base, taint, i)."""
+        if isinstance(e, cst.Subscript) and len(e.slice) == 1:
+            idx = e.slice[0].slice
+            if isinstance(idx, cst.Index):
+                got = self._shape_base(e.value)
+                ok, i = literal(idx.value)
+                if got is not None and ok and type(i) is int:
+                    return got[0], got[1], i
+            return None
+        if (
+            isinstance(e, cst.Call)
+            and len(e.args) == 1
+            and isinstance(e.func, cst.Attribute)
+            and e.func.attr.value == "size"
+        ):
+            ok, i = literal(e.args[0].value)
+            taint = self.taint(e.func.value)
+            if ok and type(i) is int and taint:
+                return self.code(e.func.value, 30), taint, i
+        return None
+
+    def _unpacked(self, e: cst.BaseExpression, n: int) -> list[tuple[str, Taint, int] | None]:
+        """What ``a, b, c = e`` binds from a shape: ``x.shape`` (the last dim is left out: a
+        feature size), ``s[:2]``."""
+        got = self._shape_base(e)
+        if got is not None:
+            return [(got[0], got[1], i) if i < n - 1 else None for i in range(n)]
+        if isinstance(e, cst.Subscript) and len(e.slice) == 1:
+            sl = e.slice[0].slice
+            if isinstance(sl, cst.Slice) and sl.step is None:
+                ok, lo = literal(sl.lower) if sl.lower is not None else (True, 0)
+                got = self._shape_base(e.value)
+                if got is not None and ok and lo == 0:
+                    return [(got[0], got[1], i) for i in range(n)]
+        return [None] * n
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        st = self._state()
+        if st is None or len(node.targets) != 1:
+            return
+        tgt, val = node.targets[0].target, node.value
+        seq, stmt = len(self.w.pending), id(self.w.current_stmt)
+        st.events += 1
+        binds: list[tuple[cst.BaseExpression, tuple[str, Taint, int] | None]] = []
+        if isinstance(tgt, cst.Name):
+            shape = self._shape_base(val)
+            st.shapes.pop(tgt.value, None)
+            if shape is not None and not isinstance(val, cst.Name):
+                st.shapes[tgt.value] = shape
+            binds.append((tgt, self._index(val)))
+        elif isinstance(tgt, (cst.Tuple, cst.List)):
+            els = [el.value for el in tgt.elements]
+            binds.extend(zip(els, self._unpacked(val, len(els))))
+        for t, got in binds:
+            if not isinstance(t, cst.Name):
+                continue
+            if got is None or got[2] == -1:
+                st.sizes.pop(t.value, None)
+            else:
+                st.sizes[t.value] = _Size(got[0], str(got[2]), got[1], seq, st.events, stmt)
+
+    # ------------------------------------------------------------------ break points
+    def _top_stmt(self, st: _Fn) -> bool:
+        return id(self.w.current_stmt) in st.top and not self.w.in_loop
+
+    def visit_Call(self, node: cst.Call) -> None:
+        st = self._state()
+        if st is None or not self._top_stmt(st):
+            return
+        ref = self.w.callee_ref(node.func)
+        refs = self.w._submodule_call_refs(node.func, ref) or ([ref] if ref else [])
+        if not refs:
+            return
+        st.events += 1
+        st.points.append(
+            _Point(
+                st.events,
+                id(self.w.current_stmt),
+                f"the call `{self.code(node, 40)}`, which breaks inside",
+                None,
+                "\n".join(refs),
+            )
+        )
+
+    def _scan_direct(self, st: _Fn) -> None:
+        pending = self.w.pending
+        codes = break_codes()
+        qual = self.w.scope.qual
+        for i in range(st.cursor, len(pending)):
+            code, node, req, args, _scope, in_loop, func, _conds = pending[i]
+            if code not in codes or in_loop or func != qual or args.get("latent"):
+                continue
+            stmt = self.w.stmt_of.get(id(node))
+            if id(stmt) not in st.top:
+                continue
+            st.points.append(_Point(i, id(stmt), f"`{self.code(node, 40)}`", req))
+        st.cursor = len(pending)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        st = self._state()
+        if st is None or node.value not in st.sizes:
+            return
+        size = st.sizes[node.value]
+        self._scan_direct(st)
+        here = id(self.w.current_stmt)
+        if here == size.stmt:
+            return
+        for k, p in enumerate(st.points):
+            after = p.seq > size.event if p.via else p.seq >= size.seq
+            if k in st.done or not after or p.stmt in (size.stmt, here):
+                continue
+            st.done.add(k)
+            args = {
+                "name": node.value,
+                "what": (
+                    f"(`{size.base}.shape[{size.dim}]`) is read as a Python int before a graph "
+                    f"break ({p.where}) and used here, after it: an int argument of the resume "
+                    "function dynamo compiles for the rest of the function"
+                ),
+                "why": WHY_INT.format(name=node.value, when="a call with another size"),
+            }
+            if p.via:
+                args["via"] = p.via
+            self.report(node, requires=p.requires if p.requires is not None else size.taint, **args)
