@@ -436,10 +436,9 @@ class Evaluator:
         if name == "iter":
             return self.value(args[0]) if args else V.UNKNOWN
         if name in ("all", "any"):
-            if not args:
-                return V.BOOL
-            tp = tensor_part(V.iter_elem(self.value(args[0])))
-            return V.BOOL if tp == V.UNKNOWN else tp
+            # a Python bool: `bool()` of each element is taken inside the call, which is where
+            # a tensor element breaks the graph (CL101 reports the call)
+            return V.BOOL
         return None
 
     def _call(self, node: cst.Call) -> Value:

@@ -324,6 +324,8 @@ FLAG_SUFFIXES = (
 )
 
 TENSORISH_ANNOTATION_WORDS = ("Tensor", "Parameter", "FloatTensor", "LongTensor", "BoolTensor")
+# Names in a parameter annotation that never stand for a tensor (a parameter whose annotation
+# names only these holds no tensor; any other name may be an alias of one).
 NONTENSOR_ANNOTATIONS = frozenset(
     {
         "int",
@@ -331,14 +333,40 @@ NONTENSOR_ANNOTATIONS = frozenset(
         "bool",
         "str",
         "bytes",
+        "complex",
         "None",
+        "NoneType",
+        "object",
+        "Any",
         "dict",
         "Dict",
+        "list",
+        "List",
+        "tuple",
+        "Tuple",
+        "set",
+        "Set",
+        "frozenset",
+        "FrozenSet",
+        "Mapping",
+        "MutableMapping",
+        "Sequence",
+        "Iterable",
+        "Iterator",
+        "Optional",
+        "Union",
+        "Literal",
         "callable",
         "Callable",
         "type",
         "Type",
         "Enum",
+        "dtype",
+        "device",
+        "Size",
+        "Generator",
+        "Module",
+        "ndarray",
     }
 )
 

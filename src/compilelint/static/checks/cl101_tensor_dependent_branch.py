@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from compilelint.static.analysis import values as V
+from compilelint.static.analysis.evaluate import tensor_part
 from compilelint.static.checks.base import Check
 
 
@@ -29,6 +30,19 @@ def _names(e: cst.BaseExpression) -> list[cst.Name]:
 
 class TensorDependentBranch(Check):
     CODE = "CL101"
+
+    def visit_Call(self, node: cst.Call) -> None:
+        """``all(x < y for x, y in zip(ts[:-1], ts[1:]))``: the builtin takes ``bool()`` of
+        each element, a branch on a tensor's value when the elements are tensors; torch 2.13
+        breaks at the call (the caller's ``if`` then tests a Python bool)."""
+        func = node.func
+        if not isinstance(func, cst.Name) or func.value not in ("all", "any"):
+            return
+        if len(node.args) != 1 or node.args[0].star or self.w.shadowed(func.value):
+            return
+        taint = V.sources(tensor_part(self.w.element_value(node.args[0].value)))
+        if taint:
+            self.report(node, requires=taint, expr=self.code(node))
 
     def _test(self, test: cst.BaseExpression) -> None:
         taint = self.taint(test)
