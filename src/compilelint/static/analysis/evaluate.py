@@ -543,6 +543,10 @@ class Evaluator:
         pos = [a for a in node.args if a.keyword is None]
         for prm, a in zip(positional, pos, strict=False):
             bound[prefix + prm.name] = self.value(a.value)
+        star = next((p for p in fn.params if p.index == -2), None)
+        if star is not None:  # `def default(*args)`: this call's extra positional arguments
+            rest = pos[len(positional) :]
+            bound[prefix + star.name] = V.seq("tuple", [self.value(a.value) for a in rest])
         for a in node.args:
             if a.keyword is not None:
                 bound[prefix + a.keyword.value] = self.value(a.value)
