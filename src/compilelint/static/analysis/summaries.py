@@ -180,8 +180,14 @@ class Summaries:
         if prm is None:
             return False
         if key in self.roots:
-            if key in self.default_roots and prm.default == "none":
-                return False  # a library-mode entry under its defaults: `mask=None` is None
+            if (
+                key in self.default_roots
+                and prm.default == "none"
+                and prm.annotation not in ("tensor", "container")
+            ):
+                # a library-mode entry under its defaults: an unannotated `cache=None` is None
+                # (`mask: Optional[Tensor] = None` says a tensor may come: kept)
+                return False
             i = fn.params.index(prm)
             if root_param_is_tensor(fn, i):
                 # a submodule's forward called by a traced parent: dynamo inlines it with what
