@@ -156,7 +156,11 @@ LINE_KINDS: dict[str, Callable[[ast.AST], bool]] = {
     "CL111": _is_mask_index,
     "CL114": _is_sort_key,
     "CL104": lambda n: isinstance(n, ast.Assert),
-    "CL101": lambda n: isinstance(n, (ast.If, ast.While, ast.IfExp)),
+    "CL101": lambda n: (
+        isinstance(n, (ast.If, ast.While, ast.IfExp))
+        or _attr(n) in ("equal", "allclose", "is_nonzero")
+        or _name(n) in ("all", "any")
+    ),
     "CL201": lambda n: _name(n) == "print",
     "CL203": lambda n: _attr(n) == "warn" and _on(n) == "warnings",
     "CL202": _is_log,

@@ -599,6 +599,8 @@ class Evaluator:
                 return V.seq("list", None, V.UNKNOWN)
             if meth in N.SCALAR_METHODS:
                 return V.UNKNOWN
+            if meth in N.DATA_BOOL_READS:
+                return V.BOOL  # `x.equal(y)`: the break is at the call (CL101)
             if meth in ("forward", "__call__"):
                 return V.TENSOR if k == "T" or recv[1].startswith("A|") else V.UNKNOWN
             if meth not in N.TENSOR_METHODS:
@@ -678,11 +680,10 @@ class Evaluator:
             folded = _folded(*(self.value(a.value) for a in pos))
             if folded is not None:
                 return folded  # arithmetic on Python numbers: dynamo folds it
-        if last in ("is_nonzero", "equal", "allclose") and node is not None:
-            # a Python bool read from the data of its tensor arguments
-            parts = [tensor_part(self.value(a.value)) for a in node.args]
-            parts = [p for p in parts if p != V.UNKNOWN]
-            return V.join(*parts) if parts else V.BOOL
+        if last in N.DATA_BOOL_READS:
+            # a Python bool read from the data of its tensor arguments: the graph breaks at the
+            # call (CL101 reports it), and what it gives is a Python bool
+            return V.BOOL
         return V.TENSOR
 
     def _children(self, node: cst.Call) -> Value:

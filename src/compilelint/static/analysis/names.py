@@ -124,6 +124,9 @@ TENSOR_METHODS = frozenset(
 )
 
 SCALAR_METHODS = frozenset({"item", "tolist", "numpy", "data_ptr", "__index__", "__int__"})
+# torch functions and Tensor methods that read their tensors' data into a Python bool: torch
+# 2.13 breaks at the call (GB0033 "Data dependent operator")
+DATA_BOOL_READS = frozenset({"equal", "allclose", "is_nonzero"})
 
 # torch.* callables whose result is not a tensor.
 NON_TENSOR_TORCH = frozenset(

@@ -743,6 +743,11 @@ class FileWalker(Evaluator):
             r = r.removeprefix("*")
             if r[:2] in ("Q|", "D|"):
                 out.append(f"{r}.{meth}")
+                if meth == "forward":
+                    # a `__call__` a class in its MRO defines runs first (gpytorch's
+                    # `Kernel.__call__` checks its inputs, then calls `forward`); it resolves
+                    # only where one is defined
+                    out.append(f"{r}.__call__")
         return out
 
     def _submodule_method_refs(self, func: cst.BaseExpression) -> list[str]:

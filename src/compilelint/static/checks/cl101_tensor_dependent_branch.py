@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from compilelint.static.analysis import names as N
 from compilelint.static.analysis import values as V
 from compilelint.static.analysis.evaluate import tensor_part
 from compilelint.static.checks.base import Check
@@ -36,6 +37,9 @@ class TensorDependentBranch(Check):
         each element, a branch on a tensor's value when the elements are tensors; torch 2.13
         breaks at the call (the caller's ``if`` then tests a Python bool)."""
         func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in N.DATA_BOOL_READS:
+            self._data_read(node, func)
+            return
         if not isinstance(func, cst.Name) or func.value not in ("all", "any"):
             return
         if len(node.args) != 1 or node.args[0].star or self.w.shadowed(func.value):
@@ -63,6 +67,25 @@ class TensorDependentBranch(Check):
                         "others, so the path taken (e.g. training or not) decides whether it breaks"
                     )
             self.report(test, requires=taint, expr=self.code(test), **extra)
+
+    def _data_read(self, node: cst.Call, func: cst.Attribute) -> None:
+        """``torch.equal(x1, x2)``, ``torch.allclose(a, b)``, ``x.is_nonzero()``: a Python
+        bool read from tensor data, wherever the call is (a condition, an assignment, a
+        return); torch 2.13 breaks at the call (GB0033)."""
+        if any(a.star for a in node.args):
+            return
+        q = self.qualify(func) or ""
+        if q.startswith("torch."):
+            if q.count(".") != 1:
+                return
+            parts = [a.value for a in node.args]
+        elif q:
+            return  # numpy.allclose, math.isclose-like: not tensor data
+        else:
+            parts = [func.value, *(a.value for a in node.args)]
+        taint: frozenset[str] = frozenset().union(*(self.taint(p) for p in parts))
+        if taint:
+            self.report(node, requires=taint, expr=self.code(node))
 
     def _path_dependent(self, test: cst.BaseExpression) -> str | None:
         """A name in the condition that holds a tensor on some paths and a Python constant on
