@@ -486,3 +486,58 @@ def test_library_mode_entries_run_under_none_defaults(tmp_path: Path) -> None:
     assert code == 1, err
     found = {(Path(f["path"]).name, f["line"], f["rule"]) for f in json.loads(out)["findings"]}
     assert found == {("ops.py", 18, "CL101")}
+
+
+KERNELS = """\
+import torch
+
+
+class Base(torch.nn.Module):
+    def __call__(self, x):
+        if torch.equal(x, x.flip(0)):  # CL101: the class's own __call__ runs first
+            x = x + 1
+        return super().__call__(x)
+
+    def forward(self, x):
+        return self.transform(x)
+
+    def transform(self, x):
+        return x
+
+
+class Rbf(Base):
+    def transform(self, x):
+        same = x.allclose(x * 2)  # CL101: reached through Scale's held kernel
+        return x.exp()
+
+
+class Scale(Base):
+    def __init__(self, base_kernel: Base):
+        super().__init__()
+        self.base_kernel = base_kernel
+
+    def transform(self, x):
+        return self.base_kernel.transform(x) * 2
+"""
+
+
+def test_module_call_override_inherited_forward_and_held_objects(
+    project: tuple[Path, Path, Path],
+) -> None:
+    """`self.k(x)` on a library module runs the `__call__` its MRO defines, `forward` inherited
+    from a base class resolves, and an object built as the constructor's argument
+    (`Scale(Rbf())`) is what the held attribute runs."""
+    proj, venv, _ = project
+    (venv / "lib" / "python3.11" / "site-packages" / "fakelib" / "kernels.py").write_text(KERNELS)
+    (proj / "model.py").write_text(
+        "import torch\nfrom fakelib import kernels as K\n\n\n"
+        "class Model(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.k = K.Scale(K.Rbf())\n\n"
+        "    def forward(self, x):\n"
+        "        return self.k(x)\n"
+    )
+    _, data = _json(proj, "--python", str(venv))
+    got = {(f["rule"], f["frames"][-1]["line"]) for f in data["findings"]}
+    assert got == {("CL101", 6), ("CL101", 19)}, got

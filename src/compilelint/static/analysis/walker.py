@@ -479,6 +479,16 @@ class FileWalker(Evaluator):
         for r in self._repeated_classes(value):
             if r not in lst:
                 lst.append(r)
+        # objects built as its constructor's arguments (`ScaleKernel(RBFKernel())`): the
+        # attribute's object holds them, so they are instantiated with it (rapid type analysis
+        # keeps their overrides: `self.base_kernel.forward(...)` runs `RBFKernel.forward`)
+        for a in value.args:
+            if isinstance(a.value, cst.Call):
+                inner = self.callee_ref(a.value.func)
+                if inner and inner.rsplit(".", 1)[-1][:1].isupper():
+                    held = self.cls.attr_classes.setdefault(f"{attr}()", [])
+                    if inner not in held:
+                        held.append(inner)
 
     def bind_iter(self, target: cst.BaseExpression, it: cst.BaseExpression) -> None:
         """Bind a ``for`` target to what iterating ``it`` yields (``enumerate`` counts and

@@ -74,15 +74,16 @@ class TensorDependentBranch(Check):
         return); torch 2.13 breaks at the call (GB0033)."""
         if any(a.star for a in node.args):
             return
-        q = self.qualify(func) or ""
-        if q.startswith("torch."):
-            if q.count(".") != 1:
-                return
+        base: cst.BaseExpression = func.value
+        while isinstance(base, cst.Attribute):
+            base = base.value
+        if isinstance(base, cst.Name) and base.value in self.w.imports:
+            q = self.qualify(func) or ""
+            if not q.startswith("torch.") or q.count(".") != 1:
+                return  # numpy.allclose, ...: not tensor data
             parts = [a.value for a in node.args]
-        elif q:
-            return  # numpy.allclose, math.isclose-like: not tensor data
         else:
-            parts = [func.value, *(a.value for a in node.args)]
+            parts = [func.value, *(a.value for a in node.args)]  # x.equal(y)
         taint: frozenset[str] = frozenset().union(*(self.taint(p) for p in parts))
         if taint:
             self.report(node, requires=taint, expr=self.code(node))
