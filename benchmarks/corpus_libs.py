@@ -342,6 +342,9 @@ def score(here: Path = HERE, labels: Path = ORACLE, quick: bool = False) -> dict
                 "cold_s": round(dt_cold, 2),
                 "warm_s": round(dt_warm, 2),
                 "follow_cold_s": round(follow_s[-1], 2),
+                # per-line detail (library path relative to site-packages, line)
+                "missed": sorted(breaks - found),
+                "false": sorted(found - breaks),
             }
         )
     # library mode, per package
@@ -386,6 +389,9 @@ def score(here: Path = HERE, labels: Path = ORACLE, quick: bool = False) -> dict
                 "findings_on_ran_lines": len(on_ran),
                 "of_which_break": good,
                 "seconds": round(dt, 2),
+                "missed": sorted(in_scope - found),
+                "false_on_ran_lines": sorted(on_ran - breaks),
+                "not_ran": sorted(found - ran),
             }
         )
     result = {

@@ -422,3 +422,162 @@ def test_library_files_in_the_pool_find_the_same(
     assert one.project is not None and two.project is not None
     lib = sorted(p for p in one.project.files if "fakelib" in p)
     assert [one.project.files[p] for p in lib] == [two.project.files[p] for p in lib]
+
+
+ALIASED = """\
+from typing import Optional, Union
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from .types import Scalar
+
+
+class Interval:
+    def __init__(self, t0: Optional[Scalar] = 0.0, t1: Optional[Scalar] = 1.0, entropy=None):
+        if t0 > t1:  # CL101: the caller passes tensors, the default is only a default
+            raise ValueError("bad")
+        self._last = self
+        if entropy is None:
+            entropy = 3
+        self.seed = entropy
+
+    def __call__(self, ta):
+        return self._last._query(ta)
+
+    def _query(self, ta):
+        ss = np.random.SeedSequence(entropy=self.seed)  # CL107
+        (a,) = ss.generate_state(1)  # CL107: a method of numpy's generator object
+        return torch.randn(3, generator=torch.Generator().manual_seed(int(a)))  # CL506
+
+
+def increasing(ts):
+    return all(x < y for x, y in zip(ts[:-1], ts[1:]))  # CL101 at the call
+"""
+
+
+def test_aliased_annotations_self_cursor_and_rng_objects(
+    project: tuple[Path, Path, Path],
+) -> None:
+    """`t0: Optional[Scalar]` (an alias from another module) holds what callers pass; an
+    object kept as `self._last = self` dispatches to its own class; numpy/torch generator
+    objects break where torch 2.13 breaks."""
+    proj, venv, _ = project
+    site = venv / "lib" / "python3.11" / "site-packages" / "fakelib"
+    (site / "types.py").write_text(
+        "from typing import Union\n\nfrom torch import Tensor\n\nScalar = Union[float, Tensor]\n"
+    )
+    (site / "interval.py").write_text(ALIASED)
+    (proj / "model.py").write_text(
+        "import torch\nfrom fakelib.interval import Interval, increasing\n\n\n"
+        "class Model(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        ts = torch.linspace(0.0, 1.0, 3)\n"
+        "        if not increasing(ts):\n"
+        "            raise ValueError\n"
+        "        bm = Interval(t0=ts[0], t1=ts[-1])\n"
+        "        return x + bm(ts[1])\n"
+    )
+    _, data = _json(proj, "--python", str(venv))
+    got = {(f["rule"], f["frames"][-1]["line"]) for f in data["findings"]}
+    assert got == {
+        ("CL101", 12),
+        ("CL107", 23),
+        ("CL107", 24),
+        ("CL506", 25),
+        ("CL101", 29),
+    }, got
+
+
+DEFAULTS = {
+    "__init__.py": "from .ops import run\n",
+    "ops.py": """\
+import torch
+
+
+def _default(*args):
+    for a in args:
+        if a is not None:
+            return a
+    return None
+
+
+def run(x, cache=None, flag=None):
+    m = _default(x, None)
+    f = _default(flag, True)
+    if f:  # a Python bool: this call's arguments, not every caller's
+        x = x * 2
+    if cache:  # None under the entry's defaults
+        x = x + 1
+    if m.any():  # CL101
+        x = x - 1
+    return x
+""",
+}
+
+
+def test_library_mode_entries_run_under_none_defaults(tmp_path: Path) -> None:
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    for name, text in DEFAULTS.items():
+        (pkg / name).write_text(text)
+    code, out, err = invoke(["check", "mylib", "--format", "json", "--no-cache"], cwd=tmp_path)
+    assert code == 1, err
+    found = {(Path(f["path"]).name, f["line"], f["rule"]) for f in json.loads(out)["findings"]}
+    assert found == {("ops.py", 18, "CL101")}
+
+
+KERNELS = """\
+import torch
+
+
+class Base(torch.nn.Module):
+    def __call__(self, x):
+        if torch.equal(x, x.flip(0)):  # CL101: the class's own __call__ runs first
+            x = x + 1
+        return super().__call__(x)
+
+    def forward(self, x):
+        return self.transform(x)
+
+    def transform(self, x):
+        return x
+
+
+class Rbf(Base):
+    def transform(self, x):
+        same = x.allclose(x * 2)  # CL101: reached through Scale's held kernel
+        return x.exp()
+
+
+class Scale(Base):
+    def __init__(self, base_kernel: Base):
+        super().__init__()
+        self.base_kernel = base_kernel
+
+    def transform(self, x):
+        return self.base_kernel.transform(x) * 2
+"""
+
+
+def test_module_call_override_inherited_forward_and_held_objects(
+    project: tuple[Path, Path, Path],
+) -> None:
+    """`self.k(x)` on a library module runs the `__call__` its MRO defines, `forward` inherited
+    from a base class resolves, and an object built as the constructor's argument
+    (`Scale(Rbf())`) is what the held attribute runs."""
+    proj, venv, _ = project
+    (venv / "lib" / "python3.11" / "site-packages" / "fakelib" / "kernels.py").write_text(KERNELS)
+    (proj / "model.py").write_text(
+        "import torch\nfrom fakelib import kernels as K\n\n\n"
+        "class Model(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.k = K.Scale(K.Rbf())\n\n"
+        "    def forward(self, x):\n"
+        "        return self.k(x)\n"
+    )
+    _, data = _json(proj, "--python", str(venv))
+    got = {(f["rule"], f["frames"][-1]["line"]) for f in data["findings"]}
+    assert got == {("CL101", 6), ("CL101", 19)}, got

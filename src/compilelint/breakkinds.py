@@ -156,13 +156,21 @@ LINE_KINDS: dict[str, Callable[[ast.AST], bool]] = {
     "CL111": _is_mask_index,
     "CL114": _is_sort_key,
     "CL104": lambda n: isinstance(n, ast.Assert),
-    "CL101": lambda n: isinstance(n, (ast.If, ast.While, ast.IfExp)),
+    "CL101": lambda n: (
+        isinstance(n, (ast.If, ast.While, ast.IfExp))
+        or _attr(n) in ("equal", "allclose", "is_nonzero")
+        or _name(n) in ("all", "any")
+    ),
     "CL201": lambda n: _name(n) == "print",
     "CL203": lambda n: _attr(n) == "warn" and _on(n) == "warnings",
     "CL202": _is_log,
     "CL204": lambda n: _name(n) == "breakpoint" or _attr(n) == "set_trace",
     "CL206": lambda n: _attr(n) == "deepcopy" or _name(n) == "deepcopy",
-    "CL506": lambda n: _attr(n) in ("manual_seed", "seed"),
+    "CL506": lambda n: (
+        _attr(n) in ("manual_seed", "seed", "Generator")
+        or _name(n) == "Generator"
+        or any(k.arg == "generator" for k in getattr(n, "keywords", ()))
+    ),
     "CL504": lambda n: _attr(n) == "backward" or (_attr(n) == "grad" and _on(n) == "autograd"),
     "CL502": _is_requires_grad,
     "CL503": lambda n: str(_attr(n) or "").startswith("register_") and "hook" in str(_attr(n)),

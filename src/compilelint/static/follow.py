@@ -397,6 +397,9 @@ def follow(
         if add_virtual_calls(project):
             project = FollowProject(facts.values(), library, installed, entries)
             project.compute()
+        # the classes the traced classes' objects hold (`ScaleKernel(RBFKernel())`): resolving
+        # them loads their modules next round, so their overrides are known
+        instantiated_classes(project)
     if prune_registry_calls(project):
         project = FollowProject(facts.values(), library, installed, entries)
         project.compute()
@@ -588,6 +591,30 @@ def prune_virtual_calls(project: FollowProject) -> bool:
         c.guard.startswith(VIRTUAL) for key in project.traced for c in project.fn(key).calls
     ):
         return False
+    made = instantiated_classes(project)
+    dropped = False
+    for key in sorted(project.traced):
+        fn = project.fn(key)
+        groups: dict[tuple[int, int], list[CallSite]] = {}
+        for c in fn.calls:
+            if c.guard.startswith(VIRTUAL):
+                groups.setdefault((c.line, c.col), []).append(c)
+        drop: set[int] = set()
+        for sites in groups.values():
+            alive = [c for c in sites if tuple(json.loads(c.guard[len(VIRTUAL) :])) in made]
+            if alive:
+                drop.update(id(c) for c in sites if c not in alive)
+        if drop:
+            fn.calls[:] = [c for c in fn.calls if id(c) not in drop]
+            dropped = True
+    return dropped
+
+
+def instantiated_classes(project: FollowProject) -> set[tuple[str, str]]:
+    """The classes (with their bases) the traced code instantiates: a call of the class, a
+    registry entry, a method called on an object of it, an object a traced class holds in
+    ``self.<attr>`` (or built as that object's constructor argument); in library mode the
+    package's exported classes."""
     made: set[tuple[str, str]] = set()
     seen: set[tuple[str, str]] = set()
 
@@ -617,22 +644,7 @@ def prune_virtual_calls(project: FollowProject) -> bool:
             r = project.resolve(key[0], ref)
             if r is not None and r[2] == "class":
                 add(r[0], r[1])
-    dropped = False
-    for key in sorted(project.traced):
-        fn = project.fn(key)
-        groups: dict[tuple[int, int], list[CallSite]] = {}
-        for c in fn.calls:
-            if c.guard.startswith(VIRTUAL):
-                groups.setdefault((c.line, c.col), []).append(c)
-        drop: set[int] = set()
-        for sites in groups.values():
-            alive = [c for c in sites if tuple(json.loads(c.guard[len(VIRTUAL) :])) in made]
-            if alive:
-                drop.update(id(c) for c in sites if c not in alive)
-        if drop:
-            fn.calls[:] = [c for c in fn.calls if id(c) not in drop]
-            dropped = True
-    return dropped
+    return made
 
 
 def library_mode_calls(

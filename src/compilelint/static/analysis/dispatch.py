@@ -237,10 +237,11 @@ def _function(
         if not isinstance(node, ast.Call):
             continue
         func = node.func
-        if isinstance(func, ast.Name) and func.id in env:  # cls(...) of a factory's class
+        if isinstance(func, ast.Name) and func.id in env:
             for r in env[func.id]:
-                if r.startswith("K|"):
-                    add(f"O|{r}|__init__", node, in_loop)
+                # cls(...) of a factory's class; obj(...) of an object made here: its __call__
+                # (a module's forward)
+                add(f"O|{r}|{'__init__' if r.startswith('K|') else '__call__'}", node, in_loop)
             continue
         if isinstance(func, ast.Subscript):  # REGISTRY[key](...): a constructor call
             guarded = keyed(func)

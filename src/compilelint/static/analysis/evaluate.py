@@ -436,10 +436,9 @@ class Evaluator:
         if name == "iter":
             return self.value(args[0]) if args else V.UNKNOWN
         if name in ("all", "any"):
-            if not args:
-                return V.BOOL
-            tp = tensor_part(V.iter_elem(self.value(args[0])))
-            return V.BOOL if tp == V.UNKNOWN else tp
+            # a Python bool: `bool()` of each element is taken inside the call, which is where
+            # a tensor element breaks the graph (CL101 reports the call)
+            return V.BOOL
         return None
 
     def _call(self, node: cst.Call) -> Value:
@@ -544,6 +543,10 @@ class Evaluator:
         pos = [a for a in node.args if a.keyword is None]
         for prm, a in zip(positional, pos, strict=False):
             bound[prefix + prm.name] = self.value(a.value)
+        star = next((p for p in fn.params if p.index == -2), None)
+        if star is not None:  # `def default(*args)`: this call's extra positional arguments
+            rest = pos[len(positional) :]
+            bound[prefix + star.name] = V.seq("tuple", [self.value(a.value) for a in rest])
         for a in node.args:
             if a.keyword is not None:
                 bound[prefix + a.keyword.value] = self.value(a.value)
@@ -596,6 +599,8 @@ class Evaluator:
                 return V.seq("list", None, V.UNKNOWN)
             if meth in N.SCALAR_METHODS:
                 return V.UNKNOWN
+            if meth in N.DATA_BOOL_READS:
+                return V.BOOL  # `x.equal(y)`: the break is at the call (CL101)
             if meth in ("forward", "__call__"):
                 return V.TENSOR if k == "T" or recv[1].startswith("A|") else V.UNKNOWN
             if meth not in N.TENSOR_METHODS:
@@ -675,11 +680,10 @@ class Evaluator:
             folded = _folded(*(self.value(a.value) for a in pos))
             if folded is not None:
                 return folded  # arithmetic on Python numbers: dynamo folds it
-        if last in ("is_nonzero", "equal", "allclose") and node is not None:
-            # a Python bool read from the data of its tensor arguments
-            parts = [tensor_part(self.value(a.value)) for a in node.args]
-            parts = [p for p in parts if p != V.UNKNOWN]
-            return V.join(*parts) if parts else V.BOOL
+        if last in N.DATA_BOOL_READS:
+            # a Python bool read from the data of its tensor arguments: the graph breaks at the
+            # call (CL101 reports it), and what it gives is a Python bool
+            return V.BOOL
         return V.TENSOR
 
     def _children(self, node: cst.Call) -> Value:

@@ -40,7 +40,9 @@ TENSOR: Taint = frozenset({"T"})
 class ParamFacts:
     name: str
     index: int  # position (-1 for keyword-only, -2 for *args, -3 for **kwargs)
-    annotation: str  # "tensor" | "nontensor" | "unknown" | "container"
+    annotation: (
+        str  # "tensor" | "nontensor" | "named" (an alias or class) | "unknown" | "container"
+    )
     default: str  # "none" | "nodefault" | "literal" | "other"
     # the default's Python value when it is a literal or None (``[value]``), else ``[]``
     literal: list[object] = field(default_factory=list)

@@ -124,6 +124,9 @@ TENSOR_METHODS = frozenset(
 )
 
 SCALAR_METHODS = frozenset({"item", "tolist", "numpy", "data_ptr", "__index__", "__int__"})
+# torch functions and Tensor methods that read their tensors' data into a Python bool: torch
+# 2.13 breaks at the call (GB0033 "Data dependent operator")
+DATA_BOOL_READS = frozenset({"equal", "allclose", "is_nonzero"})
 
 # torch.* callables whose result is not a tensor.
 NON_TENSOR_TORCH = frozenset(
@@ -324,6 +327,8 @@ FLAG_SUFFIXES = (
 )
 
 TENSORISH_ANNOTATION_WORDS = ("Tensor", "Parameter", "FloatTensor", "LongTensor", "BoolTensor")
+# Names in a parameter annotation that never stand for a tensor (a parameter whose annotation
+# names only these holds no tensor; any other name may be an alias of one).
 NONTENSOR_ANNOTATIONS = frozenset(
     {
         "int",
@@ -331,14 +336,40 @@ NONTENSOR_ANNOTATIONS = frozenset(
         "bool",
         "str",
         "bytes",
+        "complex",
         "None",
+        "NoneType",
+        "object",
+        "Any",
         "dict",
         "Dict",
+        "list",
+        "List",
+        "tuple",
+        "Tuple",
+        "set",
+        "Set",
+        "frozenset",
+        "FrozenSet",
+        "Mapping",
+        "MutableMapping",
+        "Sequence",
+        "Iterable",
+        "Iterator",
+        "Optional",
+        "Union",
+        "Literal",
         "callable",
         "Callable",
         "type",
         "Type",
         "Enum",
+        "dtype",
+        "device",
+        "Size",
+        "Generator",
+        "Module",
+        "ndarray",
     }
 )
 

@@ -93,6 +93,13 @@ class Project(Summaries):
             if head in f.imports:
                 tail = rest[len(head) :]
                 return self.resolve(path, f"D|{f.imports[head]}{tail}", depth + 1)
+            meth = rest[len(head) + 1 :]
+            if head in f.classes and meth and "." not in meth:
+                # `Cls.forward` inherited from a base class (kornia's `ColorJitter.forward` is
+                # `_BasicAugmentationBase.forward`): the nearest definition in the MRO
+                for cpath, cqual in self.mro(path, head)[1:]:
+                    if f"{cqual}.{meth}" in self.files[cpath].functions:
+                        return (cpath, f"{cqual}.{meth}", "function")
             stars = [m for k, m in f.imports.items() if k.startswith("*")]
             if f.is_package and 0 < len(stars) <= _MAX_STAR_IMPORTS:
                 # ``from .intensity import *`` in a package's __init__ (re-exports); a package

@@ -42,6 +42,7 @@ class Summaries:
     files: dict
     traced: set[FKey]
     roots: set[FKey]
+    default_roots: set[FKey]
     callers: dict[FKey, list[tuple[str, CallSite, int]]]
 
     def _init_summaries(self) -> None:
@@ -179,6 +180,14 @@ class Summaries:
         if prm is None:
             return False
         if key in self.roots:
+            if (
+                key in self.default_roots
+                and prm.default == "none"
+                and prm.annotation not in ("tensor", "container")
+            ):
+                # a library-mode entry under its defaults: an unannotated `cache=None` is None
+                # (`mask: Optional[Tensor] = None` says a tensor may come: kept)
+                return False
             i = fn.params.index(prm)
             if root_param_is_tensor(fn, i):
                 # a submodule's forward called by a traced parent: dynamo inlines it with what

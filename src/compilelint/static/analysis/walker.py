@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -154,10 +155,24 @@ def _ann_kind(ann: cst.Annotation | None) -> str:
             if head in ("list", "tuple", "typing.list", "typing.tuple", "sequence", "iterable"):
                 return "container"
             return "tensor"
-        return "nontensor"
+        return _named_or_not(_ANN_WORD.findall(flat))
     last = text.rsplit(".", 1)[-1]
     if last in N.TENSORISH_ANNOTATION_WORDS:
         return "tensor"
+    return _named_or_not([text])
+
+
+_ANN_WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9.]*")
+
+
+def _named_or_not(words: list[str]) -> str:
+    """``"nontensor"`` when every name in an annotation is a known non-tensor type (builtins,
+    typing's wrappers, torch's dtype/device); ``"named"`` when one is a type alias or a class
+    this file cannot see into (``t0: Optional[Scalar]`` with ``Scalar = Union[float, Tensor]``
+    in another module): such a parameter holds what its callers pass."""
+    for w in words:
+        if w.rsplit(".", 1)[-1] not in N.NONTENSOR_ANNOTATIONS and not w.startswith("typing."):
+            return "named"
     return "nontensor"
 
 
@@ -435,7 +450,21 @@ class FileWalker(Evaluator):
 
     def bind_self_attr_classes(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         """Which classes ``self.<attr> = Cls(...)`` instantiates (for regional compilation), or
-        ``self.<attr> = bm`` stores (a parameter annotated ``bm: BaseBrownian``)."""
+        ``self.<attr> = bm`` stores (a parameter annotated ``bm: BaseBrownian``), or
+        ``self.<attr> = self`` (a tree's root kept as its own cursor: ``self._last = self``)."""
+        if (
+            isinstance(target, cst.Attribute)
+            and isinstance(target.value, cst.Name)
+            and target.value.value == "self"
+            and self.cls is not None
+            and isinstance(value, cst.Name)
+            and value.value == "self"
+            and self._is_param("self")
+        ):
+            lst = self.cls.attr_classes.setdefault(target.attr.value, [])
+            if f"Q|{self.cls.qual}" not in lst:
+                lst.append(f"Q|{self.cls.qual}")
+            return
         if (
             isinstance(target, cst.Attribute)
             and isinstance(target.value, cst.Name)
@@ -475,12 +504,38 @@ class FileWalker(Evaluator):
         for r in self._repeated_classes(value):
             if r not in lst:
                 lst.append(r)
+        # objects built as its constructor's arguments (`ScaleKernel(RBFKernel())`): the
+        # attribute's object holds them, so they are instantiated with it (rapid type analysis
+        # keeps their overrides: `self.base_kernel.forward(...)` runs `RBFKernel.forward`)
+        for a in value.args:
+            if isinstance(a.value, cst.Call):
+                inner = self.callee_ref(a.value.func)
+                if inner and inner.rsplit(".", 1)[-1][:1].isupper():
+                    held = self.cls.attr_classes.setdefault(f"{attr}()", [])
+                    if inner not in held:
+                        held.append(inner)
 
     def bind_iter(self, target: cst.BaseExpression, it: cst.BaseExpression) -> None:
         """Bind a ``for`` target to what iterating ``it`` yields (``enumerate`` counts and
         ``range`` values are ints, ``zip`` pairs each target with its own iterable, ``.items()``
         keys are strings and its values keep their value: modules of a ``ModuleDict``)."""
         self.bind(target, V.iter_elem(self.value(it)))
+
+    def element_value(self, it: cst.BaseExpression) -> Value:
+        """What iterating ``it`` yields; for a comprehension, its element with the loop targets
+        bound (as while visiting it: ``x < y for x, y in zip(ts[:-1], ts[1:])`` compares
+        tensors)."""
+        if not isinstance(it, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+            return V.iter_elem(self.value(it))
+        saved = dict(self.scope.env)
+        comp: cst.CompFor | None = it.for_in
+        while comp is not None:
+            self.bind_iter(comp.target, comp.iter)
+            comp = comp.inner_for_in
+        try:
+            return self.value(it.elt)
+        finally:
+            self.scope.env = saved
 
     @staticmethod
     def _has_star_args(call: cst.Call) -> bool:
@@ -723,6 +778,11 @@ class FileWalker(Evaluator):
             r = r.removeprefix("*")
             if r[:2] in ("Q|", "D|"):
                 out.append(f"{r}.{meth}")
+                if meth == "forward":
+                    # a `__call__` a class in its MRO defines runs first (gpytorch's
+                    # `Kernel.__call__` checks its inputs, then calls `forward`); it resolves
+                    # only where one is defined
+                    out.append(f"{r}.__call__")
         return out
 
     def _submodule_method_refs(self, func: cst.BaseExpression) -> list[str]:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from compilelint.static.analysis import names as N
 from compilelint.static.analysis import values as V
+from compilelint.static.analysis.evaluate import tensor_part
 from compilelint.static.checks.base import Check
 
 
@@ -30,6 +32,22 @@ def _names(e: cst.BaseExpression) -> list[cst.Name]:
 class TensorDependentBranch(Check):
     CODE = "CL101"
 
+    def visit_Call(self, node: cst.Call) -> None:
+        """``all(x < y for x, y in zip(ts[:-1], ts[1:]))``: the builtin takes ``bool()`` of
+        each element, a branch on a tensor's value when the elements are tensors; torch 2.13
+        breaks at the call (the caller's ``if`` then tests a Python bool)."""
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in N.DATA_BOOL_READS:
+            self._data_read(node, func)
+            return
+        if not isinstance(func, cst.Name) or func.value not in ("all", "any"):
+            return
+        if len(node.args) != 1 or node.args[0].star or self.w.shadowed(func.value):
+            return
+        taint = V.sources(tensor_part(self.w.element_value(node.args[0].value)))
+        if taint:
+            self.report(node, requires=taint, expr=self.code(node))
+
     def _test(self, test: cst.BaseExpression) -> None:
         taint = self.taint(test)
         if taint:
@@ -49,6 +67,26 @@ class TensorDependentBranch(Check):
                         "others, so the path taken (e.g. training or not) decides whether it breaks"
                     )
             self.report(test, requires=taint, expr=self.code(test), **extra)
+
+    def _data_read(self, node: cst.Call, func: cst.Attribute) -> None:
+        """``torch.equal(x1, x2)``, ``torch.allclose(a, b)``, ``x.is_nonzero()``: a Python
+        bool read from tensor data, wherever the call is (a condition, an assignment, a
+        return); torch 2.13 breaks at the call (GB0033)."""
+        if any(a.star for a in node.args):
+            return
+        base: cst.BaseExpression = func.value
+        while isinstance(base, cst.Attribute):
+            base = base.value
+        if isinstance(base, cst.Name) and base.value in self.w.imports:
+            q = self.qualify(func) or ""
+            if not q.startswith("torch.") or q.count(".") != 1:
+                return  # numpy.allclose, ...: not tensor data
+            parts = [a.value for a in node.args]
+        else:
+            parts = [func.value, *(a.value for a in node.args)]  # x.equal(y)
+        taint: frozenset[str] = frozenset().union(*(self.taint(p) for p in parts))
+        if taint:
+            self.report(node, requires=taint, expr=self.code(node))
 
     def _path_dependent(self, test: cst.BaseExpression) -> str | None:
         """A name in the condition that holds a tensor on some paths and a Python constant on

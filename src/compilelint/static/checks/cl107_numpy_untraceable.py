@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.static.checks.base import Check
+from compilelint.static.analysis.facts import Taint
+from compilelint.static.analysis.walker import FileWalker
+from compilelint.static.checks.base import Check, ScopedNames
 
 # numpy.random functions, each with the position of its ``size`` argument; None: breaks always.
 # Draws with a ``size`` are traced (as torch random ops); scalar draws break on the
@@ -13,6 +15,13 @@ _RANDOM: dict[str, int | None] = {
     "default_rng": None,
     "RandomState": None,
     "Generator": None,
+    "SeedSequence": None,
+    "BitGenerator": None,
+    "PCG64": None,
+    "PCG64DXSM": None,
+    "MT19937": None,
+    "Philox": None,
+    "SFC64": None,
     "permutation": None,
     "random": 0,
     "random_sample": 0,
@@ -25,11 +34,42 @@ _RANDOM: dict[str, int | None] = {
 }
 
 
+# constructors of numpy generator objects: their methods are skipped by dynamo too
+_OBJECTS = frozenset(k for k, v in _RANDOM.items() if v is None and k[:1].isupper()) | {
+    "default_rng"
+}
+_OBJECT: Taint = frozenset({"T"})
+
+
 class NumpyUntraceable(Check):
     CODE = "CL107"
 
+    def __init__(self, walker: FileWalker) -> None:
+        super().__init__(walker)
+        self._objects = ScopedNames(walker)  # local names bound to a numpy generator object
+
+    def _makes_object(self, e: cst.BaseExpression) -> bool:
+        if not isinstance(e, cst.Call) or not isinstance(e.func, (cst.Name, cst.Attribute)):
+            return False
+        q = self.qualify(e.func) or ""
+        return q.startswith("numpy.random.") and q[len("numpy.random.") :] in _OBJECTS
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        made = _OBJECT if self._makes_object(node.value) else frozenset()
+        for t in node.targets:
+            self._objects.bind(t.target, made)
+
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
+        if (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and self._objects.lookup(func.value.value)
+        ):
+            # `ss = np.random.SeedSequence(...)`, then `ss.generate_state(4)`: dynamo skips
+            # numpy's generator methods ("Attempted to inline function marked as skipped")
+            self.report(node, func=f"{func.value.value}.{func.attr.value}()")
+            return
         if not isinstance(func, (cst.Name, cst.Attribute)):
             return
         if isinstance(func, cst.Name) and func.value not in self.w.imports:

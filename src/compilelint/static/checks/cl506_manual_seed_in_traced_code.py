@@ -1,4 +1,4 @@
-"""CL506: seeding a random number generator inside traced code."""
+"""CL506: seeding, creating or passing a random number generator inside traced code."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ _SEEDS = frozenset(
         "random.seed",
     }
 )
+_GENERATOR = "torch.Generator"
 
 
 class ManualSeedInTracedCode(Check):
@@ -23,4 +24,24 @@ class ManualSeedInTracedCode(Check):
     def visit_Call(self, node: cst.Call) -> None:
         q = self.qualify(node.func)
         if q in _SEEDS:
-            self.report(node, call=q)
+            self.report(node, call=q, why="dynamo skips this function")
+            return
+        if q == _GENERATOR:
+            # an opaque object created while tracing (GB0363); its methods and the draws that
+            # take it break again
+            self.report(node, call=q, why="a `torch.Generator` is an opaque object to dynamo")
+            return
+        gen = next(
+            (a for a in node.args if a.keyword is not None and a.keyword.value == "generator"),
+            None,
+        )
+        if gen is None or (isinstance(gen.value, cst.Name) and gen.value.value == "None"):
+            return
+        why = "a draw that takes a `torch.Generator` cannot be put in the graph"
+        func = node.func
+        if q is not None and q.startswith("torch."):
+            self.report(node, call=q, why=why)
+        elif isinstance(func, cst.Attribute):  # `x.normal_(generator=g)` on a tensor
+            taint = self.taint(func.value)
+            if taint:
+                self.report(node, requires=taint, call=self.code(func), why=why)
