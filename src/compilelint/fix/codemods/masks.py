@@ -1,0 +1,471 @@
+"""Boolean-mask selections rewritten to keep a static shape (shared by CL110 and CL111).
+
+A selection is ``x[m]`` (one boolean index) or ``torch.masked_select(x, m)`` /
+``x.masked_select(m)``; its size is only known from the data (GB0036). Rewrites, in order:
+
+- **reduced at once**: ``x[m].sum()`` -> ``torch.where(m, x, 0).sum()`` (``.nansum()``; ``.prod()``
+  with 1; ``.mean()`` -> the masked sum over ``m.sum()``), function forms too;
+- **bound to a name whose every use is a reduction** (``sel = x[m]`` ... ``sel.mean()``,
+  ``sel.sum()``, ``sel.numel()``/``len(sel)``/``sel.shape[0]`` in arithmetic): ``sel =
+  torch.where(m, x, 0)``; sums read it as they are, a mean becomes its sum over the count
+  ``m.sum()``, a count becomes ``m.sum()`` (a 0-d tensor);
+- **otherwise** (the selection flows on with its data-dependent shape): a :class:`Proposal`
+  to mask instead (``torch.where(m, x, 0)``: the shape stays, unselected positions are zero),
+  never applied: the outputs match only when later code ignores those positions.
+
+All assume the mask has the shape of ``x`` (an element mask); for a row mask the verifier sees
+different outputs and rejects the fix.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from compilelint.fix.codemods.base import (
+    atom,
+    bound_names,
+    comments_in,
+    name_nodes,
+    names_in,
+    paren,
+    side_effect,
+    template,
+)
+from compilelint.fix.context import FixContext
+from compilelint.fix.records import NoFix, Proposal, Rewrite
+
+FILL = {"sum": "0", "nansum": "0", "prod": "1", "mean": "0"}
+# contexts where a division needs no parentheses
+_PLAIN = (cst.Assign, cst.AnnAssign, cst.Return, cst.Arg, cst.Expr, cst.Element)
+
+NOT_REDUCED = (
+    "the selection is not reduced at once (`x[m].sum()`) nor bound to a name used only in "
+    "reductions; what follows needs the selected shape"
+)
+_WHY_PROPOSED = (
+    "masking keeps the full shape with zeros where the mask is False, and the selection flows "
+    "on with its data-dependent shape: the outputs match only when the code that follows "
+    "ignores the zeroed positions (sums, weights, scatter-adds), which the codemod cannot show"
+)
+
+
+@dataclass(frozen=True)
+class Selection:
+    node: cst.BaseExpression  # the selecting expression: x[m] or the masked_select call
+    x: cst.BaseExpression
+    m: cst.BaseExpression
+
+
+def subscript_selection(sub: cst.Subscript) -> Selection | None:
+    if len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
+        return None
+    return Selection(sub, sub.value, sub.slice[0].slice.value)
+
+
+def masked_select(ctx: FixContext, call: cst.Call) -> Selection | None:
+    """``torch.masked_select(x, m)`` / ``x.masked_select(m)`` (positional or keywords)."""
+    f = call.func
+    if not isinstance(f, cst.Attribute) or f.attr.value != "masked_select":
+        return None
+    if any(a.star for a in call.args):
+        return None
+    kw = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    pos = [a.value for a in call.args if a.keyword is None]
+    if ctx.code(f.value).strip() == ctx.torch():
+        if len(pos) == 2 and not kw:
+            return Selection(call, pos[0], pos[1])
+        if not pos and set(kw) == {"input", "mask"}:
+            return Selection(call, kw["input"], kw["mask"])
+        return None
+    if len(pos) == 1 and not kw:
+        return Selection(call, f.value, pos[0])
+    if not pos and set(kw) == {"mask"}:
+        return Selection(call, f.value, kw["mask"])
+    return None
+
+
+def _reduction(ctx: FixContext, node: cst.CSTNode) -> tuple[cst.Call, str] | None:
+    """The call reducing ``node`` at once, with its op: ``node.sum()``, ``torch.mean(node)``."""
+    p = ctx.parent(node)
+    if isinstance(p, cst.Attribute) and p.value is node and p.attr.value in FILL:
+        call = ctx.parent(p)
+        if isinstance(call, cst.Call) and call.func is p:
+            if call.args:
+                return None
+            return call, p.attr.value
+    elif isinstance(p, cst.Arg) and p.keyword is None and not p.star:
+        call = ctx.parent(p)
+        if isinstance(call, cst.Call) and len(call.args) == 1:
+            head, _, last = ctx.code(call.func).strip().rpartition(".")
+            if last in FILL and head == ctx.torch():
+                return call, last
+    return None
+
+
+def reduced_at_once(ctx: FixContext, sel: Selection) -> Rewrite | None:
+    found = _reduction(ctx, sel.node)
+    if found is None:
+        return None
+    target, op = found
+    where = template(f"{ctx.torch()}.where(__m__, __x__, {FILL[op]})", m=sel.m, x=sel.x)
+    if op == "mean":
+        new = template("__w__.sum() / __m__.sum()", w=where, m=atom(sel.m))
+        if not isinstance(ctx.parent(target), _PLAIN):
+            new = paren(new)
+    else:
+        new = template(f"__w__.{op}()", w=where)
+    new = new.with_changes(lpar=[*target.lpar, *new.lpar], rpar=[*new.rpar, *target.rpar])
+    return Rewrite(
+        title=f"reduce with `torch.where(mask, x, {FILL[op]})` instead of selecting",
+        changes=[(target, new)],
+        imports=("torch",),
+    )
+
+
+def _count_use(ctx: FixContext, name: cst.Name) -> cst.BaseExpression | None:
+    """The expression counting the selection at this read: ``n.numel()``, ``len(n)``,
+    ``n.shape[0]``, ``n.size(0)``."""
+    p = ctx.parent(name)
+    if isinstance(p, cst.Attribute) and p.value is name:
+        call = ctx.parent(p)
+        if p.attr.value == "numel" and isinstance(call, cst.Call) and not call.args:
+            return call
+        if p.attr.value == "size" and isinstance(call, cst.Call) and len(call.args) == 1:
+            if isinstance(call.args[0].value, cst.Integer) and call.args[0].value.value == "0":
+                return call
+        if p.attr.value == "shape" and isinstance(call, cst.Subscript):
+            s = subscript_selection(call)
+            if s is not None and isinstance(s.m, cst.Integer) and s.m.value == "0":
+                return call
+    if isinstance(p, cst.Arg) and not p.star and p.keyword is None:
+        call = ctx.parent(p)
+        if (
+            isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Name)
+            and call.func.value == "len"
+            and len(call.args) == 1
+        ):
+            return call
+    return None
+
+
+def _binding(ctx: FixContext, sel: Selection) -> tuple[cst.Assign, str] | None:
+    assign = ctx.parent(sel.node)
+    if (
+        isinstance(assign, cst.Assign)
+        and assign.value is sel.node
+        and len(assign.targets) == 1
+        and isinstance(assign.targets[0].target, cst.Name)
+    ):
+        return assign, assign.targets[0].target.value
+    return None
+
+
+def _rebound_after(ctx: FixContext, fn: cst.FunctionDef, names: set[str], line: int) -> bool:
+    """Whether one of ``names`` is bound in ``fn`` at or after ``line``."""
+    for name, nodes in bound_names(fn.body).items():
+        if name in names and any(ctx.span(n)[0] >= line for n in nodes):
+            return True
+    return False
+
+
+def reduced_by_name(ctx: FixContext, sel: Selection) -> Rewrite | NoFix | None:
+    """``sel = x[m]`` whose every later use is a reduction or a count (None: not bound)."""
+    bound = _binding(ctx, sel)
+    if bound is None:
+        return None
+    assign, name = bound
+    fn = ctx.function(assign)
+    if fn is None:
+        return NoFix("the selection is not in a function")
+    if len(bound_names(fn.body).get(name, [])) != 1:
+        return NoFix(f"`{name}` is bound more than once; its uses do not all read this selection")
+    reads = [n for n in name_nodes(fn.body, name) if n is not assign.targets[0].target]
+    if not reads:
+        return NoFix(f"`{name}` is never read")
+    line = ctx.span(assign)[0]
+    changes: list[tuple[cst.CSTNode, cst.CSTNode]] = []
+    counts: list[cst.BaseExpression] = []
+    means: list[cst.Call] = []
+    ops: set[str] = set()
+    for r in reads:
+        if ctx.function(r) is not fn or ctx.span(r)[0] <= line:
+            return NoFix(f"`{name}` is read outside the code after the selection")
+        red = _reduction(ctx, r)
+        if red is not None:
+            ops.add(red[1])
+            if red[1] == "mean":
+                means.append(red[0])
+            continue
+        cnt = _count_use(ctx, r)
+        if cnt is not None:
+            if not isinstance(ctx.parent(cnt), cst.BinaryOperation):
+                return NoFix(
+                    f"the count `{ctx.code(cnt)}` is used as a Python number (not in arithmetic): "
+                    "as `mask.sum()` it would be a tensor"
+                )
+            counts.append(cnt)
+            continue
+        stmt = ctx.statement(r)
+        use = ctx.code(stmt).strip().splitlines()[0] if stmt is not None else name
+        return NoFix(
+            f"`{name}` is used in `{use}`, not only in reductions (sum, mean, numel): "
+            "what follows needs the selected shape"
+        )
+    if "prod" in ops and ops - {"prod"}:
+        return NoFix(f"`{name}` is both multiplied out and summed: no one fill value serves both")
+    fill = "1" if ops == {"prod"} else "0"
+    t = ctx.torch()
+    mask: cst.BaseExpression = sel.m
+    new_value: cst.BaseExpression | None = template(
+        f"{t}.where(__m__, __x__, {fill})", m=sel.m, x=sel.x
+    )
+    if counts or means:
+        stable = isinstance(sel.m, cst.Name) and not _rebound_after(
+            ctx, fn, names_in(sel.m), line + 1
+        )
+        if not stable:
+            mname = ctx.fresh_name(f"{name}_mask")
+            mask = cst.Name(mname)
+            line_stmt = ctx.statement(assign)
+            if not isinstance(line_stmt, cst.SimpleStatementLine) or len(line_stmt.body) != 1:
+                return NoFix("the selection shares its line with other statements")
+            first = cst.SimpleStatementLine(
+                body=[cst.Assign([cst.AssignTarget(cst.Name(mname))], sel.m)],
+                leading_lines=line_stmt.leading_lines,
+            )
+            second = line_stmt.with_changes(
+                leading_lines=[],
+                body=[
+                    assign.with_changes(
+                        value=template(f"{t}.where(__m__, __x__, {fill})", m=mask, x=sel.x)
+                    )
+                ],
+            )
+            changes.append((line_stmt, cst.FlattenSentinel([first, second])))
+            new_value = None
+    if new_value is not None:
+        changes.append((sel.node, new_value))
+    count = template("__m__.sum()", m=atom(mask))
+    for c in counts:
+        changes.append((c, count.with_changes(lpar=c.lpar, rpar=c.rpar)))
+    for call in means:
+        recv = call.func.value if isinstance(call.func, cst.Attribute) else call.args[0].value
+        new = template("__s__.sum() / __c__", s=atom(recv), c=count)
+        if not isinstance(ctx.parent(call), _PLAIN):
+            new = paren(new)
+        changes.append(
+            (call, new.with_changes(lpar=[*call.lpar, *new.lpar], rpar=[*new.rpar, *call.rpar]))
+        )
+    return Rewrite(
+        title=f"keep `{name}` full-size with `torch.where(mask, x, {fill})`; its reductions "
+        "read the mask",
+        changes=changes,
+        imports=("torch",),
+    )
+
+
+_BOOL_CALLS = frozenset(
+    {
+        "bool",
+        "isnan",
+        "isinf",
+        "isfinite",
+        "logical_not",
+        "logical_and",
+        "logical_or",
+        "logical_xor",
+        "eq",
+        "ne",
+        "gt",
+        "lt",
+        "ge",
+        "le",
+        "isin",
+        "isclose",
+    }
+)
+_MASK_WORDS = ("mask", "keep", "valid", "sel", "hit", "done", "dead", "pos", "neg", "hard")
+
+
+def _mask_expr(e: cst.BaseExpression) -> bool:
+    if isinstance(e, cst.Comparison):
+        return True
+    if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.BitInvert):
+        return True
+    if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, (cst.BitAnd, cst.BitOr)):
+        return _mask_expr(e.left) or _mask_expr(e.right)
+    if isinstance(e, cst.Call) and isinstance(e.func, (cst.Attribute, cst.Name)):
+        f = e.func.attr if isinstance(e.func, cst.Attribute) else e.func
+        return f.value in _BOOL_CALLS
+    return False
+
+
+def looks_like_mask(ctx: FixContext, node: cst.CSTNode, m: cst.BaseExpression) -> bool:
+    """Whether ``m`` is certainly meant as a boolean mask: a comparison or logical
+    combination, a name bound to one in the function, or a name that says so (``keep``,
+    ``valid_mask``). An observed break's line may hold other subscripts (``x.shape[0]``)."""
+    if _mask_expr(m):
+        return True
+    if not isinstance(m, cst.Name):
+        return False
+    if any(w in m.value.lower() for w in _MASK_WORDS):
+        return True
+    fn = ctx.function(node)
+    if fn is None:
+        return False
+    for n in bound_names(fn.body).get(m.value, []):
+        if isinstance(n, cst.AssignTarget):
+            a = ctx.parent(n)
+            if isinstance(a, cst.Assign) and _mask_expr(a.value):
+                return True
+    return False
+
+
+def proposal(ctx: FixContext, sel: Selection, reason: str = _WHY_PROPOSED) -> Proposal:
+    new = template(f"{ctx.torch()}.where(__m__, __x__, 0)", m=sel.m, x=sel.x)
+    new = new.with_changes(lpar=sel.node.lpar, rpar=sel.node.rpar)
+    return Proposal(
+        title="mask instead of selecting (`torch.where(mask, x, 0)`: the shape stays static)",
+        changes=[(sel.node, new)],
+        reason=reason,
+        imports=("torch",),
+    )
+
+
+def fix_selection(
+    ctx: FixContext, sel: Selection, *, known_mask: bool = True
+) -> Rewrite | Proposal | NoFix:
+    """The rewrite of one selection: reduced at once, bound to a name used only in
+    reductions, else the masking proposal. ``known_mask``: the static stage showed the index is
+    a boolean mask (for an observed break's line, :func:`looks_like_mask` decides)."""
+    if not known_mask and not looks_like_mask(ctx, sel.node, sel.m):
+        return NoFix("the index is not known to be a boolean mask")
+    got = reduced_at_once(ctx, sel)
+    if got is not None:
+        return got
+    by_name = reduced_by_name(ctx, sel)
+    if isinstance(by_name, Rewrite):
+        return by_name
+    why = by_name.reason if isinstance(by_name, NoFix) else NOT_REDUCED
+    if known_mask and not looks_like_mask(ctx, sel.node, sel.m):
+        return NoFix(why)
+    return proposal(ctx, sel, f"{why}; {_WHY_PROPOSED}")
+
+
+# ---------------------------------------------------------------------------- guarded writes
+def _any_of(ctx: FixContext, test: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``m`` of ``m.any()``, ``torch.any(m)``, ``m.sum() > 0`` (``!= 0``, ``>= 1``)."""
+    t = ctx.torch()
+    if isinstance(test, cst.Call) and not any(a.keyword or a.star for a in test.args):
+        f = test.func
+        if isinstance(f, cst.Attribute) and f.attr.value == "any":
+            if not test.args and not _is_name(ctx, f.value, t):
+                return f.value
+            if len(test.args) == 1 and _is_name(ctx, f.value, t):
+                return test.args[0].value
+        return None
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        c = test.comparisons[0]
+        k = ctx.code(c.comparator).strip()
+        ok = (isinstance(c.operator, (cst.GreaterThan, cst.NotEqual)) and k == "0") or (
+            isinstance(c.operator, cst.GreaterThanEqual) and k == "1"
+        )
+        left = test.left
+        if (
+            ok
+            and isinstance(left, cst.Call)
+            and isinstance(left.func, cst.Attribute)
+            and left.func.attr.value in ("sum", "count_nonzero")
+            and not left.args
+        ):
+            return left.func.value
+    return None
+
+
+def _is_name(ctx: FixContext, e: cst.BaseExpression, text: str) -> bool:
+    return ctx.code(e).strip() == text
+
+
+def _masked_write(ctx: FixContext, st: cst.BaseSmallStatement, m: str) -> bool:
+    """A write that changes nothing when the mask ``m`` (source text) is all False:
+    ``x[m] = v``, ``x = x.masked_fill(m, v)``, ``x = torch.where(m, v, x)``,
+    ``x.masked_fill_(m, v)``."""
+    if isinstance(st, cst.Assign) and len(st.targets) == 1:
+        if side_effect(st.value) is not None:
+            return False
+        tgt = st.targets[0].target
+        if isinstance(tgt, cst.Subscript):
+            s = subscript_selection(tgt)
+            return s is not None and ctx.code(s.m).strip() == m and not _reads_through(st.value, m)
+        if isinstance(tgt, cst.Name) and isinstance(st.value, cst.Call):
+            v = st.value
+            f = v.func
+            args = [a.value for a in v.args if a.keyword is None and not a.star]
+            if len(args) != len(v.args) or not isinstance(f, cst.Attribute):
+                return False
+            if f.attr.value == "masked_fill" and len(args) == 2:
+                return ctx.code(f.value).strip() == tgt.value and ctx.code(args[0]).strip() == m
+            if f.attr.value == "where" and _is_name(ctx, f.value, ctx.torch()) and len(args) == 3:
+                return ctx.code(args[0]).strip() == m and ctx.code(args[2]).strip() == tgt.value
+        return False
+    if isinstance(st, cst.Expr) and isinstance(st.value, cst.Call):
+        v = st.value
+        f = v.func
+        if isinstance(f, cst.Attribute) and f.attr.value == "masked_fill_" and len(v.args) == 2:
+            rest = v.args[1].value
+            return (
+                ctx.code(v.args[0].value).strip() == m
+                and side_effect(f.value) is None
+                and side_effect(rest) is None
+            )
+    return False
+
+
+def _reads_through(e: cst.BaseExpression, m: str) -> bool:
+    """Whether ``e`` selects with the mask ``m`` (``y[m]``: a read that breaks by itself)."""
+    found = []
+
+    class V(cst.CSTVisitor):
+        def visit_Subscript(self, n: cst.Subscript) -> None:
+            s = subscript_selection(n)
+            if s is not None and cst.Module([]).code_for_node(s.m).strip() == m:
+                found.append(n)
+
+    e.visit(V())
+    return bool(found)
+
+
+def guarded_masked_writes(ctx: FixContext, node: cst.If) -> Rewrite | None:
+    """``if m.any(): x[m] = v`` (every statement a write through ``m``, no ``else``) -> the
+    writes always: through an all-False mask they write nothing. None: not this shape."""
+    if node.orelse is not None:
+        return None
+    m = _any_of(ctx, node.test)
+    if m is None or side_effect(m) is not None:
+        return None
+    body = node.body
+    if not isinstance(body, cst.IndentedBlock) or not body.body:
+        return None
+    lines = list(body.body)
+    text = ctx.code(m).strip()
+    for line in lines:
+        if not isinstance(line, cst.SimpleStatementLine):
+            return None
+        if not all(_masked_write(ctx, st, text) for st in line.body):
+            return None
+    comments = comments_in(node.test) + comments_in(body.header)
+    first = lines[0].with_changes(
+        leading_lines=[
+            *node.leading_lines,
+            *[cst.EmptyLine(indent=True, comment=c) for c in comments],
+            *lines[0].leading_lines,
+        ]
+    )
+    return Rewrite(
+        title="write through the mask always (`x[m] = v` with an all-False mask writes "
+        "nothing), without the branch",
+        changes=[(node, cst.FlattenSentinel([first, *lines[1:]]))],
+    )
