@@ -28,7 +28,8 @@ from compilelint.fix.codemods.base import (
     bound_names,
     comments_in,
     name_nodes,
-    names_in,
+    not_compiling,
+    number_expr,
     paren,
     side_effect,
     template,
@@ -171,8 +172,84 @@ def _rebound_after(ctx: FixContext, fn: cst.FunctionDef, names: set[str], line: 
     return False
 
 
+_ZERO_KEEPING = frozenset({"abs", "square", "neg", "relu", "detach", "float", "double"})
+
+
+def _zero_kept(ctx: FixContext, e: cst.BaseExpression) -> cst.BaseExpression:
+    """The largest expression over ``e`` made of elementwise steps that keep a zero a zero
+    (``.abs()``, ``** 2``, ``.pow(2)``, ``* c``, ``/ c``, ``-e``), with gradients defined at
+    zero (not ``sqrt``): a zero-filled position then adds nothing to a sum after them."""
+    while True:
+        p = ctx.parent(e)
+        if isinstance(p, cst.Attribute) and p.value is e:
+            call = ctx.parent(p)
+            if not (isinstance(call, cst.Call) and call.func is p):
+                return e
+            a = p.attr.value
+            if a in _ZERO_KEEPING and not call.args:
+                e = call
+                continue
+            if a == "pow" and len(call.args) == 1 and _power(call.args[0].value):
+                e = call
+                continue
+            return e
+        if isinstance(p, cst.BinaryOperation):
+            op, other = p.operator, (p.right if p.left is e else p.left)
+            if isinstance(op, cst.Power) and p.left is e and _power(p.right):
+                e = p
+                continue
+            if isinstance(op, cst.Multiply) and number_expr(other):
+                e = p
+                continue
+            if isinstance(op, cst.Divide) and p.left is e and number_expr(other):
+                e = p
+                continue
+            return e
+        if isinstance(p, cst.UnaryOperation) and isinstance(p.operator, cst.Minus):
+            e = p
+            continue
+        return e
+
+
+def _power(e: cst.BaseExpression) -> bool:
+    try:
+        return isinstance(e, (cst.Integer, cst.Float)) and float(e.value) >= 1
+    except ValueError:
+        return False
+
+
+def _dim0(call: cst.Call) -> bool:
+    """``(0)`` or ``(dim=0)``: a reduction over the selected elements or rows."""
+    if len(call.args) != 1 or call.args[0].star:
+        return False
+    a = call.args[0]
+    if a.keyword is not None and a.keyword.value != "dim":
+        return False
+    return isinstance(a.value, cst.Integer) and a.value.value == "0"
+
+
+def _reduction_of(ctx: FixContext, e: cst.BaseExpression) -> tuple[cst.Call, str, bool] | None:
+    """(call, op, over dim 0) of ``e.sum()``, ``e.mean(0)``, ``torch.sum(e)``."""
+    p = ctx.parent(e)
+    if isinstance(p, cst.Attribute) and p.value is e and p.attr.value in FILL:
+        call = ctx.parent(p)
+        if isinstance(call, cst.Call) and call.func is p:
+            if not call.args:
+                return call, p.attr.value, False
+            if p.attr.value in ("sum", "mean", "nansum") and _dim0(call):
+                return call, p.attr.value, True
+        return None
+    found = _reduction(ctx, e)
+    return (found[0], found[1], False) if found is not None else None
+
+
+def _eager_only(ctx: FixContext, node: cst.CSTNode) -> bool:
+    return any(isinstance(a, cst.If) and not_compiling(a.test) for a in ctx.ancestors(node))
+
+
 def reduced_by_name(ctx: FixContext, sel: Selection) -> Rewrite | NoFix | None:
-    """``sel = x[m]`` whose every later use is a reduction or a count (None: not bound)."""
+    """``sel = x[m]`` whose every later use is a reduction (after zero-keeping elementwise
+    steps) or a count (None: not bound to a name)."""
     bound = _binding(ctx, sel)
     if bound is None:
         return None
@@ -180,33 +257,36 @@ def reduced_by_name(ctx: FixContext, sel: Selection) -> Rewrite | NoFix | None:
     fn = ctx.function(assign)
     if fn is None:
         return NoFix("the selection is not in a function")
-    if len(bound_names(fn.body).get(name, [])) != 1:
-        return NoFix(f"`{name}` is bound more than once; its uses do not all read this selection")
-    reads = [n for n in name_nodes(fn.body, name) if n is not assign.targets[0].target]
-    if not reads:
-        return NoFix(f"`{name}` is never read")
     line = ctx.span(assign)[0]
-    changes: list[tuple[cst.CSTNode, cst.CSTNode]] = []
-    counts: list[cst.BaseExpression] = []
-    means: list[cst.Call] = []
-    ops: set[str] = set()
+    if any(isinstance(a, (cst.For, cst.While)) for a in _ancestors_to(ctx, assign, fn)):
+        return NoFix("the selection is inside a loop")
+    if any(ctx.span(b)[0] > line for b in bound_names(fn.body).get(name, [])):
+        return NoFix(f"`{name}` is bound again after the selection")
+    reads = [
+        n
+        for n in name_nodes(fn.body, name)
+        if n is not assign.targets[0].target and ctx.span(n)[0] > line
+    ]
+    if not reads:
+        return NoFix(f"`{name}` is never read after the selection")
+    counts: list[tuple[cst.BaseExpression, bool]] = []  # (count, in eager-only code)
+    reds: list[tuple[cst.Call, str, bool]] = []
     for r in reads:
-        if ctx.function(r) is not fn or ctx.span(r)[0] <= line:
-            return NoFix(f"`{name}` is read outside the code after the selection")
-        red = _reduction(ctx, r)
+        if ctx.function(r) is not fn:
+            return NoFix(f"`{name}` is read in a nested function")
+        red = _reduction_of(ctx, _zero_kept(ctx, r))
         if red is not None:
-            ops.add(red[1])
-            if red[1] == "mean":
-                means.append(red[0])
+            reds.append(red)
             continue
         cnt = _count_use(ctx, r)
         if cnt is not None:
-            if not isinstance(ctx.parent(cnt), cst.BinaryOperation):
+            eager = _eager_only(ctx, cnt)
+            if not eager and not isinstance(ctx.parent(cnt), cst.BinaryOperation):
                 return NoFix(
                     f"the count `{ctx.code(cnt)}` is used as a Python number (not in arithmetic): "
                     "as `mask.sum()` it would be a tensor"
                 )
-            counts.append(cnt)
+            counts.append((cnt, eager))
             continue
         stmt = ctx.statement(r)
         use = ctx.code(stmt).strip().splitlines()[0] if stmt is not None else name
@@ -214,46 +294,62 @@ def reduced_by_name(ctx: FixContext, sel: Selection) -> Rewrite | NoFix | None:
             f"`{name}` is used in `{use}`, not only in reductions (sum, mean, numel): "
             "what follows needs the selected shape"
         )
+    ops = {op for _, op, _ in reds}
     if "prod" in ops and ops - {"prod"}:
         return NoFix(f"`{name}` is both multiplied out and summed: no one fill value serves both")
+    rows = any(d for _, _, d in reds)
+    if rows and (
+        any(op == "mean" and not d for _, op, d in reds)
+        or any(isinstance(c, cst.Call) and _attr_of(c) == "numel" for c, _ in counts)
+    ):
+        return NoFix(
+            f"`{name}` is reduced both over its rows (`dim=0`) and over all its elements "
+            "(`mean()`, `numel()`): the per-row size is not known here"
+        )
+    if rows and not isinstance(sel.x, (cst.Name, cst.Attribute)):
+        return NoFix("the selected tensor is an expression; reducing over rows needs its name")
     fill = "1" if ops == {"prod"} else "0"
     t = ctx.torch()
+    need_mask = rows or bool(counts) or "mean" in ops
+    changes: list[tuple[cst.CSTNode, cst.CSTNode | cst.FlattenSentinel]] = []
     mask: cst.BaseExpression = sel.m
-    new_value: cst.BaseExpression | None = template(
-        f"{t}.where(__m__, __x__, {fill})", m=sel.m, x=sel.x
-    )
-    if counts or means:
-        stable = isinstance(sel.m, cst.Name) and not _rebound_after(
-            ctx, fn, names_in(sel.m), line + 1
+
+    def filled(mk: cst.BaseExpression) -> cst.BaseExpression:
+        if not rows:
+            return template(f"{t}.where(__m__, __x__, {fill})", m=mk, x=sel.x)
+        return template(
+            f"{t}.where(__m__.reshape(__m__.shape + (1,) * (__x__.dim() - __m__.dim())), "
+            f"__x__, {fill}).flatten(0, __m__.dim() - 1)",
+            m=mk,
+            x=sel.x,
         )
-        if not stable:
-            mname = ctx.fresh_name(f"{name}_mask")
-            mask = cst.Name(mname)
-            line_stmt = ctx.statement(assign)
-            if not isinstance(line_stmt, cst.SimpleStatementLine) or len(line_stmt.body) != 1:
-                return NoFix("the selection shares its line with other statements")
-            first = cst.SimpleStatementLine(
-                body=[cst.Assign([cst.AssignTarget(cst.Name(mname))], sel.m)],
-                leading_lines=line_stmt.leading_lines,
-            )
-            second = line_stmt.with_changes(
-                leading_lines=[],
-                body=[
-                    assign.with_changes(
-                        value=template(f"{t}.where(__m__, __x__, {fill})", m=mask, x=sel.x)
-                    )
-                ],
-            )
-            changes.append((line_stmt, cst.FlattenSentinel([first, second])))
-            new_value = None
-    if new_value is not None:
-        changes.append((sel.node, new_value))
+
+    stable = isinstance(sel.m, cst.Name) and not _rebound_after(ctx, fn, {sel.m.value}, line + 1)
+    if need_mask and not stable:
+        mname = ctx.fresh_name(f"{name}_mask")
+        mask = cst.Name(mname)
+        line_stmt = ctx.statement(assign)
+        if not isinstance(line_stmt, cst.SimpleStatementLine) or len(line_stmt.body) != 1:
+            return NoFix("the selection shares its line with other statements")
+        first = cst.SimpleStatementLine(
+            body=[cst.Assign([cst.AssignTarget(cst.Name(mname))], sel.m)],
+            leading_lines=line_stmt.leading_lines,
+        )
+        second = line_stmt.with_changes(
+            leading_lines=[], body=[assign.with_changes(value=filled(mask))]
+        )
+        changes.append((line_stmt, cst.FlattenSentinel([first, second])))
+    else:
+        changes.append((sel.node, filled(sel.m)))
     count = template("__m__.sum()", m=atom(mask))
-    for c in counts:
-        changes.append((c, count.with_changes(lpar=c.lpar, rpar=c.rpar)))
-    for call in means:
+    for c, eager in counts:
+        new = template("int(__c__)", c=count) if eager else count
+        changes.append((c, new.with_changes(lpar=c.lpar, rpar=c.rpar)))
+    for call, op, d in reds:
+        if op != "mean":
+            continue
         recv = call.func.value if isinstance(call.func, cst.Attribute) else call.args[0].value
-        new = template("__s__.sum() / __c__", s=atom(recv), c=count)
+        new = template(f"__s__.sum({'0' if d else ''}) / __c__", s=atom(recv), c=count)
         if not isinstance(ctx.parent(call), _PLAIN):
             new = paren(new)
         changes.append(
@@ -265,6 +361,19 @@ def reduced_by_name(ctx: FixContext, sel: Selection) -> Rewrite | NoFix | None:
         changes=changes,
         imports=("torch",),
     )
+
+
+def _attr_of(call: cst.Call) -> str:
+    return call.func.attr.value if isinstance(call.func, cst.Attribute) else ""
+
+
+def _ancestors_to(ctx: FixContext, node: cst.CSTNode, top: cst.CSTNode) -> list[cst.CSTNode]:
+    out: list[cst.CSTNode] = []
+    for a in ctx.ancestors(node):
+        if a is top:
+            break
+        out.append(a)
+    return out
 
 
 _BOOL_CALLS = frozenset(
