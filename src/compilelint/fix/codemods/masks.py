@@ -65,6 +65,88 @@ def subscript_selection(sub: cst.Subscript) -> Selection | None:
     return Selection(sub, sub.value, sub.slice[0].slice.value)
 
 
+_WIDEN = (cst.Add, cst.Subtract, cst.Multiply)
+
+
+def widen(ctx: FixContext, sel: Selection) -> Selection:
+    """``a[m] - b[m]`` (``+``, ``*``, ``==``, ``!=``; a number on one side too) is
+    ``(a - b)[m]`` when ``a`` and ``b`` have the mask's shape: the selection of the whole
+    expression, so its reductions can be masked. Not through division or functions (``log``):
+    computed on the unselected positions too, they could give an infinite gradient there,
+    which the mask turns into NaN."""
+    mtext = ctx.code(sel.m).strip()
+    while True:
+        p = ctx.parent(sel.node)
+        if isinstance(p, cst.BinaryOperation) and isinstance(p.operator, _WIDEN):
+            left, right = p.left, p.right
+            other = right if left is sel.node else left
+            if number_expr(other):
+                o = other
+            else:
+                s = subscript_selection(other) if isinstance(other, cst.Subscript) else None
+                if s is None or ctx.code(s.m).strip() != mtext:
+                    return sel
+                o = atom(s.x)
+            a, b = (atom(sel.x), o) if left is sel.node else (o, atom(sel.x))
+            x = paren(p.with_changes(left=a, right=b, lpar=[], rpar=[]))
+            sel = Selection(p, x, sel.m)
+            continue
+        if isinstance(p, cst.Comparison) and len(p.comparisons) == 1:
+            c = p.comparisons[0]
+            if not isinstance(c.operator, (cst.Equal, cst.NotEqual)):
+                return sel
+            other = c.comparator if p.left is sel.node else p.left
+            s = subscript_selection(other) if isinstance(other, cst.Subscript) else None
+            if s is None or ctx.code(s.m).strip() != mtext:
+                return sel
+            left, right = (sel.x, s.x) if p.left is sel.node else (s.x, sel.x)
+            x = paren(
+                p.with_changes(
+                    left=atom(left),
+                    comparisons=[c.with_changes(comparator=atom(right))],
+                    lpar=[],
+                    rpar=[],
+                )
+            )
+            sel = Selection(p, x, sel.m)
+            continue
+        return sel
+
+
+def count_at_once(ctx: FixContext, sel: Selection) -> Rewrite | None:
+    """``len(x[m])``, ``x[m].shape[0]``, ``x[m].size(0)``, ``x[m].numel()`` in arithmetic ->
+    ``m.sum()``."""
+    p = ctx.parent(sel.node)
+    cnt: cst.BaseExpression | None = None
+    if isinstance(p, cst.Attribute) and p.value is sel.node:
+        call = ctx.parent(p)
+        if p.attr.value == "numel" and isinstance(call, cst.Call) and not call.args:
+            cnt = call
+        elif p.attr.value == "size" and isinstance(call, cst.Call) and len(call.args) == 1:
+            a = call.args[0].value
+            cnt = call if isinstance(a, cst.Integer) and a.value == "0" else None
+        elif p.attr.value == "shape" and isinstance(call, cst.Subscript):
+            s = subscript_selection(call)
+            cnt = call if s is not None and ctx.code(s.m).strip() == "0" else None
+    elif isinstance(p, cst.Arg) and p.keyword is None and not p.star:
+        call = ctx.parent(p)
+        if (
+            isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Name)
+            and call.func.value == "len"
+            and len(call.args) == 1
+        ):
+            cnt = call
+    if cnt is None or not isinstance(ctx.parent(cnt), cst.BinaryOperation):
+        return None
+    new = template("__m__.sum()", m=atom(sel.m)).with_changes(lpar=cnt.lpar, rpar=cnt.rpar)
+    return Rewrite(
+        title="count the selection with `mask.sum()` instead of selecting",
+        changes=[(cnt, new)],
+        imports=(),
+    )
+
+
 def masked_select(ctx: FixContext, call: cst.Call) -> Selection | None:
     """``torch.masked_select(x, m)`` / ``x.masked_select(m)`` (positional or keywords)."""
     f = call.func
@@ -105,18 +187,45 @@ def _reduction(ctx: FixContext, node: cst.CSTNode) -> tuple[cst.Call, str] | Non
     return None
 
 
+def _filled(
+    ctx: FixContext, x: cst.BaseExpression, m: cst.BaseExpression, fill: str, rows: bool
+) -> cst.BaseExpression:
+    """``torch.where(m, x, fill)``; ``rows``: the mask may index only the leading dims of
+    ``x`` (a row mask), so it is broadcast over the rest and the masked dims flattened into
+    one, as the selection has them."""
+    t = ctx.torch()
+    if not rows:
+        return template(f"{t}.where(__m__, __x__, {fill})", m=m, x=x)
+    return template(
+        f"{t}.where(__m__.reshape(__m__.shape + (1,) * (__x__.dim() - __m__.dim())), "
+        f"__x__, {fill}).flatten(0, __m__.dim() - 1)",
+        m=m,
+        x=x,
+    )
+
+
 def reduced_at_once(ctx: FixContext, sel: Selection) -> Rewrite | None:
-    found = _reduction(ctx, sel.node)
+    """``x[m].sum()``, ``x[m].abs().mean()``, ``x[m].sum(0)``, ``torch.sum(x[m])``."""
+    top = _zero_kept(ctx, sel.node)
+    found = _reduction_of(ctx, top)
     if found is None:
         return None
-    target, op = found
-    where = template(f"{ctx.torch()}.where(__m__, __x__, {FILL[op]})", m=sel.m, x=sel.x)
+    target, op, rows = found
+    if op == "prod" and top is not sel.node:
+        return None  # the steps need not keep a one a one
+    if rows and not isinstance(sel.x, (cst.Name, cst.Attribute)):
+        return None
+    if rows and not isinstance(sel.m, cst.Name):
+        return None
+    where = _filled(ctx, sel.x, sel.m, FILL[op], rows)
+    inner = where if top is sel.node else top.deep_replace(sel.node, where)
+    dim = "0" if rows else ""
     if op == "mean":
-        new = template("__w__.sum() / __m__.sum()", w=where, m=atom(sel.m))
+        new = template(f"__w__.sum({dim}) / __m__.sum()", w=atom(inner), m=atom(sel.m))  # type: ignore[arg-type]
         if not isinstance(ctx.parent(target), _PLAIN):
             new = paren(new)
     else:
-        new = template(f"__w__.{op}()", w=where)
+        new = template(f"__w__.{op}({dim})", w=atom(inner))  # type: ignore[arg-type]
     new = new.with_changes(lpar=[*target.lpar, *new.lpar], rpar=[*new.rpar, *target.rpar])
     return Rewrite(
         title=f"reduce with `torch.where(mask, x, {FILL[op]})` instead of selecting",
@@ -309,20 +418,12 @@ def reduced_by_name(ctx: FixContext, sel: Selection) -> Rewrite | NoFix | None:
     if rows and not isinstance(sel.x, (cst.Name, cst.Attribute)):
         return NoFix("the selected tensor is an expression; reducing over rows needs its name")
     fill = "1" if ops == {"prod"} else "0"
-    t = ctx.torch()
     need_mask = rows or bool(counts) or "mean" in ops
     changes: list[tuple[cst.CSTNode, cst.CSTNode | cst.FlattenSentinel]] = []
     mask: cst.BaseExpression = sel.m
 
     def filled(mk: cst.BaseExpression) -> cst.BaseExpression:
-        if not rows:
-            return template(f"{t}.where(__m__, __x__, {fill})", m=mk, x=sel.x)
-        return template(
-            f"{t}.where(__m__.reshape(__m__.shape + (1,) * (__x__.dim() - __m__.dim())), "
-            f"__x__, {fill}).flatten(0, __m__.dim() - 1)",
-            m=mk,
-            x=sel.x,
-        )
+        return _filled(ctx, sel.x, mk, fill, rows)
 
     stable = isinstance(sel.m, cst.Name) and not _rebound_after(ctx, fn, {sel.m.value}, line + 1)
     if need_mask and not stable:
@@ -452,6 +553,10 @@ def fix_selection(
     a boolean mask (for an observed break's line, :func:`looks_like_mask` decides)."""
     if not known_mask and not looks_like_mask(ctx, sel.node, sel.m):
         return NoFix("the index is not known to be a boolean mask")
+    counted = count_at_once(ctx, sel)
+    if counted is not None:
+        return counted
+    sel = widen(ctx, sel)
     got = reduced_at_once(ctx, sel)
     if got is not None:
         return got
