@@ -86,9 +86,14 @@ def widen(ctx: FixContext, sel: Selection) -> Selection:
                 s = subscript_selection(other) if isinstance(other, cst.Subscript) else None
                 if s is None or ctx.code(s.m).strip() != mtext:
                     return sel
-                o = atom(s.x)
-            a, b = (atom(sel.x), o) if left is sel.node else (o, atom(sel.x))
-            x = paren(p.with_changes(left=a, right=b, lpar=[], rpar=[]))
+                o = s.x
+            a, b = (sel.x, o) if left is sel.node else (o, sel.x)
+            x = p.with_changes(
+                left=_operand(a, p.operator, False),
+                right=_operand(b, p.operator, True),
+                lpar=[],
+                rpar=[],
+            )
             sel = Selection(p, x, sel.m)
             continue
         if isinstance(p, cst.Comparison) and len(p.comparisons) == 1:
@@ -100,17 +105,27 @@ def widen(ctx: FixContext, sel: Selection) -> Selection:
             if s is None or ctx.code(s.m).strip() != mtext:
                 return sel
             left, right = (sel.x, s.x) if p.left is sel.node else (s.x, sel.x)
-            x = paren(
-                p.with_changes(
-                    left=atom(left),
-                    comparisons=[c.with_changes(comparator=atom(right))],
-                    lpar=[],
-                    rpar=[],
-                )
+            x = p.with_changes(
+                left=_operand(left, c.operator, False),
+                comparisons=[c.with_changes(comparator=_operand(right, c.operator, True))],
+                lpar=[],
+                rpar=[],
             )
             sel = Selection(p, x, sel.m)
             continue
         return sel
+
+
+def _operand(e: cst.BaseExpression, op: cst.CSTNode, right: bool) -> cst.BaseExpression:
+    """``e`` as an operand of ``op``, parenthesized where precedence needs it."""
+    if e.lpar:
+        return e
+    if isinstance(e, cst.Comparison):
+        return paren(e)
+    if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, (cst.Add, cst.Subtract)):
+        if isinstance(op, cst.Multiply) or (right and isinstance(op, cst.Subtract)):
+            return paren(e)
+    return e
 
 
 def count_at_once(ctx: FixContext, sel: Selection) -> Rewrite | None:
