@@ -219,6 +219,32 @@ def _filled(
     )
 
 
+def _guard_clamp(ctx: FixContext, node: cst.CSTNode, m: cst.BaseExpression) -> str:
+    """``.clamp(min=1)`` for the count of a mean inside ``if m.any():`` or the selected side of
+    ``torch.where(m.any(), ..., ...)`` (the same mask): it is never used with an empty mask, and the clamp keeps the mean finite (with a finite
+    gradient) when a later rewrite computes the branch always (``torch.where``)."""
+    text = ctx.code(m).strip()
+    for a in ctx.ancestors(node):
+        if isinstance(a, cst.If) and not_compiling(a.test):
+            continue
+        if isinstance(a, cst.If):
+            got = _any_of(ctx, a.test)
+            if got is not None and ctx.code(got).strip() == text:
+                return ".clamp(min=1)"
+        if (
+            isinstance(a, cst.Call)
+            and _is_name(ctx, a.func, ctx.torch("where"))
+            and len(a.args) == 3
+            and any(x is a.args[1] for x in ctx.ancestors(node))
+        ):
+            got = _any_of(ctx, a.args[0].value)
+            if got is not None and ctx.code(got).strip() == text:
+                return ".clamp(min=1)"
+        if isinstance(a, cst.FunctionDef):
+            break
+    return ""
+
+
 def reduced_at_once(ctx: FixContext, sel: Selection) -> Rewrite | None:
     """``x[m].sum()``, ``x[m].abs().mean()``, ``x[m].sum(0)``, ``torch.sum(x[m])``."""
     top = _zero_kept(ctx, sel.node)
@@ -236,7 +262,11 @@ def reduced_at_once(ctx: FixContext, sel: Selection) -> Rewrite | None:
     inner = where if top is sel.node else top.deep_replace(sel.node, where)
     dim = "0" if rows else ""
     if op == "mean":
-        new = template(f"__w__.sum({dim}) / __m__.sum()", w=atom(inner), m=atom(sel.m))  # type: ignore[arg-type]
+        new = template(
+            f"__w__.sum({dim}) / __m__.sum(){_guard_clamp(ctx, target, sel.m)}",
+            w=atom(inner),  # type: ignore[arg-type]
+            m=atom(sel.m),
+        )
         if not isinstance(ctx.parent(target), _PLAIN):
             new = paren(new)
     else:
@@ -465,7 +495,8 @@ def reduced_by_name(ctx: FixContext, sel: Selection) -> Rewrite | NoFix | None:
         if op != "mean":
             continue
         recv = call.func.value if isinstance(call.func, cst.Attribute) else call.args[0].value
-        new = template(f"__s__.sum({'0' if d else ''}) / __c__", s=atom(recv), c=count)
+        clamp = _guard_clamp(ctx, call, sel.m)
+        new = template(f"__s__.sum({'0' if d else ''}) / __c__{clamp}", s=atom(recv), c=count)
         if not isinstance(ctx.parent(call), _PLAIN):
             new = paren(new)
         changes.append(
