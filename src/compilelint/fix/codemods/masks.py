@@ -128,6 +128,80 @@ def _operand(e: cst.BaseExpression, op: cst.CSTNode, right: bool) -> cst.BaseExp
     return e
 
 
+# elementwise losses whose `reduction="none"` result has the shape of their inputs
+_LOSSES = frozenset(
+    {
+        "l1_loss",
+        "mse_loss",
+        "smooth_l1_loss",
+        "huber_loss",
+        "binary_cross_entropy",
+        "binary_cross_entropy_with_logits",
+        "soft_margin_loss",
+    }
+)
+_LOSS_KWARGS = frozenset({"reduction", "beta", "delta"})
+
+
+def loss_of_selections(ctx: FixContext, sel: Selection) -> Rewrite | None:
+    """``F.smooth_l1_loss(a[m], b[m], beta=b)`` (an elementwise loss of two selections with
+    one mask, reduced by mean or sum) -> ``torch.where(m, F.smooth_l1_loss(a, b, beta=b,
+    reduction="none"), 0).sum() / m.sum()``: the loss per element, masked, then reduced."""
+    arg = ctx.parent(sel.node)
+    call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+    if not isinstance(call, cst.Call) or any(a.star for a in call.args):
+        return None
+    head, _, last = ctx.code(call.func).strip().rpartition(".")
+    if last not in _LOSSES or not (head == "F" or head.endswith("functional")):
+        return None
+    pos = [a for a in call.args if a.keyword is None]
+    kws = [a for a in call.args if a.keyword is not None]
+    if len(pos) != 2 or any(a.keyword.value not in _LOSS_KWARGS for a in kws):  # type: ignore[union-attr]
+        return None
+    red = "mean"
+    for a in kws:
+        if a.keyword.value == "reduction":  # type: ignore[union-attr]
+            if not isinstance(a.value, cst.SimpleString) or a.value.evaluated_value not in (
+                "mean",
+                "sum",
+            ):
+                return None
+            red = str(a.value.evaluated_value)
+    mtext = ctx.code(sel.m).strip()
+    plain: list[cst.Arg] = []
+    for a in pos:
+        s = subscript_selection(a.value) if isinstance(a.value, cst.Subscript) else None
+        if s is None or ctx.code(s.m).strip() != mtext:
+            return None
+        plain.append(a.with_changes(value=s.x))
+    rest = [a for a in kws if a.keyword.value != "reduction"]  # type: ignore[union-attr]
+    none = cst.Arg(
+        cst.SimpleString('"none"'),
+        keyword=cst.Name("reduction"),
+        equal=cst.AssignEqual(
+            whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+        ),
+    )
+    args = [*plain, *rest, none]
+    args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in args]
+    per = call.with_changes(args=args, lpar=[], rpar=[])
+    where = template(f"{ctx.torch()}.where(__m__, __l__, 0).sum()", m=sel.m, l=per)
+    if red == "mean":
+        new: cst.BaseExpression = template(
+            f"__w__ / __m__.sum(){_guard_clamp(ctx, call, sel.m)}", w=where, m=atom(sel.m)
+        )
+        if not isinstance(ctx.parent(call), _PLAIN):
+            new = paren(new)
+    else:
+        new = where
+    new = new.with_changes(lpar=[*call.lpar, *new.lpar], rpar=[*new.rpar, *call.rpar])
+    return Rewrite(
+        title=f'the loss per element (`reduction="none"`), masked, then its {red}',
+        changes=[(call, new)],
+        imports=("torch",),
+    )
+
+
 def count_at_once(ctx: FixContext, sel: Selection) -> Rewrite | None:
     """``len(x[m])``, ``x[m].shape[0]``, ``x[m].size(0)``, ``x[m].numel()`` in arithmetic ->
     ``m.sum()``."""
@@ -602,6 +676,9 @@ def fix_selection(
     counted = count_at_once(ctx, sel)
     if counted is not None:
         return counted
+    lossed = loss_of_selections(ctx, sel)
+    if lossed is not None:
+        return lossed
     sel = widen(ctx, sel)
     got = reduced_at_once(ctx, sel)
     if got is not None:
