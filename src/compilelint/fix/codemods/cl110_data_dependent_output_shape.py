@@ -172,7 +172,9 @@ def _indices_to_mask(ctx: FixContext, call: cst.Call, m: cst.BaseExpression) -> 
     if any(len(bound.get(n, [])) != 1 for n in names):
         return NoFix("an index name is bound more than once")
     line = ctx.span(assign)[0]
-    uses: list[cst.Subscript] = []
+    stores: list[cst.Subscript] = []
+    reads: list[cst.Subscript] = []
+    counts: list[cst.BaseExpression] = []
     seen: set[int] = set()
     for n in names:
         for r in name_nodes(fn.body, n):
@@ -182,18 +184,22 @@ def _indices_to_mask(ctx: FixContext, call: cst.Call, m: cst.BaseExpression) -> 
                 continue
             if ctx.span(r)[0] <= line or ctx.function(r) is not fn:
                 return NoFix(f"`{n}` is read before or outside the code after it")
-            sub = _index_use(ctx, r, names)
-            if sub is None:
+            got = _index_use(ctx, r, names)
+            cnt = masks.count_use(ctx, r) if got is None else None
+            if cnt is not None and masks.count_change(ctx, cnt, m) is not None:
+                counts.append(cnt)
+                continue
+            if got is None:
                 stmt = ctx.statement(r)
                 use = ctx.code(stmt).strip().splitlines()[0] if stmt is not None else n
                 return NoFix(
-                    f"`{n}` is used in `{use}`, not only to assign through (`x[{n}] = v`): "
-                    "reading with a mask keeps the data-dependent shape"
+                    f"`{n}` is used in `{use}`, not only as the index of a tensor (`x[{n}]`)"
                 )
+            sub, store = got
             if id(sub) not in seen:
                 seen.add(id(sub))
-                uses.append(sub)
-    if not uses:
+                (stores if store else reads).append(sub)
+    if not stores and not reads and not counts:
         return NoFix("the indices are never used")
     changes: list[tuple[cst.CSTNode, cst.CSTNode | cst.RemovalSentinel]] = []
     stable = isinstance(m, cst.Name) and not masks._rebound_after(ctx, fn, {m.value}, line + 1)
@@ -205,21 +211,43 @@ def _indices_to_mask(ctx: FixContext, call: cst.Call, m: cst.BaseExpression) -> 
         else:
             changes.append((assign, cst.RemovalSentinel.REMOVE))
     else:
-        mname = ctx.fresh_name(f"{names[0]}_mask")
+        mname = ctx.fresh_name(f"{names[0]}_mask", reserve=False)
         mask = cst.Name(mname)
         changes.append((assign, cst.Assign([cst.AssignTarget(cst.Name(mname))], m)))
-    for sub in uses:
+    for sub in stores:
         changes.append((sub, sub.with_changes(slice=[cst.SubscriptElement(cst.Index(mask))])))
+    for cnt in counts:  # the number of indices is the number of True
+        got_c = masks.count_change(ctx, cnt, mask)
+        assert got_c is not None
+        changes.append(got_c)
+    # a read x[idx] is the selection x[mask] (rows of x for a 1-D mask): kept only when it is
+    # reduced, as CL111 rewrites a selection (reading through a mask breaks too)
+    for sub in reads:
+        got_rw = masks.rewrite_selection(
+            ctx, masks.Selection(sub, sub.value, mask), rows=len(names) == 1
+        )
+        if isinstance(got_rw, NoFix):
+            return NoFix(f"`{ctx.code(sub)}` reads through the indices: {got_rw.reason}")
+        changes.extend(got_rw.changes)  # type: ignore[arg-type]
+    if not stable:
+        ctx.fresh_name(mname)  # reserved now that it is used
+    done: set[int] = set()
+    unique = []
+    for t, new in changes:
+        if id(t) not in done:
+            done.add(id(t))
+            unique.append((t, new))
     return Rewrite(
-        title="assign through the mask itself (`x[mask] = v`), not its indices",
-        changes=changes,
+        title="index with the mask itself, not its indices (`x[mask] = v`; a read reduced "
+        "with the mask)",
+        changes=unique,
+        imports=("torch",) if reads else (),  # mask.sum() needs no import
     )
 
 
-def _index_use(ctx: FixContext, r: cst.Name, names: list[str]) -> cst.Subscript | None:
-    """The store ``x[r] = v`` (one name) or ``x[i, j] = v`` (the unpacked names in order)."""
-    if len(names) == 1:
-        return _store_index(ctx, r)
+def _index_use(ctx: FixContext, r: cst.Name, names: list[str]) -> tuple[cst.Subscript, bool] | None:
+    """(``x[r]``, whether it is the target of a plain assignment) for one name, or ``x[i, j]``
+    (the unpacked names in order)."""
     el = ctx.parent(r)
     se = ctx.parent(el) if isinstance(el, cst.Index) else None
     sub = ctx.parent(se) if isinstance(se, cst.SubscriptElement) else None
@@ -231,9 +259,9 @@ def _index_use(ctx: FixContext, r: cst.Name, names: list[str]) -> cst.Subscript 
         if e.slice.value.value != n:
             return None
     tgt = ctx.parent(sub)
-    if isinstance(tgt, cst.AssignTarget) and tgt.target is sub:
-        return sub
-    return None
+    if isinstance(tgt, cst.AugAssign) or (isinstance(tgt, cst.Del)):
+        return None
+    return sub, isinstance(tgt, cst.AssignTarget) and tgt.target is sub
 
 
 def _bincount(ctx: FixContext, call: cst.Call) -> Rewrite | NoFix:

@@ -202,6 +202,33 @@ def loss_of_selections(ctx: FixContext, sel: Selection) -> Rewrite | None:
     )
 
 
+def count_change(
+    ctx: FixContext, cnt: cst.BaseExpression, m: cst.BaseExpression
+) -> tuple[cst.CSTNode, cst.BaseExpression] | None:
+    """How the count ``cnt`` of a selection (or of a mask's indices) becomes ``m.sum()``:
+    in arithmetic as is; ``max(cnt, c)`` -> ``m.sum().clamp(min=c)``; in eager-only code
+    ``int(m.sum())``. None: a Python number is needed (a branch, a size)."""
+    count = template("__m__.sum()", m=atom(m))
+    if any(isinstance(a, cst.If) and not_compiling(a.test) for a in ctx.ancestors(cnt)):
+        return cnt, template("int(__c__)", c=count).with_changes(lpar=cnt.lpar, rpar=cnt.rpar)
+    p = ctx.parent(cnt)
+    if isinstance(p, cst.BinaryOperation):
+        return cnt, count.with_changes(lpar=cnt.lpar, rpar=cnt.rpar)
+    call = ctx.parent(p) if isinstance(p, cst.Arg) else None
+    if (
+        isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Name)
+        and call.func.value == "max"
+        and len(call.args) == 2
+        and not any(a.keyword or a.star for a in call.args)
+    ):
+        other = call.args[1].value if call.args[0] is p else call.args[0].value
+        if number_expr(other):
+            new = template("__c__.clamp(min=__o__)", c=count, o=other)
+            return call, new.with_changes(lpar=call.lpar, rpar=call.rpar)
+    return None
+
+
 def count_at_once(ctx: FixContext, sel: Selection) -> Rewrite | None:
     """``len(x[m])``, ``x[m].shape[0]``, ``x[m].size(0)``, ``x[m].numel()`` in arithmetic ->
     ``m.sum()``."""
@@ -226,12 +253,12 @@ def count_at_once(ctx: FixContext, sel: Selection) -> Rewrite | None:
             and len(call.args) == 1
         ):
             cnt = call
-    if cnt is None or not isinstance(ctx.parent(cnt), cst.BinaryOperation):
+    got = count_change(ctx, cnt, sel.m) if cnt is not None else None
+    if got is None:
         return None
-    new = template("__m__.sum()", m=atom(sel.m)).with_changes(lpar=cnt.lpar, rpar=cnt.rpar)
     return Rewrite(
         title="count the selection with `mask.sum()` instead of selecting",
-        changes=[(cnt, new)],
+        changes=[got],
         imports=(),
     )
 
@@ -319,13 +346,16 @@ def _guard_clamp(ctx: FixContext, node: cst.CSTNode, m: cst.BaseExpression) -> s
     return ""
 
 
-def reduced_at_once(ctx: FixContext, sel: Selection) -> Rewrite | None:
+def reduced_at_once(ctx: FixContext, sel: Selection, *, rows: bool = False) -> Rewrite | None:
     """``x[m].sum()``, ``x[m].abs().mean()``, ``x[m].sum(0)``, ``torch.sum(x[m])``."""
     top = _zero_kept(ctx, sel.node)
     found = _reduction_of(ctx, top)
     if found is None:
         return None
-    target, op, rows = found
+    target, op, dim0 = found
+    if rows and op in ("mean", "prod") and not dim0:
+        return None  # over all elements of selected rows: the row size is not known here
+    rows = rows or dim0
     if op == "prod" and top is not sel.node:
         return None  # the steps need not keep a one a one
     if rows and not isinstance(sel.x, (cst.Name, cst.Attribute)):
@@ -353,7 +383,7 @@ def reduced_at_once(ctx: FixContext, sel: Selection) -> Rewrite | None:
     )
 
 
-def _count_use(ctx: FixContext, name: cst.Name) -> cst.BaseExpression | None:
+def count_use(ctx: FixContext, name: cst.Name) -> cst.BaseExpression | None:
     """The expression counting the selection at this read: ``n.numel()``, ``len(n)``,
     ``n.shape[0]``, ``n.size(0)``."""
     p = ctx.parent(name)
@@ -475,7 +505,9 @@ def _eager_only(ctx: FixContext, node: cst.CSTNode) -> bool:
     return any(isinstance(a, cst.If) and not_compiling(a.test) for a in ctx.ancestors(node))
 
 
-def reduced_by_name(ctx: FixContext, sel: Selection) -> Rewrite | NoFix | None:
+def reduced_by_name(
+    ctx: FixContext, sel: Selection, *, rows: bool = False
+) -> Rewrite | NoFix | None:
     """``sel = x[m]`` whose every later use is a reduction (after zero-keeping elementwise
     steps) or a count (None: not bound to a name)."""
     bound = _binding(ctx, sel)
@@ -497,7 +529,7 @@ def reduced_by_name(ctx: FixContext, sel: Selection) -> Rewrite | NoFix | None:
     ]
     if not reads:
         return NoFix(f"`{name}` is never read after the selection")
-    counts: list[tuple[cst.BaseExpression, bool]] = []  # (count, in eager-only code)
+    counts: list[cst.BaseExpression] = []
     reds: list[tuple[cst.Call, str, bool]] = []
     for r in reads:
         if ctx.function(r) is not fn:
@@ -506,15 +538,14 @@ def reduced_by_name(ctx: FixContext, sel: Selection) -> Rewrite | NoFix | None:
         if red is not None:
             reds.append(red)
             continue
-        cnt = _count_use(ctx, r)
+        cnt = count_use(ctx, r)
         if cnt is not None:
-            eager = _eager_only(ctx, cnt)
-            if not eager and not isinstance(ctx.parent(cnt), cst.BinaryOperation):
+            if count_change(ctx, cnt, sel.m) is None:
                 return NoFix(
                     f"the count `{ctx.code(cnt)}` is used as a Python number (not in arithmetic): "
                     "as `mask.sum()` it would be a tensor"
                 )
-            counts.append((cnt, eager))
+            counts.append(cnt)
             continue
         stmt = ctx.statement(r)
         use = ctx.code(stmt).strip().splitlines()[0] if stmt is not None else name
@@ -525,10 +556,10 @@ def reduced_by_name(ctx: FixContext, sel: Selection) -> Rewrite | NoFix | None:
     ops = {op for _, op, _ in reds}
     if "prod" in ops and ops - {"prod"}:
         return NoFix(f"`{name}` is both multiplied out and summed: no one fill value serves both")
-    rows = any(d for _, _, d in reds)
+    rows = rows or any(d for _, _, d in reds)
     if rows and (
         any(op == "mean" and not d for _, op, d in reds)
-        or any(isinstance(c, cst.Call) and _attr_of(c) == "numel" for c, _ in counts)
+        or any(isinstance(c, cst.Call) and _attr_of(c) == "numel" for c in counts)
     ):
         return NoFix(
             f"`{name}` is reduced both over its rows (`dim=0`) and over all its elements "
@@ -562,9 +593,10 @@ def reduced_by_name(ctx: FixContext, sel: Selection) -> Rewrite | NoFix | None:
     else:
         changes.append((sel.node, filled(sel.m)))
     count = template("__m__.sum()", m=atom(mask))
-    for c, eager in counts:
-        new = template("int(__c__)", c=count) if eager else count
-        changes.append((c, new.with_changes(lpar=c.lpar, rpar=c.rpar)))
+    for c in counts:
+        got = count_change(ctx, c, mask)
+        assert got is not None
+        changes.append(got)
     for call, op, d in reds:
         if op != "mean":
             continue
@@ -663,6 +695,21 @@ def proposal(ctx: FixContext, sel: Selection, reason: str = _WHY_PROPOSED) -> Pr
         reason=reason,
         imports=("torch",),
     )
+
+
+def rewrite_selection(ctx: FixContext, sel: Selection, *, rows: bool) -> Rewrite | NoFix:
+    """A rewrite of a selection made from a mask elsewhere (its indices' read ``x[idx]``),
+    never a proposal. ``rows``: the mask selects rows (leading dims) of ``x``."""
+    counted = count_at_once(ctx, sel)
+    if counted is not None:
+        return counted
+    got = reduced_at_once(ctx, sel, rows=rows)
+    if got is not None:
+        return got
+    by_name = reduced_by_name(ctx, sel, rows=rows)
+    if by_name is None:
+        return NoFix(NOT_REDUCED)
+    return by_name
 
 
 def fix_selection(
