@@ -28,6 +28,7 @@ from compilelint.fix.codemods.base import (
     bound_names,
     comments_in,
     name_nodes,
+    names_in,
     not_compiling,
     number_expr,
     paren,
@@ -521,6 +522,9 @@ def reduced_by_name(
     if any(isinstance(a, (cst.For, cst.While)) for a in _ancestors_to(ctx, assign, fn)):
         return NoFix("the selection is inside a loop")
     if any(ctx.span(b)[0] > line for b in bound_names(fn.body).get(name, [])):
+        fb = fallback(ctx, sel, assign, name, fn, line)
+        if fb is not None:
+            return fb
         return NoFix(f"`{name}` is bound again after the selection")
     reads = [
         n
@@ -612,6 +616,101 @@ def reduced_by_name(
         title=f"keep `{name}` full-size with `torch.where(mask, x, {fill})`; its reductions "
         "read the mask",
         changes=changes,
+        imports=("torch",),
+    )
+
+
+def fallback(
+    ctx: FixContext,
+    sel: Selection,
+    assign: cst.Assign,
+    name: str,
+    fn: cst.FunctionDef,
+    line: int,
+) -> Rewrite | NoFix | None:
+    """OHEM's fallback: ``sel = x[m]``; ``if <count of sel> < k: sel = other``; then one
+    reduction of ``sel`` -> ``sel = torch.where(m, x, 0)`` and the reduction
+    ``torch.where(<count as m.sum()> < k, other.mean(), sel.sum() / m.sum())``: both are
+    computed, the condition selects (as the branch did); the count is clamped to 1 so that an
+    empty mask gives no NaN gradient. None: not this shape."""
+    stmt = ctx.statement(assign)
+    block = ctx.parent(stmt) if stmt is not None else None
+    if not isinstance(block, cst.IndentedBlock) or not isinstance(sel.m, cst.Name):
+        return None
+    body = list(block.body)
+    i = body.index(stmt)  # type: ignore[arg-type]
+    ifs = next((st for st in body[i + 1 :] if isinstance(st, cst.If)), None)
+    if ifs is None or ifs.orelse is not None or not isinstance(ifs.body, cst.IndentedBlock):
+        return None
+    inner = ifs.body.body
+    if len(inner) != 1 or not isinstance(inner[0], cst.SimpleStatementLine):
+        return None
+    (other_assign,) = inner[0].body if len(inner[0].body) == 1 else (None,)
+    if not (
+        isinstance(other_assign, cst.Assign)
+        and len(other_assign.targets) == 1
+        and isinstance(other_assign.targets[0].target, cst.Name)
+        and other_assign.targets[0].target.value == name
+        and name not in names_in(other_assign.value)
+    ):
+        return None
+    binds = [b for b in bound_names(fn.body).get(name, []) if ctx.span(b)[0] > line]
+    if len(binds) != 1 or not any(b is other_assign.targets[0] for b in binds):
+        return None
+    if_line, if_end = ctx.span(ifs)[0], ctx.span(ifs)[2]
+    counts: list[cst.BaseExpression] = []
+    after: list[cst.Name] = []
+    for r in name_nodes(fn.body, name):
+        at = ctx.span(r)[0]
+        if r is assign.targets[0].target or r is other_assign.targets[0].target or at <= line:
+            continue
+        if any(a is ifs.test for a in ctx.ancestors(r)):
+            cnt = count_use(ctx, r)
+            if cnt is None:
+                return NoFix(f"the condition reads `{name}` other than by its count")
+            counts.append(cnt)
+        elif at > if_end:
+            after.append(r)
+        else:
+            return NoFix(f"`{name}` is read between the selection and the fallback")
+    if len(after) != 1 or not counts:
+        return None
+    red = _reduction_of(ctx, after[0])
+    if red is None or red[2] or red[1] not in ("mean", "sum", "nansum"):
+        return NoFix(f"`{name}` after the fallback is not reduced at once (sum, mean)")
+    call, op, _ = red
+    moved = names_in(ifs.test) | names_in(other_assign.value)
+    use_line = ctx.span(call)[0]
+    if any(
+        if_line < ctx.span(b)[0] <= use_line
+        for n, bs in bound_names(fn.body).items()
+        if n in moved and n != name
+        for b in bs
+    ):
+        return NoFix("a name the condition or the fallback reads changes before the reduction")
+    t = ctx.torch()
+    count = template("__m__.sum()", m=sel.m)
+    test = ifs.test.deep_replace(counts[0], count)
+    for c in counts[1:]:
+        test = test.deep_replace(c, count)  # type: ignore[union-attr]
+    masked = (
+        # clamped: the masked mean is taken only when the count passed the condition, and an
+        # empty mask must not give a NaN gradient through the side torch.where does not pick
+        template("__s__.sum() / __m__.sum().clamp(min=1)", s=cst.Name(name), m=sel.m)
+        if op == "mean"
+        else template(f"__s__.{op}()", s=cst.Name(name))
+    )
+    fall = template(f"__o__.{op}()", o=atom(other_assign.value))
+    new = template(f"{t}.where(__c__, __f__, __k__)", c=test, f=fall, k=masked)  # type: ignore[arg-type]
+    new = new.with_changes(lpar=call.lpar, rpar=call.rpar)
+    return Rewrite(
+        title=f"keep `{name}` full-size; the fallback's {op} and the masked {op} are both "
+        "computed and `torch.where` picks one, as the branch did",
+        changes=[
+            (sel.node, _filled(ctx, sel.x, sel.m, "0", False)),
+            (ifs, cst.RemovalSentinel.REMOVE),
+            (call, new),
+        ],
         imports=("torch",),
     )
 
