@@ -811,6 +811,34 @@ def rewrite_selection(ctx: FixContext, sel: Selection, *, rows: bool) -> Rewrite
     return by_name
 
 
+_AUG = {cst.AddAssign: "0", cst.SubtractAssign: "0", cst.MultiplyAssign: "1", cst.DivideAssign: "1"}
+
+
+def augmented_write(ctx: FixContext, sel: Selection) -> Rewrite | None:
+    """``x[m] += v`` (``-=``, ``*=``, ``/=``; ``v`` a number or a name) reads through the mask
+    and breaks -> ``x += torch.where(m, v, 0)`` (``1`` for ``*=``/``/=``): the same in-place
+    update of ``x``, a no-op where the mask is False."""
+    aug = ctx.parent(sel.node)
+    if not isinstance(aug, cst.AugAssign) or aug.target is not sel.node:
+        return None
+    fill = _AUG.get(type(aug.operator))
+    v = aug.value
+    if fill is None or not (number_expr(v) or isinstance(v, (cst.Name, cst.Attribute))):
+        return None
+    if side_effect(sel.x) is not None:
+        return None
+    new = aug.with_changes(
+        target=sel.x,
+        value=template(f"{ctx.torch()}.where(__m__, __v__, {fill})", m=sel.m, v=v),
+    )
+    return Rewrite(
+        title=f"update in place through `torch.where(mask, v, {fill})` instead of reading "
+        "through the mask",
+        changes=[(aug, new)],
+        imports=("torch",),
+    )
+
+
 def fix_selection(
     ctx: FixContext, sel: Selection, *, known_mask: bool = True
 ) -> Rewrite | Proposal | NoFix:
@@ -822,6 +850,9 @@ def fix_selection(
     counted = count_at_once(ctx, sel)
     if counted is not None:
         return counted
+    aug = augmented_write(ctx, sel)
+    if aug is not None:
+        return aug
     lossed = loss_of_selections(ctx, sel)
     if lossed is not None:
         return lossed
