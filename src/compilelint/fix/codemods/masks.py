@@ -521,7 +521,11 @@ def reduced_by_name(
     line = ctx.span(assign)[0]
     if any(isinstance(a, (cst.For, cst.While)) for a in _ancestors_to(ctx, assign, fn)):
         return NoFix("the selection is inside a loop")
-    if any(ctx.span(b)[0] > line for b in bound_names(fn.body).get(name, [])):
+    binds = bound_names(fn.body).get(name, [])
+    if len(binds) > 1 and ctx.parent(ctx.statement(assign) or assign) is not fn.body:
+        # `sel = x` ... `if c: sel = x[m]` ... `sel.mean()`: the mean of which value?
+        return NoFix(f"`{name}` is bound elsewhere too and the selection is not always run")
+    if any(ctx.span(b)[0] > line for b in binds):
         fb = fallback(ctx, sel, assign, name, fn, line)
         if fb is not None:
             return fb
