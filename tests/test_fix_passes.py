@@ -231,3 +231,50 @@ def test_observed_gb_ids_reach_the_rewrites_of_issue_22(tmp_path: Path) -> None:
     assert "torch.argsort(torch.stack([t.sum() for t in x.split(1)]), stable=True)" in fixed
     assert "contextlib.nullcontext()" in fixed and "import contextlib" in fixed
     assert "            v = x.mean().tolist()\n            self.log.append((key, v))\n" in fixed
+
+
+MASK_UNPREDICTED = """import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def forward(self, obs, hx, done):
+        (done_idx,) = torch.where(done)
+        hx = hx.clone()
+        hx[done_idx] = 0.0
+        keep = self.pick(obs)
+        picked = obs[keep]
+        return hx, picked.sum() / picked.shape[0] + obs.shape[0]
+
+    def pick(self, obs):
+        return obs > 0
+"""
+
+
+def test_observed_dynamic_shapes_get_the_mask_codemods(tmp_path: Path) -> None:
+    """GB0036 at a one-argument `where` offers CL110 (the indices become the mask), at `x[m]`
+    CL111 (the mask comes from a helper the static stage does not follow); a subscript on
+    the line that is not a mask (`obs.shape[0]`) gets nothing made up for it."""
+    (tmp_path / "m.py").write_text(MASK_UNPREDICTED, encoding="utf-8")
+    found = observed_findings(
+        [
+            {"path": "m.py", "line": 7, "gb_id": "GB0036"},
+            {"path": "m.py", "line": 11, "gb_id": "GB0036"},
+            {"path": "m.py", "line": 12, "gb_id": "GB0036"},
+        ],
+        str(tmp_path),
+        {},
+        lambda real: real,
+        set(),
+        ["CL110", "CL111"],
+    )
+    assert ("CL110", 7) in [(f.rule, f.line) for f in found]
+    res = run_fixes(
+        [str(tmp_path / "m.py")], Config(select=("CL201",), cache=False), unsafe=True, extra=found
+    )
+    fixed = decode(res.changes[0].after)
+    assert "        hx[done] = 0.0\n" in fixed and "torch.where(done)" not in fixed
+    assert "        picked = torch.where(keep, obs, 0)\n" in fixed
+    assert "picked.sum() / keep.sum() + obs.shape[0]" in fixed
+    reasons = [r.reason for r in res.records if r.status == "no-fix"]
+    assert all("internal error" not in r for r in reasons), reasons

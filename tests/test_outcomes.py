@@ -30,6 +30,10 @@ ISSUE = "Please file an issue on GitHub so the PyTorch team can add support for 
         (SKIPPED, "GB0007", "y = helper(x)", "CL002"),
         ("Dynamic shape operator", "GB0036", "y = x[x > 0]", "CL111"),
         ("Dynamic shape operator", "GB0036", "i, j = torch.where(m)", "CL110"),
+        ("Dynamic shape operator", "GB0036", "diff = pred[valid] - gt[valid]", "CL111"),
+        ("Dynamic shape operator", "GB0036", "edge_index = edge_index[:, keep]", "CL111"),
+        # a name index is a mask only where torch saw a dynamic shape
+        ("Unsupported Tensor.item() call", "GB0124", "d = pred[valid] - gt[valid]", "CL002"),
         ("Data-dependent branching", "GB0170", "if x.sum() > 0:", "CL101"),
         ("Data-dependent branching", "GB0170", "elif x.max() < 1:", "CL101"),
         ("Skip calling `torch.compiler.disable()`d function", "GB0098", "y = f(x)", "CL210"),

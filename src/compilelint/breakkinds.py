@@ -98,6 +98,25 @@ def _is_mask_index(n: ast.AST) -> bool:
     )
 
 
+def _is_name_index(n: ast.AST) -> bool:
+    """``x[m]`` / ``x[:, m]`` with a plain name as the index: a mask or not, only the GB id
+    tells (see :data:`WEAK_KINDS`)."""
+    if not isinstance(n, ast.Subscript):
+        return False
+    s = n.slice
+    if (
+        isinstance(s, ast.Tuple)
+        and s.elts
+        and all(
+            isinstance(e, ast.Slice) and e.lower is e.upper is e.step is None for e in s.elts[:-1]
+        )
+    ):
+        s = s.elts[-1]
+    return isinstance(s, ast.Name) or (
+        isinstance(s, ast.BinOp) and isinstance(s.op, (ast.BitAnd, ast.BitOr))
+    )
+
+
 def _is_shape_op(n: ast.AST) -> bool:
     a = _attr(n)
     if a in _SHAPE_OPS:
@@ -182,6 +201,10 @@ LINE_KINDS: dict[str, Callable[[ast.AST], bool]] = {
     "CL209": lambda n: _name(n) in ("str", "repr") or isinstance(n, ast.JoinedStr),
 }
 
+# shapes that may be what a rule is about, or not (``x[m]``: a mask, or an integer index):
+# they label a break only when the rule also predicts its GB id (step 1 of label_break)
+WEAK_KINDS: dict[str, Callable[[ast.AST], bool]] = {"CL111": _is_name_index}
+
 # rules whose observed breaks are known by the GB id alone (no shape of code to match)
 BY_GB_ONLY: frozenset[str] = frozenset({"CL210"})
 
@@ -261,7 +284,13 @@ def label_break(
     torch's ``hints`` name a function that is not on the line (:func:`callee_elsewhere`: the
     break is inside a call made from the line, which the line's one shape need not be)."""
     on_line = [c for c in line_rules(line_text) if c in catalog.rules]
-    for code in on_line:
+    nodes = _parse_line(line_text)
+    weak = [
+        c
+        for c, pred in WEAK_KINDS.items()
+        if c in catalog.rules and c not in on_line and any(_safe(pred, n) for n in nodes)
+    ]
+    for code in on_line + weak:
         if predicts(catalog, code, gb_type, gb_id):
             return code
     for code in catalog.by_gb_type(gb_type) + tuple(

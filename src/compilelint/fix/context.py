@@ -158,13 +158,15 @@ class FixContext:
             self._names = {n.value for n in self._positions if isinstance(n, cst.Name)}
         return self._names
 
-    def fresh_name(self, base: str) -> str:
-        """A name not used anywhere in the file, starting with ``base``."""
+    def fresh_name(self, base: str, *, reserve: bool = True) -> str:
+        """A name not used anywhere in the file, starting with ``base`` (``reserve``: no
+        later call returns it; else call again with ``reserve`` once it is used)."""
         names = self.used_names()
         cand, i = base, 2
         while cand in names:
             cand, i = f"{base}_{i}", i + 1
-        names.add(cand)
+        if reserve:
+            names.add(cand)
         return cand
 
 

@@ -172,6 +172,17 @@ def _is_subscript(n: cst.CSTNode) -> bool:
     return isinstance(n, cst.Subscript)
 
 
+_SHAPE_OPS = frozenset({"nonzero", "masked_select", "bincount", "unique", "argwhere"})
+
+
+def _is_shape_call(n: cst.CSTNode) -> bool:
+    """``nonzero``, ``masked_select``, ``bincount``, ... or a one-argument ``where``."""
+    if not (isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute)):
+        return False
+    name = n.func.attr.value
+    return name in _SHAPE_OPS or (name == "where" and len(n.args) == 1)
+
+
 # GB id -> (rule, which node of the line its codemod rewrites), tried in order
 GB_RULES: dict[str, tuple[tuple[str, Callable[[cst.CSTNode], bool]], ...]] = {
     # Tensor.item(), int()/float(), and `if v in t:` (reads the tensor's values)
@@ -204,7 +215,8 @@ GB_RULES: dict[str, tuple[tuple[str, Callable[[cst.CSTNode], bool]], ...]] = {
     ),  # unsupported context manager (a lock, a file)
     "GB0170": (("CL104", _is_assert), ("CL101", _is_branch)),  # data-dependent branching
     "GB0035": (("CL101", _is_branch),),
-    "GB0036": (("CL111", _is_subscript),),  # dynamic shape operator
+    # dynamic shape operator
+    "GB0036": (("CL110", _is_shape_call), ("CL111", _is_subscript)),
     # data-dependent operator (`math.sqrt(t)` reads the value through `_local_scalar_dense`)
     "GB0033": (
         ("CL103", _is_item),

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from compilelint.fix.codemods import masks
 from compilelint.fix.codemods.base import (
     Codemod,
     atom,
@@ -119,6 +120,9 @@ class TensorDependentBranchWhere(Codemod):
         eff = side_effect(node.test)
         if eff is not None:
             return NoFix(f"`{ctx.code(eff).strip()}` in the condition has a side effect")
+        masked = masks.guarded_masked_writes(ctx, node)
+        if masked is not None:
+            return masked
         split = split_flags(ctx, node.test)
         if isinstance(split, NoFix):
             return split

@@ -1,0 +1,297 @@
+"""CL110: data-dependent output shapes the code does not need.
+
+- ``torch.masked_select(x, m)`` / ``x.masked_select(m)``: as the boolean-mask selection
+  ``x[m]`` (:mod:`compilelint.fix.codemods.masks`): reduced at once or through a name used only
+  in reductions -> ``torch.where(m, x, 0)`` with masked reductions; otherwise a proposal.
+- indices of a mask used only to assign through: ``(i,) = torch.where(m)``,
+  ``i = m.nonzero(as_tuple=True)[0]``, ``i = m.nonzero().squeeze(1)``, ``ij = torch.where(m)``
+  ... ``x[i] = v`` -> ``x[m] = v`` (the index statement goes; a masked assignment is traced
+  as ``index_put_`` without a break). The positions are the same, in the same order;
+  ``[0]``/``squeeze`` forms assume a one-dimensional mask (the verifier checks the outputs).
+- ``torch.bincount(i, minlength=n)`` -> ``torch.zeros(n, dtype=torch.long,
+  device=i.device).index_add_(0, i, torch.ones_like(i, dtype=torch.long))``: the same counts whenever every
+  index is below ``n`` (else it raises instead of growing the output).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from compilelint.fix.codemods import masks
+from compilelint.fix.codemods.base import Codemod, atom, bound_names, name_nodes, template
+from compilelint.fix.context import FixContext
+from compilelint.fix.records import NoFix, Proposal, Rewrite
+from compilelint.model import Finding
+
+_FLATTEN_1D = {"squeeze": ("1", "-1"), "view": ("-1",), "reshape": ("-1",), "flatten": ()}
+
+
+class DataDependentShape(Codemod):
+    CODE = "CL110"
+
+    def fix(self, ctx: FixContext, finding: Finding) -> Rewrite | Proposal | NoFix:
+        calls = ctx.nodes_at(finding, cst.Call)
+        if not calls:
+            return NoFix("the call was not found in the file")
+        call = calls[0]
+        sel = masks.masked_select(ctx, call)
+        if sel is not None:
+            return masks.fix_selection(ctx, sel)
+        mask = _mask_of_indices(ctx, call)
+        if mask is not None:
+            return _indices_to_mask(ctx, call, mask)
+        if _attr(call) == "bincount":
+            return _bincount(ctx, call)
+        return NoFix(
+            f"`{ctx.code(call.func).strip()}` gives a data-dependent shape that the following "
+            "code uses; no rewrite keeps it static"
+        )
+
+
+def _attr(call: cst.Call) -> str:
+    f = call.func
+    return (
+        f.attr.value if isinstance(f, cst.Attribute) else f.value if isinstance(f, cst.Name) else ""
+    )
+
+
+def _is_torch(ctx: FixContext, e: cst.BaseExpression) -> bool:
+    return ctx.code(e).strip() == ctx.torch()
+
+
+def _mask_of_indices(ctx: FixContext, call: cst.Call) -> cst.BaseExpression | None:
+    """``m`` of ``torch.where(m)``, ``torch.nonzero(m, as_tuple=True)``, ``m.nonzero(...)``,
+    ``torch.nonzero(m)``, ``m.nonzero()``."""
+    f = call.func
+    if not isinstance(f, cst.Attribute) or any(a.star for a in call.args):
+        return None
+    pos = [a.value for a in call.args if a.keyword is None]
+    kw = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    if set(kw) - {"as_tuple"}:
+        return None
+    if f.attr.value == "where" and _is_torch(ctx, f.value) and len(pos) == 1 and not kw:
+        return pos[0]
+    if f.attr.value == "nonzero":
+        if _is_torch(ctx, f.value):
+            return pos[0] if len(pos) == 1 else None
+        return f.value if not pos else None
+    return None
+
+
+def _tuple_form(call: cst.Call) -> bool:
+    """Whether the call returns a tuple of index tensors (``where``, ``as_tuple=True``)."""
+    if _attr(call) == "where":
+        return True
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == "as_tuple":
+            return isinstance(a.value, cst.Name) and a.value.value == "True"
+    return False
+
+
+def _one_dim_index(ctx: FixContext, call: cst.Call) -> cst.BaseExpression | None:
+    """The expression that makes the indices of a 1-D mask from ``call``: ``where(m)[0]``,
+    ``m.nonzero(as_tuple=True)[0]``, ``m.nonzero().squeeze(1)`` / ``.view(-1)`` /
+    ``.flatten()`` / ``[:, 0]``."""
+    p = ctx.parent(call)
+    if _tuple_form(call):
+        if isinstance(p, cst.Subscript) and p.value is call:
+            s = masks.subscript_selection(p)
+            if s is not None and isinstance(s.m, cst.Integer) and s.m.value == "0":
+                return p
+        return None
+    if isinstance(p, cst.Attribute) and p.value is call and p.attr.value in _FLATTEN_1D:
+        c = ctx.parent(p)
+        if isinstance(c, cst.Call) and c.func is p:
+            want = _FLATTEN_1D[p.attr.value]
+            args = [ctx.code(a.value).strip() for a in c.args]
+            if (not want and not args) or (len(args) == 1 and args[0] in want):
+                return c
+    if isinstance(p, cst.Subscript) and p.value is call and len(p.slice) == 2:
+        a, b = (e.slice for e in p.slice)
+        if (
+            isinstance(a, cst.Slice)
+            and a.lower is None
+            and a.upper is None
+            and isinstance(b, cst.Index)
+            and isinstance(b.value, cst.Integer)
+            and b.value.value == "0"
+        ):
+            return p
+    return None
+
+
+def _store_index(ctx: FixContext, e: cst.CSTNode) -> cst.Subscript | None:
+    """The subscript ``x[e]`` when ``e`` is its only index and it is the target of a plain
+    assignment (``x[e] = v``)."""
+    el = ctx.parent(e)
+    if not isinstance(el, cst.Index):
+        return None
+    se = ctx.parent(el)
+    sub = ctx.parent(se) if se is not None else None
+    if not isinstance(sub, cst.Subscript) or len(sub.slice) != 1:
+        return None
+    tgt = ctx.parent(sub)
+    if isinstance(tgt, cst.AssignTarget) and tgt.target is sub:
+        return sub
+    return None
+
+
+def _indices_to_mask(ctx: FixContext, call: cst.Call, m: cst.BaseExpression) -> Rewrite | NoFix:
+    expr: cst.BaseExpression = call if _tuple_form(call) else _one_dim_index(ctx, call) or call
+    if expr is call and not _tuple_form(call):
+        return NoFix(
+            "the indices of `nonzero()` (one row per element) are used as they are, not "
+            "flattened to one dimension or as a tuple"
+        )
+    # inline: x[torch.where(m)] = v / x[m.nonzero().squeeze(1)] = v
+    sub = _store_index(ctx, expr)
+    if sub is not None:
+        return Rewrite(
+            title="assign through the mask itself (`x[mask] = v`), not its indices",
+            changes=[(expr, m)],
+        )
+    assign = ctx.parent(expr)
+    if not isinstance(assign, cst.Assign) or assign.value is not expr or len(assign.targets) != 1:
+        return NoFix("the indices are not assigned to names nor used to assign through")
+    target = assign.targets[0].target
+    if isinstance(target, (cst.Tuple, cst.List)):
+        if expr is not call:
+            return NoFix("the indices are unpacked from a one-dimensional form")
+        els = target.elements
+        if not all(isinstance(el.value, cst.Name) for el in els) or not els:
+            return NoFix("the indices are unpacked into something other than names")
+        names = [el.value.value for el in els]  # type: ignore[attr-defined]
+    elif isinstance(target, cst.Name):
+        names = [target.value]
+    else:
+        return NoFix("the indices are assigned to something other than a name")
+    fn = ctx.function(assign)
+    if fn is None:
+        return NoFix("the indices are not computed in a function")
+    bound = bound_names(fn.body)
+    if any(len(bound.get(n, [])) != 1 for n in names):
+        return NoFix("an index name is bound more than once")
+    line = ctx.span(assign)[0]
+    stores: list[cst.Subscript] = []
+    reads: list[cst.Subscript] = []
+    counts: list[cst.BaseExpression] = []
+    seen: set[int] = set()
+    for n in names:
+        for r in name_nodes(fn.body, n):
+            if r is target or (
+                isinstance(target, cst.Tuple) and r in [e.value for e in target.elements]
+            ):
+                continue
+            if ctx.span(r)[0] <= line or ctx.function(r) is not fn:
+                return NoFix(f"`{n}` is read before or outside the code after it")
+            got = _index_use(ctx, r, names)
+            cnt = masks.count_use(ctx, r) if got is None else None
+            if cnt is not None and masks.count_change(ctx, cnt, m) is not None:
+                counts.append(cnt)
+                continue
+            if got is None:
+                stmt = ctx.statement(r)
+                use = ctx.code(stmt).strip().splitlines()[0] if stmt is not None else n
+                return NoFix(
+                    f"`{n}` is used in `{use}`, not only as the index of a tensor (`x[{n}]`)"
+                )
+            sub, store = got
+            if id(sub) not in seen:
+                seen.add(id(sub))
+                (stores if store else reads).append(sub)
+    if not stores and not reads and not counts:
+        return NoFix("the indices are never used")
+    changes: list[tuple[cst.CSTNode, cst.CSTNode | cst.RemovalSentinel]] = []
+    stable = isinstance(m, cst.Name) and not masks._rebound_after(ctx, fn, {m.value}, line + 1)
+    if stable:
+        mask: cst.BaseExpression = m
+        line_stmt = ctx.statement(assign)
+        if isinstance(line_stmt, cst.SimpleStatementLine) and len(line_stmt.body) == 1:
+            changes.append((line_stmt, cst.RemovalSentinel.REMOVE))
+        else:
+            changes.append((assign, cst.RemovalSentinel.REMOVE))
+    else:
+        mname = ctx.fresh_name(f"{names[0]}_mask", reserve=False)
+        mask = cst.Name(mname)
+        changes.append((assign, cst.Assign([cst.AssignTarget(cst.Name(mname))], m)))
+    for sub in stores:
+        changes.append((sub, sub.with_changes(slice=[cst.SubscriptElement(cst.Index(mask))])))
+    for cnt in counts:  # the number of indices is the number of True
+        got_c = masks.count_change(ctx, cnt, mask)
+        assert got_c is not None
+        changes.append(got_c)
+    # a read x[idx] is the selection x[mask] (rows of x for a 1-D mask): kept only when it is
+    # reduced, as CL111 rewrites a selection (reading through a mask breaks too)
+    for sub in reads:
+        got_rw = masks.rewrite_selection(
+            ctx, masks.Selection(sub, sub.value, mask), rows=len(names) == 1
+        )
+        if isinstance(got_rw, NoFix):
+            return NoFix(f"`{ctx.code(sub)}` reads through the indices: {got_rw.reason}")
+        changes.extend(got_rw.changes)  # type: ignore[arg-type]
+    if not stable:
+        ctx.fresh_name(mname)  # reserved now that it is used
+    done: set[int] = set()
+    unique = []
+    for t, new in changes:
+        if id(t) not in done:
+            done.add(id(t))
+            unique.append((t, new))
+    return Rewrite(
+        title="index with the mask itself, not its indices (`x[mask] = v`; a read reduced "
+        "with the mask)",
+        changes=unique,
+        imports=("torch",) if reads else (),  # mask.sum() needs no import
+    )
+
+
+def _index_use(ctx: FixContext, r: cst.Name, names: list[str]) -> tuple[cst.Subscript, bool] | None:
+    """(``x[r]``, whether it is the target of a plain assignment) for one name, or ``x[i, j]``
+    (the unpacked names in order)."""
+    el = ctx.parent(r)
+    se = ctx.parent(el) if isinstance(el, cst.Index) else None
+    sub = ctx.parent(se) if isinstance(se, cst.SubscriptElement) else None
+    if not isinstance(sub, cst.Subscript) or len(sub.slice) != len(names):
+        return None
+    for e, n in zip(sub.slice, names):
+        if not (isinstance(e.slice, cst.Index) and isinstance(e.slice.value, cst.Name)):
+            return None
+        if e.slice.value.value != n:
+            return None
+    tgt = ctx.parent(sub)
+    if isinstance(tgt, cst.AugAssign) or (isinstance(tgt, cst.Del)):
+        return None
+    return sub, isinstance(tgt, cst.AssignTarget) and tgt.target is sub
+
+
+def _bincount(ctx: FixContext, call: cst.Call) -> Rewrite | NoFix:
+    f = call.func
+    assert isinstance(f, cst.Attribute)
+    pos = [a.value for a in call.args if a.keyword is None]
+    kw = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    if any(a.star for a in call.args):
+        return NoFix("the call unpacks its arguments")
+    if _is_torch(ctx, f.value):
+        if not pos:
+            return NoFix("the indices are passed by keyword")
+        idx, rest = pos[0], pos[1:]
+    else:
+        idx, rest = f.value, pos
+    if rest or set(kw) != {"minlength"}:
+        return NoFix(
+            "`bincount` without `minlength=` (or with weights) has a size only the data gives"
+        )
+    n = kw["minlength"]
+    t = ctx.torch()
+    new = template(
+        f"{t}.zeros(__n__, dtype={t}.long, device=__i__.device).index_add_(0, __i__, "
+        f"{t}.ones_like(__i__, dtype={t}.long))",
+        n=n,
+        i=atom(idx),
+    )
+    return Rewrite(
+        title="count into `minlength` bins with `index_add_` (a static size; an index past the "
+        "last bin raises instead of growing the output)",
+        changes=[(call, new.with_changes(lpar=call.lpar, rpar=call.rpar))],
+        imports=("torch",),
+    )
