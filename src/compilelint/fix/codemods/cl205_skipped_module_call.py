@@ -4,6 +4,10 @@
 - ``t0 = time.perf_counter()`` ... ``self.elapsed = time.perf_counter() - t0``
                                   -> both under ``if not torch.compiler.is_compiling():``
                                      (with every statement that reads what they bind)
+- ``key = hashlib.sha1(f"relpos-{n}".encode()).hexdigest()`` used only as the key of dicts
+  on ``self`` (``key in self._cache``, ``self._cache[key]``, ``.get``/``.setdefault``/``.pop``)
+                                  -> ``key = f"relpos-{n}"``: the hashed value itself is the
+                                     key, so the cache maps the same inputs to the same entries
 - ``with open(path, "a") as fh: fh.write(...)`` (a block that only records)
                                   -> the block under the guard
 - ``with self._lock: x = self.lin(x)`` (the block computes what the model returns)
@@ -20,8 +24,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import Codemod
-from compilelint.fix.codemods.observe import _statement, guard_group, guard_rewrite
+from compilelint.fix.codemods.base import Codemod, name_nodes
+from compilelint.fix.codemods.observe import _statement, guard_group, guard_rewrite, self_attr
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 from compilelint.model import Finding
@@ -49,6 +53,9 @@ class SkippedCallEagerOnly(Codemod):
             return NoFix("the call is not in a function body")
         group = guard_group(ctx, seed, "call")
         if isinstance(group, NoFix):
+            keyed = _hash_key(ctx, seed)
+            if keyed is not None:
+                return keyed
             return NoFix(
                 f"{group.reason}; a value that flows on must be computed outside the compiled "
                 "region and passed in (a `torch.compiler.disable`d helper still breaks the graph)"
@@ -93,3 +100,163 @@ class SkippedCallEagerOnly(Codemod):
             changes=changes,
             imports=("torch", "contextlib"),
         )
+
+
+_HASHES = frozenset({"hexdigest", "digest"})
+_KEYED = frozenset({"get", "setdefault", "pop"})
+_NEUTRAL = frozenset({"clear", "__len__"})
+
+
+def _hashed(e: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``data`` of ``hashlib.<algo>(data).hexdigest()`` (``.digest()``), the ``str`` when
+    ``data`` is ``s.encode()``."""
+    if not (
+        isinstance(e, cst.Call)
+        and not e.args
+        and isinstance(e.func, cst.Attribute)
+        and e.func.attr.value in _HASHES
+    ):
+        return None
+    h = e.func.value
+    if not (
+        isinstance(h, cst.Call)
+        and isinstance(h.func, cst.Attribute)
+        and isinstance(h.func.value, cst.Name)
+        and h.func.value.value == "hashlib"
+        and len(h.args) == 1
+        and h.args[0].keyword is None
+        and not h.args[0].star
+    ):
+        return None
+    data = h.args[0].value
+    if (
+        isinstance(data, cst.Call)
+        and isinstance(data.func, cst.Attribute)
+        and data.func.attr.value == "encode"
+        and len(data.args) <= 1
+    ):
+        return data.func.value
+    return data
+
+
+def _key_use(ctx: FixContext, use: cst.Name) -> str | None:
+    """``X`` when ``use`` is the key of ``self.X``: ``self.X[use]``, ``use in self.X``,
+    ``self.X.get(use, ...)``/``setdefault``/``pop``."""
+    p = ctx.parent(use)
+    if isinstance(p, cst.Index):
+        el = ctx.parent(p)
+        sub = ctx.parent(el) if isinstance(el, cst.SubscriptElement) else None
+        if isinstance(sub, cst.Subscript) and len(sub.slice) == 1:
+            return self_attr(sub.value)
+        return None
+    if isinstance(p, cst.Comparison) and p.left is use and len(p.comparisons) == 1:
+        c = p.comparisons[0]
+        if isinstance(c.operator, (cst.In, cst.NotIn)):
+            return self_attr(c.comparator)
+        return None
+    if isinstance(p, cst.Arg) and p.keyword is None:
+        call = ctx.parent(p)
+        if (
+            isinstance(call, cst.Call)
+            and call.args
+            and call.args[0] is p
+            and isinstance(call.func, cst.Attribute)
+            and call.func.attr.value in _KEYED
+        ):
+            return self_attr(call.func.value)
+    return None
+
+
+def _hash_key(ctx: FixContext, seed: cst.BaseStatement) -> Rewrite | None:
+    """``key = hashlib.sha1(s.encode()).hexdigest()`` whose only uses are as the key of dicts
+    on ``self`` that nothing else reads -> ``key = s``."""
+    if not (isinstance(seed, cst.SimpleStatementLine) and len(seed.body) == 1):
+        return None
+    a = seed.body[0]
+    if not (
+        isinstance(a, cst.Assign)
+        and len(a.targets) == 1
+        and isinstance(a.targets[0].target, cst.Name)
+    ):
+        return None
+    data = _hashed(a.value)
+    fn = ctx.function(seed)
+    if data is None or fn is None:
+        return None
+    name = a.targets[0].target.value
+    dicts: set[str] = set()
+    for use in name_nodes(fn.body, name, reads_only=True):
+        d = _key_use(ctx, use)
+        if d is None:
+            return None
+        dicts.add(d)
+    if not dicts:
+        return None
+    # every other use of those dicts in the class must not see the keys
+    scope = ctx.enclosing(fn, cst.ClassDef) or fn
+    for node in _walk(scope):
+        if not (isinstance(node, cst.Attribute) and self_attr(node) in dicts):
+            continue
+        p = ctx.parent(node)
+        if isinstance(p, cst.AssignTarget) and p.target is node:
+            continue  # `self._cache = {}`
+        if isinstance(p, cst.Subscript) or isinstance(p, cst.ComparisonTarget):
+            key = _subject(ctx, p)
+            if isinstance(key, cst.Name) and key.value == name and ctx.function(node) is fn:
+                continue
+            return None
+        if isinstance(p, cst.Attribute) and p.attr.value in _KEYED | _NEUTRAL:
+            call = ctx.parent(p)
+            if p.attr.value in _NEUTRAL:
+                continue
+            if (
+                isinstance(call, cst.Call)
+                and call.args
+                and isinstance(call.args[0].value, cst.Name)
+                and call.args[0].value.value == name
+                and ctx.function(node) is fn
+            ):
+                continue
+            return None
+        if isinstance(p, cst.Arg):
+            call = ctx.parent(p)
+            if isinstance(call, cst.Call) and isinstance(call.func, cst.Name):
+                if call.func.value == "len":
+                    continue
+        return None
+    if isinstance(data, cst.FormattedString) or isinstance(data, cst.SimpleString):
+        new = data
+    else:
+        new = data.with_changes(lpar=data.lpar, rpar=data.rpar)
+    return Rewrite(
+        title="the hash is only a dict key: key the cache on the hashed value itself "
+        "(dynamo skips `hashlib`)",
+        changes=[(a.value, new)],
+    )
+
+
+def _subject(ctx: FixContext, p: cst.CSTNode) -> cst.BaseExpression | None:
+    """The key of ``self.X[key]`` or the left side of ``key in self.X``."""
+    if (
+        isinstance(p, cst.Subscript)
+        and len(p.slice) == 1
+        and isinstance(p.slice[0].slice, cst.Index)
+    ):
+        return p.slice[0].slice.value
+    if isinstance(p, cst.ComparisonTarget):
+        cmp = ctx.parent(p)
+        if isinstance(cmp, cst.Comparison):
+            return cmp.left
+    return None
+
+
+def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
+    out: list[cst.CSTNode] = []
+
+    class V(cst.CSTVisitor):
+        def on_visit(self, n: cst.CSTNode) -> bool:
+            out.append(n)
+            return True
+
+    node.visit(V())
+    return out
