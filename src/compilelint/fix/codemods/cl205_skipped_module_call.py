@@ -8,6 +8,11 @@
   on ``self`` (``key in self._cache``, ``self._cache[key]``, ``.get``/``.setdefault``/``.pop``)
                                   -> ``key = f"relpos-{n}"``: the hashed value itself is the
                                      key, so the cache maps the same inputs to the same entries
+- ``if self.training and random.random() < self.p: x = torch.flip(x, [-1])`` (a random
+  augmentation)           -> proposed, never applied: ``if self.training:`` with
+                             ``x = torch.where(torch.rand((), device=x.device) < self.p,
+                             torch.flip(x, [-1]), x)``: torch's generator draws instead of
+                             Python's, so the outputs cannot be compared with the original's
 - ``with open(path, "a") as fh: fh.write(...)`` (a block that only records)
                                   -> the block under the guard
 - ``with self._lock: x = self.lin(x)`` (the block computes what the model returns)
@@ -27,14 +32,14 @@ import libcst as cst
 from compilelint.fix.codemods.base import Codemod, name_nodes
 from compilelint.fix.codemods.observe import _statement, guard_group, guard_rewrite, self_attr
 from compilelint.fix.context import FixContext
-from compilelint.fix.records import NoFix, Rewrite
+from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.model import Finding
 
 
 class SkippedCallEagerOnly(Codemod):
     CODE = "CL205"
 
-    def fix(self, ctx: FixContext, finding: Finding) -> Rewrite | NoFix:
+    def fix(self, ctx: FixContext, finding: Finding) -> Rewrite | Proposal | NoFix:
         nodes = ctx.nodes_at(finding, cst.CSTNode)
         if not nodes:
             return NoFix("the reported call was not found in the file")
@@ -56,6 +61,9 @@ class SkippedCallEagerOnly(Codemod):
             keyed = _hash_key(ctx, seed)
             if keyed is not None:
                 return keyed
+            drawn = _random_branch(ctx, finding, seed)
+            if drawn is not None:
+                return drawn
             return NoFix(
                 f"{group.reason}; a value that flows on must be computed outside the compiled "
                 "region and passed in (a `torch.compiler.disable`d helper still breaks the graph)"
@@ -260,3 +268,99 @@ def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
 
     node.visit(V())
     return out
+
+
+_DRAWS = frozenset({"random"})
+_FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}
+
+
+def _random_branch(ctx: FixContext, finding: Finding, seed: cst.BaseStatement) -> Proposal | None:
+    """``if [flags and] random.random() < p:`` whose body assigns names -> the flags stay a
+    Python ``if``, the draw comes from ``torch.rand`` and each name is chosen with
+    ``torch.where``: a proposal, since the numbers drawn differ from Python's."""
+    if not isinstance(seed, cst.If) or seed.orelse is not None:
+        return None
+    draw = next(
+        (
+            c
+            for c in ctx.nodes_at(finding, cst.Call)
+            if isinstance(c.func, cst.Attribute)
+            and isinstance(c.func.value, cst.Name)
+            and c.func.value.value == "random"
+            and c.func.attr.value in _DRAWS
+            and not c.args
+        ),
+        None,
+    )
+    if draw is None:
+        return None
+    test = seed.test
+    flags: list[cst.BaseExpression] = []
+    cmp = test
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        flags, cmp = [test.left], test.right
+    if not (
+        isinstance(cmp, cst.Comparison)
+        and len(cmp.comparisons) == 1
+        and (cmp.left is draw or cmp.comparisons[0].comparator is draw)
+        and isinstance(
+            cmp.comparisons[0].operator,
+            (cst.LessThan, cst.GreaterThan, cst.LessThanEqual, cst.GreaterThanEqual),
+        )
+    ):
+        return None
+    body = seed.body
+    stmts = list(body.body) if isinstance(body, cst.IndentedBlock) else []
+    assigns: list[cst.Assign] = []
+    for st in stmts:
+        if not (isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1):
+            return None
+        a = st.body[0]
+        if not (
+            isinstance(a, cst.Assign)
+            and len(a.targets) == 1
+            and isinstance(a.targets[0].target, cst.Name)
+        ):
+            return None
+        assigns.append(a)
+    if not assigns:
+        return None
+    th = ctx.torch()
+    first = assigns[0].targets[0].target.value  # type: ignore[attr-defined]
+    rand = cst.parse_expression(f"{th}.rand((), device={first}.device)")
+    cond = cmp.deep_replace(draw, rand)
+    lines = [
+        cst.SimpleStatementLine(
+            body=[
+                cst.Assign(
+                    targets=a.targets,
+                    value=cst.Call(
+                        func=cst.parse_expression(f"{th}.where"),
+                        args=[
+                            cst.Arg(cond),  # type: ignore[arg-type]
+                            cst.Arg(a.value),
+                            cst.Arg(a.targets[0].target),
+                        ],
+                    ),
+                )
+            ]
+        )
+        for a in assigns
+    ]
+    if flags:
+        new: cst.BaseStatement = seed.with_changes(
+            test=flags[0], body=cst.IndentedBlock(body=lines)
+        )
+        out: cst.CSTNode = new
+    else:
+        out = cst.FlattenSentinel(
+            [lines[0].with_changes(leading_lines=seed.leading_lines), *lines[1:]]
+        )
+    return Proposal(
+        title="draw with `torch.rand` and choose with `torch.where` (no Python branch on the draw)",
+        changes=[(seed, out)],
+        reason="the draw comes from torch's generator instead of Python's `random`: the same "
+        "distribution, other numbers (and later torch draws shift), so the outputs cannot be "
+        "compared with the original's; both branches are computed",
+        imports=("torch",),
+    )
