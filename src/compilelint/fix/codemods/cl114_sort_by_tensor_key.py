@@ -33,12 +33,33 @@ class SortByTensorKey(Codemod):
             (c for c in calls if isinstance(c.func, cst.Name) and c.func.value in _FUNCS),
             None,
         )
+        inplace: cst.Expr | None = None
         if call is None:
-            if any(isinstance(c.func, cst.Attribute) for c in calls):
-                return NoFix("`list.sort(key=...)` sorts in place: not rewritten")
-            return NoFix("the ordering call was not found in the file")
-        how = call.func.value  # type: ignore[attr-defined]
-        pos = [a for a in call.args if a.keyword is None]
+            call = next(
+                (
+                    c
+                    for c in calls
+                    if isinstance(c.func, cst.Attribute)
+                    and c.func.attr.value == "sort"
+                    and all(a.keyword is not None for a in c.args)
+                ),
+                None,
+            )
+            if call is None:
+                return NoFix("the ordering call was not found in the file")
+            stmt = ctx.parent(call)
+            if not isinstance(stmt, cst.Expr) or not isinstance(
+                call.func.value,
+                (cst.Name, cst.Attribute),  # type: ignore[attr-defined]
+            ):
+                return NoFix("`list.sort(key=...)` is not a statement of its own")
+            # `xs.sort(key=k)` -> `xs[:] = <sorted(xs, key=k)>`: the same list, reordered
+            inplace = stmt
+            how = "sorted"
+            pos = [cst.Arg(call.func.value)]  # type: ignore[attr-defined]
+        else:
+            how = call.func.value  # type: ignore[attr-defined]
+            pos = [a for a in call.args if a.keyword is None]
         kw = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
         if len(pos) != 1 or pos[0].star or set(kw) - {"key", "reverse"} or "key" not in kw:
             return NoFix(f"`{how}` is called with more than an iterable, `key=` and `reverse=`")
@@ -50,7 +71,7 @@ class SortByTensorKey(Codemod):
             return NoFix(
                 f"`{ctx.code(eff).strip()}` has a side effect (the iterable is read twice)"
             )
-        if _is_zip(xs):
+        if _is_zip(xs) and inplace is None:
             if how != "sorted":
                 return NoFix(f"`{how}` over `zip(...)` yields tuples: not rewritten")
             return self._zipped(ctx, call, xs, kw)  # type: ignore[arg-type]
@@ -78,6 +99,15 @@ class SortByTensorKey(Codemod):
                 k=keys,
             )
             title = f"pick with `torch.{fn}` on the stacked keys (the first, as `{how}`)"
+        if inplace is not None:
+            target = cst.Subscript(
+                value=xs, slice=[cst.SubscriptElement(cst.Slice(lower=None, upper=None))]
+            )
+            return Rewrite(
+                title=title.replace("`sorted`", "`list.sort`") + "; the list is refilled in place",
+                changes=[(inplace, cst.Assign(targets=[cst.AssignTarget(target)], value=new))],
+                imports=("torch",),
+            )
         return Rewrite(
             title=title,
             changes=[(call, new.with_changes(lpar=call.lpar, rpar=call.rpar))],
