@@ -182,7 +182,7 @@ def test_fix_cli_applies_and_is_idempotent(tmp_path: Path) -> None:
     shutil.copy(FIXDIR / "CL201_before.py", work)
     res = CliRunner().invoke(main, ["fix", str(work), "--select", "CL201"])
     assert res.exit_code == 0, res.output
-    assert "CL201 fixed" in res.output and "Fixed 7 findings in 1 file." in res.output
+    assert "CL201 fixed" in res.output and "Fixed 8 findings in 1 file." in res.output
     assert work.read_bytes() == (FIXDIR / "CL201_after.py").read_bytes()
     res = CliRunner().invoke(main, ["fix", str(work), "--select", "CL201", "--diff"])
     assert res.exit_code == 0, res.output
@@ -247,7 +247,7 @@ def test_fix_copy_leaves_the_source_alone(tmp_path: Path) -> None:
     before = (src / "pkg" / "m.py").read_bytes()
     run = fix_copy(str(src), str(tmp_path / "copy"))
     assert (src / "pkg" / "m.py").read_bytes() == before
-    assert [r.rule for r in run.records if r.status == "applied"] == ["CL201"] * 7
+    assert [r.rule for r in run.records if r.status == "applied"] == ["CL201"] * 8
     assert "is_compiling" in (tmp_path / "copy" / "pkg" / "m.py").read_text(encoding="utf-8")
     with pytest.raises(FileExistsError):
         fix_copy(str(src), str(tmp_path / "copy"))

@@ -116,8 +116,10 @@ class GuardCall(Codemod):
                     imports=("torch",),
                 )
         line = ctx.parent(stmt)
+        if isinstance(line, cst.SimpleStatementSuite):
+            return self._unfold(ctx, line, stmt, test)
         if not isinstance(line, cst.SimpleStatementLine):
-            return NoFix(f"the {self.WHAT} shares a one-line block (`if x: ...`) with its header")
+            return NoFix(f"the {self.WHAT} is not a statement of a block")
         if not isinstance(ctx.parent(line), cst.IndentedBlock):
             return NoFix(f"the {self.WHAT} is not inside a function body")
         others = [s for s in line.body if s is not stmt]
@@ -138,6 +140,29 @@ class GuardCall(Codemod):
             leading_lines=line.leading_lines,
         )
         return Rewrite(title=title, changes=[(line, guard)], imports=("torch",), mergeable=True)
+
+    def _unfold(
+        self,
+        ctx: FixContext,
+        suite: cst.SimpleStatementSuite,
+        stmt: cst.BaseSmallStatement,
+        test: cst.BaseExpression,
+    ) -> Rewrite | NoFix:
+        """``if self.debug: print(x.shape)`` -> the block on its own lines, the call's guarded."""
+        if ctx.function(stmt) is None:
+            return NoFix(f"the {self.WHAT} is not inside a function body")
+        body: list[cst.BaseStatement] = []
+        for s in suite.body:
+            one = cst.SimpleStatementLine(
+                body=[s.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)]
+            )
+            body.append(cst.If(test=test, body=cst.IndentedBlock(body=[one])) if s is stmt else one)
+        return Rewrite(
+            title=f"the block on its own lines; guard the {self.WHAT} with "
+            "`if not torch.compiler.is_compiling():`",
+            changes=[(suite, cst.IndentedBlock(body=body))],
+            imports=("torch",),
+        )
 
     def _split(
         self,
