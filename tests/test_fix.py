@@ -526,3 +526,24 @@ def test_random_branch_is_proposed(tmp_path: Path) -> None:
     assert rec.status == "proposed" and "other numbers" in rec.reason and not res.changes
     assert "+        if self.training:" in rec.patch
     assert "torch.where(torch.rand((), device=x.device) < 0.5, torch.flip(x" in rec.patch
+
+
+def test_scalar_read_back_by_other_code_of_the_file_is_proposed(tmp_path: Path) -> None:
+    work = tmp_path / "m.py"
+    src = (
+        "import torch\n\n\nclass Block(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        self.spread = x.std().item()\n"
+        "        return x\n\n\n"
+        "class Net(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.block = Block()\n\n"
+        "    def forward(self, x):\n"
+        "        x = self.block(x)\n"
+        "        return x * self.block.spread\n"
+    )
+    work.write_text(src, encoding="utf-8")
+    res = run_fixes([str(work)], Config(select=("CL103",), cache=False), unsafe=True)
+    (rec,) = res.records
+    assert rec.status == "proposed" and "`forward()`" in rec.reason and not res.changes

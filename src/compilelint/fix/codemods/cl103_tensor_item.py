@@ -526,6 +526,17 @@ def _store_readers(ctx: FixContext, store: cst.Assign) -> tuple[str, str] | NoFi
             )
         if where is not None and not reader and where.name.value != "__init__":
             reader = where.name.value
+    if not reader:
+        # `blk.last_ppl` read by other code of the file (a parent module, a training step)
+        for n in _walk(ctx.module):
+            if (
+                isinstance(n, cst.Attribute)
+                and n.attr.value == attr
+                and self_attr(n) is None
+                and ctx.function(n) is not None
+            ):
+                reader = ctx.function(n).name.value  # type: ignore[union-attr]
+                break
     return attr, reader
 
 
