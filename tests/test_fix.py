@@ -547,3 +547,17 @@ def test_scalar_read_back_by_other_code_of_the_file_is_proposed(tmp_path: Path) 
     res = run_fixes([str(work)], Config(select=("CL103",), cache=False), unsafe=True)
     (rec,) = res.records
     assert rec.status == "proposed" and "`forward()`" in rec.reason and not res.changes
+
+
+def test_a_statement_that_also_changes_state_is_not_guarded_whole(tmp_path: Path) -> None:
+    work = tmp_path / "m.py"
+    src = (
+        "import torch\n\n\nclass M(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        self.cache.clear() or print(x.shape)\n"
+        "        return x\n"
+    )
+    work.write_text(src, encoding="utf-8")
+    res = run_fixes([str(work)], Config(select=("CL201",), cache=False), unsafe=True)
+    fixed = decode(res.changes[0].after)
+    assert "self.cache.clear() or (print(x.shape) if not torch.compiler.is_compiling()" in fixed

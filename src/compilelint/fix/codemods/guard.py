@@ -42,6 +42,26 @@ _LOG_METHODS = frozenset(
 )
 
 
+# methods that change their receiver besides the in-place ones `mutating_call` knows
+_CHANGES = frozenset(
+    {
+        "clear",
+        "add",
+        "remove",
+        "discard",
+        "popitem",
+        "setdefault",
+        "write",
+        "close",
+        "reset",
+        "step",
+        "zero_grad",
+        "register_buffer",
+        "register_parameter",
+    }
+)
+
+
 def observing_call(n: cst.CSTNode) -> bool:
     """``print(...)``, ``logger.info(...)``, ``warnings.warn(...)``, ``breakpoint()``: a call
     that only reports and returns ``None``."""
@@ -64,7 +84,16 @@ def only_observes(e: cst.CSTNode) -> bool:
         def visit_Call(self, n: cst.Call) -> bool:
             if observing_call(n):
                 return False
-            if mutating_call(n):
+            f = n.func
+            if (
+                mutating_call(n)
+                or (isinstance(f, cst.Attribute) and f.attr.value in _CHANGES)
+                or (  # a method of the module itself may change its state
+                    isinstance(f, cst.Attribute)
+                    and isinstance(f.value, cst.Name)
+                    and f.value.value == "self"
+                )
+            ):
                 bad.append(n)
             return True
 
