@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import Codemod, name_nodes
+from compilelint.fix.codemods.base import Codemod, name_nodes, side_effect
 from compilelint.fix.codemods.observe import _statement, guard_group, guard_rewrite, self_attr
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
@@ -189,7 +189,7 @@ def _hash_key(ctx: FixContext, seed: cst.BaseStatement) -> Rewrite | None:
         return None
     data = _hashed(a.value)
     fn = ctx.function(seed)
-    if data is None or fn is None:
+    if data is None or fn is None or side_effect(data) is not None:
         return None
     name = a.targets[0].target.value
     dicts: set[str] = set()
