@@ -182,7 +182,7 @@ def test_fix_cli_applies_and_is_idempotent(tmp_path: Path) -> None:
     shutil.copy(FIXDIR / "CL201_before.py", work)
     res = CliRunner().invoke(main, ["fix", str(work), "--select", "CL201"])
     assert res.exit_code == 0, res.output
-    assert "CL201 fixed" in res.output and "Fixed 3 findings in 1 file." in res.output
+    assert "CL201 fixed" in res.output and "Fixed 8 findings in 1 file." in res.output
     assert work.read_bytes() == (FIXDIR / "CL201_after.py").read_bytes()
     res = CliRunner().invoke(main, ["fix", str(work), "--select", "CL201", "--diff"])
     assert res.exit_code == 0, res.output
@@ -247,7 +247,7 @@ def test_fix_copy_leaves_the_source_alone(tmp_path: Path) -> None:
     before = (src / "pkg" / "m.py").read_bytes()
     run = fix_copy(str(src), str(tmp_path / "copy"))
     assert (src / "pkg" / "m.py").read_bytes() == before
-    assert [r.rule for r in run.records if r.status == "applied"] == ["CL201"] * 3
+    assert [r.rule for r in run.records if r.status == "applied"] == ["CL201"] * 8
     assert "is_compiling" in (tmp_path / "copy" / "pkg" / "m.py").read_text(encoding="utf-8")
     with pytest.raises(FileExistsError):
         fix_copy(str(src), str(tmp_path / "copy"))
@@ -441,3 +441,123 @@ def test_a_proposal_is_rendered_as_a_diff_and_never_applied(
     assert "CL201 proposed (not applied)" in out.output and "cannot show it" in out.output
     assert "+        if not torch.compiler.is_compiling():" in out.output
     assert work.read_text(encoding="utf-8") == src
+
+
+SCALAR_KEPT = """\
+import math
+
+import torch
+
+
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.last_ppl = None
+        self.seen = None
+
+    def forward(self, x):
+        loss = x.pow(2).mean()
+        self.last_ppl = math.exp(loss.item())
+        self.seen = float(x.sum())
+        return x, {"loss": loss.item()}
+
+    def report(self):
+        return f"{self.seen:.1f}"
+"""
+
+
+def test_scalar_kept_for_observation(tmp_path: Path) -> None:
+    """Kept on `self` and read by nobody in the class: a detached tensor (applied); read back
+    by another method, or returned: the same patch proposed, never applied."""
+    work = tmp_path / "m.py"
+    work.write_text(SCALAR_KEPT, encoding="utf-8")
+    res = run_fixes([str(work)], Config(select=("CL102", "CL103"), cache=False), unsafe=True)
+    by_line = {r.line: r for r in res.records}
+    assert by_line[14].status == "applied" and "self.last_ppl" in by_line[14].title
+    assert by_line[15].status == "proposed" and "report()" in by_line[15].reason
+    assert by_line[16].status == "proposed" and "change type" in by_line[16].reason
+    fixed = decode(res.changes[0].after)
+    assert "self.last_ppl = torch.exp(loss.detach())" in fixed
+    assert "self.seen = float(x.sum())" in fixed and '{"loss": loss.item()}' in fixed
+
+
+HASH_KEY = """\
+import hashlib
+
+import torch
+
+
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self._cache = {}
+
+    def forward(self, x):
+        key = hashlib.md5(f"n-{x.shape[0]}".encode()).hexdigest()
+        if key not in self._cache:
+            self._cache[key] = torch.ones(x.shape[0])
+        return x + self._cache[key][:, None]
+"""
+
+
+def test_hash_used_only_as_a_cache_key(tmp_path: Path) -> None:
+    work = tmp_path / "m.py"
+    work.write_text(HASH_KEY, encoding="utf-8")
+    res = run_fixes([str(work)], Config(select=("CL205",), cache=False), unsafe=True)
+    assert decode(res.changes[0].after).count('key = f"n-{x.shape[0]}"') == 1
+    # the dict's keys are seen elsewhere: the digest is kept
+    work.write_text(HASH_KEY + "\n    def keys(self):\n        return list(self._cache)\n")
+    res = run_fixes([str(work)], Config(select=("CL205",), cache=False), unsafe=True)
+    assert not res.changes and res.records[0].status == "no-fix"
+
+
+def test_random_branch_is_proposed(tmp_path: Path) -> None:
+    work = tmp_path / "m.py"
+    src = (
+        "import random\n\nimport torch\n\n\nclass M(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        if self.training and random.random() < 0.5:\n"
+        "            x = torch.flip(x, dims=[-1])\n"
+        "        return x\n"
+    )
+    work.write_text(src, encoding="utf-8")
+    res = run_fixes([str(work)], Config(select=("CL205",), cache=False), unsafe=True)
+    (rec,) = res.records
+    assert rec.status == "proposed" and "other numbers" in rec.reason and not res.changes
+    assert "+        if self.training:" in rec.patch
+    assert "torch.where(torch.rand((), device=x.device) < 0.5, torch.flip(x" in rec.patch
+
+
+def test_scalar_read_back_by_other_code_of_the_file_is_proposed(tmp_path: Path) -> None:
+    work = tmp_path / "m.py"
+    src = (
+        "import torch\n\n\nclass Block(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        self.spread = x.std().item()\n"
+        "        return x\n\n\n"
+        "class Net(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.block = Block()\n\n"
+        "    def forward(self, x):\n"
+        "        x = self.block(x)\n"
+        "        return x * self.block.spread\n"
+    )
+    work.write_text(src, encoding="utf-8")
+    res = run_fixes([str(work)], Config(select=("CL103",), cache=False), unsafe=True)
+    (rec,) = res.records
+    assert rec.status == "proposed" and "`forward()`" in rec.reason and not res.changes
+
+
+def test_a_statement_that_also_changes_state_is_not_guarded_whole(tmp_path: Path) -> None:
+    work = tmp_path / "m.py"
+    src = (
+        "import torch\n\n\nclass M(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        self.cache.clear() or print(x.shape)\n"
+        "        return x\n"
+    )
+    work.write_text(src, encoding="utf-8")
+    res = run_fixes([str(work)], Config(select=("CL201",), cache=False), unsafe=True)
+    fixed = decode(res.changes[0].after)
+    assert "self.cache.clear() or (print(x.shape) if not torch.compiler.is_compiling()" in fixed

@@ -55,7 +55,8 @@ RECIPES: tuple[Recipe, ...] = (
         ("GB0124",),
         "a tensor's value read into Python (.item(), int(), float())",
         "Keep the value a 0-d tensor (drop `.item()`/`int()`; `torch.clamp`/`torch.maximum` for "
-        "max/min, `torch.where` for a choice); or set "
+        "max/min, `torch.where` for a choice; a value kept only for logging, on `self` or in a "
+        "metrics dict, as a detached tensor read with `float()` later); or set "
         "`torch._dynamo.config.capture_scalar_outputs = True` so the read stays in the graph",
     ),
     Recipe(
@@ -93,6 +94,8 @@ RECIPES: tuple[Recipe, ...] = (
         "a call dynamo skips (standard-library timers, random, inspect, hashing, warnings)",
         "Move the call out of the compiled region: compute the value in `__init__` or the caller "
         "and pass it in, or put an observing call under `if not torch.compiler.is_compiling():`; "
+        "key a cache on the hashed value itself rather than its `hashlib` digest; draw with "
+        "`torch.rand` instead of `random.random()` and choose with `torch.where`; "
         "where a value flows on, wrap the helper in `@torch.compiler.disable` (one break per "
         "call, but the rest of forward stays compiled)",
     ),
@@ -106,7 +109,9 @@ RECIPES: tuple[Recipe, ...] = (
     Recipe(
         ("GB0207",),
         "`sorted(..., key=...)` over tensors",
-        "Sort with tensors: stack the keys and use `torch.sort`/`torch.argsort`, then index",
+        "Sort with tensors: stack the keys and use `torch.sort`/`torch.argsort`, then index "
+        "(for `sorted(zip(a, b), key=lambda p: p[0])`: `order = torch.argsort(a, stable=True)`, "
+        "then `zip(a[order], b[order])`)",
     ),
     Recipe(
         ("GB0264", "GB0119"),

@@ -217,12 +217,15 @@ GB_RULES: dict[str, tuple[tuple[str, Callable[[cst.CSTNode], bool]], ...]] = {
     "GB0035": (("CL101", _is_branch),),
     # dynamic shape operator
     "GB0036": (("CL110", _is_shape_call), ("CL111", _is_subscript)),
+    # `.tolist()` of a float tensor: a list log on `self`, or a list kept on `self`
+    "GB0109": (("CL501", _is_log_value), ("CL105", _call_named("tolist"))),
     # data-dependent operator (`math.sqrt(t)` reads the value through `_local_scalar_dense`)
     "GB0033": (
         ("CL103", _is_item),
         ("CL112", _is_math),
         ("CL102", _is_cast),
         ("CL501", _is_log_value),
+        ("CL105", _call_named("tolist")),
     ),
 }
 

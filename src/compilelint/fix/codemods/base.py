@@ -153,6 +153,23 @@ def not_compiling(test: cst.BaseExpression) -> bool:
     )
 
 
+def mutating_call(node: cst.Call) -> bool:
+    """An in-place tensor method, ``append``/``extend``/``insert``/``pop``/``update``,
+    ``backward``, or ``print``/``next``/``setattr``/... ."""
+    f = node.func
+    if isinstance(f, cst.Attribute):
+        a = f.attr.value
+        return (a.endswith("_") and not a.startswith("_")) or a in (
+            "append",
+            "extend",
+            "insert",
+            "pop",
+            "update",
+            "backward",
+        )
+    return isinstance(f, cst.Name) and f.value in _MUTATORS
+
+
 def side_effect(e: cst.CSTNode) -> cst.CSTNode | None:
     """A sub-node of ``e`` that visibly changes state (an in-place method, ``print``, a walrus,
     ``yield``/``await``), or None."""
@@ -160,19 +177,7 @@ def side_effect(e: cst.CSTNode) -> cst.CSTNode | None:
 
     class V(cst.CSTVisitor):
         def visit_Call(self, node: cst.Call) -> None:
-            f = node.func
-            if isinstance(f, cst.Attribute):
-                a = f.attr.value
-                if (a.endswith("_") and not a.startswith("_")) or a in (
-                    "append",
-                    "extend",
-                    "insert",
-                    "pop",
-                    "update",
-                    "backward",
-                ):
-                    found.append(node)
-            elif isinstance(f, cst.Name) and f.value in _MUTATORS:
+            if mutating_call(node):
                 found.append(node)
 
         def visit_NamedExpr(self, node: cst.NamedExpr) -> None:

@@ -39,6 +39,7 @@ from compilelint.fix.codemods.base import (
     paren,
 )
 from compilelint.fix.codemods.cl101_tensor_dependent_branch import eager_only_body
+from compilelint.fix.codemods.observe import eager_only, self_attr
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Replacement, Rewrite
 from compilelint.model import Finding
@@ -59,9 +60,14 @@ _MAX_PASSES = 6
 
 @dataclass
 class _End:
-    """Where a value's climb ends: ``assign`` when it is the value of ``name = ...``."""
+    """Where a value's climb ends: ``assign`` when it is the value of ``name = ...``;
+    ``store`` when it is kept for observation on ``self`` (``self.X = v``, ``self.X[k] = v``,
+    ``self.X = {"k": v}``); ``returned`` when it (or a dict, tuple or list holding it) is
+    returned."""
 
     assign: cst.Assign | None = None
+    store: cst.Assign | None = None
+    returned: cst.Return | None = None
 
 
 # kind of rewrite of an original node: "origin", "eager:<wrap>", "clamp", "maximum",
@@ -138,7 +144,7 @@ class TensorItemDrop(Codemod):
                 return self._rewrite(ctx, {id(report): "eagerif"}, {})
             return end
         if end.assign is None:
-            return self._rewrite(ctx, plan, {id(origin): replacement})
+            return self._finish(ctx, plan, {id(origin): replacement}, [end])
         fn = ctx.function(origin)
         if fn is None:
             return NoFix("the value is not in a function")
@@ -151,6 +157,7 @@ class TensorItemDrop(Codemod):
         base = dict(plan)
         for _ in range(_MAX_PASSES):
             plan = dict(base)
+            ends: list[_End] = []
             reached = {id(end.assign)}
             found = set(names)
             for name in sorted(names):
@@ -173,6 +180,7 @@ class TensorItemDrop(Codemod):
                     got = self._climb(ctx, use, names, plan, allow_assign=True)
                     if isinstance(got, NoFix):
                         return NoFix(f"`{name}` is also {got.reason.removeprefix('the value is ')}")
+                    ends.append(got)
                     if got.assign is not None:
                         reached.add(id(got.assign))
                         found.add(_target_name(got.assign) or "")
@@ -190,7 +198,49 @@ class TensorItemDrop(Codemod):
                         f"`{name}` is assigned more than once (also by `{how}`), not only "
                         "from the tensor value"
                     )
-        return self._rewrite(ctx, plan, {id(origin): replacement})
+        return self._finish(ctx, plan, {id(origin): replacement}, ends)
+
+    def _finish(
+        self,
+        ctx: FixContext,
+        plan: _Plan,
+        fixed: dict[int, cst.BaseExpression],
+        ends: list[_End],
+    ) -> Rewrite | Proposal | NoFix:
+        """The rewrite; a proposal when the tensor reaches the caller (returned, or stored
+        on ``self`` where another method reads it back)."""
+        stores = [e.store for e in ends if e.store is not None]
+        returned = [e.returned for e in ends if e.returned is not None]
+        why: list[str] = []
+        attrs: list[str] = []
+        for st in stores:
+            got = _store_readers(ctx, st)
+            if isinstance(got, NoFix):
+                return got
+            attr, reader = got
+            attrs.append(attr)
+            if reader:
+                why.append(
+                    f"`self.{attr}` is read back in `{reader}()`, which would get a 0-d tensor "
+                    "instead of a Python number"
+                )
+        if returned:
+            why.append(
+                "the returned value becomes a 0-d tensor instead of a Python number: the "
+                "outputs change type, so every caller must accept a tensor (formatting, "
+                "arithmetic, comparisons and `float()` do; `json.dumps` and "
+                "`isinstance(v, float)` do not)"
+            )
+        rw = self._rewrite(ctx, plan, fixed)
+        if attrs:
+            names = ", ".join(f"`self.{a}`" for a in sorted(set(attrs)))
+            rw.title += (
+                f"; {names} keeps a detached 0-d tensor for observation (`float()`, "
+                "formatting and arithmetic read it as before)"
+            )
+        if why:
+            return Proposal(rw.title, rw.changes, "; ".join(why), imports=rw.imports)
+        return rw
 
     # ------------------------------------------------------------------ analysis
     def _climb(
@@ -267,6 +317,9 @@ class TensorItemDrop(Codemod):
                 and isinstance(p.targets[0].target, cst.Name)
             ):
                 return _End(assign=p)
+            kept = _kept(ctx, cur)
+            if kept is not None:
+                return kept
             where = ctx.code(p).strip().splitlines()[0][:40] if p is not None else "?"
             return NoFix(f"the value is used in `{where}`, not only in arithmetic with tensors")
 
@@ -396,6 +449,95 @@ def _numpy_call(e: cst.CSTNode) -> cst.Call | None:
 
     e.visit(V())
     return found[0] if found else None
+
+
+def _self_store(t: cst.BaseExpression) -> str | None:
+    """``X`` of an assignment target ``self.X`` or ``self.X[k]``."""
+    if isinstance(t, cst.Subscript):
+        t = t.value
+    return self_attr(t)
+
+
+def _kept(ctx: FixContext, node: cst.CSTNode) -> _End | None:
+    """``node`` kept as it is: stored on ``self`` or returned, directly or as an entry of a
+    dict, tuple or list literal (``dict(k=v)`` too)."""
+    cur = node
+    while True:
+        p = ctx.parent(cur)
+        if isinstance(p, (cst.DictElement, cst.Element)) and p.value is cur:
+            q = ctx.parent(p)
+            if not isinstance(q, (cst.Dict, cst.Tuple, cst.List)):
+                return None
+            cur = q
+            continue
+        if isinstance(p, cst.Arg) and p.keyword is not None and p.value is cur:
+            call = ctx.parent(p)
+            if (
+                isinstance(call, cst.Call)
+                and isinstance(call.func, cst.Name)
+                and call.func.value == "dict"
+                and all(a.keyword is not None for a in call.args)
+            ):
+                cur = call
+                continue
+            return None
+        break
+    if (
+        isinstance(p, cst.Assign)
+        and p.value is cur
+        and len(p.targets) == 1
+        and _self_store(p.targets[0].target) is not None
+    ):
+        return _End(store=p)
+    if isinstance(p, cst.Return) and p.value is cur:
+        return _End(returned=p)
+    return None
+
+
+def _store_target(ctx: FixContext, node: cst.Attribute) -> bool:
+    """``node`` (``self.X``) is what an assignment writes: ``self.X = ...``, ``self.X[k] = ...``."""
+    p = ctx.parent(node)
+    if isinstance(p, cst.Subscript) and p.value is node:
+        node, p = p, ctx.parent(p)  # type: ignore[assignment]
+    return isinstance(p, (cst.AssignTarget, cst.AnnAssign)) and p.target is node
+
+
+def _store_readers(ctx: FixContext, store: cst.Assign) -> tuple[str, str] | NoFix:
+    """(the attribute ``store`` sets on ``self``, the first other method that reads it or
+    ""), or why the tensor must not be kept there (the traced function reads it back)."""
+    attr = _self_store(store.targets[0].target)
+    assert attr is not None
+    fn = ctx.function(store)
+    if fn is None:
+        return NoFix("the value is not in a function")
+    scope = ctx.enclosing(fn, cst.ClassDef) or fn
+    reader = ""
+    for n in _walk(scope):
+        if not isinstance(n, cst.Attribute) or self_attr(n) != attr or _store_target(ctx, n):
+            continue
+        if eager_only(ctx, n):
+            continue
+        where = ctx.function(n)
+        if where is fn:
+            line = ctx.code(ctx.statement(n) or n).strip().splitlines()[0][:40]
+            return NoFix(
+                f"`self.{attr}` is also read in `{line}`: kept as a tensor it would change what "
+                "the model computes"
+            )
+        if where is not None and not reader and where.name.value != "__init__":
+            reader = where.name.value
+    if not reader:
+        # `blk.last_ppl` read by other code of the file (a parent module, a training step)
+        for n in _walk(ctx.module):
+            if (
+                isinstance(n, cst.Attribute)
+                and n.attr.value == attr
+                and self_attr(n) is None
+                and ctx.function(n) is not None
+            ):
+                reader = ctx.function(n).name.value  # type: ignore[union-attr]
+                break
+    return attr, reader
 
 
 def _simple(e: cst.BaseExpression) -> bool:

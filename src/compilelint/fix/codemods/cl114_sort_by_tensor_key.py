@@ -33,12 +33,33 @@ class SortByTensorKey(Codemod):
             (c for c in calls if isinstance(c.func, cst.Name) and c.func.value in _FUNCS),
             None,
         )
+        inplace: cst.Expr | None = None
         if call is None:
-            if any(isinstance(c.func, cst.Attribute) for c in calls):
-                return NoFix("`list.sort(key=...)` sorts in place: not rewritten")
-            return NoFix("the ordering call was not found in the file")
-        how = call.func.value  # type: ignore[attr-defined]
-        pos = [a for a in call.args if a.keyword is None]
+            call = next(
+                (
+                    c
+                    for c in calls
+                    if isinstance(c.func, cst.Attribute)
+                    and c.func.attr.value == "sort"
+                    and all(a.keyword is not None for a in c.args)
+                ),
+                None,
+            )
+            if call is None:
+                return NoFix("the ordering call was not found in the file")
+            stmt = ctx.parent(call)
+            if not isinstance(stmt, cst.Expr) or not isinstance(
+                call.func.value,
+                (cst.Name, cst.Attribute),  # type: ignore[attr-defined]
+            ):
+                return NoFix("`list.sort(key=...)` is not a statement of its own")
+            # `xs.sort(key=k)` -> `xs[:] = <sorted(xs, key=k)>`: the same list, reordered
+            inplace = stmt
+            how = "sorted"
+            pos = [cst.Arg(call.func.value)]  # type: ignore[attr-defined]
+        else:
+            how = call.func.value  # type: ignore[attr-defined]
+            pos = [a for a in call.args if a.keyword is None]
         kw = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
         if len(pos) != 1 or pos[0].star or set(kw) - {"key", "reverse"} or "key" not in kw:
             return NoFix(f"`{how}` is called with more than an iterable, `key=` and `reverse=`")
@@ -50,6 +71,10 @@ class SortByTensorKey(Codemod):
             return NoFix(
                 f"`{ctx.code(eff).strip()}` has a side effect (the iterable is read twice)"
             )
+        if _is_zip(xs) and inplace is None:
+            if how != "sorted":
+                return NoFix(f"`{how}` over `zip(...)` yields tuples: not rewritten")
+            return self._zipped(ctx, call, xs, kw)  # type: ignore[arg-type]
         keys = self._keys(ctx, kw["key"], xs)
         if isinstance(keys, NoFix):
             return keys
@@ -74,9 +99,85 @@ class SortByTensorKey(Codemod):
                 k=keys,
             )
             title = f"pick with `torch.{fn}` on the stacked keys (the first, as `{how}`)"
+        if inplace is not None:
+            target = cst.Subscript(
+                value=xs, slice=[cst.SubscriptElement(cst.Slice(lower=None, upper=None))]
+            )
+            return Rewrite(
+                title=title.replace("`sorted`", "`list.sort`") + "; the list is refilled in place",
+                changes=[(inplace, cst.Assign(targets=[cst.AssignTarget(target)], value=new))],
+                imports=("torch",),
+            )
         return Rewrite(
             title=title,
             changes=[(call, new.with_changes(lpar=call.lpar, rpar=call.rpar))],
+            imports=("torch",),
+        )
+
+    def _zipped(
+        self, ctx: FixContext, call: cst.Call, xs: cst.Call, kw: dict[str, cst.BaseExpression]
+    ) -> Rewrite | NoFix:
+        """``sorted(zip(a, b), key=lambda p: p[0], reverse=r)`` -> ``order =
+        torch.argsort(a, stable=True, descending=r)`` before the statement and
+        ``list(zip(a[order], b[order]))``: the same tuples of the same tensors (rows of each
+        sequence), in the same order (a stable sort keeps equal keys in their order, with
+        ``reverse=True`` too, as ``sorted`` does)."""
+        line = ctx.statement(call)
+        if not isinstance(line, cst.SimpleStatementLine) or not isinstance(
+            ctx.parent(line), cst.IndentedBlock
+        ):
+            return NoFix("the `sorted` call is not in a statement of a function body")
+        for a in ctx.ancestors(call):
+            if a is line:
+                break
+            if isinstance(
+                a, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+            ):
+                return NoFix("the `sorted` call is inside a lambda or a comprehension")
+        seqs = [a.value for a in xs.args]
+        th = ctx.torch()
+
+        def stacked(e: cst.BaseExpression) -> cst.BaseExpression:
+            # a tensor is indexed as it is; a sequence of tensors is stacked first
+            return e if ctx.is_tensor(e) else template(f"{th}.stack(list(__e__))", e=e)
+
+        key = kw["key"]
+        keys: cst.BaseExpression
+        j = _item_key(key)
+        if j is not None:
+            if j >= len(seqs):
+                return NoFix("the key reads past the zipped sequences")
+            keys = stacked(seqs[j])
+        else:
+            comp = self._keys(ctx, key, xs)
+            if isinstance(comp, NoFix):
+                return comp
+            keys = template(f"{th}.stack(__k__)", k=comp)
+        order = ctx.fresh_name("order")
+        rev = kw.get("reverse")
+        desc = "" if rev is None else ", descending=__r__"
+        argsort = template(
+            f"{th}.argsort(__k__, stable=True{desc})", k=keys, **({"r": rev} if rev else {})
+        )
+        first = cst.SimpleStatementLine(
+            body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(order))], value=argsort)],
+            leading_lines=line.leading_lines,
+        )
+        picked = [
+            cst.Arg(
+                cst.Subscript(
+                    value=atom(stacked(e)), slice=[cst.SubscriptElement(cst.Index(cst.Name(order)))]
+                )
+            )
+            for e in seqs
+        ]
+        new = template("list(__z__)", z=xs.with_changes(args=picked))
+        fixed = line.deep_replace(call, new.with_changes(lpar=call.lpar, rpar=call.rpar))
+        assert isinstance(fixed, cst.SimpleStatementLine)
+        return Rewrite(
+            title="order the zipped sequences with `torch.argsort` of the key (stable, as "
+            "`sorted`) and index each of them",
+            changes=[(line, cst.FlattenSentinel([first, fixed.with_changes(leading_lines=[])]))],
             imports=("torch",),
         )
 
@@ -110,3 +211,38 @@ class SortByTensorKey(Codemod):
 
 
 _FUNCS = frozenset({"sorted", "max", "min"})
+
+
+def _is_zip(e: cst.BaseExpression) -> bool:
+    return (
+        isinstance(e, cst.Call)
+        and isinstance(e.func, cst.Name)
+        and e.func.value == "zip"
+        and bool(e.args)
+        and all(a.keyword is None and not a.star for a in e.args)
+    )
+
+
+def _item_key(key: cst.BaseExpression) -> int | None:
+    """``j`` of ``key=lambda p: p[j]`` (or ``operator.itemgetter(j)``), else None."""
+    if isinstance(key, cst.Lambda) and len(key.params.params) == 1:
+        body, name = key.body, key.params.params[0].name.value
+        if (
+            isinstance(body, cst.Subscript)
+            and isinstance(body.value, cst.Name)
+            and body.value.value == name
+            and len(body.slice) == 1
+            and isinstance(body.slice[0].slice, cst.Index)
+            and isinstance(body.slice[0].slice.value, cst.Integer)
+        ):
+            return int(body.slice[0].slice.value.value)
+    if (
+        isinstance(key, cst.Call)
+        and isinstance(key.func, (cst.Name, cst.Attribute))
+        and (key.func.attr if isinstance(key.func, cst.Attribute) else key.func).value
+        == "itemgetter"
+        and len(key.args) == 1
+        and isinstance(key.args[0].value, cst.Integer)
+    ):
+        return int(key.args[0].value.value)  # type: ignore[union-attr]
+    return None

@@ -34,8 +34,40 @@ class SortByTensorKey(Check):
         if items is None or (isinstance(key.value, cst.Name) and key.value.value == "len"):
             return
         taint = V.sources(V.iter_elem(self.w.value(items)))
+        if not taint:
+            taint = self._zipped(items, key.value)
         if taint and not self._static_key(key.value):
             self.report(node, requires=taint, expr=self.code(node))
+
+    def _zipped(self, items: cst.BaseExpression, key: cst.BaseExpression) -> frozenset[str]:
+        """``sorted(zip(scores, boxes), key=lambda p: p[0])``: the tuples hold tensors; with
+        ``p[j]`` the key is the ``j``-th sequence's element."""
+        if not (
+            isinstance(items, cst.Call)
+            and isinstance(items.func, cst.Name)
+            and items.func.value == "zip"
+            and not self.w.shadowed("zip")
+            and items.args
+            and all(a.keyword is None and not a.star for a in items.args)
+        ):
+            return frozenset()
+        args = [a.value for a in items.args]
+        if (
+            isinstance(key, cst.Lambda)
+            and len(key.params.params) == 1
+            and isinstance(key.body, cst.Subscript)
+            and isinstance(key.body.value, cst.Name)
+            and key.body.value.value == key.params.params[0].name.value
+            and len(key.body.slice) == 1
+            and isinstance(key.body.slice[0].slice, cst.Index)
+            and isinstance(key.body.slice[0].slice.value, cst.Integer)
+        ):
+            j = int(key.body.slice[0].slice.value.value)
+            args = args[j : j + 1]
+        out: frozenset[str] = frozenset()
+        for a in args:
+            out |= frozenset(V.sources(V.iter_elem(self.w.value(a))))
+        return out
 
     @staticmethod
     def _static_key(key: cst.BaseExpression) -> bool:

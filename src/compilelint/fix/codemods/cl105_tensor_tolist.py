@@ -1,0 +1,68 @@
+"""CL105: a ``.tolist()`` whose list is only kept for observation runs only in eager.
+
+- ``self.last_load = probs.sum(0).tolist()`` (no code of the class reads it back in traced
+  code)                          -> the statement under ``if not torch.compiler.is_compiling():``
+- ``load = t.tolist()`` ... ``self.stats["load"] = load``
+                                 -> both statements under the guard (every statement reading
+                                    what the guarded ones bind goes with them)
+
+Compiled calls skip the store: the attribute keeps the list of the last eager call, and keeps
+its type (a tensor in its place would concatenate as ``+`` adds, and ``json.dumps`` refuses
+it). A list that is returned, or that the traced code reads back, gets no fix.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from compilelint.fix.codemods.base import Codemod
+from compilelint.fix.codemods.cl103_tensor_item import _self_store, _store_readers
+from compilelint.fix.codemods.observe import _statement, guard_group, guard_rewrite
+from compilelint.fix.context import FixContext
+from compilelint.fix.records import NoFix, Rewrite
+from compilelint.model import Finding
+
+
+class TolistObservedEagerOnly(Codemod):
+    CODE = "CL105"
+
+    def fix(self, ctx: FixContext, finding: Finding) -> Rewrite | NoFix:
+        calls = [
+            c
+            for c in ctx.nodes_at(finding, cst.Call)
+            if isinstance(c.func, cst.Attribute) and c.func.attr.value == "tolist" and not c.args
+        ]
+        if not calls:
+            return NoFix("the `.tolist()` call was not found in the file")
+        seed = _statement(ctx, calls[0])
+        if seed is None or not isinstance(seed, cst.SimpleStatementLine):
+            return NoFix("the `.tolist()` is not in a simple statement of a function body")
+        group = guard_group(ctx, seed, "list")
+        if isinstance(group, NoFix):
+            return NoFix(
+                f"{group.reason}; keep the values in a tensor where the model uses them, and "
+                "read the list outside the compiled region"
+            )
+        stored = False
+        for st in group:
+            for small in st.body if isinstance(st, cst.SimpleStatementLine) else ():
+                if not isinstance(small, cst.Assign):
+                    continue
+                for t in small.targets:
+                    if _self_store(t.target) is None:
+                        continue
+                    got = _store_readers(ctx, small)
+                    if isinstance(got, NoFix):
+                        return got
+                    stored = True
+        if not stored:
+            return NoFix(
+                "the list is not kept on `self` (nothing but observation would read it): a "
+                "dead value, or one read where the codemod cannot see"
+            )
+        return guard_rewrite(
+            ctx,
+            group,
+            "the list is only kept for observation: store it only in eager, under "
+            "`if not torch.compiler.is_compiling():`",
+        )
