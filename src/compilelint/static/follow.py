@@ -397,9 +397,9 @@ def follow(
         if add_virtual_calls(project):
             project = FollowProject(facts.values(), library, installed, entries)
             project.compute()
-        # the classes the traced classes' objects hold (`ScaleKernel(RBFKernel())`): resolving
-        # them loads their modules next round, so their overrides are known
-        instantiated_classes(project)
+        # the objects built as a held object's constructor arguments (`ScaleKernel(RBFKernel())`):
+        # resolving them loads their modules next round, so their overrides are known
+        _resolve_held_arguments(project)
     if prune_registry_calls(project):
         project = FollowProject(facts.values(), library, installed, entries)
         project.compute()
@@ -608,6 +608,25 @@ def prune_virtual_calls(project: FollowProject) -> bool:
             fn.calls[:] = [c for c in fn.calls if id(c) not in drop]
             dropped = True
     return dropped
+
+
+def _resolve_held_arguments(project: FollowProject) -> None:
+    """Resolve the classes of objects built as the constructor arguments of what traced
+    classes hold in ``self.<attr>`` (``attr_classes["<attr>()"]``), so that an unloaded module
+    among them is loaded in the next round."""
+    seen: set[tuple[str, str]] = set()
+    for key in project.traced:
+        fn = project.fn(key)
+        if fn.cls is None or (key[0], fn.cls) in seen:
+            continue
+        seen.add((key[0], fn.cls))
+        cf = project.files[key[0]].classes.get(fn.cls)
+        if cf is None:
+            continue
+        for attr, refs in cf.attr_classes.items():
+            if attr.endswith("()"):
+                for ref in refs:
+                    project.resolve(key[0], ref)
 
 
 def instantiated_classes(project: FollowProject) -> set[tuple[str, str]]:

@@ -100,6 +100,7 @@ class Project(Summaries):
                 for cpath, cqual in self.mro(path, head)[1:]:
                     if f"{cqual}.{meth}" in self.files[cpath].functions:
                         return (cpath, f"{cqual}.{meth}", "function")
+                return None  # a method of a class of this file: no star import defines it
             stars = [m for k, m in f.imports.items() if k.startswith("*")]
             if f.is_package and 0 < len(stars) <= _MAX_STAR_IMPORTS:
                 # ``from .intensity import *`` in a package's __init__ (re-exports); a package

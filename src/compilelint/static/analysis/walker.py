@@ -510,7 +510,11 @@ class FileWalker(Evaluator):
         for a in value.args:
             if isinstance(a.value, cst.Call):
                 inner = self.callee_ref(a.value.func)
-                if inner and inner.rsplit(".", 1)[-1][:1].isupper():
+                if (
+                    inner
+                    and not inner.startswith("D|torch.")
+                    and inner.rsplit(".", 1)[-1][:1].isupper()
+                ):
                     held = self.cls.attr_classes.setdefault(f"{attr}()", [])
                     if inner not in held:
                         held.append(inner)
@@ -778,10 +782,11 @@ class FileWalker(Evaluator):
             r = r.removeprefix("*")
             if r[:2] in ("Q|", "D|"):
                 out.append(f"{r}.{meth}")
-                if meth == "forward":
-                    # a `__call__` a class in its MRO defines runs first (gpytorch's
+                if meth == "forward" and r.startswith("D|") and not r.startswith("D|torch."):
+                    # a `__call__` that an imported class's MRO defines runs first (gpytorch's
                     # `Kernel.__call__` checks its inputs, then calls `forward`); it resolves
-                    # only where one is defined
+                    # only where one is defined (classes of the scanned files: not looked for,
+                    # each unresolved ref costs a lookup per round)
                     out.append(f"{r}.__call__")
         return out
 

@@ -39,6 +39,7 @@ _OBJECTS = frozenset(k for k, v in _RANDOM.items() if v is None and k[:1].isuppe
     "default_rng"
 }
 _OBJECT: Taint = frozenset({"T"})
+_NO_OBJECT: Taint = frozenset()
 
 
 class NumpyUntraceable(Check):
@@ -47,6 +48,7 @@ class NumpyUntraceable(Check):
     def __init__(self, walker: FileWalker) -> None:
         super().__init__(walker)
         self._objects = ScopedNames(walker)  # local names bound to a numpy generator object
+        self._any = False  # whether this file binds any (most files: no table lookups)
 
     def _makes_object(self, e: cst.BaseExpression) -> bool:
         if not isinstance(e, cst.Call) or not isinstance(e.func, (cst.Name, cst.Attribute)):
@@ -55,14 +57,19 @@ class NumpyUntraceable(Check):
         return q.startswith("numpy.random.") and q[len("numpy.random.") :] in _OBJECTS
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        made = _OBJECT if self._makes_object(node.value) else frozenset()
-        for t in node.targets:
-            self._objects.bind(t.target, made)
+        if self._makes_object(node.value):
+            self._any = True
+            for t in node.targets:
+                self._objects.bind(t.target, _OBJECT)
+        elif self._any:  # a name re-bound to something else
+            for t in node.targets:
+                self._objects.bind(t.target, _NO_OBJECT)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if (
-            isinstance(func, cst.Attribute)
+            self._any
+            and isinstance(func, cst.Attribute)
             and isinstance(func.value, cst.Name)
             and self._objects.lookup(func.value.value)
         ):

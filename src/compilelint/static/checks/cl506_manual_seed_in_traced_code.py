@@ -31,11 +31,13 @@ class ManualSeedInTracedCode(Check):
             # take it break again
             self.report(node, call=q, why="a `torch.Generator` is an opaque object to dynamo")
             return
-        gen = next(
-            (a for a in node.args if a.keyword is not None and a.keyword.value == "generator"),
-            None,
-        )
-        if gen is None or (isinstance(gen.value, cst.Name) and gen.value.value == "None"):
+        gen = None
+        for a in node.args:
+            kw = a.keyword
+            if kw is not None and kw.value == "generator":
+                gen = a.value
+                break
+        if gen is None or (isinstance(gen, cst.Name) and gen.value == "None"):
             return
         why = "a draw that takes a `torch.Generator` cannot be put in the graph"
         func = node.func
