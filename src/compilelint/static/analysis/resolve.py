@@ -136,6 +136,7 @@ class Resolver:
         self._cache: dict[str, ModuleFile | None] = {}
         self._dists: dict[str, dict[str, tuple[str, str]]] = {}
         self._dirs: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+        self._norm = [str(Path(sp)) for sp in site]  # as the paths of ``ModuleFile`` always were
 
     def find(self, dotted: str) -> ModuleFile | None:
         if dotted in self._cache:
@@ -148,8 +149,8 @@ class Resolver:
         parts = dotted.split(".")
         if not parts or parts[0] in SKIP_TOP or parts[0].startswith("_") or not all(parts):
             return None
-        for sp in self.site:
-            d = str(Path(sp))  # normalised as the paths of ``ModuleFile`` always were
+        for sp, norm in zip(self.site, self._norm):
+            d = norm
             for i, part in enumerate(parts):
                 last = i == len(parts) - 1
                 files, dirs = self._listing(d)
