@@ -210,6 +210,13 @@ class GuardCall(Codemod):
         last = out[-1]
         if isinstance(last, cst.SimpleStatementLine):
             out[-1] = last.with_changes(trailing_whitespace=line.trailing_whitespace)
+        elif isinstance(last, cst.If) and isinstance(last.body, cst.IndentedBlock):
+            inner = last.body.body[0]
+            assert isinstance(inner, cst.SimpleStatementLine)
+            body = last.body.with_changes(
+                body=[inner.with_changes(trailing_whitespace=line.trailing_whitespace)]
+            )
+            out[-1] = last.with_changes(body=body)
         out[0] = out[0].with_changes(leading_lines=line.leading_lines)
         return Rewrite(
             title=f"one statement a line; guard the {self.WHAT} with "
