@@ -23,6 +23,9 @@ from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.model import Finding
 
+_SHAPE_OPS = frozenset(
+    {"nonzero", "masked_select", "unique", "unique_consecutive", "argwhere", "bincount", "where"}
+)
 _FLATTEN_1D = {"squeeze": ("1", "-1"), "view": ("-1",), "reshape": ("-1",), "flatten": ()}
 
 
@@ -42,9 +45,17 @@ class DataDependentShape(Codemod):
             return _indices_to_mask(ctx, call, mask)
         if _attr(call) == "bincount":
             return _bincount(ctx, call)
+        if _attr(call) == "repeat_interleave":
+            return NoFix("`repeat_interleave` needs `output_size=` (a number the data decides)")
+        name = ctx.code(call.func).strip()
+        if _attr(call) not in _SHAPE_OPS:
+            return NoFix(
+                f"the data-dependent shape arises inside `{name}(...)`, a call made from this "
+                "line: no rewrite of this line keeps it static"
+            )
         return NoFix(
-            f"`{ctx.code(call.func).strip()}` gives a data-dependent shape that the following "
-            "code uses; no rewrite keeps it static"
+            f"`{name}` gives a data-dependent shape that the following code uses; no rewrite "
+            "keeps it static"
         )
 
 

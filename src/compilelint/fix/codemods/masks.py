@@ -38,7 +38,18 @@ from compilelint.fix.codemods.base import (
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
 
-FILL = {"sum": "0", "nansum": "0", "prod": "1", "mean": "0"}
+FILL = {
+    "sum": "0",
+    "nansum": "0",
+    "prod": "1",
+    "mean": "0",
+    "max": '-float("inf")',
+    "amax": '-float("inf")',
+    "min": 'float("inf")',
+    "amin": 'float("inf")',
+}
+# reductions whose fill value the elementwise steps before them need not keep (|-inf| = inf)
+_NOT_THROUGH_STEPS = frozenset({"prod", "max", "amax", "min", "amin"})
 # contexts where a division needs no parentheses
 _PLAIN = (cst.Assign, cst.AnnAssign, cst.Return, cst.Arg, cst.Expr, cst.Element)
 
@@ -354,11 +365,11 @@ def reduced_at_once(ctx: FixContext, sel: Selection, *, rows: bool = False) -> R
     if found is None:
         return None
     target, op, dim0 = found
-    if rows and op in ("mean", "prod") and not dim0:
+    if rows and op != "sum" and op != "nansum" and not dim0:
         return None  # over all elements of selected rows: the row size is not known here
     rows = rows or dim0
-    if op == "prod" and top is not sel.node:
-        return None  # the steps need not keep a one a one
+    if op in _NOT_THROUGH_STEPS and top is not sel.node:
+        return None  # the steps need not keep a one a one, an infinity an infinity
     if rows and not isinstance(sel.x, (cst.Name, cst.Attribute)):
         return None
     if rows and not isinstance(sel.m, cst.Name):
@@ -542,8 +553,11 @@ def reduced_by_name(
     for r in reads:
         if ctx.function(r) is not fn:
             return NoFix(f"`{name}` is read in a nested function")
-        red = _reduction_of(ctx, _zero_kept(ctx, r))
+        top = _zero_kept(ctx, r)
+        red = _reduction_of(ctx, top)
         if red is not None:
+            if red[1] in _NOT_THROUGH_STEPS and top is not r:
+                return NoFix(f"`{name}` is changed elementwise before its `{red[1]}`")
             reds.append(red)
             continue
         cnt = count_use(ctx, r)
@@ -562,8 +576,11 @@ def reduced_by_name(
             "what follows needs the selected shape"
         )
     ops = {op for _, op, _ in reds}
-    if "prod" in ops and ops - {"prod"}:
-        return NoFix(f"`{name}` is both multiplied out and summed: no one fill value serves both")
+    fills = {FILL[op] for op in ops}
+    if len(fills) > 1:
+        return NoFix(
+            f"`{name}` is reduced in ways that need different fill values ({', '.join(sorted(ops))})"
+        )
     rows = rows or any(d for _, _, d in reds)
     if rows and (
         any(op == "mean" and not d for _, op, d in reds)
@@ -575,7 +592,7 @@ def reduced_by_name(
         )
     if rows and not isinstance(sel.x, (cst.Name, cst.Attribute)):
         return NoFix("the selected tensor is an expression; reducing over rows needs its name")
-    fill = "1" if ops == {"prod"} else "0"
+    fill = fills.pop() if fills else "0"
     need_mask = rows or bool(counts) or "mean" in ops
     changes: list[tuple[cst.CSTNode, cst.CSTNode | cst.FlattenSentinel]] = []
     mask: cst.BaseExpression = sel.m
