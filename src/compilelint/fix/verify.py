@@ -553,14 +553,24 @@ class Verifier:
             return got
 
         pending_all = pending
+
+        def check(at: _Attempt, k: Key) -> FixCheck:
+            # a fix applied with others may not apply in a smaller set (it rewrote code
+            # another fix changed, or the codemod now declines): then it has no check
+            got = at.checks.get(k)
+            if got is not None:
+                return got
+            rec = next(r for r in full.records if _key(r) == k)
+            return _unchecked(rec, "not applied when tried without the other fixes")
+
         while pending:
             at = attempt(pending)
             if at is None:
                 break
             if at.failure is None:
-                bad = {k for k in pending if not at.checks[k].accepted}
+                bad = {k for k in pending if not check(at, k).accepted}
                 for k in bad:
-                    rejected[k] = at.checks[k]
+                    rejected[k] = check(at, k)
                 if not bad:
                     final = at
                     break
@@ -568,7 +578,7 @@ class Verifier:
                 continue
             if len(pending) == 1:
                 (k,) = pending
-                rejected[k] = _reject(at.checks[k], at.failure)
+                rejected[k] = _reject(check(at, k), at.failure)
                 pending = frozenset()
                 break
             # not pinned on one fix: try each alone
@@ -577,7 +587,7 @@ class Verifier:
                 one = attempt(frozenset({k}))
                 if one is None:
                     break
-                chk = one.checks[k]
+                chk = check(one, k)
                 if one.failure is None and chk.accepted:
                     good.add(k)
                 else:
@@ -592,7 +602,7 @@ class Verifier:
                     if trial.failure is None and all(c.accepted for c in trial.checks.values()):
                         kept.add(k)
                     else:
-                        chk = trial.checks[k]
+                        chk = check(trial, k)
                         rejected[k] = _reject(chk, trial.failure) if trial.failure else chk
                 good = kept
             pending = frozenset(good)
