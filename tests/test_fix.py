@@ -561,3 +561,42 @@ def test_a_statement_that_also_changes_state_is_not_guarded_whole(tmp_path: Path
     res = run_fixes([str(work)], Config(select=("CL201",), cache=False), unsafe=True)
     fixed = decode(res.changes[0].after)
     assert "self.cache.clear() or (print(x.shape) if not torch.compiler.is_compiling()" in fixed
+
+
+def test_a_library_finding_at_the_users_call_is_not_rewritten() -> None:
+    """A finding in third-party code is anchored at the user's call of the library (a
+    `print` inside `rearrange`): the codemod must not treat that call as the `print`."""
+    from compilelint.fix.engine import plan_file
+    from compilelint.fix.records import NoFix, Rewrite
+    from compilelint.model import Finding
+
+    src = (
+        b"import torch\nfrom lib import rearrange\n\n\nclass M(torch.nn.Module):\n"
+        b"    def forward(self, x):\n        return rearrange(x) * 2\n"
+    )
+
+    def finding(package: str | None) -> Finding:
+        return Finding(
+            rule="CL201",
+            name="print-in-traced-code",
+            path="m.py",
+            line=7,
+            col=16,
+            end_line=7,
+            end_col=28,
+            severity="error",
+            message="`print()` cannot be traced",
+            fix="",
+            function="M.forward",
+            package=package,
+        )
+
+    def planned(package: str | None) -> object:
+        plan = plan_file("m.py", "/tmp/m.py", src, [finding(package)], CATALOG, None)
+        assert plan is not None and len(plan.planned) == 1
+        return plan.planned[0].result
+
+    lib = planned("lib==1.0")
+    assert isinstance(lib, NoFix) and "lib==1.0" in lib.reason
+    # the same finding as user code is what the codemod rewrites (the guard above matters)
+    assert isinstance(planned(None), Rewrite)

@@ -92,6 +92,12 @@ def plan_file(
         rule = catalog.rules.get(f.rule)
         if mod is None or rule is None or rule.fix == "none":
             continue
+        if f.package is not None:
+            # the finding describes third-party code reached from this line: a codemod reads
+            # the user's line and would rewrite the call as if it were the library's statement
+            why = f"the code is in {f.package}, reached from this line: no codemod edits it"
+            plan.planned.append(Planned(f, rule.fix, NoFix(why), ""))
+            continue
         try:
             res = mod.fix(ctx, f)
         except Exception as exc:  # a codemod bug must not lose the user's run
