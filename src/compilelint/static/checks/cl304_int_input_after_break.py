@@ -69,6 +69,7 @@ class SizeAcrossGraphBreak(Check):
     def __init__(self, walker) -> None:  # type: ignore[no-untyped-def]
         super().__init__(walker)
         self._fns: dict[int, _Fn] = {}
+        self._names: set[str] = set()  # every name ever tracked as a size (a quick filter)
 
     def _state(self) -> _Fn | None:
         fn = self.w.func
@@ -164,6 +165,7 @@ class SizeAcrossGraphBreak(Check):
                 st.sizes.pop(t.value, None)
             else:
                 st.sizes[t.value] = _Size(got[0], str(got[2]), got[1], seq, st.events, stmt)
+                self._names.add(t.value)
 
     # ------------------------------------------------------------------ break points
     def _top_stmt(self, st: _Fn) -> bool:
@@ -171,8 +173,8 @@ class SizeAcrossGraphBreak(Check):
 
     def visit_Call(self, node: cst.Call) -> None:
         st = self._state()
-        if st is None or not self._top_stmt(st):
-            return
+        if st is None or not st.sizes or not self._top_stmt(st):
+            return  # a call before any size is read cannot split a size's uses
         ref = self.w.callee_ref(node.func)
         refs = self.w._submodule_call_refs(node.func, ref) or ([ref] if ref else [])
         if not refs:
@@ -203,6 +205,8 @@ class SizeAcrossGraphBreak(Check):
         st.cursor = len(pending)
 
     def visit_Name(self, node: cst.Name) -> None:
+        if node.value not in self._names:  # the hot path: most names are no tracked size
+            return
         st = self._state()
         if st is None or node.value not in st.sizes:
             return
