@@ -50,6 +50,7 @@ class _Point:
     where: str  # "`x.sum().item()`" / "the call `self.router(h)`"
     requires: Taint | None  # direct break: its requires; a call: None (the size's taint)
     via: str = ""  # refs of the call ("\n"-joined)
+    call: cst.Call | None = None  # a call not looked at yet
 
 
 @dataclass
@@ -69,6 +70,7 @@ class SizeAcrossGraphBreak(Check):
     def __init__(self, walker) -> None:  # type: ignore[no-untyped-def]
         super().__init__(walker)
         self._fns: dict[int, _Fn] = {}
+        self._names: set[str] = set()  # every name ever tracked as a size (a quick filter)
 
     def _state(self) -> _Fn | None:
         fn = self.w.func
@@ -140,11 +142,33 @@ class SizeAcrossGraphBreak(Check):
                     return [(got[0], got[1], i) for i in range(n)]
         return [None] * n
 
+    def _shapeish(self, st: _Fn, e: cst.BaseExpression) -> bool:
+        """A syntactic gate before any value is asked for: ``x.shape``, ``x.size(...)``, a
+        subscript of those, or a name bound to a shape."""
+        if isinstance(e, cst.Subscript):
+            e = e.value
+        if isinstance(e, cst.Attribute):
+            return e.attr.value == "shape"
+        if isinstance(e, cst.Call):
+            f = e.func
+            return isinstance(f, cst.Attribute) and f.attr.value == "size"
+        return isinstance(e, cst.Name) and e.value in st.shapes
+
     def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) != 1:
+            return
         st = self._state()
-        if st is None or len(node.targets) != 1:
+        if st is None:
             return
         tgt, val = node.targets[0].target, node.value
+        if not self._shapeish(st, val):
+            if st.sizes or st.shapes:  # a tracked name rebound to something else
+                multi = isinstance(tgt, (cst.Tuple, cst.List))
+                for name in [el.value for el in tgt.elements] if multi else [tgt]:  # type: ignore[union-attr]
+                    if isinstance(name, cst.Name):
+                        st.sizes.pop(name.value, None)
+                        st.shapes.pop(name.value, None)
+            return
         seq, stmt = len(self.w.pending), id(self.w.current_stmt)
         st.events += 1
         binds: list[tuple[cst.BaseExpression, tuple[str, Taint, int] | None]] = []
@@ -164,6 +188,7 @@ class SizeAcrossGraphBreak(Check):
                 st.sizes.pop(t.value, None)
             else:
                 st.sizes[t.value] = _Size(got[0], str(got[2]), got[1], seq, st.events, stmt)
+                self._names.add(t.value)
 
     # ------------------------------------------------------------------ break points
     def _top_stmt(self, st: _Fn) -> bool:
@@ -171,22 +196,23 @@ class SizeAcrossGraphBreak(Check):
 
     def visit_Call(self, node: cst.Call) -> None:
         st = self._state()
-        if st is None or not self._top_stmt(st):
-            return
+        if st is None or not st.sizes or not self._top_stmt(st):
+            return  # a call before any size is read cannot split a size's uses
+        st.events += 1  # its refs and text are worked out only if a size is used after it
+        st.points.append(_Point(st.events, id(self.w.current_stmt), "", None, call=node))
+
+    def _resolve_call(self, p: _Point) -> bool:
+        """Fill a call point's refs and text; False when it calls no scanned function."""
+        node = p.call
+        if node is None:
+            return True
+        p.call = None
         ref = self.w.callee_ref(node.func)
         refs = self.w._submodule_call_refs(node.func, ref) or ([ref] if ref else [])
-        if not refs:
-            return
-        st.events += 1
-        st.points.append(
-            _Point(
-                st.events,
-                id(self.w.current_stmt),
-                f"the call `{self.code(node, 40)}`, which breaks inside",
-                None,
-                "\n".join(refs),
-            )
-        )
+        refs = [r for r in refs if not r.startswith(("D|torch.", "D|math.", "D|numpy."))]
+        p.via = "\n".join(refs)
+        p.where = f"the call of `{self.code(node.func, 40)}()`, which breaks inside"
+        return bool(refs)
 
     def _scan_direct(self, st: _Fn) -> None:
         pending = self.w.pending
@@ -203,6 +229,8 @@ class SizeAcrossGraphBreak(Check):
         st.cursor = len(pending)
 
     def visit_Name(self, node: cst.Name) -> None:
+        if node.value not in self._names:  # the hot path: most names are no tracked size
+            return
         st = self._state()
         if st is None or node.value not in st.sizes:
             return
@@ -212,10 +240,13 @@ class SizeAcrossGraphBreak(Check):
         if here == size.stmt:
             return
         for k, p in enumerate(st.points):
-            after = p.seq > size.event if p.via else p.seq >= size.seq
+            is_call = p.via or p.call is not None
+            after = p.seq > size.event if is_call else p.seq >= size.seq
             if k in st.done or not after or p.stmt in (size.stmt, here):
                 continue
             st.done.add(k)
+            if not self._resolve_call(p):
+                continue
             args = {
                 "name": node.value,
                 "what": (
