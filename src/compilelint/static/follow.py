@@ -438,9 +438,7 @@ def registering_modules(mf: ModuleFile, dist: tuple[str, str], cache: LibraryCac
     out: list[str] = []
     seen = 0
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(
-            d for d in dirnames if d not in _REGISTRY_SKIP and d.isidentifier()
-        )
+        dirnames[:] = sorted(d for d in dirnames if d not in _REGISTRY_SKIP and d.isidentifier())
         for name in sorted(filenames):
             if not name.endswith(".py") or seen >= _MAX_REGISTRY_FILES:
                 continue
