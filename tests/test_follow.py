@@ -581,3 +581,52 @@ def test_module_call_override_inherited_forward_and_held_objects(
     _, data = _json(proj, "--python", str(venv))
     got = {(f["rule"], f["frames"][-1]["line"]) for f in data["findings"]}
     assert got == {("CL101", 6), ("CL101", 19)}, got
+
+
+GRAPH_OP = """\
+import torch
+
+
+def shuffle(x):
+    print("shuffling")
+    return x.flip(0)
+"""
+
+
+def test_allow_in_graph_functions_are_graph_ops(project: tuple[Path, Path, Path]) -> None:
+    """A function a followed package registers with ``allow_in_graph`` is one op in the graph:
+    not followed, no finding inside it, and what it returns is a tensor. The registering module
+    need not be reached by the call graph (einops imports its ``_torch_specific`` lazily)."""
+    proj, venv, _ = project
+    pkg = venv / "lib" / "python3.11" / "site-packages" / "fakelib"
+    (pkg / "ops.py").write_text(GRAPH_OP)
+    (proj / "model.py").write_text(
+        "import torch\nfrom fakelib.ops import shuffle\n\n\n"
+        "@torch.compile\ndef f(t):\n    y = shuffle(t)\n    if y.sum() > 0:\n        return y\n"
+        "    return -y\n"
+    )
+
+    def rules() -> set[tuple[int, str]]:
+        _, data = _json(proj, "--python", str(venv))
+        return {(f["line"], f["rule"]) for f in data["findings"]}
+
+    assert (7, "CL201") in rules()  # print in the followed function
+    # registered in a function the (never imported by the call graph) module calls on import
+    reg = pkg / "_torch_reg.py"
+    reg.write_text(
+        "def register():\n    from torch._dynamo import allow_in_graph\n"
+        "    from .ops import shuffle\n\n    allow_in_graph(shuffle)\n\n\nregister()\n"
+    )
+    got = rules()
+    assert (7, "CL201") not in got
+    assert (8, "CL101") in got  # the op's result is a tensor: branching on it breaks
+    # a registering function the module never calls registers nothing
+    reg.write_text(reg.read_text().replace("\nregister()\n", "\n"))
+    assert (7, "CL201") in rules()
+    reg.unlink()
+    # the decorator form, in the function's own module
+    (pkg / "ops.py").write_text(
+        GRAPH_OP.replace("def shuffle", "@torch.compiler.allow_in_graph\ndef shuffle")
+    )
+    got = rules()
+    assert (7, "CL201") not in got and (8, "CL101") in got

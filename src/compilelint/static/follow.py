@@ -37,6 +37,9 @@ MAX_ROUNDS = 8  # import depth followed from the scanned files
 MAX_FILES = 300  # library files analysed
 MAX_SECONDS = 30.0
 LibSource = tuple[bytes, str, str, bool]  # data, real path, module, is a package
+# folders of a package not searched for allow_in_graph registrations (not imported by its API)
+_REGISTRY_SKIP = frozenset({"tests", "test", "testing", "examples", "benchmarks", "docs"})
+_MAX_REGISTRY_FILES = 3000  # files of one package searched for registrations
 
 # Torch config switches that keep a library's pattern in the graph, by rule.
 CONFIG_SWITCH = {
@@ -345,6 +348,7 @@ def follow(
 
     # ``project`` is the computed view of the scanned files alone (made with ``installed``)
     project.library = library
+    searched: set[tuple[str, str]] = set()  # (site, top-level package) searched for graph ops
     for rnd in range(max_rounds + 1):
         wanted: list[ModuleFile] = []
         for mod in sorted(project.unresolved_modules):
@@ -400,6 +404,13 @@ def follow(
         # the objects built as a held object's constructor arguments (`ScaleKernel(RBFKernel())`):
         # resolving them loads their modules next round, so their overrides are known
         _resolve_held_arguments(project)
+        # a package's allow_in_graph registrations may lie in a module the call graph does not
+        # reach (einops imports `_torch_specific` inside a function): load every module of a
+        # followed package that registers some, so its graph ops are known
+        for mf, dist in batch:
+            if (mf.site, mf.top) not in searched:
+                searched.add((mf.site, mf.top))
+                project.unresolved_modules.update(registering_modules(mf, dist, cache))
     if prune_registry_calls(project):
         project = FollowProject(facts.values(), library, installed, entries)
         project.compute()
@@ -411,6 +422,41 @@ def follow(
     stats.seconds = time.perf_counter() - t0
     cache.save()
     return project
+
+
+def registering_modules(mf: ModuleFile, dist: tuple[str, str], cache: LibraryCache) -> list[str]:
+    """The modules of ``mf``'s top-level package whose text names ``allow_in_graph`` (a cheap
+    byte search, no parsing; test and example folders skipped), cached per (distribution,
+    version). Phase 1 then decides which functions they register on import."""
+    root = os.path.join(mf.site, mf.top)
+    if not os.path.isdir(root):
+        return []  # a single-module distribution: that module is loaded already
+    key = f"<graph-ops>{root}"
+    got = cache.get(dist, key, "")
+    if got is not None:
+        return [str(m) for m in got.get("modules", [])]
+    out: list[str] = []
+    seen = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in _REGISTRY_SKIP and d.isidentifier())
+        for name in sorted(filenames):
+            if not name.endswith(".py") or seen >= _MAX_REGISTRY_FILES:
+                continue
+            seen += 1
+            try:
+                with open(os.path.join(dirpath, name), "rb") as fh:
+                    data = fh.read()
+            except OSError:
+                continue
+            if b"allow_in_graph" not in data:
+                continue
+            rel = os.path.relpath(os.path.join(dirpath, name[:-3]), mf.site).split(os.sep)
+            if rel[-1] == "__init__":
+                rel = rel[:-1]
+            if all(p.isidentifier() for p in rel):
+                out.append(".".join(rel))
+    cache.put(dist, key, "", {"modules": out})
+    return out
 
 
 def add_factory_calls(project: FollowProject) -> bool:

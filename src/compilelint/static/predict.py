@@ -237,7 +237,7 @@ def reachable(project: Project, entry: FKey) -> list[FKey]:
         out.append(k)
         for c in project.callees(k):
             if c not in seen and c[1] in project.files.get(c[0], _NOFILE).functions:
-                if project.fn(c).disabled:
+                if project.opaque_to_dynamo(c):
                     continue
                 seen.add(c)
                 stack.append(c)
@@ -371,7 +371,7 @@ def _user_calls(project: Project, k: FKey) -> list[tuple[FKey, bool]]:
         if t is None or t[0] == k:
             continue
         callee = project.fn(t[0])
-        if callee.disabled or callee.name == "__init__":
+        if project.opaque_to_dynamo(t[0]) or callee.name == "__init__":
             continue
         out.append((t[0], c.in_loop))
     return out

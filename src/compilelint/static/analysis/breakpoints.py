@@ -74,7 +74,7 @@ class CalleeBreaks:
             fn = p.fn(key)
             for c in fn.calls:
                 t = p._target(key[0], c.ref)
-                if t is None or t[0] == key or p.fn(t[0]).disabled:
+                if t is None or t[0] == key or p.opaque_to_dynamo(t[0]):
                     continue
                 if self.breaks(t[0], depth + 1, stack | {key}):
                     got = True
@@ -92,7 +92,7 @@ class CalleeBreaks:
             if t is None:
                 continue
             callee = self.project.fn(t[0])
-            if callee.disabled or callee.name == "__init__":
+            if self.project.opaque_to_dynamo(t[0]) or callee.name == "__init__":
                 continue
             if self.breaks(t[0]):
                 return True
@@ -160,7 +160,7 @@ def frame_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
         if t is None or t[0] == key:
             return None
         callee = project.fn(t[0])
-        if callee.disabled or callee.name == "__init__":
+        if project.opaque_to_dynamo(t[0]) or callee.name == "__init__":
             return None
         return t
 

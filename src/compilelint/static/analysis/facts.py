@@ -140,6 +140,9 @@ class FileFacts:
     classes: dict[str, ClassFacts]
     compiled_refs: list[str]  # refs passed to torch.compile(...) / .compile()
     candidates: list[Candidate]
+    # refs of the functions this module registers with ``allow_in_graph`` when imported (at
+    # module level, or in a function the module calls at module level): graph ops
+    graph_op_refs: list[str] = field(default_factory=list)
     error: str | None = None  # parse/read error (becomes CL000)
     error_line: int = 1
     error_col: int = 1

@@ -388,6 +388,15 @@ DISABLE_CALLS = frozenset(
         "torch._dynamo.eval_frame.disable",
     }
 )
+# Registrations that make dynamo put a function into the graph as one opaque op (it does not trace
+# into it): ``torch._dynamo.allow_in_graph(f)`` or ``@torch.compiler.allow_in_graph``.
+ALLOW_IN_GRAPH_CALLS = frozenset(
+    {
+        "torch._dynamo.allow_in_graph",
+        "torch.compiler.allow_in_graph",
+        "torch._dynamo.decorators.allow_in_graph",
+    }
+)
 # TorchScript markers: dynamo traces such functions normally (checked on torch 2.13: a branch on a
 # buffer inside an ``@torch.jit.ignore`` method breaks the graph), so they do not stop tracing.
 TORCHSCRIPT_MARKERS = frozenset({"torch.jit.ignore", "torch.jit.unused", "torch.jit.export"})

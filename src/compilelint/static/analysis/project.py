@@ -6,7 +6,9 @@ Answers the two questions a graph-break linter must get right:
   ``nn.Module`` subclasses (through base classes defined in the scanned files) and functions
   compiled with ``torch.compile``; from them, every scanned function they call or pass along
   (``self.method()``, module helpers, helpers imported from other scanned files, ``super()``),
-  except functions under ``torch.compiler.disable``.
+  except functions under ``torch.compiler.disable`` and graph ops (functions a module registers
+  with ``allow_in_graph``: dynamo puts them into the graph as one op, so they are not entered and
+  what they return is a tensor).
 - *tensor inference*: which symbolic values (parameters, helper returns, ``self.<attr>``) hold
   tensors, decided from function summaries in :mod:`summaries`.
 """
@@ -57,6 +59,7 @@ class Project(Summaries):
         self._init_summaries()
         self.unresolved_modules: set[str] = set()
         self._callee_breaks: CalleeBreaks | None = None  # calls that break their caller
+        self.graph_ops: set[FKey] = set()  # registered with allow_in_graph: never entered
 
     # ------------------------------------------------------------------ name resolution
     def _module_file(self, dotted: str) -> str | None:
@@ -179,9 +182,25 @@ class Project(Summaries):
         return result
 
     # ------------------------------------------------------------------ reachability
+    def find_graph_ops(self) -> set[FKey]:
+        """The functions some module registers with ``allow_in_graph`` on import."""
+        out: set[FKey] = set()
+        for f in self.files.values():
+            for ref in f.graph_op_refs:
+                r = self.resolve(f.path, ref)
+                if r is not None and r[2] == "function":
+                    out.add((r[0], r[1]))
+        return out
+
+    def opaque_to_dynamo(self, key: FKey) -> bool:
+        """Whether tracing does not enter the function: under ``torch.compiler.disable`` (it
+        breaks the graph instead) or a graph op."""
+        return self.fn(key).disabled or key in self.graph_ops
+
     def compute(self) -> None:
+        self.graph_ops = self.find_graph_ops()
         roots = self.find_roots()
-        roots = {k for k in roots if not self.fn(k).disabled}
+        roots = {k for k in roots if not self.opaque_to_dynamo(k)}
         self.roots = roots
         self._dead_calls = set()
         self._callee_breaks = None
@@ -212,7 +231,7 @@ class Project(Summaries):
             for callee, by_site in self._edges(key):
                 if not by_site:
                     opaque.add(callee)
-                if callee not in traced and not self.fn(callee).disabled:
+                if callee not in traced and not self.opaque_to_dynamo(callee):
                     queue.append(callee)
         self.traced = traced
         self._opaque = opaque

@@ -10,7 +10,8 @@ value of each argument. A symbolic source is decided here, on demand:
   tensor, or when a traced caller passes a value that is one (a caller's value, with the path
   applied: ``P|f|xs@0`` is a tensor when a caller passes ``[t, n]`` with ``t`` a tensor);
 - ``R|ref``: what a call returns is a tensor when the callee's summary (its joined return value,
-  with the path applied) is, in the callee's file;
+  with the path applied) is, in the callee's file, or when the callee is a graph op
+  (``allow_in_graph``);
 - ``A|C|attr``: ``self.attr`` is a tensor when a value assigned to it in ``C`` or a class of its
   MRO is.
 
@@ -127,6 +128,8 @@ class Summaries:
             if t is None:
                 return False
             (cp, cq), _ = t
+            if (cp, cq) in self.graph_ops:  # type: ignore[attr-defined]
+                return True  # an allow_in_graph op returns tensors (fake-tensor traced)
             fn = self.files[cp].functions[cq]
             if fn.name == "__init__":
                 return False

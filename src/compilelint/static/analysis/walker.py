@@ -250,6 +250,10 @@ class FileWalker(Evaluator):
         self.classes: dict[str, ClassFacts] = {}
         self.module_defs: dict[str, str] = {}  # top-level def/class name -> qual
         self.compiled_refs: list[str] = []
+        # allow_in_graph registrations: (ref, qual of the enclosing function or ""), and the
+        # refs of the calls made at module level (which run those functions on import)
+        self.graph_op_sites: list[tuple[str, str]] = []
+        self.module_calls: set[str] = set()
         self.pending: list[
             tuple[str, cst.CSTNode, Taint, dict[str, str], str, bool, str, list[str]]
         ] = []
@@ -655,6 +659,14 @@ class FileWalker(Evaluator):
             ref = self._compile_target(node.args[0].value)
             if ref:
                 self.compiled_refs.append(ref)
+        elif q in N.ALLOW_IN_GRAPH_CALLS and node.args:
+            ref = self._compile_target(node.args[0].value)
+            if ref:
+                self.graph_op_sites.append((ref, self.scope.qual))
+        if facts is None and not self.class_stack:
+            ref = self.callee_ref(node.func)
+            if ref:
+                self.module_calls.add(ref)
         if (
             isinstance(node.func, cst.Attribute)
             and node.func.attr.value in ("register_buffer", "register_parameter")
@@ -827,6 +839,15 @@ class FileWalker(Evaluator):
         ):
             return f"M|{self.cls.qual}|{v.attr.value}"
         return None
+
+    def graph_op_refs(self) -> list[str]:
+        """The functions registered with ``allow_in_graph`` when this module is imported: at
+        module level, or in a function the module calls at module level."""
+        out: list[str] = []
+        for ref, enclosing in self.graph_op_sites:
+            if (not enclosing or f"Q|{enclosing}" in self.module_calls) and ref not in out:
+                out.append(ref)
+        return out
 
     def _compile_target(self, v: cst.BaseExpression) -> str | None:
         if isinstance(v, cst.Name):
@@ -1242,6 +1263,8 @@ class FileWalker(Evaluator):
                 compiled = True
             elif dq in N.DISABLE_CALLS:
                 disabled = True
+            elif dq in N.ALLOW_IN_GRAPH_CALLS:
+                self.graph_op_sites.append((f"Q|{qual}", parent.qual))
         if cls is not None and node.name.value == "forward" and cls.qual in self.forward_replaced:
             disabled = True  # a class decorator dispatches forward elsewhere: never traced
         facts = FunctionFacts(
@@ -1466,4 +1489,5 @@ def analyze_module(
         classes=walker.classes,
         compiled_refs=walker.compiled_refs,
         candidates=candidates,
+        graph_op_refs=walker.graph_op_refs(),
     )
