@@ -84,7 +84,9 @@ RECIPES: tuple[Recipe, ...] = (
     Recipe(
         ("GB0170", "GB0035"),
         "a Python branch on a tensor's value",
-        "Make it branchless (`torch.where(cond, a, b)`, `torch.clamp`); an idempotent repair "
+        "Make it branchless (`torch.where(cond, a, b)`, `torch.clamp`; a choice between Python "
+        "numbers that only enter arithmetic with tensors becomes `torch.where(cond, 2.0, 1.0)`, "
+        "a 0-d tensor); an idempotent repair "
         "(`nan_to_num`, `clamp`) can simply always run; a side effect in the branch (a warning, "
         "a log) goes under `if not torch.compiler.is_compiling():`; for two real code paths use "
         "`torch.cond`",
