@@ -78,7 +78,9 @@ RECIPES: tuple[Recipe, ...] = (
         "a data-dependent output shape (nonzero, unique, masked_select, boolean-mask indexing, "
         "one-argument where)",
         "Keep the shape fixed: `torch.where(mask, x, 0)` / `x.masked_fill(~mask, 0)` and reduce "
-        "with the mask, or assign in place (`x[mask] = v`); or set "
+        "with the mask, or assign in place (`x[mask] = v`); items (edges) that are only "
+        "weighted and scatter-added keep their place with a zero weight "
+        "(`torch.where(mask, w, 0)`); or set "
         "`torch._dynamo.config.capture_dynamic_output_shape_ops = True`",
     ),
     Recipe(
