@@ -144,7 +144,7 @@ class _Kinds:
         if not isinstance(f, cst.Attribute):
             return None
         meth = f.attr.value
-        args = ",".join(_code(a) for a in e.args)
+        args = ",".join(_code(a.value) for a in e.args)
         if meth in ("unsqueeze", "view", "reshape") and self.of(f.value) == W:
             ok = {"unsqueeze": ("-1", "1"), "view": ("-1,1",), "reshape": ("-1,1",)}[meth]
             if args in ok:
@@ -222,6 +222,8 @@ def weighted_scatter(ctx: FixContext, sub: cst.Subscript) -> Rewrite | None:
     targets = [g[1] for g in group]
     if len(set(targets)) != len(targets) or mask in targets:
         return None
+    if any(_reads(st, {mask}) for st in stmts[i:]):
+        return None  # another item-sized value selected by the mask would keep its selection
     kinds = _Kinds({weights[0][1]: W, **{g[1]: ARR for g in arrays}})
     try:
         for st in stmts[i:]:
