@@ -600,3 +600,39 @@ def test_a_library_finding_at_the_users_call_is_not_rewritten() -> None:
     assert isinstance(lib, NoFix) and "lib==1.0" in lib.reason
     # the same finding as user code is what the codemod rewrites (the guard above matters)
     assert isinstance(planned(None), Rewrite)
+
+
+def test_slice_bound_summed_at_once_is_masked_else_proposed(tmp_path: Path) -> None:
+    """``x[:, :n].sum(1)`` (every read of ``n``) becomes a masked sum; ``.mean(1)`` (the count
+    would change) keeps the proposal, parenthesized so that ``.mean()`` reads the product."""
+    work = tmp_path / "m.py"
+    head = "import torch\n\n\nclass M(torch.nn.Module):\n    def forward(self, x, lengths):\n"
+    work.write_text(
+        head + "        n = int(lengths.max())\n        return x[:, :n].sum(1)\n", encoding="utf-8"
+    )
+    res = run_fixes([str(work)], Config(select=("CL102",), cache=False), unsafe=True)
+    text = decode(res.changes[0].after)
+    assert "n = torch.trunc(lengths.max())" in text
+    assert "torch.where(n < 0, n + x.shape[1], n), x, 0).sum(1)" in text
+    work.write_text(
+        head + "        n = int(lengths.max())\n        return x[:, :n].mean(1)\n", encoding="utf-8"
+    )
+    res = run_fixes([str(work)], Config(select=("CL102",), cache=False), unsafe=True)
+    (rec,) = res.records
+    assert rec.status == "proposed" and not res.changes
+    assert ".to(x.dtype)).mean(1)" in rec.patch
+
+
+def test_python_numbers_selected_only_where_tensor_arithmetic_reads_them(tmp_path: Path) -> None:
+    work = tmp_path / "m.py"
+    work.write_text(
+        "import torch\n\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
+        "        t = 2.0 if x.max() > 1 else 1.0\n"
+        "        k = 2 if x.sum() > 0 else 1\n"
+        "        return x[:, :k] / t\n",
+        encoding="utf-8",
+    )
+    res = run_fixes([str(work)], Config(select=("CL101",), cache=False), unsafe=True)
+    text = decode(res.changes[0].after)
+    assert "t = torch.where(x.max() > 1, 2.0, 1.0)" in text
+    assert "k = 2 if x.sum() > 0 else 1" in text

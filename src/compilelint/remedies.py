@@ -78,13 +78,17 @@ RECIPES: tuple[Recipe, ...] = (
         "a data-dependent output shape (nonzero, unique, masked_select, boolean-mask indexing, "
         "one-argument where)",
         "Keep the shape fixed: `torch.where(mask, x, 0)` / `x.masked_fill(~mask, 0)` and reduce "
-        "with the mask, or assign in place (`x[mask] = v`); or set "
+        "with the mask, or assign in place (`x[mask] = v`); items (edges) that are only "
+        "weighted and scatter-added keep their place with a zero weight "
+        "(`torch.where(mask, w, 0)`); or set "
         "`torch._dynamo.config.capture_dynamic_output_shape_ops = True`",
     ),
     Recipe(
         ("GB0170", "GB0035"),
         "a Python branch on a tensor's value",
-        "Make it branchless (`torch.where(cond, a, b)`, `torch.clamp`); an idempotent repair "
+        "Make it branchless (`torch.where(cond, a, b)`, `torch.clamp`; a choice between Python "
+        "numbers that only enter arithmetic with tensors becomes `torch.where(cond, 2.0, 1.0)`, "
+        "a 0-d tensor); an idempotent repair "
         "(`nan_to_num`, `clamp`) can simply always run; a side effect in the branch (a warning, "
         "a log) goes under `if not torch.compiler.is_compiling():`; for two real code paths use "
         "`torch.cond`",

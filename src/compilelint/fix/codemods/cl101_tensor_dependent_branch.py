@@ -32,6 +32,7 @@ from compilelint.fix.codemods.base import (
     name_nodes,
     names_in,
     not_compiling,
+    number_expr,
     side_effect,
     suite_statements,
     with_comments,
@@ -85,7 +86,11 @@ class TensorDependentBranchWhere(Codemod):
             args=[cst.Arg(cond), cst.Arg(a), cst.Arg(b)],
         )
 
-    def _sides_ok(self, ctx: FixContext, sides: list[cst.BaseExpression]) -> NoFix | None:
+    def _sides_ok(
+        self, ctx: FixContext, sides: list[cst.BaseExpression], *, scalars_ok: bool = False
+    ) -> NoFix | None:
+        """``scalars_ok``: the selected value only enters arithmetic with tensors, so Python
+        numbers on both sides may become a 0-dim tensor (``torch.where(c, 2.0, 1.0)``)."""
         for s in sides:
             eff = side_effect(s)
             if eff is not None:
@@ -93,7 +98,12 @@ class TensorDependentBranchWhere(Codemod):
                     f"`{ctx.code(eff).strip()}` has a side effect; torch.where computes both sides"
                 )
         if not any(ctx.is_tensor(s) for s in sides):
-            return NoFix("no side is a tensor: torch.where would turn Python values into tensors")
+            if scalars_ok and all(_scalar_like(s) for s in sides):
+                return None
+            return NoFix(
+                "no side is a tensor: torch.where would turn Python values into tensors"
+                + ("" if not scalars_ok else " (a side is not a number, a name or an attribute)")
+            )
         for s in sides:
             if not (ctx.is_tensor(s) or is_number(s) or isinstance(s, cst.Name)):
                 return NoFix(f"`{ctx.code(s).strip()}` is not known to be a tensor or a number")
@@ -101,7 +111,7 @@ class TensorDependentBranchWhere(Codemod):
 
     # ------------------------------------------------------------------ a if c else b
     def _ifexp(self, ctx: FixContext, node: cst.IfExp) -> Rewrite | NoFix:
-        bad = self._sides_ok(ctx, [node.body, node.orelse])
+        bad = self._sides_ok(ctx, [node.body, node.orelse], scalars_ok=_ifexp_tensor_use(ctx, node))
         if bad is not None:
             return bad
         new = self._where(ctx, node.test, node.body, node.orelse).with_changes(
@@ -513,7 +523,7 @@ class TensorDependentBranchWhere(Codemod):
         if reports and not tb and not fb:
             return NoFix("the branch assigns nothing")
         sides = [o for _, _, o in tb + fb]
-        bad = self._sides_ok(ctx, sides)
+        bad = self._sides_ok(ctx, sides, scalars_ok=_tensor_uses_only(ctx, node, names))
         if bad is not None:
             return bad
         stmts: list[cst.BaseStatement] = []
@@ -647,6 +657,89 @@ class TensorDependentBranchWhere(Codemod):
             if not any(ctx.span(b)[0] < line for b in bound.get(n, [])):
                 return False
         return True
+
+
+# ---------------------------------------------------------------------------- Python sides
+_ARITH = (
+    cst.Add,
+    cst.Subtract,
+    cst.Multiply,
+    cst.Divide,
+    cst.FloorDivide,
+    cst.Modulo,
+    cst.Power,
+)
+
+
+def _scalar_like(e: cst.BaseExpression) -> bool:
+    """A side that may be a Python number: a numeric expression, a name or ``self.attr``."""
+    if number_expr(e):
+        return True
+    while isinstance(e, cst.Attribute):
+        e = e.value
+    return isinstance(e, cst.Name)
+
+
+def _tensor_operand(ctx: FixContext, e: cst.BaseExpression) -> bool:
+    """``e`` is one operand of arithmetic whose other operand is a tensor (``logits / e``):
+    a 0-dim tensor there computes what the Python number did."""
+    p = ctx.parent(e)
+    if not isinstance(p, cst.BinaryOperation) or not isinstance(p.operator, _ARITH):
+        return False
+    other = p.right if p.left is e else p.left if p.right is e else None
+    return other is not None and ctx.is_tensor(other)
+
+
+def _ifexp_tensor_use(ctx: FixContext, node: cst.IfExp) -> bool:
+    """``logits / (a if c else b)``, or ``t = a if c else b`` whose every read is such."""
+    if _tensor_operand(ctx, node):
+        return True
+    stmt = ctx.parent(node)
+    if (
+        isinstance(stmt, cst.Assign)
+        and stmt.value is node
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0].target, cst.Name)
+    ):
+        return _tensor_uses_only(ctx, stmt, [stmt.targets[0].target.value])
+    return False
+
+
+def _tensor_uses_only(ctx: FixContext, node: cst.CSTNode, names: list[str]) -> bool:
+    """Every read of ``names`` in the function outside ``node`` (the statement that selects
+    them) is an operand of arithmetic with a tensor, and every other binding of them is an
+    assignment of a Python number-like value before ``node`` (outside any loop)."""
+    fn = ctx.function(node)
+    if fn is None or any(
+        isinstance(a, (cst.For, cst.While)) and a is not node
+        for a in ctx.ancestors(node)
+        if any(b is fn for b in ctx.ancestors(a))
+    ):
+        return False
+    line = ctx.span(node)[0]
+    bound = bound_names(fn)
+    for n in names:
+        for b in bound.get(n, []):
+            if b is node or any(a is node for a in ctx.ancestors(b)):
+                continue
+            a = ctx.parent(b) if isinstance(b, cst.AssignTarget) else None
+            if not (
+                isinstance(a, cst.Assign)
+                and len(a.targets) == 1
+                and ctx.span(a)[0] < line
+                and _scalar_like(a.value)
+                and side_effect(a.value) is None
+            ):
+                return False
+        reads = name_nodes(fn.body, n, reads_only=True)
+        if not reads:
+            return False
+        for r in reads:
+            if any(a is node for a in ctx.ancestors(r)):
+                continue
+            if not _tensor_operand(ctx, r):
+                return False
+    return True
 
 
 def _counter_bound(e: cst.BaseExpression) -> tuple[str, int] | None:

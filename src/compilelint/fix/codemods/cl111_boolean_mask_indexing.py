@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods import masks
+from compilelint.fix.codemods import masks, weighted
 from compilelint.fix.codemods.base import Codemod
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
@@ -29,6 +29,13 @@ class MaskedReductionWhere(Codemod):
         if not subs:
             return NoFix("the indexing was not found in the file")
         sel = masks.subscript_selection(subs[0])
+        got = weighted.last_axis_mask(subs[0])
+        if got is not None and (
+            finding.stage != "dynamic" or masks.looks_like_mask(ctx, subs[0], got[0])
+        ):
+            dropped = weighted.weighted_scatter(ctx, subs[0])
+            if dropped is not None:
+                return dropped
         if sel is None:
             return NoFix("the mask is combined with other indices")
         return masks.fix_selection(ctx, sel, known_mask=finding.stage != "dynamic")

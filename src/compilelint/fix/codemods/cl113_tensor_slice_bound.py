@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import Codemod, atom, name_nodes, template
+from compilelint.fix.codemods.base import Codemod, atom, name_nodes, paren, template
 from compilelint.fix.context import FixContext
-from compilelint.fix.records import NoFix, Proposal
+from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.model import Finding
 
 _WHY = (
@@ -32,7 +32,7 @@ _WHY = (
 class SliceBoundMask(Codemod):
     CODE = "CL113"
 
-    def fix(self, ctx: FixContext, finding: Finding) -> Proposal | NoFix:
+    def fix(self, ctx: FixContext, finding: Finding) -> Rewrite | Proposal | NoFix:
         nodes = ctx.nodes_at(finding, cst.BaseExpression)
         if not nodes:
             return NoFix("the slice bound was not found in the file")
@@ -76,7 +76,7 @@ class SliceBoundMask(Codemod):
 
     def _from_read(
         self, ctx: FixContext, call: cst.BaseExpression, value: cst.BaseExpression
-    ) -> Proposal | NoFix:
+    ) -> Rewrite | Proposal | NoFix:
         assign = ctx.parent(call)
         if not (
             isinstance(assign, cst.Assign)
@@ -95,7 +95,73 @@ class SliceBoundMask(Codemod):
                 slices.append(s)
         if not slices:
             return NoFix(f"`{name}` is not used as an upper slice bound (`x[:{name}]`)")
+        summed = self._summed(ctx, fn, name, slices, call, value)
+        if summed is not None:
+            return summed
         return self._mask(ctx, slices, call, value)
+
+    def _summed(
+        self,
+        ctx: FixContext,
+        fn: cst.FunctionDef,
+        name: str,
+        slices: list[cst.Slice],
+        call: cst.BaseExpression,
+        value: cst.BaseExpression,
+    ) -> Rewrite | None:
+        """``n = int(e)`` whose every read is ``x[:, :n].sum(1)`` (a sum over the cut dim at
+        once, ``x`` a name or attribute, the other indices ``:``): the positions past the bound
+        are replaced by zeros, which add nothing to the sum. The bound follows Python's slice
+        rules (a negative ``n`` counts from the end; a bound past the end cuts nothing)."""
+        if len(name_nodes(fn.body, name, reads_only=True)) != len(slices):
+            return None
+        if not isinstance(call, cst.Call):
+            return None
+        f = call.func
+        if isinstance(f, cst.Name) and f.value == "int":
+            bound: cst.BaseExpression = template(f"{ctx.torch('trunc')}(__e__)", e=value)
+        elif isinstance(f, cst.Attribute) and f.attr.value == "item":
+            bound = value
+        else:
+            return None
+        changes: list[tuple[cst.CSTNode, cst.CSTNode]] = [(call, bound)]
+        for s in slices:
+            el = ctx.parent(s)
+            sub = ctx.parent(el) if el is not None else None
+            if not isinstance(sub, cst.Subscript) or not isinstance(el, cst.SubscriptElement):
+                return None
+            x = sub.value
+            if not isinstance(x, (cst.Name, cst.Attribute)) or sub.lpar:
+                return None
+            dim = list(sub.slice).index(el)
+            if any(not _full(e) for e in sub.slice if e is not el):
+                return None
+            attr = ctx.parent(sub)
+            red = ctx.parent(attr) if attr is not None else None
+            if not (
+                isinstance(attr, cst.Attribute)
+                and attr.value is sub
+                and attr.attr.value == "sum"
+                and isinstance(red, cst.Call)
+                and red.func is attr
+                and _reduced_dim(red) == dim
+            ):
+                return None
+            th = ctx.torch()
+            new = template(
+                f"{th}.where({th}.arange(__x__.shape[{dim}], device=__x__.device)"
+                f".view(-1, *[1] * (__x__.dim() - {dim + 1})) < "
+                f"{th}.where(__n__ < 0, __n__ + __x__.shape[{dim}], __n__), __x__, 0)",
+                x=x,
+                n=atom(s.upper),  # type: ignore[arg-type]
+            )
+            changes.append((sub, new))
+        return Rewrite(
+            title="sum over the positions before the bound with a mask (`torch.where(arange < "
+            "n, x, 0).sum(d)`) instead of cutting them: the shape stays static",
+            changes=changes,
+            imports=("torch",),
+        )
 
     def _mask(
         self,
@@ -131,7 +197,7 @@ class SliceBoundMask(Codemod):
                 x=x,
                 n=atom(s.upper),  # type: ignore[arg-type]
             )
-            changes.append((sub, new))
+            changes.append((sub, paren(new)))
         return Proposal(
             title="mask the positions past the bound instead of cutting them (the shape stays "
             "static)",
@@ -151,6 +217,29 @@ def _read(e: cst.CSTNode) -> cst.BaseExpression | None:
     if isinstance(f, cst.Attribute) and f.attr.value == "item" and not e.args:
         return f.value
     return None
+
+
+def _full(e: cst.SubscriptElement) -> bool:
+    return (
+        isinstance(e.slice, cst.Slice)
+        and e.slice.lower is None
+        and e.slice.upper is None
+        and e.slice.step is None
+    )
+
+
+def _reduced_dim(call: cst.Call) -> int | None:
+    """The dim of ``.sum(d)`` / ``.sum(dim=d)`` (a non-negative int literal), else None."""
+    dims = [
+        a.value
+        for a in call.args
+        if (a.keyword is None and a is call.args[0]) or (a.keyword and a.keyword.value == "dim")
+    ]
+    if len(dims) != 1 or not isinstance(dims[0], cst.Integer):
+        return None
+    if any(a.star or (a.keyword and a.keyword.value not in ("dim", "keepdim")) for a in call.args):
+        return None
+    return int(dims[0].value, 0)
 
 
 def _within(ctx: FixContext, node: cst.CSTNode, top: cst.CSTNode) -> bool:
