@@ -630,3 +630,18 @@ def test_allow_in_graph_functions_are_graph_ops(project: tuple[Path, Path, Path]
     )
     got = rules()
     assert (7, "CL201") not in got and (8, "CL101") in got
+
+
+def test_only_call_form_registrations_load_a_module() -> None:
+    """A module that only decorates its own functions with ``allow_in_graph`` is not loaded
+    by the registration search (whoever calls those functions loads it): transformers'
+    modeling_utils decorates one and is 5,000 lines. A call that registers a function defined
+    elsewhere (einops' ``allow_in_graph(rearrange)`` inside a function) does load it."""
+    from compilelint.static.follow import _REGISTER_CALL
+
+    assert _REGISTER_CALL.search(b"def f():\n    allow_in_graph(rearrange)\n")
+    assert _REGISTER_CALL.search(b"fn = torch._dynamo.allow_in_graph(op)\n")
+    assert not _REGISTER_CALL.search(b"@torch.compiler.allow_in_graph\ndef f(x):\n    return x\n")
+    assert not _REGISTER_CALL.search(b"    @torch._dynamo.allow_in_graph\n    def g(x): ...\n")
+    assert not _REGISTER_CALL.search(b"# allow_in_graph(f) would also work\n")
+    assert not _REGISTER_CALL.search(b'"""`@allow_in_graph` makes the call opaque"""\n')

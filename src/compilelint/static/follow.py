@@ -20,6 +20,7 @@ import hashlib
 import json
 import marshal
 import os
+import re
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
@@ -40,6 +41,10 @@ LibSource = tuple[bytes, str, str, bool]  # data, real path, module, is a packag
 # folders of a package not searched for allow_in_graph registrations (not imported by its API)
 _REGISTRY_SKIP = frozenset({"tests", "test", "testing", "examples", "benchmarks", "docs"})
 _MAX_REGISTRY_FILES = 3000  # files of one package searched for registrations
+# a call that registers a function (`allow_in_graph(rearrange)`), not a decorator: a decorated
+# function is known once its own module loads (whoever calls it imports that module), so only
+# modules with call-form registrations need loading (transformers' decorators do not)
+_REGISTER_CALL = re.compile(rb"^[ \t]*(?![@#\s])[^\n]*?\ballow_in_graph\(", re.MULTILINE)
 
 # Torch config switches that keep a library's pattern in the graph, by rule.
 CONFIG_SWITCH = {
@@ -448,7 +453,7 @@ def registering_modules(mf: ModuleFile, dist: tuple[str, str], cache: LibraryCac
                     data = fh.read()
             except OSError:
                 continue
-            if b"allow_in_graph" not in data:
+            if b"allow_in_graph" not in data or not _REGISTER_CALL.search(data):
                 continue
             rel = os.path.relpath(os.path.join(dirpath, name[:-3]), mf.site).split(os.sep)
             if rel[-1] == "__init__":
