@@ -300,6 +300,19 @@ def bound_names(node: cst.CSTNode) -> dict[str, list[cst.CSTNode]]:
     return out
 
 
+def all_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """``node`` and every node inside it, in visiting order."""
+    out: list[cst.CSTNode] = []
+
+    class V(cst.CSTVisitor):
+        def on_visit(self, n: cst.CSTNode) -> bool:
+            out.append(n)
+            return True
+
+    node.visit(V())
+    return out
+
+
 def comments_in(node: cst.CSTNode) -> list[cst.Comment]:
     """Every comment inside ``node`` (in source order)."""
     out: list[cst.Comment] = []

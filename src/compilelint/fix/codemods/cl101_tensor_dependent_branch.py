@@ -41,6 +41,7 @@ from compilelint.fix.codemods.cl104_tensor_dependent_assert import literal_messa
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 from compilelint.model import Finding
+from compilelint.static.checks.cl111_boolean_mask_indexing import BOOL_METHODS
 
 _AUG: dict[type, type[cst.BaseBinaryOp]] = {
     cst.AddAssign: cst.Add,
@@ -806,34 +807,6 @@ def eager_only_body(node: cst.If) -> cst.BaseSuite | None:
 
 
 # ---------------------------------------------------------------------------- conditions
-_BOOL_METHODS = frozenset(
-    {
-        "any",
-        "all",
-        "isnan",
-        "isinf",
-        "isfinite",
-        "isposinf",
-        "isneginf",
-        "isreal",
-        "signbit",
-        "logical_and",
-        "logical_or",
-        "logical_not",
-        "logical_xor",
-        "eq",
-        "ne",
-        "gt",
-        "ge",
-        "lt",
-        "le",
-        "isclose",
-        "isin",
-        "bool",
-    }
-)
-
-
 def _tensor_part(ctx: FixContext, e: cst.BaseExpression) -> bool:
     """Whether a condition operand reads a tensor (by the static stage's tensor inference)."""
     if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Not):
@@ -885,7 +858,7 @@ def tensor_test(ctx: FixContext, e: cst.BaseExpression) -> cst.BaseExpression | 
     name = (
         f.attr.value if isinstance(f, cst.Attribute) else f.value if isinstance(f, cst.Name) else ""
     )
-    if name in _BOOL_METHODS:
+    if name in BOOL_METHODS:
         return e
     return cst.Comparison(
         left=atom(e),

@@ -29,6 +29,7 @@ import libcst as cst
 from compilelint.fix.codemods.base import (
     TORCH_OF,
     Codemod,
+    all_nodes,
     atom,
     bound_names,
     is_math,
@@ -346,7 +347,7 @@ class TensorItemDrop(Codemod):
         """One change per outermost planned node (the planned nodes below it are rewritten
         inside it)."""
         nodes: dict[int, cst.CSTNode] = {}
-        for node in _walk(ctx.module):
+        for node in all_nodes(ctx.module):
             if id(node) in plan:
                 nodes[id(node)] = node
         targets: dict[int, cst.CSTNode] = {}
@@ -512,7 +513,7 @@ def _store_readers(ctx: FixContext, store: cst.Assign) -> tuple[str, str] | NoFi
         return NoFix("the value is not in a function")
     scope = ctx.enclosing(fn, cst.ClassDef) or fn
     reader = ""
-    for n in _walk(scope):
+    for n in all_nodes(scope):
         if not isinstance(n, cst.Attribute) or self_attr(n) != attr or _store_target(ctx, n):
             continue
         if eager_only(ctx, n):
@@ -528,7 +529,7 @@ def _store_readers(ctx: FixContext, store: cst.Assign) -> tuple[str, str] | NoFi
             reader = where.name.value
     if not reader:
         # `blk.last_ppl` read by other code of the file (a parent module, a training step)
-        for n in _walk(ctx.module):
+        for n in all_nodes(ctx.module):
             if (
                 isinstance(n, cst.Attribute)
                 and n.attr.value == attr
@@ -559,18 +560,6 @@ def _wrap_of(value: cst.BaseExpression, default: str) -> str:
     ):
         return value.func.value
     return default
-
-
-def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
-    out: list[cst.CSTNode] = []
-
-    class V(cst.CSTVisitor):
-        def on_visit(self, n: cst.CSTNode) -> bool:
-            out.append(n)
-            return True
-
-    node.visit(V())
-    return out
 
 
 def _reporting_if(ctx: FixContext, node: cst.CSTNode, fn: cst.FunctionDef) -> cst.If | None:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import Codemod, name_nodes, side_effect
+from compilelint.fix.codemods.base import Codemod, all_nodes, name_nodes, side_effect
 from compilelint.fix.codemods.observe import _statement, guard_group, guard_rewrite, self_attr
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
@@ -202,7 +202,7 @@ def _hash_key(ctx: FixContext, seed: cst.BaseStatement) -> Rewrite | None:
         return None
     # every other use of those dicts in the class must not see the keys
     scope = ctx.enclosing(fn, cst.ClassDef) or fn
-    for node in _walk(scope):
+    for node in all_nodes(scope):
         if not (isinstance(node, cst.Attribute) and self_attr(node) in dicts):
             continue
         p = ctx.parent(node)
@@ -256,18 +256,6 @@ def _subject(ctx: FixContext, p: cst.CSTNode) -> cst.BaseExpression | None:
         if isinstance(cmp, cst.Comparison):
             return cmp.left
     return None
-
-
-def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
-    out: list[cst.CSTNode] = []
-
-    class V(cst.CSTVisitor):
-        def on_visit(self, n: cst.CSTNode) -> bool:
-            out.append(n)
-            return True
-
-    node.visit(V())
-    return out
 
 
 _DRAWS = frozenset({"random"})

@@ -37,6 +37,7 @@ from compilelint.fix.codemods.base import (
 )
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
+from compilelint.static.checks.cl111_boolean_mask_indexing import BOOL_METHODS
 
 FILL = {
     "sum": "0",
@@ -749,26 +750,6 @@ def _ancestors_to(ctx: FixContext, node: cst.CSTNode, top: cst.CSTNode) -> list[
     return out
 
 
-_BOOL_CALLS = frozenset(
-    {
-        "bool",
-        "isnan",
-        "isinf",
-        "isfinite",
-        "logical_not",
-        "logical_and",
-        "logical_or",
-        "logical_xor",
-        "eq",
-        "ne",
-        "gt",
-        "lt",
-        "ge",
-        "le",
-        "isin",
-        "isclose",
-    }
-)
 _MASK_WORDS = ("mask", "keep", "valid", "sel", "hit", "done", "dead", "pos", "neg", "hard")
 
 
@@ -781,7 +762,7 @@ def _mask_expr(e: cst.BaseExpression) -> bool:
         return _mask_expr(e.left) or _mask_expr(e.right)
     if isinstance(e, cst.Call) and isinstance(e.func, (cst.Attribute, cst.Name)):
         f = e.func.attr if isinstance(e.func, cst.Attribute) else e.func
-        return f.value in _BOOL_CALLS
+        return f.value in BOOL_METHODS
     return False
 
 

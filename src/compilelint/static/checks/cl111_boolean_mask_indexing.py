@@ -8,8 +8,8 @@ from compilelint.static.analysis.facts import NO_TAINT, Taint
 from compilelint.static.analysis.walker import FileWalker
 from compilelint.static.checks.base import Check, ScopedNames
 
-# Tensor methods and torch functions that return a boolean tensor.
-_BOOL_METHODS = frozenset(
+# Tensor methods and torch functions that return a boolean tensor (the fix codemods read it too).
+BOOL_METHODS = frozenset(
     {
         "bool",
         "isnan",
@@ -108,7 +108,7 @@ class BooleanMaskIndexing(Check):
                 if q is not None and q.startswith("torch."):
                     return NO_TAINT  # torch.flatten & co: see the function forms below
                 return self.mask_taint(e.func.value)  # m.unsqueeze(-1), m.to(x.device)
-            if meth not in _BOOL_METHODS and not (meth == "to" and self._to_bool(e)):
+            if meth not in BOOL_METHODS and not (meth == "to" and self._to_bool(e)):
                 return NO_TAINT
             q = self.qualify(e.func)
             if q is not None and q.startswith("torch."):
