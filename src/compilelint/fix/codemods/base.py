@@ -300,6 +300,18 @@ def bound_names(node: cst.CSTNode) -> dict[str, list[cst.CSTNode]]:
     return out
 
 
+# binary operators of Python arithmetic that a 0-d tensor supports as well
+ARITH_OPERATORS = (
+    cst.Add,
+    cst.Subtract,
+    cst.Multiply,
+    cst.Divide,
+    cst.FloorDivide,
+    cst.Modulo,
+    cst.Power,
+)
+
+
 def all_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
     """``node`` and every node inside it, in visiting order."""
     out: list[cst.CSTNode] = []

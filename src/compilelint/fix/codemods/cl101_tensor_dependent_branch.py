@@ -23,6 +23,7 @@ import libcst as cst
 
 from compilelint.fix.codemods import masks
 from compilelint.fix.codemods.base import (
+    ARITH_OPERATORS,
     Codemod,
     atom,
     bound_names,
@@ -661,15 +662,6 @@ class TensorDependentBranchWhere(Codemod):
 
 
 # ---------------------------------------------------------------------------- Python sides
-_ARITH = (
-    cst.Add,
-    cst.Subtract,
-    cst.Multiply,
-    cst.Divide,
-    cst.FloorDivide,
-    cst.Modulo,
-    cst.Power,
-)
 
 
 def _scalar_like(e: cst.BaseExpression) -> bool:
@@ -685,7 +677,7 @@ def _tensor_operand(ctx: FixContext, e: cst.BaseExpression) -> bool:
     """``e`` is one operand of arithmetic whose other operand is a tensor (``logits / e``):
     a 0-dim tensor there computes what the Python number did."""
     p = ctx.parent(e)
-    if not isinstance(p, cst.BinaryOperation) or not isinstance(p.operator, _ARITH):
+    if not isinstance(p, cst.BinaryOperation) or not isinstance(p.operator, ARITH_OPERATORS):
         return False
     other = p.right if p.left is e else p.left if p.right is e else None
     return other is not None and ctx.is_tensor(other)

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from compilelint.fix.codemods.base import (
+    ARITH_OPERATORS,
     TORCH_OF,
     Codemod,
     all_nodes,
@@ -45,15 +46,6 @@ from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Replacement, Rewrite
 from compilelint.model import Finding
 
-_ARITH = (
-    cst.Add,
-    cst.Subtract,
-    cst.Multiply,
-    cst.Divide,
-    cst.FloorDivide,
-    cst.Modulo,
-    cst.Power,
-)
 # one-argument builtins of a number and what they become on a 0-d tensor
 _UNARY = {"abs": "abs", "round": "round", "int": "trunc", "float": "float"}
 _MAX_PASSES = 6
@@ -296,7 +288,7 @@ class TensorItemDrop(Codemod):
                     continue
                 where = ctx.code(call).strip()[:40] if call is not None else "a call"
                 return NoFix(f"the value is passed to `{where}`")
-            if isinstance(p, cst.BinaryOperation) and isinstance(p.operator, _ARITH):
+            if isinstance(p, cst.BinaryOperation) and isinstance(p.operator, ARITH_OPERATORS):
                 other = p.right if p.left is cur else p.left
                 if ctx.is_tensor(other):
                     return _End()
@@ -333,7 +325,7 @@ class TensorItemDrop(Codemod):
             return e.value in names
         if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, (cst.Minus, cst.Plus)):
             return self._tensorish(ctx, e.expression, names)
-        if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, _ARITH):
+        if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, ARITH_OPERATORS):
             sides = (e.left, e.right)
             return any(self._tensorish(ctx, s, names) for s in sides) and all(
                 number_expr(s) or self._tensorish(ctx, s, names) for s in sides
