@@ -29,10 +29,13 @@ class GlobalMutation(Check):
 
     def __init__(self, walker: FileWalker) -> None:
         super().__init__(walker)
-        self._declared: dict[int, dict[str, str]] = {}  # id(scope) -> name -> "global"/...
+        # id(scope) -> (the scope, kept alive so that its id is never reused by a later
+        # scope, name -> "global"/"nonlocal")
+        self._declared: dict[int, tuple[object, dict[str, str]]] = {}
 
     def _declare(self, names: list[cst.NameItem], kind: str) -> None:
-        got = self._declared.setdefault(id(self.w.scope), {})
+        scope = self.w.scope
+        _, got = self._declared.setdefault(id(scope), (scope, {}))
         for item in names:
             got[item.name.value] = kind
 
@@ -45,7 +48,8 @@ class GlobalMutation(Check):
     def _kind(self, target: cst.BaseExpression) -> str | None:
         if not isinstance(target, cst.Name):
             return None
-        return self._declared.get(id(self.w.scope), {}).get(target.value)
+        entry = self._declared.get(id(self.w.scope))
+        return entry[1].get(target.value) if entry is not None else None
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         kind = self._kind(node.target)
