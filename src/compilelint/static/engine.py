@@ -398,9 +398,12 @@ def _analyze_source(
     python_error = empty.error
     stubbed: list[str] = []
     if inp.keep is not None and tree is not None and python_error is None:
-        data, stubbed = stub_source(data, tree, inp.keep)
+        stub, stubbed = stub_source(data, tree, inp.keep)
         if stubbed:
-            tree = ast.parse(data)
+            try:
+                tree, data = ast.parse(stub), stub
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                stubbed = []  # analysed whole
     try:
         module = parse(data, inp) if parse is not None else cst.parse_module(data)
     except cst.ParserSyntaxError as exc:

@@ -25,10 +25,10 @@ from __future__ import annotations
 import ast
 import contextlib
 import re
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from typing import ClassVar
 
-from compilelint.static.analysis.facts import ClassFacts, FileFacts, FunctionFacts
+from compilelint.static.analysis.facts import FileFacts, FunctionFacts
 
 # FunctionFacts / ClassFacts fields a blanked body changes
 FUNCTION_BODY_FIELDS = frozenset(
@@ -44,7 +44,6 @@ FUNCTION_BODY_FIELDS = frozenset(
         "guards",
     }
 )
-CLASS_BODY_FIELDS = frozenset({"attrs", "attr_classes"})
 
 
 class Demand:
@@ -75,73 +74,104 @@ class StubFunction(FunctionFacts):
         return object.__getattribute__(self, name)
 
 
-class StubClass(ClassFacts):
-    """A class of a stubbed unit (its methods' bodies blanked)."""
-
-    __slots__ = ()
-
-    def __getattribute__(self, name: str) -> object:
-        if Demand.active and name in CLASS_BODY_FIELDS:
-            Demand.units.add(object.__getattribute__(self, "__dict__")["_stub"])
-        return object.__getattribute__(self, name)
-
-
-def unit_of(qual: str) -> str:
-    return qual.split(".", 1)[0]
+def unit_of(qual: str, classes: Container[str]) -> str:
+    """The unit a function belongs to: a top-level function (``f``, ``f.<locals>.g``) or a
+    method of a top-level class (``C.m``, ``C.m.<locals>.g``, ``C.p.<setter>``)."""
+    parts = qual.split(".", 2)
+    return f"{parts[0]}.{parts[1]}" if len(parts) > 1 and parts[0] in classes else parts[0]
 
 
 def mark_stubs(f: FileFacts) -> FileFacts:
-    """Make the functions and classes of ``f``'s stubbed units record reads of their bodies'
-    facts (after a load from the library cache too: it keeps plain data)."""
+    """Make the functions of ``f``'s stubbed units record reads of their bodies' facts (after
+    a load from the library cache too: it keeps plain data)."""
     if not f.stubbed:
         return f
     stubbed = set(f.stubbed)
     for q, fn in f.functions.items():
-        u = unit_of(q)
+        u = unit_of(q, f.classes)
         if u in stubbed and type(fn) is FunctionFacts:
             fn.__class__ = StubFunction
             fn.__dict__["_stub"] = (f.path, u)
-    for q, cf in f.classes.items():
-        u = unit_of(q)
-        if u in stubbed and type(cf) is ClassFacts:
-            cf.__class__ = StubClass
-            cf.__dict__["_stub"] = (f.path, u)
     return f
 
 
 def units_of(f: FileFacts) -> set[str]:
-    """The top-level units ``f`` defines."""
-    return {unit_of(q) for q in f.functions} | {unit_of(q) for q in f.classes}
+    """The units ``f`` defines."""
+    return {unit_of(q, f.classes) for q in f.functions}
 
 
-def _defs(body: list[ast.stmt]) -> dict[str, ast.stmt]:
-    return {
-        st.name: st
-        for st in body
-        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _units(tree: ast.Module) -> dict[str, tuple[ast.stmt, str | None]]:
+    """Unit name -> (its def, its top-level class or None). A class nested in a class is part
+    of no unit (left whole)."""
+    out: dict[str, tuple[ast.stmt, str | None]] = {}
+    for st in tree.body:
+        if isinstance(st, _FUNCS):
+            out[st.name] = (st, None)
+        elif isinstance(st, ast.ClassDef):
+            for m in st.body:
+                if isinstance(m, _FUNCS):
+                    # a property's getter and setter share a unit: the first def stands for it
+                    out.setdefault(f"{st.name}.{m.name}", (m, st.name))
+    return out
+
+
+_WRITER_CALLS = frozenset({"register_buffer", "register_parameter", "append", "extend"})
+
+
+def _self_of(node: ast.AST) -> bool:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id == "self"
+
+
+def _writes_self(fn: ast.stmt) -> bool:
+    """Whether a method may give its class's ``self.<attr>`` facts: it assigns an attribute
+    of ``self``, registers a buffer or parameter, or appends to one of ``self``'s lists."""
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and _self_of(n.value):
+            return True
+        if (
+            isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute)
+            and n.func.attr in _WRITER_CALLS
+            and _self_of(n.func.value)
+        ):
+            return True
+    return False
+
+
+def keep_closure(tree: ast.Module, keep: frozenset[str], lines: list[bytes]) -> set[str]:
+    """``keep`` with what the walker reads while walking its units: the units never stubbed
+    (:func:`_whole`), every method that gives its class's ``self.<attr>`` facts (they are the
+    class's, read by every method), every class's ``forward`` (whether it returns a tuple
+    decides what calling a submodule of that class gives, anywhere in the file), the
+    top-level functions called by name and the methods called on ``self`` (a call of a
+    function of this file walked before is specialised with its returns), transitively."""
+    units = _units(tree)
+    out = {k for k in keep if k in units}
+    out |= {
+        u
+        for u, (fn, cls) in units.items()
+        if (cls is not None and (u.endswith(".forward") or _writes_self(fn))) or _whole(fn, lines)
     }
-
-
-def _called_names(node: ast.AST) -> set[str]:
-    return {
-        n.func.id
-        for n in ast.walk(node)
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-    }
-
-
-def keep_closure(tree: ast.Module, keep: frozenset[str]) -> set[str]:
-    """``keep`` with the top-level functions its units call by name, transitively (the walker
-    specialises such a call with the callee's returns when the callee comes first)."""
-    defs = _defs(tree.body)
-    out = {k for k in keep if k in defs}
     work = list(out)
     while work:
-        for name in _called_names(defs[work.pop()]):
-            st = defs.get(name)
-            if st is not None and name not in out and not isinstance(st, ast.ClassDef):
-                out.add(name)
-                work.append(name)
+        fn, cls = units[work.pop()]
+        for n in ast.walk(fn):
+            if not isinstance(n, ast.Call):
+                continue
+            f = n.func
+            u = None
+            if isinstance(f, ast.Name):
+                u = f.id
+            elif cls is not None and isinstance(f, ast.Attribute) and _self_of(f.value):
+                u = f"{cls}.{f.attr}"
+            if u is not None and u in units and u not in out:
+                out.add(u)
+                work.append(u)
     return out
 
 
@@ -194,9 +224,10 @@ def _blank(lines: list[bytes], fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bo
     body's indentation, every other line empty. False when that cannot be done (the body starts
     on the ``def`` line, an import shares its line): the body is left as it is."""
     first = fn.body[0]
+    start = min([first.lineno] + [d.lineno for d in getattr(first, "decorator_list", ())])
     end = fn.end_lineno or first.lineno
-    indent = lines[first.lineno - 1][: first.col_offset]
-    if first.lineno <= fn.lineno or indent.strip():
+    indent = lines[start - 1][: first.col_offset]
+    if start <= fn.lineno or indent.strip():
         return False
     imports = sorted(
         (n for st in fn.body for n in ast.walk(st) if isinstance(n, (ast.Import, ast.ImportFrom))),
@@ -210,40 +241,27 @@ def _blank(lines: list[bytes], fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bo
         keep[n.lineno - 1] = indent + head[n.col_offset :].rstrip(b"\r\n")
         for i in range(n.lineno, n.end_lineno or n.lineno):
             keep[i] = lines[i].rstrip(b"\r\n")
-    if first.lineno - 1 not in keep:
-        keep[first.lineno - 1] = indent + b"..."
-    for i in range(first.lineno - 1, end):
+    if start - 1 not in keep:
+        keep[start - 1] = indent + b"..."
+    for i in range(start - 1, end):
         text = lines[i]
         eol = text[len(text.rstrip(b"\r\n")) :]
         lines[i] = keep.get(i, b"") + eol
     return True
 
 
-def _blank_class(lines: list[bytes], cls: ast.ClassDef) -> bool:
-    done = False
-    for st in cls.body:
-        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            done = (not _whole(st, lines) and _blank(lines, st)) or done
-        elif isinstance(st, ast.ClassDef):
-            done = _blank_class(lines, st) or done
-    return done
-
-
 def stub_source(data: bytes, tree: ast.Module, keep: frozenset[str]) -> tuple[bytes, list[str]]:
-    """``data`` with the bodies of the top-level units not in ``keep`` (nor called by name
-    from a kept one) blanked, and the names of the units blanked. Only the module's direct
-    definitions are units (one inside a module-level ``if``/``try`` stays whole)."""
-    keep_all = keep_closure(tree, keep)
+    """``data`` with the bodies of the units not in ``keep`` (nor in its closure,
+    :func:`keep_closure`) blanked, and the names of the units blanked. Only the module's
+    direct definitions and their classes' methods are units (a def inside a module-level
+    ``if``/``try``, or a class nested in a class, stays whole)."""
     lines = data.splitlines(keepends=True)
+    keep_all = keep_closure(tree, keep, lines)
     stubbed: list[str] = []
-    for name, st in _defs(tree.body).items():
+    for name, (fn, _cls) in _units(tree).items():
         if name in keep_all:
             continue
-        if isinstance(st, ast.ClassDef):
-            done = _blank_class(lines, st)  # its methods one by one
-        else:
-            done = not _whole(st, lines) and _blank(lines, st)  # type: ignore[arg-type]
-        if done:
+        if _blank(lines, fn):  # type: ignore[arg-type]
             stubbed.append(name)
     if not stubbed:
         return data, []
