@@ -49,13 +49,11 @@ from compilelint.static.follow import (
     FollowProject,
     FollowStats,
     LibraryCache,
-    LibSource,
     follow,
     library_findings,
     library_mode_calls,
     site_key,
 )
-from compilelint.static.libstubs import stub_source
 from compilelint.suppress import is_suppressed, parse_suppressions
 
 if TYPE_CHECKING:  # libcst, the walker and the checks load when a file is analysed, not before:
@@ -76,9 +74,6 @@ class FileInput:
     real: str
     module: str
     is_package: bool
-    # a followed library file: analyse only these top-level units' bodies (None: all of them;
-    # :mod:`compilelint.static.libstubs`)
-    keep: frozenset[str] | None = None
 
 
 @dataclass
@@ -396,14 +391,6 @@ def _analyze_source(
             empty.error = _TOO_DEEP
             return empty
     python_error = empty.error
-    stubbed: list[str] = []
-    if inp.keep is not None and tree is not None and python_error is None:
-        stub, stubbed = stub_source(data, tree, inp.keep)
-        if stubbed:
-            try:
-                tree, data = ast.parse(stub), stub
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                stubbed = []  # analysed whole
     try:
         module = parse(data, inp) if parse is not None else cst.parse_module(data)
     except cst.ParserSyntaxError as exc:
@@ -444,7 +431,6 @@ def _analyze_source(
     except LookupError:
         text = data.decode("utf-8", errors="replace")
     facts.noqa = parse_suppressions(text)
-    facts.stubbed = stubbed
     if object_calls == "all":  # a followed library file: calls through any object
         add_object_calls(data, facts, tree=tree)
     elif object_calls and tree is not None:  # self.helper.method(...) on library objects
@@ -1097,14 +1083,11 @@ class _Scan:
         if resolver is None or not resolver.site or not project.unresolved_modules:
             return
 
-        def analyse_libs(items: list[LibSource]) -> list[FileFacts]:
+        def analyse_libs(items: list[tuple[bytes, str, str, bool]]) -> list[FileFacts]:
             # the scan's pool when it runs or the files are worth one; calls through objects
             # recorded from the syntax check's tree
             return self.analyse_files(
-                [
-                    (d, FileInput(real, real, mod, pkg, keep), True, "all")
-                    for d, real, mod, pkg, keep in items
-                ]
+                [(d, FileInput(real, real, mod, pkg), True, "all") for d, real, mod, pkg in items]
             )
 
         self.project = follow(

@@ -33,15 +33,11 @@ from compilelint.static.analysis.dispatch import add_object_calls
 from compilelint.static.analysis.facts import CallSite, Candidate, FileFacts
 from compilelint.static.analysis.project import FKey, Project
 from compilelint.static.analysis.resolve import ModuleFile, Resolver
-from compilelint.static.libstubs import Demand, mark_stubs, units_of
 
 MAX_ROUNDS = 8  # import depth followed from the scanned files
 MAX_FILES = 300  # library files analysed
 MAX_SECONDS = 30.0
-# data, real path, module, is a package, the units to analyse (None: all; libstubs)
-LibSource = tuple[bytes, str, str, bool, frozenset[str] | None]
-# analyse library files on demand (libstubs); off: every followed file whole
-ON_DEMAND = True
+LibSource = tuple[bytes, str, str, bool]  # data, real path, module, is a package
 # folders of a package not searched for allow_in_graph registrations (not imported by its API)
 _REGISTRY_SKIP = frozenset({"tests", "test", "testing", "examples", "benchmarks", "docs"})
 _MAX_REGISTRY_FILES = 3000  # files of one package searched for registrations
@@ -68,7 +64,6 @@ class FollowStats:
     files: int = 0
     functions: int = 0  # library functions reached from compiled code
     cached: int = 0
-    demanded: int = 0  # units of library files analysed again with their bodies (libstubs)
     seconds: float = 0.0
     bounds: list[str] = field(default_factory=list)  # bounds that were hit
     entries: int | None = None  # library mode: how many entry points (None: not library mode)
@@ -359,64 +354,6 @@ def follow(
     # ``project`` is the computed view of the scanned files alone (made with ``installed``)
     project.library = library
     searched: set[tuple[str, str]] = set()  # (site, top-level package) searched for graph ops
-    # library files are analysed on demand (libstubs): first without their functions' bodies,
-    # then again with the units the project view read (app mode; library mode judges more)
-    on_demand = ON_DEMAND and entries is None
-    where: dict[str, tuple[ModuleFile, tuple[str, str]]] = {}  # library path -> file, dist
-
-    def make() -> FollowProject:
-        return FollowProject(facts.values(), library, installed, entries)
-
-    def load(batch: list[tuple[ModuleFile, tuple[str, str], frozenset[str] | None]]) -> None:
-        for (mf, dist, _keep), f in zip(
-            batch, _load_all(batch, analyse, cache, to_data, from_data, stats)
-        ):
-            if f is None:
-                continue
-            library[f.path] = dist
-            facts[f.path] = mark_stubs(f)
-            where[f.path] = (mf, dist)
-            stats.packages[dist[0]] = dist[1]
-
-    def upgrade(demand: set[tuple[str, str]]) -> bool:
-        """Analyse again the library files whose stubbed units the project view read, with
-        those units' bodies; whether there were any."""
-        need: dict[str, set[str]] = {}
-        for path, unit in demand:
-            f = facts.get(path)
-            if f is not None and path in library and unit in f.stubbed:
-                need.setdefault(path, set()).add(unit)
-        if not need:
-            return False
-        redo = []
-        for path in sorted(need):
-            f = facts[path]
-            keep = frozenset((units_of(f) - set(f.stubbed)) | need[path])
-            mf, dist = where[path]
-            redo.append((mf, dist, keep))
-            stats.demanded += len(need[path])
-        load(redo)
-        return True
-
-    def settle() -> FollowProject:
-        """The project view over the files loaded so far, their demanded units analysed."""
-        while True:
-            with Demand.recording() as demand:
-                project = make()
-                project.compute()
-                if add_factory_calls(project):
-                    project = make()
-                    project.compute()
-                if add_virtual_calls(project):
-                    project = make()
-                    project.compute()
-                # the objects built as a held object's constructor arguments
-                # (`ScaleKernel(RBFKernel())`): resolving them loads their modules next round,
-                # so their overrides are known
-                _resolve_held_arguments(project)
-            if not upgrade(demand):
-                return project
-
     for rnd in range(max_rounds + 1):
         wanted: list[ModuleFile] = []
         for mod in sorted(project.unresolved_modules):
@@ -441,7 +378,7 @@ def follow(
         if rnd == max_rounds:
             stats.bounds.append(f"import depth {max_rounds}")
             break
-        batch: list[tuple[ModuleFile, tuple[str, str], frozenset[str] | None]] = []
+        batch: list[tuple[ModuleFile, tuple[str, str]]] = []
         for mf in sorted({m.path: m for m in wanted}.values(), key=lambda m: m.path):
             if len(library) + len(batch) >= max_files:
                 if f"{max_files} files" not in stats.bounds:
@@ -451,30 +388,40 @@ def follow(
                 if f"{max_seconds:g} s" not in stats.bounds:
                     stats.bounds.append(f"{max_seconds:g} s")
                 break
-            batch.append((mf, resolver.distribution(mf), frozenset() if on_demand else None))
+            batch.append((mf, resolver.distribution(mf)))
         # one round's files are analysed together (the engine's pool of workers)
-        load(batch)
-        project = settle()
+        for (_mf, dist), f in zip(
+            batch, _load_all(batch, analyse, cache, to_data, from_data, stats)
+        ):
+            if f is None:
+                continue
+            library[f.path] = dist
+            facts[f.path] = f
+            stats.packages[dist[0]] = dist[1]
+        project = FollowProject(facts.values(), library, installed, entries)
+        project.compute()
+        if add_factory_calls(project):
+            project = FollowProject(facts.values(), library, installed, entries)
+            project.compute()
+        if add_virtual_calls(project):
+            project = FollowProject(facts.values(), library, installed, entries)
+            project.compute()
+        # the objects built as a held object's constructor arguments (`ScaleKernel(RBFKernel())`):
+        # resolving them loads their modules next round, so their overrides are known
+        _resolve_held_arguments(project)
         # a package's allow_in_graph registrations may lie in a module the call graph does not
         # reach (einops imports `_torch_specific` inside a function): load every module of a
         # followed package that registers some, so its graph ops are known
-        for mf, dist, _keep in batch:
+        for mf, dist in batch:
             if (mf.site, mf.top) not in searched:
                 searched.add((mf.site, mf.top))
                 project.unresolved_modules.update(registering_modules(mf, dist, cache))
-    while True:
-        with Demand.recording() as demand:
-            final = project
-            if prune_registry_calls(final):
-                final = make()
-                final.compute()
-            if prune_virtual_calls(final):
-                final = make()
-                final.compute()
-        if not upgrade(demand):
-            project = final
-            break
-        project = settle()
+    if prune_registry_calls(project):
+        project = FollowProject(facts.values(), library, installed, entries)
+        project.compute()
+    if prune_virtual_calls(project):
+        project = FollowProject(facts.values(), library, installed, entries)
+        project.compute()
     stats.files = len(library)
     stats.functions = sum(1 for k in project.traced if k[0] in library)
     stats.seconds = time.perf_counter() - t0
@@ -795,7 +742,7 @@ def library_mode_calls(
 
 
 def _load_all(
-    batch: list[tuple[ModuleFile, tuple[str, str], frozenset[str] | None]],
+    batch: list[tuple[ModuleFile, tuple[str, str]]],
     analyse: Callable[[list[LibSource]], list[FileFacts]],
     cache: LibraryCache,
     to_data: Callable[[FileFacts], dict],  # type: ignore[type-arg]
@@ -804,17 +751,14 @@ def _load_all(
 ) -> list[FileFacts | None]:
     """The facts of each library file of ``batch`` (None: unreadable or unparsable): from the
     library cache, else analysed, all of them in one call of ``analyse`` (phase 1 with calls
-    through objects, in the engine's pool of workers when it pays). ``keep``: the units whose
-    bodies are analysed (None: all); cached facts serve when they have at least those."""
+    through objects, in the engine's pool of workers when it pays)."""
     out: list[FileFacts | None] = [None] * len(batch)
     todo: list[tuple[int, str, LibSource]] = []
-    for i, (mf, dist, keep) in enumerate(batch):
+    for i, (mf, dist) in enumerate(batch):
         stamp = _stamp(mf.path)
         if stamp is None:
             continue
         got = cache.get(dist, mf.path, stamp)
-        if got is not None and got.get("stubbed") and (keep is None or keep & set(got["stubbed"])):
-            got = None  # analysed without (some of) the bodies wanted now
         if got is not None:
             try:
                 stats.cached += 1
@@ -827,11 +771,11 @@ def _load_all(
                 data = fh.read()
         except OSError:
             continue
-        todo.append((i, stamp, (data, mf.path, mf.module, mf.is_package, keep)))
+        todo.append((i, stamp, (data, mf.path, mf.module, mf.is_package)))
     for (i, stamp, _src), f in zip(todo, analyse([src for _i, _s, src in todo])):
         if f.error is not None:
             continue
-        mf, dist, _keep = batch[i]
+        mf, dist = batch[i]
         cache.put(dist, mf.path, stamp, to_data(f))
         out[i] = f
     return out

@@ -148,6 +148,3 @@ class FileFacts:
     error_col: int = 1
     torch_free: bool = False  # skipped by the pre-filter (no "torch" in the text)
     noqa: dict[int, list[str]] = field(default_factory=dict)  # line -> suppressed codes
-    # a followed library file analysed on demand: the top-level units whose bodies were left
-    # out (:mod:`compilelint.static.libstubs`)
-    stubbed: list[str] = field(default_factory=list)
