@@ -125,3 +125,80 @@ def test_remembered_spans_are_the_spans_of_a_full_analysis() -> None:
             lines = new
         assert isinstance(parser.span_memo(inp), SpanMemo)
     assert reused > 20  # remembered statements were really used
+
+
+EDIT_BASE = """import torch
+from torch import nn
+
+
+def helper(x):
+    return x.shape[0]
+
+
+def scale(x):
+    return x * 2
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        h = self.lin(x)
+        if helper(h) > 2:
+            h = scale(h)
+        return h
+"""
+
+# (old, new, rules the file's findings hold after the edit): applied one after the other
+SERVER_EDITS = [
+    # an edit inside a function
+    ("        return h\n", "        print(h)\n        return h\n", {"CL201"}),
+    # a summary used elsewhere: helper now returns a tensor, forward's branch depends on it
+    ("    return x.shape[0]\n", "    return x.sum()\n", {"CL101", "CL201"}),
+    # a function added, and a call of it from forward
+    (
+        "class Net",
+        "def extra(x):\n    return x.max().item()\n\n\nclass Net",
+        {"CL101", "CL201"},
+    ),
+    (
+        "            h = scale(h)\n",
+        "            h = scale(h) + extra(h)\n",
+        {"CL101", "CL103", "CL201"},
+    ),
+    # the summary back: the branch no longer depends on a tensor
+    ("    return x.sum()\n", "    return x.shape[0]\n", {"CL103", "CL201"}),
+    # a function removed (and its call)
+    ("def extra(x):\n    return x.max().item()\n\n\n", "", {"CL201"}),
+    ("            h = scale(h) + extra(h)\n", "            h = scale(h)\n", {"CL201"}),
+    # the edit inside forward undone
+    ("        print(h)\n", "", set()),
+]
+
+
+def test_server_edits_give_the_cli_findings(tmp_path: Path) -> None:
+    """The editor server's analyser (in-memory caches, the incremental parser, settings kept
+    across checks) gives, after each edit, the findings a fresh scan of the same text gives:
+    edits inside a function, edits that change a summary another function uses, functions
+    added and removed."""
+    from compilelint.config import load_config
+    from compilelint.lsp.analyzer import Analyzer
+
+    model = tmp_path / "model.py"
+    model.write_text(EDIT_BASE, encoding="utf-8")
+    real = str(model.resolve())
+    analyzer = Analyzer()
+    text = EDIT_BASE
+    assert analyzer.check(real, text).findings == []
+    for old, new, rules in SERVER_EDITS:
+        assert old in text
+        text = text.replace(old, new, 1)
+        got = analyzer.check(real, text).findings
+        cli = scan(
+            [real], load_config([real]), no_cache=True, sources={real: text.encode("utf-8")}
+        ).findings
+        assert got == cli, f"after {new!r}"
+        assert {f.rule for f in got} == rules, f"after {new!r}"
+    assert analyzer.parser.stats.spliced > 0  # the edits really took the incremental path
