@@ -90,6 +90,42 @@ def test_a_caller_passing_a_value_that_satisfies_the_condition_keeps_it(tmp_path
     assert 6 in lines
 
 
+FORWARDED = """\
+from typing import Optional
+
+import torch
+
+
+def inner(x, ignore_index: Optional[int] = None):
+    if ignore_index is not None:
+        x = x[x != ignore_index]
+    return x
+
+
+def outer(x, ignore_index: Optional[int] = None):
+    return inner(x, ignore_index=ignore_index)
+
+
+def rebinds(x, ignore_index: Optional[int] = None):
+    ignore_index = pick(x)
+    return inner(x, ignore_index)
+
+
+class M(torch.nn.Module):
+    def forward(self, x):
+        return {call}
+"""
+
+
+def test_a_parameter_passed_on_holds_what_the_callers_callers_pass(tmp_path: Path) -> None:
+    # `outer` passes its own `ignore_index` on: left at None by the only caller, so `inner`'s
+    # masking branch never runs (a parameter annotated with a plain type included)
+    assert 8 not in _lines(tmp_path, FORWARDED.format(call="outer(x)"))
+    assert 8 in _lines(tmp_path, FORWARDED.format(call="outer(x, ignore_index=3)"))
+    # a parameter assigned before the call is not the caller's value any more
+    assert 8 in _lines(tmp_path, FORWARDED.format(call="rebinds(x)"))
+
+
 LIB = {
     "__init__.py": "from .layers import Block\nfrom .ops import solve\n",
     "layers.py": """\

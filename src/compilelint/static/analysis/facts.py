@@ -64,6 +64,10 @@ class CallSite:
     # conditions on the enclosing function's parameters under which the call runs (see
     # :func:`~compilelint.static.analysis.conds.parse`): dropped when callers' values refute one
     conds: list[str] = field(default_factory=list)
+    # arguments that pass one of the enclosing function's own parameters on unchanged
+    # (``ignore_index=ignore_index``): position (``"0"``) or keyword -> ``P|<func>|<param>``,
+    # so that the callee's parameter holds what the caller's callers give (call-site values)
+    fwd: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

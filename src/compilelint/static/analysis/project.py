@@ -259,6 +259,7 @@ class Project(Summaries):
         got = self._param_values.get((key, pname), ...)
         if got is not ...:
             return got  # type: ignore[return-value]
+        self._param_values[(key, pname)] = None  # a cycle of forwarded parameters: unknown
         out = self._param_values_uncached(key, pname)
         self._param_values[(key, pname)] = out
         return out
@@ -279,14 +280,16 @@ class Project(Summaries):
         if not sites and key not in self.roots:
             return None
         positional = [p.name for p in fn.params if p.index >= 0]
-        for _cpath, call, implicit in sites:
+        for cpath, call, implicit in sites:
             if call.star:
                 return None
             v = None
+            slot = pname
             if prm.index >= 0:
                 j = positional.index(pname) - implicit
                 if 0 <= j < len(call.args):
                     v = call.args[j]
+                    slot = str(j)
             if v is None:
                 v = call.kwargs.get(pname)
             if v is None:
@@ -294,12 +297,34 @@ class Project(Summaries):
                     return None
                 vals.append(prm.literal[0])
                 continue
+            if slot in call.fwd:
+                # the caller's own parameter passed on unchanged (``ignore_index=ignore_index``):
+                # whatever the caller's callers (or its defaults, for an entry point) give it
+                got = self._forwarded(cpath, call.fwd[slot])
+                if got is None:
+                    return None
+                vals.extend(got)
+                continue
             for m in V.members(v):
                 c = V.const(m)
-                if c is ...:
+                if c is not ...:
+                    vals.append(c)
+                    continue
+                got = self._forwarded(cpath, m[1]) if m[0] == "Y" else None
+                if got is None:
                     return None
-                vals.append(c)
+                vals.extend(got)
         return vals
+
+    def _forwarded(self, cpath: str, src: str) -> list[object] | None:
+        """The values a caller's parameter ``src`` (``P|<func>|<param>``, no access path) may
+        hold, or None (not such a parameter, or unknown)."""
+        if not src.startswith("P|") or "@" in src:
+            return None
+        qual, _, name = src[2:].rpartition("|")
+        if (cpath, qual) not in self.traced:
+            return None
+        return self.param_values((cpath, qual), name)
 
     def refuted(self, key: FKey, conds: list[str]) -> bool:
         """Whether some condition (``analysis.conds``) holds for none of the values the

@@ -222,6 +222,7 @@ class Scope:
         self.local_defs: dict[str, str] = {}  # nested def name -> qual
         self.local_classes: set[str] = set()
         self.params: dict[str, Value] = {}  # parameter -> the value it starts with
+        self.rebound: set[str] = set()  # names assigned in the body so far
         self.param_classes: dict[str, str] = {}  # parameter annotated with a class -> its ref
 
     @property
@@ -428,6 +429,7 @@ class FileWalker(Evaluator):
         """Bind an assignment target to a value (tuple targets unpack it per position)."""
         if isinstance(target, cst.Name):
             self.scope.env[target.value] = value
+            self.scope.rebound.add(target.value)
         elif isinstance(target, (cst.Tuple, cst.List)):
             els = target.elements
             star = next((i for i, e in enumerate(els) if isinstance(e, cst.StarredElement)), -1)
@@ -722,14 +724,20 @@ class FileWalker(Evaluator):
             return
         args: list[list[str]] = []
         kwargs: dict[str, list[str]] = {}
+        fwd: dict[str, str] = {}
         for a in node.args:
             tv = self.value(a.value)
+            slot = None
             if a.keyword is not None:
                 kwargs[a.keyword.value] = tv
+                slot = a.keyword.value
             elif a.star == "**":
                 pass  # **kwargs: its keys are not known here (the site is marked `star`)
             else:
                 args.append(tv)
+                slot = str(len(args) - 1) if not a.star else None
+            if slot is not None and isinstance(a.value, cst.Name) and self._is_param(a.value.value):
+                fwd[slot] = f"P|{facts.qual}|{a.value.value}"
             r = self._func_ref_of(a.value)
             if r and r not in facts.refs:
                 facts.refs.append(r)
@@ -742,6 +750,7 @@ class FileWalker(Evaluator):
                 in_loop=self.loop_depth > 0,
                 star=star,
                 conds=list(self.conds),
+                fwd=fwd,
             )
             facts.calls.append(site)
             self.call_nodes.append((site, node))
@@ -921,8 +930,14 @@ class FileWalker(Evaluator):
         return f"Q|{name}" if head in self.module_defs else f"D|{q}"
 
     def _is_param(self, name: str) -> bool:
+        # not assigned so far: a parameter annotated as a non-tensor type starts as a plain
+        # value (``V.UNKNOWN``), which an assignment of another unknown value would equal
         start = self.scope.params.get(name)
-        return start is not None and self.scope.env.get(name) == start
+        return (
+            start is not None
+            and name not in self.scope.rebound
+            and self.scope.env.get(name) == start
+        )
 
     def _conds_of(self, test: cst.BaseExpression) -> tuple[list[str], list[str]]:
         if self.scope.facts is None:
