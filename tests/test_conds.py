@@ -212,3 +212,38 @@ def test_library_mode_entries_are_the_public_api_under_defaults(tmp_path: Path) 
     assert ("_impl.py", 5) in latent and "latent" not in latent[("_impl.py", 5)]
     for where in (("layers.py", 13), ("layers.py", 17), ("ops.py", 6), ("ops.py", 13)):
         assert where in latent and "latent: no public entry point" in latent[where], where
+
+
+def test_library_mode_latent_findings_are_marked_in_json_and_sarif(tmp_path: Path) -> None:
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    (pkg / "tests").mkdir()
+    for name, text in LIB.items():
+        (pkg / name).write_text(text)
+    (tmp_path / "pyproject.toml").write_text('[tool.compilelint]\nentries = ["*"]\n')
+
+    def run(*args: str) -> dict:  # type: ignore[type-arg]
+        code, out, err = invoke(["check", "mylib", "--no-cache", *args], cwd=tmp_path)
+        assert code in (0, 1), err
+        return json.loads(out)  # type: ignore[no-any-return]
+
+    default = run("--format", "json")["findings"]
+    # by default only what an entry point reaches under its defaults, none of it latent
+    assert [(Path(f["path"]).name, f["line"]) for f in default] == [("_impl.py", 5)]
+    assert "latent" not in default[0]
+    shown = {
+        (Path(f["path"]).name, f["line"]): f.get("latent")
+        for f in run("--format", "json", "--report-untraced")["findings"]
+    }
+    assert shown[("_impl.py", 5)] is None
+    assert shown[("ops.py", 6)] and shown[("ops.py", 6)].startswith("latent: no public entry")
+    results = run("--format", "sarif", "--report-untraced")["runs"][0]["results"]
+    marked = {
+        (
+            Path(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]).name,
+            r["locations"][0]["physicalLocation"]["region"]["startLine"],
+        ): r["properties"].get("latent")
+        for r in results
+    }
+    assert marked[("_impl.py", 5)] is None
+    assert marked[("ops.py", 6)].startswith("latent: no public entry")

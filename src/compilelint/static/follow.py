@@ -891,6 +891,7 @@ def library_findings(
                     line_text=text,
                     frames=tuple(frames),
                     package=f"{dist}=={version}",
+                    latent=base.latent,
                 )
             )
     return out
