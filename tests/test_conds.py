@@ -247,3 +247,35 @@ def test_library_mode_latent_findings_are_marked_in_json_and_sarif(tmp_path: Pat
     }
     assert marked[("_impl.py", 5)] is None
     assert marked[("ops.py", 6)].startswith("latent: no public entry")
+
+
+def test_library_mode_a_modules_script_main_is_not_an_entry(tmp_path: Path) -> None:
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .nets import main, api\n")
+    (pkg / "nets.py").write_text(
+        """\
+import torch
+
+
+def api(x):
+    return x.item()
+
+
+def main(n=3):
+    x = torch.randn(n)
+    print(x.tolist())
+
+
+if __name__ == "__main__":
+    main()
+    api(torch.ones(1))
+"""
+    )
+    (tmp_path / "pyproject.toml").write_text('[tool.compilelint]\nentries = ["*"]\n')
+    code, out, err = invoke(["check", "mylib", "--format", "json", "--no-cache"], cwd=tmp_path)
+    assert code in (0, 1), err
+    lines = {f["line"] for f in json.loads(out)["findings"]}
+    # `main()` runs the file as a script (no arguments it needs): not the package's API; `api`
+    # is called there too, with an argument, and stays an entry
+    assert 5 in lines and not lines & {10, 11}

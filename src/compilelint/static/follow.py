@@ -146,6 +146,8 @@ class FollowProject(Project):
         for pub, name, (path, qual, kind) in self._exported():
             if kind == "function":
                 fq = qual if "." not in qual else None
+                if fq is not None and self._script_main(path, fq):
+                    continue
             else:
                 fq = None
                 self.entry_classes.add((path, qual))  # its instances come from the user
@@ -167,6 +169,17 @@ class FollowProject(Project):
             if any(fnmatch.fnmatchcase(n, g) for n in names for g in globs):
                 out.add((path, fq))
         return out
+
+    def _script_main(self, path: str, qual: str) -> bool:
+        """A function the module runs as a script (``if __name__ == "__main__": main()``) that
+        takes no arguments it needs: the file's demo, not the package's API."""
+        f = self.files[path]
+        fn = f.functions.get(qual)
+        return (
+            fn is not None
+            and f"Q|{qual}" in f.script_refs
+            and all(p.default != "nodefault" or p.index < -1 for p in fn.params)
+        )
 
     def _exported(self) -> list[tuple[str, str, tuple[str, str, str]]]:
         """(public module, public name, resolved definition) of every name the scanned

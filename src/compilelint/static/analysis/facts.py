@@ -151,4 +151,7 @@ class FileFacts:
     error_line: int = 1
     error_col: int = 1
     torch_free: bool = False  # skipped by the pre-filter (no "torch" in the text)
+    # refs the module calls under ``if __name__ == "__main__":`` (running the file as a
+    # script): not the package's API, so never a library-mode entry point
+    script_refs: list[str] = field(default_factory=list)
     noqa: dict[int, list[str]] = field(default_factory=dict)  # line -> suppressed codes

@@ -254,6 +254,8 @@ class FileWalker(Evaluator):
         # allow_in_graph registrations: (ref, qual of the enclosing function or ""), and the
         # refs of the calls made at module level (which run those functions on import)
         self.graph_op_sites: list[tuple[str, str]] = []
+        self.main_guard = 0  # inside a module-level `if __name__ == "__main__":`
+        self.script_refs: list[str] = []  # what that block calls: the script, not the API
         self.module_calls: set[str] = set()
         self.pending: list[
             tuple[str, cst.CSTNode, Taint, dict[str, str], str, bool, str, list[str]]
@@ -669,6 +671,8 @@ class FileWalker(Evaluator):
             ref = self.callee_ref(node.func)
             if ref:
                 self.module_calls.add(ref)
+                if self.main_guard and ref not in self.script_refs:
+                    self.script_refs.append(ref)
         if (
             isinstance(node.func, cst.Attribute)
             and node.func.attr.value in ("register_buffer", "register_parameter")
@@ -1164,6 +1168,16 @@ class FileWalker(Evaluator):
             self.imports[local] = f"{mod}.{nm}" if mod else nm
 
     def visit_if(self, node: cst.If) -> None:
+        if self.scope.facts is None and not self.class_stack and _is_main_guard(node.test):
+            self.main_guard += 1
+            try:
+                self._visit_if(node)
+            finally:
+                self.main_guard -= 1
+            return
+        self._visit_if(node)
+
+    def _visit_if(self, node: cst.If) -> None:
         self.fire(node)
         self.visit_expr(node.test)
         skip_body, skip_else = self._compiling_guard(node.test)
@@ -1505,4 +1519,18 @@ def analyze_module(
         compiled_refs=walker.compiled_refs,
         candidates=candidates,
         graph_op_refs=walker.graph_op_refs(),
+        script_refs=walker.script_refs,
+    )
+
+
+def _is_main_guard(test: cst.BaseExpression) -> bool:
+    """``__name__ == "__main__"`` (either way round)."""
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    cmp = test.comparisons[0]
+    if not isinstance(cmp.operator, cst.Equal):
+        return False
+    sides = (test.left, cmp.comparator)
+    return any(isinstance(s, cst.Name) and s.value == "__name__" for s in sides) and any(
+        isinstance(s, cst.SimpleString) and s.evaluated_value == "__main__" for s in sides
     )
