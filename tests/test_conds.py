@@ -279,3 +279,35 @@ if __name__ == "__main__":
     # `main()` runs the file as a script (no arguments it needs): not the package's API; `api`
     # is called there too, with an argument, and stays an entry
     assert 5 in lines and not lines & {10, 11}
+
+
+def test_library_mode_a_modules_all_names_its_public_api(tmp_path: Path) -> None:
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .ops import *\n")
+    (pkg / "ops.py").write_text(
+        """\
+import torch
+
+__all__ = ["api"]
+__all__ += ["more"]
+
+
+def api(x):
+    return x.item()
+
+
+def more(x):
+    return x.tolist()
+
+
+def helper(x):
+    return int(x.sum())
+"""
+    )
+    (tmp_path / "pyproject.toml").write_text('[tool.compilelint]\nentries = ["*"]\n')
+    code, out, err = invoke(["check", "mylib", "--format", "json", "--no-cache"], cwd=tmp_path)
+    assert code in (0, 1), err
+    lines = {f["line"] for f in json.loads(out)["findings"]}
+    # `helper` is public by its name but not in the module's `__all__`: not an entry point
+    assert {8, 12} <= lines and 16 not in lines

@@ -202,6 +202,8 @@ class FollowProject(Project):
                 continue
             names = [q for q in (*f.functions, *f.classes) if "." not in q]
             names += [k for k in f.imports if not k.startswith("*")]
+            if f.all_names is not None:  # the module says which of its names are public
+                names = [n for n in names if n in f.all_names]
             for name in sorted(set(names)):
                 if name.startswith("_"):
                     continue

@@ -154,4 +154,6 @@ class FileFacts:
     # refs the module calls under ``if __name__ == "__main__":`` (running the file as a
     # script): not the package's API, so never a library-mode entry point
     script_refs: list[str] = field(default_factory=list)
+    # the module's ``__all__`` (literal names; None: none, or computed): its public names
+    all_names: list[str] | None = None
     noqa: dict[int, list[str]] = field(default_factory=dict)  # line -> suppressed codes

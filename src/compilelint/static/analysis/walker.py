@@ -256,6 +256,10 @@ class FileWalker(Evaluator):
         self.graph_op_sites: list[tuple[str, str]] = []
         self.main_guard = 0  # inside a module-level `if __name__ == "__main__":`
         self.script_refs: list[str] = []  # what that block calls: the script, not the API
+        # the module's ``__all__`` when it is a literal list of names (``+=`` included); None
+        # when it has none or it is computed
+        self.all_names: list[str] | None = None
+        self.all_computed = False
         self.module_calls: set[str] = set()
         self.pending: list[
             tuple[str, cst.CSTNode, Taint, dict[str, str], str, bool, str, list[str]]
@@ -1041,6 +1045,8 @@ class FileWalker(Evaluator):
             self.visit_expr(a.value)
             tv = self.value(a.value)
             for tgt in a.targets:
+                self._module_all(tgt.target, a.value, extend=False)
+            for tgt in a.targets:
                 self.visit_expr(tgt.target)
                 if (
                     tv == V.TENSOR
@@ -1066,6 +1072,7 @@ class FileWalker(Evaluator):
                 self.bind_self_attr_classes(aa.target, aa.value)
         elif t is cst.AugAssign:
             ag: cst.AugAssign = small  # type: ignore[assignment]
+            self._module_all(ag.target, ag.value, extend=True)
             self.visit_expr(ag.value)
             self.visit_expr(ag.target)
             tv = self._binop(self.value(ag.target), self.value(ag.value))
@@ -1166,6 +1173,21 @@ class FileWalker(Evaluator):
             nm = dotted(alias.name) or ""
             local = alias.asname.name.value if alias.asname is not None else nm  # type: ignore[union-attr]
             self.imports[local] = f"{mod}.{nm}" if mod else nm
+
+    def _module_all(
+        self, target: cst.BaseExpression, value: cst.BaseExpression, extend: bool
+    ) -> None:
+        """Record a module-level ``__all__ = [...]`` / ``__all__ += [...]`` of literal names."""
+        if not (isinstance(target, cst.Name) and target.value == "__all__"):
+            return
+        if self.scope.facts is not None or self.class_stack:
+            return
+        got = C.literal(value)
+        if not isinstance(got, list) or not all(isinstance(n, str) for n in got):
+            self.all_computed = True
+            return
+        names = [n for n in got if isinstance(n, str)]
+        self.all_names = (self.all_names or []) + names if extend else names
 
     def visit_if(self, node: cst.If) -> None:
         if self.scope.facts is None and not self.class_stack and _is_main_guard(node.test):
@@ -1520,6 +1542,7 @@ def analyze_module(
         candidates=candidates,
         graph_op_refs=walker.graph_op_refs(),
         script_refs=walker.script_refs,
+        all_names=None if walker.all_computed else walker.all_names,
     )
 
 
