@@ -311,3 +311,46 @@ def helper(x):
     lines = {f["line"] for f in json.loads(out)["findings"]}
     # `helper` is public by its name but not in the module's `__all__`: not an entry point
     assert {8, 12} <= lines and 16 not in lines
+
+
+def test_library_mode_a_parameter_used_as_an_object_or_size_is_no_tensor_input(
+    tmp_path: Path,
+) -> None:
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .ops import integrate, make_mask, solve\n")
+    (pkg / "ops.py").write_text(
+        """\
+import torch
+
+
+def check(sde, y):
+    if sde.noise_type == "diagonal":
+        return y
+    return y
+
+
+def integrate(sde, y):
+    y = check(sde, y)
+    return y
+
+
+def make_mask(features):
+    if features % 2 == 0:
+        return torch.zeros(features)
+    return torch.ones(features)
+
+
+def solve(y):
+    if y.sum() > 0:
+        return y
+    return y
+"""
+    )
+    (tmp_path / "pyproject.toml").write_text('[tool.compilelint]\nentries = ["*"]\n')
+    code, out, err = invoke(["check", "mylib", "--format", "json", "--no-cache"], cwd=tmp_path)
+    assert code in (0, 1), err
+    lines = {f["line"] for f in json.loads(out)["findings"]}
+    # `sde.noise_type` (read in a callee `integrate` passes `sde` on to) and `torch.zeros(features)`:
+    # the user passes an object and an int there, so neither branch is on a tensor; `solve`'s is
+    assert 22 in lines and not lines & {5, 16}

@@ -100,6 +100,10 @@ class FunctionFacts:
     # where its parameters meet dynamo's guards: ``[param, kind, line, op, literal]`` rows
     # (see :mod:`compilelint.static.analysis.guards`)
     guards: list[list[Any]] = field(default_factory=list)
+    # parameters it uses as what a tensor is not, before assigning them: an attribute
+    # ``torch.Tensor`` lacks (``sde.noise_type``) or a size (``torch.zeros(n)``, ``range(n)``);
+    # a library-mode entry point's such parameter is not taken for a tensor input
+    object_params: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -316,6 +316,36 @@ class Project(Summaries):
                 vals.extend(got)
         return vals
 
+    def object_param(self, key: FKey, pname: str, depth: int = 0) -> bool:
+        """Whether the function uses parameter ``pname`` as what a tensor is not (an attribute
+        ``torch.Tensor`` lacks, a size), itself or in a callee it passes the parameter on to
+        unchanged (``check_contract(sde, ...)`` reading ``sde.noise_type``)."""
+        fn = self.fn(key)
+        if pname in fn.object_params:
+            return True
+        if depth >= 4:
+            return False
+        src = f"P|{key[1]}|{pname}"
+        for c in fn.calls:
+            slots = [s for s, v in c.fwd.items() if v == src]
+            if not slots or id(c) in self._dead_calls:
+                continue
+            t = self._target(key[0], c.ref)
+            if t is None:
+                continue
+            (cpath, cq), implicit = t
+            callee = self.fn((cpath, cq))
+            positional = [p.name for p in callee.params if p.index >= 0]
+            for s in slots:
+                if s.isdigit():
+                    j = int(s) + implicit
+                    name = positional[j] if j < len(positional) else None
+                else:
+                    name = s if any(p.name == s for p in callee.params) else None
+                if name is not None and self.object_param((cpath, cq), name, depth + 1):
+                    return True
+        return False
+
     def _forwarded(self, cpath: str, src: str) -> list[object] | None:
         """The values a caller's parameter ``src`` (``P|<func>|<param>``, no access path) may
         hold, or None (not such a parameter, or unknown)."""

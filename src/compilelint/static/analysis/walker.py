@@ -585,7 +585,10 @@ class FileWalker(Evaluator):
         if t is cst.Call:
             self._record_call(node)  # type: ignore[arg-type]
             self._grow_list(node)  # type: ignore[arg-type]
-        elif t is cst.NamedExpr:
+            self._size_params(node)  # type: ignore[arg-type]
+        elif t is cst.Attribute:
+            self._object_param_attr(node)  # type: ignore[arg-type]
+        if t is cst.NamedExpr:
             self.fire(node)
             self.visit_expr(node.value)  # type: ignore[attr-defined]
             self.bind(node.target, self.value(node.value))  # type: ignore[attr-defined]
@@ -617,6 +620,33 @@ class FileWalker(Evaluator):
         self.fire(node)
         for child in iter_children(node):
             self.visit_expr(child)
+
+    def _object_param(self, name: str) -> None:
+        facts = self.scope.facts
+        if facts is not None and name not in facts.object_params and self._is_param(name):
+            facts.object_params.append(name)
+
+    def _object_param_attr(self, node: cst.Attribute) -> None:
+        """``p.<attr>`` with an attribute ``torch.Tensor`` does not have: ``p`` is no tensor."""
+        base, attr = node.value, node.attr.value
+        if (
+            isinstance(base, cst.Name)
+            and base.value not in ("self", "cls")
+            and not (attr.startswith("__") and attr.endswith("__"))
+            and attr not in N.TENSOR_ATTRIBUTES
+        ):
+            self._object_param(base.value)
+
+    def _size_params(self, node: cst.Call) -> None:
+        """Parameters passed as a size: ``range(n)``, ``torch.zeros(n, d)``."""
+        q = self.qualify(node.func)
+        if q != "range" and q not in N.SIZE_FACTORIES:
+            return
+        if q == "range" and self.shadowed("range"):
+            return
+        for a in node.args:
+            if a.keyword is None and not a.star and isinstance(a.value, cst.Name):
+                self._object_param(a.value.value)
 
     def _visit_comprehension(self, node: Any) -> None:
         self.fire(node)
