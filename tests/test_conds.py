@@ -318,7 +318,7 @@ def test_library_mode_a_parameter_used_as_an_object_or_size_is_no_tensor_input(
 ) -> None:
     pkg = tmp_path / "mylib"
     pkg.mkdir()
-    (pkg / "__init__.py").write_text("from .ops import integrate, make_mask, solve\n")
+    (pkg / "__init__.py").write_text("from .ops import grid, integrate, make_mask, solve\n")
     (pkg / "ops.py").write_text(
         """\
 import torch
@@ -345,6 +345,12 @@ def solve(y):
     if y.sum() > 0:
         return y
     return y
+
+
+def grid(h, w):
+    if h > w:
+        return torch.ones((h, w)).triu(w - h)
+    return torch.ones(size=(h, w))
 """
     )
     (tmp_path / "pyproject.toml").write_text('[tool.compilelint]\nentries = ["*"]\n')
@@ -352,5 +358,6 @@ def solve(y):
     assert code in (0, 1), err
     lines = {f["line"] for f in json.loads(out)["findings"]}
     # `sde.noise_type` (read in a callee `integrate` passes `sde` on to) and `torch.zeros(features)`:
-    # the user passes an object and an int there, so neither branch is on a tensor; `solve`'s is
-    assert 22 in lines and not lines & {5, 16}
+    # the user passes an object and an int there, so neither branch is on a tensor; `solve`'s is;
+    # `torch.ones((h, w))`: sizes in a tuple
+    assert 22 in lines and not lines & {5, 16, 28}

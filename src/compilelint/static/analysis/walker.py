@@ -638,15 +638,21 @@ class FileWalker(Evaluator):
             self._object_param(base.value)
 
     def _size_params(self, node: cst.Call) -> None:
-        """Parameters passed as a size: ``range(n)``, ``torch.zeros(n, d)``."""
+        """Parameters passed as a size: ``range(n)``, ``torch.zeros(n, d)``, ``torch.ones((i, j))``,
+        ``size=(n, d)``."""
         q = self.qualify(node.func)
         if q != "range" and q not in N.SIZE_FACTORIES:
             return
         if q == "range" and self.shadowed("range"):
             return
         for a in node.args:
-            if a.keyword is None and not a.star and isinstance(a.value, cst.Name):
-                self._object_param(a.value.value)
+            if a.star or (a.keyword is not None and a.keyword.value != "size"):
+                continue
+            v = a.value
+            els = [e.value for e in v.elements] if isinstance(v, (cst.Tuple, cst.List)) else [v]
+            for e in els:  # `torch.ones((i, j))`, `size=(n, d)`
+                if isinstance(e, cst.Name):
+                    self._object_param(e.value)
 
     def _visit_comprehension(self, node: Any) -> None:
         self.fire(node)
