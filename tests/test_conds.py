@@ -90,6 +90,42 @@ def test_a_caller_passing_a_value_that_satisfies_the_condition_keeps_it(tmp_path
     assert 6 in lines
 
 
+FORWARDED = """\
+from typing import Optional
+
+import torch
+
+
+def inner(x, ignore_index: Optional[int] = None):
+    if ignore_index is not None:
+        x = x[x != ignore_index]
+    return x
+
+
+def outer(x, ignore_index: Optional[int] = None):
+    return inner(x, ignore_index=ignore_index)
+
+
+def rebinds(x, ignore_index: Optional[int] = None):
+    ignore_index = pick(x)
+    return inner(x, ignore_index)
+
+
+class M(torch.nn.Module):
+    def forward(self, x):
+        return {call}
+"""
+
+
+def test_a_parameter_passed_on_holds_what_the_callers_callers_pass(tmp_path: Path) -> None:
+    # `outer` passes its own `ignore_index` on: left at None by the only caller, so `inner`'s
+    # masking branch never runs (a parameter annotated with a plain type included)
+    assert 8 not in _lines(tmp_path, FORWARDED.format(call="outer(x)"))
+    assert 8 in _lines(tmp_path, FORWARDED.format(call="outer(x, ignore_index=3)"))
+    # a parameter assigned before the call is not the caller's value any more
+    assert 8 in _lines(tmp_path, FORWARDED.format(call="rebinds(x)"))
+
+
 LIB = {
     "__init__.py": "from .layers import Block\nfrom .ops import solve\n",
     "layers.py": """\
@@ -176,3 +212,152 @@ def test_library_mode_entries_are_the_public_api_under_defaults(tmp_path: Path) 
     assert ("_impl.py", 5) in latent and "latent" not in latent[("_impl.py", 5)]
     for where in (("layers.py", 13), ("layers.py", 17), ("ops.py", 6), ("ops.py", 13)):
         assert where in latent and "latent: no public entry point" in latent[where], where
+
+
+def test_library_mode_latent_findings_are_marked_in_json_and_sarif(tmp_path: Path) -> None:
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    (pkg / "tests").mkdir()
+    for name, text in LIB.items():
+        (pkg / name).write_text(text)
+    (tmp_path / "pyproject.toml").write_text('[tool.compilelint]\nentries = ["*"]\n')
+
+    def run(*args: str) -> dict:  # type: ignore[type-arg]
+        code, out, err = invoke(["check", "mylib", "--no-cache", *args], cwd=tmp_path)
+        assert code in (0, 1), err
+        return json.loads(out)  # type: ignore[no-any-return]
+
+    default = run("--format", "json")["findings"]
+    # by default only what an entry point reaches under its defaults, none of it latent
+    assert [(Path(f["path"]).name, f["line"]) for f in default] == [("_impl.py", 5)]
+    assert "latent" not in default[0]
+    shown = {
+        (Path(f["path"]).name, f["line"]): f.get("latent")
+        for f in run("--format", "json", "--report-untraced")["findings"]
+    }
+    assert shown[("_impl.py", 5)] is None
+    assert shown[("ops.py", 6)] and shown[("ops.py", 6)].startswith("latent: no public entry")
+    results = run("--format", "sarif", "--report-untraced")["runs"][0]["results"]
+    marked = {
+        (
+            Path(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]).name,
+            r["locations"][0]["physicalLocation"]["region"]["startLine"],
+        ): r["properties"].get("latent")
+        for r in results
+    }
+    assert marked[("_impl.py", 5)] is None
+    assert marked[("ops.py", 6)].startswith("latent: no public entry")
+
+
+def test_library_mode_a_modules_script_main_is_not_an_entry(tmp_path: Path) -> None:
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .nets import main, api\n")
+    (pkg / "nets.py").write_text(
+        """\
+import torch
+
+
+def api(x):
+    return x.item()
+
+
+def main(n=3):
+    x = torch.randn(n)
+    print(x.tolist())
+
+
+if __name__ == "__main__":
+    main()
+    api(torch.ones(1))
+"""
+    )
+    (tmp_path / "pyproject.toml").write_text('[tool.compilelint]\nentries = ["*"]\n')
+    code, out, err = invoke(["check", "mylib", "--format", "json", "--no-cache"], cwd=tmp_path)
+    assert code in (0, 1), err
+    lines = {f["line"] for f in json.loads(out)["findings"]}
+    # `main()` runs the file as a script (no arguments it needs): not the package's API; `api`
+    # is called there too, with an argument, and stays an entry
+    assert 5 in lines and not lines & {10, 11}
+
+
+def test_library_mode_a_modules_all_names_its_public_api(tmp_path: Path) -> None:
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .ops import *\n")
+    (pkg / "ops.py").write_text(
+        """\
+import torch
+
+__all__ = ["api"]
+__all__ += ["more"]
+
+
+def api(x):
+    return x.item()
+
+
+def more(x):
+    return x.tolist()
+
+
+def helper(x):
+    return int(x.sum())
+"""
+    )
+    (tmp_path / "pyproject.toml").write_text('[tool.compilelint]\nentries = ["*"]\n')
+    code, out, err = invoke(["check", "mylib", "--format", "json", "--no-cache"], cwd=tmp_path)
+    assert code in (0, 1), err
+    lines = {f["line"] for f in json.loads(out)["findings"]}
+    # `helper` is public by its name but not in the module's `__all__`: not an entry point
+    assert {8, 12} <= lines and 16 not in lines
+
+
+def test_library_mode_a_parameter_used_as_an_object_or_size_is_no_tensor_input(
+    tmp_path: Path,
+) -> None:
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .ops import grid, integrate, make_mask, solve\n")
+    (pkg / "ops.py").write_text(
+        """\
+import torch
+
+
+def check(sde, y):
+    if sde.noise_type == "diagonal":
+        return y
+    return y
+
+
+def integrate(sde, y):
+    y = check(sde, y)
+    return y
+
+
+def make_mask(features):
+    if features % 2 == 0:
+        return torch.zeros(features)
+    return torch.ones(features)
+
+
+def solve(y):
+    if y.sum() > 0:
+        return y
+    return y
+
+
+def grid(h, w):
+    if h > w:
+        return torch.ones((h, w)).triu(w - h)
+    return torch.ones(size=(h, w))
+"""
+    )
+    (tmp_path / "pyproject.toml").write_text('[tool.compilelint]\nentries = ["*"]\n')
+    code, out, err = invoke(["check", "mylib", "--format", "json", "--no-cache"], cwd=tmp_path)
+    assert code in (0, 1), err
+    lines = {f["line"] for f in json.loads(out)["findings"]}
+    # `sde.noise_type` (read in a callee `integrate` passes `sde` on to) and `torch.zeros(features)`:
+    # the user passes an object and an int there, so neither branch is on a tensor; `solve`'s is;
+    # `torch.ones((h, w))`: sizes in a tuple
+    assert 22 in lines and not lines & {5, 16, 28}

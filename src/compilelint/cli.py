@@ -138,7 +138,10 @@ class _OptionOrder(click.Command):
 )
 @click.option("--no-color", is_flag=True, help="Plain text output.")
 @click.option(
-    "--report-untraced", is_flag=True, help="Also report code that torch.compile does not trace."
+    "--report-untraced",
+    is_flag=True,
+    help="Also report code that torch.compile does not trace (library mode: code no public entry "
+    "point reaches under default arguments, marked latent; JSON/SARIF `latent`).",
 )
 @click.option("--no-respect-gitignore", is_flag=True, help="Scan files that .gitignore excludes.")
 @click.option(

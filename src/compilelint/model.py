@@ -86,6 +86,11 @@ class Finding:
     # "name==version" of the installed distribution whose code the finding is in (third-party
     # code reached from the user's call at path:line; ``frames`` leads there). None: user code.
     package: str | None = None
+    # Why the break is not certain to happen (None: compiled code reaches it and it breaks):
+    # the static note, e.g. "latent: no public entry point of the package reaches it under
+    # default arguments" (library mode, ``--report-untraced``) or a break that only some inputs
+    # reach. JSON ``latent``, SARIF ``properties.latent``.
+    latent: str | None = None
 
 
 @dataclass(frozen=True)

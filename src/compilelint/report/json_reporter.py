@@ -38,6 +38,8 @@ def finding_dict(f: Finding) -> dict[str, object]:
         )
     if f.package is not None:
         d["package"] = f.package  # third-party code reached from this call (``frames``)
+    if f.latent:
+        d["latent"] = f.latent  # not certain to break: why (``--report-untraced`` shows more)
     return d
 
 

@@ -136,6 +136,8 @@ def result(
         props["hints"] = list(dict.fromkeys(f.hints))
     if f.reached is not None:
         props["reached"] = f.reached
+    if f.latent:
+        props["latent"] = f.latent
     if f.rank:
         props["rank"] = f.rank
         props["impact"] = f.impact

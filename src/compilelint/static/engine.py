@@ -651,6 +651,7 @@ def _make_finding(rule: Rule, path: str, c: Candidate, severity: Severity) -> Fi
         stage="static",
         function=c.func,
         line_text=c.line_text,
+        latent=c.args.get("latent") or None,
     )
 
 

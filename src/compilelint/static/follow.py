@@ -146,6 +146,8 @@ class FollowProject(Project):
         for pub, name, (path, qual, kind) in self._exported():
             if kind == "function":
                 fq = qual if "." not in qual else None
+                if fq is not None and self._script_main(path, fq):
+                    continue
             else:
                 fq = None
                 self.entry_classes.add((path, qual))  # its instances come from the user
@@ -168,6 +170,17 @@ class FollowProject(Project):
                 out.add((path, fq))
         return out
 
+    def _script_main(self, path: str, qual: str) -> bool:
+        """A function the module runs as a script (``if __name__ == "__main__": main()``) that
+        takes no arguments it needs: the file's demo, not the package's API."""
+        f = self.files[path]
+        fn = f.functions.get(qual)
+        return (
+            fn is not None
+            and f"Q|{qual}" in f.script_refs
+            and all(p.default != "nodefault" or p.index < -1 for p in fn.params)
+        )
+
     def _exported(self) -> list[tuple[str, str, tuple[str, str, str]]]:
         """(public module, public name, resolved definition) of every name the scanned
         package's public modules define or import."""
@@ -189,6 +202,8 @@ class FollowProject(Project):
                 continue
             names = [q for q in (*f.functions, *f.classes) if "." not in q]
             names += [k for k in f.imports if not k.startswith("*")]
+            if f.all_names is not None:  # the module says which of its names are public
+                names = [n for n in names if n in f.all_names]
             for name in sorted(set(names)):
                 if name.startswith("_"):
                     continue
@@ -891,6 +906,7 @@ def library_findings(
                     line_text=text,
                     frames=tuple(frames),
                     package=f"{dist}=={version}",
+                    latent=base.latent,
                 )
             )
     return out

@@ -64,6 +64,10 @@ class CallSite:
     # conditions on the enclosing function's parameters under which the call runs (see
     # :func:`~compilelint.static.analysis.conds.parse`): dropped when callers' values refute one
     conds: list[str] = field(default_factory=list)
+    # arguments that pass one of the enclosing function's own parameters on unchanged
+    # (``ignore_index=ignore_index``): position (``"0"``) or keyword -> ``P|<func>|<param>``,
+    # so that the callee's parameter holds what the caller's callers give (call-site values)
+    fwd: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -96,6 +100,10 @@ class FunctionFacts:
     # where its parameters meet dynamo's guards: ``[param, kind, line, op, literal]`` rows
     # (see :mod:`compilelint.static.analysis.guards`)
     guards: list[list[Any]] = field(default_factory=list)
+    # parameters it uses as what a tensor is not, before assigning them: an attribute
+    # ``torch.Tensor`` lacks (``sde.noise_type``) or a size (``torch.zeros(n)``, ``range(n)``);
+    # a library-mode entry point's such parameter is not taken for a tensor input
+    object_params: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -147,4 +155,9 @@ class FileFacts:
     error_line: int = 1
     error_col: int = 1
     torch_free: bool = False  # skipped by the pre-filter (no "torch" in the text)
+    # refs the module calls under ``if __name__ == "__main__":`` (running the file as a
+    # script): not the package's API, so never a library-mode entry point
+    script_refs: list[str] = field(default_factory=list)
+    # the module's ``__all__`` (literal names; None: none, or computed): its public names
+    all_names: list[str] | None = None
     noqa: dict[int, list[str]] = field(default_factory=dict)  # line -> suppressed codes

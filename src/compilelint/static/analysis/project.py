@@ -259,6 +259,7 @@ class Project(Summaries):
         got = self._param_values.get((key, pname), ...)
         if got is not ...:
             return got  # type: ignore[return-value]
+        self._param_values[(key, pname)] = None  # a cycle of forwarded parameters: unknown
         out = self._param_values_uncached(key, pname)
         self._param_values[(key, pname)] = out
         return out
@@ -279,14 +280,16 @@ class Project(Summaries):
         if not sites and key not in self.roots:
             return None
         positional = [p.name for p in fn.params if p.index >= 0]
-        for _cpath, call, implicit in sites:
+        for cpath, call, implicit in sites:
             if call.star:
                 return None
             v = None
+            slot = pname
             if prm.index >= 0:
                 j = positional.index(pname) - implicit
                 if 0 <= j < len(call.args):
                     v = call.args[j]
+                    slot = str(j)
             if v is None:
                 v = call.kwargs.get(pname)
             if v is None:
@@ -294,12 +297,64 @@ class Project(Summaries):
                     return None
                 vals.append(prm.literal[0])
                 continue
+            if slot in call.fwd:
+                # the caller's own parameter passed on unchanged (``ignore_index=ignore_index``):
+                # whatever the caller's callers (or its defaults, for an entry point) give it
+                got = self._forwarded(cpath, call.fwd[slot])
+                if got is None:
+                    return None
+                vals.extend(got)
+                continue
             for m in V.members(v):
                 c = V.const(m)
-                if c is ...:
+                if c is not ...:
+                    vals.append(c)
+                    continue
+                got = self._forwarded(cpath, m[1]) if m[0] == "Y" else None
+                if got is None:
                     return None
-                vals.append(c)
+                vals.extend(got)
         return vals
+
+    def object_param(self, key: FKey, pname: str, depth: int = 0) -> bool:
+        """Whether the function uses parameter ``pname`` as what a tensor is not (an attribute
+        ``torch.Tensor`` lacks, a size), itself or in a callee it passes the parameter on to
+        unchanged (``check_contract(sde, ...)`` reading ``sde.noise_type``)."""
+        fn = self.fn(key)
+        if pname in fn.object_params:
+            return True
+        if depth >= 4:
+            return False
+        src = f"P|{key[1]}|{pname}"
+        for c in fn.calls:
+            slots = [s for s, v in c.fwd.items() if v == src]
+            if not slots or id(c) in self._dead_calls:
+                continue
+            t = self._target(key[0], c.ref)
+            if t is None:
+                continue
+            (cpath, cq), implicit = t
+            callee = self.fn((cpath, cq))
+            positional = [p.name for p in callee.params if p.index >= 0]
+            for s in slots:
+                if s.isdigit():
+                    j = int(s) + implicit
+                    name = positional[j] if j < len(positional) else None
+                else:
+                    name = s if any(p.name == s for p in callee.params) else None
+                if name is not None and self.object_param((cpath, cq), name, depth + 1):
+                    return True
+        return False
+
+    def _forwarded(self, cpath: str, src: str) -> list[object] | None:
+        """The values a caller's parameter ``src`` (``P|<func>|<param>``, no access path) may
+        hold, or None (not such a parameter, or unknown)."""
+        if not src.startswith("P|") or "@" in src:
+            return None
+        qual, _, name = src[2:].rpartition("|")
+        if (cpath, qual) not in self.traced:
+            return None
+        return self.param_values((cpath, qual), name)
 
     def refuted(self, key: FKey, conds: list[str]) -> bool:
         """Whether some condition (``analysis.conds``) holds for none of the values the

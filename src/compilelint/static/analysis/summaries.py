@@ -22,7 +22,7 @@ search, and answers that did not lean on an unfinished source are memoised.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from compilelint.static.analysis import values as V
@@ -45,6 +45,7 @@ class Summaries:
     roots: set[FKey]
     default_roots: set[FKey]
     callers: dict[FKey, list[tuple[str, CallSite, int]]]
+    object_param: Callable[[FKey, str], bool]  # Project's
 
     def _init_summaries(self) -> None:
         self._memo: dict[tuple[str, str], bool] = {}
@@ -190,6 +191,10 @@ class Summaries:
             ):
                 # a library-mode entry under its defaults: an unannotated `cache=None` is None
                 # (`mask: Optional[Tensor] = None` says a tensor may come: kept)
+                return False
+            if key in self.default_roots and self.object_param(key, pname):
+                # a library-mode entry that reads `sde.noise_type` or builds `torch.zeros(n)`
+                # from the parameter: the user passes an object or a size there, not a tensor
                 return False
             i = fn.params.index(prm)
             if root_param_is_tensor(fn, i):

@@ -222,6 +222,7 @@ class Scope:
         self.local_defs: dict[str, str] = {}  # nested def name -> qual
         self.local_classes: set[str] = set()
         self.params: dict[str, Value] = {}  # parameter -> the value it starts with
+        self.rebound: set[str] = set()  # names assigned in the body so far
         self.param_classes: dict[str, str] = {}  # parameter annotated with a class -> its ref
 
     @property
@@ -253,6 +254,12 @@ class FileWalker(Evaluator):
         # allow_in_graph registrations: (ref, qual of the enclosing function or ""), and the
         # refs of the calls made at module level (which run those functions on import)
         self.graph_op_sites: list[tuple[str, str]] = []
+        self.main_guard = 0  # inside a module-level `if __name__ == "__main__":`
+        self.script_refs: list[str] = []  # what that block calls: the script, not the API
+        # the module's ``__all__`` when it is a literal list of names (``+=`` included); None
+        # when it has none or it is computed
+        self.all_names: list[str] | None = None
+        self.all_computed = False
         self.module_calls: set[str] = set()
         self.pending: list[
             tuple[str, cst.CSTNode, Taint, dict[str, str], str, bool, str, list[str]]
@@ -428,6 +435,7 @@ class FileWalker(Evaluator):
         """Bind an assignment target to a value (tuple targets unpack it per position)."""
         if isinstance(target, cst.Name):
             self.scope.env[target.value] = value
+            self.scope.rebound.add(target.value)
         elif isinstance(target, (cst.Tuple, cst.List)):
             els = target.elements
             star = next((i for i, e in enumerate(els) if isinstance(e, cst.StarredElement)), -1)
@@ -577,7 +585,10 @@ class FileWalker(Evaluator):
         if t is cst.Call:
             self._record_call(node)  # type: ignore[arg-type]
             self._grow_list(node)  # type: ignore[arg-type]
-        elif t is cst.NamedExpr:
+            self._size_params(node)  # type: ignore[arg-type]
+        elif t is cst.Attribute:
+            self._object_param_attr(node)  # type: ignore[arg-type]
+        if t is cst.NamedExpr:
             self.fire(node)
             self.visit_expr(node.value)  # type: ignore[attr-defined]
             self.bind(node.target, self.value(node.value))  # type: ignore[attr-defined]
@@ -609,6 +620,39 @@ class FileWalker(Evaluator):
         self.fire(node)
         for child in iter_children(node):
             self.visit_expr(child)
+
+    def _object_param(self, name: str) -> None:
+        facts = self.scope.facts
+        if facts is not None and name not in facts.object_params and self._is_param(name):
+            facts.object_params.append(name)
+
+    def _object_param_attr(self, node: cst.Attribute) -> None:
+        """``p.<attr>`` with an attribute ``torch.Tensor`` does not have: ``p`` is no tensor."""
+        base, attr = node.value, node.attr.value
+        if (
+            isinstance(base, cst.Name)
+            and base.value not in ("self", "cls")
+            and not (attr.startswith("__") and attr.endswith("__"))
+            and attr not in N.TENSOR_ATTRIBUTES
+        ):
+            self._object_param(base.value)
+
+    def _size_params(self, node: cst.Call) -> None:
+        """Parameters passed as a size: ``range(n)``, ``torch.zeros(n, d)``, ``torch.ones((i, j))``,
+        ``size=(n, d)``."""
+        q = self.qualify(node.func)
+        if q != "range" and q not in N.SIZE_FACTORIES:
+            return
+        if q == "range" and self.shadowed("range"):
+            return
+        for a in node.args:
+            if a.star or (a.keyword is not None and a.keyword.value != "size"):
+                continue
+            v = a.value
+            els = [e.value for e in v.elements] if isinstance(v, (cst.Tuple, cst.List)) else [v]
+            for e in els:  # `torch.ones((i, j))`, `size=(n, d)`
+                if isinstance(e, cst.Name):
+                    self._object_param(e.value)
 
     def _visit_comprehension(self, node: Any) -> None:
         self.fire(node)
@@ -667,6 +711,8 @@ class FileWalker(Evaluator):
             ref = self.callee_ref(node.func)
             if ref:
                 self.module_calls.add(ref)
+                if self.main_guard and ref not in self.script_refs:
+                    self.script_refs.append(ref)
         if (
             isinstance(node.func, cst.Attribute)
             and node.func.attr.value in ("register_buffer", "register_parameter")
@@ -722,14 +768,20 @@ class FileWalker(Evaluator):
             return
         args: list[list[str]] = []
         kwargs: dict[str, list[str]] = {}
+        fwd: dict[str, str] = {}
         for a in node.args:
             tv = self.value(a.value)
+            slot = None
             if a.keyword is not None:
                 kwargs[a.keyword.value] = tv
+                slot = a.keyword.value
             elif a.star == "**":
                 pass  # **kwargs: its keys are not known here (the site is marked `star`)
             else:
                 args.append(tv)
+                slot = str(len(args) - 1) if not a.star else None
+            if slot is not None and isinstance(a.value, cst.Name) and self._is_param(a.value.value):
+                fwd[slot] = f"P|{facts.qual}|{a.value.value}"
             r = self._func_ref_of(a.value)
             if r and r not in facts.refs:
                 facts.refs.append(r)
@@ -742,6 +794,7 @@ class FileWalker(Evaluator):
                 in_loop=self.loop_depth > 0,
                 star=star,
                 conds=list(self.conds),
+                fwd=fwd,
             )
             facts.calls.append(site)
             self.call_nodes.append((site, node))
@@ -921,8 +974,14 @@ class FileWalker(Evaluator):
         return f"Q|{name}" if head in self.module_defs else f"D|{q}"
 
     def _is_param(self, name: str) -> bool:
+        # not assigned so far: a parameter annotated as a non-tensor type starts as a plain
+        # value (``V.UNKNOWN``), which an assignment of another unknown value would equal
         start = self.scope.params.get(name)
-        return start is not None and self.scope.env.get(name) == start
+        return (
+            start is not None
+            and name not in self.scope.rebound
+            and self.scope.env.get(name) == start
+        )
 
     def _conds_of(self, test: cst.BaseExpression) -> tuple[list[str], list[str]]:
         if self.scope.facts is None:
@@ -1022,6 +1081,8 @@ class FileWalker(Evaluator):
             self.visit_expr(a.value)
             tv = self.value(a.value)
             for tgt in a.targets:
+                self._module_all(tgt.target, a.value, extend=False)
+            for tgt in a.targets:
                 self.visit_expr(tgt.target)
                 if (
                     tv == V.TENSOR
@@ -1047,6 +1108,7 @@ class FileWalker(Evaluator):
                 self.bind_self_attr_classes(aa.target, aa.value)
         elif t is cst.AugAssign:
             ag: cst.AugAssign = small  # type: ignore[assignment]
+            self._module_all(ag.target, ag.value, extend=True)
             self.visit_expr(ag.value)
             self.visit_expr(ag.target)
             tv = self._binop(self.value(ag.target), self.value(ag.value))
@@ -1148,7 +1210,32 @@ class FileWalker(Evaluator):
             local = alias.asname.name.value if alias.asname is not None else nm  # type: ignore[union-attr]
             self.imports[local] = f"{mod}.{nm}" if mod else nm
 
+    def _module_all(
+        self, target: cst.BaseExpression, value: cst.BaseExpression, extend: bool
+    ) -> None:
+        """Record a module-level ``__all__ = [...]`` / ``__all__ += [...]`` of literal names."""
+        if not (isinstance(target, cst.Name) and target.value == "__all__"):
+            return
+        if self.scope.facts is not None or self.class_stack:
+            return
+        got = C.literal(value)
+        if not isinstance(got, list) or not all(isinstance(n, str) for n in got):
+            self.all_computed = True
+            return
+        names = [n for n in got if isinstance(n, str)]
+        self.all_names = (self.all_names or []) + names if extend else names
+
     def visit_if(self, node: cst.If) -> None:
+        if self.scope.facts is None and not self.class_stack and _is_main_guard(node.test):
+            self.main_guard += 1
+            try:
+                self._visit_if(node)
+            finally:
+                self.main_guard -= 1
+            return
+        self._visit_if(node)
+
+    def _visit_if(self, node: cst.If) -> None:
         self.fire(node)
         self.visit_expr(node.test)
         skip_body, skip_else = self._compiling_guard(node.test)
@@ -1490,4 +1577,19 @@ def analyze_module(
         compiled_refs=walker.compiled_refs,
         candidates=candidates,
         graph_op_refs=walker.graph_op_refs(),
+        script_refs=walker.script_refs,
+        all_names=None if walker.all_computed else walker.all_names,
+    )
+
+
+def _is_main_guard(test: cst.BaseExpression) -> bool:
+    """``__name__ == "__main__"`` (either way round)."""
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    cmp = test.comparisons[0]
+    if not isinstance(cmp.operator, cst.Equal):
+        return False
+    sides = (test.left, cmp.comparator)
+    return any(isinstance(s, cst.Name) and s.value == "__name__" for s in sides) and any(
+        isinstance(s, cst.SimpleString) and s.evaluated_value == "__main__" for s in sides
     )
