@@ -116,6 +116,7 @@ class FrameInput:
     caller_line: int
     caller: str
     wrapped: tuple[str, ...] = ()  # a decorator's wrapper: the decorated functions that break
+    returned_by: str = ""  # a number returned by this call, which breaks (see returned_inputs)
 
 
 def _varying_int(v: Any) -> bool:
@@ -189,6 +190,91 @@ def frame_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
     return sorted(out.values(), key=lambda f: (f.path, f.line, f.param))
 
 
+def _data_number(v: Any, depth: int = 0) -> bool:
+    """A number read from tensor data (:data:`values.DATA`), or a tuple/list holding them."""
+    for m in V.members(v):
+        if m[0] == "S" and m[1] == "data":
+            return True
+        if m[0] == "Q" and depth < 3 and _data_number(m[3], depth + 1):
+            return True
+    return False
+
+
+def _returned(project: Project, path: str, src: str) -> tuple[FKey, Any] | None:
+    """``R|<ref>@<i>...``: the called function and the value it returns at that path."""
+    ref, _, steps = src[2:].partition("@")
+    t = project._target(path, ref)
+    if t is None:
+        return None
+    v = project.return_value(t[0])
+    for step in steps.split("@") if steps else ():
+        if step == "*":
+            v = V.element(v, None)
+        elif step.startswith("k:"):
+            v = V.element(v, step[2:])
+        elif step.isdigit():
+            v = V.element(v, int(step))
+        else:
+            return None
+    return t[0], v
+
+
+def returned_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
+    """Numbers read from tensor data (``.tolist()``, ``.item()``) that a call which breaks
+    returns, passed on to another scanned function. The caller breaks at that call, so what
+    the call returns is an input of the resume function dynamo compiles after it (its stack,
+    ``___stack0``), specialised on its value where it is first used: torch 2.13 reports the
+    guard (``___stack0[1][2] == 1``) at that use, in the function the number is passed to
+    (inlined into the resume function), and recompiles when the data changes."""
+    out: dict[tuple[FKey, str], FrameInput] = {}
+    for key in sorted(project.traced):
+        fn = project.fn(key)
+        if len(fn.calls) < 2:
+            continue
+        top: set[FKey] | None = None  # callees called outside loops (the frame resumes there)
+        for c in fn.calls:
+            if id(c) in project._dead_calls or c.star:
+                continue
+            srcs = [
+                (i, v[1])
+                for i, v in [*enumerate(c.args), *c.kwargs.items()]
+                if v[0] == "Y" and v[1].startswith("R|")
+            ]
+            if not srcs:
+                continue
+            t = project._target(key[0], c.ref)
+            if t is None or t[0] == key or project.opaque_to_dynamo(t[0]):
+                continue
+            bound = _bound(project, t[0], t[1], c)
+            for pname, v in bound.items():
+                if v[0] != "Y" or not v[1].startswith("R|") or (t[0], pname) in out:
+                    continue
+                got = _returned(project, key[0], v[1])
+                if got is None or not _data_number(got[1]) or not breaks.breaks(got[0]):
+                    continue
+                if top is None:
+                    top = set()
+                    for c0 in fn.calls:
+                        t0 = None if c0.in_loop else project._target(key[0], c0.ref)
+                        if t0 is not None:
+                            top.add(t0[0])
+                if got[0] not in top:
+                    continue
+                line = _first_use(project.fn(t[0]), pname)
+                if line:
+                    out[(t[0], pname)] = FrameInput(
+                        t[0][0],
+                        line,
+                        t[0][1],
+                        pname,
+                        key[0],
+                        c.line,
+                        key[1],
+                        returned_by=got[0][1],
+                    )
+    return sorted(out.values(), key=lambda f: (f.path, f.line, f.param))
+
+
 def frame_input_candidate(fi: FrameInput, line_text: str, code: str) -> Candidate:
     """The finding of a :class:`FrameInput`, on the parameter's name in its first use."""
     at = re.search(rf"\b{re.escape(fi.param)}\b", line_text)
@@ -205,6 +291,8 @@ def frame_input_candidate(fi: FrameInput, line_text: str, code: str) -> Candidat
         requires=[],
         args=_wrapper_args(fi)
         if fi.wrapped
+        else _returned_args(fi)
+        if fi.returned_by
         else {
             "name": fi.param,
             "what": (
@@ -216,6 +304,22 @@ def frame_input_candidate(fi: FrameInput, line_text: str, code: str) -> Candidat
         },
         scope="any",
     )
+
+
+def _returned_args(fi: FrameInput) -> dict[str, str]:
+    caller = os.path.basename(fi.caller_path)
+    return {
+        "name": fi.param,
+        "what": (
+            f"receives numbers read from tensor data that `{fi.returned_by}` returns "
+            f"(`{fi.caller}`, {caller}:{fi.caller_line}); that call breaks the graph, so they "
+            "are inputs of the resume function dynamo compiles after it"
+        ),
+        "why": (
+            "dynamo specialises them on their values where they are first used (guard "
+            "`___stack0[...] == <value>`), so other data recompiles it"
+        ),
+    }
 
 
 def _wrapper_args(fi: FrameInput) -> dict[str, str]:
