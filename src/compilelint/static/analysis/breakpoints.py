@@ -117,6 +117,7 @@ class FrameInput:
     caller: str
     wrapped: tuple[str, ...] = ()  # a decorator's wrapper: the decorated functions that break
     returned_by: str = ""  # a number returned by this call, which breaks (see returned_inputs)
+    none_first: bool = False  # a loop-carried argument, ``None`` on the first iteration
 
 
 def _varying_int(v: Any) -> bool:
@@ -133,6 +134,24 @@ def _bound(project: Project, target: FKey, implicit: int, c: CallSite) -> dict[s
     return out
 
 
+def _none_first(project: Project, target: FKey, implicit: int, c: CallSite) -> list[str]:
+    """Parameters of ``target`` that a call in a loop passes a loop-carried name holding
+    ``None`` at the call (``bias = None`` before the loop, ``bias`` rebound in its body): the
+    first iteration passes ``None``, the next ones what the body left there."""
+    fn = project.fn(target)
+    pos = [p.name for p in fn.params if p.index >= 0][implicit:]
+    names = {p.name for p in fn.params if p.index > -2}
+    out: list[str] = []
+    for key in c.carried:
+        if key.isdigit():
+            i = int(key)
+            if i < len(c.args) and i < len(pos) and c.args[i] == V.NONE:
+                out.append(pos[i])
+        elif key in names and c.kwargs.get(key) == V.NONE:
+            out.append(key)
+    return out
+
+
 def _first_use(fn: FunctionFacts, param: str) -> int:
     return next((int(r[2]) for r in fn.guards if r[0] == param and r[1] == "use" and r[2]), 0)
 
@@ -143,14 +162,16 @@ def frame_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
     out: dict[tuple[FKey, str], FrameInput] = {}
     work: list[tuple[FKey, str, FrameInput]] = []
 
-    def add(key: FKey, param: str, caller: FKey, c: CallSite) -> None:
+    def add(key: FKey, param: str, caller: FKey, c: CallSite, none_first: bool = False) -> None:
         if (key, param) in out:
             return
         fn = project.fn(key)
         line = _first_use(fn, param)
         if not line:
             return
-        fi = FrameInput(key[0], line, key[1], param, caller[0], c.line, caller[1])
+        fi = FrameInput(
+            key[0], line, key[1], param, caller[0], c.line, caller[1], none_first=none_first
+        )
         out[(key, param)] = fi
         work.append((key, param, fi))
 
@@ -172,10 +193,14 @@ def frame_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
             t = target(key, c)
             if t is None:
                 continue
-            ints = [p for p, v in _bound(project, t[0], t[1], c).items() if _varying_int(v)]
-            if ints and breaks.breaks(t[0]):
+            bound = _bound(project, t[0], t[1], c)
+            ints = [p for p, v in bound.items() if _varying_int(v)]
+            nones = _none_first(project, t[0], t[1], c) if c.carried else []
+            if (ints or nones) and breaks.breaks(t[0]):
                 for p in ints:
                     add(t[0], p, key, c)
+                for p in nones:
+                    add(t[0], p, key, c, none_first=True)
     while work:  # a varying parameter passed on to another function that breaks
         key, param, _fi = work.pop()
         src = f"P|{key[1]}|{param}"
@@ -293,6 +318,8 @@ def frame_input_candidate(fi: FrameInput, line_text: str, code: str) -> Candidat
         if fi.wrapped
         else _returned_args(fi)
         if fi.returned_by
+        else _none_args(fi)
+        if fi.none_first
         else {
             "name": fi.param,
             "what": (
@@ -304,6 +331,23 @@ def frame_input_candidate(fi: FrameInput, line_text: str, code: str) -> Candidat
         },
         scope="any",
     )
+
+
+def _none_args(fi: FrameInput) -> dict[str, str]:
+    caller = os.path.basename(fi.caller_path)
+    return {
+        "name": fi.param,
+        "what": (
+            f"is an argument of `{fi.function}`, which breaks the graph and so is compiled as a "
+            f"frame of its own; `{fi.caller}` ({caller}:{fi.caller_line}) calls it in a loop "
+            "with a loop-carried value, `None` on the first iteration and what the loop body "
+            "left in it on the next"
+        ),
+        "why": (
+            f"dynamo guards on `{fi.param} is None` (torch reports the guard at its first use, "
+            "on the frame's argument), so the second iteration recompiles the frame"
+        ),
+    }
 
 
 def _returned_args(fi: FrameInput) -> dict[str, str]:

@@ -64,6 +64,9 @@ class CallSite:
     # conditions on the enclosing function's parameters under which the call runs (see
     # :func:`~compilelint.static.analysis.conds.parse`): dropped when callers' values refute one
     conds: list[str] = field(default_factory=list)
+    # arguments (position as a string, or keyword) that are a name the enclosing loop binds
+    # again after the call: a loop-carried value, what the next iteration passes differs
+    carried: list[str] = field(default_factory=list)
 
 
 @dataclass

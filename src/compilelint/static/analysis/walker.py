@@ -264,6 +264,7 @@ class FileWalker(Evaluator):
         self.module_scope = self.scope  # module-level bindings (methods do not see them)
         self.class_stack: list[ClassFacts] = []
         self.loop_depth = 0
+        self._arg_names: dict[int, list[tuple[str, str]]] = {}  # id(CallSite) -> arg names
         self.untraced_depth = 0
         self.forward_replaced: set[str] = set()  # classes whose forward a decorator replaces
         self.current_stmt: cst.CSTNode | None = None
@@ -722,6 +723,12 @@ class FileWalker(Evaluator):
             return
         args: list[list[str]] = []
         kwargs: dict[str, list[str]] = {}
+        arg_names: list[tuple[str, str]] = []  # (position or keyword, name) in a loop
+        if self.loop_depth:
+            for i, a in enumerate(node.args):
+                if isinstance(a.value, cst.Name) and not a.star:
+                    key = a.keyword.value if a.keyword is not None else str(i)
+                    arg_names.append((key, a.value.value))
         for a in node.args:
             tv = self.value(a.value)
             if a.keyword is not None:
@@ -744,6 +751,8 @@ class FileWalker(Evaluator):
                 conds=list(self.conds),
             )
             facts.calls.append(site)
+            if arg_names:
+                self._arg_names[id(site)] = arg_names
             self.call_nodes.append((site, node))
             self.stmt_of.setdefault(id(node), self.current_stmt)
         if isinstance(node.func, cst.Name):
@@ -951,9 +960,13 @@ class FileWalker(Evaluator):
             else:
                 self.visit_expr(n.test)
             saved = dict(self.scope.env)
+            facts = self.func
+            first = len(facts.calls) if facts is not None else 0
             self.loop_depth += 1
             self.visit_suite(n.body)
             self.loop_depth -= 1
+            if facts is not None and len(facts.calls) > first:
+                self._mark_carried(facts.calls[first:], saved)
             self._merge_env(saved, [self.scope.env])
             if n.orelse is not None:
                 self.visit_suite(n.orelse.body)
@@ -1179,6 +1192,20 @@ class FileWalker(Evaluator):
                 self.untraced_depth -= 1
         branches.append(self.scope.env)
         self._merge_env(saved, branches)
+
+    def _mark_carried(self, sites: list[CallSite], before: dict[str, Value]) -> None:
+        """Calls in a loop body whose argument is a name the body binds again (``bias =
+        None`` before ``for layer in layers: out, bias = layer(x, bias)``): the next iteration
+        passes what the body left there (``CallSite.carried``)."""
+        env = self.scope.env
+        for site in sites:
+            names = self._arg_names.get(id(site))
+            if not names:
+                continue
+            for key, name in names:
+                now = env.get(name)
+                if now is not None and now != before.get(name) and key not in site.carried:
+                    site.carried.append(key)
 
     def _merge_env(self, saved: dict[str, Value], branches: list[dict[str, Value]]) -> None:
         """After an ``if`` (or a loop): each name may hold what any branch left in it."""
