@@ -118,6 +118,7 @@ class FrameInput:
     wrapped: tuple[str, ...] = ()  # a decorator's wrapper: the decorated functions that break
     returned_by: str = ""  # a number returned by this call, which breaks (see returned_inputs)
     none_first: bool = False  # a loop-carried argument, ``None`` on the first iteration
+    frame: str = ""  # the function that breaks, when its parameter is first read in a callee
 
 
 def _varying_int(v: Any) -> bool:
@@ -152,6 +153,65 @@ def _none_first(project: Project, target: FKey, implicit: int, c: CallSite) -> l
     return out
 
 
+def _deep_use(
+    project: Project, breaks: CalleeBreaks, key: FKey, param: str, depth: int = 0
+) -> tuple[FKey, str, int]:
+    """Where a frame's parameter is first read: its first use in the function, or, when that
+    use only passes it on (it sits in the arguments of the last call starting before it), the
+    first read in the callee, which dynamo inlines (torch reports the guard there: the
+    ``position_bias is None`` test in a T5 attention, not the block that passes it down). A
+    callee that breaks before that read (or a class built there) is not followed: the frame
+    breaks at that call, and torch reports the guard on the call's line (BigBird's
+    ``set_attention_type``)."""
+    fn = project.fn(key)
+    line = _first_use(fn, param)
+    if not line or depth >= 4:
+        return key, param, line
+    prior = [c for c in fn.calls if 0 < c.line <= line]
+    if not prior:
+        return key, param, line
+    last = max(c.line for c in prior)
+    src = V.sym(f"P|{key[1]}|{param}")
+    for c in prior:
+        if c.line != last or id(c) in project._dead_calls:
+            continue
+        t = project._target(key[0], c.ref)
+        if t is None or t[0] == key or project.opaque_to_dynamo(t[0]):
+            continue
+        if project.fn(t[0]).name == "__init__":
+            continue
+        for p, v in _bound(project, t[0], t[1], c).items():
+            if v == src:
+                if breaks.breaks(t[0]) and _breaks_before(project, breaks, t[0], p):
+                    continue
+                got = _deep_use(project, breaks, t[0], p, depth + 1)
+                if got[2]:
+                    return got
+    return key, param, line
+
+
+def _breaks_before(project: Project, breaks: CalleeBreaks, key: FKey, param: str) -> bool:
+    """A kept break of ``key``'s own body, or a call of a function that breaks, at or before
+    the first use of ``param`` (a call that passes ``param`` on is left to the caller's walk
+    down)."""
+    line = _first_use(project.fn(key), param)
+    src = V.sym(f"P|{key[1]}|{param}")
+    f = project.files[key[0]]
+    for c in project.kept(f, breaks.codes):
+        if c.func == key[1] and not c.args.get("latent") and (not line or c.line <= line):
+            return True
+    for cs in project.fn(key).calls:
+        if line and cs.line > line:
+            continue
+        t = project._target(key[0], cs.ref)
+        if t is None or t[0] == key or not breaks.breaks(t[0]):
+            continue
+        passes = src in cs.args or src in cs.kwargs.values()
+        if not passes or project.fn(t[0]).name == "__init__":
+            return True  # a class built with it: built outside the graph, the frame breaks
+    return False
+
+
 def _first_use(fn: FunctionFacts, param: str) -> int:
     return next((int(r[2]) for r in fn.guards if r[0] == param and r[1] == "use" and r[2]), 0)
 
@@ -165,18 +225,27 @@ def frame_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
     def add(key: FKey, param: str, caller: FKey, c: CallSite, none_first: bool = False) -> None:
         if (key, param) in out:
             return
-        fn = project.fn(key)
-        line = _first_use(fn, param)
+        use_key, use_param, line = _deep_use(project, breaks, key, param)
         if not line:
             return
         fi = FrameInput(
-            key[0], line, key[1], param, caller[0], c.line, caller[1], none_first=none_first
+            use_key[0],
+            line,
+            use_key[1],
+            use_param,
+            caller[0],
+            c.line,
+            caller[1],
+            none_first=none_first,
+            frame=key[1] if use_key != key else "",
         )
         out[(key, param)] = fi
         work.append((key, param, fi))
 
     def target(key: FKey, c: CallSite) -> tuple[FKey, int] | None:
-        if id(c) in project._dead_calls or c.star:
+        # a call with `**kwargs` keeps its explicit arguments; the walker records carried
+        # arguments only where no `*args` shifts the positions
+        if id(c) in project._dead_calls or (c.star and not c.carried):
             return None
         t = project._target(key[0], c.ref)
         if t is None or t[0] == key:
@@ -194,7 +263,7 @@ def frame_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
             if t is None:
                 continue
             bound = _bound(project, t[0], t[1], c)
-            ints = [p for p, v in bound.items() if _varying_int(v)]
+            ints = [] if c.star else [p for p, v in bound.items() if _varying_int(v)]
             nones = _none_first(project, t[0], t[1], c) if c.carried else []
             if (ints or nones) and breaks.breaks(t[0]):
                 for p in ints:
@@ -323,9 +392,10 @@ def frame_input_candidate(fi: FrameInput, line_text: str, code: str) -> Candidat
         else {
             "name": fi.param,
             "what": (
-                f"is an int argument of `{fi.function}`, which breaks the graph and so is "
-                f"compiled as a frame of its own; `{fi.caller}` ({caller}:{fi.caller_line}) "
+                f"is an int argument of `{fi.frame or fi.function}`, which breaks the graph and so "
+                f"is compiled as a frame of its own; `{fi.caller}` ({caller}:{fi.caller_line}) "
                 "passes it a value that changes from call to call (a loop's variable)"
+                + (f" (first read here, in `{fi.function}`, which it calls)" if fi.frame else "")
             ),
             "why": WHY_INT.format(name=fi.param, when="the second value"),
         },
@@ -338,14 +408,15 @@ def _none_args(fi: FrameInput) -> dict[str, str]:
     return {
         "name": fi.param,
         "what": (
-            f"is an argument of `{fi.function}`, which breaks the graph and so is compiled as a "
-            f"frame of its own; `{fi.caller}` ({caller}:{fi.caller_line}) calls it in a loop "
-            "with a loop-carried value, `None` on the first iteration and what the loop body "
-            "left in it on the next"
+            f"is an argument of `{fi.frame or fi.function}`, which breaks the graph and so is "
+            f"compiled as a frame of its own; `{fi.caller}` ({caller}:{fi.caller_line}) calls "
+            "it in a loop with a loop-carried value, `None` on the first iteration and what the "
+            "loop body left in it on the next"
+            + (f" (first read here, in `{fi.function}`, which it calls)" if fi.frame else "")
         ),
         "why": (
-            f"dynamo guards on `{fi.param} is None` (torch reports the guard at its first use, "
-            "on the frame's argument), so the second iteration recompiles the frame"
+            "dynamo guards on the frame's argument being `None` (torch reports the guard where "
+            "it is first read), so the second iteration recompiles the frame"
         ),
     }
 

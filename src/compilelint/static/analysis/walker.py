@@ -690,8 +690,7 @@ class FileWalker(Evaluator):
             if ref and ref not in self.compiled_refs:
                 self.compiled_refs.append(ref)
         if (
-            self.loop_depth
-            and isinstance(node.func, cst.Attribute)
+            isinstance(node.func, cst.Attribute)
             and node.func.attr.value in ("append", "extend")
             and isinstance(node.func.value, cst.Attribute)
             and isinstance(node.func.value.value, cst.Name)
@@ -701,7 +700,7 @@ class FileWalker(Evaluator):
             and len(node.args) == 1
             and isinstance(node.args[0].value, cst.Call)
         ):
-            # self.layers.append(Block(...)) in a loop: repeated instances of Block
+            # self.layers.append(Block(...)) (in a loop: repeated instances of Block)
             el = node.args[0].value.func
             r = self.callee_ref(el) or self.qualify(el)
             lst = self.cls.attr_classes[node.func.value.attr.value]
@@ -724,7 +723,7 @@ class FileWalker(Evaluator):
         args: list[list[str]] = []
         kwargs: dict[str, list[str]] = {}
         arg_names: list[tuple[str, str]] = []  # (position or keyword, name) in a loop
-        if self.loop_depth:
+        if self.loop_depth and not any(a.star == "*" for a in node.args):
             for i, a in enumerate(node.args):
                 if isinstance(a.value, cst.Name) and not a.star:
                     key = a.keyword.value if a.keyword is not None else str(i)
@@ -779,6 +778,15 @@ class FileWalker(Evaluator):
             attr = self._self_attr_of(func.value)
             if attr is not None:
                 return self._attr_class_refs(attr, "forward")
+        if (
+            isinstance(func, cst.Subscript)
+            and ref is None
+            and isinstance(func.value, cst.Attribute)
+            and isinstance(func.value.value, cst.Name)
+            and func.value.value.value == "self"
+        ):
+            # self.layer[0](x): an element of a module list whose elements' classes show
+            return self._attr_class_refs(func.value.attr.value, "forward")
         return []
 
     def _self_attr_of(self, name: str) -> str | None:
