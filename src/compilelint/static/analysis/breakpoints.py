@@ -8,7 +8,8 @@ phase 1, where only the function's own body is seen; it records the call's refs 
 candidates of the callee (and, transitively, of what it calls).
 
 Only kept candidates count (reachability, tensor inference and parameter conditions already
-applied), and not those marked latent (a break only some inputs reach).
+applied), and not those marked latent (a break only some inputs reach) or found under
+``if self.training:`` (a break only training mode runs).
 """
 
 from __future__ import annotations
@@ -30,6 +31,11 @@ WHY_INT = (
     "dynamo specialises a Python int input of a frame on its first value, so {when} recompiles "
     "it (guard `{name} == <first value>`) before the int becomes symbolic"
 )
+
+
+def _conditional(c: Candidate) -> bool:
+    """A break only some inputs reach (marked latent) or only training mode runs."""
+    return bool(c.args.get("latent") or c.args.get("training"))
 
 
 def is_break_rule(rule: Any) -> bool:
@@ -59,7 +65,7 @@ class CalleeBreaks:
         got = self._direct.get(path)
         if got is None:
             f = self.project.files[path]
-            got = {c.func for c in self.project.kept(f, self.codes) if not c.args.get("latent")}
+            got = {c.func for c in self.project.kept(f, self.codes) if not _conditional(c)}
             self._direct[path] = got
         return got
 
@@ -198,7 +204,7 @@ def _breaks_before(project: Project, breaks: CalleeBreaks, key: FKey, param: str
     src = V.sym(f"P|{key[1]}|{param}")
     f = project.files[key[0]]
     for c in project.kept(f, breaks.codes):
-        if c.func == key[1] and not c.args.get("latent") and (not line or c.line <= line):
+        if c.func == key[1] and not _conditional(c) and (not line or c.line <= line):
             return True
     for cs in project.fn(key).calls:
         if line and cs.line > line:

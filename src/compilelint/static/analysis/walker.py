@@ -264,6 +264,7 @@ class FileWalker(Evaluator):
         self.module_scope = self.scope  # module-level bindings (methods do not see them)
         self.class_stack: list[ClassFacts] = []
         self.loop_depth = 0
+        self.training_depth = 0  # inside `if self.training:` (or `... and self.training`)
         self._arg_names: dict[int, list[tuple[str, str]]] = {}  # id(CallSite) -> arg names
         self.untraced_depth = 0
         self.forward_replaced: set[str] = set()  # classes whose forward a decorator replaces
@@ -334,6 +335,10 @@ class FileWalker(Evaluator):
         func = self.scope.qual
         if scope == "traced" and not func:
             return
+        if self.training_depth:
+            # a break only in training mode: callers that ask "does this call break" (CL304's
+            # frame inputs, the prediction) do not count it
+            args = {**args, "training": "1"}
         self.pending.append(
             (code, node, requires, args, scope, self.loop_depth > 0, func, list(self.conds))
         )
@@ -1180,7 +1185,10 @@ class FileWalker(Evaluator):
             self.untraced_depth += 1
         n = len(self.conds)
         self.conds.extend(body_conds)
+        train = _training_test(node.test)
+        self.training_depth += train
         self.visit_suite(node.body)
+        self.training_depth -= train
         del self.conds[n:]
         if skip_body:
             self.untraced_depth -= 1
@@ -1446,6 +1454,19 @@ def _locally_false(w: FileWalker, src: str) -> bool:
 
 def _may_hold(w: FileWalker, requires: Taint) -> bool:
     return not requires or not all(_locally_false(w, s) for s in requires)
+
+
+def _training_test(test: cst.BaseExpression) -> bool:
+    """``self.training``, or a conjunction with it (``self.gradient_checkpointing and
+    self.training``): the body runs only in training mode."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _training_test(test.left) or _training_test(test.right)
+    return (
+        isinstance(test, cst.Attribute)
+        and test.attr.value == "training"
+        and isinstance(test.value, cst.Name)
+        and test.value.value == "self"
+    )
 
 
 def analyze_module(
