@@ -490,18 +490,25 @@ def wrapper_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
         line = _first_use(wfn, star[0])
         if not line:
             continue
-        out.append(
-            FrameInput(
-                w[0],
-                line,
-                w[1],
-                star[0],
-                pair[0][0],
-                project.fn(pair[0]).line,
-                pair[0][1],
-                tuple(k[1] for k in (pair[0], pair[1])),
-            )
+        # the first read, and, when it sits in a branch (`if is_instance_method:
+        # args[0]...`), the first read every path reaches: functions that skip the branch
+        # are guarded there (`not args`, a decorated function called with keywords only)
+        top = next(
+            (int(r[2]) for r in wfn.guards if r[0] == star[0] and r[1] == "use_top" and r[2]), 0
         )
+        for at in (line, top) if top else (line,):
+            out.append(
+                FrameInput(
+                    w[0],
+                    at,
+                    w[1],
+                    star[0],
+                    pair[0][0],
+                    project.fn(pair[0]).line,
+                    pair[0][1],
+                    tuple(k[1] for k in (pair[0], pair[1])),
+                )
+            )
     return out
 
 
