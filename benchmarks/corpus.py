@@ -1032,6 +1032,10 @@ def score(
         # findings whose message says the break is latent (behind a guard the inputs decide):
         # a run that did not break there does not refute them
         "ran_latent": sum(1 for _p, f, t in ran_findings if not t and _latent(f)),
+        # the same precision over the findings that predict a break for every input (a latent
+        # finding predicts one only for inputs the run may not have given: fp16, training)
+        "ran_definite": sum(1 for _p, f, _t in ran_findings if not _latent(f)),
+        "ran_definite_true": sum(1 for _p, f, t in ran_findings if t and not _latent(f)),
         "false_alarms": ran_findings,
         "missed_breaks": missed_breaks,
         "missed_recompiles": missed_recs,
@@ -1075,6 +1079,11 @@ def print_report(summary: dict[str, Any], per_model: list[list[Any]], full: bool
         f"  of the rest, marked latent:    {latent} (their message names the guard); "
         f"unexplained: {summary['ran_findings'] - summary['ran_true'] - latent}"
     )
+    if "ran_definite" in summary:
+        print(
+            "precision on lines that ran, latent findings apart: "
+            f"{_ratio(summary['ran_definite_true'], summary['ran_definite'])}"
+        )
     print()
     print("Missed break lines, by graph-break type (unique lines):")
     by_gb: Counter[str] = Counter()

@@ -35,6 +35,7 @@ from compilelint.static.analysis.breakpoints import (
     FrameInput,
     frame_input_candidate,
     frame_inputs,
+    returned_inputs,
     wrapper_inputs,
 )
 from compilelint.static.analysis.dispatch import add_object_calls
@@ -1191,7 +1192,11 @@ class _Scan:
             project = self.project
             assert project is not None
             breaks = project.callee_breaks()
-            for fi in (*frame_inputs(project, breaks), *wrapper_inputs(project, breaks)):
+            for fi in (
+                *frame_inputs(project, breaks),
+                *wrapper_inputs(project, breaks),
+                *returned_inputs(project, breaks),
+            ):
                 self._inputs.setdefault(fi.path, []).append(fi)
         got = self._inputs.get(path)
         if not got:

@@ -8,7 +8,8 @@ phase 1, where only the function's own body is seen; it records the call's refs 
 candidates of the callee (and, transitively, of what it calls).
 
 Only kept candidates count (reachability, tensor inference and parameter conditions already
-applied), and not those marked latent (a break only some inputs reach).
+applied), and not those marked latent (a break only some inputs reach) or found under
+``if self.training:`` (a break only training mode runs).
 """
 
 from __future__ import annotations
@@ -30,6 +31,11 @@ WHY_INT = (
     "dynamo specialises a Python int input of a frame on its first value, so {when} recompiles "
     "it (guard `{name} == <first value>`) before the int becomes symbolic"
 )
+
+
+def _conditional(c: Candidate) -> bool:
+    """A break only some inputs reach (marked latent) or only training mode runs."""
+    return bool(c.args.get("latent") or c.args.get("training"))
 
 
 def is_break_rule(rule: Any) -> bool:
@@ -59,7 +65,7 @@ class CalleeBreaks:
         got = self._direct.get(path)
         if got is None:
             f = self.project.files[path]
-            got = {c.func for c in self.project.kept(f, self.codes) if not c.args.get("latent")}
+            got = {c.func for c in self.project.kept(f, self.codes) if not _conditional(c)}
             self._direct[path] = got
         return got
 
@@ -116,6 +122,9 @@ class FrameInput:
     caller_line: int
     caller: str
     wrapped: tuple[str, ...] = ()  # a decorator's wrapper: the decorated functions that break
+    returned_by: str = ""  # a number returned by this call, which breaks (see returned_inputs)
+    none_first: bool = False  # a loop-carried argument, ``None`` on the first iteration
+    frame: str = ""  # the function that breaks, when its parameter is first read in a callee
 
 
 def _varying_int(v: Any) -> bool:
@@ -132,6 +141,83 @@ def _bound(project: Project, target: FKey, implicit: int, c: CallSite) -> dict[s
     return out
 
 
+def _none_first(project: Project, target: FKey, implicit: int, c: CallSite) -> list[str]:
+    """Parameters of ``target`` that a call in a loop passes a loop-carried name holding
+    ``None`` at the call (``bias = None`` before the loop, ``bias`` rebound in its body): the
+    first iteration passes ``None``, the next ones what the body left there."""
+    fn = project.fn(target)
+    pos = [p.name for p in fn.params if p.index >= 0][implicit:]
+    names = {p.name for p in fn.params if p.index > -2}
+    out: list[str] = []
+    for key in c.carried:
+        if key.isdigit():
+            i = int(key)
+            if i < len(c.args) and i < len(pos) and c.args[i] == V.NONE:
+                out.append(pos[i])
+        elif key in names and c.kwargs.get(key) == V.NONE:
+            out.append(key)
+    return out
+
+
+def _deep_use(
+    project: Project, breaks: CalleeBreaks, key: FKey, param: str, depth: int = 0
+) -> tuple[FKey, str, int]:
+    """Where a frame's parameter is first read: its first use in the function, or, when that
+    use only passes it on (it sits in the arguments of the last call starting before it), the
+    first read in the callee, which dynamo inlines (torch reports the guard there: the
+    ``position_bias is None`` test in a T5 attention, not the block that passes it down). A
+    callee that breaks before that read (or a class built there) is not followed: the frame
+    breaks at that call, and torch reports the guard on the call's line (BigBird's
+    ``set_attention_type``)."""
+    fn = project.fn(key)
+    line = _first_use(fn, param)
+    if not line or depth >= 4:
+        return key, param, line
+    prior = [c for c in fn.calls if 0 < c.line <= line]
+    if not prior:
+        return key, param, line
+    last = max(c.line for c in prior)
+    src = V.sym(f"P|{key[1]}|{param}")
+    for c in prior:
+        if c.line != last or id(c) in project._dead_calls:
+            continue
+        t = project._target(key[0], c.ref)
+        if t is None or t[0] == key or project.opaque_to_dynamo(t[0]):
+            continue
+        if project.fn(t[0]).name == "__init__":
+            continue
+        for p, v in _bound(project, t[0], t[1], c).items():
+            if v == src:
+                if breaks.breaks(t[0]) and _breaks_before(project, breaks, t[0], p):
+                    continue
+                got = _deep_use(project, breaks, t[0], p, depth + 1)
+                if got[2]:
+                    return got
+    return key, param, line
+
+
+def _breaks_before(project: Project, breaks: CalleeBreaks, key: FKey, param: str) -> bool:
+    """A kept break of ``key``'s own body, or a call of a function that breaks, at or before
+    the first use of ``param`` (a call that passes ``param`` on is left to the caller's walk
+    down)."""
+    line = _first_use(project.fn(key), param)
+    src = V.sym(f"P|{key[1]}|{param}")
+    f = project.files[key[0]]
+    for c in project.kept(f, breaks.codes):
+        if c.func == key[1] and not _conditional(c) and (not line or c.line <= line):
+            return True
+    for cs in project.fn(key).calls:
+        if line and cs.line > line:
+            continue
+        t = project._target(key[0], cs.ref)
+        if t is None or t[0] == key or not breaks.breaks(t[0]):
+            continue
+        passes = src in cs.args or src in cs.kwargs.values()
+        if not passes or project.fn(t[0]).name == "__init__":
+            return True  # a class built with it: built outside the graph, the frame breaks
+    return False
+
+
 def _first_use(fn: FunctionFacts, param: str) -> int:
     return next((int(r[2]) for r in fn.guards if r[0] == param and r[1] == "use" and r[2]), 0)
 
@@ -142,19 +228,30 @@ def frame_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
     out: dict[tuple[FKey, str], FrameInput] = {}
     work: list[tuple[FKey, str, FrameInput]] = []
 
-    def add(key: FKey, param: str, caller: FKey, c: CallSite) -> None:
+    def add(key: FKey, param: str, caller: FKey, c: CallSite, none_first: bool = False) -> None:
         if (key, param) in out:
             return
-        fn = project.fn(key)
-        line = _first_use(fn, param)
+        use_key, use_param, line = _deep_use(project, breaks, key, param)
         if not line:
             return
-        fi = FrameInput(key[0], line, key[1], param, caller[0], c.line, caller[1])
+        fi = FrameInput(
+            use_key[0],
+            line,
+            use_key[1],
+            use_param,
+            caller[0],
+            c.line,
+            caller[1],
+            none_first=none_first,
+            frame=key[1] if use_key != key else "",
+        )
         out[(key, param)] = fi
         work.append((key, param, fi))
 
     def target(key: FKey, c: CallSite) -> tuple[FKey, int] | None:
-        if id(c) in project._dead_calls or c.star:
+        # a call with `**kwargs` keeps its explicit arguments; the walker records carried
+        # arguments only where no `*args` shifts the positions
+        if id(c) in project._dead_calls or (c.star and not c.carried):
             return None
         t = project._target(key[0], c.ref)
         if t is None or t[0] == key:
@@ -171,10 +268,14 @@ def frame_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
             t = target(key, c)
             if t is None:
                 continue
-            ints = [p for p, v in _bound(project, t[0], t[1], c).items() if _varying_int(v)]
-            if ints and breaks.breaks(t[0]):
+            bound = _bound(project, t[0], t[1], c)
+            ints = [] if c.star else [p for p, v in bound.items() if _varying_int(v)]
+            nones = _none_first(project, t[0], t[1], c) if c.carried else []
+            if (ints or nones) and breaks.breaks(t[0]):
                 for p in ints:
                     add(t[0], p, key, c)
+                for p in nones:
+                    add(t[0], p, key, c, none_first=True)
     while work:  # a varying parameter passed on to another function that breaks
         key, param, _fi = work.pop()
         src = f"P|{key[1]}|{param}"
@@ -186,6 +287,91 @@ def frame_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
             if got and breaks.breaks(t[0]):
                 for p in got:
                     add(t[0], p, key, c)
+    return sorted(out.values(), key=lambda f: (f.path, f.line, f.param))
+
+
+def _data_number(v: Any, depth: int = 0) -> bool:
+    """A number read from tensor data (:data:`values.DATA`), or a tuple/list holding them."""
+    for m in V.members(v):
+        if m[0] == "S" and m[1] == "data":
+            return True
+        if m[0] == "Q" and depth < 3 and _data_number(m[3], depth + 1):
+            return True
+    return False
+
+
+def _returned(project: Project, path: str, src: str) -> tuple[FKey, Any] | None:
+    """``R|<ref>@<i>...``: the called function and the value it returns at that path."""
+    ref, _, steps = src[2:].partition("@")
+    t = project._target(path, ref)
+    if t is None:
+        return None
+    v = project.return_value(t[0])
+    for step in steps.split("@") if steps else ():
+        if step == "*":
+            v = V.element(v, None)
+        elif step.startswith("k:"):
+            v = V.element(v, step[2:])
+        elif step.isdigit():
+            v = V.element(v, int(step))
+        else:
+            return None
+    return t[0], v
+
+
+def returned_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
+    """Numbers read from tensor data (``.tolist()``, ``.item()``) that a call which breaks
+    returns, passed on to another scanned function. The caller breaks at that call, so what
+    the call returns is an input of the resume function dynamo compiles after it (its stack,
+    ``___stack0``), specialised on its value where it is first used: torch 2.13 reports the
+    guard (``___stack0[1][2] == 1``) at that use, in the function the number is passed to
+    (inlined into the resume function), and recompiles when the data changes."""
+    out: dict[tuple[FKey, str], FrameInput] = {}
+    for key in sorted(project.traced):
+        fn = project.fn(key)
+        if len(fn.calls) < 2:
+            continue
+        top: set[FKey] | None = None  # callees called outside loops (the frame resumes there)
+        for c in fn.calls:
+            if id(c) in project._dead_calls or c.star:
+                continue
+            srcs = [
+                (i, v[1])
+                for i, v in [*enumerate(c.args), *c.kwargs.items()]
+                if v[0] == "Y" and v[1].startswith("R|")
+            ]
+            if not srcs:
+                continue
+            t = project._target(key[0], c.ref)
+            if t is None or t[0] == key or project.opaque_to_dynamo(t[0]):
+                continue
+            bound = _bound(project, t[0], t[1], c)
+            for pname, v in bound.items():
+                if v[0] != "Y" or not v[1].startswith("R|") or (t[0], pname) in out:
+                    continue
+                got = _returned(project, key[0], v[1])
+                if got is None or not _data_number(got[1]) or not breaks.breaks(got[0]):
+                    continue
+                if top is None:
+                    top = set()
+                    for c0 in fn.calls:
+                        t0 = None if c0.in_loop else project._target(key[0], c0.ref)
+                        if t0 is not None:
+                            top.add(t0[0])
+                if got[0] not in top:
+                    continue
+                line = _first_use(project.fn(t[0]), pname)
+                if line:
+                    out[(t[0], pname)] = FrameInput(
+                        t[0][0],
+                        line,
+                        t[0][1],
+                        pname,
+                        key[0],
+                        c.line,
+                        key[1],
+                        returned_by=got[0][1],
+                    )
     return sorted(out.values(), key=lambda f: (f.path, f.line, f.param))
 
 
@@ -205,17 +391,56 @@ def frame_input_candidate(fi: FrameInput, line_text: str, code: str) -> Candidat
         requires=[],
         args=_wrapper_args(fi)
         if fi.wrapped
+        else _returned_args(fi)
+        if fi.returned_by
+        else _none_args(fi)
+        if fi.none_first
         else {
             "name": fi.param,
             "what": (
-                f"is an int argument of `{fi.function}`, which breaks the graph and so is "
-                f"compiled as a frame of its own; `{fi.caller}` ({caller}:{fi.caller_line}) "
+                f"is an int argument of `{fi.frame or fi.function}`, which breaks the graph and so "
+                f"is compiled as a frame of its own; `{fi.caller}` ({caller}:{fi.caller_line}) "
                 "passes it a value that changes from call to call (a loop's variable)"
+                + (f" (first read here, in `{fi.function}`, which it calls)" if fi.frame else "")
             ),
             "why": WHY_INT.format(name=fi.param, when="the second value"),
         },
         scope="any",
     )
+
+
+def _none_args(fi: FrameInput) -> dict[str, str]:
+    caller = os.path.basename(fi.caller_path)
+    return {
+        "name": fi.param,
+        "what": (
+            f"is an argument of `{fi.frame or fi.function}`, which breaks the graph and so is "
+            f"compiled as a frame of its own; `{fi.caller}` ({caller}:{fi.caller_line}) calls "
+            "it in a loop with a loop-carried value, `None` on the first iteration and what the "
+            "loop body left in it on the next"
+            + (f" (first read here, in `{fi.function}`, which it calls)" if fi.frame else "")
+        ),
+        "why": (
+            "dynamo guards on the frame's argument being `None` (torch reports the guard where "
+            "it is first read), so the second iteration recompiles the frame"
+        ),
+    }
+
+
+def _returned_args(fi: FrameInput) -> dict[str, str]:
+    caller = os.path.basename(fi.caller_path)
+    return {
+        "name": fi.param,
+        "what": (
+            f"receives numbers read from tensor data that `{fi.returned_by}` returns "
+            f"(`{fi.caller}`, {caller}:{fi.caller_line}); that call breaks the graph, so they "
+            "are inputs of the resume function dynamo compiles after it"
+        ),
+        "why": (
+            "dynamo specialises them on their values where they are first used (guard "
+            "`___stack0[...] == <value>`), so other data recompiles it"
+        ),
+    }
 
 
 def _wrapper_args(fi: FrameInput) -> dict[str, str]:
@@ -265,18 +490,25 @@ def wrapper_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
         line = _first_use(wfn, star[0])
         if not line:
             continue
-        out.append(
-            FrameInput(
-                w[0],
-                line,
-                w[1],
-                star[0],
-                pair[0][0],
-                project.fn(pair[0]).line,
-                pair[0][1],
-                tuple(k[1] for k in (pair[0], pair[1])),
-            )
+        # the first read, and, when it sits in a branch (`if is_instance_method:
+        # args[0]...`), the first read every path reaches: functions that skip the branch
+        # are guarded there (`not args`, a decorated function called with keywords only)
+        top = next(
+            (int(r[2]) for r in wfn.guards if r[0] == star[0] and r[1] == "use_top" and r[2]), 0
         )
+        for at in (line, top) if top else (line,):
+            out.append(
+                FrameInput(
+                    w[0],
+                    at,
+                    w[1],
+                    star[0],
+                    pair[0][0],
+                    project.fn(pair[0]).line,
+                    pair[0][1],
+                    tuple(k[1] for k in (pair[0], pair[1])),
+                )
+            )
     return out
 
 

@@ -594,9 +594,9 @@ class Evaluator:
             if meth in N.META_METHODS:
                 return _META_METHOD_VALUES.get(meth, V.UNKNOWN)
             if meth == "item":
-                return V.scalar("float")
+                return V.DATA
             if meth == "tolist":
-                return V.seq("list", None, V.UNKNOWN)
+                return V.seq("list", None, V.DATA)
             if meth in N.SCALAR_METHODS:
                 return V.UNKNOWN
             if meth in N.DATA_BOOL_READS:

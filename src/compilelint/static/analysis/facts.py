@@ -68,6 +68,9 @@ class CallSite:
     # (``ignore_index=ignore_index``): position (``"0"``) or keyword -> ``P|<func>|<param>``,
     # so that the callee's parameter holds what the caller's callers give (call-site values)
     fwd: dict[str, str] = field(default_factory=dict)
+    # arguments (position as a string, or keyword) that are a name the enclosing loop binds
+    # again after the call: a loop-carried value, what the next iteration passes differs
+    carried: list[str] = field(default_factory=list)
 
 
 @dataclass

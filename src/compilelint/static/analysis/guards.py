@@ -13,7 +13,8 @@ such use of a parameter into :attr:`FunctionFacts.guards`:
 ``[param, kind, line, op, literal]`` with ``kind`` one of ``"specialize"`` (the value is baked
 in), ``"branch"`` (a condition tests it: ``op``/``literal`` keep a comparison with a literal:
 ``[">", 0]``; ``is None`` is ``["is", None]``), ``"use"`` (read in traced code: symbolic after
-one recompile), ``"default"`` (a literal default value, in ``literal``), and one ``"def"`` row
+one recompile; the first read), ``"use_top"`` (when that first read sits in a branch, the first
+read in a statement of the function's own body, which every path reaches), ``"default"`` (a literal default value, in ``literal``), and one ``"def"`` row
 with the line of the ``def``. A size of a tensor parameter read as a Python int
 (``n = x.size(0)``, ``b, t, d = x.shape``, ``x.shape[1]``) is recorded under ``"x#0"``. :mod:`compilelint.static.predict` reads the rows; nothing else does.
 """
@@ -107,6 +108,8 @@ class GuardUses:
         self._params: dict[int, frozenset[str]] = {}
         # per function: local name -> "x#1" (a size of parameter `x` read as a Python int)
         self._sizes: dict[int, dict[str, str]] = {}
+        self._top: dict[int, frozenset[int]] = {}  # id(fn) -> ids of its top-level statements
+        self._nested: dict[int, set[str]] = {}  # id(fn) -> params first used in a branch
 
     def hooks(self) -> dict[type, list[Hook]]:
         return {
@@ -211,6 +214,8 @@ class GuardUses:
         if fn is None:
             return
         self._row(fn, "", "def", node.name)
+        if isinstance(node.body, cst.IndentedBlock):
+            self._top[id(fn)] = frozenset(id(st) for st in node.body.body)
         p = node.params
         for prm in (*p.posonly_params, *p.params, *p.kwonly_params):
             if prm.default is not None:
@@ -223,12 +228,18 @@ class GuardUses:
         if fn is None or self.w.untraced_depth:
             return
         name = self._param(fn, node)
-        if (
-            name is not None
-            and "#" not in name
-            and not any(r[0] == name and r[1] == "use" for r in fn.guards)
-        ):
+        if name is None or "#" in name:
+            return
+        nested = self._nested.get(id(fn))
+        if not any(r[0] == name and r[1] == "use" for r in fn.guards):
             self._row(fn, name, "use", node)
+            if id(self.w.current_stmt) not in self._top.get(id(fn), ()):
+                self._nested.setdefault(id(fn), set()).add(name)
+        elif nested and name in nested and id(self.w.current_stmt) in self._top.get(id(fn), ()):
+            # the first use sat in a branch: the first one every path reaches (torch reports a
+            # guard where the value is first read on the path taken)
+            nested.discard(name)
+            self._row(fn, name, "use_top", node)
 
     def visit_If(self, node: cst.If | cst.While | cst.IfExp) -> None:
         fn = self._fn()

@@ -11,7 +11,8 @@ tensor             ``("T",)``                         ``TensorVariable``: branch
                    ``("T", "const")``                 one folded from Python constants only
 scalar             ``("S", type)`` or                 ``ConstantVariable`` / ``SymNodeVariable``:
                    ``("S", type, const)``             int, float, bool or str, with the constant
-                                                      when it is known
+                                                      when it is known; ``data``: a number read
+                                                      from tensor data (``.item()``, ``.tolist()``)
 none               ``("N",)``                         ``None``
 sequence           ``("Q", kind, elems, elem)``       tuple / list / set (``kind``); ``elems`` is
                                                       the tuple of per-position values when the
@@ -113,6 +114,10 @@ INT: Value = ("S", "int")
 BOOL: Value = ("S", "bool")
 STR: Value = ("S", "str")
 FLOAT: Value = ("S", "float")
+# A Python number read from a tensor's data (``x.item()``, the elements of ``x.tolist()``): the
+# read breaks the graph, and where the number becomes an input of a frame dynamo compiles (the
+# resume function after the break) it is specialised on its value, which changes with the data
+DATA: Value = ("S", "data")
 
 
 def kind(v: Value) -> str:

@@ -271,6 +271,8 @@ class FileWalker(Evaluator):
         self.module_scope = self.scope  # module-level bindings (methods do not see them)
         self.class_stack: list[ClassFacts] = []
         self.loop_depth = 0
+        self.training_depth = 0  # inside `if self.training:` (or `... and self.training`)
+        self._arg_names: dict[int, list[tuple[str, str]]] = {}  # id(CallSite) -> arg names
         self.untraced_depth = 0
         self.forward_replaced: set[str] = set()  # classes whose forward a decorator replaces
         self.current_stmt: cst.CSTNode | None = None
@@ -340,6 +342,10 @@ class FileWalker(Evaluator):
         func = self.scope.qual
         if scope == "traced" and not func:
             return
+        if self.training_depth:
+            # a break only in training mode: callers that ask "does this call break" (CL304's
+            # frame inputs, the prediction) do not count it
+            args = {**args, "training": "1"}
         self.pending.append(
             (code, node, requires, args, scope, self.loop_depth > 0, func, list(self.conds))
         )
@@ -735,8 +741,7 @@ class FileWalker(Evaluator):
             if ref and ref not in self.compiled_refs:
                 self.compiled_refs.append(ref)
         if (
-            self.loop_depth
-            and isinstance(node.func, cst.Attribute)
+            isinstance(node.func, cst.Attribute)
             and node.func.attr.value in ("append", "extend")
             and isinstance(node.func.value, cst.Attribute)
             and isinstance(node.func.value.value, cst.Name)
@@ -746,7 +751,7 @@ class FileWalker(Evaluator):
             and len(node.args) == 1
             and isinstance(node.args[0].value, cst.Call)
         ):
-            # self.layers.append(Block(...)) in a loop: repeated instances of Block
+            # self.layers.append(Block(...)) (in a loop: repeated instances of Block)
             el = node.args[0].value.func
             r = self.callee_ref(el) or self.qualify(el)
             lst = self.cls.attr_classes[node.func.value.attr.value]
@@ -769,6 +774,12 @@ class FileWalker(Evaluator):
         args: list[list[str]] = []
         kwargs: dict[str, list[str]] = {}
         fwd: dict[str, str] = {}
+        arg_names: list[tuple[str, str]] = []  # (position or keyword, name) in a loop
+        if self.loop_depth and not any(a.star == "*" for a in node.args):
+            for i, a in enumerate(node.args):
+                if isinstance(a.value, cst.Name) and not a.star:
+                    key = a.keyword.value if a.keyword is not None else str(i)
+                    arg_names.append((key, a.value.value))
         for a in node.args:
             tv = self.value(a.value)
             slot = None
@@ -797,6 +808,8 @@ class FileWalker(Evaluator):
                 fwd=fwd,
             )
             facts.calls.append(site)
+            if arg_names:
+                self._arg_names[id(site)] = arg_names
             self.call_nodes.append((site, node))
             self.stmt_of.setdefault(id(node), self.current_stmt)
         if isinstance(node.func, cst.Name):
@@ -823,6 +836,15 @@ class FileWalker(Evaluator):
             attr = self._self_attr_of(func.value)
             if attr is not None:
                 return self._attr_class_refs(attr, "forward")
+        if (
+            isinstance(func, cst.Subscript)
+            and ref is None
+            and isinstance(func.value, cst.Attribute)
+            and isinstance(func.value.value, cst.Name)
+            and func.value.value.value == "self"
+        ):
+            # self.layer[0](x): an element of a module list whose elements' classes show
+            return self._attr_class_refs(func.value.attr.value, "forward")
         return []
 
     def _self_attr_of(self, name: str) -> str | None:
@@ -1010,9 +1032,13 @@ class FileWalker(Evaluator):
             else:
                 self.visit_expr(n.test)
             saved = dict(self.scope.env)
+            facts = self.func
+            first = len(facts.calls) if facts is not None else 0
             self.loop_depth += 1
             self.visit_suite(n.body)
             self.loop_depth -= 1
+            if facts is not None and len(facts.calls) > first:
+                self._mark_carried(facts.calls[first:], saved)
             self._merge_env(saved, [self.scope.env])
             if n.orelse is not None:
                 self.visit_suite(n.orelse.body)
@@ -1246,7 +1272,10 @@ class FileWalker(Evaluator):
             self.untraced_depth += 1
         n = len(self.conds)
         self.conds.extend(body_conds)
+        train = _training_test(node.test)
+        self.training_depth += train
         self.visit_suite(node.body)
+        self.training_depth -= train
         del self.conds[n:]
         if skip_body:
             self.untraced_depth -= 1
@@ -1266,6 +1295,20 @@ class FileWalker(Evaluator):
                 self.untraced_depth -= 1
         branches.append(self.scope.env)
         self._merge_env(saved, branches)
+
+    def _mark_carried(self, sites: list[CallSite], before: dict[str, Value]) -> None:
+        """Calls in a loop body whose argument is a name the body binds again (``bias =
+        None`` before ``for layer in layers: out, bias = layer(x, bias)``): the next iteration
+        passes what the body left there (``CallSite.carried``)."""
+        env = self.scope.env
+        for site in sites:
+            names = self._arg_names.get(id(site))
+            if not names:
+                continue
+            for key, name in names:
+                now = env.get(name)
+                if now is not None and now != before.get(name) and key not in site.carried:
+                    site.carried.append(key)
 
     def _merge_env(self, saved: dict[str, Value], branches: list[dict[str, Value]]) -> None:
         """After an ``if`` (or a loop): each name may hold what any branch left in it."""
@@ -1498,6 +1541,19 @@ def _locally_false(w: FileWalker, src: str) -> bool:
 
 def _may_hold(w: FileWalker, requires: Taint) -> bool:
     return not requires or not all(_locally_false(w, s) for s in requires)
+
+
+def _training_test(test: cst.BaseExpression) -> bool:
+    """``self.training``, or a conjunction with it (``self.gradient_checkpointing and
+    self.training``): the body runs only in training mode."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _training_test(test.left) or _training_test(test.right)
+    return (
+        isinstance(test, cst.Attribute)
+        and test.attr.value == "training"
+        and isinstance(test.value, cst.Name)
+        and test.value.value == "self"
+    )
 
 
 def analyze_module(
