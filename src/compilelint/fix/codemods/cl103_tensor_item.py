@@ -264,11 +264,12 @@ class TensorItemDrop(Codemod):
                 )
                 if call is not None and plain and fname in ("max", "min") and len(call.args) == 2:
                     other = call.args[1].value if call.args[0] is p else call.args[0].value
-                    if number_expr(other):
+                    tensorish = not number_expr(other) and self._tensorish(ctx, other, names)
+                    if not tensorish and (number_expr(other) or ctx.is_number(other)):
                         plan[id(call)] = "clamp"
                         cur = call
                         continue
-                    if self._tensorish(ctx, other, names):
+                    if tensorish:
                         plan[id(call)] = "maximum"
                         cur = call
                         continue
@@ -292,7 +293,9 @@ class TensorItemDrop(Codemod):
                 other = p.right if p.left is cur else p.left
                 if ctx.is_tensor(other):
                     return _End()
-                if number_expr(other) or self._tensorish(ctx, other, names):
+                if ctx.is_number(other) or self._tensorish(ctx, other, names):
+                    # a Python number (a literal, `self.eps` set from a number) combined
+                    # with a 0-d tensor stays a 0-d tensor
                     cur = p
                     continue
                 return NoFix(
@@ -328,7 +331,7 @@ class TensorItemDrop(Codemod):
         if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, ARITH_OPERATORS):
             sides = (e.left, e.right)
             return any(self._tensorish(ctx, s, names) for s in sides) and all(
-                number_expr(s) or self._tensorish(ctx, s, names) for s in sides
+                number_expr(s) or ctx.is_number(s) or self._tensorish(ctx, s, names) for s in sides
             )
         return False
 
