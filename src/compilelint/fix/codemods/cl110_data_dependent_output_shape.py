@@ -30,6 +30,7 @@ from compilelint.fix.codemods.base import (
     side_effect,
     template,
 )
+from compilelint.fix.codemods.classes import unique_index, unique_loop
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.model import Finding
@@ -56,6 +57,10 @@ class DataDependentShape(Codemod):
             return _indices_to_mask(ctx, call, mask)
         if _attr(call) == "bincount":
             return _bincount(ctx, call)
+        if _attr(call) == "unique":
+            looped = unique_loop(ctx, call) or unique_index(ctx, call)
+            if looped is not None:
+                return looped
         if _attr(call) == "repeat_interleave":
             return NoFix("`repeat_interleave` needs `output_size=` (a number the data decides)")
         name = ctx.code(call.func).strip()
