@@ -18,6 +18,7 @@ from __future__ import annotations
 import libcst as cst
 
 from compilelint.fix.codemods.base import Codemod, atom, name_nodes, paren, template
+from compilelint.fix.codemods.trim import masked_sums
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.model import Finding
@@ -98,7 +99,15 @@ class SliceBoundMask(Codemod):
         summed = self._summed(ctx, fn, name, slices, call, value)
         if summed is not None:
             return summed
-        return self._mask(ctx, slices, call, value)
+        why = ""
+        if isinstance(call, cst.Call) and len(name_nodes(fn.body, name, reads_only=True)) == len(
+            slices
+        ):
+            trimmed = masked_sums(ctx, fn, name, slices, call, value)
+            if isinstance(trimmed, Rewrite):
+                return trimmed
+            why = trimmed.reason
+        return self._mask(ctx, slices, call, value, why)
 
     def _summed(
         self,
@@ -169,6 +178,7 @@ class SliceBoundMask(Codemod):
         slices: list[cst.Slice],
         call: cst.BaseExpression | None,
         value: cst.BaseExpression | None,
+        why: str = "",
     ) -> Proposal | NoFix:
         changes: list[tuple[cst.CSTNode, cst.CSTNode]] = []
         if call is not None and value is not None:
@@ -202,7 +212,7 @@ class SliceBoundMask(Codemod):
             title="mask the positions past the bound instead of cutting them (the shape stays "
             "static)",
             changes=changes,
-            reason=_WHY,
+            reason=_WHY + (f" ({why})" if why else ""),
             imports=("torch",),
         )
 
