@@ -56,6 +56,11 @@ class SliceBoundMask(Codemod):
                     origin = self._origin(ctx, bound)
                     if origin is not None:
                         return self._from_read(ctx, *origin)
+                    trimmed = self._tensor_bound(ctx, bound)
+                    if isinstance(trimmed, Rewrite):
+                        return trimmed
+                    if trimmed is not None:
+                        return self._mask(ctx, [a], None, None, trimmed.reason)
                 return self._mask(ctx, [a], None, None)
         return NoFix("the value is not a slice bound")
 
@@ -74,6 +79,25 @@ class SliceBoundMask(Codemod):
                     if r is not None:
                         return a.value, r
         return None
+
+    def _tensor_bound(self, ctx: FixContext, bound: cst.Name) -> Rewrite | NoFix | None:
+        """``n = lengths.max()`` (a tensor) whose every read is the upper bound of a trim:
+        masked at the sums (:func:`~compilelint.fix.codemods.trim.masked_sums`)."""
+        fn = ctx.function(bound)
+        if fn is None:
+            return None
+        reads = name_nodes(fn.body, bound.value, reads_only=True)
+        slices = [
+            s
+            for n in reads
+            if isinstance(s := ctx.parent(n), cst.Slice)
+            and s.upper is n
+            and s.lower is None
+            and s.step is None
+        ]
+        if len(slices) != len(reads):
+            return None
+        return masked_sums(ctx, fn, bound.value, slices, None, None)
 
     def _from_read(
         self, ctx: FixContext, call: cst.BaseExpression, value: cst.BaseExpression

@@ -63,20 +63,23 @@ def masked_sums(
     fn: cst.FunctionDef,
     name: str,
     slices: list[cst.Slice],
-    call: cst.Call,
-    value: cst.BaseExpression,
+    call: cst.Call | None,
+    value: cst.BaseExpression | None,
 ) -> Rewrite | NoFix:
-    """The rewrite of ``name = int(value)`` (or ``value.item()``) whose every read is the
-    upper bound of a trim ``y = x[:, :name]``, or why it does not hold."""
-    f = call.func
+    """The rewrite of ``name = int(value)`` (or ``value.item()``; ``call`` None: ``name`` is
+    already a tensor) whose every read is the upper bound of a trim ``y = x[:, :name]``, or
+    why it does not hold."""
     th = ctx.torch()
-    if isinstance(f, cst.Name) and f.value == "int":
-        bound: cst.BaseExpression = template(f"{th}.trunc(__e__)", e=value)
-    elif isinstance(f, cst.Attribute) and f.attr.value == "item":
-        bound = value
-    else:
-        return NoFix("the bound is not read with `int()` or `.item()`")
-    changes: list[tuple[cst.CSTNode, cst.CSTNode | cst.RemovalSentinel]] = [(call, bound)]
+    changes: list[tuple[cst.CSTNode, cst.CSTNode | cst.RemovalSentinel]] = []
+    if call is not None:
+        f = call.func
+        if isinstance(f, cst.Name) and f.value == "int" and value is not None:
+            bound: cst.BaseExpression = template(f"{th}.trunc(__e__)", e=value)
+        elif isinstance(f, cst.Attribute) and f.attr.value == "item" and value is not None:
+            bound = value
+        else:
+            return NoFix("the bound is not read with `int()` or `.item()`")
+        changes.append((call, bound))
     first: tuple[cst.SimpleStatementLine, cst.Name, bool] | None = None
     dim: int | None = None
     # (name, the line from which it holds a full-length value)
@@ -168,6 +171,7 @@ def masked_sums(
             )
         ],
         leading_lines=line0.leading_lines,
+        trailing_whitespace=line0.trailing_whitespace if same0 else cst.TrailingWhitespace(),
     )
     rest0 = (
         []
