@@ -12,7 +12,7 @@ from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvide
 
 from compilelint.model import Finding
 from compilelint.static.analysis.facts import FileFacts, Taint
-from compilelint.static.analysis.numbers import certainly_number
+from compilelint.static.analysis.numbers import certainly_number, numeric_attribute
 from compilelint.static.analysis.project import Project
 from compilelint.static.analysis.walker import FileWalker, analyze_module
 
@@ -149,7 +149,18 @@ class FixContext:
         v = self._values.get(id(node))
         if v is None or self._facts is None or self.is_tensor(node):
             return False
-        return certainly_number(v, self._facts)
+        if certainly_number(v, self._facts):
+            return True
+        # `self.scale = (dim // heads) ** -0.5`, `tau = 0.07` in the class body: the
+        # assignments show a number where the joined value lost it
+        if (
+            isinstance(node, cst.Attribute)
+            and isinstance(node.value, cst.Name)
+            and node.value.value == "self"
+        ):
+            klass = self.enclosing(node, cst.ClassDef)
+            return klass is not None and numeric_attribute(klass, node.attr.value)
+        return False
 
     def _probe(self) -> dict[int, Taint]:
         out: dict[int, Taint] = {}

@@ -293,7 +293,11 @@ class TensorItemDrop(Codemod):
                 other = p.right if p.left is cur else p.left
                 if ctx.is_tensor(other):
                     return _End()
-                if ctx.is_number(other) or self._tensorish(ctx, other, names):
+                if (
+                    ctx.is_number(other)
+                    or self._tensorish(ctx, other, names)
+                    or _numeric_by_use(p, other)
+                ):
                     # a Python number (a literal, `self.eps` set from a number) combined
                     # with a 0-d tensor stays a 0-d tensor
                     cur = p
@@ -428,6 +432,16 @@ class TensorItemDrop(Codemod):
         if extra:
             title += ", " + ", ".join(extra)
         return Rewrite(title, changes, imports=("torch",) if uses_torch else ())
+
+
+def _numeric_by_use(op: cst.BinaryOperation, other: cst.BaseExpression) -> bool:
+    """``n + other`` / ``-`` / ``/`` / ``**`` with ``n`` a Python number: the original only
+    ran when ``other`` is a number or a tensor (a string, a list or None raise), so the 0-d
+    tensor in ``n``'s place combines with it as well (``conf / self.config.temperature``).
+    ``*`` is left out (an int times a list or a string repeats it)."""
+    return isinstance(op.operator, (cst.Add, cst.Subtract, cst.Divide, cst.Power)) and not (
+        isinstance(other, (cst.List, cst.Tuple, cst.Set, cst.Dict, cst.BaseString))
+    )
 
 
 def _numpy_call(e: cst.CSTNode) -> cst.Call | None:
