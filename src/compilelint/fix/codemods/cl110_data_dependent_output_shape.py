@@ -34,6 +34,7 @@ from compilelint.fix.codemods.classes import unique_index, unique_loop
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.model import Finding
+from compilelint.static.checks.cl111_boolean_mask_indexing import BOOL_METHODS
 
 _SHAPE_OPS = frozenset(
     {"nonzero", "masked_select", "unique", "unique_consecutive", "argwhere", "bincount", "where"}
@@ -237,7 +238,18 @@ def _end_index(
     if hoist:
         name = ctx.fresh_name("mask")
         mask = cst.Name(name)
-    counts = "__m__.flatten().long()" + (".cumsum(0)" if end == "last" else "")
+    # `nonzero` counts every element that is not zero: a mask of other values is made one
+    is_bool = isinstance(m, cst.Comparison) or (
+        isinstance(m, cst.Call)
+        and isinstance(m.func, cst.Attribute)
+        and m.func.attr.value in BOOL_METHODS
+    )
+    counts = (
+        "__m__.flatten()"
+        + ("" if is_bool else ".bool()")
+        + ".long()"
+        + (".cumsum(0)" if end == "last" else "")
+    )
     new = template(f"{t}.stack({t}.unravel_index({counts}.argmax(), __m__.shape))", m=atom(mask))
     title = (
         f"the {end} True position without `nonzero()`: "
