@@ -71,10 +71,7 @@ class LazyLayerInInit(Codemod):
         tgt = assign.targets[0].target
         attr = self_attr(tgt)
         if attr is None and isinstance(tgt, cst.Subscript) and self_attr(tgt.value) is not None:
-            return NoFix(
-                f"a layer per key of `{ctx.code(tgt.value).strip()}` is built on first use "
-                f"(the keys come with the data): {_RECIPE}"
-            )
+            return _per_key(ctx, call, assign, tgt, lazy, dim)
         if attr is None:
             return NoFix(f"the layer is not kept on `self` as one attribute: {_RECIPE}")
         line = ctx.statement(assign)
@@ -267,3 +264,152 @@ def _not_in_init(
         elif isinstance(n, (cst.Call, cst.Lambda)) and n is not e:
             return ctx.code(n).strip()[:40]
     return None
+
+
+def _per_key(
+    ctx: FixContext,
+    call: cst.Call,
+    assign: cst.Assign,
+    tgt: cst.Subscript,
+    lazy: str,
+    dim: int,
+) -> Rewrite | NoFix:
+    """Per-key heads built on first use, the keys iterated from an attribute set in
+    ``__init__``::
+
+        for task in self.tasks:
+            if task not in self.heads:
+                self.heads[task] = nn.Linear(h.shape[-1], 3)
+            outs.append(self.heads[task](h))
+
+    -> ``self.heads = nn.ModuleDict({task: nn.LazyLinear(3) for task in self.tasks})`` in
+    ``__init__`` (in place of ``nn.ModuleDict()``), the ``if`` removed. Each head draws its
+    weights at its first call, in the loop's order, as the original drew them when it built
+    the head just before calling it."""
+    holder = self_attr(tgt.value)
+    assert holder is not None
+    why = f"a layer per key of `self.{holder}` is built on first use"
+    if len(tgt.slice) != 1 or not isinstance(tgt.slice[0].slice, cst.Index):
+        return NoFix(f"{why}: {_RECIPE}")
+    key = tgt.slice[0].slice.value
+    line = ctx.statement(assign)
+    guard = ctx.parent(ctx.parent(line)) if line is not None else None  # type: ignore[arg-type]
+    loop = ctx.parent(ctx.parent(guard)) if guard is not None else None  # type: ignore[arg-type]
+    if (
+        not isinstance(key, cst.Name)
+        or not isinstance(guard, cst.If)
+        or guard.orelse is not None
+        or not _not_in_test(guard.test, key.value, holder)
+        or not isinstance(guard.body, cst.IndentedBlock)
+        or len(guard.body.body) != 1
+        or not isinstance(loop, cst.For)
+        or not isinstance(loop.target, cst.Name)
+        or loop.target.value != key.value
+        or self_attr(loop.iter) is None
+    ):
+        return NoFix(
+            f"{why}, not under `if key not in self.{holder}:` in a loop over keys on `self`: "
+            f"{_RECIPE}"
+        )
+    keys_attr = self_attr(loop.iter)
+    klass = ctx.enclosing(loop, cst.ClassDef)
+    fn = ctx.function(loop)
+    if klass is None or fn is None:
+        return NoFix("the heads are not built in a method")
+    init = next(
+        (
+            s
+            for s in klass.body.body  # type: ignore[union-attr]
+            if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"
+        ),
+        None,
+    )
+    if init is None:
+        return NoFix(f"the class has no `__init__` to build the heads in: {_RECIPE}")
+    src = _size_source(call.args[0].value, dim) if call.args and not call.args[0].keyword else None
+    if src is None:
+        return NoFix(f"{why}, not from the input's size: {_RECIPE}")
+    empty = None
+    for st in init.body.body:  # type: ignore[union-attr]
+        if (
+            isinstance(st, cst.SimpleStatementLine)
+            and len(st.body) == 1
+            and isinstance(st.body[0], cst.Assign)
+            and len(st.body[0].targets) == 1
+            and self_attr(st.body[0].targets[0].target) == holder
+        ):
+            v = st.body[0].value
+            if (
+                isinstance(v, cst.Call)
+                and not v.args
+                and (getattr(v.func, "attr", None) or v.func).value == "ModuleDict"  # type: ignore[union-attr]
+            ):
+                empty = st
+    if empty is None:
+        return NoFix(f"`__init__` does not set `self.{holder} = nn.ModuleDict()`: {_RECIPE}")
+    before = _self_attrs_before(init, empty)
+    if keys_attr not in before:
+        return NoFix(f"`self.{keys_attr}` is not set in `__init__` before the heads")
+    for a in call.args[1:]:
+        bad = _not_in_init(ctx, a.value, before, fn, init)
+        if bad is not None:
+            return NoFix(f"`{bad}` is not known in `__init__`: {_RECIPE}")
+    # the keys are set once, in __init__; the heads are only tested, built and called on `src`
+    for n in all_nodes(klass):
+        if not isinstance(n, cst.Attribute):
+            continue
+        name = self_attr(n)
+        where = ctx.function(n)
+        if name == keys_attr and where is not init and n is not loop.iter:
+            return NoFix(f"`self.{keys_attr}` is also used outside the loop over it")
+        if name != holder or where is init:
+            continue
+        p = ctx.parent(n)
+        if any(a is guard.test for a in ctx.ancestors(n)) or (p is tgt):
+            continue
+        q = ctx.parent(p) if isinstance(p, cst.Subscript) else None
+        if (
+            isinstance(p, cst.Subscript)
+            and isinstance(q, cst.Call)
+            and q.func is p
+            and len(q.args) == 1
+            and _same(q.args[0].value, src)
+            and isinstance(ctx.parent(ctx.statement(q) or q), cst.IndentedBlock)
+            and ctx.parent(ctx.parent(ctx.statement(q) or q)) is loop  # type: ignore[arg-type]
+        ):
+            continue
+        stmt = ctx.statement(n)
+        what = ctx.code(stmt).strip().splitlines()[0][:40] if stmt is not None else holder
+        return NoFix(f"`self.{holder}` is also used in `{what}`: {_RECIPE}")
+    f = call.func
+    new_func = (
+        f.with_changes(attr=cst.Name(lazy)) if isinstance(f, cst.Attribute) else cst.Name(lazy)
+    )
+    rest = list(call.args[1:])
+    kept = [*rest[:-1], rest[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)] if rest else []
+    built = call.with_changes(func=new_func, args=kept)
+    mdict = empty.body[0].value  # type: ignore[attr-defined]
+    comp = cst.DictComp(
+        key=cst.Name(key.value),
+        value=built,
+        for_in=cst.CompFor(target=cst.Name(key.value), iter=loop.iter),
+    )
+    new_init = empty.body[0].with_changes(value=mdict.with_changes(args=[cst.Arg(comp)]))  # type: ignore[attr-defined]
+    return Rewrite(
+        title=f"build a `{lazy}` per key of `self.{keys_attr}` in `__init__` "
+        f"(`nn.ModuleDict({{k: nn.{lazy}(...) for k in self.{keys_attr}}})`): each infers the input size "
+        "and draws its weights at its first call, as before; the `if` goes",
+        changes=[(empty.body[0], new_init), (guard, cst.RemovalSentinel.REMOVE)],
+    )
+
+
+def _not_in_test(test: cst.BaseExpression, key: str, holder: str) -> bool:
+    """``key not in self.<holder>``."""
+    return (
+        isinstance(test, cst.Comparison)
+        and isinstance(test.left, cst.Name)
+        and test.left.value == key
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, cst.NotIn)
+        and self_attr(test.comparisons[0].comparator) == holder
+    )
