@@ -39,6 +39,7 @@ from compilelint.fix.codemods.base import (
     not_compiling,
     number_expr,
     paren,
+    template,
 )
 from compilelint.fix.codemods.cl101_tensor_dependent_branch import eager_only_body
 from compilelint.fix.codemods.observe import eager_only, self_attr
@@ -320,6 +321,13 @@ class TensorItemDrop(Codemod):
             kept = _kept(ctx, cur)
             if kept is not None:
                 return kept
+            sub = _tensor_index(ctx, cur)
+            if sub is not None:
+                # `x[:, n]` of a tensor: `x.index_select(1, n.long().view(1)).squeeze(1)`, the
+                # same element (an index the original read as an int; a 0-d tensor index
+                # mixed with slices would be read with `.item()` by dynamo)
+                plan[id(sub[0])] = f"index:{sub[1]}"
+                return _End()
             where = ctx.code(p).strip().splitlines()[0][:40] if p is not None else "?"
             return NoFix(f"the value is used in `{where}`, not only in arithmetic with tensors")
 
@@ -378,6 +386,16 @@ class TensorItemDrop(Codemod):
                     body=cst.IndentedBlock(body=[u.with_changes(body=body, leading_lines=[])]),
                     leading_lines=u.leading_lines,
                 )
+            if kind.startswith("index:"):
+                uses_torch = True
+                assert isinstance(u, cst.Subscript)
+                d = int(kind.removeprefix("index:"))
+                idx = u.slice[d].slice.value  # type: ignore[attr-defined]
+                return template(
+                    f"__x__.index_select({d}, __i__.long().view(1)).squeeze({d})",
+                    x=atom(u.value),
+                    i=atom(idx),
+                )
             assert isinstance(u, cst.Call)
             args = [a.value for a in u.args]
             if kind.startswith("math:"):
@@ -432,6 +450,27 @@ class TensorItemDrop(Codemod):
         if extra:
             title += ", " + ", ".join(extra)
         return Rewrite(title, changes, imports=("torch",) if uses_torch else ())
+
+
+def _tensor_index(ctx: FixContext, node: cst.CSTNode) -> tuple[cst.Subscript, int] | None:
+    """(``x[:, node]``, the position of ``node``) when ``node`` is the one index of a read of
+    a tensor ``x`` and every other index is a full slice ``:``."""
+    idx = ctx.parent(node)
+    el = ctx.parent(idx) if isinstance(idx, cst.Index) else None
+    sub = ctx.parent(el) if isinstance(el, cst.SubscriptElement) else None
+    if not isinstance(sub, cst.Subscript) or not ctx.is_tensor(sub.value):
+        return None
+    if isinstance(ctx.parent(sub), (cst.AssignTarget, cst.AugAssign, cst.Del)):
+        return None
+    for e in sub.slice:
+        if e is el:
+            continue
+        s = e.slice
+        if not (
+            isinstance(s, cst.Slice) and s.lower is None and s.upper is None and s.step is None
+        ):
+            return None
+    return sub, list(sub.slice).index(el)  # type: ignore[arg-type]
 
 
 def _numeric_by_use(op: cst.BinaryOperation, other: cst.BaseExpression) -> bool:
