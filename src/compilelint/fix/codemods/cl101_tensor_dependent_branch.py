@@ -25,6 +25,7 @@ from compilelint.fix.codemods import masks
 from compilelint.fix.codemods.base import (
     ARITH_OPERATORS,
     Codemod,
+    all_nodes,
     atom,
     bound_names,
     comments_in,
@@ -540,7 +541,12 @@ class TensorDependentBranchWhere(Codemod):
         one_sided = [n for n in names if n not in tmap or n not in fmap]
         fn = ctx.function(node)
         kept = [n for n in one_sided if n in targets]
-        fresh = [n for n in kept if not any(n == k and o is targets[n] for k, _, o in tb + fb)]
+        fresh = [
+            n
+            for n in kept
+            if not any(n == k and o is targets[n] for k, _, o in tb + fb)
+            and not _set_before(ctx, node, targets[n])
+        ]
         if fresh:
             return NoFix(
                 f"`{fresh[0]}` is assigned in one branch only: it may hold no value before the "
@@ -746,6 +752,57 @@ def _assign_pairs(
         else:
             return NoFix("a branch assigns something other than a name, an attribute or a key")
     return pairs
+
+
+def _set_before(ctx: FixContext, node: cst.If, target: cst.BaseExpression) -> bool:
+    """Does ``target`` (``self.x``, ``d["k"]``, ``self.stats["k"]``) hold a value before the
+    ``if``: assigned by a statement of the same function on an earlier line, by ``__init__``
+    (a ``self`` attribute, or a key of the dict literal ``__init__`` assigns to it), or a key
+    of a dict literal bound to the name earlier in the function?"""
+    fn = ctx.function(node)
+    if fn is None:
+        return False
+    line = ctx.span(node)[0]
+    key = _code(target)
+    klass = ctx.enclosing(fn, cst.ClassDef)
+    init = next(
+        (
+            s
+            for s in (klass.body.body if klass is not None else ())  # type: ignore[union-attr]
+            if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"
+        ),
+        None,
+    )
+    base = target.value if isinstance(target, (cst.Subscript, cst.Attribute)) else None
+    sub_key = (
+        target.slice[0].slice.value  # type: ignore[attr-defined]
+        if isinstance(target, cst.Subscript)
+        else None
+    )
+    for scope, before in ((fn, True), (init, False)):
+        if scope is None or (scope is fn and before is False):
+            continue
+        for n in all_nodes(scope):
+            if not isinstance(n, cst.Assign) or (before and ctx.span(n)[0] >= line):
+                continue
+            if before is False and not (base is not None and _code(base).startswith("self")):
+                continue
+            for t in n.targets:
+                code = _code(t.target)
+                if code == key and (before or key.startswith("self.")):
+                    return True
+                if (
+                    base is not None
+                    and sub_key is not None
+                    and code == _code(base)
+                    and isinstance(n.value, cst.Dict)
+                    and any(
+                        isinstance(el, cst.DictElement) and _code(el.key) == _code(sub_key)
+                        for el in n.value.elements
+                    )
+                ):
+                    return True
+    return False
 
 
 def _target_key(t: cst.BaseExpression, targets: dict[str, cst.BaseExpression] | None) -> str:
