@@ -98,6 +98,7 @@ class TensorItemDrop(Codemod):
         return res
 
     needs_torch: bool = False  # does the origin's replacement name torch?
+    _float: bool = False  # is the value read certainly a Python float (see `_float_read`)?
     action: str = "drop `.item()`"  # what the title says is done
 
     # ------------------------------------------------------------------ the origin
@@ -128,6 +129,7 @@ class TensorItemDrop(Codemod):
         wrap: str,
     ) -> Rewrite | NoFix:
         plan: _Plan = {id(origin): "origin"}
+        self._float = wrap == "float" or _float_read(origin)
         end = self._climb(ctx, origin, set(), plan, allow_assign=True)
         if isinstance(end, NoFix):
             # `if loss.item() > 100: print(...)`: the number is only read by code that reports,
@@ -297,7 +299,7 @@ class TensorItemDrop(Codemod):
                 if (
                     ctx.is_number(other)
                     or self._tensorish(ctx, other, names)
-                    or _numeric_by_use(p, other)
+                    or _numeric_by_use(p, other, floats=self._float)
                 ):
                     # a Python number (a literal, `self.eps` set from a number) combined
                     # with a 0-d tensor stays a 0-d tensor
@@ -473,14 +475,58 @@ def _tensor_index(ctx: FixContext, node: cst.CSTNode) -> tuple[cst.Subscript, in
     return sub, list(sub.slice).index(el)  # type: ignore[arg-type]
 
 
-def _numeric_by_use(op: cst.BinaryOperation, other: cst.BaseExpression) -> bool:
+def _numeric_by_use(
+    op: cst.BinaryOperation, other: cst.BaseExpression, *, floats: bool = False
+) -> bool:
     """``n + other`` / ``-`` / ``/`` / ``**`` with ``n`` a Python number: the original only
     ran when ``other`` is a number or a tensor (a string, a list or None raise), so the 0-d
     tensor in ``n``'s place combines with it as well (``conf / self.config.temperature``).
-    ``*`` is left out (an int times a list or a string repeats it)."""
-    return isinstance(op.operator, (cst.Add, cst.Subtract, cst.Divide, cst.Power)) and not (
+    ``*`` only when ``n`` is certainly a float (``floats``): an int times a list or a string
+    repeats it."""
+    ops: tuple[type, ...] = (cst.Add, cst.Subtract, cst.Divide, cst.Power)
+    if floats:
+        ops = (*ops, cst.Multiply)
+    return isinstance(op.operator, ops) and not (
         isinstance(other, (cst.List, cst.Tuple, cst.Set, cst.Dict, cst.BaseString))
     )
+
+
+# methods whose result is a floating tensor whatever the input's dtype (`.item()` of it is a
+# Python float)
+_FLOAT_METHODS = frozenset(
+    """mean std var norm float double half exp log log1p sqrt rsqrt sigmoid tanh softmax
+    log_softmax logsumexp erf reciprocal""".split()
+)
+
+
+def _float_read(origin: cst.Call) -> bool:
+    """``t.mean().item()``, ``x.float().sum().item()``: the value read is a Python float
+    (the chain holds a method that makes a floating tensor, followed only by reductions and
+    elementwise steps that keep it floating)."""
+    cur: cst.BaseExpression = (
+        origin.func.value if isinstance(origin.func, cst.Attribute) else origin
+    )
+    keep = {
+        "sum",
+        "max",
+        "min",
+        "amax",
+        "amin",
+        "abs",
+        "neg",
+        "clamp",
+        "detach",
+        "squeeze",
+        "flatten",
+    }
+    while isinstance(cur, cst.Call) and isinstance(cur.func, cst.Attribute):
+        name = cur.func.attr.value
+        if name in _FLOAT_METHODS:
+            return True
+        if name not in keep:
+            return False
+        cur = cur.func.value
+    return False
 
 
 def _numpy_call(e: cst.CSTNode) -> cst.Call | None:
