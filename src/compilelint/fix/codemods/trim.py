@@ -23,11 +23,13 @@ with other such values, or with tensors that broadcast along the dimension; elem
 and functions (``float``, ``exp``, ``tanh``, ``torch.relu``, ``F.gelu``, ...); ``unsqueeze(-1)``;
 ``softmax``/``log_softmax``/``layer_norm`` over the last dimension; calls of ``self.<m>`` where
 every module the class assigns to ``m`` is ``nn.Linear``, ``nn.Embedding``, ``nn.LayerNorm`` or
-an activation (they act on the last dimension, or on each index). The cut dimension must not be
-the last one for those: a two-dimensional input cut along its last dimension would have given
-``nn.Linear`` a data-dependent width, which the original could only run by coincidence; the
-rewrite then fails loudly (a shape error), never silently. A negative bound counts from the end
-as slicing does.
+an activation (they act on the last dimension, or on each index). An operation over the last
+dimension (``softmax(-1)``, ``nn.LayerNorm``) is accepted only once the cut dimension is
+certainly not the last one: after ``nn.Embedding`` or ``unsqueeze(-1)`` added a dimension, or
+``nn.Linear`` read the last one (a two-dimensional input cut along its last dimension would have
+given ``nn.Linear`` a data-dependent width, which the original could only run by coincidence;
+the rewrite then fails loudly, with a shape error). A negative bound counts from the end as
+slicing does.
 """
 
 from __future__ import annotations
@@ -83,7 +85,7 @@ def masked_sums(
     first: tuple[cst.SimpleStatementLine, cst.Name, bool] | None = None
     dim: int | None = None
     # (name, the line from which it holds a full-length value)
-    tracked: list[tuple[str, cst.SimpleStatementLine]] = []
+    tracked: list[tuple[str, cst.SimpleStatementLine, bool]] = []
     for s in slices:
         el = ctx.parent(s)
         sub = ctx.parent(el) if el is not None else None
@@ -115,25 +117,27 @@ def masked_sums(
             changes.append((line, cst.RemovalSentinel.REMOVE))
         else:
             changes.append((sub, sub.value))
-        tracked.append((target, line))
+        # False: the cut dimension may be the last one (a 2-d `x[:, :n]`), so an operation
+        # over the last dimension would mix the cut positions in
+        tracked.append((target, line, False))
     assert dim is not None
     if dim == 0:
         return NoFix("the trim cuts the first dimension")
     sums: list[cst.Call] = []
     seen: set[int] = set()
     queue = list(tracked)
-    visited: set[tuple[str, int]] = set()
+    visited: set[tuple[str, int, bool]] = set()
     while queue:
-        nm, line = queue.pop()
-        key = (nm, id(line))
+        nm, line, notlast = queue.pop()
+        key = (nm, id(line), notlast)
         if key in visited:
             continue
         visited.add(key)
         for use in _reads_after(ctx, fn, nm, line):
-            got = _climb(ctx, use, dim)
+            got = _climb(ctx, use, dim, notlast)
             if isinstance(got, NoFix):
                 return got
-            kind, node = got
+            kind, node, after = got
             if kind == "sum":
                 assert isinstance(node, cst.Call)
                 if id(node) not in seen:
@@ -147,7 +151,7 @@ def masked_sums(
                 return NoFix(
                     "a value computed from the trimmed tensor is bound to more than a name"
                 )
-            queue.append((tgt.value, stmt))
+            queue.append((tgt.value, stmt, after))
     if not sums:
         return NoFix("the trimmed tensor never reaches a sum over the cut dimension")
     for red in sums:
@@ -225,9 +229,14 @@ def _reads_after(
     return [r for r in name_nodes(fn.body, name, reads_only=True) if start < ctx.span(r)[0] <= stop]
 
 
-def _climb(ctx: FixContext, node: cst.BaseExpression, dim: int) -> tuple[str, cst.CSTNode] | NoFix:
+def _climb(
+    ctx: FixContext, node: cst.BaseExpression, dim: int, notlast: bool
+) -> tuple[str, cst.CSTNode, bool] | NoFix:
     """Follow a full-length value up through position-wise operations: ("sum", the ``.sum``
-    call over ``dim``) or ("assign", the ``name = ...`` that binds the result)."""
+    call over ``dim``) or ("assign", the ``name = ...`` that binds the result), with whether
+    the cut dimension is then certainly not the last one (``notlast``: after ``nn.Embedding``
+    or ``unsqueeze(-1)`` added a dimension, or ``nn.Linear`` read the last one; operations
+    over the last dimension need it)."""
     cur: cst.CSTNode = node
     while True:
         p = ctx.parent(cur)
@@ -246,11 +255,15 @@ def _climb(ctx: FixContext, node: cst.BaseExpression, dim: int) -> tuple[str, cs
                 return _stop(ctx, p)
             meth = p.attr.value
             if meth == "sum" and _reduced_dim(call) == dim:
-                return "sum", call
-            if meth in _ELEMENTWISE or (meth == "unsqueeze" and _int_args(call) == [-1]):
+                return "sum", call, notlast
+            if meth in _ELEMENTWISE:
                 cur = call
                 continue
-            if meth in _LAST_DIM and _last_dim(call):
+            if meth == "unsqueeze" and _int_args(call) == [-1]:
+                notlast = True
+                cur = call
+                continue
+            if meth in _LAST_DIM and _last_dim(call) and notlast:
                 cur = call
                 continue
             return _stop(ctx, call)
@@ -258,12 +271,14 @@ def _climb(ctx: FixContext, node: cst.BaseExpression, dim: int) -> tuple[str, cs
             call = ctx.parent(p)
             if not isinstance(call, cst.Call) or call.args[0] is not p:
                 return _stop(ctx, p)
-            if _positionwise_call(ctx, call):
+            how = _positionwise_call(ctx, call)
+            if how == "widen" or how == "elementwise" or (how == "last" and notlast):
+                notlast = notlast or how == "widen"
                 cur = call
                 continue
             return _stop(ctx, call)
         if isinstance(p, cst.Assign) and p.value is cur and len(p.targets) == 1:
-            return "assign", p
+            return "assign", p, notlast
         return _stop(ctx, p or cur)
 
 
@@ -311,38 +326,46 @@ def _reduced_dim(call: cst.Call) -> int | None:
     return int(dims[0].value, 0)
 
 
-def _positionwise_call(ctx: FixContext, call: cst.Call) -> bool:
-    """``torch.tanh(x)``, ``F.gelu(x)``, ``F.softmax(x, dim=-1)``, ``self.proj(x)`` (a
-    position-wise module, see the module docstring), with ``x`` the first argument."""
+def _positionwise_call(ctx: FixContext, call: cst.Call) -> str:
+    """How ``call`` of ``x`` (its first argument) acts along the other dimensions:
+    "elementwise" (``torch.tanh(x)``, ``F.gelu(x)``, an activation module), "last" (over the
+    last dimension: ``F.softmax(x, dim=-1)``, ``nn.LayerNorm``), "widen" (``nn.Embedding``
+    adds a dimension; ``nn.Linear`` reads the last one, which a 2-d trim along it would have
+    given a data-dependent width), or "" (none of those)."""
     f = call.func
     if isinstance(f, cst.Attribute):
         owner = ctx.code(f.value).strip()
         name = f.attr.value
         if owner in _FUNCS or owner == ctx.torch():
             if name in _ELEMENTWISE and len(call.args) == 1:
-                return True
-            if name in _LAST_DIM:
-                rest = cst.Call(func=f, args=call.args[1:])
-                return _last_dim(rest)
-            return False
+                return "elementwise"
+            if name in _LAST_DIM and _last_dim(cst.Call(func=f, args=call.args[1:])):
+                return "last"
+            return ""
         attr = self_attr(f)
         if attr is not None and len(call.args) == 1:
             return _positionwise_module(ctx, call, attr)
-    return False
+    return ""
 
 
-def _positionwise_module(ctx: FixContext, node: cst.CSTNode, attr: str) -> bool:
+def _positionwise_module(ctx: FixContext, node: cst.CSTNode, attr: str) -> str:
     klass = ctx.enclosing(node, cst.ClassDef)
     if klass is None:
-        return False
+        return ""
     built: list[str] = []
     for n in all_nodes(klass):
         if isinstance(n, cst.AssignTarget) and self_attr(n.target) == attr:
             a = ctx.parent(n)
             v = a.value if isinstance(a, cst.Assign) else None
             if not isinstance(v, cst.Call):
-                return False
+                return ""
             f = v.func
             last = f.attr.value if isinstance(f, cst.Attribute) else getattr(f, "value", "")
             built.append(last)
-    return bool(built) and all(b in _POSITIONWISE_MODULES for b in built)
+    if not built or not all(b in _POSITIONWISE_MODULES for b in built):
+        return ""
+    if all(b in ("Linear", "Embedding") for b in built):
+        return "widen"
+    if any(b in ("LayerNorm", "RMSNorm", "Softmax", "LogSoftmax") for b in built):
+        return "last"
+    return "elementwise"
