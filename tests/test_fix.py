@@ -623,6 +623,34 @@ def test_slice_bound_summed_at_once_is_masked_else_proposed(tmp_path: Path) -> N
     assert ".to(x.dtype)).mean(1)" in rec.patch
 
 
+def test_trim_reaching_only_sums_is_masked_at_the_sums(tmp_path: Path) -> None:
+    """``enc = enc[:, :n]`` whose values only go through position-wise steps to sums over the
+    cut dim: the trim goes and the sums are masked; a softmax over a possibly-cut last dim (it
+    would mix the cut positions in) or a mean keeps the proposal, which names the use."""
+    work = tmp_path / "m.py"
+    head = (
+        "import torch\n\n\nclass M(torch.nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.proj = torch.nn.Linear(4, 5)\n\n"
+        "    def forward(self, enc, lengths):\n        n = int(lengths.max())\n"
+        "        enc = enc[:, :n]\n"
+    )
+    work.write_text(
+        head + "        logp = self.proj(enc).log_softmax(-1)\n        return logp.sum(dim=1)\n",
+        encoding="utf-8",
+    )
+    res = run_fixes([str(work)], Config(select=("CL102",), cache=False), unsafe=True)
+    text = decode(res.changes[0].after)
+    assert "enc = enc[:, :n]" not in text
+    assert "keep = torch.arange(enc.shape[1], device=enc.device) < " in text
+    assert "return torch.where(keep, logp.movedim(1, -1), 0).sum(-1)" in text
+    for tail in ("        return enc.softmax(-1).sum(1)\n", "        return enc.mean(1)\n"):
+        work.write_text(head + tail, encoding="utf-8")
+        res = run_fixes([str(work)], Config(select=("CL102",), cache=False), unsafe=True)
+        (rec,) = res.records
+        assert rec.status == "proposed" and not res.changes
+        assert "the trimmed values reach `return enc." in rec.reason
+
+
 def test_python_numbers_selected_only_where_tensor_arithmetic_reads_them(tmp_path: Path) -> None:
     work = tmp_path / "m.py"
     work.write_text(
