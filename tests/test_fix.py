@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -649,6 +650,52 @@ def test_trim_reaching_only_sums_is_masked_at_the_sums(tmp_path: Path) -> None:
         (rec,) = res.records
         assert rec.status == "proposed" and not res.changes
         assert "the trimmed values reach `return enc." in rec.reason
+
+
+def test_branch_targets_other_than_one_name_are_split(tmp_path: Path) -> None:
+    """A tuple of numbers, a key and an attribute assigned in both branches are selected one by
+    one; a key set in `__init__` may be assigned in one branch; a key that may be missing
+    keeps its branch."""
+    work = tmp_path / "m.py"
+    work.write_text(
+        textwrap.dedent(
+            """
+            import torch
+
+
+            class M(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.stats = {"kl": torch.zeros(())}
+                    self.seen = {}
+
+                def forward(self, x):
+                    if x.max() > 1.0:
+                        step, w = 0.1, 2.0
+                        self.stats["frac"] = (x > 1.0).float().mean()
+                    else:
+                        step, w = -0.1, 1.0
+                        self.stats["frac"] = torch.zeros(())
+                    if x.min() < -1.0:
+                        self.stats["kl"] = x.mean()
+                    if x.sum() > 0:
+                        self.seen["pos"] = x.sum()
+                    return x * w + step
+            """
+        ),
+        encoding="utf-8",
+    )
+    res = run_fixes([str(work)], Config(select=("CL101",), cache=False), unsafe=True)
+    text = decode(res.changes[0].after)
+    assert "step = torch.where(cond, 0.1, -0.1)" in text
+    assert "w = torch.where(cond, 2.0, 1.0)" in text
+    assert (
+        'self.stats["frac"] = torch.where(cond, (x > 1.0).float().mean(), torch.zeros(()))' in text
+    )
+    assert 'self.stats["kl"] = torch.where(x.min() < -1.0, x.mean(), self.stats["kl"])' in text
+    assert "if x.sum() > 0:" in text
+    (left,) = [r for r in res.records if r.status == "no-fix"]
+    assert "assigned in one branch only" in left.reason
 
 
 def test_python_numbers_selected_only_where_tensor_arithmetic_reads_them(tmp_path: Path) -> None:
