@@ -698,6 +698,45 @@ def test_branch_targets_other_than_one_name_are_split(tmp_path: Path) -> None:
     assert "assigned in one branch only" in left.reason
 
 
+def test_nonzero_ends_unique_loops_and_lazy_layers(tmp_path: Path) -> None:
+    """CL110: `nonzero()[-1]` becomes argmax of the running count (the mask computed once), a
+    loop over `torch.unique` every class with a presence mask; CL508: a layer built on first
+    use becomes `nn.LazyLinear` in `__init__`."""
+    work = tmp_path / "m.py"
+    work.write_text(
+        textwrap.dedent(
+            """
+            import torch
+            from torch import nn
+
+
+            class M(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.head = None
+
+                def forward(self, ids, probs, target):
+                    last = (ids[0] != 0).nonzero()[-1]
+                    losses = []
+                    for c in torch.unique(target):
+                        losses.append(1 - probs[:, c].mean())
+                    if self.head is None:
+                        self.head = nn.Linear(probs.shape[-1], 2)
+                    return last, torch.stack(losses).mean(), self.head(probs)
+            """
+        ),
+        encoding="utf-8",
+    )
+    res = run_fixes([str(work)], Config(select=("CL110", "CL508"), cache=False), unsafe=True)
+    text = decode(res.changes[0].after)
+    assert "mask = ids[0] != 0\n" in text
+    assert "torch.unravel_index(mask.flatten().long().cumsum(0).argmax(), mask.shape)" in text
+    assert "for c in range(probs.shape[1]):" in text
+    assert "present.append((target == c).any())" in text
+    assert "torch.where(torch.stack(present), torch.stack(losses), 0).sum()" in text
+    assert "self.head = nn.LazyLinear(2)" in text and "if self.head is None" not in text
+
+
 def test_python_numbers_selected_only_where_tensor_arithmetic_reads_them(tmp_path: Path) -> None:
     work = tmp_path / "m.py"
     work.write_text(
