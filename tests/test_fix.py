@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -621,6 +622,119 @@ def test_slice_bound_summed_at_once_is_masked_else_proposed(tmp_path: Path) -> N
     (rec,) = res.records
     assert rec.status == "proposed" and not res.changes
     assert ".to(x.dtype)).mean(1)" in rec.patch
+
+
+def test_trim_reaching_only_sums_is_masked_at_the_sums(tmp_path: Path) -> None:
+    """``enc = enc[:, :n]`` whose values only go through position-wise steps to sums over the
+    cut dim: the trim goes and the sums are masked; a softmax over a possibly-cut last dim (it
+    would mix the cut positions in) or a mean keeps the proposal, which names the use."""
+    work = tmp_path / "m.py"
+    head = (
+        "import torch\n\n\nclass M(torch.nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.proj = torch.nn.Linear(4, 5)\n\n"
+        "    def forward(self, enc, lengths):\n        n = int(lengths.max())\n"
+        "        enc = enc[:, :n]\n"
+    )
+    work.write_text(
+        head + "        logp = self.proj(enc).log_softmax(-1)\n        return logp.sum(dim=1)\n",
+        encoding="utf-8",
+    )
+    res = run_fixes([str(work)], Config(select=("CL102",), cache=False), unsafe=True)
+    text = decode(res.changes[0].after)
+    assert "enc = enc[:, :n]" not in text
+    assert "keep = torch.arange(enc.shape[1], device=enc.device) < " in text
+    assert "return torch.where(keep, logp.movedim(1, -1), 0).sum(-1)" in text
+    for tail in ("        return enc.softmax(-1).sum(1)\n", "        return enc.mean(1)\n"):
+        work.write_text(head + tail, encoding="utf-8")
+        res = run_fixes([str(work)], Config(select=("CL102",), cache=False), unsafe=True)
+        (rec,) = res.records
+        assert rec.status == "proposed" and not res.changes
+        assert "the trimmed values reach `return enc." in rec.reason
+
+
+def test_branch_targets_other_than_one_name_are_split(tmp_path: Path) -> None:
+    """A tuple of numbers, a key and an attribute assigned in both branches are selected one by
+    one; a key set in `__init__` may be assigned in one branch; a key that may be missing
+    keeps its branch."""
+    work = tmp_path / "m.py"
+    work.write_text(
+        textwrap.dedent(
+            """
+            import torch
+
+
+            class M(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.stats = {"kl": torch.zeros(())}
+                    self.seen = {}
+
+                def forward(self, x):
+                    if x.max() > 1.0:
+                        step, w = 0.1, 2.0
+                        self.stats["frac"] = (x > 1.0).float().mean()
+                    else:
+                        step, w = -0.1, 1.0
+                        self.stats["frac"] = torch.zeros(())
+                    if x.min() < -1.0:
+                        self.stats["kl"] = x.mean()
+                    if x.sum() > 0:
+                        self.seen["pos"] = x.sum()
+                    return x * w + step
+            """
+        ),
+        encoding="utf-8",
+    )
+    res = run_fixes([str(work)], Config(select=("CL101",), cache=False), unsafe=True)
+    text = decode(res.changes[0].after)
+    assert "step = torch.where(cond, 0.1, -0.1)" in text
+    assert "w = torch.where(cond, 2.0, 1.0)" in text
+    assert (
+        'self.stats["frac"] = torch.where(cond, (x > 1.0).float().mean(), torch.zeros(()))' in text
+    )
+    assert 'self.stats["kl"] = torch.where(x.min() < -1.0, x.mean(), self.stats["kl"])' in text
+    assert "if x.sum() > 0:" in text
+    (left,) = [r for r in res.records if r.status == "no-fix"]
+    assert "assigned in one branch only" in left.reason
+
+
+def test_nonzero_ends_unique_loops_and_lazy_layers(tmp_path: Path) -> None:
+    """CL110: `nonzero()[-1]` becomes argmax of the running count (the mask computed once), a
+    loop over `torch.unique` every class with a presence mask; CL508: a layer built on first
+    use becomes `nn.LazyLinear` in `__init__`."""
+    work = tmp_path / "m.py"
+    work.write_text(
+        textwrap.dedent(
+            """
+            import torch
+            from torch import nn
+
+
+            class M(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.head = None
+
+                def forward(self, ids, probs, target):
+                    last = (ids[0] != 0).nonzero()[-1]
+                    losses = []
+                    for c in torch.unique(target):
+                        losses.append(1 - probs[:, c].mean())
+                    if self.head is None:
+                        self.head = nn.Linear(probs.shape[-1], 2)
+                    return last, torch.stack(losses).mean(), self.head(probs)
+            """
+        ),
+        encoding="utf-8",
+    )
+    res = run_fixes([str(work)], Config(select=("CL110", "CL508"), cache=False), unsafe=True)
+    text = decode(res.changes[0].after)
+    assert "mask = ids[0] != 0\n" in text
+    assert "torch.unravel_index(mask.flatten().long().cumsum(0).argmax(), mask.shape)" in text
+    assert "for c in range(probs.shape[1]):" in text
+    assert "present.append((target == c).any())" in text
+    assert "torch.where(torch.stack(present), torch.stack(losses), 0).sum()" in text
+    assert "self.head = nn.LazyLinear(2)" in text and "if self.head is None" not in text
 
 
 def test_python_numbers_selected_only_where_tensor_arithmetic_reads_them(tmp_path: Path) -> None:

@@ -226,6 +226,31 @@ def test_verify_rejects_a_fix_that_changes_outputs(tmp_path: Path) -> None:
     assert not checks["CL111"].accepted
 
 
+def test_verify_accepts_a_layer_built_lazily_in_init(tmp_path: Path) -> None:
+    """CL508: the lazy module's parameters have no values before the first call; verification
+    leaves them out of the weight snapshot (the original has no such layer yet), and the
+    weights drawn at the first call match the original's."""
+    shutil.copy(FIXDIR / "CL508_before.py", tmp_path / "model.py")
+    spec = tmp_path / "spec.json"
+    spec.write_text(
+        json.dumps({"model": "model.py:Model", "inputs": [{"tensor": [4, 8]}], "seed": 0}),
+        encoding="utf-8",
+    )
+    run = fix_paths(
+        [str(tmp_path / "model.py")],
+        Config(select=("CL508",), cache=False),
+        unsafe=True,
+        spec=str(spec),
+        verify=True,
+        root=str(tmp_path),
+    )
+    assert run.verification is not None and run.verification.error is None
+    checks = [c for c in run.verification.checks if c.rule == "CL508"]
+    assert checks and checks[0].accepted, checks
+    assert checks[0].breaks_after == 0 and checks[0].outputs == "match"
+    assert "nn.LazyLinear" in (tmp_path / "model.py").read_text(encoding="utf-8")
+
+
 def test_verify_counter_buffer_removes_recompiles(tmp_path: Path) -> None:
     for name in ("int_counter.py", "int_counter.json"):
         shutil.copy(ROOT / "fixtures" / "dynamic" / name, tmp_path / name)

@@ -646,3 +646,49 @@ def test_unpacking_a_module_of_unknown_class_is_not_unpacking_a_tensor(tmp_path:
             return x
     """
     assert lint(tmp_path, {"m.py": src}, ("CL101", "CL115")) == [("m.py", 17, "CL101")]
+
+
+# ---------------------------------------------------------------------------- numbers
+def test_numbers_known_from_values_and_from_the_assignments() -> None:
+    """The number model: `self.eps` from a number default, class-body constants, expressions
+    only numbers evaluate; a config attribute or a parameter without default is not known."""
+    import libcst as cst
+
+    from compilelint.fix.context import FixContext
+
+    src = textwrap.dedent(
+        """
+        import torch
+
+        class M(torch.nn.Module):
+            tau = 0.07
+
+            def __init__(self, dim, heads=4, eps=0.1, cfg=None):
+                super().__init__()
+                self.eps = eps
+                self.scale = (dim // heads) ** -0.5
+                self.margin = 0.2 * heads
+                self.t = cfg.temperature
+                self.dim = dim
+                self.name = "m"
+
+            def forward(self, x):
+                return x * self.eps * self.scale * self.margin * self.tau * self.t * self.dim, self.name
+        """
+    )
+    module = cst.parse_module(src)
+    ctx = FixContext(module, path="m.py")
+    got = {}
+    line = next(i for i, t in enumerate(src.splitlines(), 1) if "return x" in t)
+    for node in ctx.on_line(line, cst.Attribute):
+        if isinstance(node.value, cst.Name) and node.value.value == "self":
+            got[node.attr.value] = ctx.is_number(node)
+    assert got == {
+        "eps": True,
+        "scale": True,
+        "margin": True,
+        "tau": True,
+        "t": False,
+        "dim": False,
+        "name": False,
+    }

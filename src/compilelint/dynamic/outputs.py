@@ -47,7 +47,12 @@ class Recorder:
         self.eager_grads_noise = 0.0
 
     def model_built(self, torch: Any, model: Any) -> None:
-        self.weights = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
+        # a lazy module's parameters (`nn.LazyLinear`) have no values until the first call:
+        # they are left out, as the original (which builds that layer in forward) has none
+        lazy = torch.nn.parameter.is_lazy
+        self.weights = {
+            k: v.detach().cpu().clone() for k, v in model.state_dict().items() if not lazy(v)
+        }
 
     def called(self, torch: Any, out: Any) -> None:
         self.outputs.append(snapshot(torch, out))

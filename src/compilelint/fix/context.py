@@ -11,7 +11,8 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
 
 from compilelint.model import Finding
-from compilelint.static.analysis.facts import Taint
+from compilelint.static.analysis.facts import FileFacts, Taint
+from compilelint.static.analysis.numbers import certainly_number, numeric_attribute
 from compilelint.static.analysis.project import Project
 from compilelint.static.analysis.walker import FileWalker, analyze_module
 
@@ -51,6 +52,8 @@ class FixContext:
         self._parents = wrapper.resolve(ParentNodeProvider)
         self._by_start: dict[tuple[int, int], list[cst.CSTNode]] | None = None
         self._taints: dict[int, Taint] | None = None
+        self._values: dict[int, tuple[object, ...]] = {}
+        self._facts: FileFacts | None = None
         self._names: set[str] | None = None
         self.torch_alias, self.torch_bound = _torch_alias(module)
 
@@ -126,17 +129,53 @@ class FixContext:
             return "T" in taint
         return self.project.resolves(self.path, taint)
 
+    def is_number(self, node: cst.BaseExpression) -> bool:
+        """Whether ``node`` is certainly a Python int or float (never a tensor), by the static
+        stage's value model: a number literal or arithmetic of numbers, a parameter with a number
+        default, ``self.X`` where every value the class assigns to ``X`` is such a number (see
+        :mod:`compilelint.static.analysis.numbers`)."""
+        if isinstance(node, cst.UnaryOperation) and isinstance(
+            node.operator, (cst.Minus, cst.Plus)
+        ):
+            return self.is_number(node.expression)
+        if isinstance(node, cst.BinaryOperation) and not isinstance(
+            node.operator, cst.MatrixMultiply
+        ):
+            return self.is_number(node.left) and self.is_number(node.right)
+        if isinstance(node, (cst.Integer, cst.Float)):
+            return True
+        if self._taints is None:
+            self._taints = self._probe()
+        v = self._values.get(id(node))
+        if v is None or self._facts is None or self.is_tensor(node):
+            return False
+        if certainly_number(v, self._facts):
+            return True
+        # `self.scale = (dim // heads) ** -0.5`, `tau = 0.07` in the class body: the
+        # assignments show a number where the joined value lost it
+        if (
+            isinstance(node, cst.Attribute)
+            and isinstance(node.value, cst.Name)
+            and node.value.value == "self"
+        ):
+            klass = self.enclosing(node, cst.ClassDef)
+            return klass is not None and numeric_attribute(klass, node.attr.value)
+        return False
+
     def _probe(self) -> dict[int, Taint]:
         out: dict[int, Taint] = {}
+        values = self._values
 
         def hooks(w: FileWalker) -> dict[type, list]:  # type: ignore[type-arg]
             def record(node: cst.BaseExpression) -> None:
+                v = w.value(node)
+                values[id(node)] = v
                 out[id(node)] = w.taint(node)
 
             return {t: [record] for t in _PROBED}
 
         try:
-            analyze_module(
+            self._facts = analyze_module(
                 self.module,
                 path=self.path,
                 module_name=self.module_name,

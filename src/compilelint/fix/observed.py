@@ -215,6 +215,15 @@ GB_RULES: dict[str, tuple[tuple[str, Callable[[cst.CSTNode], bool]], ...]] = {
     ),  # unsupported context manager (a lock, a file)
     "GB0170": (("CL104", _is_assert), ("CL101", _is_branch)),  # data-dependent branching
     "GB0035": (("CL101", _is_branch),),
+    # a layer built in forward (`nn.Parameter()` while tracing): its lazy module in __init__
+    "GB0264": (
+        (
+            "CL508",
+            _call_named(
+                "Linear", "Conv1d", "Conv2d", "Conv3d", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d"
+            ),
+        ),
+    ),
     # dynamic shape operator
     "GB0036": (("CL110", _is_shape_call), ("CL111", _is_subscript)),
     # `.tolist()` of a float tensor: a list log on `self`, or a list kept on `self`

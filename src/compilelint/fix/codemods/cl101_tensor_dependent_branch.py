@@ -25,6 +25,7 @@ from compilelint.fix.codemods import masks
 from compilelint.fix.codemods.base import (
     ARITH_OPERATORS,
     Codemod,
+    all_nodes,
     atom,
     bound_names,
     comments_in,
@@ -456,24 +457,39 @@ class TensorDependentBranchWhere(Codemod):
             imports=("torch",),
         )
 
-    def _branch(self, stmts: list[cst.BaseSmallStatement]) -> Branch | NoFix:
+    def _branch(
+        self,
+        stmts: list[cst.BaseSmallStatement],
+        targets: dict[str, cst.BaseExpression] | None = None,
+    ) -> Branch | NoFix:
+        """Each assignment of a branch as (key, new value, node to ask about). ``targets``
+        given: ``a, b = x, y`` (a tuple of the same length), ``a = b = v``, and targets other
+        than names (``self.stats["k"] = v``, ``self.last = v``: keyed by their code, the node
+        recorded in ``targets``) are split into one assignment per target."""
         out: Branch = []
         for s in stmts:
             if isinstance(s, cst.Pass):
                 continue
             if isinstance(s, cst.Assign):
-                if len(s.targets) != 1 or not isinstance(s.targets[0].target, cst.Name):
-                    return NoFix("a branch assigns something other than one plain name")
-                out.append((s.targets[0].target.value, s.value, s.value))
-            elif isinstance(s, cst.AugAssign) and isinstance(s.target, cst.Name):
+                pairs = _assign_pairs(s) if targets is not None else None
+                if pairs is None:
+                    if len(s.targets) != 1 or not isinstance(s.targets[0].target, cst.Name):
+                        return NoFix("a branch assigns something other than one plain name")
+                    pairs = [(s.targets[0].target, s.value)]
+                if isinstance(pairs, NoFix):
+                    return pairs
+                for t, v in pairs:
+                    out.append((_target_key(t, targets), v, v))
+            elif isinstance(s, cst.AugAssign) and (
+                isinstance(s.target, cst.Name) or (targets is not None and _plain_target(s.target))
+            ):
                 op = _AUG.get(type(s.operator))
                 if op is None:
                     return NoFix("a branch uses a bitwise augmented assignment")
-                val = cst.BinaryOperation(
-                    left=cst.Name(s.target.value), operator=op(), right=atom(s.value)
-                )
+                key = _target_key(s.target, targets)
+                val = cst.BinaryOperation(left=s.target, operator=op(), right=atom(s.value))
                 # `x += v` on a tensor is a tensor whatever `v` is
-                out.append((s.target.value, val, s.target))
+                out.append((key, val, s.target))
             else:
                 return NoFix("a branch does more than assign values to names")
         return out
@@ -493,10 +509,11 @@ class TensorDependentBranchWhere(Codemod):
         hoisted: list[cst.SimpleStatementLine] = []
         if not orelse:
             hoisted, body = self._hoist(ctx, node, body)
-        tb = self._branch(body)
+        targets: dict[str, cst.BaseExpression] = {}
+        tb = self._branch(body, targets)
         if isinstance(tb, NoFix):
             return tb
-        fb = self._branch(orelse)
+        fb = self._branch(orelse, targets)
         if isinstance(fb, NoFix):
             return fb
         if not tb and not fb:
@@ -513,19 +530,37 @@ class TensorDependentBranchWhere(Codemod):
             for br in (tb, fb):
                 seen: set[str] = set()
                 for n, v, _ in br:
-                    if n in seen or (names_in(v) & seen):
+                    if n in seen or _reads_any(v, seen, targets):
                         return NoFix(
                             "a branch reads a value it assigned; the sides depend on order"
                         )
                     seen.add(n)
+        bad_target = _target_reads(tb + fb, targets)
+        if bad_target is not None:
+            return bad_target
         one_sided = [n for n in names if n not in tmap or n not in fmap]
         fn = ctx.function(node)
+        kept = [n for n in one_sided if n in targets]
+        fresh = [
+            n
+            for n in kept
+            if not any(n == k and o is targets[n] for k, _, o in tb + fb)
+            and not _set_before(ctx, node, targets[n])
+        ]
+        if fresh:
+            return NoFix(
+                f"`{fresh[0]}` is assigned in one branch only: it may hold no value before the "
+                "`if` (a missing key or attribute)"
+            )
+        one_sided = [n for n in one_sided if n not in targets]
         if one_sided and not self._bound_before(ctx, fn, node, one_sided):
             return NoFix("a name assigned in one branch has no value before the `if`")
         if reports and not tb and not fb:
             return NoFix("the branch assigns nothing")
         sides = [o for _, _, o in tb + fb]
-        bad = self._sides_ok(ctx, sides, scalars_ok=_tensor_uses_only(ctx, node, names))
+        plain = [n for n in names if n not in targets]
+        scalars_ok = not targets and _tensor_uses_only(ctx, node, plain)
+        bad = self._sides_ok(ctx, sides, scalars_ok=scalars_ok)
         if bad is not None:
             return bad
         stmts: list[cst.BaseStatement] = []
@@ -545,21 +580,25 @@ class TensorDependentBranchWhere(Codemod):
                 )
             )
             cond = cst.Name(tmp)
+
+        def read(n: str) -> cst.BaseExpression:
+            return targets[n] if n in targets else cst.Name(n)
+
         if fb:
             for n in names:
-                a = tmap.get(n, cst.Name(n))
-                b = fmap.get(n, cst.Name(n))
-                stmts.append(self._assign(ctx, n, cond, a, b))
+                a = tmap.get(n, read(n))
+                b = fmap.get(n, read(n))
+                stmts.append(self._assign(ctx, n, cond, a, b, targets.get(n)))
         elif all(always):
             for n, v, _ in tb:
                 stmts.append(
                     cst.SimpleStatementLine(
-                        body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(n))], value=v)]
+                        body=[cst.Assign(targets=[cst.AssignTarget(read(n))], value=v)]
                     )
                 )
         else:
             for n, v, _ in tb:
-                stmts.append(self._assign(ctx, n, cond, v, cst.Name(n)))
+                stmts.append(self._assign(ctx, n, cond, v, read(n), targets.get(n)))
         stmts = [*hoisted, *stmts]
         if hoisted:
             title += "; Python values the branch only uses itself are computed always"
@@ -632,11 +671,13 @@ class TensorDependentBranchWhere(Codemod):
         cond: cst.BaseExpression,
         a: cst.BaseExpression,
         b: cst.BaseExpression,
+        target: cst.BaseExpression | None = None,
     ) -> cst.SimpleStatementLine:
         return cst.SimpleStatementLine(
             body=[
                 cst.Assign(
-                    targets=[cst.AssignTarget(cst.Name(name))], value=self._where(ctx, cond, a, b)
+                    targets=[cst.AssignTarget(target or cst.Name(name))],  # type: ignore[arg-type]
+                    value=self._where(ctx, cond, a, b),
                 )
             ]
         )
@@ -659,6 +700,138 @@ class TensorDependentBranchWhere(Codemod):
             if not any(ctx.span(b)[0] < line for b in bound.get(n, [])):
                 return False
         return True
+
+
+# ---------------------------------------------------------------------------- branch targets
+
+
+def _plain_target(t: cst.BaseExpression) -> bool:
+    """``self.x``, ``obj.a.b``, ``d["k"]``, ``self.stats["k"]``, ``buf[0]``: an attribute or a
+    subscript by a constant, on a chain of names and attributes (evaluating it has no effect)."""
+    if isinstance(t, cst.Attribute):
+        return isinstance(t.value, cst.Name) or _plain_target(t.value)
+    if isinstance(t, cst.Subscript):
+        if len(t.slice) != 1 or not isinstance(t.slice[0].slice, cst.Index):
+            return False
+        key = t.slice[0].slice.value
+        if not (isinstance(key, (cst.SimpleString, cst.Integer)) or is_number(key)):
+            return False
+        return isinstance(t.value, cst.Name) or _plain_target(t.value)
+    return False
+
+
+def _assign_pairs(
+    s: cst.Assign,
+) -> list[tuple[cst.BaseExpression, cst.BaseExpression]] | NoFix | None:
+    """(target, value) per target of ``s`` when it is more than one plain name: ``a, b = x,
+    y``, ``a = b = v``, ``self.x = v``, ``d["k"] = v``; None for one plain name."""
+    if len(s.targets) == 1 and isinstance(s.targets[0].target, cst.Name):
+        return None
+    pairs: list[tuple[cst.BaseExpression, cst.BaseExpression]] = []
+    for at in s.targets:
+        t = at.target
+        if isinstance(t, (cst.Tuple, cst.List)):
+            els = t.elements
+            v = s.value
+            if len(s.targets) != 1 or not isinstance(v, (cst.Tuple, cst.List)):
+                return NoFix("a branch unpacks a value that is not a tuple literal")
+            vals = v.elements
+            if len(vals) != len(els) or any(
+                isinstance(e, (cst.StarredElement)) for e in [*els, *vals]
+            ):
+                return NoFix("a branch unpacks a tuple of another length or a starred one")
+            names = {e.value.value for e in els if isinstance(e.value, cst.Name)}
+            for e, ve in zip(els, vals):
+                if not (isinstance(e.value, cst.Name) or _plain_target(e.value)):
+                    return NoFix("a branch unpacks into a target other than a name or attribute")
+                if names_in(ve.value) & names:
+                    return NoFix("a branch swaps values (`a, b = b, a`)")
+                pairs.append((e.value, ve.value))
+        elif isinstance(t, cst.Name) or _plain_target(t):
+            pairs.append((t, s.value))
+        else:
+            return NoFix("a branch assigns something other than a name, an attribute or a key")
+    return pairs
+
+
+def _set_before(ctx: FixContext, node: cst.If, target: cst.BaseExpression) -> bool:
+    """Does ``target`` (``self.x``, ``d["k"]``, ``self.stats["k"]``) hold a value before the
+    ``if``: assigned by a statement of the same function on an earlier line, by ``__init__``
+    (a ``self`` attribute, or a key of the dict literal ``__init__`` assigns to it), or a key
+    of a dict literal bound to the name earlier in the function?"""
+    fn = ctx.function(node)
+    if fn is None:
+        return False
+    line = ctx.span(node)[0]
+    key = _code(target)
+    klass = ctx.enclosing(fn, cst.ClassDef)
+    init = next(
+        (
+            s
+            for s in (klass.body.body if klass is not None else ())  # type: ignore[union-attr]
+            if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"
+        ),
+        None,
+    )
+    base = target.value if isinstance(target, (cst.Subscript, cst.Attribute)) else None
+    sub_key = (
+        target.slice[0].slice.value  # type: ignore[attr-defined]
+        if isinstance(target, cst.Subscript)
+        else None
+    )
+    for scope, before in ((fn, True), (init, False)):
+        if scope is None or (scope is fn and before is False):
+            continue
+        for n in all_nodes(scope):
+            if not isinstance(n, cst.Assign) or (before and ctx.span(n)[0] >= line):
+                continue
+            if before is False and not (base is not None and _code(base).startswith("self")):
+                continue
+            for t in n.targets:
+                code = _code(t.target)
+                if code == key and (before or key.startswith("self.")):
+                    return True
+                if (
+                    base is not None
+                    and sub_key is not None
+                    and code == _code(base)
+                    and isinstance(n.value, cst.Dict)
+                    and any(
+                        isinstance(el, cst.DictElement) and _code(el.key) == _code(sub_key)
+                        for el in n.value.elements
+                    )
+                ):
+                    return True
+    return False
+
+
+def _target_key(t: cst.BaseExpression, targets: dict[str, cst.BaseExpression] | None) -> str:
+    if isinstance(t, cst.Name):
+        return t.value
+    key = _code(t)
+    if targets is not None:
+        targets.setdefault(key, t)
+    return key
+
+
+def _reads_any(
+    v: cst.BaseExpression, keys: set[str], targets: dict[str, cst.BaseExpression]
+) -> bool:
+    """Does ``v`` read one of ``keys`` (names, or the code of attribute/key targets)?"""
+    if names_in(v) & keys:
+        return True
+    text = _code(v)
+    return any(k in targets and k in text for k in keys)
+
+
+def _target_reads(br: Branch, targets: dict[str, cst.BaseExpression]) -> NoFix | None:
+    """An attribute or key target whose object a branch also rebinds (``d = {}``; then
+    ``d["k"] = v``) is not split: the selections would write to another object."""
+    names = {k for k, _, _ in br if k not in targets}
+    for key, t in targets.items():
+        if names_in(t) & names:
+            return NoFix(f"a branch rebinds a name `{key}` is read through")
+    return None
 
 
 # ---------------------------------------------------------------------------- Python sides

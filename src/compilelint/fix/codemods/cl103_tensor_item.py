@@ -39,6 +39,7 @@ from compilelint.fix.codemods.base import (
     not_compiling,
     number_expr,
     paren,
+    template,
 )
 from compilelint.fix.codemods.cl101_tensor_dependent_branch import eager_only_body
 from compilelint.fix.codemods.observe import eager_only, self_attr
@@ -97,6 +98,7 @@ class TensorItemDrop(Codemod):
         return res
 
     needs_torch: bool = False  # does the origin's replacement name torch?
+    _float: bool = False  # is the value read certainly a Python float (see `_float_read`)?
     action: str = "drop `.item()`"  # what the title says is done
 
     # ------------------------------------------------------------------ the origin
@@ -127,6 +129,7 @@ class TensorItemDrop(Codemod):
         wrap: str,
     ) -> Rewrite | NoFix:
         plan: _Plan = {id(origin): "origin"}
+        self._float = wrap == "float" or _float_read(origin)
         end = self._climb(ctx, origin, set(), plan, allow_assign=True)
         if isinstance(end, NoFix):
             # `if loss.item() > 100: print(...)`: the number is only read by code that reports,
@@ -264,11 +267,12 @@ class TensorItemDrop(Codemod):
                 )
                 if call is not None and plain and fname in ("max", "min") and len(call.args) == 2:
                     other = call.args[1].value if call.args[0] is p else call.args[0].value
-                    if number_expr(other):
+                    tensorish = not number_expr(other) and self._tensorish(ctx, other, names)
+                    if not tensorish and (number_expr(other) or ctx.is_number(other)):
                         plan[id(call)] = "clamp"
                         cur = call
                         continue
-                    if self._tensorish(ctx, other, names):
+                    if tensorish:
                         plan[id(call)] = "maximum"
                         cur = call
                         continue
@@ -292,7 +296,13 @@ class TensorItemDrop(Codemod):
                 other = p.right if p.left is cur else p.left
                 if ctx.is_tensor(other):
                     return _End()
-                if number_expr(other) or self._tensorish(ctx, other, names):
+                if (
+                    ctx.is_number(other)
+                    or self._tensorish(ctx, other, names)
+                    or _numeric_by_use(p, other, floats=self._float)
+                ):
+                    # a Python number (a literal, `self.eps` set from a number) combined
+                    # with a 0-d tensor stays a 0-d tensor
                     cur = p
                     continue
                 return NoFix(
@@ -313,6 +323,13 @@ class TensorItemDrop(Codemod):
             kept = _kept(ctx, cur)
             if kept is not None:
                 return kept
+            sub = _tensor_index(ctx, cur)
+            if sub is not None:
+                # `x[:, n]` of a tensor: `x.index_select(1, n.long().view(1)).squeeze(1)`, the
+                # same element (an index the original read as an int; a 0-d tensor index
+                # mixed with slices would be read with `.item()` by dynamo)
+                plan[id(sub[0])] = f"index:{sub[1]}"
+                return _End()
             where = ctx.code(p).strip().splitlines()[0][:40] if p is not None else "?"
             return NoFix(f"the value is used in `{where}`, not only in arithmetic with tensors")
 
@@ -328,7 +345,7 @@ class TensorItemDrop(Codemod):
         if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, ARITH_OPERATORS):
             sides = (e.left, e.right)
             return any(self._tensorish(ctx, s, names) for s in sides) and all(
-                number_expr(s) or self._tensorish(ctx, s, names) for s in sides
+                number_expr(s) or ctx.is_number(s) or self._tensorish(ctx, s, names) for s in sides
             )
         return False
 
@@ -370,6 +387,16 @@ class TensorItemDrop(Codemod):
                     test=cst.parse_expression(f"not {torch_}.compiler.is_compiling()"),
                     body=cst.IndentedBlock(body=[u.with_changes(body=body, leading_lines=[])]),
                     leading_lines=u.leading_lines,
+                )
+            if kind.startswith("index:"):
+                uses_torch = True
+                assert isinstance(u, cst.Subscript)
+                d = int(kind.removeprefix("index:"))
+                idx = u.slice[d].slice.value  # type: ignore[attr-defined]
+                return template(
+                    f"__x__.index_select({d}, __i__.long().view(1)).squeeze({d})",
+                    x=atom(u.value),
+                    i=atom(idx),
                 )
             assert isinstance(u, cst.Call)
             args = [a.value for a in u.args]
@@ -425,6 +452,81 @@ class TensorItemDrop(Codemod):
         if extra:
             title += ", " + ", ".join(extra)
         return Rewrite(title, changes, imports=("torch",) if uses_torch else ())
+
+
+def _tensor_index(ctx: FixContext, node: cst.CSTNode) -> tuple[cst.Subscript, int] | None:
+    """(``x[:, node]``, the position of ``node``) when ``node`` is the one index of a read of
+    a tensor ``x`` and every other index is a full slice ``:``."""
+    idx = ctx.parent(node)
+    el = ctx.parent(idx) if isinstance(idx, cst.Index) else None
+    sub = ctx.parent(el) if isinstance(el, cst.SubscriptElement) else None
+    if not isinstance(sub, cst.Subscript) or not ctx.is_tensor(sub.value):
+        return None
+    if isinstance(ctx.parent(sub), (cst.AssignTarget, cst.AugAssign, cst.Del)):
+        return None
+    for e in sub.slice:
+        if e is el:
+            continue
+        s = e.slice
+        if not (
+            isinstance(s, cst.Slice) and s.lower is None and s.upper is None and s.step is None
+        ):
+            return None
+    return sub, list(sub.slice).index(el)  # type: ignore[arg-type]
+
+
+def _numeric_by_use(
+    op: cst.BinaryOperation, other: cst.BaseExpression, *, floats: bool = False
+) -> bool:
+    """``n + other`` / ``-`` / ``/`` / ``**`` with ``n`` a Python number: the original only
+    ran when ``other`` is a number or a tensor (a string, a list or None raise), so the 0-d
+    tensor in ``n``'s place combines with it as well (``conf / self.config.temperature``).
+    ``*`` only when ``n`` is certainly a float (``floats``): an int times a list or a string
+    repeats it."""
+    ops: tuple[type, ...] = (cst.Add, cst.Subtract, cst.Divide, cst.Power)
+    if floats:
+        ops = (*ops, cst.Multiply)
+    return isinstance(op.operator, ops) and not (
+        isinstance(other, (cst.List, cst.Tuple, cst.Set, cst.Dict, cst.BaseString))
+    )
+
+
+# methods whose result is a floating tensor whatever the input's dtype (`.item()` of it is a
+# Python float)
+_FLOAT_METHODS = frozenset(
+    """mean std var norm float double half exp log log1p sqrt rsqrt sigmoid tanh softmax
+    log_softmax logsumexp erf reciprocal""".split()
+)
+
+
+def _float_read(origin: cst.Call) -> bool:
+    """``t.mean().item()``, ``x.float().sum().item()``: the value read is a Python float
+    (the chain holds a method that makes a floating tensor, followed only by reductions and
+    elementwise steps that keep it floating)."""
+    cur: cst.BaseExpression = (
+        origin.func.value if isinstance(origin.func, cst.Attribute) else origin
+    )
+    keep = {
+        "sum",
+        "max",
+        "min",
+        "amax",
+        "amin",
+        "abs",
+        "neg",
+        "clamp",
+        "detach",
+        "squeeze",
+        "flatten",
+    }
+    while isinstance(cur, cst.Call) and isinstance(cur.func, cst.Attribute):
+        name = cur.func.attr.value
+        if name in _FLOAT_METHODS:
+            return True
+        if name not in keep:
+            return False
+        cur = cur.func.value
+    return False
 
 
 def _numpy_call(e: cst.CSTNode) -> cst.Call | None:

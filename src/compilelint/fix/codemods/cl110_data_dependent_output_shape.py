@@ -11,6 +11,10 @@
 - ``torch.bincount(i, minlength=n)`` -> ``torch.zeros(n, dtype=torch.long,
   device=i.device).index_add_(0, i, torch.ones_like(i, dtype=torch.long))``: the same counts whenever every
   index is below ``n`` (else it raises instead of growing the output).
+- the first/last True of a mask: ``m.nonzero()[0]`` / ``m.nonzero()[-1]`` ->
+  ``torch.stack(torch.unravel_index(m.flatten().long()[.cumsum(0)].argmax(), m.shape))``
+  (the same coordinates whenever ``m`` has a True); ``m.nonzero()[:, -1]`` is proposed as
+  ``m.long().argmax(-1)`` (equal only with exactly one True per row).
 """
 
 from __future__ import annotations
@@ -18,10 +22,19 @@ from __future__ import annotations
 import libcst as cst
 
 from compilelint.fix.codemods import masks
-from compilelint.fix.codemods.base import Codemod, atom, bound_names, name_nodes, template
+from compilelint.fix.codemods.base import (
+    Codemod,
+    atom,
+    bound_names,
+    name_nodes,
+    side_effect,
+    template,
+)
+from compilelint.fix.codemods.classes import unique_index, unique_loop
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.model import Finding
+from compilelint.static.checks.cl111_boolean_mask_indexing import BOOL_METHODS
 
 _SHAPE_OPS = frozenset(
     {"nonzero", "masked_select", "unique", "unique_consecutive", "argwhere", "bincount", "where"}
@@ -45,6 +58,10 @@ class DataDependentShape(Codemod):
             return _indices_to_mask(ctx, call, mask)
         if _attr(call) == "bincount":
             return _bincount(ctx, call)
+        if _attr(call) == "unique":
+            looped = unique_loop(ctx, call) or unique_index(ctx, call)
+            if looped is not None:
+                return looped
         if _attr(call) == "repeat_interleave":
             return NoFix("`repeat_interleave` needs `output_size=` (a number the data decides)")
         name = ctx.code(call.func).strip()
@@ -147,8 +164,132 @@ def _store_index(ctx: FixContext, e: cst.CSTNode) -> cst.Subscript | None:
     return None
 
 
+def _end_row(ctx: FixContext, call: cst.Call) -> tuple[cst.Subscript, str] | None:
+    """``m.nonzero()[0]`` / ``m.nonzero()[-1]`` (``torch.nonzero(m)`` too): the subscript
+    and which end, "first" or "last"."""
+    p = ctx.parent(call)
+    if _tuple_form(call) or not isinstance(p, cst.Subscript) or p.value is not call:
+        return None
+    if len(p.slice) != 1 or not isinstance(p.slice[0].slice, cst.Index):
+        return None
+    i = p.slice[0].slice.value
+    if isinstance(i, cst.Integer) and i.value == "0":
+        return p, "first"
+    if (
+        isinstance(i, cst.UnaryOperation)
+        and isinstance(i.operator, cst.Minus)
+        and isinstance(i.expression, cst.Integer)
+        and i.expression.value == "1"
+    ):
+        return p, "last"
+    return None
+
+
+def _last_column(ctx: FixContext, call: cst.Call) -> cst.Subscript | None:
+    """``m.nonzero()[:, -1]``: the last coordinate of every True."""
+    p = ctx.parent(call)
+    if _tuple_form(call) or not isinstance(p, cst.Subscript) or p.value is not call:
+        return None
+    if len(p.slice) != 2:
+        return None
+    a, b = (e.slice for e in p.slice)
+    if not (isinstance(a, cst.Slice) and a.lower is None and a.upper is None and a.step is None):
+        return None
+    if (
+        isinstance(b, cst.Index)
+        and isinstance(b.value, cst.UnaryOperation)
+        and isinstance(b.value.operator, cst.Minus)
+        and isinstance(b.value.expression, cst.Integer)
+        and b.value.expression.value == "1"
+    ):
+        return p
+    return None
+
+
+def _end_index(
+    ctx: FixContext, sub: cst.Subscript, end: str, m: cst.BaseExpression
+) -> Rewrite | NoFix:
+    """``m.nonzero()[-1]`` (the position of the last True, one coordinate per dimension of
+    ``m``) -> ``torch.stack(torch.unravel_index(m.flatten().long().cumsum(0).argmax(),
+    m.shape))``: the running count of True reaches its maximum first at the last True, and
+    ``argmax`` returns the first maximum. ``[0]`` (the first True) is ``argmax`` of the mask
+    itself. Same values, dtype (int64) and shape (``(m.dim(),)``) whenever ``m`` has a True;
+    with none the original raises an IndexError and the rewrite gives zeros."""
+    eff = side_effect(m)
+    if eff is not None:
+        return NoFix(f"`{ctx.code(eff).strip()}` in the mask has a side effect")
+    t = ctx.torch()
+    stmt = ctx.statement(sub)
+    hoist = not isinstance(m, (cst.Name, cst.Attribute))
+    scoped = any(
+        isinstance(a, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp))
+        for a in ctx.ancestors(sub)
+        if stmt is not None and any(b is stmt for b in ctx.ancestors(a))
+    )
+    if hoist and (
+        not isinstance(stmt, cst.SimpleStatementLine)
+        or not isinstance(ctx.parent(stmt), cst.IndentedBlock)
+        or scoped
+        or len(stmt.body) != 1
+    ):
+        hoist = False
+    mask: cst.BaseExpression = m
+    name = ""
+    if hoist:
+        name = ctx.fresh_name("mask")
+        mask = cst.Name(name)
+    # `nonzero` counts every element that is not zero: a mask of other values is made one
+    is_bool = isinstance(m, cst.Comparison) or (
+        isinstance(m, cst.Call)
+        and isinstance(m.func, cst.Attribute)
+        and m.func.attr.value in BOOL_METHODS
+    )
+    counts = (
+        "__m__.flatten()"
+        + ("" if is_bool else ".bool()")
+        + ".long()"
+        + (".cumsum(0)" if end == "last" else "")
+    )
+    new = template(f"{t}.stack({t}.unravel_index({counts}.argmax(), __m__.shape))", m=atom(mask))
+    title = (
+        f"the {end} True position without `nonzero()`: "
+        + (
+            "`argmax` of the running count of the mask (its first maximum is the last True)"
+            if end == "last"
+            else "`argmax` of the mask (the first True)"
+        )
+        + ", as coordinates with `torch.unravel_index` (zeros where the mask has no True, "
+        "where the original raised)"
+    )
+    if not hoist:
+        return Rewrite(title=title, changes=[(sub, new)], imports=("torch",))
+    assert isinstance(stmt, cst.SimpleStatementLine)
+    line = cst.SimpleStatementLine(
+        body=[cst.Assign([cst.AssignTarget(cst.Name(name))], m.with_changes(lpar=[], rpar=[]))],
+        leading_lines=stmt.leading_lines,
+    )
+    fixed = stmt.deep_replace(sub, new).with_changes(leading_lines=[])  # type: ignore[arg-type]
+    return Rewrite(
+        title=title, changes=[(stmt, cst.FlattenSentinel([line, fixed]))], imports=("torch",)
+    )
+
+
 def _indices_to_mask(ctx: FixContext, call: cst.Call, m: cst.BaseExpression) -> Rewrite | NoFix:
     expr: cst.BaseExpression = call if _tuple_form(call) else _one_dim_index(ctx, call) or call
+    end = _end_row(ctx, call) if expr is call else None
+    if end is not None:
+        return _end_index(ctx, end[0], end[1], m)
+    col = _last_column(ctx, call) if expr is call else None
+    if col is not None:
+        new = template("__m__.long().argmax(-1)", m=atom(m))
+        return Proposal(
+            "the column of each row's True with `argmax` over the last dimension, without "
+            "`nonzero()`",
+            [(col, new)],
+            "`m.nonzero()[:, -1]` has one entry per True of the mask: it equals "
+            "`m.long().argmax(-1)` (one per row) only when every row of a two-dimensional mask "
+            "holds exactly one True (one EOS token per row), which the code does not show",
+        )
     if expr is call and not _tuple_form(call):
         return NoFix(
             "the indices of `nonzero()` (one row per element) are used as they are, not "

@@ -18,6 +18,7 @@ from __future__ import annotations
 import libcst as cst
 
 from compilelint.fix.codemods.base import Codemod, atom, name_nodes, paren, template
+from compilelint.fix.codemods.trim import masked_sums
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.model import Finding
@@ -55,6 +56,11 @@ class SliceBoundMask(Codemod):
                     origin = self._origin(ctx, bound)
                     if origin is not None:
                         return self._from_read(ctx, *origin)
+                    trimmed = self._tensor_bound(ctx, bound)
+                    if isinstance(trimmed, Rewrite):
+                        return trimmed
+                    if trimmed is not None:
+                        return self._mask(ctx, [a], None, None, trimmed.reason)
                 return self._mask(ctx, [a], None, None)
         return NoFix("the value is not a slice bound")
 
@@ -73,6 +79,25 @@ class SliceBoundMask(Codemod):
                     if r is not None:
                         return a.value, r
         return None
+
+    def _tensor_bound(self, ctx: FixContext, bound: cst.Name) -> Rewrite | NoFix | None:
+        """``n = lengths.max()`` (a tensor) whose every read is the upper bound of a trim:
+        masked at the sums (:func:`~compilelint.fix.codemods.trim.masked_sums`)."""
+        fn = ctx.function(bound)
+        if fn is None:
+            return None
+        reads = name_nodes(fn.body, bound.value, reads_only=True)
+        slices = [
+            s
+            for n in reads
+            if isinstance(s := ctx.parent(n), cst.Slice)
+            and s.upper is n
+            and s.lower is None
+            and s.step is None
+        ]
+        if len(slices) != len(reads):
+            return None
+        return masked_sums(ctx, fn, bound.value, slices, None, None)
 
     def _from_read(
         self, ctx: FixContext, call: cst.BaseExpression, value: cst.BaseExpression
@@ -98,7 +123,15 @@ class SliceBoundMask(Codemod):
         summed = self._summed(ctx, fn, name, slices, call, value)
         if summed is not None:
             return summed
-        return self._mask(ctx, slices, call, value)
+        why = ""
+        if isinstance(call, cst.Call) and len(name_nodes(fn.body, name, reads_only=True)) == len(
+            slices
+        ):
+            trimmed = masked_sums(ctx, fn, name, slices, call, value)
+            if isinstance(trimmed, Rewrite):
+                return trimmed
+            why = trimmed.reason
+        return self._mask(ctx, slices, call, value, why)
 
     def _summed(
         self,
@@ -169,6 +202,7 @@ class SliceBoundMask(Codemod):
         slices: list[cst.Slice],
         call: cst.BaseExpression | None,
         value: cst.BaseExpression | None,
+        why: str = "",
     ) -> Proposal | NoFix:
         changes: list[tuple[cst.CSTNode, cst.CSTNode]] = []
         if call is not None and value is not None:
@@ -202,7 +236,7 @@ class SliceBoundMask(Codemod):
             title="mask the positions past the bound instead of cutting them (the shape stays "
             "static)",
             changes=changes,
-            reason=_WHY,
+            reason=_WHY + (f" ({why})" if why else ""),
             imports=("torch",),
         )
 
