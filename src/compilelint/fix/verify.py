@@ -478,6 +478,8 @@ class Verifier:
             err = res.error or {}
             failure = f"the model fails with it: {err.get('step')}: {err.get('message')}"
         comparison: dict[str, Any] = res.raw.get("comparison") or {}
+        if failure is None and res.ok:
+            failure = compile_failure_text(res.block, current.block, {})
         if failure is None and not comparison.get("ok"):
             failure = _outputs_text(comparison).removeprefix("differ: ")
         before_b = current.block.get("breaks") or []
@@ -685,6 +687,8 @@ class Verifier:
             failure = f"the fixed model fails: {err.get('step')}: {err.get('message')}"
         comparison: dict[str, Any] = res.raw.get("comparison") or {}
         outputs = _outputs_text(comparison)
+        if failure is None and res.ok:
+            failure = compile_failure_text(res.block, self.before.block, maps)
         if failure is None and not comparison.get("ok"):
             failure = outputs.removeprefix("differ: ")
 
@@ -816,6 +820,39 @@ def _count(items: list[dict[str, Any]], path: str, lo: int, hi: int) -> int:
         for x in items
         if x.get("path") == path and x.get("line") is not None and lo <= int(x["line"]) <= hi
     )
+
+
+# torch's errors for a decision on a value it only knows symbolically (an unbacked size or
+# number from `.tolist()`, `.item()`, a boolean mask under capture_* config)
+_DATA_DEPENDENT = ("GuardOnDataDependentSymNode", "DataDependentOutputException", "data-dependent")
+
+
+def compile_failure_text(
+    block: dict[str, Any], before: dict[str, Any], maps: dict[str, LineMap]
+) -> str | None:
+    """Why the fixed model's compiled calls stopped, when torch.compile itself failed on it
+    (the same call ran uncompiled) and not on the model it was made from; None otherwise.
+    The run then recorded fewer outputs than the original's: this is the cause to report,
+    not the count of calls."""
+    cf = block.get("compile_failure")
+    if not isinstance(cf, dict) or isinstance(before.get("compile_failure"), dict):
+        return None
+    frame = cf.get("frame") or {}
+    path, line = frame.get("path"), frame.get("line")
+    where = ""
+    if path and line:
+        lm = maps.get(str(path))
+        where = f" at {path}:{lm.back(int(line))[0] if lm else line}"
+    msg = str(cf.get("message") or cf.get("type") or "an error")
+    text = f"torch.compile fails on the fixed model{where} (the call runs uncompiled): {msg}"
+    if any(d in msg for d in _DATA_DEPENDENT):
+        text += (
+            "; the graph break that was removed ended the graph before this line, so torch "
+            "handed the code after it the data-dependent values as Python numbers; without "
+            "the break they stay symbolic and this line decides on one (make it decide on "
+            "tensors, or keep the break)"
+        )
+    return text
 
 
 def _outputs_text(comparison: dict[str, Any]) -> str:
