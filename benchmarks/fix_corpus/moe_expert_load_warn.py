@@ -1,4 +1,4 @@
-# spec: {"model": "moe_expert_load_warn.py:SparseMoE", "inputs": [{"tensor": [12, 8], "init": "randn"}], "config": {"capture_scalar_outputs": true, "capture_dynamic_output_shape_ops": true}}
+# spec: {"model": "moe_expert_load_warn.py:SparseMoE", "inputs": [{"tensor": [12, 8], "init": "randn"}], "config": {"capture_scalar_outputs": true}}
 import warnings
 
 import torch
@@ -8,7 +8,8 @@ from torch import nn
 
 class SparseMoE(nn.Module):
     """Top-1 mixture of experts dispatched by sorting tokens per expert (fairseq/Megablocks
-    style loop over experts), warning when the load is unbalanced."""
+    style loop over experts) in a project that sets `capture_scalar_outputs`, warning the per-expert
+    load."""
 
     def __init__(self, dim=8, n_experts=4):
         super().__init__()
@@ -20,8 +21,8 @@ class SparseMoE(nn.Module):
         probs = F.softmax(self.router(x), dim=-1)
         gate, expert = probs.max(dim=-1)
         order = torch.argsort(expert, stable=True)
-        load = torch.bincount(expert, minlength=self.n_experts).tolist()
-        warnings.warn(f"expert load {load} (max/mean {max(load) / (sum(load) / len(load)):.2f})")
+        load = F.one_hot(expert, self.n_experts).sum(0).tolist()
+        warnings.warn(f"expert load {load}")
         chunks = x[order].split(load)
         outs = [self.experts[i](c) if c.shape[0] > 0 else c for i, c in enumerate(chunks)]
         y = torch.empty_like(x)

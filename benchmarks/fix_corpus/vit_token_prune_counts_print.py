@@ -24,5 +24,5 @@ class TokenPruner(nn.Module):
         tokens = x[keep]
         per_image = torch.split(tokens, counts)
         pooled = torch.stack([t.mean(0) if len(t) else t.new_zeros(t.shape[-1]) for t in per_image])
-        y = rearrange(self.proj(x), "b n (h d) -> b h n d", h=self.heads).mean(1)
-        return y + pooled[:, None]
+        y = rearrange(self.proj(x), "b n (h d) -> b h n d", h=self.heads).softmax(-1)
+        return rearrange(y, "b h n d -> b n (h d)") + pooled[:, None]

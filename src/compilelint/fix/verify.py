@@ -727,6 +727,13 @@ class Verifier:
                 )
                 if old:
                     continue
+                if b.get("gb_id") == "GB0088" and self._raises(texts, path, line):
+                    # "Observed exception" at a `raise`: the model's own exception leaves a
+                    # traced frame (its stop path). A fix that removed a break before it (a
+                    # report in the same branch) lets dynamo trace up to the `raise`; the
+                    # original raised the same exception there, eagerly, and the call ends
+                    # either way: not a break the fix added
+                    continue
                 desc = f"{path}:{line} {gb}"
                 owner = [
                     k
@@ -792,6 +799,19 @@ class Verifier:
                 reason=reason,
             )
         return _Attempt(keys, engine, res, checks, failure)
+
+    def _raises(self, texts: dict[str, tuple[str, str]], path: str, line: int) -> bool:
+        """Whether line ``line`` of ``path`` (the fixed copy's text) is a `raise` statement."""
+        if path in texts:
+            text = texts[path][1]
+        else:
+            try:
+                with open(os.path.join(self.after_dir, path), encoding="utf-8") as fh:
+                    text = fh.read()
+            except (OSError, UnicodeDecodeError):
+                return False
+        lines = text.splitlines()
+        return 0 < line <= len(lines) and lines[line - 1].lstrip().startswith("raise")
 
     def _rel(self, real: str) -> str:
         return os.path.relpath(real, self.root).replace(os.sep, "/")

@@ -1073,8 +1073,27 @@ def _or_proposal(
     not the same training step: optimizers skip parameters without a gradient, but apply weight
     decay and momentum to a zero one (AdamW, SGD with momentum), so parameters eager leaves
     alone would change. Computing both sides is also the cost of the rewrite."""
-    a = set().union(*(_called_modules(e) for e in taken)) if taken else set()
-    b = set().union(*(_called_modules(e) for e in other)) if other else set()
+    methods: dict[str, cst.FunctionDef] = {}
+    cls = next(
+        (c for c in ctx.ancestors(rewrite.changes[0][0]) if isinstance(c, cst.ClassDef)), None
+    )
+    if cls is not None and isinstance(cls.body, cst.IndentedBlock):
+        methods = {f.name.value: f for f in cls.body.body if isinstance(f, cst.FunctionDef)}
+
+    def modules(e: cst.CSTNode, depth: int = 0) -> set[str]:
+        # a method of the class counts through the submodules it calls (`self._pad(x)` uses
+        # none); anything else called on `self` is taken for a submodule
+        out: set[str] = set()
+        for name in _called_modules(e):
+            if name in methods:
+                if depth < 3:
+                    out |= modules(methods[name].body, depth + 1)
+            else:
+                out.add(name)
+        return out
+
+    a = set().union(*(modules(e) for e in taken)) if taken else set()
+    b = set().union(*(modules(e) for e in other)) if other else set()
     only = sorted(a ^ b)
     if not only:
         return rewrite

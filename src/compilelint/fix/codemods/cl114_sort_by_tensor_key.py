@@ -218,7 +218,7 @@ class SortByTensorKey(Codemod):
             ):
                 return NoFix(f"the `{how}` call is inside a lambda or a comprehension")
         th = ctx.torch()
-        order = ctx.fresh_name("order")
+        order = ctx.fresh_name("order" if how == "sorted" else "pick")
         field = ctx.fresh_name("field")
         if how == "sorted":
             desc = "" if rev is None else ", descending=__r__"
