@@ -142,11 +142,15 @@ def test_observed_exception_at_a_raise_is_recognised(tmp_path: Path) -> None:
 
 
 def test_calls_stopped_by_a_compile_failure_say_why() -> None:
+    from types import SimpleNamespace
+
     from compilelint.dynamic.outputs import _calls
+
+    torch = SimpleNamespace(Tensor=type("Tensor", (), {}))  # no tensors among these outputs
 
     mine = {"outputs": [], "compile_failure": "GuardOnDataDependentSymNode: Ne(u0, 0) at m.py:26"}
     ref = {"outputs": [1, 2, 3], "compile_failure": None}
-    got = _calls(None, mine, ref)
+    got = _calls(torch, mine, ref)
     assert got.startswith("differ: torch.compile fails on this model at call 1")
     assert "Ne(u0, 0) at m.py:26" in got and "calls made" not in got
     # the original stopped (its own compile failure): the calls both made are compared
@@ -156,6 +160,6 @@ def test_calls_stopped_by_a_compile_failure_say_why() -> None:
         )
         == "match"
     )
-    assert _calls(None, {"outputs": [], "compile_failure": None}, ref) == (
+    assert _calls(torch, {"outputs": [], "compile_failure": None}, ref) == (
         "differ: 0 calls made, 3 expected"
     )
