@@ -156,7 +156,7 @@ def test_calls_stopped_by_a_compile_failure_say_why() -> None:
     # the original stopped (its own compile failure): the calls both made are compared
     assert (
         _calls(
-            None, {"outputs": [], "compile_failure": None}, {"outputs": [], "compile_failure": "x"}
+            torch, {"outputs": [], "compile_failure": None}, {"outputs": [], "compile_failure": "x"}
         )
         == "match"
     )
