@@ -563,7 +563,15 @@ class Verifier:
             if got is not None:
                 return got
             rec = next(r for r in full.records if _key(r) == k)
-            return _unchecked(rec, "not applied when tried without the other fixes")
+            alone = next(
+                (r for r in getattr(at.engine, "records", ()) if _key(r) == k and r.reason), None
+            )
+            why = "not applied when tried without the other fixes"
+            if alone is not None:
+                # what the codemod said on the text without them (a value it shares with a
+                # fix that failed, say): the reason to show, not only that it did not apply
+                why += f" ({alone.status}: {alone.reason})"
+            return _unchecked(rec, why)
 
         while pending:
             at = attempt(pending)
