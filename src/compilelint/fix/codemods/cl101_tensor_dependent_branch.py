@@ -194,9 +194,13 @@ class TensorDependentBranchWhere(Codemod):
                 leading_lines=lead,
             )
         else:
+            body = node.body
+            if isinstance(body, cst.IndentedBlock):
+                # the `if` line's comment went with the tensor rewrite (as for `and`): once
+                body = body.with_changes(header=cst.TrailingWhitespace())
             new = cst.If(
                 test=flag,
-                body=node.body,
+                body=body,
                 orelse=cst.Else(body=cst.IndentedBlock(body=stmts)),  # type: ignore[arg-type]
                 leading_lines=lead,
             )
