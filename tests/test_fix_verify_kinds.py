@@ -139,6 +139,8 @@ def test_observed_exception_at_a_raise_is_recognised(tmp_path: Path) -> None:
     assert not v._raises({}, "m.py", 1)
     assert not v._raises({}, "m.py", 9)
     assert v._raises({"m.py": ("", "raise E\n")}, "m.py", 1)
+    assert v._raises({"m.py": ("", "        if h.mean() < 0.1: raise Stop()\n")}, "m.py", 1)
+    assert not v._raises({"m.py": ("", "x = raised(1)  # raise\n")}, "m.py", 1)
 
 
 def test_calls_stopped_by_a_compile_failure_say_why() -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -819,10 +820,14 @@ class Verifier:
             except (OSError, UnicodeDecodeError):
                 return False
         lines = text.splitlines()
-        return 0 < line <= len(lines) and lines[line - 1].lstrip().startswith("raise")
+        # `raise E`, or a one-line `if cond: raise E`
+        return 0 < line <= len(lines) and _RAISE_RE.search(lines[line - 1]) is not None
 
     def _rel(self, real: str) -> str:
         return os.path.relpath(real, self.root).replace(os.sep, "/")
+
+
+_RAISE_RE = re.compile(r"^\s*(?:(?:if|elif|else|try|except)\b[^#]*:\s*)?raise\b")
 
 
 def _key(r: FixRecord) -> Key:
