@@ -165,3 +165,36 @@ def test_calls_stopped_by_a_compile_failure_say_why() -> None:
     assert _calls(torch, {"outputs": [], "compile_failure": None}, ref) == (
         "differ: 0 calls made, 3 expected"
     )
+
+
+def test_fields_of_elements_from_the_caller_are_declined(tmp_path: Path) -> None:
+    """`sorted(hyps, key=lambda h: h[0])` on an argument: nothing says the elements are
+    tensors, and `h[0]` reads a field: declined with that reason before any run."""
+    from compilelint.model import Finding
+
+    src = (
+        "import torch\n\n\nclass Ranker(torch.nn.Module):\n"
+        "    def forward(self, hyps):\n"
+        "        best = sorted(hyps, key=lambda h: h[0], reverse=True)[:2]\n"
+        "        return best\n"
+    )
+    work = tmp_path / "m.py"
+    work.write_text(src, encoding="utf-8")
+    observed = Finding(  # what torch's GB0207 at that line becomes (fix/observed.py)
+        rule="CL114",
+        name="observed",
+        path=str(work),
+        line=6,
+        col=16,
+        end_line=6,
+        end_col=57,
+        severity="error",
+        message="torch observed a graph break here (GB0207)",
+        fix="",
+    )
+    res = run_fixes(
+        [str(work)], Config(select=("CL114",), cache=False), unsafe=True, extra=[observed]
+    )
+    (rec,) = res.records
+    assert rec.status == "no-fix"
+    assert "come from outside the function (`hyps`)" in rec.reason

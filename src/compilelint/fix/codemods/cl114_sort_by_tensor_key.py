@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import Codemod, atom, side_effect, template
+from compilelint.fix.codemods.base import Codemod, atom, bound_names, side_effect, template
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 from compilelint.model import Finding
@@ -81,6 +81,12 @@ class SortByTensorKey(Codemod):
         arity = tuple_elements(ctx, call, xs)
         if isinstance(arity, NoFix):
             return arity
+        if not arity and _item_key(kw["key"]) is not None and _from_outside(ctx, call, xs):
+            return NoFix(
+                f"the key reads a field (`{ctx.code(kw['key']).strip()}`) of elements that come "
+                f"from outside the function (`{ctx.code(xs).strip()}`): tuples cannot be stacked "
+                "into one tensor; stack each field and order them with `torch.argsort` by hand"
+            )
         if arity:
             return self._tuples(ctx, call, how, xs, keys, kw.get("reverse"), inplace)
         th = ctx.torch()
@@ -410,3 +416,17 @@ def tuple_elements(ctx: FixContext, call: cst.Call, xs: cst.BaseExpression) -> i
                     f"(`{ctx.code(el.value).strip()}`): it cannot be stacked into a tensor"
                 )
     return sizes.pop()
+
+
+def _from_outside(ctx: FixContext, call: cst.Call, xs: cst.BaseExpression) -> bool:
+    """``xs`` is a parameter of the function (not rebound in it) or an attribute of ``self``:
+    nothing here says what its elements are."""
+    if isinstance(xs, cst.Attribute):
+        return isinstance(xs.value, cst.Name) and xs.value.value == "self"
+    if not isinstance(xs, cst.Name):
+        return False
+    fn = ctx.function(call)
+    if fn is None:
+        return False
+    params = {p.name.value for p in fn.params.params}
+    return xs.value in params and xs.value not in bound_names(fn.body)
