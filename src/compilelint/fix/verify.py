@@ -480,7 +480,9 @@ class Verifier:
             failure = f"the model fails with it: {err.get('step')}: {err.get('message')}"
         comparison: dict[str, Any] = res.raw.get("comparison") or {}
         if failure is None and res.ok:
-            failure = compile_failure_text(res.block, current.block, {})
+            failure = compile_failure_text(
+                res.block, current.block, {}, "the model with this setting"
+            )
         if failure is None and not comparison.get("ok"):
             failure = _outputs_text(comparison).removeprefix("differ: ")
         before_b = current.block.get("breaks") or []
@@ -861,7 +863,10 @@ _DATA_DEPENDENT = ("GuardOnDataDependentSymNode", "DataDependentOutputException"
 
 
 def compile_failure_text(
-    block: dict[str, Any], before: dict[str, Any], maps: dict[str, LineMap]
+    block: dict[str, Any],
+    before: dict[str, Any],
+    maps: dict[str, LineMap],
+    what: str = "the fixed model",
 ) -> str | None:
     """Why the fixed model's compiled calls stopped, when torch.compile itself failed on it
     (the same call ran uncompiled) and not on the model it was made from; None otherwise.
@@ -877,7 +882,7 @@ def compile_failure_text(
         lm = maps.get(str(path))
         where = f" at {path}:{lm.back(int(line))[0] if lm else line}"
     msg = str(cf.get("message") or cf.get("type") or "an error")
-    text = f"torch.compile fails on the fixed model{where} (the call runs uncompiled): {msg}"
+    text = f"torch.compile fails on {what}{where} (the call runs uncompiled): {msg}"
     if any(d in msg for d in _DATA_DEPENDENT):
         text += (
             "; the graph break that was removed ended the graph before this line, so torch "
