@@ -926,7 +926,10 @@ def _run_spec(
                 if where
                 else ""
             )
-            recorder.compile_failure = f"{failure.get('type')}: {failure.get('message')}{at}"
+            msg = str(failure.get("message") or "")
+            kind = str(failure.get("type") or "")
+            text = msg if kind and kind in msg else f"{kind}: {msg}"
+            recorder.compile_failure = f"{text}{at}"
         recorder.eager_called(torch, model, args, kwargs)
     cover = list(cover)
     if cover and not bare and recorder is None:
