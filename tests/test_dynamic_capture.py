@@ -167,3 +167,18 @@ def test_torch_logs_parser_keeps_only_graph_break_records() -> None:
 def test_strip_resume() -> None:
     assert strip_resume("torch_dynamo_resume_in_forward_at_11") == "forward"
     assert strip_resume("forward") == "forward"
+
+
+def test_a_data_dependent_guard_break_is_named_not_its_docs_link() -> None:
+    msg = (
+        "Graph break in user code at /w/m.py:28\n"
+        "Graph Break Reason: Encountered graph break when attempting to trace CALL: a function "
+        "call, e.g. f(x, y):\n\n"
+        "Could not guard on data-dependent expression u0 > 0 (unhinted: u0 > 0).  "
+        "(Size-like symbols: none)\n\n"
+        "For more information about this error, see: "
+        "https://pytorch.org/docs/main/generated/exportdb/index.html#constrain-as-size-example\n"
+    )
+    p = parse_break_message(msg, REG)
+    assert p.gb_type == "Could not guard on data-dependent expression"
+    assert "u0 > 0" in p.explanation

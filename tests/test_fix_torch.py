@@ -330,3 +330,60 @@ def check_findings(path: Path, code: str) -> list[Any]:
 
     report = check([str(path)], Config(select=(code,), cache=False))
     return [f for f in report.findings if f.rule == code]
+
+
+PRUNE = """\
+import torch
+from torch import nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.score = nn.Linear(8, 1)
+
+    def forward(self, x):
+        keep = self.score(x).squeeze(-1) > 0
+        counts = keep.sum(dim=1).tolist()
+        print(f"kept {counts}")
+        per_image = torch.split(x[keep], counts)
+        return torch.stack([t.mean(0) if len(t) else t.new_zeros(8) for t in per_image])
+"""
+
+
+def test_a_guard_that_unmasks_a_compile_failure_is_rejected_with_its_cause(
+    tmp_path: Path,
+) -> None:
+    """With capture_scalar_outputs and capture_dynamic_output_shape_ops set, the print's break
+    hands the code after it the counts as Python ints; guarded, they stay unbacked and `len(t)`
+    makes torch.compile raise (the call runs uncompiled). The verdict names that, not "0 calls
+    made, 3 expected"."""
+    (tmp_path / "model.py").write_text(PRUNE, encoding="utf-8")
+    spec = tmp_path / "spec.json"
+    spec.write_text(
+        json.dumps(
+            {
+                "model": "model.py:Model",
+                "inputs": [{"tensor": [2, 6, 8], "init": "randn"}],
+                "config": {
+                    "capture_scalar_outputs": True,
+                    "capture_dynamic_output_shape_ops": True,
+                },
+            }
+        ),
+        encoding="utf-8",
+    )
+    run = fix_paths(
+        [str(tmp_path / "model.py")],
+        Config(select=("CL201",), cache=False),
+        unsafe=True,
+        spec=str(spec),
+        verify=True,
+        root=str(tmp_path),
+    )
+    assert run.verification is not None and run.verification.error is None
+    (rec,) = [r for r in run.records if r.rule == "CL201"]
+    assert rec.status == "rejected"
+    assert rec.reason.startswith("torch.compile fails on the fixed model at model.py:15")
+    assert "data-dependent" in rec.reason and "calls made" not in rec.reason
+    assert (tmp_path / "model.py").read_text(encoding="utf-8") == PRUNE

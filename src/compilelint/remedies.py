@@ -150,6 +150,16 @@ RECIPES: tuple[Recipe, ...] = (
         "`torch._dynamo.config.reorderable_logging_functions`",
     ),
     Recipe(
+        ("GB0088",),
+        "an exception raised in traced code leaves the compiled frame (the model's own `raise`: "
+        "an early stop, a failed check)",
+        "Keep the stop in Python around the compiled part: compile the per-step function and "
+        "test the stop condition in the loop that calls it; a check that nothing catches can "
+        'become `torch._assert_async(torch.logical_not(cond), "msg")` (it raises '
+        "`RuntimeError`, not your exception). Guarding a report just before the `raise` lets "
+        "torch trace up to it: the break then sits at the `raise` instead",
+    ),
+    Recipe(
         ("GB0125", "GB8985", "GB0206", "GB9186", "GB0123"),
         "autograd state changed inside forward (`requires_grad_`, `autograd.grad`, `backward`)",
         "Set `requires_grad` once outside the compiled region and call `autograd.grad`/`backward` "

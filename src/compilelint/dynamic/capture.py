@@ -155,6 +155,12 @@ def _block(text: str, start: str, stops: Sequence[str]) -> str:
     return text[i:j].strip()
 
 
+DATA_DEPENDENT_GUARD = "Could not guard on data-dependent expression"
+DATA_DEPENDENT_GUARD_RE = re.compile(
+    r"Could not (?:guard on|extract specialized integer from) data-dependent expression [^\n(]*"
+)
+
+
 def match_gb_type(lines: Iterable[str], registry: Registry) -> str | None:
     """The first line that is exactly a registry gb_type (case-insensitive)."""
     for ln in lines:
@@ -219,6 +225,15 @@ def _parse_break_message(msg: str, registry: Registry) -> ParsedBreak:
         gb_type = entry.gb_type
     if gb_type is None:
         gb_type = legacy_gb_type(reason_block or msg)
+    if gb_type is None:
+        dd = DATA_DEPENDENT_GUARD_RE.search(reason_block or msg)
+        if dd is not None:
+            # a decision on an unbacked symbol (a size or number from `.tolist()`, a mask)
+            # that torch turned into a break: its message has no gb_type line, and its last
+            # line is a link to the export docs
+            gb_type = DATA_DEPENDENT_GUARD
+            if not explanation:
+                explanation = dd.group(0)
     if gb_type is None:
         gb_type = reason_lines[-1].strip() if reason_lines else "unknown"
     if gb_id is None:

@@ -45,6 +45,9 @@ class Recorder:
         # computes the same values but other gradients (a where that cuts a path) is caught
         self.eager_grads: Any = None
         self.eager_grads_noise = 0.0
+        # why the compiled calls stopped early (torch.compile itself failed: the call ran
+        # uncompiled); None when every call ran compiled
+        self.compile_failure: str | None = None
 
     def model_built(self, torch: Any, model: Any) -> None:
         # a lazy module's parameters (`nn.LazyLinear`) have no values until the first call:
@@ -116,6 +119,7 @@ class Recorder:
             "eager": self.eager,
             "eager_grads": self.eager_grads,
             "eager_grads_noise": self.eager_grads_noise,
+            "compile_failure": self.compile_failure,
         }
 
 
@@ -171,10 +175,7 @@ def compare(torch: Any, reference: str, rec: Recorder) -> dict[str, Any]:
     weights = _close(
         torch, [mine["weights"][k] for k in shared], [ref["weights"][k] for k in shared]
     )
-    if len(ref["outputs"]) != len(mine["outputs"]):
-        outputs = f"differ: {len(mine['outputs'])} calls made, {len(ref['outputs'])} expected"
-    else:
-        outputs = _close(torch, mine["outputs"], ref["outputs"])
+    outputs = _calls(torch, mine, ref)
     if not ref["grads"] and not mine["grads"]:
         grads = "none"
     elif set(ref["grads"]) != set(mine["grads"]):
@@ -203,6 +204,23 @@ def compare(torch: Any, reference: str, rec: Recorder) -> dict[str, Any]:
         "eager_grads": eager_grads,
         "calls": len(mine["outputs"]),
     }
+
+
+def _calls(torch: Any, mine: dict[str, Any], ref: dict[str, Any]) -> str:
+    """The compiled calls' outputs, this run against the original's. A run whose compiled
+    call raised (while the same call ran uncompiled) stopped there: that is said, never a bare
+    count of calls; where the original stopped, the calls both made are compared (its
+    uncompiled call is compared by ``_eager``)."""
+    made, expected = len(mine["outputs"]), len(ref["outputs"])
+    mine_fail, ref_fail = mine.get("compile_failure"), ref.get("compile_failure")
+    if made < expected and mine_fail:
+        return (
+            f"differ: torch.compile fails on this model at call {made + 1} (it runs "
+            f"uncompiled): {mine_fail}"
+        )
+    if made != expected and not (ref_fail and made > expected):
+        return f"differ: {made} calls made, {expected} expected"
+    return _close(torch, mine["outputs"][:expected], ref["outputs"])
 
 
 def _eager(torch: Any, mine: Any, ref: Any) -> str:

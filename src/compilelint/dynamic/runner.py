@@ -917,8 +917,20 @@ def _run_spec(
         )
     if recorder is not None:
         recorder.finished(torch, model)
-        if not result.get("compile_failure"):
-            recorder.eager_called(torch, model, args, kwargs)
+        failure = result.get("compile_failure")
+        if failure:
+            # the compiled calls stopped: say why, and still compare one uncompiled call
+            where = failure.get("frame") or {}
+            at = (
+                f" at {os.path.basename(str(where.get('path')))}:{where.get('line')}"
+                if where
+                else ""
+            )
+            msg = str(failure.get("message") or "")
+            kind = str(failure.get("type") or "")
+            text = msg if kind and kind in msg else f"{kind}: {msg}"
+            recorder.compile_failure = f"{text}{at}"
+        recorder.eager_called(torch, model, args, kwargs)
     cover = list(cover)
     if cover and not bare and recorder is None:
         result["coverage"] = eager_coverage(

@@ -211,7 +211,7 @@ GB_RULES: dict[str, tuple[tuple[str, Callable[[cst.CSTNode], bool]], ...]] = {
     "GB0142": (("CL205", _is_with),),
     # sort with non-constant keys (`sorted(xs, key=lambda t: t.sum())`)
     "GB0207": (
-        ("CL114", _call_named("sorted", "max", "min")),
+        ("CL114", _call_named("sorted", "max", "min", "sort")),
     ),  # unsupported context manager (a lock, a file)
     "GB0170": (("CL104", _is_assert), ("CL101", _is_branch)),  # data-dependent branching
     "GB0035": (("CL101", _is_branch),),

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -478,6 +479,10 @@ class Verifier:
             err = res.error or {}
             failure = f"the model fails with it: {err.get('step')}: {err.get('message')}"
         comparison: dict[str, Any] = res.raw.get("comparison") or {}
+        if failure is None and res.ok:
+            failure = compile_failure_text(
+                res.block, current.block, {}, "the model with this setting"
+            )
         if failure is None and not comparison.get("ok"):
             failure = _outputs_text(comparison).removeprefix("differ: ")
         before_b = current.block.get("breaks") or []
@@ -561,7 +566,15 @@ class Verifier:
             if got is not None:
                 return got
             rec = next(r for r in full.records if _key(r) == k)
-            return _unchecked(rec, "not applied when tried without the other fixes")
+            alone = next(
+                (r for r in getattr(at.engine, "records", ()) if _key(r) == k and r.reason), None
+            )
+            why = "not applied when tried without the other fixes"
+            if alone is not None:
+                # what the codemod said on the text without them (a value it shares with a
+                # fix that failed, say): the reason to show, not only that it did not apply
+                why += f" ({alone.status}: {alone.reason})"
+            return _unchecked(rec, why)
 
         while pending:
             at = attempt(pending)
@@ -685,6 +698,8 @@ class Verifier:
             failure = f"the fixed model fails: {err.get('step')}: {err.get('message')}"
         comparison: dict[str, Any] = res.raw.get("comparison") or {}
         outputs = _outputs_text(comparison)
+        if failure is None and res.ok:
+            failure = compile_failure_text(res.block, self.before.block, maps)
         if failure is None and not comparison.get("ok"):
             failure = outputs.removeprefix("differ: ")
 
@@ -722,6 +737,13 @@ class Verifier:
                     for ob in before_breaks
                 )
                 if old:
+                    continue
+                if b.get("gb_id") == "GB0088" and self._raises(texts, path, line):
+                    # "Observed exception" at a `raise`: the model's own exception leaves a
+                    # traced frame (its stop path). A fix that removed a break before it (a
+                    # report in the same branch) lets dynamo trace up to the `raise`; the
+                    # original raised the same exception there, eagerly, and the call ends
+                    # either way: not a break the fix added
                     continue
                 desc = f"{path}:{line} {gb}"
                 owner = [
@@ -789,8 +811,25 @@ class Verifier:
             )
         return _Attempt(keys, engine, res, checks, failure)
 
+    def _raises(self, texts: dict[str, tuple[str, str]], path: str, line: int) -> bool:
+        """Whether line ``line`` of ``path`` (the fixed copy's text) is a `raise` statement."""
+        if path in texts:
+            text = texts[path][1]
+        else:
+            try:
+                with open(os.path.join(self.after_dir, path), encoding="utf-8") as fh:
+                    text = fh.read()
+            except (OSError, UnicodeDecodeError):
+                return False
+        lines = text.splitlines()
+        # `raise E`, or a one-line `if cond: raise E`
+        return 0 < line <= len(lines) and _RAISE_RE.search(lines[line - 1]) is not None
+
     def _rel(self, real: str) -> str:
         return os.path.relpath(real, self.root).replace(os.sep, "/")
+
+
+_RAISE_RE = re.compile(r"^\s*(?:(?:if|elif|else|try|except)\b[^#]*:\s*)?raise\b")
 
 
 def _key(r: FixRecord) -> Key:
@@ -816,6 +855,42 @@ def _count(items: list[dict[str, Any]], path: str, lo: int, hi: int) -> int:
         for x in items
         if x.get("path") == path and x.get("line") is not None and lo <= int(x["line"]) <= hi
     )
+
+
+# torch's errors for a decision on a value it only knows symbolically (an unbacked size or
+# number from `.tolist()`, `.item()`, a boolean mask under capture_* config)
+_DATA_DEPENDENT = ("GuardOnDataDependentSymNode", "DataDependentOutputException", "data-dependent")
+
+
+def compile_failure_text(
+    block: dict[str, Any],
+    before: dict[str, Any],
+    maps: dict[str, LineMap],
+    what: str = "the fixed model",
+) -> str | None:
+    """Why the fixed model's compiled calls stopped, when torch.compile itself failed on it
+    (the same call ran uncompiled) and not on the model it was made from; None otherwise.
+    The run then recorded fewer outputs than the original's: this is the cause to report,
+    not the count of calls."""
+    cf = block.get("compile_failure")
+    if not isinstance(cf, dict) or isinstance(before.get("compile_failure"), dict):
+        return None
+    frame = cf.get("frame") or {}
+    path, line = frame.get("path"), frame.get("line")
+    where = ""
+    if path and line:
+        lm = maps.get(str(path))
+        where = f" at {path}:{lm.back(int(line))[0] if lm else line}"
+    msg = str(cf.get("message") or cf.get("type") or "an error")
+    text = f"torch.compile fails on {what}{where} (the call runs uncompiled): {msg}"
+    if any(d in msg for d in _DATA_DEPENDENT):
+        text += (
+            "; the graph break that was removed ended the graph before this line, so torch "
+            "handed the code after it the data-dependent values as Python numbers; without "
+            "the break they stay symbolic and this line decides on one (make it decide on "
+            "tensors, or keep the break)"
+        )
+    return text
 
 
 def _outputs_text(comparison: dict[str, Any]) -> str:

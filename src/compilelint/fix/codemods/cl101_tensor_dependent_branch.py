@@ -41,7 +41,7 @@ from compilelint.fix.codemods.base import (
 )
 from compilelint.fix.codemods.cl104_tensor_dependent_assert import literal_message
 from compilelint.fix.context import FixContext
-from compilelint.fix.records import NoFix, Rewrite
+from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.model import Finding
 from compilelint.static.checks.cl111_boolean_mask_indexing import BOOL_METHODS
 
@@ -63,7 +63,7 @@ Branch = list[tuple[str, cst.BaseExpression, cst.BaseExpression]]
 class TensorDependentBranchWhere(Codemod):
     CODE = "CL101"
 
-    def fix(self, ctx: FixContext, finding: Finding) -> Rewrite | NoFix:
+    def fix(self, ctx: FixContext, finding: Finding) -> Rewrite | Proposal | NoFix:
         for test in ctx.nodes_at(finding, cst.BaseExpression):
             p = ctx.parent(test)
             if isinstance(p, cst.IfExp) and p.test is test:
@@ -113,21 +113,26 @@ class TensorDependentBranchWhere(Codemod):
         return None
 
     # ------------------------------------------------------------------ a if c else b
-    def _ifexp(self, ctx: FixContext, node: cst.IfExp) -> Rewrite | NoFix:
+    def _ifexp(self, ctx: FixContext, node: cst.IfExp) -> Rewrite | Proposal | NoFix:
         bad = self._sides_ok(ctx, [node.body, node.orelse], scalars_ok=_ifexp_tensor_use(ctx, node))
         if bad is not None:
             return bad
         new = self._where(ctx, node.test, node.body, node.orelse).with_changes(
             lpar=node.lpar, rpar=node.rpar
         )
-        return Rewrite(
-            title="select with `torch.where(cond, a, b)`",
-            changes=[(node, new)],
-            imports=("torch",),
+        return _or_proposal(
+            ctx,
+            Rewrite(
+                title="select with `torch.where(cond, a, b)`",
+                changes=[(node, new)],
+                imports=("torch",),
+            ),
+            [node.body],
+            [node.orelse],
         )
 
     # ------------------------------------------------------------------ if statements
-    def _if(self, ctx: FixContext, node: cst.If) -> Rewrite | NoFix:
+    def _if(self, ctx: FixContext, node: cst.If) -> Rewrite | Proposal | NoFix:
         if isinstance(node.orelse, cst.If) or isinstance(ctx.parent(node), cst.If):
             return NoFix("`elif` chains are not rewritten")
         eff = side_effect(node.test)
@@ -156,15 +161,14 @@ class TensorDependentBranchWhere(Codemod):
         op: cst.BaseBooleanOp,
         flags: cst.BaseExpression,
         tensors: cst.BaseExpression,
-    ) -> Rewrite | NoFix:
+    ) -> Rewrite | Proposal | NoFix:
         """``if flag and t: ...`` -> ``if flag:`` + the rewrite of ``if t: ...``; ``if flag or
-        t: A`` -> ``if flag: A`` + ``else:`` the rewrite of ``if t: A``. The Python part stays
-        a Python condition (dynamo specializes on it), the tensor part becomes a tensor."""
+        t: A [else: B]`` -> ``if flag: A`` + ``else:`` the rewrite of ``if t: A [else: B]``.
+        The Python part stays a Python condition (dynamo specializes on it), the tensor part
+        becomes a tensor (``logical_not()`` of a Python bool raises)."""
         test = tensor_test(ctx, tensors)
         if test is None:
             return NoFix(f"`{ctx.code(tensors).strip()}` cannot be written as one boolean tensor")
-        if isinstance(op, cst.Or) and node.orelse is not None:
-            return NoFix("`if flag or <tensor>: ... else: ...` is not rewritten")
         inner = self._if_core(ctx, node, test, tensors)
         if isinstance(inner, NoFix):
             return inner
@@ -191,19 +195,23 @@ class TensorDependentBranchWhere(Codemod):
                 leading_lines=lead,
             )
         else:
+            body = node.body
+            if isinstance(body, cst.IndentedBlock):
+                # the `if` line's comment went with the tensor rewrite (as for `and`): once
+                body = body.with_changes(header=cst.TrailingWhitespace())
             new = cst.If(
                 test=flag,
-                body=node.body,
+                body=body,
                 orelse=cst.Else(body=cst.IndentedBlock(body=stmts)),  # type: ignore[arg-type]
                 leading_lines=lead,
             )
         # a following `return b` taken in by the tensor rewrite stays for the flag's other side
-        return Rewrite(
-            title="keep the Python flag a Python `if` and select on the tensor part: "
-            + inner.title,
-            changes=[(node, new)],
-            imports=("torch",),
-        )
+        title = "keep the Python flag a Python `if` and select on the tensor part: " + inner.title
+        if isinstance(inner, Proposal):
+            return Proposal(
+                title=title, changes=[(node, new)], reason=inner.reason, imports=("torch",)
+            )
+        return Rewrite(title=title, changes=[(node, new)], imports=("torch",))
 
     def _if_core(
         self,
@@ -211,7 +219,7 @@ class TensorDependentBranchWhere(Codemod):
         node: cst.If,
         test: cst.BaseExpression,
         raw: cst.BaseExpression | None = None,
-    ) -> Rewrite | NoFix:
+    ) -> Rewrite | Proposal | NoFix:
         """Rewrite the original ``node`` selecting on ``test`` (one boolean tensor); ``raw``:
         the condition as written that ``test`` stands for (the tensor part of a mixed one)."""
         eager = eager_only_body(node)
@@ -257,7 +265,7 @@ class TensorDependentBranchWhere(Codemod):
         return self._assigns(ctx, node, body, orelse, test, reports, raw or node.test)
 
     # ------------------------------------------------------------------ while loops
-    def _while(self, ctx: FixContext, node: cst.While) -> Rewrite | NoFix:
+    def _while(self, ctx: FixContext, node: cst.While) -> Rewrite | Proposal | NoFix:
         """``i = 0; while cond and i < N: x = f(x); i += 1`` -> ``for _ in range(N):``
         ``x = torch.where(cond, f(x), x)``: once ``cond`` is false the state no longer
         changes, so later iterations keep it, as the loop's exit did."""
@@ -359,7 +367,7 @@ class TensorDependentBranchWhere(Codemod):
         node: cst.If,
         body: list[cst.BaseSmallStatement],
         test: cst.BaseExpression,
-    ) -> Rewrite | NoFix:
+    ) -> Rewrite | Proposal | NoFix:
         """``if cond: raise E("msg")`` -> ``torch._assert_async(torch.logical_not(cond), "msg")``."""
         if len(body) != 1 or not isinstance(body[0], cst.Raise) or body[0].cause is not None:
             return NoFix("a branch does more than raise an exception")
@@ -419,7 +427,7 @@ class TensorDependentBranchWhere(Codemod):
         body: list[cst.BaseSmallStatement],
         orelse: list[cst.BaseSmallStatement],
         test: cst.BaseExpression,
-    ) -> Rewrite | NoFix:
+    ) -> Rewrite | Proposal | NoFix:
         changes: list[tuple[cst.CSTNode, object]] = []
         if len(body) != 1 or not isinstance(body[0], cst.Return):
             return NoFix("a branch does more than return a value")
@@ -451,10 +459,15 @@ class TensorDependentBranchWhere(Codemod):
         changes.append((node, cst.FlattenSentinel(stmts)))
         if follow is not None:
             changes.append((follow, cst.RemoveFromParent()))
-        return Rewrite(
-            title="return `torch.where(cond, a, b)`",
-            changes=changes,  # type: ignore[arg-type]
-            imports=("torch",),
+        return _or_proposal(
+            ctx,
+            Rewrite(
+                title="return `torch.where(cond, a, b)`",
+                changes=changes,  # type: ignore[arg-type]
+                imports=("torch",),
+            ),
+            [a],
+            [b],
         )
 
     def _branch(
@@ -503,7 +516,7 @@ class TensorDependentBranchWhere(Codemod):
         test: cst.BaseExpression,
         reports: list[cst.BaseStatement] | None = None,
         raw: cst.BaseExpression | None = None,
-    ) -> Rewrite | NoFix:
+    ) -> Rewrite | Proposal | NoFix:
         reports = reports or []
         raw = raw if raw is not None else node.test
         hoisted: list[cst.SimpleStatementLine] = []
@@ -620,11 +633,14 @@ class TensorDependentBranchWhere(Codemod):
                 "; the reports run only in eager, under `if not torch.compiler.is_compiling():`"
             )
         stmts = with_comments(stmts, node.leading_lines, comments_in(node), header_comment(node))  # type: ignore[arg-type]
-        return Rewrite(
+        rewrite = Rewrite(
             title=title,
             changes=[(node, cst.FlattenSentinel(stmts))],
             imports=("torch",),
         )
+        if all(always):
+            return rewrite  # one side only, applied always: nothing is computed in addition
+        return _or_proposal(ctx, rewrite, [v for _, v, _ in tb], [v for _, v, _ in fb])
 
     def _hoist(
         self, ctx: FixContext, node: cst.If, body: list[cst.BaseSmallStatement]
@@ -1197,3 +1213,74 @@ def always_apply(
     if less and left in {f"{x}.min()", f"{x}.amin()", f"{th}.min({x})", f"{th}.amin({x})"}:
         return lo == c and hi is None
     return False
+
+
+def _called_modules(e: cst.CSTNode) -> set[str]:
+    """``self.X`` of the calls ``self.X(...)``, ``self.X[i](...)``, ``self.X.f(...)`` in ``e``
+    (submodules and methods that may use parameters)."""
+    out: set[str] = set()
+
+    class V(cst.CSTVisitor):
+        def visit_Call(self, n: cst.Call) -> None:
+            f: cst.BaseExpression = n.func
+            while isinstance(f, (cst.Attribute, cst.Subscript)):
+                if (
+                    isinstance(f, cst.Attribute)
+                    and isinstance(f.value, cst.Name)
+                    and f.value.value == "self"
+                ):
+                    out.add(f.attr.value)
+                    return
+                f = f.value
+
+    e.visit(V())
+    return out
+
+
+def _or_proposal(
+    ctx: FixContext,
+    rewrite: Rewrite,
+    taken: list[cst.BaseExpression],
+    other: list[cst.BaseExpression],
+) -> Rewrite | Proposal:
+    """The rewrite, or a proposal when one side calls a submodule the other does not.
+
+    ``torch.where`` computes both sides, so that submodule's parameters receive zero
+    gradients on the calls where eager never ran it (their ``.grad`` stays ``None``). That is
+    not the same training step: optimizers skip parameters without a gradient, but apply weight
+    decay and momentum to a zero one (AdamW, SGD with momentum), so parameters eager leaves
+    alone would change. Computing both sides is also the cost of the rewrite."""
+    methods: dict[str, cst.FunctionDef] = {}
+    cls = next(
+        (c for c in ctx.ancestors(rewrite.changes[0][0]) if isinstance(c, cst.ClassDef)), None
+    )
+    if cls is not None and isinstance(cls.body, cst.IndentedBlock):
+        methods = {f.name.value: f for f in cls.body.body if isinstance(f, cst.FunctionDef)}
+
+    def modules(e: cst.CSTNode, depth: int = 0) -> set[str]:
+        # a method of the class counts through the submodules it calls (`self._pad(x)` uses
+        # none); anything else called on `self` is taken for a submodule
+        out: set[str] = set()
+        for name in _called_modules(e):
+            if name in methods:
+                if depth < 3:
+                    out |= modules(methods[name].body, depth + 1)
+            else:
+                out.add(name)
+        return out
+
+    a = set().union(*(modules(e) for e in taken)) if taken else set()
+    b = set().union(*(modules(e) for e in other)) if other else set()
+    only = sorted(a ^ b)
+    if not only:
+        return rewrite
+    return Proposal(
+        title=rewrite.title,
+        changes=rewrite.changes,
+        reason=f"both sides are computed, so `self.{only[0]}` runs on every call: its "
+        "parameters receive zero gradients where eager gives them none (`None`), and an "
+        "optimizer with weight decay or momentum (AdamW, SGD with momentum) then updates "
+        "parameters eager would leave alone; apply it if that module is frozen or the model "
+        "only runs inference, or use `torch.cond` (both branches pure, same output structure)",
+        imports=rewrite.imports,
+    )

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import Codemod, atom, side_effect, template
+from compilelint.fix.codemods.base import Codemod, atom, bound_names, side_effect, template
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 from compilelint.model import Finding
@@ -78,6 +78,17 @@ class SortByTensorKey(Codemod):
         keys = self._keys(ctx, kw["key"], xs)
         if isinstance(keys, NoFix):
             return keys
+        arity = tuple_elements(ctx, call, xs)
+        if isinstance(arity, NoFix):
+            return arity
+        if not arity and _item_key(kw["key"]) is not None and _from_outside(ctx, call, xs):
+            return NoFix(
+                f"the key reads a field (`{ctx.code(kw['key']).strip()}`) of elements that come "
+                f"from outside the function (`{ctx.code(xs).strip()}`): tuples cannot be stacked "
+                "into one tensor; stack each field and order them with `torch.argsort` by hand"
+            )
+        if arity:
+            return self._tuples(ctx, call, how, xs, keys, kw.get("reverse"), inplace)
         th = ctx.torch()
         stacked = template(f"{th}.stack(list(__xs__))", xs=xs)
         if how == "sorted":
@@ -181,6 +192,89 @@ class SortByTensorKey(Codemod):
             imports=("torch",),
         )
 
+    def _tuples(
+        self,
+        ctx: FixContext,
+        call: cst.Call,
+        how: str,
+        xs: cst.BaseExpression,
+        keys: cst.ListComp,
+        rev: cst.BaseExpression | None,
+        inplace: cst.Expr | None,
+    ) -> Rewrite | NoFix:
+        """Elements that are tuples of tensors (``(score, tokens)`` hypotheses of a beam
+        search): the keys are stacked and ordered as for tensors, and each field is stacked and
+        reordered on its own, ``zip`` making the tuples again:
+        ``order = torch.argsort(torch.stack([k(h) for h in xs]), stable=True)`` before the
+        statement, ``list(zip(*[torch.stack(list(f))[order].unbind(0) for f in zip(*xs)]))`` in
+        place of ``sorted(xs, key=k)`` (``xs[:] = ...`` for ``xs.sort(key=k)``); ``max``/``min``:
+        ``tuple(torch.stack(list(f)).index_select(0, i).squeeze(0) for f in zip(*xs))`` with
+        ``i`` the ``argmax``/``argmin`` as a 1-element index. Every field must hold tensors of
+        one shape (a Python number in a field cannot be stacked)."""
+        line = ctx.statement(call)
+        if not isinstance(line, cst.SimpleStatementLine) or not isinstance(
+            ctx.parent(line), cst.IndentedBlock
+        ):
+            return NoFix(f"the `{how}` call is not in a statement of a function body")
+        for a in ctx.ancestors(call):
+            if a is line:
+                break
+            if isinstance(
+                a, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+            ):
+                return NoFix(f"the `{how}` call is inside a lambda or a comprehension")
+        th = ctx.torch()
+        order = ctx.fresh_name("order" if how == "sorted" else "pick")
+        field = ctx.fresh_name("field")
+        if how == "sorted":
+            desc = "" if rev is None else ", descending=__r__"
+            value = template(
+                f"{th}.argsort({th}.stack(__k__), stable=True{desc})",
+                k=keys,
+                **({"r": rev} if rev is not None else {}),
+            )
+            new = template(
+                f"list(zip(*[{th}.stack(list({field}))[{order}].unbind(0) "
+                f"for {field} in zip(*__xs__)]))",
+                xs=xs,
+            )
+            title = (
+                "order the tuples with `torch.argsort` on the stacked keys (stable, as "
+                "`sorted`), each field stacked and reordered"
+            )
+        else:
+            fn = "argmax" if how == "max" else "argmin"
+            value = template(f"{th}.{fn}({th}.stack(__k__)).view(1)", k=keys)
+            new = template(
+                f"tuple({th}.stack(list({field})).index_select(0, {order}).squeeze(0) "
+                f"for {field} in zip(*__xs__))",
+                xs=xs,
+            )
+            title = (
+                f"pick the tuple with `torch.{fn}` on the stacked keys (the first, as "
+                f"`{how}`), each field stacked and indexed"
+            )
+        first = cst.SimpleStatementLine(
+            body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(order))], value=value)],
+            leading_lines=line.leading_lines,
+        )
+        if inplace is not None:
+            target = cst.Subscript(
+                value=xs, slice=[cst.SubscriptElement(cst.Slice(lower=None, upper=None))]
+            )
+            fixed: cst.CSTNode = line.deep_replace(
+                inplace, cst.Assign(targets=[cst.AssignTarget(target)], value=new)
+            )
+            title = title.replace("`sorted`", "`list.sort`") + "; the list is refilled in place"
+        else:
+            fixed = line.deep_replace(call, new.with_changes(lpar=call.lpar, rpar=call.rpar))
+        assert isinstance(fixed, cst.SimpleStatementLine)
+        return Rewrite(
+            title=title,
+            changes=[(line, cst.FlattenSentinel([first, fixed.with_changes(leading_lines=[])]))],
+            imports=("torch",),
+        )
+
     def _keys(
         self, ctx: FixContext, key: cst.BaseExpression, xs: cst.BaseExpression
     ) -> cst.ListComp | NoFix:
@@ -246,3 +340,93 @@ def _item_key(key: cst.BaseExpression) -> int | None:
     ):
         return int(key.args[0].value.value)  # type: ignore[union-attr]
     return None
+
+
+# values that are never tensors: a field holding one cannot be stacked
+_PY_CALLS = frozenset({"int", "float", "len", "str", "bool", "round"})
+
+
+def _never_tensor(e: cst.BaseExpression) -> bool:
+    if isinstance(e, (cst.Integer, cst.Float, cst.SimpleString, cst.FormattedString)):
+        return True
+    if isinstance(e, cst.UnaryOperation):
+        return _never_tensor(e.expression)
+    if isinstance(e, cst.Call):
+        f = e.func
+        if isinstance(f, cst.Name) and f.value in _PY_CALLS:
+            return True
+        if isinstance(f, cst.Attribute) and f.attr.value in ("item", "tolist"):
+            return True
+    return isinstance(e, cst.Name) and e.value in ("None", "True", "False")
+
+
+def tuple_elements(ctx: FixContext, call: cst.Call, xs: cst.BaseExpression) -> int | NoFix:
+    """How many fields the elements of the list ``xs`` have when the function builds it of
+    tuples (``xs.append((score, toks))``, ``xs = [(a, b), ...]``, ``xs += [(a, b)]``, a
+    comprehension of tuples); 0 when nothing says so; why not when a field holds a Python
+    value (it cannot be stacked)."""
+    if not isinstance(xs, cst.Name):
+        return 0
+    fn = ctx.function(call)
+    if fn is None:
+        return 0
+    name = xs.value
+    tuples: list[cst.Tuple] = []
+
+    def of_list(e: cst.BaseExpression) -> None:
+        if isinstance(e, cst.List):
+            tuples.extend(el.value for el in e.elements if isinstance(el.value, cst.Tuple))
+        elif isinstance(e, cst.ListComp) and isinstance(e.elt, cst.Tuple):
+            tuples.append(e.elt)
+
+    class V(cst.CSTVisitor):
+        def visit_Call(self, n: cst.Call) -> None:
+            f = n.func
+            if (
+                isinstance(f, cst.Attribute)
+                and isinstance(f.value, cst.Name)
+                and f.value.value == name
+                and f.attr.value in ("append", "insert")
+                and n.args
+                and isinstance(n.args[-1].value, cst.Tuple)
+            ):
+                tuples.append(n.args[-1].value)  # type: ignore[arg-type]
+
+        def visit_Assign(self, n: cst.Assign) -> None:
+            if any(isinstance(t.target, cst.Name) and t.target.value == name for t in n.targets):
+                of_list(n.value)
+
+        def visit_AugAssign(self, n: cst.AugAssign) -> None:
+            if isinstance(n.target, cst.Name) and n.target.value == name:
+                of_list(n.value)
+
+    fn.body.visit(V())
+    if not tuples:
+        return 0
+    sizes = {len(t.elements) for t in tuples}
+    if len(sizes) != 1 or any(
+        isinstance(el, cst.StarredElement) for t in tuples for el in t.elements
+    ):
+        return NoFix(f"the tuples of `{name}` do not all have the same fields")
+    for t in tuples:
+        for j, el in enumerate(t.elements):
+            if _never_tensor(el.value):
+                return NoFix(
+                    f"field {j} of the tuples of `{name}` holds a Python value "
+                    f"(`{ctx.code(el.value).strip()}`): it cannot be stacked into a tensor"
+                )
+    return sizes.pop()
+
+
+def _from_outside(ctx: FixContext, call: cst.Call, xs: cst.BaseExpression) -> bool:
+    """``xs`` is a parameter of the function (not rebound in it) or an attribute of ``self``:
+    nothing here says what its elements are."""
+    if isinstance(xs, cst.Attribute):
+        return isinstance(xs.value, cst.Name) and xs.value.value == "self"
+    if not isinstance(xs, cst.Name):
+        return False
+    fn = ctx.function(call)
+    if fn is None:
+        return False
+    params = {p.name.value for p in fn.params.params}
+    return xs.value in params and xs.value not in bound_names(fn.body)

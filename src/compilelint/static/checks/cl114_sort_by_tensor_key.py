@@ -33,9 +33,14 @@ class SortByTensorKey(Check):
             items = func.value
         if items is None or (isinstance(key.value, cst.Name) and key.value.value == "len"):
             return
-        taint = V.sources(V.iter_elem(self.w.value(items)))
+        elem = V.iter_elem(self.w.value(items))
+        taint = V.sources(elem)
         if not taint:
             taint = self._zipped(items, key.value)
+        j = _item_index(key.value)
+        if not taint and j is not None:
+            # a list of tuples (`(score, tokens)` hypotheses) ordered by one field
+            taint = V.sources(V.element(elem, j))
         if taint and not self._static_key(key.value):
             self.report(node, requires=taint, expr=self.code(node))
 
@@ -52,17 +57,8 @@ class SortByTensorKey(Check):
         ):
             return frozenset()
         args = [a.value for a in items.args]
-        if (
-            isinstance(key, cst.Lambda)
-            and len(key.params.params) == 1
-            and isinstance(key.body, cst.Subscript)
-            and isinstance(key.body.value, cst.Name)
-            and key.body.value.value == key.params.params[0].name.value
-            and len(key.body.slice) == 1
-            and isinstance(key.body.slice[0].slice, cst.Index)
-            and isinstance(key.body.slice[0].slice.value, cst.Integer)
-        ):
-            j = int(key.body.slice[0].slice.value.value)
+        j = _item_index(key)
+        if j is not None:
             args = args[j : j + 1]
         out: frozenset[str] = frozenset()
         for a in args:
@@ -82,3 +78,19 @@ class SortByTensorKey(Check):
         if isinstance(body, cst.Call) and isinstance(body.func, cst.Attribute):
             return body.func.attr.value in ("size", "dim", "numel")
         return False
+
+
+def _item_index(key: cst.BaseExpression) -> int | None:
+    """``j`` of ``key=lambda p: p[j]``."""
+    if (
+        isinstance(key, cst.Lambda)
+        and len(key.params.params) == 1
+        and isinstance(key.body, cst.Subscript)
+        and isinstance(key.body.value, cst.Name)
+        and key.body.value.value == key.params.params[0].name.value
+        and len(key.body.slice) == 1
+        and isinstance(key.body.slice[0].slice, cst.Index)
+        and isinstance(key.body.slice[0].slice.value, cst.Integer)
+    ):
+        return int(key.body.slice[0].slice.value.value)
+    return None
