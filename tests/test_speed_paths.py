@@ -233,3 +233,14 @@ def test_check_does_not_import_the_other_subcommands() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_scan_parse_skips_only_libcst_revalidation_of_its_own_parse() -> None:
+    from compilelint.static.engine import parse_unvalidated
+
+    got = parse_unvalidated(TRICKY.encode())
+    assert got.deep_equals(cst.parse_module(TRICKY)) and got.code == TRICKY
+    with pytest.raises(cst.ParserSyntaxError):
+        parse_unvalidated(b"def f(:\n")
+    with pytest.raises(cst.CSTValidationError):  # nodes built elsewhere are still validated
+        cst.Name("1 not a name")

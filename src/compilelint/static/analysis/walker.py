@@ -339,6 +339,8 @@ class FileWalker(Evaluator):
         # ids of names called at a recorded call site (`helper(x)`): the site is the edge, and
         # the name is not a reference to a function passed as a value
         self._called_names: set[int] = set()
+        # id(node) -> (node, its dotted name, head, rest) or (node,) when it has none
+        self._dotted: dict[int, tuple[Any, ...]] = {}
 
     # ------------------------------------------------------------------ public API for checks
     @property
@@ -359,10 +361,14 @@ class FileWalker(Evaluator):
 
     def qualify(self, node: cst.BaseExpression) -> str | None:
         """Fully qualified dotted name of an expression through this file's imports."""
-        d = dotted(node)
-        if d is None:
+        # every check asks about the same call's function: its dotted name is found once
+        got = self._dotted.get(id(node))
+        if got is None or got[0] is not node:
+            d = dotted(node)
+            got = self._dotted[id(node)] = (node, d, *d.partition(".")[::2]) if d else (node,)
+        if len(got) == 1:
             return None
-        head, _, rest = d.partition(".")
+        _node, d, head, rest = got
         target = self.imports.get(head)
         if target is None:
             return d
