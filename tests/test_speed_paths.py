@@ -244,3 +244,17 @@ def test_the_scan_parse_skips_only_libcst_revalidation_of_its_own_parse() -> Non
         parse_unvalidated(b"def f(:\n")
     with pytest.raises(cst.CSTValidationError):  # nodes built elsewhere are still validated
         cst.Name("1 not a name")
+
+
+def test_positions_from_cpython_in_a_latin1_file_and_after_a_bom() -> None:
+    for data in (
+        "# -*- coding: latin-1 -*-\nx = 'caf\xe9' + f(a.b, c)\nif 'caf\xe9' == a.b: g(a)\n".encode(
+            "latin-1"
+        ),
+        b"\xef\xbb\xbfx = a.b + f(c)\n" + "y = '\u00e9' + a.b\n".encode(),
+    ):
+        module = cst.parse_module(data)
+        c = _Collect()
+        module.visit(c)
+        want = spans(module, [n for n, _ in c.out])
+        assert spans_in_statements(module, c.out, ast.parse(data), source=data) == want

@@ -393,6 +393,19 @@ def _parts(stmt: cst.CSTNode, a: list[Any]) -> tuple[list[tuple[Any, Any]], list
     return pairs, [([c], [ax]) for c, ax in pairs]
 
 
+def _utf8_lines(source: bytes, encoding: str) -> list[bytes]:
+    """The lines of ``source`` as CPython's offsets count them: UTF-8, without a byte-order
+    mark (a file in another encoding is converted); none when it cannot be."""
+    if source.startswith(b"\xef\xbb\xbf"):
+        source = source[3:]
+    if encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
+        try:
+            source = source.decode(encoding).encode("utf-8")
+        except (LookupError, UnicodeError):
+            return []
+    return source.splitlines(keepends=True)
+
+
 def _def_name(stmt: cst.FunctionDef, a: Any, text: list[bytes]) -> Span | None:
     """A function's name: after ``def`` (and ``async``) on the line CPython starts it."""
     gaps = [stmt.whitespace_after_def.value]
@@ -515,7 +528,7 @@ def spans_in_statements(
                 out[i] = (line + dl, c, line + de, ec)
             kept[sid] = got
             del groups[sid]
-    text = source.splitlines(keepends=True) if source is not None else []
+    text = _utf8_lines(source, module.encoding) if source is not None else []
     for sid, (stmt, nodes) in list(groups.items()):
         found: dict[int, Span] = {}
         lines: dict[int, Span] = {}
