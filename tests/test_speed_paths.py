@@ -11,8 +11,10 @@ import textwrap
 from pathlib import Path
 
 import libcst as cst
+import pytest
 
 from compilelint.config import load_config
+from compilelint.static import positions
 from compilelint.static.analysis.facts import CallSite, FileFacts, FunctionFacts
 from compilelint.static.engine import Cache, resolve_settings, scan
 from compilelint.static.positions import spans, spans_in_statements, statement_starts
@@ -65,15 +67,40 @@ TRICKY = textwrap.dedent(
 
     class C(Base, metaclass=Meta):
 
-        def method(self):
+        def method(self, n=-1, *, m=(2), o=None) -> T[int]:
             return [jj(x) for x in kk(self)] + {ll(): mm() for _ in ()}.get(1)
+
+
+    def \\
+            g(a, b=(
+                1 + 2
+            )):
+        x = a.b[c](d=e) if not (a < b) else (-b) ** 2
+        y, z = (a.b, c[d:e]), {**f, "k": g.h}
+        w = (
+            a.b.c(
+                d[e],  # a comment
+                *f, **g,
+            )[h]
+            + i  # another
+        ) @ (j)
+        v = f"{a.b} {c(d)}" + 'x' 'y', lambda q=a: q(b)
+        del a[b], c.d
+        assert a == b, c.d
+        if (a and
+                b or not c.d):
+            raise E(a) from b
+        while (x := a.b) is not None: x += -1
+        for (i, j) in k.l(m)[n]: pass
+        with open(a) as f: f.read()
+        return (yield a.b)
     \tx = 1
     '''
 ).replace("\tx = 1\n", "")
 
 
 class _Collect(cst.CSTVisitor):
-    """Every Call and Name node with its innermost statement (what the walker records)."""
+    """Every expression with its innermost statement (what the walker records)."""
 
     def __init__(self) -> None:
         self.stack: list[cst.CSTNode] = []
@@ -82,7 +109,7 @@ class _Collect(cst.CSTVisitor):
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
             self.stack.append(node)
-        if isinstance(node, (cst.Call, cst.Name)):
+        if isinstance(node, cst.BaseExpression):
             self.out.append((node, self.stack[-1] if self.stack else None))
         return True
 
@@ -98,16 +125,58 @@ def _check_same(source: str) -> int:
     module.visit(c)
     assert statement_starts(module, tree) is not None
     want = spans(module, [n for n, _ in c.out])
-    got = spans_in_statements(module, c.out, tree)
-    assert got == want
+    assert spans_in_statements(module, c.out, tree) == want  # codegen per statement
+    data = source.encode()
+    assert spans_in_statements(module, c.out, tree, source=data) == want  # CPython's tree
+    # nodes that need only their line get it (and no more in a statement on one line)
+    lines = spans_in_statements(
+        module, c.out, tree, source=data, lines_only={id(n) for n, _ in c.out}
+    )
+    assert {i: s[0] for i, s in lines.items()} == {i: s[0] for i, s in want.items()}
     return len(want)
 
 
 def test_positions_per_statement_equal_the_whole_module_pass() -> None:
-    assert _check_same(TRICKY) > 60
+    assert _check_same(TRICKY) > 200
+    assert _check_same(TRICKY.replace("a.b", "a.\u00e9").replace("(a)", "('\u00e9', a)"))
     # CRLF line endings, tabs, a file without a trailing newline
     assert _check_same(TRICKY.replace("\n", "\r\n"))
     assert _check_same("if a:\n\tb(1)\n\tc(d(2))")
+
+
+def test_positions_of_plain_expressions_come_from_cpython_without_codegen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    source = textwrap.dedent(
+        """\
+        def f(self, x, n=2, *, k=None):
+            if x.shape[0] > n and not k:
+                y = self.proj(x[:, 0]).sum(dim=-1) + (
+                    x.mean()
+                )
+            for i in range(n):
+                print(y[i], i * 2, sep=k)
+            return -y
+        """
+    )
+    module = cst.parse_module(source)
+    tree = ast.parse(source)
+    c = _Collect()
+    module.visit(c)
+    params = {id(p.name) for p in module.body[0].params.params}  # type: ignore[attr-defined]
+    params |= {id(p.name) for p in module.body[0].params.kwonly_params}  # type: ignore[attr-defined]
+    attrs = {id(n.attr) for n, _ in c.out if isinstance(n, cst.Attribute)}
+    attrs |= {id(a.keyword) for n, _ in c.out if isinstance(n, cst.Call) for a in n.args}
+    kinds = (*positions._KINDS, cst.BooleanOperation)  # the kinds it pairs (and `if` tests)
+    c.out = [(n, s) for n, s in c.out if isinstance(n, kinds) and id(n) not in params | attrs]
+    assert len(c.out) > 30
+    want = spans(module, [n for n, _ in c.out])
+
+    def no_codegen(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a statement was generated")
+
+    monkeypatch.setattr(positions._PosState, "__init__", no_codegen)
+    assert spans_in_statements(module, c.out, tree, source=source.encode()) == want
 
 
 def test_positions_fall_back_when_the_statement_is_unknown() -> None:
@@ -164,3 +233,28 @@ def test_check_does_not_import_the_other_subcommands() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_scan_parse_skips_only_libcst_revalidation_of_its_own_parse() -> None:
+    from compilelint.static.engine import parse_unvalidated
+
+    got = parse_unvalidated(TRICKY.encode())
+    assert got.deep_equals(cst.parse_module(TRICKY)) and got.code == TRICKY
+    with pytest.raises(cst.ParserSyntaxError):
+        parse_unvalidated(b"def f(:\n")
+    with pytest.raises(cst.CSTValidationError):  # nodes built elsewhere are still validated
+        cst.Name("1 not a name")
+
+
+def test_positions_from_cpython_in_a_latin1_file_and_after_a_bom() -> None:
+    for data in (
+        "# -*- coding: latin-1 -*-\nx = 'caf\xe9' + f(a.b, c)\nif 'caf\xe9' == a.b: g(a)\n".encode(
+            "latin-1"
+        ),
+        b"\xef\xbb\xbfx = a.b + f(c)\n" + "y = '\u00e9' + a.b\n".encode(),
+    ):
+        module = cst.parse_module(data)
+        c = _Collect()
+        module.visit(c)
+        want = spans(module, [n for n, _ in c.out])
+        assert spans_in_statements(module, c.out, ast.parse(data), source=data) == want

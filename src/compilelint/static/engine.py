@@ -237,6 +237,47 @@ def _call_with_deep_stack(fn: Callable[[], FileFacts]) -> FileFacts:
     return box["value"]  # type: ignore[return-value]
 
 
+# libcst validates every node it builds (``CSTNode.__post_init__`` calls ``_validate``: about a
+# tenth of a parse), including the nodes its own parser builds from text it has just accepted,
+# whose checks cannot fail. libcst's own comment there says validation could move out of the
+# parse. ``parse_unvalidated`` parses with those checks off on the calling thread only (nodes
+# built anywhere else are validated as before); if libcst's hook is not the one expected, it
+# parses as ``libcst.parse_module`` does.
+_NO_VALIDATION = threading.local()
+_VALIDATION_HOOK: list[bool] = []  # [installed?], decided once
+
+
+def _validate_unless_parsing(self: Any) -> None:
+    if not getattr(_NO_VALIDATION, "on", False):
+        self._validate()
+
+
+def _install_validation_hook() -> bool:
+    if not _VALIDATION_HOOK:
+        from libcst._nodes.base import CSTNode
+
+        hook = CSTNode.__dict__.get("__post_init__")
+        code = getattr(hook, "__code__", None)
+        ok = code is not None and code.co_names == ("_validate",) and code.co_argcount == 1
+        if ok:
+            CSTNode.__post_init__ = _validate_unless_parsing  # type: ignore[method-assign]
+        _VALIDATION_HOOK.append(ok or CSTNode.__post_init__ is _validate_unless_parsing)
+    return _VALIDATION_HOOK[0]
+
+
+def parse_unvalidated(data: bytes) -> cst.Module:
+    """``libcst.parse_module(data)``, without re-validating the nodes its parser builds."""
+    import libcst as cst
+
+    if not _install_validation_hook():
+        return cst.parse_module(data)
+    _NO_VALIDATION.on = True
+    try:
+        return cst.parse_module(data)
+    finally:
+        _NO_VALIDATION.on = False
+
+
 def _longest_logical_line(data: bytes) -> int | None:
     """Tokens in the longest logical line, or None when the tokenizer gives up."""
     import io
@@ -393,7 +434,7 @@ def _analyze_source(
             return empty
     python_error = empty.error
     try:
-        module = parse(data, inp) if parse is not None else cst.parse_module(data)
+        module = parse(data, inp) if parse is not None else parse_unvalidated(data)
     except cst.ParserSyntaxError as exc:
         if python_error is None:  # CPython accepted it; libcst did not
             msg = " ".join(exc.message.split())

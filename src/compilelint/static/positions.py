@@ -18,6 +18,8 @@ from typing import Any
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
+from compilelint.static.analysis.walker import _NODE_TYPES, _NOT_NODES, child_fields
+
 Span = tuple[int, int, int, int]  # line, col, end_line, end_col (1-based, end col exclusive+1)
 
 _NULL = nullcontext()
@@ -95,7 +97,9 @@ def spans(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[int, Span]:
 # where it starts, until its last target has been placed.
 
 Starts = dict[int, tuple[int, int]]  # id(statement) -> (line where its codegen starts, indent)
-Asts = dict[int, list[ast.stmt]]  # id(simple statement line) -> CPython's statements in it
+# id(statement) -> CPython's statements in it (a simple statement line: one per small statement;
+# a compound statement: itself)
+Asts = dict[int, list[ast.stmt]]
 
 
 def _compound_start(s: cst.CSTNode, a: ast.stmt) -> int:
@@ -153,6 +157,8 @@ def _pair(
         a: Any = stmts[i]
         i += 1
         out[id(s)] = (_compound_start(s, a), a.col_offset)
+        if asts is not None:
+            asts[id(s)] = [a]
         n: Any = s
         ok = True
         if isinstance(s, cst.If):
@@ -194,57 +200,280 @@ def statement_starts(
     return out if _pair(module.body, tree.body, out, asts) else None
 
 
-# ---------------------------------------------------------------------------- call starts
-# A call site needs only where the call starts. In a simple statement line, libcst's calls in
-# source order pair with CPython's calls sorted by where they start (the outer of two calls
-# that start together first): no codegen at all. Lines whose shapes could differ (f-strings,
-# whose inner positions CPython reports differently across versions) and any count mismatch
-# fall back to the statement's codegen.
+# ---------------------------------------------------------------------------- from CPython
+# CPython's tree places most nodes without any codegen: an expression's libcst node and CPython's
+# node for it span the same text (both leave out the expression's own parentheses and include
+# those of its first and last parts). Within one statement, libcst's nodes of one kind (calls,
+# attributes, subscripts, comparisons, binary and unary operations, the uses of one name) in
+# source order pair with CPython's nodes of the same kind sorted by where they start (the outer
+# of two that start together first), when there are as many of each. A statement's parts that
+# are one expression to both trees (an ``if``'s test, a parameter's default, a decorator) pair
+# directly. A node these do not place (an f-string, whose inner positions CPython reports
+# differently across versions, a lambda, a count that differs) falls back to its statement's
+# codegen.
 
 
 class _Unsure(Exception):
     pass
 
 
-def _cst_calls(node: cst.CSTNode, out: list[cst.CSTNode]) -> None:
-    from compilelint.static.analysis.walker import iter_children
+# libcst's node kind -> CPython's
+_KINDS: dict[type, type] = {
+    cst.Call: ast.Call,
+    cst.Attribute: ast.Attribute,
+    cst.Subscript: ast.Subscript,
+    cst.Comparison: ast.Compare,
+    cst.BinaryOperation: ast.BinOp,
+    cst.UnaryOperation: ast.UnaryOp,
+    cst.Name: ast.Name,
+}
+_AST_KINDS: dict[type, type] = {a: c for c, a in _KINDS.items()}
+# small statements whose names are not expressions (``import a.b``, ``global x``): skipped by
+# both sides (CPython's have no expression nodes)
+_NO_EXPRS: tuple[type, ...] = (cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal)
+_CONSTANT_NAMES = frozenset({"None", "True", "False"})  # constants to CPython
+# positions CPython reports differently across versions (inside f-strings), parameters that are
+# no expressions (a lambda's), type parameters (``type X[T] = ...``)
+_UNSURE: frozenset[type] = frozenset(
+    t for t in (cst.FormattedString, cst.Lambda, getattr(cst, "TypeAlias", None)) if t
+)
 
+# a part's root of these kinds spans what CPython's does (not a tuple or a generator: CPython's
+# spans include their parentheses)
+_DIRECT: frozenset[type] = frozenset(
+    {
+        *_KINDS,
+        cst.BooleanOperation,
+        cst.IfExp,
+        cst.Integer,
+        cst.Float,
+        cst.Imaginary,
+        cst.SimpleString,
+        cst.Ellipsis,
+    }
+)
+
+Key = Any  # a node kind, or ("name", identifier) for the uses of one name
+
+
+def _key(node: cst.CSTNode) -> Key:
     t = type(node)
-    if t is cst.Call:
-        out.append(node)
-    elif t in (cst.FormattedString, cst.Lambda):
+    if t is cst.Name:
+        v = node.value  # type: ignore[attr-defined]
+        return None if v in _CONSTANT_NAMES else ("name", v)
+    return t if t in _KINDS else None
+
+
+def _cst_nodes(node: cst.CSTNode, want: set[Key], out: dict[Key, list[cst.CSTNode]]) -> None:
+    """The nodes of the kinds in ``want`` under ``node``, in source order."""
+    t = type(node)
+    if t in _UNSURE:
         raise _Unsure
+    if t in _NO_EXPRS:
+        return
+    n: Any = node
+    if t is cst.Name:
+        k: Key = ("name", n.value)
+        if k in want:
+            out.setdefault(k, []).append(node)
+        return
+    if t in want:
+        out.setdefault(t, []).append(node)
+    if t is cst.Attribute:  # `.attr` is no expression
+        _cst_nodes(n.value, want, out)
+        return
+    if t is cst.Arg:  # nor is a keyword argument's name
+        _cst_nodes(n.value, want, out)
+        return
     if t is cst.IfExp:  # `body if test else orelse`: fields are (test, body, orelse)
-        n: Any = node
-        children: Iterable[cst.CSTNode] = (n.body, n.test, n.orelse)
-    else:
-        children = iter_children(node)
-    for c in children:
-        _cst_calls(c, out)
+        for c in (n.body, n.test, n.orelse):
+            _cst_nodes(c, want, out)
+        return
+    for name in child_fields(t):
+        v = getattr(n, name)
+        vt = type(v)
+        if vt in _NODE_TYPES:
+            _cst_nodes(v, want, out)
+        elif vt is tuple or vt is list:
+            for item in v:
+                if type(item) in _NODE_TYPES:
+                    _cst_nodes(item, want, out)
+        elif vt not in _NOT_NODES and isinstance(v, cst.CSTNode):
+            _cst_nodes(v, want, out)
 
 
-def _call_starts(
-    line: cst.SimpleStatementLine, stmts: list[ast.stmt], text: list[bytes]
-) -> dict[int, Span] | None:
-    found: list[cst.CSTNode] = []
-    try:
-        for small in line.body:
-            _cst_calls(small, found)
-    except _Unsure:
-        return None
-    calls = [n for st in stmts for n in ast.walk(st) if isinstance(n, ast.Call)]
-    if len(calls) != len(found):
-        return None
-    calls.sort(
-        key=lambda c: (c.lineno, c.col_offset, -(c.end_lineno or 0), -(c.end_col_offset or 0))
+def _ast_nodes(node: ast.AST, want: set[Key], out: dict[Key, list[Any]]) -> None:
+    """CPython's nodes of the kinds in ``want`` under ``node`` (in any order)."""
+    t = type(node)
+    if t is ast.Name:
+        k: Key = ("name", node.id)  # type: ignore[attr-defined]
+        if k in want:
+            out.setdefault(k, []).append(node)
+        return
+    kind = _AST_KINDS.get(t)
+    if kind is not None and kind in want:
+        out.setdefault(kind, []).append(node)
+    for name in node._fields:
+        v = getattr(node, name, None)
+        if isinstance(v, ast.AST):
+            _ast_nodes(v, want, out)
+        elif type(v) is list:
+            for item in v:
+                if isinstance(item, ast.AST):
+                    _ast_nodes(item, want, out)
+
+
+def _col(text: list[bytes], line: int, offset: int) -> int:
+    """CPython's byte offset in a line as a 1-based column in characters."""
+    raw = text[line - 1] if 0 < line <= len(text) else b""
+    head = raw[:offset]
+    return (len(head) if head.isascii() else len(head.decode("utf-8", errors="replace"))) + 1
+
+
+def _span_of(a: Any, text: list[bytes]) -> Span:
+    return (
+        a.lineno,
+        _col(text, a.lineno, a.col_offset),
+        a.end_lineno,
+        _col(text, a.end_lineno, a.end_col_offset),
     )
+
+
+Roots = tuple[Sequence[Any], Sequence[Any]]  # libcst's roots of a part, CPython's
+
+
+def _parts(stmt: cst.CSTNode, a: list[Any]) -> tuple[list[tuple[Any, Any]], list[Roots]]:
+    """The parts of a statement that are expressions to both trees: (libcst's, CPython's)
+    pairs of one expression each, and the regions to search for the others (a simple statement
+    line: its small statements)."""
+    pairs: list[tuple[Any, Any]] = []
+    if isinstance(stmt, cst.SimpleStatementLine):
+        for small, sa in zip(stmt.body, a):
+            value = getattr(small, "value", None)
+            if value is not None and isinstance(value, cst.BaseExpression):
+                av = getattr(sa, "value", None)
+                if isinstance(av, ast.expr):
+                    pairs.append((value, av))
+        return pairs, [(stmt.body, a)]
+    n: Any = stmt
+    x: Any = a[0]
+    if isinstance(stmt, (cst.If, cst.While)):
+        while True:  # an elif chain is one statement to CPython's `orelse`
+            pairs.append((n.test, x.test))
+            if not (isinstance(n.orelse, cst.If) and len(x.orelse) == 1):
+                break
+            n, x = n.orelse, x.orelse[0]
+    elif isinstance(stmt, cst.For):
+        pairs += [(n.target, x.target), (n.iter, x.iter)]
+    elif isinstance(stmt, cst.With) and len(n.items) == len(x.items):
+        for item, ai in zip(n.items, x.items):
+            pairs.append((item.item, ai.context_expr))
+            if item.asname is not None and ai.optional_vars is not None:
+                pairs.append((item.asname.name, ai.optional_vars))
+    elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        if len(n.decorators) == len(x.decorator_list):
+            pairs += [(d.decorator, ad) for d, ad in zip(n.decorators, x.decorator_list)]
+        if isinstance(stmt, cst.FunctionDef):
+            p = n.params
+            positional = [q.default for q in (*p.posonly_params, *p.params) if q.default]
+            if len(positional) == len(x.args.defaults):
+                pairs += list(zip(positional, x.args.defaults))
+            kw = [q.default for q in p.kwonly_params if q.default]
+            akw = [d for d in x.args.kw_defaults if d is not None]
+            if len(kw) == len(akw):
+                pairs += list(zip(kw, akw))
+            if n.returns is not None and x.returns is not None:
+                pairs.append((n.returns.annotation, x.returns))
+        else:
+            bases = [b.value for b in n.bases]
+            if len(bases) == len(x.bases):
+                pairs += list(zip(bases, x.bases))
+    elif isinstance(stmt, cst.Match):
+        pairs.append((n.subject, x.subject))
+    return pairs, [([c], [ax]) for c, ax in pairs]
+
+
+def _utf8_lines(source: bytes, encoding: str) -> list[bytes]:
+    """The lines of ``source`` as CPython's offsets count them: UTF-8, without a byte-order
+    mark (a file in another encoding is converted); none when it cannot be."""
+    if source.startswith(b"\xef\xbb\xbf"):
+        source = source[3:]
+    if encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
+        try:
+            source = source.decode(encoding).encode("utf-8")
+        except (LookupError, UnicodeError):
+            return []
+    return source.splitlines(keepends=True)
+
+
+def _def_name(stmt: cst.FunctionDef, a: Any, text: list[bytes]) -> Span | None:
+    """A function's name: after ``def`` (and ``async``) on the line CPython starts it."""
+    gaps = [stmt.whitespace_after_def.value]
+    col = _col(text, a.lineno, a.col_offset) + len("def")
+    if stmt.asynchronous is not None:
+        gaps.append(stmt.asynchronous.whitespace_after.value)
+        col += len("async")
+    if any("\\" in g for g in gaps):  # a line continuation between the keywords and the name
+        return None
+    col += sum(len(g) for g in gaps)
+    return (a.lineno, col, a.lineno, col + len(stmt.name.value))
+
+
+def _from_cpython(
+    stmt: cst.CSTNode,
+    a: list[ast.stmt],
+    nodes: dict[int, cst.CSTNode],
+    text: list[bytes],
+    lines_only: set[int] | None = None,
+) -> tuple[dict[int, Span], dict[int, Span]]:
+    """The spans of those of ``nodes`` (in ``stmt``, which CPython's ``a`` is) that CPython's
+    tree places, and the lines of those in ``lines_only`` (as ``(line, 0, line, 0)``) in a
+    statement on one line; the others are left out."""
     out: dict[int, Span] = {}
-    for node, c in zip(found, calls):
-        raw = text[c.lineno - 1] if 0 < c.lineno <= len(text) else b""
-        head = raw[: c.col_offset]
-        col = len(head) if head.isascii() else len(head.decode("utf-8", errors="replace"))
-        out[id(node)] = (c.lineno, col + 1, 0, 0)
-    return out
+    lines: dict[int, Span] = {}
+    todo = dict(nodes)
+    if lines_only and isinstance(stmt, cst.SimpleStatementLine):
+        if all(x.lineno == x.end_lineno == a[0].lineno for x in a):
+            ln = a[0].lineno
+            for i in [i for i in todo if i in lines_only]:
+                lines[i] = (ln, 0, ln, 0)
+                del todo[i]
+    if isinstance(stmt, cst.FunctionDef) and id(stmt.name) in todo:
+        got = _def_name(stmt, a[0], text)
+        if got is not None:
+            out[id(stmt.name)] = got
+            del todo[id(stmt.name)]
+    if not todo:
+        return out, lines
+    pairs, regions = _parts(stmt, a)
+    for c, ax in pairs:
+        if id(c) in todo and type(c) in _DIRECT:
+            out[id(c)] = _span_of(ax, text)
+            del todo[id(c)]
+    want = {k for n in todo.values() if (k := _key(n)) is not None}
+    if not want:
+        return out, lines
+    for roots, aroots in regions:
+        found: dict[Key, list[cst.CSTNode]] = {}
+        try:
+            for r in roots:
+                _cst_nodes(r, want, found)
+        except _Unsure:
+            continue
+        if not found:
+            continue
+        theirs: dict[Key, list[Any]] = {}
+        for ar in aroots:
+            _ast_nodes(ar, set(found), theirs)
+        for k, mine in found.items():
+            other = theirs.get(k, [])
+            if len(other) != len(mine):
+                continue
+            other.sort(key=lambda c: (c.lineno, c.col_offset, -c.end_lineno, -c.end_col_offset))
+            for node, c in zip(mine, other):
+                if id(node) in todo:
+                    out[id(node)] = _span_of(c, text)
+    return out, lines
 
 
 class SpanMemo:
@@ -255,8 +484,8 @@ class SpanMemo:
     (their ids stay theirs) and forgets those the next analysis does not ask about."""
 
     def __init__(self) -> None:
-        # id(statement) -> (statement, indent, starts only?, {id(node): relative span})
-        self.entries: dict[int, tuple[cst.CSTNode, int, bool, dict[int, Span]]] = {}
+        # id(statement) -> (statement, indent, {id(node): span relative to the statement})
+        self.entries: dict[int, tuple[cst.CSTNode, int, dict[int, Span]]] = {}
 
 
 def spans_in_statements(
@@ -264,15 +493,16 @@ def spans_in_statements(
     targets: Iterable[tuple[cst.CSTNode, cst.CSTNode | None]],
     tree: ast.Module | None,
     *,
-    starts_only: set[int] | None = None,
     source: bytes | None = None,
     memo: SpanMemo | None = None,
+    lines_only: set[int] | None = None,
 ) -> dict[int, Span]:
-    """``spans`` for (node, the statement that holds it) pairs: each statement that holds a
-    target is generated on its own from where it starts; a node whose statement is unknown, or
-    that its statement's codegen does not reach, falls back to the whole-module pass. Gives the
-    same spans as ``spans``. Nodes in ``starts_only`` (ids of calls) need only their start
-    (the end is 0, 0): in simple statements those come from CPython's tree of ``source``."""
+    """``spans`` for (node, the statement that holds it) pairs, from CPython's ``tree`` of
+    ``source`` where it places them (``_from_cpython``), else from the codegen of the statement
+    that holds them on its own, from where it starts; a node whose statement is unknown, or that
+    its statement's codegen does not reach, falls back to the whole-module pass. Gives the same
+    spans as ``spans``. Nodes in ``lines_only`` (ids) need only their line: in a statement on
+    one line they get ``(line, 0, line, 0)``."""
     groups: dict[int, tuple[cst.CSTNode, dict[int, cst.CSTNode]]] = {}
     rest: dict[int, cst.CSTNode] = {}
     asts: Asts = {}
@@ -283,61 +513,47 @@ def spans_in_statements(
         else:
             groups.setdefault(id(stmt), (stmt, {}))[1][id(node)] = node
     out: dict[int, Span] = {}
-    kept: dict[int, tuple[cst.CSTNode, int, bool, dict[int, Span]]] = {}
+    kept: dict[int, tuple[cst.CSTNode, int, dict[int, Span]]] = {}
     if memo is not None and starts is not None:
         for sid, (stmt, nodes) in list(groups.items()):
             line, indent = starts[sid]
-            only = all(i in starts_only for i in nodes) if starts_only else False
             got = memo.entries.get(sid)
-            if got is None or got[0] is not stmt or got[1] != indent or got[2] != only:
+            if got is None or got[0] is not stmt or got[1] != indent:
                 continue
-            rel = got[3]
+            rel = got[2]
             if not all(i in rel for i in nodes):
                 continue
             for i in nodes:
                 dl, c, de, ec = rel[i]
-                out[i] = (line + dl, c, line + de if de >= 0 else 0, ec)
+                out[i] = (line + dl, c, line + de, ec)
             kept[sid] = got
             del groups[sid]
-    text = source.splitlines(keepends=True) if source is not None and starts_only else []
+    text = _utf8_lines(source, module.encoding) if source is not None else []
     for sid, (stmt, nodes) in list(groups.items()):
-        if not text or sid not in asts or not all(i in starts_only for i in nodes):  # type: ignore[operator]
-            continue
-        got = _call_starts(stmt, asts[sid], text)  # type: ignore[arg-type]
-        if got is not None and all(i in got for i in nodes):
-            out.update((i, got[i]) for i in nodes)
-            del groups[sid]
-            if memo is not None:
-                _remember(kept, sid, stmt, starts, True, {i: got[i] for i in nodes})
-    for sid, (stmt, nodes) in groups.items():
-        line, indent = starts[sid]  # type: ignore[index]
-        state = _PosState(module, nodes)
-        state._line = line
-        state.indent_tokens = [" " * indent]
-        try:
-            stmt._codegen(state)
-        except _Done:
-            pass
-        out.update(state.out)
-        rest.update((i, n) for i, n in nodes.items() if i not in state.out)
+        found: dict[int, Span] = {}
+        lines: dict[int, Span] = {}
+        if text and sid in asts:
+            found, lines = _from_cpython(stmt, asts[sid], nodes, text, lines_only)
+            out.update(lines)
+        if len(found) + len(lines) < len(nodes):  # the rest from the statement's codegen
+            line, indent = starts[sid]  # type: ignore[index]
+            left = {i: n for i, n in nodes.items() if i not in found and i not in lines}
+            state = _PosState(module, left)
+            state._line = line
+            state.indent_tokens = [" " * indent]
+            try:
+                stmt._codegen(state)
+            except _Done:
+                pass
+            found.update(state.out)
+            rest.update((i, n) for i, n in left.items() if i not in found)
+        out.update(found)
         if memo is not None:
-            only = all(i in starts_only for i in nodes) if starts_only else False
-            _remember(kept, sid, stmt, starts, only, state.out)  # type: ignore[arg-type]
+            line, indent = starts[sid]  # type: ignore[index]
+            rel = {i: (a - line, c, e - line, ec) for i, (a, c, e, ec) in found.items()}
+            kept[sid] = (stmt, indent, rel)
     if rest:
         out.update(spans(module, rest.values()))
     if memo is not None:
         memo.entries = kept
     return out
-
-
-def _remember(
-    kept: dict[int, tuple[cst.CSTNode, int, bool, dict[int, Span]]],
-    sid: int,
-    stmt: cst.CSTNode,
-    starts: Starts,
-    only: bool,
-    found: dict[int, Span],
-) -> None:
-    line, indent = starts[sid]
-    rel = {i: (a - line, c, (e - line) if e else -1, ec) for i, (a, c, e, ec) in found.items()}
-    kept[sid] = (stmt, indent, only, rel)

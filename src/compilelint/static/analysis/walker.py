@@ -15,11 +15,10 @@ import ast
 import dataclasses
 import re
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from compilelint.static import positions as P
 from compilelint.static.analysis import conds as C
 from compilelint.static.analysis import names as N
 from compilelint.static.analysis import values as V
@@ -36,6 +35,9 @@ from compilelint.static.analysis.facts import (
 )
 from compilelint.static.analysis.params import root_param_is_tensor
 from compilelint.static.analysis.values import Value
+
+if TYPE_CHECKING:
+    from compilelint.static import positions as P
 
 Hook = Callable[[Any], None]
 
@@ -109,6 +111,13 @@ def _is_node(v: object) -> bool:
     return t in _NODE_TYPES or (t not in _NOT_NODES and isinstance(v, cst.CSTNode))
 
 
+_COMPREHENSIONS = frozenset({cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp})
+# nodes without children (their fields are strings, or skipped: parentheses, operators)
+_LEAVES = frozenset(
+    {cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.Ellipsis}
+)
+
+
 def iter_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     for name in child_fields(type(node)):
         v = getattr(node, name)
@@ -134,6 +143,61 @@ def dotted(node: cst.BaseExpression) -> str | None:
     return None
 
 
+_OP_TOKENS: dict[type, str] = {
+    cst.BitOr: "|",
+    cst.Add: "+",
+    cst.Subtract: "-",
+    cst.Multiply: "*",
+    cst.Divide: "/",
+    cst.FloorDivide: "//",
+    cst.Modulo: "%",
+    cst.Power: "**",
+    cst.MatrixMultiply: "@",
+}
+
+
+def fast_code(node: cst.CSTNode) -> str | None:
+    """What ``Module.code_for_node`` gives for the commonest small expressions (names, dotted
+    names, literals, ``A | B``) without parentheses or line breaks, without running libcst's
+    code generation; None for anything else."""
+    t = type(node)
+    n: Any = node
+    if t in _TEXT_LEAVES:
+        return None if n.lpar else n.value  # type: ignore[no-any-return]
+    if t is cst.Attribute:
+        dot = n.dot
+        if n.lpar or type(dot.whitespace_before) is not cst.SimpleWhitespace:
+            return None
+        if type(dot.whitespace_after) is not cst.SimpleWhitespace:
+            return None
+        head = fast_code(n.value)
+        if head is None:
+            return None
+        return f"{head}{dot.whitespace_before.value}.{dot.whitespace_after.value}{n.attr.value}"
+    if t is cst.BinaryOperation:
+        op = n.operator
+        tok = _OP_TOKENS.get(type(op))
+        if tok is None or n.lpar or type(op.whitespace_before) is not cst.SimpleWhitespace:
+            return None
+        if type(op.whitespace_after) is not cst.SimpleWhitespace:
+            return None
+        left = fast_code(n.left)
+        right = fast_code(n.right) if left is not None else None
+        if right is None:
+            return None
+        return f"{left}{op.whitespace_before.value}{tok}{op.whitespace_after.value}{right}"
+    return None
+
+
+_TEXT_LEAVES = frozenset({cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString})
+
+
+def code_of(module: cst.Module, node: cst.CSTNode) -> str:
+    """``module.code_for_node(node)``, faster for the commonest small expressions."""
+    got = fast_code(node)
+    return got if got is not None else module.code_for_node(node)
+
+
 def _module_dotted(mod: cst.BaseExpression | None) -> str:
     if mod is None:
         return ""
@@ -149,7 +213,7 @@ def _ann_kind(ann: cst.Annotation | None) -> str:
         text = expr.evaluated_value if isinstance(expr.evaluated_value, str) else None
     if text is None:
         # Optional[torch.Tensor], Tensor | None, tuple[Tensor, ...], list[Tensor]
-        flat = cst.Module([]).code_for_node(expr)
+        flat = code_of(_EMPTY_MODULE, expr)
         if any(w in flat for w in N.TENSORISH_ANNOTATION_WORDS):
             head = flat.split("[", 1)[0].strip().lower()
             if head in ("list", "tuple", "typing.list", "typing.tuple", "sequence", "iterable"):
@@ -162,6 +226,7 @@ def _ann_kind(ann: cst.Annotation | None) -> str:
     return _named_or_not([text])
 
 
+_EMPTY_MODULE = cst.Module([])
 _ANN_WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9.]*")
 
 
@@ -283,6 +348,8 @@ class FileWalker(Evaluator):
         # ids of names called at a recorded call site (`helper(x)`): the site is the edge, and
         # the name is not a reference to a function passed as a value
         self._called_names: set[int] = set()
+        # id(node) -> (node, its dotted name, head, rest) or (node,) when it has none
+        self._dotted: dict[int, tuple[Any, ...]] = {}
 
     # ------------------------------------------------------------------ public API for checks
     @property
@@ -303,10 +370,14 @@ class FileWalker(Evaluator):
 
     def qualify(self, node: cst.BaseExpression) -> str | None:
         """Fully qualified dotted name of an expression through this file's imports."""
-        d = dotted(node)
-        if d is None:
+        # every check asks about the same call's function: its dotted name is found once
+        got = self._dotted.get(id(node))
+        if got is None or got[0] is not node:
+            d = dotted(node)
+            got = self._dotted[id(node)] = (node, d, *d.partition(".")[::2]) if d else (node,)
+        if len(got) == 1:
             return None
-        head, _, rest = d.partition(".")
+        _node, d, head, rest = got
         target = self.imports.get(head)
         if target is None:
             return d
@@ -352,7 +423,7 @@ class FileWalker(Evaluator):
         self.stmt_of.setdefault(id(node), self.current_stmt)
 
     def code_for(self, node: cst.CSTNode, limit: int = 60) -> str:
-        text = " ".join(self.module.code_for_node(node).split())
+        text = " ".join(code_of(self.module, node).split())
         return text if len(text) <= limit else text[: limit - 3] + "..."
 
     def _class_methods(self) -> set[str]:
@@ -585,47 +656,69 @@ class FileWalker(Evaluator):
     def visit_expr(self, node: cst.CSTNode) -> None:
         """Fire hooks on an expression subtree and record calls and references."""
         t = type(node)
+        n: Any = node
+        if t is cst.Name:  # the commonest node, and a leaf
+            facts = self.scope.facts
+            if facts is not None:
+                if n.value in self.module_defs or n.value in self.scope.local_defs:
+                    ref = self.name_ref(n.value)
+                    if (
+                        ref is not None
+                        and ref not in facts.refs
+                        and id(node) not in self._called_names
+                    ):
+                        facts.refs.append(ref)
+            hooks = self.hooks.get(t)
+            if hooks:
+                for h in hooks:
+                    h(node)
+            return
         if t is cst.Lambda:
             self.fire(node)
             return
         if t is cst.Call:
-            self._record_call(node)  # type: ignore[arg-type]
-            self._grow_list(node)  # type: ignore[arg-type]
-            self._size_params(node)  # type: ignore[arg-type]
+            self._record_call(n)
+            self._grow_list(n)
+            self._size_params(n)
         elif t is cst.Attribute:
-            self._object_param_attr(node)  # type: ignore[arg-type]
-        if t is cst.NamedExpr:
+            self._object_param_attr(n)
+        elif t is cst.NamedExpr:
             self.fire(node)
-            self.visit_expr(node.value)  # type: ignore[attr-defined]
-            self.bind(node.target, self.value(node.value))  # type: ignore[attr-defined]
+            self.visit_expr(n.value)
+            self.bind(n.target, self.value(n.value))
             return
-        elif t is cst.Name and self.scope.facts is not None:
-            ref = None
-            if node.value in self.module_defs or node.value in self.scope.local_defs:  # type: ignore[attr-defined]
-                ref = self.name_ref(node.value)  # type: ignore[attr-defined]
-            if (
-                ref is not None
-                and ref not in self.scope.facts.refs
-                and id(node) not in self._called_names
-            ):
-                self.scope.facts.refs.append(ref)
-        elif t in (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp):
+        elif t in _COMPREHENSIONS:
             self._visit_comprehension(node)
             return
         elif t is cst.IfExp:
             # `a if torch.jit.is_tracing() else b`: the branch torch.compile does not take is
             # not traced (no findings, no calls into it)
             self.fire(node)
-            self.visit_expr(node.test)  # type: ignore[attr-defined]
-            skip_body, skip_else = self._compiling_guard(node.test)  # type: ignore[attr-defined]
-            for branch, skip in ((node.body, skip_body), (node.orelse, skip_else)):  # type: ignore[attr-defined]
+            self.visit_expr(n.test)
+            skip_body, skip_else = self._compiling_guard(n.test)
+            for branch, skip in ((n.body, skip_body), (n.orelse, skip_else)):
                 self.untraced_depth += skip
                 self.visit_expr(branch)
                 self.untraced_depth -= skip
             return
-        self.fire(node)
-        for child in iter_children(node):
-            self.visit_expr(child)
+        hooks = self.hooks.get(t)
+        if hooks:
+            for h in hooks:
+                h(node)
+        if t in _LEAVES:
+            return
+        # the children, as ``iter_children`` gives them
+        for name in _FIELDS.get(t) or child_fields(t):
+            v = getattr(n, name)
+            vt = type(v)
+            if vt in _NODE_TYPES:
+                self.visit_expr(v)
+            elif vt is tuple or vt is list:
+                for item in v:
+                    if _is_node(item):
+                        self.visit_expr(item)
+            elif vt not in _NOT_NODES and isinstance(v, cst.CSTNode):
+                self.visit_expr(v)
 
     def _object_param(self, name: str) -> None:
         facts = self.scope.facts
@@ -1586,16 +1679,18 @@ def analyze_module(
     nodes.extend(n for _, n in walker.call_nodes)
     nodes.extend(n for _, n in uses.sites)
     stmt_of = walker.stmt_of
-    reported = {id(p[1]) for p in walker.pending}
-    starts_only = {id(n) for _, n in walker.call_nodes} - reported  # call sites need a start
+    # the guard rows need only a line
+    lines_only = {id(n) for _, n in uses.sites}
+    lines_only.difference_update(id(p[1]) for p in walker.pending)
+    lines_only.difference_update(id(n) for _, n in walker.call_nodes)
     sp = (
         spans_in_statements(
             module,
             [(n, stmt_of.get(id(n))) for n in nodes],
             tree,
-            starts_only=starts_only,
             source=source,
             memo=span_memo,
+            lines_only=lines_only,
         )
         if nodes
         else {}

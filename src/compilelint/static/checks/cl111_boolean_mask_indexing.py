@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from compilelint.static.analysis.facts import NO_TAINT, Taint
-from compilelint.static.analysis.walker import FileWalker
+from compilelint.static.analysis.walker import FileWalker, code_of
 from compilelint.static.checks.base import Check, ScopedNames
 
 # Tensor methods and torch functions that return a boolean tensor (the fix codemods read it too).
@@ -147,7 +147,7 @@ class BooleanMaskIndexing(Check):
             ann = prm.annotation
             if ann is None:
                 continue
-            text = self.w.module.code_for_node(ann.annotation)
+            text = code_of(self.w.module, ann.annotation)
             if any(w in text for w in _BOOL_ANNOTATIONS):
                 self._masks.bind(prm.name, frozenset((f"P|{qual}|{prm.name.value}",)))
 

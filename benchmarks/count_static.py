@@ -1,0 +1,99 @@
+"""Phase 1's cost in instructions, which a loaded machine does not change.
+
+    valgrind --tool=callgrind --toggle-collect=functools_reduce \\
+        python benchmarks/count_static.py MODE [--root DIR] [--analysed 12] [--syntax-only 6]
+
+MODE is ``bare`` (``libcst.parse_module`` over the files), ``phase1`` (``engine.analyze_source``
+with every static rule over the same files: parse, syntax check, walk, checks, positions),
+``nochecks`` (phase 1 without the checks' hooks), ``nocalls`` (without their ``visit_Call``
+hooks) or ``nopos`` (without positions). The files are a fixed subset of the first 200 files
+(sorted paths) of the installed transformers package's ``models/`` folder: every k-th of those
+that phase 1 analyses (they mention ``torch`` or ``forward``) and every k-th of the others. The
+work runs inside one ``functools.reduce`` call, so that callgrind's ``--toggle-collect`` counts
+it alone (no interpreter start-up, no imports: a first analysis of a small file runs before, for
+the lazy imports). ``callgrind_annotate --inclusive=yes`` on the output then splits the count
+(``__pyfunction_parse_module``: libcst's parse; ``builtin_compile``: CPython's ``ast.parse``).
+Each run takes minutes under valgrind; compare counts of two source trees with ``PYTHONPATH``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import sys
+from pathlib import Path
+
+from bench_static import default_root  # benchmarks/ is the script's folder
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("mode", choices=["bare", "phase1", "nochecks", "nocalls", "nopos"])
+    ap.add_argument("--root", type=Path, default=None)
+    ap.add_argument("--analysed", type=int, default=12)
+    ap.add_argument("--syntax-only", type=int, default=6)
+    args = ap.parse_args()
+    root = args.root or default_root()
+    paths = sorted(root.rglob("*.py"))[:200]
+    datas = [(p.read_bytes(), p) for p in paths]
+    heavy = [x for x in datas if b"torch" in x[0] or b"forward" in x[0]]
+    light = [x for x in datas if not (b"torch" in x[0] or b"forward" in x[0])]
+    sub = heavy[:: max(1, len(heavy) // args.analysed)][: args.analysed]
+    sub += light[:: max(1, len(light) // args.syntax_only)][: args.syntax_only]
+    import libcst
+
+    if args.mode == "bare":
+
+        def bare(acc: int, item: tuple[bytes, Path]) -> int:
+            try:
+                libcst.parse_module(item[0])
+            except Exception:
+                pass
+            return acc
+
+        functools.reduce(bare, sub, 0)
+    else:
+        import compilelint.static.engine as E
+        from compilelint.catalog import load_catalog
+
+        catalog = load_catalog()
+        codes = sorted(c for c in catalog.rules if catalog.rules[c].detector == "static")
+        checks = E._checks_for(codes)
+        if args.mode == "nochecks":
+            checks = []
+        elif args.mode == "nocalls":
+            import compilelint.static.checks.base as B
+
+            build = B.build_hooks
+
+            def without_calls(w, chk):  # type: ignore[no-untyped-def]
+                hooks = build(w, chk)
+                hooks.pop(libcst.Call, None)
+                return hooks
+
+            B.build_hooks = without_calls  # type: ignore[assignment]
+        elif args.mode == "nopos":
+            import compilelint.static.positions as P
+
+            P.spans_in_statements = lambda *a, **k: {}  # type: ignore[assignment]
+        E._call_with_deep_stack = lambda fn: fn()  # type: ignore[assignment]  # one thread
+        sys.setrecursionlimit(20_000)
+        inputs = []
+        for data, p in sub:
+            mod, pkg = E.module_name(p)
+            inputs.append((data, E.FileInput(str(p), os.path.realpath(p), mod, pkg)))
+        warm = b"import torch\ndef forward(x):\n    return x.item()\n"
+        E.analyze_source(warm, inputs[0][1], checks)
+
+        def phase1(acc: int, item: tuple[bytes, E.FileInput]) -> int:
+            E.analyze_source(item[0], item[1], checks)
+            return acc
+
+        with E._fewer_collections():
+            functools.reduce(phase1, inputs, 0)
+    print(f"{len(sub)} files, {sum(len(d) for d, _ in sub)} bytes", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
