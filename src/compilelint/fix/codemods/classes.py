@@ -237,18 +237,7 @@ def _reduction(ctx: FixContext, use: cst.Name) -> tuple[cst.Call, str] | None:
         or ctx.code(stack.func.value).strip() != ctx.torch()
     ):
         return None
-    attr = ctx.parent(stack)
-    red = ctx.parent(attr) if isinstance(attr, cst.Attribute) else None
-    if (
-        isinstance(attr, cst.Attribute)
-        and attr.value is stack
-        and attr.attr.value in ("mean", "sum")
-        and isinstance(red, cst.Call)
-        and red.func is attr
-        and not red.args
-    ):
-        return red, attr.attr.value
-    return None
+    return _method_reduction(ctx, stack)
 
 
 # elementwise methods (and torch functions) a per-class score may go through
@@ -406,7 +395,8 @@ def _elementwise_assign(ctx: FixContext, sub: cst.Subscript) -> cst.Assign | Non
         return None
 
 
-def _method_reduction(ctx: FixContext, use: cst.Name) -> tuple[cst.Call, str] | None:
+def _method_reduction(ctx: FixContext, use: cst.BaseExpression) -> tuple[cst.Call, str] | None:
+    """``use.mean()`` / ``use.sum()`` with no arguments: the call and the method's name."""
     attr = ctx.parent(use)
     red = ctx.parent(attr) if isinstance(attr, cst.Attribute) else None
     if (
