@@ -902,13 +902,18 @@ def run_jobs(
 # --------------------------------------------------------------------------- scoring
 
 
-def static_findings(files: list[str], no_cache: bool = False) -> tuple[list[Any], float]:
+def static_findings(
+    files: list[str], no_cache: bool = False, mode: str | None = None, dtype: str | None = None
+) -> tuple[list[Any], float]:
+    """The static stage on ``files``; ``mode``/``dtype``: the compile context the runs were
+    labelled in (``--mode``/``--dtype`` of ``compilelint check``), None: any."""
     sys.path.insert(0, os.path.join(REPO, "src"))
     from compilelint.api import check
     from compilelint.config import Config
 
     t0 = time.perf_counter()
-    report = check(files, Config(respect_gitignore=False), no_cache=no_cache)
+    cfg = Config(respect_gitignore=False, mode=mode, dtype=dtype)
+    report = check(files, cfg, no_cache=no_cache)
     return list(report.findings), time.perf_counter() - t0
 
 
@@ -1112,6 +1117,17 @@ def print_report(summary: dict[str, Any], per_model: list[list[Any]], full: bool
         for (p, ln), v in sorted(summary["missed_breaks"], key=lambda kv: -len(kv[1]["models"])):
             gb = v["gb"].most_common(1)[0][0]
             print(f"  {p}:{ln}  {gb}  ({len(v['models'])} runs)")
+        print()
+        print("Missed recompile lines (most models first):")
+        for (p, ln), v in sorted(
+            summary["missed_recompiles"], key=lambda kv: -len(kv[1]["models"])
+        ):
+            guard = v["gb"].most_common(1)[0][0]
+            print(f"  {p}:{ln}  {guard}  ({len(v['models'])} runs)")
+        print()
+        print("Findings on lines that ran without a break or recompile:")
+        for p, f in sorted(alarms, key=lambda pf: (pf[0], pf[1].line)):
+            print(f"  {p}:{f.line}  {f.rule}  {f.message[:160]}")
 
 
 # --------------------------------------------------------------------------- main
@@ -1132,6 +1148,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-cache", action="store_true", help="static scan without its cache")
     ap.add_argument("--full", action="store_true", help="per-model table and every missed line")
     ap.add_argument("--json", help="write the summary here")
+    ap.add_argument(
+        "--no-context",
+        action="store_true",
+        help="scan without the runs' compile context (default: `--mode` of the runs when they "
+        "all have one, and `--dtype float32`, the dtype the models are built in)",
+    )
     ap.add_argument(
         "--subset",
         choices=SUBSETS,
@@ -1199,7 +1221,13 @@ def main(argv: list[str] | None = None) -> int:
         if fam in dirs and os.path.exists(os.path.join(dirs[fam], rest)):
             paths.append(os.path.join(dirs[fam], rest))
     t1 = time.perf_counter()
-    findings, secs = static_findings(paths, no_cache=ns.no_cache)
+    # the context the runs were labelled in: their mode, and float32 (models are built in
+    # torch's default dtype); the static stage is told it as a user would (`--mode`, `--dtype`)
+    modes = {v.get("mode") for v in data["runs"].values()}
+    mode = next(iter(modes)) if len(modes) == 1 and not ns.no_context else None
+    dtype = None if ns.no_context else "float32"
+    findings, secs = static_findings(paths, no_cache=ns.no_cache, mode=mode, dtype=dtype)
+    print(f"static context: mode={mode or 'any'} dtype={dtype or 'any'}", file=sys.stderr)
     runs = {k: v for k, v in data["runs"].items() if in_subset(k, ns.subset)}
     summary, per_model = score(runs, findings, dirs)
     print(f"subset: {ns.subset} ({len(runs)} runs)")

@@ -190,3 +190,49 @@ def test_static_stage_never_imports_torch(tree: Path) -> None:
     )
     res = subprocess.run([sys.executable, "-c", script], cwd=tree, capture_output=True, text=True)
     assert "ok" in res.stderr, res.stderr
+
+
+CONTEXT = textwrap.dedent(
+    """
+    import torch
+
+    class Enc(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = torch.nn.ModuleList([torch.nn.Linear(8, 8)])
+
+        def forward(self, x):
+            for layer in self.layers:
+                skip = False
+                if self.training:
+                    skip = torch.rand([]) < 0.1
+                if not skip:
+                    x = layer(x)
+            if x.dtype == torch.float16 and not torch.isfinite(x).all():
+                x = x.clamp(-100.0, 100.0)
+            return x
+    """
+)
+
+
+def test_compile_context_flags_and_config(tmp_path: Path) -> None:
+    """`--mode`/`--dtype` (and `mode`/`dtype` in pyproject) drop the findings that break only
+    in another context; the cache keeps one result per context; bad values are one line."""
+    (tmp_path / "m.py").write_text(CONTEXT, "utf-8")
+
+    def lines(*flags: str) -> list[int]:
+        code, out, _ = invoke(["check", "m.py", "--format", "json", *flags], tmp_path)
+        return [f["line"] for f in json.loads(out)["findings"] if f["rule"] == "CL101"]
+
+    assert lines() == [14, 16]
+    assert lines("--mode", "eval") == [16]
+    assert lines("--dtype", "bfloat16") == [14]
+    assert lines("--mode", "train", "--dtype", "float16") == [14, 16]
+    assert lines() == [14, 16]  # the stored results of another context are not reused
+    (tmp_path / "pyproject.toml").write_text(
+        "[tool.compilelint]\nmode = 'eval'\ndtype = 'float32'\n", "utf-8"
+    )
+    assert lines() == []
+    (tmp_path / "pyproject.toml").write_text("[tool.compilelint]\nmode = 'inference'\n", "utf-8")
+    code, _, err = invoke(["check", "m.py"], tmp_path)
+    assert code == 2 and "mode must be one of eval, train" in err and "Traceback" not in err

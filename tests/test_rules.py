@@ -16,6 +16,7 @@ from compilelint.config import Config
 from compilelint.static.checks.base import all_checks
 
 from .conftest import expected_markers
+from .torch_oracle import context_of
 
 CATALOG = load_catalog()
 CASES = [
@@ -30,7 +31,16 @@ def run_static(
 ) -> list[tuple[int, str]]:
     f = tmp_path / "example.py"
     f.write_text(source, encoding="utf-8")
-    cfg = Config(select=select, cache=False, root=str(tmp_path))
+    # an example for one compile context carries it as `# context: mode=eval dtype=float32`
+    # (the static stage is told it as `--mode`/`--dtype`; the torch oracle runs in it)
+    ctx = context_of(source)
+    cfg = Config(
+        select=select,
+        cache=False,
+        root=str(tmp_path),
+        mode=ctx.get("mode"),
+        dtype=ctx.get("dtype"),
+    )
     # an example that needs the spec's calls (CL303) carries it as a `# spec: {...}` line
     spec = next(
         (ln[len("# spec: ") :] for ln in source.splitlines() if ln.startswith("# spec: ")), None

@@ -409,8 +409,38 @@ def test_latent_notes_for_nested_guards_and_path_dependent_names(tmp_path: Path)
     got = {f.line: f.message for f in rep.findings}
     assert sorted(got) == [8, 15, 17]
     assert "only evaluated when `a is not None` is true" in got[8]
-    assert "latent: `skip` is a tensor on some paths" in got[15]
+    assert "latent: `skip` is a tensor only on the training path" in got[15]
     assert "latent" not in got[17]
+    # in eval mode the training-only tensor is gone; the input-decided guard stays latent
+    ev = check(
+        [str(tmp_path)], Config(select=("CL101",), cache=False, root=str(tmp_path), mode="eval")
+    )
+    assert sorted(f.line for f in ev.findings) == [8, 17]
+
+
+def test_path_dependent_name_with_a_tensor_outside_training_is_not_training_only(
+    tmp_path: Path,
+) -> None:
+    src = """
+    import torch
+    from torch import nn
+
+    class M(nn.Module):
+        def forward(self, h: torch.Tensor, p: float):
+            skip = False
+            if p > 0.5:
+                skip = h.sum() < 0
+            if self.training:
+                skip = torch.rand([]) < 0.1
+            if not skip:
+                h = h * 2
+            return h
+    """
+    (tmp_path / "m.py").write_text(textwrap.dedent(src), encoding="utf-8")
+    cfg = Config(select=("CL101",), cache=False, root=str(tmp_path), mode="eval")
+    got = {f.line: f.message for f in check([str(tmp_path)], cfg).findings}
+    assert sorted(got) == [12]
+    assert "a tensor on some paths and a Python value on others" in got[12]
 
 
 def test_tensor_annotation_with_a_flag_default_is_a_flag(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 INPUTS = re.compile(r"^#\s*inputs:\s*(.+)$", re.M)
 VARIANTS = re.compile(r"^#\s*variants:\s*(.+)$", re.M)
+CONTEXT = re.compile(r"^#\s*context:\s*(.+)$", re.M)
 _LOC = re.compile(r"Graph break in user code at (.+?):(\d+)")
 _GB = re.compile(r"gb(\d{4})\.html")
 
@@ -40,6 +41,13 @@ class _Collector(logging.Handler):
             self.breaks.append(str(payload))
         elif name == "recompile_reasons" and payload is not None:
             self.recompiles.append(str(payload))
+
+
+def context_of(source: str) -> dict[str, str]:
+    """The compile context an example is for (``# context: mode=eval dtype=float32``): the
+    static stage is told it (``Config.mode``/``Config.dtype``), ``observe`` runs in it."""
+    m = CONTEXT.search(source)
+    return dict(kv.split("=", 1) for kv in m.group(1).split()) if m else {}
 
 
 def observe(source: str, tmp: Path) -> Observed | None:
@@ -74,6 +82,16 @@ def observe(source: str, tmp: Path) -> Observed | None:
     if target is None:
         sys.modules.pop(mod_name, None)
         return None
+    ctx = context_of(source)
+    if isinstance(target, torch.nn.Module) and "mode" in ctx:
+        target.train(ctx["mode"] == "train")
+    if "dtype" in ctx:
+        dt = getattr(torch, ctx["dtype"])
+        if isinstance(target, torch.nn.Module):
+            target = target.to(dt)
+        inputs = tuple(
+            a.to(dt) if torch.is_tensor(a) and a.is_floating_point() else a for a in inputs
+        )
     torch._dynamo.reset()
     torch._dynamo.utils.counters.clear()
     col = _Collector()

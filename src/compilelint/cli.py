@@ -143,6 +143,18 @@ class _OptionOrder(click.Command):
     help="Also report code that torch.compile does not trace (library mode: code no public entry "
     "point reaches under default arguments, marked latent; JSON/SARIF `latent`).",
 )
+@click.option(
+    "--mode",
+    type=click.Choice(["eval", "train"]),
+    help="The mode the model is compiled in: findings that break only in the other mode "
+    "(training-only code in eval) are not reported [default: both].",
+)
+@click.option(
+    "--dtype",
+    type=click.Choice(["float32", "bfloat16", "float16", "float64"]),
+    help="The model's floating dtype: findings behind a dtype guard for another dtype "
+    "(`x.dtype == torch.float16 and ...` in float32) are not reported [default: any].",
+)
 @click.option("--no-respect-gitignore", is_flag=True, help="Scan files that .gitignore excludes.")
 @click.option(
     "--python",
@@ -243,6 +255,8 @@ def check(
     jobs: int | None,
     no_color: bool,
     report_untraced: bool,
+    mode: str | None,
+    dtype: str | None,
     no_respect_gitignore: bool,
     python: str | None,
     no_follow: bool,
@@ -301,6 +315,8 @@ def check(
         no_respect_gitignore=no_respect_gitignore,
         python=python,
         no_follow=no_follow,
+        mode=mode,
+        dtype=dtype,
     )
     if (max_graph_breaks is not None or max_recompiles is not None) and not (input_spec or traces):
         _fail("--max-graph-breaks and --max-recompiles need --input-spec or --trace (a run)")

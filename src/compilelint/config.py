@@ -22,6 +22,8 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 FAIL_ON = ("error", "warning", "info", "never")
+MODES = ("eval", "train")  # the compile context (`mode`, `dtype`; see Config)
+DTYPES = ("float32", "bfloat16", "float16", "float64")
 _CODE_SEL = re.compile(r"^(ALL|CL\d{0,3})$")
 
 
@@ -44,6 +46,11 @@ class Config:
     cache_dir: str | None = None
     jobs: int = 0  # 0: one per core
     report_untraced: bool = False
+    # the compile context the static stage predicts for (None: any): a finding that breaks
+    # only in another context (training-only code in eval, a float16 guard in float32) is
+    # not reported
+    mode: str | None = None  # "eval" | "train"
+    dtype: str | None = None  # the model's floating dtype: "float32", "bfloat16", ...
     # following calls into installed packages (issue 18)
     follow: bool = True
     python: str | None = None  # interpreter or virtual environment whose packages are followed
@@ -68,6 +75,8 @@ _KEYS = {
     "cache-dir",
     "jobs",
     "report-untraced",
+    "mode",
+    "dtype",
     "max-graph-breaks",
     "max-recompiles",
     "baseline",
@@ -158,6 +167,12 @@ def from_table(table: dict[str, object], where: str, base: Config | None = None)
             if not isinstance(table[key], bool):
                 raise ConfigError(f"{where}: {key} must be true or false")
             changes[attr] = table[key]
+    for key, allowed in (("mode", MODES), ("dtype", DTYPES)):
+        if key in table:
+            v = table[key]
+            if v not in allowed:
+                raise ConfigError(f"{where}: {key} must be one of {', '.join(allowed)}, got {v!r}")
+            changes[key] = v
     if "jobs" in table:
         if not isinstance(table["jobs"], int) or table["jobs"] < 0:
             raise ConfigError(f"{where}: jobs must be a non-negative integer")
@@ -247,6 +262,8 @@ def resolve_config(
     no_respect_gitignore: bool,
     python: str | None = None,
     no_follow: bool = False,
+    mode: str | None = None,
+    dtype: str | None = None,
 ) -> tuple[Config, Catalog]:
     """The config (pyproject, then flags) and the catalogue, shared by ``check``, ``fix`` and
     ``baseline create``; a bad value raises :class:`ConfigError` with a one-line message."""
@@ -276,6 +293,10 @@ def resolve_config(
         table["python"] = os.path.abspath(python)
     if no_follow:
         table["follow"] = False
+    if mode is not None:
+        table["mode"] = mode
+    if dtype is not None:
+        table["dtype"] = dtype
     if table:
         cfg = from_table(table, "command line", base=cfg)
     try:

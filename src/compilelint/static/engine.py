@@ -678,6 +678,22 @@ def _untraced(
     ]
 
 
+def _outside_context(args: dict[str, str], cfg: Config) -> bool:
+    """A candidate that only breaks in a compile context other than the configured one
+    (``Config.mode``, ``Config.dtype``): code under ``if self.training:`` in eval mode (the
+    walker's ``training`` mark), or a check's ``when`` conditions (``mode==train``,
+    ``dtype==float16``; CL101's guards) of which one is false in this context."""
+    conds = [c for c in args.get("when", "").split(";") if c]
+    if args.get("training"):
+        conds.append("mode==train")
+    for cond in conds:
+        key, _, want = cond.partition("==")
+        have = cfg.mode if key == "mode" else cfg.dtype if key == "dtype" else None
+        if have and have != want:
+            return True
+    return False
+
+
 def _make_finding(rule: Rule, path: str, c: Candidate, severity: Severity) -> Finding:
     return Finding(
         rule=rule.code,
@@ -1202,6 +1218,8 @@ class _Scan:
         kept = project.kept(f) + self._frame_inputs(path)
         if cfg.report_untraced:
             kept += _untraced(project, f, kept, self.latent_project)
+        if cfg.mode or cfg.dtype:
+            kept = [c for c in kept if not _outside_context(c.args, cfg)]
         seen: set[tuple[str, int, int]] = set()
         for c in kept:
             if c.code not in enabled or c.code in ignored_here:

@@ -289,6 +289,9 @@ class Scope:
         self.params: dict[str, Value] = {}  # parameter -> the value it starts with
         self.rebound: set[str] = set()  # names assigned in the body so far
         self.param_classes: dict[str, str] = {}  # parameter annotated with a class -> its ref
+        # name -> whether every tensor bound to it so far was bound in training-only code
+        # (`skip = False` then `if self.training: skip = torch.rand([]) < p`: True)
+        self.training_tensors: dict[str, bool] = {}
 
     @property
     def qual(self) -> str:
@@ -513,6 +516,9 @@ class FileWalker(Evaluator):
         if isinstance(target, cst.Name):
             self.scope.env[target.value] = value
             self.scope.rebound.add(target.value)
+            if V.sources(value):  # a tensor, or one under some callers (a parameter)
+                tt = self.scope.training_tensors
+                tt[target.value] = tt.get(target.value, True) and self.training_depth > 0
         elif isinstance(target, (cst.Tuple, cst.List)):
             els = target.elements
             star = next((i for i, e in enumerate(els) if isinstance(e, cst.StarredElement)), -1)

@@ -9,6 +9,17 @@ from compilelint.static.analysis import values as V
 from compilelint.static.analysis.evaluate import tensor_part
 from compilelint.static.checks.base import Check
 
+# torch's floating dtypes by attribute name -> the canonical name (``Config.dtype`` values)
+FLOAT_DTYPES = {
+    "float16": "float16",
+    "half": "float16",
+    "bfloat16": "bfloat16",
+    "float32": "float32",
+    "float": "float32",
+    "float64": "float64",
+    "double": "float64",
+}
+
 
 def _names(e: cst.BaseExpression) -> list[cst.Name]:
     """The plain names a condition reads (not attribute names or call targets)."""
@@ -54,14 +65,22 @@ class TensorDependentBranch(Check):
             extra = {}
             guard = self._guard(test)
             if guard is not None:
-                expr, truth = guard
+                expr, truth, when = guard
                 extra["latent"] = (
                     f"latent: the tensor part is only evaluated when `{expr}` is {truth}, "
                     "so the inputs decide whether it breaks"
                 )
+                if when:
+                    extra["when"] = when
             else:
                 name = self._path_dependent(test)
-                if name is not None:
+                if name is not None and self.w.scope.training_tensors.get(name):
+                    extra["latent"] = (
+                        f"latent: `{name}` is a tensor only on the training path (bound under "
+                        "`if self.training`), so it breaks in training mode only"
+                    )
+                    extra["when"] = "mode==train"
+                elif name is not None:
                     extra["latent"] = (
                         f"latent: `{name}` is a tensor on some paths and a Python value on "
                         "others, so the path taken (e.g. training or not) decides whether it breaks"
@@ -98,10 +117,13 @@ class TensorDependentBranch(Check):
                 return node.value
         return None
 
-    def _guard(self, test: cst.BaseExpression) -> tuple[str, str] | None:
-        """``(guard, "true"/"false")`` when the tensor part of a condition sits behind Python
-        operands that short-circuit it (``x.dtype == torch.float16 and not
-        torch.isfinite(x).all()``): the break is latent, it happens only for some inputs."""
+    def _guard(self, test: cst.BaseExpression) -> tuple[str, str, str] | None:
+        """``(guard, "true"/"false", when)`` when the tensor part of a condition sits behind
+        Python operands that short-circuit it (``x.dtype == torch.float16 and not
+        torch.isfinite(x).all()``): the break is latent, it happens only for some inputs.
+        ``when``: the conditions on the compile context (mode, dtype) among those operands,
+        ``;``-joined (``dtype==float16``, ``mode==train``): a scan told the context drops the
+        finding when one of them is false there (``Config.mode``/``Config.dtype``)."""
         while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             test = test.expression
         if not isinstance(test, cst.BooleanOperation):
@@ -135,7 +157,46 @@ class TensorDependentBranch(Check):
             return None
         joiner = " and " if op is cst.And else " or "
         text = joiner.join(self.code(g, 50) for g in guards)
-        return text, "true" if op is cst.And else "false"
+        when = sorted({c for g in guards if (c := self._context_cond(g, op is cst.And))})
+        return text, "true" if op is cst.And else "false", ";".join(when)
+
+    def _context_cond(self, g: cst.BaseExpression, holds: bool) -> str | None:
+        """The condition on the compile context under which guard ``g`` is ``holds`` (so the
+        tensor part after it runs): ``self.training`` true -> ``mode==train``, false ->
+        ``mode==eval``; ``x.dtype == torch.float16`` true (or ``x.dtype != torch.float16``
+        false) -> ``dtype==float16``. Dynamo reads both as constants (``self.training`` is a
+        module attribute it guards on, a tensor's dtype is part of its guard), so the context
+        decides the branch. None: not a context condition, or one the context cannot decide
+        (``x.dtype != torch.float16`` true: an int tensor's dtype is not float16 either)."""
+        while isinstance(g, cst.UnaryOperation) and isinstance(g.operator, cst.Not):
+            g, holds = g.expression, not holds
+        if (
+            isinstance(g, cst.Attribute)
+            and g.attr.value == "training"
+            and isinstance(g.value, cst.Name)
+            and g.value.value == "self"
+        ):
+            return "mode==train" if holds else "mode==eval"
+        if not isinstance(g, cst.Comparison) or len(g.comparisons) != 1:
+            return None
+        cmp = g.comparisons[0]
+        sides = (g.left, cmp.comparator)
+        dt = next((self._float_dtype(e) for e in sides if self._float_dtype(e)), None)
+        if dt is None or not any(
+            isinstance(e, cst.Attribute) and e.attr.value == "dtype" for e in sides
+        ):
+            return None
+        op = type(cmp.operator)
+        if (op in (cst.Equal, cst.Is) and holds) or (op in (cst.NotEqual, cst.IsNot) and not holds):
+            return f"dtype=={dt}"
+        return None
+
+    def _float_dtype(self, e: cst.BaseExpression) -> str | None:
+        """``torch.float16``/``torch.half``/``torch.bfloat16``/...: the floating dtype named."""
+        if not isinstance(e, cst.Attribute):
+            return None
+        q = self.qualify(e) or ""
+        return FLOAT_DTYPES.get(q.removeprefix("torch.")) if q.startswith("torch.") else None
 
     def visit_If(self, node: cst.If) -> None:
         self._test(node.test)
