@@ -722,3 +722,38 @@ def test_numbers_known_from_values_and_from_the_assignments() -> None:
         "dim": False,
         "name": False,
     }
+
+
+def test_mode_only_code_and_the_compile_context(tmp_path: Path) -> None:
+    """Code under `if self.training:` runs in training only, its `else` in eval only, and the
+    other way round under `if not self.training:`; `Config.mode` drops the other mode's."""
+    src = """
+    import torch
+    from torch import nn
+
+    class M(nn.Module):
+        def forward(self, h: torch.Tensor) -> torch.Tensor:
+            if self.training:
+                if h.sum() > 0:
+                    h = h * 2
+            else:
+                if h.mean() > 0:
+                    h = h + 1
+            if not self.training:
+                print("eval")
+            else:
+                print("train")
+            if h.max() > 3:
+                h = h - 1
+            return h
+    """
+    (tmp_path / "m.py").write_text(textwrap.dedent(src), encoding="utf-8")
+
+    def lines(mode: str | None) -> list[tuple[int, str]]:
+        cfg = Config(select=("CL101", "CL201"), cache=False, root=str(tmp_path), mode=mode)
+        return sorted((f.line, f.rule) for f in check([str(tmp_path)], cfg).findings)
+
+    every = [(8, "CL101"), (11, "CL101"), (14, "CL201"), (16, "CL201"), (17, "CL101")]
+    assert lines(None) == every
+    assert lines("eval") == [(11, "CL101"), (14, "CL201"), (17, "CL101")]
+    assert lines("train") == [(8, "CL101"), (16, "CL201"), (17, "CL101")]

@@ -680,12 +680,14 @@ def _untraced(
 
 def _outside_context(args: dict[str, str], cfg: Config) -> bool:
     """A candidate that only breaks in a compile context other than the configured one
-    (``Config.mode``, ``Config.dtype``): code under ``if self.training:`` in eval mode (the
-    walker's ``training`` mark), or a check's ``when`` conditions (``mode==train``,
+    (``Config.mode``, ``Config.dtype``): code under ``if self.training:`` in eval mode and
+    under ``if not self.training:`` in training (the walker's ``training``/``eval`` marks), or a check's ``when`` conditions (``mode==train``,
     ``dtype==float16``; CL101's guards) of which one is false in this context."""
     conds = [c for c in args.get("when", "").split(";") if c]
     if args.get("training"):
         conds.append("mode==train")
+    if args.get("eval"):
+        conds.append("mode==eval")
     for cond in conds:
         key, _, want = cond.partition("==")
         have = cfg.mode if key == "mode" else cfg.dtype if key == "dtype" else None

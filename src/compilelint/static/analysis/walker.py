@@ -340,6 +340,7 @@ class FileWalker(Evaluator):
         self.class_stack: list[ClassFacts] = []
         self.loop_depth = 0
         self.training_depth = 0  # inside `if self.training:` (or `... and self.training`)
+        self.eval_depth = 0  # inside `if not self.training:`, or the `else` of `if self.training:`
         self._arg_names: dict[int, list[tuple[str, str]]] = {}  # id(CallSite) -> arg names
         self.untraced_depth = 0
         self.forward_replaced: set[str] = set()  # classes whose forward a decorator replaces
@@ -420,6 +421,9 @@ class FileWalker(Evaluator):
             # a break only in training mode: callers that ask "does this call break" (CL304's
             # frame inputs, the prediction) do not count it
             args = {**args, "training": "1"}
+        if self.eval_depth:
+            # a break only in eval mode: not reported under `--mode train`
+            args = {**args, "eval": "1"}
         self.pending.append(
             (code, node, requires, args, scope, self.loop_depth > 0, func, list(self.conds))
         )
@@ -1371,10 +1375,10 @@ class FileWalker(Evaluator):
             self.untraced_depth += 1
         n = len(self.conds)
         self.conds.extend(body_conds)
-        train = _training_test(node.test)
-        self.training_depth += train
+        body_mode, else_mode = _mode_test(node.test)
+        self._enter_mode(body_mode, 1)
         self.visit_suite(node.body)
-        self.training_depth -= train
+        self._enter_mode(body_mode, -1)
         del self.conds[n:]
         if skip_body:
             self.untraced_depth -= 1
@@ -1385,15 +1389,24 @@ class FileWalker(Evaluator):
             if skip_else:
                 self.untraced_depth += 1
             self.conds.extend(else_conds)
+            self._enter_mode(else_mode, 1)
             if isinstance(orelse, cst.If):
                 self.visit_if(orelse)
             else:
                 self.visit_suite(orelse.body)
+            self._enter_mode(else_mode, -1)
             del self.conds[n:]
             if skip_else:
                 self.untraced_depth -= 1
         branches.append(self.scope.env)
         self._merge_env(saved, branches)
+
+    def _enter_mode(self, mode: str | None, step: int) -> None:
+        """Enter (``step`` 1) or leave (-1) code that runs in one mode only."""
+        if mode == "train":
+            self.training_depth += step
+        elif mode == "eval":
+            self.eval_depth += step
 
     def _mark_carried(self, sites: list[CallSite], before: dict[str, Value]) -> None:
         """Calls in a loop body whose argument is a name the body binds again (``bias =
@@ -1640,6 +1653,39 @@ def _locally_false(w: FileWalker, src: str) -> bool:
 
 def _may_hold(w: FileWalker, requires: Taint) -> bool:
     return not requires or not all(_locally_false(w, s) for s in requires)
+
+
+def _is_self_training(e: cst.BaseExpression) -> bool:
+    return (
+        isinstance(e, cst.Attribute)
+        and e.attr.value == "training"
+        and isinstance(e.value, cst.Name)
+        and e.value.value == "self"
+    )
+
+
+def _mode_test(test: cst.BaseExpression) -> tuple[str | None, str | None]:
+    """The mode (``"train"``/``"eval"``) in which an ``if``'s body runs only, and the one in
+    which its ``else`` runs only: ``self.training`` (or a conjunction with it) -> train;
+    ``not self.training`` (or a conjunction with it) -> eval; the ``else`` of a bare
+    ``self.training`` runs in eval only, of a bare ``not self.training`` in training only."""
+    if _training_test(test):
+        return "train", "eval" if _is_self_training(test) else None
+    if _eval_test(test):
+        bare = isinstance(test, cst.UnaryOperation) and _is_self_training(test.expression)
+        return "eval", "train" if bare else None
+    return None, None
+
+
+def _eval_test(test: cst.BaseExpression) -> bool:
+    """``not self.training``, or a conjunction with it: the body runs only in eval mode."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _eval_test(test.left) or _eval_test(test.right)
+    return (
+        isinstance(test, cst.UnaryOperation)
+        and isinstance(test.operator, cst.Not)
+        and _is_self_training(test.expression)
+    )
 
 
 def _training_test(test: cst.BaseExpression) -> bool:
