@@ -361,3 +361,54 @@ def grid(h, w):
     # the user passes an object and an int there, so neither branch is on a tensor; `solve`'s is;
     # `torch.ones((h, w))`: sizes in a tuple
     assert 22 in lines and not lines & {5, 16, 28}
+
+
+def test_library_mode_a_module_the_package_keeps_to_itself_is_no_entry(tmp_path: Path) -> None:
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .nets import Net\n")
+    (pkg / "nets.py").write_text(
+        """\
+import torch
+from torch import nn
+
+
+class _Inner(nn.Module):
+    def forward(self, x):
+        return x.item()
+
+
+class _Unused(nn.Module):
+    def forward(self, x):
+        return x.tolist()
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = _Inner()
+
+    def forward(self, x):
+        return self.inner(x)
+"""
+    )
+
+    def lines(cfg: str, *args: str) -> dict[int, object]:
+        (tmp_path / "pyproject.toml").write_text(cfg)
+        code, out, err = invoke(
+            ["check", "mylib", "--format", "json", "--no-cache", *args], cwd=tmp_path
+        )
+        assert code in (0, 1), err
+        return {f["line"]: f.get("latent") for f in json.loads(out)["findings"]}
+
+    # without `entries`, a package with module forwards is scanned as a model: every forward
+    assert set(lines("")) == {7, 12}
+    # library mode: `_Inner` is reached from the exported `Net`; `_Unused`, a private module
+    # class no entry calls, is not an entry for being a module: its forward is latent
+    lib = '[tool.compilelint]\nentries = ["*"]\n'
+    assert lines(lib) == {7: None}
+    latent = lines(lib, "--report-untraced")
+    assert latent[7] is None and str(latent[12]).startswith("latent: no public entry")
+    # `entries` narrows the roots to what it names: no module's forward is a root by itself
+    assert lines('[tool.compilelint]\nentries = ["mylib.Net.forward"]\n') == {7: None}
+    assert lines('[tool.compilelint]\nentries = ["nothing"]\n') == {}

@@ -109,7 +109,11 @@ class FollowProject(Project):
         return out
 
     def find_roots(self) -> set[FKey]:
-        roots = {k for k in super().find_roots() if k[0] not in self.library}
+        # library mode: a module's ``forward`` is a root when it is an entry point (the package
+        # exports the class, or an entry reaches it), not for being a forward: a module class
+        # the package keeps to itself runs only where its public API calls it
+        lib_mode = self.entries is not None and not self.broad
+        roots = {k for k in super().find_roots(forwards=not lib_mode) if k[0] not in self.library}
         if self.entries is not None and self.broad:
             roots |= self.public_functions(self.entries)
         elif self.entries is not None:
