@@ -412,3 +412,43 @@ class Net(nn.Module):
     # `entries` narrows the roots to what it names: no module's forward is a root by itself
     assert lines('[tool.compilelint]\nentries = ["mylib.Net.forward"]\n') == {7: None}
     assert lines('[tool.compilelint]\nentries = ["nothing"]\n') == {}
+
+
+def test_library_mode_a_shared_base_forward_runs_the_named_entries_overrides(
+    tmp_path: Path,
+) -> None:
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .metrics import Mean, Max\n")
+    (pkg / "metrics.py").write_text(
+        """\
+import torch
+from torch import nn
+
+
+class Metric(nn.Module):
+    def forward(self, x):
+        return self.update(x)
+
+
+class Mean(Metric):
+    def update(self, x):
+        return x.mean().item()
+
+
+class Max(Metric):
+    def update(self, x):
+        return x.max().tolist()
+"""
+    )
+
+    def lines(entries: str) -> set[int]:
+        (tmp_path / "pyproject.toml").write_text(f"[tool.compilelint]\nentries = {entries}\n")
+        code, out, err = invoke(["check", "mylib", "--format", "json", "--no-cache"], cwd=tmp_path)
+        assert code in (0, 1), err
+        return {f["line"] for f in json.loads(out)["findings"]}
+
+    # both classes' entry is `Metric.forward`; it runs the `update` of the classes named
+    assert lines('["*"]') == {12, 17}
+    assert lines('["mylib.Mean.*"]') == {12}
+    assert lines('["mylib.Max.forward"]') == {17}

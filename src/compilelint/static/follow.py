@@ -148,13 +148,13 @@ class FollowProject(Project):
         not entries themselves; entries run under their parameters' defaults."""
         out: set[FKey] = set()
         for pub, name, (path, qual, kind) in self._exported():
+            cls_key = (path, qual)
             if kind == "function":
                 fq = qual if "." not in qual else None
                 if fq is not None and self._script_main(path, fq):
                     continue
             else:
                 fq = None
-                self.entry_classes.add((path, qual))  # its instances come from the user
                 is_mod = self.is_module_class(path, qual)
                 for p, q in self.mro(path, qual):
                     meth = f"{q}.forward" if is_mod else f"{q}.__call__"
@@ -172,6 +172,10 @@ class FollowProject(Project):
             )
             if any(fnmatch.fnmatchcase(n, g) for n in names for g in globs):
                 out.add((path, fq))
+                if kind != "function":
+                    # its instances come from the user (an entry's own class only: a shared
+                    # base ``forward`` calls the overrides of the classes named, not of all)
+                    self.entry_classes.add(cls_key)
         return out
 
     def _script_main(self, path: str, qual: str) -> bool:
