@@ -72,6 +72,13 @@ def test_parse_conditions() -> None:
     assert parse("x is None") == ([], [])
     assert parse("p == q") == ([], [])
     assert C.holds("rk4", "in", ["rk4", "euler"]) and not C.holds(None, "truthy", None)
+    # ordered tests against a number, the literal on either side
+    assert parse("p < 0") == ([("p", "lt", 0)], [("p", "ge", 0)])
+    assert parse("1 < p") == ([("p", "gt", 1)], [("p", "le", 1)])
+    assert parse("p >= 2.5") == ([("p", "ge", 2.5)], [("p", "lt", 2.5)])
+    assert parse("p < 'a'") == ([], []) and parse("0 < p < 1") == ([], [])
+    assert not C.holds(0.0, "lt", 0) and C.holds(0.0, "le", 0) and C.holds(3, "gt", 2)
+    assert C.holds(None, "lt", 0) and C.holds("x", "ge", 1)  # not a number: undecided
 
 
 def test_code_under_a_condition_no_caller_satisfies_is_not_traced(tmp_path: Path) -> None:
@@ -452,3 +459,25 @@ class Max(Metric):
     assert lines('["*"]') == {12, 17}
     assert lines('["mylib.Mean.*"]') == {12}
     assert lines('["mylib.Max.forward"]') == {17}
+
+
+def test_an_ordered_test_on_a_parameter_decides_the_branch(tmp_path: Path) -> None:
+    src = """\
+import torch
+
+
+def score(x, power=0.0):
+    if power < 0:
+        return x.item()
+    elif power > 1:
+        return x.tolist()
+    return x
+
+
+class M(torch.nn.Module):
+    def forward(self, x):
+        return score(x{extra})
+"""
+    assert not _lines(tmp_path, src.format(extra=""))
+    assert _lines(tmp_path, src.format(extra=", power=-1")) == {6}
+    assert _lines(tmp_path, src.format(extra=", power=2")) == {8}
