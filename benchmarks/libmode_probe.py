@@ -1,6 +1,6 @@
 """Library mode labelled by the dynamic stage: public entry points of the installed libraries.
 
-    python benchmarks/libmode_probe.py label [PACKAGE ...]   # dynamic stage, writes the labels
+    python benchmarks/libmode_probe.py label [PACKAGE ...]   # dynamic stage, writes the dev labels
     python benchmarks/libmode_probe.py score [--set heldout] [--json out.json] [--detail]
 
 Most library-mode findings of ``corpus_libs.py score`` sit in code no corpus model runs, so its
@@ -699,7 +699,7 @@ def observe_package(pkg: str) -> dict[str, Any]:
     for name, cls, build in ENTRIES[pkg]:
         ran: set[tuple[str, int]] = set()
 
-        def tracer(frame: Any, event: str, arg: Any) -> Any:
+        def tracer(frame: Any, event: str, arg: Any, ran: set[tuple[str, int]] = ran) -> Any:
             f = frame.f_code.co_filename
             if not f.startswith(site):
                 return None
@@ -749,7 +749,7 @@ def observe_package(pkg: str) -> dict[str, Any]:
     return out
 
 
-def label(pkgs: list[str]) -> None:
+def label(pkgs: list[str], heldout: bool = False) -> None:
     HERE.mkdir(exist_ok=True)
     data = {s: (json.loads(p.read_text()) if p.is_file() else {}) for s, p in LABELS.items()}
     for pkg in pkgs or sorted(ENTRIES):
@@ -765,6 +765,8 @@ def label(pkgs: list[str]) -> None:
         for s in data:
             data[s][pkg] = {n: r for n, r in got.items() if sp[n] == s}
     for s, p in LABELS.items():
+        if s == "heldout" and p.is_file() and not heldout:
+            continue  # committed first and never edited: only rewritten on purpose
         p.write_text(json.dumps(data[s], indent=1, sort_keys=True) + "\n")
 
 
@@ -788,7 +790,7 @@ def exporting(entries: dict[str, Any]) -> set[tuple[str, int]]:
     ``torchdiffeq.odeint``): library mode needs them to know what the package exports."""
     out = set()
     for name, r in entries.items():
-        parts = name.split(".")[: -1 if not r["class"] else -1]
+        parts = name.split(".")[:-1]  # the module (a function's or a class's name dropped)
         for i in range(len(parts), 0, -1):
             base = SITE.joinpath(*parts[:i])
             for f in (base / "__init__.py", base.with_suffix(".py")):
@@ -867,9 +869,14 @@ def main() -> None:
     ap.add_argument("--set", choices=sorted(LABELS), default="dev")
     ap.add_argument("--json", help="score: also write the result here")
     ap.add_argument("--detail", action="store_true", help="score: missed and false lines")
+    ap.add_argument(
+        "--write-heldout",
+        action="store_true",
+        help="label: also rewrite the committed held-out labels (never for tuning)",
+    )
     a = ap.parse_args()
     if a.step == "label":
-        label(a.packages)
+        label(a.packages, a.write_heldout)
         return
     res = score(a.set, a.detail, a.packages)
     for k in ("break_lines", "recall", "precision_on_ran_lines", "precision_all", "findings"):
