@@ -789,7 +789,7 @@ def exporting(entries: dict[str, Any]) -> set[tuple[str, int]]:
     """The files of the public modules the entries are imported from (``torchdiffeq`` for
     ``torchdiffeq.odeint``): library mode needs them to know what the package exports."""
     out = set()
-    for name, r in entries.items():
+    for name in entries:
         parts = name.split(".")[:-1]  # the module (a function's or a class's name dropped)
         for i in range(len(parts), 0, -1):
             base = SITE.joinpath(*parts[:i])
