@@ -1,27 +1,39 @@
-"""Library mode on code no corpus model runs: torchmetrics' functional classification API.
+"""Library mode labelled by the dynamic stage: public entry points of the installed libraries.
 
-    python benchmarks/libmode_probe.py [--json out.json]
+    python benchmarks/libmode_probe.py label [PACKAGE ...]   # dynamic stage, writes the dev labels
+    python benchmarks/libmode_probe.py score [--set heldout] [--json out.json] [--detail]
 
-Most library-mode findings of ``corpus_libs.py score`` sit in code no corpus model runs (e.g. the
-classification functions of torchmetrics, which its two model files do not call), so "precision on
-all findings" counts every one of them as false. This probe labels that code the same way the
-corpus oracle does: it calls 19 public entry points of ``torchmetrics.functional.classification``
-under their default arguments (only the required ones given: predictions, targets and the class
-or label count), records which torchmetrics lines an eager run executes (``sys.settrace``) and
-which lines torch 2.13 reports graph breaks at (``torch._dynamo.explain``, backend eager; the
-innermost torchmetrics frame of each break), then runs library mode on the same folders as the
-scorer (``compilelint check <dirs> --no-follow`` with ``entries = ["*"]``) and reports recall of
-those break lines and precision on the lines that ran.
+Most library-mode findings of ``corpus_libs.py score`` sit in code no corpus model runs, so its
+"precision on all findings" counts every one of them as false. This probe labels the code library
+mode judges the way the corpus oracle labels model files: it calls public entry points of 11
+installed libraries (torchdiffeq kornia torchmetrics vector-quantize-pytorch gpytorch zuko nflows
+x-transformers rotary-embedding-torch torchsde einops) as a user first meets them: a module built
+with a small configuration (only the arguments it needs), called on random inputs; a function
+called with its required arguments only, every other argument left at its default.
 
-``explain`` lists the breaks of every graph it compiles, resume functions included; a break that
-only a later call would hit is not seen, so precision here is a lower bound.
+``label`` runs each package's entries in a child process: an eager run under ``sys.settrace``
+records the package's lines that ran, then the dynamic stage in-process
+(:func:`compilelint.dynamic.inprocess.observe_live`: torch.compile with compilelint's collecting
+eager backend, torch's own graph-break records) gives the break lines (the innermost frame of
+each break inside the package). The entries are split into a dev half and a held-out half by a
+hash of their names (per package, sorted by ``sha1(name)``, every second one held out), decided
+before any labels existed; ``labels_heldout.json`` is committed first and never tuned on.
+
+``score`` runs library mode (``compilelint check <folders> --no-follow`` with ``entries`` the
+globs of the set's entries) on the package folders the entries ran in and reports, per package
+and in all: recall of the break lines, precision on the lines that ran, and precision on **all**
+findings (every library-mode finding, latent ones hidden, against the break lines). Breaks are
+what the calls made observe; a break only another input would hit is not seen, so precision is a
+lower bound.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import warnings
@@ -29,81 +41,740 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from corpus_libs import LIB_DIRS, SITE, rel, static_json  # benchmarks/ is the script's folder
+from corpus_libs import SITE, ran_dirs, rel, static_json  # benchmarks/ is the script's folder
+
+HERE = Path(__file__).resolve().parent / "libmode_probe"
+LABELS = {"dev": HERE / "labels_dev.json", "heldout": HERE / "labels_heldout.json"}
+
+Build = Callable[[], tuple[Callable[..., Any], tuple[Any, ...]]]
+# package folder -> [(entry name as the user imports it, class?, build)]
+ENTRIES: dict[str, list[tuple[str, bool, Build]]] = {}
 
 
-def entry_calls() -> dict[str, Callable[[], Any]]:
+def entry(pkg: str, name: str, cls: bool = False) -> Callable[[Build], Build]:
+    def deco(fn: Build) -> Build:
+        ENTRIES.setdefault(pkg, []).append((name, cls, fn))
+        return fn
+
+    return deco
+
+
+def _t() -> Any:
     import torch
-    import torchmetrics.functional.classification as F
 
     torch.manual_seed(0)
-    n, c = 16, 3
-    bp, bt = torch.rand(n), torch.randint(0, 2, (n,))
-    mp, mt = torch.randn(n, c).softmax(-1), torch.randint(0, c, (n,))
-    lp, lt = torch.rand(n, c), torch.randint(0, 2, (n, c))
-    return {
-        "binary_accuracy": lambda: F.binary_accuracy(bp, bt),
-        "multiclass_accuracy": lambda: F.multiclass_accuracy(mp, mt, num_classes=c),
-        "multilabel_accuracy": lambda: F.multilabel_accuracy(lp, lt, num_labels=c),
-        "binary_auroc": lambda: F.binary_auroc(bp, bt),
-        "multiclass_auroc": lambda: F.multiclass_auroc(mp, mt, num_classes=c),
-        "multilabel_auroc": lambda: F.multilabel_auroc(lp, lt, num_labels=c),
-        "binary_average_precision": lambda: F.binary_average_precision(bp, bt),
-        "multiclass_average_precision": lambda: F.multiclass_average_precision(
-            mp, mt, num_classes=c
-        ),
-        "binary_matthews_corrcoef": lambda: F.binary_matthews_corrcoef(bp, bt),
-        "binary_confusion_matrix": lambda: F.binary_confusion_matrix(bp, bt),
-        "multilabel_confusion_matrix": lambda: F.multilabel_confusion_matrix(lp, lt, num_labels=c),
-        "binary_cohen_kappa": lambda: F.binary_cohen_kappa(bp, bt),
-        "binary_calibration_error": lambda: F.binary_calibration_error(bp, bt),
-        "binary_hinge_loss": lambda: F.binary_hinge_loss(bp, bt),
-        "binary_roc": lambda: F.binary_roc(bp, bt),
-        "binary_precision_recall_curve": lambda: F.binary_precision_recall_curve(bp, bt),
-        "multilabel_ranking_loss": lambda: F.multilabel_ranking_loss(lp, lt, num_labels=c),
-        "binary_precision_at_fixed_recall": lambda: F.binary_precision_at_fixed_recall(
-            bp, bt, min_recall=0.5
-        ),
-        "binary_logauc": lambda: F.binary_logauc(bp, bt),
-    }
+    return torch
 
 
-def observe() -> tuple[set[tuple[str, int]], set[tuple[str, int]]]:
-    """(lines that ran eagerly, break lines) in torchmetrics over all the entry calls."""
-    import torch._dynamo as dynamo
+# --------------------------------------------------------------------------- torchdiffeq
+class _ODEFunc:  # built lazily (torch is imported in the child only)
+    @staticmethod
+    def make() -> Any:
+        torch = _t()
+
+        class F(torch.nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.lin = torch.nn.Linear(2, 2)
+
+            def forward(self, t: Any, y: Any) -> Any:
+                return torch.tanh(self.lin(y))
+
+        return F()
+
+
+@entry("torchdiffeq", "torchdiffeq.odeint")
+def _odeint() -> Any:
+    torch = _t()
+    import torchdiffeq
+
+    f = _ODEFunc.make()
+    return (lambda y0, t: torchdiffeq.odeint(f, y0, t)), (torch.randn(2), torch.linspace(0, 1, 3))
+
+
+@entry("torchdiffeq", "torchdiffeq.odeint_adjoint")
+def _odeint_adjoint() -> Any:
+    torch = _t()
+    import torchdiffeq
+
+    f = _ODEFunc.make()
+    return (lambda y0, t: torchdiffeq.odeint_adjoint(f, y0, t)), (
+        torch.randn(2),
+        torch.linspace(0, 1, 3),
+    )
+
+
+@entry("torchdiffeq", "torchdiffeq.odeint_dense")
+def _odeint_dense() -> Any:
+    torch = _t()
+    import torchdiffeq
+
+    f = _ODEFunc.make()
+    return (lambda y0, t0, t1: torchdiffeq.odeint_dense(f, y0, t0, t1)), (
+        torch.randn(2),
+        torch.tensor(0.0),
+        torch.tensor(1.0),
+    )
+
+
+# --------------------------------------------------------------------------- torchsde
+def _sde() -> Any:
+    torch = _t()
+
+    class S(torch.nn.Module):
+        noise_type = "diagonal"
+        sde_type = "ito"
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.lin = torch.nn.Linear(2, 2)
+
+        def f(self, t: Any, y: Any) -> Any:
+            return torch.tanh(self.lin(y))
+
+        def g(self, t: Any, y: Any) -> Any:
+            return torch.sigmoid(y)
+
+    return S()
+
+
+@entry("torchsde", "torchsde.sdeint")
+def _sdeint() -> Any:
+    torch = _t()
+    import torchsde
+
+    s = _sde()
+    return (lambda y0, ts: torchsde.sdeint(s, y0, ts, dt=0.25)), (
+        torch.randn(3, 2),
+        torch.linspace(0, 1, 3),
+    )
+
+
+@entry("torchsde", "torchsde.sdeint_adjoint")
+def _sdeint_adjoint() -> Any:
+    torch = _t()
+    import torchsde
+
+    s = _sde()
+    return (lambda y0, ts: torchsde.sdeint_adjoint(s, y0, ts, dt=0.25)), (
+        torch.randn(3, 2),
+        torch.linspace(0, 1, 3),
+    )
+
+
+@entry("torchsde", "torchsde.BrownianInterval", cls=True)
+def _bi() -> Any:
+    torch = _t()
+    import torchsde
+
+    bm = torchsde.BrownianInterval(t0=0.0, t1=1.0, size=(3, 2))
+    return (lambda ta, tb: bm(ta, tb)), (torch.tensor(0.25), torch.tensor(0.5))
+
+
+@entry("torchsde", "torchsde.BrownianTree", cls=True)
+def _bt() -> Any:
+    torch = _t()
+    import torchsde
+
+    bm = torchsde.BrownianTree(t0=0.0, w0=torch.zeros(3, 2), t1=1.0)
+    return (lambda ta, tb: bm(ta, tb)), (torch.tensor(0.25), torch.tensor(0.5))
+
+
+@entry("torchsde", "torchsde.BrownianPath", cls=True)
+def _bp() -> Any:
+    torch = _t()
+    import torchsde
+
+    bm = torchsde.BrownianPath(t0=0.0, w0=torch.zeros(3, 2))
+    return (lambda ta, tb: bm(ta, tb)), (torch.tensor(0.25), torch.tensor(0.5))
+
+
+# --------------------------------------------------------------------------- kornia
+def _img() -> Any:
+    return _t().rand(2, 3, 16, 16)
+
+
+def _kmod(name: str, *args: Any, **kw: Any) -> Build:
+    def build() -> Any:
+        import importlib
+
+        mod, _, cls = name.rpartition(".")
+        m = getattr(importlib.import_module(mod), cls)(*args, **kw)
+        return m, (_img(),)
+
+    return build
+
+
+def _kfn(name: str, *args: Any, **kw: Any) -> Build:
+    def build() -> Any:
+        import importlib
+
+        mod, _, fn = name.rpartition(".")
+        f = getattr(importlib.import_module(mod), fn)
+        return (lambda x: f(x, *args, **kw)), (_img(),)
+
+    return build
+
+
+for _name, _args, _cls in [
+    ("kornia.filters.GaussianBlur2d", ((3, 3), (1.5, 1.5)), True),
+    ("kornia.filters.BoxBlur", ((3, 3),), True),
+    ("kornia.filters.MedianBlur", ((3, 3),), True),
+    ("kornia.filters.Sobel", (), True),
+    ("kornia.filters.Laplacian", (3,), True),
+    ("kornia.filters.Canny", (), True),
+    ("kornia.filters.UnsharpMask", ((3, 3), (1.5, 1.5)), True),
+    ("kornia.filters.MotionBlur", (3, 35.0, 0.5), True),
+    ("kornia.filters.BlurPool2D", (3,), True),
+    ("kornia.filters.bilateral_blur", ((3, 3), 0.1, (1.5, 1.5)), False),
+    ("kornia.filters.gaussian_blur2d", ((3, 3), (1.5, 1.5)), False),
+    ("kornia.filters.spatial_gradient", (), False),
+    ("kornia.augmentation.RandomHorizontalFlip", (), True),
+    ("kornia.augmentation.ColorJitter", (0.1, 0.1, 0.1, 0.1), True),
+    ("kornia.augmentation.RandomAffine", (10.0,), True),
+    ("kornia.augmentation.RandomCrop", ((8, 8),), True),
+    ("kornia.augmentation.RandomGaussianNoise", (), True),
+    ("kornia.augmentation.RandomGrayscale", (), True),
+    ("kornia.augmentation.Normalize", ((0.5, 0.5, 0.5), (0.2, 0.2, 0.2)), True),
+    ("kornia.augmentation.RandomResizedCrop", ((8, 8),), True),
+    ("kornia.geometry.transform.Resize", ((8, 8),), True),
+    ("kornia.geometry.transform.Rotate", (None,), False),
+    ("kornia.geometry.transform.resize", ((8, 8),), False),
+    ("kornia.geometry.transform.hflip", (), False),
+    ("kornia.geometry.transform.pyrdown", (), False),
+    ("kornia.color.rgb_to_grayscale", (), False),
+    ("kornia.color.rgb_to_hsv", (), False),
+    ("kornia.color.RgbToYcbcr", (), True),
+    ("kornia.enhance.adjust_brightness", (0.2,), False),
+    ("kornia.enhance.equalize", (), False),
+]:
+    if _name.endswith("Rotate"):
+        continue
+    entry("kornia", _name, _cls)(
+        _kmod(_name, *_args) if _cls else _kfn(_name, *_args)  # type: ignore[arg-type]
+    )
+
+
+@entry("kornia", "kornia.geometry.transform.rotate")
+def _rotate() -> Any:
+    torch = _t()
+    import kornia.geometry.transform as T
+
+    return (lambda x, a: T.rotate(x, a)), (_img(), torch.tensor([10.0, 20.0]))
+
+
+# --------------------------------------------------------------------------- torchmetrics
+def _tm_fn(name: str, kind: str, **kw: Any) -> Build:
+    def build() -> Any:
+        import importlib
+
+        torch = _t()
+        mod, _, fn = name.rpartition(".")
+        f = getattr(importlib.import_module(mod), fn)
+        n, c = 16, 3
+        inputs = {
+            "bin": (torch.rand(n), torch.randint(0, 2, (n,))),
+            "mc": (torch.randn(n, c).softmax(-1), torch.randint(0, c, (n,))),
+            "ml": (torch.rand(n, c), torch.randint(0, 2, (n, c))),
+            "reg": (torch.randn(n), torch.randn(n)),
+            "pos": (torch.rand(n) + 0.1, torch.rand(n) + 0.1),
+            "img": (torch.rand(2, 3, 16, 16), torch.rand(2, 3, 16, 16)),
+        }[kind]
+        return (lambda p, t: f(p, t, **kw)), inputs
+
+    return build
+
+
+def _tm_mod(name: str, kind: str, **kw: Any) -> Build:
+    def build() -> Any:
+        import importlib
+
+        mod, _, cls = name.rpartition(".")
+        m = getattr(importlib.import_module(mod), cls)(**kw)
+        _, inputs = _tm_fn("torch.add", kind)()
+        return m, inputs
+
+    return build
+
+
+_C = "torchmetrics.functional.classification"
+for _name, _kind, _kw in [
+    (f"{_C}.binary_accuracy", "bin", {}),
+    (f"{_C}.multiclass_accuracy", "mc", {"num_classes": 3}),
+    (f"{_C}.multilabel_accuracy", "ml", {"num_labels": 3}),
+    (f"{_C}.binary_auroc", "bin", {}),
+    (f"{_C}.multiclass_auroc", "mc", {"num_classes": 3}),
+    (f"{_C}.multilabel_auroc", "ml", {"num_labels": 3}),
+    (f"{_C}.binary_average_precision", "bin", {}),
+    (f"{_C}.multiclass_average_precision", "mc", {"num_classes": 3}),
+    (f"{_C}.binary_matthews_corrcoef", "bin", {}),
+    (f"{_C}.binary_confusion_matrix", "bin", {}),
+    (f"{_C}.multilabel_confusion_matrix", "ml", {"num_labels": 3}),
+    (f"{_C}.binary_cohen_kappa", "bin", {}),
+    (f"{_C}.binary_calibration_error", "bin", {}),
+    (f"{_C}.binary_hinge_loss", "bin", {}),
+    (f"{_C}.binary_roc", "bin", {}),
+    (f"{_C}.binary_precision_recall_curve", "bin", {}),
+    (f"{_C}.multilabel_ranking_loss", "ml", {"num_labels": 3}),
+    (f"{_C}.binary_precision_at_fixed_recall", "bin", {"min_recall": 0.5}),
+    (f"{_C}.binary_logauc", "bin", {}),
+    (f"{_C}.binary_f1_score", "bin", {}),
+    (f"{_C}.multiclass_precision", "mc", {"num_classes": 3}),
+    (f"{_C}.binary_specificity", "bin", {}),
+    ("torchmetrics.functional.regression.mean_squared_error", "reg", {}),
+    ("torchmetrics.functional.regression.r2_score", "reg", {}),
+    ("torchmetrics.functional.regression.pearson_corrcoef", "reg", {}),
+    ("torchmetrics.functional.regression.spearman_corrcoef", "reg", {}),
+    ("torchmetrics.functional.regression.explained_variance", "reg", {}),
+    ("torchmetrics.functional.regression.kendall_rank_corrcoef", "reg", {}),
+    ("torchmetrics.functional.regression.mean_squared_log_error", "pos", {}),
+    ("torchmetrics.functional.regression.tweedie_deviance_score", "pos", {}),
+    ("torchmetrics.functional.image.peak_signal_noise_ratio", "img", {}),
+    ("torchmetrics.functional.image.structural_similarity_index_measure", "img", {}),
+]:
+    entry("torchmetrics", _name)(_tm_fn(_name, _kind, **_kw))
+for _name, _kind in [
+    ("torchmetrics.regression.MeanSquaredError", "reg"),
+    ("torchmetrics.regression.MeanAbsoluteError", "reg"),
+    ("torchmetrics.regression.PearsonCorrCoef", "reg"),
+    ("torchmetrics.regression.R2Score", "reg"),
+    ("torchmetrics.regression.CosineSimilarity", "reg"),
+    ("torchmetrics.regression.ExplainedVariance", "reg"),
+]:
+    entry("torchmetrics", _name, cls=True)(_tm_mod(_name, _kind))
+
+
+# --------------------------------------------------------------------------- vector-quantize
+def _vq(cls: str, x_shape: tuple[int, ...], **kw: Any) -> Build:
+    def build() -> Any:
+        torch = _t()
+        import vector_quantize_pytorch as V
+
+        m = getattr(V, cls)(**kw)
+        return m, (torch.randn(*x_shape),)
+
+    return build
+
+
+for _cls, _shape, _kw in [
+    ("VectorQuantize", (2, 8, 16), {"dim": 16, "codebook_size": 32}),
+    ("ResidualVQ", (2, 8, 16), {"dim": 16, "codebook_size": 32, "num_quantizers": 2}),
+    ("GroupedResidualVQ", (2, 8, 16), {"dim": 16, "codebook_size": 32, "num_quantizers": 2}),
+    ("FSQ", (2, 8, 3), {"levels": [8, 5, 5]}),
+    ("ResidualFSQ", (2, 8, 16), {"dim": 16, "levels": [8, 5, 5], "num_quantizers": 2}),
+    ("LFQ", (2, 8, 4), {"dim": 4, "codebook_size": 16}),
+    ("ResidualLFQ", (2, 8, 16), {"dim": 16, "codebook_size": 16, "num_quantizers": 2}),
+    ("LatentQuantize", (2, 8, 16), {"levels": [5, 5], "dim": 16}),
+    ("SimVQ", (2, 8, 16), {"dim": 16, "codebook_size": 32}),
+    ("ResidualSimVQ", (2, 8, 16), {"dim": 16, "codebook_size": 32, "num_quantizers": 2}),
+    ("RandomProjectionQuantizer", (2, 8, 16), {"dim": 16, "codebook_size": 32, "codebook_dim": 8}),
+]:
+    entry("vector_quantize_pytorch", f"vector_quantize_pytorch.{_cls}", cls=True)(
+        _vq(_cls, _shape, **_kw)
+    )
+
+
+# --------------------------------------------------------------------------- gpytorch
+def _gp_kernel(cls: str, **kw: Any) -> Build:
+    def build() -> Any:
+        torch = _t()
+        import gpytorch.kernels as K
+
+        k = getattr(K, cls)(**kw)
+        return (lambda a, b: k(a, b).to_dense()), (torch.randn(5, 2), torch.randn(4, 2))
+
+    return build
+
+
+for _cls, _kw in [
+    ("RBFKernel", {}),
+    ("MaternKernel", {}),
+    ("PeriodicKernel", {}),
+    ("LinearKernel", {}),
+    ("RQKernel", {}),
+    ("CosineKernel", {}),
+    ("PolynomialKernel", {"power": 2}),
+    ("PiecewisePolynomialKernel", {}),
+    ("SpectralMixtureKernel", {"num_mixtures": 2}),
+]:
+    entry("gpytorch", f"gpytorch.kernels.{_cls}", cls=True)(_gp_kernel(_cls, **_kw))
+
+
+@entry("gpytorch", "gpytorch.kernels.ScaleKernel", cls=True)
+def _scale() -> Any:
+    torch = _t()
+    import gpytorch.kernels as K
+
+    k = K.ScaleKernel(K.RBFKernel())
+    return (lambda a, b: k(a, b).to_dense()), (torch.randn(5, 2), torch.randn(4, 2))
+
+
+for _cls, _kw in [("ConstantMean", {}), ("ZeroMean", {}), ("LinearMean", {"input_size": 2})]:
+
+    def _mean(cls: str = _cls, kw: dict[str, Any] = _kw) -> Any:
+        torch = _t()
+        import gpytorch.means as M
+
+        return getattr(M, cls)(**kw), (torch.randn(5, 2),)
+
+    entry("gpytorch", f"gpytorch.means.{_cls}", cls=True)(_mean)
+
+
+# --------------------------------------------------------------------------- zuko
+def _zuko(cls: str, **kw: Any) -> Build:
+    def build() -> Any:
+        torch = _t()
+        import zuko
+
+        flow = getattr(zuko.flows, cls)(**kw)
+        return (lambda x: flow().log_prob(x)), (torch.randn(4, 3),)
+
+    return build
+
+
+for _cls, _kw in [
+    ("MAF", {"features": 3}),
+    ("NSF", {"features": 3}),
+    ("RealNVP", {"features": 3}),
+    ("NICE", {"features": 3}),
+    ("SOSPF", {"features": 3}),
+    ("GMM", {"features": 3}),
+    ("NCSF", {"features": 3}),
+    ("BPF", {"features": 3}),
+]:
+    entry("zuko", f"zuko.flows.{_cls}", cls=True)(_zuko(_cls, **_kw))
+
+
+# --------------------------------------------------------------------------- nflows
+def _nflows(cls: str, *args: Any, **kw: Any) -> Build:
+    def build() -> Any:
+        torch = _t()
+        import nflows.transforms as T
+
+        m = getattr(T, cls)(*args, **kw)
+        return m, (torch.randn(4, 4),)
+
+    return build
+
+
+for _cls, _args, _kw in [
+    ("MaskedAffineAutoregressiveTransform", (4, 8), {}),
+    ("MaskedPiecewiseRationalQuadraticAutoregressiveTransform", (4, 8), {}),
+    ("MaskedPiecewiseLinearAutoregressiveTransform", (8, 4, 8), {}),
+    ("ActNorm", (4,), {}),
+    ("LULinear", (4,), {}),
+    ("RandomPermutation", (4,), {}),
+    ("ReversePermutation", (4,), {}),
+    ("BatchNorm", (4,), {}),
+    ("NaiveLinear", (4,), {}),
+    ("SVDLinear", (4,), {"num_householder": 2}),
+    ("Tanh", (), {}),
+    ("LeakyReLU", (), {}),
+    ("Sigmoid", (), {}),
+]:
+    entry("nflows", f"nflows.transforms.{_cls}", cls=True)(_nflows(_cls, *_args, **_kw))
+
+
+# --------------------------------------------------------------------------- x-transformers
+def _xt(build_fn: Callable[[Any, Any], tuple[Any, tuple[Any, ...]]]) -> Build:
+    def build() -> Any:
+        torch = _t()
+        import x_transformers as X
+
+        return build_fn(torch, X)
+
+    return build
+
+
+for _name, _fn in [
+    (
+        "TransformerWrapper",
+        lambda torch, X: (
+            X.TransformerWrapper(
+                num_tokens=20, max_seq_len=16, attn_layers=X.Decoder(dim=16, depth=1, heads=2)
+            ),
+            (torch.randint(0, 20, (2, 8)),),
+        ),
+    ),
+    (
+        "Encoder",
+        lambda torch, X: (X.Encoder(dim=16, depth=1, heads=2), (torch.randn(2, 8, 16),)),
+    ),
+    (
+        "Decoder",
+        lambda torch, X: (X.Decoder(dim=16, depth=1, heads=2), (torch.randn(2, 8, 16),)),
+    ),
+    (
+        "ContinuousTransformerWrapper",
+        lambda torch, X: (
+            X.ContinuousTransformerWrapper(
+                dim_in=4,
+                dim_out=4,
+                max_seq_len=16,
+                attn_layers=X.Encoder(dim=16, depth=1, heads=2),
+            ),
+            (torch.randn(2, 8, 4),),
+        ),
+    ),
+    (
+        "ViTransformerWrapper",
+        lambda torch, X: (
+            X.ViTransformerWrapper(
+                image_size=8, patch_size=4, attn_layers=X.Encoder(dim=16, depth=1, heads=2)
+            ),
+            (torch.randn(2, 3, 8, 8),),
+        ),
+    ),
+    (
+        "Attention",
+        lambda torch, X: (X.Attention(dim=16, heads=2), (torch.randn(2, 8, 16),)),
+    ),
+    (
+        "FeedForward",
+        lambda torch, X: (X.FeedForward(dim=16), (torch.randn(2, 8, 16),)),
+    ),
+    (
+        "RMSNorm",
+        lambda torch, X: (X.RMSNorm(16), (torch.randn(2, 8, 16),)),
+    ),
+    (
+        "AttentionPool",
+        lambda torch, X: (X.AttentionPool(16), (torch.randn(2, 8, 16),)),
+    ),
+    (
+        "CrossAttender",
+        lambda torch, X: (X.CrossAttender(dim=16, depth=1, heads=2), (torch.randn(2, 8, 16),)),
+    ),
+]:
+    entry("x_transformers", f"x_transformers.{_name}", cls=True)(_xt(_fn))
+
+
+# --------------------------------------------------------------------------- rotary
+@entry("rotary_embedding_torch", "rotary_embedding_torch.RotaryEmbedding", cls=True)
+def _rot() -> Any:
+    torch = _t()
+    from rotary_embedding_torch import RotaryEmbedding
+
+    return RotaryEmbedding(dim=8), (torch.arange(6).float(),)
+
+
+@entry("rotary_embedding_torch", "rotary_embedding_torch.apply_rotary_emb")
+def _rot_apply() -> Any:
+    torch = _t()
+    from rotary_embedding_torch import apply_rotary_emb
+
+    return (lambda f, t: apply_rotary_emb(f, t)), (torch.randn(6, 8), torch.randn(2, 2, 6, 16))
+
+
+@entry("rotary_embedding_torch", "rotary_embedding_torch.broadcat")
+def _rot_broadcat() -> Any:
+    torch = _t()
+    from rotary_embedding_torch import broadcat
+
+    return (lambda a, b: broadcat((a, b))), (torch.randn(2, 1, 4), torch.randn(1, 3, 4))
+
+
+@entry("rotary_embedding_torch", "rotary_embedding_torch.apply_learned_rotations")
+def _rot_learned() -> Any:
+    torch = _t()
+    from rotary_embedding_torch import apply_learned_rotations
+
+    return (lambda r, t: apply_learned_rotations(r, t)), (
+        torch.randn(2, 6, 4),
+        torch.randn(2, 6, 8),
+    )
+
+
+# --------------------------------------------------------------------------- einops
+@entry("einops", "einops.rearrange")
+def _rearrange() -> Any:
+    torch = _t()
+    import einops
+
+    return (lambda x: einops.rearrange(x, "b c h w -> b (h w) c")), (torch.randn(2, 3, 4, 4),)
+
+
+@entry("einops", "einops.reduce")
+def _reduce() -> Any:
+    torch = _t()
+    import einops
+
+    return (lambda x: einops.reduce(x, "b c h w -> b c", "mean")), (torch.randn(2, 3, 4, 4),)
+
+
+@entry("einops", "einops.repeat")
+def _repeat() -> Any:
+    torch = _t()
+    import einops
+
+    return (lambda x: einops.repeat(x, "b c -> b c n", n=3)), (torch.randn(2, 3),)
+
+
+@entry("einops", "einops.pack")
+def _pack() -> Any:
+    torch = _t()
+    import einops
+
+    return (lambda a, b: einops.pack([a, b], "b *")), (torch.randn(2, 3), torch.randn(2, 4, 5))
+
+
+@entry("einops", "einops.unpack")
+def _unpack() -> Any:
+    torch = _t()
+    import einops
+
+    return (lambda x: einops.unpack(x, [(3,), (4, 5)], "b *")), (torch.randn(2, 23),)
+
+
+@entry("einops", "einops.einsum")
+def _einsum() -> Any:
+    torch = _t()
+    import einops
+
+    return (lambda a, b: einops.einsum(a, b, "b i, b j -> b i j")), (
+        torch.randn(2, 3),
+        torch.randn(2, 4),
+    )
+
+
+@entry("einops", "einops.parse_shape")
+def _parse_shape() -> Any:
+    torch = _t()
+    import einops
+
+    return (lambda x: x * einops.parse_shape(x, "b c")["c"]), (torch.randn(2, 3),)
+
+
+@entry("einops", "einops.layers.torch.Rearrange", cls=True)
+def _l_rearrange() -> Any:
+    torch = _t()
+    from einops.layers.torch import Rearrange
+
+    return Rearrange("b c h w -> b (c h w)"), (torch.randn(2, 3, 4, 4),)
+
+
+@entry("einops", "einops.layers.torch.Reduce", cls=True)
+def _l_reduce() -> Any:
+    torch = _t()
+    from einops.layers.torch import Reduce
+
+    return Reduce("b c h w -> b c", "max"), (torch.randn(2, 3, 4, 4),)
+
+
+@entry("einops", "einops.layers.torch.EinMix", cls=True)
+def _l_einmix() -> Any:
+    torch = _t()
+    from einops.layers.torch import EinMix
+
+    return EinMix("b t c -> b t d", weight_shape="c d", c=4, d=6), (torch.randn(2, 3, 4),)
+
+
+# --------------------------------------------------------------------------- the split
+def split_of(pkg: str) -> dict[str, str]:
+    """Entry name -> "dev" | "heldout": per package, sorted by sha1 of the name, every second
+    one held out (decided by the names alone, before any labels existed)."""
+    names = sorted(
+        (n for n, _, _ in ENTRIES[pkg]), key=lambda n: hashlib.sha1(n.encode()).hexdigest()
+    )
+    return {n: ("heldout" if i % 2 else "dev") for i, n in enumerate(names)}
+
+
+def globs(name: str, cls: bool) -> list[str]:
+    """Library-mode ``entries`` globs for one entry: the function, or the class's ``forward`` /
+    ``__call__`` as exported (``kornia.augmentation.ColorJitter.forward``)."""
+    return [f"{name}.*"] if cls else [name]
+
+
+# --------------------------------------------------------------------------- label (child)
+def observe_package(pkg: str) -> dict[str, Any]:
+    """In the child: each entry's ran lines and break lines inside the package's folder."""
+    import torch._dynamo  # noqa: F401
+
+    from compilelint.dynamic.api import build_result
+    from compilelint.dynamic.inprocess import observe_live
 
     site = str(SITE)
-    ran: set[tuple[str, int]] = set()
-    breaks: set[tuple[str, int]] = set()
+    prefix = pkg + "/"
+    out: dict[str, Any] = {}
+    for name, cls, build in ENTRIES[pkg]:
+        ran: set[tuple[str, int]] = set()
 
-    def tracer(frame: Any, event: str, arg: Any) -> Any:
-        f = frame.f_code.co_filename
-        if not f.startswith(site):
-            return None
-        if "torchmetrics/" in f and event in ("line", "call"):
-            ran.add((f[len(site) + 1 :], frame.f_lineno))
-        return tracer
+        def tracer(frame: Any, event: str, arg: Any, ran: set[tuple[str, int]] = ran) -> Any:
+            f = frame.f_code.co_filename
+            if not f.startswith(site):
+                return None
+            r = f[len(site) + 1 :]
+            if r.startswith(prefix) and event in ("line", "call"):
+                ran.add((r, frame.f_lineno))
+            return tracer
 
-    for fn in entry_calls().values():
-        sys.settrace(tracer)
+        rec: dict[str, Any] = {"class": cls, "globs": globs(name, cls)}
         try:
-            fn()
-        finally:
+            fn, args = build()
+            sys.settrace(tracer)
+            try:
+                fn(*args)
+            finally:
+                sys.settrace(None)
+            fn, args = build()  # a fresh object: the eager call may have changed its state
+            with tempfile.TemporaryDirectory() as td:
+                raw = observe_live(fn, args, {}, root=td)
+                res = build_result(raw, td)
+            breaks = set()
+            reasons = []
+            for b in res.breaks:
+                own = [fr for fr in b.frames if (rel(fr.path) or "").startswith(prefix)]
+                if own:
+                    breaks.add((rel(own[-1].path), own[-1].line))
+                    reasons.append([rel(own[-1].path), own[-1].line, b.gb_type, b.reason[:160]])
+            rec.update(
+                ran=sorted(ran),
+                breaks=sorted(breaks),
+                reasons=sorted(reasons),
+                graphs=res.block.get("graph_count"),
+                error=None,
+            )
+        except Exception as e:  # an entry that does not run as built is recorded, not labelled
             sys.settrace(None)
-        dynamo.reset()
-        for b in dynamo.explain(fn)().break_reasons:
-            own = [fr for fr in b.user_stack if "torchmetrics/" in fr.filename]
-            if own:
-                r = rel(own[-1].filename)
-                if r:
-                    breaks.add((r, own[-1].lineno))
-    return ran, breaks
+            rec.update(
+                ran=[], breaks=[], reasons=[], graphs=None, error=f"{type(e).__name__}: {e}"[:300]
+            )
+        out[name] = rec
+        print(
+            f"  {name}: {len(rec['ran'])} lines ran, {len(rec['breaks'])} break lines"
+            + (f", ERROR {rec['error']}" if rec["error"] else ""),
+            file=sys.stderr,
+            flush=True,
+        )
+    return out
 
 
-def library_mode(dirs: list[str]) -> set[tuple[str, int]]:
+def label(pkgs: list[str], heldout: bool = False) -> None:
+    HERE.mkdir(exist_ok=True)
+    data = {s: (json.loads(p.read_text()) if p.is_file() else {}) for s, p in LABELS.items()}
+    for pkg in pkgs or sorted(ENTRIES):
+        print(f"{pkg}: {len(ENTRIES[pkg])} entries", flush=True)
+        with tempfile.TemporaryDirectory() as td:
+            out = Path(td) / "out.json"
+            subprocess.run([sys.executable, __file__, "_child", pkg, str(out)], check=False, cwd=td)
+            if not out.is_file():
+                print(f"{pkg}: the child failed", flush=True)
+                continue
+            got = json.loads(out.read_text())
+        sp = split_of(pkg)
+        for s in data:
+            data[s][pkg] = {n: r for n, r in got.items() if sp[n] == s}
+    for s, p in LABELS.items():
+        if s == "heldout" and p.is_file() and not heldout:
+            continue  # committed first and never edited: only rewritten on purpose
+        p.write_text(json.dumps(data[s], indent=1, sort_keys=True) + "\n")
+
+
+# --------------------------------------------------------------------------- score
+def library_mode(dirs: list[str], entry_globs: list[str]) -> set[tuple[str, int]]:
     with tempfile.TemporaryDirectory() as td:
         cfg = Path(td) / "pyproject.toml"
-        cfg.write_text('[tool.compilelint]\nentries = ["*"]\n')
+        cfg.write_text("[tool.compilelint]\nentries = " + json.dumps(entry_globs) + "\n")
         paths = [str(SITE / d) for d in dirs]
         rep, _ = static_json([*paths, "--no-cache", "--no-follow", "--config", str(cfg)], Path(td))
         found = set()
@@ -114,31 +785,102 @@ def library_mode(dirs: list[str]) -> set[tuple[str, int]]:
     return found
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--json", help="also write the result here")
-    a = ap.parse_args()
-    warnings.filterwarnings("ignore")
-    dirs = LIB_DIRS["torchmetrics"]
-    ran, breaks = observe()
-    breaks = {b for b in breaks if any(b[0].startswith(d + "/") for d in dirs)}
-    found = library_mode(dirs)
-    on_ran = found & ran
-    res = {
-        "entries_called": len(entry_calls()),
-        "break_lines": len(breaks),
-        "found": len(breaks & found),
-        "findings": len(found),
-        "findings_on_ran_lines": len(on_ran),
-        "of_which_break": len(on_ran & breaks),
-        "recall": round(len(breaks & found) / len(breaks), 3) if breaks else None,
-        "precision_on_ran_lines": round(len(on_ran & breaks) / len(on_ran), 3) if on_ran else None,
-        "missed": sorted(breaks - found),
-        "false_on_ran_lines": sorted(on_ran - breaks),
+def exporting(entries: dict[str, Any]) -> set[tuple[str, int]]:
+    """The files of the public modules the entries are imported from (``torchdiffeq`` for
+    ``torchdiffeq.odeint``): library mode needs them to know what the package exports."""
+    out = set()
+    for name in entries:
+        parts = name.split(".")[:-1]  # the module (a function's or a class's name dropped)
+        for i in range(len(parts), 0, -1):
+            base = SITE.joinpath(*parts[:i])
+            for f in (base / "__init__.py", base.with_suffix(".py")):
+                if f.is_file():
+                    out.add((str(f.relative_to(SITE)), 0))
+                    break
+            else:
+                continue
+            break
+    return out
+
+
+def score(which: str, detail: bool, only: list[str]) -> dict[str, Any]:
+    data = json.loads(LABELS[which].read_text())
+    rows = []
+    tb = th = tf = tr = trh = 0
+    for pkg, entries in sorted(data.items()):
+        if only and pkg not in only:
+            continue
+        ok = {n: r for n, r in entries.items() if not r["error"]}
+        if not ok:
+            continue
+        ran = {tuple(x) for r in ok.values() for x in r["ran"]}
+        breaks = {tuple(x) for r in ok.values() for x in r["breaks"]}
+        gl = sorted({g for r in ok.values() for g in r["globs"]})
+        found = library_mode(ran_dirs(ran | exporting(ok)), gl)
+        on_ran = found & ran
+        hit = found & breaks
+        tb += len(breaks)
+        th += len(hit)
+        tf += len(found)
+        tr += len(on_ran)
+        trh += len(on_ran & breaks)
+        row = {
+            "package": pkg,
+            "entries": len(ok),
+            "errors": len(entries) - len(ok),
+            "break_lines": len(breaks),
+            "found": len(hit),
+            "findings": len(found),
+            "findings_on_ran_lines": len(on_ran),
+            "precision_all": round(len(hit) / len(found), 3) if found else None,
+        }
+        if detail:
+            row.update(
+                missed=sorted(breaks - found),
+                false_on_ran_lines=sorted(on_ran - breaks),
+                not_ran=sorted(found - ran),
+            )
+        rows.append(row)
+        print(
+            f"{pkg:<24} entries {len(ok):>2}  breaks {len(breaks):>3}  found {len(hit):>3}  "
+            f"findings {len(found):>3} (on ran lines {len(on_ran):>3})",
+            flush=True,
+        )
+    return {
+        "set": which,
+        "packages": rows,
+        "break_lines": tb,
+        "recall": round(th / tb, 3) if tb else None,
+        "precision_on_ran_lines": round(trh / tr, 3) if tr else None,
+        "precision_all": round(th / tf, 3) if tf else None,
+        "findings": tf,
     }
-    for k, v in res.items():
-        if not isinstance(v, list):
-            print(f"{k}: {v}")
+
+
+def main() -> None:
+    if len(sys.argv) == 4 and sys.argv[1] == "_child":
+        warnings.filterwarnings("ignore")
+        got = observe_package(sys.argv[2])
+        Path(sys.argv[3]).write_text(json.dumps(got))
+        return
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("step", choices=("label", "score"))
+    ap.add_argument("packages", nargs="*", help="only these package folders")
+    ap.add_argument("--set", choices=sorted(LABELS), default="dev")
+    ap.add_argument("--json", help="score: also write the result here")
+    ap.add_argument("--detail", action="store_true", help="score: missed and false lines")
+    ap.add_argument(
+        "--write-heldout",
+        action="store_true",
+        help="label: also rewrite the committed held-out labels (never for tuning)",
+    )
+    a = ap.parse_args()
+    if a.step == "label":
+        label(a.packages, a.write_heldout)
+        return
+    res = score(a.set, a.detail, a.packages)
+    for k in ("break_lines", "recall", "precision_on_ran_lines", "precision_all", "findings"):
+        print(f"{k}: {res[k]}")
     if a.json:
         Path(a.json).write_text(json.dumps(res, indent=1) + "\n")
 

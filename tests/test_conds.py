@@ -72,6 +72,13 @@ def test_parse_conditions() -> None:
     assert parse("x is None") == ([], [])
     assert parse("p == q") == ([], [])
     assert C.holds("rk4", "in", ["rk4", "euler"]) and not C.holds(None, "truthy", None)
+    # ordered tests against a number, the literal on either side
+    assert parse("p < 0") == ([("p", "lt", 0)], [("p", "ge", 0)])
+    assert parse("1 < p") == ([("p", "gt", 1)], [("p", "le", 1)])
+    assert parse("p >= 2.5") == ([("p", "ge", 2.5)], [("p", "lt", 2.5)])
+    assert parse("p < 'a'") == ([], []) and parse("0 < p < 1") == ([], [])
+    assert not C.holds(0.0, "lt", 0) and C.holds(0.0, "le", 0) and C.holds(3, "gt", 2)
+    assert C.holds(None, "lt", 0) and C.holds("x", "ge", 1)  # not a number: undecided
 
 
 def test_code_under_a_condition_no_caller_satisfies_is_not_traced(tmp_path: Path) -> None:
@@ -361,3 +368,116 @@ def grid(h, w):
     # the user passes an object and an int there, so neither branch is on a tensor; `solve`'s is;
     # `torch.ones((h, w))`: sizes in a tuple
     assert 22 in lines and not lines & {5, 16, 28}
+
+
+def test_library_mode_a_module_the_package_keeps_to_itself_is_no_entry(tmp_path: Path) -> None:
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .nets import Net\n")
+    (pkg / "nets.py").write_text(
+        """\
+import torch
+from torch import nn
+
+
+class _Inner(nn.Module):
+    def forward(self, x):
+        return x.item()
+
+
+class _Unused(nn.Module):
+    def forward(self, x):
+        return x.tolist()
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = _Inner()
+
+    def forward(self, x):
+        return self.inner(x)
+"""
+    )
+
+    def lines(cfg: str, *args: str) -> dict[int, object]:
+        (tmp_path / "pyproject.toml").write_text(cfg)
+        code, out, err = invoke(
+            ["check", "mylib", "--format", "json", "--no-cache", *args], cwd=tmp_path
+        )
+        assert code in (0, 1), err
+        return {f["line"]: f.get("latent") for f in json.loads(out)["findings"]}
+
+    # without `entries`, a package with module forwards is scanned as a model: every forward
+    assert set(lines("")) == {7, 12}
+    # library mode: `_Inner` is reached from the exported `Net`; `_Unused`, a private module
+    # class no entry calls, is not an entry for being a module: its forward is latent
+    lib = '[tool.compilelint]\nentries = ["*"]\n'
+    assert lines(lib) == {7: None}
+    latent = lines(lib, "--report-untraced")
+    assert latent[7] is None and str(latent[12]).startswith("latent: no public entry")
+    # `entries` narrows the roots to what it names: no module's forward is a root by itself
+    assert lines('[tool.compilelint]\nentries = ["mylib.Net.forward"]\n') == {7: None}
+    assert lines('[tool.compilelint]\nentries = ["nothing"]\n') == {}
+
+
+def test_library_mode_a_shared_base_forward_runs_the_named_entries_overrides(
+    tmp_path: Path,
+) -> None:
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .metrics import Mean, Max\n")
+    (pkg / "metrics.py").write_text(
+        """\
+import torch
+from torch import nn
+
+
+class Metric(nn.Module):
+    def forward(self, x):
+        return self.update(x)
+
+
+class Mean(Metric):
+    def update(self, x):
+        return x.mean().item()
+
+
+class Max(Metric):
+    def update(self, x):
+        return x.max().tolist()
+"""
+    )
+
+    def lines(entries: str) -> set[int]:
+        (tmp_path / "pyproject.toml").write_text(f"[tool.compilelint]\nentries = {entries}\n")
+        code, out, err = invoke(["check", "mylib", "--format", "json", "--no-cache"], cwd=tmp_path)
+        assert code in (0, 1), err
+        return {f["line"] for f in json.loads(out)["findings"]}
+
+    # both classes' entry is `Metric.forward`; it runs the `update` of the classes named
+    assert lines('["*"]') == {12, 17}
+    assert lines('["mylib.Mean.*"]') == {12}
+    assert lines('["mylib.Max.forward"]') == {17}
+
+
+def test_an_ordered_test_on_a_parameter_decides_the_branch(tmp_path: Path) -> None:
+    src = """\
+import torch
+
+
+def score(x, power=0.0):
+    if power < 0:
+        return x.item()
+    elif power > 1:
+        return x.tolist()
+    return x
+
+
+class M(torch.nn.Module):
+    def forward(self, x):
+        return score(x{extra})
+"""
+    assert not _lines(tmp_path, src.format(extra=""))
+    assert _lines(tmp_path, src.format(extra=", power=-1")) == {6}
+    assert _lines(tmp_path, src.format(extra=", power=2")) == {8}

@@ -109,7 +109,11 @@ class FollowProject(Project):
         return out
 
     def find_roots(self) -> set[FKey]:
-        roots = {k for k in super().find_roots() if k[0] not in self.library}
+        # library mode: a module's ``forward`` is a root when it is an entry point (the package
+        # exports the class, or an entry reaches it), not for being a forward: a module class
+        # the package keeps to itself runs only where its public API calls it
+        lib_mode = self.entries is not None and not self.broad
+        roots = {k for k in super().find_roots(forwards=not lib_mode) if k[0] not in self.library}
         if self.entries is not None and self.broad:
             roots |= self.public_functions(self.entries)
         elif self.entries is not None:
@@ -144,13 +148,13 @@ class FollowProject(Project):
         not entries themselves; entries run under their parameters' defaults."""
         out: set[FKey] = set()
         for pub, name, (path, qual, kind) in self._exported():
+            cls_key = (path, qual)
             if kind == "function":
                 fq = qual if "." not in qual else None
                 if fq is not None and self._script_main(path, fq):
                     continue
             else:
                 fq = None
-                self.entry_classes.add((path, qual))  # its instances come from the user
                 is_mod = self.is_module_class(path, qual)
                 for p, q in self.mro(path, qual):
                     meth = f"{q}.forward" if is_mod else f"{q}.__call__"
@@ -168,6 +172,10 @@ class FollowProject(Project):
             )
             if any(fnmatch.fnmatchcase(n, g) for n in names for g in globs):
                 out.add((path, fq))
+                if kind != "function":
+                    # its instances come from the user (an entry's own class only: a shared
+                    # base ``forward`` calls the overrides of the classes named, not of all)
+                    self.entry_classes.add(cls_key)
         return out
 
     def _script_main(self, path: str, qual: str) -> bool:

@@ -5,7 +5,8 @@ statements that compare one of the function's own parameters (still unassigned) 
 ``if event_fn is None:``, ``if not causal:``, ``elif method == "rk4":``,
 ``if norm in ("batch", "layer"):``, and the rest of a block after ``if param is None: return``.
 A condition is a JSON string ``[param, op, literal]`` with ``op`` one of ``truthy``, ``falsy``,
-``is``, ``isnot``, ``eq``, ``ne``, ``in``, ``notin`` (the literal of ``is``/``isnot`` is None).
+``is``, ``isnot``, ``eq``, ``ne``, ``in``, ``notin`` (the literal of ``is``/``isnot`` is None),
+or ``lt``, ``le``, ``gt``, ``ge`` against a number (``if power < 0:``, ``if 1 < power:``).
 
 Phase 2 (:meth:`~compilelint.static.analysis.project.Project.compute`) knows the Python values
 the traced callers pass for a parameter (or its literal default when a caller leaves it out; a
@@ -66,7 +67,14 @@ _NEG = {
     "ne": "eq",
     "in": "notin",
     "notin": "in",
+    "lt": "ge",
+    "ge": "lt",
+    "le": "gt",
+    "gt": "le",
 }
+# ``lit < param`` is ``param > lit``
+_FLIP = {"lt": "gt", "gt": "lt", "le": "ge", "ge": "le", "eq": "eq", "ne": "ne"}
+_ORDER = ("lt", "le", "gt", "ge")
 
 
 def _atom(
@@ -81,14 +89,8 @@ def _atom(
     out: tuple[str, str, object] | None = None
     if isinstance(test, cst.Name) and is_param(test.value):
         out = (test.value, "truthy", None)
-    elif (
-        isinstance(test, cst.Comparison)
-        and len(test.comparisons) == 1
-        and isinstance(test.left, cst.Name)
-        and is_param(test.left.value)
-    ):
+    elif isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         cmp = test.comparisons[0]
-        lit = literal(cmp.comparator)
         op = {
             cst.Is: "is",
             cst.IsNot: "isnot",
@@ -96,14 +98,26 @@ def _atom(
             cst.NotEqual: "ne",
             cst.In: "in",
             cst.NotIn: "notin",
+            cst.LessThan: "lt",
+            cst.LessThanEqual: "le",
+            cst.GreaterThan: "gt",
+            cst.GreaterThanEqual: "ge",
         }.get(type(cmp.operator))
-        if op is None or lit is UNKNOWN:
+        left, right = test.left, cmp.comparator
+        if op in _FLIP and isinstance(right, cst.Name) and not isinstance(left, cst.Name):
+            left, right, op = right, left, _FLIP[op]  # `0 < power`: `power > 0`
+        if op is None or not isinstance(left, cst.Name) or not is_param(left.value):
+            return None
+        lit = literal(right)
+        if lit is UNKNOWN:
             return None
         if op in ("is", "isnot") and lit is not None:
             return None
         if (op in ("in", "notin")) != isinstance(lit, list):
             return None
-        out = (test.left.value, op, lit)
+        if op in _ORDER and (not isinstance(lit, (int, float)) or isinstance(lit, bool)):
+            return None  # ordered only against a number
+        out = (left.value, op, lit)
     if out is None:
         return None
     return (out[0], _NEG[out[1]], out[2]) if negated else out
@@ -154,6 +168,12 @@ def holds(value: object, op: str, lit: object) -> bool:
             return value in lit  # type: ignore[operator]
         if op == "notin":
             return value not in lit  # type: ignore[operator]
+        if op in _ORDER:
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                return True  # not a number: the test is not decided here
+            return {"lt": value < lit, "le": value <= lit, "gt": value > lit, "ge": value >= lit}[
+                op
+            ]  # type: ignore[operator]
     except TypeError:
         return True
     return True

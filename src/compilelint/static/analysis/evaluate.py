@@ -218,6 +218,14 @@ class Evaluator:
             if isinstance(node.operator, cst.Not):  # type: ignore[attr-defined]
                 tp = tensor_part(inner)
                 return V.BOOL if tp == V.UNKNOWN else tp
+            if inner[0] == "S" and len(inner) == 3:  # a Python number's constant: `-1` is -1
+                c = inner[2]
+                if isinstance(c, (int, float)) and not isinstance(c, bool):
+                    if isinstance(node.operator, cst.Minus):  # type: ignore[attr-defined]
+                        return V.scalar(inner[1], -c)
+                    if isinstance(node.operator, cst.Plus):  # type: ignore[attr-defined]
+                        return inner
+                return V.scalar(inner[1])
             return inner
         if t is cst.BooleanOperation:
             # short-circuiting on what is a constant under torch.compile: `not is_tracing(m) and

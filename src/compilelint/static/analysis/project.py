@@ -366,12 +366,13 @@ class Project(Summaries):
                 return True
         return False
 
-    def find_roots(self) -> set[FKey]:
-        """Functions torch.compile starts tracing at: module forwards and compiled functions."""
+    def find_roots(self, forwards: bool = True) -> set[FKey]:
+        """Functions torch.compile starts tracing at: module forwards and compiled functions
+        (``forwards=False``: the compiled functions only)."""
         roots: set[FKey] = set()
         for f in self.files.values():
             for cq, cf in f.classes.items():
-                if "forward" in cf.methods and self.is_module_class(f.path, cq):
+                if forwards and "forward" in cf.methods and self.is_module_class(f.path, cq):
                     fq = f"{cq}.forward"
                     if fq in f.functions:
                         roots.add((f.path, fq))
