@@ -236,3 +236,24 @@ def test_compile_context_flags_and_config(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("[tool.compilelint]\nmode = 'inference'\n", "utf-8")
     code, _, err = invoke(["check", "m.py"], tmp_path)
     assert code == 2 and "mode must be one of eval, train" in err and "Traceback" not in err
+
+
+def test_compile_context_from_the_input_spec(tmp_path: Path) -> None:
+    """With `--input-spec`, what the flags and config leave open comes from the spec's runs: a
+    class is run in eval mode with float32 parameters, a spec's `mode` wins, and a factory's
+    model keeps its own mode (both contexts reported)."""
+    (tmp_path / "m.py").write_text(CONTEXT + "\n\ndef make():\n    return Enc()\n", "utf-8")
+
+    def lines(model: str, *flags: str, mode: str | None = None) -> list[int]:
+        spec = {"model": model, "inputs": [{"tensor": [2, 8]}]}
+        if mode:
+            spec["mode"] = mode
+        (tmp_path / "spec.json").write_text(json.dumps(spec), "utf-8")
+        args = ["check", "m.py", "--input-spec", "spec.json", "--static-only", "--format", "json"]
+        code, out, _ = invoke([*args, "--no-cache", *flags], tmp_path)
+        return [f["line"] for f in json.loads(out)["findings"] if f["rule"] == "CL101"]
+
+    assert lines("m.py:Enc") == []
+    assert lines("m.py:Enc", mode="train") == [14]
+    assert lines("m.py:Enc", "--mode", "train", "--dtype", "float16") == [14, 16]
+    assert lines("m.py:make") == [14, 16]

@@ -42,6 +42,8 @@ def check(
     static stage predicts torch.compile does with the spec's calls (graphs, breaks,
     recompiles; :mod:`compilelint.static.predict`), without importing torch or the model."""
     cfg = config if config is not None else load_config(paths)
+    if predict_spec is not None:
+        cfg = spec_context(cfg, predict_spec)
     cat = catalog or load_catalog()
     res = scan(
         paths,
@@ -55,6 +57,36 @@ def check(
     if predict_spec is not None:
         report = with_prediction(report, res, predict_spec, cat, cfg)
     return report
+
+
+def spec_context(cfg: Config, spec_path: str) -> Config:
+    """The compile context the spec's runs have, for what the config leaves open: the spec's
+    ``mode``, else eval for a class (the dynamic stage puts a class's instance in eval mode; a
+    factory's model keeps its own mode, left open); float32 for a class, whose parameters the
+    dynamic stage does not cast. A spec that does not load leaves the config as it is (the
+    prediction reports the error)."""
+    import dataclasses
+    import re
+
+    from compilelint.dynamic.spec import SpecError, load_spec
+
+    if cfg.mode is not None and cfg.dtype is not None:
+        return cfg
+    try:
+        spec = load_spec(spec_path)
+    except (SpecError, OSError, ValueError):
+        return cfg
+    target, _, name = spec.model.rpartition(":")
+    is_class = False
+    if target.endswith(".py") and "." not in name:
+        base = os.path.dirname(spec.source or spec_path)
+        path = target if os.path.isabs(target) else os.path.join(base, target)
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            text = Path(path).read_text(encoding="utf-8")
+            is_class = re.search(rf"^class\s+{re.escape(name)}\b", text, re.M) is not None
+    mode = cfg.mode or spec.mode or ("eval" if is_class else None)
+    dtype = cfg.dtype or ("float32" if is_class else None)
+    return dataclasses.replace(cfg, mode=mode, dtype=dtype)
 
 
 def with_prediction(
