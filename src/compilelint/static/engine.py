@@ -785,6 +785,9 @@ def resolve_settings(
     enabled = {c for c in enabled if applies_to(catalog.rules[c], cfg.target_torch)}
     static_codes = sorted(c for c in catalog.rules if catalog.rules[c].detector == "static")
     errors: list[FileError] = []
+    cdir: Path | None = None
+    if cfg.cache and not no_cache:
+        cdir = Path(cfg.cache_dir) if cfg.cache_dir else Path(cfg.root) / ".compilelint_cache"
     resolver: Resolver | None = None
     source = ""
     if cfg.follow:
@@ -793,10 +796,8 @@ def resolve_settings(
         except ResolveError as exc:
             errors.append(FileError(path=cfg.python or "", message=str(exc), kind="usage"))
             site = []
-        resolver = Resolver(site)
-    cdir: Path | None = None
-    if cfg.cache and not no_cache:
-        cdir = Path(cfg.cache_dir) if cfg.cache_dir else Path(cfg.root) / ".compilelint_cache"
+        # the distribution tables are kept with the library facts
+        resolver = Resolver(site, cache_dir=cdir / "libs" if cdir is not None else None)
     key = cache.key if cache is not None else _cache_key(catalog) if cdir is not None else ""
     if cache is None and cdir is not None:
         cache = Cache(cdir, key)
