@@ -274,6 +274,28 @@ def test_check_does_not_import_the_other_subcommands() -> None:
     assert out.stdout.strip() == "[]"
 
 
+def test_the_hook_writes_its_text_report_without_rich(tmp_path: Path) -> None:
+    """The pre-commit hook's command line (plain text to a pipe) does not import rich, the
+    dynamic stage's spec module or the other subcommands."""
+    (tmp_path / "m.py").write_text(
+        "import torch\n\n\n@torch.compile\ndef f(x):\n    print(x)\n    return x\n",
+        encoding="utf-8",
+    )
+    code = (
+        "import sys, runpy\n"
+        "sys.argv = ['compilelint', 'check', '--no-default-paths', '--no-cache', 'm.py']\n"
+        "try:\n    runpy.run_module('compilelint', run_name='__main__')\n"
+        "except SystemExit:\n    pass\n"
+        "print([m for m in sys.modules if m.split('.')[0] == 'rich' or m.startswith(("
+        "'compilelint.dynamic', 'compilelint.fix', 'compilelint.bench'))], file=sys.stderr)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, check=True
+    )
+    assert "m.py:6:5: CL201" in out.stdout
+    assert out.stderr.strip().splitlines()[-1] == "[]"
+
+
 def test_the_scan_parse_skips_only_libcst_revalidation_of_its_own_parse() -> None:
     from compilelint.static.engine import parse_unvalidated
 
