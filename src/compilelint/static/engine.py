@@ -546,10 +546,11 @@ def fresh_facts(f: FileFacts) -> FileFacts:
 
 
 class Cache:
-    """Phase-1 facts per file (real path, content digest), one marshal file per cache key.
-    Facts put during a run are kept as objects (copies) and become plain data only when saved,
-    so a cache that lives across scans (the editor server, the fix rounds) never round-trips
-    them."""
+    """Phase-1 facts per file (real path, content digest), one marshal file per cache key,
+    each file's facts in it as a blob (``facts_blob``) decoded only when that file is asked
+    for. Facts put during a run are kept as objects (copies) and become blobs only when saved
+    (or come with the blob a worker made), so a cache that lives across scans (the editor
+    server, the fix rounds) never round-trips them."""
 
     def __init__(self, directory: Path | None, key: str) -> None:
         self.directory = directory
@@ -746,8 +747,9 @@ class ScanSettings:
     errors: list[FileError]
     cache: Cache | None
     lib_cache: LibraryCache
-    # library facts made from the library cache's plain data, by id of that data (kept alive
-    # with them, so an id is never reused): scans that share these settings build them once
+    # library facts made from the library cache's blobs (``facts_blob``), by id of the blob
+    # (kept alive with them, so an id is never reused): scans that share these settings build
+    # them once
     lib_objects: dict[int, tuple[bytes, FileFacts]] = field(default_factory=dict)
 
     def lib_from_data(self, d: bytes) -> FileFacts:
