@@ -230,6 +230,24 @@ def test_search_path_and_resolution(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         search_path(str(tmp_path / "no-such-python"), tmp_path)
 
 
+def test_distribution_tables_are_kept_until_the_environment_changes(tmp_path: Path) -> None:
+    venv = make_env(tmp_path, tmp_path / "m")
+    site, _ = search_path(str(venv), tmp_path)
+    keep = tmp_path / "cache" / "libs"
+    mf = Resolver(site, cache_dir=keep).find("fakelib.core")
+    assert mf is not None
+    assert Resolver(site, cache_dir=keep).distribution(mf) == ("fakelib", "1.2.3")
+    assert len(list(keep.glob("dists-*.marshal"))) == 1
+    # a distribution installed over it (another version): the site folder changes, so the
+    # table is read again, not taken from the cache
+    sp = Path(site[0])
+    (sp / "fakelib-1.2.3.dist-info").rename(sp / "fakelib-2.0.dist-info")
+    meta = sp / "fakelib-2.0.dist-info" / "METADATA"
+    meta.write_text(meta.read_text().replace("1.2.3", "2.0"))
+    assert Resolver(site, cache_dir=keep).distribution(mf) == ("fakelib", "2.0")
+    assert Resolver(site).distribution(mf) == ("fakelib", "2.0")
+
+
 def test_bad_python_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "m.py").write_text("import torch\n")
     code, _, err = invoke(["check", "m.py", "--python", str(tmp_path / "nope")], cwd=tmp_path)

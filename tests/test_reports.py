@@ -396,3 +396,42 @@ def test_html_shows_how_the_model_was_cut() -> None:
     assert "recompiled" in cut
     # the static-only report has no picture
     assert '<section id="cut">' not in render("html", demo_static())
+
+
+@pytest.mark.parametrize("case", [*sorted(CASES), "unicode", "awkward"])
+def test_plain_text_is_what_rich_writes(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plain text output is built without rich; it must be byte for byte what rich writes
+    without colour, and text with tabs or control codes (which rich rewrites) goes through rich."""
+    import dataclasses
+
+    from compilelint.report import text_reporter
+
+    if case == "unicode":  # nothing rich rewrites: the plain path
+        base = handmade()
+        f0 = base.findings[0]
+        odd = [
+            dataclasses.replace(f0, line=10, line_text="  z = '全角 ü ç' ", message="wide 全角 ✓"),
+            dataclasses.replace(f0, line=11, line_text="", message="multi\nline  "),
+            dataclasses.replace(f0, line=12, line_text=" " * 120 + "w", message="x" * 300),
+        ]
+        report = dataclasses.replace(base, findings=(*base.findings, *odd))
+    elif case == "awkward":
+        base = handmade()
+        f0 = base.findings[0]
+        odd = [
+            dataclasses.replace(f0, line_text="\tif x.sum() > 0:\t# tab", message="a\tb"),
+            dataclasses.replace(f0, line=9, line_text="  y = x\r", message="bell\a form\f vt\v"),
+            dataclasses.replace(f0, line=10, line_text="  z = '全角 ü ç' ", message="wide 全角 ✓"),
+            dataclasses.replace(f0, line=11, line_text="", message="multi\nline  "),
+        ]
+        report = dataclasses.replace(base, findings=(*base.findings, *odd))
+    else:
+        report = CASES[case]()
+    plain = render("text", report)
+    monkeypatch.setattr(text_reporter, "_REWRITTEN", frozenset(map(chr, range(0x110000))))
+    assert plain == render("text", report)  # every line through rich
+    colored = render("text", report, color=True)
+    assert "\x1b[" in colored
+    if case != "awkward":
+        assert "\t" not in plain
+        assert re.sub(r"\x1b\[[0-9;]*m", "", colored) == plain

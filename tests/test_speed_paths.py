@@ -208,6 +208,45 @@ def test_cached_facts_are_copies_a_scan_may_change(tmp_path: Path) -> None:
     assert back is not None and back.functions["f"].qual == "f"
 
 
+def test_facts_made_by_the_pool_are_cached_as_the_parent_would(tmp_path: Path) -> None:
+    """The workers make the facts' cache form (``facts_blob``); a scan that reads them back
+    (every file changed but one, and a warm run) finds what a scan without a cache finds."""
+    import dataclasses
+
+    body = (
+        "import torch\nfrom torch import nn\n\n\nclass M{i}(nn.Module):\n"
+        "    def forward(self, x):\n        if x.sum() > 0:\n            print(x)\n"
+        "        return x.item() + helper{i}(x)\n\n\ndef helper{i}(x):\n"
+        "    return x.tolist()\n\n\ntorch.compile(M{i}())\n"
+    )
+    for i in range(26):  # enough files for the pool
+        (tmp_path / f"m{i}.py").write_text(body.format(i=i), encoding="utf-8")
+    paths = [str(tmp_path)]
+    cfg = dataclasses.replace(
+        load_config(paths), jobs=2, follow=False, cache_dir=str(tmp_path / "cache")
+    )
+
+    def keyed(res: object) -> list[tuple[str, int, int, str, str]]:
+        return [(f.path, f.line, f.col, f.rule, f.message) for f in res.findings]  # type: ignore[attr-defined]
+
+    want = keyed(scan(paths, cfg, no_cache=True))
+    assert len(want) >= 26 * 3
+    cold = scan(paths, cfg)
+    assert keyed(cold) == want and cold.cached == 0
+    for i in range(1, 26):  # every file changed but one: its facts come from the cache
+        with open(tmp_path / f"m{i}.py", "a", encoding="utf-8") as fh:
+            fh.write("# edit\n")
+    nxt = scan(paths, cfg)
+    assert nxt.cached == 1 and keyed(nxt) == want
+    facts = resolve_settings(cfg).cache  # read from disk afresh
+    assert (
+        facts is not None
+        and len(facts.entries) == 26
+        and all(isinstance(b, bytes) for _d, b in facts.entries.values())
+    )
+    assert keyed(scan(paths, cfg, want_project=True)) == want  # every file from the cache
+
+
 def test_a_scan_times_its_phases_and_settings_are_reusable(tmp_path: Path) -> None:
     src = tmp_path / "m.py"
     src.write_text(
@@ -233,6 +272,28 @@ def test_check_does_not_import_the_other_subcommands() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_hook_writes_its_text_report_without_rich(tmp_path: Path) -> None:
+    """The pre-commit hook's command line (plain text to a pipe) does not import rich, the
+    dynamic stage's spec module or the other subcommands."""
+    (tmp_path / "m.py").write_text(
+        "import torch\n\n\n@torch.compile\ndef f(x):\n    print(x)\n    return x\n",
+        encoding="utf-8",
+    )
+    code = (
+        "import sys, runpy\n"
+        "sys.argv = ['compilelint', 'check', '--no-default-paths', '--no-cache', 'm.py']\n"
+        "try:\n    runpy.run_module('compilelint', run_name='__main__')\n"
+        "except SystemExit:\n    pass\n"
+        "print([m for m in sys.modules if m.split('.')[0] == 'rich' or m.startswith(("
+        "'compilelint.dynamic', 'compilelint.fix', 'compilelint.bench'))], file=sys.stderr)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, check=True
+    )
+    assert "m.py:6:5: CL201" in out.stdout
+    assert out.stderr.strip().splitlines()[-1] == "[]"
 
 
 def test_the_scan_parse_skips_only_libcst_revalidation_of_its_own_parse() -> None:

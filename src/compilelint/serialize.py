@@ -28,40 +28,91 @@ def _hints(cls: type) -> dict[str, Any]:
 def from_data(cls: type[T], data: Any) -> T:
     """``cls(**data)`` with every nested dataclass (in lists, tuples, dicts and optionals)
     rebuilt from its dict. Values already of the right class are kept."""
-    return typing.cast(T, _convert(cls, data))
+    return typing.cast(T, _converter(cls)(data))
 
 
-def _convert(tp: Any, v: Any) -> Any:
-    if v is None or tp is Any:
-        return v
+# One converter per type hint, made once from the hint and then only called: the caches read
+# thousands of values per file, and looking at a hint's origin and arguments for each value
+# cost more than the conversion itself.
+_CONVERTERS: dict[Any, Any] = {}
+
+
+def _converter(tp: Any) -> Any:
+    got = _CONVERTERS.get(tp)
+    if got is None:
+        got = _CONVERTERS[tp] = _make_converter(tp)
+    return got
+
+
+def _same(v: Any) -> Any:
+    return v
+
+
+def _make_converter(tp: Any) -> Any:
+    if tp is Any:
+        return _same
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
-        if isinstance(v, tp) or not isinstance(v, dict):
-            return v
-        hints = _hints(tp)
-        return tp(**{k: _convert(hints.get(k, Any), x) for k, x in v.items()})
+        cls = tp
+        table: dict[str, Any] = {}  # the fields' converters, made on first use (types may nest)
+
+        def dataclass_(v: Any) -> Any:
+            if v is None or isinstance(v, cls) or not isinstance(v, dict):
+                return v
+            if not table:
+                table.update((k, _converter(h)) for k, h in _hints(cls).items())
+            get = table.get
+            return cls(**{k: (c(x) if (c := get(k)) is not None else x) for k, x in v.items()})
+
+        return dataclass_
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
     if origin in (Union, types.UnionType):
-        for a in args:
-            if a is type(None):
-                continue
-            if isinstance(a, type) and dataclasses.is_dataclass(a) and isinstance(v, dict):
-                return _convert(a, v)
+        dcs = [
+            a
+            for a in args
+            if a is not type(None) and isinstance(a, type) and dataclasses.is_dataclass(a)
+        ]
         inner = [a for a in args if a is not type(None)]
-        return _convert(inner[0], v) if len(inner) == 1 else v
-    if origin is list and args and isinstance(v, (list, tuple)):
-        return [_convert(args[0], x) for x in v]
-    if origin is tuple and args and isinstance(v, (list, tuple)):
-        if len(args) == 2 and args[1] is Ellipsis and args[0] is Any:
-            return v if isinstance(v, tuple) else tuple(v)
+        first_dc = _converter(dcs[0]) if dcs else None
+        single = _converter(inner[0]) if len(inner) == 1 else None
+
+        def union(v: Any) -> Any:
+            if v is None:
+                return v
+            if first_dc is not None and isinstance(v, dict):
+                return first_dc(v)
+            return single(v) if single is not None else v
+
+        return union
+    if origin is list and args:
+        item = _converter(args[0])
+        if item is _same:
+            return lambda v: list(v) if isinstance(v, (list, tuple)) else v
+        return lambda v: [item(x) for x in v] if isinstance(v, (list, tuple)) else v
+    if origin is tuple and args:
         if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(_convert(args[0], x) for x in v)
-        if len(args) == len(v):
-            return tuple(_convert(a, x) for a, x in zip(args, v))
-        return tuple(v)
-    if origin is dict and len(args) == 2 and isinstance(v, dict):
-        return {k: _convert(args[1], x) for k, x in v.items()}
-    return v
+            if args[0] is Any:
+                return lambda v: (
+                    (v if isinstance(v, tuple) else tuple(v)) if isinstance(v, list | tuple) else v
+                )
+            each = _converter(args[0])
+            return lambda v: tuple(each(x) for x in v) if isinstance(v, list | tuple) else v
+        parts = [_converter(a) for a in args]
+
+        def fixed(v: Any) -> Any:
+            if not isinstance(v, (list, tuple)):
+                return v
+            if len(parts) == len(v):
+                return tuple(c(x) for c, x in zip(parts, v))
+            return tuple(v)
+
+        return fixed
+    if origin is dict and len(args) == 2:
+        value = _converter(args[1])
+        if value is _same:
+            return lambda v: dict(v) if isinstance(v, dict) else v
+        return lambda v: {k: value(x) for k, x in v.items()} if isinstance(v, dict) else v
+    return _same
 
 
 @functools.cache

@@ -18,7 +18,6 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from compilelint.dynamic.spec import mode_text
 from compilelint.model import SEVERITY_ORDER, Finding, Report
 from compilelint.trace.ranges import expand_ranges, rank_order, rank_ranges
 
@@ -99,6 +98,8 @@ def dynamic_line(report: Report) -> str | None:
         return f"dynamic stage failed at {err.get('step')}: {err.get('message')}"
     how = [str(dyn["device"])] if dyn.get("device") else []
     if dyn.get("mode") in ("eval", "train"):
+        from compilelint.dynamic.spec import mode_text  # only with a dynamic run
+
         how.append(mode_text(dyn.get("mode"), dyn.get("mode_source")))
     where = f" ({', '.join(how)})" if how else ""
     parts = [

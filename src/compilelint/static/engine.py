@@ -65,7 +65,7 @@ if TYPE_CHECKING:  # libcst, the walker and the checks load when a file is analy
 
 PARSE_ERROR = "CL000"
 UNUSED_SUPPRESSION = "CL001"
-CACHE_FORMAT = 4
+CACHE_FORMAT = 5  # 5: each file's facts stored as marshal bytes of their plain data
 POOL_BYTES = 200_000  # analysed source that is worth a pool of workers even in a few files
 
 
@@ -493,14 +493,21 @@ def _weight(item: tuple[bytes, FileInput, bool, bool | str]) -> int:
     return len(data) // 10
 
 
-def _worker(item: tuple[bytes, FileInput, bool, bool | str]) -> FileFacts:
+def _worker(item: tuple[bytes, FileInput, bool, bool | str]) -> tuple[FileFacts, bytes | None]:
+    """Phase 1 of one item in a worker, with the facts' cache form when the scan caches them:
+    made here, on both cores, instead of one after the other in the parent when it saves."""
     data, inp, force, object_calls = item
-    return analyze_source(data, inp, _WORKER_CHECKS, force=force, object_calls=object_calls)
+    facts = analyze_source(data, inp, _WORKER_CHECKS, force=force, object_calls=object_calls)
+    return facts, facts_blob(facts) if _WORKER_BLOBS else None
 
 
-def _init_worker(codes: list[str]) -> None:
-    global _WORKER_CHECKS
+_WORKER_BLOBS = False
+
+
+def _init_worker(codes: list[str], blobs: bool = False) -> None:
+    global _WORKER_CHECKS, _WORKER_BLOBS
     _WORKER_CHECKS = _checks_for(codes)
+    _WORKER_BLOBS = blobs
 
 
 # ---------------------------------------------------------------------------- cache
@@ -510,6 +517,19 @@ def _facts_to_data(f: FileFacts) -> dict[str, object]:
 
 def _facts_from_data(d: dict) -> FileFacts:  # type: ignore[type-arg]
     return from_data(FileFacts, d)
+
+
+def facts_blob(f: FileFacts) -> bytes:
+    """How the caches store a file's facts: marshal bytes of their plain data, decoded only
+    when they are used (a run reads the cache whole but needs a few of its files)."""
+    return marshal.dumps(_facts_to_data(f))
+
+
+def facts_from_blob(b: bytes) -> FileFacts:
+    got = marshal.loads(b)
+    if not isinstance(got, dict):
+        raise TypeError("not a facts table")
+    return _facts_from_data(got)
 
 
 def fresh_facts(f: FileFacts) -> FileFacts:
@@ -526,21 +546,22 @@ def fresh_facts(f: FileFacts) -> FileFacts:
 
 
 class Cache:
-    """Phase-1 facts per file (real path, content digest), one marshal file per cache key.
-    Facts put during a run are kept as objects (copies) and become plain data only when saved,
-    so a cache that lives across scans (the editor server, the fix rounds) never round-trips
-    them."""
+    """Phase-1 facts per file (real path, content digest), one marshal file per cache key,
+    each file's facts in it as a blob (``facts_blob``) decoded only when that file is asked
+    for. Facts put during a run are kept as objects (copies) and become blobs only when saved
+    (or come with the blob a worker made), so a cache that lives across scans (the editor
+    server, the fix rounds) never round-trips them."""
 
     def __init__(self, directory: Path | None, key: str) -> None:
         self.directory = directory
         self.file = directory / f"facts-{key}.marshal" if directory else None
-        self._entries: dict[str, tuple[str, dict]] | None = None  # type: ignore[type-arg]
+        self._entries: dict[str, tuple[str, bytes]] | None = None
         self._objects: dict[str, tuple[str, FileFacts]] = {}
         self.dirty = False
         self.key = key
 
     @property
-    def entries(self) -> dict[str, tuple[str, dict]]:  # type: ignore[type-arg]
+    def entries(self) -> dict[str, tuple[str, bytes]]:
         if self._entries is None:
             self._entries = {}
             if self.file and self.file.is_file():
@@ -586,15 +607,19 @@ class Cache:
         if got is None or got[0] != digest:
             return None
         try:
-            facts = _facts_from_data(got[1])
-        except (TypeError, KeyError):
+            facts = facts_from_blob(got[1])
+        except (TypeError, KeyError, ValueError, EOFError):
             return None
         self._objects[real] = (digest, facts)  # later gets copy the object
         return fresh_facts(facts)
 
-    def put(self, real: str, digest: str, facts: FileFacts) -> None:
+    def put(self, real: str, digest: str, facts: FileFacts, blob: bytes | None = None) -> None:
+        """``blob``: ``facts_blob(facts)`` when made already (by a worker)."""
         self._objects[real] = (digest, fresh_facts(facts))
-        self.entries.pop(real, None)
+        if blob is not None:
+            self.entries[real] = (digest, blob)
+        else:
+            self.entries.pop(real, None)
         self.dirty = True
 
     def save(self) -> None:
@@ -603,7 +628,7 @@ class Cache:
         entries = self.entries
         for real, (digest, facts) in self._objects.items():
             if real not in entries:
-                entries[real] = (digest, _facts_to_data(facts))
+                entries[real] = (digest, facts_blob(facts))
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             gi = self.directory / ".gitignore"
@@ -740,14 +765,20 @@ class ScanSettings:
     errors: list[FileError]
     cache: Cache | None
     lib_cache: LibraryCache
-    # library facts made from the library cache's plain data, by id of that data (kept alive
-    # with them, so an id is never reused): scans that share these settings build them once
-    lib_objects: dict[int, tuple[dict, FileFacts]] = field(default_factory=dict)  # type: ignore[type-arg]
+    # library facts made from the library cache's blobs (``facts_blob``), by id of the blob
+    # (kept alive with them, so an id is never reused): scans that share these settings build
+    # them once
+    lib_objects: dict[int, tuple[bytes, FileFacts]] = field(default_factory=dict)
 
-    def lib_from_data(self, d: dict) -> FileFacts:  # type: ignore[type-arg]
+    def lib_from_data(self, d: bytes) -> FileFacts:
         got = self.lib_objects.get(id(d))
         if got is None or got[0] is not d:
-            got = self.lib_objects[id(d)] = (d, _facts_from_data(d))
+            if not isinstance(d, bytes):
+                raise TypeError("not a facts blob")
+            try:
+                got = self.lib_objects[id(d)] = (d, facts_from_blob(d))
+            except (ValueError, EOFError) as exc:
+                raise TypeError(str(exc)) from None
         return fresh_facts(got[1])
 
     _checks: list[type[Check]] | None = None
@@ -774,6 +805,9 @@ def resolve_settings(
     enabled = {c for c in enabled if applies_to(catalog.rules[c], cfg.target_torch)}
     static_codes = sorted(c for c in catalog.rules if catalog.rules[c].detector == "static")
     errors: list[FileError] = []
+    cdir: Path | None = None
+    if cfg.cache and not no_cache:
+        cdir = Path(cfg.cache_dir) if cfg.cache_dir else Path(cfg.root) / ".compilelint_cache"
     resolver: Resolver | None = None
     source = ""
     if cfg.follow:
@@ -782,10 +816,8 @@ def resolve_settings(
         except ResolveError as exc:
             errors.append(FileError(path=cfg.python or "", message=str(exc), kind="usage"))
             site = []
-        resolver = Resolver(site)
-    cdir: Path | None = None
-    if cfg.cache and not no_cache:
-        cdir = Path(cfg.cache_dir) if cfg.cache_dir else Path(cfg.root) / ".compilelint_cache"
+        # the distribution tables are kept with the library facts
+        resolver = Resolver(site, cache_dir=cdir / "libs" if cdir is not None else None)
     key = cache.key if cache is not None else _cache_key(catalog) if cdir is not None else ""
     if cache is None and cdir is not None:
         cache = Cache(cdir, key)
@@ -916,6 +948,8 @@ class _Scan:
         # calls through objects feed following; recorded in phase 1 from the syntax check's tree
         self.object_calls = bool(settings.resolver is not None and settings.resolver.site)
         self._pool: Any = None  # multiprocessing.Pool, while the scan needs one
+        # the cache form of facts a worker analysed (``facts_blob``), by id of the facts
+        self._blobs: dict[int, tuple[FileFacts, bytes]] = {}
 
     def timed(self, name: str, fn: Callable[..., Any], *args: Any) -> Any:
         t = time.perf_counter()
@@ -1035,7 +1069,15 @@ class _Scan:
             self.facts[f.path] = f
             if cache:
                 force = items[i][2]
-                cache.put(self.by_path[f.path].real, self._cache_digest(f.path, force), f)
+                blob = self._blob(f)
+                cache.put(self.by_path[f.path].real, self._cache_digest(f.path, force), f, blob)
+
+    def _blob(self, f: FileFacts) -> bytes | None:
+        got = self._blobs.pop(id(f), None)
+        return got[1] if got is not None and got[0] is f else None
+
+    def _lib_blob(self, f: FileFacts) -> bytes:
+        return self._blob(f) or facts_blob(f)
 
     def analyse_files(
         self,
@@ -1054,8 +1096,10 @@ class _Scan:
             order = sorted(range(len(items)), key=lambda i: -_weight(items[i]))
             slots: list[FileFacts | None] = [None] * len(items)
             work = [items[i] for i in order]
-            for n, (i, got) in enumerate(zip(order, pool.imap(_worker, work, chunksize=1))):
+            for n, (i, (got, blob)) in enumerate(zip(order, pool.imap(_worker, work, chunksize=1))):
                 slots[i] = got
+                if blob is not None:
+                    self._blobs[id(got)] = (got, blob)
                 if progress:
                     progress(n + 1, len(items))
             results = [f for f in slots if f is not None]
@@ -1088,7 +1132,11 @@ class _Scan:
 
             self.s.checks  # noqa: B018  (imported here, before the fork: workers share them)
             ctx = mp.get_context("fork") if sys.platform.startswith("linux") else mp.get_context()
-            self._pool = ctx.Pool(jobs, initializer=_init_worker, initargs=(self.s.static_codes,))
+            # the workers make the facts' cache form when something caches them
+            blobs = self.s.cache is not None or self.s.lib_cache.directory is not None
+            self._pool = ctx.Pool(
+                jobs, initializer=_init_worker, initargs=(self.s.static_codes, blobs)
+            )
         return self._pool
 
     def close(self) -> None:
@@ -1157,7 +1205,7 @@ class _Scan:
             resolver,
             analyse_libs,
             cache=s.lib_cache,
-            to_data=_facts_to_data,
+            to_data=self._lib_blob,
             from_data=s.lib_from_data,
             stats=self.stats,
             entries=self.entries,

@@ -26,6 +26,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from compilelint.model import Finding, Frame, Rule
 from compilelint.static.analysis import values as V
@@ -294,7 +295,7 @@ class LibraryCache:
     def __init__(self, directory: Path | None, key: str) -> None:
         self.directory = directory / "libs" if directory else None
         self.key = key
-        self._loaded: dict[tuple[str, str], dict[str, tuple[str, dict]]] = {}  # type: ignore[type-arg]
+        self._loaded: dict[tuple[str, str], dict[str, tuple[str, Any]]] = {}
         self._dirty: set[tuple[str, str]] = set()
 
     def _file(self, dist: tuple[str, str]) -> Path | None:
@@ -303,7 +304,7 @@ class LibraryCache:
         safe = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in f"{dist[0]}-{dist[1]}")
         return self.directory / f"{safe}-{self.key}.marshal"
 
-    def _table(self, dist: tuple[str, str]) -> dict[str, tuple[str, dict]]:  # type: ignore[type-arg]
+    def _table(self, dist: tuple[str, str]) -> dict[str, tuple[str, Any]]:
         got = self._loaded.get(dist)
         if got is None:
             got = {}
@@ -318,11 +319,11 @@ class LibraryCache:
             self._loaded[dist] = got
         return got
 
-    def get(self, dist: tuple[str, str], real: str, stamp: str) -> dict | None:  # type: ignore[type-arg]
+    def get(self, dist: tuple[str, str], real: str, stamp: str) -> Any:
         got = self._table(dist).get(real)
         return got[1] if got is not None and got[0] == stamp else None
 
-    def put(self, dist: tuple[str, str], real: str, stamp: str, data: dict) -> None:  # type: ignore[type-arg]
+    def put(self, dist: tuple[str, str], real: str, stamp: str, data: object) -> None:
         self._table(dist)[real] = (stamp, data)
         self._dirty.add(dist)
 
@@ -358,8 +359,8 @@ def follow(
     analyse: Callable[[list[LibSource]], list[FileFacts]],
     *,
     cache: LibraryCache,
-    to_data: Callable[[FileFacts], dict],  # type: ignore[type-arg]
-    from_data: Callable[[dict], FileFacts],  # type: ignore[type-arg]
+    to_data: Callable[[FileFacts], object],  # the cache form (the engine's: marshal bytes)
+    from_data: Callable[[Any], FileFacts],
     stats: FollowStats,
     entries: tuple[str, ...] | None = None,
     max_rounds: int = MAX_ROUNDS,
@@ -768,8 +769,8 @@ def _load_all(
     batch: list[tuple[ModuleFile, tuple[str, str]]],
     analyse: Callable[[list[LibSource]], list[FileFacts]],
     cache: LibraryCache,
-    to_data: Callable[[FileFacts], dict],  # type: ignore[type-arg]
-    from_data: Callable[[dict], FileFacts],  # type: ignore[type-arg]
+    to_data: Callable[[FileFacts], object],  # the cache form (the engine's: marshal bytes)
+    from_data: Callable[[Any], FileFacts],
     stats: FollowStats,
 ) -> list[FileFacts | None]:
     """The facts of each library file of ``batch`` (None: unreadable or unparsable): from the

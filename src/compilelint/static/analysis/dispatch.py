@@ -161,17 +161,44 @@ def _key_param(
     return key.id, lit if isinstance(lit, str) else None
 
 
+_NOT_OWN = (*_FUNCS, ast.ClassDef, ast.Lambda)
+_LOOPS = (ast.For, ast.While, ast.comprehension)
+# nodes that hold no call and no assignment: not walked into (a name's context, an operator)
+_LEAVES = (
+    ast.Name,
+    ast.Constant,
+    ast.expr_context,
+    ast.operator,
+    ast.cmpop,
+    ast.unaryop,
+    ast.boolop,
+)
+
+
 def _own_nodes(fn: ast.AST) -> list[tuple[ast.AST, bool]]:
-    """The nodes of a function body in source order, without nested functions and classes,
-    each with whether it is inside a loop."""
+    """The assignments and calls of a function body in source order (what ``_function``
+    reads), without nested functions and classes, each with whether it is inside a loop."""
     out: list[tuple[ast.AST, bool]] = []
+    AST, Assign, Call = ast.AST, ast.Assign, ast.Call
 
     def walk(node: ast.AST, in_loop: bool) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (*_FUNCS, ast.ClassDef, ast.Lambda)):
+        # ``ast.iter_child_nodes``, inlined: this walk sees every node of every function
+        for name in node._fields:
+            field = getattr(node, name, None)
+            if isinstance(field, list):
+                children: list[object] | tuple[object] = field
+            elif isinstance(field, AST):
+                children = (field,)
+            else:
                 continue
-            out.append((child, in_loop))
-            walk(child, in_loop or isinstance(child, (ast.For, ast.While, ast.comprehension)))
+            for child in children:
+                if not isinstance(child, AST) or isinstance(child, _NOT_OWN):
+                    continue
+                t = type(child)
+                if t is Assign or t is Call:
+                    out.append((child, in_loop))
+                if not isinstance(child, _LEAVES):
+                    walk(child, in_loop or isinstance(child, _LOOPS))
 
     walk(fn, False)
     return out

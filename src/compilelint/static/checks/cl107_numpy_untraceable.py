@@ -66,20 +66,24 @@ class NumpyUntraceable(Check):
                 self._objects.bind(t.target, _NO_OBJECT)
 
     def visit_Call(self, node: cst.Call) -> None:
+        # every call comes here: exact type tests (libcst's node classes are ABCs, whose
+        # isinstance is a Python call when it fails) and the cheap refusals first
         func = node.func
+        t = type(func)
         if (
             self._any
-            and isinstance(func, cst.Attribute)
-            and isinstance(func.value, cst.Name)
-            and self._objects.lookup(func.value.value)
+            and t is cst.Attribute
+            and type(func.value) is cst.Name  # type: ignore[attr-defined]
+            and self._objects.lookup(func.value.value)  # type: ignore[attr-defined]
         ):
             # `ss = np.random.SeedSequence(...)`, then `ss.generate_state(4)`: dynamo skips
             # numpy's generator methods ("Attempted to inline function marked as skipped")
-            self.report(node, func=f"{func.value.value}.{func.attr.value}()")
+            self.report(node, func=f"{func.value.value}.{func.attr.value}()")  # type: ignore[attr-defined]
             return
-        if not isinstance(func, (cst.Name, cst.Attribute)):
-            return
-        if isinstance(func, cst.Name) and func.value not in self.w.imports:
+        if t is cst.Name:
+            if func.value not in self.w.imports:  # type: ignore[attr-defined]
+                return
+        elif t is not cst.Attribute:
             return
         q = self.qualify(func)
         if q is None or not q.startswith("numpy.random."):

@@ -76,6 +76,8 @@ class CompilerDisabledCall(Check):
             return
         if self._pending_fn or self._pending_meth or self._pending_wrap:
             self._resolve_pending()
+        if not self._funcs and not self._methods:
+            return  # nothing disabled in this file: no call can be one (most files)
         if isinstance(func, cst.Name):
             name = func.value
             if name in self._funcs and self.w.name_ref(name) == f"Q|{name}":

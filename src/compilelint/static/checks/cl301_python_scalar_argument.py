@@ -167,7 +167,14 @@ class PythonScalarArgument(Check):
                     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self._compiled_names or self.w.functions:
+        func0 = node.func
+        if (
+            (self._compiled_names or self.w.functions)
+            and type(func0) is cst.Name
+            and (func0.value in self._compiled_names or func0.value in self.w.module_defs)
+        ):
+            # only a call by name of a function this file compiles or defines can be one
+            # (``_compiled_callee``); every call comes here
             self._call_site(node)
         fn = self.w.func
         if fn is None or fn.qual not in self._scalars:
