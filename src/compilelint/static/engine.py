@@ -12,6 +12,7 @@ import contextlib
 import copy
 import dataclasses
 import errno
+import functools
 import gc
 import hashlib
 import marshal
@@ -633,11 +634,12 @@ def _cache_key(catalog: Catalog) -> str:
 
 
 # ---------------------------------------------------------------------------- scan
-def _fmt(template: str, args: dict[str, str]) -> str:
-    class _D(dict):  # type: ignore[type-arg]
-        def __missing__(self, key: str) -> str:
-            return "{" + key + "}"
+class _D(dict):  # type: ignore[type-arg]
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
 
+
+def _fmt(template: str, args: dict[str, str]) -> str:
     try:
         return template.format_map(_D(args))
     except (ValueError, IndexError):
@@ -860,6 +862,10 @@ def _run_phases(run: _Scan, paths: list[str], want_project: bool, t0: float) -> 
     )
 
 
+def _is_installed(r: Resolver | None, m: str) -> bool:
+    return r is not None and r.find(m) is not None
+
+
 class _Scan:
     """The state of one scan, phase by phase (see ``scan``)."""
 
@@ -1080,9 +1086,11 @@ class _Scan:
             self._pool = None
 
     # ------------------------------------------------------------------ phase 2
-    def _installed(self, m: str) -> bool:
-        r = self.s.resolver
-        return r is not None and r.find(m) is not None
+    @property
+    def _installed(self) -> Callable[[str], bool]:
+        # not a bound method: the project keeps it, and this scan keeps the project (a
+        # reference cycle that only the cyclic collector would free)
+        return functools.partial(_is_installed, self.s.resolver)
 
     def _new_project(self) -> FollowProject:
         return FollowProject(self.facts.values(), {}, self._installed, self.entries)

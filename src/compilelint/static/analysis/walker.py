@@ -1717,6 +1717,11 @@ def analyze_module(
                 conds=conds,
             )
         )
+    # The checks' hooks are bound methods of objects that hold the walker: without this
+    # reference cycle the walk's state (and CPython's tree it holds) is freed at once by
+    # reference counting instead of waiting for the cyclic collector (about 30,000 objects of
+    # a 2,000-line file, which an editor server otherwise collects on every few edits).
+    walker.hooks = {}
     return FileFacts(
         path=path,
         module=module_name,
