@@ -73,6 +73,77 @@ def test_random_edits_parse_as_a_full_parse() -> None:
     assert spliced > 25  # the splice path is really taken, not only the fallback
 
 
+PY_SNIPPETS = [
+    *SNIPPETS,
+    "x = 1 \\",
+    "y = 1; z = (",
+    ")",
+    "    y = 2",
+    "from __future__ import annotations",
+    "a = 1; b = 2",
+    "def g(): return 1",
+    "'''",
+]
+
+
+def _py_key(tree: object) -> str:
+    import ast
+
+    return ast.dump(tree, include_attributes=True)  # type: ignore[arg-type]
+
+
+def test_random_edits_give_cpythons_tree_of_the_whole_text() -> None:
+    """``IncrementalParser.python_tree`` after random edits (lines inserted, deleted, changed
+    in place: the same number of lines keeps the statements after the edit too) equals
+    ``ast.parse`` of the whole text, line and column numbers included, and raises where it
+    raises."""
+    import ast
+
+    rnd = random.Random(24)
+    spliced = 0
+    parsers: list[IncrementalParser] = []
+    for path in SOURCES:
+        data = path.read_bytes()
+        try:
+            ast.parse(data)
+        except SyntaxError:
+            continue
+        parser = IncrementalParser()
+        parsers.append(parser)
+        parser.python_tree(data, "f")
+        lines = data.decode("utf-8").split("\n")
+        for _ in range(8):
+            new = list(lines)
+            k = rnd.randrange(len(new))
+            op = rnd.choice(["insert", "delete", "change", "change"]) if len(new) > 2 else "insert"
+            if op == "insert":
+                new.insert(k, rnd.choice(PY_SNIPPETS))
+            elif op == "delete":
+                del new[k]
+            elif rnd.random() < 0.5:
+                new[k] += rnd.choice([" ", "  # noqa", "x", "(", "\\"])
+            else:
+                new[k] = rnd.choice(PY_SNIPPETS)
+            text = "\n".join(new).encode("utf-8")
+            try:
+                full = ast.parse(text)
+            except SyntaxError as exc:
+                try:
+                    parser.python_tree(text, "f")
+                except SyntaxError as mine:
+                    assert (mine.msg, mine.lineno) == (exc.msg, exc.lineno)
+                    parser.python_tree("\n".join(lines).encode("utf-8"), "f")
+                    continue
+                raise AssertionError(f"{path}: the splice accepted invalid code") from None
+            before = parser.py_stats.spliced
+            got = parser.python_tree(text, "f")
+            spliced += parser.py_stats.spliced - before
+            assert _py_key(got) == _py_key(full), f"{path}: {op} at line {k + 1}"
+            lines = new
+    kept = sum(p.py_stats.kept_after for p in parsers)
+    assert spliced > 40 and kept > 10, (spliced, kept)  # the splice paths are really taken
+
+
 def test_scan_with_the_incremental_parser_finds_the_same(tmp_path: Path) -> None:
     src = (ROOT / "fixtures" / "demo" / "transformer.py").read_text(encoding="utf-8")
     model = tmp_path / "model.py"

@@ -363,7 +363,9 @@ def _empty_facts(data: bytes, inp: FileInput, error: str | None = None) -> FileF
     )
 
 
-def _python_error(data: bytes, empty: FileFacts) -> bool | ast.Module:
+def _python_error(
+    data: bytes, empty: FileFacts, python_parse: Callable[[bytes], ast.Module] | None = None
+) -> bool | ast.Module:
     """Parse with CPython; on failure fill ``empty.error`` and say whether libcst may still try
     (a plain syntax error: the file may use syntax newer than this Python). A file CPython
     accepts gives its tree, which places statements and finds calls through objects."""
@@ -381,7 +383,7 @@ def _python_error(data: bytes, empty: FileFacts) -> bool | ast.Module:
         empty.error_col = len(before) - max(before.rfind(b"\n"), before.rfind(b"\r"))
         return False
     try:
-        return ast.parse(data)
+        return python_parse(data) if python_parse is not None else ast.parse(data)
     except SyntaxError as exc:
         msg = exc.msg or "invalid syntax"
         if msg.startswith("(unicode error)") or "encoding" in msg or "decode" in msg:
@@ -416,7 +418,9 @@ def _analyze_source(
 
     empty = _empty_facts(data, inp)
     lines = empty.lines
-    checked = _python_error(data, empty)
+    # the editor server's parser re-parses only what an edit changed, CPython's tree too
+    py_tree = getattr(parse, "python_tree", None)
+    checked = _python_error(data, empty, (lambda d: py_tree(d, inp)) if py_tree else None)
     tree = checked if isinstance(checked, ast.Module) else None
     may_try = checked is not False
     if not force and b"torch" not in data and b"forward" not in data:

@@ -10,10 +10,21 @@ to a full parse, so the result is always what ``libcst.parse_module`` returns fo
 
 Top-level statements are independent for the parser: blank lines and comments between two
 statements belong to the following statement (``leading_lines``), which the splice reproduces.
+
+``IncrementalParser.python_tree`` does the same for CPython's tree (``ast.parse``, which the
+engine runs first, as the syntax check, and which places statements and calls): the top-level
+statements that end before the first changed line are kept (same objects, same lines), and so
+are those that start after the last changed line when the edit did not change the number of
+lines; the lines in between are parsed on their own, preceded by as many empty lines as come
+before them, so that CPython's line numbers are the file's. Anything unusual (a file that is not
+plain UTF-8, a coding cookie, ``\r`` line ends, a ``__future__`` import, text that does not
+parse on its own, an indented first line) parses the whole text, so the tree and the syntax
+errors are always those of ``ast.parse`` on the whole text.
 """
 
 from __future__ import annotations
 
+import ast
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -36,6 +47,20 @@ class ParseStats:
     reused: int = 0  # the text had not changed
 
 
+@dataclass
+class _PyParsed:
+    lines: list[str]  # the text's lines, with their ends
+    tree: ast.Module
+
+
+@dataclass
+class PyParseStats:
+    full: int = 0
+    spliced: int = 0
+    reparsed_lines: int = 0  # lines parsed again by the splices
+    kept_after: int = 0  # splices that kept statements after the edit
+
+
 class IncrementalParser:
     """``parse(data, inp)`` for ``engine.scan``; keeps the last module of up to ``max_files``
     files (the files open in the editor)."""
@@ -44,7 +69,33 @@ class IncrementalParser:
         self.max_files = max_files
         self._last: OrderedDict[str, _Parsed] = OrderedDict()
         self._spans: dict[str, SpanMemo] = {}
+        self._py: OrderedDict[str, _PyParsed] = OrderedDict()
         self.stats = ParseStats()
+        self.py_stats = PyParseStats()
+
+    def python_tree(self, data: bytes, inp: object) -> ast.Module:
+        """``ast.parse(data)`` (it raises as that does), re-parsing only the top-level
+        statements an edit touched when the file's previous tree is known (see the module's
+        docstring)."""
+        key = str(getattr(inp, "real", inp))
+        prev = self._py.pop(key, None)
+        text = _plain_text(data)
+        tree: ast.Module | None = None
+        lines: list[str] = []
+        if text is not None:
+            lines = text.splitlines(keepends=True)
+            if prev is not None:
+                tree = _py_splice(prev, lines, self.py_stats)
+        if tree is None:
+            tree = ast.parse(data)
+            self.py_stats.full += 1
+        else:
+            self.py_stats.spliced += 1
+        if text is not None:
+            self._py[key] = _PyParsed(lines, tree)
+            while len(self._py) > self.max_files:
+                self._py.popitem(last=False)
+        return tree
 
     def __call__(self, data: bytes, inp: object) -> cst.Module:
         key = str(getattr(inp, "real", inp))
@@ -53,6 +104,7 @@ class IncrementalParser:
     def forget(self, key: str) -> None:
         self._last.pop(key, None)
         self._spans.pop(key, None)
+        self._py.pop(key, None)
 
     def span_memo(self, inp: object) -> SpanMemo:
         """The spans of the file's previous analysis (``positions.SpanMemo``): unchanged
@@ -170,3 +222,77 @@ def _splice(prev: _Parsed, text: str) -> tuple[cst.Module, list[str]] | None:
     if "".join(new_chunks) != middle:
         return None
     return module, [*chunks[:i], *new_chunks, *chunks[j:]]
+
+
+def _plain_text(data: bytes) -> str | None:
+    """The text of ``data`` when CPython's parse of it may be spliced: UTF-8 without a
+    byte-order mark or a coding cookie, ``\n`` line ends, no ``__future__`` import (which must
+    come first and changes the rules), no null byte; else None."""
+    if data.startswith(b"\xef\xbb\xbf") or b"\r" in data or b"\0" in data or b"\f" in data:
+        return None
+    if b"__future__" in data or b"coding" in b"\n".join(data.split(b"\n", 2)[:2]):
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _first_line(stmt: ast.stmt) -> int:
+    decorators = getattr(stmt, "decorator_list", None)
+    return decorators[0].lineno if decorators else stmt.lineno
+
+
+def _py_splice(prev: _PyParsed, lines: list[str], stats: PyParseStats) -> ast.Module | None:
+    old, body = prev.lines, prev.tree.body
+    if not body or prev.tree.type_ignores:
+        return None
+    n = min(len(old), len(lines))
+    first = 0  # lines 1..first are the same
+    while first < n and old[first] == lines[first]:
+        first += 1
+    if first == len(old) == len(lines):
+        return prev.tree  # the same text
+    keep_head = 0
+    while keep_head < len(body) and body[keep_head].end_lineno <= first:  # type: ignore[operator]
+        keep_head += 1
+    # a statement that starts on the last kept statement's line (``a = 1; b = (``) takes the
+    # line with it
+    while (
+        0 < keep_head < len(body) and _first_line(body[keep_head]) <= body[keep_head - 1].end_lineno
+    ):  # type: ignore[operator]
+        keep_head -= 1
+    start = body[keep_head - 1].end_lineno if keep_head else 0  # re-parse from line start + 1
+    end = len(lines)  # through this line (1-based)
+    keep_tail = len(body)
+    if len(old) == len(lines):  # the statements after the edit keep their lines
+        last = len(lines)  # lines after `last` are the same
+        while last > first and old[last - 1] == lines[last - 1]:
+            last -= 1
+        while keep_tail > keep_head and _first_line(body[keep_tail - 1]) > last:
+            keep_tail -= 1
+        if keep_tail < len(body):
+            end = _first_line(body[keep_tail]) - 1
+    if start and lines[start - 1].rstrip("\n").endswith("\\"):
+        return None  # the kept statement's last line joins the next one
+    middle = "".join(lines[start:end])
+    # the first line of code of the re-parsed text must start a statement at the top level
+    for ln in lines[start:end]:
+        s = ln.lstrip(" \t")
+        if s.strip() == "" or s.startswith("#"):
+            continue
+        if len(s) != len(ln):
+            return None
+        break
+    try:
+        part = ast.parse("\n" * start + middle)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None  # the whole text's parse gives the error (or what it makes of it)
+    if part.type_ignores:
+        return None
+    if part.body and keep_tail < len(body):
+        if part.body[-1].end_lineno >= _first_line(body[keep_tail]):  # type: ignore[operator]
+            return None
+    stats.reparsed_lines += end - start
+    stats.kept_after += keep_tail < len(body)
+    return ast.Module(body=[*body[:keep_head], *part.body, *body[keep_tail:]], type_ignores=[])
