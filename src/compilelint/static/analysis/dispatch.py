@@ -169,15 +169,24 @@ def _own_nodes(fn: ast.AST) -> list[tuple[ast.AST, bool]]:
     return out
 
 
+_NOT_OWN = (*_FUNCS, ast.ClassDef, ast.Lambda)
+_LOOPS = (ast.For, ast.While, ast.comprehension)
+
+
 def _own_walk(node: ast.AST, in_loop: bool, out: list[tuple[ast.AST, bool]]) -> None:
     # a module-level function, not a recursive closure: a closure that calls itself is a
     # reference cycle, which keeps what it holds (CPython's nodes) until the cyclic collector
-    # runs
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, (*_FUNCS, ast.ClassDef, ast.Lambda)):
-            continue
-        out.append((child, in_loop))
-        _own_walk(child, in_loop or isinstance(child, (ast.For, ast.While, ast.comprehension)), out)
+    # runs. The children in ``ast.iter_child_nodes``' order, without its two generators.
+    for name in node._fields:
+        v = getattr(node, name, None)
+        if type(v) is list:
+            for child in v:
+                if isinstance(child, ast.AST) and not isinstance(child, _NOT_OWN):
+                    out.append((child, in_loop))
+                    _own_walk(child, in_loop or isinstance(child, _LOOPS), out)
+        elif isinstance(v, ast.AST) and not isinstance(v, _NOT_OWN):
+            out.append((v, in_loop))
+            _own_walk(v, in_loop or isinstance(v, _LOOPS), out)
 
 
 def _function(
