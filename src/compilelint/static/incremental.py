@@ -14,8 +14,8 @@ statements belong to the following statement (``leading_lines``), which the spli
 ``IncrementalParser.python_tree`` does the same for CPython's tree (``ast.parse``, which the
 engine runs first, as the syntax check, and which places statements and calls): the top-level
 statements that end before the first changed line are kept (same objects, same lines), and so
-are those that start after the last changed line when the edit did not change the number of
-lines; the lines in between are parsed on their own, preceded by as many empty lines as come
+are those that start after the last changed line (moved in place by the lines the edit added
+or removed: the previous tree is dropped); the lines in between are parsed on their own, preceded by as many empty lines as come
 before them, so that CPython's line numbers are the file's. Anything unusual (a file that is not
 plain UTF-8, a coding cookie, ``\r`` line ends, a ``__future__`` import, text that does not
 parse on its own, an indented first line) parses the whole text, so the tree and the syntax
@@ -28,6 +28,7 @@ import ast
 import re
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Any
 
 import libcst as cst
 
@@ -275,14 +276,15 @@ def _py_splice(prev: _PyParsed, lines: list[str], stats: PyParseStats) -> ast.Mo
     start = body[keep_head - 1].end_lineno if keep_head else 0  # re-parse from line start + 1
     end = len(lines)  # through this line (1-based)
     keep_tail = len(body)
-    if len(old) == len(lines):  # the statements after the edit keep their lines
-        last = len(lines)  # lines after `last` are the same
-        while last > first and old[last - 1] == lines[last - 1]:
-            last -= 1
-        while keep_tail > keep_head and _first_line(body[keep_tail - 1]) > last:
-            keep_tail -= 1
-        if keep_tail < len(body):
-            end = _first_line(body[keep_tail]) - 1
+    shift = len(lines) - len(old)  # the lines the statements after the edit move by
+    same = 0  # the last `same` lines of both texts are the same, after the first `first`
+    while same < n - first and old[-1 - same] == lines[-1 - same]:
+        same += 1
+    last = len(old) - same  # old lines after `last` are the same (moved by `shift`)
+    while keep_tail > keep_head and _first_line(body[keep_tail - 1]) > last:
+        keep_tail -= 1
+    if keep_tail < len(body):
+        end = _first_line(body[keep_tail]) + shift - 1
     if start and lines[start - 1].rstrip("\n").endswith("\\"):
         return None  # the kept statement's last line joins the next one
     middle = "".join(lines[start:end])
@@ -301,8 +303,13 @@ def _py_splice(prev: _PyParsed, lines: list[str], stats: PyParseStats) -> ast.Mo
     if part.type_ignores:
         return None
     if part.body and keep_tail < len(body):
-        if part.body[-1].end_lineno >= _first_line(body[keep_tail]):  # type: ignore[operator]
+        if part.body[-1].end_lineno >= _first_line(body[keep_tail]) + shift:  # type: ignore[operator]
             return None
+    if shift:
+        # the kept statements after the edit are the previous tree's, which is dropped: move
+        # their lines in place
+        for stmt in body[keep_tail:]:
+            _move_lines(stmt, shift)
     stats.reparsed_lines += end - start
     stats.kept_after += keep_tail < len(body)
     return ast.Module(body=[*body[:keep_head], *part.body, *body[keep_tail:]], type_ignores=[])
@@ -320,3 +327,22 @@ def _parse_unvalidated(text: str, config: cst.PartialParserConfig) -> cst.Module
         return cst.parse_module(text, config=config)
     finally:
         _NO_VALIDATION.on = False
+
+
+def _move_lines(node: ast.AST, shift: int) -> None:
+    """``ast.increment_lineno(node, shift)`` without its generators (no type comments here;
+    the shared context and operator nodes have no lines)."""
+    stack = [node]
+    while stack:
+        x: Any = stack.pop()
+        if "lineno" in x._attributes:
+            x.lineno += shift
+            end = getattr(x, "end_lineno", None)
+            if end is not None:
+                x.end_lineno = end + shift
+        for name in x._fields:
+            v = getattr(x, name, None)
+            if type(v) is list:
+                stack.extend(c for c in v if isinstance(c, ast.AST))
+            elif isinstance(v, ast.AST):
+                stack.append(v)
