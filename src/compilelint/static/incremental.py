@@ -249,6 +249,10 @@ def _plain_text(data: bytes) -> str | None:
         return None
 
 
+def _last_line(stmt: ast.stmt) -> int:
+    return stmt.end_lineno if stmt.end_lineno is not None else stmt.lineno
+
+
 def _first_line(stmt: ast.stmt) -> int:
     decorators = getattr(stmt, "decorator_list", None)
     return decorators[0].lineno if decorators else stmt.lineno
@@ -265,15 +269,15 @@ def _py_splice(prev: _PyParsed, lines: list[str], stats: PyParseStats) -> ast.Mo
     if first == len(old) == len(lines):
         return prev.tree  # the same text
     keep_head = 0
-    while keep_head < len(body) and body[keep_head].end_lineno <= first:  # type: ignore[operator]
+    while keep_head < len(body) and _last_line(body[keep_head]) <= first:
         keep_head += 1
     # a statement that starts on the last kept statement's line (``a = 1; b = (``) takes the
     # line with it
-    while (
-        0 < keep_head < len(body) and _first_line(body[keep_head]) <= body[keep_head - 1].end_lineno
-    ):  # type: ignore[operator]
+    while 0 < keep_head < len(body) and _first_line(body[keep_head]) <= _last_line(
+        body[keep_head - 1]
+    ):
         keep_head -= 1
-    start = body[keep_head - 1].end_lineno if keep_head else 0  # re-parse from line start + 1
+    start = _last_line(body[keep_head - 1]) if keep_head else 0  # re-parse from line start + 1
     end = len(lines)  # through this line (1-based)
     keep_tail = len(body)
     shift = len(lines) - len(old)  # the lines the statements after the edit move by
@@ -303,7 +307,7 @@ def _py_splice(prev: _PyParsed, lines: list[str], stats: PyParseStats) -> ast.Mo
     if part.type_ignores:
         return None
     if part.body and keep_tail < len(body):
-        if part.body[-1].end_lineno >= _first_line(body[keep_tail]) + shift:  # type: ignore[operator]
+        if _last_line(part.body[-1]) >= _first_line(body[keep_tail]) + shift:
             return None
     if shift:
         # the kept statements after the edit are the previous tree's, which is dropped: move
