@@ -73,6 +73,77 @@ def test_random_edits_parse_as_a_full_parse() -> None:
     assert spliced > 25  # the splice path is really taken, not only the fallback
 
 
+PY_SNIPPETS = [
+    *SNIPPETS,
+    "x = 1 \\",
+    "y = 1; z = (",
+    ")",
+    "    y = 2",
+    "from __future__ import annotations",
+    "a = 1; b = 2",
+    "def g(): return 1",
+    "'''",
+]
+
+
+def _py_key(tree: object) -> str:
+    import ast
+
+    return ast.dump(tree, include_attributes=True)  # type: ignore[arg-type]
+
+
+def test_random_edits_give_cpythons_tree_of_the_whole_text() -> None:
+    """``IncrementalParser.python_tree`` after random edits (lines inserted, deleted, changed
+    in place: the same number of lines keeps the statements after the edit too) equals
+    ``ast.parse`` of the whole text, line and column numbers included, and raises where it
+    raises."""
+    import ast
+
+    rnd = random.Random(24)
+    spliced = 0
+    parsers: list[IncrementalParser] = []
+    for path in SOURCES:
+        data = path.read_bytes()
+        try:
+            ast.parse(data)
+        except SyntaxError:
+            continue
+        parser = IncrementalParser()
+        parsers.append(parser)
+        parser.python_tree(data, "f")
+        lines = data.decode("utf-8").split("\n")
+        for _ in range(8):
+            new = list(lines)
+            k = rnd.randrange(len(new))
+            op = rnd.choice(["insert", "delete", "change", "change"]) if len(new) > 2 else "insert"
+            if op == "insert":
+                new.insert(k, rnd.choice(PY_SNIPPETS))
+            elif op == "delete":
+                del new[k]
+            elif rnd.random() < 0.5:
+                new[k] += rnd.choice([" ", "  # noqa", "x", "(", "\\"])
+            else:
+                new[k] = rnd.choice(PY_SNIPPETS)
+            text = "\n".join(new).encode("utf-8")
+            try:
+                full = ast.parse(text)
+            except SyntaxError as exc:
+                try:
+                    parser.python_tree(text, "f")
+                except SyntaxError as mine:
+                    assert (mine.msg, mine.lineno) == (exc.msg, exc.lineno)
+                    parser.python_tree("\n".join(lines).encode("utf-8"), "f")
+                    continue
+                raise AssertionError(f"{path}: the splice accepted invalid code") from None
+            before = parser.py_stats.spliced
+            got = parser.python_tree(text, "f")
+            spliced += parser.py_stats.spliced - before
+            assert _py_key(got) == _py_key(full), f"{path}: {op} at line {k + 1}"
+            lines = new
+    kept = sum(p.py_stats.kept_after for p in parsers)
+    assert spliced > 40 and kept > 10, (spliced, kept)  # the splice paths are really taken
+
+
 def test_scan_with_the_incremental_parser_finds_the_same(tmp_path: Path) -> None:
     src = (ROOT / "fixtures" / "demo" / "transformer.py").read_text(encoding="utf-8")
     model = tmp_path / "model.py"
@@ -202,3 +273,69 @@ def test_server_edits_give_the_cli_findings(tmp_path: Path) -> None:
         assert got == cli, f"after {new!r}"
         assert {f.rule for f in got} == rules, f"after {new!r}"
     assert analyzer.parser.stats.spliced > 0  # the edits really took the incremental path
+
+
+# edits of other kinds, one after the other from EDIT_BASE: (old, new). Several keep the
+# number of lines (then CPython's statements after the edit are kept as well as those before)
+SERVER_EDITS_MORE = [
+    # a body edited in place (the same lines): scale's result becomes a Python number
+    ("    return x * 2\n", "    return x.item()\n"),
+    # a signature: forward takes an int that picks the branch
+    ("    def forward(self, x):\n", "    def forward(self, x, n: int = 2):\n"),
+    ("        if helper(h) > 2:\n", "        if helper(h) > n:\n"),
+    # a class attribute: a counter kept on the module and changed in forward
+    (
+        "        self.lin = nn.Linear(4, 4)\n",
+        "        self.lin = nn.Linear(4, 4)\n        self.count = 0\n",
+    ),
+    ("        return h\n", "        self.count += 1\n        return h\n"),
+    # an import, and a use of it in forward
+    ("from torch import nn\n", "from torch import nn\nimport numpy as np\n"),
+    ("        h = self.lin(x)\n", "        h = self.lin(x)\n        a = np.asarray(h)\n"),
+    # the import changed in place: `np` is no longer numpy
+    ("import numpy as np\n", "import pickle as np\n"),
+    # a call-graph edge: forward stops calling scale, then calls helper twice
+    ("            h = scale(h)\n", "            h = h + 1\n"),
+    ("            h = h + 1\n", "            h = helper(h)\n"),
+    # scale back to its tensor result, in place
+    ("    return x.item()\n", "    return x * 2\n"),
+    # a syntax error in the middle of the file, then fixed
+    ("    return x.shape[0]\n", "    return x.shape[0\n"),
+    ("    return x.shape[0\n", "    return x.shape[0]\n"),
+]
+
+
+def test_more_server_edits_give_a_fresh_analysis(tmp_path: Path) -> None:
+    """As above, for edits of a signature, a class attribute, an import, a call-graph edge,
+    in-place edits of a line and a syntax error: after each, the server's findings equal a
+    fresh scan's of the same text, and its CPython tree and libcst module equal fresh parses."""
+    import ast
+
+    from compilelint.config import load_config
+    from compilelint.lsp.analyzer import Analyzer
+
+    model = tmp_path / "model.py"
+    model.write_text(EDIT_BASE, encoding="utf-8")
+    real = str(model.resolve())
+    analyzer = Analyzer()
+    text = EDIT_BASE
+    analyzer.check(real, text)
+    seen: set[str] = set()
+    for old, new in SERVER_EDITS_MORE:
+        assert old in text
+        text = text.replace(old, new, 1)
+        got = analyzer.check(real, text).findings
+        cli = scan(
+            [real], load_config([real]), no_cache=True, sources={real: text.encode("utf-8")}
+        ).findings
+        assert got == cli, f"after {new!r}"
+        seen.update(f.rule for f in got)
+        data = text.encode("utf-8")
+        try:
+            want = ast.dump(ast.parse(data), include_attributes=True)
+        except SyntaxError:
+            continue
+        assert ast.dump(analyzer.parser.python_tree(data, real), include_attributes=True) == want
+        assert analyzer.parser.parse(real, data).deep_equals(cst.parse_module(data))
+    assert analyzer.parser.py_stats.spliced > 5 and analyzer.parser.py_stats.kept_after > 2
+    assert {"CL000", "CL103", "CL501"} <= seen, seen  # the edits changed the findings

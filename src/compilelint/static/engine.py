@@ -12,6 +12,7 @@ import contextlib
 import copy
 import dataclasses
 import errno
+import functools
 import gc
 import hashlib
 import marshal
@@ -362,7 +363,9 @@ def _empty_facts(data: bytes, inp: FileInput, error: str | None = None) -> FileF
     )
 
 
-def _python_error(data: bytes, empty: FileFacts) -> bool | ast.Module:
+def _python_error(
+    data: bytes, empty: FileFacts, python_parse: Callable[[bytes], ast.Module] | None = None
+) -> bool | ast.Module:
     """Parse with CPython; on failure fill ``empty.error`` and say whether libcst may still try
     (a plain syntax error: the file may use syntax newer than this Python). A file CPython
     accepts gives its tree, which places statements and finds calls through objects."""
@@ -380,7 +383,7 @@ def _python_error(data: bytes, empty: FileFacts) -> bool | ast.Module:
         empty.error_col = len(before) - max(before.rfind(b"\n"), before.rfind(b"\r"))
         return False
     try:
-        return ast.parse(data)
+        return python_parse(data) if python_parse is not None else ast.parse(data)
     except SyntaxError as exc:
         msg = exc.msg or "invalid syntax"
         if msg.startswith("(unicode error)") or "encoding" in msg or "decode" in msg:
@@ -415,7 +418,9 @@ def _analyze_source(
 
     empty = _empty_facts(data, inp)
     lines = empty.lines
-    checked = _python_error(data, empty)
+    # the editor server's parser re-parses only what an edit changed, CPython's tree too
+    py_tree = getattr(parse, "python_tree", None)
+    checked = _python_error(data, empty, (lambda d: py_tree(d, inp)) if py_tree else None)
     tree = checked if isinstance(checked, ast.Module) else None
     may_try = checked is not False
     if not force and b"torch" not in data and b"forward" not in data:
@@ -658,11 +663,12 @@ def _cache_key(catalog: Catalog) -> str:
 
 
 # ---------------------------------------------------------------------------- scan
-def _fmt(template: str, args: dict[str, str]) -> str:
-    class _D(dict):  # type: ignore[type-arg]
-        def __missing__(self, key: str) -> str:
-            return "{" + key + "}"
+class _D(dict):  # type: ignore[type-arg]
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
 
+
+def _fmt(template: str, args: dict[str, str]) -> str:
     try:
         return template.format_map(_D(args))
     except (ValueError, IndexError):
@@ -910,6 +916,10 @@ def _run_phases(run: _Scan, paths: list[str], want_project: bool, t0: float) -> 
     )
 
 
+def _is_installed(r: Resolver | None, m: str) -> bool:
+    return r is not None and r.find(m) is not None
+
+
 class _Scan:
     """The state of one scan, phase by phase (see ``scan``)."""
 
@@ -1146,9 +1156,11 @@ class _Scan:
             self._pool = None
 
     # ------------------------------------------------------------------ phase 2
-    def _installed(self, m: str) -> bool:
-        r = self.s.resolver
-        return r is not None and r.find(m) is not None
+    @property
+    def _installed(self) -> Callable[[str], bool]:
+        # not a bound method: the project keeps it, and this scan keeps the project (a
+        # reference cycle that only the cyclic collector would free)
+        return functools.partial(_is_installed, self.s.resolver)
 
     def _new_project(self) -> FollowProject:
         return FollowProject(self.facts.values(), {}, self._installed, self.entries)

@@ -10,12 +10,25 @@ to a full parse, so the result is always what ``libcst.parse_module`` returns fo
 
 Top-level statements are independent for the parser: blank lines and comments between two
 statements belong to the following statement (``leading_lines``), which the splice reproduces.
+
+``IncrementalParser.python_tree`` does the same for CPython's tree (``ast.parse``, which the
+engine runs first, as the syntax check, and which places statements and calls): the top-level
+statements that end before the first changed line are kept (same objects, same lines), and so
+are those that start after the last changed line (moved in place by the lines the edit added
+or removed: the previous tree is dropped); the lines in between are parsed on their own, preceded by as many empty lines as come
+before them, so that CPython's line numbers are the file's. Anything unusual (a file that is not
+plain UTF-8, a coding cookie, ``\r`` line ends, a ``__future__`` import, text that does not
+parse on its own, an indented first line) parses the whole text, so the tree and the syntax
+errors are always those of ``ast.parse`` on the whole text.
 """
 
 from __future__ import annotations
 
+import ast
+import re
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Any
 
 import libcst as cst
 
@@ -36,6 +49,20 @@ class ParseStats:
     reused: int = 0  # the text had not changed
 
 
+@dataclass
+class _PyParsed:
+    lines: list[str]  # the text's lines, with their ends
+    tree: ast.Module
+
+
+@dataclass
+class PyParseStats:
+    full: int = 0
+    spliced: int = 0
+    reparsed_lines: int = 0  # lines parsed again by the splices
+    kept_after: int = 0  # splices that kept statements after the edit
+
+
 class IncrementalParser:
     """``parse(data, inp)`` for ``engine.scan``; keeps the last module of up to ``max_files``
     files (the files open in the editor)."""
@@ -44,7 +71,33 @@ class IncrementalParser:
         self.max_files = max_files
         self._last: OrderedDict[str, _Parsed] = OrderedDict()
         self._spans: dict[str, SpanMemo] = {}
+        self._py: OrderedDict[str, _PyParsed] = OrderedDict()
         self.stats = ParseStats()
+        self.py_stats = PyParseStats()
+
+    def python_tree(self, data: bytes, inp: object) -> ast.Module:
+        """``ast.parse(data)`` (it raises as that does), re-parsing only the top-level
+        statements an edit touched when the file's previous tree is known (see the module's
+        docstring)."""
+        key = str(getattr(inp, "real", inp))
+        prev = self._py.pop(key, None)
+        text = _plain_text(data)
+        tree: ast.Module | None = None
+        lines: list[str] = []
+        if text is not None:
+            lines = text.splitlines(keepends=True)
+            if prev is not None:
+                tree = _py_splice(prev, lines, self.py_stats)
+        if tree is None:
+            tree = ast.parse(data)
+            self.py_stats.full += 1
+        else:
+            self.py_stats.spliced += 1
+        if text is not None:
+            self._py[key] = _PyParsed(lines, tree)
+            while len(self._py) > self.max_files:
+                self._py.popitem(last=False)
+        return tree
 
     def __call__(self, data: bytes, inp: object) -> cst.Module:
         key = str(getattr(inp, "real", inp))
@@ -53,6 +106,7 @@ class IncrementalParser:
     def forget(self, key: str) -> None:
         self._last.pop(key, None)
         self._spans.pop(key, None)
+        self._py.pop(key, None)
 
     def span_memo(self, inp: object) -> SpanMemo:
         """The spans of the file's previous analysis (``positions.SpanMemo``): unchanged
@@ -149,9 +203,9 @@ def _splice(prev: _Parsed, text: str) -> tuple[cst.Module, list[str]] | None:
     if _indented_start(middle) or (j < n and _indented_start(chunks[j])):
         return None
     try:
-        part = cst.parse_module(
+        part = _parse_unvalidated(
             middle,
-            config=cst.PartialParserConfig(
+            cst.PartialParserConfig(
                 default_indent=old.default_indent, default_newline=old.default_newline
             ),
         )
@@ -166,7 +220,133 @@ def _splice(prev: _Parsed, text: str) -> tuple[cst.Module, list[str]] | None:
         body[0] = body[0].with_changes(leading_lines=[*part.header, *body[0].leading_lines])
     new_body = [*old.body[:i], *body, *old.body[j:]]
     module = old.with_changes(body=new_body)
+    # the statements' code in the new module must be the text (a block indented otherwise
+    # than the module's default is generated with the default: then parse it all)
     new_chunks = [module.code_for_node(s) for s in body]
     if "".join(new_chunks) != middle:
         return None
     return module, [*chunks[:i], *new_chunks, *chunks[j:]]
+
+
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")  # PEP 263
+
+
+def _plain_text(data: bytes) -> str | None:
+    """The text of ``data`` when CPython's parse of it may be spliced: UTF-8 without a
+    byte-order mark (a coding cookie, if any, says UTF-8), ``\n`` line ends, no ``__future__``
+    import (which must come first and changes the rules), no null byte; else None."""
+    if data.startswith(b"\xef\xbb\xbf") or b"\r" in data or b"\0" in data or b"\f" in data:
+        return None
+    if b"__future__" in data:
+        return None
+    for line in data.split(b"\n", 2)[:2]:
+        m = _COOKIE.match(line)
+        if m is not None and m.group(1).lower().replace(b"_", b"-") not in (b"utf-8", b"utf8"):
+            return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _last_line(stmt: ast.stmt) -> int:
+    return stmt.end_lineno if stmt.end_lineno is not None else stmt.lineno
+
+
+def _first_line(stmt: ast.stmt) -> int:
+    decorators = getattr(stmt, "decorator_list", None)
+    return decorators[0].lineno if decorators else stmt.lineno
+
+
+def _py_splice(prev: _PyParsed, lines: list[str], stats: PyParseStats) -> ast.Module | None:
+    old, body = prev.lines, prev.tree.body
+    if not body or prev.tree.type_ignores:
+        return None
+    n = min(len(old), len(lines))
+    first = 0  # lines 1..first are the same
+    while first < n and old[first] == lines[first]:
+        first += 1
+    if first == len(old) == len(lines):
+        return prev.tree  # the same text
+    keep_head = 0
+    while keep_head < len(body) and _last_line(body[keep_head]) <= first:
+        keep_head += 1
+    # a statement that starts on the last kept statement's line (``a = 1; b = (``) takes the
+    # line with it
+    while 0 < keep_head < len(body) and _first_line(body[keep_head]) <= _last_line(
+        body[keep_head - 1]
+    ):
+        keep_head -= 1
+    start = _last_line(body[keep_head - 1]) if keep_head else 0  # re-parse from line start + 1
+    end = len(lines)  # through this line (1-based)
+    keep_tail = len(body)
+    shift = len(lines) - len(old)  # the lines the statements after the edit move by
+    same = 0  # the last `same` lines of both texts are the same, after the first `first`
+    while same < n - first and old[-1 - same] == lines[-1 - same]:
+        same += 1
+    last = len(old) - same  # old lines after `last` are the same (moved by `shift`)
+    while keep_tail > keep_head and _first_line(body[keep_tail - 1]) > last:
+        keep_tail -= 1
+    if keep_tail < len(body):
+        end = _first_line(body[keep_tail]) + shift - 1
+    if start and lines[start - 1].rstrip("\n").endswith("\\"):
+        return None  # the kept statement's last line joins the next one
+    middle = "".join(lines[start:end])
+    # the first line of code of the re-parsed text must start a statement at the top level
+    for ln in lines[start:end]:
+        s = ln.lstrip(" \t")
+        if s.strip() == "" or s.startswith("#"):
+            continue
+        if len(s) != len(ln):
+            return None
+        break
+    try:
+        part = ast.parse("\n" * start + middle)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None  # the whole text's parse gives the error (or what it makes of it)
+    if part.type_ignores:
+        return None
+    if part.body and keep_tail < len(body):
+        if _last_line(part.body[-1]) >= _first_line(body[keep_tail]) + shift:
+            return None
+    if shift:
+        # the kept statements after the edit are the previous tree's, which is dropped: move
+        # their lines in place
+        for stmt in body[keep_tail:]:
+            _move_lines(stmt, shift)
+    stats.reparsed_lines += end - start
+    stats.kept_after += keep_tail < len(body)
+    return ast.Module(body=[*body[:keep_head], *part.body, *body[keep_tail:]], type_ignores=[])
+
+
+def _parse_unvalidated(text: str, config: cst.PartialParserConfig) -> cst.Module:
+    """``libcst.parse_module(text, config)`` without re-validating the nodes its parser builds
+    (``engine.parse_unvalidated``: about a third of the parse of a changed class)."""
+    from compilelint.static.engine import _NO_VALIDATION, _install_validation_hook
+
+    if not _install_validation_hook():
+        return cst.parse_module(text, config=config)
+    _NO_VALIDATION.on = True
+    try:
+        return cst.parse_module(text, config=config)
+    finally:
+        _NO_VALIDATION.on = False
+
+
+def _move_lines(node: ast.AST, shift: int) -> None:
+    """``ast.increment_lineno(node, shift)`` without its generators (no type comments here;
+    the shared context and operator nodes have no lines)."""
+    stack = [node]
+    while stack:
+        x: Any = stack.pop()
+        if "lineno" in x._attributes:
+            x.lineno += shift
+            end = getattr(x, "end_lineno", None)
+            if end is not None:
+                x.end_lineno = end + shift
+        for name in x._fields:
+            v = getattr(x, name, None)
+            if type(v) is list:
+                stack.extend(c for c in v if isinstance(c, ast.AST))
+            elif isinstance(v, ast.AST):
+                stack.append(v)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+import weakref
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -56,7 +57,9 @@ class CalleeBreaks:
     """Memoised "does a call of this function break the caller" over one project view."""
 
     def __init__(self, project: Project, break_codes: frozenset[str]) -> None:
-        self.project = project
+        # the project holds this memo: a weak reference back, so that the two are no
+        # reference cycle (freed as soon as the project is, not by the cyclic collector)
+        self.project: Project = weakref.proxy(project)
         self.codes = break_codes
         self._direct: dict[str, set[str]] = {}  # path -> quals with a kept break candidate
         self._memo: dict[FKey, bool] = {}

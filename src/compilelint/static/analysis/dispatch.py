@@ -179,29 +179,30 @@ def _own_nodes(fn: ast.AST) -> list[tuple[ast.AST, bool]]:
     """The assignments and calls of a function body in source order (what ``_function``
     reads), without nested functions and classes, each with whether it is inside a loop."""
     out: list[tuple[ast.AST, bool]] = []
-    AST, Assign, Call = ast.AST, ast.Assign, ast.Call
-
-    def walk(node: ast.AST, in_loop: bool) -> None:
-        # ``ast.iter_child_nodes``, inlined: this walk sees every node of every function
-        for name in node._fields:
-            field = getattr(node, name, None)
-            if isinstance(field, list):
-                children: list[object] | tuple[object] = field
-            elif isinstance(field, AST):
-                children = (field,)
-            else:
-                continue
-            for child in children:
-                if not isinstance(child, AST) or isinstance(child, _NOT_OWN):
-                    continue
-                t = type(child)
-                if t is Assign or t is Call:
-                    out.append((child, in_loop))
-                if not isinstance(child, _LEAVES):
-                    walk(child, in_loop or isinstance(child, _LOOPS))
-
-    walk(fn, False)
+    _own_walk(fn, False, out)
     return out
+
+
+def _own_walk(node: ast.AST, in_loop: bool, out: list[tuple[ast.AST, bool]]) -> None:
+    # a module-level function, not a recursive closure: a closure that calls itself is a
+    # reference cycle, which keeps what it holds (CPython's nodes) until the cyclic collector
+    # runs. ``ast.iter_child_nodes``, inlined: this walk sees every node of every function.
+    for name in node._fields:
+        field = getattr(node, name, None)
+        if isinstance(field, list):
+            children: list[object] | tuple[object] = field
+        elif isinstance(field, ast.AST):
+            children = (field,)
+        else:
+            continue
+        for child in children:
+            if not isinstance(child, ast.AST) or isinstance(child, _NOT_OWN):
+                continue
+            t = type(child)
+            if t is ast.Assign or t is ast.Call:
+                out.append((child, in_loop))
+            if not isinstance(child, _LEAVES):
+                _own_walk(child, in_loop or isinstance(child, _LOOPS), out)
 
 
 def _function(
@@ -330,36 +331,49 @@ def add_object_calls(
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return
     mod = _Module(tree, facts)
-
-    def visit(body: list[ast.stmt], cls: str | None, func: str | None) -> None:
-        for node in body:
-            if isinstance(node, _FUNCS):
-                if func is None and cls is not None:
-                    qual = f"{cls}.{node.name}"
-                elif func is not None:
-                    qual = f"{func}.<locals>.{node.name}"
-                else:
-                    qual = node.name
-                ff = facts.functions.get(qual)
-                if ff is not None:
-                    added = _function(mod, node, ff, imported_only)
-                    if added:
-                        found.setdefault(qual, []).extend(added)
-                visit(node.body, None, qual)
-            elif isinstance(node, ast.ClassDef):
-                inner = f"{cls}.{node.name}" if cls is not None and func is None else node.name
-                visit(node.body, inner, None)
-            else:
-                for field in ("body", "orelse", "finalbody", "handlers"):
-                    sub = getattr(node, field, None)
-                    if isinstance(sub, list):
-                        visit(
-                            [s for s in sub if isinstance(s, (ast.stmt, ast.ExceptHandler))],
-                            cls,
-                            func,
-                        )  # type: ignore[misc]
-
-    visit(tree.body, None, None)
+    _visit_bodies(tree.body, None, None, mod, imported_only, found)
     _MEMO[key] = found
     while len(_MEMO) > _MEMO_SIZE:
         _MEMO.popitem(last=False)
+
+
+def _visit_bodies(
+    body: list[ast.stmt],
+    cls: str | None,
+    func: str | None,
+    mod: _Module,
+    imported_only: bool,
+    found: dict[str, list[CallSite]],
+) -> None:
+    """``add_object_calls``' walk of the statements of ``body`` (a module-level function: a
+    recursive closure would be a reference cycle holding CPython's tree)."""
+    facts = mod.facts
+    for node in body:
+        if isinstance(node, _FUNCS):
+            if func is None and cls is not None:
+                qual = f"{cls}.{node.name}"
+            elif func is not None:
+                qual = f"{func}.<locals>.{node.name}"
+            else:
+                qual = node.name
+            ff = facts.functions.get(qual)
+            if ff is not None:
+                added = _function(mod, node, ff, imported_only)
+                if added:
+                    found.setdefault(qual, []).extend(added)
+            _visit_bodies(node.body, None, qual, mod, imported_only, found)
+        elif isinstance(node, ast.ClassDef):
+            inner = f"{cls}.{node.name}" if cls is not None and func is None else node.name
+            _visit_bodies(node.body, inner, None, mod, imported_only, found)
+        else:
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                sub = getattr(node, field, None)
+                if isinstance(sub, list):
+                    _visit_bodies(
+                        [s for s in sub if isinstance(s, (ast.stmt, ast.ExceptHandler))],  # type: ignore[misc]
+                        cls,
+                        func,
+                        mod,
+                        imported_only,
+                        found,
+                    )

@@ -130,19 +130,7 @@ class TensorDependentBranch(Check):
             return None
         op = type(test.operator)
         operands: list[cst.BaseExpression] = []
-
-        def flat(e: cst.BaseExpression, top: bool = False) -> None:
-            if (
-                isinstance(e, cst.BooleanOperation)
-                and isinstance(e.operator, op)
-                and (top or not e.lpar)
-            ):
-                flat(e.left)
-                flat(e.right)
-            else:
-                operands.append(e)
-
-        flat(test, top=True)
+        _flatten(test, op, operands, top=True)
         guards: list[cst.BaseExpression] = []
         for e in operands:
             if self.taint(e):
@@ -209,3 +197,15 @@ class TensorDependentBranch(Check):
 
     def visit_CompIf(self, node: cst.CompIf) -> None:
         self._test(node.test)
+
+
+def _flatten(
+    e: cst.BaseExpression, op: type, operands: list[cst.BaseExpression], top: bool = False
+) -> None:
+    """The operands of a chain of one boolean operator (a module-level function: a recursive
+    closure would be a reference cycle)."""
+    if isinstance(e, cst.BooleanOperation) and isinstance(e.operator, op) and (top or not e.lpar):
+        _flatten(e.left, op, operands)
+        _flatten(e.right, op, operands)
+    else:
+        operands.append(e)
