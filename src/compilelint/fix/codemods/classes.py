@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import bound_names, name_nodes, template
+from compilelint.fix.codemods.base import all_nodes, bound_names, name_nodes, template
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 
@@ -298,6 +298,7 @@ def unique_index(ctx: FixContext, call: cst.Call) -> Rewrite | NoFix | None:
     line = ctx.span(assign)[0]
     sels: list[cst.Subscript] = []
     scores: dict[int, cst.Assign] = {}
+    direct: dict[int, tuple[cst.Call, str]] = {}  # x[classes] reduced in the same expression
     for use in name_nodes(fn.body, name, reads_only=True):
         if ctx.span(use)[0] <= line:
             return NoFix(f"`{name}` is read before it is computed")
@@ -311,10 +312,15 @@ def unique_index(ctx: FixContext, call: cst.Call) -> Rewrite | NoFix | None:
             )
         score = _elementwise_assign(ctx, sub)
         if score is None:
-            return NoFix(
-                f"`{ctx.code(sub).strip()}` is not part of an elementwise expression bound to a "
-                "name"
-            )
+            at_once = _elementwise_reduction(ctx, sub)
+            if at_once is None:
+                return NoFix(
+                    f"`{ctx.code(sub).strip()}` is not part of an elementwise expression bound "
+                    "to a name nor reduced at once (`.mean()`, `.sum()`)"
+                )
+            sels.append(sub)
+            direct[id(at_once[0])] = at_once
+            continue
         sels.append(sub)
         scores[id(score)] = score
     if not sels:
@@ -344,10 +350,16 @@ def unique_index(ctx: FixContext, call: cst.Call) -> Rewrite | NoFix | None:
     changes: list[tuple[cst.CSTNode, cst.CSTNode]] = [
         (assign, cst.Assign([cst.AssignTarget(cst.Name(present))], mask))
     ]
+    inside = {id(n) for red, _ in direct.values() for n in all_nodes(red)}
     for sub in sels:
-        changes.append((sub, sub.value))
-    for red, how in reds:
-        kept = template(f"{t}.where({present}, __s__, 0).sum()", s=red.func.value)  # type: ignore[attr-defined]
+        if id(sub) not in inside:
+            changes.append((sub, sub.value))
+    for red, how in [*reds, *direct.values()]:
+        recv: cst.BaseExpression = red.func.value  # type: ignore[attr-defined]
+        for sub in sels:
+            if id(red) in direct and any(n is sub for n in all_nodes(recv)):
+                recv = recv.deep_replace(sub, sub.value)  # type: ignore[assignment]
+        kept = template(f"{t}.where({present}, __s__, 0).sum()", s=recv)
         new = kept if how == "sum" else template(f"__k__ / {present}.sum()", k=kept)
         changes.append((red, _paren_for(ctx, red, new)))
     return Rewrite(
@@ -382,6 +394,28 @@ def _elementwise_assign(ctx: FixContext, sub: cst.Subscript) -> cst.Assign | Non
         if isinstance(p, cst.Assign) and p.value is cur:
             ok = len(p.targets) == 1 and isinstance(p.targets[0].target, cst.Name)
             return p if ok else None
+        if isinstance(p, (cst.BinaryOperation, cst.UnaryOperation)) and not isinstance(
+            getattr(p, "operator", None), cst.MatrixMultiply
+        ):
+            cur = p
+            continue
+        if isinstance(p, cst.Attribute) and p.value is cur and p.attr.value in _ELEMENTWISE:
+            call = ctx.parent(p)
+            if isinstance(call, cst.Call) and call.func is p:
+                cur = call
+                continue
+        return None
+
+
+def _elementwise_reduction(ctx: FixContext, sub: cst.Subscript) -> tuple[cst.Call, str] | None:
+    """The ``.mean()`` / ``.sum()`` that reduces ``sub`` through elementwise operations in
+    the same expression (``1 - dice[classes].mean()``, ``(1 - dice[classes]).sum()``)."""
+    cur: cst.BaseExpression = sub
+    while True:
+        red = _method_reduction(ctx, cur)
+        if red is not None:
+            return red
+        p = ctx.parent(cur)
         if isinstance(p, (cst.BinaryOperation, cst.UnaryOperation)) and not isinstance(
             getattr(p, "operator", None), cst.MatrixMultiply
         ):
