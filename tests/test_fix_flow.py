@@ -140,6 +140,40 @@ DICE = HEAD + textwrap.dedent(
     """
 )
 
+LOSSES = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(8, 8)
+
+        def forward(self, x, gt):
+            pred = self.lin(x)
+            valid = gt > 0.2
+            pred = pred[valid]
+            gt = gt[valid]
+            smooth = F.smooth_l1_loss(pred, gt, beta=0.5)
+            return smooth + 0.1 * F.mse_loss(torch.log(pred.abs() + 1), torch.log(gt), reduction="sum")
+    """
+)
+
+DICE_COUNT = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(8, 5)
+
+        def forward(self, x, gt):
+            probs = self.lin(x).softmax(-1)
+            target = (gt * 3).long()
+            onehot = F.one_hot(target, 5).float()
+            dice = (2 * (probs * onehot).sum((0, 1)) + 1) / (probs.sum((0, 1)) + onehot.sum((0, 1)) + 1)
+            present = torch.unique(target)
+            return 1.0 - torch.mean(dice[present]) + dice[present].sum() / len(present)
+    """
+)
+
 RETURNED = HEAD + textwrap.dedent(
     """\
     class Model(nn.Module):
@@ -214,6 +248,21 @@ def test_unique_classes_reduced_at_once(tmp_path: Path) -> None:
     assert "return 1.0 - (torch.where(" in out and "dice, 0).sum() / " in out
 
 
+def test_elementwise_losses_of_flow_values(tmp_path: Path) -> None:
+    out = _fix(tmp_path, LOSSES)
+    assert (
+        'smooth = torch.where(valid, F.smooth_l1_loss(pred, gt, beta=0.5, reduction="none"), 0)'
+        ".sum() / valid.sum()" in out
+    )
+    assert 'F.mse_loss(torch.log(pred.abs() + 1), torch.log(gt), reduction="none"), 0).sum()' in out
+
+
+def test_unique_classes_in_function_reductions_and_counts(tmp_path: Path) -> None:
+    out = _fix(tmp_path, DICE_COUNT)
+    assert "len(present)" not in out and "torch.unique" not in out
+    assert "torch.mean(" not in out
+
+
 def test_a_returned_selection_is_proposed_with_the_config_remedy(tmp_path: Path) -> None:
     assert _fix(tmp_path, RETURNED) == RETURNED
     reasons = " ".join(_reasons(tmp_path, RETURNED, ("CL111",)))
@@ -234,7 +283,16 @@ def test_a_selection_used_by_a_module_is_not_rewritten(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------- with torch
-CASES = {"depth": DEPTH, "silog": SILOG, "mnn": MNN, "ce": CE, "last": LAST, "dice": DICE}
+CASES = {
+    "depth": DEPTH,
+    "silog": SILOG,
+    "mnn": MNN,
+    "ce": CE,
+    "last": LAST,
+    "dice": DICE,
+    "losses": LOSSES,
+    "dice_count": DICE_COUNT,
+}
 
 
 def _load(path: Path) -> Any:
@@ -271,13 +329,13 @@ def test_fixed_model_compiles_whole_and_computes_the_same(tmp_path: Path, case: 
     for seed in range(3):
         torch.manual_seed(100 + seed)
         inputs = (torch.randn(4, 6, 8), torch.rand(4, 6))
-        if case == "depth":
+        if case in ("depth", "losses"):
             inputs = (torch.randn(4, 8), torch.rand(4, 8))
         if case == "silog":
             inputs = (torch.randn(4, 8), torch.rand(4, 8) * 3)
         if case == "mnn":
             inputs = (torch.randn(7, 8), torch.randn(5, 8))
-        if case == "dice":
+        if case in ("dice", "dice_count"):
             inputs = (torch.randn(4, 6, 8), torch.rand(4, 6))
         want = run(a, False, inputs)
         for compiled in (False, True):

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from compilelint.fix.codemods import masks
 from compilelint.fix.codemods.base import all_nodes, bound_names, name_nodes, template
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
@@ -299,10 +300,15 @@ def unique_index(ctx: FixContext, call: cst.Call) -> Rewrite | NoFix | None:
     sels: list[cst.Subscript] = []
     scores: dict[int, cst.Assign] = {}
     direct: dict[int, tuple[cst.Call, str]] = {}  # x[classes] reduced in the same expression
+    counts: list[cst.BaseExpression] = []
     for use in name_nodes(fn.body, name, reads_only=True):
         if ctx.span(use)[0] <= line:
             return NoFix(f"`{name}` is read before it is computed")
         sub = _index_sub(ctx, use)
+        cnt = masks.count_use(ctx, use) if sub is None else None
+        if cnt is not None and masks.count_change(ctx, cnt, use) is not None:
+            counts.append(cnt)  # len(classes): the number of classes present
+            continue
         if sub is None:
             stmt = ctx.statement(use)
             what = ctx.code(stmt).strip().splitlines()[0] if stmt is not None else name
@@ -354,8 +360,13 @@ def unique_index(ctx: FixContext, call: cst.Call) -> Rewrite | NoFix | None:
     for sub in sels:
         if id(sub) not in inside:
             changes.append((sub, sub.value))
+    for c in counts:
+        got = masks.count_change(ctx, c, cst.Name(present))
+        assert got is not None
+        changes.append(got)  # type: ignore[arg-type]
     for red, how in [*reds, *direct.values()]:
-        recv: cst.BaseExpression = red.func.value  # type: ignore[attr-defined]
+        method = isinstance(red.func, cst.Attribute) and ctx.code(red.func.value).strip() != t
+        recv: cst.BaseExpression = red.func.value if method else red.args[0].value  # type: ignore[attr-defined]
         for sub in sels:
             if id(red) in direct and any(n is sub for n in all_nodes(recv)):
                 recv = recv.deep_replace(sub, sub.value)  # type: ignore[assignment]
@@ -416,6 +427,15 @@ def _elementwise_reduction(ctx: FixContext, sub: cst.Subscript) -> tuple[cst.Cal
         if red is not None:
             return red
         p = ctx.parent(cur)
+        call = ctx.parent(p) if isinstance(p, cst.Arg) else None
+        if (
+            isinstance(call, cst.Call)
+            and len(call.args) == 1
+            and p.keyword is None  # type: ignore[union-attr]
+            and not p.star  # type: ignore[union-attr]
+            and ctx.code(call.func).strip() in (ctx.torch("mean"), ctx.torch("sum"))
+        ):
+            return call, ctx.code(call.func).strip().rpartition(".")[2]
         if isinstance(p, (cst.BinaryOperation, cst.UnaryOperation)) and not isinstance(
             getattr(p, "operator", None), cst.MatrixMultiply
         ):

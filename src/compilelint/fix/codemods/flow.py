@@ -87,6 +87,9 @@ _METHODS: dict[str, bool] = {
 }
 # torch.f(x) / F.f(x) with one tensor argument
 _FUNCS = _METHODS
+# elementwise losses (`reduction="none"` keeps the shape of their inputs) and their options
+_LOSSES = frozenset({"l1_loss", "mse_loss", "smooth_l1_loss", "huber_loss"})
+_LOSS_KW = frozenset({"reduction", "beta", "delta"})
 # two-tensor elementwise functions: torch.max(a, b) is torch.maximum
 _BINARY = frozenset({"max", "min", "maximum", "minimum"})
 # reductions over the last dimension: one value per gathered row
@@ -328,6 +331,8 @@ class _Walker:
         ctx = self.ctx
         f = _torch_call(ctx, call)
         pos = [a.value for a in call.args if a.keyword is None and not a.star]
+        if f in _LOSSES and not rows:
+            return self.loss(e, call)
         if len(pos) != len(call.args):
             raise self.stop(e)
         if f in _FUNCS and len(pos) == 1:
@@ -340,11 +345,31 @@ class _Walker:
             return self.push(call, rows)
         if f in ("sum", "mean") and len(pos) == 1 and _is_torch(ctx, call):
             return self.terminal(call, e, f, rows)
+        if f in _LOSSES and not rows:
+            return self.loss(e, call)
         if isinstance(call.func, cst.Name) and call.func.value == "len" and not rows:
             if isinstance(e, cst.Name):
                 self.flow.counts.append(call)
                 return None
         raise self.stop(e)
+
+    def loss(self, e: cst.BaseExpression, call: cst.Call) -> None:
+        """``F.l1_loss(a, b)`` of two flow values (mean or sum): a terminal whose per-element
+        form is the loss with ``reduction="none"``."""
+        pos = [a.value for a in call.args if a.keyword is None and not a.star]
+        kws = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+        if len(pos) != 2 or len(pos) + len(kws) != len(call.args) or set(kws) - _LOSS_KW:
+            raise self.stop(e)
+        red = kws.get("reduction")
+        op = "mean"
+        if red is not None:
+            if not isinstance(red, cst.SimpleString) or red.evaluated_value not in ("mean", "sum"):
+                raise self.stop(e)
+            op = str(red.evaluated_value)
+        for o in pos:
+            if o is not e:
+                self.operand(o, call)
+        self.flow.terminals[id(call)] = (call, e, "loss:" + op, False)
 
     def terminal(self, call: cst.Call, recv: cst.BaseExpression, op: str, rows: bool) -> None:
         if rows and not call.args and op == "mean":
@@ -480,6 +505,8 @@ def masked_flow(
     ) -> Callable[[cst.CSTNode], cst.CSTNode]:
         def build(updated: cst.CSTNode) -> cst.CSTNode:
             assert isinstance(updated, cst.Call)
+            if op.startswith("loss:"):
+                return loss_build(updated, op.removeprefix("loss:"), plain)
             if method:
                 recv = updated.func.value  # type: ignore[attr-defined]
             else:
@@ -497,6 +524,24 @@ def masked_flow(
             )
 
         return build
+
+    def loss_build(updated: cst.Call, op: str, plain: bool) -> cst.CSTNode:
+        none = cst.Arg(
+            cst.SimpleString('"none"'),
+            keyword=cst.Name("reduction"),
+            equal=cst.AssignEqual(
+                whitespace_before=cst.SimpleWhitespace(""),
+                whitespace_after=cst.SimpleWhitespace(""),
+            ),
+        )
+        args = [a for a in updated.args if a.keyword is None or a.keyword.value != "reduction"]
+        args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in [*args, none]]
+        per = updated.with_changes(args=args, lpar=[], rpar=[])
+        new: cst.BaseExpression = template(f"{t}.where(__m__, __l__, 0).sum()", m=m, l=per)
+        if op == "mean":
+            new = template("__k__ / __m__.sum()", k=new, m=atom(m))
+            new = new if plain else paren(new)
+        return new.with_changes(lpar=[*updated.lpar, *new.lpar], rpar=[*new.rpar, *updated.rpar])
 
     for key, (call, recv, op, rows) in flow.terminals.items():
         method = isinstance(call.func, cst.Attribute) and call.func.value is recv
