@@ -174,6 +174,26 @@ DICE_COUNT = HEAD + textwrap.dedent(
     """
 )
 
+LOOP = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(8, 1)
+
+        def forward(self, x, gt):
+            ctr = self.lin(x).squeeze(-1)
+            losses = []
+            for i in range(ctr.shape[0]):
+                pos = gt[i] > 0.3
+                pred = ctr[i][pos]
+                target = gt[i][pos]
+                bce = F.binary_cross_entropy_with_logits(pred, target, reduction="sum")
+                losses.append(bce / target.numel())
+            return torch.stack(losses).mean()
+    """
+)
+
 RETURNED = HEAD + textwrap.dedent(
     """\
     class Model(nn.Module):
@@ -263,6 +283,20 @@ def test_unique_classes_in_function_reductions_and_counts(tmp_path: Path) -> Non
     assert "torch.mean(" not in out
 
 
+def test_a_flow_inside_a_per_image_loop(tmp_path: Path) -> None:
+    out = _fix(tmp_path, LOOP)
+    assert "pred = ctr[i]\n" in out and "target = gt[i]\n" in out
+    assert "bce / pos.sum()" in out
+
+
+def test_a_flow_value_read_in_a_later_iteration_is_not_rewritten(tmp_path: Path) -> None:
+    code = LOOP.replace(
+        "            pos = gt[i] > 0.3\n",
+        "            pos = gt[i] > 0.3\n            if i:\n                losses.append(pred.sum())\n",
+    )
+    assert "ctr[i][pos]" in _fix(tmp_path, code)
+
+
 def test_a_returned_selection_is_proposed_with_the_config_remedy(tmp_path: Path) -> None:
     assert _fix(tmp_path, RETURNED) == RETURNED
     reasons = " ".join(_reasons(tmp_path, RETURNED, ("CL111",)))
@@ -292,6 +326,7 @@ CASES = {
     "dice": DICE,
     "losses": LOSSES,
     "dice_count": DICE_COUNT,
+    "loop": LOOP,
 }
 
 

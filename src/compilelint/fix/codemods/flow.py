@@ -88,7 +88,16 @@ _METHODS: dict[str, bool] = {
 # torch.f(x) / F.f(x) with one tensor argument
 _FUNCS = _METHODS
 # elementwise losses (`reduction="none"` keeps the shape of their inputs) and their options
-_LOSSES = frozenset({"l1_loss", "mse_loss", "smooth_l1_loss", "huber_loss"})
+_LOSSES = frozenset(
+    {
+        "l1_loss",
+        "mse_loss",
+        "smooth_l1_loss",
+        "huber_loss",
+        "binary_cross_entropy",
+        "binary_cross_entropy_with_logits",
+    }
+)
 _LOSS_KW = frozenset({"reduction", "beta", "delta"})
 # two-tensor elementwise functions: torch.max(a, b) is torch.maximum
 _BINARY = frozenset({"max", "min", "maximum", "minimum"})
@@ -152,6 +161,8 @@ class _Walker:
     def __init__(self, ctx: FixContext, fn: cst.FunctionDef, flow: _Flow) -> None:
         self.ctx = ctx
         self.fn = fn
+        self.loop: cst.For | cst.While | None = None  # the loop the flow runs in, if any
+        self.block: cst.BaseSuite = fn.body  # the block that binds the flow's names
         self.flow = flow
         self.todo: list[cst.BaseExpression] = []
         self.seen: set[int] = set()
@@ -180,9 +191,16 @@ class _Walker:
 
     def run(self, start: cst.Subscript) -> None:
         ctx, fn = self.ctx, self.fn
+        self.loop = innermost_loop(ctx, start, fn)
+        if self.loop is not None:
+            self.block = self.loop.body
         for sub in _subscripts(fn):
             if _selection_index(ctx, sub) != self.flow.index:
                 continue
+            if innermost_loop(ctx, sub, fn) is not self.loop:
+                if self.loop is None:
+                    raise _Stop("a selection with the mask is inside a loop")
+                continue  # another iteration's mask: not this flow
             if isinstance(ctx.parent(sub), (cst.AssignTarget, cst.AugAssign, cst.Del)):
                 continue  # a write through the mask: traced as index_put_, no break
             self.todo.append(self.leaf(sub))
@@ -387,8 +405,15 @@ class _Walker:
         name = assign.targets[0].target.value
         line = ctx.span(assign)[0]
         stmt = ctx.statement(assign)
-        if stmt is None or ctx.parent(stmt) is not fn.body:
+        if stmt is None or ctx.parent(stmt) is not self.block:
             raise _Stop(f"`{name}` is bound inside a branch or a loop")
+        if self.loop is not None and any(
+            r is not assign.targets[0].target
+            and ctx.span(r)[0] <= line
+            and any(a is self.loop for a in ctx.ancestors(r))
+            for r in name_nodes(self.loop, name)
+        ):
+            raise _Stop(f"`{name}` is read in the loop before it is bound (a previous value)")
         later = [b for b in bound_names(fn.body).get(name, []) if ctx.span(b)[0] > line]
         if later:
             raise _Stop(f"`{name}` is bound again after the selection")
@@ -482,9 +507,10 @@ def masked_flow(
         return NoFix(f"{why}; {FLOWS_ON}" if "not only in" in str(why) else str(why))
     if not flow.terminals and not flow.counts:
         return NoFix("the selection is never reduced")
-    for node, _, _ in flow.leaves.values():
-        if any(isinstance(a, (cst.For, cst.While)) for a in _to(ctx, node, fn)):
-            return NoFix("a selection of the flow is inside a loop")
+    members = [v[0] for v in flow.leaves.values()] + [v[0] for v in flow.terminals.values()]
+    for node in [*members, *flow.counts]:
+        if innermost_loop(ctx, node, fn) is not w.loop:
+            return NoFix("the flow crosses a loop (its values are used in another iteration)")
     t = ctx.torch()
     mb_rows = template("__m__.unsqueeze(-1)", m=atom(m))
     builders: dict[int, Callable[[cst.CSTNode], cst.CSTNode]] = {}
@@ -573,13 +599,15 @@ def masked_flow(
     )
 
 
-def _to(ctx: FixContext, node: cst.CSTNode, top: cst.CSTNode) -> list[cst.CSTNode]:
-    out: list[cst.CSTNode] = []
+def innermost_loop(
+    ctx: FixContext, node: cst.CSTNode, fn: cst.FunctionDef
+) -> cst.For | cst.While | None:
     for a in ctx.ancestors(node):
-        if a is top:
-            break
-        out.append(a)
-    return out
+        if a is fn:
+            return None
+        if isinstance(a, (cst.For, cst.While)):
+            return a
+    return None
 
 
 # ---------------------------------------------------------------------------- cross-entropy
