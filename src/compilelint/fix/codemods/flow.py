@@ -30,6 +30,9 @@ reduction's ``torch.where`` drops them and the leaf's ``torch.where`` sends them
 positions compute what they did. A flow that is only polynomial (``+ - *``, integer powers,
 ``abs``, comparisons) keeps its leaves as they are.
 
+A flow may run in a loop's body (a per-image loss) when all of it is there and no flow name
+is read in the loop before it is bound.
+
 ``F.cross_entropy(logits[m], y[m])`` / ``F.nll_loss`` (a mask over the leading dimensions of
 the logits) needs no flow: the targets outside the mask become the loss's ``ignore_index``,
 which the mean already leaves out of its count.
