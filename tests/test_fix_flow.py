@@ -377,3 +377,11 @@ def test_fixed_model_compiles_whole_and_computes_the_same(tmp_path: Path, case: 
             got = run(b, compiled, inputs)
             torch.testing.assert_close(got[0], want[0])
             torch.testing.assert_close(got[1], want[1])
+
+
+def test_a_count_used_as_a_python_number_is_not_rewritten(tmp_path: Path) -> None:
+    code = LOOP.replace(
+        "                losses.append(bce / target.numel())",
+        "                if target.numel() > 0:\n                    losses.append(bce / target.numel())",
+    )
+    assert "ctr[i][pos]" in _fix(tmp_path, code)

@@ -343,9 +343,8 @@ class _Walker:
             return self.terminal(call, e, name, rows)
         if name in ("sum", "mean") and rows and _dim0(call):
             return self.terminal(call, e, name, rows)
-        if name in ("numel",) and not call.args and isinstance(e, cst.Name) and not rows:
-            self.flow.counts.append(call)
-            return None
+        if name == "numel" and not call.args and isinstance(e, cst.Name) and not rows:
+            return self.count(call)
         raise self.stop(e)
 
     def function(self, e: cst.BaseExpression, call: cst.Call, rows: bool) -> None:
@@ -370,8 +369,7 @@ class _Walker:
             return self.loss(e, call)
         if isinstance(call.func, cst.Name) and call.func.value == "len" and not rows:
             if isinstance(e, cst.Name):
-                self.flow.counts.append(call)
-                return None
+                return self.count(call)
         raise self.stop(e)
 
     def loss(self, e: cst.BaseExpression, call: cst.Call) -> None:
@@ -391,6 +389,16 @@ class _Walker:
             if o is not e:
                 self.operand(o, call)
         self.flow.terminals[id(call)] = (call, e, "loss:" + op, False)
+
+    def count(self, call: cst.Call) -> None:
+        """``len(n)`` / ``n.numel()`` in arithmetic becomes ``m.sum()`` (a 0-d tensor); as a
+        Python number (a branch, a size) it must stay one."""
+        if not isinstance(self.ctx.parent(call), cst.BinaryOperation):
+            raise _Stop(
+                f"the count `{self.ctx.code(call).strip()}` is used as a Python number (not in "
+                "arithmetic): as `mask.sum()` it would be a tensor"
+            )
+        self.flow.counts.append(call)
 
     def terminal(self, call: cst.Call, recv: cst.BaseExpression, op: str, rows: bool) -> None:
         if rows and not call.args and op == "mean":
