@@ -381,7 +381,8 @@ def test_fixed_model_compiles_whole_and_computes_the_same(tmp_path: Path, case: 
 
 def test_a_count_used_as_a_python_number_is_not_rewritten(tmp_path: Path) -> None:
     code = LOOP.replace(
-        "                losses.append(bce / target.numel())",
-        "                if target.numel() > 0:\n                    losses.append(bce / target.numel())",
+        "            losses.append(bce / target.numel())",
+        "            if target.numel() > 0:\n                losses.append(bce / target.numel())",
     )
+    assert code != LOOP
     assert "ctr[i][pos]" in _fix(tmp_path, code)
