@@ -294,6 +294,7 @@ def test_a_flow_value_read_in_a_later_iteration_is_not_rewritten(tmp_path: Path)
         "            pos = gt[i] > 0.3\n",
         "            pos = gt[i] > 0.3\n            if i:\n                losses.append(pred.sum())\n",
     )
+    assert code != LOOP
     assert "ctr[i][pos]" in _fix(tmp_path, code)
 
 
