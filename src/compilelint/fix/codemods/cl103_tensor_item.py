@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from compilelint.fix.codemods import flow
 from compilelint.fix.codemods.base import (
     ARITH_OPERATORS,
     TORCH_OF,
@@ -291,7 +292,8 @@ class TensorItemDrop(Codemod):
                     cur = call
                     continue
                 where = ctx.code(call).strip()[:40] if call is not None else "a call"
-                return NoFix(f"the value is passed to `{where}`")
+                sized = flow.size_reason(ctx, call) if call is not None else None
+                return NoFix(f"the value is passed to `{where}`{sized or ''}")
             if isinstance(p, cst.BinaryOperation) and isinstance(p.operator, ARITH_OPERATORS):
                 other = p.right if p.left is cur else p.left
                 if ctx.is_tensor(other):

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods import masks
+from compilelint.fix.codemods import flow, masks
 from compilelint.fix.codemods.base import (
     Codemod,
     atom,
@@ -275,7 +275,7 @@ def _end_index(
 
 
 def _indices_to_mask(ctx: FixContext, call: cst.Call, m: cst.BaseExpression) -> Rewrite | NoFix:
-    expr: cst.BaseExpression = call if _tuple_form(call) else _one_dim_index(ctx, call) or call
+    expr: cst.BaseExpression = _one_dim_index(ctx, call) or call
     end = _end_row(ctx, call) if expr is call else None
     if end is not None:
         return _end_index(ctx, end[0], end[1], m)
@@ -290,6 +290,9 @@ def _indices_to_mask(ctx: FixContext, call: cst.Call, m: cst.BaseExpression) -> 
             "`m.long().argmax(-1)` (one per row) only when every row of a two-dimensional mask "
             "holds exactly one True (one EOS token per row), which the code does not show",
         )
+    extreme = flow.nonzero_extreme(ctx, call, m) if expr is call else None
+    if extreme is not None:
+        return extreme
     if expr is call and not _tuple_form(call):
         return NoFix(
             "the indices of `nonzero()` (one row per element) are used as they are, not "

@@ -26,7 +26,10 @@ from compilelint.model import Finding
 _WHY = (
     "the mask keeps the cut positions (zeroed) and the full shape: the outputs match only "
     "when nothing is cut or when later code ignores those positions, which the codemod "
-    "cannot show"
+    "cannot show. Where the cut shape itself reaches the outputs (a batch trimmed to its "
+    "longest sequence and returned), no static-shape rewrite keeps them: torch traces the "
+    "slice with `torch._dynamo.config.capture_scalar_outputs = True` (the config remedy `fix "
+    "--verify` tries)"
 )
 
 

@@ -36,7 +36,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import bound_names, name_nodes, template
+from compilelint.fix.codemods import masks
+from compilelint.fix.codemods.base import all_nodes, bound_names, name_nodes, template
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 
@@ -298,10 +299,16 @@ def unique_index(ctx: FixContext, call: cst.Call) -> Rewrite | NoFix | None:
     line = ctx.span(assign)[0]
     sels: list[cst.Subscript] = []
     scores: dict[int, cst.Assign] = {}
+    direct: dict[int, tuple[cst.Call, str]] = {}  # x[classes] reduced in the same expression
+    counts: list[cst.BaseExpression] = []
     for use in name_nodes(fn.body, name, reads_only=True):
         if ctx.span(use)[0] <= line:
             return NoFix(f"`{name}` is read before it is computed")
         sub = _index_sub(ctx, use)
+        cnt = masks.count_use(ctx, use) if sub is None else None
+        if cnt is not None and masks.count_change(ctx, cnt, use) is not None:
+            counts.append(cnt)  # len(classes): the number of classes present
+            continue
         if sub is None:
             stmt = ctx.statement(use)
             what = ctx.code(stmt).strip().splitlines()[0] if stmt is not None else name
@@ -311,10 +318,15 @@ def unique_index(ctx: FixContext, call: cst.Call) -> Rewrite | NoFix | None:
             )
         score = _elementwise_assign(ctx, sub)
         if score is None:
-            return NoFix(
-                f"`{ctx.code(sub).strip()}` is not part of an elementwise expression bound to a "
-                "name"
-            )
+            at_once = _elementwise_reduction(ctx, sub)
+            if at_once is None:
+                return NoFix(
+                    f"`{ctx.code(sub).strip()}` is not part of an elementwise expression bound "
+                    "to a name nor reduced at once (`.mean()`, `.sum()`)"
+                )
+            sels.append(sub)
+            direct[id(at_once[0])] = at_once
+            continue
         sels.append(sub)
         scores[id(score)] = score
     if not sels:
@@ -344,10 +356,21 @@ def unique_index(ctx: FixContext, call: cst.Call) -> Rewrite | NoFix | None:
     changes: list[tuple[cst.CSTNode, cst.CSTNode]] = [
         (assign, cst.Assign([cst.AssignTarget(cst.Name(present))], mask))
     ]
+    inside = {id(n) for red, _ in direct.values() for n in all_nodes(red)}
     for sub in sels:
-        changes.append((sub, sub.value))
-    for red, how in reds:
-        kept = template(f"{t}.where({present}, __s__, 0).sum()", s=red.func.value)  # type: ignore[attr-defined]
+        if id(sub) not in inside:
+            changes.append((sub, sub.value))
+    for c in counts:
+        got = masks.count_change(ctx, c, cst.Name(present))
+        assert got is not None
+        changes.append(got)  # type: ignore[arg-type]
+    for red, how in [*reds, *direct.values()]:
+        method = isinstance(red.func, cst.Attribute) and ctx.code(red.func.value).strip() != t
+        recv: cst.BaseExpression = red.func.value if method else red.args[0].value  # type: ignore[attr-defined]
+        for sub in sels:
+            if id(red) in direct and any(n is sub for n in all_nodes(recv)):
+                recv = recv.deep_replace(sub, sub.value)  # type: ignore[assignment]
+        kept = template(f"{t}.where({present}, __s__, 0).sum()", s=recv)
         new = kept if how == "sum" else template(f"__k__ / {present}.sum()", k=kept)
         changes.append((red, _paren_for(ctx, red, new)))
     return Rewrite(
@@ -382,6 +405,37 @@ def _elementwise_assign(ctx: FixContext, sub: cst.Subscript) -> cst.Assign | Non
         if isinstance(p, cst.Assign) and p.value is cur:
             ok = len(p.targets) == 1 and isinstance(p.targets[0].target, cst.Name)
             return p if ok else None
+        if isinstance(p, (cst.BinaryOperation, cst.UnaryOperation)) and not isinstance(
+            getattr(p, "operator", None), cst.MatrixMultiply
+        ):
+            cur = p
+            continue
+        if isinstance(p, cst.Attribute) and p.value is cur and p.attr.value in _ELEMENTWISE:
+            call = ctx.parent(p)
+            if isinstance(call, cst.Call) and call.func is p:
+                cur = call
+                continue
+        return None
+
+
+def _elementwise_reduction(ctx: FixContext, sub: cst.Subscript) -> tuple[cst.Call, str] | None:
+    """The ``.mean()`` / ``.sum()`` that reduces ``sub`` through elementwise operations in
+    the same expression (``1 - dice[classes].mean()``, ``(1 - dice[classes]).sum()``)."""
+    cur: cst.BaseExpression = sub
+    while True:
+        red = _method_reduction(ctx, cur)
+        if red is not None:
+            return red
+        p = ctx.parent(cur)
+        call = ctx.parent(p) if isinstance(p, cst.Arg) else None
+        if (
+            isinstance(call, cst.Call)
+            and len(call.args) == 1
+            and p.keyword is None  # type: ignore[union-attr]
+            and not p.star  # type: ignore[union-attr]
+            and ctx.code(call.func).strip() in (ctx.torch("mean"), ctx.torch("sum"))
+        ):
+            return call, ctx.code(call.func).strip().rpartition(".")[2]
         if isinstance(p, (cst.BinaryOperation, cst.UnaryOperation)) and not isinstance(
             getattr(p, "operator", None), cst.MatrixMultiply
         ):

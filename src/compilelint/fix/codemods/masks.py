@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from compilelint.fix.codemods import flow
 from compilelint.fix.codemods.base import (
     atom,
     bound_names,
@@ -62,6 +63,12 @@ _WHY_PROPOSED = (
     "masking keeps the full shape with zeros where the mask is False, and the selection flows "
     "on with its data-dependent shape: the outputs match only when the code that follows "
     "ignores the zeroed positions (sums, weights, scatter-adds), which the codemod cannot show"
+)
+
+
+_MASKING_MATCHES = (
+    "keeps the full shape with zeros where the mask is False: the outputs match only when "
+    "the code that follows ignores the zeroed positions"
 )
 
 
@@ -808,9 +815,11 @@ def rewrite_selection(ctx: FixContext, sel: Selection, *, rows: bool) -> Rewrite
     if got is not None:
         return got
     by_name = reduced_by_name(ctx, sel, rows=rows)
-    if by_name is None:
-        return NoFix(NOT_REDUCED)
-    return by_name
+    if isinstance(by_name, Rewrite):
+        return by_name
+    if isinstance(sel.node, cst.Subscript):
+        return flow.masked_flow(ctx, sel.node, mask=sel.m, stable=True)
+    return by_name if by_name is not None else NoFix(NOT_REDUCED)
 
 
 _AUG = {cst.AddAssign: "0", cst.SubtractAssign: "0", cst.MultiplyAssign: "1", cst.DivideAssign: "1"}
@@ -858,6 +867,11 @@ def fix_selection(
     lossed = loss_of_selections(ctx, sel)
     if lossed is not None:
         return lossed
+    start = sel.node
+    if isinstance(start, cst.Subscript):
+        ce = flow.masked_cross_entropy(ctx, start)
+        if ce is not None:
+            return ce
     sel = widen(ctx, sel)
     got = reduced_at_once(ctx, sel)
     if got is not None:
@@ -866,8 +880,15 @@ def fix_selection(
     if isinstance(by_name, Rewrite):
         return by_name
     why = by_name.reason if isinstance(by_name, NoFix) else NOT_REDUCED
+    if isinstance(start, cst.Subscript):
+        followed = flow.masked_flow(ctx, start)
+        if isinstance(followed, Rewrite):
+            return followed
+        why = followed.reason
     if known_mask and not looks_like_mask(ctx, sel.node, sel.m):
         return NoFix(why)
+    if flow.FLOWS_ON in why:
+        return proposal(ctx, sel, f"{why}. Masking (the patch shown) {_MASKING_MATCHES}")
     return proposal(ctx, sel, f"{why}; {_WHY_PROPOSED}")
 
 

@@ -1,0 +1,730 @@
+"""A boolean-mask selection followed through statements to its reductions (shared by CL110
+and CL111; issue 22's "not reduced at once, nor bound to a name used only in reductions").
+
+Real code selects the valid entries once and then computes several metrics or losses from
+them, through elementwise steps and names (monodepth's ``compute_errors``, the SILog loss of
+BTS/AdaBins, a matching loss over mutual nearest neighbours)::
+
+    pred = pred[valid]
+    gt = gt[valid]
+    abs_rel = torch.mean(torch.abs(gt - pred) / gt)
+    rmse = torch.sqrt(((gt - pred) ** 2).mean())
+
+The **flow** of a mask is every selection with it (``x[m]``; ``a[i[m]]``, the rows of ``a``
+gathered by the selected indices, is ``a[i][m]``), every name bound to an expression of the
+flow, and every expression over them made of elementwise steps (arithmetic, comparisons,
+``abs``/``log``/``sqrt``/``pow``/``clamp``/``float``, ``torch.max(a, b)``, ...), numbers and
+0-d reductions of the flow; a row-wise reduction over the last dimension (``.sum(-1)``,
+``.norm(dim=-1)``) of gathered rows gives one value per selected row. When every such
+expression ends in a reduction (``.mean()``, ``.sum()``, ``torch.mean(...)``) or a count
+(``len``, ``numel``), the selections keep the full shape and the reductions read the mask:
+
+    pred = torch.where(valid, pred, 1)
+    gt = torch.where(valid, gt, 1)
+    abs_rel = torch.where(valid, torch.abs(gt - pred) / gt, 0).sum() / valid.sum()
+
+The unselected positions are computed too: with a ``torch.where(m, x, 1)`` leaf (where the
+flow divides, takes a log or a root, ... ) their values are finite, and in any case the
+reduction's ``torch.where`` drops them and the leaf's ``torch.where`` sends them no gradient
+(``torch.where`` selects its gradient, so a NaN there cannot reach ``x``). The selected
+positions compute what they did. A flow that is only polynomial (``+ - *``, integer powers,
+``abs``, comparisons) keeps its leaves as they are.
+
+A flow may run in a loop's body (a per-image loss) when all of it is there and no flow name
+is read in the loop before it is bound.
+
+``F.cross_entropy(logits[m], y[m])`` / ``F.nll_loss`` (a mask over the leading dimensions of
+the logits) needs no flow: the targets outside the mask become the loss's ``ignore_index``,
+which the mean already leaves out of its count.
+
+Where a flow member is used otherwise (returned, passed to a module, concatenated,
+``split``), the selection flows on with its data-dependent shape: the caller proposes masking
+and names the torch setting that traces it (``capture_dynamic_output_shape_ops``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from compilelint.fix.codemods.base import (
+    atom,
+    bound_names,
+    name_nodes,
+    number_expr,
+    paren,
+    side_effect,
+    template,
+)
+from compilelint.fix.context import FixContext
+from compilelint.fix.records import NoFix, Rewrite
+
+FLOWS_ON = (
+    "the selection flows on with its data-dependent shape; no static-shape rewrite keeps "
+    "the outputs. Torch can trace it instead: `torch._dynamo.config."
+    "capture_dynamic_output_shape_ops = True` (the config remedy `fix --verify` tries)"
+)
+
+# elementwise methods (no arguments) and whether their gradient is finite everywhere
+_METHODS: dict[str, bool] = {
+    "abs": True,
+    "neg": True,
+    "float": True,
+    "double": True,
+    "detach": True,
+    "square": True,
+    "relu": True,
+    "sigmoid": True,
+    "tanh": True,
+    "log": False,
+    "log2": False,
+    "log10": False,
+    "log1p": False,
+    "exp": False,
+    "expm1": False,
+    "sqrt": False,
+    "rsqrt": False,
+    "reciprocal": False,
+}
+# torch.f(x) / F.f(x) with one tensor argument
+_FUNCS = _METHODS
+# elementwise losses (`reduction="none"` keeps the shape of their inputs) and their options
+_LOSSES = frozenset(
+    {
+        "l1_loss",
+        "mse_loss",
+        "smooth_l1_loss",
+        "huber_loss",
+        "binary_cross_entropy",
+        "binary_cross_entropy_with_logits",
+    }
+)
+_LOSS_KW = frozenset({"reduction", "beta", "delta"})
+# two-tensor elementwise functions: torch.max(a, b) is torch.maximum
+_BINARY = frozenset({"max", "min", "maximum", "minimum"})
+# reductions over the last dimension: one value per gathered row
+_ROW_REDUCE = frozenset({"sum", "mean", "norm", "amax", "amin"})
+# contexts where a division needs no parentheses
+_PLAIN = (cst.Assign, cst.AnnAssign, cst.Return, cst.Arg, cst.Expr, cst.Element)
+_SAFE_OPS = (cst.Add, cst.Subtract, cst.Multiply, cst.BitAnd, cst.BitOr)
+
+
+@dataclass
+class _Flow:
+    index: str  # the index text of the selections in the source (`valid`, `good`)
+    mask: cst.BaseExpression  # what the rewrite reads as the mask
+    leaves: dict[int, tuple[cst.BaseExpression, cst.BaseExpression, bool]] = field(
+        default_factory=dict
+    )  # id(node) -> (node, the full tensor it selects from, gathered rows)
+    names: dict[str, int] = field(default_factory=dict)  # flow name -> line of its binding
+    rows_names: set[str] = field(default_factory=set)  # names holding gathered rows
+    terminals: dict[int, tuple[cst.Call, cst.BaseExpression, str, bool]] = field(
+        default_factory=dict
+    )  # id(call) -> (call, receiver, op, receiver holds rows)
+    counts: list[cst.BaseExpression] = field(default_factory=list)
+    safe: bool = True  # only polynomial steps: leaves need no torch.where
+
+
+class _Stop(Exception):
+    """Why the flow cannot be rewritten (a reason in the codemod's words)."""
+
+
+def _torch_call(ctx: FixContext, call: cst.Call) -> str:
+    """``f`` of ``torch.f(...)`` / ``F.f(...)`` / ``torch.nn.functional.f(...)``, else ''."""
+    head, _, last = ctx.code(call.func).strip().rpartition(".")
+    if head == ctx.torch() or head == "F" or head.endswith("functional"):
+        return last
+    return ""
+
+
+def _dim_last(call: cst.Call) -> bool:
+    """``(-1)``, ``(dim=-1)`` (``norm``: also ``(p=2, dim=-1)``, ``(2, -1)``)."""
+    dims = [a.value for a in call.args if a.keyword is None or a.keyword.value == "dim"]
+    others = [a for a in call.args if a.keyword is not None and a.keyword.value not in ("dim", "p")]
+    if others or any(a.star for a in call.args) or not dims:
+        return False
+    d = dims[-1]
+    return (
+        isinstance(d, cst.UnaryOperation)
+        and isinstance(d.operator, cst.Minus)
+        and isinstance(d.expression, cst.Integer)
+        and d.expression.value == "1"
+    )
+
+
+def _selection_index(ctx: FixContext, sub: cst.Subscript) -> str | None:
+    if len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
+        return None
+    return ctx.code(sub.slice[0].slice.value).strip()
+
+
+class _Walker:
+    def __init__(self, ctx: FixContext, fn: cst.FunctionDef, flow: _Flow) -> None:
+        self.ctx = ctx
+        self.fn = fn
+        self.loop: cst.For | cst.While | None = None  # the loop the flow runs in, if any
+        self.block: cst.BaseSuite = fn.body  # the block that binds the flow's names
+        self.flow = flow
+        self.todo: list[cst.BaseExpression] = []
+        self.seen: set[int] = set()
+        self.rows: set[int] = set()  # walked expressions that hold gathered rows
+        self.pending: list[tuple[cst.BaseExpression, cst.CSTNode]] = []
+
+    # -- members -----------------------------------------------------------------------
+    def leaf(self, sub: cst.Subscript) -> cst.BaseExpression:
+        """Register the selection ``sub`` (or ``a[sub]`` when it gathers rows)."""
+        ctx = self.ctx
+        x = sub.value
+        if side_effect(x) is not None:
+            raise _Stop(f"`{ctx.code(x).strip()}` has a side effect")
+        node: cst.BaseExpression = sub
+        rows = False
+        el = ctx.parent(sub)
+        se = ctx.parent(el) if isinstance(el, cst.Index) else None
+        outer = ctx.parent(se) if isinstance(se, cst.SubscriptElement) else None
+        if isinstance(outer, cst.Subscript) and len(outer.slice) == 1:
+            if isinstance(ctx.parent(outer), (cst.AssignTarget, cst.AugAssign)):
+                raise _Stop(f"`{ctx.code(outer).strip()}` is written through the selection")
+            x = outer.with_changes(slice=[outer.slice[0].with_changes(slice=cst.Index(sub.value))])
+            node, rows = outer, True
+        self.flow.leaves[id(node)] = (node, x, rows)
+        return node
+
+    def run(self, start: cst.Subscript) -> None:
+        ctx, fn = self.ctx, self.fn
+        self.loop = innermost_loop(ctx, start, fn)
+        if self.loop is not None:
+            self.block = self.loop.body
+        for sub in _subscripts(fn):
+            if _selection_index(ctx, sub) != self.flow.index:
+                continue
+            if innermost_loop(ctx, sub, fn) is not self.loop:
+                if self.loop is None:
+                    raise _Stop("a selection with the mask is inside a loop")
+                continue  # another iteration's mask: not this flow
+            if isinstance(ctx.parent(sub), (cst.AssignTarget, cst.AugAssign, cst.Del)):
+                continue  # a write through the mask: traced as index_put_, no break
+            self.todo.append(self.leaf(sub))
+        if not any(
+            n is start or any(a is n for a in self.ctx.ancestors(start))
+            for n, _, _ in self.flow.leaves.values()
+        ):
+            raise _Stop("the selection was not found")
+        while self.todo:
+            e = self.todo.pop()
+            if id(e) in self.seen:
+                continue
+            self.seen.add(id(e))
+            self.up(e, self.rows_of(e))
+        self.check_operands()
+
+    def rows_of(self, e: cst.BaseExpression) -> bool:
+        if id(e) in self.flow.leaves:
+            return self.flow.leaves[id(e)][2]
+        if id(e) in self.rows:
+            return True
+        return isinstance(e, cst.Name) and e.value in self.flow.rows_names
+
+    def member(self, e: cst.BaseExpression) -> bool:
+        """A flow operand: a leaf, a selection with the mask, a flow name read after its
+        binding, a 0-d reduction, a number, or an elementwise step over them."""
+        ctx = self.ctx
+        if id(e) in self.flow.leaves:
+            return True
+        if isinstance(e, cst.Subscript) and _selection_index(ctx, e) == self.flow.index:
+            return True
+        if number_expr(e) or (isinstance(e, (cst.Name, cst.Attribute)) and ctx.is_number(e)):
+            return True
+        if isinstance(e, cst.Name):
+            line = self.flow.names.get(e.value)
+            return line is not None and ctx.span(e)[0] > line
+        if isinstance(e, cst.BinaryOperation):
+            ok = not isinstance(e.operator, cst.MatrixMultiply)
+            return ok and self.member(e.left) and self.member(e.right)
+        if isinstance(e, cst.UnaryOperation):
+            return self.member(e.expression)
+        if isinstance(e, cst.Comparison) and len(e.comparisons) == 1:
+            return self.member(e.left) and self.member(e.comparisons[0].comparator)
+        if isinstance(e, cst.Call):
+            if isinstance(e.func, cst.Attribute) and not e.args:
+                a = e.func.attr.value
+                if a in ("sum", "mean", "amax", "amin", "max", "min"):
+                    return True  # a 0-d reduction broadcasts against anything
+                return a in _METHODS and self.member(e.func.value)
+            f = _torch_call(ctx, e)
+            pos = [a.value for a in e.args if a.keyword is None and not a.star]
+            if len(pos) != len(e.args):
+                return False
+            if f in _FUNCS and len(pos) == 1:
+                return self.member(pos[0])
+            if f in _BINARY and len(pos) == 2 and _is_torch(ctx, e):
+                return all(self.member(p) for p in pos)
+            if f in ("sum", "mean") and len(pos) == 1 and _is_torch(ctx, e):
+                return True
+        return False
+
+    # -- walking up from a member -----------------------------------------------------
+    def up(self, e: cst.BaseExpression, rows: bool) -> None:
+        ctx = self.ctx
+        p = ctx.parent(e)
+        if isinstance(p, cst.BinaryOperation) and not isinstance(p.operator, cst.MatrixMultiply):
+            other = p.right if p.left is e else p.left
+            self.operand(other, p)
+            if not isinstance(p.operator, _SAFE_OPS):
+                if not (
+                    isinstance(p.operator, cst.Power)
+                    and p.left is e
+                    and isinstance(p.right, cst.Integer)
+                ):
+                    self.flow.safe = False
+            return self.push(p, rows)
+        if isinstance(p, cst.UnaryOperation) and isinstance(p.operator, (cst.Minus, cst.BitInvert)):
+            return self.push(p, rows)
+        if isinstance(p, cst.Comparison) and len(p.comparisons) == 1:
+            other = p.comparisons[0].comparator if p.left is e else p.left
+            self.operand(other, p)
+            return self.push(p, rows)
+        if isinstance(p, cst.Attribute) and p.value is e:
+            call = ctx.parent(p)
+            if not (isinstance(call, cst.Call) and call.func is p):
+                raise self.stop(e)
+            return self.method(e, call, p.attr.value, rows)
+        if isinstance(p, cst.Arg) and p.keyword is None and not p.star:
+            call = ctx.parent(p)
+            if isinstance(call, cst.Call):
+                return self.function(e, call, rows)
+        if isinstance(p, cst.Assign) and p.value is e:
+            return self.bind(p, rows)
+        raise self.stop(e)
+
+    def operand(self, other: cst.BaseExpression, at: cst.CSTNode) -> None:
+        """Checked once the walk is done: a flow name may be bound later in the walk."""
+        self.pending.append((other, at))
+
+    def check_operands(self) -> None:
+        for other, at in self.pending:
+            if not self.member(other):
+                raise self.foreign(other, at)
+
+    def foreign(self, other: cst.BaseExpression, at: cst.CSTNode) -> _Stop:
+        return _Stop(
+            f"`{self.ctx.code(other).strip()}` in `{self.ctx.code(at).strip()[:60]}` is not "
+            "selected with the same mask (its shape is not the selection's)"
+        )
+
+    def push(self, e: cst.BaseExpression, rows: bool) -> None:
+        if rows:
+            self.rows.add(id(e))
+        self.todo.append(e)
+
+    def method(self, e: cst.BaseExpression, call: cst.Call, name: str, rows: bool) -> None:
+        if name in _METHODS and not call.args:
+            self.flow.safe &= _METHODS[name]
+            return self.push(call, rows)
+        if name == "pow" and len(call.args) == 1 and not call.args[0].keyword:
+            a = call.args[0].value
+            if not (isinstance(a, cst.Integer) and int(a.value) >= 1):
+                self.flow.safe = False
+            if not number_expr(a):
+                raise self.stop(e)
+            return self.push(call, rows)
+        if name == "clamp" and all(
+            a.keyword is not None and a.keyword.value in ("min", "max") and number_expr(a.value)
+            for a in call.args
+        ):
+            return self.push(call, rows)
+        if name in _ROW_REDUCE and rows and _dim_last(call):
+            if name == "norm":
+                self.flow.safe = False
+            return self.push(call, False)
+        if name in ("sum", "mean") and not call.args:
+            return self.terminal(call, e, name, rows)
+        if name in ("sum", "mean") and rows and _dim0(call):
+            return self.terminal(call, e, name, rows)
+        if name == "numel" and not call.args and isinstance(e, cst.Name) and not rows:
+            return self.count(call)
+        raise self.stop(e)
+
+    def function(self, e: cst.BaseExpression, call: cst.Call, rows: bool) -> None:
+        ctx = self.ctx
+        f = _torch_call(ctx, call)
+        pos = [a.value for a in call.args if a.keyword is None and not a.star]
+        if f in _LOSSES and not rows:
+            return self.loss(e, call)
+        if len(pos) != len(call.args):
+            raise self.stop(e)
+        if f in _FUNCS and len(pos) == 1:
+            self.flow.safe &= _FUNCS[f]
+            return self.push(call, rows)
+        if f in _BINARY and len(pos) == 2 and f != "" and _is_torch(ctx, call):
+            for o in pos:
+                if o is not e:
+                    self.operand(o, call)
+            return self.push(call, rows)
+        if f in ("sum", "mean") and len(pos) == 1 and _is_torch(ctx, call):
+            return self.terminal(call, e, f, rows)
+        if f in _LOSSES and not rows:
+            return self.loss(e, call)
+        if isinstance(call.func, cst.Name) and call.func.value == "len" and not rows:
+            if isinstance(e, cst.Name):
+                return self.count(call)
+        raise self.stop(e)
+
+    def loss(self, e: cst.BaseExpression, call: cst.Call) -> None:
+        """``F.l1_loss(a, b)`` of two flow values (mean or sum): a terminal whose per-element
+        form is the loss with ``reduction="none"``."""
+        pos = [a.value for a in call.args if a.keyword is None and not a.star]
+        kws = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+        if len(pos) != 2 or len(pos) + len(kws) != len(call.args) or set(kws) - _LOSS_KW:
+            raise self.stop(e)
+        red = kws.get("reduction")
+        op = "mean"
+        if red is not None:
+            if not isinstance(red, cst.SimpleString) or red.evaluated_value not in ("mean", "sum"):
+                raise self.stop(e)
+            op = str(red.evaluated_value)
+        for o in pos:
+            if o is not e:
+                self.operand(o, call)
+        self.flow.terminals[id(call)] = (call, e, "loss:" + op, False)
+
+    def count(self, call: cst.Call) -> None:
+        """``len(n)`` / ``n.numel()`` in arithmetic becomes ``m.sum()`` (a 0-d tensor); as a
+        Python number (a branch, a size) it must stay one."""
+        if not isinstance(self.ctx.parent(call), cst.BinaryOperation):
+            raise _Stop(
+                f"the count `{self.ctx.code(call).strip()}` is used as a Python number (not in "
+                "arithmetic): as `mask.sum()` it would be a tensor"
+            )
+        self.flow.counts.append(call)
+
+    def terminal(self, call: cst.Call, recv: cst.BaseExpression, op: str, rows: bool) -> None:
+        if rows and not call.args and op == "mean":
+            raise _Stop(
+                "a mean over every element of gathered rows: the row size is not known here"
+            )
+        self.flow.terminals[id(call)] = (call, recv, op, rows)
+        # a 0-d reduction may be an operand of later flow steps; its own parent is free
+        return None
+
+    def bind(self, assign: cst.Assign, rows: bool) -> None:
+        ctx, fn = self.ctx, self.fn
+        if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+            raise _Stop("a flow value is assigned to something other than one name")
+        name = assign.targets[0].target.value
+        line = ctx.span(assign)[0]
+        stmt = ctx.statement(assign)
+        if stmt is None or ctx.parent(stmt) is not self.block:
+            raise _Stop(f"`{name}` is bound inside a branch or a loop")
+        if self.loop is not None and any(
+            r is not assign.targets[0].target
+            and ctx.span(r)[0] <= line
+            and any(a is self.loop for a in ctx.ancestors(r))
+            for r in name_nodes(self.loop, name)
+        ):
+            raise _Stop(f"`{name}` is read in the loop before it is bound (a previous value)")
+        later = [b for b in bound_names(fn.body).get(name, []) if ctx.span(b)[0] > line]
+        if later:
+            raise _Stop(f"`{name}` is bound again after the selection")
+        if name in self.flow.names:
+            return None
+        self.flow.names[name] = line
+        if rows:
+            self.flow.rows_names.add(name)
+        for r in name_nodes(fn.body, name):
+            if r is assign.targets[0].target or ctx.span(r)[0] <= line:
+                continue
+            if ctx.function(r) is not fn:
+                raise _Stop(f"`{name}` is read in a nested function")
+            self.todo.append(r)
+        return None
+
+    def stop(self, e: cst.BaseExpression) -> _Stop:
+        ctx = self.ctx
+        stmt = ctx.statement(e)
+        use = ctx.code(stmt).strip().splitlines()[0] if stmt is not None else ctx.code(e)
+        what = ctx.code(e).strip()
+        use = use if len(use) <= 70 else use[:67] + "..."
+        return _Stop(
+            f"`{what[:40]}` is used in `{use}`, not only in elementwise steps ending in "
+            "reductions (sum, mean) or counts"
+        )
+
+
+def _is_torch(ctx: FixContext, call: cst.Call) -> bool:
+    head, _, _ = ctx.code(call.func).strip().rpartition(".")
+    return head == ctx.torch()
+
+
+def _dim0(call: cst.Call) -> bool:
+    if len(call.args) != 1 or call.args[0].star:
+        return False
+    a = call.args[0]
+    if a.keyword is not None and a.keyword.value != "dim":
+        return False
+    return isinstance(a.value, cst.Integer) and a.value.value == "0"
+
+
+def _subscripts(fn: cst.FunctionDef) -> list[cst.Subscript]:
+    out: list[cst.Subscript] = []
+
+    class V(cst.CSTVisitor):
+        def visit_Subscript(self, n: cst.Subscript) -> None:
+            out.append(n)
+
+    fn.body.visit(V())
+    return out
+
+
+class _Apply(cst.CSTTransformer):
+    def __init__(self, builders: dict[int, Callable[[cst.CSTNode], cst.CSTNode]]) -> None:
+        self.builders = builders
+
+    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:  # type: ignore[override]
+        b = self.builders.get(id(original))
+        return b(updated) if b is not None else updated
+
+
+def masked_flow(
+    ctx: FixContext,
+    start: cst.Subscript,
+    *,
+    mask: cst.BaseExpression | None = None,
+    stable: bool | None = None,
+) -> Rewrite | NoFix:
+    """The rewrite of the whole flow of the selection ``start`` (``x[m]``, or ``x[idx]`` with
+    ``mask`` the boolean mask behind the indices ``idx``), or why there is none."""
+    fn = ctx.function(start)
+    if fn is None:
+        return NoFix("the selection is not in a function")
+    index = _selection_index(ctx, start)
+    if index is None:
+        return NoFix("the index is not a single mask")
+    m = mask if mask is not None else start.slice[0].slice.value  # type: ignore[attr-defined]
+    if stable is None:
+        line = ctx.span(start)[0]
+        stable = isinstance(m, cst.Name) and not any(
+            ctx.span(b)[0] >= line for b in bound_names(fn.body).get(m.value, [])
+        )
+    if not stable:
+        return NoFix("the mask is an expression or is bound again after the selection")
+    flow = _Flow(index=index, mask=m)
+    w = _Walker(ctx, fn, flow)
+    try:
+        w.run(start)
+    except _Stop as why:
+        return NoFix(f"{why}; {FLOWS_ON}" if "not only in" in str(why) else str(why))
+    if not flow.terminals and not flow.counts:
+        return NoFix("the selection is never reduced")
+    members = [v[0] for v in flow.leaves.values()] + [v[0] for v in flow.terminals.values()]
+    for node in [*members, *flow.counts]:
+        if innermost_loop(ctx, node, fn) is not w.loop:
+            return NoFix("the flow crosses a loop (its values are used in another iteration)")
+    t = ctx.torch()
+    mb_rows = template("__m__.unsqueeze(-1)", m=atom(m))
+    builders: dict[int, Callable[[cst.CSTNode], cst.CSTNode]] = {}
+
+    def leaf_builder(x: cst.BaseExpression, rows: bool) -> Callable[[cst.CSTNode], cst.CSTNode]:
+        def build(_: cst.CSTNode) -> cst.CSTNode:
+            if flow.safe:
+                return atom(x) if rows else x
+            return template(f"{t}.where(__m__, __x__, 1)", m=mb_rows if rows else m, x=x)
+
+        return build
+
+    for key, (_, x, rows) in flow.leaves.items():
+        builders[key] = leaf_builder(x, rows)
+
+    def term_builder(
+        op: str, rows: bool, dim0: bool, method: bool, plain: bool
+    ) -> Callable[[cst.CSTNode], cst.CSTNode]:
+        def build(updated: cst.CSTNode) -> cst.CSTNode:
+            assert isinstance(updated, cst.Call)
+            if op.startswith("loss:"):
+                return loss_build(updated, op.removeprefix("loss:"), plain)
+            if method:
+                recv = updated.func.value  # type: ignore[attr-defined]
+            else:
+                recv = updated.args[0].value
+            recv = recv.with_changes(lpar=[], rpar=[]) if not isinstance(recv, cst.Name) else recv
+            mk = mb_rows if rows else m
+            dim = "0" if dim0 else ""
+            kept = template(f"{t}.where(__m__, __r__, 0).sum({dim})", m=mk, r=recv)
+            new: cst.BaseExpression = kept
+            if op == "mean":
+                new = template("__k__ / __m__.sum()", k=kept, m=atom(m))
+                new = new if plain else paren(new)
+            return new.with_changes(
+                lpar=[*updated.lpar, *new.lpar], rpar=[*new.rpar, *updated.rpar]
+            )
+
+        return build
+
+    def loss_build(updated: cst.Call, op: str, plain: bool) -> cst.CSTNode:
+        none = cst.Arg(
+            cst.SimpleString('"none"'),
+            keyword=cst.Name("reduction"),
+            equal=cst.AssignEqual(
+                whitespace_before=cst.SimpleWhitespace(""),
+                whitespace_after=cst.SimpleWhitespace(""),
+            ),
+        )
+        args = [a for a in updated.args if a.keyword is None or a.keyword.value != "reduction"]
+        args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in [*args, none]]
+        per = updated.with_changes(args=args, lpar=[], rpar=[])
+        new: cst.BaseExpression = template(f"{t}.where(__m__, __l__, 0).sum()", m=m, l=per)
+        if op == "mean":
+            new = template("__k__ / __m__.sum()", k=new, m=atom(m))
+            new = new if plain else paren(new)
+        return new.with_changes(lpar=[*updated.lpar, *new.lpar], rpar=[*new.rpar, *updated.rpar])
+
+    for key, (call, recv, op, rows) in flow.terminals.items():
+        method = isinstance(call.func, cst.Attribute) and call.func.value is recv
+        plain = isinstance(ctx.parent(call), _PLAIN)
+        builders[key] = term_builder(op, rows, rows and bool(call.args), method, plain)
+    count = template("__m__.sum()", m=atom(m))
+    for c in flow.counts:
+        builders[id(c)] = lambda u, c=c: count.with_changes(lpar=c.lpar, rpar=c.rpar)  # type: ignore[misc]
+    # the top-most nodes to replace, each rebuilt with what it holds replaced
+    targets = {
+        k: n
+        for k, n in (
+            [(k, v[0]) for k, v in flow.leaves.items()]
+            + [(k, v[0]) for k, v in flow.terminals.items()]
+            + [(id(c), c) for c in flow.counts]
+        )
+    }
+    tops = [n for n in targets.values() if not any(id(a) in targets for a in ctx.ancestors(n))]
+    changes: list[tuple[cst.CSTNode, cst.CSTNode]] = []
+    for n in tops:
+        new = n.visit(_Apply(builders))
+        changes.append((n, new))  # type: ignore[arg-type]
+    names = ", ".join(f"`{n}`" for n in flow.names) or "the selections"
+    return Rewrite(
+        title=f"keep the selections with `{ctx.code(m).strip()}` full-size ({names}); every "
+        "reduction of them reads the mask",
+        changes=changes,  # type: ignore[arg-type]
+        imports=("torch",),
+    )
+
+
+def innermost_loop(
+    ctx: FixContext, node: cst.CSTNode, fn: cst.FunctionDef
+) -> cst.For | cst.While | None:
+    for a in ctx.ancestors(node):
+        if a is fn:
+            return None
+        if isinstance(a, (cst.For, cst.While)):
+            return a
+    return None
+
+
+# ---------------------------------------------------------------------------- cross-entropy
+_CE = frozenset({"cross_entropy", "nll_loss"})
+_CE_KW = frozenset({"weight", "ignore_index", "label_smoothing", "reduction"})
+
+
+def masked_cross_entropy(ctx: FixContext, sub: cst.Subscript) -> Rewrite | None:
+    """``F.cross_entropy(logits[m], y[m], ...)`` (``nll_loss`` too; mean or sum) ->
+    ``F.cross_entropy(logits.flatten(0, -2), torch.where(m, y, -100).flatten(), ...)``: the
+    targets outside the mask become ``ignore_index``, which the loss leaves out of its sum and
+    of its mean's count (as it does for the targets that already held it)."""
+    arg = ctx.parent(sub)
+    call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+    if not isinstance(call, cst.Call) or any(a.star for a in call.args):
+        return None
+    head, _, last = ctx.code(call.func).strip().rpartition(".")
+    if last not in _CE or not (head == "F" or head.endswith("functional")):
+        return None
+    pos = [a for a in call.args if a.keyword is None]
+    kws = [a for a in call.args if a.keyword is not None]
+    if len(pos) != 2 or any(a.keyword.value not in _CE_KW for a in kws):  # type: ignore[union-attr]
+        return None
+    ignore: cst.BaseExpression = template("-100")
+    for a in kws:
+        k = a.keyword.value  # type: ignore[union-attr]
+        if k == "reduction" and not (
+            isinstance(a.value, cst.SimpleString) and a.value.evaluated_value in ("mean", "sum")
+        ):
+            return None
+        if k == "ignore_index":
+            if not number_expr(a.value):
+                return None
+            ignore = a.value
+        if k != "reduction" and side_effect(a.value) is not None:
+            return None
+    sels = []
+    for a in pos:
+        s = a.value
+        if not isinstance(s, cst.Subscript) or _selection_index(ctx, s) is None:
+            return None
+        sels.append(s)
+    if _selection_index(ctx, sels[0]) != _selection_index(ctx, sels[1]):
+        return None
+    m = sels[0].slice[0].slice.value  # type: ignore[attr-defined]
+    if side_effect(m) is not None:
+        return None
+    t = ctx.torch()
+    logits = template("__x__.flatten(0, -2)", x=atom(sels[0].value))
+    target = template(f"{t}.where(__m__, __y__, __i__).flatten()", m=m, y=sels[1].value, i=ignore)
+    args = [pos[0].with_changes(value=logits), pos[1].with_changes(value=target), *kws]
+    return Rewrite(
+        title="the loss over every position, with the targets outside the mask set to "
+        "`ignore_index` (left out of the sum and the mean's count)",
+        changes=[(call, call.with_changes(args=args))],
+        imports=("torch",),
+    )
+
+
+# ---------------------------------------------------------------------------- sizes
+_FACTORIES = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "arange", "eye"})
+_SIZED_METHODS = frozenset(
+    {"new_zeros", "new_ones", "new_empty", "new_full", "view", "reshape", "expand", "repeat"}
+)
+SIZE_REMEDY = (
+    ": as a size it makes the output's shape depend on the data, so no rewrite keeps the "
+    "shape static. Pass the number in from the caller where the inputs know it (a batch's "
+    "graph count, as PyG's `size=`/`num_graphs`; a padded length), or let torch trace it "
+    "with `torch._dynamo.config.capture_scalar_outputs = True` (the config remedy `fix "
+    "--verify` tries)"
+)
+
+
+def size_reason(ctx: FixContext, call: cst.Call) -> str | None:
+    """The remedy text when ``call`` takes the value as a size (``torch.zeros(n, d)``,
+    ``x.new_zeros(n)``, ``x.view(n, -1)``), else None."""
+    f = call.func
+    if isinstance(f, cst.Attribute):
+        if ctx.code(f.value).strip() == ctx.torch() and f.attr.value in _FACTORIES:
+            return SIZE_REMEDY
+        if f.attr.value in _SIZED_METHODS:
+            return SIZE_REMEDY
+    return None
+
+
+# ---------------------------------------------------------------------------- nonzero ends
+_EXTREME = {"max": "last", "amax": "last", "min": "first", "amin": "first"}
+
+
+def nonzero_extreme(ctx: FixContext, call: cst.Call, m: cst.BaseExpression) -> Rewrite | None:
+    """``m.nonzero().max()`` (``amax``; ``torch.nonzero(m)``) of a one-dimensional mask: the
+    index of its last True -> ``m.long().cumsum(0).argmax()`` (the running count of True first
+    reaches its maximum there); ``.min()``: the first True, ``m.long().argmax()``. The same
+    0-d int64 index whenever ``m`` has a True (the original raised on an empty selection)."""
+    p = ctx.parent(call)
+    red = ctx.parent(p) if isinstance(p, cst.Attribute) and p.value is call else None
+    if not isinstance(red, cst.Call) or red.func is not p or red.args:
+        return None
+    op = p.attr.value  # type: ignore[union-attr]
+    if op not in _EXTREME or side_effect(m) is not None:
+        return None
+    as_long = ".long()" if isinstance(m, cst.Comparison) else ".bool().long()"
+    which = _EXTREME[op]
+    text = f"__m__{as_long}.cumsum(0).argmax()" if which == "last" else f"__m__{as_long}.argmax()"
+    new = template(text, m=atom(m)).with_changes(lpar=red.lpar, rpar=red.rpar)
+    return Rewrite(
+        title=f"the index of the {which} True with `argmax`, without `nonzero()`",
+        changes=[(red, new)],
+    )
