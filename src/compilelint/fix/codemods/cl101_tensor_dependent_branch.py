@@ -40,6 +40,7 @@ from compilelint.fix.codemods.base import (
     with_comments,
 )
 from compilelint.fix.codemods.cl104_tensor_dependent_assert import literal_message
+from compilelint.fix.codemods.python_sides import arithmetic_reaches_tensor, observed_only
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.model import Finding
@@ -575,6 +576,9 @@ class TensorDependentBranchWhere(Codemod):
         scalars_ok = not targets and _tensor_uses_only(ctx, node, plain)
         bad = self._sides_ok(ctx, sides, scalars_ok=scalars_ok)
         if bad is not None:
+            if bad.reason.startswith("no side is a tensor") and raw is node.test and not reports:
+                # Python values read only by a log line: the branch runs only in eager
+                return observed_only(ctx, node, bad.reason)
             return bad
         stmts: list[cst.BaseStatement] = []
         always = [always_apply(ctx, raw, n, o) for n, _, o in tb] if not fb and tb else [False]
@@ -865,11 +869,7 @@ def _scalar_like(e: cst.BaseExpression) -> bool:
 def _tensor_operand(ctx: FixContext, e: cst.BaseExpression) -> bool:
     """``e`` is one operand of arithmetic whose other operand is a tensor (``logits / e``):
     a 0-dim tensor there computes what the Python number did."""
-    p = ctx.parent(e)
-    if not isinstance(p, cst.BinaryOperation) or not isinstance(p.operator, ARITH_OPERATORS):
-        return False
-    other = p.right if p.left is e else p.left if p.right is e else None
-    return other is not None and ctx.is_tensor(other)
+    return arithmetic_reaches_tensor(ctx, e)
 
 
 def _ifexp_tensor_use(ctx: FixContext, node: cst.IfExp) -> bool:
