@@ -23,7 +23,6 @@ import libcst as cst
 
 from compilelint.fix.codemods import masks
 from compilelint.fix.codemods.base import (
-    ARITH_OPERATORS,
     Codemod,
     all_nodes,
     atom,
