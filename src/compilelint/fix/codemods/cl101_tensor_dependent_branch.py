@@ -40,6 +40,8 @@ from compilelint.fix.codemods.base import (
 )
 from compilelint.fix.codemods.cl104_tensor_dependent_assert import literal_message
 from compilelint.fix.codemods.python_sides import arithmetic_reaches_tensor, observed_only
+from compilelint.fix.codemods.raises import RECIPE as RAISE_RECIPE
+from compilelint.fix.codemods.raises import control_flow
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.model import Finding
@@ -369,6 +371,11 @@ class TensorDependentBranchWhere(Codemod):
         test: cst.BaseExpression,
     ) -> Rewrite | Proposal | NoFix:
         """``if cond: raise E("msg")`` -> ``torch._assert_async(torch.logical_not(cond), "msg")``."""
+        for r in body:
+            if isinstance(r, cst.Raise) and r.exc is not None:
+                flow = control_flow(ctx.module, r.exc)
+                if flow is not None:
+                    return NoFix(f"{flow}; {RAISE_RECIPE}")
         if len(body) != 1 or not isinstance(body[0], cst.Raise) or body[0].cause is not None:
             return NoFix("a branch does more than raise an exception")
         if not isinstance(ctx.parent(node), cst.IndentedBlock):
