@@ -438,6 +438,11 @@ class Verifier:
 
         out = []
         files = [os.path.realpath(str(f)) for f in discover(self.paths).files]
+        # then the rest of the project: a train script that calls `torch.compile` is the
+        # place for a setting even when only the model file was given to fix
+        files += [
+            r for f in discover([self.root]).files if (r := os.path.realpath(str(f))) not in files
+        ]
         for c in configs:
             if not c.accepted:
                 out.append(c)

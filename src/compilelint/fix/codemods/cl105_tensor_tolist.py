@@ -73,6 +73,9 @@ class TolistObservedEagerOnly(Codemod):
                 "eager, under `if not torch.compiler.is_compiling():`",
             )
         if not stored:
+            sizes = split_sizes_proposal(ctx, calls[0], seed)
+            if sizes is not None:
+                return sizes
             return NoFix(
                 "the list is not kept on `self` (nothing but observation would read it): a "
                 "dead value, or one read where the codemod cannot see"

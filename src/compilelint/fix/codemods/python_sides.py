@@ -61,6 +61,10 @@ def observed_only(ctx: FixContext, node: cst.If, why: str) -> Rewrite | NoFix:
         return NoFix(f"{why}; nor does only observing code read it ({group.reason})")
     if len(group) < 2:
         return NoFix(f"{why}; and nothing reads what the branch picks")
+    from compilelint.fix.codemods.tolist_uses import logged
+
+    if not logged([g for g in group if g is not node]):
+        return NoFix(f"{why}; nor does only a log line read it")
     return guard_rewrite(
         ctx,
         group,

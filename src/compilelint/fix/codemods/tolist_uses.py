@@ -27,8 +27,25 @@ _SPLITS = {"split", "split_with_sizes"}
 
 
 def logged(group: list[cst.BaseStatement]) -> bool:
-    """Does one of the statements report (a print, a log line, a warning)?"""
-    return any(observing_call(n) for st in group for n in all_nodes(st))
+    """Is the group only a log line and the local names it reads: every statement a report
+    (a print, a log line, a warning) or an assignment to plain local names, and one report?
+    A store into a tensor (``y[order] = ...``), an attribute or a loop is model code, not
+    observation, even when the verifier could tell."""
+    reports = 0
+    for st in group:
+        if not isinstance(st, cst.SimpleStatementLine):
+            return False
+        for small in st.body:
+            if isinstance(small, cst.Expr) and observing_call(small.value):
+                reports += 1
+            elif isinstance(small, cst.Assign) and all(
+                isinstance(t.target, cst.Name) for t in small.targets
+            ):
+                if any(observing_call(n) for n in all_nodes(small.value)):
+                    return False
+            else:
+                return False
+    return reports > 0
 
 
 def _split_arg(ctx: FixContext, e: cst.CSTNode) -> cst.Call | None:
