@@ -248,7 +248,13 @@ class Verifier:
                         if r.status == "applied" and _key(r) not in kept:
                             chk = got.get((r.path, r.line, r.rule))
                             why = chk.reason if chk is not None else "not verified"
-                            r = dataclasses.replace(r, status="rejected", reason=why)
+                            prop = self._gradient_proposal(r, chk) if chk is not None else None
+                            if prop is not None:
+                                r = dataclasses.replace(
+                                    r, status="proposed", reason=prop[0], patch=prop[1]
+                                )
+                            else:
+                                r = dataclasses.replace(r, status="rejected", reason=why)
                         if not first:  # it replaces what an earlier pass said of it
                             old = [x for x in records if _key(x) == _key(r)]
                             records = [x for x in records if _key(x) != _key(r)]
@@ -330,6 +336,58 @@ class Verifier:
             ),
         )
 
+    def _gradient_proposal(self, r: FixRecord, chk: FixCheck) -> tuple[str, str] | None:
+        """(reason, patch) when ``r`` was rejected only because the gradients differ: its
+        break is gone, it adds none, and the outputs (compiled and uncompiled) match. Such a
+        fix is shown as a proposal, never applied: a branch made branchless computes both
+        sides, so parameters of the side not taken receive zero gradients where they received
+        none (``None``), which an optimizer with weight decay or momentum treats differently;
+        or the values differ. The patch is the fix alone on the text this pass started from."""
+        why = chk.reason
+        if not why.startswith(_GRAD_PARTS) or any(
+            w in why for w in ("outputs differ", "weights differ", "eager differ")
+        ):
+            return None
+        if chk.new_breaks or not (
+            chk.breaks_after < chk.breaks_before or chk.recompiles_after < chk.recompiles_before
+        ):
+            return None
+        from compilelint.fix.textdiff import unified_diff
+
+        one = run_fixes(
+            self.paths,
+            self.cfg,
+            catalog=self.catalog,
+            unsafe=self.unsafe,
+            only={_key(r)},
+            sources=dict(self.base),
+            extra=self.extra,
+        )
+        patch = "".join(
+            unified_diff(c.path, decode(c.before), decode(c.after)) for c in one.changes
+        )
+        if not patch:
+            return None
+        zero_vs_none = "other parameters received gradients" in why
+        nums = (
+            f"breaks {chk.breaks_before} -> {chk.breaks_after}"
+            if chk.breaks_after < chk.breaks_before
+            else f"recompiles {chk.recompiles_before} -> {chk.recompiles_after}"
+        )
+        reason = (
+            f"verified by torch: the break is gone ({nums}) and the outputs match, but the "
+            f"gradients differ ({why}): "
+            + (
+                "both sides are now computed, so the parameters of the side not taken receive "
+                "zero gradients where they received none; apply it if your optimizer treats a "
+                "zero gradient as none (plain SGD and Adam without weight decay do; AdamW's "
+                "decay and momentum do not), or keep the branch outside the compiled region"
+                if zero_vs_none
+                else "check the training step with the patch before keeping it"
+            )
+        )
+        return reason, patch
+
     # ------------------------------------------------------------------ outcomes
     def _outcomes(
         self,
@@ -380,6 +438,11 @@ class Verifier:
 
         out = []
         files = [os.path.realpath(str(f)) for f in discover(self.paths).files]
+        # then the rest of the project: a train script that calls `torch.compile` is the
+        # place for a setting even when only the model file was given to fix
+        files += [
+            r for f in discover([self.root]).files if (r := os.path.realpath(str(f))) not in files
+        ]
         for c in configs:
             if not c.accepted:
                 out.append(c)
@@ -829,6 +892,7 @@ class Verifier:
         return os.path.relpath(real, self.root).replace(os.sep, "/")
 
 
+_GRAD_PARTS = ("grads differ", "eager_grads differ")
 _RAISE_RE = re.compile(r"^\s*(?:(?:if|elif|else|try|except)\b[^#]*:\s*)?raise\b")
 
 

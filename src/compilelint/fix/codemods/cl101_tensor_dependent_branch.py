@@ -23,7 +23,6 @@ import libcst as cst
 
 from compilelint.fix.codemods import masks
 from compilelint.fix.codemods.base import (
-    ARITH_OPERATORS,
     Codemod,
     all_nodes,
     atom,
@@ -40,6 +39,9 @@ from compilelint.fix.codemods.base import (
     with_comments,
 )
 from compilelint.fix.codemods.cl104_tensor_dependent_assert import literal_message
+from compilelint.fix.codemods.python_sides import arithmetic_reaches_tensor, observed_only
+from compilelint.fix.codemods.raises import RECIPE as RAISE_RECIPE
+from compilelint.fix.codemods.raises import control_flow
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.model import Finding
@@ -369,6 +371,11 @@ class TensorDependentBranchWhere(Codemod):
         test: cst.BaseExpression,
     ) -> Rewrite | Proposal | NoFix:
         """``if cond: raise E("msg")`` -> ``torch._assert_async(torch.logical_not(cond), "msg")``."""
+        for r in body:
+            if isinstance(r, cst.Raise) and r.exc is not None:
+                flow = control_flow(ctx.module, r.exc)
+                if flow is not None:
+                    return NoFix(f"{flow}; {RAISE_RECIPE}")
         if len(body) != 1 or not isinstance(body[0], cst.Raise) or body[0].cause is not None:
             return NoFix("a branch does more than raise an exception")
         if not isinstance(ctx.parent(node), cst.IndentedBlock):
@@ -575,6 +582,9 @@ class TensorDependentBranchWhere(Codemod):
         scalars_ok = not targets and _tensor_uses_only(ctx, node, plain)
         bad = self._sides_ok(ctx, sides, scalars_ok=scalars_ok)
         if bad is not None:
+            if bad.reason.startswith("no side is a tensor") and raw is node.test and not reports:
+                # Python values read only by a log line: the branch runs only in eager
+                return observed_only(ctx, node, bad.reason)
             return bad
         stmts: list[cst.BaseStatement] = []
         always = [always_apply(ctx, raw, n, o) for n, _, o in tb] if not fb and tb else [False]
@@ -865,11 +875,7 @@ def _scalar_like(e: cst.BaseExpression) -> bool:
 def _tensor_operand(ctx: FixContext, e: cst.BaseExpression) -> bool:
     """``e`` is one operand of arithmetic whose other operand is a tensor (``logits / e``):
     a 0-dim tensor there computes what the Python number did."""
-    p = ctx.parent(e)
-    if not isinstance(p, cst.BinaryOperation) or not isinstance(p.operator, ARITH_OPERATORS):
-        return False
-    other = p.right if p.left is e else p.left if p.right is e else None
-    return other is not None and ctx.is_tensor(other)
+    return arithmetic_reaches_tensor(ctx, e)
 
 
 def _ifexp_tensor_use(ctx: FixContext, node: cst.IfExp) -> bool:

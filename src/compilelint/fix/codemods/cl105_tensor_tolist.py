@@ -9,6 +9,12 @@
 Compiled calls skip the store: the attribute keeps the list of the last eager call, and keeps
 its type (a tensor in its place would concatenate as ``+`` adds, and ``json.dumps`` refuses
 it). A list that is returned, or that the traced code reads back, gets no fix.
+
+- ``lengths = mask.sum(-1).tolist()`` read only by ``log.debug(...)`` (a local list)
+                                 -> the statements under the guard (``tolist_uses.logged``)
+- ``x.split(counts.tolist())`` (split sizes: ``torch.split`` takes no tensor of sizes)
+                                 -> proposed, never applied: ``capture_scalar_outputs`` (a
+                                    process-wide setting; ``tolist_uses``)
 """
 
 from __future__ import annotations
@@ -18,15 +24,16 @@ import libcst as cst
 from compilelint.fix.codemods.base import Codemod
 from compilelint.fix.codemods.cl103_tensor_item import _self_store, _store_readers
 from compilelint.fix.codemods.observe import _statement, guard_group, guard_rewrite
+from compilelint.fix.codemods.tolist_uses import logged, split_sizes_proposal
 from compilelint.fix.context import FixContext
-from compilelint.fix.records import NoFix, Rewrite
+from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.model import Finding
 
 
 class TolistObservedEagerOnly(Codemod):
     CODE = "CL105"
 
-    def fix(self, ctx: FixContext, finding: Finding) -> Rewrite | NoFix:
+    def fix(self, ctx: FixContext, finding: Finding) -> Rewrite | Proposal | NoFix:
         calls = [
             c
             for c in ctx.nodes_at(finding, cst.Call)
@@ -39,6 +46,9 @@ class TolistObservedEagerOnly(Codemod):
             return NoFix("the `.tolist()` is not in a simple statement of a function body")
         group = guard_group(ctx, seed, "list")
         if isinstance(group, NoFix):
+            sizes = split_sizes_proposal(ctx, calls[0], seed)
+            if sizes is not None:
+                return sizes
             return NoFix(
                 f"{group.reason}; keep the values in a tensor where the model uses them, and "
                 "read the list outside the compiled region"
@@ -55,7 +65,17 @@ class TolistObservedEagerOnly(Codemod):
                     if isinstance(got, NoFix):
                         return got
                     stored = True
+        if not stored and logged(group):
+            return guard_rewrite(
+                ctx,
+                group,
+                "the list is only read by a log line: it is read, with what reads it, only in "
+                "eager, under `if not torch.compiler.is_compiling():`",
+            )
         if not stored:
+            sizes = split_sizes_proposal(ctx, calls[0], seed)
+            if sizes is not None:
+                return sizes
             return NoFix(
                 "the list is not kept on `self` (nothing but observation would read it): a "
                 "dead value, or one read where the codemod cannot see"

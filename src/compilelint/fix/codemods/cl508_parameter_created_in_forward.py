@@ -21,6 +21,7 @@ from __future__ import annotations
 import libcst as cst
 
 from compilelint.fix.codemods.base import Codemod, all_nodes, bound_names, number_expr
+from compilelint.fix.codemods.lazy_heads import lookup_forms
 from compilelint.fix.codemods.observe import self_attr
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
@@ -54,6 +55,9 @@ class LazyLayerInInit(Codemod):
         if cls not in _LAZY:
             return NoFix(f"`{cls}` has no lazy counterpart: {_RECIPE}")
         lazy, dim = _LAZY[cls]
+        alt = lookup_forms(ctx, call, lazy, dim)  # `.get`-None, `except KeyError`, `hasattr`
+        if alt is not None:
+            return alt
         assign = ctx.parent(call)
         if isinstance(assign, cst.Arg):
             outer = ctx.parent(assign)

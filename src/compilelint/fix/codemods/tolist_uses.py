@@ -1,0 +1,123 @@
+"""What a ``.tolist()`` list is used for, when it is not kept on ``self`` (CL105).
+
+- read only by observing code (``log.debug("lengths %s", lengths)``, ``print``, through
+  ``max(lengths)`` and other statements computing only what the log reads): the group runs
+  only in eager (``logged``), as CL105 does for lists on ``self``;
+- split sizes (``x.split(counts.tolist())``, ``torch.split(x, sizes)``): ``torch.split`` takes
+  Python sizes only (a tensor of sizes is refused), so the list must stay a list. Under
+  ``torch._dynamo.config.capture_scalar_outputs = True`` dynamo traces ``.tolist()`` as symbolic
+  sizes instead of breaking the graph (and, when the counts come from a boolean mask,
+  ``capture_dynamic_output_shape_ops`` lets the selection be traced too: on torch 2.13 the
+  EViT-style ``x[keep]`` + ``split(keep.sum(1).tolist())`` compiles to one graph with both).
+  That is a process-wide setting: proposed after the file's imports, never applied
+  (``split_sizes_proposal``); the verifier's config remedies write it where the project
+  compiles the model.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from compilelint.fix.codemods.base import all_nodes, bound_names, name_nodes
+from compilelint.fix.codemods.guard import observing_call
+from compilelint.fix.context import FixContext
+from compilelint.fix.records import Proposal
+
+_SPLITS = {"split", "split_with_sizes"}
+
+
+def logged(group: list[cst.BaseStatement]) -> bool:
+    """Is the group only a log line and the local names it reads: every statement a report
+    (a print, a log line, a warning) or an assignment to plain local names, and one report?
+    A store into a tensor (``y[order] = ...``), an attribute or a loop is model code, not
+    observation, even when the verifier could tell."""
+    reports = 0
+    for st in group:
+        if not isinstance(st, cst.SimpleStatementLine):
+            return False
+        for small in st.body:
+            if isinstance(small, cst.Expr) and observing_call(small.value):
+                reports += 1
+            elif isinstance(small, cst.Assign) and all(
+                isinstance(t.target, cst.Name) for t in small.targets
+            ):
+                if any(observing_call(n) for n in all_nodes(small.value)):
+                    return False
+            else:
+                return False
+    return reports > 0
+
+
+def _split_arg(ctx: FixContext, e: cst.CSTNode) -> cst.Call | None:
+    """The ``split`` call ``e`` is the sizes argument of, or None."""
+    arg = ctx.parent(e)
+    call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+        return None
+    if call.func.attr.value not in _SPLITS:
+        return None
+    pos = [a for a in call.args if a.keyword is None]
+    is_torch = isinstance(call.func.value, cst.Name) and call.func.value.value == "torch"
+    want = pos[1] if is_torch and len(pos) > 1 else pos[0] if pos and not is_torch else None
+    kw = next(
+        (a for a in call.args if a.keyword and a.keyword.value == "split_size_or_sections"), None
+    )
+    return call if arg is want or arg is kw else None
+
+
+def split_sizes_proposal(
+    ctx: FixContext, tolist: cst.Call, seed: cst.BaseStatement
+) -> Proposal | None:
+    """The config proposal when the list of ``tolist`` is used as split sizes, else None."""
+    where = _split_arg(ctx, tolist)
+    if where is None:
+        a = (
+            seed.body[0]
+            if isinstance(seed, cst.SimpleStatementLine) and len(seed.body) == 1
+            else None
+        )
+        if not (
+            isinstance(a, cst.Assign)
+            and a.value is tolist
+            and len(a.targets) == 1
+            and isinstance(a.targets[0].target, cst.Name)
+        ):
+            return None
+        fn = ctx.function(seed)
+        name = a.targets[0].target.value
+        if fn is None or len(bound_names(fn).get(name, [])) != 1:
+            return None
+        uses = [_split_arg(ctx, r) for r in name_nodes(fn.body, name, reads_only=True)]
+        where = next((u for u in uses if u is not None), None)
+        if where is None:
+            return None
+    body = list(ctx.module.body)
+    last = None
+    for st in body:
+        if isinstance(st, cst.SimpleStatementLine) and all(
+            isinstance(s, (cst.Import, cst.ImportFrom)) for s in st.body
+        ):
+            last = st
+        elif last is not None:
+            break
+    if last is None:
+        return None
+    line = cst.parse_statement(
+        "torch._dynamo.config.capture_scalar_outputs = True  # `.tolist()` sizes stay symbolic\n"
+    )
+    return Proposal(
+        title=(
+            "set `torch._dynamo.config.capture_scalar_outputs = True` where you compile the "
+            "model: `.tolist()` then gives symbolic sizes to `split` instead of breaking the graph"
+        ),
+        changes=[(last, cst.FlattenSentinel([last, line]))],
+        reason=(
+            f"the list is the sizes of `{ctx.code(where).strip()[:60]}`, which takes Python sizes "
+            "only (`torch.split` refuses a tensor of sizes), so it cannot stay a tensor; the "
+            "setting is process-wide (every compiled function traces `.item()`/`.tolist()` "
+            "symbolically), so it is proposed, not applied: set it where you call "
+            "`torch.compile` (add `capture_dynamic_output_shape_ops = True` when the counts come "
+            "from a boolean mask, `x[mask]`)"
+        ),
+        imports=("torch",),
+    )
