@@ -213,6 +213,92 @@ SIZE = HEAD + textwrap.dedent(
     """
 )
 
+# a tuple assignment of selections, re-binding the names (torchmetrics-style), a comparison
+# with the selection on the right, a count
+TUPLE = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(8, 5)
+
+        def forward(self, x, gt):
+            conf, preds = self.lin(x).softmax(-1).max(-1)
+            target = (gt * 6).long()
+            valid = target < 5
+            preds, target = preds[valid], target[valid]
+            conf = conf[valid]
+            correct = (preds == target).float()
+            return correct.sum() / correct.numel(), conf.mean()
+    """
+)
+TUPLE_FIXED = """\
+        preds, target = preds, target
+        conf = conf
+        correct = (preds == target).float()
+        return torch.where(valid, correct, 0).sum() / valid.sum(), torch.where(valid, conf, 0).sum() / valid.sum()
+"""
+
+TUPLE_LOG = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(8, 8)
+
+        def forward(self, x, gt):
+            pred = F.softplus(self.lin(x)) + 1e-3
+            valid = gt > 0.2
+            pred, gt = pred[valid], gt[valid]
+            d = torch.log(pred) - torch.log(gt)
+            return torch.sqrt((d**2).mean()), torch.mean(torch.abs(gt - pred) / gt)
+    """
+)
+
+# the classes found before the per-class Dice is computed (the presence mask must follow it)
+DICE_FIRST = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(8, 5)
+
+        def forward(self, x, gt):
+            target = (gt * 3).long()
+            present = torch.unique(target)
+            probs = self.lin(x).softmax(-1)
+            onehot = F.one_hot(target, 5).float()
+            inter = (probs * onehot).sum((0, 1))
+            dice = (2 * inter + 1) / (probs.sum((0, 1)) + onehot.sum((0, 1)) + 1)
+            return 1.0 - dice[present].mean()
+    """
+)
+
+# per-class Dice in a loop over the classes, `len(present)` as the count
+DICE_LOOP = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(8, 4)
+
+        def forward(self, x, gt):
+            probs = torch.sigmoid(self.lin(x))
+            target = (gt * 3).long()
+            present = target.unique()
+            scores = []
+            for c in range(4):
+                p = probs[..., c]
+                t = (target == c).float()
+                scores.append((2 * (p * t).sum() + 1) / (p.sum() + t.sum() + 1))
+            dice = torch.stack(scores)
+
+            # the mean over the present classes
+            loss = 1.0 - dice[present].sum() / len(present)
+            return loss
+    """
+)
+
 
 def _fix(tmp_path: Path, code: str, select: tuple[str, ...] = ("CL110", "CL111")) -> str:
     path = tmp_path / f"m_{uuid.uuid4().hex[:8]}.py"
@@ -317,8 +403,72 @@ def test_a_selection_used_by_a_module_is_not_rewritten(tmp_path: Path) -> None:
     assert "pred[valid]" in _fix(tmp_path, code)
 
 
+def test_tuple_assignment_of_selections_followed(tmp_path: Path) -> None:
+    assert TUPLE_FIXED in _fix(tmp_path, TUPLE)
+    out = _fix(tmp_path, TUPLE_LOG)
+    assert "pred, gt = torch.where(valid, pred, 1), torch.where(valid, gt, 1)" in out
+    assert "torch.sqrt(torch.where(valid, d**2, 0).sum() / valid.sum())" in out
+
+
+def test_tuple_assignment_flowing_on_is_proposed(tmp_path: Path) -> None:
+    code = TUPLE.replace(
+        "return correct.sum() / correct.numel(), conf.mean()", "return preds, target"
+    )
+    assert code != TUPLE
+    assert "preds[valid], target[valid]" in _fix(tmp_path, code)
+    reasons = " ".join(_reasons(tmp_path, code, ("CL111",)))
+    assert "`target` is used in `return preds, target`" in reasons
+    assert "capture_dynamic_output_shape_ops" in reasons
+
+
+def test_presence_mask_follows_the_scores_it_sizes(tmp_path: Path) -> None:
+    out = _fix(tmp_path, DICE_FIRST)
+    assert "present = torch.unique" not in out
+    want = (
+        "        dice = (2 * inter + 1) / (probs.sum((0, 1)) + onehot.sum((0, 1)) + 1)\n"
+        "        present_present = torch.isin(torch.arange(dice.shape[0], device=target.device), "
+        "target)\n"
+        "        return 1.0 - (torch.where(present_present, dice, 0).sum() / present_present.sum())\n"
+    )
+    assert want in out
+    out = _fix(tmp_path, DICE_LOOP)
+    want = (
+        "        dice = torch.stack(scores)\n\n"
+        "        # the mean over the present classes\n"
+        "        present_present = torch.isin(torch.arange(dice.shape[0], device=target.device), "
+        "target)\n"
+        "        loss = 1.0 - (torch.where(present_present, dice, 0).sum()) / present_present.sum()\n"
+    )
+    assert want in out
+
+
+def test_presence_mask_not_moved_past_a_new_target(tmp_path: Path) -> None:
+    code = DICE_FIRST.replace(
+        "        probs = self.lin(x)",
+        "        target = target[:, ::2]\n        probs = self.lin(x[:, ::2])",
+    )
+    assert code != DICE_FIRST
+    assert _fix(tmp_path, code) == code
+    reasons = " ".join(_reasons(tmp_path, code, ("CL110",)))
+    assert "`target` is bound again in between" in reasons
+
+
+def test_presence_mask_not_moved_past_scores_bound_again(tmp_path: Path) -> None:
+    code = DICE_FIRST.replace(
+        "        return 1.0 - dice[present].mean()",
+        "        out = dice[present].mean()\n        dice = dice * 2\n        return out + dice.sum()",
+    )
+    assert code != DICE_FIRST
+    assert _fix(tmp_path, code) == code
+    assert "bound again where `present` is used" in " ".join(_reasons(tmp_path, code, ("CL110",)))
+
+
 # ---------------------------------------------------------------------------- with torch
 CASES = {
+    "tuple": TUPLE,
+    "tuple_log": TUPLE_LOG,
+    "dice_first": DICE_FIRST,
+    "dice_loop": DICE_LOOP,
     "depth": DEPTH,
     "silog": SILOG,
     "mnn": MNN,
@@ -365,7 +515,7 @@ def test_fixed_model_compiles_whole_and_computes_the_same(tmp_path: Path, case: 
     for seed in range(3):
         torch.manual_seed(100 + seed)
         inputs = (torch.randn(4, 6, 8), torch.rand(4, 6))
-        if case in ("depth", "losses"):
+        if case in ("depth", "losses", "tuple_log"):
             inputs = (torch.randn(4, 8), torch.rand(4, 8))
         if case == "silog":
             inputs = (torch.randn(4, 8), torch.rand(4, 8) * 3)

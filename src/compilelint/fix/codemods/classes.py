@@ -347,15 +347,50 @@ def unique_index(ctx: FixContext, call: cst.Call) -> Rewrite | NoFix | None:
             reds.append(red)
     t = ctx.torch()
     present = ctx.fresh_name(f"{name}_present")
-    first = sels[0].value
+
+    def rebound(n: str, after: int, before: float = float("inf")) -> bool:
+        return any(after < ctx.span(b)[0] < before for b in bound.get(n, []))
+
+    # the mask reads the size of a scored tensor: at the `unique` line when one is bound
+    # there already (as it is at its selection), else just before the first use
+    fixed = [s for s in sels if not rebound(s.value.value, line - 1)]  # type: ignore[attr-defined]
+    first = (fixed or sels)[0].value
     mask = template(
         f"{t}.isin({t}.arange(__x__.shape[0], device=__t__.device), __t__)",
         x=first,
         t=target.with_changes(lpar=[], rpar=[]),
     )
-    changes: list[tuple[cst.CSTNode, cst.CSTNode]] = [
-        (assign, cst.Assign([cst.AssignTarget(cst.Name(present))], mask))
-    ]
+    new_assign = cst.Assign([cst.AssignTarget(cst.Name(present))], mask)
+    changes: list[tuple[cst.CSTNode, cst.CSTNode | cst.FlattenSentinel | cst.RemovalSentinel]]
+    before: cst.BaseStatement | None = None
+    if fixed:
+        changes = [(assign, new_assign)]
+    else:
+        got = _first_use_statement(ctx, assign, [*sels, *counts])
+        if isinstance(got, str):
+            return NoFix(got)
+        before = got
+        at = ctx.span(before)[0]
+        scored = first.value  # type: ignore[attr-defined]
+        if rebound(scored, at - 1):
+            return NoFix(
+                f"`{scored}` is bound again where `{name}` is used: no line reads its size "
+                f"before every use of `{name}`"
+            )
+        moved = sorted({n.value for n in all_nodes(target) if isinstance(n, cst.Name)})
+        if any(rebound(n, line, at) for n in moved):
+            return NoFix(
+                f"the presence mask must follow `{scored}` (bound after `{name}`), and "
+                f"`{ctx.code(target).strip()}` is bound again in between: it would read "
+                "other classes"
+            )
+        stmt = ctx.statement(assign)
+        assert isinstance(stmt, cst.SimpleStatementLine)
+        changes = [
+            (stmt, cst.RemovalSentinel.REMOVE)
+            if len(stmt.body) == 1
+            else (assign, cst.RemovalSentinel.REMOVE)
+        ]
     inside = {id(n) for red, _ in direct.values() for n in all_nodes(red)}
     for sub in sels:
         if id(sub) not in inside:
@@ -373,12 +408,41 @@ def unique_index(ctx: FixContext, call: cst.Call) -> Rewrite | NoFix | None:
         kept = template(f"{t}.where({present}, __s__, 0).sum()", s=recv)
         new = kept if how == "sum" else template(f"__k__ / {present}.sum()", k=kept)
         changes.append((red, _paren_for(ctx, red, new)))
+    if before is not None:
+        # the mask's line goes just before the first use, with that statement's own changes
+        inner = {id(n): r for n, r in changes if any(a is before for a in ctx.ancestors(n))}
+        changes = [(n, r) for n, r in changes if id(n) not in inner]
+        line_of = cst.SimpleStatementLine([new_assign], leading_lines=before.leading_lines)
+        kept = before.visit(_Replace(inner)).with_changes(leading_lines=[])  # type: ignore[union-attr]
+        changes.append((before, cst.FlattenSentinel([line_of, kept])))
     return Rewrite(
         title="score every class and reduce over a presence mask (`torch.isin`) instead of "
         "indexing by `unique`'s classes",
         changes=changes,
         imports=("torch",),
     )
+
+
+class _Replace(cst.CSTTransformer):
+    def __init__(self, changes: dict[int, object]) -> None:
+        self.changes = changes
+
+    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):  # type: ignore[no-untyped-def]
+        return self.changes.get(id(original), updated)
+
+
+def _first_use_statement(
+    ctx: FixContext, assign: cst.Assign, uses: list[cst.CSTNode]
+) -> cst.BaseStatement | str:
+    """The statement of ``assign``'s block that holds the first of ``uses`` (where a line
+    computed after the statements before it can go), or why there is none."""
+    stmt = ctx.statement(assign)
+    block = ctx.parent(stmt) if stmt is not None else None
+    first = min(uses, key=lambda n: ctx.span(n)[:2])
+    for a in [first, *ctx.ancestors(first)]:
+        if ctx.parent(a) is block and isinstance(a, cst.BaseStatement):
+            return a
+    return "the classes are used outside the block that computes them"
 
 
 def _index_sub(ctx: FixContext, use: cst.Name) -> cst.Subscript | None:

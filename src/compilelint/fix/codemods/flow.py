@@ -282,6 +282,8 @@ class _Walker:
             return self.push(p, rows)
         if isinstance(p, cst.UnaryOperation) and isinstance(p.operator, (cst.Minus, cst.BitInvert)):
             return self.push(p, rows)
+        if isinstance(p, cst.ComparisonTarget):
+            p = ctx.parent(p)  # `a == e`: e is the comparator
         if isinstance(p, cst.Comparison) and len(p.comparisons) == 1:
             other = p.comparisons[0].comparator if p.left is e else p.left
             self.operand(other, p)
@@ -296,7 +298,13 @@ class _Walker:
             if isinstance(call, cst.Call):
                 return self.function(e, call, rows)
         if isinstance(p, cst.Assign) and p.value is e:
-            return self.bind(p, rows)
+            if len(p.targets) != 1 or not isinstance(p.targets[0].target, cst.Name):
+                raise _Stop("a flow value is assigned to something other than one name")
+            return self.bind(p, p.targets[0].target, rows)
+        if isinstance(p, cst.Element):
+            got = _tuple_target(ctx, e, p)
+            if got is not None:
+                return self.bind(got[0], got[1], rows)
         raise self.stop(e)
 
     def operand(self, other: cst.BaseExpression, at: cst.CSTNode) -> None:
@@ -409,17 +417,17 @@ class _Walker:
         # a 0-d reduction may be an operand of later flow steps; its own parent is free
         return None
 
-    def bind(self, assign: cst.Assign, rows: bool) -> None:
+    def bind(self, assign: cst.Assign, target: cst.Name, rows: bool) -> None:
+        """``target`` (one name of ``assign``'s targets; an element of a tuple target too)
+        is bound to a flow value: its later reads are flow members."""
         ctx, fn = self.ctx, self.fn
-        if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
-            raise _Stop("a flow value is assigned to something other than one name")
-        name = assign.targets[0].target.value
+        name = target.value
         line = ctx.span(assign)[0]
         stmt = ctx.statement(assign)
         if stmt is None or ctx.parent(stmt) is not self.block:
             raise _Stop(f"`{name}` is bound inside a branch or a loop")
         if self.loop is not None and any(
-            r is not assign.targets[0].target
+            r is not target
             and ctx.span(r)[0] <= line
             and any(a is self.loop for a in ctx.ancestors(r))
             for r in name_nodes(self.loop, name)
@@ -434,7 +442,7 @@ class _Walker:
         if rows:
             self.flow.rows_names.add(name)
         for r in name_nodes(fn.body, name):
-            if r is assign.targets[0].target or ctx.span(r)[0] <= line:
+            if r is target or ctx.span(r)[0] <= line:
                 continue
             if ctx.function(r) is not fn:
                 raise _Stop(f"`{name}` is read in a nested function")
@@ -451,6 +459,32 @@ class _Walker:
             f"`{what[:40]}` is used in `{use}`, not only in elementwise steps ending in "
             "reductions (sum, mean) or counts"
         )
+
+
+def _tuple_target(
+    ctx: FixContext, e: cst.BaseExpression, el: cst.Element
+) -> tuple[cst.Assign, cst.Name] | None:
+    """``(assign, name)`` when ``e`` is an element of a tuple assigned to a tuple of names of
+    the same length (``preds, target = preds[valid], target[valid]``): ``e`` is bound to the
+    name at its position, as a single assignment would bind it. None otherwise."""
+    seq = ctx.parent(el)
+    assign = ctx.parent(seq) if isinstance(seq, (cst.Tuple, cst.List)) else None
+    if not isinstance(assign, cst.Assign) or assign.value is not seq or len(assign.targets) != 1:
+        return None
+    tgt = assign.targets[0].target
+    if not isinstance(tgt, (cst.Tuple, cst.List)):
+        return None
+    values, names = seq.elements, tgt.elements  # type: ignore[union-attr]
+    if len(values) != len(names) or not all(
+        type(v) is cst.Element and type(n) is cst.Element and isinstance(n.value, cst.Name)
+        for v, n in zip(values, names, strict=True)
+    ):
+        return None
+    spelled = [n.value.value for n in names]  # type: ignore[union-attr]
+    if len(set(spelled)) != len(spelled):
+        return None
+    i = next(i for i, v in enumerate(values) if v is el)
+    return assign, names[i].value  # type: ignore[return-value]
 
 
 def _is_torch(ctx: FixContext, call: cst.Call) -> bool:
