@@ -635,6 +635,7 @@ def masked_flow(
     for n in tops:
         new = n.visit(_Apply(builders))
         changes.append((n, new))  # type: ignore[arg-type]
+    changes = _drop_self_binds(ctx, changes)  # type: ignore[assignment]
     names = ", ".join(f"`{n}`" for n in flow.names) or "the selections"
     return Rewrite(
         title=f"keep the selections with `{ctx.code(m).strip()}` full-size ({names}); every "
@@ -642,6 +643,53 @@ def masked_flow(
         changes=changes,  # type: ignore[arg-type]
         imports=("torch",),
     )
+
+
+def _drop_self_binds(
+    ctx: FixContext, changes: list[tuple[cst.CSTNode, cst.CSTNode]]
+) -> list[tuple[cst.CSTNode, cst.CSTNode | cst.RemovalSentinel]]:
+    """A line that re-bound names to their own selections (``pred = pred[valid]``, ``preds,
+    target = preds[valid], target[valid]``) would become ``pred = pred``: it goes."""
+    by_stmt: dict[int, list[int]] = {}
+    for i, (n, _) in enumerate(changes):
+        stmt = ctx.statement(n)
+        if stmt is not None:
+            by_stmt.setdefault(id(stmt), []).append(i)
+    drop: dict[int, cst.CSTNode] = {}
+    for ids in by_stmt.values():
+        stmt = ctx.statement(changes[ids[0]][0])
+        block = ctx.parent(stmt) if stmt is not None else None
+        if (
+            not isinstance(stmt, cst.SimpleStatementLine)
+            or len(stmt.body) != 1
+            or not isinstance(stmt.body[0], cst.Assign)
+            or len(stmt.body[0].targets) != 1
+            or not isinstance(block, cst.IndentedBlock)
+            or len(block.body) < 2
+        ):
+            continue
+        assign = stmt.body[0]
+        new = assign.visit(_Apply({id(changes[i][0]): (lambda _, i=i: changes[i][1]) for i in ids}))
+        if _same_names(assign.targets[0].target, new.value):  # type: ignore[attr-defined]
+            for i in ids:
+                drop[i] = stmt
+    out: list[tuple[cst.CSTNode, cst.CSTNode | cst.RemovalSentinel]] = [
+        c for i, c in enumerate(changes) if i not in drop
+    ]
+    for stmt in {id(s): s for s in drop.values()}.values():
+        out.append((stmt, cst.RemovalSentinel.REMOVE))
+    return out
+
+
+def _same_names(target: cst.BaseExpression, value: cst.BaseExpression) -> bool:
+    if isinstance(target, cst.Name) and isinstance(value, cst.Name):
+        return target.value == value.value and not value.lpar
+    if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)):
+        return len(target.elements) == len(value.elements) and all(
+            _same_names(a.value, b.value)
+            for a, b in zip(target.elements, value.elements, strict=True)
+        )
+    return False
 
 
 def innermost_loop(
