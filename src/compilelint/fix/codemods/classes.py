@@ -277,7 +277,11 @@ def unique_index(ctx: FixContext, call: cst.Call) -> Rewrite | NoFix | None:
         return torch.where(present, iou, 0).sum() / present.sum()
 
     ``unique`` is sorted, so ``x[classes]`` holds the entries of the present classes in the
-    order the mask keeps them. None when ``call`` is not bound to a name."""
+    order the mask keeps them. The mask reads the size of a scored tensor: it replaces the
+    ``unique`` line when one is bound there already (and not again), else it goes just before
+    the statement of the first use (the ``unique`` line goes), unless the scores are bound
+    again from there or the target between the two lines (no fix: never a name read before
+    it is bound). None when ``call`` is not bound to a name."""
     assign = ctx.parent(call)
     if (
         not isinstance(assign, cst.Assign)

@@ -12,7 +12,9 @@ BTS/AdaBins, a matching loss over mutual nearest neighbours)::
 
 The **flow** of a mask is every selection with it (``x[m]``; ``a[i[m]]``, the rows of ``a``
 gathered by the selected indices, is ``a[i][m]``), every name bound to an expression of the
-flow, and every expression over them made of elementwise steps (arithmetic, comparisons,
+flow (an element of a tuple assigned to a tuple of names, ``preds, target = preds[valid],
+target[valid]``, binds the name at its position), and every expression over them made of
+elementwise steps (arithmetic, comparisons,
 ``abs``/``log``/``sqrt``/``pow``/``clamp``/``float``, ``torch.max(a, b)``, ...), numbers and
 0-d reductions of the flow; a row-wise reduction over the last dimension (``.sum(-1)``,
 ``.norm(dim=-1)``) of gathered rows gives one value per selected row. When every such
