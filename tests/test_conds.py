@@ -481,3 +481,53 @@ class M(torch.nn.Module):
     assert not _lines(tmp_path, src.format(extra=""))
     assert _lines(tmp_path, src.format(extra=", power=-1")) == {6}
     assert _lines(tmp_path, src.format(extra=", power=2")) == {8}
+
+
+def test_library_mode_a_registry_key_defaulted_to_none_takes_what_none_becomes(
+    tmp_path: Path,
+) -> None:
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .ops import solve, solve_by_name\n")
+    (pkg / "_misc.py").write_text(
+        "def check(t, method):\n"
+        "    if method is None:\n"
+        '        method = "slow"\n'
+        "    return t, method\n"
+    )
+    (pkg / "ops.py").write_text(
+        """\
+import torch
+
+from ._misc import check
+
+
+class Fast:
+    def __init__(self, t):
+        self.t = t.tolist()
+
+
+class Slow:
+    def __init__(self, t):
+        self.t = t.item()
+
+
+SOLVERS = {"fast": Fast, "slow": Slow}
+
+
+def solve(t, method=None):
+    t, method = check(t, method)
+    return SOLVERS[method](t)
+
+
+def solve_by_name(t, method="slow"):
+    return SOLVERS[method](t)
+"""
+    )
+    (tmp_path / "pyproject.toml").write_text('[tool.compilelint]\nentries = ["*"]\n')
+    code, out, err = invoke(["check", "mylib", "--format", "json", "--no-cache"], cwd=tmp_path)
+    assert code in (0, 1), err
+    got = [(Path(f["path"]).name, f["line"]) for f in json.loads(out)["findings"]]
+    # entries run under their defaults: `solve` picks "slow" (None re-bound by the helper it
+    # goes through), `solve_by_name` its literal default "slow": Fast's `.tolist()` never runs
+    assert got == [("ops.py", 13)]
