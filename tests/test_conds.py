@@ -531,3 +531,50 @@ def solve_by_name(t, method="slow"):
     # entries run under their defaults: `solve` picks "slow" (None re-bound by the helper it
     # goes through), `solve_by_name` its literal default "slow": Fast's `.tolist()` never runs
     assert got == [("ops.py", 13)]
+
+
+ATTR_LIB = """\
+import torch
+
+
+def _compute(a, adjusted=0):
+    if adjusted != 0:
+        return a.item()
+    return a
+
+
+class Base(torch.nn.Module):
+    def forward(self, a):
+        return _compute(a, self.adjusted)
+
+
+class Score(Base):
+    def __init__(self, adjusted: int = 0) -> None:
+        super().__init__()
+        if adjusted < 0:
+            raise ValueError(adjusted)
+        self.adjusted = adjusted
+{more}"""
+
+
+def test_library_mode_an_attribute_set_once_from_a_constructor_default_decides(
+    tmp_path: Path,
+) -> None:
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .ops import Score\n")
+    (tmp_path / "pyproject.toml").write_text('[tool.compilelint]\nentries = ["*"]\n')
+
+    def lines(more: str) -> set[int]:
+        (pkg / "ops.py").write_text(ATTR_LIB.format(more=more))
+        code, out, err = invoke(["check", "mylib", "--format", "json", "--no-cache"], cwd=tmp_path)
+        assert code in (0, 1), err
+        return {f["line"] for f in json.loads(out)["findings"]}
+
+    # the entry class is built under its defaults: `self.adjusted` is 0, `adjusted != 0` is not
+    assert lines("") == set()
+    # assigned again elsewhere, or by a subclass: not decided
+    again = "\n    def reset(self, n: int) -> None:\n        self.adjusted = n\n"
+    assert lines(again) == {6}
+    sub = "\n\nclass Sub(Score):\n    def __init__(self) -> None:\n        super().__init__(3)\n"
+    assert lines(sub) == {6}

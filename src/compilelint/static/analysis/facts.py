@@ -126,6 +126,10 @@ class ClassFacts:
     # held by a container module (nn.ModuleList([Block() for _ in range(n)]))
     attr_classes: dict[str, list[str]]
     line: int = 0
+    # self.<attr> -> one entry per assignment in the class's methods: ``["P", param]`` when it
+    # assigns a parameter of ``__init__`` not yet re-bound, ``["L", value]`` a literal, else
+    # ``[]`` (so that a value assigned once can be told from one assigned again)
+    attr_stores: dict[str, list[list[object]]] = field(default_factory=dict)
 
 
 @dataclass

@@ -56,6 +56,7 @@ class Project(Summaries):
         self._dead_calls: set[int] = set()  # ids of call sites a refuted condition guards
         self._opaque: set[FKey] = set()  # reached other than by a call site: arguments unknown
         self._param_values: dict[tuple[FKey, str], list[object] | None] = {}
+        self._subclasses: dict[tuple[str, str], list[tuple[str, str]]] | None = None
         self._init_summaries()
         self.unresolved_modules: set[str] = set()
         self._callee_breaks: CalleeBreaks | None = None  # calls that break their caller
@@ -348,13 +349,71 @@ class Project(Summaries):
 
     def _forwarded(self, cpath: str, src: str) -> list[object] | None:
         """The values a caller's parameter ``src`` (``P|<func>|<param>``, no access path) may
-        hold, or None (not such a parameter, or unknown)."""
+        hold, or ``self.<attr>`` (``A|<class>|<attr>``, see :meth:`attr_values`); None when
+        unknown."""
+        if src.startswith("A|") and "@" not in src:
+            return self.attr_values(cpath, src)
         if not src.startswith("P|") or "@" in src:
             return None
         qual, _, name = src[2:].rpartition("|")
         if (cpath, qual) not in self.traced:
             return None
         return self.param_values((cpath, qual), name)
+
+    def attr_values(self, cpath: str, src: str) -> list[object] | None:
+        """The values ``self.<attr>`` (``A|<class>|<attr>`` of a class in ``cpath``) may hold
+        when the attribute has one assignment in the class, its bases and its subclasses: a
+        literal, or a parameter of that class's ``__init__`` (what its traced callers pass, or
+        its literal default where the class and its subclasses are library-mode entry classes
+        the user builds under their defaults). None: unknown (assigned more than once, from
+        anything else, or ``__init__``'s callers are not known)."""
+        cq, _, attr = src[2:].rpartition("|")
+        if cq not in self.files[cpath].classes:
+            return None
+        assigned = [
+            (cp, cqq, store)
+            for cp, cqq in self._related_classes(cpath, cq)
+            for store in self.files[cp].classes[cqq].attr_stores.get(attr, ())
+        ]
+        if len(assigned) != 1 or not assigned[0][2]:
+            return None
+        cp, cqq, (kind, what) = assigned[0]
+        if kind == "L":
+            return [what]
+        init = (cp, f"{cqq}.__init__")
+        pname = str(what)
+        if init in self.traced:
+            return self.param_values(init, pname)
+        entries = getattr(self, "entry_classes", set())
+        if not self.default_roots or not entries:
+            return None
+        # the class and each of its subclasses is an entry class whose instances run this
+        # __init__ (the nearest in its MRO): the user builds them under their defaults
+        if self._subclasses is None:
+            self._related_classes(cp, cqq)
+        users = [(cp, cqq), *(self._subclasses or {}).get((cp, cqq), ())]
+        if any(u not in entries or self._nearest_init(*u) != init for u in users):
+            return None
+        prm = next((p for p in self.fn(init).params if p.name == pname), None)
+        return [prm.literal[0]] if prm is not None and prm.literal else None
+
+    def _nearest_init(self, path: str, cls_qual: str) -> FKey | None:
+        for p, q in self.mro(path, cls_qual):
+            if f"{q}.__init__" in self.files[p].functions:
+                return (p, f"{q}.__init__")
+        return None
+
+    def _related_classes(self, path: str, cls_qual: str) -> list[tuple[str, str]]:
+        """A class's MRO and every project class that has it in its MRO."""
+        if self._subclasses is None:
+            subs: dict[tuple[str, str], list[tuple[str, str]]] = {}
+            for p, f in self.files.items():
+                for q in f.classes:
+                    for anc in self.mro(p, q)[1:]:
+                        subs.setdefault(anc, []).append((p, q))
+            self._subclasses = subs
+        out = self.mro(path, cls_qual)
+        return out + [c for c in self._subclasses.get((path, cls_qual), ()) if c not in out]
 
     def refuted(self, key: FKey, conds: list[str]) -> bool:
         """Whether some condition (``analysis.conds``) holds for none of the values the

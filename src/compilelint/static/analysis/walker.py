@@ -535,7 +535,11 @@ class FileWalker(Evaluator):
         return False
 
     # ------------------------------------------------------------------ assignment
-    def bind(self, target: cst.BaseExpression, value: Value) -> None:
+    def bind(
+        self, target: cst.BaseExpression, value: Value, src: cst.BaseExpression | None = None
+    ) -> None:
+        """Bind ``target`` to ``value``; ``src``: the assigned expression when ``target`` is
+        the whole target of an assignment (``self.<attr> = src``, see ``attr_stores``)."""
         """Bind an assignment target to a value (tuple targets unpack it per position)."""
         if isinstance(target, cst.Name):
             self.scope.env[target.value] = value
@@ -562,10 +566,25 @@ class FileWalker(Evaluator):
                 and self.cls is not None
             ):
                 attr = target.attr.value
+                self.cls.attr_stores.setdefault(attr, []).append(self._attr_store(src))
                 lst = self.cls.attrs.setdefault(attr, [])
                 if not any(m[0] == "Y" and m[1].startswith("A|") for m in V.members(value)):
                     if value not in lst:
                         lst.append(value)
+
+    def _attr_store(self, src: cst.BaseExpression | None) -> list[object]:
+        if src is None or self.cls is None:
+            return []
+        if (
+            isinstance(src, cst.Name)
+            and self.scope.qual == f"{self.cls.qual}.__init__"
+            and self._is_param(src.value)
+        ):
+            return ["P", src.value]
+        lit = C.literal(src)
+        if lit is C.UNKNOWN or isinstance(lit, list):
+            return []
+        return ["L", lit]
 
     def bind_self_attr_classes(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         """Which classes ``self.<attr> = Cls(...)`` instantiates (for regional compilation), or
@@ -1244,7 +1263,7 @@ class FileWalker(Evaluator):
                     # position holds is unknown (a tensor and two ints in PVT/GLPN)
                     self.bind(tgt.target, V.UNKNOWN)
                     continue
-                self.bind(tgt.target, tv)
+                self.bind(tgt.target, tv, a.value)
                 self.bind_self_attr_classes(tgt.target, a.value)
         elif t is cst.AnnAssign:
             aa: cst.AnnAssign = small  # type: ignore[assignment]
@@ -1253,7 +1272,7 @@ class FileWalker(Evaluator):
                 tv = self.value(aa.value)
                 if _ann_kind(aa.annotation) == "tensor":
                     tv = V.join(tv, V.TENSOR)
-                self.bind(aa.target, tv)
+                self.bind(aa.target, tv, aa.value)
                 self.bind_self_attr_classes(aa.target, aa.value)
         elif t is cst.AugAssign:
             ag: cst.AugAssign = small  # type: ignore[assignment]
