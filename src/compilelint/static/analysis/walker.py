@@ -739,6 +739,17 @@ class FileWalker(Evaluator):
         elif t in _COMPREHENSIONS:
             self._visit_comprehension(node)
             return
+        elif t is cst.BooleanOperation:
+            # `not is_compiling() and bool(cond)`, `x or is_compiling() or y`: torch.compile
+            # never evaluates the right operand (no findings, no calls into it)
+            self.fire(node)
+            self.visit_expr(n.left)
+            false, true = self._compiling_guard(n.left)
+            skip = false if isinstance(n.operator, cst.And) else true
+            self.untraced_depth += skip
+            self.visit_expr(n.right)
+            self.untraced_depth -= skip
+            return
         elif t is cst.IfExp:
             # `a if torch.jit.is_tracing() else b`: the branch torch.compile does not take is
             # not traced (no findings, no calls into it)
@@ -1090,6 +1101,7 @@ class FileWalker(Evaluator):
 
     def visit_block(self, body: Sequence[cst.CSTNode]) -> None:
         saved = len(self.conds)
+        dead = 0
         for stmt in body:
             self.visit_stmt(stmt)
             if (
@@ -1100,6 +1112,11 @@ class FileWalker(Evaluator):
             ):
                 # `if param is None: return ...`: the rest of the block runs when it is not
                 self.conds.extend(self._conds_of(stmt.test)[1])
+                if not dead and self._compiling_guard(stmt.test)[1]:
+                    # `if ... or is_compiling(): return`: torch.compile never runs the rest
+                    dead = 1
+                    self.untraced_depth += 1
+        self.untraced_depth -= dead
         del self.conds[saved:]
 
     def _annotation_class(self, ann: cst.Annotation | None) -> str | None:
@@ -1477,12 +1494,15 @@ class FileWalker(Evaluator):
             negated = not negated
             test = test.expression
         if isinstance(test, cst.BooleanOperation):
-            # `if not is_compiling() and x:` -> body not traced
-            left_skip, _ = self._compiling_guard(test.left)
-            right_skip, _ = self._compiling_guard(test.right)
-            if isinstance(test.operator, cst.And) and not negated and (left_skip or right_skip):
-                return True, False
-            return False, False
+            # `if not is_compiling() and x:` -> body not traced (the test is false when
+            # compiling); `if x or is_compiling():` -> else not traced (it is true)
+            lf, lt = self._compiling_guard(test.left)
+            rf, rt = self._compiling_guard(test.right)
+            if isinstance(test.operator, cst.And):
+                false, true = lf or rf, lt and rt
+            else:
+                false, true = lf and rf, lt or rt
+            return (true, false) if negated else (false, true)
         if isinstance(test, cst.Call):
             q = self.qualify(test.func) or ""
             last = q.rsplit(".", 1)[-1]
