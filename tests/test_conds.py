@@ -578,3 +578,42 @@ def test_library_mode_an_attribute_set_once_from_a_constructor_default_decides(
     assert lines(again) == {6}
     sub = "\n\nclass Sub(Score):\n    def __init__(self) -> None:\n        super().__init__(3)\n"
     assert lines(sub) == {6}
+
+
+def test_library_mode_a_test_on_an_attribute_set_once_is_decided(tmp_path: Path) -> None:
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .ops import Quantizer\n")
+    (tmp_path / "pyproject.toml").write_text('[tool.compilelint]\nentries = ["*"]\n')
+    src = """\
+import torch
+
+
+class Quantizer(torch.nn.Module):
+    def __init__(self, threshold: int = 0, dropout=False) -> None:
+        super().__init__()
+        self.threshold = threshold
+        self.dropout = dropout
+        self.checkpointing = False
+
+    def forward(self, x):
+        if self.threshold != 0:
+            x = x[x.nonzero()]
+        if self.checkpointing:
+            x = x.tolist()
+        if not self.dropout:
+            return x
+        return x.item()
+{more}"""
+
+    def lines(more: str) -> set[int]:
+        (pkg / "ops.py").write_text(src.format(more=more))
+        code, out, err = invoke(["check", "mylib", "--format", "json", "--no-cache"], cwd=tmp_path)
+        assert code in (0, 1), err
+        return {f["line"] for f in json.loads(out)["findings"]}
+
+    # built under its defaults: `threshold` is 0 and `dropout` False, so neither runs; a flag
+    # set to a literal is state others may toggle (`model.checkpointing = True`): kept
+    assert lines("") == {15}
+    # an attribute assigned again is not decided
+    assert lines("\n    def train_more(self):\n        self.dropout = True\n") == {15, 18}

@@ -34,6 +34,10 @@ _MAX_STAR_IMPORTS = 8  # star imports of a package __init__ searched for a name
 __all__ = ["Project", "root_param_is_tensor"]
 
 
+# bases outside the project that assign no attribute of their subclasses' instances by name
+_PLAIN_BASES = frozenset({"object", "abc.ABC", "torch.nn.Module", "torch.nn.modules.module.Module"})
+
+
 class Project(Summaries):
     def __init__(self, files: Iterable[FileFacts]) -> None:
         self.files: dict[str, FileFacts] = {f.path: f for f in files}
@@ -362,14 +366,16 @@ class Project(Summaries):
 
     def attr_values(self, cpath: str, src: str) -> list[object] | None:
         """The values ``self.<attr>`` (``A|<class>|<attr>`` of a class in ``cpath``) may hold
-        when the attribute has one assignment in the class, its bases and its subclasses: a
-        literal, or a parameter of that class's ``__init__`` (what its traced callers pass, or
+        when the attribute has one assignment in the class, its bases and its subclasses, from
+        a parameter of that class's ``__init__`` (what its traced callers pass, or
         its literal default where the class and its subclasses are library-mode entry classes
         the user builds under their defaults). None: unknown (assigned more than once, from
         anything else, or ``__init__``'s callers are not known)."""
         cq, _, attr = src[2:].rpartition("|")
-        if cq not in self.files[cpath].classes:
-            return None
+        if cq not in self.files[cpath].classes or attr == "training":
+            return None  # `training`: nn.Module's own, set by `.train()` / `.eval()`
+        if any(b not in _PLAIN_BASES for b in self.external_bases(cpath, cq)):
+            return None  # a base the project does not see may assign it too
         assigned = [
             (cp, cqq, store)
             for cp, cqq in self._related_classes(cpath, cq)
@@ -378,8 +384,11 @@ class Project(Summaries):
         if len(assigned) != 1 or not assigned[0][2]:
             return None
         cp, cqq, (kind, what) = assigned[0]
-        if kind == "L":
-            return [what]
+        if kind != "P":
+            # a flag set to a literal is state that code outside the class toggles
+            # (transformers' `gradient_checkpointing = False`, which
+            # `gradient_checkpointing_enable()` sets on every submodule): not decided
+            return None
         init = (cp, f"{cqq}.__init__")
         pname = str(what)
         if init in self.traced:
@@ -420,7 +429,13 @@ class Project(Summaries):
         function's parameter may take here: the guarded code never runs in this project."""
         for cond in conds:
             pname, op, lit = C.decode(cond)
-            vals = self.param_values(key, pname)
+            if pname.startswith("self."):
+                cls = self.fn(key).cls
+                if cls is None or key not in self.traced:
+                    continue
+                vals = self.attr_values(key[0], f"A|{cls}|{pname[5:]}")
+            else:
+                vals = self.param_values(key, pname)
             if vals and not any(C.holds(v, op, lit) for v in vals):
                 return True
         return False
