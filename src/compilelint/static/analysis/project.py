@@ -61,6 +61,7 @@ class Project(Summaries):
         self._opaque: set[FKey] = set()  # reached other than by a call site: arguments unknown
         self._param_values: dict[tuple[FKey, str], list[object] | None] = {}
         self._subclasses: dict[tuple[str, str], list[tuple[str, str]]] | None = None
+        self._attr_memo: dict[tuple[str, str], list[object] | None] = {}
         self._init_summaries()
         self.unresolved_modules: set[str] = set()
         self._callee_breaks: CalleeBreaks | None = None  # calls that break their caller
@@ -371,9 +372,22 @@ class Project(Summaries):
         its literal default where the class and its subclasses are library-mode entry classes
         the user builds under their defaults). None: unknown (assigned more than once, from
         anything else, or ``__init__``'s callers are not known)."""
+        got = self._attr_memo.get((cpath, src), ...)
+        if got is ...:
+            got = self._attr_memo[(cpath, src)] = self._attr_values(cpath, src)
+        return got  # type: ignore[return-value]
+
+    def _attr_values(self, cpath: str, src: str) -> list[object] | None:
         cq, _, attr = src[2:].rpartition("|")
         if cq not in self.files[cpath].classes or attr == "training":
             return None  # `training`: nn.Module's own, set by `.train()` / `.eval()`
+        own = [
+            (cp, cqq, store)
+            for cp, cqq in self.mro(cpath, cq)
+            for store in self.files[cp].classes[cqq].attr_stores.get(attr, ())
+        ]
+        if len(own) > 1 or any(not st or st[0] != "P" for _, _, st in own):
+            return None  # (checked first: the subclasses are looked up only when it may be)
         if any(b not in _PLAIN_BASES for b in self.external_bases(cpath, cq)):
             return None  # a base the project does not see may assign it too
         assigned = [
@@ -398,9 +412,8 @@ class Project(Summaries):
             return None
         # the class and each of its subclasses is an entry class whose instances run this
         # __init__ (the nearest in its MRO): the user builds them under their defaults
-        if self._subclasses is None:
-            self._related_classes(cp, cqq)
-        users = [(cp, cqq), *(self._subclasses or {}).get((cp, cqq), ())]
+        related = self._related_classes(cp, cqq)
+        users = [c for c in related if c == (cp, cqq) or (cp, cqq) in self.mro(*c)]
         if any(u not in entries or self._nearest_init(*u) != init for u in users):
             return None
         prm = next((p for p in self.fn(init).params if p.name == pname), None)
@@ -415,14 +428,22 @@ class Project(Summaries):
     def _related_classes(self, path: str, cls_qual: str) -> list[tuple[str, str]]:
         """A class's MRO and every project class that has it in its MRO."""
         if self._subclasses is None:
-            subs: dict[tuple[str, str], list[tuple[str, str]]] = {}
+            direct: dict[tuple[str, str], list[tuple[str, str]]] = {}
             for p, f in self.files.items():
-                for q in f.classes:
-                    for anc in self.mro(p, q)[1:]:
-                        subs.setdefault(anc, []).append((p, q))
-            self._subclasses = subs
+                for q, cf in f.classes.items():
+                    for base in cf.bases:
+                        r = self.resolve(p, base)
+                        if r is not None and r[2] == "class":
+                            direct.setdefault((r[0], r[1]), []).append((p, q))
+            self._subclasses = direct
         out = self.mro(path, cls_qual)
-        return out + [c for c in self._subclasses.get((path, cls_qual), ()) if c not in out]
+        todo = list(self._subclasses.get((path, cls_qual), ()))
+        while todo:
+            c = todo.pop()
+            if c not in out:
+                out.append(c)
+                todo.extend(self._subclasses.get(c, ()))
+        return out
 
     def refuted(self, key: FKey, conds: list[str]) -> bool:
         """Whether some condition (``analysis.conds``) holds for none of the values the
