@@ -58,7 +58,7 @@ def test_tensor_dependent_forms(tmp_path: Path) -> None:
             i = int(x[0, 0])
             return y, b, i
     """
-    got = lint(tmp_path, {"m.py": src}, ("CL101", "CL102"))
+    got = lint(tmp_path, {"m.py": src}, ("CL102", "CL103"))
     assert got == [
         ("m.py", 7, "CL101"),
         ("m.py", 9, "CL101"),
@@ -153,6 +153,33 @@ def test_is_compiling_guard(tmp_path: Path) -> None:
             return x
     """
     assert lint(tmp_path, {"m.py": src}, ("CL103",)) == []
+
+
+def test_code_torch_compile_never_evaluates_is_not_traced(tmp_path: Path) -> None:
+    src = """
+    import torch
+    from torch import nn
+    from torch.compiler import is_compiling
+
+    def fast_path(x, n):
+        if n <= 1 or x.numel() == 0 or is_compiling():
+            return False
+        return x.max().item() > 1
+
+    class M(nn.Module):
+        def forward(self, x):
+            if not is_compiling() and not bool(x.any()):
+                raise ValueError("empty")
+            if x.sum().item() > 0 or is_compiling():
+                x = x + 1
+            if fast_path(x, 3):
+                return x
+            return x
+    """
+    got = lint(tmp_path, {"m.py": src}, ("CL102", "CL103"))
+    # the rest of a block after `if ... or is_compiling(): return` and the right operand of
+    # `not is_compiling() and ...` never run under torch.compile; a left operand still does
+    assert [line for _, line, _ in got] == [15]
 
 
 def test_cross_file_base_class_and_helpers(tmp_path: Path) -> None:

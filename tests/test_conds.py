@@ -481,3 +481,139 @@ class M(torch.nn.Module):
     assert not _lines(tmp_path, src.format(extra=""))
     assert _lines(tmp_path, src.format(extra=", power=-1")) == {6}
     assert _lines(tmp_path, src.format(extra=", power=2")) == {8}
+
+
+def test_library_mode_a_registry_key_defaulted_to_none_takes_what_none_becomes(
+    tmp_path: Path,
+) -> None:
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .ops import solve, solve_by_name\n")
+    (pkg / "_misc.py").write_text(
+        "def check(t, method):\n"
+        "    if method is None:\n"
+        '        method = "slow"\n'
+        "    return t, method\n"
+    )
+    (pkg / "ops.py").write_text(
+        """\
+import torch
+
+from ._misc import check
+
+
+class Fast:
+    def __init__(self, t):
+        self.t = t.tolist()
+
+
+class Slow:
+    def __init__(self, t):
+        self.t = t.item()
+
+
+SOLVERS = {"fast": Fast, "slow": Slow}
+
+
+def solve(t, method=None):
+    t, method = check(t, method)
+    return SOLVERS[method](t)
+
+
+def solve_by_name(t, method="slow"):
+    return SOLVERS[method](t)
+"""
+    )
+    (tmp_path / "pyproject.toml").write_text('[tool.compilelint]\nentries = ["*"]\n')
+    code, out, err = invoke(["check", "mylib", "--format", "json", "--no-cache"], cwd=tmp_path)
+    assert code in (0, 1), err
+    got = [(Path(f["path"]).name, f["line"]) for f in json.loads(out)["findings"]]
+    # entries run under their defaults: `solve` picks "slow" (None re-bound by the helper it
+    # goes through), `solve_by_name` its literal default "slow": Fast's `.tolist()` never runs
+    assert got == [("ops.py", 13)]
+
+
+ATTR_LIB = """\
+import torch
+
+
+def _compute(a, adjusted=0):
+    if adjusted != 0:
+        return a.item()
+    return a
+
+
+class Base(torch.nn.Module):
+    def forward(self, a):
+        return _compute(a, self.adjusted)
+
+
+class Score(Base):
+    def __init__(self, adjusted: int = 0) -> None:
+        super().__init__()
+        if adjusted < 0:
+            raise ValueError(adjusted)
+        self.adjusted = adjusted
+{more}"""
+
+
+def test_library_mode_an_attribute_set_once_from_a_constructor_default_decides(
+    tmp_path: Path,
+) -> None:
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .ops import Score\n")
+    (tmp_path / "pyproject.toml").write_text('[tool.compilelint]\nentries = ["*"]\n')
+
+    def lines(more: str) -> set[int]:
+        (pkg / "ops.py").write_text(ATTR_LIB.format(more=more))
+        code, out, err = invoke(["check", "mylib", "--format", "json", "--no-cache"], cwd=tmp_path)
+        assert code in (0, 1), err
+        return {f["line"] for f in json.loads(out)["findings"]}
+
+    # the entry class is built under its defaults: `self.adjusted` is 0, `adjusted != 0` is not
+    assert lines("") == set()
+    # assigned again elsewhere, or by a subclass: not decided
+    again = "\n    def reset(self, n: int) -> None:\n        self.adjusted = n\n"
+    assert lines(again) == {6}
+    sub = "\n\nclass Sub(Score):\n    def __init__(self) -> None:\n        super().__init__(3)\n"
+    assert lines(sub) == {6}
+
+
+def test_library_mode_a_test_on_an_attribute_set_once_is_decided(tmp_path: Path) -> None:
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .ops import Quantizer\n")
+    (tmp_path / "pyproject.toml").write_text('[tool.compilelint]\nentries = ["*"]\n')
+    src = """\
+import torch
+
+
+class Quantizer(torch.nn.Module):
+    def __init__(self, threshold: int = 0, dropout=False) -> None:
+        super().__init__()
+        self.threshold = threshold
+        self.dropout = dropout
+        self.checkpointing = False
+
+    def forward(self, x):
+        if self.threshold != 0:
+            x = x[x.nonzero()]
+        if self.checkpointing:
+            x = x.tolist()
+        if not self.dropout:
+            return x
+        return x.item()
+{more}"""
+
+    def lines(more: str) -> set[int]:
+        (pkg / "ops.py").write_text(src.format(more=more))
+        code, out, err = invoke(["check", "mylib", "--format", "json", "--no-cache"], cwd=tmp_path)
+        assert code in (0, 1), err
+        return {f["line"] for f in json.loads(out)["findings"]}
+
+    # built under its defaults: `threshold` is 0 and `dropout` False, so neither runs; a flag
+    # set to a literal is state others may toggle (`model.checkpointing = True`): kept
+    assert lines("") == {15}
+    # an attribute assigned again is not decided
+    assert lines("\n    def train_more(self):\n        self.dropout = True\n") == {15, 18}

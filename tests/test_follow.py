@@ -357,6 +357,25 @@ def solve_any(t, name):
     name = name.lower()
     solver = SOLVERS[name](t)
     return solver.integrate(t)
+
+
+def _check_none(t, method):
+    if method is None:
+        method = "rk4"
+    return t, method
+
+
+def solve_none(t, method=None):
+    t, method = _check_none(t, method)
+    solver = SOLVERS[method](t)
+    return solver.integrate(t)
+
+
+def solve_own(t, method=None):
+    if method is None:
+        method = "rk4"
+    solver = SOLVERS[method](t)
+    return solver.integrate(t)
 """
 
 
@@ -385,6 +404,21 @@ def test_registry_dispatch_follows_only_the_keys_callers_pass(
     # a key that is not a literal, or one computed in the library: every entry
     assert rules("    return solve(t, method=t.name)\n") == {(7, "CL101"), (7, "CL102")}
     assert rules('    return solve_any(t, "rk4")\n') == {(7, "CL101"), (7, "CL102")}
+
+    # a None key that a checking helper re-binds (`if method is None: method = "rk4"`, then
+    # returned and unpacked), or the function itself: that literal
+    for name in ("solve_none", "solve_own"):
+        src = (
+            "import torch\nfrom fakelib.keyed import solve_none, solve_own\n\n\n"
+            "@torch.compile\ndef f(t):\n"
+        )
+        for call, want in ((f"{name}(t)", {(7, "CL102")}), (f"{name}(t, None)", {(7, "CL102")})):
+            (proj / "model.py").write_text(src + f"    return {call}\n")
+            _, data = _json(proj, "--python", str(venv))
+            assert {(f["line"], f["rule"]) for f in data["findings"]} == want, call
+        (proj / "model.py").write_text(src + f'    return {name}(t, "euler")\n')
+        _, data = _json(proj, "--python", str(venv))
+        assert {(f["line"], f["rule"]) for f in data["findings"]} == {(7, "CL101")}
 
 
 def test_registry_dispatch_and_overrides_are_followed(project: tuple[Path, Path, Path]) -> None:

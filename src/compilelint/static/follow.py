@@ -521,31 +521,86 @@ def add_factory_calls(project: FollowProject) -> bool:
     return added
 
 
-def prune_registry_calls(project: FollowProject) -> bool:
+def _none_key(project: FollowProject, key: FKey, none_to: object) -> str | None:
+    """The key a registry dispatch in ``key`` uses where its parameter is None (the last
+    element of ``CallSite.guard``): the literal the function binds under ``if param is None``,
+    or the one a checking helper binds (its ``none_literals``) when it is passed in and
+    unpacked from what every return of the helper gives at that position. None: not known."""
+    if isinstance(none_to, str):
+        return none_to
+    if not isinstance(none_to, list) or len(none_to) != 3:
+        return None
+    ref, slot, idx = none_to
+    got = project.resolve(key[0], ref)
+    if got is None or got[2] != "function":
+        return None
+    helper = project.files[got[0]].functions.get(got[1])
+    if helper is None or helper.cls is not None:
+        return None
+    prm = next(
+        (
+            p
+            for p in helper.params
+            if (p.index == slot if isinstance(slot, int) else p.name == slot)
+        ),
+        None,
+    )
+    lit = helper.none_literals.get(prm.name) if prm is not None else None
+    if prm is None or not isinstance(lit, str):
+        return None
+    allowed = {V.sym(f"P|{helper.qual}|{prm.name}"), V.scalar("str", lit)}
+    passed = False
+    for r in helper.returns:
+        if idx >= 0 and V.kind(r) != "sequence":
+            continue  # a nested function's or a generator's value, not the unpacked tuple
+        got_v = r if idx < 0 else V.element(r, idx)
+        if not set(V.members(got_v)) <= allowed:
+            return None
+        passed = True
+    return lit if passed else None
+
+
+def prune_registry_calls(project: FollowProject, own: set[str] | None = None) -> bool:
     """Call-site sensitive registry dispatch: ``SOLVERS[method](...)`` in a library function
-    keeps only the entries whose keys its traced callers pass for ``method`` (a string literal,
-    or the parameter's literal default when a caller leaves it out). When a caller passes
-    anything else, or the function is an entry point, every entry stays. Whether any was
-    dropped."""
+    (or in ``own``, library mode's scanned files) keeps only the entries whose keys its traced
+    callers pass for ``method`` (a string literal, or the parameter's literal default when a
+    caller leaves it out; None stands for the literal a ``None`` key is re-bound to, in the
+    function or in a checking helper it goes through). When a caller passes anything else, or
+    the function is an entry point that is not run under its defaults, every entry stays.
+    Whether any was dropped."""
     guarded = [
         key
         for key in sorted(project.traced)
-        if key[0] in project.library
+        if (key[0] in project.library or (own is not None and key[0] in own))
         and any(c.guard and not c.guard.startswith(VIRTUAL) for c in project.fn(key).calls)
     ]
     if not guarded:
         return False
     # (function, parameter) -> its literal default, and the keys callers pass (None: unknown)
     defaults: dict[tuple[FKey, str], str | None] = {}
+    none_keys: dict[tuple[FKey, str], str | None] = {}
     for key in guarded:
         for c in project.fn(key).calls:
             if c.guard and not c.guard.startswith(VIRTUAL):
-                pname, _, default = json.loads(c.guard)
-                defaults[(key, pname)] = default
+                g = json.loads(c.guard)
+                defaults[(key, g[0])] = g[2]
+                if (key, g[0]) not in none_keys:
+                    none_keys[(key, g[0])] = _none_key(project, key, g[3] if len(g) > 3 else None)
+
+    def keyed(k: tuple[FKey, str], v: object) -> object:
+        return none_keys.get(k) if v is None else v
+
     keys: dict[tuple[FKey, str], set[str] | None] = {k: set() for k in defaults}
-    for k in defaults:
+    for k, default in defaults.items():
         if k[0] in project.roots:
-            keys[k] = None
+            # a library-mode entry under its defaults: the default (None: what it becomes)
+            pf = next((p for p in project.fn(k[0]).params if p.name == k[1]), None)
+            v = default if default is not None else None if pf and pf.default == "none" else ...
+            v = keyed(k, v)
+            if k[0] in project.default_roots and isinstance(v, str):
+                keys[k] = {v}
+            else:
+                keys[k] = None
     want = set(guarded)
     for ckey in sorted(project.traced):
         for c in project.fn(ckey).calls:
@@ -568,6 +623,7 @@ def prune_registry_calls(project: FollowProject) -> bool:
                         vals = [V.const(m) for m in V.members(c.kwargs[pname])]
                     else:
                         vals = [default]
+                vals = [keyed((fk, pname), v) for v in vals]
                 if all(isinstance(v, str) for v in vals):
                     got.update(str(v) for v in vals)
                 else:
@@ -578,7 +634,7 @@ def prune_registry_calls(project: FollowProject) -> bool:
         kept = []
         for c in fn.calls:
             if c.guard and not c.guard.startswith(VIRTUAL):
-                pname, entry, _ = json.loads(c.guard)
+                pname, entry = json.loads(c.guard)[:2]
                 allowed = keys[(key, pname)]
                 if allowed and entry not in allowed:  # unknown or no caller seen: keep all
                     continue
@@ -757,6 +813,9 @@ def library_mode_calls(
         project = make()
         project.compute()
     if add_virtual_calls(project, own):
+        project = make()
+        project.compute()
+    if prune_registry_calls(project, own):
         project = make()
         project.compute()
     if prune_virtual_calls(project):

@@ -87,8 +87,9 @@ def _atom(
         negated = not negated
         test = test.expression
     out: tuple[str, str, object] | None = None
-    if isinstance(test, cst.Name) and is_param(test.value):
-        out = (test.value, "truthy", None)
+    subject = _subject(test, is_param)
+    if subject is not None:
+        out = (subject, "truthy", None)
     elif isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         cmp = test.comparisons[0]
         op = {
@@ -104,9 +105,10 @@ def _atom(
             cst.GreaterThanEqual: "ge",
         }.get(type(cmp.operator))
         left, right = test.left, cmp.comparator
-        if op in _FLIP and isinstance(right, cst.Name) and not isinstance(left, cst.Name):
+        if op in _FLIP and _subject(right, is_param) and not _subject(left, is_param):
             left, right, op = right, left, _FLIP[op]  # `0 < power`: `power > 0`
-        if op is None or not isinstance(left, cst.Name) or not is_param(left.value):
+        name = _subject(left, is_param)
+        if op is None or name is None:
             return None
         lit = literal(right)
         if lit is UNKNOWN:
@@ -117,10 +119,28 @@ def _atom(
             return None
         if op in _ORDER and (not isinstance(lit, (int, float)) or isinstance(lit, bool)):
             return None  # ordered only against a number
-        out = (left.value, op, lit)
+        out = (name, op, lit)
     if out is None:
         return None
     return (out[0], _NEG[out[1]], out[2]) if negated else out
+
+
+def _subject(node: cst.BaseExpression, is_param: Callable[[str], bool]) -> str | None:
+    """What a test is about: a parameter still unassigned (its name), or ``self.<attr>`` in a
+    method whose ``self`` is (``"self.<attr>"``: decided from the attribute's one assignment,
+    :meth:`~compilelint.static.analysis.project.Project.attr_values`)."""
+    import libcst as cst
+
+    if isinstance(node, cst.Name):
+        return node.value if is_param(node.value) else None
+    if (
+        isinstance(node, cst.Attribute)
+        and isinstance(node.value, cst.Name)
+        and node.value.value == "self"
+        and is_param("self")
+    ):
+        return f"self.{node.attr.value}"
+    return None
 
 
 def parse(test: cst.BaseExpression, is_param: Callable[[str], bool]) -> tuple[list[str], list[str]]:

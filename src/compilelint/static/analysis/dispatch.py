@@ -112,12 +112,59 @@ def _site(
     )
 
 
+_LITERALS = (str, int, float, bool)
+
+
+def none_literals(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, object]:
+    """Parameters a function re-binds to a literal when they are None: a statement of its body
+    ``if p is None: p = <literal>`` (no ``else``), and no other binding of ``p``. What the
+    function sees for ``p`` is then the caller's value, or that literal where it was None."""
+    a = fn.args
+    params = {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
+    found: dict[str, object] = {}
+    for st in fn.body:
+        if not (isinstance(st, ast.If) and not st.orelse and len(st.body) == 1):
+            continue
+        t, b = st.test, st.body[0]
+        if not (
+            isinstance(t, ast.Compare)
+            and isinstance(t.left, ast.Name)
+            and t.left.id in params
+            and len(t.ops) == 1
+            and isinstance(t.ops[0], ast.Is)
+            and isinstance(t.comparators[0], ast.Constant)
+            and t.comparators[0].value is None
+            and isinstance(b, ast.Assign)
+            and len(b.targets) == 1
+            and isinstance(b.targets[0], ast.Name)
+            and b.targets[0].id == t.left.id
+            and isinstance(b.value, ast.Constant)
+            and type(b.value.value) in _LITERALS
+        ):
+            continue
+        found[t.left.id] = b.value.value
+    if not found:
+        return found
+    stores: dict[str, int] = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and node.id in found and not isinstance(node.ctx, ast.Load):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            for n in node.names:
+                stores[n] = stores.get(n, 0) + 2
+        elif isinstance(node, ast.ExceptHandler) and node.name in found:
+            stores[node.name] = stores.get(node.name, 0) + 2
+    return {k: v for k, v in found.items() if stores.get(k, 0) == 1}
+
+
 def _key_param(
-    fn: ast.FunctionDef | ast.AsyncFunctionDef, key: ast.expr
-) -> tuple[str, str | None] | None:
-    """The parameter a registry key is, with its literal string default (or None): ``key`` names
-    a parameter that is only ever re-bound by unpacking a call it is passed to (a checking helper
-    that hands it back, ``..., method, ... = _check_inputs(..., method, ...)``)."""
+    mod: _Module, fn: ast.FunctionDef | ast.AsyncFunctionDef, key: ast.expr
+) -> tuple[str, str | None, object] | None:
+    """The parameter a registry key is, with its literal string default (or None) and what a
+    None key becomes (``CallSite.guard``'s last element): ``key`` names a parameter that is
+    only ever re-bound by unpacking a call it is passed to (a checking helper that hands it
+    back, ``..., method, ... = _check_inputs(..., method, ...)``) or to a literal under ``if
+    key is None``."""
     if not isinstance(key, ast.Name):
         return None
     a = fn.args
@@ -134,8 +181,11 @@ def _key_param(
             found, default = True, d
     if not found:
         return None
+    own = none_literals(fn).get(key.id)
+    none_to: object = own if isinstance(own, str) else None
     stores = 0  # every binding of the name must be an accepted re-binding
-    accepted = 0
+    accepted = 1 if none_to is not None else 0
+    helpers = []
     for node in ast.walk(fn):
         if isinstance(node, ast.Name) and node.id == key.id and not isinstance(node.ctx, ast.Load):
             stores += 1
@@ -149,16 +199,51 @@ def _key_param(
                 isinstance(x, ast.Name) and x.id == key.id
                 for x in (*call.args, *(k.value for k in call.keywords))
             ):
-                accepted += sum(
+                n = sum(
                     1
                     for t in node.targets
                     for n in ast.walk(t)
                     if isinstance(n, ast.Name) and n.id == key.id
                 )
+                accepted += n
+                if n:
+                    helpers.append(node)
     if stores != accepted:
         return None
+    if none_to is None and len(helpers) == 1:
+        none_to = _rebind(mod, helpers[0], key.id)
     lit = default.value if isinstance(default, ast.Constant) else None
-    return key.id, lit if isinstance(lit, str) else None
+    return key.id, lit if isinstance(lit, str) else None, none_to
+
+
+def _rebind(mod: _Module, node: ast.Assign, name: str) -> list[object] | None:
+    """``[helper ref, argument slot, tuple index]`` of ``..., name, ... = helper(..., name,
+    ...)``: the slot is the position (an int) or keyword the name is passed at, the index the
+    target position it is unpacked from (-1: the whole result)."""
+    ref = _dotted(node.value.func) if isinstance(node.value, ast.Call) else None
+    if ref is None or len(node.targets) != 1 or not isinstance(node.value, ast.Call):
+        return None
+    head, _, tail = ref.partition(".")
+    if head in mod.facts.imports:
+        ref = f"D|{mod.facts.imports[head]}" + (f".{tail}" if tail else "")
+    elif not tail and head in mod.facts.functions:
+        ref = f"Q|{head}"
+    else:
+        return None
+    call = node.value
+    slots: list[object] = [
+        i for i, x in enumerate(call.args) if isinstance(x, ast.Name) and x.id == name
+    ]
+    slots += [k.arg for k in call.keywords if isinstance(k.value, ast.Name) and k.value.id == name]
+    if len(slots) != 1 or any(isinstance(x, ast.Starred) for x in call.args):
+        return None
+    t = node.targets[0]
+    if isinstance(t, ast.Name):
+        return [ref, slots[0], -1]
+    if not isinstance(t, ast.Tuple) or any(isinstance(e, ast.Starred) for e in t.elts):
+        return None
+    idx = [i for i, e in enumerate(t.elts) if isinstance(e, ast.Name) and e.id == name]
+    return [ref, slots[0], idx[0]] if len(idx) == 1 else None
 
 
 _NOT_OWN = (*_FUNCS, ast.ClassDef, ast.Lambda)
@@ -236,10 +321,10 @@ def _function(
         if not isinstance(func, ast.Subscript) or not isinstance(func.value, ast.Name):
             return None
         entries = mod.registry_keys.get(func.value.id)
-        kp = _key_param(fn, func.slice) if entries else None
+        kp = _key_param(mod, fn, func.slice) if entries else None
         if not entries or kp is None:
             return None
-        return [(r, json.dumps([kp[0], k, kp[1]]) if k is not None else "") for k, r in entries]
+        return [(r, json.dumps([*kp[:1], k, *kp[1:]]) if k is not None else "") for k, r in entries]
 
     env_guards: dict[str, list[tuple[str, str]]] = {}
     for node, in_loop in _own_nodes(fn):
@@ -305,7 +390,9 @@ def _function(
 
 # The call sites found per (file, content, mode): the facts of one file's content are the same
 # every time, so an editor's re-check of unchanged siblings does not parse them again.
-_MEMO: OrderedDict[tuple[str, bytes, bool], dict[str, list[CallSite]]] = OrderedDict()
+_MEMO: OrderedDict[
+    tuple[str, bytes, bool], tuple[dict[str, list[CallSite]], dict[str, dict[str, object]]]
+] = OrderedDict()
 _MEMO_SIZE = 512
 
 
@@ -319,10 +406,14 @@ def add_object_calls(
     got = _MEMO.get(key)
     if got is not None:
         _MEMO.move_to_end(key)
-        for qual, sites in got.items():
+        for qual, sites in got[0].items():
             ff = facts.functions.get(qual)
             if ff is not None:
                 ff.calls.extend(sites)
+        for qual, lits in got[1].items():
+            ff = facts.functions.get(qual)
+            if ff is not None:
+                ff.none_literals = dict(lits)
         return
     found: dict[str, list[CallSite]] = {}
     if tree is None:
@@ -332,7 +423,8 @@ def add_object_calls(
             return
     mod = _Module(tree, facts)
     _visit_bodies(tree.body, None, None, mod, imported_only, found)
-    _MEMO[key] = found
+    lits = {q: dict(ff.none_literals) for q, ff in facts.functions.items() if ff.none_literals}
+    _MEMO[key] = (found, lits)
     while len(_MEMO) > _MEMO_SIZE:
         _MEMO.popitem(last=False)
 
@@ -358,6 +450,7 @@ def _visit_bodies(
                 qual = node.name
             ff = facts.functions.get(qual)
             if ff is not None:
+                ff.none_literals = none_literals(node)
                 added = _function(mod, node, ff, imported_only)
                 if added:
                     found.setdefault(qual, []).extend(added)

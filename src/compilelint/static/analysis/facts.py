@@ -58,8 +58,11 @@ class CallSite:
     col: int = 0
     star: bool = False  # the call unpacks *args or **kwargs: positions and keywords are unknown
     # ``REGISTRY[key](...)`` whose ``key`` is a parameter of the enclosing function: the site
-    # stands for the registry entry ``[param, entry key, param's literal default or None]``
-    # (JSON), so that it is dropped when no caller passes that key (see ``follow``)
+    # stands for the registry entry ``[param, entry key, param's literal default or None,
+    # what a None key becomes]`` (JSON), so that it is dropped when no caller passes that key
+    # (see ``follow``); the last is the literal the function itself binds under ``if param is
+    # None``, or ``[helper ref, argument slot, tuple index]`` of a checking helper it is passed
+    # to and unpacked from (the helper's ``none_literals``), or null
     guard: str = ""
     # conditions on the enclosing function's parameters under which the call runs (see
     # :func:`~compilelint.static.analysis.conds.parse`): dropped when callers' values refute one
@@ -98,6 +101,9 @@ class FunctionFacts:
     returned_calls: list[str] = field(default_factory=list)
     # refs of the module-level names it returns (``return Euler``): a factory's classes
     returned_names: list[str] = field(default_factory=list)
+    # parameters re-bound to a literal when they are None (``if method is None: method =
+    # "dopri5"``, the parameter's only other binding): param -> that literal
+    none_literals: dict[str, object] = field(default_factory=dict)
     # calls a parameter of an enclosing function (``func(*args, **kwargs)`` in a wrapper)
     calls_closure_param: bool = False
     # where its parameters meet dynamo's guards: ``[param, kind, line, op, literal]`` rows
@@ -120,6 +126,10 @@ class ClassFacts:
     # held by a container module (nn.ModuleList([Block() for _ in range(n)]))
     attr_classes: dict[str, list[str]]
     line: int = 0
+    # self.<attr> -> one entry per assignment in the class's methods: ``["P", param]`` when it
+    # assigns a parameter of ``__init__`` not yet re-bound, ``["L", value]`` a literal, else
+    # ``[]`` (so that a value assigned once can be told from one assigned again)
+    attr_stores: dict[str, list[list[object]]] = field(default_factory=dict)
 
 
 @dataclass

@@ -34,6 +34,10 @@ _MAX_STAR_IMPORTS = 8  # star imports of a package __init__ searched for a name
 __all__ = ["Project", "root_param_is_tensor"]
 
 
+# bases outside the project that assign no attribute of their subclasses' instances by name
+_PLAIN_BASES = frozenset({"object", "abc.ABC", "torch.nn.Module", "torch.nn.modules.module.Module"})
+
+
 class Project(Summaries):
     def __init__(self, files: Iterable[FileFacts]) -> None:
         self.files: dict[str, FileFacts] = {f.path: f for f in files}
@@ -56,6 +60,8 @@ class Project(Summaries):
         self._dead_calls: set[int] = set()  # ids of call sites a refuted condition guards
         self._opaque: set[FKey] = set()  # reached other than by a call site: arguments unknown
         self._param_values: dict[tuple[FKey, str], list[object] | None] = {}
+        self._subclasses: dict[tuple[str, str], list[tuple[str, str]]] | None = None
+        self._attr_memo: dict[tuple[str, str], list[object] | None] = {}
         self._init_summaries()
         self.unresolved_modules: set[str] = set()
         self._callee_breaks: CalleeBreaks | None = None  # calls that break their caller
@@ -348,7 +354,10 @@ class Project(Summaries):
 
     def _forwarded(self, cpath: str, src: str) -> list[object] | None:
         """The values a caller's parameter ``src`` (``P|<func>|<param>``, no access path) may
-        hold, or None (not such a parameter, or unknown)."""
+        hold, or ``self.<attr>`` (``A|<class>|<attr>``, see :meth:`attr_values`); None when
+        unknown."""
+        if src.startswith("A|") and "@" not in src:
+            return self.attr_values(cpath, src)
         if not src.startswith("P|") or "@" in src:
             return None
         qual, _, name = src[2:].rpartition("|")
@@ -356,12 +365,98 @@ class Project(Summaries):
             return None
         return self.param_values((cpath, qual), name)
 
+    def attr_values(self, cpath: str, src: str) -> list[object] | None:
+        """The values ``self.<attr>`` (``A|<class>|<attr>`` of a class in ``cpath``) may hold
+        when the attribute has one assignment in the class, its bases and its subclasses, from
+        a parameter of that class's ``__init__`` (what its traced callers pass, or
+        its literal default where the class and its subclasses are library-mode entry classes
+        the user builds under their defaults). None: unknown (assigned more than once, from
+        anything else, or ``__init__``'s callers are not known)."""
+        got = self._attr_memo.get((cpath, src), ...)
+        if got is ...:
+            got = self._attr_memo[(cpath, src)] = self._attr_values(cpath, src)
+        return got  # type: ignore[return-value]
+
+    def _attr_values(self, cpath: str, src: str) -> list[object] | None:
+        cq, _, attr = src[2:].rpartition("|")
+        if cq not in self.files[cpath].classes or attr == "training":
+            return None  # `training`: nn.Module's own, set by `.train()` / `.eval()`
+        own = [
+            (cp, cqq, store)
+            for cp, cqq in self.mro(cpath, cq)
+            for store in self.files[cp].classes[cqq].attr_stores.get(attr, ())
+        ]
+        if len(own) > 1 or any(not st or st[0] != "P" for _, _, st in own):
+            return None  # (checked first: the subclasses are looked up only when it may be)
+        if any(b not in _PLAIN_BASES for b in self.external_bases(cpath, cq)):
+            return None  # a base the project does not see may assign it too
+        assigned = [
+            (cp, cqq, store)
+            for cp, cqq in self._related_classes(cpath, cq)
+            for store in self.files[cp].classes[cqq].attr_stores.get(attr, ())
+        ]
+        if len(assigned) != 1 or not assigned[0][2]:
+            return None
+        cp, cqq, (kind, what) = assigned[0]
+        if kind != "P":
+            # a flag set to a literal is state that code outside the class toggles
+            # (transformers' `gradient_checkpointing = False`, which
+            # `gradient_checkpointing_enable()` sets on every submodule): not decided
+            return None
+        init = (cp, f"{cqq}.__init__")
+        pname = str(what)
+        if init in self.traced:
+            return self.param_values(init, pname)
+        entries = getattr(self, "entry_classes", set())
+        if not self.default_roots or not entries:
+            return None
+        # the class and each of its subclasses is an entry class whose instances run this
+        # __init__ (the nearest in its MRO): the user builds them under their defaults
+        related = self._related_classes(cp, cqq)
+        users = [c for c in related if c == (cp, cqq) or (cp, cqq) in self.mro(*c)]
+        if any(u not in entries or self._nearest_init(*u) != init for u in users):
+            return None
+        prm = next((p for p in self.fn(init).params if p.name == pname), None)
+        return [prm.literal[0]] if prm is not None and prm.literal else None
+
+    def _nearest_init(self, path: str, cls_qual: str) -> FKey | None:
+        for p, q in self.mro(path, cls_qual):
+            if f"{q}.__init__" in self.files[p].functions:
+                return (p, f"{q}.__init__")
+        return None
+
+    def _related_classes(self, path: str, cls_qual: str) -> list[tuple[str, str]]:
+        """A class's MRO and every project class that has it in its MRO."""
+        if self._subclasses is None:
+            direct: dict[tuple[str, str], list[tuple[str, str]]] = {}
+            for p, f in self.files.items():
+                for q, cf in f.classes.items():
+                    for base in cf.bases:
+                        r = self.resolve(p, base)
+                        if r is not None and r[2] == "class":
+                            direct.setdefault((r[0], r[1]), []).append((p, q))
+            self._subclasses = direct
+        out = self.mro(path, cls_qual)
+        todo = list(self._subclasses.get((path, cls_qual), ()))
+        while todo:
+            c = todo.pop()
+            if c not in out:
+                out.append(c)
+                todo.extend(self._subclasses.get(c, ()))
+        return out
+
     def refuted(self, key: FKey, conds: list[str]) -> bool:
         """Whether some condition (``analysis.conds``) holds for none of the values the
         function's parameter may take here: the guarded code never runs in this project."""
         for cond in conds:
             pname, op, lit = C.decode(cond)
-            vals = self.param_values(key, pname)
+            if pname.startswith("self."):
+                cls = self.fn(key).cls
+                if cls is None or key not in self.traced:
+                    continue
+                vals = self.attr_values(key[0], f"A|{cls}|{pname[5:]}")
+            else:
+                vals = self.param_values(key, pname)
             if vals and not any(C.holds(v, op, lit) for v in vals):
                 return True
         return False

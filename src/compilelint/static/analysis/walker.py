@@ -535,7 +535,11 @@ class FileWalker(Evaluator):
         return False
 
     # ------------------------------------------------------------------ assignment
-    def bind(self, target: cst.BaseExpression, value: Value) -> None:
+    def bind(
+        self, target: cst.BaseExpression, value: Value, src: cst.BaseExpression | None = None
+    ) -> None:
+        """Bind ``target`` to ``value``; ``src``: the assigned expression when ``target`` is
+        the whole target of an assignment (``self.<attr> = src``, see ``attr_stores``)."""
         """Bind an assignment target to a value (tuple targets unpack it per position)."""
         if isinstance(target, cst.Name):
             self.scope.env[target.value] = value
@@ -562,10 +566,25 @@ class FileWalker(Evaluator):
                 and self.cls is not None
             ):
                 attr = target.attr.value
+                self.cls.attr_stores.setdefault(attr, []).append(self._attr_store(src))
                 lst = self.cls.attrs.setdefault(attr, [])
                 if not any(m[0] == "Y" and m[1].startswith("A|") for m in V.members(value)):
                     if value not in lst:
                         lst.append(value)
+
+    def _attr_store(self, src: cst.BaseExpression | None) -> list[object]:
+        if src is None or self.cls is None:
+            return []
+        if (
+            isinstance(src, cst.Name)
+            and self.scope.qual == f"{self.cls.qual}.__init__"
+            and self._is_param(src.value)
+        ):
+            return ["P", src.value]
+        lit = C.literal(src)
+        if lit is C.UNKNOWN or isinstance(lit, list):
+            return []
+        return ["L", lit]
 
     def bind_self_attr_classes(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         """Which classes ``self.<attr> = Cls(...)`` instantiates (for regional compilation), or
@@ -719,6 +738,17 @@ class FileWalker(Evaluator):
             return
         elif t in _COMPREHENSIONS:
             self._visit_comprehension(node)
+            return
+        elif t is cst.BooleanOperation:
+            # `not is_compiling() and bool(cond)`, `x or is_compiling() or y`: torch.compile
+            # never evaluates the right operand (no findings, no calls into it)
+            self.fire(node)
+            self.visit_expr(n.left)
+            false, true = self._compiling_guard(n.left)
+            skip = false if isinstance(n.operator, cst.And) else true
+            self.untraced_depth += skip
+            self.visit_expr(n.right)
+            self.untraced_depth -= skip
             return
         elif t is cst.IfExp:
             # `a if torch.jit.is_tracing() else b`: the branch torch.compile does not take is
@@ -1071,6 +1101,7 @@ class FileWalker(Evaluator):
 
     def visit_block(self, body: Sequence[cst.CSTNode]) -> None:
         saved = len(self.conds)
+        dead = 0
         for stmt in body:
             self.visit_stmt(stmt)
             if (
@@ -1081,6 +1112,11 @@ class FileWalker(Evaluator):
             ):
                 # `if param is None: return ...`: the rest of the block runs when it is not
                 self.conds.extend(self._conds_of(stmt.test)[1])
+                if not dead and self._compiling_guard(stmt.test)[1]:
+                    # `if ... or is_compiling(): return`: torch.compile never runs the rest
+                    dead = 1
+                    self.untraced_depth += 1
+        self.untraced_depth -= dead
         del self.conds[saved:]
 
     def _annotation_class(self, ann: cst.Annotation | None) -> str | None:
@@ -1244,7 +1280,7 @@ class FileWalker(Evaluator):
                     # position holds is unknown (a tensor and two ints in PVT/GLPN)
                     self.bind(tgt.target, V.UNKNOWN)
                     continue
-                self.bind(tgt.target, tv)
+                self.bind(tgt.target, tv, a.value)
                 self.bind_self_attr_classes(tgt.target, a.value)
         elif t is cst.AnnAssign:
             aa: cst.AnnAssign = small  # type: ignore[assignment]
@@ -1253,7 +1289,7 @@ class FileWalker(Evaluator):
                 tv = self.value(aa.value)
                 if _ann_kind(aa.annotation) == "tensor":
                     tv = V.join(tv, V.TENSOR)
-                self.bind(aa.target, tv)
+                self.bind(aa.target, tv, aa.value)
                 self.bind_self_attr_classes(aa.target, aa.value)
         elif t is cst.AugAssign:
             ag: cst.AugAssign = small  # type: ignore[assignment]
@@ -1458,12 +1494,15 @@ class FileWalker(Evaluator):
             negated = not negated
             test = test.expression
         if isinstance(test, cst.BooleanOperation):
-            # `if not is_compiling() and x:` -> body not traced
-            left_skip, _ = self._compiling_guard(test.left)
-            right_skip, _ = self._compiling_guard(test.right)
-            if isinstance(test.operator, cst.And) and not negated and (left_skip or right_skip):
-                return True, False
-            return False, False
+            # `if not is_compiling() and x:` -> body not traced (the test is false when
+            # compiling); `if x or is_compiling():` -> else not traced (it is true)
+            lf, lt = self._compiling_guard(test.left)
+            rf, rt = self._compiling_guard(test.right)
+            if isinstance(test.operator, cst.And):
+                false, true = lf or rf, lt and rt
+            else:
+                false, true = lf and rf, lt or rt
+            return (true, false) if negated else (false, true)
         if isinstance(test, cst.Call):
             q = self.qualify(test.func) or ""
             last = q.rsplit(".", 1)[-1]
