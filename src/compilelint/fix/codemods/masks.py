@@ -796,7 +796,22 @@ def _ancestors_to(ctx: FixContext, node: cst.CSTNode, top: cst.CSTNode) -> list[
     return out
 
 
-_MASK_WORDS = ("mask", "keep", "valid", "sel", "hit", "done", "dead", "pos", "neg", "hard")
+_MASK_WORDS = (
+    "mask",
+    "keep",
+    "valid",
+    "sel",
+    "hit",
+    "done",
+    "dead",
+    "pos",
+    "neg",
+    "hard",
+    # foreground anchors, visible keypoints (detection and pose code)
+    "fg",
+    "foreground",
+    "visib",
+)
 
 
 def _mask_expr(e: cst.BaseExpression) -> bool:
