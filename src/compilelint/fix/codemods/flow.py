@@ -513,8 +513,12 @@ def _elementwise_of(ctx: FixContext, e: cst.BaseExpression, text: str) -> bool:
         return True
     if isinstance(e, cst.Comparison) and len(e.comparisons) == 1:
         sides = [e.left, e.comparisons[0].comparator]
+        # a threshold: a number, or a name or attribute (`self.max_depth`) taken as a scalar
         return any(_elementwise_of(ctx, s, text) for s in sides) and all(
-            number_expr(s) or _elementwise_of(ctx, s, text) for s in sides
+            number_expr(s)
+            or isinstance(s, (cst.Name, cst.Attribute))
+            or _elementwise_of(ctx, s, text)
+            for s in sides
         )
     if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, (cst.BitAnd, cst.BitOr)):
         return _elementwise_of(ctx, e.left, text) and _elementwise_of(ctx, e.right, text)
