@@ -133,6 +133,32 @@ DECODED = HEAD + textwrap.dedent(
     """
 )
 
+COORDS = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(4, 4)
+
+        def forward(self, x, y, score):
+            peaks = score > 0.4
+            idx = peaks.nonzero()
+            err = (self.lin(x) - y).abs()
+            return err[idx[:, 0], idx[:, 1]].sum() / max(len(idx), 1)
+    """
+)
+COORDS_FIXED = """\
+        peaks = score > 0.4
+        err = (self.lin(x) - y).abs()
+        peaks_b = peaks.reshape(peaks.shape + (1,) * (err.dim() - peaks.dim()))
+        return torch.where(peaks_b, err, 0).sum() / peaks.sum().clamp(min=1)
+"""
+# the coordinates flow on: one tensor per selected score, concatenated (torchvision-style)
+COORDS_CAT = COORDS.replace(
+    "return err[idx[:, 0], idx[:, 1]].sum() / max(len(idx), 1)",
+    "return torch.cat([err[idx[:, 0], idx[:, 1]], idx[:, 1].float()])",
+)
+
 
 def _fix(tmp_path: Path, code: str, select: tuple[str, ...] = ("CL110", "CL111")) -> str:
     path = tmp_path / f"m_{uuid.uuid4().hex[:8]}.py"
@@ -171,8 +197,28 @@ def test_a_selection_passed_to_a_module_is_not_rewritten(tmp_path: Path) -> None
     assert "x[mask]" in _fix(tmp_path, DECODED)
 
 
+def test_nonzero_coordinates_read_in_order_and_reduced_become_the_mask(tmp_path: Path) -> None:
+    out = _fix(tmp_path, COORDS)
+    assert COORDS_FIXED in out and "nonzero" not in out
+
+
+def test_nonzero_coordinates_used_otherwise_keep_their_reason(tmp_path: Path) -> None:
+    assert _fix(tmp_path, COORDS_CAT) == COORDS_CAT
+    path = tmp_path / "cat.py"
+    path.write_text(COORDS_CAT, encoding="utf-8")
+    res = run_fixes([str(path)], Config(select=("CL110",), cache=False), unsafe=True)
+    assert any("used as they are" in r.reason for r in res.records)
+
+
 # ---------------------------------------------------------------------------- with torch
-CASES = {"loss": LOSS, "at_once": AT_ONCE, "flow": FLOW, "numel": NUMEL, "element": ELEMENT}
+CASES = {
+    "loss": LOSS,
+    "at_once": AT_ONCE,
+    "flow": FLOW,
+    "numel": NUMEL,
+    "element": ELEMENT,
+    "coords": COORDS,
+}
 
 
 def _load(path: Path) -> Any:
@@ -211,6 +257,8 @@ def test_fixed_model_compiles_whole_and_computes_the_same(
         sum(o.float().sum() for o in outs).backward()
         return [o.detach() for o in outs], [p.grad for p in model.parameters()]
 
+    if case == "coords" and mask_dims != 2:
+        pytest.skip("two coordinates read: x[m] only for a mask of two dimensions")
     for seed in range(3):
         torch.manual_seed(100 + seed)
         shape = (12, 4) if mask_dims == 1 else (3, 5, 4)
