@@ -541,13 +541,14 @@ def mask_shape(
     at: cst.CSTNode,
     *,
     named: bool = False,
+    source: cst.BaseExpression | None = None,
 ) -> MaskShape:
     """The mask as the rewrite of the selection ``x[m]`` at ``at`` reads it. An element mask
     when ``m`` is computed from ``x`` itself (or is not a plain name); otherwise its rank is
     not known here, and the rewrite is **rank-agnostic**: ``m.reshape(m.shape + (1,) *
     (ref.dim() - m.dim()))`` is ``m`` for an element mask and ``m`` with trailing ones for a
     row mask (ranks are static under dynamo: no guard, no break), and the element count is
-    ``that.expand_as(ref).sum()``."""
+    ``that.expand_as(ref).sum()``. ``source``: the expression a fresh mask name is bound to."""
     plain = MaskShape(m, template("__m__.sum()", m=atom(m)), template("__m__.sum()", m=atom(m)))
     ref = reference_tensor(ctx, x)
     if (
@@ -555,6 +556,7 @@ def mask_shape(
         or ref is None
         or ctx.code(ref).strip() == m.value
         or _built_from(ctx, m, ref, at)
+        or (source is not None and _elementwise_of(ctx, source, ctx.code(ref).strip()))
     ):
         return plain
     w = template("__m__.reshape(__m__.shape + (1,) * (__r__.dim() - __m__.dim()))", m=m, r=ref)

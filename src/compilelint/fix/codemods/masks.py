@@ -660,7 +660,7 @@ def reduced_by_name(
             body=[cst.Assign([cst.AssignTarget(cst.Name(mname))], sel.m)],
             leading_lines=line_stmt.leading_lines,
         )
-        shape = flow.mask_shape(ctx, mask, sel.x, assign)
+        shape = flow.mask_shape(ctx, mask, sel.x, assign, source=sel.m)
         second = line_stmt.with_changes(
             leading_lines=[],
             body=[assign.with_changes(value=filled(mask if rows else shape.where))],
