@@ -274,7 +274,11 @@ def test_observed_dynamic_shapes_get_the_mask_codemods(tmp_path: Path) -> None:
     )
     fixed = decode(res.changes[0].after)
     assert "        hx[done] = 0.0\n" in fixed and "torch.where(done)" not in fixed
-    assert "        picked = torch.where(keep, obs, 0)\n" in fixed
+    # `keep` comes from a helper: its rank is not known, so the mask is broadcast to `obs`'s
+    assert (
+        "        keep_b = keep.reshape(keep.shape + (1,) * (obs.dim() - keep.dim()))\n"
+        "        picked = torch.where(keep_b, obs, 0)\n" in fixed
+    )
     assert "picked.sum() / keep.sum() + obs.shape[0]" in fixed
     reasons = [r.reason for r in res.records if r.status == "no-fix"]
     assert all("internal error" not in r for r in reasons), reasons

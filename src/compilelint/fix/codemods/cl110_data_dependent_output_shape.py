@@ -294,9 +294,13 @@ def _indices_to_mask(ctx: FixContext, call: cst.Call, m: cst.BaseExpression) -> 
     if extreme is not None:
         return extreme
     if expr is call and not _tuple_form(call):
+        coords = _coordinates(ctx, call, m)
+        if coords is not None:
+            return coords
         return NoFix(
             "the indices of `nonzero()` (one row per element) are used as they are, not "
-            "flattened to one dimension or as a tuple"
+            "flattened to one dimension, as a tuple, or as the columns of one index "
+            "(`x[idx[:, 0], idx[:, 1]]`) reduced"
         )
     # inline: x[torch.where(m)] = v / x[m.nonzero().squeeze(1)] = v
     sub = _store_index(ctx, expr)
@@ -398,6 +402,122 @@ def _indices_to_mask(ctx: FixContext, call: cst.Call, m: cst.BaseExpression) -> 
         changes=unique,
         imports=("torch",) if reads else (),  # mask.sum() needs no import
     )
+
+
+def _column(ctx: FixContext, r: cst.Name) -> tuple[cst.Subscript, int] | None:
+    """(``idx[:, j]``, j) for a read ``r`` of ``idx``."""
+    sub = ctx.parent(r)
+    if not isinstance(sub, cst.Subscript) or sub.value is not r or len(sub.slice) != 2:
+        return None
+    a, b = sub.slice
+    full = (
+        isinstance(a.slice, cst.Slice)
+        and a.slice.lower is None
+        and a.slice.upper is None
+        and a.slice.step is None
+    )
+    if not full or not isinstance(b.slice, cst.Index) or not isinstance(b.slice.value, cst.Integer):
+        return None
+    return sub, int(b.slice.value.value)
+
+
+def _coordinates(ctx: FixContext, call: cst.Call, m: cst.BaseExpression) -> Rewrite | NoFix | None:
+    """``idx = m.nonzero()`` (one row of coordinates per True) whose every use is the read
+    ``x[idx[:, 0], idx[:, 1], ...]`` (the columns in order: the selection ``x[m]``) reduced, or
+    a count (``len(idx)``, ``idx.shape[0]``): the reads become the mask's rewrites (CL111),
+    the counts ``m.sum()``, and the statement goes. None: not this shape."""
+    assign = ctx.parent(call)
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+        return None
+    target = assign.targets[0].target
+    fn = ctx.function(assign)
+    if not isinstance(target, cst.Name) or fn is None or not isinstance(m, cst.Name):
+        return None
+    name = target.value
+    if len(bound_names(fn.body).get(name, [])) != 1:
+        return None
+    if masks._rebound_after(ctx, fn, {m.value}, ctx.span(assign)[0] + 1):
+        return None
+    line = ctx.span(assign)[0]
+    reads: list[cst.Subscript] = []
+    counts: list[cst.BaseExpression] = []
+    seen: set[int] = set()
+    for r in name_nodes(fn.body, name):
+        if r is target:
+            continue
+        if ctx.span(r)[0] <= line or ctx.function(r) is not fn:
+            return None
+        cnt = masks.count_use(ctx, r)
+        if cnt is not None and not (isinstance(cnt, cst.Call) and masks._attr_of(cnt) == "numel"):
+            if masks.count_change(ctx, cnt, m) is None:
+                return None
+            counts.append(cnt)
+            continue
+        col = _column(ctx, r)
+        if col is None:
+            return None
+        se = ctx.parent(ctx.parent(col[0]))
+        outer = ctx.parent(se) if isinstance(se, cst.SubscriptElement) else None
+        if not isinstance(outer, cst.Subscript) or isinstance(ctx.parent(outer), cst.AssignTarget):
+            return None
+        cols = [
+            _column(ctx, e.slice.value.value)
+            if isinstance(e.slice, cst.Index)
+            and isinstance(e.slice.value, cst.Subscript)
+            and isinstance(e.slice.value.value, cst.Name)
+            and e.slice.value.value.value == name
+            else None
+            for e in outer.slice
+        ]
+        if any(c is None for c in cols) or [c[1] for c in cols] != list(range(len(cols))):  # type: ignore[index]
+            return None
+        if id(outer) not in seen:
+            seen.add(id(outer))
+            reads.append(outer)
+    if not reads:
+        return None
+    stmt = ctx.statement(assign)
+    changes: list[tuple[cst.CSTNode, cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel]] = []
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
+        changes.append((stmt, cst.RemovalSentinel.REMOVE))
+    else:
+        changes.append((assign, cst.RemovalSentinel.REMOVE))
+    counted = []
+    for cnt in counts:
+        got_c = masks.count_change(ctx, cnt, m)
+        assert got_c is not None
+        counted.append(got_c)
+    for sub in reads:
+        sel = masks.Selection(sub, sub.value, m)
+        got = masks.rewrite_selection(ctx, sel, rows=False)
+        if isinstance(got, NoFix):
+            return NoFix(f"`{ctx.code(sub)}` reads through the coordinates: {got.reason}")
+        changes.extend(got.changes)  # type: ignore[arg-type]
+    for old, new in counted:
+        # a count in a statement the read's rewrite rebuilt (the broadcast mask bound before
+        # it) is replaced there
+        for i, (node, repl) in enumerate(changes):
+            if isinstance(repl, cst.FlattenSentinel) and any(a is node for a in ctx.ancestors(old)):
+                changes[i] = (node, cst.FlattenSentinel([_swap(st, old, new) for st in repl]))
+                break
+        else:
+            changes.append((old, new))
+    return Rewrite(
+        title="read through the mask itself (`x[idx[:, 0], idx[:, 1]]` is `x[mask]`), "
+        "reduced with the mask, without `nonzero()`",
+        changes=changes,
+        imports=("torch",),
+    )
+
+
+def _swap(tree: cst.CSTNode, old: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode:
+    """``tree`` with the nodes equal to ``old`` (its text) replaced by ``new``."""
+
+    class T(cst.CSTTransformer):
+        def on_leave(self, o: cst.CSTNode, u: cst.CSTNode) -> cst.CSTNode:  # type: ignore[override]
+            return new if o.deep_equals(old) else u
+
+    return tree.visit(T())
 
 
 def _index_use(ctx: FixContext, r: cst.Name, names: list[str]) -> tuple[cst.Subscript, bool] | None:

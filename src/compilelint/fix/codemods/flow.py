@@ -489,6 +489,177 @@ def _tuple_target(
     return assign, names[i].value  # type: ignore[return-value]
 
 
+@dataclass(frozen=True)
+class MaskShape:
+    """How a rewrite reads the mask ``m`` of selections from ``x``: ``where`` is what
+    ``torch.where`` takes (``m``, or ``m`` with a trailing 1 per dimension of ``x`` it lacks,
+    a **row mask** broadcast over the rest: ``box_pred[pos]`` with ``pos`` of ``[N]`` and
+    ``box_pred`` of ``[N, 4]``), ``elements`` the count of the selected elements (a mean's
+    divisor, ``numel``), ``rows`` the count of the selected rows (``len``)."""
+
+    where: cst.BaseExpression
+    elements: cst.BaseExpression
+    rows: cst.BaseExpression
+    # `pos_b = pos.reshape(...)`: the broadcast mask bound once (``where`` is then its name)
+    binding: cst.SimpleStatementLine | None = None
+
+
+def reference_tensor(ctx: FixContext, x: cst.BaseExpression) -> cst.BaseExpression | None:
+    """A plain name (or attribute) in ``x`` whose rank is the selection's: ``x`` itself, an
+    operand of its arithmetic (``(a - b)[m]``: ``a``), the receiver of a step (``a.abs()``)."""
+    if isinstance(x, (cst.Name, cst.Attribute)):
+        return None if ctx.is_number(x) or side_effect(x) is not None else x
+    if isinstance(x, cst.BinaryOperation):
+        return reference_tensor(ctx, x.left) or reference_tensor(ctx, x.right)
+    if isinstance(x, cst.UnaryOperation):
+        return reference_tensor(ctx, x.expression)
+    if isinstance(x, cst.Call) and isinstance(x.func, cst.Attribute) and not x.args:
+        return reference_tensor(ctx, x.func.value)
+    return None
+
+
+def _built_from(ctx: FixContext, m: cst.Name, ref: cst.BaseExpression, at: cst.CSTNode) -> bool:
+    """Every binding of ``m`` in the function computes it by elementwise steps from ``ref``
+    or from another tensor selected with ``m`` (``valid = gt > 0`` for ``pred[valid]`` and
+    ``gt[valid]``): an element mask of the selections' shape."""
+    fn = ctx.function(at)
+    if fn is None:
+        return False
+    texts = {ctx.code(ref).strip()} | {
+        ctx.code(sub.value).strip()
+        for sub in _subscripts(fn)
+        if _selection_index(ctx, sub) == m.value
+    }
+    binds = bound_names(fn.body).get(m.value, [])
+    if not binds:
+        return False
+    for b in binds:
+        a = ctx.parent(b) if isinstance(b, cst.AssignTarget) else None
+        if not isinstance(a, cst.Assign) or not any(
+            _elementwise_of(ctx, a.value, t) for t in texts
+        ):
+            return False
+    return True
+
+
+def _elementwise_of(ctx: FixContext, e: cst.BaseExpression, text: str) -> bool:
+    """``e`` is ``text`` compared with or combined elementwise with numbers (``gt > 0``,
+    ``(x != pad) & (x > 0)``, ``torch.isfinite(x)``, ``~x.isnan()``)."""
+    if ctx.code(e).strip() == text:
+        return True
+    if isinstance(e, cst.Comparison) and len(e.comparisons) == 1:
+        sides = [e.left, e.comparisons[0].comparator]
+        # a threshold: a number, or a name or attribute (`self.max_depth`) taken as a scalar
+        return any(_elementwise_of(ctx, s, text) for s in sides) and all(
+            number_expr(s)
+            or isinstance(s, (cst.Name, cst.Attribute))
+            or _elementwise_of(ctx, s, text)
+            for s in sides
+        )
+    if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, (cst.BitAnd, cst.BitOr)):
+        return _elementwise_of(ctx, e.left, text) and _elementwise_of(ctx, e.right, text)
+    if isinstance(e, cst.UnaryOperation):
+        return _elementwise_of(ctx, e.expression, text)
+    if isinstance(e, cst.Call) and not e.args and isinstance(e.func, cst.Attribute):
+        return e.func.attr.value in _ELEMENTWISE_TESTS and _elementwise_of(ctx, e.func.value, text)
+    if isinstance(e, cst.Call) and len(e.args) == 1 and _torch_call(ctx, e) in _ELEMENTWISE_TESTS:
+        return _elementwise_of(ctx, e.args[0].value, text)
+    return False
+
+
+_ELEMENTWISE_TESTS = frozenset({"isfinite", "isnan", "isinf", "logical_not", "bool", "abs"})
+
+
+def mask_shape(
+    ctx: FixContext,
+    m: cst.BaseExpression,
+    x: cst.BaseExpression,
+    at: cst.CSTNode,
+    *,
+    named: bool = False,
+    source: cst.BaseExpression | None = None,
+) -> MaskShape:
+    """The mask as the rewrite of the selection ``x[m]`` at ``at`` reads it. An element mask
+    when ``m`` is computed from ``x`` itself (or is not a plain name); otherwise its rank is
+    not known here, and the rewrite is **rank-agnostic**: ``m.reshape(m.shape + (1,) *
+    (ref.dim() - m.dim()))`` is ``m`` for an element mask and ``m`` with trailing ones for a
+    row mask (ranks are static under dynamo: no guard, no break), and the element count is
+    ``that.expand_as(ref).sum()``. ``source``: the expression a fresh mask name is bound to."""
+    plain = MaskShape(m, template("__m__.sum()", m=atom(m)), template("__m__.sum()", m=atom(m)))
+    ref = reference_tensor(ctx, x)
+    if (
+        not isinstance(m, cst.Name)
+        or ref is None
+        or ctx.code(ref).strip() == m.value
+        or _built_from(ctx, m, ref, at)
+        or (source is not None and _elementwise_of(ctx, source, ctx.code(ref).strip()))
+    ):
+        return plain
+    w = template("__m__.reshape(__m__.shape + (1,) * (__r__.dim() - __m__.dim()))", m=m, r=ref)
+    binding = None
+    if named:
+        name = cst.Name(ctx.fresh_name(f"{m.value}_b", reserve=False))
+        binding = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(name)], w)])
+        w = name
+    elements = template("__w__.expand_as(__r__).sum()", w=w, r=ref)
+    return MaskShape(w, elements, plain.rows, binding)
+
+
+def shaped_changes(
+    ctx: FixContext,
+    m: cst.BaseExpression,
+    x: cst.BaseExpression,
+    at: cst.CSTNode,
+    build: Callable[[MaskShape], list[tuple[cst.CSTNode, cst.CSTNode]]],
+) -> list[tuple[cst.CSTNode, cst.CSTNode | cst.FlattenSentinel]]:
+    """The changes ``build`` makes for the mask as :func:`mask_shape` gives it: a row-capable
+    broadcast bound once to a name where it can be, else written inline."""
+    shape = mask_shape(ctx, m, x, at, named=True)
+    got = bind_mask(ctx, build(shape), shape)
+    if got is None:
+        got = list(build(mask_shape(ctx, m, x, at)))
+    return got
+
+
+def bind_mask(
+    ctx: FixContext,
+    changes: list[tuple[cst.CSTNode, cst.CSTNode]],
+    shape: MaskShape,
+) -> list[tuple[cst.CSTNode, cst.CSTNode | cst.FlattenSentinel]] | None:
+    """``changes`` with ``shape``'s binding put before the first changed statement (the
+    changes in that statement made there), or None where it cannot go there (the first change
+    is not in a plain statement of a block that holds the others, or the mask is bound again
+    after it): the caller then writes the broadcast inline."""
+    if shape.binding is None:
+        return list(changes)
+    first = min(changes, key=lambda c: ctx.span(c[0])[0])[0]
+    stmt = ctx.statement(first)
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return None
+    block = ctx.parent(stmt)
+    if not isinstance(block, (cst.IndentedBlock, cst.Module)):
+        return None
+    line = ctx.span(stmt)[0]
+    for node, _ in changes:
+        if ctx.statement(node) is not stmt and not any(a is block for a in ctx.ancestors(node)):
+            return None
+    fn = ctx.function(stmt)
+    names = {n.value for n in name_nodes(shape.binding)}
+    if fn is None or any(
+        ctx.span(b)[0] >= line for n in names for b in bound_names(fn.body).get(n, [])
+    ):
+        return None
+    inside = {id(n): new for n, new in changes if ctx.statement(n) is stmt}
+    rest = [(n, new) for n, new in changes if ctx.statement(n) is not stmt]
+    new_stmt = stmt.visit(_Apply({k: (lambda _u, v=v: v) for k, v in inside.items()}))
+    bind = shape.binding.with_changes(leading_lines=stmt.leading_lines)
+    new_stmt = new_stmt.with_changes(leading_lines=[])  # type: ignore[union-attr]
+    target = shape.where
+    if isinstance(target, cst.Name):
+        ctx.fresh_name(target.value)  # reserved now that it is used
+    return [(stmt, cst.FlattenSentinel([bind, new_stmt])), *rest]  # type: ignore[list-item]
+
+
 def _is_torch(ctx: FixContext, call: cst.Call) -> bool:
     head, _, _ = ctx.code(call.func).strip().rpartition(".")
     return head == ctx.torch()
@@ -560,13 +731,15 @@ def masked_flow(
             return NoFix("the flow crosses a loop (its values are used in another iteration)")
     t = ctx.torch()
     mb_rows = template("__m__.unsqueeze(-1)", m=atom(m))
+    ref = next((x for _, x, r in flow.leaves.values() if not r), None)
+    shape = mask_shape(ctx, m, m, start)  # set by `build` below
     builders: dict[int, Callable[[cst.CSTNode], cst.CSTNode]] = {}
 
     def leaf_builder(x: cst.BaseExpression, rows: bool) -> Callable[[cst.CSTNode], cst.CSTNode]:
         def build(_: cst.CSTNode) -> cst.CSTNode:
             if flow.safe:
                 return atom(x) if rows else x
-            return template(f"{t}.where(__m__, __x__, 1)", m=mb_rows if rows else m, x=x)
+            return template(f"{t}.where(__m__, __x__, 1)", m=mb_rows if rows else shape.where, x=x)
 
         return build
 
@@ -585,12 +758,13 @@ def masked_flow(
             else:
                 recv = updated.args[0].value
             recv = recv.with_changes(lpar=[], rpar=[]) if not isinstance(recv, cst.Name) else recv
-            mk = mb_rows if rows else m
+            mk = mb_rows if rows else shape.where
             dim = "0" if dim0 else ""
             kept = template(f"{t}.where(__m__, __r__, 0).sum({dim})", m=mk, r=recv)
             new: cst.BaseExpression = kept
             if op == "mean":
-                new = template("__k__ / __m__.sum()", k=kept, m=atom(m))
+                n = shape.rows if rows else shape.elements
+                new = template("__k__ / __n__", k=kept, n=n)
                 new = new if plain else paren(new)
             return new.with_changes(
                 lpar=[*updated.lpar, *new.lpar], rpar=[*new.rpar, *updated.rpar]
@@ -610,9 +784,11 @@ def masked_flow(
         args = [a for a in updated.args if a.keyword is None or a.keyword.value != "reduction"]
         args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in [*args, none]]
         per = updated.with_changes(args=args, lpar=[], rpar=[])
-        new: cst.BaseExpression = template(f"{t}.where(__m__, __l__, 0).sum()", m=m, l=per)
+        new: cst.BaseExpression = template(
+            f"{t}.where(__m__, __l__, 0).sum()", m=shape.where, l=per
+        )
         if op == "mean":
-            new = template("__k__ / __m__.sum()", k=new, m=atom(m))
+            new = template("__k__ / __n__", k=new, n=shape.elements)
             new = new if plain else paren(new)
         return new.with_changes(lpar=[*updated.lpar, *new.lpar], rpar=[*new.rpar, *updated.rpar])
 
@@ -620,9 +796,18 @@ def masked_flow(
         method = isinstance(call.func, cst.Attribute) and call.func.value is recv
         plain = isinstance(ctx.parent(call), _PLAIN)
         builders[key] = term_builder(op, rows, rows and bool(call.args), method, plain)
-    count = template("__m__.sum()", m=atom(m))
+
+    def count_builder(c: cst.BaseExpression) -> Callable[[cst.CSTNode], cst.CSTNode]:
+        numel = isinstance(c, cst.Call) and isinstance(c.func, cst.Attribute)
+
+        def build(_: cst.CSTNode) -> cst.CSTNode:
+            k = shape.elements if numel else shape.rows  # `n.numel()` / `len(n)`
+            return k.with_changes(lpar=c.lpar, rpar=c.rpar)
+
+        return build
+
     for c in flow.counts:
-        builders[id(c)] = lambda u, c=c: count.with_changes(lpar=c.lpar, rpar=c.rpar)  # type: ignore[misc]
+        builders[id(c)] = count_builder(c)
     # the top-most nodes to replace, each rebuilt with what it holds replaced
     targets = {
         k: n
@@ -633,11 +818,14 @@ def masked_flow(
         )
     }
     tops = [n for n in targets.values() if not any(id(a) in targets for a in ctx.ancestors(n))]
-    changes: list[tuple[cst.CSTNode, cst.CSTNode]] = []
-    for n in tops:
-        new = n.visit(_Apply(builders))
-        changes.append((n, new))  # type: ignore[arg-type]
-    changes = _drop_self_binds(ctx, changes)  # type: ignore[assignment]
+
+    def build(got: MaskShape) -> list[tuple[cst.CSTNode, cst.CSTNode]]:
+        nonlocal shape
+        shape = got
+        return [(n, n.visit(_Apply(builders))) for n in tops]  # type: ignore[misc]
+
+    changes = shaped_changes(ctx, m, ref if ref is not None else m, start, build)
+    changes = _drop_self_binds(ctx, changes)  # type: ignore[arg-type,assignment]
     names = ", ".join(f"`{n}`" for n in flow.names) or "the selections"
     return Rewrite(
         title=f"keep the selections with `{ctx.code(m).strip()}` full-size ({names}); every "

@@ -205,30 +205,40 @@ def loss_of_selections(ctx: FixContext, sel: Selection) -> Rewrite | None:
     args = [*plain, *rest, none]
     args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in args]
     per = call.with_changes(args=args, lpar=[], rpar=[])
-    where = template(f"{ctx.torch()}.where(__m__, __l__, 0).sum()", m=sel.m, l=per)
-    if red == "mean":
-        new: cst.BaseExpression = template(
-            f"__w__ / __m__.sum(){_guard_clamp(ctx, call, sel.m)}", w=where, m=atom(sel.m)
-        )
-        if not isinstance(ctx.parent(call), _PLAIN):
-            new = paren(new)
-    else:
-        new = where
-    new = new.with_changes(lpar=[*call.lpar, *new.lpar], rpar=[*new.rpar, *call.rpar])
+
+    def build(shape: flow.MaskShape) -> list[tuple[cst.CSTNode, cst.CSTNode]]:
+        where = template(f"{ctx.torch()}.where(__m__, __l__, 0).sum()", m=shape.where, l=per)
+        if red == "mean":
+            new: cst.BaseExpression = template(
+                f"__w__ / __n__{_guard_clamp(ctx, call, sel.m)}", w=where, n=shape.elements
+            )
+            if not isinstance(ctx.parent(call), _PLAIN):
+                new = paren(new)
+        else:
+            new = where
+        new = new.with_changes(lpar=[*call.lpar, *new.lpar], rpar=[*new.rpar, *call.rpar])
+        return [(call, new)]
+
     return Rewrite(
         title=f'the loss per element (`reduction="none"`), masked, then its {red}',
-        changes=[(call, new)],
+        changes=flow.shaped_changes(ctx, sel.m, plain[0].value, call, build),
         imports=("torch",),
     )
 
 
 def count_change(
-    ctx: FixContext, cnt: cst.BaseExpression, m: cst.BaseExpression
+    ctx: FixContext,
+    cnt: cst.BaseExpression,
+    m: cst.BaseExpression,
+    elements: cst.BaseExpression | None = None,
 ) -> tuple[cst.CSTNode, cst.BaseExpression] | None:
     """How the count ``cnt`` of a selection (or of a mask's indices) becomes ``m.sum()``:
     in arithmetic as is; ``max(cnt, c)`` -> ``m.sum().clamp(min=c)``; in eager-only code
-    ``int(m.sum())``. None: a Python number is needed (a branch, a size)."""
+    ``int(m.sum())``. None: a Python number is needed (a branch, a size). ``elements``: the
+    count of selected elements where it is not ``m.sum()`` (a row mask), for ``numel()``."""
     count = template("__m__.sum()", m=atom(m))
+    if elements is not None and isinstance(cnt, cst.Call) and _attr_of(cnt) == "numel":
+        count = elements
     if any(isinstance(a, cst.If) and not_compiling(a.test) for a in ctx.ancestors(cnt)):
         return cnt, template("int(__c__)", c=count).with_changes(lpar=cnt.lpar, rpar=cnt.rpar)
     p = ctx.parent(cnt)
@@ -273,7 +283,8 @@ def count_at_once(ctx: FixContext, sel: Selection) -> Rewrite | None:
             and len(call.args) == 1
         ):
             cnt = call
-    got = count_change(ctx, cnt, sel.m) if cnt is not None else None
+    elements = flow.mask_shape(ctx, sel.m, sel.x, sel.node).elements
+    got = count_change(ctx, cnt, sel.m, elements) if cnt is not None else None
     if got is None:
         return None
     return Rewrite(
@@ -382,23 +393,33 @@ def reduced_at_once(ctx: FixContext, sel: Selection, *, rows: bool = False) -> R
         return None
     if rows and not isinstance(sel.m, cst.Name):
         return None
-    where = _filled(ctx, sel.x, sel.m, FILL[op], rows)
-    inner = where if top is sel.node else top.deep_replace(sel.node, where)
-    dim = "0" if rows else ""
-    if op == "mean":
-        new = template(
-            f"__w__.sum({dim}) / __m__.sum(){_guard_clamp(ctx, target, sel.m)}",
-            w=atom(inner),  # type: ignore[arg-type]
-            m=atom(sel.m),
+
+    def build(shape: flow.MaskShape) -> list[tuple[cst.CSTNode, cst.CSTNode]]:
+        where = _filled(ctx, sel.x, sel.m if rows else shape.where, FILL[op], rows)
+        inner = where if top is sel.node else top.deep_replace(sel.node, where)
+        dim = "0" if rows else ""
+        if op == "mean":
+            new = template(
+                f"__w__.sum({dim}) / __n__{_guard_clamp(ctx, target, sel.m)}",
+                w=atom(inner),  # type: ignore[arg-type]
+                n=shape.rows if rows else shape.elements,
+            )
+            if not isinstance(ctx.parent(target), _PLAIN):
+                new = paren(new)
+        else:
+            new = template(f"__w__.{op}({dim})", w=atom(inner))  # type: ignore[arg-type]
+        new = new.with_changes(lpar=[*target.lpar, *new.lpar], rpar=[*new.rpar, *target.rpar])
+        return [(target, new)]
+
+    if rows:
+        changes: list[tuple[cst.CSTNode, cst.CSTNode | cst.FlattenSentinel]] = list(
+            build(flow.mask_shape(ctx, sel.m, sel.m, target))
         )
-        if not isinstance(ctx.parent(target), _PLAIN):
-            new = paren(new)
     else:
-        new = template(f"__w__.{op}({dim})", w=atom(inner))  # type: ignore[arg-type]
-    new = new.with_changes(lpar=[*target.lpar, *new.lpar], rpar=[*new.rpar, *target.rpar])
+        changes = flow.shaped_changes(ctx, sel.m, sel.x, target, build)
     return Rewrite(
         title=f"reduce with `torch.where(mask, x, {FILL[op]})` instead of selecting",
-        changes=[(target, new)],
+        changes=changes,
         imports=("torch",),
     )
 
@@ -608,6 +629,26 @@ def reduced_by_name(
     def filled(mk: cst.BaseExpression) -> cst.BaseExpression:
         return _filled(ctx, sel.x, mk, fill, rows)
 
+    def reads(shape: flow.MaskShape) -> list[tuple[cst.CSTNode, cst.CSTNode]]:
+        """The counts and means of the selection, as the mask ``shape`` counts."""
+        out: list[tuple[cst.CSTNode, cst.CSTNode]] = []
+        count = shape.rows if rows else shape.elements
+        for c in counts:
+            got = count_change(ctx, c, mask, None if rows else shape.elements)
+            assert got is not None
+            out.append(got)
+        for call, op, d in reds:
+            if op != "mean":
+                continue
+            recv = call.func.value if isinstance(call.func, cst.Attribute) else call.args[0].value
+            clamp = _guard_clamp(ctx, call, sel.m)
+            new = template(f"__s__.sum({'0' if d else ''}) / __c__{clamp}", s=atom(recv), c=count)
+            if not isinstance(ctx.parent(call), _PLAIN):
+                new = paren(new)
+            new = new.with_changes(lpar=[*call.lpar, *new.lpar], rpar=[*new.rpar, *call.rpar])
+            out.append((call, new))
+        return out
+
     stable = isinstance(sel.m, cst.Name) and not _rebound_after(ctx, fn, {sel.m.value}, line + 1)
     if need_mask and not stable:
         mname = ctx.fresh_name(f"{name}_mask")
@@ -619,27 +660,25 @@ def reduced_by_name(
             body=[cst.Assign([cst.AssignTarget(cst.Name(mname))], sel.m)],
             leading_lines=line_stmt.leading_lines,
         )
+        shape = flow.mask_shape(ctx, mask, sel.x, assign, source=sel.m)
         second = line_stmt.with_changes(
-            leading_lines=[], body=[assign.with_changes(value=filled(mask))]
+            leading_lines=[],
+            body=[assign.with_changes(value=filled(mask if rows else shape.where))],
         )
         changes.append((line_stmt, cst.FlattenSentinel([first, second])))
-    else:
+        changes.extend(reads(shape))
+    elif rows:
         changes.append((sel.node, filled(sel.m)))
-    count = template("__m__.sum()", m=atom(mask))
-    for c in counts:
-        got = count_change(ctx, c, mask)
-        assert got is not None
-        changes.append(got)
-    for call, op, d in reds:
-        if op != "mean":
-            continue
-        recv = call.func.value if isinstance(call.func, cst.Attribute) else call.args[0].value
-        clamp = _guard_clamp(ctx, call, sel.m)
-        new = template(f"__s__.sum({'0' if d else ''}) / __c__{clamp}", s=atom(recv), c=count)
-        if not isinstance(ctx.parent(call), _PLAIN):
-            new = paren(new)
-        changes.append(
-            (call, new.with_changes(lpar=[*call.lpar, *new.lpar], rpar=[*new.rpar, *call.rpar]))
+        changes.extend(reads(flow.mask_shape(ctx, sel.m, sel.m, assign)))
+    else:
+        changes.extend(
+            flow.shaped_changes(
+                ctx,
+                sel.m,
+                sel.x,
+                assign,
+                lambda shape: [(sel.node, filled(shape.where)), *reads(shape)],
+            )
         )
     return Rewrite(
         title=f"keep `{name}` full-size with `torch.where(mask, x, {fill})`; its reductions "
@@ -757,7 +796,22 @@ def _ancestors_to(ctx: FixContext, node: cst.CSTNode, top: cst.CSTNode) -> list[
     return out
 
 
-_MASK_WORDS = ("mask", "keep", "valid", "sel", "hit", "done", "dead", "pos", "neg", "hard")
+_MASK_WORDS = (
+    "mask",
+    "keep",
+    "valid",
+    "sel",
+    "hit",
+    "done",
+    "dead",
+    "pos",
+    "neg",
+    "hard",
+    # foreground anchors, visible keypoints (detection and pose code)
+    "fg",
+    "foreground",
+    "visib",
+)
 
 
 def _mask_expr(e: cst.BaseExpression) -> bool:
