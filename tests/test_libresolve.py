@@ -78,6 +78,12 @@ def compare(path: Path, mod: str, is_pkg: bool) -> tuple[bool, list[str]]:
         names = ("qual", "name", "bases", "methods", "line")
         if not isinstance(lc, LightClass):
             names += ("attrs", "attr_classes")
+        else:  # the attributes it answers have no facts have none in the walker's tables
+            for name in ("attrs", "attr_classes"):
+                table = object.__getattribute__(lc, name)
+                for key in getattr(cf, name):
+                    if table._absent(key):
+                        bad.append(f"{path}: class {q}.{name}: {key} said absent")
         for name in names:
             if object.__getattribute__(lc, name) != getattr(cf, name):
                 got = object.__getattribute__(lc, name)
@@ -89,7 +95,7 @@ def compare(path: Path, mod: str, is_pkg: bool) -> tuple[bool, list[str]]:
         if lf is None:
             continue
         assert isinstance(lf, LightFunction)
-        for name in ("qual", "name", "cls", "line", "compiled"):
+        for name in object.__getattribute__(lf, "_known"):
             if object.__getattribute__(lf, name) != getattr(fn, name):
                 bad.append(f"{path}: {q}.{name}")
     return True, bad

@@ -44,8 +44,7 @@ _HOOKS = frozenset(
 # calls that give a class attribute facts without a store (``self.register_buffer("x", t)``)
 _CLASS_CALLS = frozenset({"register_buffer", "register_parameter"})
 # FunctionFacts fields made here (everything else is a demand for the whole-file analysis)
-_KNOWN = frozenset({"qual", "name", "cls", "line", "compiled"})
-_KNOWN_CLASS = frozenset({"qual", "name", "bases", "methods", "line"})
+_KNOWN = frozenset({"qual", "name", "cls", "line", "compiled", "returned_defs", "returned_calls"})
 
 
 class Demand:
@@ -68,20 +67,76 @@ class Demand:
 class LightFunction(FunctionFacts):
     """A function of a light file: reading a fact its body gives records a demand."""
 
+    _known: ClassVar[frozenset[str]] = _KNOWN
+
     def __getattribute__(self, name: str) -> object:
-        if Demand.active and name not in _KNOWN and not name.startswith("_"):
-            Demand.paths.add(object.__getattribute__(self, "__dict__")["_light"])
+        if Demand.active and not name.startswith("_"):
+            if name not in object.__getattribute__(self, "_known"):
+                Demand.paths.add(object.__getattribute__(self, "__dict__")["_light"])
         return object.__getattribute__(self, name)
+
+
+class _NoClosureCall(LightFunction):
+    """A light function that calls no parameter of an enclosing function by name anywhere
+    (``calls_closure_param`` is False, as the walker finds)."""
+
+    _known: ClassVar[frozenset[str]] = _KNOWN | {"calls_closure_param"}
+
+
+class _Attrs(dict):  # type: ignore[type-arg]
+    """A light class's attribute facts (``attrs``/``attr_classes``), not made: looking up an
+    attribute its methods never store (``self.<attr> = ...``) answers that there is none, as the
+    walker's table would; any other read records a demand."""
+
+    def __init__(self, path: str, stored: frozenset[str] | None) -> None:
+        super().__init__()
+        self.path = path
+        self.stored = stored  # None: any attribute may have facts
+
+    def _absent(self, key: object) -> bool:
+        if self.stored is None or not isinstance(key, str):
+            return False
+        return key.removesuffix("()") not in self.stored
+
+    def _demand(self) -> None:
+        if Demand.active:
+            Demand.paths.add(self.path)
+
+    def get(self, key: object, default: object = None) -> object:
+        if not self._absent(key):
+            self._demand()
+        return super().get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        if not self._absent(key):
+            self._demand()
+        return super().__contains__(key)
+
+    def __getitem__(self, key: object) -> object:
+        if not self._absent(key):
+            self._demand()
+        return super().__getitem__(key)
+
+    def _whole(name: str):  # type: ignore[no-untyped-def]
+        def read(self, *a):  # type: ignore[no-untyped-def]
+            self._demand()
+            return getattr(dict, name)(self, *a)
+
+        return read
+
+    items = _whole("items")
+    keys = _whole("keys")
+    values = _whole("values")
+    __iter__ = _whole("__iter__")
+    __len__ = _whole("__len__")
+    __bool__ = _whole("__len__")
+    __eq__ = _whole("__eq__")
+    __hash__ = None  # type: ignore[assignment]
 
 
 class LightClass(ClassFacts):
-    """A class of a light file whose methods may give it attribute facts: reading them
-    records a demand."""
-
-    def __getattribute__(self, name: str) -> object:
-        if Demand.active and name not in _KNOWN_CLASS and not name.startswith("_"):
-            Demand.paths.add(object.__getattribute__(self, "__dict__")["_light"])
-        return object.__getattribute__(self, name)
+    """A class of a light file whose methods may give it attribute facts: those are
+    :class:`_Attrs` tables."""
 
 
 def is_light(f: FileFacts) -> bool:
@@ -102,10 +157,12 @@ def _dotted(node: ast.expr) -> str | None:
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-def _class_stores(cls: ast.ClassDef) -> bool:
-    """Whether a class's body may give it attribute facts: a store to ``self.<attr>`` (the
-    walker's ``append``/``extend`` facts extend an attribute stored before) or a registration
-    of a buffer or parameter."""
+def _class_stores(cls: ast.ClassDef) -> tuple[set[str], bool]:
+    """What may give a class attribute facts: the attributes its body stores to
+    (``self.<attr> = ...``; the walker's ``append``/``extend`` facts extend an attribute stored
+    before), and whether it registers a buffer or parameter (any name)."""
+    stored: set[str] = set()
+    registers = False
     for n in ast.walk(cls):
         t = type(n)
         if t is ast.Attribute:
@@ -114,12 +171,12 @@ def _class_stores(cls: ast.ClassDef) -> bool:
                 and type(n.value) is ast.Name  # type: ignore[attr-defined]
                 and n.value.id == "self"  # type: ignore[attr-defined]
             ):
-                return True
+                stored.add(n.attr)  # type: ignore[attr-defined]
         elif t is ast.Call:
             f = n.func  # type: ignore[attr-defined]
             if type(f) is ast.Attribute and f.attr in _CLASS_CALLS:
-                return True
-    return False
+                registers = True
+    return stored, registers
 
 
 def _main_guard(test: ast.expr) -> bool:
@@ -149,9 +206,15 @@ class _Reader:
         self.module_defs = {st.name for st in tree.body if isinstance(st, (*_DEFS, ast.ClassDef))}
         self.class_stack: list[ClassFacts] = []
         self.func: str | None = None  # the enclosing function's qual (None: module or class)
+        self.fn: LightFunction | None = None
+        self.local_defs: list[dict[str, str]] = []  # per enclosing function: nested def -> qual
+        self.params: list[set[str]] = []  # per enclosing function: its parameters' names
         self.bound: dict[str, set[str]] = {}  # every target a local name was imported as
         self.all_names: list[str] | None = None
         self.all_computed = False
+
+    def outer_params(self) -> set[str]:
+        return set().union(*self.params) if self.params else set()
 
     def bind(self, local: str, target: str) -> None:
         self.imports[local] = target
@@ -211,7 +274,10 @@ class _Reader:
         elif t is ast.ClassDef:
             self.klass(st)  # type: ignore[arg-type]
         else:
-            if t is ast.Assign:
+            if t is ast.Return:
+                if st.value is not None and self.fn is not None:  # type: ignore[attr-defined]
+                    self.returned(st.value)  # type: ignore[attr-defined]
+            elif t is ast.Assign:
                 for tgt in st.targets:  # type: ignore[attr-defined]
                     self.module_all(tgt, st.value, extend=False)  # type: ignore[attr-defined]
             elif t is ast.AugAssign:
@@ -258,19 +324,53 @@ class _Reader:
                     qual += f".<{d.attr}>"
         elif self.func is not None:
             qual = f"{self.func}.<locals>.{node.name}"
+            self.local_defs[-1][node.name] = qual
         else:
             qual = node.name
-        fn = LightFunction(
-            qual=qual, name=node.name, cls=cls.qual if cls else None, line=0, params=[]
-        )
+        called = {
+            n.func.id
+            for n in ast.walk(node)
+            if type(n) is ast.Call and type(n.func) is ast.Name  # type: ignore[attr-defined]
+        }
+        make = _NoClosureCall if not (called & self.outer_params()) else LightFunction
+        fn = make(qual=qual, name=node.name, cls=cls.qual if cls else None, line=0, params=[])
         fn.__dict__["_light"] = self.path
         self.functions[qual] = fn
-        saved_func, saved_stack = self.func, self.class_stack
+        saved_func, saved_stack, saved_fn = self.func, self.class_stack, self.fn
         if cls is None and self.func is not None:
             self.class_stack = []
-        self.func = qual
+        self.func, self.fn = qual, fn
+        # the nested defs it declares before walking its body (more as they are walked)
+        self.local_defs.append(
+            {st.name: f"{qual}.<locals>.{st.name}" for st in node.body if isinstance(st, _DEFS)}
+        )
+        a = node.args
+        self.params.append(
+            {x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if x}
+        )
         self.block(node.body)
-        self.func, self.class_stack = saved_func, saved_stack
+        self.params.pop()
+        self.local_defs.pop()
+        self.func, self.class_stack, self.fn = saved_func, saved_stack, saved_fn
+
+    def returned(self, value: ast.expr) -> None:
+        """``return wrapper`` / ``return wrapped_fn(func)`` of a nested def (decorators)."""
+        fn, defs = self.fn, self.local_defs[-1]
+        assert fn is not None
+        if isinstance(value, ast.Name) and value.id in defs:
+            q = defs[value.id]
+            lst = object.__getattribute__(fn, "returned_defs")
+        elif (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id in defs
+        ):
+            q = defs[value.func.id]
+            lst = object.__getattribute__(fn, "returned_calls")
+        else:
+            return
+        if q not in lst:
+            lst.append(q)
 
     def klass(self, node: ast.ClassDef) -> None:
         outer = self.class_stack[-1] if self.class_stack else None
@@ -293,12 +393,21 @@ class _Reader:
             dd = _dotted(d.func if isinstance(d, ast.Call) else d) or ""
             if dd.rsplit(".", 1)[-1] in N.FORWARD_REPLACING_CLASS_DECORATORS:
                 raise _Heavy  # its forward is disabled
-        make = LightClass if _class_stores(node) else ClassFacts
-        cf = make(
-            qual=qual, name=node.name, bases=bases, methods=methods, attrs={}, attr_classes={}
-        )
-        if make is LightClass:
-            cf.__dict__["_light"] = self.path
+        stored, registers = _class_stores(node)
+        if stored or registers:
+            st = frozenset(stored)
+            cf: ClassFacts = LightClass(
+                qual=qual,
+                name=node.name,
+                bases=bases,
+                methods=methods,
+                attrs=_Attrs(self.path, None if registers else st),
+                attr_classes=_Attrs(self.path, st),
+            )
+        else:
+            cf = ClassFacts(
+                qual=qual, name=node.name, bases=bases, methods=methods, attrs={}, attr_classes={}
+            )
         self.classes[qual] = cf
         self.class_stack.append(cf)
         self.block(node.body)
