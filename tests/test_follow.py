@@ -191,9 +191,7 @@ def test_library_facts_are_cached_per_distribution(project: tuple[Path, Path, Pa
         os.chdir(old)
     assert first.follow is not None and second.follow is not None
     assert first.follow["cached"] == 0 and first.follow["files"] == 3
-    # a file read only for resolution (``libresolve``) is not cached: CPython's tree again
-    assert second.follow["cached"] + second.follow["light"] - second.follow["upgraded"] == 3
-    assert second.follow["cached"] >= 1
+    assert second.follow["cached"] == 3
     assert first.follow["packages"] == {"fakelib": "1.2.3"}
     assert [f.line for f in first.findings] == [f.line for f in second.findings]
     assert list((proj / ".cache" / "libs").glob("fakelib-1.2.3-*.marshal"))

@@ -829,6 +829,12 @@ def _load_all(
         if stamp is None:
             continue
         got = cache.get(dist, mf.path, stamp)
+        if got is not None and LR.is_plain(got):  # read only for resolution before
+            if light:
+                stats.cached += 1
+                out[i] = LR.from_plain(mf.path, got)
+                continue
+            got = None  # wanted whole now
         if got is not None:
             try:
                 stats.cached += 1
@@ -845,6 +851,7 @@ def _load_all(
             lf = LR.light_facts(data, mf.path, mf.module, mf.is_package)
             if lf is not None:
                 out[i] = lf
+                cache.put(dist, mf.path, stamp, LR.to_plain(lf))
                 continue
         todo.append((i, stamp, (data, mf.path, mf.module, mf.is_package)))
     for (i, stamp, _src), f in zip(todo, analyse([src for _i, _s, src in todo])):

@@ -460,3 +460,81 @@ def light_facts(data: bytes, path: str, module: str, is_package: bool) -> FileFa
     )
     f.__dict__["_light"] = True
     return f
+
+
+_PLAIN = "light1"  # the cache form's tag (a library cache entry that is not a FileFacts blob)
+
+
+def is_plain(data: object) -> bool:
+    return isinstance(data, tuple) and len(data) == 7 and data[0] == _PLAIN
+
+
+def to_plain(f: FileFacts) -> tuple[object, ...]:
+    """A light file's facts as marshal-able data for the library cache (reading them back is
+    cheaper than CPython's parse)."""
+    fns = []
+    for q, fn in f.functions.items():
+        g = object.__getattribute__
+        fns.append(
+            (
+                q,
+                g(fn, "name"),
+                g(fn, "cls"),
+                type(fn) is _NoClosureCall,
+                list(g(fn, "returned_defs")),
+                list(g(fn, "returned_calls")),
+            )
+        )
+    classes = []
+    for q, cf in f.classes.items():
+        if isinstance(cf, LightClass):
+            ac = object.__getattribute__(cf, "attr_classes")
+            at = object.__getattribute__(cf, "attrs")
+            light = (sorted(ac.stored or ()), at.stored is None)
+        else:
+            light = None
+        classes.append((q, cf.name, list(cf.bases), list(cf.methods), light))
+    return (_PLAIN, f.module, f.is_package, f.lines, dict(f.imports), f.all_names, (fns, classes))
+
+
+def from_plain(path: str, data: tuple[object, ...]) -> FileFacts:
+    """The light facts :func:`to_plain` stored."""
+    _tag, module, is_package, lines, imports, all_names, (fns, classes) = data  # type: ignore[misc]
+    functions: dict[str, FunctionFacts] = {}
+    for q, name, cls, no_closure, rdefs, rcalls in fns:
+        make = _NoClosureCall if no_closure else LightFunction
+        fn = make(qual=q, name=name, cls=cls, line=0, params=[])
+        object.__getattribute__(fn, "returned_defs").extend(rdefs)
+        object.__getattribute__(fn, "returned_calls").extend(rcalls)
+        fn.__dict__["_light"] = path
+        functions[q] = fn
+    out_classes: dict[str, ClassFacts] = {}
+    for q, name, bases, methods, light in classes:
+        if light is None:
+            out_classes[q] = ClassFacts(
+                qual=q, name=name, bases=bases, methods=methods, attrs={}, attr_classes={}
+            )
+        else:
+            st = frozenset(light[0])
+            out_classes[q] = LightClass(
+                qual=q,
+                name=name,
+                bases=bases,
+                methods=methods,
+                attrs=_Attrs(path, None if light[1] else st),
+                attr_classes=_Attrs(path, st),
+            )
+    f = FileFacts(
+        path=path,
+        module=module,  # type: ignore[arg-type]
+        is_package=is_package,  # type: ignore[arg-type]
+        lines=lines,  # type: ignore[arg-type]
+        imports=imports,  # type: ignore[arg-type]
+        functions=functions,
+        classes=out_classes,
+        compiled_refs=[],
+        candidates=[],
+        all_names=all_names,  # type: ignore[arg-type]
+    )
+    f.__dict__["_light"] = True
+    return f
