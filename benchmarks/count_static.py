@@ -6,7 +6,8 @@
 MODE is ``bare`` (``libcst.parse_module`` over the files), ``phase1`` (``engine.analyze_source``
 with every static rule over the same files: parse, syntax check, walk, checks, positions),
 ``nochecks`` (phase 1 without the checks' hooks), ``nocalls`` (without their ``visit_Call``
-hooks) or ``nopos`` (without positions). The files are a fixed subset of the first 200 files
+hooks) or ``nopos`` (without positions); ``follow`` is a first run with following into installed
+packages (``engine.scan`` with ``--no-cache``, one process) over a copy of the subset. The files are a fixed subset of the first 200 files
 (sorted paths) of the installed transformers package's ``models/`` folder: every k-th of those
 that phase 1 analyses (they mention ``torch`` or ``forward``) and every k-th of the others. The
 work runs inside one ``functools.reduce`` call, so that callgrind's ``--toggle-collect`` counts
