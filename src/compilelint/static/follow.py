@@ -413,8 +413,22 @@ def follow(
         load(redo, light=False)
         return True
 
-    def settle() -> FollowProject:
-        """The project view over the files loaded so far, every file it reads into whole."""
+    def settle(before: FollowProject) -> FollowProject:
+        """The project view over the files loaded so far, every file it reads into whole.
+        Light files that the calls of the functions ``before`` traces name are analysed whole
+        first: the computation would demand them (saves a computation per round)."""
+        if LR.PREDICT:
+            pre = make()
+            need: set[str] = set()
+            for key in before.traced:
+                fn = before.fn(key)
+                if LR.is_light(before.files[key[0]]):
+                    continue
+                for ref in [c.ref for c in fn.calls] + list(fn.refs):
+                    r = pre.resolve(key[0], ref)
+                    if r is not None and r[0] in library and LR.is_light(facts[r[0]]):
+                        need.add(r[0])
+            upgrade(need)
         while True:
             with LR.Demand.recording() as demand:
                 project = make()
@@ -469,7 +483,7 @@ def follow(
             batch.append((mf, resolver.distribution(mf)))
         # one round's files are analysed together (the engine's pool of workers)
         load(batch, light=use_light)
-        project = settle()
+        project = settle(project)
         # a package's allow_in_graph registrations may lie in a module the call graph does not
         # reach (einops imports `_torch_specific` inside a function): load every module of a
         # followed package that registers some, so its graph ops are known
@@ -489,7 +503,7 @@ def follow(
         if not upgrade(demand):
             project = final
             break
-        project = settle()
+        project = settle(project)
     stats.light = sum(1 for f in facts.values() if LR.is_light(f)) + stats.upgraded
     stats.files = len(library)
     stats.functions = sum(1 for k in project.traced if k[0] in library)

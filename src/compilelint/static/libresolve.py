@@ -31,6 +31,9 @@ from compilelint.static.analysis.facts import ClassFacts, FileFacts, FunctionFac
 # read a library file only for resolution while it holds nothing traced (off: every followed
 # file is analysed whole, as before)
 ENABLED = True
+# analyse whole at once the light files that the calls of traced functions name (each would
+# otherwise be demanded by a computation, and cost one more)
+PREDICT = True
 
 # the walker's module-level facts come from calls and decorators of these qualified names
 # (compiled refs, graph ops, compiled or disabled functions): a file that may call one (under
