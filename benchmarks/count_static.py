@@ -6,7 +6,8 @@
 MODE is ``bare`` (``libcst.parse_module`` over the files), ``phase1`` (``engine.analyze_source``
 with every static rule over the same files: parse, syntax check, walk, checks, positions),
 ``nochecks`` (phase 1 without the checks' hooks), ``nocalls`` (without their ``visit_Call``
-hooks) or ``nopos`` (without positions). The files are a fixed subset of the first 200 files
+hooks) or ``nopos`` (without positions); ``follow`` is a first run with following into installed
+packages (``engine.scan`` with ``--no-cache``, one process) over a copy of the subset. The files are a fixed subset of the first 200 files
 (sorted paths) of the installed transformers package's ``models/`` folder: every k-th of those
 that phase 1 analyses (they mention ``torch`` or ``forward``) and every k-th of the others. The
 work runs inside one ``functools.reduce`` call, so that callgrind's ``--toggle-collect`` counts
@@ -29,7 +30,7 @@ from bench_static import default_root  # benchmarks/ is the script's folder
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["bare", "phase1", "nochecks", "nocalls", "nopos"])
+    ap.add_argument("mode", choices=["bare", "phase1", "nochecks", "nocalls", "nopos", "follow"])
     ap.add_argument("--root", type=Path, default=None)
     ap.add_argument("--analysed", type=int, default=12)
     ap.add_argument("--syntax-only", type=int, default=6)
@@ -43,7 +44,9 @@ def main() -> None:
     sub += light[:: max(1, len(light) // args.syntax_only)][: args.syntax_only]
     import libcst
 
-    if args.mode == "bare":
+    if args.mode == "follow":
+        follow_run(root, sub)
+    elif args.mode == "bare":
 
         def bare(acc: int, item: tuple[bytes, Path]) -> int:
             try:
@@ -93,6 +96,45 @@ def main() -> None:
         with E._fewer_collections():
             functools.reduce(phase1, inputs, 0)
     print(f"{len(sub)} files, {sum(len(d) for d, _ in sub)} bytes", file=sys.stderr)
+
+
+def follow_run(root: Path, sub: list[tuple[bytes, Path]]) -> None:
+    """A first run with following (``--no-cache``, one process, following not bounded in
+    time) over a copy of the subset: phase 1 of the files, then the library files following
+    loads and the project computations."""
+    import dataclasses
+    import shutil
+    import tempfile
+
+    from bench_static import copy_corpus
+
+    import compilelint.static.engine as E
+    import compilelint.static.follow as F
+    from compilelint.config import load_config
+
+    (F.follow.__kwdefaults__ or {})["max_seconds"] = 1e9
+    E._call_with_deep_stack = lambda fn: fn()  # type: ignore[assignment]  # one thread
+    sys.setrecursionlimit(20_000)
+    d = Path(tempfile.mkdtemp())
+    try:
+        copy_corpus(root, [p for _, p in sub], d)
+        cfg = dataclasses.replace(load_config([str(d)]), jobs=1)
+        warm = d / "_warm.py"
+        warm.write_text("import torch\ndef forward(x):\n    return x.item()\n")
+        E.scan([str(warm)], cfg, no_cache=True)  # the lazy imports
+        warm.unlink()
+        out: list[object] = []
+
+        def run(acc: int, _: int) -> int:
+            out.append(E.scan([str(d)], cfg, no_cache=True, want_project=True))
+            return acc
+
+        with E._fewer_collections():
+            functools.reduce(run, [0], 0)
+        res = out[0]
+        print(f"follow: {res.follow}, findings {len(res.findings)}", file=sys.stderr)  # type: ignore[attr-defined]
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from compilelint.model import Finding, Frame, Rule
+from compilelint.static import libresolve as LR
 from compilelint.static.analysis import values as V
 from compilelint.static.analysis.dispatch import add_object_calls
 from compilelint.static.analysis.facts import CallSite, Candidate, FileFacts
@@ -65,6 +66,9 @@ class FollowStats:
     files: int = 0
     functions: int = 0  # library functions reached from compiled code
     cached: int = 0
+    # files first read only for resolution (``libresolve``), and of those, analysed whole after
+    light: int = 0
+    upgraded: int = 0
     seconds: float = 0.0
     bounds: list[str] = field(default_factory=list)  # bounds that were hit
     entries: int | None = None  # library mode: how many entry points (None: not library mode)
@@ -378,6 +382,70 @@ def follow(
     # ``project`` is the computed view of the scanned files alone (made with ``installed``)
     project.library = library
     searched: set[tuple[str, str]] = set()  # (site, top-level package) searched for graph ops
+    # a library file is first read only for resolution (its names, imports and classes from
+    # CPython's tree: ``libresolve``) and analysed whole when the project view reads what its
+    # functions' bodies give (app mode; library mode judges more)
+    use_light = LR.ENABLED and entries is None
+    where: dict[str, tuple[ModuleFile, tuple[str, str]]] = {}  # library path -> file, dist
+
+    def make() -> FollowProject:
+        return FollowProject(facts.values(), library, installed, entries)
+
+    def load(batch: list[tuple[ModuleFile, tuple[str, str]]], light: bool) -> None:
+        got = _load_all(batch, analyse, cache, to_data, from_data, stats, light=light)
+        for (mf, dist), f in zip(batch, got):
+            if f is None:
+                if not light:  # a light file that does not analyse: as if never loaded
+                    library.pop(mf.path, None)
+                    facts.pop(mf.path, None)
+                continue
+            library[f.path] = dist
+            facts[f.path] = f
+            where[f.path] = (mf, dist)
+            stats.packages[dist[0]] = dist[1]
+
+    def upgrade(demand: set[str]) -> bool:
+        """Analyse whole the light files whose body facts the project view read."""
+        redo = [where[p] for p in sorted(demand) if p in facts and LR.is_light(facts[p])]
+        if not redo:
+            return False
+        stats.upgraded += len(redo)
+        load(redo, light=False)
+        return True
+
+    def settle(before: FollowProject) -> FollowProject:
+        """The project view over the files loaded so far, every file it reads into whole.
+        Light files that the calls of the functions ``before`` traces name are analysed whole
+        first: the computation would demand them (saves a computation per round)."""
+        if LR.PREDICT:
+            pre = make()
+            need: set[str] = set()
+            for key in before.traced:
+                fn = before.fn(key)
+                if LR.is_light(before.files[key[0]]):
+                    continue
+                for ref in [c.ref for c in fn.calls] + list(fn.refs):
+                    r = pre.resolve(key[0], ref)
+                    if r is not None and r[0] in library and LR.is_light(facts[r[0]]):
+                        need.add(r[0])
+            upgrade(need)
+        while True:
+            with LR.Demand.recording() as demand:
+                project = make()
+                project.compute()
+                if add_factory_calls(project):
+                    project = make()
+                    project.compute()
+                if add_virtual_calls(project):
+                    project = make()
+                    project.compute()
+                # the objects built as a held object's constructor arguments
+                # (`ScaleKernel(RBFKernel())`): resolving them loads their modules next round,
+                # so their overrides are known
+                _resolve_held_arguments(project)
+            if not upgrade(demand):
+                return project
+
     for rnd in range(max_rounds + 1):
         wanted: list[ModuleFile] = []
         for mod in sorted(project.unresolved_modules):
@@ -414,25 +482,8 @@ def follow(
                 break
             batch.append((mf, resolver.distribution(mf)))
         # one round's files are analysed together (the engine's pool of workers)
-        for (_mf, dist), f in zip(
-            batch, _load_all(batch, analyse, cache, to_data, from_data, stats)
-        ):
-            if f is None:
-                continue
-            library[f.path] = dist
-            facts[f.path] = f
-            stats.packages[dist[0]] = dist[1]
-        project = FollowProject(facts.values(), library, installed, entries)
-        project.compute()
-        if add_factory_calls(project):
-            project = FollowProject(facts.values(), library, installed, entries)
-            project.compute()
-        if add_virtual_calls(project):
-            project = FollowProject(facts.values(), library, installed, entries)
-            project.compute()
-        # the objects built as a held object's constructor arguments (`ScaleKernel(RBFKernel())`):
-        # resolving them loads their modules next round, so their overrides are known
-        _resolve_held_arguments(project)
+        load(batch, light=use_light)
+        project = settle(project)
         # a package's allow_in_graph registrations may lie in a module the call graph does not
         # reach (einops imports `_torch_specific` inside a function): load every module of a
         # followed package that registers some, so its graph ops are known
@@ -440,12 +491,20 @@ def follow(
             if (mf.site, mf.top) not in searched:
                 searched.add((mf.site, mf.top))
                 project.unresolved_modules.update(registering_modules(mf, dist, cache))
-    if prune_registry_calls(project):
-        project = FollowProject(facts.values(), library, installed, entries)
-        project.compute()
-    if prune_virtual_calls(project):
-        project = FollowProject(facts.values(), library, installed, entries)
-        project.compute()
+    while True:
+        with LR.Demand.recording() as demand:
+            final = project
+            if prune_registry_calls(final):
+                final = make()
+                final.compute()
+            if prune_virtual_calls(final):
+                final = make()
+                final.compute()
+        if not upgrade(demand):
+            project = final
+            break
+        project = settle(project)
+    stats.light = sum(1 for f in facts.values() if LR.is_light(f)) + stats.upgraded
     stats.files = len(library)
     stats.functions = sum(1 for k in project.traced if k[0] in library)
     stats.seconds = time.perf_counter() - t0
@@ -831,6 +890,7 @@ def _load_all(
     to_data: Callable[[FileFacts], object],  # the cache form (the engine's: marshal bytes)
     from_data: Callable[[Any], FileFacts],
     stats: FollowStats,
+    light: bool = False,
 ) -> list[FileFacts | None]:
     """The facts of each library file of ``batch`` (None: unreadable or unparsable): from the
     library cache, else analysed, all of them in one call of ``analyse`` (phase 1 with calls
@@ -842,6 +902,12 @@ def _load_all(
         if stamp is None:
             continue
         got = cache.get(dist, mf.path, stamp)
+        if got is not None and LR.is_plain(got):  # read only for resolution before
+            if light:
+                stats.cached += 1
+                out[i] = LR.from_plain(mf.path, got)
+                continue
+            got = None  # wanted whole now
         if got is not None:
             try:
                 stats.cached += 1
@@ -854,6 +920,12 @@ def _load_all(
                 data = fh.read()
         except OSError:
             continue
+        if light:  # read only for resolution while nothing reads its functions' bodies
+            lf = LR.light_facts(data, mf.path, mf.module, mf.is_package)
+            if lf is not None:
+                out[i] = lf
+                cache.put(dist, mf.path, stamp, LR.to_plain(lf))
+                continue
         todo.append((i, stamp, (data, mf.path, mf.module, mf.is_package)))
     for (i, stamp, _src), f in zip(todo, analyse([src for _i, _s, src in todo])):
         if f.error is not None:

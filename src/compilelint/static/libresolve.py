@@ -1,0 +1,543 @@
+"""Library files loaded only to resolve names, read from CPython's tree (issue 24).
+
+Following loads a library file because traced code names something in it; on the 200-file
+transformers corpus, 27 of the 37 files a first run loads hold no traced function: they are
+there for a base class's MRO, a decorator, a re-exporting ``__init__``. For such a file the
+project view reads only its *resolution facts*: the imports (the walker's one table for the
+whole file, in source order), the names, classes and bases of its definitions, and its
+module-level facts. Those are made here from ``ast.parse`` plus one walk of the statements
+(about 7x cheaper than libcst's parse), equal to what the libcst walker gives
+(``tests/test_libresolve.py`` compares them field by field over whole installed packages).
+
+Only files whose module-level facts are empty by construction are read this way (no
+``compile``/``optimize``/``allow_in_graph``/hook/``disable`` name, no ``__all__``, no
+``__main__`` block, no class that stores ``self.<attr>``): the rest are analysed whole as
+before. A function's facts from its body (calls, returns, parameters, decorators, ...) are not
+made: reading one records a *demand* (:class:`Demand`), and following analyses that file again
+whole with libcst and recomputes the project view, so that what the project computes reads
+only facts identical to a whole-file analysis's.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+from collections.abc import Iterator
+from typing import ClassVar
+
+from compilelint.static.analysis import names as N
+from compilelint.static.analysis.facts import ClassFacts, FileFacts, FunctionFacts
+
+# read a library file only for resolution while it holds nothing traced (off: every followed
+# file is analysed whole, as before)
+ENABLED = True
+# analyse whole at once the light files that the calls of traced functions name (each would
+# otherwise be demanded by a computation, and cost one more)
+PREDICT = True
+
+# the walker's module-level facts come from calls and decorators of these qualified names
+# (compiled refs, graph ops, compiled or disabled functions): a file that may call one (under
+# any name its imports give) is analysed whole
+_SENSITIVE = N.COMPILE_CALLS | N.DISABLE_CALLS | N.ALLOW_IN_GRAPH_CALLS
+_SENSITIVE_LAST = frozenset(q.rsplit(".", 1)[-1] for q in _SENSITIVE)
+# calls on any object that the walker records (forward hooks: compiled refs)
+_HOOKS = frozenset(
+    {"register_forward_hook", "register_forward_pre_hook", "register_module_forward_hook"}
+)
+# calls that give a class attribute facts without a store (``self.register_buffer("x", t)``)
+_CLASS_CALLS = frozenset({"register_buffer", "register_parameter"})
+# FunctionFacts fields made here (everything else is a demand for the whole-file analysis)
+_KNOWN = frozenset({"qual", "name", "cls", "line", "compiled", "returned_defs", "returned_calls"})
+
+
+class Demand:
+    """The light files whose functions' body facts were read while recording."""
+
+    active: ClassVar[bool] = False
+    paths: ClassVar[set[str]] = set()
+
+    @classmethod
+    @contextlib.contextmanager
+    def recording(cls) -> Iterator[set[str]]:
+        saved = cls.active, cls.paths
+        cls.active, cls.paths = True, set()
+        try:
+            yield cls.paths
+        finally:
+            cls.active, cls.paths = saved
+
+
+class LightFunction(FunctionFacts):
+    """A function of a light file: reading a fact its body gives records a demand."""
+
+    _known: ClassVar[frozenset[str]] = _KNOWN
+
+    def __getattribute__(self, name: str) -> object:
+        if Demand.active and not name.startswith("_"):
+            if name not in object.__getattribute__(self, "_known"):
+                Demand.paths.add(object.__getattribute__(self, "__dict__")["_light"])
+        return object.__getattribute__(self, name)
+
+
+class _NoClosureCall(LightFunction):
+    """A light function that calls no parameter of an enclosing function by name anywhere
+    (``calls_closure_param`` is False, as the walker finds)."""
+
+    _known: ClassVar[frozenset[str]] = _KNOWN | {"calls_closure_param"}
+
+
+class _Attrs(dict):  # type: ignore[type-arg]
+    """A light class's attribute facts (``attrs``/``attr_classes``), not made: looking up an
+    attribute its methods never store (``self.<attr> = ...``) answers that there is none, as the
+    walker's table would; any other read records a demand."""
+
+    def __init__(self, path: str, stored: frozenset[str] | None) -> None:
+        super().__init__()
+        self.path = path
+        self.stored = stored  # None: any attribute may have facts
+
+    def _absent(self, key: object) -> bool:
+        if self.stored is None or not isinstance(key, str):
+            return False
+        return key.removesuffix("()") not in self.stored
+
+    def _demand(self) -> None:
+        if Demand.active:
+            Demand.paths.add(self.path)
+
+    def get(self, key: object, default: object = None) -> object:
+        if not self._absent(key):
+            self._demand()
+        return super().get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        if not self._absent(key):
+            self._demand()
+        return super().__contains__(key)
+
+    def __getitem__(self, key: object) -> object:
+        if not self._absent(key):
+            self._demand()
+        return super().__getitem__(key)
+
+    def _whole(name: str):  # type: ignore[no-untyped-def]
+        def read(self, *a):  # type: ignore[no-untyped-def]
+            self._demand()
+            return getattr(dict, name)(self, *a)
+
+        return read
+
+    items = _whole("items")
+    keys = _whole("keys")
+    values = _whole("values")
+    __iter__ = _whole("__iter__")
+    __len__ = _whole("__len__")
+    __bool__ = _whole("__len__")
+    __eq__ = _whole("__eq__")
+    __hash__ = None  # type: ignore[assignment]
+
+
+class LightClass(ClassFacts):
+    """A class of a light file whose methods may give it attribute facts: those are
+    :class:`_Attrs` tables."""
+
+
+def is_light(f: FileFacts) -> bool:
+    return bool(f.__dict__.get("_light"))
+
+
+def _dotted(node: ast.expr) -> str | None:
+    parts: list[str] = []
+    while type(node) is ast.Attribute:
+        parts.append(node.attr)
+        node = node.value
+    if type(node) is ast.Name:
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _class_stores(cls: ast.ClassDef) -> tuple[set[str], bool]:
+    """What may give a class attribute facts: the attributes its body stores to
+    (``self.<attr> = ...``; the walker's ``append``/``extend`` facts extend an attribute stored
+    before), and whether it registers a buffer or parameter (any name)."""
+    stored: set[str] = set()
+    registers = False
+    for n in ast.walk(cls):
+        t = type(n)
+        if t is ast.Attribute:
+            if (
+                type(n.ctx) is not ast.Load  # type: ignore[attr-defined]
+                and type(n.value) is ast.Name  # type: ignore[attr-defined]
+                and n.value.id == "self"  # type: ignore[attr-defined]
+            ):
+                stored.add(n.attr)  # type: ignore[attr-defined]
+        elif t is ast.Call:
+            f = n.func  # type: ignore[attr-defined]
+            if type(f) is ast.Attribute and f.attr in _CLASS_CALLS:
+                registers = True
+    return stored, registers
+
+
+def _main_guard(test: ast.expr) -> bool:
+    """``__name__ == "__main__"`` (either way round), as the walker tests it."""
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return False
+    if not isinstance(test.ops[0], ast.Eq):
+        return False
+    sides = (test.left, test.comparators[0])
+    return any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides) and any(
+        isinstance(s, ast.Constant) and s.value == "__main__" for s in sides
+    )
+
+
+class _Heavy(Exception):
+    """The file has module-level facts this reader does not make: analyse it whole."""
+
+
+class _Reader:
+    def __init__(self, path: str, module: str, is_package: bool, tree: ast.Module) -> None:
+        self.path = path
+        self.module = module
+        self.is_package = is_package
+        self.imports: dict[str, str] = {}
+        self.functions: dict[str, FunctionFacts] = {}
+        self.classes: dict[str, ClassFacts] = {}
+        self.module_defs = {st.name for st in tree.body if isinstance(st, (*_DEFS, ast.ClassDef))}
+        self.class_stack: list[ClassFacts] = []
+        self.func: str | None = None  # the enclosing function's qual (None: module or class)
+        self.fn: LightFunction | None = None
+        self.local_defs: list[dict[str, str]] = []  # per enclosing function: nested def -> qual
+        self.params: list[set[str]] = []  # per enclosing function: its parameters' names
+        self.bound: dict[str, set[str]] = {}  # every target a local name was imported as
+        self.all_names: list[str] | None = None
+        self.all_computed = False
+
+    def outer_params(self) -> set[str]:
+        return set().union(*self.params) if self.params else set()
+
+    def bind(self, local: str, target: str) -> None:
+        self.imports[local] = target
+        self.bound.setdefault(local, set()).add(target)
+
+    def sensitive(self, d: str) -> bool:
+        """Whether the dotted name ``d`` may qualify, under some import of the file, to a
+        call that gives module-level facts."""
+        if d.rsplit(".", 1)[-1] not in _SENSITIVE_LAST and d not in self.bound:
+            return False
+        head, _, rest = d.partition(".")
+        names = {d} | {f"{t}.{rest}" if rest else t for t in self.bound.get(head, ())}
+        return bool(names & _SENSITIVE)
+
+    def module_all(self, target: ast.expr, value: ast.expr, extend: bool) -> None:
+        if not (isinstance(target, ast.Name) and target.id == "__all__"):
+            return
+        if self.func is not None or self.class_stack:
+            return
+        names: list[str] | None = None
+        if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+            got = [e.value for e in value.elts if isinstance(e, ast.Constant)]
+            if len(got) == len(value.elts) and all(isinstance(n, str) for n in got):
+                names = got  # type: ignore[assignment]
+        if names is None:
+            self.all_computed = True
+            return
+        self.all_names = (self.all_names or []) + names if extend else names
+
+    def qualify(self, node: ast.expr) -> str | None:
+        d = _dotted(node)
+        if d is None:
+            return None
+        head, _, rest = d.partition(".")
+        target = self.imports.get(head)
+        if target is None:
+            return d
+        return f"{target}.{rest}" if rest else target
+
+    def block(self, body: list[ast.stmt]) -> None:
+        for st in body:
+            self.stmt(st)
+
+    def stmt(self, st: ast.stmt) -> None:
+        t = type(st)
+        if t is ast.Import:
+            for a in st.names:  # type: ignore[attr-defined]
+                if a.asname is not None:
+                    self.bind(a.asname, a.name)
+                else:
+                    head = a.name.split(".", 1)[0]
+                    self.bind(head, head)
+        elif t is ast.ImportFrom:
+            self.import_from(st)  # type: ignore[arg-type]
+        elif t in _DEFS:
+            self.function(st)  # type: ignore[arg-type]
+        elif t is ast.ClassDef:
+            self.klass(st)  # type: ignore[arg-type]
+        else:
+            if t is ast.Return:
+                if st.value is not None and self.fn is not None:  # type: ignore[attr-defined]
+                    self.returned(st.value)  # type: ignore[attr-defined]
+            elif t is ast.Assign:
+                for tgt in st.targets:  # type: ignore[attr-defined]
+                    self.module_all(tgt, st.value, extend=False)  # type: ignore[attr-defined]
+            elif t is ast.AugAssign:
+                self.module_all(st.target, st.value, extend=True)  # type: ignore[attr-defined]
+            elif (
+                t is ast.If and self.func is None and not self.class_stack and _main_guard(st.test)  # type: ignore[attr-defined]
+            ):
+                raise _Heavy  # the script's calls (``script_refs``)
+            for name in ("body", "orelse", "finalbody"):
+                sub = getattr(st, name, None)
+                if sub:
+                    self.block(sub)
+                if name == "body":
+                    for h in getattr(st, "handlers", ()):
+                        self.block(h.body)
+                    for c in getattr(st, "cases", ()):
+                        self.block(c.body)
+
+    def import_from(self, node: ast.ImportFrom) -> None:
+        mod = node.module or ""
+        if node.level:
+            pkg = self.module.split(".") if self.module else []
+            if not self.is_package:
+                pkg = pkg[:-1]
+            if node.level > 1:
+                lv = node.level - 1
+                pkg = pkg[: len(pkg) - lv] if lv <= len(pkg) else []
+            base = ".".join(pkg)
+            mod = f"{base}.{mod}" if base and mod else (base or mod)
+        if len(node.names) == 1 and node.names[0].name == "*":
+            if mod:
+                self.imports[f"*{sum(k.startswith('*') for k in self.imports)}"] = mod
+            return
+        for a in node.names:
+            local = a.asname if a.asname is not None else a.name
+            self.bind(local, f"{mod}.{a.name}" if mod else a.name)
+
+    def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        cls = self.class_stack[-1] if self.class_stack and self.func is None else None
+        if cls is not None:
+            qual = f"{cls.qual}.{node.name}"
+            for d in node.decorator_list:
+                if isinstance(d, ast.Attribute) and d.attr in ("setter", "deleter"):
+                    qual += f".<{d.attr}>"
+        elif self.func is not None:
+            qual = f"{self.func}.<locals>.{node.name}"
+            self.local_defs[-1][node.name] = qual
+        else:
+            qual = node.name
+        called = {
+            n.func.id
+            for n in ast.walk(node)
+            if type(n) is ast.Call and type(n.func) is ast.Name  # type: ignore[attr-defined]
+        }
+        make = _NoClosureCall if not (called & self.outer_params()) else LightFunction
+        fn = make(qual=qual, name=node.name, cls=cls.qual if cls else None, line=0, params=[])
+        fn.__dict__["_light"] = self.path
+        self.functions[qual] = fn
+        saved_func, saved_stack, saved_fn = self.func, self.class_stack, self.fn
+        if cls is None and self.func is not None:
+            self.class_stack = []
+        self.func, self.fn = qual, fn
+        # the nested defs it declares before walking its body (more as they are walked)
+        self.local_defs.append(
+            {st.name: f"{qual}.<locals>.{st.name}" for st in node.body if isinstance(st, _DEFS)}
+        )
+        a = node.args
+        self.params.append(
+            {x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if x}
+        )
+        self.block(node.body)
+        self.params.pop()
+        self.local_defs.pop()
+        self.func, self.class_stack, self.fn = saved_func, saved_stack, saved_fn
+
+    def returned(self, value: ast.expr) -> None:
+        """``return wrapper`` / ``return wrapped_fn(func)`` of a nested def (decorators)."""
+        fn, defs = self.fn, self.local_defs[-1]
+        assert fn is not None
+        if isinstance(value, ast.Name) and value.id in defs:
+            q = defs[value.id]
+            lst = object.__getattribute__(fn, "returned_defs")
+        elif (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id in defs
+        ):
+            q = defs[value.func.id]
+            lst = object.__getattribute__(fn, "returned_calls")
+        else:
+            return
+        if q not in lst:
+            lst.append(q)
+
+    def klass(self, node: ast.ClassDef) -> None:
+        outer = self.class_stack[-1] if self.class_stack else None
+        qual = f"{outer.qual}.{node.name}" if outer is not None else node.name
+        bases: list[str] = []
+        for b in node.bases:
+            v = b.value if isinstance(b, ast.Starred) else b
+            q = self.qualify(v)
+            if q is None:
+                continue
+            head = q.split(".", 1)[0]
+            if isinstance(v, ast.Name) and v.id in self.module_defs:
+                bases.append(f"Q|{v.id}")
+            elif head in self.imports.values() or _dotted(v) != q:
+                bases.append(f"D|{q}")
+            else:
+                bases.append(f"D|{q}" if "." in q else f"Q|{q}")
+        methods = [st.name for st in node.body if isinstance(st, _DEFS)]
+        for d in node.decorator_list:
+            dd = _dotted(d.func if isinstance(d, ast.Call) else d) or ""
+            if dd.rsplit(".", 1)[-1] in N.FORWARD_REPLACING_CLASS_DECORATORS:
+                raise _Heavy  # its forward is disabled
+        stored, registers = _class_stores(node)
+        if stored or registers:
+            st = frozenset(stored)
+            cf: ClassFacts = LightClass(
+                qual=qual,
+                name=node.name,
+                bases=bases,
+                methods=methods,
+                attrs=_Attrs(self.path, None if registers else st),
+                attr_classes=_Attrs(self.path, st),
+            )
+        else:
+            cf = ClassFacts(
+                qual=qual, name=node.name, bases=bases, methods=methods, attrs={}, attr_classes={}
+            )
+        self.classes[qual] = cf
+        self.class_stack.append(cf)
+        self.block(node.body)
+        self.class_stack.pop()
+
+
+def count_lines(data: bytes) -> int:
+    """As the engine counts a file's lines."""
+    nl = b"\n" if b"\n" in data or b"\r" not in data else b"\r"
+    return data.count(nl) + (1 if data and not data.endswith(nl) else 0)
+
+
+def light_facts(data: bytes, path: str, module: str, is_package: bool) -> FileFacts | None:
+    """The resolution facts of a library file from CPython's tree, or None when the file is
+    to be analysed whole (a heavy word, a class with attribute facts, not parsable)."""
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    r = _Reader(path, module, is_package, tree)
+    try:
+        r.block(tree.body)
+        for n in ast.walk(tree):
+            t = type(n)
+            if t is ast.Call:
+                f = n.func  # type: ignore[attr-defined]
+                if type(f) is ast.Attribute and f.attr in _HOOKS:
+                    return None
+                d = _dotted(f)
+                if d is not None and r.sensitive(d):
+                    return None
+            elif t in _DEFS:
+                for dec in n.decorator_list:  # type: ignore[attr-defined]
+                    d = _dotted(dec.func if isinstance(dec, ast.Call) else dec)
+                    if d is not None and r.sensitive(d):
+                        return None
+    except (_Heavy, RecursionError):
+        return None
+    f = FileFacts(
+        path=path,
+        module=module,
+        is_package=is_package,
+        lines=count_lines(data),
+        imports=r.imports,
+        functions=r.functions,
+        classes=r.classes,
+        compiled_refs=[],
+        candidates=[],
+        all_names=None if r.all_computed else r.all_names,
+    )
+    f.__dict__["_light"] = True
+    return f
+
+
+_PLAIN = "light1"  # the cache form's tag (a library cache entry that is not a FileFacts blob)
+
+
+def is_plain(data: object) -> bool:
+    return isinstance(data, tuple) and len(data) == 7 and data[0] == _PLAIN
+
+
+def to_plain(f: FileFacts) -> tuple[object, ...]:
+    """A light file's facts as marshal-able data for the library cache (reading them back is
+    cheaper than CPython's parse)."""
+    fns = []
+    for q, fn in f.functions.items():
+        g = object.__getattribute__
+        fns.append(
+            (
+                q,
+                g(fn, "name"),
+                g(fn, "cls"),
+                type(fn) is _NoClosureCall,
+                list(g(fn, "returned_defs")),
+                list(g(fn, "returned_calls")),
+            )
+        )
+    classes = []
+    for q, cf in f.classes.items():
+        if isinstance(cf, LightClass):
+            ac = object.__getattribute__(cf, "attr_classes")
+            at = object.__getattribute__(cf, "attrs")
+            light = (sorted(ac.stored or ()), at.stored is None)
+        else:
+            light = None
+        classes.append((q, cf.name, list(cf.bases), list(cf.methods), light))
+    return (_PLAIN, f.module, f.is_package, f.lines, dict(f.imports), f.all_names, (fns, classes))
+
+
+def from_plain(path: str, data: tuple[object, ...]) -> FileFacts:
+    """The light facts :func:`to_plain` stored."""
+    _tag, module, is_package, lines, imports, all_names, (fns, classes) = data  # type: ignore[misc]
+    functions: dict[str, FunctionFacts] = {}
+    for q, name, cls, no_closure, rdefs, rcalls in fns:
+        make = _NoClosureCall if no_closure else LightFunction
+        fn = make(qual=q, name=name, cls=cls, line=0, params=[])
+        object.__getattribute__(fn, "returned_defs").extend(rdefs)
+        object.__getattribute__(fn, "returned_calls").extend(rcalls)
+        fn.__dict__["_light"] = path
+        functions[q] = fn
+    out_classes: dict[str, ClassFacts] = {}
+    for q, name, bases, methods, light in classes:
+        if light is None:
+            out_classes[q] = ClassFacts(
+                qual=q, name=name, bases=bases, methods=methods, attrs={}, attr_classes={}
+            )
+        else:
+            st = frozenset(light[0])
+            out_classes[q] = LightClass(
+                qual=q,
+                name=name,
+                bases=bases,
+                methods=methods,
+                attrs=_Attrs(path, None if light[1] else st),
+                attr_classes=_Attrs(path, st),
+            )
+    f = FileFacts(
+        path=path,
+        module=module,  # type: ignore[arg-type]
+        is_package=is_package,  # type: ignore[arg-type]
+        lines=lines,  # type: ignore[arg-type]
+        imports=imports,  # type: ignore[arg-type]
+        functions=functions,
+        classes=out_classes,
+        compiled_refs=[],
+        candidates=[],
+        all_names=all_names,  # type: ignore[arg-type]
+    )
+    f.__dict__["_light"] = True
+    return f
