@@ -134,6 +134,7 @@ if __name__ == "__main__":
 
 
 def _config_project(tmp_path: Path, train: bool) -> object:
+    pytest.importorskip("einops")  # the model splits with einops.rearrange (not a dev dependency)
     shutil.copy(CORPUS / "token_merge_split_sizes.py", tmp_path / "model.py")
     if train:
         (tmp_path / "train.py").write_text(TRAIN, encoding="utf-8")

@@ -195,9 +195,11 @@ class Model(nn.Module):
 """
 
 
-def test_verify_rejects_a_fix_that_changes_outputs(tmp_path: Path) -> None:
-    """The CL111 rewrite is wrong for a row mask (torch.where broadcasts it over columns):
-    the outputs differ, so it is not applied; the print guard in the same file still lands."""
+def test_verify_applies_the_row_mask_rewrite(tmp_path: Path) -> None:
+    """A row mask (``x[rows]`` with ``rows`` of one dimension fewer): the CL111 rewrite
+    broadcasts the mask over the columns (``rows.reshape(rows.shape + (1,) * ...)``), so the
+    outputs match and it is applied (before the rank-agnostic broadcast, torch.where broadcast
+    the mask the wrong way and verification rejected it); the print guard lands too."""
     (tmp_path / "model.py").write_text(BAD_AND_GOOD, encoding="utf-8")
     spec = tmp_path / "spec.json"
     spec.write_text(
@@ -217,13 +219,13 @@ def test_verify_rejects_a_fix_that_changes_outputs(tmp_path: Path) -> None:
     assert run.verification is not None and run.verification.error is None
     status = {r.rule: r for r in run.records}
     assert status["CL201"].status == "applied"
-    assert status["CL111"].status == "rejected"
-    assert status["CL111"].reason.startswith("outputs differ (at output[0]")
+    assert status["CL111"].status == "applied"
     text = (tmp_path / "model.py").read_text(encoding="utf-8")
-    assert "x[rows].sum()" in text and "is_compiling" in text
+    assert "x[rows].sum()" not in text and "is_compiling" in text
+    assert "rows.reshape(rows.shape + (1,)" in text
     checks = {c.rule: c for c in run.verification.checks}
     assert checks["CL201"].accepted and checks["CL201"].breaks_after == 0
-    assert not checks["CL111"].accepted
+    assert checks["CL111"].accepted and checks["CL111"].breaks_after == 0
 
 
 def test_verify_accepts_a_layer_built_lazily_in_init(tmp_path: Path) -> None:

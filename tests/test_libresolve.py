@@ -32,7 +32,10 @@ PACKAGES = (
 
 
 def _files(pkg: str) -> list[tuple[Path, str, bool]]:
-    spec = importlib.util.find_spec(pkg)
+    try:
+        spec = importlib.util.find_spec(pkg)
+    except ModuleNotFoundError:  # `transformers.utils` without transformers installed
+        return []
     if spec is None or not spec.submodule_search_locations:
         return []
     root = Path(next(iter(spec.submodule_search_locations)))
