@@ -898,22 +898,35 @@ _CE = frozenset({"cross_entropy", "nll_loss"})
 _CE_KW = frozenset({"weight", "ignore_index", "label_smoothing", "reduction"})
 
 
+def functional_pair_call(
+    ctx: FixContext, node: cst.CSTNode, names: frozenset[str] | set[str], keywords: object
+) -> tuple[cst.Call, str, list[cst.Arg], list[cst.Arg]] | None:
+    """``(call, name, positional, keyword args)`` when ``node`` is an argument of
+    ``F.<name>(a, b, k=...)`` (``torch.nn.functional`` too) with ``name`` in ``names``, two
+    positional arguments and only keywords in ``keywords``; None otherwise."""
+    arg = ctx.parent(node)
+    call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+    if not isinstance(call, cst.Call) or any(a.star for a in call.args):
+        return None
+    head, _, last = ctx.code(call.func).strip().rpartition(".")
+    if last not in names or not (head == "F" or head.endswith("functional")):
+        return None
+    pos = [a for a in call.args if a.keyword is None]
+    kws = [a for a in call.args if a.keyword is not None]
+    if len(pos) != 2 or any(a.keyword.value not in keywords for a in kws):  # type: ignore[operator,union-attr]
+        return None
+    return call, last, pos, kws
+
+
 def masked_cross_entropy(ctx: FixContext, sub: cst.Subscript) -> Rewrite | None:
     """``F.cross_entropy(logits[m], y[m], ...)`` (``nll_loss`` too; mean or sum) ->
     ``F.cross_entropy(logits.flatten(0, -2), torch.where(m, y, -100).flatten(), ...)``: the
     targets outside the mask become ``ignore_index``, which the loss leaves out of its sum and
     of its mean's count (as it does for the targets that already held it)."""
-    arg = ctx.parent(sub)
-    call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
-    if not isinstance(call, cst.Call) or any(a.star for a in call.args):
+    got = functional_pair_call(ctx, sub, _CE, _CE_KW)
+    if got is None:
         return None
-    head, _, last = ctx.code(call.func).strip().rpartition(".")
-    if last not in _CE or not (head == "F" or head.endswith("functional")):
-        return None
-    pos = [a for a in call.args if a.keyword is None]
-    kws = [a for a in call.args if a.keyword is not None]
-    if len(pos) != 2 or any(a.keyword.value not in _CE_KW for a in kws):  # type: ignore[union-attr]
-        return None
+    call, last, pos, kws = got
     ignore: cst.BaseExpression = template("-100")
     for a in kws:
         k = a.keyword.value  # type: ignore[union-attr]

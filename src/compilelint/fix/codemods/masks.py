@@ -167,17 +167,10 @@ def loss_of_selections(ctx: FixContext, sel: Selection) -> Rewrite | None:
     """``F.smooth_l1_loss(a[m], b[m], beta=b)`` (an elementwise loss of two selections with
     one mask, reduced by mean or sum) -> ``torch.where(m, F.smooth_l1_loss(a, b, beta=b,
     reduction="none"), 0).sum() / m.sum()``: the loss per element, masked, then reduced."""
-    arg = ctx.parent(sel.node)
-    call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
-    if not isinstance(call, cst.Call) or any(a.star for a in call.args):
+    got = flow.functional_pair_call(ctx, sel.node, _LOSSES, _LOSS_KWARGS)
+    if got is None:
         return None
-    head, _, last = ctx.code(call.func).strip().rpartition(".")
-    if last not in _LOSSES or not (head == "F" or head.endswith("functional")):
-        return None
-    pos = [a for a in call.args if a.keyword is None]
-    kws = [a for a in call.args if a.keyword is not None]
-    if len(pos) != 2 or any(a.keyword.value not in _LOSS_KWARGS for a in kws):  # type: ignore[union-attr]
-        return None
+    call, last, pos, kws = got
     red = "mean"
     for a in kws:
         if a.keyword.value == "reduction":  # type: ignore[union-attr]
