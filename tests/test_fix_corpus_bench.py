@@ -12,6 +12,7 @@ from compilelint.dynamic.spec import load_spec
 ROOT = Path(__file__).resolve().parent.parent
 DEV = ROOT / "benchmarks" / "fix_corpus"
 HELDOUT = ROOT / "benchmarks" / "fix_corpus_heldout"
+HELDOUT2 = ROOT / "benchmarks" / "fix_corpus_heldout2"
 
 
 def _bench():
@@ -31,9 +32,23 @@ def test_halves_are_disjoint_and_big_enough() -> None:
     assert len(new) >= 18 and set(new) <= dev
 
 
+def test_second_batch_is_split_by_its_rule() -> None:
+    """Round 6's batch: sorted stems, even positions held out, odd ones in the dev folder."""
+    dev = {p.stem for p in DEV.glob("*.py")}
+    held = {p.stem for p in HELDOUT.glob("*.py")}
+    held2 = {p.stem for p in HELDOUT2.glob("*.py")}
+    new2 = (ROOT / "benchmarks" / "fix_corpus_dev_new2.txt").read_text().split()
+    assert len(held2) == 15 and len(new2) == 15
+    assert not held2 & (dev | held) and set(new2) <= dev
+    batch = sorted(held2 | set(new2))
+    assert set(batch[0::2]) == held2 and set(batch[1::2]) == set(new2)
+
+
 def test_every_model_has_a_valid_spec_naming_itself(tmp_path: Path) -> None:
     bench = _bench()
-    for path in sorted(DEV.glob("*.py")) + sorted(HELDOUT.glob("*.py")):
+    for path in (
+        sorted(DEV.glob("*.py")) + sorted(HELDOUT.glob("*.py")) + sorted(HELDOUT2.glob("*.py"))
+    ):
         spec = bench.spec_of(path)
         assert spec["model"].split(":")[0] == path.name, path
         f = tmp_path / "spec.json"
