@@ -6,8 +6,8 @@ from torch import nn
 
 class SwitchRouter(nn.Module):
     """A Switch-Transformer top-1 router with its load-balancing loss: the tokens per expert
-    and the router probability mass per expert are counted with `bincount` (`minlength` from
-    the expert count of the config, the mass as weights)."""
+    are counted with `bincount` (`minlength` from the expert count of the config), and the
+    mean routing confidence per expert (a statistic, no gradient) with `bincount` weights."""
 
     def __init__(self, dim, num_experts):
         super().__init__()
@@ -19,8 +19,8 @@ class SwitchRouter(nn.Module):
         probs = F.softmax(logits, dim=-1)
         top_p, expert = probs.max(dim=-1)
         tokens = torch.bincount(expert, minlength=self.num_experts)
-        mass = torch.bincount(expert, weights=top_p, minlength=self.num_experts)
+        conf = torch.bincount(expert, weights=top_p.detach(), minlength=self.num_experts)
+        conf = conf / tokens.clamp(min=1)
         frac_tokens = tokens.float() / expert.numel()
-        frac_mass = mass / expert.numel()
-        aux_loss = self.num_experts * (frac_tokens * frac_mass).sum()
-        return top_p, expert, aux_loss
+        aux_loss = self.num_experts * (frac_tokens * probs.mean(dim=0)).sum()
+        return top_p, aux_loss, conf

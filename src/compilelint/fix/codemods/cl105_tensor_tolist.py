@@ -12,7 +12,11 @@ it). A list that is returned, or that the traced code reads back, gets no fix.
 
 - ``lengths = mask.sum(-1).tolist()`` read only by ``log.debug(...)`` (a local list)
                                  -> the statements under the guard (``tolist_uses.logged``)
-- ``x.split(counts.tolist())`` (split sizes: ``torch.split`` takes no tensor of sizes)
+- ``torch.stack([u.mean(0) for u in h.split(counts.tolist())])`` (pieces only reduced, also
+  through a loop appending to a list)
+                                 -> one segment reduction, ``index_add_`` over
+                                    ``repeat_interleave`` segment ids (``segments``)
+- ``x.split(counts.tolist())`` otherwise (split sizes: ``torch.split`` takes no tensor of sizes)
                                  -> proposed, never applied: ``capture_scalar_outputs`` (a
                                     process-wide setting; ``tolist_uses``)
 """
@@ -24,7 +28,8 @@ import libcst as cst
 from compilelint.fix.codemods.base import Codemod
 from compilelint.fix.codemods.cl103_tensor_item import _self_store, _store_readers
 from compilelint.fix.codemods.observe import _statement, guard_group, guard_rewrite
-from compilelint.fix.codemods.tolist_uses import logged, split_sizes_proposal
+from compilelint.fix.codemods.segments import segment_reduction
+from compilelint.fix.codemods.tolist_uses import logged, split_of, split_sizes_proposal
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.model import Finding
@@ -41,7 +46,17 @@ class TolistObservedEagerOnly(Codemod):
         ]
         if not calls:
             return NoFix("the `.tolist()` call was not found in the file")
+        split = split_of(ctx, calls[0])
+        if split is not None:
+            pieces = segment_reduction(ctx, calls[0], split)
+            if pieces is not None:
+                return pieces
         seed = _statement(ctx, calls[0])
+        stmt = ctx.statement(calls[0])
+        if split is not None and stmt is not None and not isinstance(stmt, cst.SimpleStatementLine):
+            sizes = split_sizes_proposal(ctx, calls[0], stmt)
+            if sizes is not None:
+                return sizes
         if seed is None or not isinstance(seed, cst.SimpleStatementLine):
             return NoFix("the `.tolist()` is not in a simple statement of a function body")
         group = guard_group(ctx, seed, "list")

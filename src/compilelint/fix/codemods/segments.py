@@ -1,0 +1,308 @@
+"""Split sizes read with ``.tolist()`` whose pieces are only reduced: segment reductions.
+
+A packed batch split into its samples by counts the data holds, each piece reduced over the
+split dimension, the results stacked (per-utterance mean pooling over packed frames, a graph
+readout over DGL-style node counts, per-segment sums)::
+
+    pooled = torch.stack([u.mean(dim=0) for u in h.split(counts.tolist())])
+
+    feats = []
+    for g in torch.split(h, counts.tolist()):
+        feats.append(g.sum(0))
+    out = torch.stack(feats)
+
+``.tolist()`` breaks the graph (the sizes are the data's), and ``torch.split`` takes no tensor
+of sizes. The stacked result has one row per count, a static shape: each row is the reduction
+of the rows of ``h`` its segment holds, which is a segment reduction over the segment ids
+``repeat_interleave(arange(n), counts, output_size=h.shape[0])`` (``output_size`` keeps that
+static: ``split`` requires the counts to sum to ``h.shape[0]``)::
+
+    seg = torch.repeat_interleave(torch.arange(counts.shape[0], device=counts.device), counts,
+                                  output_size=h.shape[0])
+    pooled = h.new_zeros((counts.shape[0],) + h.shape[1:]).index_add_(0, seg, h)
+             / counts.to(h.dtype).reshape((-1,) + (1,) * (h.dim() - 1))   # mean only
+
+The same rows are summed (in another order: equal up to float rounding) and the gradient of
+each row of ``h`` is its segment's. Applied only to ``sum``/``mean`` over the split dimension
+0 of the piece itself (``u.sum(0)``, ``u.mean(dim=0)``, ``torch.sum(u, 0)``), stacked along 0,
+and to the list built by a loop whose body only appends that reduction to a list that is
+``[]`` just before and read once after, by ``torch.stack``. A piece used otherwise (a module
+applied per piece, a max, a piece returned) keeps the proposal of ``capture_scalar_outputs``.
+An empty piece's mean is NaN in both (0 / 0).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from compilelint.fix.codemods.base import bound_names, name_nodes, template
+from compilelint.fix.context import FixContext
+from compilelint.fix.records import Rewrite
+
+_REDUCTIONS = ("sum", "mean")
+
+
+def segment_reduction(ctx: FixContext, tolist: cst.Call, split: cst.Call) -> Rewrite | None:
+    """The rewrite of the split ``split`` (sizes ``tolist``) whose pieces are only reduced and
+    stacked, or None."""
+    fn = ctx.function(split)
+    if fn is None:
+        return None
+    src = _split_source(ctx, split)
+    if src is None or not isinstance(tolist.func, cst.Attribute):
+        return None
+    counts = tolist.func.value
+    use = _pieces_use(ctx, fn, split)
+    if use is None:
+        return None
+    anchor, old, new_node, kind = use
+    t = ctx.torch()
+    pre: list[cst.BaseStatement] = []
+    src, counts = _bind(ctx, fn, src, "rows", pre), _bind(ctx, fn, counts, "counts", pre)
+    seg = ctx.fresh_name("segment_ids")
+    pre.append(
+        cst.parse_statement(
+            f"{seg} = {t}.repeat_interleave({t}.arange(__c__.shape[0], device=__c__.device), "
+            f"__c__, output_size=__h__.shape[0])\n"
+        )
+    )
+    pre = [_fill(s, h=src, c=counts) for s in pre[:-1]] + [_fill(pre[-1], h=src, c=counts)]
+    total = template(
+        f"__h__.new_zeros((__c__.shape[0],) + __h__.shape[1:]).index_add_(0, {seg}, __h__)",
+        h=src,
+        c=counts,
+    )
+    if kind == "mean":
+        total = template(
+            "__s__ / __c__.to(__h__.dtype).reshape((-1,) + (1,) * (__h__.dim() - 1))",
+            s=total,
+            c=counts,
+            h=src,
+        )
+    if isinstance(new_node, cst.Name):
+        # the loop form: ``L = []`` + the loop become ``L = <total>``, ``torch.stack(L)`` -> L
+        assign = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(new_node)], total)])
+        changes: list[tuple[cst.CSTNode, object]] = [(anchor, cst.FlattenSentinel([*pre, assign]))]
+        assert isinstance(old, tuple)
+        empty, stack = old
+        changes.append((empty, cst.RemoveFromParent()))
+        changes.append((stack, new_node.with_changes(lpar=stack.lpar, rpar=stack.rpar)))
+    else:
+        assert isinstance(old, cst.Call)
+        stmt = _swap_node(anchor, old, total.with_changes(lpar=old.lpar, rpar=old.rpar))
+        changes = [(anchor, cst.FlattenSentinel([*pre, stmt]))]
+    return Rewrite(
+        title=(
+            f"the pieces' {kind}s as one segment {kind} (`index_add_` over segment ids from "
+            "`repeat_interleave(..., output_size=)`): one row per count, a static shape, no "
+            "`.tolist()`"
+        ),
+        changes=changes,  # type: ignore[arg-type]
+        imports=("torch",),
+    )
+
+
+def _split_source(ctx: FixContext, split: cst.Call) -> cst.BaseExpression | None:
+    """The tensor ``split`` splits along dimension 0, or None (another dimension, or not
+    known)."""
+    f = split.func
+    assert isinstance(f, cst.Attribute)
+    pos = [a for a in split.args if a.keyword is None]
+    kw = {a.keyword.value: a.value for a in split.args if a.keyword is not None}
+    if any(a.star for a in split.args):
+        return None
+    is_torch = isinstance(f.value, cst.Name) and f.value.value == ctx.torch()
+    if is_torch:
+        if not pos:
+            return None
+        src, rest = pos[0].value, pos[2:]
+    else:
+        src, rest = f.value, pos[1:]
+    dim = kw.get("dim", rest[0].value if rest else None)
+    if dim is not None and not (isinstance(dim, cst.Integer) and dim.value == "0"):
+        return None
+    if set(kw) - {"dim", "split_size_or_sections", "split_size"}:
+        return None
+    return src
+
+
+def _reduced(e: cst.BaseExpression, piece: str) -> str | None:
+    """``sum``/``mean`` when ``e`` reduces the Name ``piece`` over dimension 0, else None."""
+    if not isinstance(e, cst.Call) or not isinstance(e.func, cst.Attribute):
+        return None
+    f = e.func
+    name = f.attr.value
+    if name not in _REDUCTIONS or any(a.star for a in e.args):
+        return None
+    args = list(e.args)
+    if isinstance(f.value, cst.Name) and f.value.value == piece:
+        pass
+    elif (
+        isinstance(f.value, cst.Name)
+        and f.value.value == "torch"
+        and args
+        and args[0].keyword is None
+        and isinstance(args[0].value, cst.Name)
+        and args[0].value.value == piece
+    ):
+        args = args[1:]
+    else:
+        return None
+    if len(args) != 1:
+        return None
+    a = args[0]
+    if a.keyword is not None and a.keyword.value != "dim":
+        return None
+    if not (isinstance(a.value, cst.Integer) and a.value.value == "0"):
+        return None
+    return name
+
+
+def _stacked(ctx: FixContext, e: cst.CSTNode) -> cst.Call | None:
+    """The ``torch.stack(e)`` / ``torch.stack(e, dim=0)`` call whose list ``e`` is, or None."""
+    arg = ctx.parent(e)
+    call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+    if not (
+        isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Attribute)
+        and call.func.attr.value == "stack"
+        and isinstance(call.func.value, cst.Name)
+        and call.func.value.value == ctx.torch()
+        and call.args
+        and call.args[0] is arg
+        and arg.keyword is None
+    ):
+        return None
+    for a in call.args[1:]:
+        if not (
+            (a.keyword is None or a.keyword.value == "dim")
+            and isinstance(a.value, cst.Integer)
+            and a.value.value == "0"
+        ):
+            return None
+    return call
+
+
+def _pieces_use(
+    ctx: FixContext, fn: cst.FunctionDef, split: cst.Call
+) -> tuple[cst.BaseStatement, object, cst.CSTNode, str] | None:
+    """(statement to rewrite, what goes, the list name or the stack call, reduction) when the
+    pieces of ``split`` are only reduced and stacked."""
+    parent = ctx.parent(split)
+    # a comprehension: torch.stack([R(u) for u in SPLIT])
+    if isinstance(parent, cst.CompFor) and parent.iter is split:
+        comp = ctx.parent(parent)
+        if not isinstance(comp, (cst.ListComp, cst.GeneratorExp)) or comp.for_in is not parent:
+            return None
+        if parent.ifs or parent.inner_for_in is not None or parent.asynchronous is not None:
+            return None
+        if not isinstance(parent.target, cst.Name):
+            return None
+        kind = _reduced(comp.elt, parent.target.value)
+        stack = _stacked(ctx, comp)
+        anchor = ctx.statement(split)
+        if kind is None or stack is None or anchor is None:
+            return None
+        return anchor, stack, stack, kind
+    # a loop appending R(u) to a list made just before, read once by torch.stack(L)
+    if isinstance(parent, cst.For) and parent.iter is split:
+        loop = parent
+        if loop.orelse is not None or not isinstance(loop.target, cst.Name):
+            return None
+        body = loop.body
+        if not isinstance(body, cst.IndentedBlock) or len(body.body) != 1:
+            return None
+        st = body.body[0]
+        if not isinstance(st, cst.SimpleStatementLine) or len(st.body) != 1:
+            return None
+        ex = st.body[0]
+        if not (
+            isinstance(ex, cst.Expr)
+            and isinstance(ex.value, cst.Call)
+            and isinstance(ex.value.func, cst.Attribute)
+            and ex.value.func.attr.value == "append"
+            and isinstance(ex.value.func.value, cst.Name)
+            and len(ex.value.args) == 1
+        ):
+            return None
+        lst = ex.value.func.value.value
+        kind = _reduced(ex.value.args[0].value, loop.target.value)
+        if kind is None:
+            return None
+        block = ctx.parent(loop)
+        stmts = list(getattr(block, "body", ()))
+        i = next((k for k, s in enumerate(stmts) if s is loop), None)
+        if i is None or i == 0:
+            return None
+        empty = stmts[i - 1]
+        if not (
+            isinstance(empty, cst.SimpleStatementLine)
+            and len(empty.body) == 1
+            and isinstance(empty.body[0], cst.Assign)
+            and len(empty.body[0].targets) == 1
+            and isinstance(empty.body[0].targets[0].target, cst.Name)
+            and empty.body[0].targets[0].target.value == lst
+            and isinstance(empty.body[0].value, cst.List)
+            and not empty.body[0].value.elements
+        ):
+            return None
+        if len(bound_names(fn).get(lst, [])) != 1 or loop.target.value == lst:
+            return None
+        reads = [
+            r
+            for r in name_nodes(fn.body, lst, reads_only=True)
+            if not any(a is loop for a in ctx.ancestors(r))
+        ]
+        if len(reads) != 1:
+            return None
+        stack = _stacked(ctx, reads[0])
+        if stack is None or len(stack.args) != 1:
+            return None
+        return loop, (empty, stack), cst.Name(lst), kind
+    return None
+
+
+def _pure(e: cst.BaseExpression) -> bool:
+    """A name or an attribute of one (``h``, ``self.lengths``): reading it twice is reading it
+    once."""
+    while isinstance(e, cst.Attribute):
+        e = e.value
+    return isinstance(e, cst.Name)
+
+
+def _bind(
+    ctx: FixContext,
+    fn: cst.FunctionDef,
+    e: cst.BaseExpression,
+    base: str,
+    pre: list[cst.BaseStatement],
+) -> cst.BaseExpression:
+    """``e`` itself when reading it again is safe, else a fresh name bound to it in ``pre``."""
+    if _pure(e):
+        return e.with_changes(lpar=[], rpar=[]) if isinstance(e, cst.Name) else e
+    name = ctx.fresh_name(base)
+    pre.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], e)]))
+    return cst.Name(name)
+
+
+def _fill(stmt: cst.BaseStatement, **nodes: cst.CSTNode) -> cst.BaseStatement:
+    """``stmt`` with the placeholders ``__k__`` replaced by ``nodes[k]``."""
+
+    class T(cst.CSTTransformer):
+        def leave_Name(self, o: cst.Name, u: cst.Name) -> cst.BaseExpression:
+            v = o.value
+            if v.startswith("__") and v.endswith("__") and v[2:-2] in nodes:
+                return nodes[v[2:-2]]  # type: ignore[return-value]
+            return u
+
+    return stmt.visit(T())  # type: ignore[return-value]
+
+
+def _swap_node(tree: cst.CSTNode, old: cst.CSTNode, new: cst.CSTNode) -> cst.BaseStatement:
+    """``tree`` with the node ``old`` (by identity) replaced by ``new``."""
+
+    class T(cst.CSTTransformer):
+        def on_leave(self, o: cst.CSTNode, u: cst.CSTNode) -> cst.CSTNode:  # type: ignore[override]
+            return new if o is old else u
+
+    return tree.visit(T())  # type: ignore[return-value]
