@@ -23,6 +23,8 @@ it). A list that is returned, or that the traced code reads back, gets no fix.
 
 from __future__ import annotations
 
+import dataclasses
+
 import libcst as cst
 
 from compilelint.fix.codemods.base import Codemod
@@ -56,14 +58,14 @@ class TolistObservedEagerOnly(Codemod):
         if split is not None and stmt is not None and not isinstance(stmt, cst.SimpleStatementLine):
             sizes = split_sizes_proposal(ctx, calls[0], stmt)
             if sizes is not None:
-                return sizes
+                return _pieces_reason(sizes, split)
         if seed is None or not isinstance(seed, cst.SimpleStatementLine):
             return NoFix("the `.tolist()` is not in a simple statement of a function body")
         group = guard_group(ctx, seed, "list")
         if isinstance(group, NoFix):
             sizes = split_sizes_proposal(ctx, calls[0], seed)
             if sizes is not None:
-                return sizes
+                return _pieces_reason(sizes, split)
             return NoFix(
                 f"{group.reason}; keep the values in a tensor where the model uses them, and "
                 "read the list outside the compiled region"
@@ -90,7 +92,7 @@ class TolistObservedEagerOnly(Codemod):
         if not stored:
             sizes = split_sizes_proposal(ctx, calls[0], seed)
             if sizes is not None:
-                return sizes
+                return _pieces_reason(sizes, split)
             return NoFix(
                 "the list is not kept on `self` (nothing but observation would read it): a "
                 "dead value, or one read where the codemod cannot see"
@@ -101,3 +103,14 @@ class TolistObservedEagerOnly(Codemod):
             "the list is only kept for observation: store it only in eager, under "
             "`if not torch.compiler.is_compiling():`",
         )
+
+
+def _pieces_reason(p: Proposal, split: cst.Call | None) -> Proposal:
+    """The split-sizes proposal, saying why the pieces are not one segment reduction."""
+    if split is None:
+        return p
+    why = (
+        "the pieces are not only reduced over the split dimension 0 (`sum`/`mean`) and "
+        "stacked, which one segment reduction would do with a static shape: "
+    )
+    return dataclasses.replace(p, reason=why + p.reason)
