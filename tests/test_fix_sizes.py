@@ -186,3 +186,28 @@ def test_fixed_model_compiles_whole_and_computes_the_same(tmp_path: Path, case: 
             got = run(b, compiled, (x, counts))
             torch.testing.assert_close(got[0], want[0])
             torch.testing.assert_close(got[1], want[1])
+
+
+GRAPH_COUNT = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def forward(self, x, batch):
+            num_graphs = batch.max().item() + 1
+            out = torch.full((num_graphs,), float("-inf"))
+            return out.scatter_reduce(0, batch, x[:, 0], reduce="amax")
+    """
+)
+
+
+def test_a_graph_count_read_with_item_as_a_size_names_the_remedies(tmp_path: Path) -> None:
+    """No rewrite keeps the shape (one row per graph is the data's): the reason says so, with
+    the remedies (pass the count in; ``capture_scalar_outputs``)."""
+    path = tmp_path / "g.py"
+    path.write_text(GRAPH_COUNT, encoding="utf-8")
+    res = run_fixes([str(path)], Config(select=("CL103",), cache=False), unsafe=True)
+    assert not res.changes
+    assert any(
+        "is also a size of `torch.full((num_graphs,)" in r.reason
+        and "capture_scalar_outputs" in r.reason
+        for r in res.records
+    )
