@@ -65,6 +65,48 @@ SUM_LOOP_FIXED = """\
         return feats * 2
 """
 
+# the sizes and the pieces bound to names first (each read once)
+NAMED = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(4, 4)
+
+        def forward(self, x, counts):
+            sizes = counts.tolist()
+            h = self.lin(x)
+            chunks = torch.split(h, sizes)
+            h = h * 2
+            pooled = torch.stack([torch.mean(c, dim=0) for c in chunks])
+            return pooled + h.sum()
+    """
+)
+NAMED_FIXED = """\
+        h = self.lin(x)
+        segment_ids = torch.repeat_interleave(torch.arange(counts.shape[0], device=counts.device), counts, output_size=h.shape[0])
+        chunks_mean = h.new_zeros((counts.shape[0],) + h.shape[1:]).index_add_(0, segment_ids, h) / counts.to(h.dtype).reshape((-1,) + (1,) * (h.dim() - 1))
+        h = h * 2
+        pooled = chunks_mean
+"""
+NAMED_LOOP = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(4, 4)
+
+        def forward(self, x, counts):
+            chunks = self.lin(x).split(counts.tolist())
+            out = []
+            for c in chunks:
+                out.append(c.sum(dim=0))
+            return torch.stack(out)
+    """
+)
+# the counts bound again between the sizes and the split: not rewritten
+REBOUND = NAMED.replace("h = self.lin(x)\n", "h = self.lin(x)\n        counts = counts + 1\n", 1)
+
 # must not be rewritten: a module per piece, the pieces returned, a max per piece
 PER_PIECE_MODULE = MEAN_COMP.replace("u.mean(dim=0)", "self.lin(u).mean(dim=0)")
 RETURNED = MEAN_COMP.replace(
@@ -123,6 +165,18 @@ def test_a_loop_summing_each_piece_into_a_list_becomes_a_segment_sum(tmp_path: P
     assert SUM_LOOP_FIXED in out and "tolist" not in out and "append" not in out
 
 
+def test_sizes_and_pieces_bound_to_names_are_followed(tmp_path: Path) -> None:
+    out = _fix(tmp_path, NAMED)
+    assert NAMED_FIXED in out and "tolist" not in out and "split" not in out
+    out = _fix(tmp_path, NAMED_LOOP)
+    assert "out = rows.new_zeros(" in out and "return out\n" in out
+    assert "chunks" not in out and "append" not in out
+
+
+def test_counts_bound_again_before_the_split_are_not_rewritten(tmp_path: Path) -> None:
+    assert "split" in _fix(tmp_path, REBOUND)
+
+
 @pytest.mark.parametrize("code", [PER_PIECE_MODULE, RETURNED, MAX_PIECE, OTHER_DIM])
 def test_pieces_used_otherwise_keep_the_config_proposal(tmp_path: Path, code: str) -> None:
     assert _fix(tmp_path, code) == code
@@ -143,7 +197,13 @@ def test_bincount_without_minlength_asks_for_the_bin_count(tmp_path: Path) -> No
 
 
 # ---------------------------------------------------------------------------- with torch
-CASES = {"mean_comp": MEAN_COMP, "sum_loop": SUM_LOOP, "weights": WEIGHTS}
+CASES = {
+    "mean_comp": MEAN_COMP,
+    "sum_loop": SUM_LOOP,
+    "weights": WEIGHTS,
+    "named": NAMED,
+    "named_loop": NAMED_LOOP,
+}
 
 
 def _load(path: Path) -> Any:

@@ -48,11 +48,10 @@ class TolistObservedEagerOnly(Codemod):
         ]
         if not calls:
             return NoFix("the `.tolist()` call was not found in the file")
+        pieces = segment_reduction(ctx, calls[0])
+        if pieces is not None:
+            return pieces
         split = split_of(ctx, calls[0])
-        if split is not None:
-            pieces = segment_reduction(ctx, calls[0], split)
-            if pieces is not None:
-                return pieces
         seed = _statement(ctx, calls[0])
         stmt = ctx.statement(calls[0])
         if split is not None and stmt is not None and not isinstance(stmt, cst.SimpleStatementLine):

@@ -36,37 +36,98 @@ from __future__ import annotations
 import libcst as cst
 
 from compilelint.fix.codemods.base import bound_names, name_nodes, template
+from compilelint.fix.codemods.tolist_uses import split_of
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import Rewrite
 
 _REDUCTIONS = ("sum", "mean")
 
 
-def segment_reduction(ctx: FixContext, tolist: cst.Call, split: cst.Call) -> Rewrite | None:
-    """The rewrite of the split ``split`` (sizes ``tolist``) whose pieces are only reduced and
-    stacked, or None."""
-    fn = ctx.function(split)
-    if fn is None:
-        return None
-    src = _split_source(ctx, split)
-    if src is None or not isinstance(tolist.func, cst.Attribute):
+def segment_reduction(ctx: FixContext, tolist: cst.Call) -> Rewrite | None:
+    """The rewrite of the split whose sizes are ``tolist`` (directly, or through a name bound to
+    it and read once) when its pieces (directly, or through a name bound to them and read once)
+    are only reduced and stacked, or None."""
+    fn = ctx.function(tolist)
+    if fn is None or not isinstance(tolist.func, cst.Attribute):
         return None
     counts = tolist.func.value
-    use = _pieces_use(ctx, fn, split)
+    gone: list[cst.BaseStatement] = []
+    split = split_of(ctx, tolist)
+    if split is None:
+        named = _named(ctx, fn, tolist)
+        if named is None:
+            return None
+        split = split_of(ctx, named[1])
+        if split is None or not _stable(fn, counts):
+            return None
+        gone.append(named[0])
+    src = _split_source(ctx, split)
+    if src is None:
+        return None
+    pieces: cst.CSTNode = split
+    chunks = _named(ctx, fn, split)
+    if chunks is not None:
+        pieces = chunks[1]
+    use = _pieces_use(ctx, fn, pieces)
     if use is None:
         return None
-    anchor, old, new_node, kind = use
+    kind, stack, loop = use
+    pre, total = _total(ctx, fn, src, counts, kind)
+    changes: list[tuple[cst.CSTNode, object]] = [(g, cst.RemoveFromParent()) for g in gone]
+    if loop is not None:
+        # ``L = []`` + the loop become ``L = <total>`` (at the split), ``torch.stack(L)`` -> L
+        lst, empty = loop[1], loop[2]
+        res = cst.Name(lst)
+        changes.append((empty, cst.RemoveFromParent()))
+        changes.append((stack, res.with_changes(lpar=stack.lpar, rpar=stack.rpar)))
+        at = chunks[0] if chunks is not None else loop[0]
+        if chunks is not None:
+            changes.append((loop[0], cst.RemoveFromParent()))
+        changes.append((at, cst.FlattenSentinel([*pre, _assign(lst, total)])))
+    elif chunks is not None:
+        name = ctx.fresh_name(f"{_target(chunks[0])}_{kind}")
+        changes.append((chunks[0], cst.FlattenSentinel([*pre, _assign(name, total)])))
+        changes.append((stack, cst.Name(name).with_changes(lpar=stack.lpar, rpar=stack.rpar)))
+    else:
+        anchor = ctx.statement(stack)
+        if anchor is None:
+            return None
+        stmt = _swap_node(anchor, stack, total.with_changes(lpar=stack.lpar, rpar=stack.rpar))
+        changes.append((anchor, cst.FlattenSentinel([*pre, stmt])))
+    return Rewrite(
+        title=(
+            f"the pieces' {kind}s as one segment {kind} (`index_add_` over segment ids from "
+            "`repeat_interleave(..., output_size=)`): one row per count, a static shape, no "
+            "`.tolist()`"
+        ),
+        changes=changes,  # type: ignore[arg-type]
+        imports=("torch",),
+    )
+
+
+def _total(
+    ctx: FixContext,
+    fn: cst.FunctionDef,
+    src: cst.BaseExpression,
+    counts: cst.BaseExpression,
+    kind: str,
+) -> tuple[list[cst.BaseStatement], cst.BaseExpression]:
+    """The statements binding the segment ids (and the operands that are not names), and the
+    segment reduction."""
     t = ctx.torch()
     pre: list[cst.BaseStatement] = []
     src, counts = _bind(ctx, fn, src, "rows", pre), _bind(ctx, fn, counts, "counts", pre)
     seg = ctx.fresh_name("segment_ids")
     pre.append(
-        cst.parse_statement(
-            f"{seg} = {t}.repeat_interleave({t}.arange(__c__.shape[0], device=__c__.device), "
-            f"__c__, output_size=__h__.shape[0])\n"
+        _fill(
+            cst.parse_statement(
+                f"{seg} = {t}.repeat_interleave({t}.arange(__c__.shape[0], device=__c__.device), "
+                f"__c__, output_size=__h__.shape[0])\n"
+            ),
+            h=src,
+            c=counts,
         )
     )
-    pre = [_fill(s, h=src, c=counts) for s in pre[:-1]] + [_fill(pre[-1], h=src, c=counts)]
     total = template(
         f"__h__.new_zeros((__c__.shape[0],) + __h__.shape[1:]).index_add_(0, {seg}, __h__)",
         h=src,
@@ -79,27 +140,70 @@ def segment_reduction(ctx: FixContext, tolist: cst.Call, split: cst.Call) -> Rew
             c=counts,
             h=src,
         )
-    if isinstance(new_node, cst.Name):
-        # the loop form: ``L = []`` + the loop become ``L = <total>``, ``torch.stack(L)`` -> L
-        assign = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(new_node)], total)])
-        changes: list[tuple[cst.CSTNode, object]] = [(anchor, cst.FlattenSentinel([*pre, assign]))]
-        assert isinstance(old, tuple)
-        empty, stack = old
-        changes.append((empty, cst.RemoveFromParent()))
-        changes.append((stack, new_node.with_changes(lpar=stack.lpar, rpar=stack.rpar)))
-    else:
-        assert isinstance(old, cst.Call)
-        stmt = _swap_node(anchor, old, total.with_changes(lpar=old.lpar, rpar=old.rpar))
-        changes = [(anchor, cst.FlattenSentinel([*pre, stmt]))]
-    return Rewrite(
-        title=(
-            f"the pieces' {kind}s as one segment {kind} (`index_add_` over segment ids from "
-            "`repeat_interleave(..., output_size=)`): one row per count, a static shape, no "
-            "`.tolist()`"
-        ),
-        changes=changes,  # type: ignore[arg-type]
-        imports=("torch",),
-    )
+    return pre, total
+
+
+def _assign(name: str, value: cst.BaseExpression) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)])
+
+
+def _target(stmt: cst.BaseStatement) -> str:
+    a = stmt.body[0]  # type: ignore[attr-defined]
+    return a.targets[0].target.value  # type: ignore[no-any-return]
+
+
+def _named(
+    ctx: FixContext, fn: cst.FunctionDef, value: cst.CSTNode
+) -> tuple[cst.SimpleStatementLine, cst.Name] | None:
+    """(``name = value``, the one read of ``name``) when ``value`` is the whole value of an
+    assignment to a name bound only there and read once, else None."""
+    a = ctx.parent(value)
+    st = ctx.parent(a) if isinstance(a, cst.Assign) else None
+    if not (
+        isinstance(a, cst.Assign)
+        and a.value is value
+        and len(a.targets) == 1
+        and isinstance(a.targets[0].target, cst.Name)
+        and isinstance(st, cst.SimpleStatementLine)
+        and len(st.body) == 1
+    ):
+        return None
+    name = a.targets[0].target.value
+    if len(bound_names(fn).get(name, [])) != 1:
+        return None
+    reads = name_nodes(fn.body, name, reads_only=True)
+    if len(reads) != 1:
+        return None
+    return st, reads[0]
+
+
+def _stable(fn: cst.FunctionDef, e: cst.BaseExpression) -> bool:
+    """Does ``e`` read the same value wherever it is read in ``fn``: no call, every name it
+    reads bound at most once (a parameter or one assignment)?"""
+    if any(isinstance(n, cst.Call) for n in _walk(e)):
+        return False
+    bound = bound_names(fn.body)
+    params = {p.name.value for p in _params(fn)}
+    return all(len(bound.get(n.value, [])) + (n.value in params) <= 1 for n in name_nodes(e))
+
+
+def _params(fn: cst.FunctionDef) -> list[cst.Param]:
+    ps = fn.params
+    star = [ps.star_arg] if isinstance(ps.star_arg, cst.Param) else []
+    kw = [ps.star_kwarg] if ps.star_kwarg is not None else []
+    return [*ps.posonly_params, *ps.params, *star, *ps.kwonly_params, *kw]
+
+
+def _walk(e: cst.CSTNode) -> list[cst.CSTNode]:
+    out: list[cst.CSTNode] = []
+
+    class V(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            out.append(node)
+            return True
+
+    e.visit(V())
+    return out
 
 
 def _split_source(ctx: FixContext, split: cst.Call) -> cst.BaseExpression | None:
@@ -126,7 +230,7 @@ def _split_source(ctx: FixContext, split: cst.Call) -> cst.BaseExpression | None
     return src
 
 
-def _reduced(e: cst.BaseExpression, piece: str) -> str | None:
+def _reduced(ctx: FixContext, e: cst.BaseExpression, piece: str) -> str | None:
     """``sum``/``mean`` when ``e`` reduces the Name ``piece`` over dimension 0, else None."""
     if not isinstance(e, cst.Call) or not isinstance(e.func, cst.Attribute):
         return None
@@ -139,7 +243,7 @@ def _reduced(e: cst.BaseExpression, piece: str) -> str | None:
         pass
     elif (
         isinstance(f.value, cst.Name)
-        and f.value.value == "torch"
+        and f.value.value == ctx.torch()
         and args
         and args[0].keyword is None
         and isinstance(args[0].value, cst.Name)
@@ -184,13 +288,13 @@ def _stacked(ctx: FixContext, e: cst.CSTNode) -> cst.Call | None:
 
 
 def _pieces_use(
-    ctx: FixContext, fn: cst.FunctionDef, split: cst.Call
-) -> tuple[cst.BaseStatement, object, cst.CSTNode, str] | None:
-    """(statement to rewrite, what goes, the list name or the stack call, reduction) when the
-    pieces of ``split`` are only reduced and stacked."""
-    parent = ctx.parent(split)
-    # a comprehension: torch.stack([R(u) for u in SPLIT])
-    if isinstance(parent, cst.CompFor) and parent.iter is split:
+    ctx: FixContext, fn: cst.FunctionDef, pieces: cst.CSTNode
+) -> tuple[str, cst.Call, tuple[cst.For, str, cst.BaseStatement] | None] | None:
+    """(reduction, the ``torch.stack`` call, for the loop form (loop, list name, ``L = []``))
+    when the pieces ``pieces`` are only reduced and stacked."""
+    parent = ctx.parent(pieces)
+    # a comprehension: torch.stack([R(u) for u in PIECES])
+    if isinstance(parent, cst.CompFor) and parent.iter is pieces:
         comp = ctx.parent(parent)
         if not isinstance(comp, (cst.ListComp, cst.GeneratorExp)) or comp.for_in is not parent:
             return None
@@ -198,14 +302,13 @@ def _pieces_use(
             return None
         if not isinstance(parent.target, cst.Name):
             return None
-        kind = _reduced(comp.elt, parent.target.value)
+        kind = _reduced(ctx, comp.elt, parent.target.value)
         stack = _stacked(ctx, comp)
-        anchor = ctx.statement(split)
-        if kind is None or stack is None or anchor is None:
+        if kind is None or stack is None:
             return None
-        return anchor, stack, stack, kind
+        return kind, stack, None
     # a loop appending R(u) to a list made just before, read once by torch.stack(L)
-    if isinstance(parent, cst.For) and parent.iter is split:
+    if isinstance(parent, cst.For) and parent.iter is pieces:
         loop = parent
         if loop.orelse is not None or not isinstance(loop.target, cst.Name):
             return None
@@ -226,7 +329,7 @@ def _pieces_use(
         ):
             return None
         lst = ex.value.func.value.value
-        kind = _reduced(ex.value.args[0].value, loop.target.value)
+        kind = _reduced(ctx, ex.value.args[0].value, loop.target.value)
         if kind is None:
             return None
         block = ctx.parent(loop)
@@ -258,7 +361,7 @@ def _pieces_use(
         stack = _stacked(ctx, reads[0])
         if stack is None or len(stack.args) != 1:
             return None
-        return loop, (empty, stack), cst.Name(lst), kind
+        return kind, stack, (loop, lst, empty)
     return None
 
 
