@@ -113,7 +113,13 @@ RETURNED = MEAN_COMP.replace(
     "return torch.stack([u.mean(dim=0) for u in h.split(counts.tolist())])",
     "return h.split(counts.tolist())",
 )
-MAX_PIECE = MEAN_COMP.replace("u.mean(dim=0)", "u.amax(dim=0)")
+# max(...).values sends the gradient to one of tied elements (amax splits it): not rewritten
+MAX_PIECE = MEAN_COMP.replace("u.mean(dim=0)", "u.max(dim=0).values")
+# amax with keepdim, concatenated (PyG global_max_pool written per graph)
+AMAX_CAT = MEAN_COMP.replace(
+    "torch.stack([u.mean(dim=0) for u in h.split(counts.tolist())])",
+    "torch.cat([u.relu().amax(0, keepdim=True) for u in h.split(counts.tolist())])",
+).replace("u.relu()", "u")
 OTHER_DIM = MEAN_COMP.replace("h.split(counts.tolist())", "h.split(counts.tolist(), dim=1)")
 
 WEIGHTS = HEAD + textwrap.dedent(
@@ -173,6 +179,12 @@ def test_sizes_and_pieces_bound_to_names_are_followed(tmp_path: Path) -> None:
     assert "chunks" not in out and "append" not in out
 
 
+def test_amax_kept_and_concatenated_becomes_a_segment_amax(tmp_path: Path) -> None:
+    out = _fix(tmp_path, AMAX_CAT)
+    assert '.index_reduce_(0, segment_ids, h, "amax", include_self=False)' in out
+    assert "tolist" not in out and "torch.cat" not in out
+
+
 def test_counts_bound_again_before_the_split_are_not_rewritten(tmp_path: Path) -> None:
     assert "split" in _fix(tmp_path, REBOUND)
 
@@ -203,6 +215,9 @@ CASES = {
     "weights": WEIGHTS,
     "named": NAMED,
     "named_loop": NAMED_LOOP,
+    "amax_cat": AMAX_CAT,
+    # ties (ReLU zeros): amax and index_reduce split the gradient the same way
+    "amax_ties": AMAX_CAT.replace("h = self.lin(x)", "h = self.lin(x).relu().round()"),
 }
 
 

@@ -23,12 +23,16 @@ static: ``split`` requires the counts to sum to ``h.shape[0]``)::
              / counts.to(h.dtype).reshape((-1,) + (1,) * (h.dim() - 1))   # mean only
 
 The same rows are summed (in another order: equal up to float rounding) and the gradient of
-each row of ``h`` is its segment's. Applied only to ``sum``/``mean`` over the split dimension
-0 of the piece itself (``u.sum(0)``, ``u.mean(dim=0)``, ``torch.sum(u, 0)``), stacked along 0,
-and to the list built by a loop whose body only appends that reduction to a list that is
-``[]`` just before and read once after, by ``torch.stack``. A piece used otherwise (a module
-applied per piece, a max, a piece returned) keeps the proposal of ``capture_scalar_outputs``.
-An empty piece's mean is NaN in both (0 / 0).
+each row of ``h`` is its segment's. ``amax``/``amin`` become ``index_reduce_(0, seg, h, "amax",
+include_self=False)``, which splits the gradient between tied elements as ``amax`` does
+(``max(0).values`` sends it to one: not rewritten; an empty piece raised, here it gives 0).
+Applied only to ``sum``/``mean``/``amax``/``amin`` over the split dimension 0 of the piece
+itself (``u.sum(0)``, ``u.mean(dim=0)``, ``torch.sum(u, 0)``), stacked along 0 (or kept with
+``keepdim=True`` and concatenated with ``torch.cat``), the sizes and the pieces inline or bound
+to a name read once, and to the list built by a loop whose body only appends that reduction
+to a list that is ``[]`` just before and read once after, by ``torch.stack`` (``torch.cat``).
+A piece used otherwise (a module applied per piece, ``max(0).values``, a piece returned) keeps
+the proposal of ``capture_scalar_outputs``. An empty piece's mean is NaN in both (0 / 0).
 """
 
 from __future__ import annotations
@@ -40,7 +44,8 @@ from compilelint.fix.codemods.tolist_uses import split_of
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import Rewrite
 
-_REDUCTIONS = ("sum", "mean")
+_REDUCTIONS = ("sum", "mean", "amax", "amin")
+_OP = {"sum": "index_add_", "mean": "index_add_", "amax": "index_reduce_", "amin": "index_reduce_"}
 
 
 def segment_reduction(ctx: FixContext, tolist: cst.Call) -> Rewrite | None:
@@ -96,7 +101,7 @@ def segment_reduction(ctx: FixContext, tolist: cst.Call) -> Rewrite | None:
         changes.append((anchor, cst.FlattenSentinel([*pre, stmt])))
     return Rewrite(
         title=(
-            f"the pieces' {kind}s as one segment {kind} (`index_add_` over segment ids from "
+            f"the pieces' {kind}s as one segment {kind} (`{_OP[kind]}` over segment ids from "
             "`repeat_interleave(..., output_size=)`): one row per count, a static shape, no "
             "`.tolist()`"
         ),
@@ -128,11 +133,21 @@ def _total(
             c=counts,
         )
     )
-    total = template(
-        f"__h__.new_zeros((__c__.shape[0],) + __h__.shape[1:]).index_add_(0, {seg}, __h__)",
-        h=src,
-        c=counts,
-    )
+    if kind in ("amax", "amin"):
+        # include_self=False: the zeros are not compared; the gradient is split between tied
+        # elements, as amax/amin split it (an empty piece raised; here it gives 0)
+        total = template(
+            f"__h__.new_zeros((__c__.shape[0],) + __h__.shape[1:]).index_reduce_(0, {seg}, "
+            f'__h__, "{kind}", include_self=False)',
+            h=src,
+            c=counts,
+        )
+    else:
+        total = template(
+            f"__h__.new_zeros((__c__.shape[0],) + __h__.shape[1:]).index_add_(0, {seg}, __h__)",
+            h=src,
+            c=counts,
+        )
     if kind == "mean":
         total = template(
             "__s__ / __c__.to(__h__.dtype).reshape((-1,) + (1,) * (__h__.dim() - 1))",
@@ -230,8 +245,9 @@ def _split_source(ctx: FixContext, split: cst.Call) -> cst.BaseExpression | None
     return src
 
 
-def _reduced(ctx: FixContext, e: cst.BaseExpression, piece: str) -> str | None:
-    """``sum``/``mean`` when ``e`` reduces the Name ``piece`` over dimension 0, else None."""
+def _reduced(ctx: FixContext, e: cst.BaseExpression, piece: str) -> tuple[str, bool] | None:
+    """(reduction, keepdim) when ``e`` reduces the Name ``piece`` over dimension 0 with
+    ``sum``/``mean``/``amax``/``amin`` (``keepdim=True`` allowed), else None."""
     if not isinstance(e, cst.Call) or not isinstance(e.func, cst.Attribute):
         return None
     f = e.func
@@ -252,6 +268,13 @@ def _reduced(ctx: FixContext, e: cst.BaseExpression, piece: str) -> str | None:
         args = args[1:]
     else:
         return None
+    keep = False
+    if args and args[-1].keyword is not None and args[-1].keyword.value == "keepdim":
+        v = args[-1].value
+        if not (isinstance(v, cst.Name) and v.value in ("True", "False")):
+            return None
+        keep = v.value == "True"
+        args = args[:-1]
     if len(args) != 1:
         return None
     a = args[0]
@@ -259,17 +282,18 @@ def _reduced(ctx: FixContext, e: cst.BaseExpression, piece: str) -> str | None:
         return None
     if not (isinstance(a.value, cst.Integer) and a.value.value == "0"):
         return None
-    return name
+    return name, keep
 
 
-def _stacked(ctx: FixContext, e: cst.CSTNode) -> cst.Call | None:
-    """The ``torch.stack(e)`` / ``torch.stack(e, dim=0)`` call whose list ``e`` is, or None."""
+def _stacked(ctx: FixContext, e: cst.CSTNode, keep: bool = False) -> cst.Call | None:
+    """The ``torch.stack(e)`` / ``torch.stack(e, dim=0)`` call whose list ``e`` is (with
+    ``keep``, pieces reduced with ``keepdim=True``: ``torch.cat``), or None."""
     arg = ctx.parent(e)
     call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
     if not (
         isinstance(call, cst.Call)
         and isinstance(call.func, cst.Attribute)
-        and call.func.attr.value == "stack"
+        and call.func.attr.value == ("cat" if keep else "stack")
         and isinstance(call.func.value, cst.Name)
         and call.func.value.value == ctx.torch()
         and call.args
@@ -302,11 +326,11 @@ def _pieces_use(
             return None
         if not isinstance(parent.target, cst.Name):
             return None
-        kind = _reduced(ctx, comp.elt, parent.target.value)
-        stack = _stacked(ctx, comp)
-        if kind is None or stack is None:
+        red = _reduced(ctx, comp.elt, parent.target.value)
+        stack = _stacked(ctx, comp, red[1]) if red is not None else None
+        if red is None or stack is None:
             return None
-        return kind, stack, None
+        return red[0], stack, None
     # a loop appending R(u) to a list made just before, read once by torch.stack(L)
     if isinstance(parent, cst.For) and parent.iter is pieces:
         loop = parent
@@ -329,9 +353,10 @@ def _pieces_use(
         ):
             return None
         lst = ex.value.func.value.value
-        kind = _reduced(ctx, ex.value.args[0].value, loop.target.value)
-        if kind is None:
+        red = _reduced(ctx, ex.value.args[0].value, loop.target.value)
+        if red is None:
             return None
+        kind, keep = red
         block = ctx.parent(loop)
         stmts = list(getattr(block, "body", ()))
         i = next((k for k, s in enumerate(stmts) if s is loop), None)
@@ -358,7 +383,7 @@ def _pieces_use(
         ]
         if len(reads) != 1:
             return None
-        stack = _stacked(ctx, reads[0])
+        stack = _stacked(ctx, reads[0], keep)
         if stack is None or len(stack.args) != 1:
             return None
         return kind, stack, (loop, lst, empty)
