@@ -101,7 +101,7 @@ def segment_reduction(ctx: FixContext, tolist: cst.Call) -> Rewrite | None:
         changes.append((anchor, cst.FlattenSentinel([*pre, stmt])))
     return Rewrite(
         title=(
-            f"the pieces' {kind}s as one segment {kind} (`{_OP[kind]}` over segment ids from "
+            f"each piece's {kind} as one segment {kind} (`{_OP[kind]}` over segment ids from "
             "`repeat_interleave(..., output_size=)`): one row per count, a static shape, no "
             "`.tolist()`"
         ),
