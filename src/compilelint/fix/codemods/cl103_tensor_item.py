@@ -333,6 +333,12 @@ class TensorItemDrop(Codemod):
                 plan[id(sub[0])] = f"index:{sub[1]}"
                 return _End()
             where = ctx.code(p).strip().splitlines()[0][:40] if p is not None else "?"
+            sizer = _sizing_call(ctx, cur)
+            if sizer is not None:
+                sized = flow.size_reason(ctx, sizer)
+                if sized is not None:
+                    what = ctx.code(sizer).strip().splitlines()[0][:40]
+                    return NoFix(f"the value is a size of `{what}`{sized}")
             return NoFix(f"the value is used in `{where}`, not only in arithmetic with tensors")
 
     def _tensorish(self, ctx: FixContext, e: cst.BaseExpression, names: set[str]) -> bool:
@@ -691,3 +697,21 @@ def detached(e: cst.BaseExpression) -> cst.Call:
     """``e.detach()``: a Python number read from a tensor carried no gradient; the tensor
     kept in its place must not carry one either."""
     return cst.Call(func=cst.Attribute(value=atom(e), attr=cst.Name("detach")))
+
+
+def _sizing_call(ctx: FixContext, e: cst.CSTNode) -> cst.Call | None:
+    """The call ``e`` is an element of a size tuple or list of (``torch.full((n,), v)``,
+    ``torch.zeros([n, d])``), or None."""
+    node: cst.CSTNode | None = e
+    seen = False
+    while node is not None:
+        p = ctx.parent(node)
+        if isinstance(p, cst.Element) or isinstance(p, (cst.Tuple, cst.List)):
+            seen = seen or isinstance(p, (cst.Tuple, cst.List))
+            node = p
+            continue
+        if isinstance(p, cst.Arg) and seen:
+            call = ctx.parent(p)
+            return call if isinstance(call, cst.Call) else None
+        return None
+    return None

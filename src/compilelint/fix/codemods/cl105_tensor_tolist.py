@@ -12,19 +12,26 @@ it). A list that is returned, or that the traced code reads back, gets no fix.
 
 - ``lengths = mask.sum(-1).tolist()`` read only by ``log.debug(...)`` (a local list)
                                  -> the statements under the guard (``tolist_uses.logged``)
-- ``x.split(counts.tolist())`` (split sizes: ``torch.split`` takes no tensor of sizes)
+- ``torch.stack([u.mean(0) for u in h.split(counts.tolist())])`` (pieces only reduced, also
+  through a loop appending to a list)
+                                 -> one segment reduction, ``index_add_`` over
+                                    ``repeat_interleave`` segment ids (``segments``)
+- ``x.split(counts.tolist())`` otherwise (split sizes: ``torch.split`` takes no tensor of sizes)
                                  -> proposed, never applied: ``capture_scalar_outputs`` (a
                                     process-wide setting; ``tolist_uses``)
 """
 
 from __future__ import annotations
 
+import dataclasses
+
 import libcst as cst
 
 from compilelint.fix.codemods.base import Codemod
 from compilelint.fix.codemods.cl103_tensor_item import _self_store, _store_readers
 from compilelint.fix.codemods.observe import _statement, guard_group, guard_rewrite
-from compilelint.fix.codemods.tolist_uses import logged, split_sizes_proposal
+from compilelint.fix.codemods.segments import segment_reduction
+from compilelint.fix.codemods.tolist_uses import logged, split_of, split_sizes_proposal
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.model import Finding
@@ -41,14 +48,23 @@ class TolistObservedEagerOnly(Codemod):
         ]
         if not calls:
             return NoFix("the `.tolist()` call was not found in the file")
+        pieces = segment_reduction(ctx, calls[0])
+        if pieces is not None:
+            return pieces
+        split = split_of(ctx, calls[0])
         seed = _statement(ctx, calls[0])
+        stmt = ctx.statement(calls[0])
+        if split is not None and stmt is not None and not isinstance(stmt, cst.SimpleStatementLine):
+            sizes = split_sizes_proposal(ctx, calls[0], stmt)
+            if sizes is not None:
+                return _pieces_reason(sizes, split)
         if seed is None or not isinstance(seed, cst.SimpleStatementLine):
             return NoFix("the `.tolist()` is not in a simple statement of a function body")
         group = guard_group(ctx, seed, "list")
         if isinstance(group, NoFix):
             sizes = split_sizes_proposal(ctx, calls[0], seed)
             if sizes is not None:
-                return sizes
+                return _pieces_reason(sizes, split)
             return NoFix(
                 f"{group.reason}; keep the values in a tensor where the model uses them, and "
                 "read the list outside the compiled region"
@@ -75,7 +91,7 @@ class TolistObservedEagerOnly(Codemod):
         if not stored:
             sizes = split_sizes_proposal(ctx, calls[0], seed)
             if sizes is not None:
-                return sizes
+                return _pieces_reason(sizes, split)
             return NoFix(
                 "the list is not kept on `self` (nothing but observation would read it): a "
                 "dead value, or one read where the codemod cannot see"
@@ -86,3 +102,14 @@ class TolistObservedEagerOnly(Codemod):
             "the list is only kept for observation: store it only in eager, under "
             "`if not torch.compiler.is_compiling():`",
         )
+
+
+def _pieces_reason(p: Proposal, split: cst.Call | None) -> Proposal:
+    """The split-sizes proposal, saying why the pieces are not one segment reduction."""
+    if split is None:
+        return p
+    why = (
+        "the pieces are not only reduced over the split dimension 0 (`sum`/`mean`) and "
+        "stacked, which one segment reduction would do with a static shape: "
+    )
+    return dataclasses.replace(p, reason=why + p.reason)

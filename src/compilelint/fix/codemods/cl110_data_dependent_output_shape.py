@@ -552,21 +552,78 @@ def _bincount(ctx: FixContext, call: cst.Call) -> Rewrite | NoFix:
         idx, rest = pos[0], pos[1:]
     else:
         idx, rest = f.value, pos
-    if rest or set(kw) != {"minlength"}:
+    for key, value in zip(("weights", "minlength"), rest):
+        if key in kw:
+            return NoFix(f"`{key}` is passed twice")
+        kw[key] = value
+    if len(rest) > 2 or "minlength" not in kw or not set(kw) <= {"minlength", "weights"}:
         return NoFix(
-            "`bincount` without `minlength=` (or with weights) has a size only the data gives"
+            "`bincount` without `minlength=` has a size only the data gives: pass the number "
+            "of bins (a class or expert count the model knows) as `minlength=`"
         )
     n = kw["minlength"]
     t = ctx.torch()
-    new = template(
-        f"{t}.zeros(__n__, dtype={t}.long, device=__i__.device).index_add_(0, __i__, "
-        f"{t}.ones_like(__i__, dtype={t}.long))",
-        n=n,
-        i=atom(idx),
-    )
+    w = kw.get("weights")
+    if w is not None and not (isinstance(w, cst.Name) and w.value == "None"):
+        # bincount keeps float32 weights' dtype and gives float64 for every other dtype
+        dt = f"({t}.float32 if __w__.dtype == {t}.float32 else {t}.float64)"
+        stmt = ctx.statement(call)
+        bind = None
+        if not _pure(w):
+            if stmt is None or not isinstance(stmt, cst.SimpleStatementLine):
+                return NoFix("the weights are computed in a compound statement")
+            wn = cst.Name(ctx.fresh_name("bin_weights"))
+            bind = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(wn)], w)])
+            w = wn
+        new = template(
+            f"{t}.zeros(__n__, dtype={dt}, device=__i__.device).index_add_(0, __i__, "
+            f"__w__.to({dt[1:-1]}))",
+            n=n,
+            i=atom(idx),
+            w=atom(w),
+        )
+        title = (
+            "sum the weights into `minlength` bins with `index_add_` (a static size; the dtype "
+            "`bincount` gives; an index past the last bin raises instead of growing the output)"
+        )
+        if bind is not None:
+            assert stmt is not None
+            done = _swap_identity(stmt, call, new.with_changes(lpar=call.lpar, rpar=call.rpar))
+            return Rewrite(
+                title=title,
+                changes=[(stmt, cst.FlattenSentinel([bind, done]))],
+                imports=("torch",),
+            )
+    else:
+        new = template(
+            f"{t}.zeros(__n__, dtype={t}.long, device=__i__.device).index_add_(0, __i__, "
+            f"{t}.ones_like(__i__, dtype={t}.long))",
+            n=n,
+            i=atom(idx),
+        )
+        title = (
+            "count into `minlength` bins with `index_add_` (a static size; an index past the "
+            "last bin raises instead of growing the output)"
+        )
     return Rewrite(
-        title="count into `minlength` bins with `index_add_` (a static size; an index past the "
-        "last bin raises instead of growing the output)",
+        title=title,
         changes=[(call, new.with_changes(lpar=call.lpar, rpar=call.rpar))],
         imports=("torch",),
     )
+
+
+def _pure(e: cst.BaseExpression) -> bool:
+    """A name or an attribute of one: reading it again reads the same value."""
+    while isinstance(e, cst.Attribute):
+        e = e.value
+    return isinstance(e, cst.Name)
+
+
+def _swap_identity(tree: cst.CSTNode, old: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode:
+    """``tree`` with the node ``old`` (by identity) replaced by ``new``."""
+
+    class T(cst.CSTTransformer):
+        def on_leave(self, o: cst.CSTNode, u: cst.CSTNode) -> cst.CSTNode:  # type: ignore[override]
+            return new if o is old else u
+
+    return tree.visit(T())

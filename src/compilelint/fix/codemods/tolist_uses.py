@@ -48,6 +48,11 @@ def logged(group: list[cst.BaseStatement]) -> bool:
     return reports > 0
 
 
+def split_of(ctx: FixContext, e: cst.CSTNode) -> cst.Call | None:
+    """The ``split`` call ``e`` (a ``.tolist()``) is the sizes argument of, or None."""
+    return _split_arg(ctx, e)
+
+
 def _split_arg(ctx: FixContext, e: cst.CSTNode) -> cst.Call | None:
     """The ``split`` call ``e`` is the sizes argument of, or None."""
     arg = ctx.parent(e)
