@@ -99,6 +99,7 @@ class FollowProject(Project):
         # any arguments (what ``--report-untraced`` shows, marked latent)
         self.broad = broad
         self.entry_classes: set[tuple[str, str]] = set()  # library mode: exported classes
+        self._mf: dict[str, str | None] = {}
         self._suffix = {}
         for mod, path in self.modules.items():
             if path in library:
@@ -108,9 +109,15 @@ class FollowProject(Project):
                 self._suffix.setdefault(".".join(parts[i:]), []).append(path)
 
     def _module_file(self, dotted: str) -> str | None:
+        # answered once per name (the files and module tables do not change in a project's
+        # life; ``unresolved_modules`` is only added to)
+        got = self._mf.get(dotted, ...)
+        if got is not ...:
+            return got  # type: ignore[return-value]
         out = super()._module_file(dotted)
         if out is None and self.installed(dotted):
             self.unresolved_modules.add(dotted)  # load it in the next round
+        self._mf[dotted] = out
         return out
 
     def find_roots(self) -> set[FKey]:
