@@ -445,15 +445,15 @@ def follow(
                     need.add(r[0])
         return need
 
-    def load_round(batch: list[tuple[ModuleFile, tuple[str, str]]], before: FollowProject) -> None:
+    def load_round(batch: list[tuple[ModuleFile, tuple[str, str]]], before: FollowProject) -> bool:
         """A round's files: first those read only for resolution (or cached), then, in one call
         of ``analyse`` (the pool runs them side by side), the files to analyse whole together
         with the light files that ``before``'s traced calls name, known from the light facts
         (the heavy files of the round analysed first, the prediction after them, ran one after
-        the other)."""
+        the other). Whether to predict again once they are in (``settle``)."""
         if not (use_light and LR.PREDICT):
             load(batch, light=use_light)
-            return
+            return True
         got, todo = _read_all(batch, cache, from_data, stats, light=True)
         enter(batch, got, light=True)
         redo = to_upgrade(predicted(before))
@@ -466,12 +466,14 @@ def follow(
         )
         enter(batch, out[:n], light=True)
         enter(redo, out[n:], light=False)
+        # what the prediction could not see yet: the facts of the files analysed whole
+        return bool(todo)
 
-    def settle(before: FollowProject) -> FollowProject:
+    def settle(before: FollowProject, predict: bool = True) -> FollowProject:
         """The project view over the files loaded so far, every file it reads into whole.
         Light files that the calls of the functions ``before`` traces name are analysed whole
         first: the computation would demand them (saves a computation per round)."""
-        if LR.PREDICT:
+        if LR.PREDICT and predict:
             upgrade(predicted(before))
         while True:
             with LR.Demand.recording() as demand:
@@ -526,8 +528,7 @@ def follow(
                 break
             batch.append((mf, resolver.distribution(mf)))
         # one round's files are analysed together (the engine's pool of workers)
-        load_round(batch, project)
-        project = settle(project)
+        project = settle(project, predict=load_round(batch, project))
         # a package's allow_in_graph registrations may lie in a module the call graph does not
         # reach (einops imports `_torch_specific` inside a function): load every module of a
         # followed package that registers some, so its graph ops are known
