@@ -7,7 +7,14 @@ MODE is ``bare`` (``libcst.parse_module`` over the files), ``phase1`` (``engine.
 with every static rule over the same files: parse, syntax check, walk, checks, positions),
 ``nochecks`` (phase 1 without the checks' hooks), ``nocalls`` (without their ``visit_Call``
 hooks) or ``nopos`` (without positions); ``follow`` is a first run with following into installed
-packages (``engine.scan`` with ``--no-cache``, one process) over a copy of the subset. The files are a fixed subset of the first 200 files
+packages (``engine.scan`` with ``--no-cache``, one process) over a copy of the subset.
+``firstrun`` needs no valgrind: a first run (``--no-cache``, the default 2 workers, following not
+bounded in time) over a copy of all 200 files, as ``bench_static.py --ratios`` runs it, printing
+counts of its serial work after phase 1, which the machine's load does not change: project
+computations (``Project.compute``), the calls of ``analyse_files`` for library files (each a
+wait for the pool: files, bytes, and the bytes on the critical path, the larger of the largest
+file and half the call's bytes), light reads, and the Python function calls of the parent
+(cProfile) in the project and follow phases, in ``compute`` and in the light reads. The files are a fixed subset of the first 200 files
 (sorted paths) of the installed transformers package's ``models/`` folder: every k-th of those
 that phase 1 analyses (they mention ``torch`` or ``forward``) and every k-th of the others. The
 work runs inside one ``functools.reduce`` call, so that callgrind's ``--toggle-collect`` counts
@@ -24,13 +31,16 @@ import functools
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from bench_static import default_root  # benchmarks/ is the script's folder
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["bare", "phase1", "nochecks", "nocalls", "nopos", "follow"])
+    ap.add_argument(
+        "mode", choices=["bare", "phase1", "nochecks", "nocalls", "nopos", "follow", "firstrun"]
+    )
     ap.add_argument("--root", type=Path, default=None)
     ap.add_argument("--analysed", type=int, default=12)
     ap.add_argument("--syntax-only", type=int, default=6)
@@ -42,6 +52,9 @@ def main() -> None:
     light = [x for x in datas if not (b"torch" in x[0] or b"forward" in x[0])]
     sub = heavy[:: max(1, len(heavy) // args.analysed)][: args.analysed]
     sub += light[:: max(1, len(light) // args.syntax_only)][: args.syntax_only]
+    if args.mode == "firstrun":
+        first_run_counts(root, paths)
+        return
     import libcst
 
     if args.mode == "follow":
@@ -135,6 +148,104 @@ def follow_run(root: Path, sub: list[tuple[bytes, Path]]) -> None:
         print(f"follow: {res.follow}, findings {len(res.findings)}", file=sys.stderr)  # type: ignore[attr-defined]
     finally:
         shutil.rmtree(d, ignore_errors=True)
+
+
+def first_run_counts(root: Path, paths: list[Path]) -> None:
+    """``firstrun``: the work counts of a first run (see the module's docstring)."""
+    import cProfile
+    import dataclasses
+    import pstats
+    import shutil
+    import tempfile
+
+    from bench_static import copy_corpus
+
+    import compilelint.static.engine as E
+    import compilelint.static.follow as F
+    from compilelint.config import load_config
+    from compilelint.static import libresolve as LR
+    from compilelint.static.analysis.project import Project
+
+    (F.follow.__kwdefaults__ or {})["max_seconds"] = 1e9
+    counts: dict[str, int] = dict.fromkeys(
+        [
+            "computations",
+            "library analyse calls",
+            "library files analysed whole",
+            "library bytes analysed whole",
+            "critical-path bytes",
+            "light reads",
+        ],
+        0,
+    )
+    calls: dict[str, int] = {"project+follow (the rest)": 0, "compute": 0, "light reads": 0}
+    prof: dict[str, cProfile.Profile] = {}
+
+    def profiled(name: str, fn: Any) -> Any:
+        def run(*a: Any, **k: Any) -> Any:
+            outer = next((p for p in prof.values() if p is not None), None)
+            if outer is not None:
+                outer.disable()
+            p = prof[name] = cProfile.Profile()
+            p.enable()
+            try:
+                return fn(*a, **k)
+            finally:
+                p.disable()
+                del prof[name]
+                calls[name] += sum(v[1] for v in pstats.Stats(p).stats.values())  # type: ignore[attr-defined]
+                if outer is not None:
+                    outer.enable()
+
+        return run
+
+    compute = Project.compute
+
+    def counted_compute(self: Project) -> None:
+        counts["computations"] += 1
+        return profiled("compute", compute)(self)
+
+    Project.compute = counted_compute  # type: ignore[method-assign]
+    light = LR.light_facts
+
+    def counted_light(*a: Any) -> Any:
+        counts["light reads"] += 1
+        return profiled("light reads", light)(*a)
+
+    LR.light_facts = counted_light  # type: ignore[assignment]
+    analyse = E._Scan.analyse_files
+
+    def counted_analyse(self: Any, items: list[Any], progress: Any = None) -> Any:
+        libs = [len(it[0]) for it in items if it[3] == "all"]
+        if libs:
+            counts["library analyse calls"] += 1
+            counts["library files analysed whole"] += len(libs)
+            counts["library bytes analysed whole"] += sum(libs)
+            counts["critical-path bytes"] += max(max(libs), sum(libs) // 2)
+        return analyse(self, items, progress)
+
+    E._Scan.analyse_files = counted_analyse  # type: ignore[method-assign]
+    for phase in ("compute_project", "follow_libraries"):
+        setattr(E._Scan, phase, profiled("project+follow (the rest)", getattr(E._Scan, phase)))
+    d = Path(tempfile.mkdtemp())
+    try:
+        copy_corpus(root, paths, d)
+        cwd = os.getcwd()
+        os.chdir(d)
+        cfg = dataclasses.replace(load_config(["."]), select=("ALL",))
+        res = E.scan(["."], cfg, no_cache=True, want_project=True)
+        os.chdir(cwd)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    for k, v in counts.items():
+        print(f"{k:40} {v:>12,}")
+    for k, v in calls.items():
+        print(f"{'Python calls, ' + k:40} {v:>12,}")
+    fl = res.follow or {}
+    print(
+        f"findings {len(res.findings)}; follow: files {fl.get('files')}, light {fl.get('light')}, "
+        f"upgraded {fl.get('upgraded')}, functions {fl.get('functions')}"
+    )
 
 
 if __name__ == "__main__":

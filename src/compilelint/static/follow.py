@@ -99,6 +99,7 @@ class FollowProject(Project):
         # any arguments (what ``--report-untraced`` shows, marked latent)
         self.broad = broad
         self.entry_classes: set[tuple[str, str]] = set()  # library mode: exported classes
+        self._mf: dict[str, str | None] = {}
         self._suffix = {}
         for mod, path in self.modules.items():
             if path in library:
@@ -108,9 +109,15 @@ class FollowProject(Project):
                 self._suffix.setdefault(".".join(parts[i:]), []).append(path)
 
     def _module_file(self, dotted: str) -> str | None:
+        # answered once per name (the files and module tables do not change in a project's
+        # life; ``unresolved_modules`` is only added to)
+        got = self._mf.get(dotted, ...)
+        if got is not ...:
+            return got  # type: ignore[return-value]
         out = super()._module_file(dotted)
         if out is None and self.installed(dotted):
             self.unresolved_modules.add(dotted)  # load it in the next round
+        self._mf[dotted] = out
         return out
 
     def find_roots(self) -> set[FKey]:
@@ -391,8 +398,9 @@ def follow(
     def make() -> FollowProject:
         return FollowProject(facts.values(), library, installed, entries)
 
-    def load(batch: list[tuple[ModuleFile, tuple[str, str]]], light: bool) -> None:
-        got = _load_all(batch, analyse, cache, to_data, from_data, stats, light=light)
+    def enter(
+        batch: list[tuple[ModuleFile, tuple[str, str]]], got: list[FileFacts | None], light: bool
+    ) -> None:
         for (mf, dist), f in zip(batch, got):
             if f is None:
                 if not light:  # a light file that does not analyse: as if never loaded
@@ -404,31 +412,69 @@ def follow(
             where[f.path] = (mf, dist)
             stats.packages[dist[0]] = dist[1]
 
+    def load(batch: list[tuple[ModuleFile, tuple[str, str]]], light: bool) -> None:
+        enter(
+            batch, _load_all(batch, analyse, cache, to_data, from_data, stats, light=light), light
+        )
+
+    def to_upgrade(need: set[str]) -> list[tuple[ModuleFile, tuple[str, str]]]:
+        redo = [where[p] for p in sorted(need) if p in facts and LR.is_light(facts[p])]
+        stats.upgraded += len(redo)
+        return redo
+
     def upgrade(demand: set[str]) -> bool:
         """Analyse whole the light files whose body facts the project view read."""
-        redo = [where[p] for p in sorted(demand) if p in facts and LR.is_light(facts[p])]
+        redo = to_upgrade(demand)
         if not redo:
             return False
-        stats.upgraded += len(redo)
         load(redo, light=False)
         return True
 
-    def settle(before: FollowProject) -> FollowProject:
+    def predicted(before: FollowProject) -> set[str]:
+        """The light files that the calls and refs of the functions ``before`` traces resolve
+        into: the next computation would demand them."""
+        pre = make()
+        need: set[str] = set()
+        for key in before.traced:
+            fn = before.fn(key)
+            if LR.is_light(before.files[key[0]]):
+                continue
+            for ref in [c.ref for c in fn.calls] + list(fn.refs):
+                r = pre.resolve(key[0], ref)
+                if r is not None and r[0] in library and LR.is_light(facts[r[0]]):
+                    need.add(r[0])
+        return need
+
+    def load_round(batch: list[tuple[ModuleFile, tuple[str, str]]], before: FollowProject) -> bool:
+        """A round's files: first those read only for resolution (or cached), then, in one call
+        of ``analyse`` (the pool runs them side by side), the files to analyse whole together
+        with the light files that ``before``'s traced calls name, known from the light facts
+        (the heavy files of the round analysed first, the prediction after them, ran one after
+        the other). Whether to predict again once they are in (``settle``)."""
+        if not (use_light and LR.PREDICT):
+            load(batch, light=use_light)
+            return True
+        got, todo = _read_all(batch, cache, from_data, stats, light=True)
+        enter(batch, got, light=True)
+        redo = to_upgrade(predicted(before))
+        rgot, rtodo = _read_all(redo, cache, from_data, stats, light=False)
+        n = len(batch)
+        both = batch + redo
+        out = got + rgot
+        _analyse_all(
+            both, out, todo + [(i + n, st, src) for i, st, src in rtodo], analyse, cache, to_data
+        )
+        enter(batch, out[:n], light=True)
+        enter(redo, out[n:], light=False)
+        # what the prediction could not see yet: the facts of the files analysed whole
+        return bool(todo)
+
+    def settle(before: FollowProject, predict: bool = True) -> FollowProject:
         """The project view over the files loaded so far, every file it reads into whole.
         Light files that the calls of the functions ``before`` traces name are analysed whole
         first: the computation would demand them (saves a computation per round)."""
-        if LR.PREDICT:
-            pre = make()
-            need: set[str] = set()
-            for key in before.traced:
-                fn = before.fn(key)
-                if LR.is_light(before.files[key[0]]):
-                    continue
-                for ref in [c.ref for c in fn.calls] + list(fn.refs):
-                    r = pre.resolve(key[0], ref)
-                    if r is not None and r[0] in library and LR.is_light(facts[r[0]]):
-                        need.add(r[0])
-            upgrade(need)
+        if LR.PREDICT and predict:
+            upgrade(predicted(before))
         while True:
             with LR.Demand.recording() as demand:
                 project = make()
@@ -482,8 +528,7 @@ def follow(
                 break
             batch.append((mf, resolver.distribution(mf)))
         # one round's files are analysed together (the engine's pool of workers)
-        load(batch, light=use_light)
-        project = settle(project)
+        project = settle(project, predict=load_round(batch, project))
         # a package's allow_in_graph registrations may lie in a module the call graph does not
         # reach (einops imports `_torch_specific` inside a function): load every module of a
         # followed package that registers some, so its graph ops are known
@@ -895,8 +940,25 @@ def _load_all(
     """The facts of each library file of ``batch`` (None: unreadable or unparsable): from the
     library cache, else analysed, all of them in one call of ``analyse`` (phase 1 with calls
     through objects, in the engine's pool of workers when it pays)."""
+    out, todo = _read_all(batch, cache, from_data, stats, light=light)
+    _analyse_all(batch, out, todo, analyse, cache, to_data)
+    return out
+
+
+_Todo = list[tuple[int, str, LibSource]]  # (index in the batch, stamp, source) to analyse whole
+
+
+def _read_all(
+    batch: list[tuple[ModuleFile, tuple[str, str]]],
+    cache: LibraryCache,
+    from_data: Callable[[Any], FileFacts],
+    stats: FollowStats,
+    light: bool = False,
+) -> tuple[list[FileFacts | None], _Todo]:
+    """The first half of :func:`_load_all`: the facts the library cache has and those read
+    only for resolution (``light``), and the files left to analyse whole."""
     out: list[FileFacts | None] = [None] * len(batch)
-    todo: list[tuple[int, str, LibSource]] = []
+    todo: _Todo = []
     for i, (mf, dist) in enumerate(batch):
         stamp = _stamp(mf.path)
         if stamp is None:
@@ -927,13 +989,25 @@ def _load_all(
                 cache.put(dist, mf.path, stamp, LR.to_plain(lf))
                 continue
         todo.append((i, stamp, (data, mf.path, mf.module, mf.is_package)))
+    return out, todo
+
+
+def _analyse_all(
+    batch: list[tuple[ModuleFile, tuple[str, str]]],
+    out: list[FileFacts | None],
+    todo: _Todo,
+    analyse: Callable[[list[LibSource]], list[FileFacts]],
+    cache: LibraryCache,
+    to_data: Callable[[FileFacts], object],
+) -> None:
+    """The second half of :func:`_load_all`: ``todo`` analysed whole in one call of
+    ``analyse``, into ``out`` and the library cache."""
     for (i, stamp, _src), f in zip(todo, analyse([src for _i, _s, src in todo])):
         if f.error is not None:
             continue
         mf, dist = batch[i]
         cache.put(dist, mf.path, stamp, to_data(f))
         out[i] = f
-    return out
 
 
 # ---------------------------------------------------------------------------- findings

@@ -160,26 +160,79 @@ def _dotted(node: ast.expr) -> str | None:
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-def _class_stores(cls: ast.ClassDef) -> tuple[set[str], bool]:
-    """What may give a class attribute facts: the attributes its body stores to
-    (``self.<attr> = ...``; the walker's ``append``/``extend`` facts extend an attribute stored
-    before), and whether it registers a buffer or parameter (any name)."""
-    stored: set[str] = set()
-    registers = False
-    for n in ast.walk(cls):
-        t = type(n)
-        if t is ast.Attribute:
-            if (
-                type(n.ctx) is not ast.Load  # type: ignore[attr-defined]
-                and type(n.value) is ast.Name  # type: ignore[attr-defined]
-                and n.value.id == "self"  # type: ignore[attr-defined]
-            ):
-                stored.add(n.attr)  # type: ignore[attr-defined]
-        elif t is ast.Call:
-            f = n.func  # type: ignore[attr-defined]
-            if type(f) is ast.Attribute and f.attr in _CLASS_CALLS:
-                registers = True
-    return stored, registers
+# fields of CPython's nodes that never hold a node worth visiting here (names, operators,
+# load/store contexts, constants)
+_LEAF_FIELDS = frozenset(
+    {"ctx", "op", "ops", "id", "attr", "name", "arg", "asname", "module", "level", "kind"}
+)
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+class _TreeFacts:
+    """What the reader needs from whole subtrees, from one walk of the module's tree (every
+    node once, instead of a walk per function and per class): per function node, the names it
+    calls by name anywhere in it (nested defs included); per class node, the attributes its
+    body stores to (``self.<attr> = ...``; the walker's ``append``/``extend`` facts extend an
+    attribute stored before) and whether it registers a buffer or parameter (any name); and
+    every call's and decorator's callee, for the module-level test."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.called: dict[int, set[str]] = {}  # id(function node) -> names it calls
+        self.stores: dict[int, tuple[set[str], list[bool]]] = {}  # id(class node) -> ...
+        self.hooks = False  # a forward-hook registration somewhere
+        self.callees: list[str] = []  # dotted callees of calls and decorators
+        AST = ast.AST
+        Call, Attribute, Name = ast.Call, ast.Attribute, ast.Name
+        Load, ClassDef = ast.Load, ast.ClassDef
+        fields = _CHILD_FIELDS
+        stack: list[tuple[ast.AST, tuple[set[str], ...], tuple[tuple[set[str], list[bool]], ...]]]
+        stack = [(tree, (), ())]
+        while stack:
+            n, funcs, classes = stack.pop()
+            t = type(n)
+            if t is Call:
+                f = n.func  # type: ignore[attr-defined]
+                ft = type(f)
+                if ft is Name:
+                    for called in funcs:
+                        called.add(f.id)
+                elif ft is Attribute:
+                    if f.attr in _CLASS_CALLS:
+                        for _st, reg in classes:
+                            reg[0] = True
+                    if f.attr in _HOOKS:
+                        self.hooks = True
+                d = _dotted(f)
+                if d is not None:
+                    self.callees.append(d)
+            elif t is Attribute:
+                if classes and type(n.ctx) is not Load:  # type: ignore[attr-defined]
+                    v = n.value  # type: ignore[attr-defined]
+                    if type(v) is Name and v.id == "self":
+                        for st, _reg in classes:
+                            st.add(n.attr)  # type: ignore[attr-defined]
+            elif t in _DEFS:
+                for dec in n.decorator_list:  # type: ignore[attr-defined]
+                    d = _dotted(dec.func if isinstance(dec, Call) else dec)
+                    if d is not None:
+                        self.callees.append(d)
+                called = self.called[id(n)] = set()
+                funcs = (*funcs, called)
+            elif t is ClassDef:
+                info: tuple[set[str], list[bool]] = (set(), [False])
+                self.stores[id(n)] = info
+                classes = (*classes, info)
+            names = fields.get(t)
+            if names is None:
+                names = fields[t] = tuple(x for x in t._fields if x not in _LEAF_FIELDS)
+            for name in names:
+                v = getattr(n, name, None)
+                if type(v) is list:
+                    for x in v:
+                        if isinstance(x, AST):
+                            stack.append((x, funcs, classes))
+                elif isinstance(v, AST):
+                    stack.append((v, funcs, classes))
 
 
 def _main_guard(test: ast.expr) -> bool:
@@ -215,6 +268,7 @@ class _Reader:
         self.bound: dict[str, set[str]] = {}  # every target a local name was imported as
         self.all_names: list[str] | None = None
         self.all_computed = False
+        self.tree_facts = _TreeFacts(tree)
 
     def outer_params(self) -> set[str]:
         return set().union(*self.params) if self.params else set()
@@ -330,11 +384,7 @@ class _Reader:
             self.local_defs[-1][node.name] = qual
         else:
             qual = node.name
-        called = {
-            n.func.id
-            for n in ast.walk(node)
-            if type(n) is ast.Call and type(n.func) is ast.Name  # type: ignore[attr-defined]
-        }
+        called = self.tree_facts.called[id(node)]
         make = _NoClosureCall if not (called & self.outer_params()) else LightFunction
         fn = make(qual=qual, name=node.name, cls=cls.qual if cls else None, line=0, params=[])
         fn.__dict__["_light"] = self.path
@@ -396,7 +446,8 @@ class _Reader:
             dd = _dotted(d.func if isinstance(d, ast.Call) else d) or ""
             if dd.rsplit(".", 1)[-1] in N.FORWARD_REPLACING_CLASS_DECORATORS:
                 raise _Heavy  # its forward is disabled
-        stored, registers = _class_stores(node)
+        stored, reg = self.tree_facts.stores[id(node)]
+        registers = reg[0]
         if stored or registers:
             st = frozenset(stored)
             cf: ClassFacts = LightClass(
@@ -430,23 +481,11 @@ def light_facts(data: bytes, path: str, module: str, is_package: bool) -> FileFa
         tree = ast.parse(data)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    r = _Reader(path, module, is_package, tree)
     try:
+        r = _Reader(path, module, is_package, tree)
         r.block(tree.body)
-        for n in ast.walk(tree):
-            t = type(n)
-            if t is ast.Call:
-                f = n.func  # type: ignore[attr-defined]
-                if type(f) is ast.Attribute and f.attr in _HOOKS:
-                    return None
-                d = _dotted(f)
-                if d is not None and r.sensitive(d):
-                    return None
-            elif t in _DEFS:
-                for dec in n.decorator_list:  # type: ignore[attr-defined]
-                    d = _dotted(dec.func if isinstance(dec, ast.Call) else dec)
-                    if d is not None and r.sensitive(d):
-                        return None
+        if r.tree_facts.hooks or any(r.sensitive(d) for d in r.tree_facts.callees):
+            return None
     except (_Heavy, RecursionError):
         return None
     f = FileFacts(

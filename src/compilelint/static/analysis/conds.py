@@ -17,6 +17,7 @@ never traces it.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -164,7 +165,10 @@ def encode(param: str, op: str, lit: object) -> str:
     return json.dumps([param, op, lit])
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def decode(cond: str) -> tuple[str, str, object]:
+    """A condition's parts (decoded once per text: the project view tests the same conditions
+    in every computation; the literal is shared, read only)."""
     p, op, lit = json.loads(cond)
     return p, op, lit
 

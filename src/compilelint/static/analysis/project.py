@@ -51,6 +51,7 @@ class Project(Summaries):
             for i in range(1, len(parts)):
                 self._suffix.setdefault(".".join(parts[i:]), []).append(path)
         self._resolve_cache: dict[tuple[str, str], tuple[str, str, str] | None] = {}
+        self._stars: dict[str, list[str]] = {}
         self._is_module_cache: dict[FKey, bool] = {}
         self.traced: set[FKey] = set()
         self.roots: set[FKey] = set()
@@ -110,8 +111,8 @@ class Project(Summaries):
                     if f"{cqual}.{meth}" in self.files[cpath].functions:
                         return (cpath, f"{cqual}.{meth}", "function")
                 return None  # a method of a class of this file: no star import defines it
-            stars = [m for k, m in f.imports.items() if k.startswith("*")]
-            if f.is_package and 0 < len(stars) <= _MAX_STAR_IMPORTS:
+            stars = self._star_imports(path, f) if f.is_package else []
+            if 0 < len(stars) <= _MAX_STAR_IMPORTS:
                 # ``from .intensity import *`` in a package's __init__ (re-exports); a package
                 # with many of them (a model zoo's index) is not searched
                 for mod in stars:
@@ -141,6 +142,14 @@ class Project(Summaries):
                         return (cpath, q, "function")
             return None
         return None
+
+    def _star_imports(self, path: str, f: FileFacts) -> list[str]:
+        """The modules a file star-imports (listed once per file: a package's ``__init__`` of
+        hundreds of imports is asked for every name it does not define)."""
+        got = self._stars.get(path)
+        if got is None:
+            got = self._stars[path] = [m for k, m in f.imports.items() if k.startswith("*")]
+        return got
 
     def mro(self, path: str, cls_qual: str) -> list[tuple[str, str]]:
         """Project classes in (an approximation of) the MRO of a class: depth-first, deduped."""
