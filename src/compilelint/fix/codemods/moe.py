@@ -718,6 +718,19 @@ class _Dispatch:
 
     def _small(self, small: cst.BaseSmallStatement) -> cst.BaseSmallStatement:
         torch = self.ctx.torch()
+        if isinstance(small, (cst.Assign, cst.AugAssign)):
+            targets = (
+                [t.target for t in small.targets]
+                if isinstance(small, cst.Assign)
+                else [small.target]
+            )
+            rebound = {n.value for t in targets for n in _walk(t) if isinstance(n, cst.Name)}
+            rebound &= set(self.sel.index) | set(self.sel.pairs)
+            if rebound:
+                raise _Reject(
+                    f"the selected tokens `{sorted(rebound)[0]}` are changed by `{_code(small)}` "
+                    "(a capacity cut drops tokens the dense dispatch would keep)"
+                )
         subst = _Subst(self.sel)
         # out.index_add_(0, top, y)
         if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
