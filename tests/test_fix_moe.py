@@ -199,3 +199,14 @@ def test_invalid_capacity_cut_differs_from_its_dense_form(tmp_path: Path) -> Non
     dense.load_state_dict(cap.state_dict())
     x = torch.randn(16, 8)
     assert not torch.allclose(cap(x), dense(x))
+
+
+def test_a_reduction_over_the_selected_rows_is_only_proposed(tmp_path: Path) -> None:
+    src = MIXTRAL.replace(
+        "y = self.experts[e](x[top]) * w[top, idx, None]",
+        "y = self.experts[e](x[top]) * w[top, idx, None]\n            y = y - y.mean(0)",
+    )
+    res, after = _fix(tmp_path, src, "CL110")
+    assert after == src
+    assert {r.status for r in res.records} == {"proposed"}
+    assert "`y.mean(0)` is applied to the selected rows" in res.records[0].reason

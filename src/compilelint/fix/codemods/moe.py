@@ -462,6 +462,8 @@ class _Dispatch:
         self.rows = _Rows(ctx)
         self.experts = ""  # source text of the experts' list
         self._combined: set[str] = set()  # the tensors the expert's rows are written into
+        self._derived: set[str] = set()  # names computed from selected rows
+        self.glue_why: str | None = None  # a call on selected rows not known to keep rows apart
 
     # -------------------------------------------------------------- experts
     def expert_attr(self, callee: cst.BaseExpression, bound: dict[str, str]) -> str:
@@ -564,7 +566,7 @@ class _Dispatch:
             body = self.new_body()
         except _Reject as exc:
             return NoFix(f"the expert loop's dense dispatch is not the same: {exc}")
-        why = self.expert_rowwise(attr)
+        why = self.expert_rowwise(attr) or self.glue_why
         for call, _ in calls:
             if len(call.args) != 1 or call.args[0].keyword is not None:
                 why = why or f"`{_code(call)}` passes the expert more than the token rows"
@@ -712,9 +714,50 @@ class _Dispatch:
             for small in st.body:
                 if _index_def(self.ctx, small, _Sel()):
                     continue  # the index statement goes
+                self._glue(small)
                 new_small.append(self._small(small))
             if new_small:
                 out.append(st.with_changes(body=new_small))
+
+    def _selected(self, e: cst.CSTNode) -> bool:
+        """Whether ``e`` reads selected rows (a selection by a token mask, or a name computed
+        from one)."""
+        if names_in(e) & self._derived:
+            return True
+        for n in _walk(e):
+            if isinstance(n, cst.Subscript):
+                keys = [el.slice.value for el in n.slice if isinstance(el.slice, cst.Index)]
+                if any(_token_mask(self.sel, k) is not None for k in keys):
+                    return True
+        return False
+
+    def _glue(self, small: cst.BaseSmallStatement) -> None:
+        """Calls on selected rows other than the expert must keep rows apart (casts, trailing
+        views, activations, the scatter): ``y.mean(0)`` of the routed rows is not the mean of
+        the dense rows."""
+        bound = self.loop_bound()
+        lists = self.module_lists()
+        for n in _walk(small):
+            if not isinstance(n, cst.Call) or self.glue_why is not None:
+                continue
+            if self.expert_attr(n.func, bound) in lists:
+                continue
+            parts: list[cst.CSTNode] = [a.value for a in n.args]
+            if isinstance(n.func, cst.Attribute):
+                parts.append(n.func.value)
+            if not any(self._selected(p) for p in parts):
+                continue
+            name = _last_name(n.func)
+            if name in _ROW_METHODS or name in ROWWISE_FUNCS or name in ("index_add_",):
+                continue
+            self.glue_why = (
+                f"`{_code(n)}` is applied to the selected rows and is not known to act on each "
+                "token alone"
+            )
+        if isinstance(small, cst.Assign) and self._selected(small.value):
+            for t in small.targets:
+                if isinstance(t.target, cst.Name):
+                    self._derived.add(t.target.value)
 
     def _small(self, small: cst.BaseSmallStatement) -> cst.BaseSmallStatement:
         torch = self.ctx.torch()
