@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods import masks
+from compilelint.fix.codemods import masks, moe
 from compilelint.fix.codemods.base import (
     Codemod,
     all_nodes,
@@ -71,6 +71,9 @@ class TensorDependentBranchWhere(Codemod):
             if isinstance(p, cst.IfExp) and p.test is test:
                 return self._ifexp(ctx, p)
             if isinstance(p, cst.If) and p.test is test:
+                dense = moe.dense_dispatch(ctx, p)
+                if dense is not None:
+                    return dense
                 return self._if(ctx, p)
             if isinstance(p, cst.While) and p.test is test:
                 return self._while(ctx, p)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods import flow, masks
+from compilelint.fix.codemods import flow, masks, moe
 from compilelint.fix.codemods.base import (
     Codemod,
     atom,
@@ -50,6 +50,9 @@ class DataDependentShape(Codemod):
         if not calls:
             return NoFix("the call was not found in the file")
         call = calls[0]
+        dense = moe.dense_dispatch(ctx, call)
+        if dense is not None:
+            return dense
         sel = masks.masked_select(ctx, call)
         if sel is not None:
             return masks.fix_selection(ctx, sel)

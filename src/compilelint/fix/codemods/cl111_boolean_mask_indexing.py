@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods import masks, weighted
+from compilelint.fix.codemods import masks, moe, weighted
 from compilelint.fix.codemods.base import Codemod
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
@@ -28,6 +28,9 @@ class MaskedReductionWhere(Codemod):
         subs = ctx.nodes_at(finding, cst.Subscript)
         if not subs:
             return NoFix("the indexing was not found in the file")
+        dense = moe.dense_dispatch(ctx, subs[0])
+        if dense is not None:
+            return dense
         sel = masks.subscript_selection(subs[0])
         got = weighted.last_axis_mask(subs[0])
         if got is not None and (

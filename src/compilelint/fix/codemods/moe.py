@@ -1,0 +1,869 @@
+"""Sparse Mixture-of-Experts dispatch -> dense dispatch.
+
+A loop over experts that picks the tokens routed to each one with a data-dependent shape
+(``idx, top = torch.where(expert_mask[e])`` as in HF Mixtral/Qwen2-MoE, ``rows =
+(route == e).nonzero(as_tuple=True)[0]``, ``x[route == e]`` as in Switch/DeepSeek), runs the
+expert on those rows and scatters the result back (``out.index_add_(0, top, y)``,
+``out[mask] += y``, ``out[mask] = y``) breaks the graph once per expert. When the expert acts on
+each token alone (``nn.Linear``, activations, ``LayerNorm``, ``nn.Sequential`` of these, a
+module of this file whose ``forward`` is only those and elementwise arithmetic), running it on
+every token and keeping only the routed rows gives the same values:
+
+- ``t[sel]`` -> ``t``, ``t[None, sel]`` -> ``t[None, :]``, ``t[sel, j]`` -> ``t[:, j]``;
+- the pairs of ``idx, top = torch.where(M)`` (``M``: slot x token): ``w[top, idx]`` becomes the
+  per-token weight ``(w * M.t()).sum(-1)`` (zero for a token not routed to the expert); exact
+  because the weight only multiplies the expert's output, which is then summed per token;
+- ``out.index_add_(0, top, y)`` -> ``out.add_(torch.where(m[..., None], y, 0))``,
+  ``out[m] += y`` -> ``out += torch.where(m[..., None], y, 0)``, ``out[m] = y`` ->
+  ``out = torch.where(m[..., None], y, out)`` (``m``: the token mask);
+- an empty-expert skip (``if top.shape[0] == 0: continue``, ``if mask.any():``) goes: with no
+  routed token the dense step adds zero / keeps ``out``.
+
+The cost: every expert runs on every token, E/k times the expert FLOPs of the sparse dispatch
+(E experts, k chosen per token): no breaks, usually faster on a GPU for small and medium E;
+measure with ``compilelint bench``. Unsafe: an expert output that is infinite or NaN at a row
+not routed to it is dropped by ``torch.where`` in the forward pass, but the gradient flows
+through the whole expert. Where the expert is not known to act per token (another module, a
+``Dropout`` that draws other masks, a call with more arguments), or the selected rows are used
+for anything but the scatter, the rewrite is a proposal with that reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from compilelint.fix.codemods.base import atom, names_in, template
+from compilelint.fix.context import FixContext
+from compilelint.fix.records import NoFix, Proposal, Rewrite
+
+# modules and functions that act on each row (token) alone
+ROWWISE_LAYERS = frozenset(
+    {
+        "Linear",
+        "ReLU",
+        "ReLU6",
+        "GELU",
+        "SiLU",
+        "Tanh",
+        "Sigmoid",
+        "Identity",
+        "LeakyReLU",
+        "ELU",
+        "SELU",
+        "CELU",
+        "Mish",
+        "Softplus",
+        "Softsign",
+        "Hardswish",
+        "Hardsigmoid",
+        "Hardtanh",
+        "LayerNorm",
+        "RMSNorm",
+    }
+)
+ROWWISE_FUNCS = frozenset(
+    {
+        "relu",
+        "relu6",
+        "gelu",
+        "silu",
+        "tanh",
+        "sigmoid",
+        "leaky_relu",
+        "elu",
+        "selu",
+        "celu",
+        "mish",
+        "softplus",
+        "softsign",
+        "hardswish",
+        "hardsigmoid",
+        "exp",
+        "neg",
+        "abs",
+        "square",
+        "sqrt",
+        "rsqrt",
+    }
+)
+# methods on per-token values that keep rows apart (dtype casts, trailing-dim views)
+_ROW_METHODS = frozenset(
+    {
+        "to",
+        "type_as",
+        "float",
+        "half",
+        "bfloat16",
+        "double",
+        "contiguous",
+        "clone",
+        "reshape",
+        "view",
+        "unsqueeze",
+        "squeeze",
+        "mul",
+        "add",
+        "relu",
+        "sigmoid",
+        "tanh",
+    }
+)
+_CREATORS = frozenset(
+    {"zeros", "zeros_like", "empty", "empty_like", "new_zeros", "new_empty", "full", "full_like"}
+)
+
+
+class _Reject(Exception):
+    """The loop is an expert loop, but the dense form is not provably the same."""
+
+
+# ---------------------------------------------------------------------------- small helpers
+def _attr(call: cst.BaseExpression) -> str:
+    if not isinstance(call, cst.Call):
+        return ""
+    f = call.func
+    if isinstance(f, cst.Attribute):
+        return f.attr.value
+    return f.value if isinstance(f, cst.Name) else ""
+
+
+def _last_name(e: cst.BaseExpression) -> str:
+    if isinstance(e, cst.Attribute):
+        return e.attr.value
+    return e.value if isinstance(e, cst.Name) else ""
+
+
+def _self_attr(e: cst.BaseExpression) -> str:
+    if isinstance(e, cst.Attribute) and isinstance(e.value, cst.Name) and e.value.value == "self":
+        return e.attr.value
+    return ""
+
+
+def _code(e: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(e).strip()
+
+
+def _single_index(sub: cst.Subscript) -> cst.BaseExpression | None:
+    if len(sub.slice) != 1:
+        return None
+    s = sub.slice[0].slice
+    return s.value if isinstance(s, cst.Index) and s.star is None else None
+
+
+def _is_zero(e: cst.BaseExpression) -> bool:
+    return isinstance(e, cst.Integer) and e.value == "0"
+
+
+def _is_bool_expr(e: cst.BaseExpression) -> bool:
+    """A boolean mask by its form: a comparison, ``.any``/``.all``/``.bool``, ``~``, ``&``,
+    ``|``, ``logical_*``."""
+    if isinstance(e, cst.Comparison):
+        return True
+    if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.BitInvert):
+        return _is_bool_expr(e.expression)
+    if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, (cst.BitAnd, cst.BitOr)):
+        return _is_bool_expr(e.left) and _is_bool_expr(e.right)
+    a = _attr(e)
+    return a in ("any", "all", "bool", "isin", "eq", "ne", "gt", "lt", "ge", "le") or (
+        a.startswith("logical_")
+    )
+
+
+# ---------------------------------------------------------------------------- row-wise modules
+class _Rows:
+    """Whether a module (by its constructor in ``__init__``) acts on each row alone."""
+
+    def __init__(self, ctx: FixContext) -> None:
+        self.ctx = ctx
+        self.classes = {s.name.value: s for s in ctx.module.body if isinstance(s, cst.ClassDef)}
+        self.done: dict[str, str | None] = {}
+
+    @staticmethod
+    def init_of(klass: cst.ClassDef, attr: str) -> list[cst.BaseExpression]:
+        out: list[cst.BaseExpression] = []
+        for st in klass.body.body:
+            if isinstance(st, cst.FunctionDef) and st.name.value == "__init__":
+                for node in _walk(st):
+                    if isinstance(node, cst.Assign) and len(node.targets) == 1:
+                        if _self_attr(node.targets[0].target) == attr:
+                            out.append(node.value)
+        return out
+
+    def ctor(self, e: cst.BaseExpression) -> str | None:
+        """None when the module built by ``e`` is row-wise, else the reason it is not known to
+        be."""
+        if not isinstance(e, cst.Call):
+            return f"`{_code(e)}` is not a module constructor this rewrite knows"
+        name = _last_name(e.func)
+        if name in ROWWISE_LAYERS:
+            return None
+        if name == "Dropout":
+            return "`nn.Dropout` draws a new mask per call: the dense dispatch draws other ones"
+        if name == "Sequential":
+            for a in e.args:
+                why = self.ctor(a.value)
+                if why is not None:
+                    return why
+            return None
+        if isinstance(e.func, cst.Name) and name in self.classes:
+            return self.klass(name)
+        return f"`{_code(e.func)}` is not known to act on each token alone"
+
+    def klass(self, name: str) -> str | None:
+        if name in self.done:
+            return self.done[name]
+        self.done[name] = f"`{name}` calls itself"
+        self.done[name] = why = self._klass(self.classes[name])
+        return why
+
+    def _klass(self, klass: cst.ClassDef) -> str | None:
+        fwd = next(
+            (
+                s
+                for s in klass.body.body
+                if isinstance(s, cst.FunctionDef) and s.name.value == "forward"
+            ),
+            None,
+        )
+        if fwd is None:
+            return f"`{klass.name.value}` has no `forward` in this file"
+        params = [p.name.value for p in fwd.params.params]
+        if (
+            len(params) != 2
+            or isinstance(fwd.params.star_arg, cst.Param)
+            or fwd.params.kwonly_params
+            or fwd.params.star_kwarg is not None
+        ):
+            return f"`{klass.name.value}.forward` takes more than one input"
+        local = {params[1]}
+        for st in fwd.body.body:
+            if not isinstance(st, cst.SimpleStatementLine):
+                return f"`{klass.name.value}.forward` holds a compound statement"
+            for small in st.body:
+                if isinstance(small, cst.Assign) and all(
+                    isinstance(t.target, cst.Name) for t in small.targets
+                ):
+                    why = self.expr(klass, small.value, local)
+                    if why is not None:
+                        return why
+                    local |= {t.target.value for t in small.targets}  # type: ignore[attr-defined]
+                elif isinstance(small, cst.Return) and small.value is not None:
+                    return self.expr(klass, small.value, local)
+                elif not isinstance(small, (cst.Pass, cst.Expr)) or (
+                    isinstance(small, cst.Expr) and not isinstance(small.value, cst.SimpleString)
+                ):
+                    return f"`{_code(small)}` in `{klass.name.value}.forward`"
+        return f"`{klass.name.value}.forward` returns nothing"
+
+    def expr(self, klass: cst.ClassDef, e: cst.BaseExpression, local: set[str]) -> str | None:
+        if isinstance(e, cst.Name):
+            return None if e.value in local else f"`{e.value}` in `{klass.name.value}.forward`"
+        if isinstance(e, (cst.Integer, cst.Float)):
+            return None
+        if isinstance(e, cst.BinaryOperation) and not isinstance(e.operator, cst.MatrixMultiply):
+            return self.expr(klass, e.left, local) or self.expr(klass, e.right, local)
+        if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Minus):
+            return self.expr(klass, e.expression, local)
+        if isinstance(e, cst.Call):
+            args = [a.value for a in e.args if a.keyword is None]
+            f = e.func
+            attr = _self_attr(f)
+            if attr:
+                ctors = self.init_of(klass, attr)
+                if len(ctors) != 1:
+                    return f"`self.{attr}` is not built once in `{klass.name.value}.__init__`"
+                why = self.ctor(ctors[0])
+                if why is None and len(args) == 1 and len(e.args) == 1:
+                    return self.expr(klass, args[0], local)
+                return why or f"`{_code(e)}` takes more than one input"
+            name = _last_name(f)
+            if name in ROWWISE_FUNCS and args:
+                if isinstance(f, cst.Attribute) and _code(f.value) not in (
+                    "F",
+                    "torch",
+                    "nn.functional",
+                    "torch.nn.functional",
+                    self.ctx.torch(),
+                ):
+                    return self.expr(klass, f.value, local)
+                return self.expr(klass, args[0], local)
+            if isinstance(f, cst.Attribute) and name in _ROW_METHODS - {"reshape", "view"}:
+                return self.expr(klass, f.value, local)
+        return (
+            f"`{_code(e)}` in `{klass.name.value}.forward` is not known to act on each token alone"
+        )
+
+
+def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
+    out: list[cst.CSTNode] = []
+
+    class V(cst.CSTVisitor):
+        def on_visit(self, n: cst.CSTNode) -> bool:
+            out.append(n)
+            return True
+
+    node.visit(V())
+    return out
+
+
+# ---------------------------------------------------------------------------- the loop
+class _Sel:
+    """What the loop selects tokens with."""
+
+    def __init__(self) -> None:
+        self.index: dict[str, cst.BaseExpression] = {}  # 1-d index name -> the mask it comes from
+        self.pairs: dict[str, tuple[str, cst.BaseExpression]] = {}  # token idx -> (slot idx, M)
+        self.masks: dict[str, cst.BaseExpression] = {}  # bool mask name -> its expression
+        self.used: list[str] = []  # the token masks (code) of every selection, to be one
+        self.weighted = False  # a pair weight `w[top, idx]` became a per-token weight
+        self.pair_sums = False  # the pairs' rows are scatter-added
+
+    def names(self) -> set[str]:
+        return (
+            set(self.index)
+            | set(self.pairs)
+            | {s for s, _ in self.pairs.values()}
+            | set(self.masks)
+        )
+
+
+def _index_def(ctx: FixContext, small: cst.BaseSmallStatement, sel: _Sel) -> bool:
+    """Record ``idx, top = torch.where(M)``, ``top = torch.where(m)[0]``, ``(top,) =
+    torch.where(m)``, ``top = m.nonzero(as_tuple=True)[0]``, ``top = m.nonzero().squeeze(-1)``
+    (also ``.flatten()``/``.view(-1)``), ``top = torch.nonzero(m)...``."""
+    if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
+        return False
+    tgt, v = small.targets[0].target, small.value
+    torch = ctx.torch()
+
+    def mask_of(call: cst.BaseExpression) -> cst.BaseExpression | None:
+        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+            return None
+        pos = [a.value for a in call.args if a.keyword is None]
+        f = call.func
+        if f.attr.value == "where" and _code(f.value) == torch and len(call.args) == 1:
+            return pos[0]
+        if f.attr.value == "nonzero":
+            if _code(f.value) == torch:
+                return pos[0] if len(pos) == 1 else None
+            return f.value if not pos else None
+        return None
+
+    if isinstance(tgt, cst.Tuple) and isinstance(v, cst.Call):
+        m = mask_of(v)
+        names = [el.value for el in tgt.elements]
+        if m is None or not all(isinstance(n, cst.Name) for n in names):
+            return False
+        if len(names) == 2:
+            sel.pairs[names[1].value] = (names[0].value, m)  # type: ignore[attr-defined]
+            return True
+        if len(names) == 1:
+            sel.index[names[0].value] = m  # type: ignore[attr-defined]
+            return True
+        return False
+    if not isinstance(tgt, cst.Name):
+        return False
+    m = None
+    if isinstance(v, cst.Subscript) and _code(v.slice[0]) == "0" and len(v.slice) == 1:
+        m = mask_of(v.value)
+    elif isinstance(v, cst.Call) and _attr(v) in ("squeeze", "flatten", "view", "reshape"):
+        if isinstance(v.func, cst.Attribute):
+            m = mask_of(v.func.value)
+    if m is None:
+        return False
+    sel.index[tgt.value] = m
+    return True
+
+
+def _token_mask(sel: _Sel, key: cst.BaseExpression) -> tuple[str, cst.BaseExpression] | None:
+    """(kind, bool token mask) of a selector: ``top`` of an index, a mask name, an inline
+    comparison; kind "pairs" for the token index of ``torch.where(M)`` with two outputs."""
+    if isinstance(key, cst.Name):
+        if key.value in sel.index:
+            m = sel.index[key.value]
+            return "index", m if _is_bool_expr(m) else cst.parse_expression(f"({_code(m)} != 0)")
+        if key.value in sel.pairs:
+            m = sel.pairs[key.value][1]
+            return "pairs", template("__m__.any(0)", m=atom(m))
+        if key.value in sel.masks:
+            return "mask", key
+    if _is_bool_expr(key) and not isinstance(key, cst.Name):
+        return "mask", key
+    return None
+
+
+class _Subst(cst.CSTTransformer):
+    """Selections of rows -> all rows; pair weights -> per-token weights."""
+
+    def __init__(self, sel: _Sel) -> None:
+        self.sel = sel
+        self.pair_weights: list[cst.Subscript] = []
+        self.mul_parents: set[int] = set()
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if isinstance(node.operator, cst.Multiply):
+            self.mul_parents.add(id(node.left))
+            self.mul_parents.add(id(node.right))
+
+    def leave_Subscript(
+        self, original: cst.Subscript, updated: cst.Subscript
+    ) -> cst.BaseExpression:
+        keys = [
+            el.slice.value if isinstance(el.slice, cst.Index) else None for el in original.slice
+        ]
+        hits = [i for i, k in enumerate(keys) if k is not None and _token_mask(self.sel, k)]
+        if not hits:
+            return updated
+        if len(hits) > 1:
+            raise _Reject(f"`{_code(original)}` selects with two token masks")
+        i = hits[0]
+        kind, m = _token_mask(self.sel, keys[i])  # type: ignore[misc,arg-type]
+        self.sel.used.append(_code(m))
+        rest = [el for j, el in enumerate(updated.slice) if j != i]
+        if kind == "pairs":
+            slot = self.sel.pairs[_code(keys[i])][0]  # type: ignore[arg-type]
+            nxt = keys[i + 1] if i + 1 < len(keys) else None
+            if i != 0 or not (isinstance(nxt, cst.Name) and nxt.value == slot):
+                # rows of the pairs: the token's own row (one per pair, summed below)
+                if any(isinstance(k, cst.Name) and k.value == slot for k in keys):
+                    raise _Reject(f"`{_code(original)}` reads the slot index in another place")
+            else:
+                if id(original) not in self.mul_parents:
+                    raise _Reject(
+                        f"`{_code(original)}` is not a factor of the expert's output: the "
+                        "per-token sum of the pairs is not the same"
+                    )
+                m_pairs = self.sel.pairs[_code(keys[i])][1]  # type: ignore[arg-type]
+                self.sel.weighted = True
+                dense = template(
+                    "(__w__ * __m__.t()).sum(-1)", w=atom(updated.value), m=atom(m_pairs)
+                )
+                tail = [el for el in updated.slice[2:]]
+                if not tail:
+                    return dense
+                return cst.Subscript(
+                    value=dense,
+                    slice=[cst.SubscriptElement(cst.Slice(lower=None, upper=None)), *tail],
+                )
+        if not rest:
+            return updated.value
+        new = list(updated.slice)
+        new[i] = cst.SubscriptElement(cst.Slice(lower=None, upper=None))
+        return updated.with_changes(slice=new)
+
+
+class _Dispatch:
+    def __init__(self, ctx: FixContext, loop: cst.For) -> None:
+        self.ctx = ctx
+        self.loop = loop
+        self.sel = _Sel()
+        self.rows = _Rows(ctx)
+        self.experts = ""  # source text of the experts' list
+        self._combined: set[str] = set()  # the tensors the expert's rows are written into
+        self._derived: set[str] = set()  # names computed from selected rows
+        self.glue_why: str | None = None  # a call on selected rows not known to keep rows apart
+
+    # -------------------------------------------------------------- experts
+    def expert_attr(self, callee: cst.BaseExpression, bound: dict[str, str]) -> str:
+        """``X`` of ``self.X[i]``, of a name bound to it, or of the loop's target over
+        ``enumerate(self.X)``."""
+        if isinstance(callee, cst.Subscript):
+            return _self_attr(callee.value)
+        if isinstance(callee, cst.Name):
+            return bound.get(callee.value, "")
+        return ""
+
+    def loop_bound(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        it, tgt = self.loop.iter, self.loop.target
+        if _self_attr(it) and isinstance(tgt, cst.Name):
+            out[tgt.value] = _self_attr(it)
+        if isinstance(it, cst.Call) and _attr(it) in ("enumerate", "zip"):
+            elts = tgt.elements if isinstance(tgt, cst.Tuple) else []
+            srcs = [a.value for a in it.args]
+            if _attr(it) == "enumerate" and len(elts) == 2 and srcs and _self_attr(srcs[0]):
+                if isinstance(elts[1].value, cst.Name):
+                    out[elts[1].value.value] = _self_attr(srcs[0])
+            if _attr(it) == "zip":
+                for el, s in zip(elts, srcs, strict=False):
+                    if isinstance(el.value, cst.Name) and _self_attr(s):
+                        out[el.value.value] = _self_attr(s)
+        for node in _walk(self.loop.body):
+            if isinstance(node, cst.Assign) and len(node.targets) == 1:
+                t = node.targets[0].target
+                if isinstance(t, cst.Name) and isinstance(node.value, cst.Subscript):
+                    if _self_attr(node.value.value):
+                        out[t.value] = _self_attr(node.value.value)
+        return out
+
+    def module_lists(self) -> set[str]:
+        klass = self.ctx.enclosing(self.loop, cst.ClassDef)
+        if klass is None:
+            return set()
+        out = set()
+        for st in klass.body.body:
+            if isinstance(st, cst.FunctionDef) and st.name.value == "__init__":
+                for node in _walk(st):
+                    if (
+                        isinstance(node, cst.Assign)
+                        and len(node.targets) == 1
+                        and _self_attr(node.targets[0].target)
+                        and _attr(node.value) == "ModuleList"
+                    ):
+                        out.add(_self_attr(node.targets[0].target))
+        return out
+
+    def expert_calls(self) -> list[tuple[cst.Call, str]]:
+        lists = self.module_lists()
+        bound = self.loop_bound()
+        out = []
+        for node in _walk(self.loop.body):
+            if isinstance(node, cst.Call):
+                a = self.expert_attr(node.func, bound)
+                if a and a in lists:
+                    out.append((node, a))
+        return out
+
+    def expert_rowwise(self, attr: str) -> str | None:
+        klass = self.ctx.enclosing(self.loop, cst.ClassDef)
+        assert klass is not None
+        ctors = _Rows.init_of(klass, attr)
+        if len(ctors) != 1 or not isinstance(ctors[0], cst.Call) or not ctors[0].args:
+            return f"`self.{attr}` is not built once in `__init__`"
+        items = ctors[0].args[0].value
+        if isinstance(items, (cst.ListComp, cst.GeneratorExp)):
+            elts = [items.elt]
+        elif isinstance(items, (cst.List, cst.Tuple)):
+            elts = [el.value for el in items.elements]
+        else:
+            return (
+                f"the experts of `self.{attr}` are not built in `__init__` where they can be read"
+            )
+        for e in elts:
+            why = self.rows.ctor(e)  # type: ignore[arg-type]
+            if why is not None:
+                return why
+        return None
+
+    # -------------------------------------------------------------- the rewrite
+    def rewrite(self) -> Rewrite | Proposal | NoFix:
+        calls = self.expert_calls()
+        attr = calls[0][1]
+        self.experts = f"self.{attr}"
+        it = self.loop.iter
+        if any(_attr(n) == "split" for n in _walk(it)) or any(
+            _attr(n) == "tolist" for n in _walk(it)
+        ):
+            return NoFix(
+                "the experts' inputs are chunks of a copy sorted by expert (`split` by the "
+                "per-expert counts): the dense form needs each token's expert, so by hand: "
+                "`for e, expert in enumerate(experts): out = out + expert(x) * "
+                "(expert_idx == e)[:, None]` on the unsorted tokens"
+            )
+        try:
+            body = self.new_body()
+        except _Reject as exc:
+            return NoFix(f"the expert loop's dense dispatch is not the same: {exc}")
+        why = self.expert_rowwise(attr) or self.glue_why
+        for call, _ in calls:
+            if len(call.args) != 1 or call.args[0].keyword is not None:
+                why = why or f"`{_code(call)}` passes the expert more than the token rows"
+        new_loop = self.loop.with_changes(body=self.loop.body.with_changes(body=body))
+        title = (
+            f"dense dispatch: every expert of `{self.experts}` runs on all tokens and the "
+            "routing weight (zero for a token not routed to it) selects its rows; the graph no "
+            "longer breaks per expert, at E/k x the expert FLOPs of the sparse dispatch (E "
+            "experts, k per token): measure with `compilelint bench`"
+        )
+        changes = [(self.loop, new_loop)]
+        if why is not None:
+            return Proposal(
+                title, changes, reason=f"the expert is not known to act on each token alone: {why}"
+            )
+        return Rewrite(title, changes)
+
+    def new_body(self) -> Sequence[cst.BaseStatement]:
+        body = self.loop.body
+        if not isinstance(body, cst.IndentedBlock):
+            raise _Reject("the loop body is on one line")
+        stmts = list(body.body)
+        # first pass: selections
+        for st in stmts:
+            for node in _walk(st):
+                if isinstance(node, cst.BaseSmallStatement):
+                    _index_def(self.ctx, node, self.sel)
+                if (
+                    isinstance(node, cst.Assign)
+                    and len(node.targets) == 1
+                    and isinstance(node.targets[0].target, cst.Name)
+                    and _is_bool_expr(node.value)
+                ):
+                    self.sel.masks[node.targets[0].target.value] = node.value
+        if not (self.sel.index or self.sel.pairs or self.sel.masks or self._inline_masks()):
+            raise _Reject("no token selection by a mask or its indices was found")
+        out: list[cst.BaseStatement] = []
+        self._flatten(stmts, out, top=True)
+        for st in out:
+            left = names_in(st) & (
+                set(self.sel.index) | set(self.sel.pairs) | {s for s, _ in self.sel.pairs.values()}
+            )
+            if left:
+                raise _Reject(
+                    f"`{sorted(left)[0]}` is used in `{_code(st)}`, not only to select rows"
+                )
+        if len(set(self.sel.used)) > 1:
+            raise _Reject("the rows are selected with more than one token mask")
+        if not self.sel.used:
+            raise _Reject("no rows are selected")
+        if self.sel.pair_sums and not self.sel.weighted:
+            raise _Reject(
+                "the (slot, token) pairs' outputs are added without their routing weight: a "
+                "token routed twice would count once"
+            )
+        self._after_loop(out)
+        return out
+
+    def _inline_masks(self) -> bool:
+        return any(
+            isinstance(n, cst.Subscript)
+            and _single_index(n) is not None
+            and _is_bool_expr(_single_index(n))  # type: ignore[arg-type]
+            for n in _walk(self.loop.body)
+        )
+
+    def _after_loop(self, out: list[cst.BaseStatement]) -> None:
+        """Names the loop assigns from selected rows must not be read after it."""
+        fn = self.ctx.function(self.loop)
+        if fn is None:
+            return
+        assigned: set[str] = set()
+        for st in out:
+            for node in _walk(st):
+                if isinstance(node, cst.Assign):
+                    for t in node.targets:
+                        if isinstance(t.target, cst.Name):
+                            assigned.add(t.target.value)
+        assigned -= self._combined
+        after = False
+        for st in fn.body.body:  # type: ignore[union-attr]
+            if after:
+                read = names_in(st) & assigned
+                if read:
+                    raise _Reject(f"`{sorted(read)[0]}` (the expert's rows) is read after the loop")
+            if st is self.loop or any(n is self.loop for n in _walk(st)):
+                after = True
+
+    def _empty_test(self, test: cst.BaseExpression) -> bool:
+        """``top.shape[0] == 0``, ``top.numel() == 0``, ``len(top) == 0``, ``not m.any()``,
+        ``m.sum() == 0`` and their positive forms (``> 0``, ``!= 0``, bare)."""
+        sels = self.sel.names()
+        if not names_in(test) or not names_in(test) <= sels | {"len"}:
+            # an inline mask expression: allowed when it is a token mask's `.any()`
+            if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+                test = test.expression
+            return (
+                _attr(test) == "any"
+                and isinstance(test, cst.Call)
+                and not test.args
+                and (
+                    _is_bool_expr(test.func.value)  # type: ignore[attr-defined]
+                )
+            )
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            return self._empty_test(test.expression)
+        if isinstance(test, cst.Comparison):
+            if len(test.comparisons) != 1 or not _is_zero(test.comparisons[0].comparator):
+                return False
+            if not isinstance(
+                test.comparisons[0].operator, (cst.Equal, cst.NotEqual, cst.GreaterThan)
+            ):
+                return False
+            test = test.left
+        if isinstance(test, cst.Call) and _attr(test) in ("any", "numel", "sum", "count_nonzero"):
+            return not test.args
+        if isinstance(test, cst.Call) and _attr(test) == "len":
+            return True
+        if isinstance(test, cst.Subscript) and _code(test).endswith(".shape[0]"):
+            return True
+        return _attr(test) == "size" and _code(test).endswith("size(0)")
+
+    def _flatten(
+        self, stmts: Sequence[cst.BaseStatement], out: list[cst.BaseStatement], top: bool
+    ) -> None:
+        for i, st in enumerate(stmts):
+            if isinstance(st, cst.If) and st.orelse is None and self._empty_test(st.test):
+                inner = st.body.body if isinstance(st.body, cst.IndentedBlock) else []
+                if (
+                    len(inner) == 1
+                    and isinstance(inner[0], cst.SimpleStatementLine)
+                    and all(isinstance(s, cst.Continue) for s in inner[0].body)
+                ):
+                    continue  # an empty-expert skip
+                if i == len(stmts) - 1 or all(
+                    isinstance(s, cst.SimpleStatementLine)
+                    and all(isinstance(x, cst.Pass) for x in s.body)
+                    for s in stmts[i + 1 :]
+                ):
+                    self._flatten(list(inner), out, top=False)  # `if mask.any():` around the rest
+                    continue
+            if not isinstance(st, cst.SimpleStatementLine):
+                raise _Reject(f"the loop holds `{_code(st).splitlines()[0]}`")
+            new_small: list[cst.BaseSmallStatement] = []
+            for small in st.body:
+                if _index_def(self.ctx, small, _Sel()):
+                    continue  # the index statement goes
+                self._glue(small)
+                new_small.append(self._small(small))
+            if new_small:
+                out.append(st.with_changes(body=new_small))
+
+    def _selected(self, e: cst.CSTNode) -> bool:
+        """Whether ``e`` reads selected rows (a selection by a token mask, or a name computed
+        from one)."""
+        if names_in(e) & self._derived:
+            return True
+        for n in _walk(e):
+            if isinstance(n, cst.Subscript):
+                keys = [el.slice.value for el in n.slice if isinstance(el.slice, cst.Index)]
+                if any(_token_mask(self.sel, k) is not None for k in keys):
+                    return True
+        return False
+
+    def _glue(self, small: cst.BaseSmallStatement) -> None:
+        """Calls on selected rows other than the expert must keep rows apart (casts, trailing
+        views, activations, the scatter): ``y.mean(0)`` of the routed rows is not the mean of
+        the dense rows."""
+        bound = self.loop_bound()
+        lists = self.module_lists()
+        for n in _walk(small):
+            if not isinstance(n, cst.Call) or self.glue_why is not None:
+                continue
+            if self.expert_attr(n.func, bound) in lists:
+                continue
+            parts: list[cst.CSTNode] = [a.value for a in n.args]
+            if isinstance(n.func, cst.Attribute):
+                parts.append(n.func.value)
+            if not any(self._selected(p) for p in parts):
+                continue
+            name = _last_name(n.func)
+            if name in _ROW_METHODS or name in ROWWISE_FUNCS or name in ("index_add_",):
+                continue
+            self.glue_why = (
+                f"`{_code(n)}` is applied to the selected rows and is not known to act on each "
+                "token alone"
+            )
+        if isinstance(small, cst.Assign) and self._selected(small.value):
+            for t in small.targets:
+                if isinstance(t.target, cst.Name):
+                    self._derived.add(t.target.value)
+
+    def _small(self, small: cst.BaseSmallStatement) -> cst.BaseSmallStatement:
+        torch = self.ctx.torch()
+        if isinstance(small, (cst.Assign, cst.AugAssign)):
+            targets = (
+                [t.target for t in small.targets]
+                if isinstance(small, cst.Assign)
+                else [small.target]
+            )
+            rebound = {n.value for t in targets for n in _walk(t) if isinstance(n, cst.Name)}
+            rebound &= set(self.sel.index) | set(self.sel.pairs)
+            if rebound:
+                raise _Reject(
+                    f"the selected tokens `{sorted(rebound)[0]}` are changed by `{_code(small)}` "
+                    "(a capacity cut drops tokens the dense dispatch would keep)"
+                )
+        subst = _Subst(self.sel)
+        # out.index_add_(0, top, y)
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+            call = small.value
+            if _attr(call) in ("index_add_", "index_add") and isinstance(call.func, cst.Attribute):
+                args = [a.value for a in call.args]
+                if len(args) != 3 or _code(args[0]) != "0":
+                    raise _Reject(f"`{_code(call)}` is not a scatter-add over the tokens")
+                got = _token_mask(self.sel, args[1])
+                if got is None or _attr(call) != "index_add_":
+                    raise _Reject(f"`{_code(call)}` does not scatter by the selected tokens")
+                self.sel.used.append(_code(got[1]))
+                y = args[2].visit(subst)
+                self.sel.pair_sums |= got[0] == "pairs"
+                new = template(
+                    f"__out__.add_({torch}.where(__m__[..., None], __y__, 0))",
+                    out=call.func.value,
+                    m=atom(got[1]),
+                    y=y,
+                )
+                return small.with_changes(value=new)
+        # out[sel] += y / out[sel] = y
+        if isinstance(small, (cst.AugAssign, cst.Assign)):
+            tgt = (
+                small.target
+                if isinstance(small, cst.AugAssign)
+                else (small.targets[0].target if len(small.targets) == 1 else None)
+            )
+            if isinstance(tgt, cst.Subscript):
+                key = _single_index(tgt)
+                got = _token_mask(self.sel, key) if key is not None else None
+                if got is None or not isinstance(tgt.value, cst.Name):
+                    raise _Reject(f"`{_code(small)}` writes into rows that are not the tokens'")
+                if got[0] == "pairs":
+                    raise _Reject(f"`{_code(small)}` writes the pairs' rows without adding them")
+                self.sel.used.append(_code(got[1]))
+                y = small.value.visit(subst)
+                out = tgt.value
+                self._combined = self._combined | {out.value}
+                if isinstance(small, cst.AugAssign):
+                    if not isinstance(small.operator, cst.AddAssign):
+                        raise _Reject(f"`{_code(small)}` is not an addition")
+                    return small.with_changes(
+                        target=out,
+                        value=template(
+                            f"{torch}.where(__m__[..., None], __y__, 0)", m=atom(got[1]), y=y
+                        ),
+                    )
+                if not self._fresh(out.value):
+                    raise _Reject(f"`{out.value}` may be a view of another tensor")
+                return cst.Assign(
+                    targets=[cst.AssignTarget(out)],
+                    value=template(
+                        f"{torch}.where(__m__[..., None], __y__, __out__)",
+                        m=atom(got[1]),
+                        y=y,
+                        out=out,
+                    ),
+                )
+        if isinstance(small, cst.Assign) and all(
+            isinstance(t.target, cst.Name) for t in small.targets
+        ):
+            return small.visit(subst)  # type: ignore[return-value]
+        if isinstance(small, (cst.Pass,)):
+            return small
+        raise _Reject(f"`{_code(small)}` does more than compute and scatter the expert's rows")
+
+    def _fresh(self, name: str) -> bool:
+        """``name`` is bound in the function only by creating a new tensor (zeros, empty...)."""
+        fn = self.ctx.function(self.loop)
+        if fn is None:
+            return False
+        values = [
+            n.value
+            for n in _walk(fn)
+            if isinstance(n, cst.Assign)
+            and any(isinstance(t.target, cst.Name) and t.target.value == name for t in n.targets)
+            and self.ctx.span(n)[0] < self.ctx.span(self.loop)[0]
+        ]
+        return bool(values) and all(_attr(v) in _CREATORS for v in values)
+
+
+def dense_dispatch(ctx: FixContext, node: cst.CSTNode) -> Rewrite | Proposal | NoFix | None:
+    """The dense dispatch of the expert loop that holds ``node``, or None when ``node`` is not
+    in a loop that calls an expert of a ``ModuleList`` on ``self``."""
+    loop = ctx.enclosing(node, cst.For)
+    fn = ctx.function(node)
+    if loop is None or fn is None or ctx.function(loop) is not fn:
+        return None
+    d = _Dispatch(ctx, loop)
+    if not d.expert_calls():
+        return None
+    return d.rewrite()

@@ -1,0 +1,212 @@
+"""Dense dispatch of sparse Mixture-of-Experts loops (``src/compilelint/fix/codemods/moe.py``).
+
+VALID: a loop over experts that selects the routed tokens with a data-dependent shape, runs a
+row-wise expert on them and scatter-adds the weighted rows back is rewritten to run every expert
+on every token with the routing weight (zero when not routed); torch gives the same outputs,
+and the rewritten model compiles without a break. INVALID: an expert that is not known to act
+per token (``Dropout``) is only proposed, and a capacity cut (``top = top[:capacity]``) or rows
+used elsewhere are declined; torch shows why (the dense form of a capacity-dropping loop adds
+the dropped tokens' outputs).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from compilelint.config import Config
+from compilelint.fix.engine import run_fixes
+
+MIXTRAL = """\
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Expert(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.w1 = nn.Linear(d, 2 * d, bias=False)
+        self.w2 = nn.Linear(2 * d, d, bias=False)
+        self.w3 = nn.Linear(d, 2 * d, bias=False)
+
+    def forward(self, x):
+        return self.w2(F.silu(self.w1(x)) * self.w3(x))
+
+
+class Block(nn.Module):
+    def __init__(self, d=8, n=4, k=2):
+        super().__init__()
+        self.n, self.k = n, k
+        self.gate = nn.Linear(d, n, bias=False)
+        self.experts = nn.ModuleList([Expert(d) for _ in range(n)])
+
+    def forward(self, x):
+        w = F.softmax(self.gate(x), dim=1)
+        w, sel = torch.topk(w, self.k, dim=-1)
+        out = torch.zeros_like(x)
+        expert_mask = F.one_hot(sel, num_classes=self.n).permute(2, 1, 0)
+        for e in range(self.n):
+            idx, top = torch.where(expert_mask[e])
+            if top.shape[0] == 0:
+                continue
+            y = self.experts[e](x[top]) * w[top, idx, None]
+            out.index_add_(0, top, y.to(x.dtype))
+        return out
+"""
+
+SWITCH = """\
+import torch
+from torch import nn
+
+
+class Switch(nn.Module):
+    def __init__(self, d=8, n=4):
+        super().__init__()
+        self.n = n
+        self.router = nn.Linear(d, n)
+        self.experts = nn.ModuleList(
+            [nn.Sequential(nn.Linear(d, 2 * d), nn.ReLU(), nn.Linear(2 * d, d)) for _ in range(n)]
+        )
+
+    def forward(self, x):
+        p, route = torch.softmax(self.router(x), -1).max(-1)
+        out = x.new_zeros(x.shape)
+        for i in range(self.n):
+            mask = route == i
+            if mask.any():
+                out[mask] = self.experts[i](x[mask])
+        return out * p[:, None]
+"""
+
+CAPACITY = MIXTRAL.replace(
+    "            if top.shape[0] == 0:\n",
+    "            top, idx = top[:3], idx[:3]\n            if top.shape[0] == 0:\n",
+)
+
+
+def _fix(tmp_path: Path, src: str, code: str):  # type: ignore[no-untyped-def]
+    work = tmp_path / "m.py"
+    work.write_text(src, encoding="utf-8")
+    res = run_fixes([str(work)], Config(select=(code,), cache=False), unsafe=True)
+    after = res.changes[0].after.decode() if res.changes else src
+    return res, after
+
+
+def test_mixtral_pairs_become_per_token_weights(tmp_path: Path) -> None:
+    res, after = _fix(tmp_path, MIXTRAL, "CL110")
+    assert [r.status for r in res.records] == ["applied"]
+    assert "E/k x the expert FLOPs" in res.records[0].title
+    assert "torch.where(expert_mask[e])" not in after
+    assert "continue" not in after
+    assert "y = self.experts[e](x) * (w * expert_mask[e].t()).sum(-1)[:, None]" in after
+    assert "out.add_(torch.where(expert_mask[e].any(0)[..., None], y.to(x.dtype), 0))" in after
+
+
+def test_switch_mask_assignment_becomes_where(tmp_path: Path) -> None:
+    res, after = _fix(tmp_path, SWITCH, "CL111")
+    assert {r.status for r in res.records} == {"applied"}
+    assert "out = torch.where(mask[..., None], self.experts[i](x), out)" in after
+    assert "if mask.any():" not in after
+
+
+def test_dropout_expert_is_only_proposed(tmp_path: Path) -> None:
+    src = SWITCH.replace("nn.ReLU(),", "nn.ReLU(), nn.Dropout(0.1),")
+    res, after = _fix(tmp_path, src, "CL111")
+    assert after == src
+    assert {r.status for r in res.records} == {"proposed"}
+    assert "`nn.Dropout` draws a new mask per call" in res.records[0].reason
+
+
+def test_capacity_cut_is_declined(tmp_path: Path) -> None:
+    res, after = _fix(tmp_path, CAPACITY, "CL110")
+    assert after == CAPACITY
+    assert "`top` are changed by `top, idx = top[:3], idx[:3]` (a capacity cut" in (
+        res.records[0].reason
+    )
+
+
+def test_expert_rows_kept_in_a_list_are_declined(tmp_path: Path) -> None:
+    src = SWITCH.replace(
+        "        for i in range(self.n):\n",
+        "        keep = []\n        for i in range(self.n):\n",
+    ).replace(
+        "                out[mask] = self.experts[i](x[mask])\n",
+        "                h = self.experts[i](x[mask])\n                keep.append(h)\n"
+        "                out[mask] = h\n",
+    )
+    res, after = _fix(tmp_path, src, "CL111")
+    assert after == src
+    assert "`keep.append(h)` does more than compute and scatter" in res.records[0].reason
+
+
+def _load(path: Path, name: str):  # type: ignore[no-untyped-def]
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"moe_{path.stem}_{name}", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return getattr(mod, name)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(
+    ("src", "code", "name"),
+    [(MIXTRAL, "CL110", "Block"), (SWITCH, "CL111", "Switch")],
+    ids=["mixtral", "switch"],
+)
+def test_valid_dense_dispatch_matches_and_compiles_without_breaks(
+    tmp_path: Path, src: str, code: str, name: str
+) -> None:
+    torch = pytest.importorskip("torch")
+    _, after = _fix(tmp_path, src, code)
+    (tmp_path / "orig.py").write_text(src, encoding="utf-8")
+    (tmp_path / "dense.py").write_text(after, encoding="utf-8")
+    torch.manual_seed(0)
+    orig = _load(tmp_path / "orig.py", name)()
+    dense = _load(tmp_path / "dense.py", name)()
+    dense.load_state_dict(orig.state_dict())
+    x = torch.randn(11, 8, requires_grad=True)
+    a, b = orig(x), dense(x)
+    torch.testing.assert_close(a, b)
+    ga = torch.autograd.grad(a.square().sum(), [x, *orig.parameters()], allow_unused=True)
+    gb = torch.autograd.grad(b.square().sum(), [x, *dense.parameters()], allow_unused=True)
+    for u, v in zip(ga, gb, strict=True):
+        if u is None:  # an expert no token was routed to: zero gradient in the dense form
+            assert v is None or not v.any()
+        else:
+            torch.testing.assert_close(u, v)
+    torch._dynamo.reset()
+    explain = torch._dynamo.explain(dense)(x.detach())
+    assert explain.graph_break_count == 0
+    assert torch._dynamo.explain(orig)(x.detach()).graph_break_count != 0  # breaks (or gives up)
+    torch.testing.assert_close(torch.compile(dense, backend="eager")(x.detach()), a.detach())
+
+
+@pytest.mark.torch
+def test_invalid_capacity_cut_differs_from_its_dense_form(tmp_path: Path) -> None:
+    """What the codemod declines: the dense form of a capacity-dropping loop (the cut removed)
+    adds the tokens past the capacity, so torch gives other outputs."""
+    torch = pytest.importorskip("torch")
+    (tmp_path / "cap.py").write_text(CAPACITY, encoding="utf-8")
+    _, dense_src = _fix(tmp_path, MIXTRAL, "CL110")
+    (tmp_path / "dense.py").write_text(dense_src, encoding="utf-8")
+    torch.manual_seed(0)
+    cap = _load(tmp_path / "cap.py", "Block")()
+    dense = _load(tmp_path / "dense.py", "Block")()
+    dense.load_state_dict(cap.state_dict())
+    x = torch.randn(16, 8)
+    assert not torch.allclose(cap(x), dense(x))
+
+
+def test_a_reduction_over_the_selected_rows_is_only_proposed(tmp_path: Path) -> None:
+    src = MIXTRAL.replace(
+        "y = self.experts[e](x[top]) * w[top, idx, None]",
+        "y = self.experts[e](x[top]) * w[top, idx, None]\n            y = y - y.mean(0)",
+    )
+    res, after = _fix(tmp_path, src, "CL110")
+    assert after == src
+    assert {r.status for r in res.records} == {"proposed"}
+    assert "`y.mean(0)` is applied to the selected rows" in res.records[0].reason
