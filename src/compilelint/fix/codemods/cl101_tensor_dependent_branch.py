@@ -150,9 +150,11 @@ class TensorDependentBranchWhere(Codemod):
             return self._flagged(ctx, node, *split)
         test = tensor_test(ctx, node.test)
         if test is None:
+            note = ctx.evidence_note(node.test)
             return NoFix(
                 f"`{ctx.code(node.test).strip()}` cannot be written as one boolean tensor "
                 "(a chained comparison, or a part that is not known to be a tensor)"
+                + (f"; {note}" if note else "")
             )
         return self._if_core(ctx, node, test)
 
