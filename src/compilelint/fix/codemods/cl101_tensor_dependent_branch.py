@@ -39,7 +39,13 @@ from compilelint.fix.codemods.base import (
     with_comments,
 )
 from compilelint.fix.codemods.cl104_tensor_dependent_assert import literal_message
-from compilelint.fix.codemods.python_sides import arithmetic_reaches_tensor, observed_only
+from compilelint.fix.codemods.observe import self_attr
+from compilelint.fix.codemods.python_sides import (
+    arithmetic_reaches_tensor,
+    flag_test,
+    observed_only,
+    python_value_uses,
+)
 from compilelint.fix.codemods.raises import RECIPE as RAISE_RECIPE
 from compilelint.fix.codemods.raises import control_flow
 from compilelint.fix.context import FixContext
@@ -583,11 +589,25 @@ class TensorDependentBranchWhere(Codemod):
         plain = [n for n in names if n not in targets]
         scalars_ok = not targets and _tensor_uses_only(ctx, node, plain)
         bad = self._sides_ok(ctx, sides, scalars_ok=scalars_ok)
+        propose = ""
         if bad is not None:
-            if bad.reason.startswith("no side is a tensor") and raw is node.test and not reports:
+            if not (bad.reason.startswith("no side is a tensor") and raw is node.test):
+                return bad
+            logged = observed_only(ctx, node, bad.reason) if not reports else bad
+            if isinstance(logged, Rewrite):
                 # Python values read only by a log line: the branch runs only in eager
-                return observed_only(ctx, node, bad.reason)
-            return bad
+                return logged
+            attrs = [
+                self_attr(targets[n]) or ""
+                for n in names
+                if n in targets and self_attr(targets[n]) is not None
+            ]
+            uses = python_value_uses(ctx, node, plain, attrs)
+            if len(attrs) != len(names) - len(plain) or isinstance(uses, NoFix):
+                return logged if not reports else bad
+            if self._sides_ok(ctx, sides, scalars_ok=True) is not None:
+                return logged if not reports else bad
+            propose = uses
         stmts: list[cst.BaseStatement] = []
         always = [always_apply(ctx, raw, n, o) for n, _, o in tb] if not fb and tb else [False]
         title = "select with `torch.where(cond, a, b)` instead of branching"
@@ -650,6 +670,14 @@ class TensorDependentBranchWhere(Codemod):
             changes=[(node, cst.FlattenSentinel(stmts))],
             imports=("torch",),
         )
+        if propose:
+            return Proposal(
+                title="pick a 0-dim tensor with `torch.where(cond, a, b)` instead of a Python "
+                "value",
+                changes=rewrite.changes,
+                reason=propose,
+                imports=rewrite.imports,
+            )
         if all(always):
             return rewrite  # one side only, applied always: nothing is computed in addition
         return _or_proposal(ctx, rewrite, [v for _, v, _ in tb], [v for _, v, _ in fb])
@@ -927,7 +955,7 @@ def _tensor_uses_only(ctx: FixContext, node: cst.CSTNode, names: list[str]) -> b
         for r in reads:
             if any(a is node for a in ctx.ancestors(r)):
                 continue
-            if not _tensor_operand(ctx, r):
+            if not (_tensor_operand(ctx, r) or flag_test(ctx, r)):
                 return False
     return True
 
