@@ -198,6 +198,10 @@ class Evidence:
                 self._fact(left)
             elif self._python(left) and not self._python(right):
                 self._fact(right)
+            elif _tensor_only_chain(left) and not _tensor_only_chain(right):
+                self._fact(left)  # `v.abs().max() > limit`: no Python value has `.abs()`
+            elif _tensor_only_chain(right) and not _tensor_only_chain(left):
+                self._fact(right)
             return
         got = tensor_method(e)
         if got is not None:
@@ -220,33 +224,75 @@ class Evidence:
         if len(bound) + (n in params) == 1:
             for r in name_nodes(fn.body, n, reads_only=True):
                 self.tensors.add(id(r))
+            # `energy = h.pow(2).mean()`, bound once: its value is the tensor read
+            by = ctx.parent(bound[0]) if bound else None
+            if isinstance(by, cst.Assign) and len(by.targets) == 1:
+                self._fact(by.value)
             return
-        # inside the branch whose condition reads it: the test, then each suite's statements
-        # up to and including the first one that binds the name again
-        stmt = ctx.statement(name)
-        if not isinstance(stmt, (cst.If, cst.While)) or not _within(ctx, name, stmt.test):
+        # straight-line code after the read, in its block, sees the same binding up to the
+        # next one (into branches up to their own rebinding; loops only when they bind none)
+        stmt: cst.CSTNode | None = name
+        while stmt is not None and not isinstance(ctx.parent(stmt), cst.IndentedBlock):
+            stmt = ctx.parent(stmt)
+        block = ctx.parent(stmt) if stmt is not None else None
+        if not isinstance(block, cst.IndentedBlock) or stmt is None:
             return
-        for r in name_nodes(stmt.test, n, reads_only=True):
-            self.tensors.add(id(r))
-        if isinstance(stmt, cst.While):
-            return  # the body's reads see the loop's own bindings too
-        suites = [stmt.body]
-        if isinstance(stmt.orelse, cst.Else):
-            suites.append(stmt.orelse.body)
-        for suite in suites:
-            if not isinstance(suite, cst.IndentedBlock):
-                continue
-            for s in suite.body:
-                if not isinstance(s, cst.SimpleStatementLine):
-                    break
+        body = list(block.body)
+        i = next(k for k, b in enumerate(body) if b is stmt)
+        if isinstance(stmt, (cst.For, cst.While)):
+            return
+        if isinstance(stmt, cst.If) and not _within(ctx, name, stmt.test):
+            return
+        self._forward(body[i:], n)
+
+    def _forward(self, stmts: list[cst.BaseStatement], n: str) -> bool:
+        """Mark the reads of ``n`` in ``stmts`` up to its next binding; whether one binds it."""
+        from compilelint.fix.codemods.base import bound_names, name_nodes
+
+        for s in stmts:
+            if isinstance(s, cst.SimpleStatementLine):
                 for small in s.body:
                     for r in name_nodes(small, n, reads_only=True):
                         self.tensors.add(id(r))
                     if n in bound_names(small):
-                        break
-                else:
-                    continue
-                break
+                        return True
+            elif isinstance(s, cst.If):
+                for r in name_nodes(s.test, n, reads_only=True):
+                    self.tensors.add(id(r))
+                rebound = False
+                suites: list[cst.BaseSuite] = [s.body]
+                if isinstance(s.orelse, cst.Else):
+                    suites.append(s.orelse.body)
+                elif s.orelse is not None:
+                    return True  # an `elif` chain: not followed
+                for suite in suites:
+                    if isinstance(suite, cst.IndentedBlock):
+                        rebound |= self._forward(list(suite.body), n)
+                    else:
+                        return True
+                if rebound:
+                    return True
+            else:
+                if n in bound_names(s):
+                    return True
+                for r in name_nodes(s, n, reads_only=True):
+                    self.tensors.add(id(r))
+        return False
+
+
+# methods of Python's own values: a call of one says nothing about a tensor
+_PY_METHODS = frozenset(
+    m for t in (int, float, complex, bool, str, bytes, list, tuple, dict, set) for m in dir(t)
+)
+
+
+def _tensor_only_chain(e: cst.BaseExpression) -> bool:
+    """``v.abs().max()``: calls of tensor methods that no Python value has, on a name."""
+    got = tensor_method(e)
+    if got is None or got[1] in _PY_METHODS:
+        return False
+    recv = got[0]
+    return isinstance(recv, cst.Name) or _tensor_only_chain(recv)
 
 
 def _within(ctx: object, node: cst.CSTNode, root: cst.CSTNode) -> bool:

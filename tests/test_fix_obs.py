@@ -1,0 +1,290 @@
+"""Observed evidence in the fix's value model, and Python values picked by a tensor test
+(issue 22, branch fixobs).
+
+- When torch observed a data-dependent branch (GB0170) at a line whose condition the static
+  inference cannot type (a submodule or buffer read with ``getattr(self, name)``,
+  ``checkpoint(...)``), that condition is a tensor for every codemod
+  (:mod:`compilelint.fix.evidence`): the branch rewrites apply. When several conditions share
+  the line and none is known, no fact is added and the reason says so.
+- A Python value picked by a tensor test and read as the flag of a later ``if`` becomes a
+  0-dim bool tensor (the later branch is rewritten in the next round); one returned to the
+  caller or kept on ``self`` is proposed, with the reason.
+
+Each rewrite is an INVALID/VALID pair: the text is checked without torch; marked ``torch``,
+the original breaks the graph on the installed torch and the fixed text compiles with
+``fullgraph=True``, with outputs and parameter gradients equal to the original's.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import textwrap
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compilelint.config import Config
+from compilelint.fix.engine import run_fixes
+from compilelint.fix.observed import observed_findings
+
+HEAD = "import torch\nfrom torch import nn\n\n\n"
+
+GATE = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self, name="mix", threshold=0.4):
+            super().__init__()
+            setattr(self, f"to_{name}", nn.Linear(8, 8))
+            self.name = name
+            self.threshold = threshold
+
+        def forward(self, x):
+            h = getattr(self, f"to_{self.name}")(x)
+            energy = h.pow(2).mean()
+            if energy > self.threshold:
+                h = h * 0.5
+            return x + h
+    """
+)
+GATE_FIXED = "        h = torch.where(energy > self.threshold, h * 0.5, h)\n"
+
+BUFFER = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self, stat="rms"):
+            super().__init__()
+            self.proj = nn.Linear(8, 8)
+            self.stat = stat
+            self.register_buffer(f"running_{stat}", torch.full((), 0.75))
+
+        def forward(self, x):
+            running = getattr(self, f"running_{self.stat}")
+            if running < 1e-3:
+                scale = 1.0
+            else:
+                scale = 1.0 / running
+            return self.proj(x) * scale
+    """
+)
+BUFFER_FIXED = "        scale = torch.where(running < 1e-3, 1.0, 1.0 / running)\n"
+
+AMBIGUOUS = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(8, 8)
+            self.cfg = {"gate": True, "thresh": 0.5}
+            self.cache = {}
+
+        def forward(self, x):
+            y = self.proj(x)
+            self.cache["score"] = y.sigmoid().mean()
+            score = self.cache["score"]
+            if self.cfg["gate"] and score > self.cfg["thresh"]:
+                y = y * 2
+            return y
+    """
+)
+
+FLAG = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self, free_bits=0.05):
+            super().__init__()
+            self.enc = nn.Linear(8, 8)
+            self.free_bits = free_bits
+
+        def forward(self, x):
+            h = self.enc(x)
+            kl = h.pow(2).mean()
+            if kl > self.free_bits:
+                use_kl = True
+            else:
+                use_kl = False
+            loss = h.abs().mean()
+            if use_kl:
+                loss = loss + 0.5 * kl
+            return loss
+    """
+)
+FLAG_FIXED = (
+    "        use_kl = torch.where(kl > self.free_bits, True, False)\n",
+    "        loss = torch.where(use_kl != 0, loss + 0.5 * kl, loss)\n",
+)
+
+RETURNED = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.head = nn.Linear(8, 8)
+
+        def forward(self, x):
+            loss = self.head(x).pow(2).mean()
+            if not torch.isfinite(loss) or loss > 1e4:
+                overflow = True
+            else:
+                overflow = False
+            return loss, overflow
+    """
+)
+
+STORED = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gate = nn.Linear(8, 4)
+            self.last_imbalanced = False
+
+        def forward(self, x):
+            load = self.gate(x).softmax(-1).mean(0)
+            if (load.max() - load.min()) > 0.5:
+                self.last_imbalanced = True
+            else:
+                self.last_imbalanced = False
+            return load
+    """
+)
+
+
+def _line_of(code: str, text: str) -> int:
+    return next(i for i, ln in enumerate(code.splitlines(), 1) if text in ln)
+
+
+def _fix(tmp_path: Path, code: str, observed: str | None) -> tuple[str, Any]:
+    """Fix ``code`` (CL101 only); ``observed``: the text of the line where torch observed a
+    data-dependent branch (GB0170), offered as the verifier's later passes do."""
+    f = tmp_path / "m.py"
+    f.write_text(code, encoding="utf-8")
+    extra = []
+    if observed is not None:
+        line = _line_of(code, observed)
+        extra = observed_findings(
+            [{"path": "m.py", "line": line, "gb_id": "GB0170"}],
+            str(tmp_path),
+            {},
+            lambda real: str(f),
+            set(),
+            ["CL101"],
+        )
+        assert extra, "the observed finding was not made"
+    res = run_fixes([str(f)], Config(select=("CL101",), cache=False), unsafe=True, extra=extra)
+    text = res.changes[0].after.decode() if res.changes else code
+    return text, res
+
+
+def test_an_observed_branch_on_an_untyped_value_is_rewritten(tmp_path: Path) -> None:
+    text, _ = _fix(tmp_path, GATE, None)
+    assert text == GATE  # the static stage alone does not know `energy` is a tensor
+    text, _ = _fix(tmp_path, GATE, "if energy >")
+    assert GATE_FIXED in text
+
+
+def test_the_observed_name_is_a_tensor_where_it_is_read_again(tmp_path: Path) -> None:
+    text, _ = _fix(tmp_path, BUFFER, "if running <")
+    assert BUFFER_FIXED in text
+
+
+def test_several_unknown_conditions_on_the_observed_line_add_no_fact(tmp_path: Path) -> None:
+    text, res = _fix(tmp_path, AMBIGUOUS, "if self.cfg")
+    assert text == AMBIGUOUS
+    reasons = " ".join(r.reason for r in res.records)
+    assert "2 conditions there could each be the tensor" in reasons, reasons
+
+
+def test_a_python_flag_read_by_a_later_branch_becomes_a_bool_tensor(tmp_path: Path) -> None:
+    text, _ = _fix(tmp_path, FLAG, None)
+    for line in FLAG_FIXED:
+        assert line in text, text
+
+
+@pytest.mark.parametrize(
+    ("code", "why"),
+    [(RETURNED, "is returned to the model's caller"), (STORED, "is kept on the module")],
+)
+def test_a_python_value_returned_or_kept_on_self_is_proposed(
+    tmp_path: Path, code: str, why: str
+) -> None:
+    text, res = _fix(tmp_path, code, None)
+    assert text == code
+    props = [r for r in res.records if r.status == "proposed"]
+    assert props and why in props[0].reason, res.records
+    assert "torch.where(" in props[0].patch
+
+
+# ---------------------------------------------------------------------------- against torch
+def _load(path: Path) -> Any:
+    name = f"fixobs_{uuid.uuid4().hex}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod.Model
+
+
+def _proposed(tmp_path: Path, code: str) -> str:
+    """The proposal's patch applied (the fix a user accepts by hand)."""
+    _, res = _fix(tmp_path, code, None)
+    patch = next(r.patch for r in res.records if r.status == "proposed")
+    old = [ln[1:] for ln in patch.splitlines() if ln.startswith("-") and not ln.startswith("---")]
+    new = [ln[1:] for ln in patch.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
+    assert "\n".join(old) in code
+    return code.replace("\n".join(old), "\n".join(new))
+
+
+PAIRS = {
+    "gate": (GATE, "if energy >"),
+    "buffer": (BUFFER, "if running <"),
+    "flag": (FLAG, None),
+    "returned": (RETURNED, "proposal"),
+    "stored": (STORED, "proposal"),
+}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("case", sorted(PAIRS))
+def test_invalid_breaks_and_valid_compiles_whole_with_the_same_results(
+    tmp_path: Path, case: str
+) -> None:
+    torch = pytest.importorskip("torch")
+    code, observed = PAIRS[case]
+    fixed = (
+        _proposed(tmp_path, code) if observed == "proposal" else _fix(tmp_path, code, observed)[0]
+    )
+    assert fixed != code
+    (tmp_path / "invalid.py").write_text(code, encoding="utf-8")
+    (tmp_path / "valid.py").write_text(fixed, encoding="utf-8")
+    Bad, Good = _load(tmp_path / "invalid.py"), _load(tmp_path / "valid.py")
+    for seed, scale in ((0, 1.0), (1, 0.01), (2, 30.0)):
+        torch.manual_seed(seed)
+        bad = Bad()
+        good = Good()
+        good.load_state_dict(bad.state_dict())
+        x = torch.randn(4, 8) * scale
+        torch._dynamo.reset()
+        with pytest.raises(Exception, match=r"(?i)data.dependent|graph break"):
+            torch.compile(Bad(), fullgraph=True, backend="eager")(x)
+        torch._dynamo.reset()
+        compiled = torch.compile(good, fullgraph=True, backend="eager")
+        for run in (compiled, good):
+            want, got = bad(x), run(x)
+            want_t = want if isinstance(want, tuple) else (want,)
+            got_t = got if isinstance(got, tuple) else (got,)
+            for w, g in zip(want_t, got_t, strict=True):
+                torch.testing.assert_close(torch.as_tensor(g), torch.as_tensor(w))
+            first = want_t[0].sum()
+            gw = torch.autograd.grad(first, list(bad.parameters()), allow_unused=True)
+            gg = torch.autograd.grad(got_t[0].sum(), list(good.parameters()), allow_unused=True)
+            for a, b in zip(gw, gg, strict=True):
+                if a is None:
+                    assert b is None or not b.any()
+                else:
+                    torch.testing.assert_close(b, a)
+        if case == "stored":
+            assert bool(good.last_imbalanced) == bad.last_imbalanced
