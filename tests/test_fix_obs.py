@@ -288,3 +288,99 @@ def test_invalid_breaks_and_valid_compiles_whole_with_the_same_results(
                     torch.testing.assert_close(b, a)
         if case == "stored":
             assert bool(good.last_imbalanced) == bad.last_imbalanced
+
+
+# ---------------------------------------------------------------------------- lazy heads
+ADD_MODULE = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self, tasks=("depth", "normals")):
+            super().__init__()
+            self.tasks = tasks
+
+        def forward(self, x):
+            preds = []
+            for task in self.tasks:
+                if f"probe_{task}" not in self._modules:
+                    self.add_module(f"probe_{task}", nn.Linear(x.shape[-1], 3))
+                preds.append(getattr(self, f"probe_{task}")(x))
+            return torch.stack(preds, 1)
+    """
+)
+GETATTR_NONE = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self, domains=("photo", "sketch")):
+            super().__init__()
+            self.domains = domains
+
+        def forward(self, x):
+            total = 0
+            for d in self.domains:
+                head = getattr(self, f"cls_{d}", None)
+                if head is None:
+                    head = nn.Linear(8, 2)
+                    setattr(self, f"cls_{d}", head)
+                total = total + head(x)
+            return total
+    """
+)
+
+
+def _fix_heads(tmp_path: Path, code: str) -> str:
+    f = tmp_path / "m.py"
+    f.write_text(code, encoding="utf-8")
+    res = run_fixes([str(f)], Config(select=("CL508",), cache=False), unsafe=True)
+    return res.changes[0].after.decode() if res.changes else code
+
+
+def test_heads_added_with_add_module_are_built_in_init(tmp_path: Path) -> None:
+    text = _fix_heads(tmp_path, ADD_MODULE)
+    assert 'setattr(self, f"probe_{task}", nn.LazyLinear(3))' in text
+    assert "add_module" not in text and "_modules" not in text
+
+
+def test_heads_looked_up_with_getattr_none_are_built_in_init(tmp_path: Path) -> None:
+    text = _fix_heads(tmp_path, GETATTR_NONE)
+    assert 'setattr(self, f"cls_{d}", nn.LazyLinear(2))' in text
+    assert 'head = getattr(self, f"cls_{d}")\n' in text and "is None" not in text
+
+
+def test_heads_set_elsewhere_too_are_not_rewritten(tmp_path: Path) -> None:
+    code = ADD_MODULE.replace(
+        "        return torch.stack(preds, 1)\n",
+        "        return torch.stack(preds, 1)\n\n"
+        "    def reset(self):\n"
+        '        self.add_module("probe_depth", nn.Linear(8, 3))\n',
+    )
+    assert "def reset" in code
+    assert _fix_heads(tmp_path, code) == code
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("code", [ADD_MODULE, GETATTR_NONE], ids=["add_module", "getattr_none"])
+def test_lazy_heads_compile_whole_with_the_same_results(tmp_path: Path, code: str) -> None:
+    torch = pytest.importorskip("torch")
+    fixed = _fix_heads(tmp_path, code)
+    assert fixed != code
+    (tmp_path / "invalid.py").write_text(code, encoding="utf-8")
+    (tmp_path / "valid.py").write_text(fixed, encoding="utf-8")
+    Bad, Good = _load(tmp_path / "invalid.py"), _load(tmp_path / "valid.py")
+    x = torch.randn(4, 8)
+    torch._dynamo.reset()
+    with pytest.raises(Exception):  # noqa: B017 - a graph break under fullgraph
+        torch.compile(Bad(), fullgraph=True, backend="eager")(x)
+    for compiled in (True, False):
+        torch.manual_seed(0)
+        bad = Bad()
+        want = bad(x)
+        torch.manual_seed(0)
+        good = Good()
+        torch._dynamo.reset()
+        run = torch.compile(good, fullgraph=True, backend="eager") if compiled else good
+        got = run(x)
+        torch.testing.assert_close(got, want)
+        gw = torch.autograd.grad(want.sum(), [p for _, p in sorted(bad.named_parameters())])
+        gg = torch.autograd.grad(got.sum(), [p for _, p in sorted(good.named_parameters())])
+        for a, b in zip(gw, gg, strict=True):
+            torch.testing.assert_close(b, a)
