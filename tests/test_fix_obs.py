@@ -228,6 +228,31 @@ def _load(path: Path) -> Any:
     return mod.Model
 
 
+def _breaks(model: Any, *args: Any) -> int:
+    """The graph breaks torch reports for one call (``torch._dynamo.explain``)."""
+    import torch
+
+    torch._dynamo.reset()
+    n = int(torch._dynamo.explain(model)(*args).graph_break_count)
+    torch._dynamo.reset()
+    return n
+
+
+def _breaks_or_raises(model: Any, *args: Any) -> bool:
+    """Torch breaks the graph: ``explain`` counts a break, or ``fullgraph=True`` raises."""
+    import torch
+
+    if _breaks(model, *args) > 0:
+        return True
+    try:
+        torch.compile(model, fullgraph=True, backend="eager")(*args)
+    except Exception:
+        return True
+    finally:
+        torch._dynamo.reset()
+    return False
+
+
 def _proposed(tmp_path: Path, code: str) -> str:
     """The proposal's patch applied (the fix a user accepts by hand)."""
     _, res = _fix(tmp_path, code, None)
@@ -267,10 +292,7 @@ def test_invalid_breaks_and_valid_compiles_whole_with_the_same_results(
         good = Good()
         good.load_state_dict(bad.state_dict())
         x = torch.randn(4, 8) * scale
-        torch._dynamo.reset()
-        with pytest.raises(Exception, match=r"(?i)data.dependent|graph break"):
-            torch.compile(Bad(), fullgraph=True, backend="eager")(x)
-        torch._dynamo.reset()
+        assert _breaks_or_raises(Bad(), x) and _breaks(good, x) == 0
         compiled = torch.compile(good, fullgraph=True, backend="eager")
         for run in (compiled, good):
             want, got = bad(x), run(x)
@@ -368,7 +390,7 @@ def test_lazy_heads_compile_whole_with_the_same_results(tmp_path: Path, code: st
     Bad, Good = _load(tmp_path / "invalid.py"), _load(tmp_path / "valid.py")
     x = torch.randn(4, 8)
     torch._dynamo.reset()
-    with pytest.raises(Exception):  # noqa: B017 - a graph break under fullgraph
+    with pytest.raises(Exception):  # noqa: B017 - a layer built in forward breaks fullgraph
         torch.compile(Bad(), fullgraph=True, backend="eager")(x)
     for compiled in (True, False):
         torch.manual_seed(0)
@@ -382,5 +404,89 @@ def test_lazy_heads_compile_whole_with_the_same_results(tmp_path: Path, code: st
         torch.testing.assert_close(got, want)
         gw = torch.autograd.grad(want.sum(), [p for _, p in sorted(bad.named_parameters())])
         gg = torch.autograd.grad(got.sum(), [p for _, p in sorted(good.named_parameters())])
+        for a, b in zip(gw, gg, strict=True):
+            torch.testing.assert_close(b, a)
+
+
+# ---------------------------------------------------------------------------- index selections
+INDEX_SELECTED = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.msg = nn.Linear(8, 8)
+
+        def forward(self, x, edge_index, weight):
+            h = self.msg(x)
+            src = edge_index[0]
+            keep = weight > 0.3
+            kept_src = src[keep]
+            return h[kept_src].sum(0)
+    """
+)
+INDEX_SELECT_CALL = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(8, 8)
+
+        def forward(self, x, edge_index, weight):
+            h = self.proj(x)[: weight.shape[0]]
+            idx = torch.nonzero(weight > 0.3).squeeze(1)
+            pooled = h.index_select(0, idx).sum(0)
+            return pooled
+    """
+)
+
+
+def _fix_masks(tmp_path: Path, code: str) -> str:
+    f = tmp_path / "m.py"
+    f.write_text(code, encoding="utf-8")
+    res = run_fixes([str(f)], Config(select=("CL110", "CL111"), cache=False), unsafe=True)
+    return res.changes[0].after.decode() if res.changes else code
+
+
+def test_a_selection_of_an_index_tensor_gathers_first_then_masks(tmp_path: Path) -> None:
+    text = _fix_masks(tmp_path, INDEX_SELECTED)
+    assert "h_gathered = h[src]\n" in text
+    assert "kept_src" not in text and "torch.where(keep" in text
+
+
+def test_a_selection_of_an_index_tensor_stored_through_is_not_moved(tmp_path: Path) -> None:
+    code = INDEX_SELECTED.replace("return h[kept_src].sum(0)", "h[kept_src] = 0\n        return h")
+    text = _fix_masks(tmp_path, code)
+    assert "h_gathered" not in text
+
+
+def test_index_select_of_nonzero_indices_reads_like_the_mask(tmp_path: Path) -> None:
+    text = _fix_masks(tmp_path, INDEX_SELECT_CALL)
+    assert "nonzero" not in text and "index_select" not in text
+    assert "idx_mask = weight > 0.3" in text
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(
+    "code", [INDEX_SELECTED, INDEX_SELECT_CALL], ids=["index_selected", "index_select"]
+)
+def test_index_rewrites_compile_whole_with_the_same_results(tmp_path: Path, code: str) -> None:
+    torch = pytest.importorskip("torch")
+    fixed = _fix_masks(tmp_path, code)
+    assert fixed != code
+    (tmp_path / "invalid.py").write_text(code, encoding="utf-8")
+    (tmp_path / "valid.py").write_text(fixed, encoding="utf-8")
+    Bad, Good = _load(tmp_path / "invalid.py"), _load(tmp_path / "valid.py")
+    torch.manual_seed(0)
+    x, ei, w = torch.randn(6, 8), torch.randint(0, 6, (2, 6)), torch.rand(6)
+    assert _breaks_or_raises(Bad(), x, ei, w) and _breaks(Good(), x, ei, w) == 0
+    bad = Bad()
+    good = Good()
+    good.load_state_dict(bad.state_dict())
+    torch._dynamo.reset()
+    for run in (torch.compile(good, fullgraph=True, backend="eager"), good):
+        want, got = bad(x, ei, w), run(x, ei, w)
+        torch.testing.assert_close(got, want)
+        gw = torch.autograd.grad(want.sum(), list(bad.parameters()))
+        gg = torch.autograd.grad(got.sum(), list(good.parameters()))
         for a, b in zip(gw, gg, strict=True):
             torch.testing.assert_close(b, a)
