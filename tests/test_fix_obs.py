@@ -490,3 +490,23 @@ def test_index_rewrites_compile_whole_with_the_same_results(tmp_path: Path, code
         gg = torch.autograd.grad(got.sum(), list(good.parameters()))
         for a, b in zip(gw, gg, strict=True):
             torch.testing.assert_close(b, a)
+
+
+def test_a_python_number_traced_as_a_tensor_adds_no_fact(tmp_path: Path) -> None:
+    code = HEAD + textwrap.dedent(
+        """\
+        import numpy as np
+
+
+        class Model(nn.Module):
+            def forward(self, x):
+                spread = np.asarray(x.detach()).std()
+                if spread > 1.0:
+                    x = x / 2
+                return x
+        """
+    )
+    text, res = _fix(tmp_path, code, "if spread >")
+    assert text == code
+    reasons = " ".join(r.reason for r in res.records)
+    assert "is a NumPy value" in reasons, reasons

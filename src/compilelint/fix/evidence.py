@@ -122,6 +122,7 @@ class Evidence:
         self.tensors: set[int] = set()
         self.notes: dict[int, str] = {}  # line -> why no fact was added there
         self.lines = set(lines)
+        self._abort = ""
         for line in sorted(self.lines):
             self._line(line)
 
@@ -153,7 +154,18 @@ class Evidence:
             return  # the static inference already explains the break
         open_ = [leaf for leaf in leaves if not self._python(leaf)]
         if len(open_) == 1:
+            before = set(self.tensors)
+            self._abort = ""
             self._fact(open_[0])
+            if self._abort:
+                # a Python number or a NumPy value in eager, that dynamo traced as a tensor:
+                # rewriting it with torch functions would break the uncompiled model
+                self.tensors = before
+                self.notes[line] = (
+                    f"torch observed a data-dependent branch at line {line} on `"
+                    f"{ctx.code(open_[0]).strip()}`, but {self._abort}: it is a tensor only "
+                    "while torch traces it"
+                )
         elif open_:
             names = ", ".join(f"`{ctx.code(x).strip()}`" for x in open_[:4])
             self.notes[line] = (
@@ -227,6 +239,10 @@ class Evidence:
             # `energy = h.pow(2).mean()`, bound once: its value is the tensor read
             by = ctx.parent(bound[0]) if bound else None
             if isinstance(by, cst.Assign) and len(by.targets) == 1:
+                why = _python_source(by.value)
+                if why:
+                    self._abort = f"`{n}` is {why}"
+                    return
                 self._fact(by.value)
             return
         # straight-line code after the read, in its block, sees the same binding up to the
@@ -293,6 +309,29 @@ def _tensor_only_chain(e: cst.BaseExpression) -> bool:
         return False
     recv = got[0]
     return isinstance(recv, cst.Name) or _tensor_only_chain(recv)
+
+
+_NUMBER_CALLS = frozenset({"float", "int", "bool", "round", "len", "sum", "max", "min", "abs"})
+_NUMPY = frozenset({"np", "numpy"})
+
+
+def _python_source(e: cst.BaseExpression) -> str:
+    """Why ``e`` is a Python number or a NumPy value in eager ("" when it need not be)."""
+    if isinstance(e, cst.Call):
+        f = e.func
+        if isinstance(f, cst.Name) and f.value in _NUMBER_CALLS:
+            return f"a Python number (`{f.value}(...)`)"
+        if isinstance(f, cst.Attribute):
+            if f.attr.value in ("item", "tolist", "numpy"):
+                return f"a Python value (`.{f.attr.value}()`)"
+            root: cst.BaseExpression = f.value
+            while isinstance(root, (cst.Attribute, cst.Call, cst.Subscript)):
+                root = root.func if isinstance(root, cst.Call) else root.value
+            if isinstance(root, cst.Name) and root.value in _NUMPY:
+                return "a NumPy value"
+            if isinstance(root, cst.Name) and root.value == "math":
+                return "a Python number (`math`)"
+    return ""
 
 
 def _within(ctx: object, node: cst.CSTNode, root: cst.CSTNode) -> bool:
