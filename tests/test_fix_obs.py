@@ -510,3 +510,42 @@ def test_a_python_number_traced_as_a_tensor_adds_no_fact(tmp_path: Path) -> None
     assert text == code
     reasons = " ".join(r.reason for r in res.records)
     assert "is a NumPy value" in reasons, reasons
+
+
+HELPER = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self, min_entropy=0.4):
+            super().__init__()
+            self.policy = nn.Linear(8, 4)
+            self.min_entropy = min_entropy
+
+        def entropy_scale(self, entropy):
+            if entropy.mean() > self.min_entropy:
+                return 1.0
+            return 0.5
+
+        def forward(self, x):
+            probs = self.policy(x).softmax(-1)
+            entropy = -(probs * probs.log()).sum(-1)
+            return probs.max(-1).values.mean() - 0.01 * self.entropy_scale(entropy) * entropy.mean()
+    """
+)
+HELPER_FIXED = "        return torch.where(entropy.mean() > self.min_entropy, 1.0, 0.5)\n"
+
+
+def test_a_number_returned_to_tensor_arithmetic_becomes_a_tensor(tmp_path: Path) -> None:
+    text, _ = _fix(tmp_path, HELPER, "if entropy.mean() >")
+    assert HELPER_FIXED in text, text
+
+
+def test_a_number_returned_from_forward_is_not_rewritten(tmp_path: Path) -> None:
+    code = HELPER.replace(
+        "return probs.max(-1).values.mean() - 0.01 * self.entropy_scale(entropy) * entropy.mean()",
+        "return self.entropy_scale(entropy)",
+    )
+    text, _ = _fix(tmp_path, code, "if entropy.mean() >")
+    assert text == code
+
+
+PAIRS["helper"] = (HELPER, "if entropy.mean() >")

@@ -210,9 +210,9 @@ class Evidence:
                 self._fact(left)
             elif self._python(left) and not self._python(right):
                 self._fact(right)
-            elif _tensor_only_chain(left) and not _tensor_only_chain(right):
+            elif tensor_only_chain(left) and not tensor_only_chain(right):
                 self._fact(left)  # `v.abs().max() > limit`: no Python value has `.abs()`
-            elif _tensor_only_chain(right) and not _tensor_only_chain(left):
+            elif tensor_only_chain(right) and not tensor_only_chain(left):
                 self._fact(right)
             return
         got = tensor_method(e)
@@ -302,13 +302,14 @@ _PY_METHODS = frozenset(
 )
 
 
-def _tensor_only_chain(e: cst.BaseExpression) -> bool:
-    """``v.abs().max()``: calls of tensor methods that no Python value has, on a name."""
+def tensor_only_chain(e: cst.BaseExpression) -> bool:
+    """``v.abs().max()``, ``entropy.mean()``: calls of tensor methods that no Python value has,
+    on a name (a tensor, or a NumPy array, which the verifier's uncompiled run tells apart)."""
     got = tensor_method(e)
     if got is None or got[1] in _PY_METHODS:
         return False
     recv = got[0]
-    return isinstance(recv, cst.Name) or _tensor_only_chain(recv)
+    return isinstance(recv, cst.Name) or tensor_only_chain(recv)
 
 
 _NUMBER_CALLS = frozenset({"float", "int", "bool", "round", "len", "sum", "max", "min", "abs"})

@@ -45,6 +45,7 @@ from compilelint.fix.codemods.python_sides import (
     flag_test,
     observed_only,
     python_value_uses,
+    returned_to_arithmetic,
 )
 from compilelint.fix.codemods.raises import RECIPE as RAISE_RECIPE
 from compilelint.fix.codemods.raises import control_flow
@@ -465,7 +466,7 @@ class TensorDependentBranchWhere(Codemod):
         a, b = body[0].value, orelse[0].value  # type: ignore[union-attr]
         if a is None or b is None:
             return NoFix("a branch returns nothing")
-        bad = self._sides_ok(ctx, [a, b])
+        bad = self._sides_ok(ctx, [a, b], scalars_ok=returned_to_arithmetic(ctx, node))
         if bad is not None:
             return bad
         ret = cst.SimpleStatementLine(body=[cst.Return(value=self._where(ctx, test, a, b))])

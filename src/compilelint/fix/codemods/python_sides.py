@@ -21,6 +21,7 @@ import libcst as cst
 from compilelint.fix.codemods.base import ARITH_OPERATORS, number_expr
 from compilelint.fix.codemods.observe import guard_group, guard_rewrite, self_attr
 from compilelint.fix.context import FixContext
+from compilelint.fix.evidence import tensor_only_chain
 from compilelint.fix.records import NoFix, Rewrite
 
 
@@ -46,7 +47,7 @@ def arithmetic_reaches_tensor(ctx: FixContext, e: cst.BaseExpression) -> bool:
         other = p.right if p.left is cur else p.left if p.right is cur else None
         if other is None:
             return False
-        if ctx.is_tensor(other):
+        if ctx.is_tensor(other) or tensor_only_chain(other):
             return True
         if not _number_like(other):
             return False
@@ -140,3 +141,29 @@ def python_value_uses(
     if not why:
         return NoFix("nothing reads what the branch picks")
     return "; ".join(dict.fromkeys(why))
+
+
+def returned_to_arithmetic(ctx: FixContext, node: cst.CSTNode) -> bool:
+    """``node`` is in a method (not ``forward``) whose every call in its class,
+    ``self.<method>(...)``, is an operand of arithmetic that meets a tensor
+    (``loss + self._coef(ratio) * entropy``): its callers only do tensor operations with the
+    value it returns, so a 0-dim tensor in place of a Python number computes the same."""
+    from compilelint.fix.codemods.base import all_nodes
+
+    fn = ctx.function(node)
+    klass = ctx.enclosing(fn, cst.ClassDef) if fn is not None else None
+    if fn is None or klass is None or fn.name.value in ("forward", "__call__"):
+        return False
+    if any(isinstance(d.decorator, (cst.Name, cst.Attribute)) for d in fn.decorators):
+        return False  # a property or a static method is read in other ways
+    name = fn.name.value
+    calls = 0
+    for n in all_nodes(klass):
+        if isinstance(n, cst.Attribute) and self_attr(n) == name:
+            call = ctx.parent(n)
+            if not (isinstance(call, cst.Call) and call.func is n):
+                return False  # passed around as a function
+            if not arithmetic_reaches_tensor(ctx, call):
+                return False
+            calls += 1
+    return calls > 0
