@@ -4,12 +4,13 @@ re-run on this parse), and how this file names ``torch``."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import TypeVar
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
 
+from compilelint.fix.evidence import Evidence, arithmetic, tensor_method
 from compilelint.model import Finding
 from compilelint.static.analysis.facts import FileFacts, Taint
 from compilelint.static.analysis.numbers import certainly_number, numeric_attribute
@@ -41,8 +42,14 @@ class FixContext:
         module_name: str = "",
         is_package: bool = False,
         project: Project | None = None,
+        observed: Mapping[int, tuple[str, ...]] | None = None,
     ) -> None:
+        """``observed``: line -> GB ids of the data-dependent branches torch observed in this
+        file (:func:`compilelint.fix.evidence.observed_lines`), facts of the value model."""
         self.module = module
+        self.observed = dict(observed or {})
+        self._evidence: Evidence | None = None
+        self._building = False
         self.path = path
         self.module_name = module_name
         self.is_package = is_package
@@ -83,6 +90,16 @@ class FixContext:
             if isinstance(n, kind) and r.start.line == line
         ]
 
+    def on_line_within(self, line: int, kind: type | tuple[type, ...]) -> list[cst.CSTNode]:
+        """Branches (``kind``) whose condition spans ``line`` without starting on it."""
+        out: list[cst.CSTNode] = []
+        for n in self._positions:
+            if isinstance(n, kind):
+                r = self._positions[n.test]  # type: ignore[attr-defined]
+                if r.start.line < line <= r.end.line:
+                    out.append(n)
+        return out
+
     # ------------------------------------------------------------------ tree
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self._parents.get(node)
@@ -119,6 +136,41 @@ class FixContext:
 
     # ------------------------------------------------------------------ tensors
     def is_tensor(self, node: cst.BaseExpression) -> bool:
+        """Whether ``node`` is a tensor: by the static stage's tensor inference, or by what
+        torch observed (:mod:`compilelint.fix.evidence`): a condition torch called ``bool()``
+        on, and arithmetic with it or a tensor method called on it."""
+        if self.static_tensor(node):
+            return True
+        ev = self.evidence()
+        if ev is None or not ev.tensors:
+            return False
+        if id(node) in ev.tensors:
+            return True
+        if any(self.is_tensor(o) for o in arithmetic(node)):
+            return True
+        got = tensor_method(node)
+        return got is not None and self.is_tensor(got[0])
+
+    def evidence(self) -> Evidence | None:
+        """The tensor facts of torch's observations in this file (None while they are built,
+        or when there are none)."""
+        if not self.observed or self._building:
+            return None
+        if self._evidence is None:
+            self._building = True
+            try:
+                self._evidence = Evidence(self, self.observed)
+            finally:
+                self._building = False
+        return self._evidence
+
+    def evidence_note(self, node: cst.CSTNode) -> str:
+        """Why torch's observation at ``node``'s line named no tensor ("" when it did, or there
+        is none)."""
+        ev = self.evidence()
+        return "" if ev is None else ev.notes.get(self.span(node)[0], "")
+
+    def static_tensor(self, node: cst.BaseExpression) -> bool:
         """Whether the static stage's tensor inference holds ``node`` for a tensor (there)."""
         if self._taints is None:
             self._taints = self._probe()
@@ -147,7 +199,7 @@ class FixContext:
         if self._taints is None:
             self._taints = self._probe()
         v = self._values.get(id(node))
-        if v is None or self._facts is None or self.is_tensor(node):
+        if v is None or self._facts is None or self.static_tensor(node):
             return False
         if certainly_number(v, self._facts):
             return True

@@ -23,6 +23,7 @@ from compilelint.config import Config, load_config
 from compilelint.fingerprint import content_hash
 from compilelint.fix.codemods import all_codemods
 from compilelint.fix.context import FixContext
+from compilelint.fix.evidence import observed_lines
 from compilelint.fix.records import FileChange, FixRecord, NoFix, Proposal, Rewrite
 from compilelint.fix.textdiff import LineMap, edits_between
 from compilelint.model import Edit, Finding
@@ -84,7 +85,15 @@ def plan_file(
     except (cst.ParserSyntaxError, UnicodeDecodeError, LookupError, SyntaxError, ValueError):
         return None
     mod_name, is_pkg = module_name(Path(real))
-    ctx = FixContext(module, path=path, module_name=mod_name, is_package=is_pkg, project=project)
+    findings = list(findings)
+    ctx = FixContext(
+        module,
+        path=path,
+        module_name=mod_name,
+        is_package=is_pkg,
+        project=project,
+        observed=observed_lines(findings),
+    )
     mods = all_codemods()
     plan = FilePlan(path, real, source, module, ctx)
     for f in findings:

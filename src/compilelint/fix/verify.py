@@ -304,6 +304,11 @@ class Verifier:
                 exclude=tried,
             )
             if not any(r.status == "applied" for r in engine.records):
+                if last_ok is None:
+                    # nothing was accepted: the lines are the original's, and why the fixes
+                    # for what torch observed could not be made is the outcome's reason
+                    have = {_key(x) for x in records}
+                    records += [r for r in engine.records if _key(r) not in have]
                 break
         for c in full.changes:
             self._display.setdefault(c.real, c.path)

@@ -39,7 +39,14 @@ from compilelint.fix.codemods.base import (
     with_comments,
 )
 from compilelint.fix.codemods.cl104_tensor_dependent_assert import literal_message
-from compilelint.fix.codemods.python_sides import arithmetic_reaches_tensor, observed_only
+from compilelint.fix.codemods.observe import self_attr
+from compilelint.fix.codemods.python_sides import (
+    arithmetic_reaches_tensor,
+    flag_test,
+    observed_only,
+    python_value_uses,
+    returned_to_arithmetic,
+)
 from compilelint.fix.codemods.raises import RECIPE as RAISE_RECIPE
 from compilelint.fix.codemods.raises import control_flow
 from compilelint.fix.context import FixContext
@@ -153,9 +160,11 @@ class TensorDependentBranchWhere(Codemod):
             return self._flagged(ctx, node, *split)
         test = tensor_test(ctx, node.test)
         if test is None:
+            note = ctx.evidence_note(node.test)
             return NoFix(
                 f"`{ctx.code(node.test).strip()}` cannot be written as one boolean tensor "
                 "(a chained comparison, or a part that is not known to be a tensor)"
+                + (f"; {note}" if note else "")
             )
         return self._if_core(ctx, node, test)
 
@@ -460,7 +469,7 @@ class TensorDependentBranchWhere(Codemod):
         a, b = body[0].value, orelse[0].value  # type: ignore[union-attr]
         if a is None or b is None:
             return NoFix("a branch returns nothing")
-        bad = self._sides_ok(ctx, [a, b])
+        bad = self._sides_ok(ctx, [a, b], scalars_ok=returned_to_arithmetic(ctx, node))
         if bad is not None:
             return bad
         ret = cst.SimpleStatementLine(body=[cst.Return(value=self._where(ctx, test, a, b))])
@@ -584,11 +593,25 @@ class TensorDependentBranchWhere(Codemod):
         plain = [n for n in names if n not in targets]
         scalars_ok = not targets and _tensor_uses_only(ctx, node, plain)
         bad = self._sides_ok(ctx, sides, scalars_ok=scalars_ok)
+        propose = ""
         if bad is not None:
-            if bad.reason.startswith("no side is a tensor") and raw is node.test and not reports:
+            if not (bad.reason.startswith("no side is a tensor") and raw is node.test):
+                return bad
+            logged = observed_only(ctx, node, bad.reason) if not reports else bad
+            if isinstance(logged, Rewrite):
                 # Python values read only by a log line: the branch runs only in eager
-                return observed_only(ctx, node, bad.reason)
-            return bad
+                return logged
+            attrs = [
+                self_attr(targets[n]) or ""
+                for n in names
+                if n in targets and self_attr(targets[n]) is not None
+            ]
+            uses = python_value_uses(ctx, node, plain, attrs)
+            if len(attrs) != len(names) - len(plain) or isinstance(uses, NoFix):
+                return logged if not reports else bad
+            if self._sides_ok(ctx, sides, scalars_ok=True) is not None:
+                return logged if not reports else bad
+            propose = uses
         stmts: list[cst.BaseStatement] = []
         always = [always_apply(ctx, raw, n, o) for n, _, o in tb] if not fb and tb else [False]
         title = "select with `torch.where(cond, a, b)` instead of branching"
@@ -651,6 +674,14 @@ class TensorDependentBranchWhere(Codemod):
             changes=[(node, cst.FlattenSentinel(stmts))],
             imports=("torch",),
         )
+        if propose:
+            return Proposal(
+                title="pick a 0-dim tensor with `torch.where(cond, a, b)` instead of a Python "
+                "value",
+                changes=rewrite.changes,
+                reason=propose,
+                imports=rewrite.imports,
+            )
         if all(always):
             return rewrite  # one side only, applied always: nothing is computed in addition
         return _or_proposal(ctx, rewrite, [v for _, v, _ in tb], [v for _, v, _ in fb])
@@ -928,7 +959,7 @@ def _tensor_uses_only(ctx: FixContext, node: cst.CSTNode, names: list[str]) -> b
         for r in reads:
             if any(a is node for a in ctx.ancestors(r)):
                 continue
-            if not _tensor_operand(ctx, r):
+            if not (_tensor_operand(ctx, r) or flag_test(ctx, r)):
                 return False
     return True
 

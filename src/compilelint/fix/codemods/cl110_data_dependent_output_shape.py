@@ -335,7 +335,7 @@ def _indices_to_mask(ctx: FixContext, call: cst.Call, m: cst.BaseExpression) -> 
         return NoFix("an index name is bound more than once")
     line = ctx.span(assign)[0]
     stores: list[cst.Subscript] = []
-    reads: list[cst.Subscript] = []
+    reads: list[cst.Subscript | cst.Call] = []
     counts: list[cst.BaseExpression] = []
     seen: set[int] = set()
     for n in names:
@@ -360,7 +360,11 @@ def _indices_to_mask(ctx: FixContext, call: cst.Call, m: cst.BaseExpression) -> 
             sub, store = got
             if id(sub) not in seen:
                 seen.add(id(sub))
-                (stores if store else reads).append(sub)
+                if store:
+                    assert isinstance(sub, cst.Subscript)
+                    stores.append(sub)
+                else:
+                    reads.append(sub)
     if not stores and not reads and not counts:
         return NoFix("the indices are never used")
     changes: list[tuple[cst.CSTNode, cst.CSTNode | cst.RemovalSentinel]] = []
@@ -385,9 +389,8 @@ def _indices_to_mask(ctx: FixContext, call: cst.Call, m: cst.BaseExpression) -> 
     # a read x[idx] is the selection x[mask] (rows of x for a 1-D mask): kept only when it is
     # reduced, as CL111 rewrites a selection (reading through a mask breaks too)
     for sub in reads:
-        got_rw = masks.rewrite_selection(
-            ctx, masks.Selection(sub, sub.value, mask), rows=len(names) == 1
-        )
+        x = sub.value if isinstance(sub, cst.Subscript) else _index_select_x(ctx, sub)
+        got_rw = masks.rewrite_selection(ctx, masks.Selection(sub, x, mask), rows=len(names) == 1)
         if isinstance(got_rw, NoFix):
             return NoFix(f"`{ctx.code(sub)}` reads through the indices: {got_rw.reason}")
         changes.extend(got_rw.changes)  # type: ignore[arg-type]
@@ -523,9 +526,43 @@ def _swap(tree: cst.CSTNode, old: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode:
     return tree.visit(T())
 
 
-def _index_use(ctx: FixContext, r: cst.Name, names: list[str]) -> tuple[cst.Subscript, bool] | None:
+def _index_select_x(ctx: FixContext, call: cst.Call) -> cst.BaseExpression:
+    assert isinstance(call.func, cst.Attribute)
+    return call.args[0].value if _is_torch(ctx, call.func.value) else call.func.value
+
+
+def _index_select(ctx: FixContext, r: cst.Name) -> tuple[cst.Call, cst.BaseExpression] | None:
+    """(the call, ``x``) for ``x.index_select(0, r)`` or ``torch.index_select(x, 0, r)``: the
+    rows ``x[r]`` read."""
+    arg = ctx.parent(r)
+    call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+        return None
+    if call.func.attr.value != "index_select" or any(a.keyword or a.star for a in call.args):
+        return None
+    args = [a.value for a in call.args]
+    if _is_torch(ctx, call.func.value):
+        if len(args) != 3:
+            return None
+        x, dim, idx = args
+    else:
+        if len(args) != 2:
+            return None
+        x, (dim, idx) = call.func.value, args
+    if idx is not r or not (isinstance(dim, cst.Integer) and dim.value == "0"):
+        return None
+    return call, x
+
+
+def _index_use(
+    ctx: FixContext, r: cst.Name, names: list[str]
+) -> tuple[cst.Subscript | cst.Call, bool] | None:
     """(``x[r]``, whether it is the target of a plain assignment) for one name, or ``x[i, j]``
-    (the unpacked names in order)."""
+    (the unpacked names in order); ``x.index_select(0, r)`` reads like ``x[r]``."""
+    if len(names) == 1:
+        sel = _index_select(ctx, r)
+        if sel is not None:
+            return sel[0], False
     el = ctx.parent(r)
     se = ctx.parent(el) if isinstance(el, cst.Index) else None
     sub = ctx.parent(se) if isinstance(se, cst.SubscriptElement) else None

@@ -171,7 +171,8 @@ def lookup_forms(ctx: FixContext, call: cst.Call, lazy: str, dim: int) -> Rewrit
         return NoFix(f"{why}, not of the input's size or a known number: {RECIPE}")
     # the heads' construction place in __init__, and what is known there
     empty: cst.SimpleStatementLine | None = None
-    if kind != "attr":
+    attr = kind in ("attr", "attr_none")
+    if not attr:
         for st in init.body.body:  # type: ignore[union-attr]
             a = _single(st)
             if (
@@ -210,7 +211,7 @@ def lookup_forms(ctx: FixContext, call: cst.Call, lazy: str, dim: int) -> Rewrit
             bad = _bad_call(ctx, r, src, loop)
             if bad is not None:
                 return NoFix(f"{bad}: {RECIPE}")
-    if kind != "attr":
+    if not attr:
         for n in all_nodes(klass):
             if not isinstance(n, cst.Attribute) or self_attr(n) != holder:
                 continue
@@ -229,6 +230,12 @@ def lookup_forms(ctx: FixContext, call: cst.Call, lazy: str, dim: int) -> Rewrit
         for n in all_nodes(klass):
             if id(n) in region or not isinstance(n, cst.Call):
                 continue
+            if (
+                isinstance(n.func, cst.Attribute)
+                and n.func.attr.value in ("add_module", "register_module")
+                and ctx.function(n) is not init
+            ):
+                return NoFix(f"`{ctx.code(n).strip()[:40]}` also sets the heads: {RECIPE}")
             if isinstance(n.func, cst.Name) and n.func.value in ("getattr", "setattr", "hasattr"):
                 if len(n.args) >= 2 and ctx.code(n.args[1].value).strip() == name_code:
                     if n.func.value == "getattr" and len(n.args) == 2:
@@ -252,7 +259,7 @@ def lookup_forms(ctx: FixContext, call: cst.Call, lazy: str, dim: int) -> Rewrit
     kept = [*rest[:-1], rest[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)] if rest else []
     built = call.with_changes(func=new_func, args=kept)
     changes: list[tuple[cst.CSTNode, object]] = []
-    if kind == "attr":
+    if attr:
         setter = cst.parse_statement(
             f"for {key} in self.{keys_attr}:\n    setattr(self, {holder}, {ctx.code(built)})\n"
         )
@@ -261,7 +268,11 @@ def lookup_forms(ctx: FixContext, call: cst.Call, lazy: str, dim: int) -> Rewrit
         title = (
             f"set a `{lazy}` per key of `self.{keys_attr}` at the end of `__init__` (each "
             "infers the input size and draws its weights at its first call, as before); the "
-            "`hasattr` test in the loop goes"
+            + (
+                "`hasattr` test in the loop goes"
+                if kind == "attr"
+                else "lookup in the loop stays a plain `getattr`"
+            )
         )
     else:
         assert empty is not None
@@ -280,7 +291,9 @@ def lookup_forms(ctx: FixContext, call: cst.Call, lazy: str, dim: int) -> Rewrit
             "plain lookup"
         )
     if keep is not None:
-        plain = cst.parse_statement(f"{local} = self.{holder}[{key}]\n")
+        plain = cst.parse_statement(
+            f"{local} = getattr(self, {holder})\n" if attr else f"{local} = self.{holder}[{key}]\n"
+        )
         changes.append((keep, plain.with_changes(leading_lines=keep.leading_lines)))
     for r in remove:
         changes.append((r, cst.RemovalSentinel.REMOVE))
@@ -330,33 +343,64 @@ def _match(
     if not isinstance(top, cst.If) or top.orelse is not None:
         return None
     t = top.test
-    # if not hasattr(self, NAME): setattr(self, NAME, L(...))
-    if (
-        isinstance(t, cst.UnaryOperation)
-        and isinstance(t.operator, cst.Not)
-        and isinstance(t.expression, cst.Call)
-        and isinstance(t.expression.func, cst.Name)
-        and t.expression.func.value == "hasattr"
-        and len(t.expression.args) == 2
-        and isinstance(t.expression.args[0].value, cst.Name)
-        and t.expression.args[0].value.value == "self"
-    ):
-        name_code = ctx.code(t.expression.args[1].value).strip()
+    # if not hasattr(self, NAME): setattr(self, NAME, L(...))  (or self.add_module(NAME, ...),
+    # or `if NAME not in self._modules:`)
+    missing = _missing_attr(ctx, t)
+    if missing is not None:
+        name_code = missing
         st = _single(top.body.body[0]) if len(top.body.body) == 1 else None  # type: ignore[union-attr]
         setter = st.value if isinstance(st, cst.Expr) else None
-        if (
-            not isinstance(setter, cst.Call)
-            or not isinstance(setter.func, cst.Name)
-            or setter.func.value != "setattr"
-            or len(setter.args) != 3
-            or ctx.code(setter.args[1].value).strip() != name_code
-            or setter.args[2].value is not call
-        ):
+        if not isinstance(setter, cst.Call) or _set_attr(ctx, setter, name_code) is not call:
             return NoFix(
-                "a layer is set with `setattr` on first use, with more than the `setattr` "
-                f"under `if not hasattr(...)`: {RECIPE}"
+                "a layer is set with `setattr`/`add_module` on first use, with more than that "
+                f"call under `if not hasattr(...)`: {RECIPE}"
             )
         return ("attr", name_code, None, None, [top])
+    # head = getattr(self, NAME, None);  if head is None: head = L(...); setattr(self, NAME, head)
+    if (
+        isinstance(t, cst.Comparison)
+        and isinstance(t.left, cst.Name)
+        and len(t.comparisons) == 1
+        and isinstance(t.comparisons[0].operator, cst.Is)
+        and isinstance(t.comparisons[0].comparator, cst.Name)
+        and t.comparisons[0].comparator.value == "None"
+    ):
+        local = t.left.value
+        i = body.index(top)
+        prev = _single(body[i - 1]) if i > 0 else None
+        got = prev.value if isinstance(prev, cst.Assign) else None
+        if (
+            isinstance(got, cst.Call)
+            and isinstance(got.func, cst.Name)
+            and got.func.value == "getattr"
+            and len(got.args) == 3
+            and ctx.code(got.args[0].value).strip() == "self"
+            and ctx.code(got.args[2].value).strip() == "None"
+            and isinstance(prev, cst.Assign)
+            and len(prev.targets) == 1
+            and isinstance(prev.targets[0].target, cst.Name)
+            and prev.targets[0].target.value == local
+        ):
+            name_code = ctx.code(got.args[1].value).strip()
+            stmts = list(top.body.body)  # type: ignore[union-attr]
+            first = _single(stmts[0]) if len(stmts) == 2 else None
+            second = _single(stmts[1]) if len(stmts) == 2 else None
+            setter = second.value if isinstance(second, cst.Expr) else None
+            if not (
+                isinstance(first, cst.Assign)
+                and len(first.targets) == 1
+                and isinstance(first.targets[0].target, cst.Name)
+                and first.targets[0].target.value == local
+                and first.value is call
+                and isinstance(setter, cst.Call)
+                and isinstance(_set_attr(ctx, setter, name_code), cst.Name)
+                and _set_attr(ctx, setter, name_code).value == local  # type: ignore[union-attr]
+            ):
+                return NoFix(
+                    f"a layer is built when `{local} is None` after `getattr(self, ..., None)`, "
+                    f"with more than binding it to `{local}` and setting it on `self`: {RECIPE}"
+                )
+            return ("attr_none", name_code, local, body[i - 1], [top])
     # head = self.H[k] if k in self.H else None;  if head is None: head = L(...); self.H[k] = head
     if (
         isinstance(t, cst.Comparison)
@@ -393,6 +437,49 @@ def _match(
                 f"than binding it to `{local}` and to `self.{holder}[key]`: {RECIPE}"
             )
         return ("none", holder, local, body[i - 1], [top])
+    return None
+
+
+def _missing_attr(ctx: FixContext, t: cst.BaseExpression) -> str | None:
+    """``not hasattr(self, NAME)`` or ``NAME not in self._modules``: NAME's code."""
+    if (
+        isinstance(t, cst.UnaryOperation)
+        and isinstance(t.operator, cst.Not)
+        and isinstance(t.expression, cst.Call)
+        and isinstance(t.expression.func, cst.Name)
+        and t.expression.func.value == "hasattr"
+        and len(t.expression.args) == 2
+        and isinstance(t.expression.args[0].value, cst.Name)
+        and t.expression.args[0].value.value == "self"
+    ):
+        return ctx.code(t.expression.args[1].value).strip()
+    if (
+        isinstance(t, cst.Comparison)
+        and len(t.comparisons) == 1
+        and isinstance(t.comparisons[0].operator, cst.NotIn)
+        and self_attr(t.comparisons[0].comparator) == "_modules"
+    ):
+        return ctx.code(t.left).strip()
+    return None
+
+
+def _set_attr(ctx: FixContext, c: cst.Call, name_code: str) -> cst.BaseExpression | None:
+    """The value ``setattr(self, NAME, v)`` or ``self.add_module(NAME, v)`` sets."""
+    f = c.func
+    if isinstance(f, cst.Name) and f.value == "setattr" and len(c.args) == 3:
+        if ctx.code(c.args[0].value).strip() == "self" and (
+            ctx.code(c.args[1].value).strip() == name_code
+        ):
+            return c.args[2].value
+    if (
+        isinstance(f, cst.Attribute)
+        and f.attr.value in ("add_module", "register_module")
+        and isinstance(f.value, cst.Name)
+        and f.value.value == "self"
+        and len(c.args) == 2
+        and ctx.code(c.args[0].value).strip() == name_code
+    ):
+        return c.args[1].value
     return None
 
 

@@ -21,6 +21,7 @@ import libcst as cst
 from compilelint.fix.codemods.base import ARITH_OPERATORS, number_expr
 from compilelint.fix.codemods.observe import guard_group, guard_rewrite, self_attr
 from compilelint.fix.context import FixContext
+from compilelint.fix.evidence import tensor_only_chain
 from compilelint.fix.records import NoFix, Rewrite
 
 
@@ -46,7 +47,7 @@ def arithmetic_reaches_tensor(ctx: FixContext, e: cst.BaseExpression) -> bool:
         other = p.right if p.left is cur else p.left if p.right is cur else None
         if other is None:
             return False
-        if ctx.is_tensor(other):
+        if ctx.is_tensor(other) or tensor_only_chain(other):
             return True
         if not _number_like(other):
             return False
@@ -71,3 +72,98 @@ def observed_only(ctx: FixContext, node: cst.If, why: str) -> Rewrite | NoFix:
         "the branch picks Python values that only observing code reads (a log line): it runs "
         "only in eager, with what reads them, under `if not torch.compiler.is_compiling():`",
     )
+
+
+def flag_test(ctx: FixContext, e: cst.CSTNode) -> bool:
+    """``e`` is the condition of an ``if`` or a ternary, whole or through ``not``/``and``/
+    ``or``: as a 0-dim bool tensor that branch becomes a tensor branch, which CL101 rewrites
+    in the next round (verified together; a branch it cannot rewrite is a break the
+    verification sees)."""
+    cur: cst.CSTNode = e
+    while True:
+        p = ctx.parent(cur)
+        if isinstance(p, cst.UnaryOperation) and isinstance(p.operator, cst.Not):
+            cur = p
+            continue
+        if isinstance(p, cst.BooleanOperation):
+            cur = p
+            continue
+        return isinstance(p, (cst.If, cst.IfExp)) and p.test is cur
+
+
+def _returned(ctx: FixContext, e: cst.CSTNode) -> bool:
+    """``return e`` or ``return a, e``."""
+    p = ctx.parent(e)
+    if isinstance(p, cst.Element):
+        p = ctx.parent(ctx.parent(p) or p) if isinstance(ctx.parent(p), cst.Tuple) else None
+    return isinstance(p, cst.Return)
+
+
+def python_value_uses(
+    ctx: FixContext, node: cst.If, names: list[str], attrs: list[str]
+) -> str | NoFix:
+    """Python values picked by a tensor test (``names`` bound by ``node``, ``attrs`` its
+    ``self`` attributes) whose reads reach neither tensor arithmetic nor a log line, but are
+    returned to the caller or kept on ``self``: the reason a 0-dim tensor in their place is
+    only proposed (its readers are not in this function). A read of any other kind: NoFix."""
+    from compilelint.fix.codemods.base import name_nodes
+
+    fn = ctx.function(node)
+    if fn is None:
+        return NoFix("the branch is not inside a function")
+    why: list[str] = []
+    for n in names:
+        for r in name_nodes(fn.body, n, reads_only=True):
+            if any(a is node for a in ctx.ancestors(r)):
+                continue
+            if arithmetic_reaches_tensor(ctx, r) or flag_test(ctx, r):
+                continue
+            if _returned(ctx, r):
+                if fn.name.value == "forward":
+                    where = "the model's caller"
+                else:
+                    where = f"the callers of `{fn.name.value}`"
+                why.append(
+                    f"`{n}` is returned to {where} as a Python value: as a 0-dim tensor the "
+                    "graph does not break here, but a caller that branches on it (`if "
+                    f"{n}:`) or stores it then breaks or syncs there; apply it when the "
+                    "caller only does tensor operations with it"
+                )
+                continue
+            return NoFix(f"`{n}` is also used in `{ctx.code(ctx.statement(r) or r).strip()}`")
+    for a in attrs:
+        why.append(
+            f"`self.{a}` is kept on the module as a Python value for code outside forward "
+            "(a trainer, a callback): as a 0-dim tensor it no longer breaks the graph, but its "
+            "readers get a tensor (`bool(self."
+            f"{a})` or `.item()` gives the value back, a sync on GPU); apply it when they accept one"
+        )
+    if not why:
+        return NoFix("nothing reads what the branch picks")
+    return "; ".join(dict.fromkeys(why))
+
+
+def returned_to_arithmetic(ctx: FixContext, node: cst.CSTNode) -> bool:
+    """``node`` is in a method (not ``forward``) whose every call in its class,
+    ``self.<method>(...)``, is an operand of arithmetic that meets a tensor
+    (``loss + self._coef(ratio) * entropy``): its callers only do tensor operations with the
+    value it returns, so a 0-dim tensor in place of a Python number computes the same."""
+    from compilelint.fix.codemods.base import all_nodes
+
+    fn = ctx.function(node)
+    klass = ctx.enclosing(fn, cst.ClassDef) if fn is not None else None
+    if fn is None or klass is None or fn.name.value in ("forward", "__call__"):
+        return False
+    if any(isinstance(d.decorator, (cst.Name, cst.Attribute)) for d in fn.decorators):
+        return False  # a property or a static method is read in other ways
+    name = fn.name.value
+    calls = 0
+    for n in all_nodes(klass):
+        if isinstance(n, cst.Attribute) and self_attr(n) == name:
+            call = ctx.parent(n)
+            if not (isinstance(call, cst.Call) and call.func is n):
+                return False  # passed around as a function
+            if not arithmetic_reaches_tensor(ctx, call):
+                return False
+            calls += 1
+    return calls > 0
