@@ -8,6 +8,14 @@ A condition is a JSON string ``[param, op, literal]`` with ``op`` one of ``truth
 ``is``, ``isnot``, ``eq``, ``ne``, ``in``, ``notin`` (the literal of ``is``/``isnot`` is None),
 or ``lt``, ``le``, ``gt``, ``ge`` against a number (``if power < 0:``, ``if 1 < power:``).
 
+Tests of what an input tensor is (:data:`INPUT_OPS`): ``not x.is_floating_point()``
+(``intdtype``), ``x.dtype == torch.float16`` / ``x.dtype in (torch.float16, torch.bfloat16)``
+(``halfdtype``), ``a.device != b.device`` (``otherdevice``, the literal the other parameter) and
+their negations (``floatdtype``, ``nothalfdtype``, ``samedevice``). Library mode judges its entry
+points on tensors of torch's default dtype (float32) on one device: code that runs only for
+integer or half-precision inputs, or inputs on different devices, is latent there
+(:meth:`~compilelint.static.analysis.project.Project.refuted`).
+
 Phase 2 (:meth:`~compilelint.static.analysis.project.Project.compute`) knows the Python values
 the traced callers pass for a parameter (or its literal default when a caller leaves it out; a
 library-mode entry point runs under its defaults): a call or a finding whose condition no such
@@ -71,7 +79,21 @@ _NEG = {
     "ge": "lt",
     "le": "gt",
     "gt": "le",
+    "intdtype": "floatdtype",
+    "floatdtype": "intdtype",
+    "halfdtype": "nothalfdtype",
+    "nothalfdtype": "halfdtype",
+    "otherdevice": "samedevice",
+    "samedevice": "otherdevice",
 }
+# tests of an input tensor's dtype or device: the ops that refute in library mode, and their
+# negations (which never refute); never carried to the rest of a block (``if
+# target.is_floating_point(): raise ...`` says nothing about the code after it)
+INPUT_OPS = frozenset(
+    ("intdtype", "floatdtype", "halfdtype", "nothalfdtype", "otherdevice", "samedevice")
+)
+UNUSUAL_INPUT_OPS = frozenset(("intdtype", "halfdtype", "otherdevice"))
+_HALF = ("torch.float16", "torch.half", "torch.bfloat16")
 # ``lit < param`` is ``param > lit``
 _FLIP = {"lt": "gt", "gt": "lt", "le": "ge", "ge": "le", "eq": "eq", "ne": "ne"}
 _ORDER = ("lt", "le", "gt", "ge")
@@ -90,6 +112,8 @@ def _atom(
     subject = _subject(test, is_param)
     if subject is not None:
         out = (subject, "truthy", None)
+    elif (got := _input_test(test, is_param)) is not None:
+        out = got
     elif isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         cmp = test.comparisons[0]
         op = {
@@ -123,6 +147,56 @@ def _atom(
     if out is None:
         return None
     return (out[0], _NEG[out[1]], out[2]) if negated else out
+
+
+def _param_attr(node: cst.BaseExpression, attr: str, is_param: Callable[[str], bool]) -> str | None:
+    """``p`` of ``p.<attr>`` where ``p`` is a parameter still unassigned."""
+    import libcst as cst
+
+    if (
+        isinstance(node, cst.Attribute)
+        and node.attr.value == attr
+        and isinstance(node.value, cst.Name)
+        and node.value.value != "self"
+        and is_param(node.value.value)
+    ):
+        return node.value.value
+    return None
+
+
+def _input_test(
+    test: cst.BaseExpression, is_param: Callable[[str], bool]
+) -> tuple[str, str, object] | None:
+    """A test of a parameter's dtype or device (:data:`INPUT_OPS`), as it holds in the body."""
+    import libcst as cst
+
+    from compilelint.static.analysis.walker import dotted  # (imported: walker imports this module)
+
+    if isinstance(test, cst.Call) and not test.args:
+        p = _param_attr(test.func, "is_floating_point", is_param)
+        if p is not None:
+            return (p, "floatdtype", None)
+        return None
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return None
+    cmp = test.comparisons[0]
+    left, right = test.left, cmp.comparator
+    if isinstance(cmp.operator, (cst.Equal, cst.NotEqual, cst.Is, cst.IsNot)):
+        eq = isinstance(cmp.operator, (cst.Equal, cst.Is))
+        a = _param_attr(left, "device", is_param)
+        b = _param_attr(right, "device", is_param)
+        if a is not None and b is not None and a != b:
+            return (a, "samedevice" if eq else "otherdevice", b)
+        p = _param_attr(left, "dtype", is_param)
+        if p is not None and dotted(right) in _HALF:
+            return (p, "halfdtype" if eq else "nothalfdtype", None)
+        return None
+    if isinstance(cmp.operator, (cst.In, cst.NotIn)) and isinstance(right, (cst.Tuple, cst.List)):
+        p = _param_attr(left, "dtype", is_param)
+        els = [e.value for e in right.elements if isinstance(e, cst.Element)]
+        if p is not None and els and all(dotted(e) in _HALF for e in els):
+            return (p, "halfdtype" if isinstance(cmp.operator, cst.In) else "nothalfdtype", None)
+    return None
 
 
 def _subject(node: cst.BaseExpression, is_param: Callable[[str], bool]) -> str | None:
@@ -171,6 +245,8 @@ def decode(cond: str) -> tuple[str, str, object]:
 
 def holds(value: object, op: str, lit: object) -> bool:
     """Whether a parameter holding ``value`` satisfies ``op lit``."""
+    if op in INPUT_OPS:
+        return True  # about a tensor: decided by the project (``Project.refuted``), not here
     try:
         if op == "truthy":
             return bool(value)

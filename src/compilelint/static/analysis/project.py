@@ -450,6 +450,15 @@ class Project(Summaries):
         function's parameter may take here: the guarded code never runs in this project."""
         for cond in conds:
             pname, op, lit = C.decode(cond)
+            if op in C.INPUT_OPS:
+                if (
+                    op in C.UNUSUAL_INPUT_OPS
+                    and self.default_roots
+                    and self.input_tensor(key, pname)
+                ):
+                    if op != "otherdevice" or self.input_tensor(key, str(lit)):
+                        return True
+                continue
             if pname.startswith("self."):
                 cls = self.fn(key).cls
                 if cls is None or key not in self.traced:
@@ -460,6 +469,40 @@ class Project(Summaries):
             if vals and not any(C.holds(v, op, lit) for v in vals):
                 return True
         return False
+
+    def input_tensor(self, key: FKey, pname: str, depth: int = 0) -> bool:
+        """Whether parameter ``pname`` holds a tensor the user passes to a library-mode entry
+        point (one without a literal default), passed on unchanged by every traced caller
+        (``_binary_stat_scores_tensor_validation(preds, target, ...)``). Library mode judges
+        its entries on tensors of torch's default dtype on one device (``conds.INPUT_OPS``)."""
+        if depth > 8 or key not in self.traced or key in self._opaque:
+            return False
+        fn = self.fn(key)
+        prm = next((p for p in fn.params if p.name == pname), None)
+        if prm is None or prm.index < -1 or prm.literal:
+            return False
+        sites = self.callers.get(key, ())
+        if key in self.roots:
+            if key not in self.default_roots:
+                return False
+        elif not sites:
+            return False
+        positional = [p.name for p in fn.params if p.index >= 0]
+        for cpath, call, implicit in sites:
+            if call.star:
+                return False
+            slot = pname
+            if prm.index >= 0:
+                j = positional.index(pname) - implicit
+                if 0 <= j < len(call.args):
+                    slot = str(j)
+            src = call.fwd.get(slot)
+            if src is None or not src.startswith("P|") or "@" in src:
+                return False
+            qual, _, name = src[2:].rpartition("|")
+            if not self.input_tensor((cpath, qual), name, depth + 1):
+                return False
+        return True
 
     def find_roots(self, forwards: bool = True) -> set[FKey]:
         """Functions torch.compile starts tracing at: module forwards and compiled functions

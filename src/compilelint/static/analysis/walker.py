@@ -1111,7 +1111,10 @@ class FileWalker(Evaluator):
                 and C.terminates(stmt.body)
             ):
                 # `if param is None: return ...`: the rest of the block runs when it is not
-                self.conds.extend(self._conds_of(stmt.test)[1])
+                # (a dtype or device test says nothing about the rest: C.INPUT_OPS)
+                self.conds.extend(
+                    c for c in self._conds_of(stmt.test)[1] if C.decode(c)[1] not in C.INPUT_OPS
+                )
                 if not dead and self._compiling_guard(stmt.test)[1]:
                     # `if ... or is_compiling(): return`: torch.compile never runs the rest
                     dead = 1
