@@ -679,3 +679,44 @@ def score(preds, target):
     # makes itself (`argmax`) may be an integer one (16)
     assert lines() == {11, 16}
     assert {6, 8} <= lines("--report-untraced")
+
+
+def test_library_mode_a_flag_computed_from_constructor_defaults_is_decided(tmp_path: Path) -> None:
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .ops import Quantizer\n")
+    (tmp_path / "pyproject.toml").write_text('[tool.compilelint]\nentries = ["*"]\n')
+    (pkg / "ops.py").write_text(
+        """\
+import torch
+
+
+class Quantizer(torch.nn.Module):
+    def __init__(self, dropout=False, n=4, threshold=0, keep=False) -> None:
+        super().__init__()
+        self.dropout = dropout and n > 1
+        self.expire = threshold > 0
+        self.keep = not keep
+
+    def forward(self, x):
+        drop = self.training and self.dropout
+        if drop:
+            x = x[x.nonzero()]
+        if self.expire:
+            x = x.tolist()
+        if not self.keep:
+            return x
+        return x.item()
+"""
+    )
+    code, out, err = invoke(["check", "mylib", "--format", "json", "--no-cache"], cwd=tmp_path)
+    assert code in (0, 1), err
+    # built under its defaults: `dropout and n > 1` is False (so is `drop`, a local bound to a
+    # test of it), `threshold > 0` is False, `not keep` is True: only the last line is reached
+    assert {f["line"] for f in json.loads(out)["findings"]} == {19}
+    assert C.evaluate(["and", ["p", "a"], ["c", "n", "gt", 1]], {"a": [True], "n": [0, 3]}) == [
+        False,
+        True,
+    ]
+    assert C.evaluate(["or", ["p", "a"], ["p", "b"]], {"a": [True]}) == [True]
+    assert C.evaluate(["or", ["p", "a"], ["p", "b"]], {"a": [False]}) is None

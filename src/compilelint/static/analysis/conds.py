@@ -217,21 +217,103 @@ def _subject(node: cst.BaseExpression, is_param: Callable[[str], bool]) -> str |
     return None
 
 
-def parse(test: cst.BaseExpression, is_param: Callable[[str], bool]) -> tuple[list[str], list[str]]:
-    """(conditions that hold in the body, conditions that hold in the else branch) of a test."""
+def parse(
+    test: cst.BaseExpression,
+    is_param: Callable[[str], bool],
+    alias: Callable[[str], cst.BaseExpression | None] | None = None,
+    depth: int = 0,
+) -> tuple[list[str], list[str]]:
+    """(conditions that hold in the body, conditions that hold in the else branch) of a test.
+    ``alias``: the expression a local variable was bound to once (``drop = self.training and
+    self.dropout``, then ``if drop:``), tested as that expression."""
     import libcst as cst
 
+    if alias is not None and depth < 4:
+        if isinstance(test, cst.Name) and not is_param(test.value):
+            got = alias(test.value)
+            if got is not None:
+                return parse(got, is_param, alias, depth + 1)
+        if (
+            isinstance(test, cst.UnaryOperation)
+            and isinstance(test.operator, cst.Not)
+            and isinstance(test.expression, cst.Name)
+            and not is_param(test.expression.value)
+            and alias(test.expression.value) is not None
+        ):
+            body, orelse = parse(test.expression, is_param, alias, depth)
+            return orelse, body
     a = _atom(test, is_param)
     if a is not None:
         neg = (a[0], _NEG[a[1]], a[2])
         return [encode(*a)], [encode(*neg)]
     if isinstance(test, cst.BooleanOperation):
-        left, lelse = parse(test.left, is_param)
-        right, relse = parse(test.right, is_param)
+        left, lelse = parse(test.left, is_param, alias, depth)
+        right, relse = parse(test.right, is_param, alias, depth)
         if isinstance(test.operator, cst.And):
             return left + right, []  # `not (a and b)` says nothing about either alone
         return [], lelse + relse  # `a or b` false: both are false
     return [], []
+
+
+def expr_tree(node: cst.BaseExpression, is_param: Callable[[str], bool]) -> list[object] | None:
+    """A flag computed from parameters and literals (``threshold > 0``, ``dropout and n > 1``,
+    ``not causal``) as JSON-able data (``["p", name]``, ``["l", value]``, ``["c", name, op,
+    literal]``, ``["not", t]``, ``["and"|"or", t, t]``) that :func:`evaluate` reads; None for
+    anything else."""
+    import libcst as cst
+
+    if isinstance(node, cst.Name) and is_param(node.value):
+        return ["p", node.value]
+    lit = literal(node)
+    if lit is not UNKNOWN and not isinstance(lit, list):
+        return ["l", lit]
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        inner = expr_tree(node.expression, is_param)
+        return None if inner is None else ["not", inner]
+    if isinstance(node, cst.BooleanOperation):
+        left = expr_tree(node.left, is_param)
+        right = expr_tree(node.right, is_param)
+        if left is None or right is None:
+            return None
+        return ["and" if isinstance(node.operator, cst.And) else "or", left, right]
+    if isinstance(node, cst.Comparison):
+        a = _atom(node, is_param)
+        if a is not None and a[1] not in INPUT_OPS and not a[0].startswith("self."):
+            return ["c", a[0], a[1], a[2]]
+    return None
+
+
+def params_of(tree: list[object]) -> set[str]:
+    if tree[0] in ("p", "c"):
+        return {str(tree[1])}
+    return set().union(*(params_of(t) for t in tree[1:] if isinstance(t, list)))
+
+
+def evaluate(tree: list[object], values: dict[str, list[object]]) -> list[object] | None:
+    """The values a flag (:func:`expr_tree`) may hold when each parameter holds one of
+    ``values[name]`` (a name missing: unknown); None when unknown."""
+    kind = tree[0]
+    if kind == "l":
+        return [tree[1]]
+    if kind == "p":
+        return values.get(str(tree[1]))
+    if kind == "c":
+        vals = values.get(str(tree[1]))
+        if vals is None:
+            return None
+        return [holds(v, str(tree[2]), tree[3]) for v in vals]
+    if kind == "not":
+        got = evaluate(tree[1], values)  # type: ignore[arg-type]
+        return None if got is None else [not v for v in got]
+    left = evaluate(tree[1], values)  # type: ignore[arg-type]
+    if left is None:
+        return None
+    # `a and b` is `a` where `a` is falsy, else `b`; `a or b` the other way round
+    stop = [v for v in left if (not v) == (kind == "and")]
+    if len(stop) == len(left):
+        return stop
+    right = evaluate(tree[2], values)  # type: ignore[arg-type]
+    return None if right is None else stop + right
 
 
 def encode(param: str, op: str, lit: object) -> str:

@@ -386,7 +386,7 @@ class Project(Summaries):
             for cp, cqq in self.mro(cpath, cq)
             for store in self.files[cp].classes[cqq].attr_stores.get(attr, ())
         ]
-        if len(own) > 1 or any(not st or st[0] != "P" for _, _, st in own):
+        if len(own) > 1 or any(not st or st[0] not in ("P", "X") for _, _, st in own):
             return None  # (checked first: the subclasses are looked up only when it may be)
         if any(b not in _PLAIN_BASES for b in self.external_bases(cpath, cq)):
             return None  # a base the project does not see may assign it too
@@ -398,13 +398,28 @@ class Project(Summaries):
         if len(assigned) != 1 or not assigned[0][2]:
             return None
         cp, cqq, (kind, what) = assigned[0]
+        if kind == "X":
+            # a flag computed from `__init__`'s parameters (`self.expire = threshold > 0`)
+            tree: list[object] = what  # type: ignore[assignment]
+            vals: dict[str, list[object]] = {}
+            for name in C.params_of(tree):
+                got = self._init_param_values(cp, cqq, name)
+                if got is not None:
+                    vals[name] = got
+            return C.evaluate(tree, vals)
         if kind != "P":
             # a flag set to a literal is state that code outside the class toggles
             # (transformers' `gradient_checkpointing = False`, which
             # `gradient_checkpointing_enable()` sets on every submodule): not decided
             return None
+        return self._init_param_values(cp, cqq, str(what))
+
+    def _init_param_values(self, cp: str, cqq: str, pname: str) -> list[object] | None:
+        """What parameter ``pname`` of class ``cqq``'s ``__init__`` holds (see
+        :meth:`attr_values`)."""
         init = (cp, f"{cqq}.__init__")
-        pname = str(what)
+        if init[1] not in self.files[cp].functions:
+            return None
         if init in self.traced:
             return self.param_values(init, pname)
         entries = getattr(self, "entry_classes", set())
