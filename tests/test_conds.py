@@ -720,3 +720,41 @@ class Quantizer(torch.nn.Module):
     ]
     assert C.evaluate(["or", ["p", "a"], ["p", "b"]], {"a": [True]}) == [True]
     assert C.evaluate(["or", ["p", "a"], ["p", "b"]], {"a": [False]}) is None
+
+
+def test_a_breaking_method_of_an_object_built_in_traced_code_breaks_the_call(
+    tmp_path: Path,
+) -> None:
+    src = """\
+import torch
+
+
+class Stepper:
+    def __init__(self, y):
+        self.y = y
+
+    def run(self, x):
+        if x.sum() > 0:
+            x = x * 2
+        return x + self.y
+
+    def clean(self, x):
+        return x + self.y
+
+
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.kept = Stepper(torch.ones(4))
+
+    def forward(self, x):
+        s = Stepper(x)
+        x = s.clean(x)
+        x = self.kept.run(x)
+        out = s.run(x)
+        return s.run(out)
+"""
+    # the object built in `forward`: its breaking method breaks the call too, the first such
+    # call only (torch runs the rest of the frame eagerly); not the clean method, not an object
+    # held in `self.<attr>` (built before tracing)
+    assert _lines(tmp_path, src, "--select", "CL116") == {26}

@@ -22,7 +22,7 @@ from functools import cache
 from typing import Any
 
 from compilelint.static.analysis import values as V
-from compilelint.static.analysis.facts import CallSite, Candidate, FunctionFacts
+from compilelint.static.analysis.facts import REBUILT, CallSite, Candidate, FunctionFacts
 from compilelint.static.analysis.project import FKey, Project
 
 _MAX_DEPTH = 4  # call depth searched for a break below the called function
@@ -68,7 +68,10 @@ class CalleeBreaks:
         got = self._direct.get(path)
         if got is None:
             f = self.project.files[path]
-            got = {c.func for c in self.project.kept(f, self.codes) if not _conditional(c)}
+            # CL116 (a call of a breaking method) is itself decided here: the call's own
+            # target, which `breaks` follows, says it
+            codes = self.codes - {REBUILT}
+            got = {c.func for c in self.project.kept(f, codes) if not _conditional(c)}
             self._direct[path] = got
         return got
 

@@ -150,6 +150,11 @@ class Candidate:
     conds: list[str] = field(default_factory=list)  # as ``CallSite.conds``
 
 
+# the rule of a method that breaks, called on an object the traced code built (torch cannot
+# rebuild it to resume the caller's frame: "Reconstruction failure"); see ``dispatch._rebuilt``
+REBUILT = "CL116"
+
+
 @dataclass
 class FileFacts:
     path: str

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from compilelint.static.analysis import conds as C
 from compilelint.static.analysis import names as N
 from compilelint.static.analysis import values as V
-from compilelint.static.analysis.facts import CallSite, Candidate, FileFacts, FunctionFacts
+from compilelint.static.analysis.facts import REBUILT, CallSite, Candidate, FileFacts, FunctionFacts
 from compilelint.static.analysis.params import root_param_is_tensor
 from compilelint.static.analysis.summaries import Summaries
 
@@ -638,6 +638,14 @@ class Project(Summaries):
             if c.args.get("via") and not self.callee_breaks().keep(f.path, c):
                 continue
             out.append(c)
+        rebuilt = [c for c in out if c.code == REBUILT]
+        if len(rebuilt) > 1:
+            # after the first reconstruction failure torch runs the rest of the function
+            # eagerly: a later call in it is not another one
+            first: dict[str, tuple[int, int]] = {}
+            for c in rebuilt:
+                first[c.func] = min(first.get(c.func, (c.line, c.col)), (c.line, c.col))
+            out = [c for c in out if c.code != REBUILT or first[c.func] == (c.line, c.col)]
         return out
 
     def callee_breaks(self) -> CalleeBreaks:
