@@ -19,7 +19,7 @@ import json
 from collections import OrderedDict
 
 from compilelint.static.analysis import values as V
-from compilelint.static.analysis.facts import REBUILT, CallSite, Candidate, FileFacts, FunctionFacts
+from compilelint.static.analysis.facts import CallSite, FileFacts, FunctionFacts
 from compilelint.static.analysis.values import Value
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -39,7 +39,6 @@ def _dotted(node: ast.expr) -> str | None:
 class _Module:
     def __init__(self, tree: ast.Module, facts: FileFacts) -> None:
         self.facts = facts
-        self.rebuilt: list[Candidate] = []  # REBUILT's candidates (see ``_rebuilt``)
         self.classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
         self.registries: dict[str, list[str]] = {}
         self.registry_keys: dict[str, list[tuple[str | None, str]]] = {}  # (entry key, ref)
@@ -384,55 +383,18 @@ def _function(
         if isinstance(obj, ast.Name) and obj.id in env_guards:
             for r, g in env_guards[obj.id]:
                 add(f"O|{r}|{func.attr}", node, in_loop, g, made=True)
-            _rebuilt(mod, qual, node, [r for r, _ in env_guards[obj.id]], obj.id)
             continue
         made = isinstance(obj, ast.Name) and obj.id in env
         for r in refs:
             add(f"O|{r}|{func.attr}", node, in_loop, made=made)
-        if made:
-            _rebuilt(mod, qual, node, env[obj.id], obj.id)
     facts.calls.extend(added)
     return added
-
-
-def _rebuilt(mod: _Module, qual: str, call: ast.Call, refs: list[str], name: str) -> None:
-    """``obj.method(...)`` on an object this function built from a class (``solver =
-    SOLVERS[method](...)``, then ``solver.integrate(t)``): when the method breaks the graph,
-    torch 2.13 cannot rebuild the object to resume this frame after the break ("Reconstruction
-    failure", GB0092) and breaks here too. A candidate kept when a target breaks
-    (``args["via"]``, :class:`~compilelint.static.analysis.breakpoints.CalleeBreaks`)."""
-    func = call.func
-    assert isinstance(func, ast.Attribute)
-    refs = [r for r in refs if not r.startswith("K|")]  # a factory's class, not an object
-    if not refs:
-        return
-    end_line = call.end_lineno or call.lineno
-    end_col = (call.end_col_offset or call.col_offset) + 1
-    cls = refs[0].rsplit("|", 1)[-1].rsplit(".", 1)[-1]
-    mod.rebuilt.append(
-        Candidate(
-            code=REBUILT,
-            func=qual,
-            line=call.lineno,
-            col=call.col_offset + 1,
-            end_line=end_line if end_line == call.lineno else call.lineno,
-            end_col=end_col if end_line == call.lineno else call.col_offset + 2,
-            requires=[],
-            args={
-                "call": f"{name}.{func.attr}(...)",
-                "cls": cls,
-                "via": "\n".join(f"O|{r}|{func.attr}" for r in refs),
-            },
-            scope="traced",
-        )
-    )
 
 
 # The call sites found per (file, content, mode): the facts of one file's content are the same
 # every time, so an editor's re-check of unchanged siblings does not parse them again.
 _MEMO: OrderedDict[
-    tuple[str, bytes, bool],
-    tuple[dict[str, list[CallSite]], dict[str, dict[str, object]], list[Candidate]],
+    tuple[str, bytes, bool], tuple[dict[str, list[CallSite]], dict[str, dict[str, object]]]
 ] = OrderedDict()
 _MEMO_SIZE = 512
 
@@ -455,7 +417,6 @@ def add_object_calls(
             ff = facts.functions.get(qual)
             if ff is not None:
                 ff.none_literals = dict(lits)
-        facts.candidates.extend(got[2])
         return
     found: dict[str, list[CallSite]] = {}
     if tree is None:
@@ -466,8 +427,7 @@ def add_object_calls(
     mod = _Module(tree, facts)
     _visit_bodies(tree.body, None, None, mod, imported_only, found)
     lits = {q: dict(ff.none_literals) for q, ff in facts.functions.items() if ff.none_literals}
-    facts.candidates.extend(mod.rebuilt)
-    _MEMO[key] = (found, lits, mod.rebuilt)
+    _MEMO[key] = (found, lits)
     while len(_MEMO) > _MEMO_SIZE:
         _MEMO.popitem(last=False)
 
