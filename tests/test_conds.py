@@ -617,3 +617,144 @@ class Quantizer(torch.nn.Module):
     assert lines("") == {15}
     # an attribute assigned again is not decided
     assert lines("\n    def train_more(self):\n        self.dropout = True\n") == {15, 18}
+
+
+def test_parse_input_tensor_tests() -> None:
+    def parse(src: str) -> tuple[list[tuple[str, str, object]], list[tuple[str, str, object]]]:
+        body, orelse = C.parse(cst.parse_expression(src), lambda n: n in ("x", "y"))
+        return [C.decode(c) for c in body], [C.decode(c) for c in orelse]
+
+    assert parse("not x.is_floating_point()") == (
+        [("x", "intdtype", None)],
+        [("x", "floatdtype", None)],
+    )
+    assert parse("x.dtype == torch.float16")[0] == [("x", "halfdtype", None)]
+    assert parse("x.dtype in (torch.float16, torch.bfloat16)")[0] == [("x", "halfdtype", None)]
+    assert parse("x.dtype in (torch.float32, torch.float64)") == ([], [])
+    assert parse("x.device != y.device")[0] == [("x", "otherdevice", "y")]
+    assert parse("z.is_floating_point()") == ([], [])  # not a parameter
+
+
+def test_library_mode_integer_and_half_input_branches_are_latent(tmp_path: Path) -> None:
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .ops import score\n")
+    (tmp_path / "pyproject.toml").write_text('[tool.compilelint]\nentries = ["*"]\n')
+    (pkg / "ops.py").write_text(
+        """\
+import torch
+
+
+def _check(preds, target):
+    if not preds.is_floating_point():
+        torch.unique(preds).tolist()
+    if preds.dtype in (torch.float16, torch.bfloat16):
+        preds.item()
+    if target.is_floating_point():
+        raise ValueError("labels expected")
+    return target.sum().item()
+
+
+def _labels(preds):
+    if not preds.is_floating_point():
+        return preds.item()
+    return preds
+
+
+def score(preds, target):
+    _check(preds, target)
+    return _labels(preds.argmax(-1))
+"""
+    )
+
+    def lines(*extra: str) -> set[int]:
+        code, out, err = invoke(
+            ["check", "mylib", "--format", "json", "--no-cache", *extra], cwd=tmp_path
+        )
+        assert code in (0, 1), err
+        return {f["line"] for f in json.loads(out)["findings"]}
+
+    # the entry's inputs are float32 tensors on one device: the integer and half branches are
+    # latent; the rest after a dtype test that raises still runs (11); a tensor the library
+    # makes itself (`argmax`) may be an integer one (16)
+    assert lines() == {11, 16}
+    assert {6, 8} <= lines("--report-untraced")
+
+
+def test_library_mode_a_flag_computed_from_constructor_defaults_is_decided(tmp_path: Path) -> None:
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .ops import Quantizer\n")
+    (tmp_path / "pyproject.toml").write_text('[tool.compilelint]\nentries = ["*"]\n')
+    (pkg / "ops.py").write_text(
+        """\
+import torch
+
+
+class Quantizer(torch.nn.Module):
+    def __init__(self, dropout=False, n=4, threshold=0, keep=False) -> None:
+        super().__init__()
+        self.dropout = dropout and n > 1
+        self.expire = threshold > 0
+        self.keep = not keep
+
+    def forward(self, x):
+        drop = self.training and self.dropout
+        if drop:
+            x = x[x.nonzero()]
+        if self.expire:
+            x = x.tolist()
+        if not self.keep:
+            return x
+        return x.item()
+"""
+    )
+    code, out, err = invoke(["check", "mylib", "--format", "json", "--no-cache"], cwd=tmp_path)
+    assert code in (0, 1), err
+    # built under its defaults: `dropout and n > 1` is False (so is `drop`, a local bound to a
+    # test of it), `threshold > 0` is False, `not keep` is True: only the last line is reached
+    assert {f["line"] for f in json.loads(out)["findings"]} == {19}
+    assert C.evaluate(["and", ["p", "a"], ["c", "n", "gt", 1]], {"a": [True], "n": [0, 3]}) == [
+        False,
+        True,
+    ]
+    assert C.evaluate(["or", ["p", "a"], ["p", "b"]], {"a": [True]}) == [True]
+    assert C.evaluate(["or", ["p", "a"], ["p", "b"]], {"a": [False]}) is None
+
+
+def test_a_breaking_method_of_an_object_built_in_traced_code_breaks_the_call(
+    tmp_path: Path,
+) -> None:
+    src = """\
+import torch
+
+
+class Stepper:
+    def __init__(self, y):
+        self.y = y
+
+    def run(self, x):
+        if x.sum() > 0:
+            x = x * 2
+        return x + self.y
+
+    def clean(self, x):
+        return x + self.y
+
+
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.kept = Stepper(torch.ones(4))
+
+    def forward(self, x):
+        s = Stepper(x)
+        x = s.clean(x)
+        x = self.kept.run(x)
+        out = s.run(x)
+        return s.run(out)
+"""
+    # the object built in `forward`: its breaking method breaks the call too, the first such
+    # call only (torch runs the rest of the frame eagerly); not the clean method, not an object
+    # held in `self.<attr>` (built before tracing)
+    assert _lines(tmp_path, src, "--select", "CL116") == {26}

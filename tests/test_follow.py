@@ -391,7 +391,8 @@ def test_registry_dispatch_follows_only_the_keys_callers_pass(
             "@torch.compile\ndef f(t):\n" + body
         )
         _, data = _json(proj, "--python", str(venv))
-        return {(f["line"], f["rule"]) for f in data["findings"]}
+        # (CL116, the `solver.integrate(t)` call of a solver built there, comes with a break)
+        return {(f["line"], f["rule"]) for f in data["findings"] if f["rule"] != "CL116"}
 
     # a literal key: only that entry (the key is re-bound only by a checking call it goes to)
     assert rules('    return solve(t, method="rk4")\n') == {(7, "CL102")}
@@ -415,10 +416,12 @@ def test_registry_dispatch_follows_only_the_keys_callers_pass(
         for call, want in ((f"{name}(t)", {(7, "CL102")}), (f"{name}(t, None)", {(7, "CL102")})):
             (proj / "model.py").write_text(src + f"    return {call}\n")
             _, data = _json(proj, "--python", str(venv))
-            assert {(f["line"], f["rule"]) for f in data["findings"]} == want, call
+            got = {(f["line"], f["rule"]) for f in data["findings"] if f["rule"] != "CL116"}
+            assert got == want, call
         (proj / "model.py").write_text(src + f'    return {name}(t, "euler")\n')
         _, data = _json(proj, "--python", str(venv))
-        assert {(f["line"], f["rule"]) for f in data["findings"]} == {(7, "CL101")}
+        got = {(f["line"], f["rule"]) for f in data["findings"] if f["rule"] != "CL116"}
+        assert got == {(7, "CL101")}
 
 
 def test_registry_dispatch_and_overrides_are_followed(project: tuple[Path, Path, Path]) -> None:
@@ -429,8 +432,9 @@ def test_registry_dispatch_and_overrides_are_followed(project: tuple[Path, Path,
     )
     _, data = _json(proj, "--python", str(venv))
     got = [(f["line"], f["rule"], f["frames"][-1]["line"]) for f in data["findings"]]
-    # solve -> SOLVERS[method](...).integrate(t) -> Base.integrate -> self._step: Euler._step
-    assert got == [(7, "CL101", 17)]
+    # solve -> SOLVERS[method](...).integrate(t) -> Base.integrate -> self._step: Euler._step;
+    # the solver is built in traced code, so its breaking `integrate` breaks the call too (CL116)
+    assert got == [(7, "CL101", 17), (7, "CL116", 27)]
     names = [fr["function"] for fr in data["findings"][0]["frames"]]
     assert names == ["Model.forward", "solve", "Base.integrate", "Euler._step"]
     assert not marker.exists()

@@ -22,7 +22,7 @@ from functools import cache
 from typing import Any
 
 from compilelint.static.analysis import values as V
-from compilelint.static.analysis.facts import CallSite, Candidate, FunctionFacts
+from compilelint.static.analysis.facts import AT_CALL, REBUILT, CallSite, Candidate, FunctionFacts
 from compilelint.static.analysis.project import FKey, Project
 
 _MAX_DEPTH = 4  # call depth searched for a break below the called function
@@ -68,7 +68,10 @@ class CalleeBreaks:
         got = self._direct.get(path)
         if got is None:
             f = self.project.files[path]
-            got = {c.func for c in self.project.kept(f, self.codes) if not _conditional(c)}
+            # CL116 (a call of a breaking method) is itself decided here: the call's own
+            # target, which `breaks` follows, says it
+            codes = self.codes - {REBUILT}
+            got = {c.func for c in self.project.kept(f, codes) if not _conditional(c)}
             self._direct[path] = got
         return got
 
@@ -96,7 +99,16 @@ class CalleeBreaks:
         via = c.args.get("via")
         if not via:
             return True
-        for ref in via.split("\n"):
+        if via == AT_CALL:  # the object calls recorded at the candidate's position (CL116)
+            fn = self.project.files[path].functions.get(c.func)
+            refs = [
+                s.ref
+                for s in (fn.calls if fn is not None else ())
+                if s.line == c.line and s.col == c.col and s.ref.startswith("O|")
+            ]
+        else:
+            refs = via.split("\n")
+        for ref in refs:
             t = self.project._target(path, ref)
             if t is None:
                 continue

@@ -8,6 +8,14 @@ A condition is a JSON string ``[param, op, literal]`` with ``op`` one of ``truth
 ``is``, ``isnot``, ``eq``, ``ne``, ``in``, ``notin`` (the literal of ``is``/``isnot`` is None),
 or ``lt``, ``le``, ``gt``, ``ge`` against a number (``if power < 0:``, ``if 1 < power:``).
 
+Tests of what an input tensor is (:data:`INPUT_OPS`): ``not x.is_floating_point()``
+(``intdtype``), ``x.dtype == torch.float16`` / ``x.dtype in (torch.float16, torch.bfloat16)``
+(``halfdtype``), ``a.device != b.device`` (``otherdevice``, the literal the other parameter) and
+their negations (``floatdtype``, ``nothalfdtype``, ``samedevice``). Library mode judges its entry
+points on tensors of torch's default dtype (float32) on one device: code that runs only for
+integer or half-precision inputs, or inputs on different devices, is latent there
+(:meth:`~compilelint.static.analysis.project.Project.refuted`).
+
 Phase 2 (:meth:`~compilelint.static.analysis.project.Project.compute`) knows the Python values
 the traced callers pass for a parameter (or its literal default when a caller leaves it out; a
 library-mode entry point runs under its defaults): a call or a finding whose condition no such
@@ -72,7 +80,21 @@ _NEG = {
     "ge": "lt",
     "le": "gt",
     "gt": "le",
+    "intdtype": "floatdtype",
+    "floatdtype": "intdtype",
+    "halfdtype": "nothalfdtype",
+    "nothalfdtype": "halfdtype",
+    "otherdevice": "samedevice",
+    "samedevice": "otherdevice",
 }
+# tests of an input tensor's dtype or device: the ops that refute in library mode, and their
+# negations (which never refute); never carried to the rest of a block (``if
+# target.is_floating_point(): raise ...`` says nothing about the code after it)
+INPUT_OPS = frozenset(
+    ("intdtype", "floatdtype", "halfdtype", "nothalfdtype", "otherdevice", "samedevice")
+)
+UNUSUAL_INPUT_OPS = frozenset(("intdtype", "halfdtype", "otherdevice"))
+_HALF = ("torch.float16", "torch.half", "torch.bfloat16")
 # ``lit < param`` is ``param > lit``
 _FLIP = {"lt": "gt", "gt": "lt", "le": "ge", "ge": "le", "eq": "eq", "ne": "ne"}
 _ORDER = ("lt", "le", "gt", "ge")
@@ -91,6 +113,8 @@ def _atom(
     subject = _subject(test, is_param)
     if subject is not None:
         out = (subject, "truthy", None)
+    elif (got := _input_test(test, is_param)) is not None:
+        out = got
     elif isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         cmp = test.comparisons[0]
         op = {
@@ -126,6 +150,56 @@ def _atom(
     return (out[0], _NEG[out[1]], out[2]) if negated else out
 
 
+def _param_attr(node: cst.BaseExpression, attr: str, is_param: Callable[[str], bool]) -> str | None:
+    """``p`` of ``p.<attr>`` where ``p`` is a parameter still unassigned."""
+    import libcst as cst
+
+    if (
+        isinstance(node, cst.Attribute)
+        and node.attr.value == attr
+        and isinstance(node.value, cst.Name)
+        and node.value.value != "self"
+        and is_param(node.value.value)
+    ):
+        return node.value.value
+    return None
+
+
+def _input_test(
+    test: cst.BaseExpression, is_param: Callable[[str], bool]
+) -> tuple[str, str, object] | None:
+    """A test of a parameter's dtype or device (:data:`INPUT_OPS`), as it holds in the body."""
+    import libcst as cst
+
+    from compilelint.static.analysis.walker import dotted  # (imported: walker imports this module)
+
+    if isinstance(test, cst.Call) and not test.args:
+        p = _param_attr(test.func, "is_floating_point", is_param)
+        if p is not None:
+            return (p, "floatdtype", None)
+        return None
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return None
+    cmp = test.comparisons[0]
+    left, right = test.left, cmp.comparator
+    if isinstance(cmp.operator, (cst.Equal, cst.NotEqual, cst.Is, cst.IsNot)):
+        eq = isinstance(cmp.operator, (cst.Equal, cst.Is))
+        a = _param_attr(left, "device", is_param)
+        b = _param_attr(right, "device", is_param)
+        if a is not None and b is not None and a != b:
+            return (a, "samedevice" if eq else "otherdevice", b)
+        p = _param_attr(left, "dtype", is_param)
+        if p is not None and dotted(right) in _HALF:
+            return (p, "halfdtype" if eq else "nothalfdtype", None)
+        return None
+    if isinstance(cmp.operator, (cst.In, cst.NotIn)) and isinstance(right, (cst.Tuple, cst.List)):
+        p = _param_attr(left, "dtype", is_param)
+        els = [e.value for e in right.elements if isinstance(e, cst.Element)]
+        if p is not None and els and all(dotted(e) in _HALF for e in els):
+            return (p, "halfdtype" if isinstance(cmp.operator, cst.In) else "nothalfdtype", None)
+    return None
+
+
 def _subject(node: cst.BaseExpression, is_param: Callable[[str], bool]) -> str | None:
     """What a test is about: a parameter still unassigned (its name), or ``self.<attr>`` in a
     method whose ``self`` is (``"self.<attr>"``: decided from the attribute's one assignment,
@@ -144,21 +218,103 @@ def _subject(node: cst.BaseExpression, is_param: Callable[[str], bool]) -> str |
     return None
 
 
-def parse(test: cst.BaseExpression, is_param: Callable[[str], bool]) -> tuple[list[str], list[str]]:
-    """(conditions that hold in the body, conditions that hold in the else branch) of a test."""
+def parse(
+    test: cst.BaseExpression,
+    is_param: Callable[[str], bool],
+    alias: Callable[[str], cst.BaseExpression | None] | None = None,
+    depth: int = 0,
+) -> tuple[list[str], list[str]]:
+    """(conditions that hold in the body, conditions that hold in the else branch) of a test.
+    ``alias``: the expression a local variable was bound to once (``drop = self.training and
+    self.dropout``, then ``if drop:``), tested as that expression."""
     import libcst as cst
 
+    if alias is not None and depth < 4:
+        if isinstance(test, cst.Name) and not is_param(test.value):
+            got = alias(test.value)
+            if got is not None:
+                return parse(got, is_param, alias, depth + 1)
+        if (
+            isinstance(test, cst.UnaryOperation)
+            and isinstance(test.operator, cst.Not)
+            and isinstance(test.expression, cst.Name)
+            and not is_param(test.expression.value)
+            and alias(test.expression.value) is not None
+        ):
+            body, orelse = parse(test.expression, is_param, alias, depth)
+            return orelse, body
     a = _atom(test, is_param)
     if a is not None:
         neg = (a[0], _NEG[a[1]], a[2])
         return [encode(*a)], [encode(*neg)]
     if isinstance(test, cst.BooleanOperation):
-        left, lelse = parse(test.left, is_param)
-        right, relse = parse(test.right, is_param)
+        left, lelse = parse(test.left, is_param, alias, depth)
+        right, relse = parse(test.right, is_param, alias, depth)
         if isinstance(test.operator, cst.And):
             return left + right, []  # `not (a and b)` says nothing about either alone
         return [], lelse + relse  # `a or b` false: both are false
     return [], []
+
+
+def expr_tree(node: cst.BaseExpression, is_param: Callable[[str], bool]) -> list[object] | None:
+    """A flag computed from parameters and literals (``threshold > 0``, ``dropout and n > 1``,
+    ``not causal``) as JSON-able data (``["p", name]``, ``["l", value]``, ``["c", name, op,
+    literal]``, ``["not", t]``, ``["and"|"or", t, t]``) that :func:`evaluate` reads; None for
+    anything else."""
+    import libcst as cst
+
+    if isinstance(node, cst.Name) and is_param(node.value):
+        return ["p", node.value]
+    lit = literal(node)
+    if lit is not UNKNOWN and not isinstance(lit, list):
+        return ["l", lit]
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        inner = expr_tree(node.expression, is_param)
+        return None if inner is None else ["not", inner]
+    if isinstance(node, cst.BooleanOperation):
+        left = expr_tree(node.left, is_param)
+        right = expr_tree(node.right, is_param)
+        if left is None or right is None:
+            return None
+        return ["and" if isinstance(node.operator, cst.And) else "or", left, right]
+    if isinstance(node, cst.Comparison):
+        a = _atom(node, is_param)
+        if a is not None and a[1] not in INPUT_OPS and not a[0].startswith("self."):
+            return ["c", a[0], a[1], a[2]]
+    return None
+
+
+def params_of(tree: list[object]) -> set[str]:
+    if tree[0] in ("p", "c"):
+        return {str(tree[1])}
+    return set().union(*(params_of(t) for t in tree[1:] if isinstance(t, list)))
+
+
+def evaluate(tree: list[object], values: dict[str, list[object]]) -> list[object] | None:
+    """The values a flag (:func:`expr_tree`) may hold when each parameter holds one of
+    ``values[name]`` (a name missing: unknown); None when unknown."""
+    kind = tree[0]
+    if kind == "l":
+        return [tree[1]]
+    if kind == "p":
+        return values.get(str(tree[1]))
+    if kind == "c":
+        vals = values.get(str(tree[1]))
+        if vals is None:
+            return None
+        return [holds(v, str(tree[2]), tree[3]) for v in vals]
+    if kind == "not":
+        got = evaluate(tree[1], values)  # type: ignore[arg-type]
+        return None if got is None else [not v for v in got]
+    left = evaluate(tree[1], values)  # type: ignore[arg-type]
+    if left is None:
+        return None
+    # `a and b` is `a` where `a` is falsy, else `b`; `a or b` the other way round
+    stop = [v for v in left if (not v) == (kind == "and")]
+    if len(stop) == len(left):
+        return stop
+    right = evaluate(tree[2], values)  # type: ignore[arg-type]
+    return None if right is None else stop + right
 
 
 def encode(param: str, op: str, lit: object) -> str:
@@ -175,6 +331,8 @@ def decode(cond: str) -> tuple[str, str, object]:
 
 def holds(value: object, op: str, lit: object) -> bool:
     """Whether a parameter holding ``value`` satisfies ``op lit``."""
+    if op in INPUT_OPS:
+        return True  # about a tensor: decided by the project (``Project.refuted``), not here
     try:
         if op == "truthy":
             return bool(value)

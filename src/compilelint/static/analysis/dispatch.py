@@ -308,8 +308,10 @@ def _function(
     known = {(c.line, c.col) for c in facts.calls}
     added: list[CallSite] = []
 
-    def add(ref: str, call: ast.Call, in_loop: bool, guard: str = "") -> None:
-        if imported_only and not ref.startswith("O|D|"):
+    def add(ref: str, call: ast.Call, in_loop: bool, guard: str = "", made: bool = False) -> None:
+        # a scanned file: calls on objects of imported classes, and methods of objects this
+        # function builds from a class of the file (``s = Stepper(x)``, then ``s.run(x)``)
+        if imported_only and not ref.startswith("O|D|") and not made:
             return
         site = _site(ref, call, qual, params, in_loop, guard)
         if (site.line, site.col) in known and not ref.startswith("O|"):
@@ -380,10 +382,11 @@ def _function(
             refs = attr_classes[obj.attr]
         if isinstance(obj, ast.Name) and obj.id in env_guards:
             for r, g in env_guards[obj.id]:
-                add(f"O|{r}|{func.attr}", node, in_loop, g)
+                add(f"O|{r}|{func.attr}", node, in_loop, g, made=True)
             continue
+        made = isinstance(obj, ast.Name) and obj.id in env
         for r in refs:
-            add(f"O|{r}|{func.attr}", node, in_loop)
+            add(f"O|{r}|{func.attr}", node, in_loop, made=made)
     facts.calls.extend(added)
     return added
 

@@ -150,6 +150,13 @@ class Candidate:
     conds: list[str] = field(default_factory=list)  # as ``CallSite.conds``
 
 
+# the rule of a method that breaks, called on an object the traced code built (torch cannot
+# rebuild it to resume the caller's frame: "Reconstruction failure"); its candidates' ``via``
+# is AT_CALL: the object calls (``O|...`` call sites) recorded at the candidate's own position
+REBUILT = "CL116"
+AT_CALL = "@"
+
+
 @dataclass
 class FileFacts:
     path: str

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from compilelint.static.analysis import conds as C
 from compilelint.static.analysis import names as N
 from compilelint.static.analysis import values as V
-from compilelint.static.analysis.facts import CallSite, Candidate, FileFacts, FunctionFacts
+from compilelint.static.analysis.facts import REBUILT, CallSite, Candidate, FileFacts, FunctionFacts
 from compilelint.static.analysis.params import root_param_is_tensor
 from compilelint.static.analysis.summaries import Summaries
 
@@ -395,7 +395,7 @@ class Project(Summaries):
             for cp, cqq in self.mro(cpath, cq)
             for store in self.files[cp].classes[cqq].attr_stores.get(attr, ())
         ]
-        if len(own) > 1 or any(not st or st[0] != "P" for _, _, st in own):
+        if len(own) > 1 or any(not st or st[0] not in ("P", "X") for _, _, st in own):
             return None  # (checked first: the subclasses are looked up only when it may be)
         if any(b not in _PLAIN_BASES for b in self.external_bases(cpath, cq)):
             return None  # a base the project does not see may assign it too
@@ -407,13 +407,28 @@ class Project(Summaries):
         if len(assigned) != 1 or not assigned[0][2]:
             return None
         cp, cqq, (kind, what) = assigned[0]
+        if kind == "X":
+            # a flag computed from `__init__`'s parameters (`self.expire = threshold > 0`)
+            tree: list[object] = what  # type: ignore[assignment]
+            vals: dict[str, list[object]] = {}
+            for name in C.params_of(tree):
+                got = self._init_param_values(cp, cqq, name)
+                if got is not None:
+                    vals[name] = got
+            return C.evaluate(tree, vals)
         if kind != "P":
             # a flag set to a literal is state that code outside the class toggles
             # (transformers' `gradient_checkpointing = False`, which
             # `gradient_checkpointing_enable()` sets on every submodule): not decided
             return None
+        return self._init_param_values(cp, cqq, str(what))
+
+    def _init_param_values(self, cp: str, cqq: str, pname: str) -> list[object] | None:
+        """What parameter ``pname`` of class ``cqq``'s ``__init__`` holds (see
+        :meth:`attr_values`)."""
         init = (cp, f"{cqq}.__init__")
-        pname = str(what)
+        if init[1] not in self.files[cp].functions:
+            return None
         if init in self.traced:
             return self.param_values(init, pname)
         entries = getattr(self, "entry_classes", set())
@@ -459,6 +474,15 @@ class Project(Summaries):
         function's parameter may take here: the guarded code never runs in this project."""
         for cond in conds:
             pname, op, lit = C.decode(cond)
+            if op in C.INPUT_OPS:
+                if (
+                    op in C.UNUSUAL_INPUT_OPS
+                    and self.default_roots
+                    and self.input_tensor(key, pname)
+                ):
+                    if op != "otherdevice" or self.input_tensor(key, str(lit)):
+                        return True
+                continue
             if pname.startswith("self."):
                 cls = self.fn(key).cls
                 if cls is None or key not in self.traced:
@@ -469,6 +493,40 @@ class Project(Summaries):
             if vals and not any(C.holds(v, op, lit) for v in vals):
                 return True
         return False
+
+    def input_tensor(self, key: FKey, pname: str, depth: int = 0) -> bool:
+        """Whether parameter ``pname`` holds a tensor the user passes to a library-mode entry
+        point (one without a literal default), passed on unchanged by every traced caller
+        (``_binary_stat_scores_tensor_validation(preds, target, ...)``). Library mode judges
+        its entries on tensors of torch's default dtype on one device (``conds.INPUT_OPS``)."""
+        if depth > 8 or key not in self.traced or key in self._opaque:
+            return False
+        fn = self.fn(key)
+        prm = next((p for p in fn.params if p.name == pname), None)
+        if prm is None or prm.index < -1 or prm.literal:
+            return False
+        sites = self.callers.get(key, ())
+        if key in self.roots:
+            if key not in self.default_roots:
+                return False
+        elif not sites:
+            return False
+        positional = [p.name for p in fn.params if p.index >= 0]
+        for cpath, call, implicit in sites:
+            if call.star:
+                return False
+            slot = pname
+            if prm.index >= 0:
+                j = positional.index(pname) - implicit
+                if 0 <= j < len(call.args):
+                    slot = str(j)
+            src = call.fwd.get(slot)
+            if src is None or not src.startswith("P|") or "@" in src:
+                return False
+            qual, _, name = src[2:].rpartition("|")
+            if not self.input_tensor((cpath, qual), name, depth + 1):
+                return False
+        return True
 
     def find_roots(self, forwards: bool = True) -> set[FKey]:
         """Functions torch.compile starts tracing at: module forwards and compiled functions
@@ -589,6 +647,14 @@ class Project(Summaries):
             if c.args.get("via") and not self.callee_breaks().keep(f.path, c):
                 continue
             out.append(c)
+        rebuilt = [c for c in out if c.code == REBUILT]
+        if len(rebuilt) > 1:
+            # after the first reconstruction failure torch runs the rest of the function
+            # eagerly: a later call in it is not another one
+            first: dict[str, tuple[int, int]] = {}
+            for c in rebuilt:
+                first[c.func] = min(first.get(c.func, (c.line, c.col)), (c.line, c.col))
+            out = [c for c in out if c.code != REBUILT or first[c.func] == (c.line, c.col)]
         return out
 
     def callee_breaks(self) -> CalleeBreaks:

@@ -308,6 +308,8 @@ class Scope:
         self.local_classes: set[str] = set()
         self.params: dict[str, Value] = {}  # parameter -> the value it starts with
         self.rebound: set[str] = set()  # names assigned in the body so far
+        # local name -> the expression it was bound to, when bound once (None: more than once)
+        self.aliases: dict[str, cst.BaseExpression | None] = {}
         self.param_classes: dict[str, str] = {}  # parameter annotated with a class -> its ref
         # name -> whether every tensor bound to it so far was bound in training-only code
         # (`skip = False` then `if self.training: skip = torch.rand([]) < p`: True)
@@ -543,6 +545,8 @@ class FileWalker(Evaluator):
         """Bind an assignment target to a value (tuple targets unpack it per position)."""
         if isinstance(target, cst.Name):
             self.scope.env[target.value] = value
+            first = target.value not in self.scope.rebound and target.value not in self.scope.params
+            self.scope.aliases[target.value] = src if first else None
             self.scope.rebound.add(target.value)
             if V.sources(value):  # a tensor, or one under some callers (a parameter)
                 tt = self.scope.training_tensors
@@ -575,14 +579,17 @@ class FileWalker(Evaluator):
     def _attr_store(self, src: cst.BaseExpression | None) -> list[object]:
         if src is None or self.cls is None:
             return []
-        if (
-            isinstance(src, cst.Name)
-            and self.scope.qual == f"{self.cls.qual}.__init__"
-            and self._is_param(src.value)
-        ):
+        in_init = self.scope.qual == f"{self.cls.qual}.__init__"
+        if isinstance(src, cst.Name) and in_init and self._is_param(src.value):
             return ["P", src.value]
         lit = C.literal(src)
         if lit is C.UNKNOWN or isinstance(lit, list):
+            if in_init and isinstance(
+                src, (cst.BooleanOperation, cst.Comparison, cst.UnaryOperation)
+            ):
+                # a flag computed from `__init__`'s parameters (`threshold > 0`)
+                tree = C.expr_tree(src, self._is_param)
+                return ["X", tree] if tree is not None else []
             return []
         return ["L", lit]
 
@@ -1111,7 +1118,10 @@ class FileWalker(Evaluator):
                 and C.terminates(stmt.body)
             ):
                 # `if param is None: return ...`: the rest of the block runs when it is not
-                self.conds.extend(self._conds_of(stmt.test)[1])
+                # (a dtype or device test says nothing about the rest: C.INPUT_OPS)
+                self.conds.extend(
+                    c for c in self._conds_of(stmt.test)[1] if C.decode(c)[1] not in C.INPUT_OPS
+                )
                 if not dead and self._compiling_guard(stmt.test)[1]:
                     # `if ... or is_compiling(): return`: torch.compile never runs the rest
                     dead = 1
@@ -1167,7 +1177,11 @@ class FileWalker(Evaluator):
     def _conds_of(self, test: cst.BaseExpression) -> tuple[list[str], list[str]]:
         if self.scope.facts is None:
             return [], []
-        return C.parse(test, self._is_param)
+        return C.parse(test, self._is_param, self._alias)
+
+    def _alias(self, name: str) -> cst.BaseExpression | None:
+        """The expression a local variable of this function was bound to once."""
+        return self.scope.aliases.get(name)
 
     def visit_stmt(self, stmt: cst.CSTNode) -> None:
         prev = self.current_stmt

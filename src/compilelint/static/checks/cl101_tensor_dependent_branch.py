@@ -198,6 +198,34 @@ class TensorDependentBranch(Check):
     def visit_CompIf(self, node: cst.CompIf) -> None:
         self._test(node.test)
 
+    def visit_Assert(self, node: cst.Assert) -> None:
+        """``assert a == b and c == d`` / ``assert not (x > 0)`` on tensors: torch 2.13 turns
+        ``assert <tensor>`` into an in-graph check, but ``and``/``or``/``not`` take ``bool()``
+        of an operand first (``generic_jump TensorVariable``). A non-literal message is CL104's
+        (the assert breaks anyway)."""
+        if node.msg is not None and not isinstance(node.msg, _LITERAL_MSG):
+            return
+        parts: list[cst.BaseExpression] = []
+        _bool_read(node.test, parts)
+        if any(self.taint(p) for p in parts):
+            self._test(node.test)
+
+
+_LITERAL_MSG = (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float, cst.Imaginary)
+
+
+def _bool_read(test: cst.BaseExpression, out: list[cst.BaseExpression]) -> None:
+    """The operands of an ``assert`` test whose truth Python reads before the assert's own
+    value: a ``not``'s operand, every operand of an ``and``/``or`` chain but the last (whose
+    own reads count)."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        out.append(test.expression)
+    elif isinstance(test, cst.BooleanOperation):
+        ops: list[cst.BaseExpression] = []
+        _flatten(test, type(test.operator), ops, top=True)
+        out.extend(ops[:-1])
+        _bool_read(ops[-1], out)
+
 
 def _flatten(
     e: cst.BaseExpression, op: type, operands: list[cst.BaseExpression], top: bool = False

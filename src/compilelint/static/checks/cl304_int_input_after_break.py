@@ -222,6 +222,8 @@ class SizeAcrossGraphBreak(Check):
             code, node, req, args, _scope, in_loop, func, _conds = pending[i]
             if code not in codes or in_loop or func != qual or args.get("latent"):
                 continue
+            if args.get("via"):
+                continue  # a break only phase 2 decides (CL116: when the called method breaks)
             if args.get("training"):
                 continue
             stmt = self.w.stmt_of.get(id(node))
