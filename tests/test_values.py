@@ -488,6 +488,39 @@ def test_submodule_returning_a_tuple_unpacks_per_position(tmp_path: Path) -> Non
     assert got == [("m.py", 7, "CL105"), ("m.py", 19, "CL101")]
 
 
+def test_opaque_module_output_unpacked_through_a_name(tmp_path: Path) -> None:
+    # PVT-v2's encoder: `layer_output = layer(hidden_states)` then `outputs, height, width =
+    # layer_output` (the layer's forward returns a tuple, ints read from a shape beside it): the
+    # name holds the call's result, unknown per position when unpacked, a tensor used whole
+    src = """
+    import torch
+    from torch import nn
+
+    class M(nn.Module):
+        def __init__(self, layers):
+            super().__init__()
+            self.layers = layers
+
+        def forward(self, x):
+            b = x.shape[0]
+            for layer in self.layers:
+                layer_output = layer(x)
+                outputs, height, width = layer_output
+                x = outputs[0].reshape(b, height, width, -1)
+                y = layer(x)
+                if y.sum() > 0:
+                    x = x + 1
+                w = layer_output
+                w = y * 2  # rebound: a tensor, split along dim 0 when unpacked
+                p, q = w
+                if p.sum() > 0:
+                    x = x - 1
+            return x
+    """
+    got = lint(tmp_path, {"m.py": src}, ("CL101", "CL115"))
+    assert got == [("m.py", 17, "CL101"), ("m.py", 22, "CL101")]
+
+
 # ---------------------------------------------------------------------------- reachability
 def test_methods_of_submodules_are_reached_and_modules_built_there(tmp_path: Path) -> None:
     # BigBird: forward -> self.set_attention_type -> self.encoder.set_attention_type -> for

@@ -577,10 +577,20 @@ class Project(Summaries):
                 continue
             if c.conds and self.refuted((f.path, c.func), c.conds):
                 continue
+            if c.args.get("entry") and not self.entry((f.path, c.func)):
+                continue
             if c.args.get("via") and not self.callee_breaks().keep(f.path, c):
                 continue
             out.append(c)
         return out
+
+    def entry(self, key: FKey) -> bool:
+        """Whether dynamo may start a frame at this function with the arguments its own caller
+        passes (what a finding about its parameters as frame inputs needs, ``args["entry"]``):
+        a compiled function, or one no traced code of the project calls. A function traced
+        code calls is inlined there: its parameters are the caller's values."""
+        fn = self.files[key[0]].functions.get(key[1])
+        return fn is None or fn.compiled or not self.callers.get(key)
 
     def callee_breaks(self) -> CalleeBreaks:
         if self._callee_breaks is None:
