@@ -418,6 +418,30 @@ def test_latent_notes_for_nested_guards_and_path_dependent_names(tmp_path: Path)
     assert sorted(f.line for f in ev.findings) == [8, 17]
 
 
+def test_slice_bound_from_an_optional_tensor_argument_is_latent(tmp_path: Path) -> None:
+    # Pixtral: `image_sizes: Tensor | None = None`, replaced by `[(height, width)] * b` when
+    # not given; slicing by its elements breaks only when a tensor is passed (torch 2.13)
+    src = """
+    import torch
+    from torch import nn
+
+    class M(nn.Module):
+        def forward(self, x: torch.Tensor, sizes: torch.Tensor | None = None, n=None):
+            if sizes is None:
+                b, _, h, w = x.shape
+                sizes = [(h, w)] * b
+            out = [e[..., : size[0] // 2] for e, size in zip(x, sizes)]
+            k = x.sum().long()
+            return torch.cat(out, -1)[..., :k]
+    """
+    (tmp_path / "m.py").write_text(textwrap.dedent(src), encoding="utf-8")
+    rep = check([str(tmp_path)], Config(select=("CL113",), cache=False, root=str(tmp_path)))
+    got = {f.line: f.message for f in rep.findings}
+    assert sorted(got) == [10, 12]
+    assert "latent: `size` is a tensor on some paths" in got[10]
+    assert "latent" not in got[12]
+
+
 def test_path_dependent_name_with_a_tensor_outside_training_is_not_training_only(
     tmp_path: Path,
 ) -> None:
