@@ -577,20 +577,46 @@ class Project(Summaries):
                 continue
             if c.conds and self.refuted((f.path, c.func), c.conds):
                 continue
-            if c.args.get("entry") and not self.entry((f.path, c.func)):
+            if c.args.get("entry") and not self.frame_param((f.path, c.func), c.args["name"]):
                 continue
             if c.args.get("via") and not self.callee_breaks().keep(f.path, c):
                 continue
             out.append(c)
         return out
 
-    def entry(self, key: FKey) -> bool:
-        """Whether dynamo may start a frame at this function with the arguments its own caller
-        passes (what a finding about its parameters as frame inputs needs, ``args["entry"]``):
-        a compiled function, or one no traced code of the project calls. A function traced
-        code calls is inlined there: its parameters are the caller's values."""
+    def frame_param(self, key: FKey, pname: str) -> bool:
+        """Whether parameter ``pname`` may hold a per-call Python value that dynamo guards on
+        in this function (what a finding about it as a frame input needs, ``args["entry"]``):
+        the function is compiled, or no traced code of the project calls it (a frame starts
+        there), or a traced caller passes it on from its own parameter (the input reaches it
+        through the inlined call) or in a way not seen here (``*args``). A function traced code
+        calls is inlined into the caller's frame: a literal, a default, or a value the caller
+        computes (a size read from a shape, a loop's counter) is no input of a frame."""
         fn = self.files[key[0]].functions.get(key[1])
-        return fn is None or fn.compiled or not self.callers.get(key)
+        sites = self.callers.get(key)
+        if fn is None or fn.compiled or not sites or not pname:
+            return True
+        prm = next((p for p in fn.params if p.name == pname), None)
+        if prm is None or prm.index < -1:
+            return True
+        positional = [p.name for p in fn.params if p.index >= 0]
+        for _cpath, call, implicit in sites:
+            if call.star:
+                return True
+            v, slot = None, pname
+            if prm.index >= 0:
+                j = positional.index(pname) - implicit
+                if 0 <= j < len(call.args):
+                    v, slot = call.args[j], str(j)
+            if v is None:
+                v = call.kwargs.get(pname)
+            if v is None:
+                continue  # its default
+            if slot in call.fwd or any(
+                (m[0] == "Y" and m[1].startswith("P|")) or m[0] == "U" for m in V.members(v)
+            ):
+                return True
+        return False
 
     def callee_breaks(self) -> CalleeBreaks:
         if self._callee_breaks is None:
