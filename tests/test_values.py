@@ -545,6 +545,43 @@ def test_opaque_module_output_unpacked_through_a_name(tmp_path: Path) -> None:
     assert got == [("m.py", 17, "CL101"), ("m.py", 22, "CL101")]
 
 
+def test_number_parameters_of_inlined_forwards_are_frame_inputs_only_when_forwarded(
+    tmp_path: Path,
+) -> None:
+    # SegFormer/PVT-v2: sizes read from a shape in the encoder, passed down two modules to a
+    # `reshape`: inlined, no guard (torch 2.13); a root's own int passed down to `range()`
+    # still is one, where the child uses it
+    src = """
+    import torch
+    from torch import nn
+
+    class Red(nn.Module):
+        def forward(self, h, height: int, width: int, n: int = 1):
+            b, _, c = h.shape
+            for _ in range(n):
+                h = h * 2
+            return h.transpose(1, 2).reshape(b, c, height, width)
+
+    class Attn(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.red = Red()
+
+        def forward(self, h, height, width, n):
+            return self.red(h, height, width, n)
+
+    class Top(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.attn = Attn()
+
+        def forward(self, x, n: int = 1):
+            _, _, height, width = x.shape
+            return self.attn(x.flatten(2).transpose(1, 2), height, width, n)
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL301",)) == [("m.py", 8, "CL301")]
+
+
 # ---------------------------------------------------------------------------- reachability
 def test_methods_of_submodules_are_reached_and_modules_built_there(tmp_path: Path) -> None:
     # BigBird: forward -> self.set_attention_type -> self.encoder.set_attention_type -> for
