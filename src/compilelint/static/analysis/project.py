@@ -592,7 +592,8 @@ class Project(Summaries):
         through the inlined call, where that parameter is itself one: followed up the callers)
         or in a way not seen here (``*args``). A function traced code
         calls is inlined into the caller's frame: a literal, a default, or a value the caller
-        computes (a size read from a shape, a loop's counter) is no input of a frame."""
+        computes or reads (a size read from a shape, a loop's counter, what a submodule returns)
+        is no input of a frame."""
         fn = self.files[key[0]].functions.get(key[1])
         sites = self.callers.get(key)
         if fn is None or fn.compiled or not sites or not pname or depth > 6:
@@ -615,8 +616,6 @@ class Project(Summaries):
                 continue  # its default
             srcs = [call.fwd[slot]] if slot in call.fwd else []
             for m in V.members(v):
-                if m[0] == "U":
-                    return True
                 if m[0] == "Y" and m[1].startswith("P|"):
                     srcs.append(m[1])
             for src in srcs:
