@@ -418,6 +418,30 @@ def test_latent_notes_for_nested_guards_and_path_dependent_names(tmp_path: Path)
     assert sorted(f.line for f in ev.findings) == [8, 17]
 
 
+def test_slice_bound_from_an_optional_tensor_argument_is_latent(tmp_path: Path) -> None:
+    # Pixtral: `image_sizes: Tensor | None = None`, replaced by `[(height, width)] * b` when
+    # not given; slicing by its elements breaks only when a tensor is passed (torch 2.13)
+    src = """
+    import torch
+    from torch import nn
+
+    class M(nn.Module):
+        def forward(self, x: torch.Tensor, sizes: torch.Tensor | None = None, n=None):
+            if sizes is None:
+                b, _, h, w = x.shape
+                sizes = [(h, w)] * b
+            out = [e[..., : size[0] // 2] for e, size in zip(x, sizes)]
+            k = x.sum().long()
+            return torch.cat(out, -1)[..., :k]
+    """
+    (tmp_path / "m.py").write_text(textwrap.dedent(src), encoding="utf-8")
+    rep = check([str(tmp_path)], Config(select=("CL113",), cache=False, root=str(tmp_path)))
+    got = {f.line: f.message for f in rep.findings}
+    assert sorted(got) == [10, 12]
+    assert "latent: `size` is a tensor on some paths" in got[10]
+    assert "latent" not in got[12]
+
+
 def test_path_dependent_name_with_a_tensor_outside_training_is_not_training_only(
     tmp_path: Path,
 ) -> None:
@@ -486,6 +510,76 @@ def test_submodule_returning_a_tuple_unpacks_per_position(tmp_path: Path) -> Non
     """
     got = lint(tmp_path, {"m.py": src}, ("CL101", "CL105", "CL113"))
     assert got == [("m.py", 7, "CL105"), ("m.py", 19, "CL101")]
+
+
+def test_opaque_module_output_unpacked_through_a_name(tmp_path: Path) -> None:
+    # PVT-v2's encoder: `layer_output = layer(hidden_states)` then `outputs, height, width =
+    # layer_output` (the layer's forward returns a tuple, ints read from a shape beside it): the
+    # name holds the call's result, unknown per position when unpacked, a tensor used whole
+    src = """
+    import torch
+    from torch import nn
+
+    class M(nn.Module):
+        def __init__(self, layers):
+            super().__init__()
+            self.layers = layers
+
+        def forward(self, x):
+            b = x.shape[0]
+            for layer in self.layers:
+                layer_output = layer(x)
+                outputs, height, width = layer_output
+                x = outputs[0].reshape(b, height, width, -1)
+                y = layer(x)
+                if y.sum() > 0:
+                    x = x + 1
+                w = layer_output
+                w = y * 2  # rebound: a tensor, split along dim 0 when unpacked
+                p, q = w
+                if p.sum() > 0:
+                    x = x - 1
+            return x
+    """
+    got = lint(tmp_path, {"m.py": src}, ("CL101", "CL115"))
+    assert got == [("m.py", 17, "CL101"), ("m.py", 22, "CL101")]
+
+
+def test_number_parameters_of_inlined_forwards_are_frame_inputs_only_when_forwarded(
+    tmp_path: Path,
+) -> None:
+    # SegFormer/PVT-v2: sizes read from a shape in the encoder, passed down two modules to a
+    # `reshape`: inlined, no guard (torch 2.13); a root's own int passed down to `range()`
+    # still is one, where the child uses it
+    src = """
+    import torch
+    from torch import nn
+
+    class Red(nn.Module):
+        def forward(self, h, height: int, width: int, n: int = 1):
+            b, _, c = h.shape
+            for _ in range(n):
+                h = h * 2
+            return h.transpose(1, 2).reshape(b, c, height, width)
+
+    class Attn(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.red = Red()
+
+        def forward(self, h, height, width, n):
+            return self.red(h, height, width, n)
+
+    class Top(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.attn = Attn()
+
+        def forward(self, x, n: int = 1):
+            _, _, height, width = x.shape
+            return self.attn(x.flatten(2).transpose(1, 2), height, width, n)
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL301",)) == [("m.py", 8, "CL301")]
 
 
 # ---------------------------------------------------------------------------- reachability

@@ -140,6 +140,7 @@ class FrameInput:
     returned_by: str = ""  # a number returned by this call, which breaks (see returned_inputs)
     none_first: bool = False  # a loop-carried argument, ``None`` on the first iteration
     frame: str = ""  # the function that breaks, when its parameter is first read in a callee
+    closure: bool = False  # ``param`` is the wrapped function, a cell of the wrapper's closure
 
 
 def _varying_int(v: Any) -> bool:
@@ -404,7 +405,9 @@ def frame_input_candidate(fi: FrameInput, line_text: str, code: str) -> Candidat
         end_line=fi.line,
         end_col=end,
         requires=[],
-        args=_wrapper_args(fi)
+        args=_closure_args(fi)
+        if fi.closure
+        else _wrapper_args(fi)
         if fi.wrapped
         else _returned_args(fi)
         if fi.returned_by
@@ -458,6 +461,23 @@ def _returned_args(fi: FrameInput) -> dict[str, str]:
     }
 
 
+def _closure_args(fi: FrameInput) -> dict[str, str]:
+    names = ", ".join(f"`{w}`" for w in fi.wrapped[:3])
+    return {
+        "name": fi.param,
+        "what": (
+            f"is the function `{fi.function}` wraps, the wrapper a decorator puts around several "
+            f"functions that break the graph ({names}; `{fi.caller}` calls another of them), so "
+            "dynamo compiles the wrapper as a frame of its own, once per decorated function"
+        ),
+        "why": (
+            f"`{fi.param}` is a cell of the wrapper's closure: dynamo guards on its code object "
+            f"(`___check_obj_id({fi.param}.__code__, ...)`), so the next decorated function "
+            "recompiles the wrapper"
+        ),
+    }
+
+
 def _wrapper_args(fi: FrameInput) -> dict[str, str]:
     names = ", ".join(f"`{w}`" for w in fi.wrapped[:3])
     return {
@@ -480,7 +500,8 @@ def wrapper_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
     that breaks, decorated with the wrapper, calls (within a few calls) another such function
     decorated with the same wrapper, and the wrapper takes ``(*args, **kwargs)`` only (the
     arguments, their number and types, are what its guards check). The finding sits at the
-    first use of the wrapper's ``*args``."""
+    first use of the wrapper's ``*args``; for a wrapper with a parameter before ``*args``
+    (``wrapper(self, *args, **kwargs)``), at its call of the wrapped function."""
     by_wrapper: dict[FKey, list[FKey]] = {}
     for key in sorted(project.traced):
         if not project.fn(key).decorators:
@@ -499,8 +520,24 @@ def wrapper_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
         star = [p.name for p in wfn.params if p.index == -2]
         if not star or any(p.index >= 0 for p in wfn.params):
             # `wrapper(self, *args, **kwargs)`: callers pass the rest by keyword, `args` is
-            # `()` on every call, and no recompile of such a wrapper was seen on the
-            # transformers corpus (can_return_tuple, capture_outputs): not predicted
+            # `()` on every call and `self` a module of the same kind; what differs is the
+            # function it wraps, a cell of the closure: dynamo guards on its code object
+            # (`___check_obj_id(func.__code__, ...)`) where the wrapper calls it
+            name, at = wfn.closure_call if wfn.closure_call else ("", 0)
+            if name and at:
+                out.append(
+                    FrameInput(
+                        w[0],
+                        int(at),
+                        w[1],
+                        str(name),
+                        pair[0][0],
+                        project.fn(pair[0]).line,
+                        pair[0][1],
+                        tuple(k[1] for k in (pair[0], pair[1])),
+                        closure=True,
+                    )
+                )
             continue
         line = _first_use(wfn, star[0])
         if not line:

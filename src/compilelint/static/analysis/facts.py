@@ -106,6 +106,9 @@ class FunctionFacts:
     none_literals: dict[str, object] = field(default_factory=dict)
     # calls a parameter of an enclosing function (``func(*args, **kwargs)`` in a wrapper)
     calls_closure_param: bool = False
+    # the first such call: the enclosing function's parameter it calls and the call's line (a
+    # wrapper compiled as a frame for several functions guards on that parameter there)
+    closure_call: list[Any] = field(default_factory=list)
     # where its parameters meet dynamo's guards: ``[param, kind, line, op, literal]`` rows
     # (see :mod:`compilelint.static.analysis.guards`)
     guards: list[list[Any]] = field(default_factory=list)

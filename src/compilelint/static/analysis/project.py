@@ -644,6 +644,8 @@ class Project(Summaries):
                 continue
             if c.conds and self.refuted((f.path, c.func), c.conds):
                 continue
+            if c.args.get("entry") and not self.frame_param((f.path, c.func), c.args["name"]):
+                continue
             if c.args.get("via") and not self.callee_breaks().keep(f.path, c):
                 continue
             out.append(c)
@@ -656,6 +658,47 @@ class Project(Summaries):
                 first[c.func] = min(first.get(c.func, (c.line, c.col)), (c.line, c.col))
             out = [c for c in out if c.code != REBUILT or first[c.func] == (c.line, c.col)]
         return out
+
+    def frame_param(self, key: FKey, pname: str, depth: int = 0) -> bool:
+        """Whether parameter ``pname`` may hold a per-call Python value that dynamo guards on
+        in this function (what a finding about it as a frame input needs, ``args["entry"]``):
+        the function is compiled, or no traced code of the project calls it (a frame starts
+        there), or a traced caller passes it on from its own parameter (the input reaches it
+        through the inlined call, where that parameter is itself one: followed up the callers)
+        or in a way not seen here (``*args``). A function traced code
+        calls is inlined into the caller's frame: a literal, a default, or a value the caller
+        computes or reads (a size read from a shape, a loop's counter, what a submodule returns)
+        is no input of a frame."""
+        fn = self.files[key[0]].functions.get(key[1])
+        sites = self.callers.get(key)
+        if fn is None or fn.compiled or not sites or not pname or depth > 6:
+            return True
+        prm = next((p for p in fn.params if p.name == pname), None)
+        if prm is None or prm.index < -1:
+            return True
+        positional = [p.name for p in fn.params if p.index >= 0]
+        for cpath, call, implicit in sites:
+            if call.star:
+                return True
+            v, slot = None, pname
+            if prm.index >= 0:
+                j = positional.index(pname) - implicit
+                if 0 <= j < len(call.args):
+                    v, slot = call.args[j], str(j)
+            if v is None:
+                v = call.kwargs.get(pname)
+            if v is None:
+                continue  # its default
+            srcs = [call.fwd[slot]] if slot in call.fwd else []
+            for m in V.members(v):
+                if m[0] == "Y" and m[1].startswith("P|"):
+                    srcs.append(m[1])
+            for src in srcs:
+                # the caller's own parameter: an input only where it is one there
+                qual, _, cparam = src[2:].rpartition("|")
+                if "@" in cparam or self.frame_param((cpath, qual), cparam, depth + 1):
+                    return True
+        return False
 
     def callee_breaks(self) -> CalleeBreaks:
         if self._callee_breaks is None:

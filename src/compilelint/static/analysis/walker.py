@@ -314,6 +314,9 @@ class Scope:
         # name -> whether every tensor bound to it so far was bound in training-only code
         # (`skip = False` then `if self.training: skip = torch.rand([]) < p`: True)
         self.training_tensors: dict[str, bool] = {}
+        # names bound to the call of a module whose class is not known here (`out = layer(x)`):
+        # "a tensor" when used whole, unknown positions when unpacked later (`a, h, w = out`)
+        self.module_outputs: set[str] = set()
 
     @property
     def qual(self) -> str:
@@ -355,6 +358,7 @@ class FileWalker(Evaluator):
             tuple[str, cst.CSTNode, Taint, dict[str, str], str, bool, str, list[str]]
         ] = []
         self.call_nodes: list[tuple[CallSite, cst.CSTNode]] = []
+        self.closure_calls: list[tuple[FunctionFacts, cst.CSTNode]] = []  # wrappers' `func(...)`
         # id(node) -> the statement being walked when it was reported or called (positions)
         self.stmt_of: dict[int, cst.CSTNode | None] = {}
         self.scope = Scope(None, None)
@@ -514,8 +518,10 @@ class FileWalker(Evaluator):
 
     def _opaque_module_call(self, node: cst.BaseExpression) -> bool:
         """A call of a module whose class is not known here (a loop target over a module
-        container, ``self.<submodule>`` of an unseen class): taken for "a tensor" when used
-        whole, but not when unpacked."""
+        container, ``self.<submodule>`` of an unseen class), or a name bound to one: taken for
+        "a tensor" when used whole, but not when unpacked."""
+        if isinstance(node, cst.Name):
+            return node.value in self.scope.module_outputs
         if not isinstance(node, cst.Call):
             return False
         func = node.func
@@ -548,6 +554,7 @@ class FileWalker(Evaluator):
             first = target.value not in self.scope.rebound and target.value not in self.scope.params
             self.scope.aliases[target.value] = src if first else None
             self.scope.rebound.add(target.value)
+            self.scope.module_outputs.discard(target.value)
             if V.sources(value):  # a tensor, or one under some callers (a parameter)
                 tt = self.scope.training_tensors
                 tt[target.value] = tt.get(target.value, True) and self.training_depth > 0
@@ -921,6 +928,9 @@ class FileWalker(Evaluator):
             return  # calls in code torch.compile does not trace do not make their callees traced
         if isinstance(node.func, cst.Name) and self._closure_param(node.func.value):
             facts.calls_closure_param = True
+            if not facts.closure_call:
+                facts.closure_call = [node.func.value, 0]
+                self.closure_calls.append((facts, node))
         ref = self.callee_ref(node.func)
         sub = self._submodule_call_refs(node.func, ref)
         refs = sub if sub else ([ref] if ref is not None else [])
@@ -1296,6 +1306,12 @@ class FileWalker(Evaluator):
                     continue
                 self.bind(tgt.target, tv, a.value)
                 self.bind_self_attr_classes(tgt.target, a.value)
+                if (
+                    tv == V.TENSOR
+                    and isinstance(tgt.target, cst.Name)
+                    and self._opaque_module_call(a.value)
+                ):
+                    self.scope.module_outputs.add(tgt.target.value)
         elif t is cst.AnnAssign:
             aa: cst.AnnAssign = small  # type: ignore[assignment]
             if aa.value is not None:
@@ -1803,9 +1819,11 @@ def analyze_module(
     nodes = [n for (_, n, *_rest) in walker.pending]
     nodes.extend(n for _, n in walker.call_nodes)
     nodes.extend(n for _, n in uses.sites)
+    nodes.extend(n for _, n in walker.closure_calls)
     stmt_of = walker.stmt_of
     # the guard rows need only a line
     lines_only = {id(n) for _, n in uses.sites}
+    lines_only.update(id(n) for _, n in walker.closure_calls)
     lines_only.difference_update(id(p[1]) for p in walker.pending)
     lines_only.difference_update(id(n) for _, n in walker.call_nodes)
     sp = (
@@ -1824,6 +1842,8 @@ def analyze_module(
         site.line, site.col = sp.get(id(node), (0, 0, 0, 0))[:2]
     for row, node in uses.sites:
         row[2] = sp.get(id(node), (0, 0, 0, 0))[0]
+    for fn_facts, node in walker.closure_calls:
+        fn_facts.closure_call[1] = sp.get(id(node), (0, 0, 0, 0))[0]
     candidates: list[Candidate] = []
     for code, node, req, args, scope, in_loop, func, conds in walker.pending:
         line, col, eline, ecol = sp.get(id(node), (1, 1, 1, 1))

@@ -10,6 +10,9 @@ from compilelint.static.checks.base import Check
 # torch factories whose positional arguments (or first tuple, or ``size=``) are sizes
 _FACTORIES = frozenset({"zeros", "ones", "empty", "rand", "randn"})
 _FIRST_ONLY = frozenset({"full"})  # torch.full(size, fill_value)
+# torch.arange(end) / (start, end[, step]): every positional argument sets the length (torch
+# 2.13 reads a tensor's value there: "Data dependent operator", GB0033)
+_RANGES = frozenset({"arange"})
 # tensor methods: every positional argument (or one tuple) is a size
 _SIZE_METHODS = frozenset({"view", "reshape", "expand", "repeat"})
 _NEW_METHODS = frozenset({"new_zeros", "new_ones", "new_empty"})
@@ -28,7 +31,7 @@ class TensorSizeArgument(Check):
         pos = [a for a in node.args if a.keyword is None]
         if q is not None and q.startswith("torch.") and q.count(".") == 1:
             name = q[6:]
-            if name in _FACTORIES:
+            if name in _FACTORIES or name in _RANGES:
                 sizes = [a.value for a in pos]
             elif name in _FIRST_ONLY:
                 sizes = [pos[0].value] if pos else []

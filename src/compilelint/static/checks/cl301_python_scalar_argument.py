@@ -185,17 +185,19 @@ class PythonScalarArgument(Check):
             for a in node.args:
                 name = self._param(a.value, ("float", "int"))
                 if name is not None:
-                    self.report(a.value, name=name, use=f"`{q.rsplit('.', 1)[-1]}()`")
+                    self.report(a.value, name=name, use=f"`{q.rsplit('.', 1)[-1]}()`", entry="1")
             return
         if isinstance(func, cst.Name) and func.value == "range" and "range" not in self.w.imports:
             for a in node.args:
                 name = self._param(a.value, ("int",))
                 if name is not None:
-                    self.report(a.value, name=name, use="`range()`")
+                    self.report(a.value, name=name, use="`range()`", entry="1")
             return
         if isinstance(func, cst.Attribute) and func.attr.value in _SHAPE_METHODS:
             recv = self.taint(func.value)
             for a in node.args:
                 name = self._param(a.value, ("int",))
                 if name is not None:
-                    self.report(a.value, requires=recv, name=name, use=f"`.{func.attr.value}()`")
+                    self.report(
+                        a.value, requires=recv, name=name, use=f"`.{func.attr.value}()`", entry="1"
+                    )
