@@ -31,6 +31,14 @@ from compilelint.fix.records import NoFix, Rewrite
 from compilelint.model import Finding
 
 HELPER = "_run_eager"
+# dynamo's break record (its gb_type) at a call of a disabled function, torch 2.13
+DISABLED_SKIP = "Skip calling `torch.compiler.disable()`d function"
+TITLE_MARK = "through a `torch.compiler.disable`d helper"
+
+
+def is_library_call(title: str) -> bool:
+    """Whether a fix record's title is this module's rewrite."""
+    return TITLE_MARK in title
 
 
 def _callee_ok(e: cst.BaseExpression) -> bool:
@@ -109,7 +117,7 @@ def library_call_fix(ctx: FixContext, f: Finding) -> Rewrite | NoFix:
     changes.append((call, call.with_changes(func=cst.Name(name), args=args)))
     return Rewrite(
         title=(
-            f"call `{func_code}` ({f.package}) through a `torch.compiler.disable`d helper "
+            f"call `{func_code}` ({f.package}) {TITLE_MARK} "
             f"`{name}(fn, *args)`: on torch 2.13 dynamo records one break at a disabled "
             "function's call instead of the library's own breaks inside it; values and "
             "gradients are the eager call's"
