@@ -776,6 +776,7 @@ class Verifier:
             regions[_key(r)] = (rel, lo, hi, alo, ahi)
 
         routed = {_key(r) for r in recs if is_library_call(r.title)}
+        routed_breaks: set[int] = set()  # id() of the break records the routed calls cost
         # breaks after the fixes that were not there before, attributed by line
         new_by_key: dict[Key, list[str]] = {k: [] for k in regions}
         stray: list[str] = []
@@ -817,6 +818,7 @@ class Verifier:
                     if p == path and alo <= line <= ahi
                 ]
                 if owner and str(gb).startswith(DISABLED_SKIP) and any(k in routed for k in owner):
+                    routed_breaks.add(id(b))
                     # the one break a library call routed through a disabled helper costs
                     # (torch 2.13 records it at the call): judged below as fewer breaks at
                     # the routed call's line, not charged to a fix whose region touches it
@@ -835,7 +837,11 @@ class Verifier:
             rel, lo, hi, alo, ahi = regions[k]
             bb = _count(before_breaks, rel, lo, hi)
             rb = _count(before_recs, rel, lo, hi)
-            ba = _count(res.block.get("breaks") or [], rel, alo, ahi) if res.ok else 0
+            after_breaks = res.block.get("breaks") or [] if res.ok else []
+            if k not in routed:
+                # a routed library call's one break is that call's, not this fix's
+                after_breaks = [b for b in after_breaks if id(b) not in routed_breaks]
+            ba = _count(after_breaks, rel, alo, ahi) if res.ok else 0
             ra = _count(res.block.get("recompiles") or [], rel, alo, ahi) if res.ok else 0
             new = tuple(new_by_key.get(k, []))
             rule = self.catalog.rules.get(r.rule)
