@@ -116,3 +116,36 @@ def test_fixed_model_breaks_less_and_computes_the_same(tmp_path: Path) -> None:
         got = run(b, compiled)
         torch.testing.assert_close(got[0], want[0])
         torch.testing.assert_close(got[1], want[1])
+
+
+# CL501 (same branch): a counter whose read decides Python control flow stays a Python int
+FREEZE = textwrap.dedent(
+    """\
+    from torch import nn
+
+
+    class Model(nn.Module):
+        def __init__(self, unfreeze_at=2):
+            super().__init__()
+            self.body = nn.Linear(8, 8)
+            self.unfreeze_at = unfreeze_at
+            self.step = 0
+
+        def forward(self, x):
+            trainable = self.step >= self.unfreeze_at
+            for p in self.body.parameters():
+                p.requires_grad_(trainable)
+            self.step += 1
+            return self.body(x)
+    """
+)
+
+
+def test_a_counter_read_in_a_comparison_names_the_control_flow_reason(tmp_path: Path) -> None:
+    path = tmp_path / "freeze.py"
+    path.write_text(FREEZE, encoding="utf-8")
+    res = run_fixes([str(path)], Config(select=("CL501",), cache=False), unsafe=True)
+    assert not res.changes
+    (rec,) = res.records
+    assert rec.status == "no-fix" and "decides Python control flow" in rec.reason
+    assert "training loop" in rec.reason
