@@ -24,6 +24,7 @@ from compilelint.fingerprint import content_hash
 from compilelint.fix.codemods import all_codemods
 from compilelint.fix.context import FixContext
 from compilelint.fix.evidence import observed_lines
+from compilelint.fix.library_calls import library_call_fix
 from compilelint.fix.records import FileChange, FixRecord, NoFix, Proposal, Rewrite
 from compilelint.fix.textdiff import LineMap, edits_between
 from compilelint.model import Edit, Finding
@@ -103,9 +104,13 @@ def plan_file(
             continue
         if f.package is not None:
             # the finding describes third-party code reached from this line: a codemod reads
-            # the user's line and would rewrite the call as if it were the library's statement
-            why = f"the code is in {f.package}, reached from this line: no codemod edits it"
-            plan.planned.append(Planned(f, rule.fix, NoFix(why), ""))
+            # the user's line and would rewrite the call as if it were the library's statement;
+            # what can move is the user's call, out of the compiled region
+            try:
+                lib = library_call_fix(ctx, f)
+            except Exception as exc:  # a codemod bug must not lose the user's run
+                lib = NoFix(f"internal error in the library-call rewrite ({exc})")
+            plan.planned.append(Planned(f, "unsafe", lib, ""))
             continue
         try:
             res = mod.fix(ctx, f)

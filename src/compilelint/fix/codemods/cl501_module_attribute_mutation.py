@@ -70,6 +70,16 @@ class CounterBuffer(Codemod):
             if not (self._is_step(ctx, use, attr) or self._with_tensor(ctx, use)):
                 stmt = ctx.statement(use)
                 code = ctx.code(stmt).strip().splitlines()[0] if stmt is not None else attr
+                if any(
+                    isinstance(a, (cst.Comparison, cst.If, cst.While)) for a in ctx.ancestors(use)
+                ):
+                    return NoFix(
+                        f"`self.{attr}` is also read in `{code[:50]}`, a comparison that decides "
+                        "Python control flow: as a tensor buffer it would be a data-dependent "
+                        "branch. Each counter value is a guard (a recompile per value until "
+                        "dynamo marks it dynamic); move the decision out of `forward` (e.g. "
+                        "into the training loop) or pass it in as an argument"
+                    )
                 return NoFix(
                     f"`self.{attr}` is also read in `{code[:50]}`: as a tensor that would "
                     "become data-dependent"
