@@ -1117,6 +1117,8 @@ def sorted_dispatch(ctx: FixContext, node: cst.CSTNode) -> Rewrite | Proposal | 
                     for s in st.body
                 ):
                     splits.append(n)
+    if not splits:
+        return _offsets_dispatch(ctx, fn, node)
     if len(splits) != 1:
         return None
     split = splits[0]
@@ -1221,5 +1223,169 @@ def sorted_dispatch(ctx: FixContext, node: cst.CSTNode) -> Rewrite | Proposal | 
     if why_rows is not None:
         return Proposal(
             title, changes, reason=f"the expert is not known to act on each token alone: {why_rows}"
+        )
+    return Rewrite(title, changes)
+
+
+def _is_run(e: cst.BaseExpression, start: str, n: str) -> cst.BaseExpression | None:
+    """The tensor of ``t[start : start + n]``, else None."""
+    if not isinstance(e, cst.Subscript) or len(e.slice) != 1:
+        return None
+    sl = e.slice[0].slice
+    if not isinstance(sl, cst.Slice) or sl.step is not None or sl.lower is None:
+        return None
+    if _code(sl.lower) != start or sl.upper is None:
+        return None
+    if _code(sl.upper).replace(" ", "") not in (f"{start}+{n}", f"{n}+{start}"):
+        return None
+    return e.value
+
+
+def _offsets_dispatch(
+    ctx: FixContext, fn: cst.FunctionDef, node: cst.CSTNode
+) -> Rewrite | Proposal | NoFix | None:
+    """``for e, n in enumerate(counts.tolist()): buf[s : s + n] = self.experts[e](xs[s : s +
+    n]); s += n`` (running offsets over the rows sorted by expert) -> the dense form on the
+    sorted rows."""
+    tl = next(
+        (n for n in _walk(node) if isinstance(n, cst.Call) and _attr(n) == "tolist"),
+        node if isinstance(node, cst.Call) and _attr(node) == "tolist" else None,
+    )
+    if not isinstance(tl, cst.Call) or not isinstance(tl.func, cst.Attribute):
+        return None
+    sizes_name = ""
+    p = ctx.parent(tl)
+    if (
+        isinstance(p, cst.Assign)
+        and len(p.targets) == 1
+        and isinstance(p.targets[0].target, cst.Name)
+    ):
+        sizes_name = p.targets[0].target.value
+    loops = [
+        n
+        for n in _walk(fn)
+        if isinstance(n, cst.For)
+        and _attr(n.iter) == "enumerate"
+        and n.iter.args  # type: ignore[attr-defined]
+        and (
+            n.iter.args[0].value is tl  # type: ignore[attr-defined]
+            or (sizes_name and _code(n.iter.args[0].value) == sizes_name)  # type: ignore[attr-defined]
+        )
+    ]
+    if len(loops) != 1 or not isinstance(loops[0].body, cst.IndentedBlock):
+        return None
+    loop = loops[0]
+    els = loop.target.elements if isinstance(loop.target, cst.Tuple) else []
+    if len(els) != 2 or not all(isinstance(el.value, cst.Name) for el in els):
+        return None
+    idx, n = (el.value.value for el in els)  # type: ignore[attr-defined]
+    body = list(loop.body.body)
+    if body and isinstance(body[0], cst.If) and body[0].orelse is None:
+        inner = body[0].body.body if isinstance(body[0].body, cst.IndentedBlock) else []
+        if (
+            len(inner) == 1
+            and isinstance(inner[0], cst.SimpleStatementLine)
+            and isinstance(inner[0].body[0], cst.Continue)
+        ):
+            body = body[1:]
+    small = [s for st in body if isinstance(st, cst.SimpleStatementLine) for s in st.body]
+    if len(small) != 2 or len(body) != 2:
+        return None
+    step, work = small[1], small[0]
+    if not (
+        isinstance(step, cst.AugAssign)
+        and isinstance(step.operator, cst.AddAssign)
+        and isinstance(step.target, cst.Name)
+        and _code(step.value) == n
+    ):
+        return None
+    start = step.target.value
+    init = [a for a in _assigns(fn, start) if a is not step]
+    if len(init) != 1 or not (isinstance(init[0], cst.Assign) and _is_zero(init[0].value)):
+        return None
+    call: cst.BaseExpression | None = None
+    buf = lst = ""
+    if isinstance(work, cst.Assign) and len(work.targets) == 1:
+        tgt = _is_run(work.targets[0].target, start, n)
+        if isinstance(tgt, cst.Name):
+            buf, call = tgt.value, work.value
+    elif isinstance(work, cst.Expr) and _attr(work.value) == "append":
+        c = work.value
+        if isinstance(c, cst.Call) and len(c.args) == 1 and isinstance(c.func, cst.Attribute):
+            lst, call = _code(c.func.value), c.args[0].value
+    if not (isinstance(call, cst.Call) and len(call.args) == 1):
+        return None
+    f = call.func
+    if not (isinstance(f, cst.Subscript) and _self_attr(f.value) and _code(f.slice[0]) == idx):
+        return None
+    attr = _self_attr(f.value)
+    xs = _is_run(call.args[0].value, start, n)
+    klass = ctx.enclosing(fn, cst.ClassDef)
+    if xs is None or klass is None:
+        return None
+    why = None
+    xs_val = _value_of(fn, xs)
+    key = _single_index(xs_val) if isinstance(xs_val, cst.Subscript) else None
+    ids = _sort_ids(ctx, fn, key) if key is not None else None
+    if ids is None:
+        why = f"`{_code(xs)}` is not shown to be a copy of the tokens in the sort order of the ids"
+    elif _counts_of(ctx, fn, tl.func.value) != ids:
+        why = f"the offsets are not shown to be the counts of `{ids}` per expert"
+    if why is not None:
+        return NoFix(
+            "the experts' inputs are runs of a copy sorted by expert (running offsets over the "
+            f"per-expert counts), and {why}: so by hand: `for e, expert in enumerate(experts): "
+            "out = out + expert(x) * (expert_idx == e)[:, None]` on the unsorted tokens"
+        )
+    torch = ctx.torch()
+    e, ex = ctx.fresh_name("e"), ctx.fresh_name("expert")
+    dense = template(
+        f"sum({torch}.where((__ids__[__order__] == {e})[:, None], {ex}(__x__), 0) "
+        f"for {e}, {ex} in enumerate(self.{attr}))",
+        ids=cst.Name(ids),  # type: ignore[arg-type]
+        order=key,  # type: ignore[arg-type]
+        x=xs,
+    )
+    if buf:
+        made = [a for a in _assigns(fn, buf)]
+        if len(made) != 1 or not isinstance(made[0], cst.Assign):
+            return None
+        if _attr(made[0].value) not in _CREATORS:
+            return None
+        new: cst.BaseSmallStatement = cst.Assign([cst.AssignTarget(cst.Name(buf))], dense)
+    else:
+        init_l = _value_of(fn, cst.Name(lst))
+        uses = [u for u in _walk(fn) if isinstance(u, cst.Name) and u.value == lst]
+        cats = [
+            c
+            for c in _walk(fn)
+            if isinstance(c, cst.Call)
+            and _attr(c) in ("cat", "concat", "concatenate")
+            and len(c.args) >= 1
+            and _code(c.args[0].value) == lst
+            and all(_code(a.value) == "0" for a in c.args[1:])
+        ]
+        if not (isinstance(init_l, cst.List) and not init_l.elements) or len(uses) != 3:
+            return None
+        if len(cats) != 1:
+            return None
+        new = cst.Expr(template(f"{lst}.append(__d__)", d=dense))
+    stmt = cst.SimpleStatementLine([new], leading_lines=loop.leading_lines)
+    changes: list[tuple[cst.CSTNode, cst.CSTNode]] = [(loop, stmt)]
+    sizes_st = ctx.statement(tl)
+    if (
+        sizes_name
+        and len([u for u in _walk(fn) if isinstance(u, cst.Name) and u.value == sizes_name]) == 2
+        and isinstance(sizes_st, cst.SimpleStatementLine)
+        and len(sizes_st.body) == 1
+    ):
+        changes.append((sizes_st, cst.RemoveFromParent()))  # type: ignore[arg-type]  # dead
+    title = _SPLIT_TITLE.format(experts=f"self.{attr}", ids=ids, order=_code(key))  # type: ignore[arg-type]
+    why_rows = _experts_rowwise(ctx, klass, attr)
+    if why_rows is not None:
+        return Proposal(
+            title,
+            changes,
+            reason=f"the expert is not known to act on each token alone: {why_rows}",
         )
     return Rewrite(title, changes)
