@@ -318,3 +318,66 @@ def test_invalid_sorted_by_weight_differs_from_the_dense_form(tmp_path: Path) ->
     dense.load_state_dict(orig.state_dict())
     x = torch.randn(16, 8)
     assert not torch.allclose(orig(x), dense(x))
+
+
+OFFSETS = """\
+import torch
+from torch import nn
+
+
+class Offsets(nn.Module):
+    def __init__(self, d=8, n=4):
+        super().__init__()
+        self.n = n
+        self.router = nn.Linear(d, n)
+        self.experts = nn.ModuleList([nn.Linear(d, d) for _ in range(n)])
+
+    def forward(self, x):
+        gate, expert_idx = self.router(x).softmax(-1).max(-1)
+        _, order = torch.sort(expert_idx)
+        x_sorted = x[order]
+        counts = torch.nn.functional.one_hot(expert_idx, self.n).sum(0).tolist()
+        y_sorted = torch.zeros_like(x_sorted)
+        start = 0
+        for e, n in enumerate(counts):
+            if n == 0:
+                continue
+            y_sorted[start : start + n] = self.experts[e](x_sorted[start : start + n])
+            start += n
+        return torch.zeros_like(y_sorted).index_copy(0, order, y_sorted) * gate[:, None]
+"""
+
+
+def test_running_offsets_loop_becomes_dense_on_the_sorted_rows(tmp_path: Path) -> None:
+    res, after = _fix(tmp_path, OFFSETS, "CL105")
+    assert [r.status for r in res.records] == ["applied"]
+    assert "for e, n in enumerate(counts)" not in after
+    assert ".tolist()" not in after  # the sizes list was read only by the loop
+    assert (
+        "y_sorted = sum(torch.where((expert_idx[order] == e_2)[:, None], expert(x_sorted), 0) "
+        "for e_2, expert in enumerate(self.experts))"
+    ) in after
+
+
+def test_running_offsets_over_unsorted_rows_are_declined(tmp_path: Path) -> None:
+    src = OFFSETS.replace("x_sorted = x[order]", "x_sorted = x[order.flip(0)]")
+    res, after = _fix(tmp_path, src, "CL105")
+    assert after == src
+    assert "is not shown to be a copy of the tokens in the sort order" in res.records[0].reason
+
+
+@pytest.mark.torch
+def test_valid_running_offsets_dense_form_matches(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    _, after = _fix(tmp_path, OFFSETS, "CL105")
+    (tmp_path / "orig.py").write_text(OFFSETS, encoding="utf-8")
+    (tmp_path / "dense.py").write_text(after, encoding="utf-8")
+    torch.manual_seed(0)
+    orig = _load(tmp_path / "orig.py", "Offsets")()
+    dense = _load(tmp_path / "dense.py", "Offsets")()
+    dense.load_state_dict(orig.state_dict())
+    x = torch.randn(10, 8)
+    torch.testing.assert_close(orig(x), dense(x))
+    torch._dynamo.reset()
+    assert torch._dynamo.explain(dense)(x).graph_break_count == 0
+    assert torch._dynamo.explain(orig)(x).graph_break_count != 0
