@@ -26,6 +26,15 @@ not routed to it is dropped by ``torch.where`` in the forward pass, but the grad
 through the whole expert. Where the expert is not known to act per token (another module, a
 ``Dropout`` that draws other masks, a call with more arguments), or the selected rows are used
 for anything but the scatter, the rewrite is a proposal with that reason.
+
+The sorted-split form (megablocks / st-moe): ``order = ids.argsort()``, ``x_sorted = x[order]``,
+``for e, chunk in enumerate(x_sorted.split(torch.bincount(ids).tolist())):
+outs.append(expert_e(chunk))`` then ``torch.cat(outs)`` (or running offsets ``start : start +
+n``). When the chunks are provably the rows of ``x[order]`` grouped by ``ids[order]`` (``order``
+sorts ``ids`` ascending; the sizes count the same ``ids``), the loop becomes the dense form on
+the sorted rows, ``sum(torch.where((ids[order] == e)[:, None], expert(x_sorted), 0) for e,
+expert in enumerate(experts))``, and the un-sort and weighting after it stay as written
+(``sorted_dispatch``).
 """
 
 from __future__ import annotations
