@@ -210,3 +210,174 @@ def test_a_reduction_over_the_selected_rows_is_only_proposed(tmp_path: Path) -> 
     assert after == src
     assert {r.status for r in res.records} == {"proposed"}
     assert "`y.mean(0)` is applied to the selected rows" in res.records[0].reason
+
+
+# ---------------------------------------------------------------------------- sorted split
+SORTED = """\
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Sorted(nn.Module):
+    def __init__(self, d=8, n=4):
+        super().__init__()
+        self.n = n
+        self.router = nn.Linear(d, n)
+        self.experts = nn.ModuleList(
+            [nn.Sequential(nn.Linear(d, 2 * d), nn.GELU(), nn.Linear(2 * d, d)) for _ in range(n)]
+        )
+
+    def forward(self, x):
+        weight, expert_idx = torch.softmax(self.router(x), -1).max(-1)
+        order = expert_idx.argsort()
+        x_sorted = x[order]
+        counts = F.one_hot(expert_idx, self.n).sum(0)
+        outs = []
+        for e, chunk in enumerate(x_sorted.split(counts.tolist())):
+            if chunk.shape[0] == 0:
+                continue
+            outs.append(self.experts[e](chunk))
+        y_sorted = torch.cat(outs, dim=0)
+        y = torch.empty_like(y_sorted)
+        y[order] = y_sorted
+        return y * weight[:, None]
+"""
+
+# the tokens sorted by their routing weight, not by expert: the chunks are not the experts' rows
+SORTED_BY_WEIGHT = SORTED.replace("order = expert_idx.argsort()", "order = weight.argsort()")
+
+
+def test_sorted_split_loop_becomes_dense_on_the_sorted_rows(tmp_path: Path) -> None:
+    res, after = _fix(tmp_path, SORTED, "CL105")
+    assert [r.status for r in res.records] == ["applied"]
+    assert "E/k x the expert FLOPs" in res.records[0].title
+    assert ".tolist()" not in after
+    assert (
+        "outs.append(sum(torch.where((expert_idx[order] == e_2)[:, None], expert(x_sorted), 0) "
+        "for e_2, expert in enumerate(self.experts)))"
+    ) in after
+    assert "y[order] = y_sorted" in after  # the un-sort is kept
+
+
+def test_sorted_split_by_another_key_is_declined(tmp_path: Path) -> None:
+    res, after = _fix(tmp_path, SORTED_BY_WEIGHT, "CL105")
+    assert after == SORTED_BY_WEIGHT
+    assert "the split sizes are not shown to be the counts of `weight` per expert" in (
+        res.records[0].reason
+    )
+
+
+def test_sorted_split_of_a_non_rowwise_expert_is_only_proposed(tmp_path: Path) -> None:
+    src = SORTED.replace("nn.GELU(),", "nn.GELU(), nn.Dropout(0.1),")
+    res, after = _fix(tmp_path, src, "CL105")
+    assert after == src
+    assert {r.status for r in res.records} == {"proposed"}
+    assert "`nn.Dropout` draws a new mask per call" in res.records[0].reason
+
+
+@pytest.mark.torch
+def test_valid_sorted_split_dense_form_matches_and_compiles_without_breaks(
+    tmp_path: Path,
+) -> None:
+    torch = pytest.importorskip("torch")
+    _, after = _fix(tmp_path, SORTED, "CL105")
+    (tmp_path / "orig.py").write_text(SORTED, encoding="utf-8")
+    (tmp_path / "dense.py").write_text(after, encoding="utf-8")
+    torch.manual_seed(0)
+    orig = _load(tmp_path / "orig.py", "Sorted")()
+    dense = _load(tmp_path / "dense.py", "Sorted")()
+    dense.load_state_dict(orig.state_dict())
+    x = torch.randn(13, 8, requires_grad=True)
+    a, b = orig(x), dense(x)
+    torch.testing.assert_close(a, b)
+    ga = torch.autograd.grad(a.square().sum(), [x, *orig.parameters()], allow_unused=True)
+    gb = torch.autograd.grad(b.square().sum(), [x, *dense.parameters()], allow_unused=True)
+    for u, v in zip(ga, gb, strict=True):
+        if u is None:
+            assert v is None or not v.any()
+        else:
+            torch.testing.assert_close(u, v)
+    torch._dynamo.reset()
+    assert torch._dynamo.explain(dense)(x.detach()).graph_break_count == 0
+    assert torch._dynamo.explain(orig)(x.detach()).graph_break_count != 0
+
+
+@pytest.mark.torch
+def test_invalid_sorted_by_weight_differs_from_the_dense_form(tmp_path: Path) -> None:
+    """What the codemod declines: sorted by another key, the `split` chunks are not the rows of
+    each expert, and the dense form (same substitution) gives other outputs."""
+    torch = pytest.importorskip("torch")
+    _, after = _fix(tmp_path, SORTED, "CL105")
+    dense_src = after.replace("order = expert_idx.argsort()", "order = weight.argsort()")
+    (tmp_path / "orig.py").write_text(SORTED_BY_WEIGHT, encoding="utf-8")
+    (tmp_path / "dense.py").write_text(dense_src, encoding="utf-8")
+    torch.manual_seed(0)
+    orig = _load(tmp_path / "orig.py", "Sorted")()
+    dense = _load(tmp_path / "dense.py", "Sorted")()
+    dense.load_state_dict(orig.state_dict())
+    x = torch.randn(16, 8)
+    assert not torch.allclose(orig(x), dense(x))
+
+
+OFFSETS = """\
+import torch
+from torch import nn
+
+
+class Offsets(nn.Module):
+    def __init__(self, d=8, n=4):
+        super().__init__()
+        self.n = n
+        self.router = nn.Linear(d, n)
+        self.experts = nn.ModuleList([nn.Linear(d, d) for _ in range(n)])
+
+    def forward(self, x):
+        gate, expert_idx = self.router(x).softmax(-1).max(-1)
+        _, order = torch.sort(expert_idx)
+        x_sorted = x[order]
+        counts = torch.nn.functional.one_hot(expert_idx, self.n).sum(0).tolist()
+        y_sorted = torch.zeros_like(x_sorted)
+        start = 0
+        for e, n in enumerate(counts):
+            if n == 0:
+                continue
+            y_sorted[start : start + n] = self.experts[e](x_sorted[start : start + n])
+            start += n
+        return torch.zeros_like(y_sorted).index_copy(0, order, y_sorted) * gate[:, None]
+"""
+
+
+def test_running_offsets_loop_becomes_dense_on_the_sorted_rows(tmp_path: Path) -> None:
+    res, after = _fix(tmp_path, OFFSETS, "CL105")
+    assert [r.status for r in res.records] == ["applied"]
+    assert "for e, n in enumerate(counts)" not in after
+    assert ".tolist()" not in after  # the sizes list was read only by the loop
+    assert (
+        "y_sorted = sum(torch.where((expert_idx[order] == e_2)[:, None], expert(x_sorted), 0) "
+        "for e_2, expert in enumerate(self.experts))"
+    ) in after
+
+
+def test_running_offsets_over_unsorted_rows_are_declined(tmp_path: Path) -> None:
+    src = OFFSETS.replace("x_sorted = x[order]", "x_sorted = x[order.flip(0)]")
+    res, after = _fix(tmp_path, src, "CL105")
+    assert after == src
+    assert "is not shown to be a copy of the tokens in the sort order" in res.records[0].reason
+
+
+@pytest.mark.torch
+def test_valid_running_offsets_dense_form_matches(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    _, after = _fix(tmp_path, OFFSETS, "CL105")
+    (tmp_path / "orig.py").write_text(OFFSETS, encoding="utf-8")
+    (tmp_path / "dense.py").write_text(after, encoding="utf-8")
+    torch.manual_seed(0)
+    orig = _load(tmp_path / "orig.py", "Offsets")()
+    dense = _load(tmp_path / "dense.py", "Offsets")()
+    dense.load_state_dict(orig.state_dict())
+    x = torch.randn(10, 8)
+    torch.testing.assert_close(orig(x), dense(x))
+    torch._dynamo.reset()
+    assert torch._dynamo.explain(dense)(x).graph_break_count == 0
+    assert torch._dynamo.explain(orig)(x).graph_break_count != 0

@@ -27,6 +27,7 @@ import dataclasses
 
 import libcst as cst
 
+from compilelint.fix.codemods import moe
 from compilelint.fix.codemods.base import Codemod
 from compilelint.fix.codemods.cl103_tensor_item import _self_store, _store_readers
 from compilelint.fix.codemods.observe import _statement, guard_group, guard_rewrite
@@ -48,6 +49,9 @@ class TolistObservedEagerOnly(Codemod):
         ]
         if not calls:
             return NoFix("the `.tolist()` call was not found in the file")
+        dense = moe.sorted_dispatch(ctx, calls[0])
+        if dense is not None:
+            return dense
         pieces = segment_reduction(ctx, calls[0])
         if pieces is not None:
             return pieces
