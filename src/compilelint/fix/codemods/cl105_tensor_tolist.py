@@ -49,7 +49,7 @@ class TolistObservedEagerOnly(Codemod):
         ]
         if not calls:
             return NoFix("the `.tolist()` call was not found in the file")
-        dense = moe.sorted_dispatch(ctx, calls[0])
+        dense = moe.sorted_dispatch(ctx, calls[0]) or moe.count_dispatch(ctx, calls[0])
         if dense is not None:
             return dense
         pieces = segment_reduction(ctx, calls[0])

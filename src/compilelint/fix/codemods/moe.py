@@ -351,6 +351,30 @@ class _Sel:
         self.used: list[str] = []  # the token masks (code) of every selection, to be one
         self.weighted = False  # a pair weight `w[top, idx]` became a per-token weight
         self.pair_sums = False  # the pairs' rows are scatter-added
+        self.token_first: set[str] = set()  # token idx of `tok, slot = torch.where(M)`, M: T x k
+
+    def orient(self, body: cst.CSTNode) -> None:
+        """``idx, top = torch.where(M)`` is (slot, token) for HF's ``M`` (slot x token), but
+        (token, slot) for DeepSeek's ``indices == i`` (token x slot): the token index is the one
+        that selects rows (``x[idx]``, ``index_add_(0, idx, ...)``)."""
+
+        def rows_by(name: str) -> bool:
+            for n in _walk(body):
+                if isinstance(n, cst.Subscript):
+                    key = _single_index(n)
+                    if isinstance(key, cst.Name) and key.value == name:
+                        return True
+                if isinstance(n, cst.Call) and _attr(n) == "index_add_" and len(n.args) == 3:
+                    a = n.args[1].value
+                    if isinstance(a, cst.Name) and a.value == name:
+                        return True
+            return False
+
+        for tok, (slot, m) in list(self.pairs.items()):
+            if rows_by(slot) and not rows_by(tok):
+                del self.pairs[tok]
+                self.pairs[slot] = (tok, m)
+                self.token_first.add(slot)
 
     def names(self) -> set[str]:
         return (
@@ -418,7 +442,8 @@ def _token_mask(sel: _Sel, key: cst.BaseExpression) -> tuple[str, cst.BaseExpres
             return "index", m if _is_bool_expr(m) else cst.parse_expression(f"({_code(m)} != 0)")
         if key.value in sel.pairs:
             m = sel.pairs[key.value][1]
-            return "pairs", template("__m__.any(0)", m=atom(m))
+            axis = "-1" if key.value in sel.token_first else "0"
+            return "pairs", template(f"__m__.any({axis})", m=atom(m))
         if key.value in sel.masks:
             return "mask", key
     if _is_bool_expr(key) and not isinstance(key, cst.Name):
@@ -469,9 +494,8 @@ class _Subst(cst.CSTTransformer):
                     )
                 m_pairs = self.sel.pairs[_code(keys[i])][1]  # type: ignore[arg-type]
                 self.sel.weighted = True
-                dense = template(
-                    "(__w__ * __m__.t()).sum(-1)", w=atom(updated.value), m=atom(m_pairs)
-                )
+                m_t = "__m__" if _code(keys[i]) in self.sel.token_first else "__m__.t()"
+                dense = template(f"(__w__ * {m_t}).sum(-1)", w=atom(updated.value), m=atom(m_pairs))
                 tail = [el for el in updated.slice[2:]]
                 if not tail:
                     return dense
@@ -496,6 +520,8 @@ class _Dispatch:
         self._combined: set[str] = set()  # the tensors the expert's rows are written into
         self._derived: set[str] = set()  # names computed from selected rows
         self.glue_why: str | None = None  # a call on selected rows not known to keep rows apart
+        self.counts: _Counts | None = None  # per-expert counts only read by the empty skip
+        self.pair_why: str | None = None  # `out[tok] += y` of (token, slot) pairs
 
     # -------------------------------------------------------------- experts
     def expert_attr(self, callee: cst.BaseExpression, bound: dict[str, str]) -> str:
@@ -569,8 +595,10 @@ class _Dispatch:
         attr = calls[0][1]
         self.experts = f"self.{attr}"
         it = self.loop.iter
-        if any(_attr(n) == "split" for n in _walk(it)) or any(
-            _attr(n) == "tolist" for n in _walk(it)
+        self.counts = _Counts.of(self.ctx, self.loop)
+        if self.counts is None and (
+            any(_attr(n) == "split" for n in _walk(it))
+            or any(_attr(n) == "tolist" for n in _walk(it))
         ):
             return NoFix(
                 "the experts' inputs are chunks of a copy sorted by expert (`split` by the "
@@ -582,7 +610,7 @@ class _Dispatch:
             body = self.new_body()
         except _Reject as exc:
             return NoFix(f"the expert loop's dense dispatch is not the same: {exc}")
-        why = self.expert_rowwise(attr) or self.glue_why
+        why = self.expert_rowwise(attr) or self.glue_why or self.pair_why
         for call, _ in calls:
             if len(call.args) != 1 or call.args[0].keyword is not None:
                 why = why or f"`{_code(call)}` passes the expert more than the token rows"
@@ -593,7 +621,22 @@ class _Dispatch:
             "longer breaks per expert, at E/k x the expert FLOPs of the sparse dispatch (E "
             "experts, k per token): measure with `compilelint bench`"
         )
-        changes = [(self.loop, new_loop)]
+        changes: list[tuple[cst.CSTNode, cst.CSTNode | cst.RemovalSentinel]] = []
+        if self.counts is not None:
+            dead = self.counts.dead(self.ctx, self.loop, body)
+            if isinstance(dead, str):
+                return NoFix(f"the expert loop's dense dispatch is not the same: {dead}")
+            if self.counts.header is not None:
+                new_loop = new_loop.with_changes(
+                    target=cst.Name(self.counts.header),
+                    iter=cst.parse_expression(f"range(len({self.experts}))"),
+                )
+            changes.extend((st, cst.RemovalSentinel.REMOVE) for st in dead)
+            title += (
+                f"; the per-expert counts `{self.counts.name}` only skipped empty experts (an "
+                "empty expert now adds zero), so their `.tolist()` goes"
+            )
+        changes.insert(0, (self.loop, new_loop))
         if why is not None:
             return Proposal(
                 title, changes, reason=f"the expert is not known to act on each token alone: {why}"
@@ -617,6 +660,7 @@ class _Dispatch:
                     and _is_bool_expr(node.value)
                 ):
                     self.sel.masks[node.targets[0].target.value] = node.value
+        self.sel.orient(body)
         if not (self.sel.index or self.sel.pairs or self.sel.masks or self._inline_masks()):
             raise _Reject("no token selection by a mask or its indices was found")
         out: list[cst.BaseStatement] = []
@@ -709,7 +753,14 @@ class _Dispatch:
         self, stmts: Sequence[cst.BaseStatement], out: list[cst.BaseStatement], top: bool
     ) -> None:
         for i, st in enumerate(stmts):
-            if isinstance(st, cst.If) and st.orelse is None and self._empty_test(st.test):
+            if (
+                isinstance(st, cst.If)
+                and st.orelse is None
+                and (
+                    self._empty_test(st.test)
+                    or (self.counts is not None and self.counts.test(st.test))
+                )
+            ):
                 inner = st.body.body if isinstance(st.body, cst.IndentedBlock) else []
                 if (
                     len(inner) == 1
@@ -783,7 +834,12 @@ class _Dispatch:
                 if isinstance(small, cst.Assign)
                 else [small.target]
             )
-            rebound = {n.value for t in targets for n in _walk(t) if isinstance(n, cst.Name)}
+            rebound = {
+                n.value
+                for t in targets
+                for n in _walk(t.value if isinstance(t, cst.Subscript) else t)
+                if isinstance(n, cst.Name)
+            }
             rebound &= set(self.sel.index) | set(self.sel.pairs)
             if rebound:
                 raise _Reject(
@@ -823,8 +879,17 @@ class _Dispatch:
                 got = _token_mask(self.sel, key) if key is not None else None
                 if got is None or not isinstance(tgt.value, cst.Name):
                     raise _Reject(f"`{_code(small)}` writes into rows that are not the tokens'")
-                if got[0] == "pairs":
+                if got[0] == "pairs" and not (
+                    isinstance(small, cst.AugAssign) and _code(key) in self.sel.token_first
+                ):
                     raise _Reject(f"`{_code(small)}` writes the pairs' rows without adding them")
+                if got[0] == "pairs":
+                    self.sel.pair_sums = True
+                    self.pair_why = self.pair_why or (
+                        f"`{_code(small)}` adds one pair per token, the dense form all of them: "
+                        "the same when a token picks the expert in one slot at most (top-k "
+                        "indices)"
+                    )
                 self.sel.used.append(_code(got[1]))
                 y = small.value.visit(subst)
                 out = tgt.value
@@ -870,6 +935,159 @@ class _Dispatch:
             and self.ctx.span(n)[0] < self.ctx.span(self.loop)[0]
         ]
         return bool(values) and all(_attr(v) in _CREATORS for v in values)
+
+
+class _Counts:
+    """The per-expert counts of an expert loop read only by its empty-expert skip: ``for e, n
+    in enumerate(C.tolist()): if n == 0: continue`` (``header``: the index ``e``), or ``counts
+    = C.tolist()`` before ``for i in range(E): if counts[i] == 0: continue`` (``index``: ``i``).
+    """
+
+    def __init__(self, name: str, tolist: cst.Call, header: str | None, index: str | None) -> None:
+        self.name = name  # the count (header form) or the list of counts (statement form)
+        self.tolist = tolist
+        self.header = header
+        self.index = index
+
+    @staticmethod
+    def of(ctx: FixContext, loop: cst.For) -> _Counts | None:
+        it, tgt = loop.iter, loop.target
+        if (
+            isinstance(it, cst.Call)
+            and _attr(it) == "enumerate"
+            and len(it.args) == 1
+            and isinstance(it.args[0].value, cst.Call)
+            and _attr(it.args[0].value) == "tolist"
+            and not it.args[0].value.args
+            and isinstance(tgt, cst.Tuple)
+            and len(tgt.elements) == 2
+            and all(isinstance(el.value, cst.Name) for el in tgt.elements)
+        ):
+            e, n = (el.value.value for el in tgt.elements)  # type: ignore[attr-defined]
+            return _Counts(n, it.args[0].value, e, None)
+        if not (isinstance(it, cst.Call) and _attr(it) == "range" and isinstance(tgt, cst.Name)):
+            return None
+        fn = ctx.function(loop)
+        if fn is None:
+            return None
+        for node in _walk(loop.body):
+            if not isinstance(node, cst.If):
+                continue
+            for ref in _walk(node.test):
+                if (
+                    isinstance(ref, cst.Subscript)
+                    and isinstance(ref.value, cst.Name)
+                    and isinstance(_single_index(ref), cst.Name)
+                    and _single_index(ref).value == tgt.value  # type: ignore[union-attr]
+                ):
+                    name = ref.value.value
+                    defs = _assigns(fn, name)
+                    if (
+                        len(defs) == 1
+                        and isinstance(defs[0].value, cst.Call)
+                        and _attr(defs[0].value) == "tolist"
+                        and not defs[0].value.args
+                        and ctx.span(defs[0])[0] < ctx.span(loop)[0]
+                    ):
+                        return _Counts(name, defs[0].value, None, tgt.value)
+        return None
+
+    def _ref(self, e: cst.BaseExpression) -> bool:
+        if self.index is None:
+            return isinstance(e, cst.Name) and e.value == self.name
+        key = _single_index(e) if isinstance(e, cst.Subscript) else None
+        return (
+            isinstance(e, cst.Subscript)
+            and isinstance(e.value, cst.Name)
+            and e.value.value == self.name
+            and isinstance(key, cst.Name)
+            and key.value == self.index
+        )
+
+    def test(self, test: cst.BaseExpression) -> bool:
+        """``n == 0``, ``not n``, ``n > 0``, ``n != 0``, ``n`` (``counts[i]`` likewise)."""
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test = test.expression
+        if isinstance(test, cst.Comparison):
+            if len(test.comparisons) != 1 or not _is_zero(test.comparisons[0].comparator):
+                return False
+            if not isinstance(
+                test.comparisons[0].operator, (cst.Equal, cst.NotEqual, cst.GreaterThan)
+            ):
+                return False
+            test = test.left
+        return self._ref(test)
+
+    def dead(
+        self, ctx: FixContext, loop: cst.For, body: Sequence[cst.BaseStatement]
+    ) -> list[cst.SimpleStatementLine] | str:
+        """The statements that only computed the counts (to remove), or why the counts are
+        read for more than the skip."""
+        if any(self.name in names_in(st) for st in body):
+            return f"the per-expert counts `{self.name}` are read for more than the empty skip"
+        fn = ctx.function(loop)
+        if fn is None:
+            return "the loop is not in a function"
+        inside = {id(n) for n in _walk(loop)}
+        out: list[cst.SimpleStatementLine] = []
+        keep = self.tolist
+        if self.index is not None:
+            stmt = ctx.statement(self.tolist)
+            if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
+                return f"`{self.name} = ....tolist()` shares its line with other statements"
+            out.append(stmt)
+            inside |= {id(n) for n in _walk(stmt)}
+        reads = [
+            n
+            for n in _walk(fn)
+            if isinstance(n, cst.Name) and n.value == self.name and id(n) not in inside
+        ]
+        if reads:
+            return f"the per-expert counts `{self.name}` are read outside the loop"
+        # the tensor counted (`load = torch.bincount(...)`) goes when nothing else reads it
+        src = keep.func.value  # type: ignore[attr-defined]
+        if isinstance(src, cst.Name) and _single(fn, src.value):
+            (a,) = _assigns(fn, src.value)
+            stmt = ctx.statement(a)
+            others = [
+                n
+                for n in _walk(fn)
+                if isinstance(n, cst.Name)
+                and n.value == src.value
+                and n is not src
+                and not any(n is m for m in _walk(a))
+            ]
+            in_place = any(
+                isinstance(n, cst.Call) and _last_name(n.func).endswith("_") for n in _walk(a)
+            )
+            if (
+                not others
+                and not in_place
+                and isinstance(stmt, cst.SimpleStatementLine)
+                and len(stmt.body) == 1
+                and len(a.targets) == 1
+                and isinstance(a.targets[0].target, cst.Name)
+            ):
+                out.append(stmt)
+        return out
+
+
+def count_dispatch(ctx: FixContext, call: cst.Call) -> Rewrite | Proposal | NoFix | None:
+    """The dense dispatch of the expert loop whose per-expert counts ``call`` (a ``.tolist()``)
+    computes, when they only skip empty experts; None when ``call`` is not such counts."""
+    fn = ctx.function(call)
+    if fn is None:
+        return None
+    loops = [n for n in _walk(fn) if isinstance(n, cst.For)]
+    for loop in loops:
+        counts = _Counts.of(ctx, loop)
+        if counts is None or counts.tolist is not call:
+            continue
+        d = _Dispatch(ctx, loop)
+        if not d.expert_calls():
+            return None
+        return d.rewrite()
+    return None
 
 
 def dense_dispatch(ctx: FixContext, node: cst.CSTNode) -> Rewrite | Proposal | NoFix | None:
