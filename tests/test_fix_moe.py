@@ -381,3 +381,86 @@ def test_valid_running_offsets_dense_form_matches(tmp_path: Path) -> None:
     torch._dynamo.reset()
     assert torch._dynamo.explain(dense)(x).graph_break_count == 0
     assert torch._dynamo.explain(orig)(x).graph_break_count != 0
+
+
+COUNTS = """\
+import torch
+from torch import nn
+
+
+class Counts(nn.Module):
+    def __init__(self, d=8, n=4):
+        super().__init__()
+        self.n = n
+        self.router = nn.Linear(d, n)
+        self.experts = nn.ModuleList([nn.Sequential(nn.Linear(d, d), nn.SiLU()) for _ in range(n)])
+
+    def forward(self, x):
+        gate, expert_idx = self.router(x).softmax(-1).max(-1)
+        load = torch.bincount(expert_idx, minlength=self.n)
+        out = torch.zeros_like(x)
+        for e, n in enumerate(load.tolist()):
+            if n == 0:
+                continue
+            rows = torch.where(expert_idx == e)[0]
+            out.index_add_(0, rows, self.experts[e](x[rows]) * gate[rows, None])
+        return out
+"""
+
+# the count scales the expert's rows: it is read for more than the empty-expert skip
+COUNTS_SCALED = COUNTS.replace("gate[rows, None])", "gate[rows, None] / n)")
+
+
+def test_count_loop_becomes_dense_and_its_counts_go(tmp_path: Path) -> None:
+    res, after = _fix(tmp_path, COUNTS, "CL105")
+    assert [r.status for r in res.records] == ["applied"]
+    assert "only skipped empty experts" in res.records[0].title
+    assert ".tolist()" not in after
+    assert "bincount" not in after  # `load` was read only by the loop's `.tolist()`
+    assert "for e in range(len(self.experts)):" in after
+    assert (
+        "out.add_(torch.where((expert_idx == e)[..., None], self.experts[e](x) * gate[:, None], 0))"
+    ) in after
+
+
+def test_count_read_beyond_the_skip_is_declined(tmp_path: Path) -> None:
+    res, after = _fix(tmp_path, COUNTS_SCALED, "CL105")
+    assert after == COUNTS_SCALED
+    assert "the per-expert counts `n` are read for more than the empty skip" in (
+        res.records[0].reason
+    )
+
+
+@pytest.mark.torch
+def test_valid_count_loop_dense_form_matches_and_compiles_without_breaks(
+    tmp_path: Path,
+) -> None:
+    torch = pytest.importorskip("torch")
+    _, after = _fix(tmp_path, COUNTS, "CL105")
+    (tmp_path / "orig.py").write_text(COUNTS, encoding="utf-8")
+    (tmp_path / "dense.py").write_text(after, encoding="utf-8")
+    torch.manual_seed(0)
+    orig = _load(tmp_path / "orig.py", "Counts")()
+    dense = _load(tmp_path / "dense.py", "Counts")()
+    dense.load_state_dict(orig.state_dict())
+    x = torch.randn(11, 8)
+    torch.testing.assert_close(orig(x), dense(x))
+    torch._dynamo.reset()
+    assert torch._dynamo.explain(dense)(x).graph_break_count == 0
+    assert torch._dynamo.explain(orig)(x).graph_break_count != 0
+
+
+@pytest.mark.torch
+def test_invalid_scaled_count_loop_differs_from_the_dense_form(tmp_path: Path) -> None:
+    """What the codemod declines: a count that scales the rows is not dead once the loop is
+    dense, and dropping it (the dense form of the skip-only loop) gives other outputs."""
+    torch = pytest.importorskip("torch")
+    _, after = _fix(tmp_path, COUNTS, "CL105")
+    (tmp_path / "orig.py").write_text(COUNTS_SCALED, encoding="utf-8")
+    (tmp_path / "dense.py").write_text(after, encoding="utf-8")
+    torch.manual_seed(0)
+    orig = _load(tmp_path / "orig.py", "Counts")()
+    dense = _load(tmp_path / "dense.py", "Counts")()
+    dense.load_state_dict(orig.state_dict())
+    x = torch.randn(16, 8)
+    assert not torch.allclose(orig(x), dense(x))

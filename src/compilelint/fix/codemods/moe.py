@@ -1037,6 +1037,8 @@ class _Counts:
                 return f"`{self.name} = ....tolist()` shares its line with other statements"
             out.append(stmt)
             inside |= {id(n) for n in _walk(stmt)}
+        attrs = {id(n.attr) for n in _walk(fn) if isinstance(n, cst.Attribute)}
+        inside |= attrs  # `self.n` is not the count `n`
         reads = [
             n
             for n in _walk(fn)
@@ -1055,6 +1057,7 @@ class _Counts:
                 if isinstance(n, cst.Name)
                 and n.value == src.value
                 and n is not src
+                and id(n) not in attrs
                 and not any(n is m for m in _walk(a))
             ]
             in_place = any(
