@@ -423,6 +423,21 @@ def test_count_loop_becomes_dense_and_its_counts_go(tmp_path: Path) -> None:
     ) in after
 
 
+def test_count_list_bound_before_the_loop_goes_with_it(tmp_path: Path) -> None:
+    src = COUNTS.replace(
+        "        out = torch.zeros_like(x)\n        for e, n in enumerate(load.tolist()):",
+        "        counts = load.tolist()\n        out = torch.zeros_like(x)\n"
+        "        for e, n in enumerate(counts):",
+    )
+    res, after = _fix(tmp_path, src, "CL105")
+    assert [r.status for r in res.records] == ["applied"]
+    assert "counts" not in after and "bincount" not in after
+    kept = src.replace("return out", "return out, counts")
+    res, after = _fix(tmp_path, kept, "CL105")
+    assert after == kept
+    assert "the per-expert counts `counts` are read outside the loop" in res.records[0].reason
+
+
 def test_count_read_beyond_the_skip_is_declined(tmp_path: Path) -> None:
     res, after = _fix(tmp_path, COUNTS_SCALED, "CL105")
     assert after == COUNTS_SCALED

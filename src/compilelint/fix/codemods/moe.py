@@ -948,6 +948,7 @@ class _Counts:
         self.tolist = tolist
         self.header = header
         self.index = index
+        self.listname: str | None = None  # `counts` of `for e, n in enumerate(counts)`
 
     @staticmethod
     def of(ctx: FixContext, loop: cst.For) -> _Counts | None:
@@ -965,6 +966,29 @@ class _Counts:
         ):
             e, n = (el.value.value for el in tgt.elements)  # type: ignore[attr-defined]
             return _Counts(n, it.args[0].value, e, None)
+        fn = ctx.function(loop)
+        if (
+            fn is not None
+            and isinstance(it, cst.Call)
+            and _attr(it) == "enumerate"
+            and len(it.args) == 1
+            and isinstance(it.args[0].value, cst.Name)
+            and isinstance(tgt, cst.Tuple)
+            and len(tgt.elements) == 2
+            and all(isinstance(el.value, cst.Name) for el in tgt.elements)
+        ):
+            defs = _assigns(fn, it.args[0].value.value)
+            if (
+                len(defs) == 1
+                and isinstance(defs[0].value, cst.Call)
+                and _attr(defs[0].value) == "tolist"
+                and not defs[0].value.args
+                and ctx.span(defs[0])[0] < ctx.span(loop)[0]
+            ):
+                e, n = (el.value.value for el in tgt.elements)  # type: ignore[attr-defined]
+                got = _Counts(n, defs[0].value, e, None)
+                got.listname = it.args[0].value.value
+                return got
         if not (isinstance(it, cst.Call) and _attr(it) == "range" and isinstance(tgt, cst.Name)):
             return None
         fn = ctx.function(loop)
@@ -1031,21 +1055,23 @@ class _Counts:
         inside = {id(n) for n in _walk(loop)}
         out: list[cst.SimpleStatementLine] = []
         keep = self.tolist
-        if self.index is not None:
+        listname = self.listname or (self.name if self.index is not None else None)
+        if listname is not None:
             stmt = ctx.statement(self.tolist)
             if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
-                return f"`{self.name} = ....tolist()` shares its line with other statements"
+                return f"`{listname} = ....tolist()` shares its line with other statements"
             out.append(stmt)
             inside |= {id(n) for n in _walk(stmt)}
         attrs = {id(n.attr) for n in _walk(fn) if isinstance(n, cst.Attribute)}
         inside |= attrs  # `self.n` is not the count `n`
-        reads = [
-            n
-            for n in _walk(fn)
-            if isinstance(n, cst.Name) and n.value == self.name and id(n) not in inside
-        ]
-        if reads:
-            return f"the per-expert counts `{self.name}` are read outside the loop"
+        for name in {self.name, listname} - {None}:
+            reads = [
+                n
+                for n in _walk(fn)
+                if isinstance(n, cst.Name) and n.value == name and id(n) not in inside
+            ]
+            if reads:
+                return f"the per-expert counts `{name}` are read outside the loop"
         # the tensor counted (`load = torch.bincount(...)`) goes when nothing else reads it
         src = keep.func.value  # type: ignore[attr-defined]
         if isinstance(src, cst.Name) and _single(fn, src.value):
