@@ -35,6 +35,11 @@ sorts ``ids`` ascending; the sizes count the same ``ids``), the loop becomes the
 the sorted rows, ``sum(torch.where((ids[order] == e)[:, None], expert(x_sorted), 0) for e,
 expert in enumerate(experts))``, and the un-sort and weighting after it stay as written
 (``sorted_dispatch``).
+
+The per-expert count form (DeepSeek-V3 ``MoE.forward``): ``counts = bincount(ids).tolist()``
+read only by an empty-expert skip (``if counts[i] == 0: continue``, ``for e, n in
+enumerate(load.tolist()): if n == 0: continue``): the counts are dead once the loop is dense, so
+they go with the skip (``_Counts``, ``count_dispatch``).
 """
 
 from __future__ import annotations
