@@ -8,8 +8,6 @@ its outputs and parameter gradients equal the original's, compiled and uncompile
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import textwrap
 import uuid
 from pathlib import Path
@@ -19,6 +17,8 @@ import pytest
 
 from compilelint.config import Config
 from compilelint.fix.engine import run_fixes
+
+from .fix_modules import load_module
 
 pytest.importorskip("torchmetrics")
 
@@ -73,13 +73,7 @@ def test_a_call_already_routed_is_left_alone(tmp_path: Path) -> None:
 
 
 def _load(path: Path) -> Any:
-    name = f"libcall_{uuid.uuid4().hex[:8]}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return load_module(path, "libcall")
 
 
 @pytest.mark.torch

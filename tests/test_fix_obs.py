@@ -17,10 +17,7 @@ the original breaks the graph on the installed torch and the fixed text compiles
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import textwrap
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +26,8 @@ import pytest
 from compilelint.config import Config
 from compilelint.fix.engine import run_fixes
 from compilelint.fix.observed import observed_findings
+
+from .fix_modules import load_module
 
 HEAD = "import torch\nfrom torch import nn\n\n\n"
 
@@ -219,13 +218,7 @@ def test_a_python_value_returned_or_kept_on_self_is_proposed(
 
 # ---------------------------------------------------------------------------- against torch
 def _load(path: Path) -> Any:
-    name = f"fixobs_{uuid.uuid4().hex}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod.Model
+    return load_module(path, "fixobs").Model
 
 
 def _breaks(model: Any, *args: Any) -> int:

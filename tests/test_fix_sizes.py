@@ -11,8 +11,6 @@ their text and give their reason.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import textwrap
 import uuid
 from pathlib import Path
@@ -22,6 +20,8 @@ import pytest
 
 from compilelint.config import Config
 from compilelint.fix.engine import run_fixes
+
+from .fix_modules import load_module
 
 HEAD = "import torch\nfrom torch import nn\n\n\n"
 
@@ -222,13 +222,7 @@ CASES = {
 
 
 def _load(path: Path) -> Any:
-    name = f"sizes_{uuid.uuid4().hex[:8]}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return load_module(path, "sizes")
 
 
 @pytest.mark.torch

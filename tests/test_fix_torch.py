@@ -10,11 +10,8 @@ a good one in the same file is.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
-import sys
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +24,7 @@ from compilelint.config import Config
 from compilelint.fix import fix_paths
 
 from .conftest import ROOT
+from .fix_modules import load_module
 
 torch = pytest.importorskip("torch")
 
@@ -59,13 +57,7 @@ def _misbehaviour(obs: Any, kind: str) -> int:
 
 
 def _load(path: Path) -> Any:
-    name = f"cl_fix_{uuid.uuid4().hex[:8]}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return load_module(path, "cl_fix")
 
 
 def _outputs(path: Path, compiled: bool) -> list[Any]:
