@@ -13,6 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DEV = ROOT / "benchmarks" / "fix_corpus"
 HELDOUT = ROOT / "benchmarks" / "fix_corpus_heldout"
 HELDOUT2 = ROOT / "benchmarks" / "fix_corpus_heldout2"
+HELDOUT3 = ROOT / "benchmarks" / "fix_corpus_heldout3"
 
 
 def _bench():
@@ -44,10 +45,28 @@ def test_second_batch_is_split_by_its_rule() -> None:
     assert set(batch[0::2]) == held2 and set(batch[1::2]) == set(new2)
 
 
+def test_third_batch_is_split_by_its_rule() -> None:
+    """The third batch: sorted stems, even positions held out, odd ones in the dev folder."""
+    dev = {p.stem for p in DEV.glob("*.py")}
+    held = {p.stem for p in HELDOUT.glob("*.py")}
+    held2 = {p.stem for p in HELDOUT2.glob("*.py")}
+    held3 = {p.stem for p in HELDOUT3.glob("*.py")}
+    new3 = (ROOT / "benchmarks" / "fix_corpus_dev_new3.txt").read_text().split()
+    assert len(held3) >= 17 and len(new3) in (len(held3), len(held3) - 1)
+    assert not held3 & (dev | held | held2) and set(new3) <= dev
+    new2 = (ROOT / "benchmarks" / "fix_corpus_dev_new2.txt").read_text().split()
+    assert not set(new3) & set(new2)
+    batch = sorted(held3 | set(new3))
+    assert set(batch[0::2]) == held3 and set(batch[1::2]) == set(new3)
+
+
 def test_every_model_has_a_valid_spec_naming_itself(tmp_path: Path) -> None:
     bench = _bench()
     for path in (
-        sorted(DEV.glob("*.py")) + sorted(HELDOUT.glob("*.py")) + sorted(HELDOUT2.glob("*.py"))
+        sorted(DEV.glob("*.py"))
+        + sorted(HELDOUT.glob("*.py"))
+        + sorted(HELDOUT2.glob("*.py"))
+        + sorted(HELDOUT3.glob("*.py"))
     ):
         spec = bench.spec_of(path)
         assert spec["model"].split(":")[0] == path.name, path
