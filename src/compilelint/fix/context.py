@@ -62,6 +62,7 @@ class FixContext:
         self._values: dict[int, tuple[object, ...]] = {}
         self._facts: FileFacts | None = None
         self._names: set[str] | None = None
+        self._modules: dict[str, str] | None = None
         self.torch_alias, self.torch_bound = _torch_alias(module)
 
     # ------------------------------------------------------------------ positions
@@ -240,6 +241,16 @@ class FixContext:
         return out
 
     # ------------------------------------------------------------------ names
+    def foreign_module(self, e: cst.BaseExpression) -> str | None:
+        """The module a name binds through a top-level ``import`` (``np`` -> ``numpy``), when
+        it is not torch: ``np.bincount(x)`` is NumPy's function, not a method of ``np``."""
+        if self._modules is None:
+            self._modules = _module_aliases(self.module)
+        if not isinstance(e, cst.Name):
+            return None
+        mod = self._modules.get(e.value)
+        return None if mod is None or mod.split(".")[0] == "torch" else mod
+
     def torch(self, attr: str = "") -> str:
         """Source text naming ``torch.<attr>`` in this file (through an alias if it has one)."""
         return f"{self.torch_alias}.{attr}" if attr else self.torch_alias
@@ -259,6 +270,24 @@ class FixContext:
         if reserve:
             names.add(cand)
         return cand
+
+
+def _module_aliases(module: cst.Module) -> dict[str, str]:
+    """Name -> module for the top-level ``import m`` / ``import m as n`` statements."""
+    out: dict[str, str] = {}
+    for stmt in module.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if not isinstance(small, cst.Import):
+                continue
+            for alias in small.names:
+                name = cst.Module([]).code_for_node(alias.name)
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    out[alias.asname.name.value] = name
+                else:
+                    out[name.split(".")[0]] = name.split(".")[0]
+    return out
 
 
 def _torch_alias(module: cst.Module) -> tuple[str, bool]:

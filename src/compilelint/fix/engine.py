@@ -24,6 +24,7 @@ from compilelint.fingerprint import content_hash
 from compilelint.fix.codemods import all_codemods
 from compilelint.fix.context import FixContext
 from compilelint.fix.evidence import observed_lines
+from compilelint.fix.foreign import foreign_attrs_added
 from compilelint.fix.library_calls import library_call_fix
 from compilelint.fix.records import FileChange, FixRecord, NoFix, Proposal, Rewrite
 from compilelint.fix.textdiff import LineMap, edits_between
@@ -116,6 +117,13 @@ def plan_file(
             res = mod.fix(ctx, f)
         except Exception as exc:  # a codemod bug must not lose the user's run
             res = NoFix(f"internal error in the {f.rule} codemod ({type(exc).__name__}: {exc})")
+        if isinstance(res, (Rewrite, Proposal)):
+            stray = foreign_attrs_added(ctx, res)
+            if stray is not None:
+                res = NoFix(
+                    f"internal: the {f.rule} rewrite would read `{stray}`, an attribute of a "
+                    "module that the original code does not read: refused"
+                )
         patch = ""
         if isinstance(res, Proposal):
             try:

@@ -48,15 +48,49 @@ def _callee_ok(e: cst.BaseExpression) -> bool:
     return isinstance(e, cst.Name)
 
 
+def _chained(e: cst.BaseExpression) -> bool:
+    """A callee reached through calls or subscripts (``self.flow(c).log_prob``,
+    ``self.metrics["acc"]``): an attribute chain whose root is a name."""
+    while isinstance(e, (cst.Attribute, cst.Call, cst.Subscript)):
+        e = e.value if not isinstance(e, cst.Call) else e.func
+    return isinstance(e, cst.Name)
+
+
 def _call_at(ctx: FixContext, f: Finding) -> cst.Call | None:
-    exact = [c for c in ctx.nodes_at(f, cst.Call) if _callee_ok(c.func)]
+    """The outermost call of the finding's span (else of its line) that reaches code outside
+    the file: ``self.flow(c).log_prob(theta)`` as a whole, not only ``self.flow(c)``."""
+    exact = [c for c in ctx.nodes_at(f, cst.Call) if _chained(c.func)]
     if exact:
         return exact[0]
-    on_line = [c for c in ctx.on_line(f.line, cst.Call) if _callee_ok(c.func)]
-    if not on_line:
+    on_line = [c for c in ctx.on_line(f.line, cst.Call) if _chained(c.func)]
+    # the call that starts where the finding does (``self.blur(x)`` inside ``self.head(...)``:
+    # the inner one reaches the library, the outer is torch's), else the outermost of the line
+    starts = [c for c in on_line if ctx.span(c)[:2] == (f.line, f.col)]
+    pool = starts or on_line
+    if not pool:
         return None
-    # the outermost call of the line: the one that reaches the library
-    return min(on_line, key=lambda c: (ctx.span(c)[0], ctx.span(c)[1], -ctx.span(c)[2]))
+    return min(
+        pool, key=lambda c: (ctx.span(c)[0], ctx.span(c)[1], -ctx.span(c)[2], -ctx.span(c)[3])
+    )
+
+
+_NO_LAMBDA = (cst.Yield, cst.Await, cst.NamedExpr)
+
+
+def _lambda_ok(call: cst.Call) -> str | None:
+    """Why ``lambda: <call>`` would not mean the call, or None."""
+    for n in _walk(call):
+        if isinstance(n, _NO_LAMBDA):
+            return "the call holds a `yield`, `await` or `:=`"
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == "super":
+            return "the call reads `super()`, which a lambda cannot"
+    return None
+
+
+def _walk(node: cst.CSTNode):  # type: ignore[no-untyped-def]
+    yield node
+    for c in node.children:
+        yield from _walk(c)
 
 
 def _existing_helper(module: cst.Module, name: str) -> bool:
@@ -79,17 +113,57 @@ def _anchor(module: cst.Module) -> cst.SimpleStatementLine | None:
     return last
 
 
+# the library's break kinds a torch config setting removes instead (remedies.CONFIG_REMEDIES): the
+# rule the static stage names inside the library -> the GB id torch gives it
+_RULE_GB = {
+    "CL110": "GB0036",
+    "CL111": "GB0036",
+    "CL103": "GB0124",
+    "CL102": "GB0124",
+    "CL105": "GB0033",
+    "CL112": "GB0033",
+}
+
+
+def _config_note(f: Finding) -> str:
+    """The config remedy that would keep the library's code in the graph, if one applies."""
+    from compilelint.remedies import config_for
+
+    cfg = config_for(f.gb_id or _RULE_GB.get(f.rule))
+    if cfg is None:
+        return ""
+    return (
+        f"; the break inside {f.package} is also one `{cfg.lines[0]}` removes (the verifier "
+        "tries that config remedy too; it keeps the library's code in the graph)"
+    )
+
+
 def library_call_fix(ctx: FixContext, f: Finding) -> Rewrite | NoFix:
-    """The rewrite of the user's call that reaches ``f.package``, or why there is none."""
+    """The rewrite of the user's call that reaches ``f.package``, or why there is none.
+
+    ``fn(args)`` / ``self.mod(args)`` / ``self.a.b(args, k=v)`` -> ``_run_eager(fn, args)``;
+    a callee reached through a call or subscript (``self.flow(c).log_prob(theta)``, a metric
+    taken from a ``ModuleDict``) -> ``_run_eager(lambda: <the call>)``: the whole expression
+    runs in eager (a lambda costs no more breaks than the helper's one on torch 2.13)."""
     base = f"the code is in {f.package}, reached from this line"
     call = _call_at(ctx, f)
     if call is None:
         return NoFix(f"{base}: no call on the line to move out of the compiled region")
     if ctx.function(call) is None:
         return NoFix(f"{base}: the call is not in a function body")
-    func_code = ctx.code(call.func)
-    if func_code.split(".")[0] == ctx.torch_alias or func_code == HELPER:
+    func_code = ctx.code(call.func).strip()
+    head = func_code.split(".")[0].split("(")[0]
+    if head == ctx.torch_alias or func_code == HELPER or func_code.startswith(HELPER + "("):
         return NoFix(f"{base}: the line calls torch itself; no helper moves it out")
+    if any(isinstance(a, cst.Lambda) and a.body is call for a in ctx.ancestors(call)):
+        return NoFix(f"{base}: the call is already inside a lambda")
+    plain = _callee_ok(call.func) and not any(
+        a.keyword is not None and a.keyword.value == "fn" for a in call.args
+    )
+    if not plain:
+        why = _lambda_ok(call)
+        if why is not None:
+            return NoFix(f"{base}: {why}")
     changes: list[tuple[cst.CSTNode, object]] = []
     if _existing_helper(ctx.module, HELPER):
         name = HELPER
@@ -110,17 +184,34 @@ def library_call_fix(ctx: FixContext, f: Finding) -> Rewrite | NoFix:
         if anchor is None:
             return NoFix(f"{base}: the file has no top-level import to put the helper after")
         changes.append((anchor, cst.FlattenSentinel([anchor, helper])))
-    first = cst.Arg(value=call.func, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-    args = (
-        [first, *call.args] if call.args else [first.with_changes(comma=cst.MaybeSentinel.DEFAULT)]
-    )
-    changes.append((call, call.with_changes(func=cst.Name(name), args=args)))
+    if plain:
+        first = cst.Arg(
+            value=call.func, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        )
+        args = (
+            [first, *call.args]
+            if call.args
+            else [first.with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+        )
+        new = call.with_changes(func=cst.Name(name), args=args)
+        form = f"`{name}(fn, *args)`"
+    else:
+        inner = call.with_changes(lpar=[], rpar=[])
+        new = cst.Call(
+            func=cst.Name(name),
+            args=[cst.Arg(cst.Lambda(params=cst.Parameters(), body=inner))],
+            lpar=call.lpar,
+            rpar=call.rpar,
+        )
+        form = f"`{name}(lambda: ...)` (the callee is reached through a call or subscript)"
+    changes.append((call, new))
     return Rewrite(
         title=(
-            f"call `{func_code}` ({f.package}) {TITLE_MARK} "
-            f"`{name}(fn, *args)`: on torch 2.13 dynamo records one break at a disabled "
+            f"call `{func_code[:60]}` ({f.package}) {TITLE_MARK} "
+            f"{form}: on torch 2.13 dynamo records one break at a disabled "
             "function's call instead of the library's own breaks inside it; values and "
-            "gradients are the eager call's"
+            "gradients (the library module's parameters included) are the eager call's"
+            f"{_config_note(f)}"
         ),
         changes=changes,  # type: ignore[arg-type]
         imports=("torch",),

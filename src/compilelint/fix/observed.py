@@ -239,6 +239,17 @@ GB_RULES: dict[str, tuple[tuple[str, Callable[[cst.CSTNode], bool]], ...]] = {
 }
 
 
+# GB id of a break inside a library -> the rule its user-line finding carries (any rule with
+# a codemod: the library-call rewrite is used for every finding with a package)
+_PACKAGE_RULE = {
+    "GB0036": "CL110",
+    "GB0124": "CL103",
+    "GB0033": "CL103",
+    "GB0170": "CL101",
+    "GB0035": "CL101",
+}
+
+
 class _Nodes(cst.CSTVisitor):
     METADATA_DEPENDENCIES = (PositionProvider,)
 
@@ -272,14 +283,27 @@ def observed_findings(
     current text of changed files by real path; ``display``: real path -> display path."""
     want = set(fixable)
     by_file: dict[str, dict[int, list[str]]] = {}
+    # breaks torch saw inside an installed library, attributed to the user's line that reaches
+    # it: offered as that line's library call (:mod:`compilelint.fix.library_calls`)
+    libs: dict[str, dict[int, tuple[str, str, str]]] = {}
     for b in breaks:
         path, line, gb = b.get("path"), b.get("line"), b.get("gb_id")
-        if not path or line is None or gb not in GB_RULES or os.path.isabs(str(path)):
+        if not path or line is None or os.path.isabs(str(path)):
             continue
         real = os.path.realpath(os.path.join(root, str(path)))
         if (real, int(line)) in covered:
             continue
+        pkg = b.get("package")
+        if pkg:
+            rule = _PACKAGE_RULE.get(str(gb), "CL205")
+            if rule in want:
+                libs.setdefault(real, {}).setdefault(int(line), (rule, str(pkg), str(gb)))
+            continue
+        if gb not in GB_RULES:
+            continue
         by_file.setdefault(real, {}).setdefault(int(line), []).append(str(gb))
+    for real in libs:
+        by_file.setdefault(real, {})
     out: list[Finding] = []
     for real, lines in sorted(by_file.items()):
         data = sources.get(real)
@@ -293,9 +317,33 @@ def observed_findings(
             wrapper = MetadataWrapper(cst.parse_module(data))
         except Exception:  # not parseable: nothing to offer
             continue
-        v = _Nodes(set(lines))
+        v = _Nodes(set(lines) | set(libs.get(real, {})))
         wrapper.visit(v)
         text = data.decode("utf-8", "replace").splitlines()
+        for line, (rule, pkg, lgb) in sorted(libs.get(real, {}).items()):
+            calls = [(n, sp) for n, sp in v.found.get(line, []) if isinstance(n, cst.Call)]
+            if not calls:
+                continue
+            _, span = min(calls, key=lambda c: (c[1][1], -c[1][2], -c[1][3]))
+            out.append(
+                Finding(
+                    rule=rule,
+                    name="observed",
+                    path=display(real),
+                    line=span[0],
+                    col=span[1],
+                    end_line=span[2],
+                    end_col=span[3],
+                    severity="error",
+                    message=f"torch observed a graph break inside {pkg}, reached from here",
+                    fix="",
+                    stage="dynamic",
+                    line_text=text[line - 1] if line <= len(text) else "",
+                    gb_id=lgb if lgb != "None" else None,
+                    observed=True,
+                    package=pkg,
+                )
+            )
         for line, gbs in sorted(lines.items()):
             done: set[tuple[str, tuple[int, int, int, int]]] = set()
             for gb in dict.fromkeys(gbs):

@@ -616,17 +616,20 @@ class Verifier:
         rejected: dict[Key, FixCheck] = {}
         final: _Attempt | None = None
         cache: dict[frozenset[Key], _Attempt] = {}
+        full_keys = frozenset(_key(r) for r in full.records if r.status == "applied")
+        for k, why in self._idle(full, pending).items():
+            rec = next(r for r in full.records if _key(r) == k)
+            rejected[k] = _unchecked(rec, why)
+            pending = pending - {k}
 
         def attempt(keys: frozenset[Key]) -> _Attempt | None:
             if keys in cache:
                 return cache[keys]
             if self.runs >= MAX_ATTEMPTS:
                 return None
-            got = self._attempt(keys, full if keys == pending_all else None)
+            got = self._attempt(keys, full if keys == full_keys else None)
             cache[keys] = got
             return got
-
-        pending_all = pending
 
         def check(at: _Attempt, k: Key) -> FixCheck:
             # a fix applied with others may not apply in a smaller set (it rewrote code
@@ -705,6 +708,34 @@ class Verifier:
             runs=self.runs,
         )
         return (final.engine if final else None), ver
+
+    def _idle(self, full: EngineResult, pending: frozenset[Key]) -> dict[Key, str]:
+        """Fixes of skipped-call rules (CL2xx: print, logging, warnings, debugger, stdlib
+        calls) at lines torch traced into a graph without a break or recompile there, on the
+        first pass: nothing to verify (torch 2.13 traces `inspect.signature`, `struct` on
+        constants, NumPy through `torch._numpy`), so they are not tried. A line torch did not
+        trace (the spec does not reach it, or dynamo gave up on the frame at an earlier break)
+        is still tried: an accepted pass may reach it."""
+        if self.passes != 1:
+            return {}
+        breaks = self.before.block.get("breaks") or []
+        recs = self.before.block.get("recompiles") or []
+        out: dict[Key, str] = {}
+        for r in full.records:
+            k = _key(r)
+            if k not in pending or not r.rule.startswith("CL2") or is_library_call(r.title):
+                continue
+            rel = self._rel(os.path.realpath(r.path))
+            lo, hi = r.line, max(r.line, r.end_line)
+            if _count(breaks, rel, lo - 1, hi + 1) or _count(recs, rel, lo - 1, hi + 1):
+                continue
+            if not self._traced(rel, lo, hi):
+                continue
+            out[k] = (
+                "not tried: torch traced this line into a graph without a break or recompile "
+                "on the spec's inputs, so there is nothing to remove here"
+            )
+        return out
 
     # ------------------------------------------------------------------ one attempt
     def _attempt(self, keys: frozenset[Key], engine: EngineResult | None) -> _Attempt:
@@ -863,7 +894,12 @@ class Verifier:
             elif new:
                 reason = f"adds a graph break: {new[0]}"
             elif kind == "breaks" and bb == 0:
-                reason = "no graph break was observed here before (does the spec reach it?)"
+                reason = "no graph break was observed here before" + (
+                    " (torch traced the line without one)"
+                    if self._traced(rel, lo, hi)
+                    else " (the spec's run does not reach this line: torch neither traced nor "
+                    "broke there; give an input spec that runs it)"
+                )
             elif kind == "breaks" and k in routed and ba >= bb:
                 reason = (
                     f"the breaks are not fewer ({bb} before, {ba} after; a disabled helper's "
@@ -901,6 +937,14 @@ class Verifier:
                 reason=reason,
             )
         return _Attempt(keys, engine, res, checks, failure)
+
+    def _traced(self, rel: str, lo: int, hi: int) -> bool:
+        """Whether the run this pass started from traced a line of ``rel`` in [lo, hi]."""
+        for p, ls in self.before.reached.items():
+            for d in (self.before_dir, self.after_dir):
+                if _under(p, d) and os.path.relpath(p, d).replace(os.sep, "/") == rel:
+                    return bool(ls & set(range(lo, hi + 1)))
+        return False
 
     def _raises(self, texts: dict[str, tuple[str, str]], path: str, line: int) -> bool:
         """Whether line ``line`` of ``path`` (the fixed copy's text) is a `raise` statement."""

@@ -31,6 +31,7 @@ from compilelint.fix.codemods.base import (
     template,
 )
 from compilelint.fix.codemods.classes import unique_index, unique_loop
+from compilelint.fix.codemods.numpy_calls import numpy_to_torch
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.model import Finding
@@ -50,6 +51,12 @@ class DataDependentShape(Codemod):
         if not calls:
             return NoFix("the call was not found in the file")
         call = calls[0]
+        if isinstance(call.func, cst.Attribute):
+            mod = ctx.foreign_module(call.func.value)
+            if mod == "numpy":
+                return numpy_to_torch(ctx, call)
+            if mod is not None:
+                return NoFix(f"`{ctx.code(call.func).strip()}` is {mod}'s, not a tensor method")
         dense = moe.dense_dispatch(ctx, call)
         if dense is not None:
             return dense

@@ -30,6 +30,7 @@ from __future__ import annotations
 import libcst as cst
 
 from compilelint.fix.codemods.base import Codemod, all_nodes, name_nodes, side_effect
+from compilelint.fix.codemods.constant_calls import hoist_constant_call
 from compilelint.fix.codemods.observe import _statement, guard_group, guard_rewrite, self_attr
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
@@ -58,6 +59,9 @@ class SkippedCallEagerOnly(Codemod):
             return NoFix("the call is not in a function body")
         group = guard_group(ctx, seed, "call")
         if isinstance(group, NoFix):
+            once = hoist_constant_call(ctx, node)
+            if once is not None:
+                return once
             keyed = _hash_key(ctx, seed)
             if keyed is not None:
                 return keyed
