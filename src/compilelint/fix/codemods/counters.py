@@ -184,7 +184,15 @@ class _Walk:
             return "a name the branch sets is not set before it"
         self.plan.ifs[id(node)] = node
         self.plan.reads.append(ctx.code(node.test).strip())
+        tensors = {
+            st.body[0].targets[0].target.value  # type: ignore[attr-defined]
+            for body in branches
+            for st in body.body  # type: ignore[attr-defined]
+            if _tensor(ctx, st.body[0].value)  # type: ignore[attr-defined]
+        }
         for t in targets:
+            if t in tensors:
+                continue  # a tensor either way: `torch.where` keeps it one
             why = self.sink_name(fn, t)
             if why:
                 return why
