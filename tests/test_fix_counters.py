@@ -198,3 +198,178 @@ def test_invalid_recompiles_and_valid_compiles_once_with_the_same_results(
     assert c_bad.frame_count > 1, "the original does not recompile"
     assert c_good.frame_count == 1, f"the fixed model compiled {c_good.frame_count} times"
     assert int(good.__getattr__(next(iter(good._non_persistent_buffers_set)))) == 5
+
+
+# ---------------------------------------------------------------------------- running values
+def _acc_model(init: str, body: str, extra: str = "") -> str:
+    return (
+        "from collections import Counter, defaultdict\n\n"
+        + HEAD
+        + textwrap.dedent(
+            """\
+        class Model(nn.Module):
+            def __init__(self, dim=8, num_classes=5, momentum=0.9):
+                super().__init__()
+                self.fc = nn.Linear(dim, num_classes)
+                self.emb = nn.Embedding(num_classes, dim)
+                self.momentum = momentum
+        {init}
+        {extra}
+            def forward(self, x):
+                logits = self.fc(x)
+        {body}
+        """
+        ).format(
+            init=textwrap.indent(init, " " * 8),
+            extra=textwrap.indent(extra, " " * 4),
+            body=textwrap.indent(body, " " * 8),
+        )
+    )
+
+
+RUNNING = {
+    "sum": (
+        "CL103",
+        _acc_model(
+            "self.total = 0.0",
+            "loss = logits.pow(2).mean()\nself.total += loss.item()\nreturn logits, loss",
+        ),
+        ("self.total += loss.detach()", "torch.tensor(0.0, dtype=torch.float64)"),
+    ),
+    "ema": (
+        "CL103",
+        _acc_model(
+            "self.scale_ema = 0.0",
+            "scale = logits.abs().mean().item()\n"
+            "self.scale_ema = self.momentum * self.scale_ema + (1 - self.momentum) * scale\n"
+            "return logits",
+        ),
+        ("scale = logits.abs().mean().detach()",),
+    ),
+    "dict_get": (
+        "CL105",
+        _acc_model(
+            "self.hist = {}",
+            "preds = logits.argmax(dim=1)\n"
+            "for c in preds.tolist():\n"
+            "    self.hist[c] = self.hist.get(c, 0) + 1\n"
+            "return logits",
+        ),
+        ("torch.zeros(self.fc.out_features, dtype=torch.long)", ".index_add_(0, ids,"),
+    ),
+    "defaultdict": (
+        "CL105",
+        _acc_model(
+            "self.hist = defaultdict(int)",
+            "idx = logits.argmax(-1)\n"
+            "for k in idx.flatten().tolist():\n"
+            "    self.hist[k] += 1\n"
+            "return logits + self.emb(idx).sum()",
+        ),
+        ("torch.zeros(self.emb.num_embeddings, dtype=torch.long)",),
+    ),
+    "counter": (
+        "CL105",
+        _acc_model(
+            "self.seen = Counter()",
+            "preds = self.fc(x).argmax(1)\nself.seen.update(preds.tolist())\nreturn logits",
+        ),
+        ("torch.zeros(self.fc.out_features, dtype=torch.long)",),
+    ),
+}
+
+
+def _fix_rule(tmp_path: Path, code: str, rule: str) -> tuple[str, Any]:
+    f = tmp_path / "m.py"
+    f.write_text(code, encoding="utf-8")
+    res = run_fixes([str(f)], Config(select=(rule,), cache=False), unsafe=True)
+    text = res.changes[0].after.decode() if res.changes else code
+    return text, res
+
+
+@pytest.mark.parametrize("case", sorted(RUNNING))
+def test_a_running_value_or_key_count_becomes_a_tensor_buffer(tmp_path: Path, case: str) -> None:
+    rule, code, wants = RUNNING[case]
+    text, res = _fix_rule(tmp_path, code, rule)
+    for want in wants:
+        assert want in text, text
+    assert "persistent=False" in text and ".tolist()" not in text and ".item()" not in text
+    applied = [r for r in res.records if r.status == "applied"]
+    assert applied and "state_dict is unchanged" in applied[0].title
+
+
+def test_counts_of_values_of_unknown_range_are_not_rewritten(tmp_path: Path) -> None:
+    code = _acc_model(
+        "self.hist = {}",
+        "bins = (logits * 3).round().long()\n"
+        "for b in bins.flatten().tolist():\n"
+        "    self.hist[b] = self.hist.get(b, 0) + 1\n"
+        "return logits",
+    )
+    text, res = _fix_rule(tmp_path, code, "CL105")
+    assert text == code
+    assert any("how many keys it can hold is not known" in r.reason for r in res.records)
+
+
+def test_counts_read_as_a_dict_elsewhere_are_proposed(tmp_path: Path) -> None:
+    code = _acc_model(
+        "self.hist = {}",
+        "for c in logits.argmax(1).tolist():\n"
+        "    self.hist[c] = self.hist.get(c, 0) + 1\n"
+        "return logits",
+        extra="def most_common(self):\n    return max(self.hist.items(), key=lambda kv: kv[1])\n",
+    )
+    code = code.replace(
+        "for c in logits.argmax(1).tolist()",
+        "preds = logits.argmax(1)\n        for c in preds.tolist()",
+    )
+    text, res = _fix_rule(tmp_path, code, "CL105")
+    assert text == code
+    props = [r for r in res.records if r.status == "proposed"]
+    assert props and "most_common()" in props[0].reason and "index_add_" in props[0].patch
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("case", sorted(RUNNING))
+def test_running_values_compile_whole_and_count_the_same(tmp_path: Path, case: str) -> None:
+    torch = pytest.importorskip("torch")
+    from torch._dynamo.testing import CompileCounter
+
+    rule, code, _ = RUNNING[case]
+    fixed, _ = _fix_rule(tmp_path, code, rule)
+    (tmp_path / "invalid.py").write_text(code, encoding="utf-8")
+    (tmp_path / "valid.py").write_text(fixed, encoding="utf-8")
+    bad_cls = load_module(tmp_path / "invalid.py", "fixcount").Model
+    good_cls = load_module(tmp_path / "valid.py", "fixcount").Model
+    torch.manual_seed(0)
+    ref, good = bad_cls(), good_cls()
+    good.load_state_dict(ref.state_dict())
+    assert set(good.state_dict()) == set(ref.state_dict())
+    torch._dynamo.reset()
+    c_bad = CompileCounter()  # the original breaks (more than one graph) or recompiles
+    run_bad = torch.compile(bad_cls(), backend=c_bad)
+    for _ in range(3):
+        run_bad(torch.randn(6, 8))
+    torch._dynamo.reset()
+    ex = torch._dynamo.explain(bad_cls())(torch.randn(6, 8))
+    assert c_bad.frame_count > 1 or ex.break_reasons, "the original compiles whole"
+    torch._dynamo.reset()
+    torch._dynamo.reset()
+    cnt = CompileCounter()
+    run = torch.compile(good, backend=cnt, fullgraph=True)
+    for _ in range(4):
+        x = torch.randn(6, 8)
+        want, got = ref(x), run(x)
+        want_t = want if isinstance(want, tuple) else (want,)
+        got_t = got if isinstance(got, tuple) else (got,)
+        for w, g in zip(want_t, got_t, strict=True):
+            torch.testing.assert_close(g, w)
+    torch._dynamo.reset()
+    assert cnt.frame_count == 1
+    attr = next(iter(good._non_persistent_buffers_set))
+    state, value = getattr(ref, attr), getattr(good, attr)
+    if isinstance(state, dict):  # the counts per key are the same
+        assert {k: int(value[k]) for k in state} == dict(state)
+        assert int(value.sum()) == sum(state.values())
+    else:
+        assert abs(float(value) - float(state)) < 1e-5
