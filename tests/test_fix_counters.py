@@ -93,6 +93,16 @@ CASES = {
         ),
         'self.register_buffer("it", torch.tensor(0), persistent=False)',
     ),
+    "alias": (
+        _model(
+            "self.num_steps = 0",
+            "step = self.num_steps\n"
+            "self.num_steps += 1\n"
+            "frac = min(1.0, step / self.warmup)\n"
+            "return h * frac",
+        ),
+        "step = self.num_steps.clone()",
+    ),
     "helper": (
         _model(
             "self.it = 0",
@@ -110,6 +120,13 @@ REFUSED = {
             "w = self.table[self.steps]\nself.steps += 1\nreturn w * h",
         ),
         "read as is",
+    ),
+    "alias_index": (
+        _model(
+            "self.steps = 0\nself.table = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]",
+            "s = self.steps\nself.steps += 1\nreturn self.table[s] * h",
+        ),
+        "`s` it is used in `return self.table[s] * h`",
     ),
     "returned": (
         _model(

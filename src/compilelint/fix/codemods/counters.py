@@ -53,6 +53,7 @@ class Plan:
     )  # id(call) -> ("min"|"max", tensor arg, bound)
     wheres: set[int] = field(default_factory=set)  # id(IfExp)
     ifs: dict[int, cst.If] = field(default_factory=dict)
+    clones: set[int] = field(default_factory=set)  # id(bare read) kept apart from the step
     reads: list[str] = field(default_factory=list)  # code of the statements rewritten
 
 
@@ -84,9 +85,16 @@ class _Walk:
 
     def read(self, use: cst.Attribute) -> str | None:
         """Climb from a read of the counter; None when every sink takes a tensor, else why."""
-        if not isinstance(self.ctx.parent(use), (cst.BinaryOperation, cst.Comparison, cst.Arg)):
-            if not isinstance(self.ctx.parent(use), cst.UnaryOperation):
-                return "read as is (the in-place step would change the value it names)"
+        p = self.ctx.parent(use)
+        if isinstance(p, cst.Assign) and p.value is use:
+            # `step = self.steps`: a local alias of the buffer, which a later in-place step
+            # would change under it: it reads a copy (`.clone()`, a 0-d tensor)
+            if len(p.targets) != 1 or not isinstance(p.targets[0].target, cst.Name):
+                return "read as is into a store"
+            self.plan.clones.add(id(use))
+            return self.sink(use)
+        if not isinstance(p, (cst.BinaryOperation, cst.Comparison, cst.Arg, cst.UnaryOperation)):
+            return "read as is (the in-place step would change the value it names)"
         return self.climb(use)
 
     def climb(self, e: cst.BaseExpression) -> str | None:
@@ -363,6 +371,13 @@ class _Apply(cst.CSTTransformer):
             rpar=updated.rpar,
         )
 
+    def leave_Attribute(
+        self, original: cst.Attribute, updated: cst.Attribute
+    ) -> cst.BaseExpression:
+        if id(original) not in self.plan.clones:
+            return updated
+        return cst.Call(func=cst.Attribute(value=updated, attr=cst.Name("clone")))
+
     def leave_IfExp(self, original: cst.IfExp, updated: cst.IfExp) -> cst.BaseExpression:
         if id(original) not in self.plan.wheres:
             return updated
@@ -427,7 +442,7 @@ def tensor_reads(
                 "keep it a Python int outside `forward` (the training loop) or pass it in"
             )
     plan = walk.plan
-    marked = set(plan.clamps) | plan.wheres | set(plan.ifs)
+    marked = set(plan.clamps) | plan.wheres | set(plan.ifs) | plan.clones
     if not marked:
         return []
     nodes = {id(n): n for n in all_nodes(cls) if id(n) in marked}
