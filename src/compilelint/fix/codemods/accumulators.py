@@ -64,6 +64,24 @@ def _init_of(cls: cst.ClassDef) -> cst.FunctionDef | None:
     )
 
 
+def _registered(body: cst.IndentedBlock, attr: str) -> bool:
+    """``self.register_buffer("<attr>", ...)`` among ``__init__``'s top-level statements."""
+    for st in body.body:
+        if isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1:
+            e = st.body[0]
+            if (
+                isinstance(e, cst.Expr)
+                and isinstance(e.value, cst.Call)
+                and isinstance(e.value.func, cst.Attribute)
+                and e.value.func.attr.value == "register_buffer"
+                and e.value.args
+                and isinstance(e.value.args[0].value, cst.SimpleString)
+                and e.value.args[0].value.evaluated_value == attr
+            ):
+                return True
+    return False
+
+
 def buffer_changes(
     ctx: FixContext, updates: list[cst.BaseSmallStatement]
 ) -> tuple[list[tuple[cst.CSTNode, cst.CSTNode]], str] | NoFix:
@@ -99,6 +117,8 @@ def buffer_changes(
                 if not isinstance(v, (cst.Integer, cst.Float)):
                     return NoFix(f"`self.{attr}` does not start as a number literal")
                 line, literal = st, a.value
+        if line is None and _registered(init.body, attr):
+            continue  # already a buffer (CL501 made the counter one in an earlier round)
         if line is None or literal is None:
             return NoFix(f"`__init__` does not set `self.{attr}` in its top-level statements")
         readers: set[str] = set()
@@ -153,6 +173,9 @@ def buffer_changes(
 # ---------------------------------------------------------------------------- key counts
 _DICT_CTORS = frozenset({"dict", "Counter", "collections.Counter", "defaultdict"})
 _SIZE_OF = {"Embedding": "num_embeddings", "Linear": "out_features"}
+_SAME_SHAPE = frozenset(
+    {"softmax", "log_softmax", "sigmoid", "float", "detach", "exp", "abs", "neg", "clone"}
+)
 
 
 def _dict_init(value: cst.BaseExpression) -> bool:
@@ -264,6 +287,12 @@ def _size_of(ctx: FixContext, cls: cst.ClassDef, fn: cst.FunctionDef, t: cst.CST
         ):
             return None
         src = v.func.value
+        while (  # `scores.softmax(-1).argmax(-1)`: elementwise maps keep the class axis
+            isinstance(src, cst.Call)
+            and isinstance(src.func, cst.Attribute)
+            and src.func.attr.value in _SAME_SHAPE
+        ):
+            src = src.func.value
         m = module_call(src)
         if m is None and isinstance(src, cst.Name):
             for b in all_nodes(fn.body):

@@ -237,7 +237,8 @@ class TensorItemDrop(Codemod):
             if isinstance(got, NoFix):
                 return got
             rw.changes = [*rw.changes, *got[0]]
-            rw.title += f"; {got[1]}"
+            if got[1]:
+                rw.title += f"; {got[1]}"
         if attrs:
             names = ", ".join(f"`self.{a}`" for a in sorted(set(attrs)))
             rw.title += (
