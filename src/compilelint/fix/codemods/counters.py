@@ -154,7 +154,11 @@ class _Walk:
             return self.climb(p)
         if isinstance(p, cst.If) and p.test is cmp:
             return self._if(p)
-        return f"the comparison `{ctx.code(cmp).strip()[:40]}` decides more than a value"
+        return (
+            f"the comparison `{ctx.code(cmp).strip()[:40]}` decides Python control flow (a "
+            "data-dependent branch as a tensor; as an int each counter value is a guard, a "
+            "recompile per value)"
+        )
 
     def _if(self, node: cst.If) -> str | None:
         ctx = self.ctx
