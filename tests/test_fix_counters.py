@@ -27,7 +27,7 @@ from compilelint.fix.engine import run_fixes
 
 from .fix_modules import load_module
 
-HEAD = "import torch\nfrom torch import nn\n\n\n"
+HEAD = "import math\n\nimport torch\nfrom torch import nn\n\n\n"
 
 
 def _model(init: str, body: str, extra: str = "") -> str:
@@ -102,6 +102,15 @@ CASES = {
             "return h * frac",
         ),
         "step = self.num_steps.clone()",
+    ),
+    "cosine": (
+        _model(
+            "self.step = 0",
+            "lam = 0.5 * (1.0 + math.cos(math.pi * min(self.step, self.warmup) / self.warmup))\n"
+            "self.step += 1\n"
+            "return h * lam",
+        ),
+        "torch.cos(math.pi * torch.clamp(self.step, max=self.warmup) / self.warmup)",
     ),
     "helper": (
         _model(

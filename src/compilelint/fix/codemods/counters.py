@@ -27,7 +27,13 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import ARITH_OPERATORS, all_nodes, name_nodes, number_expr
+from compilelint.fix.codemods.base import (
+    ARITH_OPERATORS,
+    TORCH_OF,
+    all_nodes,
+    name_nodes,
+    number_expr,
+)
 from compilelint.fix.codemods.observe import self_attr
 from compilelint.fix.context import FixContext
 from compilelint.fix.evidence import tensor_only_chain
@@ -54,6 +60,7 @@ class Plan:
     wheres: set[int] = field(default_factory=set)  # id(IfExp)
     ifs: dict[int, cst.If] = field(default_factory=dict)
     clones: set[int] = field(default_factory=set)  # id(bare read) kept apart from the step
+    funcs: dict[int, str] = field(default_factory=dict)  # id(math.f call) -> torch function
     reads: list[str] = field(default_factory=list)  # code of the statements rewritten
 
 
@@ -120,6 +127,13 @@ class _Walk:
                 if got is None:
                     if isinstance(call, cst.Call) and _torch_call(ctx, call):
                         cur = call  # a torch function of a tensor is a tensor
+                        continue
+                    fn = _math_call(call) if isinstance(call, cst.Call) else None
+                    if fn is not None:
+                        # `math.cos(math.pi * self.it / n)`, `np.exp(-self.steps / tau)`:
+                        # the torch function of the same meaning on the 0-d tensor
+                        self.plan.funcs[id(call)] = fn
+                        cur = call
                         continue
                     code = ctx.code(call).strip()[:40] if call is not None else "a call"
                     return f"it is an argument of `{code}`"
@@ -294,6 +308,21 @@ def _torch_call(ctx: FixContext, call: cst.Call) -> bool:
     )
 
 
+def _math_call(call: cst.Call) -> str | None:
+    """``torch.<f>`` for ``math.f(x)``/``np.f(x)``/``numpy.f(x)`` of one argument."""
+    f = call.func
+    if not (
+        isinstance(f, cst.Attribute)
+        and isinstance(f.value, cst.Name)
+        and f.value.value in ("math", "np", "numpy")
+        and f.attr.value in TORCH_OF
+    ):
+        return None
+    if len(call.args) != 1 or call.args[0].keyword or call.args[0].star:
+        return None
+    return TORCH_OF[f.attr.value]
+
+
 def _clampable(n: cst.Call) -> bool:
     return isinstance(n.func, cst.Name) and n.func.value in ("max", "min")
 
@@ -349,6 +378,9 @@ class _Apply(cst.CSTTransformer):
         return cst.parse_expression(self.ctx.torch(name))
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        fn = self.plan.funcs.get(id(original))
+        if fn is not None:
+            return updated.with_changes(func=self._fn(fn))
         got = self.plan.clamps.get(id(original))
         if got is None:
             return updated
@@ -446,7 +478,7 @@ def tensor_reads(
                 "keep it a Python int outside `forward` (the training loop) or pass it in"
             )
     plan = walk.plan
-    marked = set(plan.clamps) | plan.wheres | set(plan.ifs) | plan.clones
+    marked = set(plan.clamps) | plan.wheres | set(plan.ifs) | plan.clones | set(plan.funcs)
     if not marked:
         return []
     nodes = {id(n): n for n in all_nodes(cls) if id(n) in marked}
