@@ -130,12 +130,22 @@ class _Walk:
                         continue
                     fn = _math_call(call) if isinstance(call, cst.Call) else None
                     if fn is not None:
-                        # `math.cos(math.pi * self.it / n)`, `np.exp(-self.steps / tau)`:
+                        # `math.cos(math.pi * self.it / n)`, `math.exp(-self.steps / tau)`:
                         # the torch function of the same meaning on the 0-d tensor
                         self.plan.funcs[id(call)] = fn
                         cur = call
                         continue
-                    code = ctx.code(call).strip()[:40] if call is not None else "a call"
+                    code = (
+                        ctx.code(call).strip().splitlines()[0][:40]
+                        if call is not None
+                        else "a call"
+                    )
+                    if isinstance(call, cst.Call) and _numpy_fn(call):
+                        return (
+                            f"it is an argument of `{code}`, a NumPy function whose float64 "
+                            "result makes the tensors it meets float64 (`torch.<f>` of the "
+                            "0-d buffer would keep float32: write it by hand if that is meant)"
+                        )
                     return f"it is an argument of `{code}`"
                 cur = got
                 continue
@@ -309,18 +319,29 @@ def _torch_call(ctx: FixContext, call: cst.Call) -> bool:
 
 
 def _math_call(call: cst.Call) -> str | None:
-    """``torch.<f>`` for ``math.f(x)``/``np.f(x)``/``numpy.f(x)`` of one argument."""
+    """``torch.<f>`` for ``math.f(x)`` of one argument. Not ``np.f(x)``: NumPy's float64
+    scalar promotes the tensors it meets to float64 (the verifier saw the outputs' dtype
+    change), which ``torch.f`` of a 0-d tensor would not."""
     f = call.func
     if not (
         isinstance(f, cst.Attribute)
         and isinstance(f.value, cst.Name)
-        and f.value.value in ("math", "np", "numpy")
+        and f.value.value == "math"
         and f.attr.value in TORCH_OF
     ):
         return None
     if len(call.args) != 1 or call.args[0].keyword or call.args[0].star:
         return None
     return TORCH_OF[f.attr.value]
+
+
+def _numpy_fn(call: cst.Call) -> bool:
+    f = call.func
+    return (
+        isinstance(f, cst.Attribute)
+        and isinstance(f.value, cst.Name)
+        and f.value.value in ("np", "numpy")
+    )
 
 
 def _clampable(n: cst.Call) -> bool:
