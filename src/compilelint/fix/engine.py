@@ -433,6 +433,11 @@ def _records(
                 title=rw.title,
                 key=content_hash(f),
                 end_line=line + (f.end_line - f.line),
+                reach=(
+                    (to_orig(real, rnd, rw.reach[0]), to_orig(real, rnd, rw.reach[1]))
+                    if rw.reach
+                    else None
+                ),
             )
         )
     final: dict[str, LineMap] = {}

@@ -25,6 +25,9 @@ class Rewrite:
     changes: Sequence[tuple[cst.CSTNode, Replacement]]
     imports: tuple[str, ...] = ()
     mergeable: bool = False  # adjacent replacements of mergeable rewrites share one guard
+    # the lines (first, last; in the text it was planned on) where torch records what this
+    # fix removes when they lie beyond the finding: a counter's guard fails at its first read
+    reach: tuple[int, int] | None = None
 
 
 @dataclass
@@ -67,6 +70,7 @@ class FixRecord:
     reason: str = ""
     key: str = ""
     end_line: int = 0  # last line of the rewritten code in the file as read
+    reach: tuple[int, int] | None = None  # Rewrite.reach, in the file as read
     patch: str = ""  # status "proposed": the unified diff of the proposal on its own
 
 

@@ -808,6 +808,8 @@ class Verifier:
             rel = self._rel(os.path.realpath(r.path))
             lm = maps.get(rel)
             lo, hi = r.line, max(r.line, r.end_line)
+            if r.reach:  # the fix's effect shows beyond its finding's lines
+                lo, hi = min(lo, r.reach[0]), max(hi, r.reach[1])
             alo, ahi = (lm.forward(lo)[0], lm.forward(hi)[1]) if lm else (lo, hi)
             regions[_key(r)] = (rel, lo, hi, alo, ahi)
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from compilelint.fix.codemods import flow
+from compilelint.fix.codemods.accumulators import accumulation, buffer_changes
 from compilelint.fix.codemods.base import (
     ARITH_OPERATORS,
     TORCH_OF,
@@ -63,6 +64,7 @@ class _End:
     assign: cst.Assign | None = None
     store: cst.Assign | None = None
     returned: cst.Return | None = None
+    accum: cst.BaseSmallStatement | None = None  # `self.total += v`: a running value
 
 
 # kind of rewrite of an original node: "origin", "eager:<wrap>", "clamp", "maximum",
@@ -229,6 +231,14 @@ class TensorItemDrop(Codemod):
                 "`isinstance(v, float)` do not)"
             )
         rw = self._rewrite(ctx, plan, fixed)
+        accums = [e.accum for e in ends if e.accum is not None]
+        if accums:
+            got = buffer_changes(ctx, accums)
+            if isinstance(got, NoFix):
+                return got
+            rw.changes = [*rw.changes, *got[0]]
+            if got[1]:
+                rw.title += f"; {got[1]}"
         if attrs:
             names = ", ".join(f"`self.{a}`" for a in sorted(set(attrs)))
             rw.title += (
@@ -253,6 +263,11 @@ class TensorItemDrop(Codemod):
         that keep it a tensor, recording their rewrites in ``plan``; ``names``: the local
         names that become tensors too."""
         cur = node
+        acc = accumulation(ctx, node)
+        if acc is not None:
+            # `self.total += v`, `self.ema = m * self.ema + (1 - m) * v`: the running value
+            # becomes a tensor buffer (see `accumulators`)
+            return _End(accum=acc)
         while True:
             p = ctx.parent(cur)
             if isinstance(p, cst.Arg):

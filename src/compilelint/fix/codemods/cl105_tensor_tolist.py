@@ -28,6 +28,7 @@ import dataclasses
 import libcst as cst
 
 from compilelint.fix.codemods import moe
+from compilelint.fix.codemods.accumulators import key_counts
 from compilelint.fix.codemods.base import Codemod
 from compilelint.fix.codemods.cl103_tensor_item import _self_store, _store_readers
 from compilelint.fix.codemods.observe import _statement, guard_group, guard_rewrite
@@ -52,6 +53,9 @@ class TolistObservedEagerOnly(Codemod):
         dense = moe.sorted_dispatch(ctx, calls[0]) or moe.count_dispatch(ctx, calls[0])
         if dense is not None:
             return dense
+        counted = key_counts(ctx, calls[0])
+        if counted is not None:
+            return counted
         pieces = segment_reduction(ctx, calls[0])
         if pieces is not None:
             return pieces

@@ -18,6 +18,7 @@ import libcst as cst
 
 from compilelint.fix.codemods.base import Codemod
 from compilelint.fix.codemods.cl103_tensor_item import _eager_only
+from compilelint.fix.codemods.counters import tensor_reads
 from compilelint.fix.codemods.observe import _statement, guard_group, guard_rewrite
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
@@ -60,6 +61,8 @@ class CounterBuffer(Codemod):
             return setter
         line, value = setter
         eager: list[cst.Attribute] = []
+        reads: list[cst.Attribute] = []
+        steps: list[cst.Assign] = []
         for use in self._uses(cls, attr):
             if ctx.enclosing(use, cst.FunctionDef) is init:
                 continue
@@ -67,23 +70,23 @@ class CounterBuffer(Codemod):
             if fn is not None and _eager_only(ctx, use, fn) and not self._written(ctx, use):
                 eager.append(use)
                 continue
-            if not (self._is_step(ctx, use, attr) or self._with_tensor(ctx, use)):
+            if self._is_step(ctx, use, attr):
+                p = ctx.parent(use)
+                assign = ctx.parent(p) if isinstance(p, cst.AssignTarget) else None
+                if isinstance(assign, cst.Assign):
+                    steps.append(assign)
+                continue
+            if self._written(ctx, use):
                 stmt = ctx.statement(use)
                 code = ctx.code(stmt).strip().splitlines()[0] if stmt is not None else attr
-                if any(
-                    isinstance(a, (cst.Comparison, cst.If, cst.While)) for a in ctx.ancestors(use)
-                ):
-                    return NoFix(
-                        f"`self.{attr}` is also read in `{code[:50]}`, a comparison that decides "
-                        "Python control flow: as a tensor buffer it would be a data-dependent "
-                        "branch. Each counter value is a guard (a recompile per value until "
-                        "dynamo marks it dynamic); move the decision out of `forward` (e.g. "
-                        "into the training loop) or pass it in as an argument"
-                    )
                 return NoFix(
-                    f"`self.{attr}` is also read in `{code[:50]}`: as a tensor that would "
-                    "become data-dependent"
+                    f"`self.{attr}` is also set in `{code[:50]}`, not a step: a buffer "
+                    "takes only tensors"
                 )
+            reads.append(use)
+        joint = tensor_reads(ctx, cls, attr, reads)
+        if isinstance(joint, NoFix):
+            return joint
         call = cst.parse_statement(
             f'self.register_buffer("{attr}", {ctx.torch("tensor")}({ctx.code(value).strip()}), '
             "persistent=False)\n"
@@ -94,11 +97,32 @@ class CounterBuffer(Codemod):
         )
         changes: list[tuple[cst.CSTNode, cst.CSTNode]] = [(line, new)]
         changes += [(u, cst.Call(func=cst.Name("int"), args=[cst.Arg(u)])) for u in eager]
+        covered = {id(top) for top, _ in joint}
+        for a in steps:  # `self.a = self.a + k` -> `self.a += k`: the buffer steps in place
+            if any(id(x) in covered for x in ctx.ancestors(a)):
+                continue
+            v = a.value
+            assert isinstance(v, cst.BinaryOperation)
+            op = cst.AddAssign() if isinstance(v.operator, cst.Add) else cst.SubtractAssign()
+            changes.append(
+                (a, cst.AugAssign(target=a.targets[0].target, operator=op, value=v.right))
+            )
+        changes += joint
+        title = f"make `self.{attr}` a registered buffer stepped in place"
+        if reads:
+            title = (
+                f"make `self.{attr}` a non-persistent buffer stepped in place (`model.{attr}` "
+                "is now a 0-d tensor; the state_dict is unchanged), its reads in forward "
+                "tensor arithmetic (`torch.clamp`/`torch.where`)"
+            )
+        # dynamo's guard on the counter fails where forward first reads it: the recompiles
+        # this fix removes are recorded at the reads, not at the step
+        spans = [ctx.span(u)[0] for u in reads] + [ctx.span(node)[0]]
         return Rewrite(
-            title=f"make `self.{attr}` a registered buffer stepped in place"
-            + (" (eager-only reads convert it with `int()`)" if eager else ""),
+            title=title + (" (eager-only reads convert it with `int()`)" if eager else ""),
             changes=changes,
             imports=("torch",),
+            reach=(min(spans), max(spans)) if reads else None,
         )
 
     def _log(self, ctx: FixContext, call: cst.CSTNode) -> Rewrite | NoFix:
@@ -212,16 +236,6 @@ class CounterBuffer(Codemod):
                 and self._step_value(p, attr)
             )
         return False
-
-    def _with_tensor(self, ctx: FixContext, use: cst.Attribute) -> bool:
-        """``x * self.a`` with a tensor ``x``: a 0-d tensor there computes the same."""
-        p = ctx.parent(use)
-        if not isinstance(p, cst.BinaryOperation) or not isinstance(
-            p.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
-        ):
-            return False
-        other = p.right if p.left is use else p.left
-        return ctx.is_tensor(other)
 
     def _step_value(self, v: cst.BaseExpression, attr: str) -> bool:
         return (

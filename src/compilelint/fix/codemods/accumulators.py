@@ -1,0 +1,390 @@
+"""Running sums, means and EMAs on ``self`` of values read with ``.item()``: tensor buffers.
+
+``self.total += loss.item()`` or ``self.ema = m * self.ema + (1 - m) * h.mean().item()``,
+where ``__init__`` starts the attribute at a number literal: the read breaks the graph, and the
+attribute is a Python number that changes on every call. As a non-persistent 0-d buffer (float64
+for a float literal, so the sum keeps Python's precision) the same statement accumulates the
+detached tensor in place of the number (``+=`` steps the buffer in place; ``self.ema = ...``
+assigns the buffer a new 0-d tensor, which torch.compile traces as a buffer update), and no
+value is read back to Python. Shared by CL103 (``.item()``) through :func:`accumulation`,
+:func:`buffer_changes`.
+
+Offered when every other use of the attribute in the class is such an update, a read in
+eager-only code, or a read in another method (a trainer's ``average()``): that code now gets a
+0-d tensor (``float(model.total)`` gives the number back), which the title says.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from compilelint.fix.codemods.base import ARITH_OPERATORS, all_nodes
+from compilelint.fix.codemods.observe import eager_only, self_attr
+from compilelint.fix.context import FixContext
+from compilelint.fix.records import NoFix, Proposal, Rewrite
+
+_ACC_OPS = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign)
+
+
+def _target(st: cst.CSTNode) -> str | None:
+    if isinstance(st, cst.AugAssign) and isinstance(st.operator, _ACC_OPS):
+        return self_attr(st.target)
+    if isinstance(st, cst.Assign) and len(st.targets) == 1:
+        attr = self_attr(st.targets[0].target)
+        if attr and any(self_attr(n) == attr for n in all_nodes(st.value)):
+            return attr
+    return None
+
+
+def accumulation(ctx: FixContext, node: cst.CSTNode) -> cst.BaseSmallStatement | None:
+    """The update of a running value on ``self`` that ``node`` (a number about to become a
+    0-d tensor) is an arithmetic operand of: ``self.X += node``, ``self.X = a * self.X + node``;
+    else None."""
+    cur = node
+    while True:
+        p = ctx.parent(cur)
+        if isinstance(p, cst.BinaryOperation) and isinstance(p.operator, ARITH_OPERATORS):
+            cur = p
+            continue
+        if isinstance(p, cst.UnaryOperation) and isinstance(p.operator, (cst.Minus, cst.Plus)):
+            cur = p
+            continue
+        break
+    if isinstance(p, (cst.AugAssign, cst.Assign)) and p.value is cur and _target(p):
+        return p
+    return None
+
+
+def _init_of(cls: cst.ClassDef) -> cst.FunctionDef | None:
+    if not isinstance(cls.body, cst.IndentedBlock):
+        return None
+    return next(
+        (s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"),
+        None,
+    )
+
+
+def _registered(body: cst.IndentedBlock, attr: str) -> bool:
+    """``self.register_buffer("<attr>", ...)`` among ``__init__``'s top-level statements."""
+    for st in body.body:
+        if isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1:
+            e = st.body[0]
+            if (
+                isinstance(e, cst.Expr)
+                and isinstance(e.value, cst.Call)
+                and isinstance(e.value.func, cst.Attribute)
+                and e.value.func.attr.value == "register_buffer"
+                and e.value.args
+                and isinstance(e.value.args[0].value, cst.SimpleString)
+                and e.value.args[0].value.evaluated_value == attr
+            ):
+                return True
+    return False
+
+
+def buffer_changes(
+    ctx: FixContext, updates: list[cst.BaseSmallStatement]
+) -> tuple[list[tuple[cst.CSTNode, cst.CSTNode]], str] | NoFix:
+    """The ``__init__`` lines that make the running values of ``updates`` buffers, and the
+    title's words; or why one cannot be."""
+    changes: list[tuple[cst.CSTNode, cst.CSTNode]] = []
+    words: list[str] = []
+    done: set[str] = set()
+    for up in updates:
+        attr = _target(up)
+        cls = ctx.enclosing(up, cst.ClassDef)
+        if attr is None or cls is None:
+            return NoFix("the running value is not an attribute of the model's class")
+        if attr in done:
+            continue
+        done.add(attr)
+        init = _init_of(cls)
+        if init is None or not isinstance(init.body, cst.IndentedBlock):
+            return NoFix(f"no `__init__` sets `self.{attr}`")
+        line, literal = None, None
+        for st in init.body.body:
+            if not (isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1):
+                continue
+            a = st.body[0]
+            if (
+                isinstance(a, cst.Assign)
+                and len(a.targets) == 1
+                and self_attr(a.targets[0].target) == attr
+            ):
+                if line is not None:
+                    return NoFix(f"`__init__` sets `self.{attr}` more than once")
+                v = a.value.expression if isinstance(a.value, cst.UnaryOperation) else a.value
+                if not isinstance(v, (cst.Integer, cst.Float)):
+                    return NoFix(f"`self.{attr}` does not start as a number literal")
+                line, literal = st, a.value
+        if line is None and _registered(init.body, attr):
+            continue  # already a buffer (CL501 made the counter one in an earlier round)
+        if line is None or literal is None:
+            return NoFix(f"`__init__` does not set `self.{attr}` in its top-level statements")
+        readers: set[str] = set()
+        fn = ctx.function(up)
+        for n in all_nodes(cls):
+            if self_attr(n) != attr or ctx.enclosing(n, cst.FunctionDef) is init:
+                continue
+            where = ctx.function(n)
+            own = next((a for a in ctx.ancestors(n) if _target(a) == attr), None)
+            if own is not None:
+                continue  # an update of the running value (this one or another)
+            if eager_only(ctx, n):
+                continue
+            if where is fn or where is None:
+                code = ctx.code(ctx.statement(n) or n).strip().splitlines()[0][:50]
+                return NoFix(
+                    f"`self.{attr}` is also read in `{code}`: as a tensor buffer the traced "
+                    "code would compute with it"
+                )
+            readers.add(where.name.value)
+        is_float = isinstance(
+            literal.expression if isinstance(literal, cst.UnaryOperation) else literal,
+            cst.Float,
+        )
+        dtype = f", dtype={ctx.torch('float64')}" if is_float else ""
+        new = cst.parse_statement(
+            f'self.register_buffer("{attr}", {ctx.torch("tensor")}({ctx.code(literal).strip()}'
+            f"{dtype}), persistent=False)\n"
+        )
+        assert isinstance(new, cst.SimpleStatementLine)
+        changes.append(
+            (
+                line,
+                new.with_changes(
+                    leading_lines=line.leading_lines,
+                    trailing_whitespace=line.trailing_whitespace,
+                ),
+            )
+        )
+        also = (
+            " (read in " + ", ".join(f"`{r}()`" for r in sorted(readers)) + ", which now gets it)"
+            if readers
+            else ""
+        )
+        words.append(
+            f"`self.{attr}` becomes a non-persistent 0-d buffer accumulated as a tensor "
+            f"(`model.{attr}` is now a tensor{also}; the state_dict is unchanged)"
+        )
+    return changes, "; ".join(words)
+
+
+# ---------------------------------------------------------------------------- key counts
+_DICT_CTORS = frozenset({"dict", "Counter", "collections.Counter", "defaultdict"})
+_SIZE_OF = {"Embedding": "num_embeddings", "Linear": "out_features"}
+_SAME_SHAPE = frozenset(
+    {"softmax", "log_softmax", "sigmoid", "float", "detach", "exp", "abs", "neg", "clone"}
+)
+
+
+def _dict_init(value: cst.BaseExpression) -> bool:
+    """``{}``, ``dict()``, ``Counter()``, ``defaultdict(int)``."""
+    if isinstance(value, cst.Dict) and not value.elements:
+        return True
+    if not isinstance(value, cst.Call):
+        return False
+    name = cst.Module([]).code_for_node(value.func)
+    if name.endswith("defaultdict"):
+        return len(value.args) == 1 and cst.Module([]).code_for_node(value.args[0].value) == "int"
+    return name in _DICT_CTORS and not value.args
+
+
+def _count_step(st: cst.BaseStatement, key: str) -> str | None:
+    """``X`` of a loop body that adds one to ``self.X[key]``: ``self.X[key] += 1``,
+    ``self.X[key] = self.X.get(key, 0) + 1``, ``self.X[key] = self.X[key] + 1``."""
+    if not (isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1):
+        return None
+    a = st.body[0]
+    code = cst.Module([]).code_for_node
+    if isinstance(a, cst.AugAssign) and isinstance(a.operator, cst.AddAssign):
+        target, value = a.target, a.value
+        ok = code(value).strip() == "1"
+    elif isinstance(a, cst.Assign) and len(a.targets) == 1:
+        target, value = a.targets[0].target, a.value
+        ok = False
+    else:
+        return None
+    if not (isinstance(target, cst.Subscript) and len(target.slice) == 1):
+        return None
+    attr = self_attr(target.value)
+    if attr is None or code(target.slice[0]).strip() != key:
+        return None
+    if isinstance(a, cst.Assign):
+        v = code(value).replace(" ", "")
+        ok = v in (f"self.{attr}.get({key},0)+1", f"self.{attr}[{key}]+1")
+    return attr if ok else None
+
+
+def _counted(ctx: FixContext, call: cst.Call) -> tuple[cst.CSTNode, str] | None:
+    """(the statement that counts the keys of ``call``'s list on ``self``, the attribute):
+    ``for k in t.tolist(): self.X[k] += 1`` or ``self.X.update(t.tolist())``."""
+    p = ctx.parent(call)
+    if isinstance(p, cst.For) and p.iter is call and isinstance(p.target, cst.Name):
+        if p.orelse is None and isinstance(p.body, cst.IndentedBlock) and len(p.body.body) == 1:
+            attr = _count_step(p.body.body[0], p.target.value)
+            if attr is not None:
+                return p, attr
+        return None
+    if isinstance(p, cst.Arg):
+        up = ctx.parent(p)
+        if (
+            isinstance(up, cst.Call)
+            and len(up.args) == 1
+            and isinstance(up.func, cst.Attribute)
+            and up.func.attr.value == "update"
+            and self_attr(up.func.value)
+        ):
+            expr = ctx.parent(up)
+            line = ctx.parent(expr) if isinstance(expr, cst.Expr) else None
+            if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1:
+                return line, self_attr(up.func.value)  # type: ignore[return-value]
+    return None
+
+
+def _size_of(ctx: FixContext, cls: cst.ClassDef, fn: cst.FunctionDef, t: cst.CSTNode) -> str | None:
+    """How many keys the counted tensor can hold, as code that forward can read: the
+    ``num_embeddings`` of an ``nn.Embedding`` the same tensor indexes (``self.codebook(idx)``,
+    ``self.emb(input_ids)``), or the ``out_features`` of the ``nn.Linear`` whose output it is
+    the ``argmax``/``argmin`` of."""
+    from compilelint.fix.codemods.base import name_nodes
+
+    kinds: dict[str, str] = {}
+    init = _init_of(cls)
+    for n in all_nodes(init) if init is not None else []:
+        if isinstance(n, cst.Assign) and len(n.targets) == 1 and isinstance(n.value, cst.Call):
+            attr = self_attr(n.targets[0].target)
+            func = cst.Module([]).code_for_node(n.value.func)
+            kind = func.rsplit(".", 1)[-1]
+            if attr and kind in _SIZE_OF:
+                kinds[attr] = kind
+    names = [n.value for n in name_nodes(t)]
+    if len(names) != 1:
+        return None
+    base = names[0]
+
+    def module_call(e: cst.CSTNode) -> str | None:
+        if isinstance(e, cst.Call) and self_attr(e.func) in kinds:
+            return self_attr(e.func)
+        return None
+
+    for r in name_nodes(fn.body, base, reads_only=True):  # `self.codebook(idx)`
+        arg = ctx.parent(r)
+        call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+        m = module_call(call) if call is not None else None
+        if m is not None and kinds[m] == "Embedding" and call.args[0] is arg:  # type: ignore[union-attr]
+            return f"self.{m}.num_embeddings"
+    for n in all_nodes(fn.body):  # `preds = self.fc(x).argmax(1)`, through one local
+        if not (isinstance(n, cst.Assign) and len(n.targets) == 1):
+            continue
+        if cst.Module([]).code_for_node(n.targets[0].target).strip() != base:
+            continue
+        v = n.value
+        if not (
+            isinstance(v, cst.Call)
+            and isinstance(v.func, cst.Attribute)
+            and v.func.attr.value in ("argmax", "argmin")
+        ):
+            return None
+        src = v.func.value
+        while (  # `scores.softmax(-1).argmax(-1)`: elementwise maps keep the class axis
+            isinstance(src, cst.Call)
+            and isinstance(src.func, cst.Attribute)
+            and src.func.attr.value in _SAME_SHAPE
+        ):
+            src = src.func.value
+        m = module_call(src)
+        if m is None and isinstance(src, cst.Name):
+            for b in all_nodes(fn.body):
+                if (
+                    isinstance(b, cst.Assign)
+                    and len(b.targets) == 1
+                    and isinstance(b.targets[0].target, cst.Name)
+                    and b.targets[0].target.value == src.value
+                ):
+                    m = module_call(b.value)
+        if m is not None and kinds[m] == "Linear":
+            return f"self.{m}.out_features"
+    return None
+
+
+def key_counts(ctx: FixContext, call: cst.Call) -> Rewrite | Proposal | NoFix | None:
+    """``for k in t.tolist(): self.X[k] += 1`` (or ``self.X.update(t.tolist())``) where
+    ``__init__`` starts ``self.X`` as an empty dict, ``Counter`` or ``defaultdict(int)``:
+    a count per key in a tensor buffer, ``self.X.index_add_(0, ids, torch.ones_like(ids))``,
+    when the number of keys is known; None when the list is not counted on ``self``."""
+    got = _counted(ctx, call)
+    if got is None:
+        return None
+    stmt, attr = got
+    cls = ctx.enclosing(stmt, cst.ClassDef)
+    fn = ctx.function(stmt)
+    init = _init_of(cls) if cls is not None else None
+    if cls is None or fn is None or init is None or not isinstance(init.body, cst.IndentedBlock):
+        return NoFix(f"`self.{attr}` is not set in the class's `__init__`")
+    line = None
+    for st in init.body.body:
+        if isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1:
+            a = st.body[0]
+            if isinstance(a, (cst.Assign, cst.AnnAssign)):
+                t = a.targets[0].target if isinstance(a, cst.Assign) else a.target
+                if self_attr(t) == attr and a.value is not None and _dict_init(a.value):
+                    line = st
+    if line is None:
+        return NoFix(
+            f"`self.{attr}` does not start as an empty dict, `Counter` or `defaultdict(int)`"
+        )
+    readers: list[str] = []
+    for n in all_nodes(cls):
+        if self_attr(n) != attr or ctx.enclosing(n, cst.FunctionDef) is init:
+            continue
+        if any(a is stmt for a in ctx.ancestors(n)) or eager_only(ctx, n):
+            continue
+        where = ctx.function(n)
+        readers.append(where.name.value if where is not None else "?")
+    t = call.func.value  # type: ignore[attr-defined]
+    size = _size_of(ctx, cls, fn, t)
+    if size is None:
+        return NoFix(
+            f"`self.{attr}` counts the values of `{ctx.code(t).strip()[:40]}`, but how many "
+            "keys it can hold is not known (no `nn.Embedding` it indexes, no `nn.Linear` whose "
+            "`argmax` it is): keep the counts in a buffer of that size by hand, "
+            f"`self.{attr}.index_add_(0, ids, torch.ones_like(ids))`"
+        )
+    ids = ctx.fresh_name("ids")
+    tt = ctx.torch
+    flat = ctx.code(t).strip()
+    if not flat.endswith(".flatten()"):
+        flat += ".flatten()"
+    text = f"{ids} = {flat}\nself.{attr}.index_add_(0, {ids}, {tt('ones_like')}({ids}))\n"
+    body = cst.parse_module(text).body
+    first = body[0].with_changes(leading_lines=stmt.leading_lines)  # type: ignore[attr-defined]
+    buf = cst.parse_statement(
+        f'self.register_buffer("{attr}", {tt("zeros")}({size}, '
+        f"dtype={tt('long')}), persistent=False)\n"
+    )
+    new_init = buf.with_changes(
+        leading_lines=line.leading_lines, trailing_whitespace=line.trailing_whitespace
+    )
+    changes: list[tuple[cst.CSTNode, cst.CSTNode]] = [
+        (line, new_init),
+        (stmt, cst.FlattenSentinel([first, *body[1:]])),
+    ]
+    title = (
+        f"count the keys in a tensor: `self.{attr}` becomes a non-persistent buffer of "
+        f"{size} counts (`model.{attr}[k]` is the count of key `k`; `model.{attr}` is now a "
+        "tensor, not a dict; the state_dict is unchanged), stepped with `index_add_`"
+    )
+    if readers:
+        return Proposal(
+            title,
+            changes,
+            reason=(
+                f"`self.{attr}` is also read in "
+                + ", ".join(f"`{r}()`" for r in sorted(set(readers)))
+                + ", which reads a dict (`.get`, `.items()`, `.most_common()`): change those "
+                "reads to the tensor of counts with this patch"
+            ),
+            imports=("torch",),
+        )
+    return Rewrite(title, changes, imports=("torch",))
