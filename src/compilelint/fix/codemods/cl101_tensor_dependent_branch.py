@@ -1039,7 +1039,13 @@ class TensorDependentBranchWhere(Codemod):
 
 # reasons of the dedicated shapes about the body's form: the statement-by-statement lowering
 # names the statement that stops it instead
-_LOWERING_SAYS_MORE = ("a branch", "a name assigned in one branch", "a report")
+_LOWERING_SAYS_MORE = (
+    "a branch",
+    "a name assigned in one branch",
+    "a report",
+    "`self.",
+    "the branch assigns nothing",
+)
 
 
 def _suite(suite: cst.BaseSuite) -> list[cst.BaseStatement]:
