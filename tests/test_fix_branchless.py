@@ -157,6 +157,26 @@ WHILE = HEAD + textwrap.dedent(
     """
 )
 
+CHAIN = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+
+        def forward(self, x):
+            h = self.fc(x)
+            if h.mean() > 0.2:
+                h = h + 1
+            elif h.mean() < -0.2:
+                logger.debug("negative")
+                h = h - 1
+            else:
+                h = h * 2
+            return h
+    """
+)
+
 MIXED = HEAD + textwrap.dedent(
     """\
     class Model(nn.Module):
@@ -381,6 +401,19 @@ def test_valid_while_with_bound_on_torch(tmp_path: Path, row: int) -> None:
         return [x]
 
     _check(tmp_path, WHILE, after, make, prep=prep)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("shift", [3.0, -3.0, 0.0], ids=["if", "elif", "else"])
+def test_valid_elif_chain_on_torch(tmp_path: Path, shift: float) -> None:
+    res, after = _fix(tmp_path, CHAIN)
+    assert "elif" not in after
+
+    def prep(m: Any) -> None:
+        m.fc.weight.data.mul_(0.01)
+        m.fc.bias.data.fill_(shift)
+
+    _check(tmp_path, CHAIN, after, lambda t: [t.randn(5, 4)], prep=prep)
 
 
 @pytest.mark.torch

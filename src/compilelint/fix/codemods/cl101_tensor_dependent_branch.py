@@ -146,11 +146,23 @@ class TensorDependentBranchWhere(Codemod):
 
     # ------------------------------------------------------------------ if statements
     def _if(self, ctx: FixContext, node: cst.If) -> Rewrite | Proposal | NoFix:
-        if isinstance(node.orelse, cst.If) or isinstance(ctx.parent(node), cst.If):
-            return NoFix("`elif` chains are not rewritten")
+        if isinstance(ctx.parent(node), cst.If):
+            return NoFix(
+                "an `elif` of a chain: it is rewritten with the chain's first `if` when that "
+                "one is on a tensor (the `elif` then selects on `not cond and cond2`)"
+            )
         eff = side_effect(node.test)
         if eff is not None:
             return NoFix(f"`{ctx.code(eff).strip()}` in the condition has a side effect")
+        if isinstance(node.orelse, cst.If):
+            # an `elif` chain: the `elif` is a nested `if` of the `else`, lowered with it
+            chain_test = tensor_test(ctx, node.test)
+            if split_flags(ctx, node.test) is not None or chain_test is None:
+                return NoFix(
+                    "an `elif` chain whose first condition is not one boolean tensor "
+                    "(a Python flag in it) is not rewritten"
+                )
+            return self._lowered(ctx, node, chain_test, node.test)
         masked = masks.guarded_masked_writes(ctx, node)
         if masked is not None:
             return masked
@@ -327,7 +339,8 @@ class TensorDependentBranchWhere(Codemod):
         stmts: list[cst.BaseStatement] = [_stmt(cst.Name(cond), test), *body]
         if node.orelse is not None:
             ncond = ctx.fresh_name("cond")
-            other = low.block(_suite(node.orelse.body), cst.Name(ncond), 1, False)
+            rest = [node.orelse] if isinstance(node.orelse, cst.If) else _suite(node.orelse.body)
+            other = low.block(rest, cst.Name(ncond), 1, False)
             if isinstance(other, NoFix):
                 return other
             stmts.append(
