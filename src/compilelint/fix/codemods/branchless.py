@@ -66,6 +66,41 @@ def _assign(target: cst.BaseExpression, value: cst.BaseExpression) -> Stmt:
     return _line(cst.Assign(targets=[cst.AssignTarget(target)], value=value))
 
 
+_RANDOM = {
+    "rand",
+    "randn",
+    "randint",
+    "randperm",
+    "rand_like",
+    "randn_like",
+    "randint_like",
+    "bernoulli",
+    "multinomial",
+    "normal",
+    "poisson",
+    "dropout",
+    "random",
+    "uniform",
+    "choice",
+    "shuffle",
+}
+
+
+def _random_draw(e: cst.CSTNode) -> str | None:
+    """The code of a call in ``e`` that draws from a random number generator, or None."""
+    found: list[str] = []
+
+    class V(cst.CSTVisitor):
+        def visit_Call(self, n: cst.Call) -> None:
+            f = n.func
+            name = f.attr.value if isinstance(f, cst.Attribute) else getattr(f, "value", "")
+            if name in _RANDOM or (name.endswith("_") and name[:-1] in _RANDOM):
+                found.append(code(n))
+
+    e.visit(V())
+    return found[0] if found else None
+
+
 def reporting_call(st: cst.CSTNode) -> bool:
     if not (isinstance(st, cst.Expr) and isinstance(st.value, cst.Call)):
         return False
@@ -119,6 +154,7 @@ class Lowering:
         self.values: tuple[list[cst.BaseExpression], list[cst.BaseExpression]] = ([], [])
         self.eager_counters: list[str] = []
         self.applied_always = False
+        self.tensors: set[str] = set()  # names known to hold a tensor by now
         self.temps: dict[str, str] = {}  # name -> the guard it was first assigned under
         self.line = ctx.span(node)[0]
         self._held: dict[str, bool] = {}
@@ -263,6 +299,12 @@ class Lowering:
         eff = side_effect(s.value)
         if eff is not None:
             return NoFix(f"`{code(eff)}` has a side effect; torch.where computes both sides")
+        draw = _random_draw(s.value)
+        if draw is not None:
+            return NoFix(
+                f"`{draw}` draws random numbers: computing it where eager does not would "
+                "change every later draw"
+            )
         pairs: list[tuple[cst.BaseExpression, cst.BaseExpression]] = []
         pre: list[Stmt] = []
         if isinstance(s, cst.AugAssign):
@@ -336,6 +378,8 @@ class Lowering:
                 )
             if not held and n not in self.need_select:
                 self.temps[n] = code(guard)
+                if self._tensorish(v):
+                    self.tensors.add(n)
                 self.assigned.add(n)
                 self.changed.add(n)
                 return [_assign(t, v)]
@@ -349,15 +393,17 @@ class Lowering:
                 and self.always_apply(self.raw_test, n, v)
             ):
                 self.changed.add(n)
+                self.tensors.add(n)
                 self.applied_always = True
                 return [_assign(t, v)]
-            if not (self._tensorish(v) or self._tensorish(t) or n in self.changed):
+            if not (self._tensorish(v) or self._tensorish(t) or n in self.tensors):
                 return NoFix(
                     f"`{n}` holds a Python value: `torch.where` would make it a tensor "
                     f"(neither `{code(v)}` nor `{n}` is known to be a tensor)"
                 )
             self.changed.add(n)
             self.assigned.add(n)
+            self.tensors.add(n)
             return [_assign(t, cst.Call(func=where, args=[cst.Arg(guard), cst.Arg(v), cst.Arg(t)]))]
         if isinstance(t, (cst.Attribute, cst.Subscript)):
             eff = side_effect(t)
@@ -366,6 +412,14 @@ class Lowering:
             base = t.value
             attr = _self_base(t)
             tensor = self._tensorish(t) or self._tensorish(v)
+            if isinstance(t, cst.Subscript) and any(
+                isinstance(el.slice, cst.Index) and self._tensorish(el.slice.value)
+                for el in t.slice
+            ):
+                return NoFix(
+                    f"`{code(t)}` indexes with a tensor (a mask or indices): the selection "
+                    "would read a data-dependent set of elements"
+                )
             if isinstance(t, cst.Subscript) and self._tensorish(base):
                 tensor = True  # a write into a tensor: select per element, the old is there
             elif not self._set_before(t):
