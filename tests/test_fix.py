@@ -698,7 +698,7 @@ def test_branch_targets_other_than_one_name_are_split(tmp_path: Path) -> None:
     assert 'self.stats["kl"] = torch.where(x.min() < -1.0, x.mean(), self.stats["kl"])' in text
     assert "if x.sum() > 0:" in text
     (left,) = [r for r in res.records if r.status == "no-fix"]
-    assert "assigned in one branch only" in left.reason
+    assert "may hold no value before the branch (a new key or attribute)" in left.reason
 
 
 def test_nonzero_ends_unique_loops_and_lazy_layers(tmp_path: Path) -> None:

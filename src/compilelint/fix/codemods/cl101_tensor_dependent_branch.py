@@ -38,6 +38,7 @@ from compilelint.fix.codemods.base import (
     suite_statements,
     with_comments,
 )
+from compilelint.fix.codemods.branchless import Lowering, reads_after
 from compilelint.fix.codemods.cl104_tensor_dependent_assert import literal_message
 from compilelint.fix.codemods.observe import self_attr
 from compilelint.fix.codemods.python_sides import (
@@ -145,11 +146,23 @@ class TensorDependentBranchWhere(Codemod):
 
     # ------------------------------------------------------------------ if statements
     def _if(self, ctx: FixContext, node: cst.If) -> Rewrite | Proposal | NoFix:
-        if isinstance(node.orelse, cst.If) or isinstance(ctx.parent(node), cst.If):
-            return NoFix("`elif` chains are not rewritten")
+        if isinstance(ctx.parent(node), cst.If):
+            return NoFix(
+                "an `elif` of a chain: it is rewritten with the chain's first `if` when that "
+                "one is on a tensor (the `elif` then selects on `not cond and cond2`)"
+            )
         eff = side_effect(node.test)
         if eff is not None:
             return NoFix(f"`{ctx.code(eff).strip()}` in the condition has a side effect")
+        if isinstance(node.orelse, cst.If):
+            # an `elif` chain: the `elif` is a nested `if` of the `else`, lowered with it
+            chain_test = tensor_test(ctx, node.test)
+            if split_flags(ctx, node.test) is not None or chain_test is None:
+                return NoFix(
+                    "an `elif` chain whose first condition is not one boolean tensor "
+                    "(a Python flag in it) is not rewritten"
+                )
+            return self._lowered(ctx, node, chain_test, node.test)
         masked = masks.guarded_masked_writes(ctx, node)
         if masked is not None:
             return masked
@@ -252,6 +265,29 @@ class TensorDependentBranchWhere(Codemod):
                 changes=[(node, guard)],
                 imports=("torch",),
             )
+        exit_ = self._early_exit(ctx, node, test, raw)
+        if exit_ is not None:
+            return exit_
+        first = self._if_shapes(ctx, node, test, raw)
+        if not isinstance(first, NoFix) or (
+            node.orelse is not None and not isinstance(node.orelse, cst.Else)
+        ):
+            return first
+        if any(isinstance(b, cst.Raise) for b in all_nodes(node.body)):
+            return first
+        lowered = self._lowered(ctx, node, test, raw or node.test)
+        if isinstance(lowered, NoFix) and not first.reason.startswith(_LOWERING_SAYS_MORE):
+            return first
+        return lowered
+
+    def _if_shapes(
+        self,
+        ctx: FixContext,
+        node: cst.If,
+        test: cst.BaseExpression,
+        raw: cst.BaseExpression | None,
+    ) -> Rewrite | Proposal | NoFix:
+        """The branch shapes with a dedicated rewrite (returns, raises, assignments only)."""
         body = suite_statements(node.body)
         if node.orelse is None and body is not None and any(isinstance(b, cst.Raise) for b in body):
             return self._raise(ctx, node, body, test)
@@ -278,14 +314,239 @@ class TensorDependentBranchWhere(Codemod):
             return self._returns(ctx, node, block, body, orelse, test)
         return self._assigns(ctx, node, body, orelse, test, reports, raw or node.test)
 
+    # ------------------------------------------------------------------ any body
+    def _lowering(self, ctx: FixContext, node: cst.CSTNode, **kw: object) -> Lowering:
+        return Lowering(
+            ctx,
+            node,
+            always_apply=lambda t, n, v: always_apply(ctx, t, n, v),
+            tensor_test=lambda e: tensor_test(ctx, e),
+            tensor_part=lambda e: _tensor_part(ctx, e),
+            **kw,  # type: ignore[arg-type]
+        )
+
+    def _lowered(
+        self, ctx: FixContext, node: cst.If, test: cst.BaseExpression, raw: cst.BaseExpression
+    ) -> Rewrite | Proposal | NoFix:
+        """A body of any statements, lowered one statement at a time (``branchless``)."""
+        if not isinstance(ctx.parent(node), cst.IndentedBlock):
+            return NoFix("the branch is not inside a function body")
+        low = self._lowering(ctx, node, raw_test=raw)
+        cond = ctx.fresh_name("cond")
+        body = low.block(_suite(node.body), cst.Name(cond), 0, True)
+        if isinstance(body, NoFix):
+            return body
+        stmts: list[cst.BaseStatement] = [_stmt(cst.Name(cond), test), *body]
+        if node.orelse is not None:
+            ncond = ctx.fresh_name("cond")
+            rest = [node.orelse] if isinstance(node.orelse, cst.If) else _suite(node.orelse.body)
+            other = low.block(rest, cst.Name(ncond), 1, False)
+            if isinstance(other, NoFix):
+                return other
+            stmts.append(
+                _stmt(
+                    cst.Name(ncond),
+                    cst.parse_expression(f"{ctx.torch('logical_not')}({cond})"),
+                )
+            )
+            stmts.extend(other)
+        if not low.values[0] and not low.values[1]:
+            return NoFix("the branch assigns nothing")
+        if not any(cond in names_in(st) for st in stmts[1:]):
+            stmts = stmts[1:]  # every statement is a repair applied always
+        title = (
+            "make the branch branchless, statement by statement: each assigned value selects "
+            "with `torch.where(cond, new, old)`"
+        )
+        if low.applied_always and not any("where" in _code_of(st) for st in stmts):
+            title = (
+                "apply the repair always: it changes nothing when the condition is false "
+                "(torch's hint for idempotent repairs such as `nan_to_num` and `clamp`)"
+            )
+        elif low.applied_always:
+            title += (
+                "; an idempotent repair (`nan_to_num`/`clamp` under its own check) is applied "
+                "always (torch's hint)"
+            )
+        if any(_eager_guard(st) for st in stmts):
+            title += "; reports run only in eager, under `if not torch.compiler.is_compiling():`"
+        for attr in low.eager_counters:
+            title += (
+                f"; `{attr}` (a Python counter the model's outputs never read) counts "
+                "eager calls only"
+            )
+        stmts = with_comments(stmts, node.leading_lines, comments_in(node), header_comment(node))  # type: ignore[arg-type]
+        rewrite = Rewrite(
+            title=title, changes=[(node, cst.FlattenSentinel(stmts))], imports=("torch",)
+        )
+        return _or_proposal(ctx, rewrite, low.values[0], low.values[1])
+
+    # ------------------------------------------------------------------ early exits
+    def _early_exit(
+        self,
+        ctx: FixContext,
+        node: cst.If,
+        test: cst.BaseExpression,
+        raw: cst.BaseExpression | None,
+    ) -> Rewrite | Proposal | NoFix | None:
+        """``for ...: <body>; if cond: break; <body>`` (or ``return v`` with ``return v``
+        after the loop) -> a stop flag: the loop always runs all its iterations and each
+        statement selects with ``torch.where(active, new, old)``, so once ``cond`` holds the
+        state stays what it was when eager stopped."""
+        body = suite_statements(node.body)
+        if node.orelse is not None or body is None or len(body) != 1:
+            return None
+        leave = body[0]
+        if not isinstance(leave, (cst.Break, cst.Return)):
+            return None
+        block = ctx.parent(node)
+        loop = ctx.parent(block) if block is not None else None
+        if not isinstance(block, cst.IndentedBlock) or not isinstance(loop, (cst.For, cst.While)):
+            return (
+                NoFix("the exit is not directly in a loop body")
+                if isinstance(leave, cst.Break)
+                else None
+            )
+        if isinstance(loop, cst.While):
+            return NoFix(
+                "the `while` loop's exit on a tensor value: give the loop a bound "
+                "(`for _ in range(max_steps):`) to make it branchless"
+            )
+        outer = ctx.parent(loop)
+        follow: cst.BaseExpression | None = None
+        if isinstance(leave, cst.Return):
+            if leave.value is None or not isinstance(outer, cst.IndentedBlock):
+                return None
+            i = list(outer.body).index(loop)
+            nxt = outer.body[i + 1] if i + 1 < len(outer.body) else None
+            if not (
+                isinstance(nxt, cst.SimpleStatementLine)
+                and len(nxt.body) == 1
+                and isinstance(nxt.body[0], cst.Return)
+                and nxt.body[0].value is not None
+                and _code(nxt.body[0].value) == _code(leave.value)
+            ):
+                return None
+            follow = leave.value
+        if loop.orelse is not None:
+            return NoFix("the loop has an `else`")
+        if not isinstance(outer, cst.IndentedBlock):
+            return NoFix("the loop is not inside a function body")
+        others = [
+            n
+            for n in all_nodes(loop.body)
+            if isinstance(n, (cst.Break, cst.Continue, cst.Return, cst.Yield))
+            and n is not leave
+            and not any(
+                isinstance(a, (cst.FunctionDef, cst.Lambda)) for a in _between(ctx, n, loop)
+            )
+            and not any(isinstance(a, (cst.For, cst.While)) for a in _between(ctx, n, loop))
+        ]
+        if others:
+            return NoFix(f"the loop has another exit (`{ctx.code(others[0]).strip()}`)")
+        assigned = set(bound_names(loop.body))
+        after = reads_after(ctx, loop, assigned)
+        if follow is not None:
+            after |= names_in(follow) & assigned
+        targets = set(bound_names(loop.target)) if loop.target is not None else set()
+        late = reads_after(ctx, loop, targets)
+        if late:
+            return NoFix(
+                f"the loop variable `{sorted(late)[0]}` is read after the loop: it would hold "
+                "the last index, not the one where eager stopped"
+            )
+        grow = _grows(loop.body, after)
+        iters = ctx.code(loop.iter).strip()
+        drop_title = (
+            "drop the early exit: the loop always runs all its iterations "
+            f"(`{iters}`), the cost of the steps eager skipped"
+        )
+        if grow is not None:
+            return self._drop_exit(
+                ctx,
+                node,
+                drop_title,
+                f"`{grow}` grows the state every iteration, so its shape depends on when the "
+                "loop stops: the selection has no branchless form. Dropping the exit keeps the "
+                "outputs only if the steps after the exit change nothing (finished rows masked, "
+                "e.g. a preallocated buffer written with `torch.where(finished[:, None], old, "
+                "new)`), which cannot be shown from the source",
+            )
+        low = self._lowering(ctx, loop, need_select=after)
+        stop, pre, post = ctx.fresh_name("stopped"), ctx.fresh_name("active"), ""
+        i = list(block.body).index(node)
+        head, tail = list(block.body[:i]), list(block.body[i + 1 :])
+        new_body: list[cst.BaseStatement] = []
+        if head:
+            new_body.append(
+                _stmt(cst.Name(pre), cst.parse_expression(f"{ctx.torch('logical_not')}({stop})"))
+            )
+            seg = low.block(head, cst.Name(pre), 0, False)
+            if isinstance(seg, NoFix):
+                return self._drop_exit(ctx, node, drop_title, _drop_reason(seg))
+            new_body.extend(seg)
+        head_count = len(low.values[0])
+        new_body.append(
+            _stmt(
+                cst.Name(stop),
+                cst.parse_expression(f"{ctx.torch('logical_or')}({stop}, {_code_of(test)})"),
+            )
+        )
+        if tail:
+            post = ctx.fresh_name("active")
+            new_body.append(
+                _stmt(cst.Name(post), cst.parse_expression(f"{ctx.torch('logical_not')}({stop})"))
+            )
+            seg = low.block(tail, cst.Name(post), 0, False)
+            if isinstance(seg, NoFix):
+                return self._drop_exit(ctx, node, drop_title, _drop_reason(seg))
+            new_body.extend(seg)
+        init = cst.SimpleStatementLine(
+            body=[
+                cst.Assign(
+                    targets=[cst.AssignTarget(cst.Name(stop))],
+                    value=cst.parse_expression(
+                        f"{ctx.torch('zeros')}((), dtype={ctx.torch('bool')})"
+                    ),
+                )
+            ],
+            leading_lines=loop.leading_lines,
+        )
+        new_loop = loop.with_changes(body=loop.body.with_changes(body=new_body), leading_lines=[])
+        rewrite = Rewrite(
+            title=drop_title.replace("drop the early exit", "replace the early exit by a stop flag")
+            + "; each statement selects with `torch.where(active, new, old)`, so the state "
+            "stays what it was when eager stopped",
+            changes=[(loop, cst.FlattenSentinel([init, new_loop]))],
+            imports=("torch",),
+        )
+        # what runs before the exit ran in eager on the first iteration at least; a submodule
+        # called only after it may never have run (its gradient `None`, here zero)
+        return _or_proposal(ctx, rewrite, low.values[0], low.values[0][:head_count])
+
+    def _drop_exit(self, ctx: FixContext, node: cst.If, title: str, reason: str) -> Proposal:
+        return Proposal(
+            title=title,
+            changes=[(node, cst.RemoveFromParent())],  # type: ignore[list-item]
+            reason=reason,
+            imports=(),
+        )
+
     # ------------------------------------------------------------------ while loops
     def _while(self, ctx: FixContext, node: cst.While) -> Rewrite | Proposal | NoFix:
-        """``i = 0; while cond and i < N: x = f(x); i += 1`` -> ``for _ in range(N):``
-        ``x = torch.where(cond, f(x), x)``: once ``cond`` is false the state no longer
-        changes, so later iterations keep it, as the loop's exit did."""
+        """``i = 0; while i < N and cond: <body>; i += 1`` (``N`` any expression the loop does
+        not change: ``x.size(0)``, ``len(ids)``, ``self.max_iter``) -> ``for i in range(0,
+        N):`` + ``active = torch.logical_and(active, cond)`` + the body lowered under
+        ``active`` (``branchless``): once ``cond`` is false the state stops changing, as the
+        loop's exit did. The loop always runs ``N`` iterations."""
+        recipe = (
+            "; by hand: give the loop a bound (`for _ in range(max_steps):`), keep an `active` "
+            "flag (`active = active & cond`) and select each update with `torch.where(active, "
+            "new, old)`, or use `torch._higher_order_ops.while_loop`"
+        )
         none = NoFix(
             "a `while` loop on a tensor value without a bounded trip count (`and i < N` on a "
-            "counter stepped by 1) has no mechanical rewrite"
+            "counter stepped by 1) has no mechanical rewrite" + recipe
         )
         test = node.test
         if not (
@@ -294,84 +555,111 @@ class TensorDependentBranchWhere(Codemod):
             and not test.lpar
         ):
             return none
-        right, left = _counter_bound(test.right), _counter_bound(test.left)
-        if right is not None:
-            (counter, limit), cond = right, test.left
-        elif left is not None:
-            (counter, limit), cond = left, test.right
-        else:
+        parts = _operands(test, cst.And)
+        found = [(k, _counter_bound(p)) for k, p in enumerate(parts)]
+        found = [(k, cb) for k, cb in found if cb is not None]
+        if len(found) != 1:
             return none
-        if isinstance(cond, cst.BooleanOperation):
-            return NoFix("the loop's condition combines several tensor conditions")
+        k, (counter, limit) = found[0]  # type: ignore[misc]
+        rest_parts = [p for j, p in enumerate(parts) if j != k]
+        cond = _join(rest_parts, cst.And)
         if node.orelse is not None:
-            return NoFix("the `while` loop has an `else`")
-        body = suite_statements(node.body)
+            return NoFix("the `while` loop has an `else`" + recipe)
         block = ctx.parent(node)
         fn = ctx.function(node)
-        if body is None or not isinstance(block, cst.IndentedBlock) or fn is None:
-            return NoFix("the loop body holds compound statements")
+        if not isinstance(block, cst.IndentedBlock) or fn is None:
+            return NoFix("the loop is not inside a function body")
+        stmts = list(node.body.body) if isinstance(node.body, cst.IndentedBlock) else []
         steps = [
-            b
-            for b in body
-            if isinstance(b, cst.AugAssign)
-            and isinstance(b.target, cst.Name)
-            and b.target.value == counter
-            and isinstance(b.operator, cst.AddAssign)
-            and isinstance(b.value, cst.Integer)
-            and b.value.value == "1"
+            st
+            for st in stmts
+            if isinstance(st, cst.SimpleStatementLine)
+            and len(st.body) == 1
+            and isinstance(st.body[0], cst.AugAssign)
+            and isinstance(st.body[0].target, cst.Name)
+            and st.body[0].target.value == counter
+            and isinstance(st.body[0].operator, cst.AddAssign)
+            and isinstance(st.body[0].value, cst.Integer)
+            and st.body[0].value.value == "1"
         ]
-        rest = [b for b in body if not any(b is st for st in steps)]
-        if len(steps) != 1:
-            return NoFix(f"`{counter}` is not stepped by `+= 1` once per iteration")
-        # the counter: `counter = <int>` just before the loop, read nowhere else
-        i = list(block.body).index(node)
-        prev = block.body[i - 1] if i > 0 else None
-        start = _int_assign(prev, counter)
-        if start is None or limit <= start:
+        if len(steps) != 1 or stmts[-1] is not steps[0]:
             return NoFix(
-                f"`{counter}` is not set to an int literal below the bound just before the loop"
+                f"`{counter}` is not stepped by `{counter} += 1` once, at the end of the body"
+                + recipe
+            )
+        rest = stmts[:-1]
+        i = list(block.body).index(node)
+        prev: cst.BaseStatement | None = None
+        for j in range(i - 1, -1, -1):
+            # the counter's start: the nearest earlier statement of the block that binds it,
+            # read by none of the statements between it and the loop
+            if counter in bound_names(block.body[j]):
+                prev = block.body[j]
+                if any(counter in names_in(b) for b in block.body[j + 1 : i]):
+                    prev = None
+                break
+        start = _int_assign(prev, counter)
+        if start is None:
+            return NoFix(
+                f"`{counter}` is not set to an int literal before the loop (and read nowhere "
+                "between)" + recipe
             )
         if len(bound_names(fn).get(counter, [])) != 2:
-            return NoFix(f"`{counter}` is assigned elsewhere too")
-        reads = name_nodes(fn.body, counter)
-        # the binding, the bound in the test, the step's target
-        if len(reads) != 3:
-            return NoFix(f"`{counter}` is also read outside the loop's bound")
-        tb = self._branch(rest)
-        if isinstance(tb, NoFix):
-            return NoFix(tb.reason.replace("a branch", "the loop body"))
-        if not tb:
-            return NoFix("the loop body assigns nothing")
-        names = [n for n, _, _ in tb]
-        if not self._bound_before(ctx, fn, node, names):
-            return NoFix("a name the loop assigns has no value before the loop")
-        bad = self._sides_ok(ctx, [o for _, _, o in tb] + [cond])
-        if bad is not None:
-            return bad
-        tmp = ctx.fresh_name("active")
-        stmts = [
-            cst.SimpleStatementLine(
-                body=[
-                    cst.Assign(
-                        targets=[cst.AssignTarget(cst.Name(tmp))],
-                        value=cond.with_changes(lpar=[], rpar=[]),
-                    )
-                ]
+            return NoFix(f"`{counter}` is assigned elsewhere too" + recipe)
+        assigned = set(bound_names(node.body))
+        if isinstance(limit, cst.CSTNode):
+            if side_effect(limit) is not None or names_in(limit) & assigned:
+                return NoFix("the loop's bound changes in the loop" + recipe)
+        if reads_after(ctx, node, {counter}):
+            return NoFix(
+                f"`{counter}` is read after the loop: it would hold the bound, not the index "
+                "where eager stopped" + recipe
             )
-        ]
-        for n, v, _ in tb:
-            stmts.append(self._assign(ctx, n, cst.Name(tmp), v, cst.Name(n)))
-        trips = str(limit - start)
+        tcond = tensor_test(ctx, cond)
+        if tcond is None or side_effect(cond) is not None:
+            return NoFix(
+                f"`{ctx.code(cond).strip()}` cannot be written as one boolean tensor" + recipe
+            )
+        after = reads_after(ctx, node, assigned)
+        low = self._lowering(ctx, node, need_select=after)
+        act = ctx.fresh_name("active")
+        body = low.block(rest, cst.Name(act), 0, False)
+        if isinstance(body, NoFix):
+            return NoFix(body.reason + recipe)
+        if not low.values[0]:
+            return NoFix("the loop body assigns nothing")
+        step = _stmt(
+            cst.Name(act),
+            cst.parse_expression(f"{ctx.torch('logical_and')}({act}, {_code_of(tcond)})"),
+        )
+        bound = limit if isinstance(limit, cst.CSTNode) else cst.Integer(str(limit))
+        rng = f"range({_code_of(bound)})" if start == 0 else f"range({start}, {_code_of(bound)})"
+        init = cst.SimpleStatementLine(
+            body=[
+                cst.Assign(
+                    targets=[cst.AssignTarget(cst.Name(act))],
+                    value=cst.parse_expression(
+                        f"{ctx.torch('ones')}((), dtype={ctx.torch('bool')})"
+                    ),
+                )
+            ],
+            leading_lines=node.leading_lines,
+        )
+        used = any(counter in names_in(st) for st in rest) or counter in names_in(cond)
         loop = cst.For(
-            target=cst.Name("_"),
-            iter=cst.parse_expression(f"range({trips})"),
-            body=cst.IndentedBlock(body=stmts),
-            leading_lines=[*prev.leading_lines, *node.leading_lines],  # type: ignore[union-attr]
+            target=cst.Name(counter if used else "_"),
+            iter=cst.parse_expression(rng),
+            body=cst.IndentedBlock(body=[step, *body]),
         )
         return Rewrite(
-            title=f"run the loop {trips} times and select with `torch.where`: the state stops "
-            "changing once the condition is false",
-            changes=[(node, loop), (prev, cst.RemoveFromParent())],  # type: ignore[list-item]
+            title=f"run the loop over `{rng}` (all its iterations: the cost of the ones eager "
+            "skipped) with a flag `active` that turns false with the condition; each update "
+            "selects with `torch.where(active, new, old)`, so the state stops changing where "
+            "the loop stopped",
+            changes=[
+                (node, cst.FlattenSentinel([init, loop])),
+                (prev, cst.RemoveFromParent()),  # type: ignore[list-item]
+            ],
             imports=("torch",),
         )
 
@@ -762,6 +1050,75 @@ class TensorDependentBranchWhere(Codemod):
         return True
 
 
+# reasons of the dedicated shapes about the body's form: the statement-by-statement lowering
+# names the statement that stops it instead
+_LOWERING_SAYS_MORE = (
+    "a branch",
+    "a name assigned in one branch",
+    "a report",
+    "`self.",
+    "the branch assigns nothing",
+)
+
+
+def _suite(suite: cst.BaseSuite) -> list[cst.BaseStatement]:
+    if isinstance(suite, cst.SimpleStatementSuite):
+        return [cst.SimpleStatementLine(body=list(suite.body))]
+    return list(suite.body)  # type: ignore[attr-defined]
+
+
+def _stmt(target: cst.BaseExpression, value: cst.BaseExpression) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine(
+        body=[cst.Assign(targets=[cst.AssignTarget(target)], value=value)]
+    )
+
+
+def _code_of(e: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(e).strip()
+
+
+def _eager_guard(st: cst.CSTNode) -> bool:
+    return isinstance(st, cst.If) and not_compiling(st.test)
+
+
+def _between(ctx: FixContext, n: cst.CSTNode, top: cst.CSTNode) -> list[cst.CSTNode]:
+    out = []
+    for a in ctx.ancestors(n):
+        if a is top:
+            break
+        out.append(a)
+    return out
+
+
+def _grows(body: cst.CSTNode, names: set[str]) -> str | None:
+    """``ids = torch.cat([ids, nxt], 1)`` / ``outs.append(x)`` on state read after the loop:
+    the code of the statement, else None."""
+    for n in all_nodes(body):
+        if isinstance(n, cst.Assign) and isinstance(n.value, cst.Call):
+            f = n.value.func
+            fname = f.attr.value if isinstance(f, cst.Attribute) else getattr(f, "value", "")
+            tgt = {t.target.value for t in n.targets if isinstance(t.target, cst.Name)}
+            if fname in ("cat", "concat", "concatenate", "stack", "hstack", "vstack") and (
+                names_in(n.value) & tgt
+            ):
+                return _code_of(n)
+        if (
+            isinstance(n, cst.Call)
+            and isinstance(n.func, cst.Attribute)
+            and n.func.attr.value in ("append", "extend", "insert")
+        ):
+            return _code_of(n)
+    del names
+    return None
+
+
+def _drop_reason(nofix: NoFix) -> str:
+    return (
+        f"{nofix.reason}. Dropping the exit keeps the outputs only if the steps after it change "
+        "nothing (finished rows masked), which cannot be shown from the source"
+    )
+
+
 # ---------------------------------------------------------------------------- branch targets
 
 
@@ -964,16 +1321,19 @@ def _tensor_uses_only(ctx: FixContext, node: cst.CSTNode, names: list[str]) -> b
     return True
 
 
-def _counter_bound(e: cst.BaseExpression) -> tuple[str, int] | None:
-    """``i < N`` (N an int literal): (``i``, N)."""
+def _counter_bound(e: cst.BaseExpression) -> tuple[str, int | cst.BaseExpression] | None:
+    """``i < N``: (``i``, N) with N an int (a literal) or the bound's expression."""
     if (
         isinstance(e, cst.Comparison)
         and len(e.comparisons) == 1
         and isinstance(e.left, cst.Name)
         and isinstance(e.comparisons[0].operator, cst.LessThan)
-        and isinstance(e.comparisons[0].comparator, cst.Integer)
     ):
-        return e.left.value, int(e.comparisons[0].comparator.value, 0)
+        c = e.comparisons[0].comparator
+        if isinstance(c, cst.Integer):
+            return e.left.value, int(c.value, 0)
+        if e.left.value not in names_in(c):
+            return e.left.value, c
     return None
 
 
@@ -1204,6 +1564,32 @@ def _clamp_bounds(
     return None
 
 
+def _any_beyond(test: cst.BaseExpression, x: str, th: str) -> tuple[str | None, str | None] | None:
+    """``(x > c).any()`` / ``torch.any(x > c)`` (``>=`` too): (None, c); ``(x < c).any()``:
+    (c, None); ``(x.abs() > c).any()``: (-c, c). The clamp bounds that change nothing when
+    the check is false."""
+    inner: cst.BaseExpression | None = None
+    if isinstance(test, cst.Call) and isinstance(test.func, cst.Attribute):
+        if test.func.attr.value == "any" and not test.args:
+            if _code(test.func.value) == th:
+                return None
+            inner = test.func.value
+        if _code(test.func.value) == th and test.func.attr.value == "any" and len(test.args) == 1:
+            inner = test.args[0].value
+    if not (isinstance(inner, cst.Comparison) and len(inner.comparisons) == 1):
+        return None
+    op = inner.comparisons[0].operator
+    left, c = _code(inner.left), _code(inner.comparisons[0].comparator)
+    if isinstance(op, (cst.GreaterThan, cst.GreaterThanEqual)):
+        if left == x:
+            return None, c
+        if left in (f"{x}.abs()", f"{th}.abs({x})"):
+            return f"-{c}" if not c.startswith("-") else None, c
+    if isinstance(op, (cst.LessThan, cst.LessThanEqual)) and left == x:
+        return c, None
+    return None
+
+
 def always_apply(
     ctx: FixContext, test: cst.BaseExpression, name: str, value: cst.BaseExpression
 ) -> bool:
@@ -1231,6 +1617,10 @@ def always_apply(
             }
             return is_x and tc in nonfinite
     bounds = _clamp_bounds(ctx, value, name)
+    if bounds is not None:
+        beyond = _any_beyond(test, name, th)
+        if beyond is not None:
+            return bounds == beyond
     if bounds is None or not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
         return False
     lo, hi = bounds
