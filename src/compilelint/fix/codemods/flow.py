@@ -60,6 +60,7 @@ from compilelint.fix.codemods.base import (
     side_effect,
     template,
 )
+from compilelint.fix.codemods.selection import normalized_selection
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 
@@ -127,6 +128,7 @@ class _Flow:
     )  # id(call) -> (call, receiver, op, receiver holds rows)
     counts: list[cst.BaseExpression] = field(default_factory=list)
     safe: bool = True  # only polynomial steps: leaves need no torch.where
+    unordered: bool = False  # a leaf holds its elements in another order (`x[:, m]`)
 
 
 class _Stop(Exception):
@@ -157,9 +159,18 @@ def _dim_last(call: cst.Call) -> bool:
 
 
 def _selection_index(ctx: FixContext, sub: cst.Subscript) -> str | None:
-    if len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
-        return None
-    return ctx.code(sub.slice[0].slice.value).strip()
+    """The mask's text of the selection ``sub`` (``x[m]``; ``x[m, :4]``, ``x[:, m]``: the
+    normalized forms of :func:`selection.normalized_selection` too)."""
+    if len(sub.slice) == 1:
+        if not isinstance(sub.slice[0].slice, cst.Index):
+            return None
+        return ctx.code(sub.slice[0].slice.value).strip()
+    got = normalized_selection(ctx, sub, lambda v: not _static_value(v))
+    return ctx.code(got.m).strip() if got is not None else None
+
+
+def _static_value(e: cst.BaseExpression) -> bool:
+    return isinstance(e, cst.Ellipsis) or number_expr(e)
 
 
 class _Walker:
@@ -181,6 +192,13 @@ class _Walker:
         x = sub.value
         if side_effect(x) is not None:
             raise _Stop(f"`{ctx.code(x).strip()}` has a side effect")
+        norm = normalized_selection(ctx, sub, lambda v: ctx.code(v).strip() == self.flow.index)
+        if norm is not None and (norm.node is not sub or len(sub.slice) > 1):
+            # `x[m, :4]`, `x[:, m]`, `x[m][:, :2]`: the selection of a statically indexed x
+            if not norm.ordered:
+                self.flow.unordered = True
+            self.flow.leaves[id(norm.node)] = (norm.node, norm.x, False)
+            return norm.node
         node: cst.BaseExpression = sub
         rows = False
         el = ctx.parent(sub)
@@ -403,6 +421,11 @@ class _Walker:
     def count(self, call: cst.Call) -> None:
         """``len(n)`` / ``n.numel()`` in arithmetic becomes ``m.sum()`` (a 0-d tensor); as a
         Python number (a branch, a size) it must stay one."""
+        if self.flow.unordered and not isinstance(call.func, cst.Attribute):
+            raise _Stop(
+                f"`{self.ctx.code(call).strip()}` counts rows and the mask indexes an inner "
+                "dimension: the row count is not the mask's"
+            )
         if not isinstance(self.ctx.parent(call), cst.BinaryOperation):
             raise _Stop(
                 f"the count `{self.ctx.code(call).strip()}` is used as a Python number (not in "
@@ -515,6 +538,24 @@ def reference_tensor(ctx: FixContext, x: cst.BaseExpression) -> cst.BaseExpressi
         return reference_tensor(ctx, x.expression)
     if isinstance(x, cst.Call) and isinstance(x.func, cst.Attribute) and not x.args:
         return reference_tensor(ctx, x.func.value)
+    if (
+        isinstance(x, cst.Call)
+        and isinstance(x.func, cst.Attribute)
+        and x.func.attr.value == "movedim"
+        and all(number_expr(a.value) and a.keyword is None for a in x.args)
+    ):
+        inner = reference_tensor(ctx, x.func.value)
+        return None if inner is None else x  # `h.movedim(1, 0)`: the dims in the selection's order
+    if (
+        isinstance(x, cst.Subscript)
+        and isinstance(x.value, (cst.Name, cst.Attribute))
+        and reference_tensor(ctx, x.value) is not None
+        and all(
+            isinstance(e.slice, cst.Slice) or number_expr(e.slice.value)  # type: ignore[union-attr]
+            for e in x.slice
+        )
+    ):
+        return x  # a basic index (`x[:, :4]`, `x[:, 0]`): its own rank
     return None
 
 
@@ -709,7 +750,14 @@ def masked_flow(
     index = _selection_index(ctx, start)
     if index is None:
         return NoFix("the index is not a single mask")
-    m = mask if mask is not None else start.slice[0].slice.value  # type: ignore[attr-defined]
+    if mask is not None:
+        m = mask
+    elif len(start.slice) == 1:
+        m = start.slice[0].slice.value  # type: ignore[attr-defined]
+    else:
+        norm = normalized_selection(ctx, start, lambda v: ctx.code(v).strip() == index)
+        assert norm is not None
+        m = norm.m
     if stable is None:
         line = ctx.span(start)[0]
         stable = isinstance(m, cst.Name) and not any(
