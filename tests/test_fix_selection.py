@@ -329,3 +329,134 @@ def test_index_sort_fix_compiles_whole_and_computes_the_same(tmp_path: Path, cas
         torch.manual_seed(200 + seed)
         inputs.append((torch.randn(6, 4),))
     _same(tmp_path, code, _fix_sort(tmp_path, code), inputs)
+
+
+# ------------------------------------------------------------ positions of True and flows
+def _pos_model(body: str) -> str:
+    return (
+        HEAD
+        + textwrap.dedent(
+            """\
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = nn.Linear(6, 6)
+
+            def forward(self, x):
+                h = self.lin(x)
+        """
+        )
+        + textwrap.indent(textwrap.dedent(body), " " * 8)
+    )
+
+
+POSITIONS: dict[str, tuple[str, str]] = {
+    "column_min": (
+        """\
+        first = (x > 0.5).nonzero()[:, 1].min()
+        return h[:, first]
+        """,
+        "first = (x > 0.5).movedim(1, 0).unsqueeze(-1).flatten(1).any(1).long().argmax()",
+    ),
+    "argwhere_row_max": (
+        """\
+        hot = x > 0.5
+        last_row = torch.argwhere(hot)[:, 0].max()
+        return h[last_row]
+        """,
+        "last_row = hot.movedim(0, 0).unsqueeze(-1).flatten(1).any(1).long().cumsum(0).argmax()",
+    ),
+    "last_then_coordinate": (
+        """\
+        row = x[0] > 0.5
+        last = row.nonzero()[-1, 0]
+        return h[0, last] * 2
+        """,
+        "last = torch.stack(torch.unravel_index(row.flatten().bool().long().cumsum(0).argmax(), "
+        "row.shape))[0]",
+    ),
+}
+
+
+def _fix_positions(tmp_path: Path, code: str) -> str:
+    def is_nonzero(n: cst.CSTNode) -> bool:
+        return (
+            isinstance(n, cst.Call)
+            and isinstance(n.func, cst.Attribute)
+            and n.func.attr.value in ("nonzero", "argwhere")
+        )
+
+    return _fix(tmp_path, code, ("CL110",), _observed(code, "CL110", is_nonzero))
+
+
+@pytest.mark.parametrize("case", sorted(POSITIONS))
+def test_a_position_of_a_true_becomes_argmax(tmp_path: Path, case: str) -> None:
+    body, want = POSITIONS[case]
+    out = _fix_positions(tmp_path, _pos_model(body))
+    assert want in out, out
+    assert "nonzero" not in out and "argwhere" not in out
+
+
+FLOWS: dict[str, tuple[str, str]] = {
+    "hinge_mask_expression_scalar_name": (
+        """\
+        same = x > 0.3
+        pos_mean = h.diagonal().mean()
+        neg = h[~same]
+        return F.relu(neg - pos_mean + 0.2).mean()
+        """,
+        "torch.where(~same, F.relu(neg - pos_mean + 0.2), 0).sum() / (~same).sum()",
+    ),
+    "logsumexp": (
+        """\
+        valid = x > 0.3
+        return torch.logsumexp(h[valid], dim=0)
+        """,
+        'torch.logsumexp(torch.where(valid_b, h, -float("inf")).flatten(), 0)',
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FLOWS))
+def test_a_selection_through_broadcast_steps_is_reduced_with_the_mask(
+    tmp_path: Path, case: str
+) -> None:
+    body, want = FLOWS[case]
+    code = _pos_model(body)
+    out = _fix(tmp_path, code, ("CL110", "CL111"), _observed(code, "CL111", _h_selection))
+    assert want in out, out
+
+
+def _h_selection(n: cst.CSTNode) -> bool:
+    return (
+        isinstance(n, cst.Subscript)
+        and isinstance(n.value, cst.Name)
+        and n.value.value == "h"
+        and len(n.slice) == 1
+        and not isinstance(n.slice[0].slice, cst.Slice)
+    )
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("case", sorted(POSITIONS))
+def test_position_fix_compiles_whole_and_computes_the_same(tmp_path: Path, case: str) -> None:
+    torch = pytest.importorskip("torch")
+    code = _pos_model(POSITIONS[case][0])
+    inputs = []
+    for seed in range(3):
+        torch.manual_seed(300 + seed)
+        inputs.append((torch.rand(6, 6),))
+    _same(tmp_path, code, _fix_positions(tmp_path, code), inputs)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("case", sorted(FLOWS))
+def test_flow_fix_compiles_whole_and_computes_the_same(tmp_path: Path, case: str) -> None:
+    torch = pytest.importorskip("torch")
+    code = _pos_model(FLOWS[case][0])
+    fixed = _fix(tmp_path, code, ("CL110", "CL111"), _observed(code, "CL111", _h_selection))
+    inputs = []
+    for seed in range(3):
+        torch.manual_seed(400 + seed)
+        inputs.append((torch.rand(6, 6),))
+    _same(tmp_path, code, fixed, inputs)

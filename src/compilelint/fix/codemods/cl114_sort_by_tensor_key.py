@@ -26,6 +26,7 @@ from compilelint.fix.codemods.base import (
     side_effect,
     template,
 )
+from compilelint.fix.codemods.selection import one_element_index
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 from compilelint.model import Finding
@@ -178,13 +179,9 @@ class SortByTensorKey(Codemod):
         changes: list[tuple[cst.CSTNode, cst.CSTNode]] = [
             (call, new.with_changes(lpar=call.lpar, rpar=call.rpar))
         ]
-        for sub in reads:
-            # `x[i]` with a 0-d index tensor reads it as a Python int (a break): index with a
-            # one-element tensor and drop that dim
-            (el,) = sub.slice
-            i = el.slice.value  # type: ignore[union-attr]
-            one = template("__t__[__i__.view(1)].squeeze(0)", t=atom(sub.value), i=i)
-            changes.append((sub, one.with_changes(lpar=sub.lpar, rpar=sub.rpar)))
+        # `x[i]` with a 0-d index tensor reads it as a Python int (a break): index with a
+        # one-element tensor and drop that dim
+        changes.extend(reads)
         if reads:
             title += "; each item indexes as a one-element index (`x[i.view(1)].squeeze(0)`)"
         return Rewrite(title=title, changes=changes, imports=("torch",))
@@ -570,20 +567,6 @@ def _index_keys(
     return template(f"{th}.stack(__k__)", k=comp)
 
 
-def _sole_index(ctx: FixContext, n: cst.CSTNode) -> cst.Subscript | None:
-    """``t[n]`` when ``n`` is the whole and only index of a subscript read, else None."""
-    idx = ctx.parent(n)
-    el = ctx.parent(idx) if isinstance(idx, cst.Index) else None
-    sub = ctx.parent(el) if isinstance(el, cst.SubscriptElement) else None
-    if (
-        isinstance(sub, cst.Subscript)
-        and len(sub.slice) == 1
-        and not isinstance(ctx.parent(sub), (cst.AssignTarget, cst.AugAssign, cst.Del))
-    ):
-        return sub
-    return None
-
-
 def _in_index(ctx: FixContext, e: cst.CSTNode) -> bool:
     """``e`` (a 1-d index tensor) is an index of a subscript read (``x[e]``, ``x[e, None]``)."""
     idx = ctx.parent(e)
@@ -594,7 +577,9 @@ def _in_index(ctx: FixContext, e: cst.CSTNode) -> bool:
     )
 
 
-def _item_reads(ctx: FixContext, call: cst.Call, how: str) -> list[cst.Subscript] | NoFix:
+def _item_reads(
+    ctx: FixContext, call: cst.Call, how: str
+) -> list[tuple[cst.Subscript, cst.BaseExpression]] | NoFix:
     """The reads that take one index out of the result of the index ordering ``call`` and
     index a tensor with it (``x[i]``, ``i`` a loop variable over the order, or the picked
     index of ``max``/``min``): those become one-element indices. Other reads of the whole
@@ -621,11 +606,11 @@ def _item_reads(ctx: FixContext, call: cst.Call, how: str) -> list[cst.Subscript
     line = ctx.span(assign)[0]
     if any(ctx.span(b)[0] > line for b in bound_names(fn.body).get(name, [])):
         return NoFix(f"`{name}` is bound again after the ordering")
-    out: list[cst.Subscript] = []
+    out: list[tuple[cst.Subscript, cst.BaseExpression]] = []
 
     def item(n: cst.CSTNode) -> NoFix | None:
-        sub = _sole_index(ctx, n)
-        if sub is None:
+        got = one_element_index(ctx, n)
+        if got is None:
             stmt = ctx.statement(n)
             use = ctx.code(stmt).strip().splitlines()[0] if stmt is not None else ""
             return NoFix(
@@ -633,7 +618,7 @@ def _item_reads(ctx: FixContext, call: cst.Call, how: str) -> list[cst.Subscript
                 "a tensor): as a tensor it would still break there (`.tolist()` of the order "
                 "would too)"
             )
-        out.append(sub)
+        out.append(got)
         return None
 
     for r in name_nodes(fn.body, name, reads_only=True):

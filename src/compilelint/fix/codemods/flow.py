@@ -259,7 +259,9 @@ class _Walker:
             return True
         if isinstance(e, cst.Name):
             line = self.flow.names.get(e.value)
-            return line is not None and ctx.span(e)[0] > line
+            if line is None:
+                return self.scalar_name(e)
+            return ctx.span(e)[0] > line
         if isinstance(e, cst.BinaryOperation):
             ok = not isinstance(e.operator, cst.MatrixMultiply)
             return ok and self.member(e.left) and self.member(e.right)
@@ -284,6 +286,27 @@ class _Walker:
             if f in ("sum", "mean") and len(pos) == 1 and _is_torch(ctx, e):
                 return True
         return False
+
+    def scalar_name(self, e: cst.Name) -> bool:
+        """``e`` is bound once in the function, before its read, to a 0-d reduction of a
+        tensor that is not a selection (``pos_mean = sim.diagonal().mean()``): it broadcasts
+        against anything, as a number does."""
+        ctx = self.ctx
+        binds = bound_names(self.fn.body).get(e.value, [])
+        if len(binds) != 1 or ctx.span(binds[0])[0] >= ctx.span(e)[0]:
+            return False
+        a = ctx.parent(binds[0])
+        if not isinstance(a, cst.Assign) or len(a.targets) != 1:
+            return False
+        v = a.value
+        if not isinstance(v, cst.Call) or v.args or not isinstance(v.func, cst.Attribute):
+            return False
+        if v.func.attr.value not in ("sum", "mean", "amax", "amin", "max", "min", "norm"):
+            return False
+        return not any(
+            isinstance(n, cst.Subscript) and _selection_index(ctx, n) == self.flow.index
+            for n in _subscripts_in(v)
+        )
 
     # -- walking up from a member -----------------------------------------------------
     def up(self, e: cst.BaseExpression, rows: bool) -> None:
@@ -369,6 +392,8 @@ class _Walker:
             return self.push(call, False)
         if name in ("sum", "mean") and not call.args:
             return self.terminal(call, e, name, rows)
+        if name == "logsumexp" and not rows and _lse_dim0(call, 0):
+            return self.terminal(call, e, name, rows)
         if name in ("sum", "mean") and rows and _dim0(call):
             return self.terminal(call, e, name, rows)
         if name == "numel" and not call.args and isinstance(e, cst.Name) and not rows:
@@ -381,6 +406,8 @@ class _Walker:
         pos = [a.value for a in call.args if a.keyword is None and not a.star]
         if f in _LOSSES and not rows:
             return self.loss(e, call)
+        if f == "logsumexp" and _is_torch(ctx, call) and not rows and _lse_dim0(call, 1):
+            return self.terminal(call, e, f, rows)
         if len(pos) != len(call.args):
             raise self.stop(e)
         if f in _FUNCS and len(pos) == 1:
@@ -392,6 +419,8 @@ class _Walker:
                     self.operand(o, call)
             return self.push(call, rows)
         if f in ("sum", "mean") and len(pos) == 1 and _is_torch(ctx, call):
+            return self.terminal(call, e, f, rows)
+        if f == "logsumexp" and _is_torch(ctx, call) and not rows and _lse_dim0(call, 1):
             return self.terminal(call, e, f, rows)
         if f in _LOSSES and not rows:
             return self.loss(e, call)
@@ -701,6 +730,29 @@ def bind_mask(
     return [(stmt, cst.FlattenSentinel([bind, new_stmt])), *rest]  # type: ignore[list-item]
 
 
+def _lse_dim0(call: cst.Call, skip: int) -> bool:
+    """``logsumexp`` over dim 0 of a selection (one dim: all its elements), no ``keepdim``;
+    ``skip``: the positional arguments before ``dim`` (the tensor of the function form)."""
+    args = list(call.args)[skip:]
+    if len(args) != 1 or args[0].star:
+        return False
+    a = args[0]
+    if a.keyword is not None and a.keyword.value != "dim":
+        return False
+    return isinstance(a.value, cst.Integer) and a.value.value == "0"
+
+
+def _subscripts_in(node: cst.CSTNode) -> list[cst.Subscript]:
+    out: list[cst.Subscript] = []
+
+    class V(cst.CSTVisitor):
+        def visit_Subscript(self, n: cst.Subscript) -> None:
+            out.append(n)
+
+    node.visit(V())
+    return out
+
+
 def _is_torch(ctx: FixContext, call: cst.Call) -> bool:
     head, _, _ = ctx.code(call.func).strip().rpartition(".")
     return head == ctx.torch()
@@ -759,9 +811,15 @@ def masked_flow(
         assert norm is not None
         m = norm.m
     if stable is None:
+        # a name, or a pure expression of names (`~same`): none bound again from the
+        # selection on, so that every read of it in the rewrite is the selections' mask
         line = ctx.span(start)[0]
-        stable = isinstance(m, cst.Name) and not any(
-            ctx.span(b)[0] >= line for b in bound_names(fn.body).get(m.value, [])
+        used = {n.value for n in name_nodes(m)} - {"self"}
+        binds = bound_names(fn.body)
+        stable = (
+            (isinstance(m, cst.Name) or (side_effect(m) is None and bool(used)))
+            and not isinstance(m, (cst.Call, cst.Subscript))
+            and not any(ctx.span(b)[0] >= line for u in used for b in binds.get(u, []))
         )
     if not stable:
         return NoFix("the mask is an expression or is bound again after the selection")
@@ -807,6 +865,13 @@ def masked_flow(
                 recv = updated.args[0].value
             recv = recv.with_changes(lpar=[], rpar=[]) if not isinstance(recv, cst.Name) else recv
             mk = mb_rows if rows else shape.where
+            if op == "logsumexp":  # over the selected elements: the others weigh exp(-inf) = 0
+                lse = template(
+                    f'{t}.logsumexp({t}.where(__m__, __r__, -float("inf")).flatten(), 0)',
+                    m=mk,
+                    r=recv,
+                )
+                return lse.with_changes(lpar=updated.lpar, rpar=updated.rpar)
             dim = "0" if dim0 else ""
             kept = template(f"{t}.where(__m__, __r__, 0).sum({dim})", m=mk, r=recv)
             new: cst.BaseExpression = kept

@@ -10,7 +10,14 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import atom, number_expr, side_effect, template
+from compilelint.fix.codemods.base import (
+    atom,
+    bound_names,
+    name_nodes,
+    number_expr,
+    side_effect,
+    template,
+)
 from compilelint.fix.context import FixContext
 
 
@@ -114,3 +121,62 @@ def normalized_selection(
         return None
     x = template(f"__x__.movedim({d}, 0)", x=atom(sub.value))
     return Selection(sub, x, m, ordered=False)
+
+
+def one_element_index(
+    ctx: FixContext, n: cst.CSTNode
+) -> tuple[cst.Subscript, cst.BaseExpression] | None:
+    """``t[..., i, ...]`` for a read ``n`` of a 0-d index tensor ``i`` that is one element of
+    a subscript read, rewritten to index with a one-element tensor (``i.view(1)``) and drop
+    the dim it adds (``.squeeze(d)``): a 0-d tensor index is read as a Python int (a graph
+    break, GB0033), a one-element one is not. ``d``: torch puts the dims of adjacent
+    advanced indices (the tensor, and integers beside it) where the first of them stands, so
+    after the slices before it; apart, first. None: not such a read (``None``/``...`` in the
+    index, a write, a slice bound)."""
+    idx = ctx.parent(n)
+    el = ctx.parent(idx) if isinstance(idx, cst.Index) else None
+    sub = ctx.parent(el) if isinstance(el, cst.SubscriptElement) else None
+    if not isinstance(sub, cst.Subscript) or isinstance(
+        ctx.parent(sub), (cst.AssignTarget, cst.AugAssign, cst.Del)
+    ):
+        return None
+    els = list(sub.slice)
+    adv: list[int] = []
+    for k, e in enumerate(els):
+        if isinstance(e.slice, cst.Slice):
+            continue
+        v = e.slice.value
+        if e is el or number_expr(v):
+            adv.append(k)
+            continue
+        return None  # another tensor index, None or ...: the placement is not known here
+    d = adv[0] if adv == list(range(adv[0], adv[-1] + 1)) else 0
+    one = template("__i__.view(1)", i=n)  # type: ignore[arg-type]
+    new_els = [e.with_changes(slice=cst.Index(one)) if e is el else e for e in els]
+    new = template(
+        f"__s__.squeeze({d})",
+        s=sub.with_changes(slice=new_els, lpar=[], rpar=[]),
+    )
+    return sub, new.with_changes(lpar=sub.lpar, rpar=sub.rpar)
+
+
+def index_reads(
+    ctx: FixContext, assign: cst.CSTNode, name: str
+) -> list[tuple[cst.Subscript, cst.BaseExpression]] | str:
+    """The one-element rewrites (:func:`one_element_index`) of the reads of ``name`` (bound
+    by ``assign`` to a 0-d index tensor) that index tensors; the other reads stay (a 0-d
+    tensor in arithmetic). Why not, when ``name`` is bound again after ``assign``."""
+    fn = ctx.function(assign)
+    if fn is None:
+        return "not in a function"
+    line = ctx.span(assign)[0]
+    if any(ctx.span(b)[0] > line for b in bound_names(fn.body).get(name, [])):
+        return f"`{name}` is bound again"
+    out: list[tuple[cst.Subscript, cst.BaseExpression]] = []
+    for r in name_nodes(fn.body, name, reads_only=True):
+        if ctx.span(r)[0] <= line:
+            continue
+        got = one_element_index(ctx, r)
+        if got is not None:
+            out.append(got)
+    return out
