@@ -8,7 +8,8 @@ same in another order), and the masked rewrites prove their equivalence on that 
 ``sorted(range(len(t)), key=lambda i: t[i])`` orders indices, never stacks them: it becomes
 ``torch.argsort(t, stable=True)``. Each case is checked as text and, marked ``torch``, against
 the original on the installed torch (no graph break with ``fullgraph=True``; outputs and
-parameter gradients equal, compiled and uncompiled).
+parameter gradients equal, compiled and uncompiled), the original failing to compile as one
+graph (the INVALID/VALID pair of each rewrite).
 """
 
 from __future__ import annotations
@@ -280,7 +281,9 @@ def _load(path: Path) -> Any:
     return load_module(path, "selection")
 
 
-def _same(tmp_path: Path, code: str, fixed: str, inputs: list[tuple[Any, ...]]) -> None:
+def _same(
+    tmp_path: Path, code: str, fixed: str, inputs: list[tuple[Any, ...]], inputs_src: str
+) -> None:
     torch = pytest.importorskip("torch")
     assert fixed != code
     (tmp_path / "a.py").write_text(code, encoding="utf-8")
@@ -297,6 +300,15 @@ def _same(tmp_path: Path, code: str, fixed: str, inputs: list[tuple[Any, ...]]) 
         sum(o.float().sum() for o in outs).backward()
         return [o.detach() for o in outs], [p.grad for p in model.parameters()]
 
+    # the original breaks under torch.compile (what torch reports), the fixed model does not
+    from .torch_oracle import observe
+
+    head = f"# inputs: {inputs_src}\n"
+    before = observe(head + code, tmp_path)
+    after = observe(head + fixed, tmp_path)
+    assert before is not None and after is not None
+    assert before.breaks or before.counter_breaks, "the original does not break"
+    assert not after.breaks and not after.counter_breaks, after.breaks
     for xs in inputs:
         want = run(a, False, xs)
         for compiled in (False, True):
@@ -316,7 +328,8 @@ def test_normalized_mask_fix_compiles_whole_and_computes_the_same(
     for seed in range(3):
         torch.manual_seed(100 + seed)
         inputs.append((torch.randn(xs), torch.rand(xs), torch.rand(ms)))
-    _same(tmp_path, code, _fix_mask(tmp_path, code), inputs)
+    src = f"(torch.randn{xs}, torch.rand{xs}, torch.rand({ms[0]},))"
+    _same(tmp_path, code, _fix_mask(tmp_path, code), inputs, src)
 
 
 @pytest.mark.torch
@@ -328,7 +341,7 @@ def test_index_sort_fix_compiles_whole_and_computes_the_same(tmp_path: Path, cas
     for seed in range(3):
         torch.manual_seed(200 + seed)
         inputs.append((torch.randn(6, 4),))
-    _same(tmp_path, code, _fix_sort(tmp_path, code), inputs)
+    _same(tmp_path, code, _fix_sort(tmp_path, code), inputs, "(torch.randn(6, 4),)")
 
 
 # ------------------------------------------------------------ positions of True and flows
@@ -446,7 +459,7 @@ def test_position_fix_compiles_whole_and_computes_the_same(tmp_path: Path, case:
     for seed in range(3):
         torch.manual_seed(300 + seed)
         inputs.append((torch.rand(6, 6),))
-    _same(tmp_path, code, _fix_positions(tmp_path, code), inputs)
+    _same(tmp_path, code, _fix_positions(tmp_path, code), inputs, "(torch.rand(6, 6),)")
 
 
 @pytest.mark.torch
@@ -459,4 +472,4 @@ def test_flow_fix_compiles_whole_and_computes_the_same(tmp_path: Path, case: str
     for seed in range(3):
         torch.manual_seed(400 + seed)
         inputs.append((torch.rand(6, 6),))
-    _same(tmp_path, code, fixed, inputs)
+    _same(tmp_path, code, fixed, inputs, "(torch.rand(6, 6),)")
