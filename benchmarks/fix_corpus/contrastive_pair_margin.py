@@ -18,8 +18,7 @@ class PairLoss(nn.Module):
     def forward(self, a, b, match):
         d = (self.enc(a) - self.enc(b)).norm(dim=-1)
         similar = match > 0.5
-        similar_b = similar.reshape(similar.shape + (1,) * (d.dim() - similar.dim()))
-        pos_d = torch.where(similar_b, d, 0)
+        pos_d = d[similar]
         neg_d = d[~similar]
-        loss = (pos_d.pow(2).sum() / similar_b.expand_as(d).sum()) + F.relu(self.margin - neg_d + self.bias).pow(2).mean()
+        loss = pos_d.pow(2).mean() + F.relu(self.margin - neg_d + self.bias).pow(2).mean()
         return loss
