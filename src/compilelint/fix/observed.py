@@ -38,6 +38,16 @@ def _call_named(*names: str) -> Callable[[cst.CSTNode], bool]:
     return pred
 
 
+def _keyed_extreme(n: cst.CSTNode) -> bool:
+    """``max(..., key=...)`` / ``min(..., key=...)``."""
+    return (
+        isinstance(n, cst.Call)
+        and isinstance(n.func, cst.Name)
+        and n.func.value in ("max", "min")
+        and any(a.keyword is not None and a.keyword.value == "key" for a in n.args)
+    )
+
+
 def _is_print(n: cst.CSTNode) -> bool:
     return isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == "print"
 
@@ -213,6 +223,9 @@ GB_RULES: dict[str, tuple[tuple[str, Callable[[cst.CSTNode], bool]], ...]] = {
     "GB0207": (
         ("CL114", _call_named("sorted", "max", "min", "sort")),
     ),  # unsupported context manager (a lock, a file)
+    # `max(range(n), key=lambda i: t[i])`: the builtin compares 0-d tensors (invalid call to
+    # builtin op handler)
+    "GB0193": (("CL114", _keyed_extreme),),
     "GB0170": (("CL104", _is_assert), ("CL101", _is_branch)),  # data-dependent branching
     "GB0035": (("CL101", _is_branch),),
     # a layer built in forward (`nn.Parameter()` while tracing): its lazy module in __init__

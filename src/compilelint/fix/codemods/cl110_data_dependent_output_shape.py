@@ -19,6 +19,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import libcst as cst
 
 from compilelint.fix.codemods import flow, masks, moe
@@ -32,6 +34,7 @@ from compilelint.fix.codemods.base import (
 )
 from compilelint.fix.codemods.classes import unique_index, unique_loop
 from compilelint.fix.codemods.numpy_calls import numpy_to_torch
+from compilelint.fix.codemods.selection import index_reads
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.model import Finding
@@ -109,7 +112,9 @@ def _mask_of_indices(ctx: FixContext, call: cst.Call) -> cst.BaseExpression | No
         return None
     if f.attr.value == "where" and _is_torch(ctx, f.value) and len(pos) == 1 and not kw:
         return pos[0]
-    if f.attr.value == "nonzero":
+    if f.attr.value == "argwhere" and kw:
+        return None
+    if f.attr.value in ("nonzero", "argwhere"):  # `argwhere(m)` is `nonzero(m)`
         if _is_torch(ctx, f.value):
             return pos[0] if len(pos) == 1 else None
         return f.value if not pos else None
@@ -180,7 +185,9 @@ def _end_row(ctx: FixContext, call: cst.Call) -> tuple[cst.Subscript, str] | Non
     p = ctx.parent(call)
     if _tuple_form(call) or not isinstance(p, cst.Subscript) or p.value is not call:
         return None
-    if len(p.slice) != 1 or not isinstance(p.slice[0].slice, cst.Index):
+    if len(p.slice) == 2 and _int_index(p.slice[1]) is None:
+        return None  # `[0, j]`: one coordinate of that True (taken after the rewrite)
+    if len(p.slice) not in (1, 2) or not isinstance(p.slice[0].slice, cst.Index):
         return None
     i = p.slice[0].slice.value
     if isinstance(i, cst.Integer) and i.value == "0":
@@ -261,6 +268,10 @@ def _end_index(
         + (".cumsum(0)" if end == "last" else "")
     )
     new = template(f"{t}.stack({t}.unravel_index({counts}.argmax(), __m__.shape))", m=atom(mask))
+    if len(sub.slice) == 2:  # `m.nonzero()[-1, j]`: its coordinate j
+        new = cst.Subscript(
+            value=new, slice=[sub.slice[1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+        )
     title = (
         f"the {end} True position without `nonzero()`: "
         + (
@@ -272,19 +283,24 @@ def _end_index(
         "where the original raised)"
     )
     if not hoist:
-        return Rewrite(title=title, changes=[(sub, new)], imports=("torch",))
+        rw = Rewrite(title=title, changes=[(sub, new)], imports=("torch",))
+        return _reading_index(ctx, sub, rw) if len(sub.slice) == 2 else rw
     assert isinstance(stmt, cst.SimpleStatementLine)
     line = cst.SimpleStatementLine(
         body=[cst.Assign([cst.AssignTarget(cst.Name(name))], m.with_changes(lpar=[], rpar=[]))],
         leading_lines=stmt.leading_lines,
     )
     fixed = stmt.deep_replace(sub, new).with_changes(leading_lines=[])  # type: ignore[arg-type]
-    return Rewrite(
+    rw = Rewrite(
         title=title, changes=[(stmt, cst.FlattenSentinel([line, fixed]))], imports=("torch",)
     )
+    return _reading_index(ctx, sub, rw) if len(sub.slice) == 2 else rw
 
 
 def _indices_to_mask(ctx: FixContext, call: cst.Call, m: cst.BaseExpression) -> Rewrite | NoFix:
+    col_end = _column_extreme(ctx, call, m)  # `[:, 0].min()` before `[:, 0]` as a 1-d index
+    if col_end is not None:
+        return col_end
     expr: cst.BaseExpression = _one_dim_index(ctx, call) or call
     end = _end_row(ctx, call) if expr is call else None
     if end is not None:
@@ -302,7 +318,7 @@ def _indices_to_mask(ctx: FixContext, call: cst.Call, m: cst.BaseExpression) -> 
         )
     extreme = flow.nonzero_extreme(ctx, call, m) if expr is call else None
     if extreme is not None:
-        return extreme
+        return _reading_index(ctx, extreme.changes[0][0], extreme)
     if expr is call and not _tuple_form(call):
         coords = _coordinates(ctx, call, m)
         if coords is not None:
@@ -674,3 +690,87 @@ def _swap_identity(tree: cst.CSTNode, old: cst.CSTNode, new: cst.CSTNode) -> cst
             return new if o is old else u
 
     return tree.visit(T())
+
+
+def _int_index(e: cst.SubscriptElement) -> int | None:
+    """The integer of an index element ``3`` / ``-1``, else None."""
+    s = e.slice
+    if not isinstance(s, cst.Index):
+        return None
+    v = s.value
+    if isinstance(v, cst.Integer):
+        return int(v.value)
+    if (
+        isinstance(v, cst.UnaryOperation)
+        and isinstance(v.operator, cst.Minus)
+        and isinstance(v.expression, cst.Integer)
+    ):
+        return -int(v.expression.value)
+    return None
+
+
+_COLUMN_END = {"min": "first", "amin": "first", "max": "last", "amax": "last"}
+
+
+def _column_extreme(ctx: FixContext, call: cst.Call, m: cst.BaseExpression) -> Rewrite | None:
+    """``m.nonzero()[:, d].min()`` (``.max()``; ``torch.nonzero(m)``, ``torch.argwhere(m)``):
+    the smallest (largest) coordinate along dim ``d`` of any True -> the first (last) True of
+    ``m.movedim(d, 0).unsqueeze(-1).flatten(1).any(1)`` (does index ``i`` along ``d`` hold a
+    True anywhere; the ``unsqueeze`` lets a one-dim mask flatten too), found with ``argmax`` (of the running count for the last). The same 0-d
+    int64 whenever ``m`` has a True; with none the original raised (a reduction of nothing)
+    and the rewrite gives 0."""
+    p = ctx.parent(call)
+    if _tuple_form(call) or not isinstance(p, cst.Subscript) or p.value is not call:
+        return None
+    if len(p.slice) != 2:
+        return None
+    a = p.slice[0].slice
+    if not (isinstance(a, cst.Slice) and a.lower is None and a.upper is None and a.step is None):
+        return None
+    d = _int_index(p.slice[1])
+    attr = ctx.parent(p)
+    red = ctx.parent(attr) if isinstance(attr, cst.Attribute) and attr.value is p else None
+    if d is None or not isinstance(red, cst.Call) or red.func is not attr or red.args:
+        return None
+    end = _COLUMN_END.get(attr.attr.value)  # type: ignore[union-attr]
+    if end is None or side_effect(m) is not None:
+        return None
+    counts = ".long().cumsum(0)" if end == "last" else ".long()"
+    new = template(
+        f"__m__.movedim({d}, 0).unsqueeze(-1).flatten(1).any(1){counts}.argmax()",
+        m=atom(m),
+    ).with_changes(lpar=red.lpar, rpar=red.rpar)
+    which = "smallest" if end == "first" else "largest"
+    return _reading_index(
+        ctx,
+        red,
+        Rewrite(
+            title=f"the {which} coordinate {d} of a True without `nonzero()`: `argmax` over "
+            f"whether each index along dim {d} holds a True"
+            + (" (of the running count: its first maximum is the last)" if end == "last" else "")
+            + "; 0 where the mask has no True (the original raised)",
+            changes=[(red, new)],
+        ),
+    )
+
+
+def _reading_index(ctx: FixContext, node: cst.CSTNode, rw: Rewrite) -> Rewrite:
+    """``rw`` (which makes ``node`` a 0-d index tensor) with the reads of the name it is
+    bound to that index tensors made one-element indices (a 0-d one is read as a Python int,
+    a break: :func:`selection.one_element_index`)."""
+    a = ctx.parent(node)
+    if (
+        not isinstance(a, cst.Assign)
+        or a.value is not node
+        or len(a.targets) != 1
+        or not isinstance(a.targets[0].target, cst.Name)
+    ):
+        return rw
+    reads = index_reads(ctx, a, a.targets[0].target.value)
+    if isinstance(reads, str) or not reads:
+        return rw
+    return dataclasses.replace(
+        rw,
+        title=rw.title + "; it indexes as a one-element index (`x[i.view(1)].squeeze(0)`)",
+        changes=[*rw.changes, *reads],
+    )

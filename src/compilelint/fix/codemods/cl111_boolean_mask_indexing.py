@@ -39,12 +39,36 @@ class MaskedReductionWhere(Codemod):
             dropped = weighted.weighted_scatter(ctx, subs[0])
             if dropped is not None:
                 return dropped
+        if sel is not None:
+            # `x[m][:, :2]`: the static index after the selection is part of it
+            sel = masks.normalized_selection(ctx, subs[0], lambda v: not _static(ctx, v)) or sel
+        else:
+            sel = _normalized(ctx, subs)
         if sel is None:
-            return NoFix("the mask is combined with other indices")
+            return NoFix(
+                "the mask is combined with indices that are not static (slices with number "
+                "bounds, integers) or not at its ends"
+            )
         moved = index_then_mask(ctx, sel)
         if moved is not None:
             return moved
         return masks.fix_selection(ctx, sel, known_mask=finding.stage != "dynamic")
+
+
+def _static(ctx: FixContext, e: cst.BaseExpression) -> bool:
+    return isinstance(e, (cst.Ellipsis, cst.Integer)) or (
+        isinstance(e, cst.UnaryOperation) and isinstance(e.expression, cst.Integer)
+    )
+
+
+def _normalized(ctx: FixContext, subs: list[cst.Subscript]) -> masks.Selection | None:
+    """The first subscript on the line that is a mask combined with static indices
+    (``x[:, m]``, ``x[m, :4]``, ``x[m][:, 1:]``: see :func:`masks.normalized_selection`)."""
+    for sub in subs:
+        sel = masks.normalized_selection(ctx, sub, lambda v: not _static(ctx, v))
+        if sel is not None and (sel.node is not sub or len(sub.slice) > 1):
+            return sel
+    return None
 
 
 def index_then_mask(ctx: FixContext, sel: masks.Selection) -> Rewrite | None:

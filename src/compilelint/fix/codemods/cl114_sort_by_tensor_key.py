@@ -18,7 +18,15 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import Codemod, atom, bound_names, side_effect, template
+from compilelint.fix.codemods.base import (
+    Codemod,
+    atom,
+    bound_names,
+    name_nodes,
+    side_effect,
+    template,
+)
+from compilelint.fix.codemods.selection import one_element_index
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 from compilelint.model import Finding
@@ -71,6 +79,8 @@ class SortByTensorKey(Codemod):
             return NoFix(
                 f"`{ctx.code(eff).strip()}` has a side effect (the iterable is read twice)"
             )
+        if _is_range(xs) and inplace is None:
+            return self._indices(ctx, call, how, xs, kw)  # type: ignore[arg-type]
         if _is_zip(xs) and inplace is None:
             if how != "sorted":
                 return NoFix(f"`{how}` over `zip(...)` yields tuples: not rewritten")
@@ -124,6 +134,57 @@ class SortByTensorKey(Codemod):
             changes=[(call, new.with_changes(lpar=call.lpar, rpar=call.rpar))],
             imports=("torch",),
         )
+
+    def _indices(
+        self,
+        ctx: FixContext,
+        call: cst.Call,
+        how: str,
+        xs: cst.Call,
+        kw: dict[str, cst.BaseExpression],
+    ) -> Rewrite | NoFix:
+        """Python indices ordered by tensor elements: ``sorted(range(len(t)), key=lambda i:
+        f(t[i]), reverse=r)`` -> ``torch.argsort(f(t), stable=True, descending=r)``,
+        ``max(range(n), key=t.__getitem__)`` -> ``torch.argmax(t)`` (``min``: ``argmin``).
+        The items are indices, never stacked (stacking ints is the ``TypeError`` of the
+        element form): they become an index tensor, whose items (0-d tensors) index tensors as
+        the ints did. The keys are the key's body with every ``t[i]`` read as ``t`` when the
+        index appears only there (an elementwise key), else stacked per index."""
+        th = ctx.torch()
+        keys = _index_keys(ctx, kw["key"], xs)
+        if isinstance(keys, NoFix):
+            return keys
+        if how == "sorted":
+            rev = kw.get("reverse")
+            desc = "" if rev is None else ", descending=__r__"
+            new = template(
+                f"{th}.argsort(__k__, stable=True{desc})",
+                k=keys,
+                **({"r": rev} if rev is not None else {}),
+            )
+            title = (
+                "order the indices with `torch.argsort` of the keys (stable, as `sorted`): an "
+                "index tensor, its items index tensors as the ints did"
+            )
+        else:
+            fn = "argmax" if how == "max" else "argmin"
+            new = template(f"{th}.{fn}(__k__)", k=keys)
+            title = (
+                f"pick the index with `torch.{fn}` of the keys (the first, as `{how}`): a 0-d "
+                "index tensor, it indexes tensors as the int did"
+            )
+        reads = _item_reads(ctx, call, how)
+        if isinstance(reads, NoFix):
+            return reads
+        changes: list[tuple[cst.CSTNode, cst.CSTNode]] = [
+            (call, new.with_changes(lpar=call.lpar, rpar=call.rpar))
+        ]
+        # `x[i]` with a 0-d index tensor reads it as a Python int (a break): index with a
+        # one-element tensor and drop that dim
+        changes.extend(reads)
+        if reads:
+            title += "; each item indexes as a one-element index (`x[i.view(1)].squeeze(0)`)"
+        return Rewrite(title=title, changes=changes, imports=("torch",))
 
     def _zipped(
         self, ctx: FixContext, call: cst.Call, xs: cst.Call, kw: dict[str, cst.BaseExpression]
@@ -430,3 +491,171 @@ def _from_outside(ctx: FixContext, call: cst.Call, xs: cst.BaseExpression) -> bo
         return False
     params = {p.name.value for p in fn.params.params}
     return xs.value in params and xs.value not in bound_names(fn.body)
+
+
+def _is_range(e: cst.BaseExpression) -> bool:
+    """``range(n)`` / ``range(len(t))`` / ``range(t.shape[0])``: one positional argument."""
+    return (
+        isinstance(e, cst.Call)
+        and isinstance(e.func, cst.Name)
+        and e.func.value == "range"
+        and len(e.args) == 1
+        and e.args[0].keyword is None
+        and not e.args[0].star
+    )
+
+
+def _index_keys(
+    ctx: FixContext, key: cst.BaseExpression, xs: cst.Call
+) -> cst.BaseExpression | NoFix:
+    """The keys of the indices ``xs`` as one tensor: ``t`` for ``key=t.__getitem__``; for
+    ``key=lambda i: f(t[i])`` the body with each ``t[i]`` read as ``t`` (the index appears
+    only as the index of names); else ``torch.stack([f(t[i]) for i in xs])``."""
+    th = ctx.torch()
+    if isinstance(key, cst.Attribute) and key.attr.value == "__getitem__":
+        if side_effect(key.value) is not None:
+            return NoFix("the key's tensor has a side effect")
+        return key.value
+    if not isinstance(key, cst.Lambda):
+        return NoFix("the key is not a lambda or `t.__getitem__`")
+    ps = key.params
+    if (
+        len(ps.params) != 1
+        or isinstance(ps.star_arg, cst.Param)
+        or ps.kwonly_params
+        or ps.star_kwarg is not None
+    ):
+        return NoFix("the key is a lambda of more than one parameter")
+    name = ps.params[0].name.value
+    body = key.body
+    eff = side_effect(body)
+    if eff is not None:
+        return NoFix(f"the key has a side effect (`{ctx.code(eff).strip()}`)")
+
+    reads: list[cst.Subscript] = []
+    other = False
+
+    class V(cst.CSTVisitor):
+        def visit_Subscript(self, n: cst.Subscript) -> bool:
+            if (
+                len(n.slice) == 1
+                and isinstance(n.slice[0].slice, cst.Index)
+                and isinstance(n.slice[0].slice.value, cst.Name)
+                and n.slice[0].slice.value.value == name
+                and isinstance(n.value, (cst.Name, cst.Attribute))
+            ):
+                reads.append(n)
+                return False
+            return True
+
+        def visit_Name(self, n: cst.Name) -> None:
+            nonlocal other
+            if n.value == name:
+                other = True
+
+    body.visit(V())
+    if reads and not other:
+        ids = {id(r) for r in reads}
+
+        class Whole(cst.CSTTransformer):
+            def leave_Subscript(self, o: cst.Subscript, u: cst.Subscript) -> cst.BaseExpression:
+                return u.value if id(o) in ids else u
+
+        whole = body.visit(Whole())
+        return whole.with_changes(lpar=[], rpar=[])  # type: ignore[union-attr]
+    comp = cst.ListComp(elt=body, for_in=cst.CompFor(target=cst.Name(name), iter=xs))
+    return template(f"{th}.stack(__k__)", k=comp)
+
+
+def _in_index(ctx: FixContext, e: cst.CSTNode) -> bool:
+    """``e`` (a 1-d index tensor) is an index of a subscript read (``x[e]``, ``x[e, None]``)."""
+    idx = ctx.parent(e)
+    el = ctx.parent(idx) if isinstance(idx, cst.Index) else None
+    sub = ctx.parent(el) if isinstance(el, cst.SubscriptElement) else None
+    return isinstance(sub, cst.Subscript) and not isinstance(
+        ctx.parent(sub), (cst.AssignTarget, cst.AugAssign, cst.Del)
+    )
+
+
+def _item_reads(
+    ctx: FixContext, call: cst.Call, how: str
+) -> list[tuple[cst.Subscript, cst.BaseExpression]] | NoFix:
+    """The reads that take one index out of the result of the index ordering ``call`` and
+    index a tensor with it (``x[i]``, ``i`` a loop variable over the order, or the picked
+    index of ``max``/``min``): those become one-element indices. Other reads of the whole
+    order (``x[order[:k]]``, ``order[:k]``) hold as tensors. Why not, when an item is read as
+    a Python int (arithmetic, a list index, ``int(i)``)."""
+    p = ctx.parent(call)
+    target: cst.BaseExpression | None = None
+    if isinstance(p, cst.Assign) and p.value is call:
+        assign: cst.CSTNode = p
+    elif isinstance(p, cst.Subscript) and p.value is call and how == "sorted":
+        assign = ctx.parent(p)
+        if not isinstance(assign, cst.Assign) or assign.value is not p:
+            return []
+    else:
+        return []  # read where it is made (`x[sorted(...)]`): as a tensor
+    if len(assign.targets) == 1:  # type: ignore[attr-defined]
+        target = assign.targets[0].target  # type: ignore[attr-defined]
+    if not isinstance(target, cst.Name):
+        return NoFix("the ordered indices are bound to something other than one name")
+    fn = ctx.function(call)
+    if fn is None:
+        return NoFix("the ordering is not in a function")
+    name = target.value
+    line = ctx.span(assign)[0]
+    if any(ctx.span(b)[0] > line for b in bound_names(fn.body).get(name, [])):
+        return NoFix(f"`{name}` is bound again after the ordering")
+    out: list[tuple[cst.Subscript, cst.BaseExpression]] = []
+
+    def item(n: cst.CSTNode) -> NoFix | None:
+        got = one_element_index(ctx, n)
+        if got is None:
+            stmt = ctx.statement(n)
+            use = ctx.code(stmt).strip().splitlines()[0] if stmt is not None else ""
+            return NoFix(
+                f"an ordered index is read as a Python int in `{use}` (not only as the index of "
+                "a tensor): as a tensor it would still break there (`.tolist()` of the order "
+                "would too)"
+            )
+        out.append(got)
+        return None
+
+    for r in name_nodes(fn.body, name, reads_only=True):
+        if ctx.span(r)[0] <= line:
+            continue
+        if how != "sorted":
+            why = item(r)
+            if why is not None:
+                return why
+            continue
+        e: cst.CSTNode = r
+        up = ctx.parent(e)
+        if (
+            isinstance(up, cst.Subscript)
+            and up.value is e
+            and all(isinstance(el.slice, cst.Slice) for el in up.slice)
+        ):
+            e = up  # `order[:k]`: still the order
+        if _in_index(ctx, e):
+            continue
+        loop = ctx.parent(e)
+        if isinstance(loop, (cst.For, cst.CompFor)) and loop.iter is e:
+            if not isinstance(loop.target, cst.Name):
+                return NoFix(f"the items of `{name}` are unpacked in a loop")
+            var = loop.target.value
+            scope: cst.CSTNode = loop.body if isinstance(loop, cst.For) else ctx.parent(loop)
+            for v in name_nodes(scope, var, reads_only=True):
+                if v is loop.target:
+                    continue
+                why = item(v)
+                if why is not None:
+                    return why
+            continue
+        stmt = ctx.statement(r)
+        use = ctx.code(stmt).strip().splitlines()[0] if stmt is not None else name
+        return NoFix(
+            f"`{name}` is used in `{use}`: only indexing tensors, slicing and looping over it "
+            "are known to hold for an index tensor"
+        )
+    return out

@@ -60,6 +60,7 @@ from compilelint.fix.codemods.base import (
     side_effect,
     template,
 )
+from compilelint.fix.codemods.selection import normalized_selection
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 
@@ -127,6 +128,7 @@ class _Flow:
     )  # id(call) -> (call, receiver, op, receiver holds rows)
     counts: list[cst.BaseExpression] = field(default_factory=list)
     safe: bool = True  # only polynomial steps: leaves need no torch.where
+    unordered: bool = False  # a leaf holds its elements in another order (`x[:, m]`)
 
 
 class _Stop(Exception):
@@ -157,9 +159,18 @@ def _dim_last(call: cst.Call) -> bool:
 
 
 def _selection_index(ctx: FixContext, sub: cst.Subscript) -> str | None:
-    if len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
-        return None
-    return ctx.code(sub.slice[0].slice.value).strip()
+    """The mask's text of the selection ``sub`` (``x[m]``; ``x[m, :4]``, ``x[:, m]``: the
+    normalized forms of :func:`selection.normalized_selection` too)."""
+    if len(sub.slice) == 1:
+        if not isinstance(sub.slice[0].slice, cst.Index):
+            return None
+        return ctx.code(sub.slice[0].slice.value).strip()
+    got = normalized_selection(ctx, sub, lambda v: not _static_value(v))
+    return ctx.code(got.m).strip() if got is not None else None
+
+
+def _static_value(e: cst.BaseExpression) -> bool:
+    return isinstance(e, cst.Ellipsis) or number_expr(e)
 
 
 class _Walker:
@@ -181,6 +192,13 @@ class _Walker:
         x = sub.value
         if side_effect(x) is not None:
             raise _Stop(f"`{ctx.code(x).strip()}` has a side effect")
+        norm = normalized_selection(ctx, sub, lambda v: ctx.code(v).strip() == self.flow.index)
+        if norm is not None and (norm.node is not sub or len(sub.slice) > 1):
+            # `x[m, :4]`, `x[:, m]`, `x[m][:, :2]`: the selection of a statically indexed x
+            if not norm.ordered:
+                self.flow.unordered = True
+            self.flow.leaves[id(norm.node)] = (norm.node, norm.x, False)
+            return norm.node
         node: cst.BaseExpression = sub
         rows = False
         el = ctx.parent(sub)
@@ -241,7 +259,9 @@ class _Walker:
             return True
         if isinstance(e, cst.Name):
             line = self.flow.names.get(e.value)
-            return line is not None and ctx.span(e)[0] > line
+            if line is None:
+                return self.scalar_name(e)
+            return ctx.span(e)[0] > line
         if isinstance(e, cst.BinaryOperation):
             ok = not isinstance(e.operator, cst.MatrixMultiply)
             return ok and self.member(e.left) and self.member(e.right)
@@ -266,6 +286,27 @@ class _Walker:
             if f in ("sum", "mean") and len(pos) == 1 and _is_torch(ctx, e):
                 return True
         return False
+
+    def scalar_name(self, e: cst.Name) -> bool:
+        """``e`` is bound once in the function, before its read, to a 0-d reduction of a
+        tensor that is not a selection (``pos_mean = sim.diagonal().mean()``): it broadcasts
+        against anything, as a number does."""
+        ctx = self.ctx
+        binds = bound_names(self.fn.body).get(e.value, [])
+        if len(binds) != 1 or ctx.span(binds[0])[0] >= ctx.span(e)[0]:
+            return False
+        a = ctx.parent(binds[0])
+        if not isinstance(a, cst.Assign) or len(a.targets) != 1:
+            return False
+        v = a.value
+        if not isinstance(v, cst.Call) or v.args or not isinstance(v.func, cst.Attribute):
+            return False
+        if v.func.attr.value not in ("sum", "mean", "amax", "amin", "max", "min", "norm"):
+            return False
+        return not any(
+            isinstance(n, cst.Subscript) and _selection_index(ctx, n) == self.flow.index
+            for n in _subscripts_in(v)
+        )
 
     # -- walking up from a member -----------------------------------------------------
     def up(self, e: cst.BaseExpression, rows: bool) -> None:
@@ -351,6 +392,8 @@ class _Walker:
             return self.push(call, False)
         if name in ("sum", "mean") and not call.args:
             return self.terminal(call, e, name, rows)
+        if name == "logsumexp" and not rows and _lse_dim0(call, 0):
+            return self.terminal(call, e, name, rows)
         if name in ("sum", "mean") and rows and _dim0(call):
             return self.terminal(call, e, name, rows)
         if name == "numel" and not call.args and isinstance(e, cst.Name) and not rows:
@@ -363,6 +406,8 @@ class _Walker:
         pos = [a.value for a in call.args if a.keyword is None and not a.star]
         if f in _LOSSES and not rows:
             return self.loss(e, call)
+        if f == "logsumexp" and _is_torch(ctx, call) and not rows and _lse_dim0(call, 1):
+            return self.terminal(call, e, f, rows)
         if len(pos) != len(call.args):
             raise self.stop(e)
         if f in _FUNCS and len(pos) == 1:
@@ -374,6 +419,8 @@ class _Walker:
                     self.operand(o, call)
             return self.push(call, rows)
         if f in ("sum", "mean") and len(pos) == 1 and _is_torch(ctx, call):
+            return self.terminal(call, e, f, rows)
+        if f == "logsumexp" and _is_torch(ctx, call) and not rows and _lse_dim0(call, 1):
             return self.terminal(call, e, f, rows)
         if f in _LOSSES and not rows:
             return self.loss(e, call)
@@ -403,6 +450,11 @@ class _Walker:
     def count(self, call: cst.Call) -> None:
         """``len(n)`` / ``n.numel()`` in arithmetic becomes ``m.sum()`` (a 0-d tensor); as a
         Python number (a branch, a size) it must stay one."""
+        if self.flow.unordered and not isinstance(call.func, cst.Attribute):
+            raise _Stop(
+                f"`{self.ctx.code(call).strip()}` counts rows and the mask indexes an inner "
+                "dimension: the row count is not the mask's"
+            )
         if not isinstance(self.ctx.parent(call), cst.BinaryOperation):
             raise _Stop(
                 f"the count `{self.ctx.code(call).strip()}` is used as a Python number (not in "
@@ -515,6 +567,24 @@ def reference_tensor(ctx: FixContext, x: cst.BaseExpression) -> cst.BaseExpressi
         return reference_tensor(ctx, x.expression)
     if isinstance(x, cst.Call) and isinstance(x.func, cst.Attribute) and not x.args:
         return reference_tensor(ctx, x.func.value)
+    if (
+        isinstance(x, cst.Call)
+        and isinstance(x.func, cst.Attribute)
+        and x.func.attr.value == "movedim"
+        and all(number_expr(a.value) and a.keyword is None for a in x.args)
+    ):
+        inner = reference_tensor(ctx, x.func.value)
+        return None if inner is None else x  # `h.movedim(1, 0)`: the dims in the selection's order
+    if (
+        isinstance(x, cst.Subscript)
+        and isinstance(x.value, (cst.Name, cst.Attribute))
+        and reference_tensor(ctx, x.value) is not None
+        and all(
+            isinstance(e.slice, cst.Slice) or number_expr(e.slice.value)  # type: ignore[union-attr]
+            for e in x.slice
+        )
+    ):
+        return x  # a basic index (`x[:, :4]`, `x[:, 0]`): its own rank
     return None
 
 
@@ -660,6 +730,29 @@ def bind_mask(
     return [(stmt, cst.FlattenSentinel([bind, new_stmt])), *rest]  # type: ignore[list-item]
 
 
+def _lse_dim0(call: cst.Call, skip: int) -> bool:
+    """``logsumexp`` over dim 0 of a selection (one dim: all its elements), no ``keepdim``;
+    ``skip``: the positional arguments before ``dim`` (the tensor of the function form)."""
+    args = list(call.args)[skip:]
+    if len(args) != 1 or args[0].star:
+        return False
+    a = args[0]
+    if a.keyword is not None and a.keyword.value != "dim":
+        return False
+    return isinstance(a.value, cst.Integer) and a.value.value == "0"
+
+
+def _subscripts_in(node: cst.CSTNode) -> list[cst.Subscript]:
+    out: list[cst.Subscript] = []
+
+    class V(cst.CSTVisitor):
+        def visit_Subscript(self, n: cst.Subscript) -> None:
+            out.append(n)
+
+    node.visit(V())
+    return out
+
+
 def _is_torch(ctx: FixContext, call: cst.Call) -> bool:
     head, _, _ = ctx.code(call.func).strip().rpartition(".")
     return head == ctx.torch()
@@ -709,11 +802,24 @@ def masked_flow(
     index = _selection_index(ctx, start)
     if index is None:
         return NoFix("the index is not a single mask")
-    m = mask if mask is not None else start.slice[0].slice.value  # type: ignore[attr-defined]
+    if mask is not None:
+        m = mask
+    elif len(start.slice) == 1:
+        m = start.slice[0].slice.value  # type: ignore[attr-defined]
+    else:
+        norm = normalized_selection(ctx, start, lambda v: ctx.code(v).strip() == index)
+        assert norm is not None
+        m = norm.m
     if stable is None:
+        # a name, or a pure expression of names (`~same`): none bound again from the
+        # selection on, so that every read of it in the rewrite is the selections' mask
         line = ctx.span(start)[0]
-        stable = isinstance(m, cst.Name) and not any(
-            ctx.span(b)[0] >= line for b in bound_names(fn.body).get(m.value, [])
+        used = {n.value for n in name_nodes(m)} - {"self"}
+        binds = bound_names(fn.body)
+        stable = (
+            (isinstance(m, cst.Name) or (side_effect(m) is None and bool(used)))
+            and not isinstance(m, (cst.Call, cst.Subscript))
+            and not any(ctx.span(b)[0] >= line for u in used for b in binds.get(u, []))
         )
     if not stable:
         return NoFix("the mask is an expression or is bound again after the selection")
@@ -759,6 +865,13 @@ def masked_flow(
                 recv = updated.args[0].value
             recv = recv.with_changes(lpar=[], rpar=[]) if not isinstance(recv, cst.Name) else recv
             mk = mb_rows if rows else shape.where
+            if op == "logsumexp":  # over the selected elements: the others weigh exp(-inf) = 0
+                lse = template(
+                    f'{t}.logsumexp({t}.where(__m__, __r__, -float("inf")).flatten(), 0)',
+                    m=mk,
+                    r=recv,
+                )
+                return lse.with_changes(lpar=updated.lpar, rpar=updated.rpar)
             dim = "0" if dim0 else ""
             kept = template(f"{t}.where(__m__, __r__, 0).sum({dim})", m=mk, r=recv)
             new: cst.BaseExpression = kept

@@ -19,8 +19,6 @@ different outputs and rejects the fix.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import libcst as cst
 
 from compilelint.fix.codemods import flow
@@ -35,6 +33,11 @@ from compilelint.fix.codemods.base import (
     paren,
     side_effect,
     template,
+)
+from compilelint.fix.codemods.selection import (
+    Selection,
+    normalized_selection,
+    subscript_selection,
 )
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
@@ -72,19 +75,6 @@ _MASKING_MATCHES = (
 )
 
 
-@dataclass(frozen=True)
-class Selection:
-    node: cst.BaseExpression  # the selecting expression: x[m] or the masked_select call
-    x: cst.BaseExpression
-    m: cst.BaseExpression
-
-
-def subscript_selection(sub: cst.Subscript) -> Selection | None:
-    if len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
-        return None
-    return Selection(sub, sub.value, sub.slice[0].slice.value)
-
-
 _WIDEN = (cst.Add, cst.Subtract, cst.Multiply)
 
 
@@ -103,8 +93,8 @@ def widen(ctx: FixContext, sel: Selection) -> Selection:
             if number_expr(other):
                 o = other
             else:
-                s = subscript_selection(other) if isinstance(other, cst.Subscript) else None
-                if s is None or ctx.code(s.m).strip() != mtext:
+                s = _same_mask(ctx, other, mtext)
+                if s is None or s.ordered != sel.ordered:
                     return sel
                 o = s.x
             a, b = (sel.x, o) if left is sel.node else (o, sel.x)
@@ -114,15 +104,15 @@ def widen(ctx: FixContext, sel: Selection) -> Selection:
                 lpar=[],
                 rpar=[],
             )
-            sel = Selection(p, x, sel.m)
+            sel = Selection(p, x, sel.m, sel.ordered)
             continue
         if isinstance(p, cst.Comparison) and len(p.comparisons) == 1:
             c = p.comparisons[0]
             if not isinstance(c.operator, (cst.Equal, cst.NotEqual)):
                 return sel
             other = c.comparator if p.left is sel.node else p.left
-            s = subscript_selection(other) if isinstance(other, cst.Subscript) else None
-            if s is None or ctx.code(s.m).strip() != mtext:
+            s = _same_mask(ctx, other, mtext)
+            if s is None or s.ordered != sel.ordered:
                 return sel
             left, right = (sel.x, s.x) if p.left is sel.node else (s.x, sel.x)
             x = p.with_changes(
@@ -131,9 +121,17 @@ def widen(ctx: FixContext, sel: Selection) -> Selection:
                 lpar=[],
                 rpar=[],
             )
-            sel = Selection(p, x, sel.m)
+            sel = Selection(p, x, sel.m, sel.ordered)
             continue
         return sel
+
+
+def _same_mask(ctx: FixContext, e: cst.BaseExpression, mtext: str) -> Selection | None:
+    """The selection ``e`` makes with the mask written ``mtext`` (normalized), else None."""
+    if not isinstance(e, cst.Subscript):
+        return None
+    s = normalized_selection(ctx, e, lambda v: ctx.code(v).strip() == mtext)
+    return s if s is not None and s.node is e and ctx.code(s.m).strip() == mtext else None
 
 
 def _operand(e: cst.BaseExpression, op: cst.CSTNode, right: bool) -> cst.BaseExpression:
@@ -257,6 +255,8 @@ def count_at_once(ctx: FixContext, sel: Selection) -> Rewrite | None:
     ``m.sum()``."""
     p = ctx.parent(sel.node)
     cnt: cst.BaseExpression | None = None
+    if not sel.ordered and not (isinstance(p, cst.Attribute) and p.attr.value == "numel"):
+        return None  # its rows are not the mask's
     if isinstance(p, cst.Attribute) and p.value is sel.node:
         call = ctx.parent(p)
         if p.attr.value == "numel" and isinstance(call, cst.Call) and not call.args:
@@ -377,6 +377,8 @@ def reduced_at_once(ctx: FixContext, sel: Selection, *, rows: bool = False) -> R
     if found is None:
         return None
     target, op, dim0 = found
+    if dim0 and not sel.ordered:
+        return None
     if rows and op != "sum" and op != "nansum" and not dim0:
         return None  # over all elements of selected rows: the row size is not known here
     rows = rows or dim0
@@ -583,6 +585,11 @@ def reduced_by_name(
             reds.append(red)
             continue
         cnt = count_use(ctx, r)
+        if cnt is not None and not sel.ordered and _attr_of(cnt) != "numel":
+            return NoFix(
+                f"`{name}` is counted by rows (`{ctx.code(cnt)}`) and its mask indexes an inner "
+                "dimension: the row count is not the mask's"
+            )
         if cnt is not None:
             if count_change(ctx, cnt, sel.m) is None:
                 return NoFix(
@@ -604,6 +611,10 @@ def reduced_by_name(
             f"`{name}` is reduced in ways that need different fill values ({', '.join(sorted(ops))})"
         )
     rows = rows or any(d for _, _, d in reds)
+    if rows and not sel.ordered:
+        return NoFix(
+            f"`{name}` is reduced over its rows (`dim=0`) and its mask indexes an inner dimension"
+        )
     if rows and (
         any(op == "mean" and not d for _, op, d in reds)
         or any(isinstance(c, cst.Call) and _attr_of(c) == "numel" for c in counts)
@@ -879,6 +890,8 @@ def augmented_write(ctx: FixContext, sel: Selection) -> Rewrite | None:
     aug = ctx.parent(sel.node)
     if not isinstance(aug, cst.AugAssign) or aug.target is not sel.node:
         return None
+    if not isinstance(sel.node, cst.Subscript) or sel.x is not sel.node.value:
+        return None  # a normalized selection: the mask does not broadcast over `x` as written
     fill = _AUG.get(type(aug.operator))
     v = aug.value
     if fill is None or not (number_expr(v) or isinstance(v, (cst.Name, cst.Attribute))):
@@ -928,6 +941,8 @@ def fix_selection(
         return by_name
     why = by_name.reason if isinstance(by_name, NoFix) else NOT_REDUCED
     if isinstance(start, cst.Subscript):
+        if isinstance(start.value, cst.Subscript) and start.value is not sel.x:
+            start = start.value  # `x[m][:, :2]`: the flow starts at the selection `x[m]`
         followed = flow.masked_flow(ctx, start)
         if isinstance(followed, Rewrite):
             return followed
