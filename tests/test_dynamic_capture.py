@@ -182,3 +182,27 @@ def test_a_data_dependent_guard_break_is_named_not_its_docs_link() -> None:
     p = parse_break_message(msg, REG)
     assert p.gb_type == "Could not guard on data-dependent expression"
     assert "u0 > 0" in p.explanation
+
+
+def test_a_library_installed_outside_site_packages_is_third_party(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """`pip install --target /tmp/site` plus PYTHONPATH (how the GPU machine gets kornia,
+    nflows, zuko): a break inside such a library names the package, as one in site-packages
+    does, so fix can route the user's call around it."""
+    from compilelint.dynamic import capture
+
+    site = tmp_path / "site"
+    (site / "nflows" / "flows").mkdir(parents=True)
+    root = tmp_path / "project"
+    root.mkdir()
+    lib_file = str(site / "nflows" / "flows" / "base.py")
+    user_file = str(root / "model.py")
+    monkeypatch.setattr(capture, "_library_dirs", lambda: (str(site), str(tmp_path)))
+    assert capture.frame_kind(lib_file, str(root)) == "third-party"
+    assert capture.package_of(lib_file, str(root)) == "nflows"
+    assert capture.frame_kind(user_file, str(root)) == "user"
+    # a folder on sys.path that holds the project (its parent) does not make a library
+    assert capture.frame_kind(str(tmp_path / "other" / "x.py"), str(root)) == "other"
+    stack = [Frame(user_file, 3, "forward"), Frame(lib_file, 40, "log_prob")]
+    att = attribute(stack, str(root))
+    assert att.package == "nflows"
+    assert att.user is not None and att.user.line == 3

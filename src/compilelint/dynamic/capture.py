@@ -111,15 +111,57 @@ def frame_kind(path: str, root: str, torch_dirs: Sequence[str] = ()) -> str:
         return "other"
     if _under(path, root):
         return "user"
+    if library_dir(path, root) is not None:
+        return "third-party"
     return "other"
 
 
-def package_of(path: str) -> str | None:
+@functools.lru_cache(maxsize=1)
+def _library_dirs() -> tuple[str, ...]:
+    """The folders on ``sys.path`` that hold installed code other than the standard library:
+    besides site-packages, a ``pip install --target`` folder or a checkout on PYTHONPATH."""
+    import sys
+    import sysconfig
+
+    std = {
+        os.path.realpath(p) for k in ("stdlib", "platstdlib") if (p := sysconfig.get_paths().get(k))
+    }
+    out = []
+    for entry in sys.path:
+        if not entry or not os.path.isdir(entry):
+            continue
+        real = os.path.realpath(entry)
+        if real in std or any(_under(real, d) for d in std) or real == os.sep:
+            continue
+        out.append(real)
+    return tuple(sorted(set(out), key=len, reverse=True))
+
+
+def library_dir(path: str, root: str, dirs: Sequence[str] | None = None) -> str | None:
+    """The ``sys.path`` folder a file outside the project was imported from (None: not one;
+    a folder that holds the project itself, such as its parent on PYTHONPATH, does not count)."""
+    real = os.path.realpath(path)
+    root_real = os.path.realpath(root)
+    for d in _library_dirs() if dirs is None else dirs:
+        if _under(root_real, d) or not _under(real, d):
+            continue
+        if real == d:
+            continue
+        return d
+    return None
+
+
+def package_of(path: str, root: str | None = None) -> str | None:
     parts = re.split(r"[\\/]", path)
     for i in range(len(parts) - 1, -1, -1):
         if parts[i] in THIRD_PARTY_MARKERS and i + 1 < len(parts):
             name = parts[i + 1]
             return name[:-3] if name.endswith(".py") else name
+    d = library_dir(path, root or os.getcwd())
+    if d is not None:
+        rest = os.path.relpath(os.path.realpath(path), d).split(os.sep)
+        name = rest[0]
+        return name[:-3] if name.endswith(".py") else name
     return None
 
 
@@ -133,7 +175,7 @@ def attribute(stack: Sequence[Frame], root: str, torch_dirs: Sequence[str] = ())
     for i in range(len(stack) - 1, last_user, -1):
         if kinds[i] == "third-party":
             package_frame = stack[i]
-            package = package_of(stack[i].path)
+            package = package_of(stack[i].path, root)
             break
     frames = [stack[i] for i in user_idx]
     if package_frame is not None:
