@@ -681,6 +681,51 @@ def score(preds, target):
     assert {6, 8} <= lines("--report-untraced")
 
 
+def test_library_mode_warnings_in_a_branch_are_latent(tmp_path: Path) -> None:
+    """A library warns (or logs) in a branch on inputs it considers unusual (torchsde's
+    `if ta < self._start: warnings.warn(...)`): library mode, which calls its entries as a user
+    first does, leaves those latent; an unconditional warning, and the same code reached from a
+    user's own file, are reported."""
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .ops import solve\n")
+    (tmp_path / "pyproject.toml").write_text('[tool.compilelint]\nentries = ["*"]\n')
+    (pkg / "ops.py").write_text(
+        """\
+import logging
+import warnings
+
+import torch
+
+logger = logging.getLogger(__name__)
+
+
+def solve(y, t0: float, t1: float, **unused):
+    t0 = max(t0, 0.0)
+    if t0 > t1:
+        warnings.warn("t0 after t1")
+    if len(unused) > 0:
+        logger.warning("unused %s", unused)
+    try:
+        y = y.exp()
+    except RuntimeError:
+        warnings.warn("overflow")
+    warnings.warn("solve is deprecated")
+    return y
+"""
+    )
+
+    def lines(*extra: str) -> set[int]:
+        code, out, err = invoke(
+            ["check", "mylib", "--format", "json", "--no-cache", *extra], cwd=tmp_path
+        )
+        assert code in (0, 1), err
+        return {f["line"] for f in json.loads(out)["findings"]}
+
+    assert lines() == {19}
+    assert lines("--report-untraced") >= {12, 14, 18, 19}
+
+
 def test_library_mode_a_flag_computed_from_constructor_defaults_is_decided(tmp_path: Path) -> None:
     pkg = tmp_path / "mylib"
     pkg.mkdir()

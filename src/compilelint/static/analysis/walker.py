@@ -369,6 +369,9 @@ class FileWalker(Evaluator):
         self.eval_depth = 0  # inside `if not self.training:`, or the `else` of `if self.training:`
         self._arg_names: dict[int, list[tuple[str, str]]] = {}  # id(CallSite) -> arg names
         self.untraced_depth = 0
+        # inside a branch of the current function (an `if`/`elif`/`else` body or an `except`
+        # handler): code only some values take (``Project.kept``: diagnostics there)
+        self.branch_depth = 0
         self.forward_replaced: set[str] = set()  # classes whose forward a decorator replaces
         self.current_stmt: cst.CSTNode | None = None
         self._value_cache: dict[int, Value] = {}
@@ -1241,7 +1244,9 @@ class FileWalker(Evaluator):
                 self.fire(h)
                 if h.type is not None:
                     self.visit_expr(h.type)
+                self.branch_depth += 1
                 self.visit_suite(h.body)
+                self.branch_depth -= 1
             if tr.orelse is not None:
                 self.visit_suite(tr.orelse.body)
             if tr.finalbody is not None:
@@ -1463,7 +1468,9 @@ class FileWalker(Evaluator):
         self.conds.extend(body_conds)
         body_mode, else_mode = _mode_test(node.test)
         self._enter_mode(body_mode, 1)
+        self.branch_depth += 1
         self.visit_suite(node.body)
+        self.branch_depth -= 1
         self._enter_mode(body_mode, -1)
         del self.conds[n:]
         if skip_body:
@@ -1479,7 +1486,9 @@ class FileWalker(Evaluator):
             if isinstance(orelse, cst.If):
                 self.visit_if(orelse)
             else:
+                self.branch_depth += 1
                 self.visit_suite(orelse.body)
+                self.branch_depth -= 1
             self._enter_mode(else_mode, -1)
             del self.conds[n:]
             if skip_else:
@@ -1632,6 +1641,7 @@ class FileWalker(Evaluator):
                 if isinstance(st, cst.FunctionDef):
                     scope.local_defs[st.name.value] = f"{qual}.<locals>.{st.name.value}"
         saved_loop, saved_untraced = self.loop_depth, self.untraced_depth
+        saved_branch, self.branch_depth = self.branch_depth, 0
         saved_conds, self.conds = self.conds, []
         self.loop_depth = 0
         self.untraced_depth = 0
@@ -1649,6 +1659,7 @@ class FileWalker(Evaluator):
         self.scope = parent
         self.conds = saved_conds
         self.loop_depth, self.untraced_depth = saved_loop, saved_untraced
+        self.branch_depth = saved_branch
 
     def visit_class(self, node: cst.ClassDef) -> None:
         outer = self.cls
