@@ -683,7 +683,7 @@ class Project(Summaries):
             return True
         positional = [p.name for p in fn.params if p.index >= 0]
         for cpath, call, implicit in sites:
-            if call.star:
+            if call.star and not call.kwstar:
                 return True
             v, slot = None, pname
             if prm.index >= 0:
@@ -693,6 +693,8 @@ class Project(Summaries):
             if v is None:
                 v = call.kwargs.get(pname)
             if v is None:
+                if call.star:
+                    return True  # left to the `**kwargs` the call unpacks: not seen here
                 continue  # its default
             srcs = [call.fwd[slot]] if slot in call.fwd else []
             for m in V.members(v):

@@ -970,6 +970,7 @@ class FileWalker(Evaluator):
             if r and r not in facts.refs:
                 facts.refs.append(r)
         star = any(a.star for a in node.args)
+        kwstar = star and all(a.star in ("", "**") for a in node.args)
         for r in refs:
             site = CallSite(
                 ref=r,
@@ -977,6 +978,7 @@ class FileWalker(Evaluator):
                 kwargs=kwargs,
                 in_loop=self.loop_depth > 0,
                 star=star,
+                kwstar=kwstar,
                 conds=list(self.conds),
                 fwd=fwd,
             )
