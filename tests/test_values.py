@@ -629,6 +629,15 @@ def test_a_call_unpacking_kwargs_still_binds_its_positional_arguments(tmp_path: 
             return x
     """
     assert lint(tmp_path, {"m.py": src}, ("CL301",)) == []
+    # the blocks appended to a local list in a loop, then `nn.ModuleList(blocks)` (PVT-v2):
+    # the same classes, the same callers
+    built = src.replace(
+        "self.blocks = nn.ModuleList([Layer() for _ in range(2)])",
+        "blocks = []\n            for _ in range(2):\n                blocks.append(Layer())\n"
+        "            self.blocks = nn.ModuleList(blocks)",
+    )
+    assert built != src
+    assert lint(tmp_path, {"m.py": built}, ("CL301",)) == []
     # a caller that passes them through `**kwargs` hides them: inputs of a frame
     src = src.replace("return self.red(x, height, width)", "return self.red(x, **kwargs)")
     assert [f[1] for f in lint(tmp_path, {"m.py": src}, ("CL301",))] == [12, 12]

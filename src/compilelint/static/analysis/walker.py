@@ -710,6 +710,19 @@ class FileWalker(Evaluator):
         if isinstance(arg, (cst.ListComp, cst.GeneratorExp)) and isinstance(arg.elt, cst.Call):
             ref = self.callee_ref(arg.elt.func) or self.qualify(arg.elt.func)
             return [f"*{ref}"] if ref else []
+        if isinstance(arg, cst.Name):
+            # a local list grown in a loop (`blocks.append(Block(...))`, then
+            # `nn.ModuleList(blocks)`): the classes of the modules it holds (``_grow_list``)
+            got = self.lookup(arg.value)
+            out: list[str] = []
+            for lst in V.members(got) if got is not None else ():
+                if lst[0] != "Q":
+                    continue
+                for m in V.members(lst[3]):
+                    r = f"*{m[1]}" if m[0] == "M" and m[1] else ""
+                    if r.startswith(("*Q|", "*D|")) and r not in out:
+                        out.append(r)
+            return out
         return []
 
     # ------------------------------------------------------------------ traversal
