@@ -79,6 +79,14 @@ def test_parse_conditions() -> None:
     assert parse("p < 'a'") == ([], []) and parse("0 < p < 1") == ([], [])
     assert not C.holds(0.0, "lt", 0) and C.holds(0.0, "le", 0) and C.holds(3, "gt", 2)
     assert C.holds(None, "lt", 0) and C.holds("x", "ge", 1)  # not a number: undecided
+    # isinstance against builtin types is decided on a literal; other names may be abstract
+    assert parse("isinstance(p, (int, float))") == (
+        [("p", "isinstance", ["int", "float"])],
+        [("p", "notisinstance", ["int", "float"])],
+    )
+    assert not C.holds(None, "isinstance", ["int"]) and C.holds(True, "isinstance", ["int"])
+    assert C.holds([1], "isinstance", ["tuple"]) and C.holds(None, "notisinstance", ["list"])
+    assert C.holds(1, "isinstance", ["Number"]) and C.holds(None, "isinstance", ["Tensor", "int"])
 
 
 def test_code_under_a_condition_no_caller_satisfies_is_not_traced(tmp_path: Path) -> None:
@@ -679,6 +687,83 @@ def score(preds, target):
     # makes itself (`argmax`) may be an integer one (16)
     assert lines() == {11, 16}
     assert {6, 8} <= lines("--report-untraced")
+
+
+def test_a_tensor_test_the_python_operands_short_circuit_is_dead(tmp_path: Path) -> None:
+    """`max_fpr is None or fpr.sum() == 0` (torchmetrics' AUROC): dynamo evaluates the Python
+    operand first, on the value it specialises on; with `max_fpr` None the tensor part is never
+    traced. The operands before a tensor part are conditions on the finding, as an `if` around
+    it would be (`and`: true, `or`: false), also for `all(...)` on tensors."""
+    text = """\
+import torch
+
+
+def compute(fpr, max_fpr=None, zero_division=0.0, thresholds=None):
+    if zero_division == "warn" and torch.any(fpr == 0):
+        fpr = fpr + 1
+    if isinstance(thresholds, list) and not all(t < fpr for t in thresholds):
+        fpr = fpr + 2
+    if (max_fpr is not None and fpr.any()) or fpr.all():
+        fpr = fpr + 3
+    if isinstance(zero_division, float) and fpr.any():
+        fpr = fpr + 4
+    if max_fpr is None or fpr.sum() == 0:
+        return fpr
+    return fpr
+
+
+class M(torch.nn.Module):
+    def forward(self, x):
+        return compute(x{extra})
+"""
+    assert _lines(tmp_path, text.format(extra="")) == {9, 11}
+    got = _lines(tmp_path, text.format(extra=', 0.5, "warn", [0.5]'))
+    assert got == {5, 7, 9, 13}
+
+
+def test_library_mode_warnings_in_a_branch_are_latent(tmp_path: Path) -> None:
+    """A library warns (or logs) in a branch on inputs it considers unusual (torchsde's
+    `if ta < self._start: warnings.warn(...)`): library mode, which calls its entries as a user
+    first does, leaves those latent; an unconditional warning, and the same code reached from a
+    user's own file, are reported."""
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .ops import solve\n")
+    (tmp_path / "pyproject.toml").write_text('[tool.compilelint]\nentries = ["*"]\n')
+    (pkg / "ops.py").write_text(
+        """\
+import logging
+import warnings
+
+import torch
+
+logger = logging.getLogger(__name__)
+
+
+def solve(y, t0: float, t1: float, **unused):
+    t0 = max(t0, 0.0)
+    if t0 > t1:
+        warnings.warn("t0 after t1")
+    if len(unused) > 0:
+        logger.warning("unused %s", unused)
+    try:
+        y = y.exp()
+    except RuntimeError:
+        warnings.warn("overflow")
+    warnings.warn("solve is deprecated")
+    return y
+"""
+    )
+
+    def lines(*extra: str) -> set[int]:
+        code, out, err = invoke(
+            ["check", "mylib", "--format", "json", "--no-cache", *extra], cwd=tmp_path
+        )
+        assert code in (0, 1), err
+        return {f["line"] for f in json.loads(out)["findings"]}
+
+    assert lines() == {19}
+    assert lines("--report-untraced") >= {12, 14, 18, 19}
 
 
 def test_library_mode_a_flag_computed_from_constructor_defaults_is_decided(tmp_path: Path) -> None:

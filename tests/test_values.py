@@ -582,6 +582,67 @@ def test_number_parameters_of_inlined_forwards_are_frame_inputs_only_when_forwar
     assert lint(tmp_path, {"m.py": src}, ("CL301",)) == [("m.py", 8, "CL301")]
 
 
+def test_a_call_unpacking_kwargs_still_binds_its_positional_arguments(tmp_path: Path) -> None:
+    """`block(x, height, width, **kwargs)` (transformers' layers, SegFormer): the `**kwargs`
+    the call unpacks hides only the parameters it leaves to the dict; `height` and `width`
+    are the sizes the caller read, not frame inputs (no CL301 in the reduction's reshape)."""
+    src = """\
+    import torch
+    from torch import nn
+
+
+    class Red(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(4, 4, 1)
+
+        def forward(self, hidden_states, height: int, width: int):
+            b, n, c = hidden_states.shape
+            hidden_states = hidden_states.transpose(1, 2).reshape(b, c, height, width)
+            return self.conv(hidden_states)
+
+
+    class Layer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.red = Red()
+
+        def forward(self, x, height, width, **kwargs):
+            return self.red(x, height, width)
+
+
+    class Embed(nn.Module):
+        def forward(self, x):
+            return x.flatten(2).transpose(1, 2), x.shape[2], x.shape[3]
+
+
+    class Stage(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = Embed()
+            self.blocks = nn.ModuleList([Layer() for _ in range(2)])
+
+        def forward(self, x, **kwargs):
+            x, height, width = self.emb(x)
+            for block in self.blocks:
+                x = block(x, height, width, **kwargs)
+            return x
+    """
+    assert lint(tmp_path, {"m.py": src}, ("CL301",)) == []
+    # the blocks appended to a local list in a loop, then `nn.ModuleList(blocks)` (PVT-v2):
+    # the same classes, the same callers
+    built = src.replace(
+        "self.blocks = nn.ModuleList([Layer() for _ in range(2)])",
+        "blocks = []\n            for _ in range(2):\n                blocks.append(Layer())\n"
+        "            self.blocks = nn.ModuleList(blocks)",
+    )
+    assert built != src
+    assert lint(tmp_path, {"m.py": built}, ("CL301",)) == []
+    # a caller that passes them through `**kwargs` hides them: inputs of a frame
+    src = src.replace("return self.red(x, height, width)", "return self.red(x, **kwargs)")
+    assert [f[1] for f in lint(tmp_path, {"m.py": src}, ("CL301",))] == [12, 12]
+
+
 # ---------------------------------------------------------------------------- reachability
 def test_methods_of_submodules_are_reached_and_modules_built_there(tmp_path: Path) -> None:
     # BigBird: forward -> self.set_attention_type -> self.encoder.set_attention_type -> for

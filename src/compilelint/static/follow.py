@@ -807,6 +807,7 @@ def add_virtual_calls(project: FollowProject, paths: set[str] | None = None) -> 
                         c.line,
                         c.col,
                         star=c.star,
+                        kwstar=c.kwstar,
                         guard=VIRTUAL + json.dumps([sp, sq]),
                         conds=c.conds,
                     )

@@ -86,6 +86,8 @@ _NEG = {
     "nothalfdtype": "halfdtype",
     "otherdevice": "samedevice",
     "samedevice": "otherdevice",
+    "isinstance": "notisinstance",
+    "notisinstance": "isinstance",
 }
 # tests of an input tensor's dtype or device: the ops that refute in library mode, and their
 # negations (which never refute); never carried to the rest of a block (``if
@@ -114,6 +116,8 @@ def _atom(
     if subject is not None:
         out = (subject, "truthy", None)
     elif (got := _input_test(test, is_param)) is not None:
+        out = got
+    elif (got := _isinstance_test(test, is_param)) is not None:
         out = got
     elif isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         cmp = test.comparisons[0]
@@ -148,6 +152,51 @@ def _atom(
     if out is None:
         return None
     return (out[0], _NEG[out[1]], out[2]) if negated else out
+
+
+def _isinstance_test(
+    test: cst.BaseExpression, is_param: Callable[[str], bool]
+) -> tuple[str, str, object] | None:
+    """``isinstance(param, int)`` / ``isinstance(param, (list, Tensor))``: ``("param",
+    "isinstance", [type names])`` (the last part of each dotted name)."""
+    import libcst as cst
+
+    if not (
+        isinstance(test, cst.Call)
+        and isinstance(test.func, cst.Name)
+        and test.func.value == "isinstance"
+        and len(test.args) == 2
+        and not any(a.star or a.keyword for a in test.args)
+    ):
+        return None
+    name = _subject(test.args[0].value, is_param)
+    if name is None:
+        return None
+    kinds = test.args[1].value
+    nodes = (
+        [e.value for e in kinds.elements] if isinstance(kinds, (cst.Tuple, cst.List)) else [kinds]
+    )
+    names: list[str] = []
+    for n in nodes:
+        if isinstance(n, cst.Name):
+            names.append(n.value)
+        elif isinstance(n, cst.Attribute):
+            names.append(n.attr.value)
+        else:
+            return None
+    return (name, "isinstance", names)
+
+
+# the builtin types a literal value can be an instance of (a literal tuple is read as a list)
+_LITERAL_TYPES: dict[str, tuple[type, ...]] = {
+    "int": (int,),
+    "float": (float,),
+    "str": (str,),
+    "bool": (bool,),
+    "list": (list,),
+    "tuple": (list,),
+    "NoneType": (type(None),),
+}
 
 
 def _param_attr(node: cst.BaseExpression, attr: str, is_param: Callable[[str], bool]) -> str | None:
@@ -350,6 +399,13 @@ def holds(value: object, op: str, lit: object) -> bool:
             return value in lit  # type: ignore[operator]
         if op == "notin":
             return value not in lit  # type: ignore[operator]
+        if op in ("isinstance", "notisinstance"):
+            # a literal is an instance of these builtin types only; another name may be an
+            # abstract type that it is an instance of too (`numbers.Number`, `Sequence`)
+            if not isinstance(lit, list) or any(n not in _LITERAL_TYPES for n in lit):
+                return True
+            inst = any(isinstance(value, _LITERAL_TYPES[n]) for n in lit)
+            return inst if op == "isinstance" else not inst
         if op in _ORDER:
             if not isinstance(value, (int, float)) or isinstance(value, bool):
                 return True  # not a number: the test is not decided here

@@ -57,6 +57,9 @@ class CallSite:
     line: int = 0  # position of the call (anchors findings followed into other files)
     col: int = 0
     star: bool = False  # the call unpacks *args or **kwargs: positions and keywords are unknown
+    # the call unpacks only ``**kwargs``: its positional arguments and explicit keywords are
+    # exact, only the parameters it leaves to the dict are unknown
+    kwstar: bool = False
     # ``REGISTRY[key](...)`` whose ``key`` is a parameter of the enclosing function: the site
     # stands for the registry entry ``[param, entry key, param's literal default or None,
     # what a None key becomes]`` (JSON), so that it is dropped when no caller passes that key

@@ -369,6 +369,9 @@ class FileWalker(Evaluator):
         self.eval_depth = 0  # inside `if not self.training:`, or the `else` of `if self.training:`
         self._arg_names: dict[int, list[tuple[str, str]]] = {}  # id(CallSite) -> arg names
         self.untraced_depth = 0
+        # inside a branch of the current function (an `if`/`elif`/`else` body or an `except`
+        # handler): code only some values take (``Project.kept``: diagnostics there)
+        self.branch_depth = 0
         self.forward_replaced: set[str] = set()  # classes whose forward a decorator replaces
         self.current_stmt: cst.CSTNode | None = None
         self._value_cache: dict[int, Value] = {}
@@ -707,6 +710,19 @@ class FileWalker(Evaluator):
         if isinstance(arg, (cst.ListComp, cst.GeneratorExp)) and isinstance(arg.elt, cst.Call):
             ref = self.callee_ref(arg.elt.func) or self.qualify(arg.elt.func)
             return [f"*{ref}"] if ref else []
+        if isinstance(arg, cst.Name):
+            # a local list grown in a loop (`blocks.append(Block(...))`, then
+            # `nn.ModuleList(blocks)`): the classes of the modules it holds (``_grow_list``)
+            got = self.lookup(arg.value)
+            out: list[str] = []
+            for lst in V.members(got) if got is not None else ():
+                if lst[0] != "Q":
+                    continue
+                for m in V.members(lst[3]):
+                    r = f"*{m[1]}" if m[0] == "M" and m[1] else ""
+                    if r.startswith(("*Q|", "*D|")) and r not in out:
+                        out.append(r)
+            return out
         return []
 
     # ------------------------------------------------------------------ traversal
@@ -967,6 +983,7 @@ class FileWalker(Evaluator):
             if r and r not in facts.refs:
                 facts.refs.append(r)
         star = any(a.star for a in node.args)
+        kwstar = star and all(a.star in ("", "**") for a in node.args)
         for r in refs:
             site = CallSite(
                 ref=r,
@@ -974,6 +991,7 @@ class FileWalker(Evaluator):
                 kwargs=kwargs,
                 in_loop=self.loop_depth > 0,
                 star=star,
+                kwstar=kwstar,
                 conds=list(self.conds),
                 fwd=fwd,
             )
@@ -1241,7 +1259,9 @@ class FileWalker(Evaluator):
                 self.fire(h)
                 if h.type is not None:
                     self.visit_expr(h.type)
+                self.branch_depth += 1
                 self.visit_suite(h.body)
+                self.branch_depth -= 1
             if tr.orelse is not None:
                 self.visit_suite(tr.orelse.body)
             if tr.finalbody is not None:
@@ -1463,7 +1483,9 @@ class FileWalker(Evaluator):
         self.conds.extend(body_conds)
         body_mode, else_mode = _mode_test(node.test)
         self._enter_mode(body_mode, 1)
+        self.branch_depth += 1
         self.visit_suite(node.body)
+        self.branch_depth -= 1
         self._enter_mode(body_mode, -1)
         del self.conds[n:]
         if skip_body:
@@ -1479,7 +1501,9 @@ class FileWalker(Evaluator):
             if isinstance(orelse, cst.If):
                 self.visit_if(orelse)
             else:
+                self.branch_depth += 1
                 self.visit_suite(orelse.body)
+                self.branch_depth -= 1
             self._enter_mode(else_mode, -1)
             del self.conds[n:]
             if skip_else:
@@ -1632,6 +1656,7 @@ class FileWalker(Evaluator):
                 if isinstance(st, cst.FunctionDef):
                     scope.local_defs[st.name.value] = f"{qual}.<locals>.{st.name.value}"
         saved_loop, saved_untraced = self.loop_depth, self.untraced_depth
+        saved_branch, self.branch_depth = self.branch_depth, 0
         saved_conds, self.conds = self.conds, []
         self.loop_depth = 0
         self.untraced_depth = 0
@@ -1649,6 +1674,7 @@ class FileWalker(Evaluator):
         self.scope = parent
         self.conds = saved_conds
         self.loop_depth, self.untraced_depth = saved_loop, saved_untraced
+        self.branch_depth = saved_branch
 
     def visit_class(self, node: cst.ClassDef) -> None:
         outer = self.cls

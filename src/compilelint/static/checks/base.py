@@ -44,6 +44,13 @@ class Check:
     def code(self, node: cst.CSTNode, limit: int = 60) -> str:
         return self.w.code_for(node, limit)
 
+    def diagnostic_branch(self) -> dict[str, str]:
+        """For a diagnostic (a warning, a log record): ``{"guarded": "1"}`` when it sits in a
+        branch of its function (an ``if``/``else`` body, an ``except`` handler). A library warns
+        there on inputs it considers unusual; library mode, which judges its entry points as a
+        user first calls them, leaves it latent (``Project.kept``)."""
+        return {"guarded": "1"} if self.w.branch_depth else {}
+
 
 class ScopedNames:
     """A check's own per-scope table of local names with a property (an ndarray made from a

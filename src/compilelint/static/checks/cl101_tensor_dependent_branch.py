@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 from compilelint.static.analysis import names as N
@@ -57,7 +59,15 @@ class TensorDependentBranch(Check):
             return
         taint = V.sources(tensor_part(self.w.element_value(node.args[0].value)))
         if taint:
-            self.report(node, requires=taint, expr=self.code(node))
+            stmt = self.w.current_stmt
+            test = stmt.test if isinstance(stmt, (cst.If, cst.While)) else None
+            conds = _conds_reaching(test, node, self.w._conds_of) if test is not None else []
+            n = len(self.w.conds)
+            self.w.conds.extend(conds)
+            try:
+                self.report(node, requires=taint, expr=self.code(node))
+            finally:
+                del self.w.conds[n:]
 
     def _test(self, test: cst.BaseExpression) -> None:
         taint = self.taint(test)
@@ -85,7 +95,16 @@ class TensorDependentBranch(Check):
                         f"latent: `{name}` is a tensor on some paths and a Python value on "
                         "others, so the path taken (e.g. training or not) decides whether it breaks"
                     )
-            self.report(test, requires=taint, expr=self.code(test), **extra)
+            # the guards that short-circuit the tensor part, as conditions on parameters
+            # (`max_fpr is None or fpr.sum() == 0`: only when `max_fpr` is not None): the
+            # finding is dead where no value the callers pass lets the tensor part run
+            conds = self._guard_conds(test)
+            n = len(self.w.conds)
+            self.w.conds.extend(conds)
+            try:
+                self.report(test, requires=taint, expr=self.code(test), **extra)
+            finally:
+                del self.w.conds[n:]
 
     def _data_read(self, node: cst.Call, func: cst.Attribute) -> None:
         """``torch.equal(x1, x2)``, ``torch.allclose(a, b)``, ``x.is_nonzero()``: a Python
@@ -147,6 +166,28 @@ class TensorDependentBranch(Check):
         text = joiner.join(self.code(g, 50) for g in guards)
         when = sorted({c for g in guards if (c := self._context_cond(g, op is cst.And))})
         return text, "true" if op is cst.And else "false", ";".join(when)
+
+    def _guard_conds(self, test: cst.BaseExpression) -> list[str]:
+        """The conditions (:mod:`~compilelint.static.analysis.conds`) under which the tensor
+        part of a short-circuited test is evaluated: every Python operand before it is true
+        (``and``) or false (``or``); dynamo evaluates those operands first, on the values it
+        specialises on, and never traces the tensor part when they decide the test."""
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test = test.expression
+        if not isinstance(test, cst.BooleanOperation):
+            return []
+        op = type(test.operator)
+        operands: list[cst.BaseExpression] = []
+        _flatten(test, op, operands, top=True)
+        out: list[str] = []
+        for i, e in enumerate(operands):
+            if self.taint(e):
+                if any(self.taint(x) for x in operands[i + 1 :]):
+                    return out  # a later tensor operand runs when this one short-circuits
+                return out + self._guard_conds(e)
+            body, orelse = self.w._conds_of(e)
+            out.extend(body if op is cst.And else orelse)
+        return []
 
     def _context_cond(self, g: cst.BaseExpression, holds: bool) -> str | None:
         """The condition on the compile context under which guard ``g`` is ``holds`` (so the
@@ -237,3 +278,37 @@ def _flatten(
         _flatten(e.right, op, operands)
     else:
         operands.append(e)
+
+
+def _conds_reaching(
+    test: cst.BaseExpression,
+    node: cst.CSTNode,
+    conds_of: Callable[[cst.BaseExpression], tuple[list[str], list[str]]],
+) -> list[str]:
+    """The conditions under which ``node``, a part of ``test``, is evaluated: the operands
+    before it in each ``and`` (``or``) chain around it are true (false):
+    ``isinstance(thresholds, list) and not all(...)`` runs ``all`` only for a list."""
+    out: list[str] = []
+    while True:
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test = test.expression
+        if test is node or not isinstance(test, cst.BooleanOperation):
+            return out
+        op = type(test.operator)
+        operands: list[cst.BaseExpression] = []
+        _flatten(test, op, operands, top=True)
+        inner = next((e for e in operands if _contains(e, node)), None)
+        if inner is None:
+            return out
+        for e in operands:
+            if e is inner:
+                break
+            body, orelse = conds_of(e)
+            out.extend(body if op is cst.And else orelse)
+        test = inner
+
+
+def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
+    if tree is node:
+        return True
+    return any(_contains(c, node) for c in tree.children)

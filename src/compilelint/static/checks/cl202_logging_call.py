@@ -68,10 +68,12 @@ class LoggingCall(Check):
         recv = func.value
         q = self.qualify(func)
         if q in _MODULE_FUNCS:
-            self.report(node, call=f"{q}()")
+            self.report(node, call=f"{q}()", **self.diagnostic_branch())
             return
         if self._is_logger(recv):
-            self.report(node, call=f"{self.code(recv, 30)}.{func.attr.value}()")
+            self.report(
+                node, call=f"{self.code(recv, 30)}.{func.attr.value}()", **self.diagnostic_branch()
+            )
 
     def _is_logger(self, recv: cst.BaseExpression) -> bool:
         if isinstance(recv, cst.Name):

@@ -20,4 +20,4 @@ class WarningsWarn(Check):
             return
         q = self.qualify(func)
         if q in _WARN:
-            self.report(node, func=q)
+            self.report(node, func=q, **self.diagnostic_branch())
