@@ -21,6 +21,7 @@ import json
 import marshal
 import os
 import re
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
@@ -377,8 +378,14 @@ def follow(
     max_rounds: int = MAX_ROUNDS,
     max_files: int = MAX_FILES,
     max_seconds: float = MAX_SECONDS,
+    start: StartAnalyse | None = None,
+    read_light: ReadLight | None = None,
 ) -> FollowProject:
-    """Load the library files traced code reaches, round by round; the final project view."""
+    """Load the library files traced code reaches, round by round; the final project view.
+    ``start`` begins ``analyse``'s work without waiting for it (the engine's pool: a round's
+    files to analyse whole are analysed while this process predicts the next ones);
+    ``read_light`` makes a round's reads for resolution only (the pool reads them side by
+    side)."""
     t0 = time.perf_counter()
     library: dict[str, tuple[str, str]] = {}
     tried: set[str] = set()
@@ -413,9 +420,10 @@ def follow(
             stats.packages[dist[0]] = dist[1]
 
     def load(batch: list[tuple[ModuleFile, tuple[str, str]]], light: bool) -> None:
-        enter(
-            batch, _load_all(batch, analyse, cache, to_data, from_data, stats, light=light), light
+        got = _load_all(
+            batch, analyse, cache, to_data, from_data, stats, light=light, read_light=read_light
         )
+        enter(batch, got, light)
 
     def to_upgrade(need: set[str]) -> list[tuple[ModuleFile, tuple[str, str]]]:
         redo = [where[p] for p in sorted(need) if p in facts and LR.is_light(facts[p])]
@@ -454,16 +462,29 @@ def follow(
         if not (use_light and LR.PREDICT):
             load(batch, light=use_light)
             return True
-        got, todo = _read_all(batch, cache, from_data, stats, light=True)
+        got, todo = _read_all(batch, cache, from_data, stats, light=True, read_light=read_light)
         enter(batch, got, light=True)
+        # the round's files that cannot be read for resolution only are analysed from now on
+        heavy = start([src for _i, _s, src in todo]) if start is not None and todo else None
         redo = to_upgrade(predicted(before))
         rgot, rtodo = _read_all(redo, cache, from_data, stats, light=False)
         n = len(batch)
-        both = batch + redo
-        out = got + rgot
-        _analyse_all(
-            both, out, todo + [(i + n, st, src) for i, st, src in rtodo], analyse, cache, to_data
-        )
+        if heavy is not None:
+            more = start([src for _i, _s, src in rtodo]) if start is not None else list
+            _store_analysed(batch, got, todo, heavy(), cache, to_data)
+            _store_analysed(redo, rgot, rtodo, more(), cache, to_data)
+            out = got + rgot
+        else:
+            both = batch + redo
+            out = got + rgot
+            _analyse_all(
+                both,
+                out,
+                todo + [(i + n, st, src) for i, st, src in rtodo],
+                analyse,
+                cache,
+                to_data,
+            )
         enter(batch, out[:n], light=True)
         enter(redo, out[n:], light=False)
         # what the prediction could not see yet: the facts of the files analysed whole
@@ -527,15 +548,29 @@ def follow(
                     stats.bounds.append(f"{max_seconds:g} s")
                 break
             batch.append((mf, resolver.distribution(mf)))
-        # one round's files are analysed together (the engine's pool of workers)
-        project = settle(project, predict=load_round(batch, project))
         # a package's allow_in_graph registrations may lie in a module the call graph does not
-        # reach (einops imports `_torch_specific` inside a function): load every module of a
-        # followed package that registers some, so its graph ops are known
+        # reach (einops imports `_torch_specific` inside a function): every module of a
+        # followed package that registers some is loaded, so its graph ops are known. The
+        # packages first met in this round are searched on threads while the round loads
+        searches: list[tuple[ModuleFile, tuple[str, str], list[str] | _RegistrySearch]] = []
         for mf, dist in batch:
             if (mf.site, mf.top) not in searched:
                 searched.add((mf.site, mf.top))
-                project.unresolved_modules.update(registering_modules(mf, dist, cache))
+                known = _registry_cached(mf, dist, cache)
+                if known is None:
+                    thread = _RegistrySearch(mf)
+                    thread.start()
+                    searches.append((mf, dist, thread))
+                else:
+                    searches.append((mf, dist, known))
+        # one round's files are analysed together (the engine's pool of workers)
+        project = settle(project, predict=load_round(batch, project))
+        for mf, dist, got in searches:
+            if isinstance(got, _RegistrySearch):
+                got = got.result()
+                key = f"<graph-ops>{os.path.join(mf.site, mf.top)}"
+                cache.put(dist, key, "", {"modules": got})
+            project.unresolved_modules.update(got)
     while True:
         with LR.Demand.recording() as demand:
             final = project
@@ -561,13 +596,47 @@ def registering_modules(mf: ModuleFile, dist: tuple[str, str], cache: LibraryCac
     """The modules of ``mf``'s top-level package whose text names ``allow_in_graph`` (a cheap
     byte search, no parsing; test and example folders skipped), cached per (distribution,
     version). Phase 1 then decides which functions they register on import."""
+    got = _registry_cached(mf, dist, cache)
+    if got is None:
+        got = _registry_search(mf)
+        cache.put(dist, f"<graph-ops>{os.path.join(mf.site, mf.top)}", "", {"modules": got})
+    return got
+
+
+def _registry_cached(
+    mf: ModuleFile, dist: tuple[str, str], cache: LibraryCache
+) -> list[str] | None:
+    """:func:`registering_modules`' answer from the library cache (``[]`` for a single-module
+    distribution: that module is loaded already), or None when the package is to be searched."""
     root = os.path.join(mf.site, mf.top)
     if not os.path.isdir(root):
-        return []  # a single-module distribution: that module is loaded already
-    key = f"<graph-ops>{root}"
-    got = cache.get(dist, key, "")
+        return []
+    got = cache.get(dist, f"<graph-ops>{root}", "")
     if got is not None:
         return [str(m) for m in got.get("modules", [])]
+    return None
+
+
+class _RegistrySearch(threading.Thread):
+    """:func:`_registry_search` on a thread: it reads files while this process waits for the
+    pool's workers or computes (the library cache is read and written by the caller only)."""
+
+    def __init__(self, mf: ModuleFile) -> None:
+        super().__init__(daemon=True)
+        self.mf = mf
+        self.out: list[str] | None = None
+
+    def run(self) -> None:
+        self.out = _registry_search(self.mf)
+
+    def result(self) -> list[str]:
+        self.join()
+        return self.out if self.out is not None else _registry_search(self.mf)
+
+
+def _registry_search(mf: ModuleFile) -> list[str]:
+    """The uncached part of :func:`registering_modules`: the package's files searched."""
+    root = os.path.join(mf.site, mf.top)
     out: list[str] = []
     seen = 0
     for dirpath, dirnames, filenames in os.walk(root):
@@ -588,7 +657,6 @@ def registering_modules(mf: ModuleFile, dist: tuple[str, str], cache: LibraryCac
                 rel = rel[:-1]
             if all(p.isidentifier() for p in rel):
                 out.append(".".join(rel))
-    cache.put(dist, key, "", {"modules": out})
     return out
 
 
@@ -936,16 +1004,21 @@ def _load_all(
     from_data: Callable[[Any], FileFacts],
     stats: FollowStats,
     light: bool = False,
+    read_light: ReadLight | None = None,
 ) -> list[FileFacts | None]:
     """The facts of each library file of ``batch`` (None: unreadable or unparsable): from the
     library cache, else analysed, all of them in one call of ``analyse`` (phase 1 with calls
     through objects, in the engine's pool of workers when it pays)."""
-    out, todo = _read_all(batch, cache, from_data, stats, light=light)
+    out, todo = _read_all(batch, cache, from_data, stats, light=light, read_light=read_light)
     _analyse_all(batch, out, todo, analyse, cache, to_data)
     return out
 
 
 _Todo = list[tuple[int, str, LibSource]]  # (index in the batch, stamp, source) to analyse whole
+# light reads of sources, in order: FileFacts, their cache form (``LR.to_plain``), or None
+ReadLight = Callable[[list[LibSource]], list[object]]
+# phase 1 of library sources started (in the engine's pool); the call returned waits for them
+StartAnalyse = Callable[[list[LibSource]], Callable[[], list[FileFacts]]]
 
 
 def _read_all(
@@ -954,11 +1027,14 @@ def _read_all(
     from_data: Callable[[Any], FileFacts],
     stats: FollowStats,
     light: bool = False,
+    read_light: ReadLight | None = None,
 ) -> tuple[list[FileFacts | None], _Todo]:
     """The first half of :func:`_load_all`: the facts the library cache has and those read
-    only for resolution (``light``), and the files left to analyse whole."""
+    only for resolution (``light``; by ``read_light``, the engine's pool, when given), and the
+    files left to analyse whole."""
     out: list[FileFacts | None] = [None] * len(batch)
     todo: _Todo = []
+    pending: _Todo = []  # to read for resolution only
     for i, (mf, dist) in enumerate(batch):
         stamp = _stamp(mf.path)
         if stamp is None:
@@ -983,13 +1059,29 @@ def _read_all(
         except OSError:
             continue
         if light:  # read only for resolution while nothing reads its functions' bodies
-            lf = LR.light_facts(data, mf.path, mf.module, mf.is_package)
-            if lf is not None:
+            pending.append((i, stamp, (data, mf.path, mf.module, mf.is_package)))
+            continue
+        todo.append((i, stamp, (data, mf.path, mf.module, mf.is_package)))
+    if pending:
+        # all of the batch's reads in one call (the engine's pool reads them side by side)
+        got_light = (read_light or _read_light_here)([src for _i, _s, src in pending])
+        for (i, stamp, src), lf in zip(pending, got_light):
+            mf, dist = batch[i]
+            if lf is None:
+                todo.append((i, stamp, src))
+                continue
+            if isinstance(lf, FileFacts):
                 out[i] = lf
                 cache.put(dist, mf.path, stamp, LR.to_plain(lf))
-                continue
-        todo.append((i, stamp, (data, mf.path, mf.module, mf.is_package)))
+            else:  # the cache form, made by a worker
+                out[i] = LR.from_plain(mf.path, lf)  # type: ignore[arg-type]
+                cache.put(dist, mf.path, stamp, lf)
+        todo.sort(key=lambda t: t[0])
     return out, todo
+
+
+def _read_light_here(items: list[LibSource]) -> list[object]:
+    return [LR.light_facts(*it) for it in items]
 
 
 def _analyse_all(
@@ -1002,7 +1094,18 @@ def _analyse_all(
 ) -> None:
     """The second half of :func:`_load_all`: ``todo`` analysed whole in one call of
     ``analyse``, into ``out`` and the library cache."""
-    for (i, stamp, _src), f in zip(todo, analyse([src for _i, _s, src in todo])):
+    _store_analysed(batch, out, todo, analyse([src for _i, _s, src in todo]), cache, to_data)
+
+
+def _store_analysed(
+    batch: list[tuple[ModuleFile, tuple[str, str]]],
+    out: list[FileFacts | None],
+    todo: _Todo,
+    got: list[FileFacts],
+    cache: LibraryCache,
+    to_data: Callable[[FileFacts], object],
+) -> None:
+    for (i, stamp, _src), f in zip(todo, got):
         if f.error is not None:
             continue
         mf, dist = batch[i]
