@@ -504,8 +504,7 @@ def _worker(item: tuple[bytes, FileInput, bool, bool | str]) -> tuple[FileFacts,
     made here, on both cores, instead of one after the other in the parent when it saves."""
     data, inp, force, object_calls = item
     facts = analyze_source(data, inp, _WORKER_CHECKS, force=force, object_calls=object_calls)
-    # a followed library file's facts always go to the library cache (in memory at least)
-    return facts, facts_blob(facts) if _WORKER_BLOBS or object_calls == "all" else None
+    return facts, facts_blob(facts) if _WORKER_BLOBS else None
 
 
 _WORKER_BLOBS = False

@@ -21,7 +21,6 @@ import json
 import marshal
 import os
 import re
-import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
@@ -548,29 +547,15 @@ def follow(
                     stats.bounds.append(f"{max_seconds:g} s")
                 break
             batch.append((mf, resolver.distribution(mf)))
+        # one round's files are analysed together (the engine's pool of workers)
+        project = settle(project, predict=load_round(batch, project))
         # a package's allow_in_graph registrations may lie in a module the call graph does not
-        # reach (einops imports `_torch_specific` inside a function): every module of a
-        # followed package that registers some is loaded, so its graph ops are known. The
-        # packages first met in this round are searched on threads while the round loads
-        searches: list[tuple[ModuleFile, tuple[str, str], list[str] | _RegistrySearch]] = []
+        # reach (einops imports `_torch_specific` inside a function): load every module of a
+        # followed package that registers some, so its graph ops are known
         for mf, dist in batch:
             if (mf.site, mf.top) not in searched:
                 searched.add((mf.site, mf.top))
-                known = _registry_cached(mf, dist, cache)
-                if known is None:
-                    thread = _RegistrySearch(mf)
-                    thread.start()
-                    searches.append((mf, dist, thread))
-                else:
-                    searches.append((mf, dist, known))
-        # one round's files are analysed together (the engine's pool of workers)
-        project = settle(project, predict=load_round(batch, project))
-        for mf, dist, got in searches:
-            if isinstance(got, _RegistrySearch):
-                got = got.result()
-                key = f"<graph-ops>{os.path.join(mf.site, mf.top)}"
-                cache.put(dist, key, "", {"modules": got})
-            project.unresolved_modules.update(got)
+                project.unresolved_modules.update(registering_modules(mf, dist, cache))
     while True:
         with LR.Demand.recording() as demand:
             final = project
@@ -596,47 +581,13 @@ def registering_modules(mf: ModuleFile, dist: tuple[str, str], cache: LibraryCac
     """The modules of ``mf``'s top-level package whose text names ``allow_in_graph`` (a cheap
     byte search, no parsing; test and example folders skipped), cached per (distribution,
     version). Phase 1 then decides which functions they register on import."""
-    got = _registry_cached(mf, dist, cache)
-    if got is None:
-        got = _registry_search(mf)
-        cache.put(dist, f"<graph-ops>{os.path.join(mf.site, mf.top)}", "", {"modules": got})
-    return got
-
-
-def _registry_cached(
-    mf: ModuleFile, dist: tuple[str, str], cache: LibraryCache
-) -> list[str] | None:
-    """:func:`registering_modules`' answer from the library cache (``[]`` for a single-module
-    distribution: that module is loaded already), or None when the package is to be searched."""
     root = os.path.join(mf.site, mf.top)
     if not os.path.isdir(root):
-        return []
-    got = cache.get(dist, f"<graph-ops>{root}", "")
+        return []  # a single-module distribution: that module is loaded already
+    key = f"<graph-ops>{root}"
+    got = cache.get(dist, key, "")
     if got is not None:
         return [str(m) for m in got.get("modules", [])]
-    return None
-
-
-class _RegistrySearch(threading.Thread):
-    """:func:`_registry_search` on a thread: it reads files while this process waits for the
-    pool's workers or computes (the library cache is read and written by the caller only)."""
-
-    def __init__(self, mf: ModuleFile) -> None:
-        super().__init__(daemon=True)
-        self.mf = mf
-        self.out: list[str] | None = None
-
-    def run(self) -> None:
-        self.out = _registry_search(self.mf)
-
-    def result(self) -> list[str]:
-        self.join()
-        return self.out if self.out is not None else _registry_search(self.mf)
-
-
-def _registry_search(mf: ModuleFile) -> list[str]:
-    """The uncached part of :func:`registering_modules`: the package's files searched."""
-    root = os.path.join(mf.site, mf.top)
     out: list[str] = []
     seen = 0
     for dirpath, dirnames, filenames in os.walk(root):
@@ -657,6 +608,7 @@ def _registry_search(mf: ModuleFile) -> list[str]:
                 rel = rel[:-1]
             if all(p.isidentifier() for p in rel):
                 out.append(".".join(rel))
+    cache.put(dist, key, "", {"modules": out})
     return out
 
 
