@@ -31,7 +31,6 @@ from compilelint.catalog import Catalog, applies_to, load_catalog
 from compilelint.config import Config, selected_codes
 from compilelint.model import FileError, Finding, Rule, Severity
 from compilelint.serialize import from_data, to_data
-from compilelint.static import libresolve as LR
 from compilelint.static.analysis.breakpoints import (
     FRAME_INPUT,
     FrameInput,
@@ -1097,66 +1096,33 @@ class _Scan:
     ) -> list[FileFacts]:
         """Phase 1 for ``items``, in order: in the scan's pool of workers when there is enough
         to do (or the pool is already running), in this process otherwise."""
-        return self.start_files(items, progress, early=False)()
-
-    def start_files(
-        self,
-        items: list[tuple[bytes, FileInput, bool, bool | str]],
-        progress: Callable[[int, int], None] | None = None,
-        early: bool = True,
-    ) -> Callable[[], list[FileFacts]]:
-        """:meth:`analyse_files` started: in the pool, the workers begin at once and the
-        returned call waits for their results (so that this process works meanwhile:
-        following predicts the next files while library files are analysed); without a pool,
-        the returned call analyses them here."""
         if not items:
-            return list
-        # started early, a running pool takes even one file: this process goes on meanwhile
-        pool = self._pool if early and self._pool is not None else self._pool_for(items)
-        if pool is None:
-
-            def here() -> list[FileFacts]:
-                results: list[FileFacts] = []
-                for i, (d, inp, force, oc) in enumerate(items):
-                    results.append(
-                        analyze_source(
-                            d, inp, self.s.checks, force=force, parse=self.parse, object_calls=oc
-                        )
-                    )
-                    if progress:
-                        progress(i + 1, len(items))
-                return results
-
-            return here
-        # the largest files first, one per task, so that no worker is left with a large
-        # file while the other is idle at the end; results are kept in ``items``' order
-        order = sorted(range(len(items)), key=lambda i: -_weight(items[i]))
-        work = [items[i] for i in order]
-        running = pool.imap(_worker, work, chunksize=1)
-
-        def wait() -> list[FileFacts]:
+            return []
+        results: list[FileFacts] = []
+        pool = self._pool_for(items)
+        if pool is not None:
+            # the largest files first, one per task, so that no worker is left with a large
+            # file while the other is idle at the end; results are kept in ``items``' order
+            order = sorted(range(len(items)), key=lambda i: -_weight(items[i]))
             slots: list[FileFacts | None] = [None] * len(items)
-            for n, (i, (got, blob)) in enumerate(zip(order, running)):
+            work = [items[i] for i in order]
+            for n, (i, (got, blob)) in enumerate(zip(order, pool.imap(_worker, work, chunksize=1))):
                 slots[i] = got
                 if blob is not None:
                     self._blobs[id(got)] = (got, blob)
                 if progress:
                     progress(n + 1, len(items))
-            return [f for f in slots if f is not None]
-
-        return wait
-
-    def light_files(self, items: list[tuple[bytes, str, str, bool]]) -> list[object]:
-        """Following's reads for resolution only (:func:`libresolve.light_facts`) of library
-        files: in the scan's pool when it runs (as the facts' cache form, which the workers
-        make), here otherwise."""
-        if self._pool is None or len(items) < 2:
-            return [LR.light_facts(*it) for it in items]
-        order = sorted(range(len(items)), key=lambda i: -len(items[i][0]))
-        slots: list[object] = [None] * len(items)
-        for i, got in zip(order, self._pool.imap(LR.plain_light_facts, [items[i] for i in order])):
-            slots[i] = got
-        return slots
+            results = [f for f in slots if f is not None]
+        else:
+            for i, (d, inp, force, oc) in enumerate(items):
+                results.append(
+                    analyze_source(
+                        d, inp, self.s.checks, force=force, parse=self.parse, object_calls=oc
+                    )
+                )
+                if progress:
+                    progress(i + 1, len(items))
+        return results
 
     def _pool_for(self, items: list[tuple[bytes, FileInput, bool, bool | str]]) -> Any:
         """The scan's worker pool, started on first need and kept until the scan ends (the
@@ -1238,22 +1204,12 @@ class _Scan:
         if resolver is None or not resolver.site or not project.unresolved_modules:
             return
 
-        def lib_items(
-            items: list[tuple[bytes, str, str, bool]],
-        ) -> list[tuple[bytes, FileInput, bool, bool | str]]:
-            # calls through objects recorded from the syntax check's tree
-            return [
-                (d, FileInput(real, real, mod, pkg), True, "all") for d, real, mod, pkg in items
-            ]
-
         def analyse_libs(items: list[tuple[bytes, str, str, bool]]) -> list[FileFacts]:
-            # the scan's pool when it runs or the files are worth one
-            return self.analyse_files(lib_items(items))
-
-        def start_libs(
-            items: list[tuple[bytes, str, str, bool]],
-        ) -> Callable[[], list[FileFacts]]:
-            return self.start_files(lib_items(items))
+            # the scan's pool when it runs or the files are worth one; calls through objects
+            # recorded from the syntax check's tree
+            return self.analyse_files(
+                [(d, FileInput(real, real, mod, pkg), True, "all") for d, real, mod, pkg in items]
+            )
 
         self.project = follow(
             project,  # type: ignore[arg-type]
@@ -1265,8 +1221,6 @@ class _Scan:
             from_data=s.lib_from_data,
             stats=self.stats,
             entries=self.entries,
-            start=start_libs,
-            read_light=self.light_files,
         )
 
     # ------------------------------------------------------------------ findings

@@ -377,14 +377,8 @@ def follow(
     max_rounds: int = MAX_ROUNDS,
     max_files: int = MAX_FILES,
     max_seconds: float = MAX_SECONDS,
-    start: StartAnalyse | None = None,
-    read_light: ReadLight | None = None,
 ) -> FollowProject:
-    """Load the library files traced code reaches, round by round; the final project view.
-    ``start`` begins ``analyse``'s work without waiting for it (the engine's pool: a round's
-    files to analyse whole are analysed while this process predicts the next ones);
-    ``read_light`` makes a round's reads for resolution only (the pool reads them side by
-    side)."""
+    """Load the library files traced code reaches, round by round; the final project view."""
     t0 = time.perf_counter()
     library: dict[str, tuple[str, str]] = {}
     tried: set[str] = set()
@@ -419,10 +413,9 @@ def follow(
             stats.packages[dist[0]] = dist[1]
 
     def load(batch: list[tuple[ModuleFile, tuple[str, str]]], light: bool) -> None:
-        got = _load_all(
-            batch, analyse, cache, to_data, from_data, stats, light=light, read_light=read_light
+        enter(
+            batch, _load_all(batch, analyse, cache, to_data, from_data, stats, light=light), light
         )
-        enter(batch, got, light)
 
     def to_upgrade(need: set[str]) -> list[tuple[ModuleFile, tuple[str, str]]]:
         redo = [where[p] for p in sorted(need) if p in facts and LR.is_light(facts[p])]
@@ -461,29 +454,16 @@ def follow(
         if not (use_light and LR.PREDICT):
             load(batch, light=use_light)
             return True
-        got, todo = _read_all(batch, cache, from_data, stats, light=True, read_light=read_light)
+        got, todo = _read_all(batch, cache, from_data, stats, light=True)
         enter(batch, got, light=True)
-        # the round's files that cannot be read for resolution only are analysed from now on
-        heavy = start([src for _i, _s, src in todo]) if start is not None and todo else None
         redo = to_upgrade(predicted(before))
         rgot, rtodo = _read_all(redo, cache, from_data, stats, light=False)
         n = len(batch)
-        if heavy is not None:
-            more = start([src for _i, _s, src in rtodo]) if start is not None else list
-            _store_analysed(batch, got, todo, heavy(), cache, to_data)
-            _store_analysed(redo, rgot, rtodo, more(), cache, to_data)
-            out = got + rgot
-        else:
-            both = batch + redo
-            out = got + rgot
-            _analyse_all(
-                both,
-                out,
-                todo + [(i + n, st, src) for i, st, src in rtodo],
-                analyse,
-                cache,
-                to_data,
-            )
+        both = batch + redo
+        out = got + rgot
+        _analyse_all(
+            both, out, todo + [(i + n, st, src) for i, st, src in rtodo], analyse, cache, to_data
+        )
         enter(batch, out[:n], light=True)
         enter(redo, out[n:], light=False)
         # what the prediction could not see yet: the facts of the files analysed whole
@@ -956,21 +936,16 @@ def _load_all(
     from_data: Callable[[Any], FileFacts],
     stats: FollowStats,
     light: bool = False,
-    read_light: ReadLight | None = None,
 ) -> list[FileFacts | None]:
     """The facts of each library file of ``batch`` (None: unreadable or unparsable): from the
     library cache, else analysed, all of them in one call of ``analyse`` (phase 1 with calls
     through objects, in the engine's pool of workers when it pays)."""
-    out, todo = _read_all(batch, cache, from_data, stats, light=light, read_light=read_light)
+    out, todo = _read_all(batch, cache, from_data, stats, light=light)
     _analyse_all(batch, out, todo, analyse, cache, to_data)
     return out
 
 
 _Todo = list[tuple[int, str, LibSource]]  # (index in the batch, stamp, source) to analyse whole
-# light reads of sources, in order: FileFacts, their cache form (``LR.to_plain``), or None
-ReadLight = Callable[[list[LibSource]], list[object]]
-# phase 1 of library sources started (in the engine's pool); the call returned waits for them
-StartAnalyse = Callable[[list[LibSource]], Callable[[], list[FileFacts]]]
 
 
 def _read_all(
@@ -979,14 +954,11 @@ def _read_all(
     from_data: Callable[[Any], FileFacts],
     stats: FollowStats,
     light: bool = False,
-    read_light: ReadLight | None = None,
 ) -> tuple[list[FileFacts | None], _Todo]:
     """The first half of :func:`_load_all`: the facts the library cache has and those read
-    only for resolution (``light``; by ``read_light``, the engine's pool, when given), and the
-    files left to analyse whole."""
+    only for resolution (``light``), and the files left to analyse whole."""
     out: list[FileFacts | None] = [None] * len(batch)
     todo: _Todo = []
-    pending: _Todo = []  # to read for resolution only
     for i, (mf, dist) in enumerate(batch):
         stamp = _stamp(mf.path)
         if stamp is None:
@@ -1011,29 +983,13 @@ def _read_all(
         except OSError:
             continue
         if light:  # read only for resolution while nothing reads its functions' bodies
-            pending.append((i, stamp, (data, mf.path, mf.module, mf.is_package)))
-            continue
-        todo.append((i, stamp, (data, mf.path, mf.module, mf.is_package)))
-    if pending:
-        # all of the batch's reads in one call (the engine's pool reads them side by side)
-        got_light = (read_light or _read_light_here)([src for _i, _s, src in pending])
-        for (i, stamp, src), lf in zip(pending, got_light):
-            mf, dist = batch[i]
-            if lf is None:
-                todo.append((i, stamp, src))
-                continue
-            if isinstance(lf, FileFacts):
+            lf = LR.light_facts(data, mf.path, mf.module, mf.is_package)
+            if lf is not None:
                 out[i] = lf
                 cache.put(dist, mf.path, stamp, LR.to_plain(lf))
-            else:  # the cache form, made by a worker
-                out[i] = LR.from_plain(mf.path, lf)  # type: ignore[arg-type]
-                cache.put(dist, mf.path, stamp, lf)
-        todo.sort(key=lambda t: t[0])
+                continue
+        todo.append((i, stamp, (data, mf.path, mf.module, mf.is_package)))
     return out, todo
-
-
-def _read_light_here(items: list[LibSource]) -> list[object]:
-    return [LR.light_facts(*it) for it in items]
 
 
 def _analyse_all(
@@ -1046,18 +1002,7 @@ def _analyse_all(
 ) -> None:
     """The second half of :func:`_load_all`: ``todo`` analysed whole in one call of
     ``analyse``, into ``out`` and the library cache."""
-    _store_analysed(batch, out, todo, analyse([src for _i, _s, src in todo]), cache, to_data)
-
-
-def _store_analysed(
-    batch: list[tuple[ModuleFile, tuple[str, str]]],
-    out: list[FileFacts | None],
-    todo: _Todo,
-    got: list[FileFacts],
-    cache: LibraryCache,
-    to_data: Callable[[FileFacts], object],
-) -> None:
-    for (i, stamp, _src), f in zip(todo, got):
+    for (i, stamp, _src), f in zip(todo, analyse([src for _i, _s, src in todo])):
         if f.error is not None:
             continue
         mf, dist = batch[i]

@@ -504,14 +504,6 @@ def light_facts(data: bytes, path: str, module: str, is_package: bool) -> FileFa
     return f
 
 
-def plain_light_facts(src: tuple[bytes, str, str, bool]) -> tuple[object, ...] | None:
-    """:func:`light_facts` of ``(data, path, module, is_package)`` in its cache form
-    (:func:`to_plain`): what a pool's worker sends back (plain data, and the cache form made
-    there rather than in the scan's process)."""
-    f = light_facts(*src)
-    return to_plain(f) if f is not None else None
-
-
 _PLAIN = "light1"  # the cache form's tag (a library cache entry that is not a FileFacts blob)
 
 
