@@ -128,6 +128,9 @@ def search_path(python: str | None, root: str | os.PathLike[str]) -> tuple[list[
     return own, "the running environment"
 
 
+_POSIX = os.sep == "/" and os.altsep is None
+
+
 class Resolver:
     """Dotted module names to files on a search path, and files to their distribution."""
 
@@ -155,9 +158,18 @@ class Resolver:
             for i, part in enumerate(parts):
                 last = i == len(parts) - 1
                 files, dirs = self._listing(d)
-                pkg = os.path.join(d, part)
+                is_dir = part in dirs
+                # what ``os.path.join`` gives, without its checks (thousands of names a run),
+                # only where it is a folder
+                pkg = (
+                    ""
+                    if not is_dir
+                    else d + "/" + part
+                    if _POSIX and part.isidentifier() and not d.endswith("/")
+                    else os.path.join(d, part)
+                )
                 if last:
-                    if part in dirs and "__init__.py" in self._listing(pkg)[0]:
+                    if is_dir and "__init__.py" in self._listing(pkg)[0]:
                         return ModuleFile(
                             dotted, os.path.join(pkg, "__init__.py"), True, parts[0], sp
                         )
@@ -166,7 +178,7 @@ class Resolver:
                             dotted, os.path.join(d, f"{part}.py"), False, parts[0], sp
                         )
                     break
-                if part not in dirs:
+                if not is_dir:
                     break
                 d = pkg
         return None
