@@ -104,6 +104,22 @@ def test_mixtral_pairs_become_per_token_weights(tmp_path: Path) -> None:
     assert "out.add_(torch.where(expert_mask[e].any(0)[..., None], y.to(x.dtype), 0))" in after
 
 
+def test_a_loop_over_tolist_rows_is_not_a_count_loop(tmp_path: Path) -> None:
+    """`for row in x.argmax(-1).tolist():` binds `row` in a `for`, not an assignment: the MoE
+    count-loop reader took that binding for `row = ...` and CL105 ended in an internal error."""
+    src = (
+        "import torch\nfrom torch import nn\n\n\nclass T(nn.Module):\n"
+        "    def forward(self, logits):\n        spans = []\n"
+        "        for row in logits.argmax(-1).tolist():\n"
+        "            start = None\n            for i, t in enumerate(row):\n"
+        "                if t == 1 and start is None:\n                    start = i\n"
+        "            spans.append(start)\n        return spans\n"
+    )
+    res, _ = _fix(tmp_path, src, "CL105")
+    assert res.records
+    assert not any("internal error" in (r.reason or "") for r in res.records)
+
+
 def test_switch_mask_assignment_becomes_where(tmp_path: Path) -> None:
     res, after = _fix(tmp_path, SWITCH, "CL111")
     assert {r.status for r in res.records} == {"applied"}

@@ -116,6 +116,8 @@ def plan_file(
         try:
             res = mod.fix(ctx, f)
         except Exception as exc:  # a codemod bug must not lose the user's run
+            if os.environ.get("COMPILELINT_DEBUG_CODEMODS"):
+                raise
             res = NoFix(f"internal error in the {f.rule} codemod ({type(exc).__name__}: {exc})")
         if isinstance(res, (Rewrite, Proposal)):
             stray = foreign_attrs_added(ctx, res)

@@ -982,16 +982,10 @@ class _Counts:
             and len(tgt.elements) == 2
             and all(isinstance(el.value, cst.Name) for el in tgt.elements)
         ):
-            defs = _assigns(fn, it.args[0].value.value)
-            if (
-                len(defs) == 1
-                and isinstance(defs[0].value, cst.Call)
-                and _attr(defs[0].value) == "tolist"
-                and not defs[0].value.args
-                and ctx.span(defs[0])[0] < ctx.span(loop)[0]
-            ):
+            d = _tolist_def(fn, it.args[0].value.value)
+            if d is not None and ctx.span(d)[0] < ctx.span(loop)[0]:
                 e, n = (el.value.value for el in tgt.elements)  # type: ignore[attr-defined]
-                got = _Counts(n, defs[0].value, e, None)
+                got = _Counts(n, d.value, e, None)  # type: ignore[arg-type]
                 got.listname = it.args[0].value.value
                 return got
         if not (isinstance(it, cst.Call) and _attr(it) == "range" and isinstance(tgt, cst.Name)):
@@ -1010,15 +1004,9 @@ class _Counts:
                     and _single_index(ref).value == tgt.value  # type: ignore[union-attr]
                 ):
                     name = ref.value.value
-                    defs = _assigns(fn, name)
-                    if (
-                        len(defs) == 1
-                        and isinstance(defs[0].value, cst.Call)
-                        and _attr(defs[0].value) == "tolist"
-                        and not defs[0].value.args
-                        and ctx.span(defs[0])[0] < ctx.span(loop)[0]
-                    ):
-                        return _Counts(name, defs[0].value, None, tgt.value)
+                    d = _tolist_def(fn, name)
+                    if d is not None and ctx.span(d)[0] < ctx.span(loop)[0]:
+                        return _Counts(name, d.value, None, tgt.value)  # type: ignore[arg-type]
         return None
 
     def _ref(self, e: cst.BaseExpression) -> bool:
@@ -1147,17 +1135,18 @@ _SPLIT_TITLE = (
 )
 
 
-def _assigns(fn: cst.FunctionDef, name: str) -> list[cst.Assign]:
-    """Every assignment in ``fn`` that binds ``name`` (alone or in a tuple)."""
+def _assigns(fn: cst.FunctionDef, name: str) -> list[cst.CSTNode]:
+    """Every statement in ``fn`` that binds ``name`` (alone or in a tuple): assignments and
+    ``for`` loops (a loop target is a binding too, and has no ``.value``)."""
     out = []
     for n in _walk(fn):
         if isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
             targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]
             if any(name in _target_names(t) for t in targets):
-                out.append(n)  # type: ignore[arg-type]
+                out.append(n)
         elif isinstance(n, (cst.For, cst.CompFor)):
             if name in _target_names(n.target):
-                out.append(n)  # type: ignore[arg-type]
+                out.append(n)
     return out
 
 
@@ -1183,7 +1172,19 @@ def _value_of(fn: cst.FunctionDef, e: cst.BaseExpression) -> cst.BaseExpression:
 
 
 def _single(fn: cst.FunctionDef, name: str) -> bool:
-    return len(_assigns(fn, name)) == 1
+    got = _assigns(fn, name)
+    return len(got) == 1 and isinstance(got[0], cst.Assign)
+
+
+def _tolist_def(fn: cst.FunctionDef, name: str) -> cst.Assign | None:
+    """The one ``name = x.tolist()`` that binds ``name`` in ``fn`` (None: another binding)."""
+    defs = _assigns(fn, name)
+    if len(defs) != 1 or not isinstance(defs[0], cst.Assign):
+        return None
+    d = defs[0]
+    if isinstance(d.value, cst.Call) and _attr(d.value) == "tolist" and not d.value.args:
+        return d
+    return None
 
 
 def _sort_ids(ctx: FixContext, fn: cst.FunctionDef, order: cst.BaseExpression) -> str | None:
