@@ -231,6 +231,22 @@ CONFIG_REMEDIES: tuple[ConfigRemedy, ...] = (
         valid="import torch\n\n\ndef fn(x):\n    return torch.where(x > 0, x, 0).sum() + x\n",
     ),
     ConfigRemedy(
+        name="allow_rnn",
+        settings=(("allow_rnn", True),),
+        compile=(),
+        gb_ids=("GB0014",),
+        lines=("torch._dynamo.config.allow_rnn = True",),
+        why="`nn.LSTM`/`nn.GRU`/`nn.RNN` modules are traced (unrolled over the sequence) instead "
+        "of running eagerly between graphs; torch calls it experimental, and on a GPU the "
+        "unrolled recurrence can be slower than cuDNN's fused kernel: bench it",
+        checked=("2.13",),
+        invalid=(
+            "import torch\nfrom torch import nn\n\ntorch.manual_seed(0)\nrnn = nn.GRU(8, 8)\n\n\n"
+            "def fn(x):\n    out, h = rnn(x[:, None])\n    return out.squeeze(1) * h.mean()\n"
+        ),
+        valid="import torch\n\n\ndef fn(x):\n    return torch.tanh(x) * x.mean()\n",
+    ),
+    ConfigRemedy(
         name="dynamic",
         settings=(),
         compile=(("dynamic", True),),
