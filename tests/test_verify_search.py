@@ -59,6 +59,7 @@ def test_a_fix_that_does_not_apply_alone_is_rejected_not_a_crash() -> None:
 
     v: Any = verify.Verifier.__new__(verify.Verifier)
     v.runs = 0
+    v.passes = 1
     v.before = SimpleNamespace(block={})
     v._attempt = attempt
     engine, ver = v._search(full, frozenset({a, b}))
@@ -89,6 +90,7 @@ def test_a_fix_not_applied_alone_carries_the_codemods_reason() -> None:
 
     v: Any = verify.Verifier.__new__(verify.Verifier)
     v.runs = 0
+    v.passes = 1
     v.before = SimpleNamespace(block={})
     v._attempt = attempt
     _, ver = v._search(full, frozenset({a, b}))
