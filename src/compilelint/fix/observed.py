@@ -283,6 +283,36 @@ class _Nodes(cst.CSTVisitor):
         return True
 
 
+def _observed(
+    rule: str,
+    path: str,
+    span: tuple[int, int, int, int],
+    text: list[str],
+    line: int,
+    message: str,
+    gb: str | None,
+    package: str | None,
+) -> Finding:
+    """The finding for a break torch observed at ``line`` (``package``: inside that library)."""
+    return Finding(
+        rule=rule,
+        name="observed",
+        path=path,
+        line=span[0],
+        col=span[1],
+        end_line=span[2],
+        end_col=span[3],
+        severity="error",
+        message=message,
+        fix="",
+        stage="dynamic",
+        line_text=text[line - 1] if line <= len(text) else "",
+        gb_id=gb,
+        observed=True,
+        package=package,
+    )
+
+
 def observed_findings(
     breaks: Iterable[dict[str, Any]],
     root: str,
@@ -333,28 +363,16 @@ def observed_findings(
         v = _Nodes(set(lines) | set(libs.get(real, {})))
         wrapper.visit(v)
         text = data.decode("utf-8", "replace").splitlines()
+
         for line, (rule, pkg, lgb) in sorted(libs.get(real, {}).items()):
             calls = [(n, sp) for n, sp in v.found.get(line, []) if isinstance(n, cst.Call)]
             if not calls:
                 continue
             _, span = min(calls, key=lambda c: (c[1][1], -c[1][2], -c[1][3]))
+            msg = f"torch observed a graph break inside {pkg}, reached from here"
             out.append(
-                Finding(
-                    rule=rule,
-                    name="observed",
-                    path=display(real),
-                    line=span[0],
-                    col=span[1],
-                    end_line=span[2],
-                    end_col=span[3],
-                    severity="error",
-                    message=f"torch observed a graph break inside {pkg}, reached from here",
-                    fix="",
-                    stage="dynamic",
-                    line_text=text[line - 1] if line <= len(text) else "",
-                    gb_id=lgb if lgb != "None" else None,
-                    observed=True,
-                    package=pkg,
+                _observed(
+                    rule, display(real), span, text, line, msg, lgb if lgb != "None" else None, pkg
                 )
             )
         for line, gbs in sorted(lines.items()):
@@ -371,22 +389,6 @@ def observed_findings(
                         if span is None or (rule, span) in done:
                             continue
                         done.add((rule, span))
-                        out.append(
-                            Finding(
-                                rule=rule,
-                                name="observed",
-                                path=display(real),
-                                line=span[0],
-                                col=span[1],
-                                end_line=span[2],
-                                end_col=span[3],
-                                severity="error",
-                                message=f"torch observed a graph break here ({gb})",
-                                fix="",
-                                stage="dynamic",
-                                line_text=text[line - 1] if line <= len(text) else "",
-                                gb_id=gb,
-                                observed=True,
-                            )
-                        )
+                        msg = f"torch observed a graph break here ({gb})"
+                        out.append(_observed(rule, display(real), span, text, line, msg, gb, None))
     return out

@@ -39,7 +39,8 @@ from compilelint.fix.records import NoFix
 
 Stmt = cst.BaseStatement
 
-_AUG: dict[type, type[cst.BaseBinaryOp]] = {
+# an augmented assignment's operator -> the binary operator it applies (`x += d` is `x = x + d`)
+AUG_OPS: dict[type, type[cst.BaseBinaryOp]] = {
     cst.AddAssign: cst.Add,
     cst.SubtractAssign: cst.Subtract,
     cst.MultiplyAssign: cst.Multiply,
@@ -308,7 +309,7 @@ class Lowering:
         pairs: list[tuple[cst.BaseExpression, cst.BaseExpression]] = []
         pre: list[Stmt] = []
         if isinstance(s, cst.AugAssign):
-            op = _AUG.get(type(s.operator))
+            op = AUG_OPS.get(type(s.operator))
             if op is None:
                 return NoFix(f"`{code(s)}` is a bitwise augmented assignment")
             pairs.append(

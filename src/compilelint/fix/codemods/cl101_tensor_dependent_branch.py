@@ -38,7 +38,7 @@ from compilelint.fix.codemods.base import (
     suite_statements,
     with_comments,
 )
-from compilelint.fix.codemods.branchless import Lowering, reads_after
+from compilelint.fix.codemods.branchless import AUG_OPS, Lowering, reads_after
 from compilelint.fix.codemods.cl104_tensor_dependent_assert import literal_message
 from compilelint.fix.codemods.observe import self_attr
 from compilelint.fix.codemods.python_sides import (
@@ -54,17 +54,6 @@ from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.model import Finding
 from compilelint.static.checks.cl111_boolean_mask_indexing import BOOL_METHODS
-
-_AUG: dict[type, type[cst.BaseBinaryOp]] = {
-    cst.AddAssign: cst.Add,
-    cst.SubtractAssign: cst.Subtract,
-    cst.MultiplyAssign: cst.Multiply,
-    cst.DivideAssign: cst.Divide,
-    cst.FloorDivideAssign: cst.FloorDivide,
-    cst.ModuloAssign: cst.Modulo,
-    cst.PowerAssign: cst.Power,
-    cst.MatrixMultiplyAssign: cst.MatrixMultiply,
-}
 
 # (name, new value, original node to ask about) in order
 Branch = list[tuple[str, cst.BaseExpression, cst.BaseExpression]]
@@ -803,7 +792,7 @@ class TensorDependentBranchWhere(Codemod):
             elif isinstance(s, cst.AugAssign) and (
                 isinstance(s.target, cst.Name) or (targets is not None and _plain_target(s.target))
             ):
-                op = _AUG.get(type(s.operator))
+                op = AUG_OPS.get(type(s.operator))
                 if op is None:
                     return NoFix("a branch uses a bitwise augmented assignment")
                 key = _target_key(s.target, targets)
