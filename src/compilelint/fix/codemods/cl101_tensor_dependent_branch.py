@@ -38,7 +38,7 @@ from compilelint.fix.codemods.base import (
     suite_statements,
     with_comments,
 )
-from compilelint.fix.codemods.branchless import AUG_OPS, Lowering, reads_after
+from compilelint.fix.codemods.branchless import AUG_OPS, Lowering, reads_after, reporting_call
 from compilelint.fix.codemods.cl104_tensor_dependent_assert import literal_message
 from compilelint.fix.codemods.observe import self_attr
 from compilelint.fix.codemods.python_sides import (
@@ -1341,19 +1341,6 @@ def _int_assign(st: cst.CSTNode | None, name: str) -> int | None:
     return None
 
 
-_REPORTERS = {"print", "warn", "debug", "info", "warning", "error", "exception", "critical", "log"}
-
-
-def _reporting_call(st: cst.CSTNode) -> bool:
-    if not (isinstance(st, cst.Expr) and isinstance(st.value, cst.Call)):
-        return False
-    f = st.value.func
-    name = (
-        f.value if isinstance(f, cst.Name) else f.attr.value if isinstance(f, cst.Attribute) else ""
-    )
-    return name in _REPORTERS
-
-
 def eager_only_body(node: cst.If) -> cst.BaseSuite | None:
     """The body to keep when ``node`` (no ``else``) only reports: print, logging or warnings
     calls, possibly already under ``if not torch.compiler.is_compiling():`` (unwrapped)."""
@@ -1371,7 +1358,7 @@ def eager_only_body(node: cst.If) -> cst.BaseSuite | None:
     for line in body.body:
         if not isinstance(line, cst.SimpleStatementLine):
             return None
-        if not all(_reporting_call(st) for st in line.body):
+        if not all(reporting_call(st) for st in line.body):
             return None
     return body
 
@@ -1468,7 +1455,7 @@ def split_flags(
 # ---------------------------------------------------------------------------- reports
 def _is_report_stmt(st: cst.BaseStatement) -> bool:
     if isinstance(st, cst.SimpleStatementLine):
-        return all(_reporting_call(s) for s in st.body)
+        return all(reporting_call(s) for s in st.body)
     return (
         isinstance(st, cst.If)
         and st.orelse is None
@@ -1500,7 +1487,7 @@ def split_reports(
         if not isinstance(st, cst.SimpleStatementLine):
             return NoFix("a branch holds compound statements other than eager-only reports")
         for s in st.body:
-            if _reporting_call(s):
+            if reporting_call(s):
                 return NoFix("a report shares its line with other statements")
             rest.append(s)
             assigned |= set(bound_names(s))
