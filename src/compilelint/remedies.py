@@ -239,7 +239,7 @@ CONFIG_REMEDIES: tuple[ConfigRemedy, ...] = (
         why="`nn.LSTM`/`nn.GRU`/`nn.RNN` modules are traced (unrolled over the sequence) instead "
         "of running eagerly between graphs; torch calls it experimental, and on a GPU the "
         "unrolled recurrence can be slower than cuDNN's fused kernel: bench it",
-        checked=("2.13",),
+        checked=("2.11", "2.13"),
         invalid=(
             "import torch\nfrom torch import nn\n\ntorch.manual_seed(0)\nrnn = nn.GRU(8, 8)\n\n\n"
             "def fn(x):\n    out, h = rnn(x[:, None])\n    return out.squeeze(1) * h.mean()\n"
