@@ -294,6 +294,16 @@ class Verifier:
                 if self.observe
                 else []
             )
+            if self.observe:  # caches on `self` in the classes where torch saw a recompile
+                from compilelint.fix.codemods.memo import observed_recompile_findings
+
+                extra += observed_recompile_findings(
+                    self.before.block.get("recompiles") or [],
+                    self.root,
+                    self.base,
+                    lambda real: display_path(Path(real), Path(os.getcwd())),
+                    fixable,
+                )
             self.extra = extra
             engine = run_fixes(
                 self.paths,

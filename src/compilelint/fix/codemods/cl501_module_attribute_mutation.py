@@ -19,6 +19,7 @@ import libcst as cst
 from compilelint.fix.codemods.base import Codemod
 from compilelint.fix.codemods.cl103_tensor_item import _eager_only
 from compilelint.fix.codemods.counters import tensor_reads
+from compilelint.fix.codemods.memo import RECOMPILE_FINDING, memo_rewrite
 from compilelint.fix.codemods.observe import _statement, guard_group, guard_rewrite
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
@@ -32,6 +33,11 @@ class CounterBuffer(Codemod):
     CODE = "CL501"
 
     def fix(self, ctx: FixContext, finding: Finding) -> Rewrite | NoFix:
+        if finding.name == RECOMPILE_FINDING:  # a recompile torch observed in a class with memos
+            classes = ctx.nodes_at(finding, cst.ClassDef)
+            if not classes:
+                return NoFix("the class was not found in the file")
+            return memo_rewrite(ctx, classes[0])
         nodes: list[cst.CSTNode] = ctx.nodes_at(finding, (cst.AugAssign, cst.Assign, cst.Call))
         if not nodes:
             return NoFix("the statement was not found in the file")
