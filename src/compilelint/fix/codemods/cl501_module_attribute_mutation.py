@@ -22,7 +22,7 @@ from compilelint.fix.codemods.counters import tensor_reads
 from compilelint.fix.codemods.memo import RECOMPILE_FINDING, memo_rewrite
 from compilelint.fix.codemods.observe import _statement, guard_group, guard_rewrite
 from compilelint.fix.context import FixContext
-from compilelint.fix.records import NoFix, Rewrite
+from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.model import Finding
 from compilelint.static.checks.cl501_module_attribute_mutation import self_attr
 
@@ -32,7 +32,7 @@ _STEP_OPS = (cst.AddAssign, cst.SubtractAssign)
 class CounterBuffer(Codemod):
     CODE = "CL501"
 
-    def fix(self, ctx: FixContext, finding: Finding) -> Rewrite | NoFix:
+    def fix(self, ctx: FixContext, finding: Finding) -> Rewrite | Proposal | NoFix:
         if finding.name == RECOMPILE_FINDING:  # a recompile torch observed in a class with memos
             classes = ctx.nodes_at(finding, cst.ClassDef)
             if not classes:
@@ -90,7 +90,8 @@ class CounterBuffer(Codemod):
                     "takes only tensors"
                 )
             reads.append(use)
-        joint = tensor_reads(ctx, cls, attr, reads)
+        sides: tuple[list[cst.BaseExpression], list[cst.BaseExpression]] = ([], [])
+        joint = tensor_reads(ctx, cls, attr, reads, sides)
         if isinstance(joint, NoFix):
             return joint
         call = cst.parse_statement(
@@ -124,12 +125,23 @@ class CounterBuffer(Codemod):
         # dynamo's guard on the counter fails where forward first reads it: the recompiles
         # this fix removes are recorded at the reads, not at the step
         spans = [ctx.span(u)[0] for u in reads] + [ctx.span(node)[0]]
-        return Rewrite(
+        rewrite = Rewrite(
             title=title + (" (eager-only reads convert it with `int()`)" if eager else ""),
             changes=changes,
             imports=("torch",),
             reach=(min(spans), max(spans)) if reads else None,
         )
+        if sides[0] or sides[1]:
+            # a branch on the counter lowered with `torch.where`: both sides are computed;
+            # a submodule that only one side calls gets zero gradients where eager gave `None`
+            from compilelint.fix.codemods.cl101_tensor_dependent_branch import _or_proposal
+
+            rewrite.title += (
+                "; the branches it decides are lowered with `torch.where` (both sides are "
+                "computed on every call)"
+            )
+            return _or_proposal(ctx, rewrite, sides[0], sides[1])  # type: ignore[return-value]
+        return rewrite
 
     def _log(self, ctx: FixContext, call: cst.CSTNode) -> Rewrite | NoFix:
         """``self.history.append(v)`` where the list is only a log: nothing the function
