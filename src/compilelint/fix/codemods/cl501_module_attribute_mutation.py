@@ -29,6 +29,10 @@ from compilelint.static.checks.cl501_module_attribute_mutation import self_attr
 _STEP_OPS = (cst.AddAssign, cst.SubtractAssign)
 
 
+def _appends(f: cst.BaseExpression | None) -> bool:
+    return isinstance(f, cst.Attribute) and f.attr.value in ("append", "extend", "insert")
+
+
 class CounterBuffer(Codemod):
     CODE = "CL501"
 
@@ -160,6 +164,16 @@ class CounterBuffer(Codemod):
         if isinstance(group, NoFix):
             return NoFix(
                 f"`self.{attr}` is a Python list that the traced code also reads: {group.reason}"
+                + (
+                    "; state kept across calls (a KV cache) is not a memo that can be "
+                    "recomputed: its length is a guard (a recompile per call); by hand, pass "
+                    "the cache in and return it (transformers' `past_key_values`), or keep a "
+                    "preallocated buffer (`torch.zeros(batch, max_len, dim)`) written at a "
+                    "position tensor with `index_copy_` and read under a mask of the filled "
+                    "positions, so that its shape never changes"
+                    if _appends(f)
+                    else ""
+                )
             )
         return guard_rewrite(
             ctx,
