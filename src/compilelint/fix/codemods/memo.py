@@ -153,6 +153,49 @@ def _keys(uses: list[tuple[cst.Attribute, list[cst.CSTNode]]]) -> list[cst.CSTNo
     return out
 
 
+def _dict_not_memo(
+    a: str, uses: list[tuple[cst.Attribute, list[cst.CSTNode]]], kinds: list[str | None]
+) -> str | None:
+    """Why the dict ``self.<a>`` is not a memo: a value stored that reads the dict (a count,
+    ``self.d[k] = self.d.get(k, 0) + 1``), a ``.get`` with a default, or a store before any
+    lookup (its keys are not a cache's misses)."""
+    first_lookup: int | None = None
+    for i, ((_n, ps), kind) in enumerate(zip(uses, kinds, strict=True)):
+        if kind in ("test", "get") and first_lookup is None:
+            first_lookup = i
+        if kind == "get":
+            call = ps[-2]
+            if isinstance(call, cst.Call) and len(call.args) != 1:
+                return f"`self.{a}.get` has a default: a count or an accumulation, not a cache"
+        if kind == "store":
+            assign = next((p for p in reversed(ps) if isinstance(p, cst.Assign)), None)
+            if assign is not None and any(
+                isinstance(x, cst.Attribute) and _self_attr(x) == a for x in _walk(assign.value)
+            ):
+                return f"what `self.{a}` stores reads it: an accumulation, not a cache"
+            if first_lookup is None:
+                return f"`self.{a}` is stored into before it is looked up"
+    return None
+
+
+def _builds_state(body: cst.CSTNode) -> str | None:
+    """A constructor call (``nn.Linear(...)``, ``nn.Parameter(...)``: a capitalized name) in
+    ``body``: a lazily built submodule or parameter is model state, not a memo."""
+    for n in _walk(body):
+        if isinstance(n, cst.Call):
+            f = n.func
+            name = (
+                f.value
+                if isinstance(f, cst.Name)
+                else f.attr.value
+                if isinstance(f, cst.Attribute)
+                else ""
+            )
+            if name[:1].isupper():
+                return name
+    return None
+
+
 def find_memos(cls: cst.ClassDef) -> tuple[list[Memo], list[str]]:
     """The memos of ``cls`` and, for attributes that look like caches but are not memos, why."""
     if not isinstance(cls.body, cst.IndentedBlock):
@@ -183,6 +226,10 @@ def find_memos(cls: cst.ClassDef) -> tuple[list[Memo], list[str]]:
         if None in kinds:
             why.append(f"`self.{a}` is used other than as a lookup or a store by key")
             continue
+        bad = _dict_not_memo(a, v.uses[a], kinds)
+        if bad:
+            why.append(bad)
+            continue
         if "store" in kinds and ({"test", "get"} & set(kinds)):
             keys = {cst.Module([]).code_for_node(k) for k in _keys(v.uses[a])}
             if len(keys) != 1:
@@ -202,6 +249,10 @@ def find_memos(cls: cst.ClassDef) -> tuple[list[Memo], list[str]]:
                 if (a := _self_attr(t.target)) is not None
             }
             group = {a for a in written if _init_value(inits.get(a, cst.Dict([]))) == "const"}
+            built = _builds_state(node.body)
+            if group and built:
+                why.append(f"`{built}` builds a module or parameter on the first call: state")
+                continue
             if not group or not _test_reads(node.test, group) or node.orelse is not None:
                 continue
             ok = True
