@@ -165,7 +165,7 @@ class CounterBuffer(Codemod):
             return NoFix(
                 f"`self.{attr}` is a Python list that the traced code also reads: {group.reason}"
                 + (
-                    "; state kept across calls (a KV cache) is not a memo that can be "
+                    "; state kept across calls (a KV cache, a queue) is not a memo that can be "
                     "recomputed: its length is a guard (a recompile per call); by hand, pass "
                     "the cache in and return it (transformers' `past_key_values`), or keep a "
                     "preallocated buffer (`torch.zeros(batch, max_len, dim)`) written at a "
