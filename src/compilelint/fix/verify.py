@@ -394,7 +394,12 @@ class Verifier:
             f"verified by torch: the break is gone ({nums}) and the outputs match, but the "
             f"gradients differ ({why}): "
             + (
-                "both sides are now computed, so the parameters of the side not taken receive "
+                "the cache held a value computed from parameters on an earlier call, which "
+                "eager's backward did not reach again (its graph was from that call); computed "
+                "on every call, those parameters now receive gradients: keep it if the cache "
+                "was meant only to save time (the usual intent), else cache a detached value"
+                if zero_vs_none and r.title.startswith("cache on `self`")
+                else "both sides are now computed, so the parameters of the side not taken receive "
                 "zero gradients where they received none; apply it if your optimizer treats a "
                 "zero gradient as none (plain SGD and Adam without weight decay do; AdamW's "
                 "decay and momentum do not), or keep the branch outside the compiled region"
