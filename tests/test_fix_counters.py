@@ -54,6 +54,16 @@ def _model(init: str, body: str, extra: str = "") -> str:
 
 
 CASES = {
+    # a branch on the counter whose body is more than plain assignments (lazy regularization
+    # every `every` calls): lowered statement by statement under `cond = <comparison>`
+    "branch_body": (
+        _model(
+            "self.steps = 0",
+            "self.steps += 1\nloss = h.mean()\nif self.steps % self.every == 0:\n"
+            "    penalty = h.pow(2).mean()\n    loss = loss + 0.5 * penalty\nreturn loss",
+        ),
+        "loss = torch.where(cond, loss + 0.5 * penalty, loss)",
+    ),
     "clamp": (
         _model(
             "self.steps = 0",
@@ -176,6 +186,19 @@ def test_every_read_of_the_counter_becomes_tensor_arithmetic(tmp_path: Path, cas
 def test_a_step_written_as_an_assignment_steps_in_place(tmp_path: Path) -> None:
     text, _ = _fix(tmp_path, CASES["ternary"][0])
     assert "self.num_updates += 1" in text and "self.num_updates = self.num_updates" not in text
+
+
+def test_a_counter_branch_calling_a_submodule_on_one_side_is_proposed(tmp_path: Path) -> None:
+    code = _model(
+        "self.steps = 0\nself.aux = nn.Linear(8, 8)",
+        "self.steps += 1\nif self.steps > self.warmup:\n    a = self.aux(h)\n    h = h + a\n"
+        "return h",
+    )
+    text, res = _fix(tmp_path, code)
+    assert text == code
+    rec = next(r for r in res.records if r.rule == "CL501")
+    assert rec.status == "proposed" and "`self.aux` runs on every call" in rec.reason
+    assert "torch.where(cond, h + a, h)" in rec.patch
 
 
 @pytest.mark.parametrize("case", sorted(REFUSED))

@@ -299,5 +299,24 @@ def config_for(gb_id: str | None) -> ConfigRemedy | None:
     return None
 
 
+_NUMBER_GUARD = re.compile(
+    r"^\s*(?:L\[['\"](?P<a>[A-Za-z]\w*)['\"]\]|(?P<b>[A-Za-z]\w*))\s*==\s*"
+    r"-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*$"
+)
+
+
+def dynamic_recompile(rec: dict[str, object]) -> bool:
+    """A recompile that ``dynamic=True`` may remove: an input size that changed (the record's
+    ``input``), or a Python number argument whose value changed (guard ``step == 3``, on an
+    argument, not on a value a graph break produced: those read ``___stack0``)."""
+    if rec.get("input") is not None:
+        return True
+    for key in ("guard", "guard_readable"):
+        g = rec.get(key)
+        if isinstance(g, str) and _NUMBER_GUARD.match(g):
+            return True
+    return False
+
+
 def recompile_config() -> ConfigRemedy:
     return next(c for c in CONFIG_REMEDIES if c.recompiles)

@@ -19,7 +19,7 @@ from compilelint.breakkinds import label_break
 from compilelint.catalog import Catalog
 from compilelint.fix.records import BreakOutcome, ConfigResult, FixCheck, FixRecord
 from compilelint.fix.textdiff import LineMap
-from compilelint.remedies import config_for, recipe_text, recompile_config
+from compilelint.remedies import config_for, dynamic_recompile, recipe_text, recompile_config
 
 _SLACK = 1
 
@@ -204,7 +204,7 @@ def build_outcomes(
         if what == "break":
             cr = config_for(gb_id)
         else:
-            cr = recompile_config() if x.get("input") is not None else None
+            cr = recompile_config() if dynamic_recompile(x) else None
         if cr is not None:
             mine_cfg = [c for c in tried if c.name == cr.name]
             if gb_id and gb_id in cr.not_for:

@@ -294,6 +294,16 @@ class Verifier:
                 if self.observe
                 else []
             )
+            if self.observe:  # caches on `self` in the classes where torch saw a recompile
+                from compilelint.fix.codemods.memo import observed_recompile_findings
+
+                extra += observed_recompile_findings(
+                    self.before.block.get("recompiles") or [],
+                    self.root,
+                    self.base,
+                    lambda real: display_path(Path(real), Path(os.getcwd())),
+                    fixable,
+                )
             self.extra = extra
             engine = run_fixes(
                 self.paths,
@@ -384,7 +394,12 @@ class Verifier:
             f"verified by torch: the break is gone ({nums}) and the outputs match, but the "
             f"gradients differ ({why}): "
             + (
-                "both sides are now computed, so the parameters of the side not taken receive "
+                "the cache held a value computed from parameters on an earlier call, which "
+                "eager's backward did not reach again (its graph was from that call); computed "
+                "on every call, those parameters now receive gradients: keep it if the cache "
+                "was meant only to save time (the usual intent), else cache a detached value"
+                if zero_vs_none and r.title.startswith("cache on `self`")
+                else "both sides are now computed, so the parameters of the side not taken receive "
                 "zero gradients where they received none; apply it if your optimizer treats a "
                 "zero gradient as none (plain SGD and Adam without weight decay do; AdamW's "
                 "decay and momentum do not), or keep the branch outside the compiled region"
@@ -486,14 +501,14 @@ class Verifier:
         shows, on a run of the accepted text with the settings applied (all together, then
         each alone when together they fail). Returns what each did and the accepted run's
         block (None: none accepted)."""
-        from compilelint.remedies import CONFIG_REMEDIES
+        from compilelint.remedies import CONFIG_REMEDIES, dynamic_recompile
 
         breaks = current.block.get("breaks") or []
         recs = current.block.get("recompiles") or []
         cands = [
             cr
             for cr in CONFIG_REMEDIES
-            if (cr.recompiles and any(r.get("input") is not None for r in recs))
+            if (cr.recompiles and any(dynamic_recompile(r) for r in recs))
             or (
                 not cr.recompiles
                 and any(b.get("gb_id") in cr.gb_ids and b.get("path") for b in breaks)

@@ -19,19 +19,29 @@ import libcst as cst
 from compilelint.fix.codemods.base import Codemod
 from compilelint.fix.codemods.cl103_tensor_item import _eager_only
 from compilelint.fix.codemods.counters import tensor_reads
+from compilelint.fix.codemods.memo import RECOMPILE_FINDING, memo_rewrite
 from compilelint.fix.codemods.observe import _statement, guard_group, guard_rewrite
 from compilelint.fix.context import FixContext
-from compilelint.fix.records import NoFix, Rewrite
+from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.model import Finding
 from compilelint.static.checks.cl501_module_attribute_mutation import self_attr
 
 _STEP_OPS = (cst.AddAssign, cst.SubtractAssign)
 
 
+def _appends(f: cst.BaseExpression | None) -> bool:
+    return isinstance(f, cst.Attribute) and f.attr.value in ("append", "extend", "insert")
+
+
 class CounterBuffer(Codemod):
     CODE = "CL501"
 
-    def fix(self, ctx: FixContext, finding: Finding) -> Rewrite | NoFix:
+    def fix(self, ctx: FixContext, finding: Finding) -> Rewrite | Proposal | NoFix:
+        if finding.name == RECOMPILE_FINDING:  # a recompile torch observed in a class with memos
+            classes = ctx.nodes_at(finding, cst.ClassDef)
+            if not classes:
+                return NoFix("the class was not found in the file")
+            return memo_rewrite(ctx, classes[0])
         nodes: list[cst.CSTNode] = ctx.nodes_at(finding, (cst.AugAssign, cst.Assign, cst.Call))
         if not nodes:
             return NoFix("the statement was not found in the file")
@@ -84,7 +94,8 @@ class CounterBuffer(Codemod):
                     "takes only tensors"
                 )
             reads.append(use)
-        joint = tensor_reads(ctx, cls, attr, reads)
+        sides: tuple[list[cst.BaseExpression], list[cst.BaseExpression]] = ([], [])
+        joint = tensor_reads(ctx, cls, attr, reads, sides)
         if isinstance(joint, NoFix):
             return joint
         call = cst.parse_statement(
@@ -118,12 +129,23 @@ class CounterBuffer(Codemod):
         # dynamo's guard on the counter fails where forward first reads it: the recompiles
         # this fix removes are recorded at the reads, not at the step
         spans = [ctx.span(u)[0] for u in reads] + [ctx.span(node)[0]]
-        return Rewrite(
+        rewrite = Rewrite(
             title=title + (" (eager-only reads convert it with `int()`)" if eager else ""),
             changes=changes,
             imports=("torch",),
             reach=(min(spans), max(spans)) if reads else None,
         )
+        if sides[0] or sides[1]:
+            # a branch on the counter lowered with `torch.where`: both sides are computed;
+            # a submodule that only one side calls gets zero gradients where eager gave `None`
+            from compilelint.fix.codemods.cl101_tensor_dependent_branch import _or_proposal
+
+            rewrite.title += (
+                "; the branches it decides are lowered with `torch.where` (both sides are "
+                "computed on every call)"
+            )
+            return _or_proposal(ctx, rewrite, sides[0], sides[1])  # type: ignore[return-value]
+        return rewrite
 
     def _log(self, ctx: FixContext, call: cst.CSTNode) -> Rewrite | NoFix:
         """``self.history.append(v)`` where the list is only a log: nothing the function
@@ -142,6 +164,16 @@ class CounterBuffer(Codemod):
         if isinstance(group, NoFix):
             return NoFix(
                 f"`self.{attr}` is a Python list that the traced code also reads: {group.reason}"
+                + (
+                    "; state kept across calls (a KV cache, a queue) is not a memo that can be "
+                    "recomputed: its length is a guard (a recompile per call); by hand, pass "
+                    "the cache in and return it (transformers' `past_key_values`), or keep a "
+                    "preallocated buffer (`torch.zeros(batch, max_len, dim)`) written at a "
+                    "position tensor with `index_copy_` and read under a mask of the filled "
+                    "positions, so that its shape never changes"
+                    if _appends(f)
+                    else ""
+                )
             )
         return guard_rewrite(
             ctx,

@@ -62,6 +62,12 @@ class Plan:
     clones: set[int] = field(default_factory=set)  # id(bare read) kept apart from the step
     funcs: dict[int, str] = field(default_factory=dict)  # id(math.f call) -> torch function
     reads: list[str] = field(default_factory=list)  # code of the statements rewritten
+    # id(if) -> its statements lowered under the counter's condition (branchless.Lowering)
+    lowered: dict[int, list[cst.BaseStatement]] = field(default_factory=dict)
+    # what the lowered branches' sides compute (for the one-sided-submodule proposal)
+    sides: tuple[list[cst.BaseExpression], list[cst.BaseExpression]] = field(
+        default_factory=lambda: ([], [])
+    )
 
 
 def _mentions(e: cst.CSTNode, attr: str) -> bool:
@@ -197,6 +203,8 @@ class _Walk:
                 return "the branch has an `elif`"
             branches.append(node.orelse.body)
         targets: list[str] = []
+        if any(_assigns(body) is None for body in branches):
+            return self._lower(node)
         for body in branches:
             names = _assigns(body)
             if names is None:
@@ -232,6 +240,46 @@ class _Walk:
             why = self.sink_name(fn, t)
             if why:
                 return why
+        return None
+
+    def _lower(self, node: cst.If) -> str | None:
+        """A branch on the counter whose body is more than plain assignments (a loss term
+        added every ``policy_freq`` calls, a submodule joining after a warm-up): lowered one
+        statement at a time under ``cond = <the comparison>`` (a 0-d bool tensor once the
+        counter is a buffer), as :mod:`branchless` lowers a tensor ``if``."""
+        from compilelint.fix.codemods.branchless import Lowering
+
+        ctx = self.ctx
+        if not isinstance(ctx.parent(node), cst.IndentedBlock):
+            return "the branch is not inside a function body"
+        if node.orelse is not None and not isinstance(node.orelse, cst.Else):
+            return "the branch has an `elif`"
+        low = Lowering(ctx, node, raw_test=node.test)
+        cond = ctx.fresh_name("cond")
+        body = low.block(_suite(node.body), cst.Name(cond), 0, True)
+        if isinstance(body, NoFix):
+            return f"a branch has no branchless form ({body.reason})"
+        first = cst.Assign(
+            [cst.AssignTarget(cst.Name(cond))], node.test.with_changes(lpar=[], rpar=[])
+        )
+        stmts: list[cst.BaseStatement] = [cst.SimpleStatementLine([first]), *body]
+        if isinstance(node.orelse, cst.Else):
+            ncond = ctx.fresh_name("cond")
+            other = low.block(_suite(node.orelse.body), cst.Name(ncond), 1, False)
+            if isinstance(other, NoFix):
+                return f"the `else` has no branchless form ({other.reason})"
+            neg = cst.parse_expression(f"{ctx.torch('logical_not')}({cond})")
+            stmts.append(
+                cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(ncond))], neg)])
+            )
+            stmts.extend(other)
+        if not low.values[0] and not low.values[1]:
+            return "the branch assigns nothing"
+        stmts[0] = stmts[0].with_changes(leading_lines=node.leading_lines)
+        self.plan.lowered[id(node)] = stmts
+        self.plan.sides[0].extend(low.values[0])
+        self.plan.sides[1].extend(low.values[1])
+        self.plan.reads.append(ctx.code(node.test).strip())
         return None
 
     def sink(self, e: cst.BaseExpression) -> str | None:
@@ -448,6 +496,8 @@ class _Apply(cst.CSTTransformer):
     def leave_If(
         self, original: cst.If, updated: cst.If
     ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
+        if id(original) in self.plan.lowered:
+            return cst.FlattenSentinel(self.plan.lowered[id(original)])
         if id(original) not in self.plan.ifs:
             return updated
         test = updated.test
@@ -464,6 +514,12 @@ class _Apply(cst.CSTTransformer):
             )
             out.append(st)
         return cst.FlattenSentinel(out)
+
+
+def _suite(suite: cst.BaseSuite) -> list[cst.BaseStatement]:
+    if isinstance(suite, cst.SimpleStatementSuite):
+        return [cst.SimpleStatementLine(body=list(suite.body))]
+    return list(suite.body)  # type: ignore[attr-defined]
 
 
 def _arg(e: cst.BaseExpression) -> cst.Arg:
@@ -484,7 +540,11 @@ def _values(body: cst.BaseSuite) -> dict[str, cst.BaseExpression]:
 
 
 def tensor_reads(
-    ctx: FixContext, cls: cst.ClassDef, attr: str, reads: list[cst.Attribute]
+    ctx: FixContext,
+    cls: cst.ClassDef,
+    attr: str,
+    reads: list[cst.Attribute],
+    sides: tuple[list[cst.BaseExpression], list[cst.BaseExpression]] | None = None,
 ) -> list[tuple[cst.CSTNode, cst.CSTNode]] | NoFix:
     """The joint rewrite of every read of the counter ``self.<attr>`` (a 0-d tensor buffer
     from now on) in ``reads``, or why one of them cannot take a tensor."""
@@ -499,7 +559,17 @@ def tensor_reads(
                 "keep it a Python int outside `forward` (the training loop) or pass it in"
             )
     plan = walk.plan
-    marked = set(plan.clamps) | plan.wheres | set(plan.ifs) | plan.clones | set(plan.funcs)
+    if sides is not None:  # what lowered branches compute on each side
+        sides[0].extend(plan.sides[0])
+        sides[1].extend(plan.sides[1])
+    marked = (
+        set(plan.clamps)
+        | plan.wheres
+        | set(plan.ifs)
+        | plan.clones
+        | set(plan.funcs)
+        | set(plan.lowered)
+    )
     if not marked:
         return []
     nodes = {id(n): n for n in all_nodes(cls) if id(n) in marked}
