@@ -6,7 +6,7 @@ from torch import nn
 
 class OhemBoxLoss(nn.Module):
     """SSD-style hard negative mining: the negatives sorted by loss, the first 3 * num_pos summed
-    in a loop over range(int(...))."""
+    in a loop over range(int(...)) (the count clamped to the negatives there are)."""
 
     def __init__(self, dim, neg_pos_ratio=3):
         super().__init__()
@@ -19,7 +19,8 @@ class OhemBoxLoss(nn.Module):
         num_pos = pos.sum()
         neg_loss = torch.where(pos, torch.zeros_like(ce), ce)
         sorted_neg, _ = neg_loss.sort(descending=True)
+        num_neg = torch.clamp(self.neg_pos_ratio * num_pos, max=labels.numel() - num_pos)
         hard = ce.new_zeros(())
-        for i in range(int(self.neg_pos_ratio * num_pos)):
+        for i in range(int(num_neg)):
             hard = hard + sorted_neg[i]
         return ((ce * pos).sum() + hard) / num_pos.clamp(min=1)
