@@ -211,3 +211,81 @@ def test_invalid_cap_changes_a_loop_that_needs_more_iterations(tmp_path: Path) -
         capped.load_state_dict(orig.state_dict())
         a, b = orig(x), capped(x)
         assert torch.allclose(a, b) is same
+
+
+# a loop over `range(int(n))` whose body indexes a tensor at the loop variable
+COUNTED = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self, ratio=3):
+            super().__init__()
+            self.cls = nn.Linear(4, 1)
+            self.ratio = ratio
+
+        def forward(self, x, pos):
+            loss = self.cls(x).squeeze(-1).abs()
+            ranked, _ = loss.sort(descending=True)
+            n = torch.clamp(self.ratio * pos.sum(), max=x.shape[0])
+            hard = loss.new_zeros(())
+            for i in range(int(n)):
+                hard = hard + ranked[i]
+            return hard
+    """
+)
+
+
+def _fix_all(tmp_path: Path, src: str) -> tuple[Any, str]:
+    from compilelint.config import Config
+    from compilelint.fix.engine import run_fixes
+
+    work = tmp_path / "m.py"
+    work.write_text(src, encoding="utf-8")
+    res = run_fixes([str(work)], Config(select=("CL102",), cache=False), unsafe=True)
+    return res, res.changes[0].after.decode() if res.changes else src
+
+
+def test_range_of_int_loops_over_the_indexed_length(tmp_path: Path) -> None:
+    res, after = _fix_all(tmp_path, COUNTED)
+    assert [r.status for r in res.records] == ["applied"]
+    assert "n_iter = n.long()" in after
+    assert "for i in range(ranked.shape[0]):" in after
+    assert "hard = torch.where(active, hard + ranked[i], hard)" in after
+
+
+def test_range_of_int_without_an_indexed_tensor_is_declined(tmp_path: Path) -> None:
+    src = COUNTED.replace("hard = hard + ranked[i]", "hard = hard + loss.mean() * i")
+    res, after = _fix_all(tmp_path, src)
+    assert after == src
+    assert "indexes no tensor at `i`" in res.records[0].reason
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("npos", [0, 1, 2, 6], ids=["none", "one", "some", "clamped"])
+def test_valid_range_of_int_on_torch(tmp_path: Path, npos: int) -> None:
+    _, after = _fix_all(tmp_path, COUNTED)
+
+    def make(t: Any) -> list[Any]:
+        pos = t.zeros(6, dtype=t.long)
+        pos[:npos] = 1
+        return [t.randn(6, 4), pos]
+
+    _check(tmp_path, COUNTED, after, make)
+
+
+@pytest.mark.torch
+def test_invalid_count_past_the_length_raised_in_eager(tmp_path: Path) -> None:
+    """The one difference: a count beyond the indexed length raised `IndexError` in eager;
+    the rewrite, bounded by that length, sums what there is."""
+    torch = pytest.importorskip("torch")
+    src = COUNTED.replace(", max=x.shape[0])", ", max=100)")
+    _, after = _fix_all(tmp_path, src)
+    (tmp_path / "orig.py").write_text(src, encoding="utf-8")
+    (tmp_path / "fixed.py").write_text(after, encoding="utf-8")
+    torch.manual_seed(0)
+    orig = load_module(tmp_path / "orig.py", "orig").Model()
+    fixed = load_module(tmp_path / "fixed.py").Model()
+    fixed.load_state_dict(orig.state_dict())
+    x, pos = torch.randn(6, 4), torch.ones(6, dtype=torch.long)
+    with pytest.raises(IndexError):
+        orig(x, pos)
+    torch.testing.assert_close(fixed(x, pos), orig.cls(x).squeeze(-1).abs().sum())

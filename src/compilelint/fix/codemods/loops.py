@@ -383,3 +383,115 @@ def exit_of_while(ctx: FixContext, node: cst.If) -> cst.While | None:
     if isinstance(block, cst.IndentedBlock) and isinstance(loop, cst.While):
         return loop
     return None
+
+
+def _for_exits(loop: cst.For) -> list[cst.CSTNode]:
+    out: list[cst.CSTNode] = []
+
+    def walk(n: cst.CSTNode, inner: bool) -> None:
+        if isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            return
+        if isinstance(n, (cst.Return, cst.Yield)) or (
+            isinstance(n, (cst.Break, cst.Continue)) and not inner
+        ):
+            out.append(n)
+        for c in n.children:
+            walk(c, inner or (isinstance(n, (cst.For, cst.While)) and n is not loop))
+
+    walk(loop.body, False)
+    return out
+
+
+def range_of_tensor(ctx: FixContext, origin: cst.Call) -> cst.For | None:
+    """The ``for`` loop whose iterable is ``range(origin)`` (``origin``: ``int(t)``/``t.item()``)."""
+    arg = ctx.parent(origin)
+    call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+    loop = ctx.parent(call) if isinstance(call, cst.Call) else None
+    if (
+        isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Name)
+        and call.func.value == "range"
+        and len(call.args) == 1
+        and call.args[0] is arg
+        and isinstance(loop, cst.For)
+        and loop.iter is call
+    ):
+        return loop
+    return None
+
+
+def counted_for(
+    ctx: FixContext,
+    loop: cst.For,
+    count: cst.BaseExpression,
+    lowering: Callable[..., Lowering],
+) -> Rewrite | NoFix:
+    """``for i in range(int(n)): <body indexing x[i]>`` -> ``for i in range(x.shape[0]):`` +
+    ``active = i < n_`` (``n_ = n.long()``, the count truncated as ``int()`` does) + the body
+    lowered under ``active``: the iterations at ``i >= n`` change nothing, the others are
+    eager's. The static bound is the length of a tensor the body indexes at ``i``: eager raised
+    ``IndexError`` for a count beyond it, so every count eager ran is covered."""
+    if loop.orelse is not None or not isinstance(loop.target, cst.Name):
+        return NoFix("the loop has an `else` or unpacks its variable")
+    i = loop.target.value
+    block = ctx.parent(loop)
+    if not isinstance(block, cst.IndentedBlock) or ctx.function(loop) is None:
+        return NoFix("the loop is not inside a function body")
+    other = _for_exits(loop)
+    if other:
+        return NoFix(f"the loop has an exit (`{ctx.code(other[0]).strip()}`)")
+    assigned = set(bound_names(loop.body))
+    if i in assigned:
+        return NoFix(f"the loop assigns its variable `{i}`")
+    if reads_after(ctx, loop, {i}):
+        return NoFix(f"the loop variable `{i}` is read after the loop")
+    bound: cst.BaseExpression | None = None
+    for n in _walk(loop.body):
+        if (
+            isinstance(n, cst.Subscript)
+            and n.slice
+            and isinstance(n.slice[0].slice, cst.Index)
+            and isinstance(n.slice[0].slice.value, cst.Name)
+            and n.slice[0].slice.value.value == i
+            and isinstance(n.value, (cst.Name, cst.Attribute))
+            and not (names_in(n.value) & assigned)
+            and ctx.is_tensor(n.value)
+        ):
+            bound = n.value
+            break
+    if bound is None:
+        return NoFix(
+            f"the body indexes no tensor at `{i}` whose length would bound the loop; by hand: "
+            f"loop over a static bound and select each update with `torch.where({i} < n, new, "
+            "old)`"
+        )
+    act, cnt = ctx.fresh_name("active"), ctx.fresh_name("n_iter")
+    low = lowering(ctx, loop, need_select=reads_after(ctx, loop, assigned))
+    body = low.block(list(loop.body.body), cst.Name(act), 0, False)  # type: ignore[attr-defined]
+    if isinstance(body, NoFix):
+        return body
+    if not low.values[0]:
+        return NoFix("the loop body assigns nothing")
+    cnt_src = _code(count)
+    if not isinstance(count, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+        cnt_src = f"({cnt_src})"
+    pre = _assign(cnt, f"{cnt_src}.long()").with_changes(leading_lines=loop.leading_lines)
+    new_loop = loop.with_changes(
+        iter=cst.parse_expression(f"range({_code(bound)}.shape[0])"),
+        body=loop.body.with_changes(body=[_assign(act, f"{i} < {cnt}"), *body]),
+        leading_lines=[],
+    )
+    return Rewrite(
+        title=f"loop over the static length of `{_code(bound)}` with a flag `{act} = {i} < n` "
+        f"(the count `{_code(count)}` stays a tensor); each update selects with "
+        f"`torch.where({act}, new, old)`, so the iterations past the count change nothing",
+        changes=[(loop, cst.FlattenSentinel([pre, new_loop]))],
+        imports=("torch",),
+    )
+
+
+def _walk(n: cst.CSTNode) -> list[cst.CSTNode]:
+    out = [n]
+    for c in n.children:
+        out.extend(_walk(c))
+    return out
