@@ -289,3 +289,10 @@ def test_invalid_count_past_the_length_raised_in_eager(tmp_path: Path) -> None:
     with pytest.raises(IndexError):
         orig(x, pos)
     torch.testing.assert_close(fixed(x, pos), orig.cls(x).squeeze(-1).abs().sum())
+
+
+def test_counter_stepped_by_assignment(tmp_path: Path) -> None:
+    src = COND_SECOND.replace("n += 1", "n = n + 1")
+    res, after = _fix(tmp_path, src)
+    assert [r.status for r in res.records] == ["applied"]
+    assert "while n < self.cfg.max_iter:" in after and "n = n + 1" in after

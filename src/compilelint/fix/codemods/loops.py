@@ -123,9 +123,22 @@ def _break_if(st: cst.BaseStatement) -> cst.BaseExpression | None:
 
 
 def _step_of(st: cst.BaseStatement) -> str | None:
-    """``c += 1``: ``c``."""
+    """``c += 1`` (or ``c = c + 1``, ``c = 1 + c``): ``c``."""
     if isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1:
         a = st.body[0]
+        if (
+            isinstance(a, cst.Assign)
+            and len(a.targets) == 1
+            and isinstance(a.targets[0].target, cst.Name)
+            and isinstance(a.value, cst.BinaryOperation)
+            and isinstance(a.value.operator, cst.Add)
+        ):
+            c = a.targets[0].target.value
+            sides = (a.value.left, a.value.right)
+            if any(isinstance(x, cst.Name) and x.value == c for x in sides) and any(
+                isinstance(x, cst.Integer) and x.value == "1" for x in sides
+            ):
+                return c
         if (
             isinstance(a, cst.AugAssign)
             and isinstance(a.target, cst.Name)
