@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods import masks, moe
+from compilelint.fix.codemods import loops, masks, moe
 from compilelint.fix.codemods.base import (
     Codemod,
     all_nodes,
@@ -152,6 +152,9 @@ class TensorDependentBranchWhere(Codemod):
                     "(a Python flag in it) is not rewritten"
                 )
             return self._lowered(ctx, node, chain_test, node.test)
+        loop = loops.exit_of_while(ctx, node)
+        if loop is not None:
+            return self._bounded_while(ctx, loop)
         masked = masks.guarded_masked_writes(ctx, node)
         if masked is not None:
             return masked
@@ -397,10 +400,7 @@ class TensorDependentBranchWhere(Codemod):
                 else None
             )
         if isinstance(loop, cst.While):
-            return NoFix(
-                "the `while` loop's exit on a tensor value: give the loop a bound "
-                "(`for _ in range(max_steps):`) to make it branchless"
-            )
+            return self._bounded_while(ctx, loop)
         outer = ctx.parent(loop)
         follow: cst.BaseExpression | None = None
         if isinstance(leave, cst.Return):
@@ -522,7 +522,24 @@ class TensorDependentBranchWhere(Codemod):
         )
 
     # ------------------------------------------------------------------ while loops
+    def _bounded_while(self, ctx: FixContext, loop: cst.While) -> Rewrite | Proposal | NoFix:
+        """Any `while` loop whose Python exits bound a counter (:mod:`loops`)."""
+        return loops.bounded_while(
+            ctx,
+            loop,
+            self._lowering,
+            lambda e: tensor_test(ctx, e),
+            lambda e: _tensor_part(ctx, e),
+        )
+
     def _while(self, ctx: FixContext, node: cst.While) -> Rewrite | Proposal | NoFix:
+        first = self._counted_while(ctx, node)
+        if not isinstance(first, NoFix):
+            return first
+        general = self._bounded_while(ctx, node)
+        return first if isinstance(general, NoFix) else general
+
+    def _counted_while(self, ctx: FixContext, node: cst.While) -> Rewrite | Proposal | NoFix:
         """``i = 0; while i < N and cond: <body>; i += 1`` (``N`` any expression the loop does
         not change: ``x.size(0)``, ``len(ids)``, ``self.max_iter``) -> ``for i in range(0,
         N):`` + ``active = torch.logical_and(active, cond)`` + the body lowered under

@@ -89,6 +89,22 @@ class TensorItemDrop(Codemod):
                 "while dynamo traces it"
             )
         res = self.keep_tensor(ctx, origin, replacement, wrap)
+        if isinstance(res, NoFix):
+            # `for i in range(int(n)):` over a body indexing `x[i]`: a flag over `x`'s length
+            from compilelint.fix.codemods import loops
+            from compilelint.fix.codemods.cl101_tensor_dependent_branch import (
+                TensorDependentBranchWhere,
+            )
+
+            loop = loops.range_of_tensor(ctx, origin)
+            if loop is not None:
+                inner = origin.args[0].value if origin.args else origin.func.value  # type: ignore[attr-defined]
+                counted = loops.counted_for(
+                    ctx, loop, inner, TensorDependentBranchWhere()._lowering
+                )
+                if not isinstance(counted, NoFix):
+                    return counted
+                return NoFix(f"{res.reason}; {counted.reason}")
         if isinstance(res, NoFix) and isinstance(ctx.parent(origin), cst.Assign):
             # `n = int(t.max())` ... `x[:, :n]`: CL113's mask, as a proposal
             from compilelint.fix.codemods.cl113_tensor_slice_bound import SliceBoundMask, _read
