@@ -368,3 +368,29 @@ def test_a_selection_returned_or_iterated_names_the_manual_recipe(tmp_path: Path
     assert "The selection is returned" in reasons[9]
     assert "The selection is iterated over" in reasons[10]
     assert all("capture_dynamic_output_shape_ops" in r for r in reasons.values())
+
+
+BAND_FORMS = HEAD + textwrap.dedent(
+    """\
+    def f(x, n):
+        labels = torch.arange(n)
+        a = labels.unsqueeze(1) == labels
+        b = torch.eq(labels.view(-1, 1), labels.view(1, -1))
+        c = labels[:, None].lt(labels[None, :])
+        mask = torch.ones(n, n, dtype=torch.bool)
+        mask.fill_diagonal_(False)
+        m2 = torch.ones(n, n, dtype=torch.bool)
+        m2[0, 1] = False
+        return x[a], x[b], x[c], x[mask], x[m2]
+    """
+)
+
+
+def test_comparison_functions_and_in_place_band_steps() -> None:
+    mod = cst.parse_module(BAND_FORMS)
+    ctx = FixContext(mod, path="m.py")
+    ret = next(n for n in mod.body if isinstance(n, cst.FunctionDef)).body.body[-1]
+    subs = ret.body[0].value.elements  # type: ignore[attr-defined]
+    got = [structural.band(ctx, e.value.slice[0].slice.value) for e in subs]
+    B = structural.Band
+    assert got == [B("eq"), B("eq"), B("ge", 1), B("ne"), None]

@@ -243,6 +243,8 @@ class _Prover:
             inner = self.band(pos[0], fn, d)
             k = _int(pos[1] if len(pos) > 1 else kw.get("diagonal"))
             return self._tri(inner, name, k)
+        if name in _COMPARE and len(pos) == 2 and not kw:
+            return self._comparison(_compare(pos[0], name, pos[1]), fn, d)
         if name == "logical_not" and len(pos) == 1:
             inner = self.band(pos[0], fn, d)
             return None if inner is None else invert(inner)
@@ -261,6 +263,8 @@ class _Prover:
             if m in ("tril", "triu", "tril_", "triu_"):
                 k = _int(pos[0] if pos else kw.get("diagonal"))
                 return self._tri(self.band(recv, fn, d), m.rstrip("_"), k)
+            if m in _COMPARE and len(pos) == 1 and not kw:
+                return self._comparison(_compare(recv, m, pos[0]), fn, d)
             if m == "logical_not" and not pos:
                 inner = self.band(recv, fn, d)
                 return None if inner is None else invert(inner)
@@ -323,6 +327,9 @@ class _Prover:
         """("row" | "col", the arange's code) of ``r[:, None]`` / ``r[None, :]``,
         ``r.unsqueeze(1)`` / ``r.unsqueeze(0)``, ``r.view(-1, 1)`` / ``r.view(1, -1)``."""
         ctx = self.ctx
+        plain = self._arange(e, fn, d)
+        if plain is not None:
+            return ("col", plain)  # a 1-D arange broadcasts along the last dim
         if isinstance(e, cst.Subscript):
             els = e.slice
             kinds = []
@@ -390,9 +397,17 @@ class _Prover:
             return None
         if not isinstance(a.targets[0].target, cst.Name):
             return None
-        if _written_in_place(fn, lambda n: isinstance(n, cst.Name) and n.value == name.value):
+        value: cst.BaseExpression = a.value
+        steps = _in_place_steps(ctx, fn, name.value)
+        if steps is None:
             return None
-        return a.value
+        bound, used = ctx.span(a)[0], ctx.span(name)[0]
+        for st in steps:
+            line = ctx.span(st)[0]
+            if bound < line < used:  # `mask.fill_diagonal_(0)`: as `mask = mask.fill_...`
+                assert isinstance(st.func, cst.Attribute)
+                value = st.with_changes(func=st.func.with_changes(value=value))
+        return value
 
     def _name(self, e: cst.Name, fn: cst.FunctionDef | None, d: int) -> Band | None:
         if fn is None:
@@ -443,6 +458,22 @@ class _Prover:
         if len(rets) != 1 or rets[0].value is None:
             return None
         return self.band(rets[0].value, fn, d)
+
+
+_COMPARE: dict[str, type[cst.BaseCompOp]] = {
+    "eq": cst.Equal,
+    "ne": cst.NotEqual,
+    "lt": cst.LessThan,
+    "le": cst.LessThanEqual,
+    "gt": cst.GreaterThan,
+    "ge": cst.GreaterThanEqual,
+}
+
+
+def _compare(a: cst.BaseExpression, name: str, b: cst.BaseExpression) -> cst.Comparison:
+    """``torch.eq(a, b)`` / ``a.eq(b)`` as the comparison ``a == b`` (its operands the
+    original nodes)."""
+    return cst.Comparison(a, [cst.ComparisonTarget(_COMPARE[name](), b)])
 
 
 def _keeps(op: cst.BaseCompOp, v: bool) -> bool | None:
@@ -546,7 +577,37 @@ def _is_self_attr(t: cst.BaseExpression, attr: str) -> bool:
     )
 
 
-def _written_in_place(fn: cst.FunctionDef, is_it: object) -> bool:
+_BAND_STEPS = frozenset({"fill_diagonal_", "tril_", "triu_"})
+
+
+def _in_place_steps(ctx: FixContext, fn: cst.FunctionDef, name: str) -> list[cst.Call] | None:
+    """The in-place band steps on ``name`` (``mask.fill_diagonal_(0)``, ``mask.triu_(1)``),
+    each a statement of its own in the function's block; None when anything else writes into
+    ``name`` in place (``mask[0, 1] = False``, ``mask.masked_fill_(...)``)."""
+    steps: list[cst.Call] = []
+    for st in fn.body.body:
+        if isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1:
+            e = st.body[0]
+            if (
+                isinstance(e, cst.Expr)
+                and isinstance(e.value, cst.Call)
+                and isinstance(e.value.func, cst.Attribute)
+                and isinstance(e.value.func.value, cst.Name)
+                and e.value.func.value.value == name
+                and e.value.func.attr.value in _BAND_STEPS
+            ):
+                steps.append(e.value)
+    ids = {id(c) for c in steps}
+
+    def other(n: cst.CSTNode) -> bool:
+        return isinstance(n, cst.Name) and n.value == name
+
+    if _written_in_place(fn, other, skip=ids):
+        return None
+    return steps
+
+
+def _written_in_place(fn: cst.FunctionDef, is_it: object, skip: set[int] | None = None) -> bool:
     """A method ending in ``_`` called on the value, or an item assigned through it."""
     test = is_it  # a predicate on nodes
 
@@ -557,7 +618,8 @@ def _written_in_place(fn: cst.FunctionDef, is_it: object) -> bool:
             nonlocal hit
             f = n.func
             if (
-                isinstance(f, cst.Attribute)
+                id(n) not in (skip or ())
+                and isinstance(f, cst.Attribute)
                 and f.attr.value.endswith("_")
                 and not f.attr.value.startswith("_")
                 and test(f.value)  # type: ignore[operator]
