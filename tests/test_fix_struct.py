@@ -394,3 +394,85 @@ def test_comparison_functions_and_in_place_band_steps() -> None:
     got = [structural.band(ctx, e.value.slice[0].slice.value) for e in subs]
     B = structural.Band
     assert got == [B("eq"), B("eq"), B("ge", 1), B("ne"), None]
+
+
+# ---------------------------------------------------------------------------- counts of results
+COUNTS = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(6, 6)
+
+        def forward(self, x, y):
+            z = self.lin(x)
+            pos = z > 0
+            a = len(torch.nonzero(pos))
+            b = pos.nonzero().size(0)
+            c = torch.unique(y).numel()
+            d = torch.count_nonzero(z[pos])
+            e = z[pos].shape[0]
+            pos_inds = (y > 0).nonzero().squeeze(1)
+            num_pos = max(len(pos_inds), 1)
+            classes = torch.unique(y)
+            return z.sum() / num_pos + z * a * b * d * e + len(classes) * 2 + c
+    """
+)
+COUNTS_FIXED = [
+    "a = pos.count_nonzero()",
+    "b = pos.count_nonzero()",
+    "c = y.flatten().sort().values.diff().ne(0).sum() + (y.numel() > 0)",
+    "d = torch.count_nonzero(torch.where(pos, z, 0))",
+    "e = pos.count_nonzero()",
+    "num_pos = (y > 0).count_nonzero().clamp(min=1)",
+    "(y.flatten().sort().values.diff().ne(0).sum() + (y.numel() > 0)) * 2",
+]
+# the count is needed as a Python number (a loop bound, a branch, an output)
+COUNT_AS_NUMBER = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def forward(self, x, y):
+            nz = torch.nonzero(x > 0)
+            n = len(nz)
+            if n > 2:
+                x = x * 2
+            return x, torch.unique(y).numel()
+    """
+)
+
+
+def test_counts_of_data_dependent_results_are_counted_without_them(tmp_path: Path) -> None:
+    out = _fix(tmp_path, COUNTS)
+    for line in COUNTS_FIXED:
+        assert line in out
+    assert ".nonzero(" not in out and "unique" not in out and "pos_inds" not in out
+
+
+def test_a_count_used_as_a_python_number_is_left(tmp_path: Path) -> None:
+    out = _fix(tmp_path, COUNT_AS_NUMBER)
+    assert "len(nz)" in out and "torch.unique(y).numel()" in out
+
+
+@pytest.mark.torch
+def test_count_fix_compiles_whole_and_computes_the_same(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    fixed = _fix(tmp_path, COUNTS)
+    (tmp_path / "a.py").write_text(COUNTS, encoding="utf-8")
+    (tmp_path / "b.py").write_text(fixed, encoding="utf-8")
+    a, b = load_module(tmp_path / "a.py", "ct"), load_module(tmp_path / "b.py", "ct")
+    for seed, y in enumerate([torch.randint(0, 4, (7,)), torch.zeros(0, dtype=torch.long)]):
+        torch.manual_seed(seed)
+        x = torch.randn(5, 6)
+        outs = []
+        for mod, compiled in ((a, False), (b, False), (b, True)):
+            torch.manual_seed(0)
+            model = mod.Model()
+            torch._dynamo.reset()
+            fn = torch.compile(model, backend="eager", fullgraph=True) if compiled else model
+            out = fn(x, y)
+            out.sum().backward()
+            outs.append((out.detach(), [p.grad for p in model.parameters()]))
+        for got in outs[1:]:
+            torch.testing.assert_close(got[0], outs[0][0])
+            for g, w in zip(got[1], outs[0][1], strict=True):
+                torch.testing.assert_close(g, w)

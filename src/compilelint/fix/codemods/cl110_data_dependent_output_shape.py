@@ -33,6 +33,7 @@ from compilelint.fix.codemods.base import (
     template,
 )
 from compilelint.fix.codemods.classes import unique_index, unique_loop
+from compilelint.fix.codemods.counted import counted as count_rewrite
 from compilelint.fix.codemods.numpy_calls import numpy_to_torch
 from compilelint.fix.codemods.selection import index_reads
 from compilelint.fix.context import FixContext
@@ -63,6 +64,11 @@ class DataDependentShape(Codemod):
         dense = moe.dense_dispatch(ctx, call)
         if dense is not None:
             return dense
+        for c in [call, *ctx.on_line(ctx.span(call)[0], cst.Call)]:
+            if _attr(c) in ("nonzero", "argwhere", "unique"):
+                count = count_rewrite(ctx, c)
+                if count is not None:
+                    return count
         sel = masks.masked_select(ctx, call)
         if sel is not None:
             return masks.fix_selection(ctx, sel)

@@ -34,6 +34,7 @@ from compilelint.fix.codemods.base import (
     side_effect,
     template,
 )
+from compilelint.fix.codemods.counted import counted as count_rewrite
 from compilelint.fix.codemods.selection import (
     Selection,
     normalized_selection,
@@ -919,6 +920,10 @@ def fix_selection(
     shaped = structural.structural_selection(ctx, sel)
     if shaped is not None:
         return shaped
+    if isinstance(sel.node, cst.Subscript) and sel.node.value is sel.x:
+        count = count_rewrite(ctx, sel.node)
+        if count is not None:
+            return count
     if not known_mask and not looks_like_mask(ctx, sel.node, sel.m):
         return NoFix("the index is not known to be a boolean mask")
     counted = count_at_once(ctx, sel)
