@@ -33,6 +33,7 @@ from compilelint.fix.codemods.base import (
     template,
 )
 from compilelint.fix.codemods.classes import unique_index, unique_loop
+from compilelint.fix.codemods.counted import counted as count_rewrite
 from compilelint.fix.codemods.numpy_calls import numpy_to_torch
 from compilelint.fix.codemods.selection import index_reads
 from compilelint.fix.context import FixContext
@@ -63,6 +64,11 @@ class DataDependentShape(Codemod):
         dense = moe.dense_dispatch(ctx, call)
         if dense is not None:
             return dense
+        for c in [call, *ctx.on_line(ctx.span(call)[0], cst.Call)]:
+            if _attr(c) in ("nonzero", "argwhere", "unique"):
+                count = count_rewrite(ctx, c)
+                if count is not None:
+                    return count
         sel = masks.masked_select(ctx, call)
         if sel is not None:
             return masks.fix_selection(ctx, sel)
@@ -70,7 +76,8 @@ class DataDependentShape(Codemod):
         if mask is not None:
             return _indices_to_mask(ctx, call, mask)
         if _attr(call) == "bincount":
-            return _bincount(ctx, call)
+            counted = selections_counted(ctx, call)
+            return counted if counted is not None else _bincount(ctx, call)
         if _attr(call) == "unique":
             looped = unique_loop(ctx, call) or unique_index(ctx, call)
             if looped is not None:
@@ -673,6 +680,30 @@ def _bincount(ctx: FixContext, call: cst.Call) -> Rewrite | NoFix:
         changes=[(call, new.with_changes(lpar=call.lpar, rpar=call.rpar))],
         imports=("torch",),
     )
+
+
+def selections_counted(ctx: FixContext, call: cst.Call) -> Rewrite | None:
+    """The rewrite of ``bincount`` over mask selections (``bincount(target[m] * C + pred[m],
+    minlength=C * C)``, or through names: ``pred = pred[m]`` ... ``bincount(n * label +
+    pred, ...)``): the flow of the selection (:func:`flow.masked_flow`) that ends in this
+    call counts every position with the mask as its weights, so the selection's line and the
+    count's are fixed together."""
+    fn = ctx.function(call)
+    if fn is None:
+        return None
+    line = ctx.span(call)[0]
+    for sub in flow.subscripts_of(fn):
+        if ctx.span(sub)[0] > line:
+            break
+        sel = masks.subscript_selection(sub)
+        if sel is None or not masks.looks_like_mask(ctx, sub, sel.m):
+            continue
+        got = flow.masked_flow(ctx, sub)
+        if isinstance(got, Rewrite) and any(
+            n is call or any(a is n for a in ctx.ancestors(call)) for n, _ in got.changes
+        ):
+            return got
+    return None
 
 
 def _pure(e: cst.BaseExpression) -> bool:

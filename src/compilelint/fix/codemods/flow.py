@@ -129,6 +129,7 @@ class _Flow:
     counts: list[cst.BaseExpression] = field(default_factory=list)
     safe: bool = True  # only polynomial steps: leaves need no torch.where
     unordered: bool = False  # a leaf holds its elements in another order (`x[:, m]`)
+    flat: bool = False  # a step flattens (`.view(-1)`): only `bincount` reads it in order
 
 
 class _Stop(Exception):
@@ -184,6 +185,7 @@ class _Walker:
         self.seen: set[int] = set()
         self.rows: set[int] = set()  # walked expressions that hold gathered rows
         self.pending: list[tuple[cst.BaseExpression, cst.CSTNode]] = []
+        self.counted = False  # the flow ends in `bincount`: config numbers are operands too
 
     # -- members -----------------------------------------------------------------------
     def leaf(self, sub: cst.Subscript) -> cst.BaseExpression:
@@ -252,6 +254,8 @@ class _Walker:
         binding, a 0-d reduction, a number, or an elementwise step over them."""
         ctx = self.ctx
         if id(e) in self.flow.leaves:
+            return True
+        if self.counted and isinstance(e, (cst.Name, cst.Attribute)) and self.config_value(e):
             return True
         if isinstance(e, cst.Subscript) and _selection_index(ctx, e) == self.flow.index:
             return True
@@ -355,9 +359,36 @@ class _Walker:
         self.pending.append((other, at))
 
     def check_operands(self) -> None:
+        self.counted = any(v[2] == "bincount" for v in self.flow.terminals.values())
         for other, at in self.pending:
             if not self.member(other):
                 raise self.foreign(other, at)
+
+    def config_value(self, e: cst.BaseExpression) -> bool:
+        """A number the model is configured with, in a flow that ends in ``bincount`` (bin
+        indices are integers; the verifier checks the counts): ``self.num_classes`` set only
+        in ``__init__`` from its parameters or numbers, or a name bound once, before, to one
+        (``n = self.num_classes``), or a parameter of the function that is not a tensor."""
+        ctx = self.ctx
+        if ctx.static_tensor(e):
+            return False
+        if isinstance(e, cst.Attribute):
+            return _init_config(ctx, e)
+        if not isinstance(e, cst.Name):
+            return False
+        binds = bound_names(self.fn.body).get(e.value, [])
+        if not binds:
+            return e.value in {p.name.value for p in self.fn.params.params} and not any(
+                ctx.is_tensor(r) for r in name_nodes(self.fn.body, e.value)
+            )
+        if len(binds) != 1 or ctx.span(binds[0])[0] >= ctx.span(e)[0]:
+            return False
+        a = ctx.parent(binds[0])
+        if not isinstance(a, cst.Assign) or len(a.targets) != 1:
+            return False
+        return number_expr(a.value) or (
+            isinstance(a.value, cst.Attribute) and _init_config(ctx, a.value)
+        )
 
     def foreign(self, other: cst.BaseExpression, at: cst.CSTNode) -> _Stop:
         return _Stop(
@@ -371,6 +402,11 @@ class _Walker:
         self.todo.append(e)
 
     def method(self, e: cst.BaseExpression, call: cst.Call, name: str, rows: bool) -> None:
+        if name == "bincount" and not rows:
+            return self.bincount(e, call, method=True)
+        if not rows and _cast_or_flat(self.ctx, call, name):
+            self.flow.flat |= name in ("view", "reshape", "flatten")
+            return self.push(call, rows)
         if name in _METHODS and not call.args:
             self.flow.safe &= _METHODS[name]
             return self.push(call, rows)
@@ -408,6 +444,8 @@ class _Walker:
             return self.loss(e, call)
         if f == "logsumexp" and _is_torch(ctx, call) and not rows and _lse_dim0(call, 1):
             return self.terminal(call, e, f, rows)
+        if f == "bincount" and _is_torch(ctx, call) and not rows:
+            return self.bincount(e, call, method=False)
         if len(pos) != len(call.args):
             raise self.stop(e)
         if f in _FUNCS and len(pos) == 1:
@@ -446,6 +484,21 @@ class _Walker:
             if o is not e:
                 self.operand(o, call)
         self.flow.terminals[id(call)] = (call, e, "loss:" + op, False)
+
+    def bincount(self, e: cst.BaseExpression, call: cst.Call, *, method: bool) -> None:
+        """``torch.bincount(i, minlength=K)`` (``weights=w``; ``i.bincount(...)``) of flow
+        values: a terminal counting the selected positions into ``K`` bins."""
+        got = bincount_args(call, method=method)
+        if got is None:
+            raise _Stop(
+                f"`{self.ctx.code(call).strip()[:50]}` has no `minlength=` (or unpacks its "
+                "arguments): its size is only known from the data; pass the number of bins"
+            )
+        idx, w, _ = got
+        for o in (idx, w):
+            if o is not None and o is not e:
+                self.operand(o, call)
+        self.flow.terminals[id(call)] = (call, e, "bincount", False)
 
     def count(self, call: cst.Call) -> None:
         """``len(n)`` / ``n.numel()`` in arithmetic becomes ``m.sum()`` (a 0-d tensor); as a
@@ -513,6 +566,95 @@ class _Walker:
             f"`{what[:40]}` is used in `{use}`, not only in elementwise steps ending in "
             "reductions (sum, mean) or counts"
         )
+
+
+def _init_config(ctx: FixContext, e: cst.Attribute) -> bool:
+    """``self.X`` assigned only in ``__init__``, from its parameters or numbers."""
+    if not (isinstance(e.value, cst.Name) and e.value.value == "self"):
+        return False
+    cls = ctx.enclosing(e, cst.ClassDef)
+    if cls is None:
+        return False
+    found = False
+    for meth in cls.body.body:
+        if not isinstance(meth, cst.FunctionDef):
+            continue
+        params = {p.name.value for p in meth.params.params}
+        for node in _assigns(meth):
+            for t in node.targets:
+                tt = t.target
+                if not (
+                    isinstance(tt, cst.Attribute)
+                    and isinstance(tt.value, cst.Name)
+                    and tt.value.value == "self"
+                    and tt.attr.value == e.attr.value
+                ):
+                    continue
+                v = node.value
+                if meth.name.value != "__init__" or not (
+                    number_expr(v) or (isinstance(v, cst.Name) and v.value in params)
+                ):
+                    return False
+                found = True
+    return found
+
+
+def _assigns(fn: cst.FunctionDef) -> list[cst.Assign]:
+    out: list[cst.Assign] = []
+
+    class V(cst.CSTVisitor):
+        def visit_Assign(self, n: cst.Assign) -> None:
+            out.append(n)
+
+    fn.visit(V())
+    return out
+
+
+def bincount_args(
+    call: cst.Call, *, method: bool
+) -> tuple[cst.BaseExpression, cst.BaseExpression | None, cst.BaseExpression] | None:
+    """(indices, weights or None, minlength) of ``torch.bincount(i, w, K)`` / ``i.bincount(
+    ...)`` (keywords too), or None without a ``minlength``."""
+    if any(a.star for a in call.args):
+        return None
+    pos = [a.value for a in call.args if a.keyword is None]
+    kw = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    if method:
+        assert isinstance(call.func, cst.Attribute)
+        idx: cst.BaseExpression | None = call.func.value
+    else:
+        idx = pos.pop(0) if pos else kw.pop("input", None)
+    if len(pos) > 2:
+        return None
+    for key, v in zip(("weights", "minlength"), pos, strict=False):
+        if key in kw:
+            return None
+        kw[key] = v
+    if idx is None or "minlength" not in kw or set(kw) - {"weights", "minlength"}:
+        return None
+    w = kw.get("weights")
+    if isinstance(w, cst.Name) and w.value == "None":
+        w = None
+    return idx, w, kw["minlength"]
+
+
+_INT_DTYPES = frozenset({"long", "int", "int64", "int32", "int16", "int8", "uint8"})
+
+
+def _cast_or_flat(ctx: FixContext, call: cst.Call, name: str) -> bool:
+    """``.long()``/``.int()``, ``.to(torch.long)`` (an integer dtype), ``.view(-1)``,
+    ``.reshape(-1)``, ``.flatten()``: the same values per position."""
+    if any(a.keyword is not None or a.star for a in call.args):
+        return False
+    args = [ctx.code(a.value).strip() for a in call.args]
+    if name in ("long", "int") and not args:
+        return True
+    if name == "to" and len(args) == 1:
+        head, _, last = args[0].rpartition(".")
+        return head == ctx.torch() and last in _INT_DTYPES
+    if name in ("view", "reshape") and args == ["-1"]:
+        return True
+    return name == "flatten" and not args
 
 
 def _tuple_target(
@@ -767,6 +909,11 @@ def _dim0(call: cst.Call) -> bool:
     return isinstance(a.value, cst.Integer) and a.value.value == "0"
 
 
+def subscripts_of(fn: cst.FunctionDef) -> list[cst.Subscript]:
+    """The subscripts in ``fn``'s body, in source order."""
+    return _subscripts(fn)
+
+
 def _subscripts(fn: cst.FunctionDef) -> list[cst.Subscript]:
     out: list[cst.Subscript] = []
 
@@ -818,7 +965,7 @@ def masked_flow(
         binds = bound_names(fn.body)
         stable = (
             (isinstance(m, cst.Name) or (side_effect(m) is None and bool(used)))
-            and not isinstance(m, (cst.Call, cst.Subscript))
+            and (not isinstance(m, (cst.Call, cst.Subscript)) or _bool_cast(m))
             and not any(ctx.span(b)[0] >= line for u in used for b in binds.get(u, []))
         )
     if not stable:
@@ -831,6 +978,11 @@ def masked_flow(
         return NoFix(f"{why}; {FLOWS_ON}" if "not only in" in str(why) else str(why))
     if not flow.terminals and not flow.counts:
         return NoFix("the selection is never reduced")
+    if flow.flat and any(v[2] != "bincount" for v in flow.terminals.values()):
+        return NoFix(
+            "a step flattens the selection (`.view(-1)`) and a reduction other than "
+            "`bincount` reads it: the full-size values would not line up with the mask"
+        )
     members = [v[0] for v in flow.leaves.values()] + [v[0] for v in flow.terminals.values()]
     for node in [*members, *flow.counts]:
         if innermost_loop(ctx, node, fn) is not w.loop:
@@ -859,6 +1011,8 @@ def masked_flow(
             assert isinstance(updated, cst.Call)
             if op.startswith("loss:"):
                 return loss_build(updated, op.removeprefix("loss:"), plain)
+            if op == "bincount":
+                return bincount_build(updated, method)
             if method:
                 recv = updated.func.value  # type: ignore[attr-defined]
             else:
@@ -884,6 +1038,28 @@ def masked_flow(
             )
 
         return build
+
+    def bincount_build(updated: cst.Call, method: bool) -> cst.CSTNode:
+        got = bincount_args(updated, method=method)
+        assert got is not None
+        idx, w, k = got
+        mf = template("__m__.flatten()", m=atom(shape.where))
+        i = template(f"{t}.where(__m__, __i__.flatten(), 0)", m=mf, i=atom(idx))
+        dev = template("__i__.device", i=atom(idx))
+        if w is None:
+            dt, wt = f"{t}.long", template("__m__.long()", m=mf)
+        else:
+            wa = atom(w)
+            dt = f"({t}.float32 if {ctx.code(wa)}.dtype == {t}.float32 else {t}.float64)"
+            wt = template(f"{t}.where(__m__, __w__.flatten(), 0).to({dt[1:-1]})", m=mf, w=wa)
+        new = template(
+            f"{t}.zeros(__k__, dtype={dt}, device=__d__).index_add_(0, __i__, __w__)",
+            k=k,
+            d=dev,
+            i=i,
+            w=wt,
+        )
+        return new.with_changes(lpar=updated.lpar, rpar=updated.rpar)
 
     def loss_build(updated: cst.Call, op: str, plain: bool) -> cst.CSTNode:
         none = cst.Arg(
@@ -946,6 +1122,21 @@ def masked_flow(
         changes=changes,  # type: ignore[arg-type]
         imports=("torch",),
     )
+
+
+def _bool_cast(m: cst.BaseExpression) -> bool:
+    """``name.bool()`` (``self.name.bool()``): reading it again reads the same mask."""
+    if not (
+        isinstance(m, cst.Call)
+        and not m.args
+        and isinstance(m.func, cst.Attribute)
+        and m.func.attr.value == "bool"
+    ):
+        return False
+    e = m.func.value
+    while isinstance(e, cst.Attribute):
+        e = e.value
+    return isinstance(e, cst.Name)
 
 
 def _drop_self_binds(

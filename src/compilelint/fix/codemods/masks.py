@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods import flow
+from compilelint.fix.codemods import flow, structural
 from compilelint.fix.codemods.base import (
     atom,
     bound_names,
@@ -34,6 +34,7 @@ from compilelint.fix.codemods.base import (
     side_effect,
     template,
 )
+from compilelint.fix.codemods.counted import counted as count_rewrite
 from compilelint.fix.codemods.selection import (
     Selection,
     normalized_selection,
@@ -916,6 +917,13 @@ def fix_selection(
     """The rewrite of one selection: reduced at once, bound to a name used only in
     reductions, else the masking proposal. ``known_mask``: the static stage showed the index is
     a boolean mask (for an observed break's line, :func:`looks_like_mask` decides)."""
+    shaped = structural.structural_selection(ctx, sel)
+    if shaped is not None:
+        return shaped
+    if isinstance(sel.node, cst.Subscript) and sel.node.value is sel.x:
+        count = count_rewrite(ctx, sel.node)
+        if count is not None:
+            return count
     if not known_mask and not looks_like_mask(ctx, sel.node, sel.m):
         return NoFix("the index is not known to be a boolean mask")
     counted = count_at_once(ctx, sel)
@@ -949,6 +957,9 @@ def fix_selection(
         why = followed.reason
     if known_mask and not looks_like_mask(ctx, sel.node, sel.m):
         return NoFix(why)
+    out = structural.output_use(ctx, sel.node)
+    if out is not None:
+        why = f"{why}. {out}"
     if flow.FLOWS_ON in why:
         return proposal(ctx, sel, f"{why}. Masking (the patch shown) {_MASKING_MATCHES}")
     return proposal(ctx, sel, f"{why}; {_WHY_PROPOSED}")
