@@ -1,4 +1,4 @@
-# spec: {"model": "sc_nlp_trim_mean.py:TrimmedMeanPool", "init": {"args": [32, 16]}, "inputs": [{"tensor": [3, 12], "dtype": "int64", "high": 32}, {"tensor": [3], "dtype": "int64", "data": [12, 7, 9]}]}
+# spec: {"model": "sc_nlp_trim_mean.py:TrimmedMeanPool", "init": {"args": [32, 16]}, "inputs": [{"tensor": [3, 12], "dtype": "int64", "init": "randint", "low": 0, "high": 32}, {"tensor": [3], "dtype": "int64", "data": [12, 7, 9]}]}
 import torch
 from torch import nn
 

@@ -1,4 +1,4 @@
-# spec: {"model": "sc_sched_cosine_tensor_step.py:CosineGate", "init": {"args": [10]}, "inputs": [{"tensor": [4, 10]}, {"tensor": [], "data": 37.0}]}
+# spec: {"model": "sc_sched_cosine_tensor_step.py:CosineGate", "init": {"args": [10]}, "inputs": [{"tensor": [4, 10]}, {"tensor": [], "data": [37.0]}]}
 import math
 
 import torch
