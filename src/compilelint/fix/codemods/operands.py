@@ -1,0 +1,166 @@
+"""Where a 0-d tensor can stand for a Python number as an argument of a torch call, with the
+same result (the operand slots of the value model that CL102/CL103/CL112 follow).
+
+Checked against torch 2.13 (eager, and compiled with ``fullgraph=True``; the pairs in
+``rules/CL103.md`` run both): in each slot below a 0-d tensor gives the values and the dtype a
+Python number of the same kind gives (a 0-d tensor does not promote a dimensioned tensor of its
+own category, as a Python number does not), and compiles without a break:
+
+- ``torch.clamp/clip/clamp_min/clamp_max`` and the methods ``.clamp/.clip/.clamp_min/
+  .clamp_max`` (and the in-place ones): the bounds ``min``/``max``, positional or keyword.
+  A tensor bound next to a *number* bound fails to compile (torch 2.13: "pending unbacked
+  symbols"), so such a call is split: ``torch.clamp(x, min=t, max=1.0)`` ->
+  ``torch.clamp(torch.clamp(x, min=t), max=1.0)`` (the same values, ``min > max`` included:
+  both give ``max``);
+- ``x.masked_fill(mask, v)`` / ``masked_fill_``: the fill value (``value=`` too);
+- ``torch.where(cond, a, b)``: either branch;
+- ``torch.pow(x, e)`` / ``x.pow(e)``: the exponent (equal to within one ulp: the scalar and the
+  tensor kernels round alike on floats, checked on float32 and float16);
+- ``x.add/sub/mul/div(v)``, ``torch.add/sub/mul/div(x, v)``: the other operand;
+- ``torch.lerp(a, b, w)``: the weight.
+
+Not accepted (the call keeps the number): ``torch.full``/``full_like``/``x.new_full`` fill
+values (compiled, a tensor fill value fails with "pending unbacked symbols"), sizes, indices,
+``torch.maximum``/``minimum`` with a Python number (the original raises), anything else.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from compilelint.fix.context import FixContext
+
+_CLAMPS = frozenset(
+    {"clamp", "clip", "clamp_min", "clamp_max", "clamp_", "clip_", "clamp_min_", "clamp_max_"}
+)
+# methods only tensors have (a NumPy array has `.clip`, `.__pow__` ...)
+_TORCH_ONLY = frozenset(
+    {
+        "clamp",
+        "clamp_min",
+        "clamp_max",
+        "clamp_",
+        "clamp_min_",
+        "clamp_max_",
+        "masked_fill",
+        "masked_fill_",
+        "clip_",
+    }
+)
+_ARITH = frozenset({"add", "sub", "mul", "div", "true_divide", "add_", "sub_", "mul_", "div_"})
+
+
+def _position(call: cst.Call, arg: cst.Arg) -> tuple[int | None, str | None]:
+    """(the positional index, the keyword) of ``arg`` in ``call``."""
+    if arg.keyword is not None:
+        return None, arg.keyword.value
+    pos = [a for a in call.args if a.keyword is None]
+    return pos.index(arg), None
+
+
+def _torch_func(ctx: FixContext, call: cst.Call) -> str | None:
+    """``f`` of ``torch.f(...)``."""
+    f = call.func
+    if isinstance(f, cst.Attribute) and ctx.code(f.value).strip() == ctx.torch():
+        return f.attr.value
+    return None
+
+
+def operand_slot(ctx: FixContext, call: cst.Call, arg: cst.Arg) -> str | None:
+    """How ``arg`` of ``call`` takes a 0-d tensor in place of a Python number: ``"tensor"``
+    (as it is; the result is a tensor), ``"split:min"``/``"split:max"`` (a clamp bound next to
+    a number bound: the call is split in two, the tensor bound first), or None (not a slot
+    that keeps the result)."""
+    if arg.star:
+        return None
+    i, kw = _position(call, arg)
+    fn = _torch_func(ctx, call)
+    meth = None
+    recv: cst.BaseExpression | None = None
+    if fn is None and isinstance(call.func, cst.Attribute):
+        meth = call.func.attr.value
+        recv = call.func.value
+        if meth not in _TORCH_ONLY and not ctx.is_tensor(recv):
+            return None
+    name = fn or meth
+    if name is None:
+        return None
+    # the positions of the operands after the tensor input (functions take it first)
+    off = 1 if fn is not None else 0
+    j = None if i is None else i - off
+    if name in _CLAMPS:
+        if fn is not None and (i == 0 or not call.args or call.args[0].keyword is not None):
+            return None
+        base = name.rstrip("_")
+        if base in ("clamp_min", "clamp_max"):
+            return "tensor" if j == 0 or kw == base.removeprefix("clamp_") else None
+        which = {0: "min", 1: "max"}.get(j) if j is not None else kw
+        if which not in ("min", "max"):
+            return None
+        other = _clamp_bound(call, off, "max" if which == "min" else "min")
+        if other is None or (isinstance(other, cst.Name) and other.value == "None"):
+            return "tensor"
+        if ctx.is_tensor(other) or name.endswith("_"):
+            return "tensor" if ctx.is_tensor(other) else None
+        return f"split:{which}"
+    if name in ("masked_fill", "masked_fill_"):
+        return "tensor" if j == 1 or kw == "value" else None
+    if fn == "where":
+        return "tensor" if i in (1, 2) or kw in ("input", "other") else None
+    if name == "pow":
+        return "tensor" if j == 0 or kw == "exponent" else None
+    if name in _ARITH:
+        return "tensor" if j == 0 or kw == "other" else None
+    if fn == "lerp":
+        return "tensor" if i == 2 or kw == "weight" else None
+    return None
+
+
+def _clamp_bound(call: cst.Call, off: int, which: str) -> cst.BaseExpression | None:
+    pos = [a for a in call.args if a.keyword is None]
+    k = off + (0 if which == "min" else 1)
+    if k < len(pos):
+        return pos[k].value
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == which:
+            return a.value
+    return None
+
+
+def split_clamp(torch_: str, call: cst.Call, method: bool) -> cst.Call:
+    """``torch.clamp(x, min=a, max=b)`` -> ``torch.clamp(torch.clamp(x, min=a), max=b)``;
+    the method form ``x.clamp(a, b)`` -> ``x.clamp(min=a).clamp(max=b)``: ``min`` first,
+    as clamp applies them (``min > max`` gives ``max`` both ways)."""
+    off = 0 if method else 1
+    x = call.func.value if method else call.args[0].value  # type: ignore[attr-defined]
+    which, other = "min", "max"
+    first = _clamp_bound(call, off, which)
+    second = _clamp_bound(call, off, other)
+    assert first is not None and second is not None
+    eq = cst.AssignEqual(
+        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+    )
+    if method:
+        inner = cst.Call(
+            func=cst.Attribute(value=x, attr=cst.Name("clamp")),
+            args=[cst.Arg(first, keyword=cst.Name(which), equal=eq)],
+        )
+        return call.with_changes(
+            func=cst.Attribute(value=inner, attr=cst.Name("clamp")),
+            args=[cst.Arg(second, keyword=cst.Name(other), equal=eq)],
+        )
+    clamp = cst.parse_expression(f"{torch_}.clamp")
+    inner = cst.Call(
+        func=clamp,
+        args=[
+            cst.Arg(x, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+            cst.Arg(first, keyword=cst.Name(which), equal=eq),
+        ],
+    )
+    return call.with_changes(
+        func=clamp,
+        args=[
+            cst.Arg(inner, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+            cst.Arg(second, keyword=cst.Name(other), equal=eq),
+        ],
+    )
