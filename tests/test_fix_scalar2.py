@@ -69,6 +69,14 @@ WHERE_SQRT = _model(
     return (w * r).sum() / max(ref, 1e-3)
     """
 )
+RETENSOR = _model(
+    """\
+    h = self.lin(x)
+    scale = h.abs().max().item()
+    s = torch.tensor(scale, dtype=h.dtype, device=h.device)
+    return h / torch.clamp_min(s, 1e-6)
+    """
+)
 SPLIT_CLAMP = _model(
     """\
     h = self.lin(x)
@@ -134,6 +142,7 @@ VALID = {
     "where_sqrt": (WHERE_SQRT, "scale = torch.sqrt(ref + 1e-6)"),
     "split_clamp": (SPLIT_CLAMP, "h.clamp(min=lo).clamp(max=0.5)"),
     "helper": (HELPER, "return w.abs().max().detach()"),
+    "retensor": (RETENSOR, "scale = h.abs().max().detach()"),
     "two_sided": (TWO_SIDED, ") & (torch.arange(x.shape[1], device=x.device) <"),
     "lower": (LOWER, ">= torch.where(lag < 0, lag + x.shape[1], lag)"),
     "mean": (MEAN, ".sum(-1) / keep.sum())"),
@@ -152,6 +161,17 @@ INVALID = {
             """
         ),
         "is also passed to `torch.full_like(h, v)`",
+    ),
+    # without `dtype=`, a Python float becomes float32 where a 0-d tensor keeps its dtype
+    "tensor_no_dtype": (
+        _model(
+            """\
+            h = self.lin(x)
+            v = h.double().mean().item()
+            return h * torch.tensor(v)
+            """
+        ),
+        "is also passed to `torch.tensor(v)`",
     ),
     # the comparison with a number would become a tensor of bools deciding a branch
     "compared_with_number": (

@@ -127,9 +127,11 @@ class SliceBoundMask(Codemod):
                 and isinstance(outer.targets[0].target, cst.Name)
                 and fn is not None
             ):
-                got = _cut_bounds(ctx, fn, outer.targets[0].target.value, call, value)
+                nm = outer.targets[0].target.value
+                got = _cut_bounds(ctx, fn, nm, call, value)
                 if got is not None:
                     return got
+                return NoFix(f"`{nm}` is not used as an upper slice bound (`x[:{nm}]`)")
             return NoFix("the value read from the tensor is not assigned to a name")
         if not (
             isinstance(assign, cst.Assign)

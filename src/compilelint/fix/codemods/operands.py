@@ -17,7 +17,9 @@ own category, as a Python number does not), and compiles without a break:
 - ``torch.pow(x, e)`` / ``x.pow(e)``: the exponent (equal to within one ulp: the scalar and the
   tensor kernels round alike on floats, checked on float32 and float16);
 - ``x.add/sub/mul/div(v)``, ``torch.add/sub/mul/div(x, v)``: the other operand;
-- ``torch.lerp(a, b, w)``: the weight.
+- ``torch.lerp(a, b, w)``: the weight;
+- ``torch.tensor(v, dtype=...)`` / ``torch.as_tensor(v, dtype=...)``: the data, when the dtype
+  is given (without it a Python float becomes the default dtype, a 0-d tensor keeps its own).
 
 Not accepted (the call keeps the number): ``torch.full``/``full_like``/``x.new_full`` fill
 values (compiled, a tensor fill value fails with "pending unbacked symbols"), sizes, indices,
@@ -113,6 +115,11 @@ def operand_slot(ctx: FixContext, call: cst.Call, arg: cst.Arg) -> str | None:
         return "tensor" if j == 0 or kw == "other" else None
     if fn == "lerp":
         return "tensor" if i == 2 or kw == "weight" else None
+    if fn in ("tensor", "as_tensor") and i == 0:
+        # `torch.tensor(v, dtype=..., device=...)`: the same value; only with `dtype=` (a
+        # Python float would become the default dtype, a 0-d tensor keeps its own)
+        has_dtype = any(a.keyword is not None and a.keyword.value == "dtype" for a in call.args)
+        return "tensor" if has_dtype else None
     return None
 
 

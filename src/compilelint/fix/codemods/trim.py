@@ -83,7 +83,10 @@ def slice_cut(ctx: FixContext, s: cst.Slice) -> Cut | NoFix:
         return NoFix("the slice is not an index of a tensor")
     k = list(sub.slice).index(el)
     if any(not _full(e) for e in sub.slice[:k]) or len(sub.slice) != k + 1 or s.step is not None:
-        return NoFix("the trim is not `x[:, ..., lo:hi]` (full slices before the bound only)")
+        what = ctx.code(sub).strip()[:40]
+        return NoFix(
+            f"the trim `{what}` is not `x[:, ..., lo:hi]` (full slices before the bound only)"
+        )
     return Cut(sub, sub.value, k, s.lower, s.upper)
 
 
