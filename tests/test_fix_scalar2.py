@@ -23,7 +23,7 @@ from compilelint.fix.engine import run_fixes
 from .fix_modules import load_module
 
 HEAD = "import math\n\nimport torch\nfrom torch import nn\n\n\n"
-SELECT = ("CL102", "CL103", "CL112", "CL113")
+SELECT = ("CL102", "CL103", "CL105", "CL112", "CL113")
 
 
 def _model(body: str, init: str = "") -> str:
@@ -75,6 +75,13 @@ RETENSOR = _model(
     scale = h.abs().max().item()
     s = torch.tensor(scale, dtype=h.dtype, device=h.device)
     return h / torch.clamp_min(s, 1e-6)
+    """
+)
+UNPACKED = _model(
+    """\
+    h = self.lin(x)
+    lo, hi = torch.quantile(h.detach().flatten(), torch.tensor([0.1, 0.9])).tolist()
+    return torch.clamp(h, min=lo, max=10.0) / (hi - lo + 1e-6 + h.abs()) + h.clamp(lo, hi)
     """
 )
 SPLIT_CLAMP = _model(
@@ -142,6 +149,10 @@ VALID = {
     "where_sqrt": (WHERE_SQRT, "scale = torch.sqrt(ref + 1e-6)"),
     "split_clamp": (SPLIT_CLAMP, "h.clamp(min=lo).clamp(max=0.5)"),
     "helper": (HELPER, "return w.abs().max().detach()"),
+    "unpacked": (
+        UNPACKED,
+        "lo, hi = torch.quantile(h.detach().flatten(), torch.tensor([0.1, 0.9])).detach().unbind(0)",
+    ),
     "retensor": (RETENSOR, "scale = h.abs().max().detach()"),
     "two_sided": (TWO_SIDED, ") & (torch.arange(x.shape[1], device=x.device) <"),
     "lower": (LOWER, ">= torch.where(lag < 0, lag + x.shape[1], lag)"),
@@ -172,6 +183,17 @@ INVALID = {
             """
         ),
         "is also passed to `torch.tensor(v)`",
+    ),
+    # an element returned as a Python number
+    "unpacked_returned": (
+        _model(
+            """\
+            h = self.lin(x)
+            lo, hi = torch.quantile(h.detach().flatten(), torch.tensor([0.1, 0.9])).tolist()
+            return h.clamp(lo, hi), hi - lo
+            """
+        ),
+        "flows into `return h.clamp(lo, hi), hi - lo`",
     ),
     # the comparison with a number would become a tensor of bools deciding a branch
     "compared_with_number": (
@@ -241,7 +263,7 @@ def test_valid_case_is_rewritten(tmp_path: Path, case: str) -> None:
 def test_invalid_case_is_refused_with_its_reason(tmp_path: Path, case: str) -> None:
     code, why = INVALID[case]
     fixed, reasons = _run(tmp_path, code)
-    assert ".item()" in fixed or "int(" in fixed, fixed
+    assert ".item()" in fixed or "int(" in fixed or ".tolist()" in fixed, fixed
     assert any(why in r for r in reasons), reasons
 
 

@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from compilelint.fix.codemods.base import ARITH_OPERATORS, bound_names, name_nodes, number_expr
 from compilelint.fix.context import FixContext
+from compilelint.fix.records import NoFix, Rewrite
 
 _CLAMPS = frozenset(
     {"clamp", "clip", "clamp_min", "clamp_max", "clamp_", "clip_", "clamp_min_", "clamp_max_"}
@@ -171,3 +173,109 @@ def split_clamp(torch_: str, call: cst.Call, method: bool) -> cst.Call:
             cst.Arg(second, keyword=cst.Name(other), equal=eq),
         ],
     )
+
+
+def unpacked_elements(ctx: FixContext, call: cst.Call) -> Rewrite | NoFix | None:
+    """``lo, hi = t.tolist()`` whose names are each used only where a tensor takes them (an
+    operand slot above, arithmetic or a comparison with a tensor) -> ``lo, hi =
+    t.detach().unbind(0)``: 0-d tensors with the same results. A list in any such place raises
+    (``x + [..]``, ``x.clamp([..])``: TypeError, checked on torch 2.13), so the original only ran
+    when the elements are numbers, i.e. ``t`` is 1-d, where ``unbind(0)`` gives one 0-d tensor
+    per number. A clamp with such a name beside a number bound is split (see
+    :func:`split_clamp`). None when ``call`` is not the value of such a tuple assignment."""
+    assign = ctx.parent(call)
+    if not (
+        isinstance(assign, cst.Assign)
+        and assign.value is call
+        and len(assign.targets) == 1
+        and isinstance(assign.targets[0].target, (cst.Tuple, cst.List))
+    ):
+        return None
+    elts = assign.targets[0].target.elements
+    if not elts or any(
+        not isinstance(e.value, cst.Name) or isinstance(e, cst.StarredElement) for e in elts
+    ):
+        return None
+    names = {e.value.value for e in elts}  # type: ignore[attr-defined]
+    fn = ctx.function(assign)
+    if fn is None:
+        return None
+    binders = bound_names(fn)
+    changes: list[tuple[cst.CSTNode, cst.CSTNode]] = []
+    splits: dict[int, cst.Call] = {}
+    th = ctx.torch()
+    for nm in sorted(names):
+        if len(binders.get(nm, [])) != 1:
+            return NoFix(f"`{nm}` is assigned more than once")
+        bound = {id(n) for n in name_nodes(assign.targets[0].target)}
+        reads = [n for n in name_nodes(fn.body, nm, reads_only=True) if id(n) not in bound]
+        if not reads:
+            continue
+        for r in reads:
+            why = _tensor_use(ctx, r, names, splits)
+            if why is not None:
+                return NoFix(f"`{nm}` is also {why}, not only where a tensor takes it")
+    recv = call.func.value  # type: ignore[attr-defined]
+    new = cst.parse_expression("__x__.detach().unbind(0)")
+    new = new.deep_replace(new.func.value.func.value, recv)  # type: ignore[attr-defined]
+    changes.append((call, new))
+    for c in splits.values():
+        method = not (isinstance(c.func, cst.Attribute) and ctx.code(c.func.value).strip() == th)
+        changes.append((c, split_clamp(th, c, method)))
+    return Rewrite(
+        title="keep the elements tensors: `.tolist()` -> `.detach().unbind(0)` (each name is "
+        "used only where a tensor takes it, so the original ran only with a 1-d tensor)",
+        changes=changes,
+        imports=("torch",) if splits else (),
+    )
+
+
+def _tensor_use(
+    ctx: FixContext, r: cst.BaseExpression, names: set[str], splits: dict[int, cst.Call]
+) -> str | None:
+    """None when ``r`` is used where a tensor takes it; else what the use is."""
+    # arithmetic with numbers and the other names on the way (a list there would give a
+    # list or raise, and the list then meets the tensor below and raises)
+    while True:
+        p = ctx.parent(r)
+        if isinstance(p, cst.UnaryOperation) and isinstance(p.operator, (cst.Minus, cst.Plus)):
+            r = p  # type: ignore[assignment]
+            continue
+        if isinstance(p, cst.BinaryOperation) and isinstance(p.operator, ARITH_OPERATORS):
+            other = p.right if p.left is r else p.left
+            if ctx.is_tensor(other):
+                return None
+            if number_expr(other) or (isinstance(other, cst.Name) and other.value in names):
+                r = p  # type: ignore[assignment]
+                continue
+        break
+    if isinstance(p, cst.ComparisonTarget):
+        cmp = ctx.parent(p)
+        if (
+            isinstance(cmp, cst.Comparison)
+            and len(cmp.comparisons) == 1
+            and ctx.is_tensor(cmp.left)
+        ):
+            return None
+    if isinstance(p, cst.Comparison) and p.left is r and len(p.comparisons) == 1:
+        if ctx.is_tensor(p.comparisons[0].comparator):
+            return None
+    if isinstance(p, cst.Arg) and p.value is r:
+        call = ctx.parent(p)
+        if isinstance(call, cst.Call):
+            slot = operand_slot(ctx, call, p)
+            if slot == "tensor":
+                return None
+            if slot is not None and slot.startswith("split:"):
+                other = _clamp_bound(
+                    call,
+                    0 if _torch_func(ctx, call) is None else 1,
+                    "max" if slot == "split:min" else "min",
+                )
+                both = isinstance(other, cst.Name) and other.value in names
+                if not both:
+                    splits[id(call)] = call
+                return None
+    stmt = ctx.statement(r)
+    what = ctx.code(stmt or r).strip().splitlines()[0][:40]
+    return f"used in `{what}`"
