@@ -204,17 +204,30 @@ def unpacked_elements(ctx: FixContext, call: cst.Call) -> Rewrite | NoFix | None
     changes: list[tuple[cst.CSTNode, cst.CSTNode]] = []
     splits: dict[int, cst.Call] = {}
     th = ctx.torch()
-    for nm in sorted(names):
-        if len(binders.get(nm, [])) != 1:
-            return NoFix(f"`{nm}` is assigned more than once")
-        bound = {id(n) for n in name_nodes(assign.targets[0].target)}
-        reads = [n for n in name_nodes(fn.body, nm, reads_only=True) if id(n) not in bound]
-        if not reads:
-            continue
-        for r in reads:
-            why = _tensor_use(ctx, r, names, splits)
-            if why is not None:
-                return NoFix(f"`{nm}` is also {why}, not only where a tensor takes it")
+    bound = {id(n) for n in name_nodes(assign.targets[0].target)}
+    # the element names and the names assigned from arithmetic on them (`gain = c / rms`),
+    # to a fixpoint: a failing use may pass once a later name is known
+    for _ in range(6):
+        splits.clear()
+        found = set(names)
+        failure: str | None = None
+        for nm in sorted(names):
+            if len(binders.get(nm, [])) != 1:
+                return NoFix(f"`{nm}` is assigned more than once")
+            reads = [n for n in name_nodes(fn.body, nm, reads_only=True) if id(n) not in bound]
+            for r in reads:
+                why = _tensor_use(ctx, r, names, splits)
+                if why is not None and why.startswith("="):
+                    found.add(why[1:])
+                elif why is not None:
+                    failure = failure or f"`{nm}` is also {why}, not only where a tensor takes it"
+        if found == names:
+            if failure is not None:
+                return NoFix(failure)
+            break
+        names = found
+    else:
+        return NoFix("the elements flow through too many names")
     recv = call.func.value  # type: ignore[attr-defined]
     new = cst.parse_expression("__x__.detach().unbind(0)")
     new = new.deep_replace(new.func.value.func.value, recv)  # type: ignore[attr-defined]
@@ -245,10 +258,24 @@ def _tensor_use(
             other = p.right if p.left is r else p.left
             if ctx.is_tensor(other):
                 return None
-            if number_expr(other) or (isinstance(other, cst.Name) and other.value in names):
+            if (
+                number_expr(other)
+                or ctx.is_number(other)
+                or (isinstance(other, cst.Name) and other.value in names)
+            ):
                 r = p  # type: ignore[assignment]
                 continue
         break
+    if (
+        isinstance(p, cst.Assign)
+        and p.value is r
+        and len(p.targets) == 1
+        and isinstance(p.targets[0].target, cst.Name)
+        and r is not None
+        and not isinstance(r, cst.Name)
+    ):
+        # `gain = c / (rms + eps)`: the new name is followed as the elements are
+        return "=" + p.targets[0].target.value
     if isinstance(p, cst.ComparisonTarget):
         cmp = ctx.parent(p)
         if (
