@@ -51,6 +51,11 @@ _TORCH_ONLY = frozenset(
         "clip_",
     }
 )
+# torch functions whose first argument must be a tensor (TypeError for a number or a list)
+_TENSOR_INPUT = frozenset(
+    """clamp clip clamp_min clamp_max abs exp log sqrt tanh sigmoid relu sum mean amax amin
+    masked_fill""".split()
+)
 _ARITH = frozenset({"add", "sub", "mul", "div", "true_divide", "add_", "sub_", "mul_", "div_"})
 
 
@@ -248,7 +253,9 @@ def _tensor_use(
 ) -> str | None:
     """None when ``r`` is used where a tensor takes it; else what the use is."""
     # arithmetic with numbers and the other names on the way (a list there would give a
-    # list or raise, and the list then meets the tensor below and raises)
+    # list or raise, and the list then meets the tensor below and raises); an operand not
+    # known (`wav * gain`, `wav` an argument) only where the result must be a tensor
+    unknown = False
     while True:
         p = ctx.parent(r)
         if isinstance(p, cst.UnaryOperation) and isinstance(p.operator, (cst.Minus, cst.Plus)):
@@ -258,14 +265,27 @@ def _tensor_use(
             other = p.right if p.left is r else p.left
             if ctx.is_tensor(other):
                 return None
-            if (
-                number_expr(other)
-                or ctx.is_number(other)
-                or (isinstance(other, cst.Name) and other.value in names)
-            ):
-                r = p  # type: ignore[assignment]
-                continue
+            if not (ctx.is_number(other) or _over(other, names)):
+                unknown = True
+            r = p  # type: ignore[assignment]
+            continue
         break
+    # `torch.clamp(wav * gain, ...)`: the input of a torch function that takes only tensors
+    # (a number or a list there raises TypeError), so the value there was a tensor and the
+    # element a number
+    if isinstance(p, cst.Arg) and p.value is r and p.keyword is None and r is not None:
+        call = ctx.parent(p)
+        if (
+            isinstance(call, cst.Call)
+            and call.args[0] is p
+            and _torch_func(ctx, call) in _TENSOR_INPUT
+            and not isinstance(r, cst.Name)
+        ):
+            return None
+    if unknown:
+        stmt = ctx.statement(r)
+        what = ctx.code(stmt or r).strip().splitlines()[0][:40]
+        return f"used in `{what}`"
     if (
         isinstance(p, cst.Assign)
         and p.value is r
@@ -299,10 +319,21 @@ def _tensor_use(
                     0 if _torch_func(ctx, call) is None else 1,
                     "max" if slot == "split:min" else "min",
                 )
-                both = isinstance(other, cst.Name) and other.value in names
+                both = other is not None and _over(other, names) and not number_expr(other)
                 if not both:
                     splits[id(call)] = call
                 return None
     stmt = ctx.statement(r)
     what = ctx.code(stmt or r).strip().splitlines()[0][:40]
     return f"used in `{what}`"
+
+
+def _over(e: cst.BaseExpression, names: set[str]) -> bool:
+    """``e`` is arithmetic over numbers and ``names`` (``-peak * gain``)."""
+    if number_expr(e) or (isinstance(e, cst.Name) and e.value in names):
+        return True
+    if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, (cst.Minus, cst.Plus)):
+        return _over(e.expression, names)
+    if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, ARITH_OPERATORS):
+        return _over(e.left, names) and _over(e.right, names)
+    return False
