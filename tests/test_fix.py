@@ -648,12 +648,17 @@ def test_trim_reaching_only_sums_is_masked_at_the_sums(tmp_path: Path) -> None:
     assert "enc = enc[:, :n]" not in text
     assert "keep = torch.arange(enc.shape[1], device=enc.device) < " in text
     assert "return torch.where(keep, logp.movedim(1, -1), 0).sum(-1)" in text
-    for tail in ("        return enc.softmax(-1).sum(1)\n", "        return enc.mean(1)\n"):
+    for tail in ("        return enc.softmax(-1).sum(1)\n", "        return enc.max(1).values\n"):
         work.write_text(head + tail, encoding="utf-8")
         res = run_fixes([str(work)], Config(select=("CL102",), cache=False), unsafe=True)
         (rec,) = res.records
         assert rec.status == "proposed" and not res.changes
         assert "the trimmed values reach `return enc." in rec.reason
+    # a mean over the cut dimension: the masked sum over the number of kept positions
+    work.write_text(head + "        return enc.mean(1)\n", encoding="utf-8")
+    res = run_fixes([str(work)], Config(select=("CL102",), cache=False), unsafe=True)
+    text = decode(res.changes[0].after)
+    assert "return (torch.where(keep, enc.movedim(1, -1), 0).sum(-1) / keep.sum())" in text
 
 
 def test_branch_targets_other_than_one_name_are_split(tmp_path: Path) -> None:

@@ -45,6 +45,7 @@ from compilelint.fix.codemods.base import (
 )
 from compilelint.fix.codemods.cl101_tensor_dependent_branch import eager_only_body
 from compilelint.fix.codemods.observe import eager_only, self_attr
+from compilelint.fix.codemods.operands import operand_slot, split_clamp
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Replacement, Rewrite
 from compilelint.model import Finding
@@ -105,14 +106,19 @@ class TensorItemDrop(Codemod):
                 if not isinstance(counted, NoFix):
                     return counted
                 return NoFix(f"{res.reason}; {counted.reason}")
-        if isinstance(res, NoFix) and isinstance(ctx.parent(origin), cst.Assign):
+        from compilelint.fix.codemods.cl113_tensor_slice_bound import _arith_top
+
+        if isinstance(res, NoFix) and isinstance(ctx.parent(_arith_top(ctx, origin)), cst.Assign):
             # `n = int(t.max())` ... `x[:, :n]`: CL113's mask, as a proposal
             from compilelint.fix.codemods.cl113_tensor_slice_bound import SliceBoundMask, _read
 
             value = _read(origin)
             if value is not None:
                 prop = SliceBoundMask()._from_read(ctx, origin, value)
-                if not isinstance(prop, NoFix):
+                if (
+                    not isinstance(prop, NoFix)
+                    or "is not used as an upper slice" not in prop.reason
+                ):
                     return prop
         return res
 
@@ -175,6 +181,10 @@ class TensorItemDrop(Codemod):
             ends: list[_End] = []
             reached = {id(end.assign)}
             found = set(names)
+            # a use that fails may pass once a later name is known to be a tensor too
+            # (`gain = min(1 / peak, g)`; `lim = peak * gain`): failures wait for the pass
+            # that finds no new name
+            failure: NoFix | None = None
             for name in sorted(names):
                 where = binders.get(name, [])
                 if not where:
@@ -194,12 +204,17 @@ class TensorItemDrop(Codemod):
                         continue
                     got = self._climb(ctx, use, names, plan, allow_assign=True)
                     if isinstance(got, NoFix):
-                        return NoFix(f"`{name}` is also {got.reason.removeprefix('the value is ')}")
+                        failure = failure or NoFix(
+                            f"`{name}` is also {got.reason.removeprefix('the value is ')}"
+                        )
+                        continue
                     ends.append(got)
                     if got.assign is not None:
                         reached.add(id(got.assign))
                         found.add(_target_name(got.assign) or "")
             if found == names:
+                if failure is not None:
+                    return failure
                 break
             names = found
         else:
@@ -226,6 +241,16 @@ class TensorItemDrop(Codemod):
         on ``self`` where another method reads it back)."""
         stores = [e.store for e in ends if e.store is not None]
         returned = [e.returned for e in ends if e.returned is not None]
+        callers: tuple[list[tuple[cst.CSTNode, Replacement]], str, tuple[str, ...]] | None = None
+        if returned:
+            # `def peak_of(w): return w.abs().max().item()` ... `gain = 1 / peak_of(wav)`:
+            # a helper of this file whose every call uses the result as a tensor
+            got_callers = self._through_callers(ctx, returned)
+            if isinstance(got_callers, NoFix):
+                return got_callers
+            if got_callers is not None:
+                callers = got_callers
+                returned = []
         why: list[str] = []
         attrs: list[str] = []
         for st in stores:
@@ -247,6 +272,10 @@ class TensorItemDrop(Codemod):
                 "`isinstance(v, float)` do not)"
             )
         rw = self._rewrite(ctx, plan, fixed)
+        if callers is not None:
+            rw.changes = [*rw.changes, *callers[0]]
+            rw.title += f"; {callers[1]}"
+            rw.imports = tuple(sorted({*rw.imports, *callers[2]}))
         accums = [e.accum for e in ends if e.accum is not None]
         if accums:
             got = buffer_changes(ctx, accums)
@@ -264,6 +293,71 @@ class TensorItemDrop(Codemod):
         if why:
             return Proposal(rw.title, rw.changes, "; ".join(why), imports=rw.imports)
         return rw
+
+    _depth: int = 0  # helpers followed to their callers so far
+
+    def _through_callers(
+        self, ctx: FixContext, returned: list[cst.Return]
+    ) -> tuple[list[tuple[cst.CSTNode, Replacement]], str, tuple[str, ...]] | NoFix | None:
+        """The value is returned by a helper of this file (a module-level function, or a
+        method called as ``self.m(...)``; not ``forward``): the changes at its calls when every
+        call's result is itself kept as a tensor (followed as the value is), else why not;
+        None when the helper has no call in the file (its callers are elsewhere)."""
+        fns = {id(f): f for r in returned if (f := ctx.function(r)) is not None}
+        if len(fns) != 1 or self._depth >= 2:
+            return None
+        fn = next(iter(fns.values()))
+        name = fn.name.value
+        block = ctx.parent(fn)
+        owner = ctx.parent(block) if block is not None else None
+        is_method = isinstance(owner, cst.ClassDef)
+        if (
+            name == "forward"
+            or name.startswith("__")
+            or not (is_method or isinstance(block, cst.Module))
+        ):
+            return None
+        sites: list[cst.Call] = []
+        for n in all_nodes(ctx.module):
+            if is_method:
+                if not isinstance(n, cst.Attribute) or n.attr.value != name:
+                    continue
+                if self_attr(n) != name or ctx.enclosing(n, cst.ClassDef) is not owner:
+                    return NoFix(
+                        f"`{name}()` returns the value and is also reached as "
+                        f"`{ctx.code(n).strip()[:40]}`, outside its class"
+                    )
+            elif not isinstance(n, cst.Name) or n.value != name or n is fn.name:
+                continue
+            call = ctx.parent(n)
+            if not isinstance(call, cst.Call) or call.func is not n:
+                what = ctx.code(call or n).strip().splitlines()[0][:40]
+                return NoFix(f"`{name}` returns the value and is also used in `{what}`")
+            if ctx.function(call) is fn:
+                return NoFix(f"`{name}()` calls itself")
+            sites.append(call)
+        if not sites:
+            return None
+        changes: list[tuple[cst.CSTNode, Replacement]] = []
+        imports: set[str] = set()
+        for call in sites:
+            sub = TensorItemDrop()
+            sub._depth = self._depth + 1
+            got = sub.keep_tensor(ctx, call, call, "item")
+            if not isinstance(got, Rewrite):
+                why = got.reason.removeprefix("the value is ")
+                return NoFix(
+                    f"`{name}()` returns the value, and at `{ctx.code(call).strip()[:40]}` "
+                    f"it is {why}"
+                )
+            changes.extend(c for c in got.changes if c[0] is not call)
+            imports.update(got.imports)
+        n = len(sites)
+        title = (
+            f"`{name}()` returns the 0-d tensor; its {n} call{'s' * (n > 1)} in this file "
+            "use it as one"
+        )
+        return changes, title, tuple(sorted(imports))
 
     # ------------------------------------------------------------------ analysis
     def _climb(
@@ -322,6 +416,19 @@ class TensorItemDrop(Codemod):
                     plan[id(call)] = "math:" + TORCH_OF[call.func.attr.value]  # type: ignore[attr-defined]
                     cur = call
                     continue
+                slot = operand_slot(ctx, call, p) if call is not None and p.value is cur else None
+                if slot is not None:
+                    # `torch.clamp(x, min=v)`, `x.masked_fill(m, v)`, `torch.where(c, v, x)`,
+                    # `x.pow(v)`: the call takes the 0-d tensor with the same result (see
+                    # `operands`); a clamp with a number for its other bound is split
+                    assert call is not None
+                    if slot.startswith("split:"):
+                        if str(plan.get(id(call), "")).startswith("split:"):
+                            # both bounds are the value (`x.clip(-lim, lim)`): two tensors
+                            del plan[id(call)]
+                        else:
+                            plan[id(call)] = slot
+                    return _End()
                 where = ctx.code(call).strip()[:40] if call is not None else "a call"
                 sized = flow.size_reason(ctx, call) if call is not None else None
                 return NoFix(f"the value is passed to `{where}`{sized or ''}")
@@ -345,6 +452,16 @@ class TensorItemDrop(Codemod):
             if isinstance(p, cst.UnaryOperation) and isinstance(p.operator, (cst.Minus, cst.Plus)):
                 cur = p
                 continue
+            cmp = _comparison(ctx, cur)
+            if cmp is not None:
+                # `scores >= thr` with `scores` a tensor: a tensor of bools either way (a 0-d
+                # tensor and a Python number compare alike with a tensor)
+                if ctx.is_tensor(cmp[1]):
+                    return _End()
+                return NoFix(
+                    f"the value is compared with `{ctx.code(cmp[1]).strip()[:40]}`, not known "
+                    "to be a tensor (the result would become a tensor of bools)"
+                )
             if (
                 allow_assign
                 and isinstance(p, cst.Assign)
@@ -439,6 +556,12 @@ class TensorItemDrop(Codemod):
                 )
             assert isinstance(u, cst.Call)
             args = [a.value for a in u.args]
+            if kind.startswith("split:"):
+                uses_torch = True
+                method = not (
+                    isinstance(u.func, cst.Attribute) and ctx.code(o.func.value).strip() == torch_  # type: ignore[attr-defined]
+                )
+                return split_clamp(torch_, u, method)
             if kind.startswith("math:"):
                 uses_torch = True
                 return u.with_changes(func=cst.parse_expression(f"{torch_}.{kind[5:]}"))
@@ -512,6 +635,34 @@ def _tensor_index(ctx: FixContext, node: cst.CSTNode) -> tuple[cst.Subscript, in
         ):
             return None
     return sub, list(sub.slice).index(el)  # type: ignore[arg-type]
+
+
+_CMP = (
+    cst.LessThan,
+    cst.GreaterThan,
+    cst.LessThanEqual,
+    cst.GreaterThanEqual,
+    cst.Equal,
+    cst.NotEqual,
+)
+
+
+def _comparison(
+    ctx: FixContext, node: cst.CSTNode
+) -> tuple[cst.Comparison, cst.BaseExpression] | None:
+    """(the comparison, the other side) when ``node`` is one side of a single ordering or
+    equality comparison (``a < node``, ``node >= b``)."""
+    p = ctx.parent(node)
+    if isinstance(p, cst.ComparisonTarget) and p.comparator is node:
+        cmp = ctx.parent(p)
+        if isinstance(cmp, cst.Comparison) and len(cmp.comparisons) == 1:
+            if isinstance(p.operator, _CMP):
+                return cmp, cmp.left
+        return None
+    if isinstance(p, cst.Comparison) and p.left is node and len(p.comparisons) == 1:
+        if isinstance(p.comparisons[0].operator, _CMP):
+            return p, p.comparisons[0].comparator
+    return None
 
 
 def _numeric_by_use(

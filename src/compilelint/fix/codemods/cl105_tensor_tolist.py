@@ -32,6 +32,7 @@ from compilelint.fix.codemods.accumulators import key_counts
 from compilelint.fix.codemods.base import Codemod
 from compilelint.fix.codemods.cl103_tensor_item import _self_store, _store_readers
 from compilelint.fix.codemods.observe import _statement, guard_group, guard_rewrite
+from compilelint.fix.codemods.operands import unpacked_elements
 from compilelint.fix.codemods.segments import segment_reduction
 from compilelint.fix.codemods.tolist_uses import logged, split_of, split_sizes_proposal
 from compilelint.fix.context import FixContext
@@ -50,6 +51,10 @@ class TolistObservedEagerOnly(Codemod):
         ]
         if not calls:
             return NoFix("the `.tolist()` call was not found in the file")
+        elements = unpacked_elements(ctx, calls[0])
+        if isinstance(elements, Rewrite):
+            # `lo, hi = t.tolist()` used where tensors are taken: `t.detach().unbind(0)`
+            return elements
         dense = moe.sorted_dispatch(ctx, calls[0]) or moe.count_dispatch(ctx, calls[0])
         if dense is not None:
             return dense

@@ -17,8 +17,18 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import Codemod, atom, name_nodes, paren, template
-from compilelint.fix.codemods.trim import masked_sums
+from compilelint.fix.codemods.base import (
+    ARITH_OPERATORS,
+    Codemod,
+    all_nodes,
+    atom,
+    bound_names,
+    name_nodes,
+    number_expr,
+    paren,
+    template,
+)
+from compilelint.fix.codemods.trim import Cut, masked_cuts, masked_sums, narrow_cut, slice_cut
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.model import Finding
@@ -106,6 +116,23 @@ class SliceBoundMask(Codemod):
         self, ctx: FixContext, call: cst.BaseExpression, value: cst.BaseExpression
     ) -> Rewrite | Proposal | NoFix:
         assign = ctx.parent(call)
+        top = _arith_top(ctx, call)
+        if top is not call and isinstance(call, cst.Call):
+            # `end = int(t.max()) + 1`: the bound is the arithmetic around the read
+            outer = ctx.parent(top)
+            fn = ctx.function(call)
+            if (
+                isinstance(outer, cst.Assign)
+                and len(outer.targets) == 1
+                and isinstance(outer.targets[0].target, cst.Name)
+                and fn is not None
+            ):
+                nm = outer.targets[0].target.value
+                got = _cut_bounds(ctx, fn, nm, call, value)
+                if got is not None:
+                    return got
+                return NoFix(f"`{nm}` is not used as an upper slice bound (`x[:{nm}]`)")
+            return NoFix("the value read from the tensor is not assigned to a name")
         if not (
             isinstance(assign, cst.Assign)
             and len(assign.targets) == 1
@@ -116,6 +143,10 @@ class SliceBoundMask(Codemod):
         fn = ctx.function(assign)
         if fn is None:
             return NoFix("the value is not read in a function")
+        if isinstance(call, cst.Call):
+            cut = _cut_bounds(ctx, fn, name, call, value)
+            if cut is not None:
+                return cut
         slices: list[cst.Slice] = []
         for n in name_nodes(fn.body, name, reads_only=True):
             s = ctx.parent(n)
@@ -281,3 +312,126 @@ def _reduced_dim(call: cst.Call) -> int | None:
 
 def _within(ctx: FixContext, node: cst.CSTNode, top: cst.CSTNode) -> bool:
     return node is top or any(a is top for a in ctx.ancestors(node))
+
+
+def _cut_of(ctx: FixContext, read: cst.Name) -> Cut | NoFix | None:
+    """The trim whose bound ``read`` is part of: ``x[:, read:]``, ``x[:, a:read + 1]``,
+    ``x.narrow(d, 0, read)`` (through arithmetic with numbers and names); None when ``read``
+    is not in a bound."""
+    cur: cst.CSTNode = read
+    while True:
+        p = ctx.parent(cur)
+        if isinstance(p, cst.BinaryOperation) and isinstance(p.operator, ARITH_OPERATORS):
+            other = p.right if p.left is cur else p.left
+            if not (number_expr(other) or isinstance(other, cst.Name)):
+                return None
+            cur = p
+            continue
+        if isinstance(p, cst.UnaryOperation) and isinstance(p.operator, (cst.Minus, cst.Plus)):
+            cur = p
+            continue
+        break
+    if isinstance(p, cst.Slice) and (p.lower is cur or p.upper is cur):
+        return slice_cut(ctx, p)
+    if isinstance(p, cst.Arg) and p.keyword is None:
+        call = ctx.parent(p)
+        if (
+            isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Attribute)
+            and call.func.attr.value == "narrow"
+            and len(call.args) == 3
+            and call.args[2] is p
+        ):
+            return narrow_cut(call)
+    return None
+
+
+def _cut_bounds(
+    ctx: FixContext,
+    fn: cst.FunctionDef,
+    name: str,
+    call: cst.Call,
+    value: cst.BaseExpression,
+) -> Rewrite | NoFix | None:
+    """``start = int(a.min())``; ``end = int(b.max())``; ``y = x[:, start:end]``, or
+    ``y = x.narrow(1, 0, n)``, or ``x[:, lag:]``: every read of the bounds' names is in the
+    bounds of trims (the names read from tensors, each assigned once), which
+    :func:`~compilelint.fix.codemods.trim.masked_cuts` masks at the reductions. None for
+    the plain ``x[:, :n]`` (CL113's first forms) or when ``name`` bounds no trim."""
+    cuts: dict[int, Cut] = {}
+    reads = [(call, value)]
+    names = [name]
+    binders = bound_names(fn)
+    i = 0
+    while i < len(names):
+        nm = names[i]
+        i += 1
+        if len(binders.get(nm, [])) != 1:
+            return NoFix(f"`{nm}` is assigned more than once") if i > 1 else None
+        for r in name_nodes(fn.body, nm, reads_only=True):
+            got = _cut_of(ctx, r)
+            if got is None:
+                if not cuts and i == 1:
+                    return None
+                stmt = ctx.statement(r)
+                what = ctx.code(stmt or r).strip().splitlines()[0][:50]
+                return NoFix(f"`{nm}` is also used in `{what}`, not only as a bound of a trim")
+            if isinstance(got, NoFix):
+                return got
+            cuts.setdefault(id(got.node), got)
+            for b in (got.lower, got.upper):
+                for n in name_nodes(b, None) if b is not None else []:
+                    if n.value in names:
+                        continue
+                    origin = _origin_of(ctx, fn, n.value)
+                    if origin is None:
+                        return NoFix(
+                            f"the bound `{n.value}` of `{ctx.code(got.node).strip()[:40]}` is "
+                            "not read from a tensor"
+                        )
+                    reads.append(origin)
+                    names.append(n.value)
+    if not cuts:
+        return None
+    plain = all(
+        isinstance(c.node, cst.Subscript) and c.lower is None and isinstance(c.upper, cst.Name)
+        for c in cuts.values()
+    )
+    if plain:
+        return None
+    return masked_cuts(ctx, fn, list(cuts.values()), reads, cst.Name(name))
+
+
+def _origin_of(
+    ctx: FixContext, fn: cst.FunctionDef, name: str
+) -> tuple[cst.Call, cst.BaseExpression] | None:
+    """(``int(e)``/``e.item()``, ``e``) of the one assignment ``name = ...`` in ``fn``."""
+    for n in name_nodes(fn.body, name):
+        p = ctx.parent(n)
+        if isinstance(p, cst.AssignTarget):
+            a = ctx.parent(p)
+            if not isinstance(a, cst.Assign) or len(a.targets) != 1:
+                continue
+            for c in all_nodes(a.value):
+                r = _read(c) if isinstance(c, cst.Call) else None
+                if r is not None and _arith_top(ctx, c) is a.value:
+                    return c, r  # type: ignore[return-value]
+    return None
+
+
+def _arith_top(ctx: FixContext, node: cst.CSTNode) -> cst.CSTNode:
+    """The outermost arithmetic with numbers around ``node`` (``int(e) + 1``, ``-int(e)``),
+    or ``node``."""
+    cur = node
+    while True:
+        p = ctx.parent(cur)
+        if isinstance(p, cst.BinaryOperation) and isinstance(p.operator, ARITH_OPERATORS):
+            other = p.right if p.left is cur else p.left
+            if not number_expr(other):
+                return cur
+            cur = p
+            continue
+        if isinstance(p, cst.UnaryOperation) and isinstance(p.operator, (cst.Minus, cst.Plus)):
+            cur = p
+            continue
+        return cur

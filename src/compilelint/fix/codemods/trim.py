@@ -34,6 +34,8 @@ slicing does.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 
 from compilelint.fix.codemods.base import (
@@ -50,7 +52,7 @@ from compilelint.fix.records import NoFix, Rewrite
 
 _ELEMENTWISE = frozenset(
     """float half double bfloat16 abs exp log log1p sqrt rsqrt tanh sigmoid relu gelu silu
-    neg reciprocal square clamp clamp_min clamp_max nan_to_num""".split()
+    neg reciprocal square clamp clamp_min clamp_max nan_to_num pow""".split()
 )
 _LAST_DIM = frozenset({"softmax", "log_softmax", "layer_norm", "normalize"})
 _POSITIONWISE_MODULES = frozenset(
@@ -58,6 +60,55 @@ _POSITIONWISE_MODULES = frozenset(
     Softmax LogSoftmax""".split()
 )
 _FUNCS = frozenset({"torch", "F", "functional", "nn.functional", "torch.nn.functional"})
+
+
+@dataclass
+class Cut:
+    """One trim of a tensor to data-dependent bounds: ``x[:, lo:hi]`` (``node`` the subscript)
+    or ``x.narrow(d, start, length)`` (``node`` the call; ``lower`` the start literal, ``upper``
+    the start plus the length); a bound None is the end of the dimension."""
+
+    node: cst.BaseExpression
+    x: cst.BaseExpression
+    dim: int
+    lower: cst.BaseExpression | None
+    upper: cst.BaseExpression | None
+
+
+def slice_cut(ctx: FixContext, s: cst.Slice) -> Cut | NoFix:
+    """The cut of ``x[:, ..., lo:hi]`` (full slices before the bound, none after)."""
+    el = ctx.parent(s)
+    sub = ctx.parent(el) if el is not None else None
+    if not isinstance(sub, cst.Subscript) or not isinstance(el, cst.SubscriptElement):
+        return NoFix("the slice is not an index of a tensor")
+    k = list(sub.slice).index(el)
+    if any(not _full(e) for e in sub.slice[:k]) or len(sub.slice) != k + 1 or s.step is not None:
+        what = ctx.code(sub).strip()[:40]
+        return NoFix(
+            f"the trim `{what}` is not `x[:, ..., lo:hi]` (full slices before the bound only)"
+        )
+    return Cut(sub, sub.value, k, s.lower, s.upper)
+
+
+def narrow_cut(call: cst.Call) -> Cut | NoFix:
+    """The cut of ``x.narrow(d, start, length)`` (``d`` and ``start`` non-negative int
+    literals: the original raises unless ``0 <= length <= size - start``)."""
+    f = call.func
+    args = [a.value for a in call.args]
+    if (
+        not isinstance(f, cst.Attribute)
+        or f.attr.value != "narrow"
+        or len(args) != 3
+        or any(a.keyword is not None or a.star for a in call.args)
+        or not isinstance(args[0], cst.Integer)
+        or not isinstance(args[1], cst.Integer)
+    ):
+        return NoFix("the trim is not `x.narrow(d, start, length)` with literal `d` and `start`")
+    start = int(args[1].value, 0)
+    upper = (
+        args[2] if start == 0 else cst.BinaryOperation(args[2], cst.Add(), cst.Integer(str(start)))
+    )
+    return Cut(call, f.value, int(args[0].value, 0), args[1] if start else None, upper)
 
 
 def masked_sums(
@@ -71,32 +122,59 @@ def masked_sums(
     """The rewrite of ``name = int(value)`` (or ``value.item()``; ``call`` None: ``name`` is
     already a tensor) whose every read is the upper bound of a trim ``y = x[:, :name]``, or
     why it does not hold."""
+    cuts: list[Cut] = []
+    for s in slices:
+        got = slice_cut(ctx, s)
+        if isinstance(got, NoFix):
+            return got
+        cuts.append(got)
+    reads = [(call, value)] if call is not None and value is not None else []
+    return masked_cuts(ctx, fn, cuts, reads, cst.Name(name))
+
+
+def _bound_of(call: cst.Call, value: cst.BaseExpression, th: str) -> cst.BaseExpression | NoFix:
+    f = call.func
+    if isinstance(f, cst.Name) and f.value == "int":
+        return template(f"{th}.trunc(__e__)", e=value)
+    if isinstance(f, cst.Attribute) and f.attr.value == "item":
+        return value
+    return NoFix("the bound is not read with `int()` or `.item()`")
+
+
+def masked_cuts(
+    ctx: FixContext,
+    fn: cst.FunctionDef,
+    cuts: list[Cut],
+    reads: list[tuple[cst.Call, cst.BaseExpression]],
+    anchor: cst.BaseExpression,
+) -> Rewrite | NoFix:
+    """Trims ``y = x[:, lo:hi]`` / ``y = x.narrow(d, s, n)`` (same dimension, same bounds)
+    whose values reach only position-wise operations and sums or means over the cut
+    dimension: the full length is kept and the positions outside the bounds are masked at
+    the reductions (a mean divides by the number of kept positions). ``reads``: the
+    ``int(e)``/``e.item()`` conversions of the bounds, which become 0-d tensors; ``anchor``:
+    a bound expression for the messages."""
     th = ctx.torch()
     changes: list[tuple[cst.CSTNode, cst.CSTNode | cst.RemovalSentinel]] = []
-    if call is not None:
-        f = call.func
-        if isinstance(f, cst.Name) and f.value == "int" and value is not None:
-            bound: cst.BaseExpression = template(f"{th}.trunc(__e__)", e=value)
-        elif isinstance(f, cst.Attribute) and f.attr.value == "item" and value is not None:
-            bound = value
-        else:
-            return NoFix("the bound is not read with `int()` or `.item()`")
+    for call, value in reads:
+        bound = _bound_of(call, value, th)
+        if isinstance(bound, NoFix):
+            return bound
         changes.append((call, bound))
-    first: tuple[cst.SimpleStatementLine, cst.Name, bool] | None = None
+    first: tuple[cst.SimpleStatementLine, cst.BaseExpression, bool] | None = None
     dim: int | None = None
+    key: tuple[str, str] | None = None
     # (name, the line from which it holds a full-length value)
     tracked: list[tuple[str, cst.SimpleStatementLine, bool]] = []
-    for s in slices:
-        el = ctx.parent(s)
-        sub = ctx.parent(el) if el is not None else None
-        if not isinstance(sub, cst.Subscript) or not isinstance(el, cst.SubscriptElement):
-            return NoFix("the slice is not an index of a tensor")
-        k = list(sub.slice).index(el)
-        if any(not _full(e) for e in sub.slice[:k]) or len(sub.slice) != k + 1:
-            return NoFix("the trim is not `x[:, ..., :n]` (full slices before the bound only)")
-        if dim is not None and k != dim:
+    for cut in cuts:
+        sub = cut.node
+        if dim is not None and cut.dim != dim:
             return NoFix("the trims cut different dimensions")
-        dim = k
+        dim = cut.dim
+        bounds = tuple(ctx.code(b).strip() if b is not None else "" for b in (cut.lower, cut.upper))
+        if key is not None and bounds != key:
+            return NoFix("the trims have different bounds")
+        key = bounds  # type: ignore[assignment]
         assign = ctx.parent(sub)
         line = ctx.statement(sub)
         if (
@@ -104,45 +182,45 @@ def masked_sums(
             or assign.value is not sub
             or len(assign.targets) != 1
             or not isinstance(assign.targets[0].target, cst.Name)
-            or not isinstance(sub.value, cst.Name)
+            or not isinstance(cut.x, (cst.Name, cst.Attribute))
             or not isinstance(line, cst.SimpleStatementLine)
             or len(line.body) != 1
         ):
             return NoFix("the trimmed tensor is not bound to a name on its own line")
         target = assign.targets[0].target.value
-        same = target == sub.value.value
+        same = isinstance(cut.x, cst.Name) and target == cut.x.value
         if first is None:
-            first = (line, sub.value, same)
+            first = (line, cut.x, same)
         elif same:
             changes.append((line, cst.RemovalSentinel.REMOVE))
         else:
-            changes.append((sub, sub.value))
+            changes.append((sub, cut.x))
         # False: the cut dimension may be the last one (a 2-d `x[:, :n]`), so an operation
         # over the last dimension would mix the cut positions in
         tracked.append((target, line, False))
-    assert dim is not None
+    assert dim is not None and first is not None
     if dim == 0:
         return NoFix("the trim cuts the first dimension")
-    sums: list[cst.Call] = []
+    reds: list[tuple[str, cst.Call]] = []
     seen: set[int] = set()
     queue = list(tracked)
     visited: set[tuple[str, int, bool]] = set()
     while queue:
         nm, line, notlast = queue.pop()
-        key = (nm, id(line), notlast)
-        if key in visited:
+        k = (nm, id(line), notlast)
+        if k in visited:
             continue
-        visited.add(key)
+        visited.add(k)
         for use in _reads_after(ctx, fn, nm, line):
             got = _climb(ctx, use, dim, notlast)
             if isinstance(got, NoFix):
                 return got
             kind, node, after = got
-            if kind == "sum":
+            if kind in ("sum", "mean"):
                 assert isinstance(node, cst.Call)
                 if id(node) not in seen:
                     seen.add(id(node))
-                    sums.append(node)
+                    reds.append((kind, node))
                 continue
             assert isinstance(node, cst.Assign)
             stmt = ctx.statement(node)
@@ -152,28 +230,37 @@ def masked_sums(
                     "a value computed from the trimmed tensor is bound to more than a name"
                 )
             queue.append((tgt.value, stmt, after))
-    if not sums:
+    if not reds:
         return NoFix("the trimmed tensor never reaches a sum over the cut dimension")
-    for red in sums:
+    for _, red in reds:
         if any(a.keyword is not None and a.keyword.value == "keepdim" for a in red.args):
             return NoFix("a sum over the cut dimension keeps it (`keepdim=`)")
-    # the positions before the bound, once, where the first trim was (the length along the
+    # the positions inside the bounds, once, where the first trim was (the length along the
     # cut dimension is the same for every value computed from the trimmed tensors)
-    assert first is not None
     line0, x0, same0 = first
+    cut0 = cuts[0]
     keep = ctx.fresh_name("keep")
+    tests: list[str] = []
+    parts: dict[str, cst.BaseExpression] = {"x": x0}
+    for i, (b, op) in enumerate(((cut0.lower, ">="), (cut0.upper, "<"))):
+        if b is None:
+            continue
+        if isinstance(b, cst.Integer):
+            tests.append(f"(__ar__ {op} {b.value})")
+            continue
+        parts[f"b{i}"] = _atom(b)
+        tests.append(
+            f"(__ar__ {op} {th}.where(__b{i}__ < 0, __b{i}__ + __x__.shape[{dim}], __b{i}__))"
+        )
+    if not tests:
+        return NoFix("the trim has no data-dependent bound")
+    expr = " & ".join(tests).replace(
+        "__ar__", f"{th}.arange(__x__.shape[{dim}], device=__x__.device)"
+    )
+    if len(tests) == 1:
+        expr = expr[1:-1]
     mask_line = cst.SimpleStatementLine(
-        body=[
-            cst.Assign(
-                [cst.AssignTarget(cst.Name(keep))],
-                template(
-                    f"{th}.arange(__x__.shape[{dim}], device=__x__.device) < "
-                    f"{th}.where(__n__ < 0, __n__ + __x__.shape[{dim}], __n__)",
-                    x=x0,
-                    n=cst.Name(name),
-                ),
-            )
-        ],
+        body=[cst.Assign([cst.AssignTarget(cst.Name(keep))], template(expr, **parts))],
         leading_lines=line0.leading_lines,
         trailing_whitespace=line0.trailing_whitespace if same0 else cst.TrailingWhitespace(),
     )
@@ -183,22 +270,24 @@ def masked_sums(
         else [line0.deep_replace(line0.body[0].value, x0).with_changes(leading_lines=[])]
     )  # type: ignore[attr-defined, arg-type]
     changes.append((line0, cst.FlattenSentinel([mask_line, *rest0])))
-    for red in sums:
+    for kind, red in reds:
         recv = red.func.value  # type: ignore[attr-defined]
         moved = template(f"{th}.where({keep}, __x__.movedim({dim}, -1), 0)", x=_atom(recv))
-        changes.append(
-            (
-                red,
-                red.with_changes(
-                    func=red.func.with_changes(value=moved),  # type: ignore[attr-defined]
-                    args=[cst.Arg(cst.UnaryOperation(cst.Minus(), cst.Integer("1")))],
-                ),
-            )
+        summed = red.with_changes(
+            func=cst.Attribute(value=moved, attr=cst.Name("sum")),
+            args=[cst.Arg(cst.UnaryOperation(cst.Minus(), cst.Integer("1")))],
         )
+        if kind == "mean":
+            changes.append((red, template(f"(__s__ / {keep}.sum())", s=summed)))
+        else:
+            changes.append((red, summed))
+    means = any(k == "mean" for k, _ in reds)
     return Rewrite(
-        title="keep the full length and mask the positions past the bound where the values are "
-        "summed (`torch.where(keep, y.movedim(d, -1), 0).sum(-1)`): everything between acts on "
-        "each position alone, so the sums are the same and the shape stays static",
+        title="keep the full length and mask the positions outside the bounds where the values "
+        "are summed (`torch.where(keep, y.movedim(d, -1), 0).sum(-1)`"
+        + (", a mean divided by `keep.sum()`" if means else "")
+        + "): everything between acts on each position alone, so the results are the same and "
+        "the shape stays static",
         changes=changes,  # type: ignore[arg-type]
         imports=("torch",),
     )
@@ -254,8 +343,8 @@ def _climb(
             if not isinstance(call, cst.Call) or call.func is not p:
                 return _stop(ctx, p)
             meth = p.attr.value
-            if meth == "sum" and _reduced_dim(call) == dim:
-                return "sum", call, notlast
+            if meth in ("sum", "mean") and _reduced_dim(call) == dim:
+                return meth, call, notlast
             if meth in _ELEMENTWISE:
                 cur = call
                 continue
