@@ -14,6 +14,7 @@ DEV = ROOT / "benchmarks" / "fix_corpus"
 HELDOUT = ROOT / "benchmarks" / "fix_corpus_heldout"
 HELDOUT2 = ROOT / "benchmarks" / "fix_corpus_heldout2"
 HELDOUT3 = ROOT / "benchmarks" / "fix_corpus_heldout3"
+HELDOUT4 = ROOT / "benchmarks" / "fix_corpus_heldout4"
 
 
 def _bench():
@@ -60,6 +61,24 @@ def test_third_batch_is_split_by_its_rule() -> None:
     assert set(batch[0::2]) == held3 and set(batch[1::2]) == set(new3)
 
 
+def test_fourth_batch_is_split_by_its_rule() -> None:
+    """The fourth batch: sorted stems, even positions held out, odd ones in the dev folder."""
+    dev = {p.stem for p in DEV.glob("*.py")}
+    earlier = {p.stem for d in (HELDOUT, HELDOUT2, HELDOUT3) for p in d.glob("*.py")}
+    held4 = {p.stem for p in HELDOUT4.glob("*.py")}
+    new4 = (ROOT / "benchmarks" / "fix_corpus_dev_new4.txt").read_text().split()
+    assert len(held4) == 22 and len(new4) == 22
+    assert not held4 & (dev | earlier) and set(new4) <= dev
+    older = {
+        n
+        for k in ("", "2", "3")
+        for n in (ROOT / "benchmarks" / f"fix_corpus_dev_new{k}.txt").read_text().split()
+    }
+    assert not set(new4) & older
+    batch = sorted(held4 | set(new4))
+    assert set(batch[0::2]) == held4 and set(batch[1::2]) == set(new4)
+
+
 def test_every_model_has_a_valid_spec_naming_itself(tmp_path: Path) -> None:
     bench = _bench()
     for path in (
@@ -67,6 +86,7 @@ def test_every_model_has_a_valid_spec_naming_itself(tmp_path: Path) -> None:
         + sorted(HELDOUT.glob("*.py"))
         + sorted(HELDOUT2.glob("*.py"))
         + sorted(HELDOUT3.glob("*.py"))
+        + sorted(HELDOUT4.glob("*.py"))
     ):
         spec = bench.spec_of(path)
         assert spec["model"].split(":")[0] == path.name, path
