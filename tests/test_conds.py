@@ -843,3 +843,154 @@ class M(torch.nn.Module):
     # call only (torch runs the rest of the frame eagerly); not the clean method, not an object
     # held in `self.<attr>` (built before tracing)
     assert _lines(tmp_path, src, "--select", "CL116") == {26}
+
+
+EXISTS_MODEL = """\
+import torch
+
+
+def exists(v):
+    \"\"\"Whether a value was given.\"\"\"
+    return v is not None
+
+
+def missing(v):
+    return v is None
+
+
+def helper(x, mask=None, cache=None):
+    if exists(mask):
+        x = x * int(x.sum())
+    if not exists(cache):
+        return x
+    return x[x.nonzero()]
+
+
+def shadowed(x, exists=None):
+    if exists(x):
+        x = x.tolist()
+    return x
+
+
+class M(torch.nn.Module):
+    def forward(self, x):
+        x = shadowed(x)
+        return helper(x{extra})
+"""
+
+
+def test_a_none_test_helper_decides_like_is_not_none(tmp_path: Path) -> None:
+    # `exists(mask)` with `def exists(v): return v is not None` in the module is `mask is not
+    # None`: dead when every caller leaves `mask` at None, as the plain test is
+    def fn(src: str) -> str | None:
+        return C.none_test_function(cst.parse_statement(src))
+
+    assert fn("def exists(v):\n    return v is not None\n") == "isnot"
+    assert fn("def missing(v, d=1):\n    return v is None\n") == "is"
+    assert fn("def f(v, w):\n    return w is not None\n") is None  # not the first parameter
+    assert fn("def f(v):\n    x = 1\n    return v is not None\n") is None
+    assert fn("@cache\ndef f(v):\n    return v is not None\n") is None
+
+    def parse(src: str) -> tuple[list[object], list[object]]:
+        body, orelse = C.parse(
+            cst.parse_expression(src),
+            lambda n: n == "p",
+            none_test={"exists": "isnot"}.get,
+        )
+        return [C.decode(c) for c in body], [C.decode(c) for c in orelse]
+
+    assert parse("exists(p)") == ([("p", "isnot", None)], [("p", "is", None)])
+    assert parse("not exists(p)") == ([("p", "is", None)], [("p", "isnot", None)])
+    assert parse("exists(q)") == ([], []) and parse("other(p)") == ([], [])
+
+    # helper's masked branch (mask None) is not traced; the rest after `if not exists(cache):
+    # return` is dead (cache None); `exists` shadowed by a parameter decides nothing
+    lines = _lines(tmp_path, EXISTS_MODEL.format(extra=""))
+    assert 23 in lines and not lines & {15, 18}
+    assert {15, 18, 23} <= _lines(tmp_path, EXISTS_MODEL.format(extra=", mask=x, cache=x"))
+
+
+def test_library_mode_an_attribute_chosen_by_a_none_test_is_decided(tmp_path: Path) -> None:
+    # `self.opt = opt(...) if exists(opt) else None` under `opt=None`: the attribute is None, so
+    # `if not exists(self.opt): return` ends the method and `if self.norm is not None:` (a
+    # module built only when `use_norm`) is dead; a caller-visible object keeps both
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .ops import Quantizer\n")
+    (tmp_path / "pyproject.toml").write_text('[tool.compilelint]\nentries = ["*"]\n')
+    src = """\
+import torch
+
+
+def exists(v):
+    return v is not None
+
+
+class Quantizer(torch.nn.Module):
+    def __init__(self, opt=None, use_norm=False) -> None:
+        super().__init__()
+        self.opt = opt(self.parameters()) if exists(opt) else None
+        self.norm = torch.nn.LayerNorm(4) if use_norm else None
+
+    def forward(self, x):
+        if self.norm is not None:
+            x = x[x.nonzero()]
+        self.update(x)
+        return x
+
+    def update(self, x):
+        if not exists(self.opt):
+            return
+        x.tolist()
+{more}"""
+
+    def lines(more: str) -> set[int]:
+        (pkg / "ops.py").write_text(src.format(more=more))
+        code, out, err = invoke(["check", "mylib", "--format", "json", "--no-cache"], cwd=tmp_path)
+        assert code in (0, 1), err
+        return {f["line"] for f in json.loads(out)["findings"]}
+
+    assert lines("") == set()
+    # built by a subclass with other arguments: not decided
+    sub = "\n\nclass Sub(Quantizer):\n    def __init__(self) -> None:\n        super().__init__(use_norm=True)\n"
+    assert {16} <= lines(sub)
+    tree = C.expr_tree(
+        cst.parse_expression("f(p) if exists(p) else None"),
+        lambda n: n == "p",
+        {"exists": "isnot"}.get,
+    )
+    assert tree == ["if", ["c", "p", "isnot", None], ["o"], ["l", None]]
+    assert C.evaluate(tree, {"p": [None]}) == [None]
+    got = C.evaluate(tree, {"p": [None, 1]})
+    assert got is not None and None in got and C.OBJECT in got
+    assert C.holds(C.OBJECT, "isnot", None) and C.holds(C.OBJECT, "truthy", None)  # undecided
+
+
+def test_keywords_passed_through_a_dict_are_call_site_values(tmp_path: Path) -> None:
+    # `step(x, **kw)` with `kw = dict(flag=False)`: `flag` is False in `step`, the explicit
+    # keywords of a `**kwargs` call are exact; a key the dict may hold stays unknown
+    src = """\
+import torch
+
+
+def step(x, flag=True, mode="a"):
+    if flag:
+        x = x[x.nonzero()]
+    if mode == "b":
+        x.tolist()
+    return x
+
+
+class M(torch.nn.Module):
+    def forward(self, x, extra):
+        kw = dict(flag=False)
+{more}        return step(x, **kw)
+"""
+    # (`mode` is left to the dict: kept, as the dict's other keys are not tracked)
+    assert _lines(tmp_path, src.format(more="")) == {8}
+    assert _lines(tmp_path, src.format(more='        kw["flag"] = extra\n')) == {6, 8}
+    assert _lines(tmp_path, src.format(more="        kw.update(extra)\n")) == {6, 8}
+    assert _lines(tmp_path, src.format(more="        kw = dict(**kw, flag=extra)\n")) == {6, 8}
+    assert _lines(tmp_path, src.format(more="        del kw['flag']\n")) == {6, 8}
+    # a dict from elsewhere: every parameter it may set is unknown
+    assert _lines(tmp_path, src.format(more="        kw = extra\n")) == {6, 8}

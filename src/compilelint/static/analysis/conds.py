@@ -103,7 +103,9 @@ _ORDER = ("lt", "le", "gt", "ge")
 
 
 def _atom(
-    test: cst.BaseExpression, is_param: Callable[[str], bool]
+    test: cst.BaseExpression,
+    is_param: Callable[[str], bool],
+    none_test: Callable[[str], str | None] | None = None,
 ) -> tuple[str, str, object] | None:
     import libcst as cst
 
@@ -115,6 +117,8 @@ def _atom(
     subject = _subject(test, is_param)
     if subject is not None:
         out = (subject, "truthy", None)
+    elif (got := _none_helper_test(test, is_param, none_test)) is not None:
+        out = got
     elif (got := _input_test(test, is_param)) is not None:
         out = got
     elif (got := _isinstance_test(test, is_param)) is not None:
@@ -152,6 +156,74 @@ def _atom(
     if out is None:
         return None
     return (out[0], _NEG[out[1]], out[2]) if negated else out
+
+
+def none_test_function(node: cst.CSTNode) -> str | None:
+    """``"isnot"`` for a function whose whole body returns whether its first parameter is not
+    None (``def exists(v): return v is not None``, the helper lucidrains-style libraries define
+    in every module), ``"is"`` for ``return v is None``; None for anything else."""
+    import libcst as cst
+
+    if not isinstance(node, cst.FunctionDef) or node.decorators or node.asynchronous:
+        return None
+    params = node.params
+    if (
+        not params.params
+        or params.posonly_params
+        or params.star_arg not in (None, cst.MaybeSentinel.DEFAULT)
+    ):
+        return None
+    first = params.params[0].name.value
+    body = node.body
+    if not isinstance(body, cst.IndentedBlock):
+        stmts: list[cst.CSTNode] = [body]
+    else:
+        stmts = list(body.body)
+        if (
+            stmts
+            and isinstance(stmts[0], cst.SimpleStatementLine)
+            and len(stmts[0].body) == 1
+            and isinstance(stmts[0].body[0], cst.Expr)
+            and isinstance(stmts[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+        ):
+            stmts = stmts[1:]  # a docstring
+    if len(stmts) != 1:
+        return None
+    line = stmts[0]
+    small = (
+        line.body if isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else []
+    )
+    if len(small) != 1 or not isinstance(small[0], cst.Return) or small[0].value is None:
+        return None
+    a = _atom(small[0].value, lambda n: n == first)
+    if a is None or a[0] != first or a[1] not in ("is", "isnot"):
+        return None
+    return a[1]
+
+
+def _none_helper_test(
+    test: cst.BaseExpression,
+    is_param: Callable[[str], bool],
+    none_test: Callable[[str], str | None] | None,
+) -> tuple[str, str, object] | None:
+    """``exists(param)`` with ``exists`` a :func:`none_test_function` of the module: the same
+    condition as ``param is not None``."""
+    import libcst as cst
+
+    if (
+        none_test is None
+        or not isinstance(test, cst.Call)
+        or not isinstance(test.func, cst.Name)
+        or len(test.args) != 1
+        or test.args[0].star
+        or test.args[0].keyword is not None
+    ):
+        return None
+    op = none_test(test.func.value)
+    if op is None:
+        return None
+    name = _subject(test.args[0].value, is_param)
+    return None if name is None else (name, op, None)
 
 
 def _isinstance_test(
@@ -272,6 +344,7 @@ def parse(
     is_param: Callable[[str], bool],
     alias: Callable[[str], cst.BaseExpression | None] | None = None,
     depth: int = 0,
+    none_test: Callable[[str], str | None] | None = None,
 ) -> tuple[list[str], list[str]]:
     """(conditions that hold in the body, conditions that hold in the else branch) of a test.
     ``alias``: the expression a local variable was bound to once (``drop = self.training and
@@ -282,7 +355,7 @@ def parse(
         if isinstance(test, cst.Name) and not is_param(test.value):
             got = alias(test.value)
             if got is not None:
-                return parse(got, is_param, alias, depth + 1)
+                return parse(got, is_param, alias, depth + 1, none_test)
         if (
             isinstance(test, cst.UnaryOperation)
             and isinstance(test.operator, cst.Not)
@@ -290,26 +363,32 @@ def parse(
             and not is_param(test.expression.value)
             and alias(test.expression.value) is not None
         ):
-            body, orelse = parse(test.expression, is_param, alias, depth)
+            body, orelse = parse(test.expression, is_param, alias, depth, none_test)
             return orelse, body
-    a = _atom(test, is_param)
+    a = _atom(test, is_param, none_test)
     if a is not None:
         neg = (a[0], _NEG[a[1]], a[2])
         return [encode(*a)], [encode(*neg)]
     if isinstance(test, cst.BooleanOperation):
-        left, lelse = parse(test.left, is_param, alias, depth)
-        right, relse = parse(test.right, is_param, alias, depth)
+        left, lelse = parse(test.left, is_param, alias, depth, none_test)
+        right, relse = parse(test.right, is_param, alias, depth, none_test)
         if isinstance(test.operator, cst.And):
             return left + right, []  # `not (a and b)` says nothing about either alone
         return [], lelse + relse  # `a or b` false: both are false
     return [], []
 
 
-def expr_tree(node: cst.BaseExpression, is_param: Callable[[str], bool]) -> list[object] | None:
+def expr_tree(
+    node: cst.BaseExpression,
+    is_param: Callable[[str], bool],
+    none_test: Callable[[str], str | None] | None = None,
+) -> list[object] | None:
     """A flag computed from parameters and literals (``threshold > 0``, ``dropout and n > 1``,
-    ``not causal``) as JSON-able data (``["p", name]``, ``["l", value]``, ``["c", name, op,
-    literal]``, ``["not", t]``, ``["and"|"or", t, t]``) that :func:`evaluate` reads; None for
-    anything else."""
+    ``not causal``, ``exists(p)``) as JSON-able data (``["p", name]``, ``["l", value]``,
+    ``["c", name, op, literal]``, ``["not", t]``, ``["and"|"or", t, t]``), or a value chosen by
+    one (``opt(params) if exists(opt) else None``: ``["if", test, then, else]``, where a branch
+    that is neither a literal nor a parameter is ``["o"]``, an object that is not None) that
+    :func:`evaluate` reads; None for anything else."""
     import libcst as cst
 
     if isinstance(node, cst.Name) and is_param(node.value):
@@ -318,19 +397,42 @@ def expr_tree(node: cst.BaseExpression, is_param: Callable[[str], bool]) -> list
     if lit is not UNKNOWN and not isinstance(lit, list):
         return ["l", lit]
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
-        inner = expr_tree(node.expression, is_param)
+        inner = expr_tree(node.expression, is_param, none_test)
         return None if inner is None else ["not", inner]
     if isinstance(node, cst.BooleanOperation):
-        left = expr_tree(node.left, is_param)
-        right = expr_tree(node.right, is_param)
+        left = expr_tree(node.left, is_param, none_test)
+        right = expr_tree(node.right, is_param, none_test)
         if left is None or right is None:
             return None
         return ["and" if isinstance(node.operator, cst.And) else "or", left, right]
-    if isinstance(node, cst.Comparison):
-        a = _atom(node, is_param)
+    if isinstance(node, cst.IfExp):
+        test = expr_tree(node.test, is_param, none_test)
+        if test is None:
+            return None
+        sides = []
+        for side in (node.body, node.orelse):
+            got = expr_tree(side, is_param, none_test)
+            sides.append(got if got is not None else ["o"])
+        if sides == [["o"], ["o"]]:
+            return None  # nothing known either way
+        return ["if", test, *sides]
+    if isinstance(node, (cst.Comparison, cst.Call)):
+        a = _atom(node, is_param, none_test)
         if a is not None and a[1] not in INPUT_OPS and not a[0].startswith("self."):
             return ["c", a[0], a[1], a[2]]
     return None
+
+
+class _Object:
+    """A value that is not None and whose other properties are unknown (a branch of
+    :func:`expr_tree`'s ``["if", ...]`` that builds an object): ``is``/``isnot`` decide on it,
+    any other test is undecided (:func:`holds` answers True on the TypeError)."""
+
+    def __bool__(self) -> bool:
+        raise TypeError("unknown truth value")
+
+
+OBJECT = _Object()
 
 
 def params_of(tree: list[object]) -> set[str]:
@@ -345,6 +447,8 @@ def evaluate(tree: list[object], values: dict[str, list[object]]) -> list[object
     kind = tree[0]
     if kind == "l":
         return [tree[1]]
+    if kind == "o":
+        return [OBJECT]
     if kind == "p":
         return values.get(str(tree[1]))
     if kind == "c":
@@ -352,11 +456,24 @@ def evaluate(tree: list[object], values: dict[str, list[object]]) -> list[object
         if vals is None:
             return None
         return [holds(v, str(tree[2]), tree[3]) for v in vals]
+    if kind == "if":
+        test = evaluate(tree[1], values)  # type: ignore[arg-type]
+        if test is None or any(v is OBJECT for v in test):
+            return None
+        out: list[object] = []
+        for truth in {bool(v) for v in test}:
+            got = evaluate(tree[2 if truth else 3], values)  # type: ignore[arg-type]
+            if got is None:
+                return None
+            out.extend(got)
+        return out
     if kind == "not":
         got = evaluate(tree[1], values)  # type: ignore[arg-type]
-        return None if got is None else [not v for v in got]
+        if got is None or any(v is OBJECT for v in got):
+            return None
+        return [not v for v in got]
     left = evaluate(tree[1], values)  # type: ignore[arg-type]
-    if left is None:
+    if left is None or any(v is OBJECT for v in left):
         return None
     # `a and b` is `a` where `a` is falsy, else `b`; `a or b` the other way round
     stop = [v for v in left if (not v) == (kind == "and")]
@@ -382,6 +499,8 @@ def holds(value: object, op: str, lit: object) -> bool:
     """Whether a parameter holding ``value`` satisfies ``op lit``."""
     if op in INPUT_OPS:
         return True  # about a tensor: decided by the project (``Project.refuted``), not here
+    if value is OBJECT and op not in ("is", "isnot"):
+        return True  # an object: only whether it is None is known
     try:
         if op == "truthy":
             return bool(value)

@@ -296,7 +296,7 @@ class Project(Summaries):
             return None
         positional = [p.name for p in fn.params if p.index >= 0]
         for cpath, call, implicit in sites:
-            if call.star:
+            if call.star and not call.kwstar:
                 return None
             v = None
             slot = pname
@@ -307,6 +307,8 @@ class Project(Summaries):
                     slot = str(j)
             if v is None:
                 v = call.kwargs.get(pname)
+            if v is None and call.star:
+                return None  # left to the `**kwargs` dict, whose other keys are not known
             if v is None:
                 if not prm.literal:
                     return None

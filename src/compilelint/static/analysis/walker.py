@@ -297,6 +297,15 @@ def _default_kind(d: cst.BaseExpression | None) -> str:
     return "other"
 
 
+def _del_names(target: cst.BaseExpression) -> list[str]:
+    """The names whose item a ``del`` statement removes (``del kw["eps"], d[k]``)."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for el in target.elements for n in _del_names(el.value)]
+    if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
+        return [target.value.value]
+    return []
+
+
 class Scope:
     """A function being walked: its facts, local definitions and tensor environment."""
 
@@ -310,6 +319,10 @@ class Scope:
         self.rebound: set[str] = set()  # names assigned in the body so far
         # local name -> the expression it was bound to, when bound once (None: more than once)
         self.aliases: dict[str, cst.BaseExpression | None] = {}
+        # local name -> the keywords a dict bound to it certainly holds (``kw = dict(dim=dim,
+        # eps=eps)``, later ``kw = dict(**kw, more=1)`` keeps them): key -> (value, the
+        # ``P|<func>|<param>`` it passes on unchanged, or ""), for ``Cls(**kw)`` call sites
+        self.kwdicts: dict[str, dict[str, tuple[Value, str]]] = {}
         self.param_classes: dict[str, str] = {}  # parameter annotated with a class -> its ref
         # name -> whether every tensor bound to it so far was bound in training-only code
         # (`skip = False` then `if self.training: skip = torch.rand([]) < p`: True)
@@ -343,6 +356,9 @@ class FileWalker(Evaluator):
         self.functions: dict[str, FunctionFacts] = {}
         self.classes: dict[str, ClassFacts] = {}
         self.module_defs: dict[str, str] = {}  # top-level def/class name -> qual
+        # top-level functions that test their first argument against None
+        # (``def exists(v): return v is not None``): name -> "isnot" / "is"
+        self.none_tests: dict[str, str] = {}
         self.compiled_refs: list[str] = []
         # allow_in_graph registrations: (ref, qual of the enclosing function or ""), and the
         # refs of the calls made at module level (which run those functions on import)
@@ -553,8 +569,12 @@ class FileWalker(Evaluator):
         the whole target of an assignment (``self.<attr> = src``, see ``attr_stores``)."""
         """Bind an assignment target to a value (tuple targets unpack it per position)."""
         if isinstance(target, cst.Name):
-            self.scope.env[target.value] = value
             first = target.value not in self.scope.rebound and target.value not in self.scope.params
+            prev = self.scope.kwdicts.pop(target.value, None)
+            got = self._kwdict(target.value, src, prev, first) if src is not None else None
+            if got is not None:
+                self.scope.kwdicts[target.value] = got
+            self.scope.env[target.value] = value
             self.scope.aliases[target.value] = src if first else None
             self.scope.rebound.add(target.value)
             self.scope.module_outputs.discard(target.value)
@@ -573,6 +593,9 @@ class FileWalker(Evaluator):
                     self.bind(el.value, V.element(value, i))
         elif isinstance(target, cst.StarredElement):
             self.bind(target.value, value)
+        elif isinstance(target, cst.Subscript):
+            if isinstance(target.value, cst.Name):
+                self.scope.kwdicts.pop(target.value.value, None)  # `kw["eps"] = 1e-3`
         elif isinstance(target, cst.Attribute):
             if (
                 isinstance(target.value, cst.Name)
@@ -586,6 +609,51 @@ class FileWalker(Evaluator):
                     if value not in lst:
                         lst.append(value)
 
+    def _kwdict(
+        self,
+        name: str,
+        src: cst.BaseExpression,
+        prev: dict[str, tuple[Value, str]] | None,
+        first: bool,
+    ) -> dict[str, tuple[Value, str]] | None:
+        """The keywords ``name = dict(k=v, ...)`` / ``{"k": v, ...}`` certainly holds: on its
+        first binding, or ``name = dict(**name, k2=...)`` extending it (the keys it had keep
+        their values; a key given again is dropped, the new ones may be in one branch only)."""
+        items: list[tuple[str, cst.BaseExpression]] = []
+        extends = False
+        if isinstance(src, cst.Call) and dotted(src.func) == "dict" and not self.shadowed("dict"):
+            for a in src.args:
+                if a.star == "**" and isinstance(a.value, cst.Name) and a.value.value == name:
+                    extends = True
+                elif a.keyword is not None and not a.star:
+                    items.append((a.keyword.value, a.value))
+                else:
+                    return None
+        elif isinstance(src, cst.Dict):
+            for el in src.elements:
+                if not isinstance(el, cst.DictElement):
+                    return None
+                key = C.literal(el.key)
+                if not isinstance(key, str):
+                    return None
+                items.append((key, el.value))
+        else:
+            return None
+        if extends:
+            if prev is None:
+                return None
+            return {k: v for k, v in prev.items() if k not in {k2 for k2, _ in items}}
+        if not first:
+            return None
+        out: dict[str, tuple[Value, str]] = {}
+        facts = self.scope.facts
+        for k, node in items:
+            fref = ""
+            if facts is not None and isinstance(node, cst.Name) and self._is_param(node.value):
+                fref = f"P|{facts.qual}|{node.value}"
+            out[k] = (self.value(node), fref)
+        return out
+
     def _attr_store(self, src: cst.BaseExpression | None) -> list[object]:
         if src is None or self.cls is None:
             return []
@@ -595,10 +663,11 @@ class FileWalker(Evaluator):
         lit = C.literal(src)
         if lit is C.UNKNOWN or isinstance(lit, list):
             if in_init and isinstance(
-                src, (cst.BooleanOperation, cst.Comparison, cst.UnaryOperation)
+                src, (cst.BooleanOperation, cst.Comparison, cst.UnaryOperation, cst.IfExp, cst.Call)
             ):
-                # a flag computed from `__init__`'s parameters (`threshold > 0`)
-                tree = C.expr_tree(src, self._is_param)
+                # a flag computed from `__init__`'s parameters (`threshold > 0`), or a value
+                # chosen by one (`opt(...) if exists(opt) else None`)
+                tree = C.expr_tree(src, self._is_param, self._none_test)
                 return ["X", tree] if tree is not None else []
             return []
         return ["L", lit]
@@ -940,6 +1009,12 @@ class FileWalker(Evaluator):
             lst = self.cls.attr_classes[node.func.value.attr.value]
             if r and f"*{r}" not in lst:
                 lst.append(f"*{r}")
+        if (
+            isinstance(node.func, cst.Attribute)
+            and isinstance(node.func.value, cst.Name)
+            and node.func.attr.value in ("update", "pop", "setdefault", "clear", "popitem")
+        ):
+            self.scope.kwdicts.pop(node.func.value.value, None)  # a dict changed in place
         if facts is None or self.untraced_depth:
             return  # calls in code torch.compile does not trace do not make their callees traced
         if isinstance(node.func, cst.Name) and self._closure_param(node.func.value):
@@ -973,7 +1048,14 @@ class FileWalker(Evaluator):
                 kwargs[a.keyword.value] = tv
                 slot = a.keyword.value
             elif a.star == "**":
-                pass  # **kwargs: its keys are not known here (the site is marked `star`)
+                # **kwargs: its keys are not known here (the site is marked `star`), but for
+                # those a dict bound here certainly holds (`Codebook(**codebook_kwargs)`)
+                if isinstance(a.value, cst.Name):
+                    for k, (kv, fref) in self.scope.kwdicts.get(a.value.value, {}).items():
+                        if k not in kwargs:
+                            kwargs[k] = kv
+                            if fref:
+                                fwd[k] = fref
             else:
                 args.append(tv)
                 slot = str(len(args) - 1) if not a.star else None
@@ -1131,6 +1213,8 @@ class FileWalker(Evaluator):
                 self.module_defs[stmt.name.value] = stmt.name.value
                 if isinstance(stmt, cst.ClassDef):
                     self.class_defs.add(stmt.name.value)
+                elif (op := C.none_test_function(stmt)) is not None:
+                    self.none_tests[stmt.name.value] = op
         self.fire(self.module)
         self.visit_block(self.module.body)
 
@@ -1205,7 +1289,15 @@ class FileWalker(Evaluator):
     def _conds_of(self, test: cst.BaseExpression) -> tuple[list[str], list[str]]:
         if self.scope.facts is None:
             return [], []
-        return C.parse(test, self._is_param, self._alias)
+        return C.parse(test, self._is_param, self._alias, none_test=self._none_test)
+
+    def _none_test(self, name: str) -> str | None:
+        """``"isnot"``/``"is"`` when ``name`` calls this module's ``exists``-style helper (not
+        shadowed by a parameter or local of the function)."""
+        op = self.none_tests.get(name)
+        if op is None or name in self.scope.env or name in self.scope.params:
+            return None
+        return op
 
     def _alias(self, name: str) -> cst.BaseExpression | None:
         """The expression a local variable of this function was bound to once."""
@@ -1362,6 +1454,9 @@ class FileWalker(Evaluator):
         elif t in (cst.Global, cst.Nonlocal, cst.Pass, cst.Break, cst.Continue):
             return
         else:
+            if t is cst.Del:
+                for sub in _del_names(small.target):  # type: ignore[attr-defined]
+                    self.scope.kwdicts.pop(sub, None)  # `del kw["eps"]`
             for child in iter_children(small):
                 self.visit_expr(child)
 

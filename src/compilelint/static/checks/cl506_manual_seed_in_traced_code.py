@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from compilelint.static.analysis import conds as C
 from compilelint.static.checks.base import Check
 
 _SEEDS = frozenset(
@@ -39,6 +40,18 @@ class ManualSeedInTracedCode(Check):
                 break
         if gen is None or (isinstance(gen, cst.Name) and gen.value == "None"):
             return
+        # `generator=generator` passing a parameter on: `generator=None` is traced, so the
+        # draw breaks only where a caller passes one (a condition the call-site values decide:
+        # diffusers' `randn_tensor(..., generator=generator)` under `step(..., generator=None)`)
+        n = len(self.w.conds)
+        if isinstance(gen, cst.Name) and self.w._is_param(gen.value):
+            self.w.conds.append(C.encode(gen.value, "isnot", None))
+        try:
+            self._report_draw(node, q)
+        finally:
+            del self.w.conds[n:]
+
+    def _report_draw(self, node: cst.Call, q: str | None) -> None:
         why = "a draw that takes a `torch.Generator` cannot be put in the graph"
         func = node.func
         if q is not None and q.startswith("torch."):
