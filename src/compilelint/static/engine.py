@@ -36,8 +36,8 @@ from compilelint.static.analysis.breakpoints import (
     FrameInput,
     frame_input_candidate,
     frame_inputs,
-    site_inputs,
     returned_inputs,
+    site_inputs,
     wrapper_inputs,
 )
 from compilelint.static.analysis.dispatch import add_object_calls
