@@ -387,13 +387,18 @@ def site_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
         wrappers = [w for w, _s in project.decorator_wrappers(key)]
         if wrappers:
             _kwargs_differ(project, key, wrappers[0], sites, out)
-            continue
         def_line = next((int(r[2]) for r in fn.guards if r[1] == "def"), fn.line)
         for prm in fn.params:
             if prm.index < -1 or prm.name in ("self", "cls") or prm.annotation == "nontensor":
                 continue
             per_site = sorted(project.site_noneness(key, prm.name))
             kinds = [k for _p, _l, k in per_site]
+            if len(per_site) == 1 and {"none", "some"} <= kinds[0]:
+                # one site in a method of a class the model holds twice (an encoder and a
+                # decoder stack): `None` on one instance's path, an object on the other's
+                cq = _caller_class(project, key, per_site[0])
+                if cq is not None and project.instances(*cq) >= 2:
+                    kinds = [frozenset({"none"}), frozenset({"some"})]
             # one site certainly `None`, another a value (what it may be when not certain is
             # no `None`)
             if not any(k == {"none"} for k in kinds):
@@ -423,6 +428,19 @@ def site_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
     return sorted(out.values(), key=lambda f: (f.path, f.line, f.param))
 
 
+def _caller_class(
+    project: Project, key: FKey, site: tuple[str, int, frozenset[str]]
+) -> tuple[str, str] | None:
+    """The class of the method holding the call site (path, line) of ``key``."""
+    for cpath, call, _i in project.callers.get(key, ()):
+        if (cpath, call.line) != site[:2]:
+            continue
+        for q, f in project.files[cpath].functions.items():
+            if f.cls and any(c is call for c in f.calls):
+                return cpath, f.cls
+    return None
+
+
 def _kwargs_differ(
     project: Project,
     key: FKey,
@@ -442,7 +460,9 @@ def _kwargs_differ(
             return
         keysets.add(frozenset(call.kwargs))
     line = _first_use(wfn, kw)
-    if len(keysets) < 2 or not line:
+    if len(keysets) < 2 or not line or wfn.closure_call[1:2] != [line]:
+        # torch 2.13 reports `len(kwargs) == N` where the wrapper passes the dict on to the
+        # function it wraps; a wrapper that reads it before (`if old in kwargs:`) is left out
         return
     cpath, call, _i = sites[-1]
     out[(key, kw)] = FrameInput(
@@ -601,7 +621,8 @@ def _sites_args(fi: FrameInput) -> dict[str, str]:
         "name": fi.param,
         "what": (
             f"is an argument of `{frame}`, compiled as a frame of its own (it breaks the graph, "
-            "or its caller's frame is skipped); one call site passes `None` and another a value "
+            "or its caller's frame is skipped); one call site (or one instance of the calling "
+            f"class: an encoder and a decoder stack) passes `None` and another a value "
             f"({caller}:{fi.caller_line})"
             + (f" (first read here, in `{fi.function}`, which it calls)" if fi.frame else "")
         ),

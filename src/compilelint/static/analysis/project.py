@@ -378,6 +378,8 @@ class Project(Summaries):
                         srcs.append(m[1])
                     elif V.kind(m) in ("tensor", "scalar", "sequence", "dict", "module"):
                         got.add("some")
+                    elif m[0] == "Y" and self._built_object(cpath, m[1]):
+                        got.add("some")
                     else:
                         got.add("?")
             for src in srcs:
@@ -385,6 +387,38 @@ class Project(Summaries):
                 got |= self._param_noneness((cpath, qual), cparam, depth + 1)
             out.append((cpath, call.line, frozenset(got)))
         return out
+
+    def _built_object(self, path: str, src: str) -> bool:
+        """``R|<class ref>``: what calling a class gives, an instance (never ``None``)."""
+        if not src.startswith("R|") or "@" in src:
+            return False
+        ref = src[2:]
+        r = self.resolve(path, ref)
+        if r is not None:
+            return r[2] == "class"
+        last = ref.rpartition(".")[2].rpartition("|")[2]
+        return last[:1].isupper() and not last.isupper()
+
+    def instances(self, path: str, cls: str) -> int:
+        """How many attributes of one class hold an instance of class ``cls`` (an encoder
+        and a decoder stack of one class: 2), the most over the project's classes; instances
+        repeated in a container (``ModuleList([Block() ...])``) count once."""
+        index = self.__dict__.get("_instances")
+        if index is None:
+            index = {}
+            for fp, f in self.files.items():
+                for cf in f.classes.values():
+                    seen: dict[tuple[str, str], int] = {}
+                    for refs in cf.attr_classes.values():
+                        for ref in {r.lstrip("*") for r in refs}:
+                            got = self.resolve(fp, ref)
+                            if got is not None and got[2] == "class":
+                                k = (got[0], got[1])
+                                seen[k] = seen.get(k, 0) + 1
+                    for k, n in seen.items():
+                        index[k] = max(index.get(k, 0), n)
+            self.__dict__["_instances"] = index
+        return int(index.get((path, cls), 0))
 
     def _param_noneness(self, key: FKey, pname: str, depth: int) -> set[str]:
         """The kinds (see :meth:`site_noneness`) parameter ``pname`` of ``key`` holds over
