@@ -435,7 +435,7 @@ def _caller_class(
     for cpath, call, _i in project.callers.get(key, ()):
         if (cpath, call.line) != site[:2]:
             continue
-        for q, f in project.files[cpath].functions.items():
+        for f in project.files[cpath].functions.values():
             if f.cls and any(c is call for c in f.calls):
                 return cpath, f.cls
     return None
