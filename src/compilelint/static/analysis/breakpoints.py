@@ -392,28 +392,15 @@ def site_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
             if prm.index < -1 or prm.name in ("self", "cls") or prm.annotation == "nontensor":
                 continue
             per_site = sorted(project.site_noneness(key, prm.name))
-            kinds = [k for _p, _l, k in per_site]
-            if len(per_site) == 1 and {"none", "some"} <= kinds[0]:
-                # one site in a method of a class the model holds twice (an encoder and a
-                # decoder stack): `None` on one instance's path, an object on the other's
-                cq = _caller_class(project, key, per_site[0])
-                if cq is not None and project.instances(*cq) >= 2:
-                    kinds = [frozenset({"none"}), frozenset({"some"})]
-            # one site certainly `None`, another a value (what it may be when not certain is
-            # no `None`)
-            if not any(k == {"none"} for k in kinds):
+            pair = _differing(project, key, per_site)
+            if pair is None:
                 continue
-            if not any("some" in k and "none" not in k for k in kinds):
-                continue
+            first_none, caller = pair
             use_key, use_param, line = _deep_use(project, breaks, key, prm.name)
             if not line:
                 continue
-            first = kinds[0]
-            if "none" not in first and prm.annotation == "tensor" and per_site[0][0] == key[0]:
+            if not first_none and prm.annotation == "tensor" and per_site[0][0] == key[0]:
                 use_key, use_param, line = key, prm.name, def_line
-            caller = next(
-                (s for s in per_site if ("none" in s[2]) != ("none" in first)), per_site[-1]
-            )
             out[(key, prm.name)] = FrameInput(
                 use_key[0],
                 line,
@@ -426,6 +413,40 @@ def site_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
                 differs="none",
             )
     return sorted(out.values(), key=lambda f: (f.path, f.line, f.param))
+
+
+def _differing(
+    project: Project, key: FKey, per_site: list[tuple[str, int, frozenset[str]]]
+) -> tuple[bool, tuple[str, int, frozenset[str]]] | None:
+    """(whether the first site passes ``None``, a site passing the other) when one file's
+    calls decide ``None`` at one site and a value at another (see
+    :meth:`Project.site_noneness`), else None."""
+
+    def split(kinds: frozenset[str]) -> tuple[set[str], set[str]]:
+        nones = {k[5:] for k in kinds if k.startswith("none|")}
+        somes = {k[5:] for k in kinds if k.startswith("some|")}
+        return nones, somes
+
+    if len(per_site) == 1:
+        nones, somes = split(per_site[0][2])
+        if nones & somes:
+            # one site in a method of a class the model holds twice (an encoder and a decoder
+            # stack): `None` on one instance's path, an object on the other's
+            cq = _caller_class(project, key, per_site[0])
+            if cq is not None and project.instances(*cq) >= 2:
+                return True, per_site[0]
+        return None
+    for a in per_site:
+        a_none, a_some = split(a[2])
+        if not a_none or a_some or "?" in a[2]:
+            continue  # not certainly `None`
+        for b in per_site:
+            b_none, b_some = split(b[2])
+            if b is a or b_none or not (a_none & b_some):
+                continue
+            first = per_site[0]
+            return (first is a or bool(split(first[2])[0])), (b if first is a else a)
+    return None
 
 
 def _caller_class(

@@ -335,9 +335,12 @@ class Project(Summaries):
         self, key: FKey, pname: str, depth: int = 0
     ) -> list[tuple[str, int, frozenset[str]]]:
         """Whether each traced call site of ``key`` passes ``None`` to parameter ``pname``:
-        one ``(caller path, line, kinds)`` per site, ``kinds`` a subset of ``none`` (certainly
-        ``None``: the literal, or the parameter left to a ``None`` default), ``some`` (certainly
-        not: a tensor, a number, a module, a container) and ``?`` (not known). A value the
+        one ``(caller path, line, kinds)`` per site, ``kinds`` a set of ``none|<path>``
+        (certainly ``None``: the literal, or the parameter left to a ``None`` default, seen at
+        a call in file ``path``), ``some|<path>`` (certainly not: a tensor, a number, a module,
+        a container, a built object) and ``?`` (not known). The path says which file decided
+        it: a library function that one model calls with ``None`` and another with a value
+        differs between runs, not within one. A value the
         caller passes on from its own parameter takes the kinds of every call site of the
         caller (followed up the callers): one class whose ``forward`` the encoder calls without
         a cache and the decoder with one shows both. A required parameter of an entry point (no
@@ -363,9 +366,9 @@ class Project(Summaries):
                 if call.star:
                     kinds = frozenset("?")  # left to the `**kwargs` the call unpacks
                 elif prm.default == "none":
-                    kinds = frozenset({"none"})
+                    kinds = frozenset({f"none|{cpath}"})
                 else:
-                    kinds = frozenset({"some"} if prm.default == "literal" else {"?"})
+                    kinds = frozenset({f"some|{cpath}"} if prm.default == "literal" else {"?"})
                 out.append((cpath, call.line, kinds))
                 continue
             srcs = [call.fwd[slot]] if slot in call.fwd else []
@@ -373,13 +376,13 @@ class Project(Summaries):
             if not srcs:
                 for m in V.members(v):
                     if m == V.NONE:
-                        got.add("none")
+                        got.add(f"none|{cpath}")
                     elif m[0] == "Y" and m[1].startswith("P|") and "@" not in m[1]:
                         srcs.append(m[1])
                     elif V.kind(m) in ("tensor", "scalar", "sequence", "dict", "module"):
-                        got.add("some")
+                        got.add(f"some|{cpath}")
                     elif m[0] == "Y" and self._built_object(cpath, m[1]):
-                        got.add("some")
+                        got.add(f"some|{cpath}")
                     else:
                         got.add("?")
             for src in srcs:
@@ -438,7 +441,7 @@ class Project(Summaries):
         if key in self.roots or not self.callers.get(key):
             prm = next((p for p in self.fn(key).params if p.name == pname), None)
             required = prm is not None and prm.default == "nodefault" and prm.index > -2
-            return {"some"} if required and prm.annotation != "unknown" else {"?"}
+            return {f"some|{key[0]}"} if required and prm.annotation != "unknown" else {"?"}
         out: set[str] = set()
         for _p, _l, kinds in self.site_noneness(key, pname, depth):
             out |= kinds
