@@ -418,8 +418,8 @@ def site_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
 def _differing(
     project: Project, key: FKey, per_site: list[tuple[str, int, frozenset[str]]]
 ) -> tuple[bool, tuple[str, int, frozenset[str]]] | None:
-    """(whether the first site passes ``None``, a site passing the other) when one file's
-    calls decide ``None`` at one site and a value at another (see
+    """(whether the first site passes ``None``, a site passing the other) when two call sites
+    in one file pass ``None`` at one and a value at another, decided by that file (see
     :meth:`Project.site_noneness`), else None."""
 
     def split(kinds: frozenset[str]) -> tuple[set[str], set[str]]:
@@ -442,8 +442,8 @@ def _differing(
             continue  # not certainly `None`
         for b in per_site:
             b_none, b_some = split(b[2])
-            if b is a or b_none or not (a_none & b_some):
-                continue
+            if b is a or b[0] != a[0] or b_none or not (a_none & b_some):
+                continue  # two calls of one file (a helper's own call is no model's)
             first = per_site[0]
             return (first is a or bool(split(first[2])[0])), (b if first is a else a)
     return None
