@@ -444,8 +444,11 @@ def _differing(
             continue  # not certainly `None`
         for b in per_site:
             b_none, b_some = split(b[2])
-            if b is a or b[0] != a[0] or b_none or not (a_none & b_some):
-                continue  # two calls of one file (a helper's own call is no model's)
+            if b is a or b[0] != a[0] or b[0] != key[0] or b_none or not (a_none & b_some):
+                # two calls in the frame's own file (a model's block called by its encoder and
+                # decoder): a shared library function (a masking helper) called by many models
+                # would be one finding on a line every model runs, true in some and not others
+                continue
             first = per_site[0]
             return (first is a or bool(split(first[2])[0])), (b if first is a else a)
     return None
