@@ -345,3 +345,107 @@ def test_cl303_examples_match_torch(tmp_path: Path, example) -> None:  # type: i
     assert not [f for f in data["findings"] if f["rule"] == "CL303" and f["stage"] == "static"]
     observed = sorted(f["line"] for f in data["findings"] if f["rule"] in ("CL003", "CL303"))
     assert observed == want
+
+
+def test_call_sites_that_differ_on_none_recompile_a_frame_of_its_own(tmp_path: Path) -> None:
+    """A block compiled as a frame of its own (its caller breaks in a loop, so dynamo skips the
+    caller's frame) called without a cache by one site and with one by another: guarded on
+    ``cache is None`` where it is first read (torch 2.13: one recompile over two calls). The
+    same class inlined into one frame (no break) does not recompile."""
+    body = """
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = nn.Linear(8, 8)
+
+            def forward(self, x, cache=None):
+                h = self.lin(x)
+                if cache is not None:
+                    h = h + cache
+                return h
+
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.enc = nn.ModuleList([Block() for _ in range(2)])
+                self.dec = nn.ModuleList([Block() for _ in range(2)])
+
+            def forward(self, x):
+                for blk in self.enc:
+                    BREAK
+                    x = blk(x)
+                mem = x * 2
+                for blk in self.dec:
+                    x = blk(x, cache=mem)
+                return x
+        """
+    spec = {"model": "m.py:M", "inputs": [_t(2, 8)], "calls": 2}
+    p = _predict(tmp_path, HEAD + textwrap.dedent(body).replace("BREAK", 'print("enc")'), spec)
+    (site,) = p.recompile_sites
+    assert (site.line, site.guard, site.count) == (12, "cache is None", 1)
+    p = _predict(tmp_path, HEAD + textwrap.dedent(body).replace("BREAK", "x = x + 1"), spec)
+    assert p.recompiles == 0 and not p.recompile_sites
+
+
+def test_keywords_through_a_decorator_wrapper_and_a_flag_flipped_in_traced_code(
+    tmp_path: Path,
+) -> None:
+    src = HEAD + textwrap.dedent("""
+        import functools
+
+        def checked(fn):
+            @functools.wraps(fn)
+            def wrapper(*args, **kwargs):
+                return fn(*args, **kwargs)
+            return wrapper
+
+        class State:
+            def __init__(self):
+                self.ready = False
+
+        class Mixer(nn.Module):
+            @checked
+            def forward(self, x, gate=None):
+                return x if gate is None else x * gate
+
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.mixers = nn.ModuleList([Mixer() for _ in range(2)])
+                self.state = State()
+
+            def forward(self, x, g):
+                if not self.state.ready:
+                    x = x + 1
+                    self.state.ready = True
+                for i, m in enumerate(self.mixers):
+                    print(i)
+                    x = m(x, gate=g) if i == 0 else m(x)
+                return x
+        """)
+    p = _predict(tmp_path, src, {"model": "m.py:M", "inputs": [_t(2, 8), _t(2, 8)], "calls": 3})
+    got = {(s.line, s.guard, s.count) for s in p.recompile_sites}
+    assert got == {(10, "len(kwargs) == N", 1), (29, "self.state.ready == False", 1)}
+    # one call: nothing flips before a second call
+    p = _predict(tmp_path, src, {"model": "m.py:M", "inputs": [_t(2, 8), _t(2, 8)], "calls": 1})
+    assert {s.line for s in p.recompile_sites} == {10}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", ["enc_dec_cache", "mask_sites_loop", "lazy_kv_cache"])
+def test_call_site_and_state_guards_match_torch(name: str) -> None:
+    """Recompile lines and counts of the call-site and object-state guards, against torch."""
+    pytest.importorskip("torch")
+    from compilelint.dynamic.api import run_dynamic
+
+    code, out, _err = invoke(
+        ["check", f"{name}.py", "--input-spec", f"{name}.json", "--static-only", "--format",
+         "json", "--no-cache", "--fail-on", "never"],
+        cwd=CORPUS,
+    )  # fmt: skip
+    pred = json.loads(out)["prediction"]
+    block = run_dynamic(str(CORPUS / f"{name}.json"), cwd=str(CORPUS), cover=()).block
+    assert block["error"] is None
+    assert pred["recompiles"] == block["recompile_count"]
+    seen = {r["line"] for r in block["recompiles"] if not r.get("invalidated")}
+    assert {r["line"] for r in pred["recompile_sites"]} == seen

@@ -37,6 +37,7 @@ from compilelint.static.analysis.breakpoints import (
     frame_input_candidate,
     frame_inputs,
     returned_inputs,
+    site_inputs,
     wrapper_inputs,
 )
 from compilelint.static.analysis.dispatch import add_object_calls
@@ -1317,6 +1318,7 @@ class _Scan:
                 *frame_inputs(project, breaks),
                 *wrapper_inputs(project, breaks),
                 *returned_inputs(project, breaks),
+                *site_inputs(project, breaks),
             ):
                 self._inputs.setdefault(fi.path, []).append(fi)
         got = self._inputs.get(path)

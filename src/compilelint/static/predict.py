@@ -807,6 +807,9 @@ def predict(
         automatic=bool(automatic),
         marked=marked,
     )
+    recs.extend(_site_recompiles(project, keyset, recs))
+    if len(calls) > 1:
+        recs.extend(_flag_recompiles(project, entry, keys, recs))
     return Prediction(
         entry=spec.model,
         function=f"{entry[0]}:{entry[1]}",
@@ -819,6 +822,108 @@ def predict(
         recompile_sites=tuple(recs),
         notes=tuple(notes),
     )
+
+
+def _site_recompiles(
+    project: Project, keyset: set[FKey], recs: Sequence[PredictedRecompile]
+) -> list[PredictedRecompile]:
+    """Frames of their own (a function that breaks, or one a skipped frame calls) whose call
+    sites pass ``None`` at one and a value at another, or other keywords through a decorator's
+    wrapper (:func:`~compilelint.static.analysis.breakpoints.site_inputs`): the first call
+    compiles the frame for one site's arguments, the other site recompiles it once; later calls
+    find both entries."""
+    from compilelint.static.analysis.breakpoints import site_inputs
+
+    taken = {(r.path, r.line) for r in recs}
+    out: list[PredictedRecompile] = []
+    for fi in site_inputs(project, project.callee_breaks()):
+        frame = fi.frame or fi.function
+        if (fi.path, fi.function) not in keyset and not any(k[1] == frame for k in keyset):
+            continue
+        if (fi.path, fi.line) in taken:
+            continue
+        taken.add((fi.path, fi.line))
+        if fi.differs == "kwargs":
+            guard = f"len({fi.param}) == N"
+            reason = (
+                f"`{frame}` is compiled as a frame of its own (as its decorator's wrapper), and "
+                f"its call sites pass different keywords: torch guards on `{fi.param}`"
+            )
+        else:
+            guard = f"{fi.param} is None"
+            reason = (
+                f"`{frame}` is compiled as a frame of its own, and one call site passes "
+                f"`{fi.param}` as `None`, another a value: torch guards on which it is"
+            )
+        out.append(
+            PredictedRecompile(
+                fi.path,
+                fi.line,
+                fi.function.rsplit(".", 1)[-1],
+                fi.param,
+                guard,
+                1,
+                reason,
+                _FIX["none"],
+            )
+        )
+    return out
+
+
+def _held_by(project: Project, entry: FKey, path: str, cls: str) -> str | None:
+    """How the entry reaches an object of class ``cls`` that lives across calls: ``self`` (the
+    entry's own class), ``self.<attr>`` (an attribute the entry's class sets to an instance in
+    its methods), else None (an object built during the call starts fresh each time)."""
+    ecls = project.fn(entry).cls
+    if ecls == cls and entry[0] == path:
+        return "self"
+    cf = project.files[entry[0]].classes.get(ecls or "")
+    if cf is None:
+        return None
+    for attr, refs in cf.attr_classes.items():
+        for ref in refs:
+            r = project.resolve(entry[0], ref.lstrip("*"))
+            if r is not None and (r[0], r[1]) == (path, cls):
+                return f"self.{attr}"
+    return None
+
+
+def _flag_recompiles(
+    project: Project, entry: FKey, keys: Iterable[FKey], recs: Sequence[PredictedRecompile]
+) -> list[PredictedRecompile]:
+    """A flag on an object that lives across calls, tested by an ``if`` whose branch sets it
+    to another literal (the ``"flag"`` guard rows: ``if not self.ready: ...; self.ready =
+    True``, ``if self.cfg.warmup: ...; self.cfg.warmup = False``): the first call compiles for
+    the old value and flips it, the second sees the new one and recompiles; later calls
+    match that entry."""
+    taken = {(r.path, r.line) for r in recs}
+    out: list[PredictedRecompile] = []
+    for key in keys:
+        fn = project.fn(key)
+        for r in fn.guards:
+            if r[1] != "flag" or not r[2] or fn.cls is None or (key[0], r[2]) in taken:
+                continue
+            held = _held_by(project, entry, key[0], fn.cls)
+            if held is None:
+                continue
+            subject = held + str(r[0])[4:]
+            old = not r[4] if isinstance(r[4], bool) else None
+            taken.add((key[0], int(r[2])))
+            out.append(
+                PredictedRecompile(
+                    key[0],
+                    int(r[2]),
+                    fn.name,
+                    subject,
+                    f"{subject} == {old!r}",
+                    1,
+                    f"`{subject}` is a flag that traced code sets to {r[4]!r} under the test "
+                    "that reads it: torch guards on its first value, so the next call "
+                    "recompiles once",
+                    _FIX["state"],
+                )
+            )
+    return out
 
 
 PREDICTED_RECOMPILE = "CL303"

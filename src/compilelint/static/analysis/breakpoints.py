@@ -62,6 +62,7 @@ class CalleeBreaks:
         self.project: Project = weakref.proxy(project)
         self.codes = break_codes
         self._direct: dict[str, set[str]] = {}  # path -> quals with a kept break candidate
+        self._lines: dict[str, dict[str, list[tuple[int, bool]]]] = {}  # path -> qual -> breaks
         self._memo: dict[FKey, bool] = {}
 
     def _broken_in(self, path: str) -> set[str]:
@@ -74,6 +75,37 @@ class CalleeBreaks:
             got = {c.func for c in self.project.kept(f, codes) if not _conditional(c)}
             self._direct[path] = got
         return got
+
+    def skips_from(self, key: FKey) -> int | None:
+        """Where dynamo gives up on ``key``'s frame (torch 2.13: a graph break in a ``for``
+        loop skips the frame being compiled; it runs eagerly and the functions it calls are
+        compiled as frames of their own): None when it does not (no kept break in one of its
+        loops, no call in a loop of a function that breaks); else the line from which its
+        calls run as frames of their own: the last break outside loops before the first one in
+        a loop (the code up to it was compiled as a graph, the resume function is what is
+        skipped), 0 when there is none."""
+        self._broken_in(key[0])
+        p = self.project
+        f = p.files[key[0]]
+        rows = self._lines.get(key[0])
+        if rows is None:
+            rows = {}
+            for c in p.kept(f, self.codes - {REBUILT}):
+                if not _conditional(c):
+                    rows.setdefault(c.func, []).append((c.line, c.in_loop))
+            self._lines[key[0]] = rows
+        marks = list(rows.get(key[1], ()))
+        for c in p.fn(key).calls:
+            t = p._target(key[0], c.ref)
+            if t is None or t[0] == key or p.opaque_to_dynamo(t[0]):
+                continue
+            if p.fn(t[0]).name != "__init__" and self.breaks(t[0]):
+                marks.append((c.line, c.in_loop))
+        loops = [ln for ln, loop in marks if loop]
+        if not loops:
+            return None
+        first = min(loops)
+        return max((ln for ln, loop in marks if not loop and ln < first), default=0)
 
     def breaks(self, key: FKey, depth: int = 0, stack: frozenset[FKey] = frozenset()) -> bool:
         if key in self._memo:
@@ -141,6 +173,9 @@ class FrameInput:
     none_first: bool = False  # a loop-carried argument, ``None`` on the first iteration
     frame: str = ""  # the function that breaks, when its parameter is first read in a callee
     closure: bool = False  # ``param`` is the wrapped function, a cell of the wrapper's closure
+    # the call sites of the frame differ in what they pass: ``"none"`` (``None`` at one, a
+    # value at another), ``"kwargs"`` (the keywords a decorator's ``**kwargs`` receives)
+    differs: str = ""
 
 
 def _varying_int(v: Any) -> bool:
@@ -306,6 +341,169 @@ def frame_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
     return sorted(out.values(), key=lambda f: (f.path, f.line, f.param))
 
 
+def own_frames(project: Project, breaks: CalleeBreaks) -> set[FKey]:
+    """Traced functions dynamo compiles as frames of their own: one that breaks (its caller
+    breaks at the call and the call runs as a new frame), and every function called by one
+    whose frame dynamo skips, after the break where that frame starts
+    (:meth:`CalleeBreaks.skips_from`). Only functions traced code calls:
+    what an entry point receives is the user's (or the spec's) to say."""
+    out: set[FKey] = set()
+    for key in sorted(project.traced):
+        if not project.callers.get(key) or project.opaque_to_dynamo(key):
+            continue
+        if project.fn(key).name != "__init__" and breaks.breaks(key):
+            out.add(key)
+    for key in sorted(project.traced):
+        start = None if project.opaque_to_dynamo(key) else breaks.skips_from(key)
+        if start is None:
+            continue
+        for c in project.fn(key).calls:
+            if id(c) in project._dead_calls or c.line < start:
+                continue
+            t = project._target(key[0], c.ref)
+            if t is None or t[0] == key:
+                continue
+            if project.opaque_to_dynamo(t[0]) or project.fn(t[0]).name == "__init__":
+                continue
+            out.add(t[0])
+    return out
+
+
+def site_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
+    """Arguments of a frame of its own (:func:`own_frames`) whose call sites differ in a way
+    dynamo guards on: ``None`` from one site (or the site's callers) and a value from another
+    (an encoder calling a block without a cache, the decoder with one; a mask passed to the
+    first layer only), or, through a decorator's ``(*args, **kwargs)`` wrapper, different
+    keywords (``len(kwargs) == 1``). The frame is compiled for the first site's arguments and
+    guarded on them, so the other site recompiles it. torch 2.13 reports the guard where the
+    value is first read (``cache is None``); when the first site passes a tensor and a later
+    one ``None``, the tensor-type guard, on the ``def`` line."""
+    out: dict[tuple[FKey, str], FrameInput] = {}
+    for key in sorted(own_frames(project, breaks)):
+        fn = project.fn(key)
+        sites = project.callers.get(key, ())
+        if len(sites) < 1:
+            continue
+        wrappers = [w for w, _s in project.decorator_wrappers(key)]
+        if wrappers:
+            _kwargs_differ(project, key, wrappers[0], sites, out)
+            if any(k[0] == key for k in out):
+                continue  # the wrapper's guard on its keywords fails first
+        def_line = next((int(r[2]) for r in fn.guards if r[1] == "def"), fn.line)
+        for prm in fn.params:
+            if prm.index < -1 or prm.name in ("self", "cls") or prm.annotation == "nontensor":
+                continue
+            per_site = sorted(project.site_noneness(key, prm.name))
+            pair = _differing(project, key, per_site)
+            if pair is None:
+                continue
+            first_none, caller = pair
+            use_key, use_param, line = _deep_use(project, breaks, key, prm.name)
+            if not line:
+                continue
+            if not first_none and prm.annotation == "tensor" and per_site[0][0] == key[0]:
+                use_key, use_param, line = key, prm.name, def_line
+            out[(key, prm.name)] = FrameInput(
+                use_key[0],
+                line,
+                use_key[1],
+                use_param,
+                caller[0],
+                caller[1],
+                key[1],
+                frame=key[1] if use_key != key else "",
+                differs="none",
+            )
+    return sorted(out.values(), key=lambda f: (f.path, f.line, f.param))
+
+
+def _differing(
+    project: Project, key: FKey, per_site: list[tuple[str, int, frozenset[str]]]
+) -> tuple[bool, tuple[str, int, frozenset[str]]] | None:
+    """(whether the first site passes ``None``, a site passing the other) when two call sites
+    in one file pass ``None`` at one and a value at another, decided by that file (see
+    :meth:`Project.site_noneness`), else None."""
+
+    def split(kinds: frozenset[str]) -> tuple[set[str], set[str]]:
+        nones = {k[5:] for k in kinds if k.startswith("none|")}
+        somes = {k[5:] for k in kinds if k.startswith("some|")}
+        return nones, somes
+
+    if len(per_site) == 1:
+        nones, somes = split(per_site[0][2])
+        if nones & somes:
+            # one site in a method of a class the model holds twice (an encoder and a decoder
+            # stack): `None` on one instance's path, an object on the other's
+            cq = _caller_class(project, key, per_site[0])
+            if cq is not None and project.instances(*cq) >= 2:
+                return True, per_site[0]
+        return None
+    for a in per_site:
+        a_none, a_some = split(a[2])
+        if not a_none or a_some or "?" in a[2]:
+            continue  # not certainly `None`
+        for b in per_site:
+            b_none, b_some = split(b[2])
+            if b is a or b[0] != a[0] or b[0] != key[0] or b_none or not (a_none & b_some):
+                # two calls in the frame's own file (a model's block called by its encoder and
+                # decoder): a shared library function (a masking helper) called by many models
+                # would be one finding on a line every model runs, true in some and not others
+                continue
+            first = per_site[0]
+            return (first is a or bool(split(first[2])[0])), (b if first is a else a)
+    return None
+
+
+def _caller_class(
+    project: Project, key: FKey, site: tuple[str, int, frozenset[str]]
+) -> tuple[str, str] | None:
+    """The class of the method holding the call site (path, line) of ``key``."""
+    for cpath, call, _i in project.callers.get(key, ()):
+        if (cpath, call.line) != site[:2]:
+            continue
+        for f in project.files[cpath].functions.values():
+            if f.cls and any(c is call for c in f.calls):
+                return cpath, f.cls
+    return None
+
+
+def _kwargs_differ(
+    project: Project,
+    key: FKey,
+    wrapper: FKey,
+    sites: Any,
+    out: dict[tuple[FKey, str], FrameInput],
+) -> None:
+    """A decorated frame (compiled as its wrapper) whose call sites pass different keywords
+    to a wrapper taking ``**kwargs``: guarded on the dict's length and keys."""
+    wfn = project.fn(wrapper)
+    kw = next((p.name for p in wfn.params if p.index == -3), None)
+    if kw is None:
+        return
+    keysets = set()
+    for _cpath, call, _implicit in sites:
+        if call.star:
+            return
+        keysets.add(frozenset(call.kwargs))
+    line = _first_use(wfn, kw)
+    if len(keysets) < 2 or not line or wfn.closure_call[1:2] != [line]:
+        # torch 2.13 reports `len(kwargs) == N` where the wrapper passes the dict on to the
+        # function it wraps; a wrapper that reads it before (`if old in kwargs:`) is left out
+        return
+    cpath, call, _i = sites[-1]
+    out[(key, kw)] = FrameInput(
+        wrapper[0],
+        line,
+        wrapper[1],
+        kw,
+        cpath,
+        call.line,
+        key[1],
+        frame=key[1],
+        differs="kwargs",
+    )
+
+
 def _data_number(v: Any, depth: int = 0) -> bool:
     """A number read from tensor data (:data:`values.DATA`), or a tuple/list holding them."""
     for m in V.members(v):
@@ -405,7 +603,9 @@ def frame_input_candidate(fi: FrameInput, line_text: str, code: str) -> Candidat
         end_line=fi.line,
         end_col=end,
         requires=[],
-        args=_closure_args(fi)
+        args=_sites_args(fi)
+        if fi.differs
+        else _closure_args(fi)
         if fi.closure
         else _wrapper_args(fi)
         if fi.wrapped
@@ -425,6 +625,38 @@ def frame_input_candidate(fi: FrameInput, line_text: str, code: str) -> Candidat
         },
         scope="any",
     )
+
+
+def _sites_args(fi: FrameInput) -> dict[str, str]:
+    caller = os.path.basename(fi.caller_path)
+    frame = fi.frame or fi.function
+    if fi.differs == "kwargs":
+        return {
+            "name": fi.param,
+            "what": (
+                f"is the `**{fi.param}` of the wrapper a decorator puts around `{frame}`, which "
+                "is compiled as a frame of its own (it breaks the graph, or its caller's frame is "
+                f"skipped); its call sites pass different keywords ({caller}:{fi.caller_line})"
+            ),
+            "why": (
+                f"dynamo guards on the keywords the frame receives (`len({fi.param}) == N`), so "
+                "the call with other keywords recompiles the wrapper"
+            ),
+        }
+    return {
+        "name": fi.param,
+        "what": (
+            f"is an argument of `{frame}`, compiled as a frame of its own (it breaks the graph, "
+            "or its caller's frame is skipped); one call site (or one instance of the calling "
+            f"class: an encoder and a decoder stack) passes `None` and another a value "
+            f"({caller}:{fi.caller_line})"
+            + (f" (first read here, in `{fi.function}`, which it calls)" if fi.frame else "")
+        ),
+        "why": (
+            "dynamo guards on the frame's argument being `None` (or on its type), so the call "
+            "site that passes the other recompiles the frame"
+        ),
+    }
 
 
 def _none_args(fi: FrameInput) -> dict[str, str]:

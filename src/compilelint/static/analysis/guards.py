@@ -14,7 +14,8 @@ such use of a parameter into :attr:`FunctionFacts.guards`:
 in), ``"branch"`` (a condition tests it: ``op``/``literal`` keep a comparison with a literal:
 ``[">", 0]``; ``is None`` is ``["is", None]``), ``"use"`` (read in traced code: symbolic after
 one recompile; the first read), ``"use_top"`` (when that first read sits in a branch, the first
-read in a statement of the function's own body, which every path reaches), ``"default"`` (a literal default value, in ``literal``), and one ``"def"`` row
+read in a statement of the function's own body, which every path reaches), ``"default"`` (a literal default value, in ``literal``), ``"flag"`` (under ``param``, an
+attribute chain ``self.ready`` that an ``if`` tests and its branch sets to ``literal``), and one ``"def"`` row
 with the line of the ``def``. A size of a tensor parameter read as a Python int
 (``n = x.size(0)``, ``b, t, d = x.shape``, ``x.shape[1]``) is recorded under ``"x#0"``. :mod:`compilelint.static.predict` reads the rows; nothing else does.
 """
@@ -96,6 +97,17 @@ def _shape_of(e: cst.BaseExpression) -> cst.BaseExpression | None:
         and e.func.attr.value == "size"
     ):
         return e.func.value
+    return None
+
+
+def _self_chain(e: cst.BaseExpression) -> str | None:
+    """``self.a`` / ``self.a.b`` as text, else None."""
+    parts: list[str] = []
+    while isinstance(e, cst.Attribute) and len(parts) < 3:
+        parts.append(e.attr.value)
+        e = e.value
+    if isinstance(e, cst.Name) and e.value == "self" and parts:
+        return ".".join(["self", *reversed(parts)])
     return None
 
 
@@ -246,6 +258,29 @@ class GuardUses:
         if fn is None:
             return
         self._test(fn, node.test)
+        if isinstance(node, cst.If) and isinstance(node.body, cst.IndentedBlock):
+            self._flag(fn, node)
+
+    def _flag(self, fn: FunctionFacts, node: cst.If) -> None:
+        """``if not self.ready: ...; self.ready = True`` (``self.cfg.warmup`` too): a flag on
+        an object that the branch it guards sets to another literal. dynamo guards on the
+        flag's value; the next call sees the new one and recompiles, once."""
+        test = node.test
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test = test.expression
+        chain = _self_chain(test)
+        if chain is None:
+            return
+        assert isinstance(node.body, cst.IndentedBlock)
+        for st in node.body.body:
+            if not isinstance(st, cst.SimpleStatementLine):
+                continue
+            for small in st.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                    ok, lit = literal(small.value)
+                    if ok and _self_chain(small.targets[0].target) == chain:
+                        self._row(fn, chain, "flag", node.test, "=", lit)
+                        return
 
     def _test(self, fn: FunctionFacts, test: cst.BaseExpression) -> None:
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):

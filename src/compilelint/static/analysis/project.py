@@ -333,6 +333,122 @@ class Project(Summaries):
                 vals.extend(got)
         return vals
 
+    def site_noneness(
+        self, key: FKey, pname: str, depth: int = 0
+    ) -> list[tuple[str, int, frozenset[str]]]:
+        """Whether each traced call site of ``key`` passes ``None`` to parameter ``pname``:
+        one ``(caller path, line, kinds)`` per site, ``kinds`` a set of ``none|<path>``
+        (certainly ``None``: the literal, or the parameter left to a ``None`` default, seen at
+        a call in file ``path``), ``some|<path>`` (certainly not: a tensor, a number, a module,
+        a container, a built object) and ``?`` (not known). The path says which file decided
+        it: a library function that one model calls with ``None`` and another with a value
+        differs between runs, not within one. A value the
+        caller passes on from its own parameter takes the kinds of every call site of the
+        caller (followed up the callers): one class whose ``forward`` the encoder calls without
+        a cache and the decoder with one shows both. A required parameter of an entry point (no
+        caller) is ``some``; one with a default is ``?`` (the user decides)."""
+        fn = self.fn(key)
+        prm = next((p for p in fn.params if p.name == pname), None)
+        if prm is None or prm.index < -1:
+            return []
+        positional = [p.name for p in fn.params if p.index >= 0]
+        out: list[tuple[str, int, frozenset[str]]] = []
+        for cpath, call, implicit in self.callers.get(key, ()):
+            if call.star and not call.kwstar:
+                out.append((cpath, call.line, frozenset("?")))
+                continue
+            v, slot = None, pname
+            if prm.index >= 0:
+                j = positional.index(pname) - implicit
+                if 0 <= j < len(call.args):
+                    v, slot = call.args[j], str(j)
+            if v is None:
+                v = call.kwargs.get(pname)
+            if v is None:
+                if call.star:
+                    kinds = frozenset("?")  # left to the `**kwargs` the call unpacks
+                elif prm.default == "none":
+                    kinds = frozenset({f"none|{cpath}"})
+                else:
+                    kinds = frozenset({f"some|{cpath}"} if prm.default == "literal" else {"?"})
+                out.append((cpath, call.line, kinds))
+                continue
+            srcs = [call.fwd[slot]] if slot in call.fwd else []
+            got: set[str] = set()
+            if not srcs:
+                for m in V.members(v):
+                    if m == V.NONE:
+                        got.add(f"none|{cpath}")
+                    elif m[0] == "Y" and m[1].startswith("P|") and "@" not in m[1]:
+                        srcs.append(m[1])
+                    elif V.kind(m) in ("tensor", "scalar", "sequence", "dict", "module"):
+                        got.add(f"some|{cpath}")
+                    elif m[0] == "Y" and self._built_object(cpath, m[1]):
+                        got.add(f"some|{cpath}")
+                    else:
+                        got.add("?")
+            for src in srcs:
+                qual, _, cparam = src[2:].rpartition("|")
+                got |= self._param_noneness((cpath, qual), cparam, depth + 1)
+            out.append((cpath, call.line, frozenset(got)))
+        return out
+
+    def _built_object(self, path: str, src: str) -> bool:
+        """``R|<class ref>``: what calling a class gives, an instance (never ``None``)."""
+        if not src.startswith("R|") or "@" in src:
+            return False
+        ref = src[2:]
+        r = self.resolve(path, ref)
+        if r is not None:
+            return r[2] == "class"
+        last = ref.rpartition(".")[2].rpartition("|")[2]
+        return last[:1].isupper() and not last.isupper()
+
+    def instances(self, path: str, cls: str) -> int:
+        """How many attributes of one class hold an instance of class ``cls`` (an encoder
+        and a decoder stack of one class: 2), the most over the project's classes; instances
+        repeated in a container (``ModuleList([Block() ...])``) count once."""
+        index = self.__dict__.get("_instances")
+        if index is None:
+            index = {}
+            for fp, f in self.files.items():
+                for cf in f.classes.values():
+                    seen: dict[tuple[str, str], int] = {}
+                    for refs in cf.attr_classes.values():
+                        for ref in {r.lstrip("*") for r in refs}:
+                            got = self.resolve(fp, ref)
+                            if got is not None and got[2] == "class":
+                                k = (got[0], got[1])
+                                seen[k] = seen.get(k, 0) + 1
+                    for k, n in seen.items():
+                        index[k] = max(index.get(k, 0), n)
+            self.__dict__["_instances"] = index
+        return int(index.get((path, cls), 0))
+
+    def _param_noneness(self, key: FKey, pname: str, depth: int) -> set[str]:
+        """The kinds (see :meth:`site_noneness`) parameter ``pname`` of ``key`` holds over
+        every call of it."""
+        memo = self.__dict__.setdefault("_noneness", {})
+        got = memo.get((key, pname))
+        if got is not None:
+            return got
+        memo[(key, pname)] = {"?"}  # a cycle of forwarded parameters: not known
+        out = self._param_noneness_uncached(key, pname, depth)
+        memo[(key, pname)] = out
+        return out
+
+    def _param_noneness_uncached(self, key: FKey, pname: str, depth: int) -> set[str]:
+        if key not in self.traced or depth > 6:
+            return {"?"}
+        if key in self.roots or not self.callers.get(key):
+            prm = next((p for p in self.fn(key).params if p.name == pname), None)
+            required = prm is not None and prm.default == "nodefault" and prm.index > -2
+            return {f"some|{key[0]}"} if required and prm.annotation != "unknown" else {"?"}
+        out: set[str] = set()
+        for _p, _l, kinds in self.site_noneness(key, pname, depth):
+            out |= kinds
+        return out or {"?"}
+
     def object_param(self, key: FKey, pname: str, depth: int = 0) -> bool:
         """Whether the function uses parameter ``pname`` as what a tensor is not (an attribute
         ``torch.Tensor`` lacks, a size), itself or in a callee it passes the parameter on to
