@@ -77,14 +77,13 @@ class FollowStats:
         return asdict(self)
 
 
-
 _DEPTH = 8  # ``Project._resolve``'s bound: a resolution deeper than this answers None
 
 
 class _Frame:
     """What one resolution in progress read and did; the resolutions it made are its parts."""
 
-    __slots__ = ("path", "missing", "unres", "attrs", "parts", "taint", "cut", "top")
+    __slots__ = ("attrs", "cut", "missing", "parts", "path", "taint", "top", "unres")
 
     def __init__(self, path: str, depth: int) -> None:
         self.path = path  # the file whose facts it reads (or finds absent)
@@ -100,7 +99,7 @@ class _Frame:
 
 
 class _Resolution:
-    __slots__ = ("out", "need", "path", "missing", "unres", "attrs", "parts")
+    __slots__ = ("attrs", "missing", "need", "out", "parts", "path", "unres")
 
     def __init__(self, out: tuple[str, str, str] | None, need: int, fr: _Frame) -> None:
         self.out = out
