@@ -129,6 +129,8 @@ class SharedResolutions:
 
     def __init__(self) -> None:
         self.kept: dict[tuple[Any, ...], _Resolution] = {}
+        self.read: set[str] = set()  # every file a kept resolution read
+        self.missed: set[str] = set()  # every module a kept resolution missed
         self.hits = 0
         self.made = 0
 
@@ -142,10 +144,15 @@ class SharedResolutions:
     def put(self, key: tuple[Any, ...], res: _Resolution) -> None:
         self.made += 1
         self.kept[key] = res
+        self.read.add(res.path)
+        if res.missing:
+            self.missed.update(res.missing)
 
     def changed(self, paths: set[str], modules: set[str]) -> None:
         """Files that joined, changed or left, and the modules they define (a few times a
         round: each kept resolution is looked at once)."""
+        paths = paths & self.read
+        modules = modules & self.missed
         if not (paths or modules):
             return
         memo: dict[int, bool] = {}
