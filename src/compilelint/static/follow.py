@@ -99,14 +99,17 @@ class _Frame:
 
 
 class _Resolution:
-    __slots__ = ("attrs", "missing", "need", "out", "parts", "path", "unres")
+    __slots__ = ("attrs", "key", "missing", "need", "out", "path", "unres", "users")
 
     def __init__(self, out: tuple[str, str, str] | None, need: int, fr: _Frame) -> None:
         self.out = out
         self.need = need  # depths below the query's that it uses: holds while depth+need <= 8
         self.path = fr.path
         self.missing = fr.missing
-        self.parts = fr.parts
+        self.key: tuple[Any, ...] = ()  # where it is kept
+        self.users: list[_Resolution] = []  # the resolutions it is a part of
+        for part in fr.parts:
+            part.users.append(self)
         # what it and its parts did besides answering, replayed where it is used (mostly
         # nothing)
         self.unres = fr.unres
@@ -129,8 +132,8 @@ class SharedResolutions:
 
     def __init__(self) -> None:
         self.kept: dict[tuple[Any, ...], _Resolution] = {}
-        self.read: set[str] = set()  # every file a kept resolution read
-        self.missed: set[str] = set()  # every module a kept resolution missed
+        self._by_path: dict[str, list[_Resolution]] = {}  # by the file each read itself
+        self._by_missing: dict[str, list[_Resolution]] = {}  # by the modules each missed
         self.hits = 0
         self.made = 0
 
@@ -143,31 +146,29 @@ class SharedResolutions:
 
     def put(self, key: tuple[Any, ...], res: _Resolution) -> None:
         self.made += 1
+        res.key = key
         self.kept[key] = res
-        self.read.add(res.path)
-        if res.missing:
-            self.missed.update(res.missing)
+        self._by_path.setdefault(res.path, []).append(res)
+        for m in res.missing:
+            self._by_missing.setdefault(m, []).append(res)
 
     def changed(self, paths: set[str], modules: set[str]) -> None:
-        """Files that joined, changed or left, and the modules they define (a few times a
-        round: each kept resolution is looked at once)."""
-        paths = paths & self.read
-        modules = modules & self.missed
-        if not (paths or modules):
-            return
-        memo: dict[int, bool] = {}
-
-        def holds(r: _Resolution) -> bool:
-            got = memo.get(id(r))
-            if got is None:
-                got = memo[id(r)] = (
-                    r.path not in paths
-                    and modules.isdisjoint(r.missing)
-                    and all(holds(p) for p in r.parts)
-                )
-            return got
-
-        self.kept = {k: r for k, r in self.kept.items() if holds(r)}
+        """Files that joined, changed or left, and the modules they define: the resolutions
+        that read them or missed them are dropped, and those they are parts of."""
+        todo: list[_Resolution] = []
+        for p in paths:
+            todo += self._by_path.pop(p, ())
+        for m in modules:
+            todo += self._by_missing.pop(m, ())
+        seen: set[int] = set()
+        while todo:
+            r = todo.pop()
+            if id(r) in seen:
+                continue
+            seen.add(id(r))
+            if self.kept.get(r.key) is r:
+                del self.kept[r.key]
+            todo += r.users
 
 
 class _Unresolved(set):  # type: ignore[type-arg]
