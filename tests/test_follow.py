@@ -707,3 +707,58 @@ def test_only_call_form_registrations_load_a_module() -> None:
     assert not _REGISTER_CALL.search(b"    @torch._dynamo.allow_in_graph\n    def g(x): ...\n")
     assert not _REGISTER_CALL.search(b"# allow_in_graph(f) would also work\n")
     assert not _REGISTER_CALL.search(b'"""`@allow_in_graph` makes the call opaque"""\n')
+
+
+def _facts(path: str, module: str, src: str) -> object:
+    from compilelint.static import engine
+
+    inp = engine.FileInput(path, path, module, path.endswith("__init__.py"))
+    checks = engine._checks_for(sorted(engine.all_checks()))
+    return engine.analyze_source(src.encode(), inp, checks, force=True, object_calls=True)
+
+
+def test_shared_resolutions_answer_as_a_fresh_project_as_files_join() -> None:
+    """Following's project views share their resolutions: each answers every ref of the files,
+    and adds the same unresolved modules, as a project of its own; a module that joins drops
+    what missed it."""
+    from compilelint.static.follow import FollowProject, SharedResolutions
+
+    app = _facts(
+        "app.py",
+        "app",
+        "import torch\nfrom lib.helpers import helper, Base\nfrom lib import *\n"
+        "class M(Base):\n    def forward(self, x):\n        y = helper(x)\n"
+        "        return self.norm(y) + other(x)\n",
+    )
+    init = _facts("lib/__init__.py", "lib", "from .helpers import *\nfrom .extra import *\n")
+    helpers = _facts(
+        "lib/helpers.py",
+        "lib.helpers",
+        "import torch\nclass Base(torch.nn.Module):\n    def norm(self, x):\n        return x\n"
+        "def helper(x):\n    return x.sum()\n",
+    )
+    installed = {"lib", "lib.helpers", "lib.extra"}.__contains__
+    shared = SharedResolutions()
+    files: list = [app]  # type: ignore[type-arg]
+    library: dict[str, tuple[str, str]] = {}
+    asked = 0
+    for joining in (None, init, helpers):
+        if joining is not None:
+            shared.changed({joining.path}, {joining.module})  # type: ignore[attr-defined]
+            files.append(joining)
+            library[joining.path] = ("lib", "1")  # type: ignore[attr-defined]
+        for _ in range(2):  # the second view answers from the shared table
+            fresh = FollowProject(files, dict(library), installed)
+            view = FollowProject(files, dict(library), installed, shared=shared)
+            for f in files:
+                for q, fn in f.functions.items():  # type: ignore[attr-defined]
+                    for ref in [c.ref for c in fn.calls] + list(fn.refs) + [f"Q|{q}"]:
+                        asked += 1
+                        assert view.resolve(f.path, ref) == fresh.resolve(f.path, ref), ref  # type: ignore[attr-defined]
+                for cls in f.classes:  # type: ignore[attr-defined]
+                    assert view.mro(f.path, cls) == fresh.mro(f.path, cls)  # type: ignore[attr-defined]
+            assert view.unresolved_modules == fresh.unresolved_modules
+    assert asked > 20
+    assert shared.hits > 0
+    got = FollowProject(files, library, installed, shared=shared).resolve("app.py", "Q|helper")
+    assert got == ("lib/helpers.py", "helper", "function")

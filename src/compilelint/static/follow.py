@@ -77,6 +77,113 @@ class FollowStats:
         return asdict(self)
 
 
+_DEPTH = 8  # ``Project._resolve``'s bound: a resolution deeper than this answers None
+
+
+class _Frame:
+    """What one resolution in progress read and did; the resolutions it made are its parts."""
+
+    __slots__ = ("attrs", "cut", "missing", "parts", "path", "taint", "top", "unres")
+
+    def __init__(self, path: str, depth: int) -> None:
+        self.path = path  # the file whose facts it reads (or finds absent)
+        # dotted names that named no file but name an installed module (a file of it may join;
+        # no other name can come to name a file)
+        self.missing: list[str] = []
+        self.unres: list[str] = []  # modules it (or a part) added to ``unresolved_modules``
+        self.attrs: list[tuple[str, str, str]] = []  # (path, class, attr): attribute facts read
+        self.parts: list[_Resolution] = []
+        self.taint = False  # read a resolution in progress (a cycle): this project's alone
+        self.cut = False  # the depth bound cut it: its answer holds at its depth only
+        self.top = depth  # the deepest depth it reached, with what its parts need
+
+
+class _Resolution:
+    __slots__ = ("attrs", "key", "missing", "need", "out", "path", "unres", "users")
+
+    def __init__(self, out: tuple[str, str, str] | None, need: int, fr: _Frame) -> None:
+        self.out = out
+        self.need = need  # depths below the query's that it uses: holds while depth+need <= 8
+        self.path = fr.path
+        self.missing = fr.missing
+        self.key: tuple[Any, ...] = ()  # where it is kept
+        self.users: list[_Resolution] = []  # the resolutions it is a part of
+        for part in fr.parts:
+            part.users.append(self)
+        # what it and its parts did besides answering, replayed where it is used (mostly
+        # nothing)
+        self.unres = fr.unres
+        self.attrs = fr.attrs
+
+
+class SharedResolutions:
+    """Name resolution shared by the project views that following computes (each round's
+    computations and predictions), instead of each view resolving every ref again.
+
+    A resolution is a function of the facts it read, the installed modules it found no file
+    for and its depth: it is kept with those (through the resolutions it made), and dropped
+    when a file it read joins, changes or leaves (a light file analysed whole, a file that did
+    not analyse) or a module it missed joins. Kept under (file, ref) with the depth it needs
+    when the depth bound did not cut it, under (file, ref, depth) when it did; a resolution
+    that read one in progress (a cycle) is kept by its project only, as ``Project.resolve``
+    keeps it. What it did besides answering is replayed in each project that uses it: the
+    modules it added to ``unresolved_modules`` and the attribute facts of classes it read
+    (reading a light class's records a demand)."""
+
+    def __init__(self) -> None:
+        self.kept: dict[tuple[Any, ...], _Resolution] = {}
+        self._by_path: dict[str, list[_Resolution]] = {}  # by the file each read itself
+        self._by_missing: dict[str, list[_Resolution]] = {}  # by the modules each missed
+        self.hits = 0
+        self.made = 0
+
+    def get(self, path: str, ref: str, depth: int) -> tuple[_Resolution | None, bool]:
+        """The kept resolution that holds at ``depth``, and whether it holds at it only."""
+        got = self.kept.get((path, ref))
+        if got is not None and depth + got.need <= _DEPTH:
+            return got, False
+        return self.kept.get((path, ref, depth)), True
+
+    def put(self, key: tuple[Any, ...], res: _Resolution) -> None:
+        self.made += 1
+        res.key = key
+        self.kept[key] = res
+        self._by_path.setdefault(res.path, []).append(res)
+        for m in res.missing:
+            self._by_missing.setdefault(m, []).append(res)
+
+    def changed(self, paths: set[str], modules: set[str]) -> None:
+        """Files that joined, changed or left, and the modules they define: the resolutions
+        that read them or missed them are dropped, and those they are parts of."""
+        todo: list[_Resolution] = []
+        for p in paths:
+            todo += self._by_path.pop(p, ())
+        for m in modules:
+            todo += self._by_missing.pop(m, ())
+        seen: set[int] = set()
+        while todo:
+            r = todo.pop()
+            if id(r) in seen:
+                continue
+            seen.add(id(r))
+            if self.kept.get(r.key) is r:
+                del self.kept[r.key]
+            todo += r.users
+
+
+class _Unresolved(set):  # type: ignore[type-arg]
+    """``unresolved_modules``: what a resolution in progress adds is recorded with it."""
+
+    def __init__(self, frames: list[_Frame]) -> None:
+        super().__init__()
+        self._frames = frames
+
+    def add(self, item: str) -> None:
+        if self._frames:
+            self._frames[-1].unres.append(item)
+        super().add(item)
+
+
 class FollowProject(Project):
     """The project view with library files in it: their functions are never roots, their
     module names do not answer suffix look-ups, and ``self.<attr>(...)`` on an attribute
@@ -89,9 +196,15 @@ class FollowProject(Project):
         installed: Callable[[str], bool] = lambda m: False,
         entries: tuple[str, ...] | None = None,
         broad: bool = False,
+        shared: SharedResolutions | None = None,
     ) -> None:
         files = list(files)
         super().__init__(files)
+        self.shared = shared  # resolutions shared with the other views of a following
+        self._frames: list[_Frame] = []
+        self._replayed: dict[int, _Resolution] = {}  # the shared resolutions used here
+        if shared is not None:
+            self.unresolved_modules = _Unresolved(self._frames)
         self.library = library  # path -> (distribution, version)
         self.installed = installed  # whether a dotted module is an installed, followable file
         self.entries = entries  # library mode: globs of entry names (``("*",)``: all public)
@@ -99,7 +212,7 @@ class FollowProject(Project):
         # any arguments (what ``--report-untraced`` shows, marked latent)
         self.broad = broad
         self.entry_classes: set[tuple[str, str]] = set()  # library mode: exported classes
-        self._mf: dict[str, str | None] = {}
+        self._mf: dict[str, tuple[str | None, bool]] = {}
         self._suffix = {}
         for mod, path in self.modules.items():
             if path in library:
@@ -112,13 +225,70 @@ class FollowProject(Project):
         # answered once per name (the files and module tables do not change in a project's
         # life; ``unresolved_modules`` is only added to)
         got = self._mf.get(dotted, ...)
-        if got is not ...:
-            return got  # type: ignore[return-value]
-        out = super()._module_file(dotted)
-        if out is None and self.installed(dotted):
-            self.unresolved_modules.add(dotted)  # load it in the next round
-        self._mf[dotted] = out
-        return out
+        if got is ...:
+            out = super()._module_file(dotted)
+            got = self._mf[dotted] = (out, out is None and self.installed(dotted))
+            if got[1]:
+                self.unresolved_modules.add(dotted)  # load it in the next round
+        elif got[1] and self._frames:
+            self._frames[-1].unres.append(dotted)
+        if got[1] and self._frames:
+            self._frames[-1].missing.append(dotted)
+        return got[0]  # type: ignore[no-any-return]
+
+    def resolve(self, path: str, ref: str, depth: int = 0) -> tuple[str, str, str] | None:
+        sh = self.shared
+        if sh is None:
+            return super().resolve(path, ref, depth)
+        frames = self._frames
+        if depth > _DEPTH:
+            if frames:
+                frames[-1].cut = True
+            return None
+        key = (path, ref)
+        local = self._resolve_cache  # here: resolutions in progress and those that read one
+        if key in local:
+            if frames:
+                frames[-1].taint = True
+            return local[key]
+        got, at_depth = sh.get(path, ref, depth)
+        if got is not None:
+            sh.hits += 1
+            if (got.unres or got.attrs) and id(got) not in self._replayed:
+                self._replayed[id(got)] = got
+                set.update(self.unresolved_modules, got.unres)
+                for cpath, cqual, attr in got.attrs:  # records the demands it recorded
+                    self.files[cpath].classes[cqual].attr_classes.get(attr)
+        else:
+            fr = _Frame(path, depth)
+            frames.append(fr)
+            local[key] = None  # cycle guard
+            try:
+                out = self._resolve(path, ref, depth)
+            finally:
+                frames.pop()
+                del local[key]
+            if fr.taint:
+                local[key] = out
+                if frames:
+                    frames[-1].taint = True
+                return out
+            at_depth = fr.cut
+            got = _Resolution(out, fr.top - depth, fr)
+            sh.put((path, ref, depth) if at_depth else key, got)
+            self._replayed[id(got)] = got
+        if frames:
+            fr = frames[-1]
+            fr.parts.append(got)
+            if got.unres:
+                fr.unres += got.unres
+            if got.attrs:
+                fr.attrs += got.attrs
+            if depth + got.need > fr.top:
+                fr.top = depth + got.need
+            if at_depth:
+                fr.cut = True
+        return got.out
 
     def find_roots(self) -> set[FKey]:
         # library mode: a module's ``forward`` is a root when it is an entry point (the package
@@ -253,6 +423,8 @@ class FollowProject(Project):
             return out
         cls_qual, _, attr = ref[2:].rpartition("|")
         for cpath, cqual in self.mro(path, cls_qual):
+            if self._frames:
+                self._frames[-1].attrs.append((cpath, cqual, attr))
             for r in self.files[cpath].classes[cqual].attr_classes.get(attr, ()):
                 r = r.removeprefix("*")
                 if "|" not in r:
@@ -330,6 +502,12 @@ class LibraryCache:
             self._loaded[dist] = got
         return got
 
+    @property
+    def keeps(self) -> bool:
+        """Whether what is put is saved (``--no-cache``: no folder, so a library file's facts
+        are not turned into their cache form; no file is read twice in a run)."""
+        return self.directory is not None
+
     def get(self, dist: tuple[str, str], real: str, stamp: str) -> Any:
         got = self._table(dist).get(real)
         return got[1] if got is not None and got[0] == stamp else None
@@ -395,12 +573,19 @@ def follow(
     use_light = LR.ENABLED and entries is None
     where: dict[str, tuple[ModuleFile, tuple[str, str]]] = {}  # library path -> file, dist
 
+    shared = SharedResolutions()
+
     def make() -> FollowProject:
-        return FollowProject(facts.values(), library, installed, entries)
+        return FollowProject(facts.values(), library, installed, entries, shared=shared)
 
     def enter(
         batch: list[tuple[ModuleFile, tuple[str, str]]], got: list[FileFacts | None], light: bool
     ) -> None:
+        # the kept resolutions that read these files or missed their modules
+        shared.changed(
+            {mf.path for mf, _ in batch} | {f.path for f in got if f is not None},
+            {mf.module for mf, _ in batch} | {f.module for f in got if f is not None},
+        )
         for (mf, dist), f in zip(batch, got):
             if f is None:
                 if not light:  # a light file that does not analyse: as if never loaded
@@ -987,7 +1172,8 @@ def _read_all(
             lf = LR.light_facts(data, mf.path, mf.module, mf.is_package)
             if lf is not None:
                 out[i] = lf
-                cache.put(dist, mf.path, stamp, LR.to_plain(lf))
+                if cache.keeps:
+                    cache.put(dist, mf.path, stamp, LR.to_plain(lf))
                 continue
         todo.append((i, stamp, (data, mf.path, mf.module, mf.is_package)))
     return out, todo
@@ -1007,7 +1193,8 @@ def _analyse_all(
         if f.error is not None:
             continue
         mf, dist = batch[i]
-        cache.put(dist, mf.path, stamp, to_data(f))
+        if cache.keeps:
+            cache.put(dist, mf.path, stamp, to_data(f))
         out[i] = f
 
 
