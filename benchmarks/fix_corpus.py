@@ -77,7 +77,11 @@ def observe(path: Path, timeout: float) -> list[dict[str, Any]]:
             seen.append({"kind": "break", "gb_id": b.gb_id, "line": b.line if inside else None})
         for r in res.recompiles:
             inside = r.path is not None and os.path.realpath(r.path) == mine
-            seen.append({"kind": "recompile", "gb_id": None, "line": r.line if inside else None})
+            row = {"kind": "recompile", "gb_id": None, "line": r.line if inside else None}
+            if not inside and r.path is not None and r.line is not None:
+                # a library's frame recompiled: the fix output names it by the library's file
+                row.update(line=r.line, file=os.path.basename(r.path))
+            seen.append(row)
         return seen
 
 
@@ -94,7 +98,7 @@ def fix_model(path: Path, timeout: float, forms: tuple[str, ...]) -> list[dict[s
     for form in forms:
         row = fix_one(path, timeout, form)
         row["observed_lines"] = seen
-        row["named"] = [named(row["output"], path.name, o["line"]) for o in seen]
+        row["named"] = [named(row["output"], o.get("file", path.name), o["line"]) for o in seen]
         rows.append(row)
     return rows
 

@@ -230,7 +230,7 @@ def test_every_observed_break_gets_exactly_one_outcome(tmp_path: Path, monkeypat
         config_block={"breaks": [b(5), b(6)], "recompiles": after["recompiles"]},
     )
     got = {(o.what, o.line): o for o in out}
-    assert len(out) == 6  # the library's line is not the user's to fix
+    assert len(out) == 6  # the library's break is attributed to a user line, not repeated
     assert got[("break", 1)].outcome == "fixed" and "CL103 at m.py:1" in got[("break", 1)].by
     assert got[("break", 3)].outcome == "fixed" and "a fix elsewhere" in got[("break", 3)].by
     assert got[("break", 5)].outcome == "proposed" and got[("break", 5)].patch
@@ -302,3 +302,37 @@ def test_accepted_config_remedies_go_into_the_copy_spec(tmp_path: Path) -> None:
     data = json.loads(spec.read_text())
     assert data["config"] == {"cache_size_limit": 8, "capture_scalar_outputs": True}
     assert data["compile"] == {"dynamic": True}
+
+
+def test_a_recompile_inside_a_library_gets_an_outcome_named_by_the_library_line(
+    tmp_path: Path,
+) -> None:
+    """A library's frame that recompiles (einops' backend registry filled on its first call)
+    is named by the library's file and line, with a reason and the warm-up recipe; a library's
+    break is attributed to the user's line by the dynamic stage and is not repeated here."""
+    lib = tmp_path / "site-packages" / "einops"
+    lib.mkdir(parents=True)
+    (lib / "einops.py").write_text("\n" * 4 + "def repeat(tensor, pattern):\n", encoding="utf-8")
+    (tmp_path / "m.py").write_text("y = 1\n", encoding="utf-8")
+    guard = "len(G['__import_einops_dot__backends']._type2backend) != 1"
+    before = {
+        "breaks": [{"path": str(lib / "einops.py"), "line": 5, "gb_id": "GB0124", "gb_type": "x"}],
+        "recompiles": [{"path": str(lib / "einops.py"), "line": 5, "guard": guard, "count": 1}],
+    }
+    out = build_outcomes(
+        before,
+        before,
+        [],
+        [],
+        [],
+        root=str(tmp_path),
+        catalog=CAT,
+        maps={},
+        texts={},
+        display=lambda p: "m.py",
+    )
+    assert len(out) == 1
+    (o,) = out
+    assert (o.what, o.path, o.line, o.outcome) == ("recompile", "einops/einops.py", 5, "no remedy")
+    assert o.code.startswith("def repeat") and "installed library" in o.reason
+    assert "warm-up" in o.recipe

@@ -69,8 +69,11 @@ def build_outcomes(
     ]
     for what, x in items:
         path, line = x.get("path"), x.get("line")
-        if not path or line is None or os.path.isabs(str(path)):
-            continue  # outside the project (a library's line): not the user's to fix
+        if not path or line is None:
+            continue
+        library = os.path.isabs(str(path))
+        if library and what == "break":
+            continue  # a break inside a library is attributed to the user's line that reaches it
         rp, line = real(str(path)), int(line)
         lines = texts.get(rp)
         if lines is None:
@@ -97,7 +100,7 @@ def build_outcomes(
         hints = tuple(x.get("hints") or ()) if what == "break" else ((x.get("hint") or ""),)
         base = BreakOutcome(
             what=what,  # type: ignore[arg-type]
-            path=display(rp),
+            path=_library_display(rp) if library else display(rp),
             line=line,
             gb_id=gb_id,
             kind=kind,
@@ -215,6 +218,18 @@ def build_outcomes(
                 reasons.append(f"config {cr.name}: not tried")
             else:
                 reasons.append(f"config {cr.name}: did not remove this one")
+        if library:
+            reasons.append(
+                "the recompiled frame is inside an installed library, not the project's code"
+            )
+            if _GLOBAL_GUARD.search(str(x.get("guard") or "")):
+                recipe = (
+                    "The guard reads the library's module-level state, which changed between "
+                    "calls; where that state only fills once (a registry or cache the library "
+                    "fills on its first call) the frame recompiles once and then holds: call the "
+                    "model once eagerly before the first compiled call (a warm-up) so that "
+                    "compilation sees the filled state. " + recipe
+                )
         if not reasons:
             r = catalog.get(rule)
             if what == "recompile":
@@ -226,6 +241,19 @@ def build_outcomes(
         out.append(_with(base, reason="; ".join(reasons), recipe=recipe))
     out.sort(key=lambda o: (o.path, o.line, o.what, o.kind))
     return out
+
+
+# a guard on a module global (dynamo's ``G['...']``), e.g. a library's backend registry
+_GLOBAL_GUARD = re.compile(r"\bG\[")
+
+
+def _library_display(path: str) -> str:
+    """A library file's path from its package folder (``einops/einops.py``)."""
+    parts = path.replace(os.sep, "/").split("/")
+    for marker in ("site-packages", "dist-packages"):
+        if marker in parts:
+            return "/".join(parts[len(parts) - parts[::-1].index(marker) :])
+    return "/".join(parts[-2:])
 
 
 def _with(o: BreakOutcome, **kw: Any) -> BreakOutcome:
