@@ -113,7 +113,7 @@ class Verification:
     error: str | None = None  # the original could not be run (nothing is applied)
     outcomes: tuple[BreakOutcome, ...] = ()  # one per break/recompile observed before fixing
     configs: tuple[ConfigResult, ...] = ()
-    observed: int = 0  # breaks and recompiles the original run recorded at the project's lines
+    observed: int = 0  # breaks at the project's lines and recompiles the original run recorded
 
 
 Outcome = Literal["fixed", "proposed", "no remedy"]
