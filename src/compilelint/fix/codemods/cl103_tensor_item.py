@@ -487,6 +487,10 @@ class TensorItemDrop(Codemod):
                 if ctx.is_tensor(cmp[1]):
                     return _End()
                 decided = _decided_if(ctx, cmp[0])
+                if eager_only_body(decided) is not None if decided is not None else False:
+                    # `if worst > 1e3: print(...)`: the whole `if` runs only in eager, where
+                    # the number is still read (`_reporting_if`)
+                    decided = None
                 if decided is not None and (
                     number_expr(cmp[1])
                     or ctx.is_number(cmp[1])
