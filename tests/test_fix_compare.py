@@ -102,6 +102,21 @@ VALID: dict[str, tuple[str, str]] = {
         ),
         "torch.where(",
     ),
+    # bool() of a tensor deciding two `if`s, one under `not`
+    "bool_flag": (
+        _model(
+            """\
+            h = self.lin(x)
+            big = bool((h.abs() > self.thresh).all())
+            if not big:
+                h = h * 2
+            if big:
+                h = h.clamp(min=-1.0, max=1.0)
+            return h
+            """
+        ),
+        "torch.where(",
+    ),
     # membership in int ids set in `__init__`
     "member": (
         _model(

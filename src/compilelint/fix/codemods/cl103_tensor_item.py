@@ -125,6 +125,7 @@ class TensorItemDrop(Codemod):
 
     needs_torch: bool = False  # does the origin's replacement name torch?
     _float: bool = False  # is the value read certainly a Python float (see `_float_read`)?
+    _bool: bool = False  # is the value read with `bool()` (it may only decide `if`s)?
     action: str = "drop `.item()`"  # what the title says is done
 
     # ------------------------------------------------------------------ the origin
@@ -156,6 +157,7 @@ class TensorItemDrop(Codemod):
     ) -> Rewrite | NoFix:
         plan: _Plan = {id(origin): "origin"}
         self._float = wrap == "float" or _float_read(origin)
+        self._bool = wrap == "bool"
         end = self._climb(ctx, origin, set(), plan, allow_assign=True)
         if isinstance(end, NoFix):
             # `if loss.item() > 100: print(...)`: the number is only read by code that reports,
@@ -469,6 +471,20 @@ class TensorItemDrop(Codemod):
             if isinstance(p, cst.UnaryOperation) and isinstance(p.operator, (cst.Minus, cst.Plus)):
                 cur = p
                 continue
+            if self._bool:
+                # `if bad:` / `if not bad:` with `bad = bool(t)`: CL101 lowers the `if`
+                neg = isinstance(p, cst.UnaryOperation) and isinstance(p.operator, cst.Not)
+                holder = ctx.parent(p) if neg else p
+                test = p if neg else cur
+                if (
+                    isinstance(holder, cst.If)
+                    and holder.test is test
+                    and eager_only_body(holder) is None
+                ):
+                    return _End(branch=holder)
+                if not (allow_assign and isinstance(p, cst.Assign) and p.value is cur):
+                    where = ctx.code(ctx.statement(cur) or cur).strip().splitlines()[0][:40]
+                    return NoFix(f"the value of `bool()` is used in `{where}`, not as an `if` test")
             member = _membership(ctx, cur)
             if member is not None:
                 # `tok.item() in self.stop_ids` (int ids set in `__init__`) deciding an `if`:
