@@ -399,6 +399,20 @@ class TensorItemDrop(Codemod):
             return _End(accum=acc)
         while True:
             p = ctx.parent(cur)
+            if self._bool:
+                # `if bad:` / `if not bad:` with `bad = bool(t)`: CL101 lowers the `if`
+                neg = isinstance(p, cst.UnaryOperation) and isinstance(p.operator, cst.Not)
+                holder = ctx.parent(p) if neg else p
+                test = p if neg else cur
+                if (
+                    isinstance(holder, cst.If)
+                    and holder.test is test
+                    and eager_only_body(holder) is None
+                ):
+                    return _End(branch=holder)
+                if not (allow_assign and isinstance(p, cst.Assign) and p.value is cur):
+                    where = ctx.code(ctx.statement(cur) or cur).strip().splitlines()[0][:40]
+                    return NoFix(f"the value of `bool()` is used in `{where}`, not as an `if` test")
             if isinstance(p, cst.Arg):
                 call = ctx.parent(p)
                 fname = (
@@ -471,20 +485,6 @@ class TensorItemDrop(Codemod):
             if isinstance(p, cst.UnaryOperation) and isinstance(p.operator, (cst.Minus, cst.Plus)):
                 cur = p
                 continue
-            if self._bool:
-                # `if bad:` / `if not bad:` with `bad = bool(t)`: CL101 lowers the `if`
-                neg = isinstance(p, cst.UnaryOperation) and isinstance(p.operator, cst.Not)
-                holder = ctx.parent(p) if neg else p
-                test = p if neg else cur
-                if (
-                    isinstance(holder, cst.If)
-                    and holder.test is test
-                    and eager_only_body(holder) is None
-                ):
-                    return _End(branch=holder)
-                if not (allow_assign and isinstance(p, cst.Assign) and p.value is cur):
-                    where = ctx.code(ctx.statement(cur) or cur).strip().splitlines()[0][:40]
-                    return NoFix(f"the value of `bool()` is used in `{where}`, not as an `if` test")
             member = _membership(ctx, cur)
             if member is not None:
                 # `tok.item() in self.stop_ids` (int ids set in `__init__`) deciding an `if`:
