@@ -195,15 +195,15 @@ INVALID = {
         ),
         "flows into `return h.clamp(lo, hi), hi - lo`",
     ),
-    # the comparison with a number would become a tensor of bools deciding a branch
+    # the comparison with a number would become a tensor of bools kept as a Python value
+    # (one deciding an `if` is lowered: tests/test_fix_compare.py)
     "compared_with_number": (
         _model(
             """\
             h = self.lin(x)
             v = h.mean().item()
-            if v > 0.5:
-                h = h * 2
-            return h * v
+            big = v > 0.5
+            return h * v, big
             """
         ),
         "is also compared with `0.5`",

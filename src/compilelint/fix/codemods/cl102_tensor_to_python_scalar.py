@@ -5,14 +5,15 @@ eager-only code) stays a 0-d tensor, as CL103 does for ``.item()``.
                                    -> ``n = torch.trunc((w > 0.5).sum())`` ... ``log(int(n))``
 - ``x / float(t.std())``           -> ``x / t.std().detach()`` (no gradient, as before)
 
-``bool(t)`` and ``complex(t)`` get no fix (a branch is CL101's).
+``bool(t)`` stays a bool tensor only where it decides ``if`` statements (lowered by CL101,
+``compare``); ``complex(t)`` gets no fix.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import template
+from compilelint.fix.codemods.base import atom, template
 from compilelint.fix.codemods.cl103_tensor_item import TensorItemDrop, detached
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix
@@ -36,10 +37,14 @@ class TensorCastDrop(TensorItemDrop):
             return NoFix("the conversion was not found in the file")
         call = calls[0]
         how = call.func.value  # type: ignore[attr-defined]
-        if how not in ("int", "float") or len(call.args) != 1 or call.args[0].keyword:
+        if how not in ("int", "float", "bool") or len(call.args) != 1 or call.args[0].keyword:
             return NoFix(f"`{how}()` of a tensor has no tensor equivalent here")
         value = detached(call.args[0].value)
-        if how == "int":
+        if how == "bool":
+            # `bad = bool(t.isnan().any())` ... `if bad:`: a bool tensor that decides only
+            # `if` statements (see `TensorItemDrop._climb`), lowered by CL101
+            new = template("__v__.bool()", v=atom(value))
+        elif how == "int":
             new = template(f"{ctx.torch()}.trunc(__v__)", v=value)
         else:
             new = value

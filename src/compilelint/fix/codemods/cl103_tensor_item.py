@@ -66,6 +66,7 @@ class _End:
     store: cst.Assign | None = None
     returned: cst.Return | None = None
     accum: cst.BaseSmallStatement | None = None  # `self.total += v`: a running value
+    branch: cst.If | None = None  # `if v < self.min_area:`: the `if` the comparison decides
 
 
 # kind of rewrite of an original node: "origin", "eager:<wrap>", "clamp", "maximum",
@@ -124,6 +125,7 @@ class TensorItemDrop(Codemod):
 
     needs_torch: bool = False  # does the origin's replacement name torch?
     _float: bool = False  # is the value read certainly a Python float (see `_float_read`)?
+    _bool: bool = False  # is the value read with `bool()` (it may only decide `if`s)?
     action: str = "drop `.item()`"  # what the title says is done
 
     # ------------------------------------------------------------------ the origin
@@ -155,6 +157,7 @@ class TensorItemDrop(Codemod):
     ) -> Rewrite | NoFix:
         plan: _Plan = {id(origin): "origin"}
         self._float = wrap == "float" or _float_read(origin)
+        self._bool = wrap == "bool"
         end = self._climb(ctx, origin, set(), plan, allow_assign=True)
         if isinstance(end, NoFix):
             # `if loss.item() > 100: print(...)`: the number is only read by code that reports,
@@ -185,6 +188,7 @@ class TensorItemDrop(Codemod):
             # (`gain = min(1 / peak, g)`; `lim = peak * gain`): failures wait for the pass
             # that finds no new name
             failure: NoFix | None = None
+            branches: list[cst.If] = [e.branch for e in [end] if e.branch is not None]
             for name in sorted(names):
                 where = binders.get(name, [])
                 if not where:
@@ -193,6 +197,10 @@ class TensorItemDrop(Codemod):
                 for use in name_nodes(fn.body, name, reads_only=True):
                     if ctx.span(use)[:2] < start:
                         return NoFix(f"`{name}` is read before it is assigned")
+                    if _inside_body(ctx, use, branches):
+                        # read under an `if` the value decides: the lowering selects it with
+                        # `torch.where`, and torch verifies the result
+                        continue
                     if _eager_only(ctx, use, fn):
                         plan[id(use)] = "eager:" + wraps.get(name, "item")
                         continue
@@ -209,6 +217,8 @@ class TensorItemDrop(Codemod):
                         )
                         continue
                     ends.append(got)
+                    if got.branch is not None:
+                        branches.append(got.branch)
                     if got.assign is not None:
                         reached.add(id(got.assign))
                         found.add(_target_name(got.assign) or "")
@@ -272,6 +282,15 @@ class TensorItemDrop(Codemod):
                 "`isinstance(v, float)` do not)"
             )
         rw = self._rewrite(ctx, plan, fixed)
+        decided = [e.branch for e in ends if e.branch is not None]
+        if decided:
+            from compilelint.fix.codemods.compare import lower_decided
+
+            if stores or returned or callers is not None or accums_of(ends):
+                return NoFix(
+                    "the value decides an `if` and is also kept or returned: not rewritten together"
+                )
+            return lower_decided(ctx, rw, decided)
         if callers is not None:
             rw.changes = [*rw.changes, *callers[0]]
             rw.title += f"; {callers[1]}"
@@ -380,6 +399,20 @@ class TensorItemDrop(Codemod):
             return _End(accum=acc)
         while True:
             p = ctx.parent(cur)
+            if self._bool:
+                # `if bad:` / `if not bad:` with `bad = bool(t)`: CL101 lowers the `if`
+                neg = isinstance(p, cst.UnaryOperation) and isinstance(p.operator, cst.Not)
+                holder = ctx.parent(p) if neg else p
+                test = p if neg else cur
+                if (
+                    isinstance(holder, cst.If)
+                    and holder.test is test
+                    and eager_only_body(holder) is None
+                ):
+                    return _End(branch=holder)
+                if not (allow_assign and isinstance(p, cst.Assign) and p.value is cur):
+                    where = ctx.code(ctx.statement(cur) or cur).strip().splitlines()[0][:40]
+                    return NoFix(f"the value of `bool()` is used in `{where}`, not as an `if` test")
             if isinstance(p, cst.Arg):
                 call = ctx.parent(p)
                 fname = (
@@ -452,12 +485,36 @@ class TensorItemDrop(Codemod):
             if isinstance(p, cst.UnaryOperation) and isinstance(p.operator, (cst.Minus, cst.Plus)):
                 cur = p
                 continue
+            member = _membership(ctx, cur)
+            if member is not None:
+                # `tok.item() in self.stop_ids` (int ids set in `__init__`) deciding an `if`:
+                # `torch.isin(tok, torch.tensor(list(self.stop_ids)))`, a bool tensor
+                decided = _decided_if(ctx, member)
+                if decided is None:
+                    return NoFix(
+                        f"the value is tested in `{ctx.code(member).strip()[:40]}`, not an `if`"
+                    )
+                plan[id(member)] = "isin"
+                return _End(branch=decided)
             cmp = _comparison(ctx, cur)
             if cmp is not None:
                 # `scores >= thr` with `scores` a tensor: a tensor of bools either way (a 0-d
                 # tensor and a Python number compare alike with a tensor)
                 if ctx.is_tensor(cmp[1]):
                     return _End()
+                decided = _decided_if(ctx, cmp[0])
+                if eager_only_body(decided) is not None if decided is not None else False:
+                    # `if worst > 1e3: print(...)`: the whole `if` runs only in eager, where
+                    # the number is still read (`_reporting_if`)
+                    decided = None
+                if decided is not None and (
+                    number_expr(cmp[1])
+                    or ctx.is_number(cmp[1])
+                    or self._tensorish(ctx, cmp[1], names)
+                ):
+                    # `if area < self.min_area:`: the comparison becomes a bool tensor and the
+                    # `if` it decides is lowered branchless (`compare.lower_decided`)
+                    return _End(branch=decided)
                 return NoFix(
                     f"the value is compared with `{ctx.code(cmp[1]).strip()[:40]}`, not known "
                     "to be a tensor (the result would become a tensor of bools)"
@@ -544,6 +601,18 @@ class TensorItemDrop(Codemod):
                     body=cst.IndentedBlock(body=[u.with_changes(body=body, leading_lines=[])]),
                     leading_lines=u.leading_lines,
                 )
+            if kind == "isin":
+                uses_torch = True
+                assert isinstance(u, cst.Comparison)
+                ids = u.comparisons[0].comparator
+                isin = template(
+                    f"{torch_}.isin(__v__, {torch_}.tensor(list(__ids__), device=__v__.device))",
+                    v=atom(u.left),
+                    ids=ids,
+                )
+                if isinstance(u.comparisons[0].operator, cst.NotIn):
+                    return cst.UnaryOperation(operator=cst.BitInvert(), expression=isin)
+                return isin.with_changes(lpar=u.lpar, rpar=u.rpar)
             if kind.startswith("index:"):
                 uses_torch = True
                 assert isinstance(u, cst.Subscript)
@@ -896,4 +965,49 @@ def _sizing_call(ctx: FixContext, e: cst.CSTNode) -> cst.Call | None:
             call = ctx.parent(p)
             return call if isinstance(call, cst.Call) else None
         return None
+    return None
+
+
+def accums_of(ends: list[_End]) -> bool:
+    return any(e.accum is not None for e in ends)
+
+
+def _decided_if(ctx: FixContext, cmp: cst.Comparison) -> cst.If | None:
+    """The ``if`` statement whose test is ``cmp`` (or ``not cmp``)."""
+    cur: cst.CSTNode = cmp
+    p = ctx.parent(cur)
+    if isinstance(p, cst.UnaryOperation) and isinstance(p.operator, cst.Not):
+        cur, p = p, ctx.parent(p)
+    if isinstance(p, cst.If) and p.test is cur:
+        return p
+    return None
+
+
+def _inside_body(ctx: FixContext, node: cst.CSTNode, branches: list[cst.If]) -> bool:
+    """Is ``node`` in the body or ``else`` of one of ``branches`` (not in its test)?"""
+    if not branches:
+        return False
+    ids = {id(b) for b in branches}
+    prev: cst.CSTNode = node
+    for a in ctx.ancestors(node):
+        if id(a) in ids and isinstance(a, cst.If) and prev is not a.test:
+            return True
+        prev = a
+    return False
+
+
+def _membership(ctx: FixContext, node: cst.CSTNode) -> cst.Comparison | None:
+    """``node in self.ids`` / ``node not in self.ids`` with ``self.ids`` int ids set in
+    ``__init__`` (:func:`compare.int_ids`)."""
+    from compilelint.fix.codemods.compare import int_ids
+
+    p = ctx.parent(node)
+    if (
+        isinstance(p, cst.Comparison)
+        and p.left is node
+        and len(p.comparisons) == 1
+        and isinstance(p.comparisons[0].operator, (cst.In, cst.NotIn))
+        and int_ids(ctx, p.comparisons[0].comparator)
+    ):
+        return p
     return None
