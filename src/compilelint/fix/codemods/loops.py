@@ -150,7 +150,7 @@ def _step_of(st: cst.BaseStatement) -> str | None:
     return None
 
 
-def _exits(node: cst.CSTNode, loop: cst.While) -> list[cst.CSTNode]:
+def _exits(node: cst.CSTNode, loop: cst.For | cst.While) -> list[cst.CSTNode]:
     """``break``/``continue``/``return``/``yield`` of ``loop`` itself inside ``node``."""
     out: list[cst.CSTNode] = []
 
@@ -398,23 +398,6 @@ def exit_of_while(ctx: FixContext, node: cst.If) -> cst.While | None:
     return None
 
 
-def _for_exits(loop: cst.For) -> list[cst.CSTNode]:
-    out: list[cst.CSTNode] = []
-
-    def walk(n: cst.CSTNode, inner: bool) -> None:
-        if isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            return
-        if isinstance(n, (cst.Return, cst.Yield)) or (
-            isinstance(n, (cst.Break, cst.Continue)) and not inner
-        ):
-            out.append(n)
-        for c in n.children:
-            walk(c, inner or (isinstance(n, (cst.For, cst.While)) and n is not loop))
-
-    walk(loop.body, False)
-    return out
-
-
 def range_of_tensor(ctx: FixContext, origin: cst.Call) -> cst.For | None:
     """The ``for`` loop whose iterable is ``range(origin)`` (``origin``: ``int(t)``/``t.item()``)."""
     arg = ctx.parent(origin)
@@ -450,7 +433,7 @@ def counted_for(
     block = ctx.parent(loop)
     if not isinstance(block, cst.IndentedBlock) or ctx.function(loop) is None:
         return NoFix("the loop is not inside a function body")
-    other = _for_exits(loop)
+    other = _exits(loop.body, loop)
     if other:
         return NoFix(f"the loop has an exit (`{ctx.code(other[0]).strip()}`)")
     assigned = set(bound_names(loop.body))
