@@ -313,6 +313,23 @@ def _observed(
     )
 
 
+def read_parsed(real: str, sources: dict[str, bytes]) -> tuple[MetadataWrapper, list[str]] | None:
+    """The parsed file at ``real`` (its current text from ``sources`` when changed) and its
+    lines; None when it cannot be read or parsed (nothing to offer there)."""
+    data = sources.get(real)
+    if data is None:
+        try:
+            with open(real, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            return None
+    try:
+        wrapper = MetadataWrapper(cst.parse_module(data))
+    except Exception:  # not parseable
+        return None
+    return wrapper, data.decode("utf-8", "replace").splitlines()
+
+
 def observed_findings(
     breaks: Iterable[dict[str, Any]],
     root: str,
@@ -349,20 +366,12 @@ def observed_findings(
         by_file.setdefault(real, {})
     out: list[Finding] = []
     for real, lines in sorted(by_file.items()):
-        data = sources.get(real)
-        if data is None:
-            try:
-                with open(real, "rb") as fh:
-                    data = fh.read()
-            except OSError:
-                continue
-        try:
-            wrapper = MetadataWrapper(cst.parse_module(data))
-        except Exception:  # not parseable: nothing to offer
+        parsed = read_parsed(real, sources)
+        if parsed is None:
             continue
+        wrapper, text = parsed
         v = _Nodes(set(lines) | set(libs.get(real, {})))
         wrapper.visit(v)
-        text = data.decode("utf-8", "replace").splitlines()
 
         for line, (rule, pkg, lgb) in sorted(libs.get(real, {}).items()):
             calls = [(n, sp) for n, sp in v.found.get(line, []) if isinstance(n, cst.Call)]

@@ -495,23 +495,17 @@ def observed_recompile_findings(
             continue
         real = os.path.realpath(os.path.join(root, str(path)))
         lines.setdefault(real, set()).add(int(line))
-    from libcst.metadata import MetadataWrapper, PositionProvider
+    from libcst.metadata import PositionProvider
+
+    from compilelint.fix.observed import read_parsed
 
     out: list[Finding] = []
     for real, want in sorted(lines.items()):
-        data = sources.get(real)
-        if data is None:
-            try:
-                with open(real, "rb") as fh:
-                    data = fh.read()
-            except OSError:
-                continue
-        try:
-            wrapper = MetadataWrapper(cst.parse_module(data))
-            pos = wrapper.resolve(PositionProvider)
-        except Exception:  # not parseable: nothing to offer
+        parsed = read_parsed(real, sources)
+        if parsed is None:
             continue
-        text = data.decode("utf-8", "replace").splitlines()
+        wrapper, text = parsed
+        pos = wrapper.resolve(PositionProvider)
         for node in _walk(wrapper.module):
             if not isinstance(node, cst.ClassDef):
                 continue
