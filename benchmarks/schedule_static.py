@@ -36,9 +36,10 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--first", type=int, default=200)
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--timeline", action="store_true", help="print the modelled follow phase")
     args = ap.parse_args()
     for _ in range(args.repeat):
-        one_run(args.first)
+        one_run(args.first, args.timeline)
 
 
 _ORIG: dict[str, Any] = {}  # the log's path and the functions the workers run, unwrapped
@@ -63,7 +64,7 @@ def _logged_light(src: Any) -> Any:
     return out
 
 
-def one_run(first: int) -> None:
+def one_run(first: int, timeline: bool = False) -> None:
     import compilelint.static.engine as E
     import compilelint.static.follow as F
     from compilelint.config import load_config
@@ -86,12 +87,12 @@ def one_run(first: int) -> None:
     E._worker = _logged_worker
     if saved["plain"] is not None:
         LR.plain_light_facts = _logged_light
-    if hasattr(E._Scan, "start_files"):  # this branch: pool calls started early
+    if hasattr(E._Scan, "start_files"):  # pool calls started early
         start = E._Scan.start_files
 
-        def start_files(self: Any, items: Any, progress: Any = None, early: bool = True) -> Any:
-            wait = start(self, items, progress, early)
-            if wait.__name__ != "wait":  # analysed in this process
+        def start_files(self: Any, items: Any, *rest: Any) -> Any:
+            wait = start(self, items, *rest)
+            if getattr(wait, "__name__", "") != "wait":  # analysed in this process
                 return wait
             sid = len(events)
             ev("submit", [it[1].real for it in items])
@@ -104,6 +105,7 @@ def one_run(first: int) -> None:
             return waited
 
         E._Scan.start_files = start_files  # type: ignore[method-assign]
+    if hasattr(E._Scan, "light_files"):  # speed24 (reverted): light reads in the pool
         light = E._Scan.light_files
 
         def light_files(self: Any, items: Any) -> Any:
@@ -116,20 +118,20 @@ def one_run(first: int) -> None:
             return out
 
         E._Scan.light_files = light_files  # type: ignore[method-assign]
-    else:  # before: every pool call waited for at once
-        analyse = E._Scan.analyse_files
+    # every pool call that is waited for at once
+    analyse = E._Scan.analyse_files
 
-        def analyse_files(self: Any, items: Any, progress: Any = None) -> Any:
-            jobs = self.cfg.jobs or os.cpu_count() or 1
-            if jobs <= 1 or len(items) < 2 or self._pool_for(items) is None:
-                return analyse(self, items, progress)
-            sid = len(events)
-            ev("submit", [it[1].real for it in items])
-            out = analyse(self, items, progress)
-            ev("wait", sid)
-            return out
+    def analyse_files(self: Any, items: Any, progress: Any = None) -> Any:
+        jobs = self.cfg.jobs or os.cpu_count() or 1
+        if jobs <= 1 or len(items) < 2 or self._pool_for(items) is None:
+            return analyse(self, items, progress)
+        sid = len(events)
+        ev("submit", [it[1].real for it in items])
+        out = analyse(self, items, progress)
+        ev("wait", sid)
+        return out
 
-        E._Scan.analyse_files = analyse_files  # type: ignore[method-assign]
+    E._Scan.analyse_files = analyse_files  # type: ignore[method-assign]
     follow = E._Scan.follow_libraries
 
     def follow_libraries(self: Any) -> None:
@@ -175,6 +177,14 @@ def one_run(first: int) -> None:
         clock += cpu - last
         parent += cpu - last
         last = cpu
+        if timeline and "follow" in marks and kind in ("submit", "wait", "followed"):
+            f0 = marks["follow"][0]
+            names = (
+                ", ".join(f"{os.path.basename(k)} {tasks.get(k, 0.0):.2f}" for k in what)
+                if kind == "submit"
+                else ""
+            )
+            print(f"  {clock - f0:6.2f} s  {kind:8s} {names}")
         if kind == "submit":
             end = clock
             for key in sorted(what, key=lambda k: -tasks.get(k, 0.0)):

@@ -44,7 +44,7 @@ class Config:
     respect_gitignore: bool = True
     cache: bool = True
     cache_dir: str | None = None
-    jobs: int = 0  # 0: one per core
+    jobs: int = 0  # 0: one per CPU this process may run on
     report_untraced: bool = False
     # the compile context the static stage predicts for (None: any): a finding that breaks
     # only in another context (training-only code in eval, a float16 guard in float32) is

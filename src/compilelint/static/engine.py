@@ -490,6 +490,15 @@ def _analyze_source(
     return facts
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on (``taskset``, cgroup cpusets), not the machine's:
+    one worker per CPU, so a run pinned to 2 of 16 cores starts 2 workers, not 16."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not on Linux
+        return os.cpu_count() or 1
+
+
 def _weight(item: tuple[bytes, FileInput, bool, bool | str]) -> int:
     """About how much phase 1 of an item costs: its size when it is analysed, little when only
     syntax-checked (no ``torch``/``forward`` in it)."""
@@ -1125,10 +1134,32 @@ class _Scan:
                     progress(i + 1, len(items))
         return results
 
+    def start_files(
+        self, items: list[tuple[bytes, FileInput, bool, bool | str]]
+    ) -> Callable[[], list[FileFacts]]:
+        """Phase 1 for ``items`` begun in the scan's pool when it runs (the workers go on
+        while this process does other work), and what waits for their facts, in order;
+        without a pool, the wait analyses them in this process (as :meth:`analyse_files`)."""
+        pool = self._pool if items else None
+        if pool is None:
+            return functools.partial(self.analyse_files, items)
+        order = sorted(range(len(items)), key=lambda i: -_weight(items[i]))
+        got = pool.imap(_worker, [items[i] for i in order], chunksize=1)
+
+        def wait() -> list[FileFacts]:
+            slots: list[FileFacts | None] = [None] * len(items)
+            for i, (f, blob) in zip(order, got):
+                slots[i] = f
+                if blob is not None:
+                    self._blobs[id(f)] = (f, blob)
+            return [f for f in slots if f is not None]
+
+        return wait
+
     def _pool_for(self, items: list[tuple[bytes, FileInput, bool, bool | str]]) -> Any:
         """The scan's worker pool, started on first need and kept until the scan ends (the
         rounds of following reuse it), or None to analyse in this process."""
-        jobs = self.cfg.jobs or os.cpu_count() or 1
+        jobs = self.cfg.jobs or usable_cpus()
         if jobs <= 1 or len(items) < 2:
             return None
         if self._pool is None:
@@ -1205,18 +1236,27 @@ class _Scan:
         if resolver is None or not resolver.site or not project.unresolved_modules:
             return
 
+        def lib_items(
+            items: list[tuple[bytes, str, str, bool]],
+        ) -> list[tuple[bytes, FileInput, bool, bool | str]]:
+            # calls through objects recorded from the syntax check's tree
+            return [
+                (d, FileInput(real, real, mod, pkg), True, "all") for d, real, mod, pkg in items
+            ]
+
         def analyse_libs(items: list[tuple[bytes, str, str, bool]]) -> list[FileFacts]:
-            # the scan's pool when it runs or the files are worth one; calls through objects
-            # recorded from the syntax check's tree
-            return self.analyse_files(
-                [(d, FileInput(real, real, mod, pkg), True, "all") for d, real, mod, pkg in items]
-            )
+            # the scan's pool when it runs or the files are worth one
+            return self.analyse_files(lib_items(items))
+
+        def start_libs(items: list[tuple[bytes, str, str, bool]]) -> Callable[[], list[FileFacts]]:
+            return self.start_files(lib_items(items))
 
         self.project = follow(
             project,  # type: ignore[arg-type]
             self.facts,
             resolver,
             analyse_libs,
+            start=start_libs,
             cache=s.lib_cache,
             to_data=self._lib_blob,
             from_data=s.lib_from_data,

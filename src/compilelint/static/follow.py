@@ -16,6 +16,7 @@ that was hit is reported. Library facts are cached per (distribution, version).
 from __future__ import annotations
 
 import fnmatch
+import functools
 import hashlib
 import json
 import marshal
@@ -547,6 +548,7 @@ def follow(
     resolver: Resolver,
     analyse: Callable[[list[LibSource]], list[FileFacts]],
     *,
+    start: Callable[[list[LibSource]], Callable[[], list[FileFacts]]] | None = None,
     cache: LibraryCache,
     to_data: Callable[[FileFacts], object],  # the cache form (the engine's: marshal bytes)
     from_data: Callable[[Any], FileFacts],
@@ -556,8 +558,12 @@ def follow(
     max_files: int = MAX_FILES,
     max_seconds: float = MAX_SECONDS,
 ) -> FollowProject:
-    """Load the library files traced code reaches, round by round; the final project view."""
+    """Load the library files traced code reaches, round by round; the final project view.
+    ``start`` begins analysing files and returns what waits for their facts (the engine's
+    pool runs them while this process goes on); without it, ``analyse`` runs at the wait."""
     t0 = time.perf_counter()
+    if start is None:
+        start = functools.partial(functools.partial, analyse)
     library: dict[str, tuple[str, str]] = {}
     tried: set[str] = set()
 
@@ -639,16 +645,24 @@ def follow(
         if not (use_light and LR.PREDICT):
             load(batch, light=use_light)
             return True
-        got, todo = _read_all(batch, cache, from_data, stats, light=True)
+        # a file found not to be light (``modeling_utils.py``) starts at once, largest first:
+        # it is analysed while this process reads the others and predicts
+        begun: list[tuple[_Todo, Callable[[], list[FileFacts]]]] = []
+
+        def begin(items: _Todo) -> None:
+            begun.append((items, start([src for _i, _s, src in items])))
+
+        got, todo = _read_all(batch, cache, from_data, stats, light=True, begin=begin)
         enter(batch, got, light=True)
         redo = to_upgrade(predicted(before))
         rgot, rtodo = _read_all(redo, cache, from_data, stats, light=False)
         n = len(batch)
+        if rtodo:
+            begin([(i + n, st, src) for i, st, src in rtodo])
         both = batch + redo
         out = got + rgot
-        _analyse_all(
-            both, out, todo + [(i + n, st, src) for i, st, src in rtodo], analyse, cache, to_data
-        )
+        for items, wait in begun:
+            _store_all(both, out, items, wait(), cache, to_data)
         enter(batch, out[:n], light=True)
         enter(redo, out[n:], light=False)
         # what the prediction could not see yet: the facts of the files analysed whole
@@ -1140,13 +1154,22 @@ def _read_all(
     from_data: Callable[[Any], FileFacts],
     stats: FollowStats,
     light: bool = False,
+    begin: Callable[[_Todo], None] | None = None,
 ) -> tuple[list[FileFacts | None], _Todo]:
     """The first half of :func:`_load_all`: the facts the library cache has and those read
-    only for resolution (``light``), and the files left to analyse whole."""
+    only for resolution (``light``), and the files left to analyse whole (in the batch's
+    order). With ``begin``, the files are read largest first and each file left to analyse
+    whole is handed to ``begin`` as soon as it is known (the caller analyses those, not
+    the returned list's)."""
     out: list[FileFacts | None] = [None] * len(batch)
     todo: _Todo = []
-    for i, (mf, dist) in enumerate(batch):
-        stamp = _stamp(mf.path)
+    stamps = [_stamp(mf.path) for mf, _ in batch]
+    order = list(range(len(batch)))
+    if begin is not None:
+        order.sort(key=lambda i: -int((stamps[i] or "0:").split(":", 1)[0]))
+    for i in order:
+        mf, dist = batch[i]
+        stamp = stamps[i]
         if stamp is None:
             continue
         got = cache.get(dist, mf.path, stamp)
@@ -1175,7 +1198,11 @@ def _read_all(
                 if cache.keeps:
                     cache.put(dist, mf.path, stamp, LR.to_plain(lf))
                 continue
-        todo.append((i, stamp, (data, mf.path, mf.module, mf.is_package)))
+        item = (i, stamp, (data, mf.path, mf.module, mf.is_package))
+        todo.append(item)
+        if begin is not None:
+            begin([item])
+    todo.sort(key=lambda t: t[0])
     return out, todo
 
 
@@ -1189,7 +1216,20 @@ def _analyse_all(
 ) -> None:
     """The second half of :func:`_load_all`: ``todo`` analysed whole in one call of
     ``analyse``, into ``out`` and the library cache."""
-    for (i, stamp, _src), f in zip(todo, analyse([src for _i, _s, src in todo])):
+    _store_all(batch, out, todo, analyse([src for _i, _s, src in todo]), cache, to_data)
+
+
+def _store_all(
+    batch: list[tuple[ModuleFile, tuple[str, str]]],
+    out: list[FileFacts | None],
+    todo: _Todo,
+    results: list[FileFacts],
+    cache: LibraryCache,
+    to_data: Callable[[FileFacts], object],
+) -> None:
+    """``todo``'s facts as analysed (``results``, in its order), into ``out`` and the
+    library cache."""
+    for (i, stamp, _src), f in zip(todo, results):
         if f.error is not None:
             continue
         mf, dist = batch[i]
