@@ -486,6 +486,61 @@ def test_library_files_in_the_pool_find_the_same(
     assert [one.project.files[p] for p in lib] == [two.project.files[p] for p in lib]
 
 
+def test_library_files_not_light_start_in_the_pool_at_once(
+    project: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A library file that cannot be read for resolution only (it compiles a function: a
+    module-level fact) starts in the pool as soon as it is read, while the round's other files
+    are read and the prediction runs: the same findings and library facts as one process."""
+    from compilelint.static import engine
+    from compilelint.static import libresolve as LR
+
+    proj, venv, _ = project
+    util = next(venv.rglob("fakelib/util.py"))
+    util.write_text(UTIL + "\n\ndef compiled(f):\n    return torch.compile(f)\n")
+    assert LR.light_facts(util.read_bytes(), str(util), "fakelib.util", False) is None
+    (proj / "other.py").write_text(
+        "import torch\nimport fakelib.util\n\n\n"
+        "class Other(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return fakelib.util.norm_of(x)\n"
+    )
+    old = os.getcwd()
+    os.chdir(proj)
+    try:
+        one = scan(["."], Config(cache=False, python=str(venv), jobs=1), want_project=True)
+        started: list[tuple[list[str], bool]] = []
+        orig = engine._Scan.start_files
+
+        def spy(self: engine._Scan, items: list) -> object:  # type: ignore[type-arg]
+            got = orig(self, items)
+            started.append(([i[1].path for i in items], self._pool is not None))
+            return got
+
+        monkeypatch.setattr(engine, "POOL_BYTES", 0)
+        monkeypatch.setattr(engine._Scan, "start_files", spy)
+        two = scan(["."], Config(cache=False, python=str(venv), jobs=2), want_project=True)
+    finally:
+        os.chdir(old)
+    assert ([str(util.resolve())], True) in [
+        ([os.path.realpath(p) for p in paths], pool) for paths, pool in started
+    ]
+    assert two.findings == one.findings and one.findings
+    assert one.project is not None and two.project is not None
+    lib = sorted(p for p in one.project.files if "fakelib" in p)
+    assert lib and [one.project.files[p] for p in lib] == [two.project.files[p] for p in lib]
+
+
+def test_usable_cpus_are_those_this_process_may_run_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    from compilelint.static import engine
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 16)
+    assert engine.usable_cpus() == 2
+    monkeypatch.delattr(os, "sched_getaffinity")
+    assert engine.usable_cpus() == 16
+
+
 ALIASED = """\
 from typing import Optional, Union
 

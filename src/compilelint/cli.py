@@ -134,7 +134,7 @@ class _OptionOrder(click.Command):
     "-j",
     type=click.IntRange(min=0),
     default=None,
-    help="Worker processes (0: one per core).",
+    help="Worker processes (0: one per CPU this process may run on).",
 )
 @click.option("--no-color", is_flag=True, help="Plain text output.")
 @click.option(
