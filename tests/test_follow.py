@@ -514,21 +514,25 @@ def test_library_files_not_light_start_in_the_pool_at_once(
 
         def spy(self: engine._Scan, items: list) -> object:  # type: ignore[type-arg]
             got = orig(self, items)
-            started.append(([i[1].path for i in items], self._pool is not None))
+            started.append(([os.path.realpath(i[1].path) for i in items], got is not None))
             return got
 
-        monkeypatch.setattr(engine, "POOL_BYTES", 0)
         monkeypatch.setattr(engine._Scan, "start_files", spy)
+        # two small files: no pool runs, the round's files are analysed together at its end
+        idle = scan(["."], Config(cache=False, python=str(venv), jobs=2), want_project=True)
+        assert ([str(util.resolve())], False) in started
+        started.clear()
+        monkeypatch.setattr(engine, "POOL_BYTES", 0)
         two = scan(["."], Config(cache=False, python=str(venv), jobs=2), want_project=True)
     finally:
         os.chdir(old)
-    assert ([str(util.resolve())], True) in [
-        ([os.path.realpath(p) for p in paths], pool) for paths, pool in started
-    ]
-    assert two.findings == one.findings and one.findings
-    assert one.project is not None and two.project is not None
+    assert ([str(util.resolve())], True) in started
+    assert two.findings == idle.findings == one.findings and one.findings
+    assert one.project is not None and two.project is not None and idle.project is not None
     lib = sorted(p for p in one.project.files if "fakelib" in p)
-    assert lib and [one.project.files[p] for p in lib] == [two.project.files[p] for p in lib]
+    assert lib
+    for run in (two, idle):
+        assert [one.project.files[p] for p in lib] == [run.project.files[p] for p in lib]
 
 
 def test_usable_cpus_are_those_this_process_may_run_on(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1136,13 +1136,13 @@ class _Scan:
 
     def start_files(
         self, items: list[tuple[bytes, FileInput, bool, bool | str]]
-    ) -> Callable[[], list[FileFacts]]:
+    ) -> Callable[[], list[FileFacts]] | None:
         """Phase 1 for ``items`` begun in the scan's pool when it runs (the workers go on
-        while this process does other work), and what waits for their facts, in order;
-        without a pool, the wait analyses them in this process (as :meth:`analyse_files`)."""
+        while this process does other work), and what waits for their facts, in order; None
+        when no pool runs (the caller analyses them with others: :meth:`analyse_files`)."""
         pool = self._pool if items else None
         if pool is None:
-            return functools.partial(self.analyse_files, items)
+            return None
         order = sorted(range(len(items)), key=lambda i: -_weight(items[i]))
         got = pool.imap(_worker, [items[i] for i in order], chunksize=1)
 
@@ -1248,7 +1248,9 @@ class _Scan:
             # the scan's pool when it runs or the files are worth one
             return self.analyse_files(lib_items(items))
 
-        def start_libs(items: list[tuple[bytes, str, str, bool]]) -> Callable[[], list[FileFacts]]:
+        def start_libs(
+            items: list[tuple[bytes, str, str, bool]],
+        ) -> Callable[[], list[FileFacts]] | None:
             return self.start_files(lib_items(items))
 
         self.project = follow(

@@ -16,7 +16,6 @@ that was hit is reported. Library facts are cached per (distribution, version).
 from __future__ import annotations
 
 import fnmatch
-import functools
 import hashlib
 import json
 import marshal
@@ -548,7 +547,7 @@ def follow(
     resolver: Resolver,
     analyse: Callable[[list[LibSource]], list[FileFacts]],
     *,
-    start: Callable[[list[LibSource]], Callable[[], list[FileFacts]]] | None = None,
+    start: Callable[[list[LibSource]], Callable[[], list[FileFacts]] | None] | None = None,
     cache: LibraryCache,
     to_data: Callable[[FileFacts], object],  # the cache form (the engine's: marshal bytes)
     from_data: Callable[[Any], FileFacts],
@@ -560,10 +559,9 @@ def follow(
 ) -> FollowProject:
     """Load the library files traced code reaches, round by round; the final project view.
     ``start`` begins analysing files and returns what waits for their facts (the engine's
-    pool runs them while this process goes on); without it, ``analyse`` runs at the wait."""
+    running pool analyses them while this process goes on), or None when nothing would run
+    meanwhile: those files are analysed together by one call of ``analyse`` at the round's end."""
     t0 = time.perf_counter()
-    if start is None:
-        start = functools.partial(functools.partial, analyse)
     library: dict[str, tuple[str, str]] = {}
     tried: set[str] = set()
 
@@ -648,9 +646,14 @@ def follow(
         # a file found not to be light (``modeling_utils.py``) starts at once, largest first:
         # it is analysed while this process reads the others and predicts
         begun: list[tuple[_Todo, Callable[[], list[FileFacts]]]] = []
+        later: _Todo = []
 
         def begin(items: _Todo) -> None:
-            begun.append((items, start([src for _i, _s, src in items])))
+            wait = start([src for _i, _s, src in items]) if start is not None else None
+            if wait is None:
+                later.extend(items)
+            else:
+                begun.append((items, wait))
 
         got, todo = _read_all(batch, cache, from_data, stats, light=True, begin=begin)
         enter(batch, got, light=True)
@@ -663,6 +666,7 @@ def follow(
         out = got + rgot
         for items, wait in begun:
             _store_all(both, out, items, wait(), cache, to_data)
+        _analyse_all(both, out, sorted(later, key=lambda t: t[0]), analyse, cache, to_data)
         enter(batch, out[:n], light=True)
         enter(redo, out[n:], light=False)
         # what the prediction could not see yet: the facts of the files analysed whole
