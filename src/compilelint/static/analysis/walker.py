@@ -25,6 +25,7 @@ from compilelint.static.analysis import names as N
 from compilelint.static.analysis import values as V
 from compilelint.static.analysis.evaluate import Evaluator
 from compilelint.static.analysis.facts import (
+    BRANCH,
     NO_TAINT,
     CallSite,
     Candidate,
@@ -469,6 +470,9 @@ class FileWalker(Evaluator):
         if self.eval_depth:
             # a break only in eval mode: not reported under `--mode train`
             args = {**args, "eval": "1"}
+        if self.branch_depth:
+            # in a branch of its function: not every call reaches it (`CalleeBreaks.surely`)
+            args = {**args, BRANCH: "1"}
         self.pending.append(
             (code, node, requires, args, scope, self.loop_depth > 0, func, list(self.conds))
         )
@@ -1076,6 +1080,7 @@ class FileWalker(Evaluator):
                 kwstar=kwstar,
                 conds=list(self.conds),
                 fwd=fwd,
+                branch=self.branch_depth > 0,
             )
             facts.calls.append(site)
             if arg_names:
