@@ -58,6 +58,13 @@ BRANCH = SURE.replace('        print("attn")\n', "").replace(
     "            x = x + extra", '            print("extra")\n            x = x + extra'
 )
 
+# the inner function breaks under `if extra is None:`, and no call passes `extra`: the branch
+# runs on every call of the model under its defaults (`Project.certain`)
+DEFAULT_BRANCH = SURE.replace('        print("attn")\n', "").replace(
+    "        if extra is not None:\n            x = x + extra",
+    '        if extra is None:\n            print("no extra")\n        else:\n            x = x + extra',
+)
+
 
 def _cl304(tmp_path: Path, files: dict[str, str]) -> list:  # type: ignore[type-arg]
     for name, src in files.items():
@@ -95,8 +102,15 @@ def test_a_break_only_an_optional_input_takes_does_not_recompile_the_wrapper(
     assert _cl304(tmp_path, {"utils.py": UTILS, "branch.py": BRANCH}) == []
 
 
+def test_a_branch_every_call_takes_under_the_defaults_still_recompiles_it(
+    tmp_path: Path,
+) -> None:
+    got = _cl304(tmp_path, {"utils.py": UTILS, "default.py": DEFAULT_BRANCH})
+    assert [(Path(f.path).name, f.line) for f in got] == [("utils.py", 8)]
+
+
 @pytest.mark.torch
-@pytest.mark.parametrize(("src", "recompiles"), [(SURE, 1), (BRANCH, 0)])
+@pytest.mark.parametrize(("src", "recompiles"), [(SURE, 1), (BRANCH, 0), (DEFAULT_BRANCH, 1)])
 def test_torch_agrees(tmp_path: Path, src: str, recompiles: int) -> None:
     from .torch_oracle import observe
 

@@ -152,13 +152,16 @@ class CalleeBreaks:
             f = p.files[key[0]]
             codes = self.codes - {REBUILT}
             direct = {
-                c.func for c in p.kept(f, codes) if not _conditional(c) and not c.args.get(BRANCH)
+                c.func
+                for c in p.kept(f, codes)
+                if not _conditional(c)
+                and (not c.args.get(BRANCH) or p.certain((key[0], c.func), c.conds))
             }
             self._sure[key[0]] = direct
         got = key[1] in direct
         if not got:
             for c in p.fn(key).calls:
-                if c.branch or id(c) in p._dead_calls:
+                if id(c) in p._dead_calls or (c.branch and not p.certain(key, c.conds)):
                     continue
                 t = p._target(key[0], c.ref)
                 if t is None or t[0] == key or p.opaque_to_dynamo(t[0]):
@@ -832,7 +835,8 @@ def wrapper_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
 
 
 def _nested(project: Project, keys: list[FKey], breaks: CalleeBreaks) -> list[tuple[FKey, FKey]]:
-    """(caller, callee) pairs: one of ``keys`` calling another that surely breaks
+    """(caller, callee) pairs: one of ``keys`` that every call of the entry reaches
+    (:meth:`Project.surely_reached`) calling another that surely breaks
     (:meth:`CalleeBreaks.surely`) within three calls outside branches (every call of the
     caller compiles the wrapper for both); the first pair of each caller's file. A callee
     that breaks only on some inputs' path (an image encoder under ``if pixel_values is not
@@ -840,7 +844,7 @@ def _nested(project: Project, keys: list[FKey], breaks: CalleeBreaks) -> list[tu
     want = {k for k in keys if breaks.surely(k)}
     out: dict[str, tuple[FKey, FKey]] = {}
     for k in keys:
-        if k[0] in out or not want:
+        if k[0] in out or not want or not project.surely_reached(k):
             continue
         seen = {k}
         frontier = [k]
@@ -848,7 +852,9 @@ def _nested(project: Project, keys: list[FKey], breaks: CalleeBreaks) -> list[tu
             nxt: list[FKey] = []
             for f in frontier:
                 for site in project.fn(f).calls:
-                    if site.branch or id(site) in project._dead_calls:
+                    if id(site) in project._dead_calls:
+                        continue
+                    if site.branch and not project.certain(f, site.conds):
                         continue
                     t = project._target(f[0], site.ref)
                     c = t[0] if t is not None else None
