@@ -65,8 +65,16 @@ DEFAULT_BRANCH = SURE.replace('        print("attn")\n', "").replace(
     '        if extra is None:\n            print("no extra")\n        else:\n            x = x + extra',
 )
 
+# the same, with a test the conditions on parameters do not describe in full (`x.dim() > 5`,
+# false here): the branch's `extra is None` holds, but the branch does not run
+PARTIAL = SURE.replace('        print("attn")\n', "").replace(
+    "        if extra is not None:\n            x = x + extra",
+    '        if extra is None and x.dim() > 5:\n            print("big")',
+)
+
 
 def _cl304(tmp_path: Path, files: dict[str, str]) -> list:  # type: ignore[type-arg]
+    tmp_path.mkdir(exist_ok=True)
     for name, src in files.items():
         (tmp_path / name).write_text(textwrap.dedent(src))
     old = os.getcwd()
@@ -108,9 +116,13 @@ def test_a_branch_every_call_takes_under_the_defaults_still_recompiles_it(
     got = _cl304(tmp_path, {"utils.py": UTILS, "default.py": DEFAULT_BRANCH})
     assert [(Path(f.path).name, f.line) for f in got] == [("utils.py", 8)]
 
+    assert _cl304(tmp_path / "partial", {"utils.py": UTILS, "partial.py": PARTIAL}) == []
+
 
 @pytest.mark.torch
-@pytest.mark.parametrize(("src", "recompiles"), [(SURE, 1), (BRANCH, 0), (DEFAULT_BRANCH, 1)])
+@pytest.mark.parametrize(
+    ("src", "recompiles"), [(SURE, 1), (BRANCH, 0), (DEFAULT_BRANCH, 1), (PARTIAL, 0)]
+)
 def test_torch_agrees(tmp_path: Path, src: str, recompiles: int) -> None:
     from .torch_oracle import observe
 

@@ -155,13 +155,14 @@ class CalleeBreaks:
                 c.func
                 for c in p.kept(f, codes)
                 if not _conditional(c)
-                and (not c.args.get(BRANCH) or p.certain((key[0], c.func), c.conds))
+                and not c.args.get(BRANCH)
+                and (not c.conds or p.certain((key[0], c.func), c.conds))
             }
             self._sure[key[0]] = direct
         got = key[1] in direct
         if not got:
             for c in p.fn(key).calls:
-                if id(c) in p._dead_calls or (c.branch and not p.certain(key, c.conds)):
+                if id(c) in p._dead_calls or not p.surely_runs(key, c):
                     continue
                 t = p._target(key[0], c.ref)
                 if t is None or t[0] == key or p.opaque_to_dynamo(t[0]):
@@ -854,7 +855,7 @@ def _nested(project: Project, keys: list[FKey], breaks: CalleeBreaks) -> list[tu
                 for site in project.fn(f).calls:
                     if id(site) in project._dead_calls:
                         continue
-                    if site.branch and not project.certain(f, site.conds):
+                    if not project.surely_runs(f, site):
                         continue
                     t = project._target(f[0], site.ref)
                     c = t[0] if t is not None else None

@@ -77,8 +77,8 @@ class CallSite:
     # arguments (position as a string, or keyword) that are a name the enclosing loop binds
     # again after the call: a loop-carried value, what the next iteration passes differs
     carried: list[str] = field(default_factory=list)
-    # in a branch of its function (an ``if``/``else`` body, an ``except`` handler): not every
-    # call of the function runs it (``CalleeBreaks.surely``)
+    # in a branch whose test ``conds`` do not describe in full (``if isinstance(h, Tensor):``,
+    # an ``except`` handler): not every call of the function runs it (``CalleeBreaks.surely``)
     branch: bool = False
 
 
@@ -159,8 +159,8 @@ class Candidate:
     conds: list[str] = field(default_factory=list)  # as ``CallSite.conds``
 
 
-# ``Candidate.args`` key of a candidate in a branch of its function (an ``if``/``else`` body,
-# an ``except`` handler): not every call of the function reaches it
+# ``Candidate.args`` key of a candidate in a branch whose test its ``conds`` do not describe in
+# full (an ``except`` handler, ``if isinstance(h, Tensor):``): not every call reaches it
 BRANCH = "in_branch"
 
 # the rule of a method that breaks, called on an object the traced code built (torch cannot

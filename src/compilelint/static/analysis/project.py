@@ -614,6 +614,11 @@ class Project(Summaries):
                 return True
         return False
 
+    def surely_runs(self, key: FKey, call: CallSite) -> bool:
+        """Every call of ``key`` makes this call: outside branches its conditions do not
+        describe, and its conditions (if any) :meth:`certain`."""
+        return not call.branch and (not call.conds or self.certain(key, call.conds))
+
     def certain(self, key: FKey, conds: list[str]) -> bool:
         """Whether every condition holds for each value the function's parameter may take
         here (all of them known: literals the traced callers pass, or defaults they leave):
@@ -698,7 +703,7 @@ class Project(Summaries):
             owner = owners.get(id(call))
             if owner is None or owner == key or id(call) in self._dead_calls:
                 continue
-            if call.branch and not self.certain(owner, call.conds):
+            if not self.surely_runs(owner, call):
                 continue
             if self.surely_reached(owner, depth + 1):
                 self._reached[key] = True
