@@ -139,9 +139,10 @@ class CalleeBreaks:
         return got
 
     def surely(self, key: FKey, depth: int = 0, stack: frozenset[FKey] = frozenset()) -> bool:
-        """Every call of ``key`` breaks: a kept break outside the branches of its body, or a
-        call outside them of a function that surely breaks (:meth:`breaks` also counts breaks
-        only some inputs take: an image path under ``if pixel_values is not None:``)."""
+        """Every call of ``key`` breaks: a kept break, or a call of a function that surely
+        breaks, outside branches (or in one whose test is conditions on parameters that are
+        :meth:`Project.certain` here). :meth:`breaks` also counts breaks only some inputs take:
+        an image path under ``if pixel_values is not None:``."""
         if key in self._sure_memo:
             return self._sure_memo[key]
         if depth > _MAX_DEPTH or key in stack:
