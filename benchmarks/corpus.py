@@ -955,8 +955,35 @@ def _spans(findings: list[Any], dirs: dict[str, str]) -> dict[str, list[tuple[in
     return out
 
 
-def _hit(spans: dict[str, list[tuple[int, int, Any]]], path: str, line: int) -> bool:
-    return any(a <= line <= b for a, b, _ in spans.get(path, ()))
+def _context(f: Any, dirs: dict[str, str]) -> frozenset[str] | None:
+    """The files whose calls a finding's values come from (its frames before its own line: a
+    line of a shared utility that recompiles for the models calling it in a certain way), or
+    None: a finding of every run that executes its line."""
+    if not f.frames or f.package:
+        return None
+    got = {rel_to(os.path.abspath(fr.path), dirs) for fr in f.frames[:-1]}
+    got.discard(None)
+    return frozenset(g for g in got if g) or None
+
+
+def _reaches(ctx: frozenset[str] | None, cov: dict[str, Any]) -> bool:
+    """A run whose model is a finding's context (it executed the file of a context call)."""
+    return ctx is None or any(c in cov for c in ctx)
+
+
+def _hit(
+    spans: dict[str, list[tuple[int, int, Any]]],
+    path: str,
+    line: int,
+    ctxs: dict[int, frozenset[str] | None] | None = None,
+    covs: list[dict[str, Any]] | None = None,
+) -> bool:
+    """A finding spans the line, and (``covs``: the coverage of the runs that observed it)
+    one of those runs is in the finding's context."""
+    return any(
+        a <= line <= b and (covs is None or any(_reaches(ctxs[id(f)], c) for c in covs))  # type: ignore[index]
+        for a, b, f in spans.get(path, ())
+    )
 
 
 def score(
@@ -964,6 +991,7 @@ def score(
     findings: list[Any],
     dirs: dict[str, str],
     statuses: tuple[str, ...] = ("ok",),
+    use_context: bool = True,
 ) -> tuple[dict[str, Any], list[list[Any]]]:
     from compilelint.catalog import load_catalog
 
@@ -977,14 +1005,18 @@ def score(
     # Only runs that finished: a run that raised part-way often broke on the raise itself
     # (an input recipe the model rejects), which is no label for the static stage.
     ok = {k: v for k, v in runs.items() if v.get("status") in statuses}
+    # a finding with a context (``Finding.frames``: the calls its values come from, in another
+    # file) is judged on the runs of the models that make those calls, not on every run that
+    # executes its line (``use_context=False``: every run, as one project)
+    ctxs = {id(f): _context(f, dirs) if use_context else None for f in findings}
     break_lines: dict[tuple[str, int], dict[str, Any]] = {}
     rec_lines: dict[tuple[str, int], dict[str, Any]] = {}
-    covered: dict[str, set[int]] = defaultdict(set)
     per_model: list[list[Any]] = []
+    covs: dict[str, dict[str, set[int]]] = {}
+    ran_by: dict[int, bool] = {}  # per finding: a run in its context executed its line
     for key, rec in ok.items():
         cov = {p: from_ranges(r) for p, r in rec.get("coverage", {}).items()}
-        for p, ls in cov.items():
-            covered[p] |= ls
+        covs[key] = cov
         bl = {(b["path"], b["line"]) for b in rec.get("breaks", [])}
         rl = {(r["path"], r["line"]) for r in rec.get("recompiles", [])}
         for b in rec.get("breaks", []):
@@ -996,33 +1028,53 @@ def score(
             e["gb"][re.sub(r"\d+(\.\d+)?", "N", r["guard"])[:80]] += 1
             e["models"].add(key)
         ran = [
-            (p, a, b) for p, ss in observable.items() for a, b, f in ss if f.line in cov.get(p, ())
+            (p, a, b, f)
+            for p, ss in observable.items()
+            for a, b, f in ss
+            if f.line in cov.get(p, ()) and _reaches(ctxs[id(f)], cov)
         ]
+        for *_, f in ran:
+            ran_by[id(f)] = True
         ran_true = sum(
-            1 for p, a, b in ran if any(bp == p and a <= bln <= b for bp, bln in bl | rl)
+            1 for p, a, b, _f in ran if any(bp == p and a <= bln <= b for bp, bln in bl | rl)
         )
+        mine = [cov]
         per_model.append(
             [
                 key,
                 rec.get("graphs", 0),
                 len(bl),
-                sum(1 for p, ln in bl if _hit(spans, p, ln)),
+                sum(1 for p, ln in bl if _hit(spans, p, ln, ctxs, mine)),
                 len(rl),
-                sum(1 for p, ln in rl if _hit(spans, p, ln)),
+                sum(1 for p, ln in rl if _hit(spans, p, ln, ctxs, mine)),
                 len(ran),
                 ran_true,
                 rec.get("seconds", 0),
             ]
         )
-    all_obs = set(break_lines) | set(rec_lines)
+
+    def observed_by(v: dict[str, Any]) -> list[dict[str, set[int]]]:
+        return [covs[m] for m in sorted(v["models"])]
+
+    all_obs = {**rec_lines, **break_lines}
     ran_findings = []
     for p, ss in observable.items():
         for a, b, f in ss:
-            if f.line in covered.get(p, ()):
-                true = any(op == p and a <= ol <= b for op, ol in all_obs)
+            if ran_by.get(id(f)):
+                true = any(
+                    op == p
+                    and a <= ol <= b
+                    and any(_reaches(ctxs[id(f)], c) for c in observed_by(v))
+                    for (op, ol), v in all_obs.items()
+                )
                 ran_findings.append((p, f, true))
-    missed_breaks = [(k, v) for k, v in break_lines.items() if not _hit(spans, *k)]
-    missed_recs = [(k, v) for k, v in rec_lines.items() if not _hit(spans, *k)]
+
+    missed_breaks = [
+        (k, v) for k, v in break_lines.items() if not _hit(spans, *k, ctxs, observed_by(v))
+    ]
+    missed_recs = [
+        (k, v) for k, v in rec_lines.items() if not _hit(spans, *k, ctxs, observed_by(v))
+    ]
     summary = {
         "runs": len(runs),
         "runs_ok": len(ok),
@@ -1155,6 +1207,12 @@ def main(argv: list[str] | None = None) -> int:
         "all have one, and `--dtype float32`, the dtype the models are built in)",
     )
     ap.add_argument(
+        "--one-project",
+        action="store_true",
+        help="judge every finding on every run that executes its line, also one whose frames "
+        "name the calls (of some models) its values come from (default: only those models' runs)",
+    )
+    ap.add_argument(
         "--subset",
         choices=SUBSETS,
         default="all",
@@ -1229,7 +1287,7 @@ def main(argv: list[str] | None = None) -> int:
     findings, secs = static_findings(paths, no_cache=ns.no_cache, mode=mode, dtype=dtype)
     print(f"static context: mode={mode or 'any'} dtype={dtype or 'any'}", file=sys.stderr)
     runs = {k: v for k, v in data["runs"].items() if in_subset(k, ns.subset)}
-    summary, per_model = score(runs, findings, dirs)
+    summary, per_model = score(runs, findings, dirs, use_context=not ns.one_project)
     print(f"subset: {ns.subset} ({len(runs)} runs)")
     print(f"static stage: {len(paths)} files in {secs:.1f} s", file=sys.stderr)
     print_report(summary, per_model, ns.full)

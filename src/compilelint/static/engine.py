@@ -29,9 +29,10 @@ from typing import TYPE_CHECKING, Any
 from compilelint import __version__
 from compilelint.catalog import Catalog, applies_to, load_catalog
 from compilelint.config import Config, selected_codes
-from compilelint.model import FileError, Finding, Rule, Severity
+from compilelint.model import FileError, Finding, Frame, Rule, Severity
 from compilelint.serialize import from_data, to_data
 from compilelint.static.analysis.breakpoints import (
+    CONTEXT,
     FRAME_INPUT,
     FrameInput,
     frame_input_candidate,
@@ -739,6 +740,7 @@ def _outside_context(args: dict[str, str], cfg: Config) -> bool:
 
 def _make_finding(rule: Rule, path: str, c: Candidate, severity: Severity) -> Finding:
     return Finding(
+        frames=_context_frames(path, c),
         rule=rule.code,
         name=rule.name,
         path=path,
@@ -754,6 +756,17 @@ def _make_finding(rule: Rule, path: str, c: Candidate, severity: Severity) -> Fi
         line_text=c.line_text,
         latent=c.args.get("latent") or None,
     )
+
+
+def _context_frames(path: str, c: Candidate) -> tuple[Frame, ...]:
+    """A finding whose values come from a call in another file (``args[CONTEXT]``: a wrapper
+    in a shared utility that recompiles for the models calling it in a certain way): that call,
+    then the finding's own line."""
+    ctx = c.args.get(CONTEXT)
+    if not ctx:
+        return ()
+    cpath, cline, cfunc = ctx.split("\t")
+    return (Frame(cpath, int(cline), cfunc), Frame(path, c.line, c.func))
 
 
 def _per_file_ignored(cfg: Config, path: str) -> set[str]:
@@ -1325,13 +1338,14 @@ class _Scan:
             kept += _untraced(project, f, kept, self.latent_project)
         if cfg.mode or cfg.dtype:
             kept = [c for c in kept if not _outside_context(c.args, cfg)]
-        seen: set[tuple[str, int, int]] = set()
+        seen: set[tuple[str, int, int, str]] = set()
         for c in kept:
             if c.code not in enabled or c.code in ignored_here:
                 continue
             if any(c.code.startswith(x) for x in ignored_here):
                 continue
-            key = (c.code, c.line, c.col)
+            # one finding per context: a shared line reached from two models is two findings
+            key = (c.code, c.line, c.col, c.args.get(CONTEXT, ""))
             if key in seen:
                 continue
             seen.add(key)

@@ -22,12 +22,22 @@ from functools import cache
 from typing import Any
 
 from compilelint.static.analysis import values as V
-from compilelint.static.analysis.facts import AT_CALL, REBUILT, CallSite, Candidate, FunctionFacts
+from compilelint.static.analysis.facts import (
+    AT_CALL,
+    BRANCH,
+    REBUILT,
+    CallSite,
+    Candidate,
+    FunctionFacts,
+)
 from compilelint.static.analysis.project import FKey, Project
 
 _MAX_DEPTH = 4  # call depth searched for a break below the called function
 RECOMPILE_LIMIT_GB = "Dynamo recompile limit exceeded"
 FRAME_INPUT = "CL304"  # the rule whose phase-2 findings :func:`frame_inputs` gives
+# ``Candidate.args`` key of a finding whose values come from a call in another file: "path\t
+# line\tfunction" of that call (the engine gives it to the finding as its first frame)
+CONTEXT = "context"
 WHY_INT = (
     "dynamo specialises a Python int input of a frame on its first value, so {when} recompiles "
     "it (guard `{name} == <first value>`) before the int becomes symbolic"
@@ -64,6 +74,8 @@ class CalleeBreaks:
         self._direct: dict[str, set[str]] = {}  # path -> quals with a kept break candidate
         self._lines: dict[str, dict[str, list[tuple[int, bool]]]] = {}  # path -> qual -> breaks
         self._memo: dict[FKey, bool] = {}
+        self._sure: dict[str, set[str]] = {}  # path -> quals with a kept break outside branches
+        self._sure_memo: dict[FKey, bool] = {}
 
     def _broken_in(self, path: str) -> set[str]:
         got = self._direct.get(path)
@@ -126,6 +138,42 @@ class CalleeBreaks:
         self._memo[key] = got
         return got
 
+    def surely(self, key: FKey, depth: int = 0, stack: frozenset[FKey] = frozenset()) -> bool:
+        """Every call of ``key`` breaks: a kept break, or a call of a function that surely
+        breaks, outside branches (or in one whose test is conditions on parameters that are
+        :meth:`Project.certain` here). :meth:`breaks` also counts breaks only some inputs take:
+        an image path under ``if pixel_values is not None:``."""
+        if key in self._sure_memo:
+            return self._sure_memo[key]
+        if depth > _MAX_DEPTH or key in stack:
+            return False
+        p = self.project
+        direct = self._sure.get(key[0])
+        if direct is None:
+            f = p.files[key[0]]
+            codes = self.codes - {REBUILT}
+            direct = {
+                c.func
+                for c in p.kept(f, codes)
+                if not _conditional(c)
+                and not c.args.get(BRANCH)
+                and (not c.conds or p.certain((key[0], c.func), c.conds))
+            }
+            self._sure[key[0]] = direct
+        got = key[1] in direct
+        if not got:
+            for c in p.fn(key).calls:
+                if id(c) in p._dead_calls or not p.surely_runs(key, c):
+                    continue
+                t = p._target(key[0], c.ref)
+                if t is None or t[0] == key or p.opaque_to_dynamo(t[0]):
+                    continue
+                if p.fn(t[0]).name != "__init__" and self.surely(t[0], depth + 1, stack | {key}):
+                    got = True
+                    break
+        self._sure_memo[key] = got
+        return got
+
     def keep(self, path: str, c: Candidate) -> bool:
         """A candidate without ``via`` is kept; one with it when a call target breaks."""
         via = c.args.get("via")
@@ -165,6 +213,8 @@ class FrameInput:
     line: int  # the parameter's first use in the function (where torch reports the guard)
     function: str
     param: str
+    # the call (or the caller's ``def``) whose values make the frame recompile: the finding's
+    # context, which a finding in a shared file carries as its frames (``args["context"]``)
     caller_path: str
     caller_line: int
     caller: str
@@ -595,15 +645,8 @@ def frame_input_candidate(fi: FrameInput, line_text: str, code: str) -> Candidat
     col = at.start() + 1 if at else len(line_text) - len(line_text.lstrip()) + 1
     end = at.end() + 1 if at else len(line_text.rstrip()) + 1
     caller = os.path.basename(fi.caller_path)
-    return Candidate(
-        code=code,
-        func=fi.function,
-        line=fi.line,
-        col=col,
-        end_line=fi.line,
-        end_col=end,
-        requires=[],
-        args=_sites_args(fi)
+    args = (
+        _sites_args(fi)
         if fi.differs
         else _closure_args(fi)
         if fi.closure
@@ -622,7 +665,19 @@ def frame_input_candidate(fi: FrameInput, line_text: str, code: str) -> Candidat
                 + (f" (first read here, in `{fi.function}`, which it calls)" if fi.frame else "")
             ),
             "why": WHY_INT.format(name=fi.param, when="the second value"),
-        },
+        }
+    )
+    if fi.caller_path != fi.path:
+        args[CONTEXT] = f"{fi.caller_path}\t{fi.caller_line}\t{fi.caller}"
+    return Candidate(
+        code=code,
+        func=fi.function,
+        line=fi.line,
+        col=col,
+        end_line=fi.line,
+        end_col=end,
+        requires=[],
+        args=args,
         scope="any",
     )
 
@@ -745,72 +800,76 @@ def wrapper_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
         broken = [k for k in dict.fromkeys(keys) if breaks.breaks(k)]
         if len(broken) < 2:
             continue
-        pair = _nested(project, broken)
-        if pair is None:
-            continue
         wfn = project.fn(w)
         star = [p.name for p in wfn.params if p.index == -2]
-        if not star or any(p.index >= 0 for p in wfn.params):
-            # `wrapper(self, *args, **kwargs)`: callers pass the rest by keyword, `args` is
-            # `()` on every call and `self` a module of the same kind; what differs is the
-            # function it wraps, a cell of the closure: dynamo guards on its code object
-            # (`___check_obj_id(func.__code__, ...)`) where the wrapper calls it
-            name, at = wfn.closure_call if wfn.closure_call else ("", 0)
-            if name and at:
-                out.append(
-                    FrameInput(
-                        w[0],
-                        int(at),
-                        w[1],
-                        str(name),
-                        pair[0][0],
-                        project.fn(pair[0]).line,
-                        pair[0][1],
-                        tuple(k[1] for k in (pair[0], pair[1])),
-                        closure=True,
-                    )
-                )
-            continue
-        line = _first_use(wfn, star[0])
-        if not line:
+        closure = not star or any(p.index >= 0 for p in wfn.params)
+        # `wrapper(self, *args, **kwargs)`: callers pass the rest by keyword, `args` is `()`
+        # on every call and `self` a module of the same kind; what differs is the function it
+        # wraps, a cell of the closure: dynamo guards on its code object
+        # (`___check_obj_id(func.__code__, ...)`) where the wrapper calls it
+        name, at = wfn.closure_call if wfn.closure_call else ("", 0)
+        line = 0 if closure else _first_use(wfn, star[0])
+        if (closure and not (name and at)) or (not closure and not line):
             continue
         # the first read, and, when it sits in a branch (`if is_instance_method:
         # args[0]...`), the first read every path reaches: functions that skip the branch
         # are guarded there (`not args`, a decorated function called with keywords only)
         top = next(
-            (int(r[2]) for r in wfn.guards if r[0] == star[0] and r[1] == "use_top" and r[2]), 0
+            (
+                int(r[2])
+                for r in wfn.guards
+                if star and r[0] == star[0] and r[1] == "use_top" and r[2]
+            ),
+            0,
         )
-        for at in (line, top) if top else (line,):
-            out.append(
-                FrameInput(
-                    w[0],
-                    at,
-                    w[1],
-                    star[0],
-                    pair[0][0],
-                    project.fn(pair[0]).line,
-                    pair[0][1],
-                    tuple(k[1] for k in (pair[0], pair[1])),
-                )
-            )
+        # one finding per file whose pair of decorated functions recompiles the wrapper: a
+        # wrapper in a shared utility recompiles for the models holding such a pair, and only
+        # those (the finding's context, :attr:`FrameInput.caller_path`)
+        for pair in _nested(project, broken, breaks):
+            ctx = (pair[0][0], project.fn(pair[0]).line, pair[0][1])
+            wrapped = tuple(k[1] for k in pair)
+            if closure:
+                out.append(FrameInput(w[0], int(at), w[1], str(name), *ctx, wrapped, closure=True))
+                continue
+            for at_line in (line, top) if top else (line,):
+                out.append(FrameInput(w[0], at_line, w[1], star[0], *ctx, wrapped))
     return out
 
 
-def _nested(project: Project, keys: list[FKey]) -> tuple[FKey, FKey] | None:
-    """(caller, callee): one of ``keys`` reaching another within three calls."""
-    want = set(keys)
+def _nested(project: Project, keys: list[FKey], breaks: CalleeBreaks) -> list[tuple[FKey, FKey]]:
+    """(caller, callee) pairs: one of ``keys`` that every call of the entry reaches
+    (:meth:`Project.surely_reached`) calling another that surely breaks
+    (:meth:`CalleeBreaks.surely`) within three calls outside branches (every call of the
+    caller compiles the wrapper for both); the first pair of each caller's file. A callee
+    that breaks only on some inputs' path (an image encoder under ``if pixel_values is not
+    None:``) does not make the wrapper recompile for the models whose calls skip it."""
+    want = {k for k in keys if breaks.surely(k)}
+    out: dict[str, tuple[FKey, FKey]] = {}
     for k in keys:
+        if k[0] in out or not want or not project.surely_reached(k):
+            continue
         seen = {k}
         frontier = [k]
         for _ in range(3):
             nxt: list[FKey] = []
             for f in frontier:
-                for c in project.callees(f):
-                    if c in seen:
+                for site in project.fn(f).calls:
+                    if id(site) in project._dead_calls:
+                        continue
+                    if not project.surely_runs(f, site):
+                        continue
+                    t = project._target(f[0], site.ref)
+                    c = t[0] if t is not None else None
+                    if c is None or c in seen:
                         continue
                     if c in want:
-                        return k, c
+                        out.setdefault(k[0], (k, c))
+                        break
                     seen.add(c)
                     nxt.append(c)
+                if k[0] in out:
+                    break
+            if k[0] in out:
+                break
             frontier = nxt
-    return None
+    return list(out.values())

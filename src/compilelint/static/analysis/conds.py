@@ -378,6 +378,44 @@ def parse(
     return [], []
 
 
+def exact(
+    test: cst.BaseExpression,
+    is_param: Callable[[str], bool],
+    alias: Callable[[str], cst.BaseExpression | None] | None = None,
+    depth: int = 0,
+    none_test: Callable[[str], str | None] | None = None,
+) -> tuple[bool, bool]:
+    """Whether :func:`parse`'s conditions say all of the test, for the body and for the else
+    branch: a test on a parameter (``if x is None:``), ``a and b`` of such tests for the body,
+    ``a or b`` for the else branch. Otherwise the branch runs on a condition the parameters'
+    values do not decide alone (``if isinstance(h, torch.Tensor):``)."""
+    import libcst as cst
+
+    if alias is not None and depth < 4:
+        if isinstance(test, cst.Name) and not is_param(test.value):
+            got = alias(test.value)
+            if got is not None:
+                return exact(got, is_param, alias, depth + 1, none_test)
+        if (
+            isinstance(test, cst.UnaryOperation)
+            and isinstance(test.operator, cst.Not)
+            and isinstance(test.expression, cst.Name)
+            and not is_param(test.expression.value)
+            and alias(test.expression.value) is not None
+        ):
+            body, orelse = exact(test.expression, is_param, alias, depth, none_test)
+            return orelse, body
+    if _atom(test, is_param, none_test) is not None:
+        return True, True
+    if isinstance(test, cst.BooleanOperation):
+        left = exact(test.left, is_param, alias, depth, none_test)
+        right = exact(test.right, is_param, alias, depth, none_test)
+        if isinstance(test.operator, cst.And):
+            return left[0] and right[0], False
+        return False, left[1] and right[1]
+    return False, False
+
+
 def expr_tree(
     node: cst.BaseExpression,
     is_param: Callable[[str], bool],

@@ -77,6 +77,9 @@ class CallSite:
     # arguments (position as a string, or keyword) that are a name the enclosing loop binds
     # again after the call: a loop-carried value, what the next iteration passes differs
     carried: list[str] = field(default_factory=list)
+    # in a branch whose test ``conds`` do not describe in full (``if isinstance(h, Tensor):``,
+    # an ``except`` handler): not every call of the function runs it (``CalleeBreaks.surely``)
+    branch: bool = False
 
 
 @dataclass
@@ -155,6 +158,10 @@ class Candidate:
     line_text: str = ""
     conds: list[str] = field(default_factory=list)  # as ``CallSite.conds``
 
+
+# ``Candidate.args`` key of a candidate in a branch whose test its ``conds`` do not describe in
+# full (an ``except`` handler, ``if isinstance(h, Tensor):``): not every call reaches it
+BRANCH = "in_branch"
 
 # the rule of a method that breaks, called on an object the traced code built (torch cannot
 # rebuild it to resume the caller's frame: "Reconstruction failure"); its candidates' ``via``

@@ -56,6 +56,8 @@ class Project(Summaries):
         self.traced: set[FKey] = set()
         self.roots: set[FKey] = set()
         self.callers: dict[FKey, list[tuple[str, CallSite, int]]] = {}
+        self._site_owner: dict[int, FKey] | None = None  # id(CallSite) -> its function
+        self._reached: dict[FKey, bool] = {}  # surely_reached, memoised
         # roots that run under their parameters' literal defaults (library-mode entry points)
         self.default_roots: set[FKey] = set()
         self._dead_calls: set[int] = set()  # ids of call sites a refuted condition guards
@@ -609,6 +611,102 @@ class Project(Summaries):
             else:
                 vals = self.param_values(key, pname)
             if vals and not any(C.holds(v, op, lit) for v in vals):
+                return True
+        return False
+
+    def surely_runs(self, key: FKey, call: CallSite) -> bool:
+        """Every call of ``key`` makes this call: outside branches its conditions do not
+        describe, and its conditions (if any) :meth:`certain`."""
+        return not call.branch and (not call.conds or self.certain(key, call.conds))
+
+    def certain(self, key: FKey, conds: list[str]) -> bool:
+        """Whether every condition holds for each value the function's parameter may take
+        here (all of them known: literals the traced callers pass, or defaults they leave):
+        ``if prompt_ids is None:`` in a function no caller passes ``prompt_ids``."""
+        if not conds:
+            return False
+        for cond in conds:
+            pname, op, lit = C.decode(cond)
+            if op in C.INPUT_OPS or pname.startswith("self."):
+                return False
+            vals = self._default_values(key, pname)
+            if not vals or not all(C.holds(v, op, lit) for v in vals):
+                return False
+        return True
+
+    def _default_values(self, key: FKey, pname: str, depth: int = 0) -> list[object] | None:
+        """:meth:`param_values`, with an entry's optional parameter at its literal default
+        (what a call of the compiled model that leaves it out gives), followed down the
+        traced calls that pass it on unchanged."""
+        vals = self.param_values(key, pname)
+        if vals is not None or depth > 6:
+            return vals
+        fn = self.fn(key)
+        prm = next((p for p in fn.params if p.name == pname), None)
+        if prm is None or prm.index < -1:
+            return None
+        sites = self.callers.get(key, ())
+        if not sites:
+            return [prm.literal[0]] if prm.literal else None
+        positional = [p.name for p in fn.params if p.index >= 0]
+        out: list[object] = []
+        owners = self._owners()
+        for _cpath, call, implicit in sites:
+            if call.star and not call.kwstar:
+                return None
+            slot = pname
+            if prm.index >= 0:
+                j = positional.index(pname) - implicit
+                if 0 <= j < len(call.args):
+                    slot = str(j)
+            if slot == pname and pname not in call.kwargs:
+                if call.star or not prm.literal:
+                    return None
+                out.append(prm.literal[0])
+                continue
+            src = call.fwd.get(slot, "")
+            owner = owners.get(id(call))
+            if not src or owner is None:
+                return None
+            got = self._default_values(owner, src.rpartition("|")[2], depth + 1)
+            if got is None:
+                return None
+            out.extend(got)
+        return out
+
+    def _owners(self) -> dict[int, FKey]:
+        """id(CallSite) -> the function holding it (built once, on first use)."""
+        if self._site_owner is None:
+            self._site_owner = {
+                id(c): (path, q)
+                for path, f in self.files.items()
+                for q, fn in f.functions.items()
+                for c in fn.calls
+            }
+        return self._site_owner
+
+    def surely_reached(self, key: FKey, depth: int = 0) -> bool:
+        """Every call of the compiled entry reaches ``key``: it has no traced caller (an
+        entry), or a caller surely reached calls it outside branches (or in one whose
+        conditions are :meth:`certain`)."""
+        sites = self.callers.get(key, ())
+        if not sites:
+            return True
+        got = self._reached.get(key)
+        if got is not None:
+            return got
+        if depth > 8:
+            return False
+        self._reached[key] = False  # a cycle of calls reaches nothing new
+        owners = self._owners()
+        for _cpath, call, _i in sites:
+            owner = owners.get(id(call))
+            if owner is None or owner == key or id(call) in self._dead_calls:
+                continue
+            if not self.surely_runs(owner, call):
+                continue
+            if self.surely_reached(owner, depth + 1):
+                self._reached[key] = True
                 return True
         return False
 

@@ -25,6 +25,7 @@ from compilelint.static.analysis import names as N
 from compilelint.static.analysis import values as V
 from compilelint.static.analysis.evaluate import Evaluator
 from compilelint.static.analysis.facts import (
+    BRANCH,
     NO_TAINT,
     CallSite,
     Candidate,
@@ -388,6 +389,9 @@ class FileWalker(Evaluator):
         # inside a branch of the current function (an `if`/`elif`/`else` body or an `except`
         # handler): code only some values take (``Project.kept``: diagnostics there)
         self.branch_depth = 0
+        # inside a branch whose test the conditions on parameters (``conds``) do not describe
+        # in full: a call or a break there runs only on some calls (``CalleeBreaks.surely``)
+        self.loose_depth = 0
         self.forward_replaced: set[str] = set()  # classes whose forward a decorator replaces
         self.current_stmt: cst.CSTNode | None = None
         self._value_cache: dict[int, Value] = {}
@@ -469,6 +473,10 @@ class FileWalker(Evaluator):
         if self.eval_depth:
             # a break only in eval mode: not reported under `--mode train`
             args = {**args, "eval": "1"}
+        if self.loose_depth:
+            # in a branch its conditions do not describe: not every call reaches it
+            # (`CalleeBreaks.surely`)
+            args = {**args, BRANCH: "1"}
         self.pending.append(
             (code, node, requires, args, scope, self.loop_depth > 0, func, list(self.conds))
         )
@@ -1076,6 +1084,7 @@ class FileWalker(Evaluator):
                 kwstar=kwstar,
                 conds=list(self.conds),
                 fwd=fwd,
+                branch=self.loose_depth > 0,
             )
             facts.calls.append(site)
             if arg_names:
@@ -1291,6 +1300,11 @@ class FileWalker(Evaluator):
             return [], []
         return C.parse(test, self._is_param, self._alias, none_test=self._none_test)
 
+    def _exact(self, test: cst.BaseExpression) -> tuple[bool, bool]:
+        if self.scope.facts is None:
+            return False, False
+        return C.exact(test, self._is_param, self._alias, none_test=self._none_test)
+
     def _none_test(self, name: str) -> str | None:
         """``"isnot"``/``"is"`` when ``name`` calls this module's ``exists``-style helper (not
         shadowed by a parameter or local of the function)."""
@@ -1352,7 +1366,9 @@ class FileWalker(Evaluator):
                 if h.type is not None:
                     self.visit_expr(h.type)
                 self.branch_depth += 1
+                self.loose_depth += 1
                 self.visit_suite(h.body)
+                self.loose_depth -= 1
                 self.branch_depth -= 1
             if tr.orelse is not None:
                 self.visit_suite(tr.orelse.body)
@@ -1578,8 +1594,11 @@ class FileWalker(Evaluator):
         self.conds.extend(body_conds)
         body_mode, else_mode = _mode_test(node.test)
         self._enter_mode(body_mode, 1)
+        body_exact, else_exact = self._exact(node.test)
         self.branch_depth += 1
+        self.loose_depth += not body_exact
         self.visit_suite(node.body)
+        self.loose_depth -= not body_exact
         self.branch_depth -= 1
         self._enter_mode(body_mode, -1)
         del self.conds[n:]
@@ -1593,12 +1612,14 @@ class FileWalker(Evaluator):
                 self.untraced_depth += 1
             self.conds.extend(else_conds)
             self._enter_mode(else_mode, 1)
+            self.loose_depth += not else_exact
             if isinstance(orelse, cst.If):
                 self.visit_if(orelse)
             else:
                 self.branch_depth += 1
                 self.visit_suite(orelse.body)
                 self.branch_depth -= 1
+            self.loose_depth -= not else_exact
             self._enter_mode(else_mode, -1)
             del self.conds[n:]
             if skip_else:
@@ -1752,6 +1773,7 @@ class FileWalker(Evaluator):
                     scope.local_defs[st.name.value] = f"{qual}.<locals>.{st.name.value}"
         saved_loop, saved_untraced = self.loop_depth, self.untraced_depth
         saved_branch, self.branch_depth = self.branch_depth, 0
+        saved_loose, self.loose_depth = self.loose_depth, 0
         saved_conds, self.conds = self.conds, []
         self.loop_depth = 0
         self.untraced_depth = 0
@@ -1770,6 +1792,7 @@ class FileWalker(Evaluator):
         self.conds = saved_conds
         self.loop_depth, self.untraced_depth = saved_loop, saved_untraced
         self.branch_depth = saved_branch
+        self.loose_depth = saved_loose
 
     def visit_class(self, node: cst.ClassDef) -> None:
         outer = self.cls
