@@ -45,7 +45,7 @@ from compilelint.fix.codemods.base import (
 )
 from compilelint.fix.codemods.cl101_tensor_dependent_branch import eager_only_body
 from compilelint.fix.codemods.observe import eager_only, self_attr
-from compilelint.fix.codemods.operands import operand_slot, split_clamp
+from compilelint.fix.codemods.operands import fill_call, operand_slot, split_clamp, store_slot
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Replacement, Rewrite
 from compilelint.model import Finding
@@ -109,7 +109,12 @@ class TensorItemDrop(Codemod):
                 return NoFix(f"{res.reason}; {counted.reason}")
         from compilelint.fix.codemods.cl113_tensor_slice_bound import _arith_top
 
-        if isinstance(res, NoFix) and isinstance(ctx.parent(_arith_top(ctx, origin)), cst.Assign):
+        held = ctx.parent(_arith_top(ctx, origin))
+        if (
+            isinstance(res, NoFix)
+            and isinstance(held, cst.Assign)
+            and not isinstance(held.targets[0].target, cst.Subscript)
+        ):
             # `n = int(t.max())` ... `x[:, :n]`: CL113's mask, as a proposal
             from compilelint.fix.codemods.cl113_tensor_slice_bound import SliceBoundMask, _read
 
@@ -455,6 +460,10 @@ class TensorItemDrop(Codemod):
                     # `x.pow(v)`: the call takes the 0-d tensor with the same result (see
                     # `operands`); a clamp with a number for its other bound is split
                     assert call is not None
+                    if slot == "fill":
+                        # `torch.full_like(x, v)` -> `torch.empty_like(x).copy_(v)`
+                        plan[id(call)] = "fill"
+                        return _End()
                     if slot.startswith("split:"):
                         if str(plan.get(id(call), "")).startswith("split:"):
                             # both bounds are the value (`x.clip(-lim, lim)`): two tensors
@@ -527,6 +536,10 @@ class TensorItemDrop(Codemod):
                 and isinstance(p.targets[0].target, cst.Name)
             ):
                 return _End(assign=p)
+            if store_slot(ctx, cur):
+                # `x[i] = v`, `x[mask] += v` into a tensor: a 0-d tensor stores as the number
+                # does (see `operands`)
+                return _End()
             kept = _kept(ctx, cur)
             if kept is not None:
                 return kept
@@ -624,6 +637,8 @@ class TensorItemDrop(Codemod):
                     i=atom(idx),
                 )
             assert isinstance(u, cst.Call)
+            if kind == "fill":
+                return fill_call(ctx, u)
             args = [a.value for a in u.args]
             if kind.startswith("split:"):
                 uses_torch = True
