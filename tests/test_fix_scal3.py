@@ -123,7 +123,58 @@ FILL_LIKE_INT = _model(
     return h + torch.full_like(h, v, dtype=torch.long)
     """
 )
+# ---------------------------------------------------------------- sort-index cuts
+CUT_PREFIX = _model(
+    """\
+    g = self.lin(x)[0]
+    _, order = g.detach().sort(descending=True)
+    n = max(int((g > 0.2).sum()), 1)
+    keep = order[:n]
+    out = torch.full_like(g, float("-inf"))
+    out[keep] = g[keep]
+    return out.softmax(-1)
+    """
+)
+CUT_SUFFIX = _model(
+    """\
+    h = self.lin(x)
+    order = torch.argsort(h[:1].detach(), dim=-1, descending=True)
+    start = (h[0] > 0).sum().item() - 1
+    dropped = order[0, start:]
+    out = h.clone()
+    out[0, dropped] = -1e4
+    return out.log_softmax(-1)
+    """
+)
+CUT_AUG = _model(
+    """\
+    h = self.lin(x)
+    ranked = h.topk(h.shape[-1], dim=-1).indices
+    k = int(h[1].abs().sum()) % 9
+    top = ranked[1, :k]
+    out = h.clone()
+    out[1, top] += self.gamma
+    out[1, top] *= 2.0
+    return out
+    """
+)
+CUT_WINDOW = _model(
+    """\
+    h = self.lin(x)
+    _, idx = torch.sort(h.detach(), dim=-1)
+    lo = int(h[0].abs().argmax())
+    hi = lo + int(h[1].abs().argmax()) - 2
+    chosen = idx[2, lo:hi]
+    out = h.clone()
+    out[2, chosen] = self.gamma * h[3, chosen] + (1 - self.gamma) * h[2, chosen]
+    return out
+    """
+)
 VALID = {
+    "cut_prefix": (CUT_PREFIX, "keep_hit = torch.zeros(out.shape[0], dtype=torch.long"),
+    "cut_suffix": (CUT_SUFFIX, "dropped = order[0, :]"),
+    "cut_aug": (CUT_AUG, "out[1, :] + (self.gamma)"),
+    "cut_window": (CUT_WINDOW, "chosen = idx[2, :]"),
     "store_loop": (STORE_LOOP, "best[i] = h[i].max().detach()"),
     "store_aug": (STORE_AUG, "v = h.mean().detach()"),
     "store_mask": (STORE_MASK, "return t.detach().amin().detach()"),
@@ -138,6 +189,52 @@ VALID = {
 }
 # ---------------------------------------------------------------- refused
 INVALID = {
+    # not sort indices: nothing says the cut's entries are non-negative locations (CL113's
+    # mask proposal, never applied, stays the outcome)
+    "cut_not_sorted": (
+        _model(
+            """\
+            h = self.lin(x)
+            idx = (h[0] * 4).long().abs() % 8
+            n = int((h[0] > 0).sum())
+            sel = idx[:n]
+            out = h.clone()
+            out[0, sel] = 0.0
+            return out
+            """
+        ),
+        "the mask keeps the cut positions",
+    ),
+    # the cut itself is returned: its length is the data's
+    "cut_returned": (
+        _model(
+            """\
+            h = self.lin(x)
+            order = h[0].argsort()
+            n = int((h[0] > 0).sum())
+            sel = order[:n]
+            out = h.clone()
+            out[0, sel] = 0.0
+            return out, sel
+            """
+        ),
+        "`sel` is also used in `return out, sel`",
+    ),
+    # the stored value is not position-wise (a softmax over the cut)
+    "cut_value_reduced": (
+        _model(
+            """\
+            h = self.lin(x)
+            order = h[0].argsort()
+            n = int((h[0] > 0).sum())
+            sel = order[:n]
+            out = h.clone()
+            out[0, sel] = h[0, sel].softmax(-1)
+            return out
+            """
+        ),
+        "is not known to depend on the location only",
+    ),
     # a Python list: its element would become a tensor inside a list of numbers
     "list_store": (
         _model(
@@ -201,6 +298,7 @@ def test_valid_case_is_rewritten(tmp_path: Path, case: str) -> None:
     fixed, _ = _run(tmp_path, code)
     assert want in fixed, fixed
     assert ".item()" not in fixed and "float(h" not in fixed and ".tolist()" not in fixed
+    assert "int(h" not in fixed and "int((" not in fixed
 
 
 @pytest.mark.parametrize("case", sorted(INVALID))

@@ -67,6 +67,8 @@ class _End:
     returned: cst.Return | None = None
     accum: cst.BaseSmallStatement | None = None  # `self.total += v`: a running value
     branch: cst.If | None = None  # `if v < self.min_area:`: the `if` the comparison decides
+    # `keep = order[0, :n]` ... `out[0, keep] = ...`: the cut's changes and title (`cuts`)
+    cut: tuple[list[tuple[cst.CSTNode, Replacement]], str] | None = None
 
 
 # kind of rewrite of an original node: "origin", "eager:<wrap>", "clamp", "maximum",
@@ -78,6 +80,7 @@ class TensorItemDrop(Codemod):
     CODE = "CL103"
 
     def fix(self, ctx: FixContext, finding: Finding) -> Rewrite | Proposal | NoFix:
+        self._cut_refused = False
         got = self.origin(ctx, finding)
         if isinstance(got, NoFix):
             return got
@@ -112,6 +115,7 @@ class TensorItemDrop(Codemod):
         held = ctx.parent(_arith_top(ctx, origin))
         if (
             isinstance(res, NoFix)
+            and not self._cut_refused
             and isinstance(held, cst.Assign)
             and not isinstance(held.targets[0].target, cst.Subscript)
         ):
@@ -129,6 +133,7 @@ class TensorItemDrop(Codemod):
         return res
 
     needs_torch: bool = False  # does the origin's replacement name torch?
+    _cut_refused: bool = False  # a sort-index cut was refused (`cuts`): no mask proposal
     _float: bool = False  # is the value read certainly a Python float (see `_float_read`)?
     _bool: bool = False  # is the value read with `bool()` (it may only decide `if`s)?
     action: str = "drop `.item()`"  # what the title says is done
@@ -300,6 +305,11 @@ class TensorItemDrop(Codemod):
             rw.changes = [*rw.changes, *callers[0]]
             rw.title += f"; {callers[1]}"
             rw.imports = tuple(sorted({*rw.imports, *callers[2]}))
+        cuts = [e.cut for e in ends if e.cut is not None]
+        for changes, title in cuts:
+            rw.changes = [*rw.changes, *changes]
+            rw.title += f"; {title}"
+            rw.imports = tuple(sorted({*rw.imports, "torch"}))
         accums = [e.accum for e in ends if e.accum is not None]
         if accums:
             got = buffer_changes(ctx, accums)
@@ -536,6 +546,16 @@ class TensorItemDrop(Codemod):
                 and isinstance(p.targets[0].target, cst.Name)
             ):
                 return _End(assign=p)
+            if isinstance(p, cst.Slice) and isinstance(cur, cst.Name):
+                # `keep = order[0, :n]` used only to store: kept whole, the stores masked
+                from compilelint.fix.codemods.cuts import index_cut
+
+                got_cut = index_cut(ctx, cur, names)
+                if isinstance(got_cut, NoFix):
+                    self._cut_refused = True
+                    return got_cut
+                if got_cut is not None:
+                    return _End(cut=got_cut)
             if store_slot(ctx, cur):
                 # `x[i] = v`, `x[mask] += v` into a tensor: a 0-d tensor stores as the number
                 # does (see `operands`)
