@@ -186,6 +186,8 @@ def index_cut(
         conds.append(f"({pos} >= {bound_text(sl.lower)})")
     if sl.upper is not None:
         conds.append(f"({pos} < {bound_text(sl.upper)})")
+    if len(conds) == 1:
+        conds = [conds[0][1:-1]]
     inside = (
         " & ".join(conds)
         if conds
