@@ -170,7 +170,20 @@ CUT_WINDOW = _model(
     return out
     """
 )
+CUT_TWO_READS = _model(
+    """\
+    h = self.lin(x)
+    idx = h.detach().argsort(dim=-1, descending=True)
+    lo = int(h[0].abs().argmax())
+    hi = int(h[1].abs().argmax()) + 3
+    chosen = idx[0, lo:hi]
+    out = h.clone()
+    out[0, chosen] = self.gamma * h[1, chosen]
+    return out
+    """
+)
 VALID = {
+    "cut_two_reads": (CUT_TWO_READS, "hi = torch.trunc((h[1].abs().argmax()).detach()) + 3"),
     "cut_prefix": (CUT_PREFIX, "keep_hit = torch.zeros(out.shape[0], dtype=torch.long"),
     "cut_suffix": (CUT_SUFFIX, "dropped = order[0, :]"),
     "cut_aug": (CUT_AUG, "out[1, :] + (self.gamma)"),

@@ -143,12 +143,20 @@ def index_cut(
         )
     if not _sort_indices(ctx, fn, sub.value.value):
         return None
+    sibling: list[tuple[cst.CSTNode, Replacement]] = []
     for bound in (sl.lower, sl.upper):
         if bound is None or bound is read:
             continue
         ok = (isinstance(bound, cst.Integer)) or (
             isinstance(bound, cst.Name) and bound.value in names
         )
+        if not ok and isinstance(bound, cst.Name):
+            # `lo = int(w.min())`, `hi = int(w.max()) + 3` ... `idx[0, lo:hi]`: the other
+            # bound is a second read, used only here; kept a 0-d tensor by the same fix
+            got = _sibling_read(ctx, fn, bound.value)
+            if got is not None:
+                sibling.append(got)
+                ok = True
         if not ok:
             return NoFix(
                 f"the other bound of the slice in `{what}` is neither a literal nor the value"
@@ -209,11 +217,62 @@ def index_cut(
         if isinstance(got, NoFix):
             return got
         changes.append(got)
+    changes.extend(sibling)
     title = (
         f"keep the cut `{cut}` whole and mask its stores: the entries the slice cut off write "
         "back the values they would have left"
     )
     return changes, title
+
+
+def _sibling_read(
+    ctx: FixContext, fn: cst.FunctionDef, name: str
+) -> tuple[cst.CSTNode, Replacement] | None:
+    """``name = int(t) + 3`` (``float(t)``, ``t.item()``; arithmetic with number literals),
+    bound once and read once (the slice bound): the read kept a 0-d tensor, as CL102/CL103
+    keep it (``int`` -> ``torch.trunc``, the gradient cut with ``.detach()``)."""
+    binders = bound_names(fn).get(name, [])
+    if len(binders) != 1 or len(name_nodes(fn.body, name, reads_only=True)) != 1:
+        return None
+    node: cst.CSTNode | None = binders[0]
+    while node is not None and not isinstance(node, cst.Assign):
+        node = ctx.parent(node)
+    if not isinstance(node, cst.Assign) or len(node.targets) != 1:
+        return None
+    reads: list[cst.Call] = []
+
+    def walk(e: cst.BaseExpression) -> bool:
+        if isinstance(e, (cst.Integer, cst.Float)):
+            return True
+        if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, (cst.Minus, cst.Plus)):
+            return walk(e.expression)
+        if isinstance(e, cst.BinaryOperation) and isinstance(
+            e.operator, (cst.Add, cst.Subtract, cst.Multiply)
+        ):
+            return walk(e.left) and walk(e.right)
+        if isinstance(e, cst.Call) and not e.lpar:
+            f = e.func
+            if isinstance(f, cst.Name) and f.value in ("int", "float") and len(e.args) == 1:
+                if e.args[0].keyword is None and ctx.is_tensor(e.args[0].value):
+                    reads.append(e)
+                    return True
+            if isinstance(f, cst.Attribute) and f.attr.value == "item" and not e.args:
+                reads.append(e)
+                return True
+        return False
+
+    if not walk(node.value) or len(reads) != 1:
+        return None
+    call = reads[0]
+    th = ctx.torch()
+    if isinstance(call.func, cst.Name):
+        inner = ctx.code(call.args[0].value).strip()
+        text = (
+            f"{th}.trunc(({inner}).detach())" if call.func.value == "int" else f"({inner}).detach()"
+        )
+    else:
+        text = f"({ctx.code(call.func.value).strip()}).detach()"  # type: ignore[attr-defined]
+    return call, cst.parse_expression(text)
 
 
 def _prefix(sub: cst.Subscript, ctx: FixContext) -> tuple[str, ...]:
