@@ -153,7 +153,7 @@ def index_cut(
         if not ok and isinstance(bound, cst.Name):
             # `lo = int(w.min())`, `hi = int(w.max()) + 3` ... `idx[0, lo:hi]`: the other
             # bound is a second read, used only here; kept a 0-d tensor by the same fix
-            got = _sibling_read(ctx, fn, bound.value)
+            got = _sibling_read(ctx, fn, bound.value, _read_roots(ctx, fn, read))
             if got is not None:
                 sibling.append(got)
                 ok = True
@@ -225,8 +225,58 @@ def index_cut(
     return changes, title
 
 
+def _root(e: cst.BaseExpression) -> str | None:
+    """``w`` of ``w.max()``, ``w[0].abs().sum()``: the name a chain of calls, attributes and
+    subscripts starts from."""
+    while True:
+        if isinstance(e, cst.Name):
+            return e.value
+        if isinstance(e, cst.Call):
+            e = e.func
+        elif isinstance(e, (cst.Attribute, cst.Subscript)):
+            e = e.value
+        else:
+            return None
+
+
+def _read_roots(ctx: FixContext, fn: cst.FunctionDef, read: cst.CSTNode) -> set[str]:
+    """The names whose values the bound ``read`` (a name) was read from as a tensor
+    (``lo = int(w.min())`` -> ``{"w"}``): the finding being fixed says that read is of a
+    tensor, so another read from the same name through a method chain is one too."""
+    if not isinstance(read, cst.Name):
+        return set()
+    roots: set[str] = set()
+    for b in bound_names(fn).get(read.value, []):
+        node: cst.CSTNode | None = b
+        while node is not None and not isinstance(node, cst.Assign):
+            node = ctx.parent(node)
+        if not isinstance(node, cst.Assign):
+            continue
+        for n in _calls(node.value):
+            if isinstance(n.func, cst.Name) and n.func.value in ("int", "float") and n.args:
+                r = _root(n.args[0].value)
+            elif isinstance(n.func, cst.Attribute) and n.func.attr.value == "item":
+                r = _root(n.func.value)
+            else:
+                continue
+            if r is not None:
+                roots.add(r)
+    return roots
+
+
+def _calls(e: cst.CSTNode) -> list[cst.Call]:
+    found: list[cst.Call] = []
+
+    class V(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            found.append(node)
+
+    e.visit(V())
+    return found
+
+
 def _sibling_read(
-    ctx: FixContext, fn: cst.FunctionDef, name: str
+    ctx: FixContext, fn: cst.FunctionDef, name: str, roots: set[str]
 ) -> tuple[cst.CSTNode, Replacement] | None:
     """``name = int(t) + 3`` (``float(t)``, ``t.item()``; arithmetic with number literals),
     bound once and read once (the slice bound): the read kept a 0-d tensor, as CL102/CL103
@@ -253,7 +303,9 @@ def _sibling_read(
         if isinstance(e, cst.Call) and not e.lpar:
             f = e.func
             if isinstance(f, cst.Name) and f.value in ("int", "float") and len(e.args) == 1:
-                if e.args[0].keyword is None and ctx.is_tensor(e.args[0].value):
+                arg = e.args[0].value
+                chain = isinstance(arg, cst.Call) and _root(arg) in roots
+                if e.args[0].keyword is None and (ctx.is_tensor(arg) or chain):
                     reads.append(e)
                     return True
             if isinstance(f, cst.Attribute) and f.attr.value == "item" and not e.args:
