@@ -162,16 +162,17 @@ VALID = {
 
 # ---------------------------------------------------------------- refused
 INVALID = {
-    # a tensor fill value does not compile (checked below)
-    "full_like": (
+    # `torch.full` without `dtype=` takes its dtype from the number's Python type (a tensor
+    # fill given to `full_like`/`new_full` is rewritten: tests/test_fix_scal3.py)
+    "full_no_dtype": (
         _model(
             """\
             h = self.lin(x)
             v = h.mean().item()
-            return torch.full_like(h, v) + h
+            return torch.full((4, 8), v) + h
             """
         ),
-        "is also passed to `torch.full_like(h, v)`",
+        "is also passed to `torch.full((4, 8), v)`",
     ),
     # without `dtype=`, a Python float becomes float32 where a 0-d tensor keeps its dtype
     "tensor_no_dtype": (

@@ -45,7 +45,7 @@ from compilelint.fix.codemods.base import (
 )
 from compilelint.fix.codemods.cl101_tensor_dependent_branch import eager_only_body
 from compilelint.fix.codemods.observe import eager_only, self_attr
-from compilelint.fix.codemods.operands import operand_slot, split_clamp
+from compilelint.fix.codemods.operands import fill_call, operand_slot, split_clamp, store_slot
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Replacement, Rewrite
 from compilelint.model import Finding
@@ -67,6 +67,8 @@ class _End:
     returned: cst.Return | None = None
     accum: cst.BaseSmallStatement | None = None  # `self.total += v`: a running value
     branch: cst.If | None = None  # `if v < self.min_area:`: the `if` the comparison decides
+    # `keep = order[0, :n]` ... `out[0, keep] = ...`: the cut's changes and title (`cuts`)
+    cut: tuple[list[tuple[cst.CSTNode, Replacement]], str] | None = None
 
 
 # kind of rewrite of an original node: "origin", "eager:<wrap>", "clamp", "maximum",
@@ -78,6 +80,7 @@ class TensorItemDrop(Codemod):
     CODE = "CL103"
 
     def fix(self, ctx: FixContext, finding: Finding) -> Rewrite | Proposal | NoFix:
+        self._cut_refused = False
         got = self.origin(ctx, finding)
         if isinstance(got, NoFix):
             return got
@@ -109,7 +112,13 @@ class TensorItemDrop(Codemod):
                 return NoFix(f"{res.reason}; {counted.reason}")
         from compilelint.fix.codemods.cl113_tensor_slice_bound import _arith_top
 
-        if isinstance(res, NoFix) and isinstance(ctx.parent(_arith_top(ctx, origin)), cst.Assign):
+        held = ctx.parent(_arith_top(ctx, origin))
+        if (
+            isinstance(res, NoFix)
+            and not self._cut_refused
+            and isinstance(held, cst.Assign)
+            and not isinstance(held.targets[0].target, cst.Subscript)
+        ):
             # `n = int(t.max())` ... `x[:, :n]`: CL113's mask, as a proposal
             from compilelint.fix.codemods.cl113_tensor_slice_bound import SliceBoundMask, _read
 
@@ -124,6 +133,7 @@ class TensorItemDrop(Codemod):
         return res
 
     needs_torch: bool = False  # does the origin's replacement name torch?
+    _cut_refused: bool = False  # a sort-index cut was refused (`cuts`): no mask proposal
     _float: bool = False  # is the value read certainly a Python float (see `_float_read`)?
     _bool: bool = False  # is the value read with `bool()` (it may only decide `if`s)?
     action: str = "drop `.item()`"  # what the title says is done
@@ -295,6 +305,11 @@ class TensorItemDrop(Codemod):
             rw.changes = [*rw.changes, *callers[0]]
             rw.title += f"; {callers[1]}"
             rw.imports = tuple(sorted({*rw.imports, *callers[2]}))
+        cuts = [e.cut for e in ends if e.cut is not None]
+        for changes, title in cuts:
+            rw.changes = [*rw.changes, *changes]
+            rw.title += f"; {title}"
+            rw.imports = tuple(sorted({*rw.imports, "torch"}))
         accums = [e.accum for e in ends if e.accum is not None]
         if accums:
             got = buffer_changes(ctx, accums)
@@ -455,6 +470,10 @@ class TensorItemDrop(Codemod):
                     # `x.pow(v)`: the call takes the 0-d tensor with the same result (see
                     # `operands`); a clamp with a number for its other bound is split
                     assert call is not None
+                    if slot == "fill":
+                        # `torch.full_like(x, v)` -> `torch.empty_like(x).copy_(v)`
+                        plan[id(call)] = "fill"
+                        return _End()
                     if slot.startswith("split:"):
                         if str(plan.get(id(call), "")).startswith("split:"):
                             # both bounds are the value (`x.clip(-lim, lim)`): two tensors
@@ -527,6 +546,20 @@ class TensorItemDrop(Codemod):
                 and isinstance(p.targets[0].target, cst.Name)
             ):
                 return _End(assign=p)
+            if isinstance(p, cst.Slice) and isinstance(cur, cst.Name):
+                # `keep = order[0, :n]` used only to store: kept whole, the stores masked
+                from compilelint.fix.codemods.cuts import index_cut
+
+                got_cut = index_cut(ctx, cur, names)
+                if isinstance(got_cut, NoFix):
+                    self._cut_refused = True
+                    return got_cut
+                if got_cut is not None:
+                    return _End(cut=got_cut)
+            if store_slot(ctx, cur):
+                # `x[i] = v`, `x[mask] += v` into a tensor: a 0-d tensor stores as the number
+                # does (see `operands`)
+                return _End()
             kept = _kept(ctx, cur)
             if kept is not None:
                 return kept
@@ -624,6 +657,8 @@ class TensorItemDrop(Codemod):
                     i=atom(idx),
                 )
             assert isinstance(u, cst.Call)
+            if kind == "fill":
+                return fill_call(ctx, u)
             args = [a.value for a in u.args]
             if kind.startswith("split:"):
                 uses_torch = True

@@ -21,9 +21,24 @@ own category, as a Python number does not), and compiles without a break:
 - ``torch.tensor(v, dtype=...)`` / ``torch.as_tensor(v, dtype=...)``: the data, when the dtype
   is given (without it a Python float becomes the default dtype, a 0-d tensor keeps its own).
 
-Not accepted (the call keeps the number): ``torch.full``/``full_like``/``x.new_full`` fill
-values (compiled, a tensor fill value fails with "pending unbacked symbols"), sizes, indices,
-``torch.maximum``/``minimum`` with a Python number (the original raises), anything else.
+- ``torch.full(size, v, dtype=...)``: the fill value, when the dtype is given (torch 2.13
+  compiles it without a break; without ``dtype=`` the result's dtype comes from the number's
+  Python type, which a 0-d tensor does not have);
+- ``torch.full_like(x, v)`` / ``x.new_full(size, v)`` (``fill_value=`` too): compiled, a tensor
+  fill value fails there ("pending unbacked symbols"), so the call is rewritten
+  ``torch.empty_like(x).copy_(v)`` / ``x.new_empty(size).copy_(v)`` (slot ``"fill"``): ``copy_``
+  broadcasts the 0-d tensor and casts it to the result's dtype as ``fill_`` casts a number
+  (``-2.7`` -> ``-2`` in an int64 result both ways), with the other arguments kept; refused
+  with ``requires_grad=`` (``copy_`` into a leaf that requires grad raises).
+
+Index stores (:func:`store_slot`): ``x[i] = v`` and ``x[i] += v`` (``-=``, ``*=``, ``/=``)
+with ``x`` a tensor take a 0-d tensor as they take a number (the value is cast to ``x``'s
+dtype either way; ``+=`` of a float into an int64 element raises either way), boolean-mask and
+slice indices included, and compile without a break.
+
+Not accepted (the call keeps the number): ``torch.full`` without ``dtype=``, sizes, indices,
+``torch.maximum``/``minimum`` with a Python number (the original raises), a store into a
+Python list or dict, anything else.
 """
 
 from __future__ import annotations
@@ -122,12 +137,70 @@ def operand_slot(ctx: FixContext, call: cst.Call, arg: cst.Arg) -> str | None:
         return "tensor" if j == 0 or kw == "other" else None
     if fn == "lerp":
         return "tensor" if i == 2 or kw == "weight" else None
+    if name in ("full", "full_like", "new_full") and (fn is not None) == (name != "new_full"):
+        if any(a.keyword is not None and a.keyword.value == "requires_grad" for a in call.args):
+            return None
+        # the fill value: second positional in each form (`full(size, v)`,
+        # `full_like(x, v)`, `x.new_full(size, v)`) or `fill_value=`
+        if not (i == 1 or kw == "fill_value"):
+            return None
+        if fn == "full":
+            has_dtype = any(a.keyword is not None and a.keyword.value == "dtype" for a in call.args)
+            return "tensor" if has_dtype else None
+        return "fill"
     if fn in ("tensor", "as_tensor") and i == 0:
         # `torch.tensor(v, dtype=..., device=...)`: the same value; only with `dtype=` (a
         # Python float would become the default dtype, a 0-d tensor keeps its own)
         has_dtype = any(a.keyword is not None and a.keyword.value == "dtype" for a in call.args)
         return "tensor" if has_dtype else None
     return None
+
+
+def fill_call(ctx: FixContext, call: cst.Call) -> cst.Call:
+    """``torch.full_like(x, v, **kw)`` -> ``torch.empty_like(x, **kw).copy_(v)``;
+    ``x.new_full(size, v, **kw)`` -> ``x.new_empty(size, **kw).copy_(v)`` (slot ``"fill"``)."""
+    fill = next(
+        a
+        for k, a in enumerate(call.args)
+        if (a.keyword is None and k == 1)
+        or (a.keyword is not None and a.keyword.value == "fill_value")
+    )
+    rest = [a for a in call.args if a is not fill]
+    if rest:
+        rest[-1] = rest[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    f = call.func
+    assert isinstance(f, cst.Attribute)
+    empty = "empty_like" if f.attr.value == "full_like" else "new_empty"
+    inner = call.with_changes(func=f.with_changes(attr=cst.Name(empty)), args=rest)
+    return cst.Call(
+        func=cst.Attribute(value=inner, attr=cst.Name("copy_")),
+        args=[cst.Arg(fill.value)],
+    )
+
+
+def operand_fill(ctx: FixContext, call: cst.Call) -> bool:
+    """Is ``call`` a ``full_like``/``new_full`` (rewritten by :func:`fill_call`)?"""
+    f = call.func
+    return isinstance(f, cst.Attribute) and f.attr.value in ("full_like", "new_full")
+
+
+def store_slot(ctx: FixContext, node: cst.BaseExpression) -> bool:
+    """Is ``node`` the whole value stored by ``x[i] = node`` or ``x[i] op= node`` (``+ - * /``)
+    into a tensor ``x``? (A 0-d tensor stores as the number does; see the module's text.)"""
+    p = ctx.parent(node)
+    if isinstance(p, cst.Assign) and p.value is node and len(p.targets) == 1:
+        t = p.targets[0].target
+    elif (
+        isinstance(p, cst.AugAssign)
+        and p.value is node
+        and isinstance(
+            p.operator, (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign)
+        )
+    ):
+        t = p.target
+    else:
+        return False
+    return isinstance(t, cst.Subscript) and ctx.is_tensor(t.value)
 
 
 def _clamp_bound(call: cst.Call, off: int, which: str) -> cst.BaseExpression | None:
@@ -238,6 +311,9 @@ def unpacked_elements(ctx: FixContext, call: cst.Call) -> Rewrite | NoFix | None
     new = new.deep_replace(new.func.value.func.value, recv)  # type: ignore[attr-defined]
     changes.append((call, new))
     for c in splits.values():
+        if operand_fill(ctx, c):
+            changes.append((c, fill_call(ctx, c)))
+            continue
         method = not (isinstance(c.func, cst.Attribute) and ctx.code(c.func.value).strip() == th)
         changes.append((c, split_clamp(th, c, method)))
     return Rewrite(
@@ -307,11 +383,16 @@ def _tensor_use(
     if isinstance(p, cst.Comparison) and p.left is r and len(p.comparisons) == 1:
         if ctx.is_tensor(p.comparisons[0].comparator):
             return None
+    if store_slot(ctx, r):
+        return None
     if isinstance(p, cst.Arg) and p.value is r:
         call = ctx.parent(p)
         if isinstance(call, cst.Call):
             slot = operand_slot(ctx, call, p)
             if slot == "tensor":
+                return None
+            if slot == "fill":
+                splits[id(call)] = call
                 return None
             if slot is not None and slot.startswith("split:"):
                 other = _clamp_bound(
