@@ -77,6 +77,26 @@ def _call_at(ctx: FixContext, f: Finding) -> cst.Call | None:
 _NO_LAMBDA = (cst.Yield, cst.Await, cst.NamedExpr)
 
 
+def _nested_module_call(call: cst.Call) -> cst.Call | None:
+    """A call of a module on ``self`` inside the arguments (``self.likelihood(self.gp(x))``:
+    gpytorch's posterior is computed by ``self.gp``, its breaks and size recompiles too), which
+    the helper's plain form would leave in the compiled region."""
+    for a in call.args:
+        for n in _walk(a.value):
+            if not isinstance(n, cst.Call):
+                continue
+            f = n.func
+            while isinstance(f, cst.Attribute) and isinstance(f.value, cst.Attribute):
+                f = f.value
+            if (
+                isinstance(f, cst.Attribute)
+                and isinstance(f.value, cst.Name)
+                and f.value.value == "self"
+            ):
+                return n
+    return None
+
+
 def _lambda_ok(call: cst.Call) -> str | None:
     """Why ``lambda: <call>`` would not mean the call, or None."""
     for n in _walk(call):
@@ -157,8 +177,11 @@ def library_call_fix(ctx: FixContext, f: Finding) -> Rewrite | NoFix:
         return NoFix(f"{base}: the line calls torch itself; no helper moves it out")
     if any(isinstance(a, cst.Lambda) and a.body is call for a in ctx.ancestors(call)):
         return NoFix(f"{base}: the call is already inside a lambda")
-    plain = _callee_ok(call.func) and not any(
-        a.keyword is not None and a.keyword.value == "fn" for a in call.args
+    nested = _nested_module_call(call)
+    plain = (
+        _callee_ok(call.func)
+        and not any(a.keyword is not None and a.keyword.value == "fn" for a in call.args)
+        and nested is None
     )
     if not plain:
         why = _lambda_ok(call)
@@ -203,7 +226,12 @@ def library_call_fix(ctx: FixContext, f: Finding) -> Rewrite | NoFix:
             lpar=call.lpar,
             rpar=call.rpar,
         )
-        form = f"`{name}(lambda: ...)` (the callee is reached through a call or subscript)"
+        form = (
+            f"`{name}(lambda: ...)` (the argument `{ctx.code(nested)[:40]}` calls a module "
+            "too: the whole expression runs eagerly)"
+            if nested is not None
+            else f"`{name}(lambda: ...)` (the callee is reached through a call or subscript)"
+        )
     changes.append((call, new))
     return Rewrite(
         title=(

@@ -19,7 +19,13 @@ from compilelint.breakkinds import label_break
 from compilelint.catalog import Catalog
 from compilelint.fix.records import BreakOutcome, ConfigResult, FixCheck, FixRecord
 from compilelint.fix.textdiff import LineMap
-from compilelint.remedies import config_for, dynamic_recompile, recipe_text, recompile_config
+from compilelint.remedies import (
+    STRING_MODE,
+    config_for,
+    recipe_text,
+    recompile_configs,
+    string_mode_recompile,
+)
 
 _SLACK = 1
 
@@ -113,7 +119,7 @@ def build_outcomes(
         by_cfg = [
             c
             for c in cfg_ok
-            if (what == "recompile" and c.name == recompile_config().name)
+            if (what == "recompile" and any(c.name == cr.name for cr in recompile_configs(x)))
             or (what == "break" and (cr := config_for(gb_id)) is not None and cr.name == c.name)
         ]
         if not gone and by_cfg and config_block is not None:
@@ -207,7 +213,8 @@ def build_outcomes(
         if what == "break":
             cr = config_for(gb_id)
         else:
-            cr = recompile_config() if dynamic_recompile(x) else None
+            mine_r = recompile_configs(x)
+            cr = mine_r[0] if mine_r else None
         if cr is not None:
             mine_cfg = [c for c in tried if c.name == cr.name]
             if gb_id and gb_id in cr.not_for:
@@ -230,6 +237,13 @@ def build_outcomes(
                     "model once eagerly before the first compiled call (a warm-up) so that "
                     "compilation sees the filled state. " + recipe
                 )
+        mode = string_mode_recompile(x) if what == "recompile" and not library else None
+        if mode is not None:
+            reasons.append(
+                f"`{mode}` is a string (or Enum) deciding a code path: one graph per value, "
+                "bounded by the values the code compares; no setting makes it symbolic"
+            )
+            recipe = STRING_MODE.recipe
         if not reasons:
             r = catalog.get(rule)
             if what == "recompile":

@@ -505,14 +505,14 @@ class Verifier:
         shows, on a run of the accepted text with the settings applied (all together, then
         each alone when together they fail). Returns what each did and the accepted run's
         block (None: none accepted)."""
-        from compilelint.remedies import CONFIG_REMEDIES, dynamic_recompile
+        from compilelint.remedies import CONFIG_REMEDIES, recompile_configs
 
         breaks = current.block.get("breaks") or []
         recs = current.block.get("recompiles") or []
         cands = [
             cr
             for cr in CONFIG_REMEDIES
-            if (cr.recompiles and any(dynamic_recompile(r) for r in recs))
+            if (cr.recompiles and any(cr in recompile_configs(r) for r in recs))
             or (
                 not cr.recompiles
                 and any(b.get("gb_id") in cr.gb_ids and b.get("path") for b in breaks)
