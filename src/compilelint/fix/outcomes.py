@@ -69,6 +69,19 @@ def build_outcomes(
                 return True
         return False
 
+    def recompiles_at(block: dict[str, Any], rp: str, line: int) -> int:
+        """The recompiles ``block`` counts at ``line`` (mapped into the fixed text)."""
+        lm = maps.get(rp)
+        lo, hi = lm.forward(line) if lm else (line, line)
+        return sum(
+            int(r.get("count") or 1)
+            for r in block.get("recompiles") or []
+            if r.get("path") is not None
+            and r.get("line") is not None
+            and real(str(r["path"])) == rp
+            and lo - _SLACK <= int(r["line"]) <= hi + _SLACK
+        )
+
     out: list[BreakOutcome] = []
     items = [("break", b) for b in before.get("breaks") or []] + [
         ("recompile", r) for r in before.get("recompiles") or []
@@ -124,7 +137,12 @@ def build_outcomes(
         ]
         if not gone and by_cfg and config_block is not None:
             gone_cfg = not still(config_block, key, rp, line, kind)
-            if gone_cfg:
+            # a setting that leaves fewer recompiles at the line (an int attribute: its first
+            # values stay specialized, then one graph serves every value) is its remedy too
+            fewer = what == "recompile" and recompiles_at(config_block, rp, line) < int(
+                x.get("count") or 1
+            )
+            if gone_cfg or fewer:
                 c = by_cfg[0]
                 nums = (
                     f"recompiles {c.recompiles_before} -> {c.recompiles_after}"
