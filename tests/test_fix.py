@@ -513,7 +513,7 @@ def test_hash_used_only_as_a_cache_key(tmp_path: Path) -> None:
     assert not res.changes and res.records[0].status == "no-fix"
 
 
-def test_random_branch_is_proposed(tmp_path: Path) -> None:
+def test_random_branch_keeps_pythons_draw(tmp_path: Path) -> None:
     work = tmp_path / "m.py"
     src = (
         "import random\n\nimport torch\n\n\nclass M(torch.nn.Module):\n"
@@ -525,9 +525,11 @@ def test_random_branch_is_proposed(tmp_path: Path) -> None:
     work.write_text(src, encoding="utf-8")
     res = run_fixes([str(work)], Config(select=("CL205",), cache=False), unsafe=True)
     (rec,) = res.records
-    assert rec.status == "proposed" and "other numbers" in rec.reason and not res.changes
-    assert "+        if self.training:" in rec.patch
-    assert "torch.where(torch.rand((), device=x.device) < 0.5, torch.flip(x" in rec.patch
+    assert rec.status == "applied", rec
+    after = decode(res.changes[0].after)
+    assert "        if self.training:\n" in after
+    assert "keep = torch.as_tensor(random.uniform(0.0, 1.0), dtype=torch.float64) < 0.5" in after
+    assert "x = torch.where(keep, torch.flip(x, dims=[-1]), x)" in after
 
 
 def test_scalar_read_back_by_other_code_of_the_file_is_proposed(tmp_path: Path) -> None:

@@ -38,7 +38,10 @@ def test_config_remedy_examples_hold_on_torch(remedy, tmp_path: Path) -> None:  
     b0, r0, _ = _run(remedy.invalid, tmp_path, {}, {})
     b1, r1, same = _run(remedy.invalid, tmp_path, on, kw)
     assert same
-    if remedy.recompiles:
+    if remedy.recompiles and remedy.name == "allow_unspec_int_on_nn_module":
+        # the first value compiles static (automatic dynamic): one recompile, then one graph
+        assert r0 >= 3 and r1 == 1, (r0, r1)
+    elif remedy.recompiles:
         assert r0 > 0 and r1 == 0, (r0, r1)
     else:
         assert b0 > 0 and b1 == 0, (b0, b1)

@@ -247,6 +247,28 @@ CONFIG_REMEDIES: tuple[ConfigRemedy, ...] = (
         valid="import torch\n\n\ndef fn(x):\n    return torch.tanh(x) * x.mean()\n",
     ),
     ConfigRemedy(
+        name="allow_unspec_int_on_nn_module",
+        settings=(("allow_unspec_int_on_nn_module", True),),
+        compile=(),
+        gb_ids=(),
+        lines=("torch._dynamo.config.allow_unspec_int_on_nn_module = True",),
+        why="an int attribute of a module (a position offset, a cache length, a step index "
+        "that forward advances) is traced as a symbolic int instead of a constant guarded per "
+        "value: after the first values (0 and 1 stay specialized) one graph serves every "
+        "value; torch's own hint for a guard on `self.<attr> == n`",
+        recompiles=True,
+        checked=("2.11", "2.13"),
+        invalid=(
+            "import torch\nfrom torch import nn\n\n\nclass M(nn.Module):\n"
+            "    def __init__(self):\n        super().__init__()\n        self.pos = 0\n\n"
+            "    def forward(self, x):\n        self.pos += 1\n"
+            "        return x + torch.arange(self.pos, self.pos + 8) * 0\n\n\n"
+            "fn = M()\n"
+            "# variants: [(torch.randn(4, 8),), (torch.randn(4, 8),), (torch.randn(4, 8),)]\n"
+        ),
+        valid="import torch\n\n\ndef fn(x):\n    return x + torch.arange(8)\n",
+    ),
+    ConfigRemedy(
         name="dynamic",
         settings=(),
         compile=(("dynamic", True),),
@@ -319,4 +341,64 @@ def dynamic_recompile(rec: dict[str, object]) -> bool:
 
 
 def recompile_config() -> ConfigRemedy:
-    return next(c for c in CONFIG_REMEDIES if c.recompiles)
+    return next(c for c in CONFIG_REMEDIES if c.name == "dynamic")
+
+
+# dynamo's guard on an int attribute of a module: ``self.pos == 3``,
+# ``L['self']._modules['attn'].offset == 0``, ``self.blocks[0].n == 2``
+_INT_ATTR_GUARD = re.compile(
+    r"^\s*(?:L\[['\"]self['\"]\]|self)(?:\.\w+|\[['\"]?\w+['\"]?\])*\.\w+\s*==\s*-?\d+\s*$"
+)
+_UNSPEC_HINT = "allow_unspec_int_on_nn_module"
+
+
+def int_attr_recompile(rec: dict[str, object]) -> bool:
+    """A recompile on an int attribute of a module (the guard ``self.pos == 0``, or torch's
+    hint naming ``allow_unspec_int_on_nn_module``)."""
+    for key in ("guard", "guard_readable"):
+        g = rec.get(key)
+        if isinstance(g, str) and _INT_ATTR_GUARD.match(g):
+            return True
+    hint = rec.get("hint")
+    return isinstance(hint, str) and _UNSPEC_HINT in hint
+
+
+def recompile_configs(rec: dict[str, object]) -> list[ConfigRemedy]:
+    """The recompile config remedies that may remove the recompile ``rec`` (first: the one
+    to name in its outcome)."""
+    out: list[ConfigRemedy] = []
+    if int_attr_recompile(rec):
+        out.append(next(c for c in CONFIG_REMEDIES if c.name == _UNSPEC_HINT))
+    if dynamic_recompile(rec):
+        out.append(recompile_config())
+    return out
+
+
+# dynamo's guard on a string (or an Enum's value) compared in the code: ``mode == 'norm'``,
+# ``L['pooling'] == 'cls'``, ``self.scaling == <Scaling.STD: 'std'>``
+_STRING_GUARD = re.compile(
+    r"""^\s*(?P<what>[\w.'"\[\]]+?)\s*==\s*(?:'[^']*'|"[^"]*"|<\w+\.\w+: [^>]*>)\s*$"""
+)
+
+STRING_MODE = Recipe(
+    (),
+    "a recompile per string (or Enum) value",
+    "A string or Enum that picks a code path is a constant to torch.compile: one graph per "
+    "value (at most as many as the values the code compares, under "
+    "`torch._dynamo.config.cache_size_limit`), and no setting makes a string symbolic. Where "
+    "the modes alternate on one compiled module, split the method per mode and call the "
+    "chosen one outside the compiled region (`self.forward_norm` / `self.forward_denorm`, "
+    "each compiled once), or, when both paths give tensors of the same shapes, pass the "
+    "choice as a bool tensor and choose with `torch.where` (both paths are then computed)",
+)
+
+
+def string_mode_recompile(rec: dict[str, object]) -> str | None:
+    """The guarded name when the recompile is on a string or Enum value, else None."""
+    for key in ("guard", "guard_readable"):
+        g = rec.get(key)
+        if isinstance(g, str):
+            m = _STRING_GUARD.match(g)
+            if m:
+                return m.group("what")
+    return None

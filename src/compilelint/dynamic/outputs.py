@@ -67,8 +67,14 @@ class Recorder:
             if p.grad is not None
         }
 
-    def eager_called(self, torch: Any, model: Any, args: Any, kwargs: Any) -> None:
+    def eager_called(
+        self, torch: Any, model: Any, args: Any, kwargs: Any, reseed: Any = None
+    ) -> None:
+        """One uncompiled call (and two for gradients); ``reseed`` (when given) runs before
+        each, so that Python draws in forward are the same in every copy and run."""
+        reseed = reseed or (lambda: None)
         try:
+            reseed()
             with torch.no_grad():
                 self.eager = snapshot(torch, model(*args, **kwargs))
         except Exception as exc:
@@ -83,6 +89,7 @@ class Recorder:
             runs = []
             for _ in range(2):  # twice: backward on a GPU is not deterministic (atomics)
                 model.zero_grad(set_to_none=True)
+                reseed()
                 with torch.enable_grad():
                     loss = scalar_of(torch, model(*args, **kwargs))
                 if loss is None:

@@ -603,6 +603,22 @@ def unsupported_errors() -> tuple[type[BaseException], ...]:
 Call = tuple[str, list[Any], dict[str, Any], int]  # (phase name, args, kwargs, how many calls)
 
 
+def reseed_python(seed: int, tag: str) -> None:
+    """Seed Python's ``random`` (and NumPy's global generator, when imported) from the spec's
+    seed and the call (``tag``), before each call: draws a model makes in forward are then the
+    same in the original and a fixed copy, call by call, however many numbers an earlier call
+    drew (a rewrite that draws inside a branch on every call is compared fairly)."""
+    import random
+    import zlib
+
+    s = zlib.crc32(f"{seed}:{tag}".encode())
+    random.seed(s)
+    np = sys.modules.get("numpy")
+    if np is not None:
+        with contextlib.suppress(Exception):
+            np.random.seed(s)
+
+
 def call_phases(
     torch: Any,
     compiled: Any,
@@ -614,6 +630,7 @@ def call_phases(
     train: bool = False,
     recorder: Any = None,
     eager: Any = None,
+    seed: int | None = None,
 ) -> None:
     """Call the compiled model with each phase's inputs, noting phases and graphs; a
     fullgraph-style ``Unsupported`` ends its phase and is recorded, other errors raise
@@ -630,6 +647,8 @@ def call_phases(
             col.warn.call += 1
             if col.graphs is not None:
                 col.graphs.call += 1 if (phase, i) != ("inputs", 0) else 0
+            if seed is not None:
+                reseed_python(seed, f"{phase}:{i}")
             try:
                 with step(name), grad_ctx():
                     out = compiled(*cargs, **ckw)
@@ -914,6 +933,7 @@ def _run_spec(
             train=prep.mode == "train",
             recorder=recorder,
             eager=model,
+            seed=spec.seed,
         )
     if recorder is not None:
         recorder.finished(torch, model)
@@ -930,7 +950,9 @@ def _run_spec(
             kind = str(failure.get("type") or "")
             text = msg if kind and kind in msg else f"{kind}: {msg}"
             recorder.compile_failure = f"{text}{at}"
-        recorder.eager_called(torch, model, args, kwargs)
+        recorder.eager_called(
+            torch, model, args, kwargs, reseed=lambda: reseed_python(spec.seed, "eager")
+        )
     cover = list(cover)
     if cover and not bare and recorder is None:
         result["coverage"] = eager_coverage(

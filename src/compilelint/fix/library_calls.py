@@ -77,6 +77,68 @@ def _call_at(ctx: FixContext, f: Finding) -> cst.Call | None:
 _NO_LAMBDA = (cst.Yield, cst.Await, cst.NamedExpr)
 
 
+def _nested_module_call(ctx: FixContext, call: cst.Call) -> cst.Call | None:
+    """A call of a library module on ``self`` inside the arguments (gpytorch's
+    ``self.likelihood(self.gp(x))``: the posterior, its breaks and size recompiles, are
+    computed by ``self.gp``), which the helper's plain form would leave in the compiled region.
+    A module of the project's own (``self.net(x)`` feeding a metric) stays compiled."""
+    for a in call.args:
+        for n in _walk(a.value):
+            if not isinstance(n, cst.Call):
+                continue
+            f = n.func
+            if (
+                isinstance(f, cst.Attribute)
+                and isinstance(f.value, cst.Name)
+                and f.value.value == "self"
+                and _library_attr(ctx, call, f.attr.value)
+            ):
+                return n
+    return None
+
+
+def _root(e: cst.BaseExpression) -> cst.BaseExpression:
+    while isinstance(e, (cst.Attribute, cst.Call)):
+        e = e.value if isinstance(e, cst.Attribute) else e.func
+    return e
+
+
+def _library_attr(ctx: FixContext, at: cst.CSTNode, attr: str) -> bool:
+    """``self.<attr>`` is built in ``__init__`` by a library's class, or by a class of this
+    file whose base is a library's (``class ExactGPModel(gpytorch.models.ExactGP)``)."""
+    cls = ctx.enclosing(at, cst.ClassDef)
+    if cls is None:
+        return False
+    foreign = lambda e: isinstance(e, cst.Name) and ctx.foreign_module(e) is not None  # noqa: E731
+    for node in _walk(cls.body):
+        if not (
+            isinstance(node, cst.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0].target, cst.Attribute)
+            and isinstance(node.targets[0].target.value, cst.Name)
+            and node.targets[0].target.value.value == "self"
+            and node.targets[0].target.attr.value == attr
+            and isinstance(node.value, cst.Call)
+        ):
+            continue
+        callee = node.value.func
+        while isinstance(callee, cst.Call):  # ``Model(...).eval()``
+            callee = callee.func
+        if isinstance(callee, cst.Attribute) and callee.attr.value in ("eval", "train", "to"):
+            callee = _root(callee.value) if isinstance(callee.value, cst.Call) else callee
+            if isinstance(node.value.func, cst.Attribute) and isinstance(
+                node.value.func.value, cst.Call
+            ):
+                callee = node.value.func.value.func
+        if foreign(_root(callee)):
+            return True
+        if isinstance(callee, cst.Name):
+            for st in ctx.module.body:
+                if isinstance(st, cst.ClassDef) and st.name.value == callee.value:
+                    return any(foreign(_root(b.value)) for b in st.bases)
+    return False
+
+
 def _lambda_ok(call: cst.Call) -> str | None:
     """Why ``lambda: <call>`` would not mean the call, or None."""
     for n in _walk(call):
@@ -157,8 +219,11 @@ def library_call_fix(ctx: FixContext, f: Finding) -> Rewrite | NoFix:
         return NoFix(f"{base}: the line calls torch itself; no helper moves it out")
     if any(isinstance(a, cst.Lambda) and a.body is call for a in ctx.ancestors(call)):
         return NoFix(f"{base}: the call is already inside a lambda")
-    plain = _callee_ok(call.func) and not any(
-        a.keyword is not None and a.keyword.value == "fn" for a in call.args
+    nested = _nested_module_call(ctx, call)
+    plain = (
+        _callee_ok(call.func)
+        and not any(a.keyword is not None and a.keyword.value == "fn" for a in call.args)
+        and nested is None
     )
     if not plain:
         why = _lambda_ok(call)
@@ -203,7 +268,12 @@ def library_call_fix(ctx: FixContext, f: Finding) -> Rewrite | NoFix:
             lpar=call.lpar,
             rpar=call.rpar,
         )
-        form = f"`{name}(lambda: ...)` (the callee is reached through a call or subscript)"
+        form = (
+            f"`{name}(lambda: ...)` (the argument `{ctx.code(nested)[:40]}` calls a module "
+            "too: the whole expression runs eagerly)"
+            if nested is not None
+            else f"`{name}(lambda: ...)` (the callee is reached through a call or subscript)"
+        )
     changes.append((call, new))
     return Rewrite(
         title=(

@@ -19,7 +19,13 @@ from compilelint.breakkinds import label_break
 from compilelint.catalog import Catalog
 from compilelint.fix.records import BreakOutcome, ConfigResult, FixCheck, FixRecord
 from compilelint.fix.textdiff import LineMap
-from compilelint.remedies import config_for, dynamic_recompile, recipe_text, recompile_config
+from compilelint.remedies import (
+    STRING_MODE,
+    config_for,
+    recipe_text,
+    recompile_configs,
+    string_mode_recompile,
+)
 
 _SLACK = 1
 
@@ -62,6 +68,19 @@ def build_outcomes(
             if lo - _SLACK <= int(x["line"]) <= hi + _SLACK:
                 return True
         return False
+
+    def recompiles_at(block: dict[str, Any], rp: str, line: int) -> int:
+        """The recompiles ``block`` counts at ``line`` (mapped into the fixed text)."""
+        lm = maps.get(rp)
+        lo, hi = lm.forward(line) if lm else (line, line)
+        return sum(
+            int(r.get("count") or 1)
+            for r in block.get("recompiles") or []
+            if r.get("path") is not None
+            and r.get("line") is not None
+            and real(str(r["path"])) == rp
+            and lo - _SLACK <= int(r["line"]) <= hi + _SLACK
+        )
 
     out: list[BreakOutcome] = []
     items = [("break", b) for b in before.get("breaks") or []] + [
@@ -113,12 +132,17 @@ def build_outcomes(
         by_cfg = [
             c
             for c in cfg_ok
-            if (what == "recompile" and c.name == recompile_config().name)
+            if (what == "recompile" and any(c.name == cr.name for cr in recompile_configs(x)))
             or (what == "break" and (cr := config_for(gb_id)) is not None and cr.name == c.name)
         ]
         if not gone and by_cfg and config_block is not None:
             gone_cfg = not still(config_block, key, rp, line, kind)
-            if gone_cfg:
+            # a setting that leaves fewer recompiles at the line (an int attribute: its first
+            # values stay specialized, then one graph serves every value) is its remedy too
+            fewer = what == "recompile" and recompiles_at(config_block, rp, line) < int(
+                x.get("count") or 1
+            )
+            if gone_cfg or fewer:
                 c = by_cfg[0]
                 nums = (
                     f"recompiles {c.recompiles_before} -> {c.recompiles_after}"
@@ -207,7 +231,8 @@ def build_outcomes(
         if what == "break":
             cr = config_for(gb_id)
         else:
-            cr = recompile_config() if dynamic_recompile(x) else None
+            mine_r = recompile_configs(x)
+            cr = mine_r[0] if mine_r else None
         if cr is not None:
             mine_cfg = [c for c in tried if c.name == cr.name]
             if gb_id and gb_id in cr.not_for:
@@ -230,6 +255,13 @@ def build_outcomes(
                     "model once eagerly before the first compiled call (a warm-up) so that "
                     "compilation sees the filled state. " + recipe
                 )
+        mode = string_mode_recompile(x) if what == "recompile" and not library else None
+        if mode is not None:
+            reasons.append(
+                f"`{mode}` is a string (or Enum) deciding a code path: one graph per value, "
+                "bounded by the values the code compares; no setting makes it symbolic"
+            )
+            recipe = STRING_MODE.recipe
         if not reasons:
             r = catalog.get(rule)
             if what == "recompile":

@@ -505,14 +505,14 @@ class Verifier:
         shows, on a run of the accepted text with the settings applied (all together, then
         each alone when together they fail). Returns what each did and the accepted run's
         block (None: none accepted)."""
-        from compilelint.remedies import CONFIG_REMEDIES, dynamic_recompile
+        from compilelint.remedies import CONFIG_REMEDIES, recompile_configs
 
         breaks = current.block.get("breaks") or []
         recs = current.block.get("recompiles") or []
         cands = [
             cr
             for cr in CONFIG_REMEDIES
-            if (cr.recompiles and any(dynamic_recompile(r) for r in recs))
+            if (cr.recompiles and any(cr in recompile_configs(r) for r in recs))
             or (
                 not cr.recompiles
                 and any(b.get("gb_id") in cr.gb_ids and b.get("path") for b in breaks)
@@ -595,8 +595,9 @@ class Verifier:
         out: list[ConfigResult] = []
         for cr in cands:
             if cr.recompiles:
-                rb = len(current.block.get("recompiles") or [])
-                ra = len(res.block.get("recompiles") or []) if res.ok else rb
+                # each record counts the recompiles of its frame and guard (`count`)
+                rb = _recompile_count(current.block)
+                ra = _recompile_count(res.block) if res.ok else rb
                 bb = ba = 0
                 removed = ra < rb
             else:
@@ -604,7 +605,13 @@ class Verifier:
                 ba = sum(1 for b in after_b if b.get("gb_id") in cr.gb_ids) if res.ok else bb
                 rb = ra = 0
                 removed = ba < bb
-            reason = failure or ("" if removed else "torch still breaks with it")
+            reason = failure or (
+                ""
+                if removed
+                else "the recompiles are still there"
+                if cr.recompiles
+                else "torch still breaks with it"
+            )
             accepted = not reason
             if accepted:
                 reason = (
@@ -1087,3 +1094,8 @@ def _unchecked(r: FixRecord, why: str) -> FixCheck:
         accepted=False,
         reason=why,
     )
+
+
+def _recompile_count(block: dict[str, Any]) -> int:
+    """The recompiles of a dynamic block: each record's ``count`` (1 when absent)."""
+    return sum(int(r.get("count") or 1) for r in block.get("recompiles") or [])

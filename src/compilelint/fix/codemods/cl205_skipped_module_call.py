@@ -31,6 +31,7 @@ import libcst as cst
 
 from compilelint.fix.codemods.base import Codemod, all_nodes, name_nodes, side_effect
 from compilelint.fix.codemods.constant_calls import hoist_constant_call
+from compilelint.fix.codemods.draws import draw_kind, python_draws
 from compilelint.fix.codemods.observe import _statement, guard_group, guard_rewrite, self_attr
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
@@ -59,6 +60,10 @@ class SkippedCallEagerOnly(Codemod):
             return NoFix("the call is not in a function body")
         group = guard_group(ctx, seed, "call")
         if isinstance(group, NoFix):
+            draw = next((c for c in ctx.nodes_at(finding, cst.Call) if draw_kind(c)), None)
+            kept = python_draws(ctx, seed, draw) if draw is not None else None
+            if isinstance(kept, Rewrite):
+                return kept
             once = hoist_constant_call(ctx, node)
             if once is not None:
                 return once
@@ -67,10 +72,14 @@ class SkippedCallEagerOnly(Codemod):
                 return keyed
             drawn = _random_branch(ctx, finding, seed)
             if drawn is not None:
+                if isinstance(kept, str):
+                    drawn.reason += f"; Python's draws were not kept: {kept}"
                 return drawn
+            kept_why = f"; Python's draws were not kept: {kept}" if isinstance(kept, str) else ""
             return NoFix(
                 f"{group.reason}; a value that flows on must be computed outside the compiled "
                 "region and passed in (a `torch.compiler.disable`d helper still breaks the graph)"
+                + kept_why
             )
         return guard_rewrite(
             ctx,
