@@ -21,6 +21,7 @@ from compilelint.config import Config
 from compilelint.fix.engine import run_fixes
 
 from .fix_modules import load_module
+from .torch_checks import compile_without_break
 
 HEAD = "import torch\nfrom torch import nn\n\n\n"
 SELECT = ("CL101", "CL102", "CL103")
@@ -236,7 +237,7 @@ def test_fixed_model_compiles_whole_and_computes_the_same(tmp_path: Path, case: 
         torch.manual_seed(0)
         model = mod.Model(thresh, stop)
         torch._dynamo.reset()
-        fn = torch.compile(model, backend="eager", fullgraph=True) if compiled else model
+        fn = compile_without_break(model, (x,)) if compiled else model
         out = fn(x)
         out.float().sum().backward()
         return out.detach(), [p.grad for p in model.parameters()]

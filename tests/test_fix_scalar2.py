@@ -21,6 +21,7 @@ from compilelint.config import Config
 from compilelint.fix.engine import run_fixes
 
 from .fix_modules import load_module
+from .torch_checks import compile_without_break
 
 HEAD = "import math\n\nimport torch\nfrom torch import nn\n\n\n"
 SELECT = ("CL102", "CL103", "CL105", "CL112", "CL113")
@@ -304,7 +305,7 @@ def test_fixed_model_compiles_whole_and_computes_the_same(tmp_path: Path, case: 
         torch.manual_seed(0)
         model = mod.Model()
         torch._dynamo.reset()
-        fn = torch.compile(model, backend="eager", fullgraph=True) if compiled else model
+        fn = compile_without_break(model, inputs) if compiled else model
         out = fn(*inputs)
         out.float().sum().backward()
         return out.detach(), [p.grad for p in model.parameters()]

@@ -28,6 +28,7 @@ from compilelint.fix.engine import run_fixes
 from compilelint.model import Finding
 
 from .fix_modules import load_module
+from .torch_checks import compile_without_break
 
 HEAD = "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
 
@@ -294,7 +295,7 @@ def _same(
         torch.manual_seed(0)
         model = mod.Model()
         torch._dynamo.reset()
-        fn = torch.compile(model, backend="eager", fullgraph=True) if compiled else model
+        fn = compile_without_break(model, xs) if compiled else model
         out = fn(*xs)
         outs = list(out) if isinstance(out, (tuple, list)) else [out]
         sum(o.float().sum() for o in outs).backward()

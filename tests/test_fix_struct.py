@@ -27,6 +27,7 @@ from compilelint.fix.engine import run_fixes
 from compilelint.fix.records import Rewrite
 
 from .fix_modules import load_module
+from .torch_checks import compile_without_break
 
 HEAD = "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
 
@@ -327,7 +328,7 @@ def test_fixed_model_compiles_whole_and_computes_the_same(tmp_path: Path, case: 
         torch.manual_seed(0)
         model = mod.Model()
         torch._dynamo.reset()
-        fn = torch.compile(model, backend="eager", fullgraph=True) if compiled else model
+        fn = compile_without_break(model, inputs) if compiled else model
         out = fn(*inputs)
         outs = list(out) if isinstance(out, (tuple, list)) else [out]
         sum(o.float().sum() for o in outs).backward()
@@ -468,7 +469,7 @@ def test_count_fix_compiles_whole_and_computes_the_same(tmp_path: Path) -> None:
             torch.manual_seed(0)
             model = mod.Model()
             torch._dynamo.reset()
-            fn = torch.compile(model, backend="eager", fullgraph=True) if compiled else model
+            fn = compile_without_break(model, (x, y)) if compiled else model
             out = fn(x, y)
             out.sum().backward()
             outs.append((out.detach(), [p.grad for p in model.parameters()]))
