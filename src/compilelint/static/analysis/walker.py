@@ -1487,12 +1487,21 @@ class FileWalker(Evaluator):
             ref = self.name_ref(value.value)  # None for a local variable
             if ref is not None and ref not in facts.returned_names:
                 facts.returned_names.append(ref)
-        elif (
-            isinstance(value, cst.Call)
-            and isinstance(value.func, cst.Name)
-            and value.func.value in self.scope.local_defs
-        ):
-            q = self.scope.local_defs[value.func.value]
+        elif isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+            name = value.func.value
+            if name in self.scope.local_defs:
+                q = self.scope.local_defs[name]
+            elif (
+                name in self.module_defs
+                and name not in self.class_defs
+                and name not in self.scope.params
+                and (self.scope.parent is None or self.scope.parent.facts is None)
+            ):
+                # a decorator that hands over to another of its module (gpytorch's
+                # ``cached(method, name)`` returns ``_cached(method=method, name=name)``)
+                q = self.module_defs[name]
+            else:
+                return
             if q not in facts.returned_calls:
                 facts.returned_calls.append(q)
 
