@@ -994,3 +994,41 @@ class M(torch.nn.Module):
     assert _lines(tmp_path, src.format(more="        del kw['flag']\n")) == {6, 8}
     # a dict from elsewhere: every parameter it may set is unknown
     assert _lines(tmp_path, src.format(more="        kw = extra\n")) == {6, 8}
+
+
+def test_a_parameter_re_bound_under_a_test_the_callers_refute_still_decides(
+    tmp_path: Path,
+) -> None:
+    # diffusers' `randn_tensor`: `if isinstance(generator, list): generator = generator[0]`,
+    # then `randn(..., generator=generator)`; `if isinstance(scale, (list, tuple)): scale =
+    # scale[0]`, then `if scale is not None:`. Under the callers' `None` the re-binding never
+    # runs, so the later tests are about the caller's value; a re-binding that may run (the
+    # caller passes a list, or it is unconditional, or under a test not on parameters) keeps
+    # the finding
+    src = """\
+import torch
+
+
+def helper(x, scale=None, generator=None):
+    if isinstance(generator, list):
+        generator = generator[0]
+    noise = torch.randn(x.shape, generator=generator)
+    if isinstance(scale, (list, tuple)):
+        scale = scale[0]
+{more}    if scale is not None:
+        x = x * scale
+        if x.max() > 1:
+            x = x / 2
+    return x + noise
+
+
+class M(torch.nn.Module):
+    def forward(self, x):
+        return helper(x{args})
+"""
+    assert _lines(tmp_path, src.format(more="", args="")) == set()
+    got = _lines(tmp_path, src.format(more="", args=", scale=[2.0], generator=[None]"))
+    assert got == {7, 12}
+    assert _lines(tmp_path, src.format(more="    scale = 2.0\n", args="")) == {13}
+    more = "    if x.sum() > 0:\n        scale = 2.0\n"
+    assert _lines(tmp_path, src.format(more=more, args="")) == {10, 14}

@@ -587,11 +587,14 @@ class Project(Summaries):
                 todo.extend(self._subclasses.get(c, ()))
         return out
 
-    def refuted(self, key: FKey, conds: list[str]) -> bool:
+    def refuted(self, key: FKey, conds: list[str], depth: int = 0) -> bool:
         """Whether some condition (``analysis.conds``) holds for none of the values the
         function's parameter may take here: the guarded code never runs in this project."""
         for cond in conds:
             pname, op, lit = C.decode(cond)
+            gs = C.guards(cond)
+            if gs and (depth >= 4 or any(not self.refuted(key, g, depth + 1) for g in gs)):
+                continue  # a re-binding of the parameter before the test may run
             if op in C.INPUT_OPS:
                 if (
                     op in C.UNUSUAL_INPUT_OPS

@@ -317,6 +317,9 @@ class Scope:
         self.local_classes: set[str] = set()
         self.params: dict[str, Value] = {}  # parameter -> the value it starts with
         self.rebound: set[str] = set()  # names assigned in the body so far
+        # parameter -> the conditions (analysis.conds) in force at each of its re-bindings so
+        # far, when every one is under some (None: one is not, or it changed otherwise)
+        self.guarded: dict[str, list[list[str]] | None] = {}
         # local name -> the expression it was bound to, when bound once (None: more than once)
         self.aliases: dict[str, cst.BaseExpression | None] = {}
         # local name -> the keywords a dict bound to it certainly holds (``kw = dict(dim=dim,
@@ -574,6 +577,8 @@ class FileWalker(Evaluator):
             got = self._kwdict(target.value, src, prev, first) if src is not None else None
             if got is not None:
                 self.scope.kwdicts[target.value] = got
+            if target.value in self.scope.params:
+                self._rebind_param(target.value)
             self.scope.env[target.value] = value
             self.scope.aliases[target.value] = src if first else None
             self.scope.rebound.add(target.value)
@@ -1286,10 +1291,36 @@ class FileWalker(Evaluator):
             and self.scope.env.get(name) == start
         )
 
+    def _rebind_param(self, name: str) -> None:
+        """Record a binding of parameter ``name`` (before the scope's environment changes):
+        the conditions it runs under, while every binding so far has some."""
+        g = self.scope.guarded
+        if self.conds and (self._is_param(name) or g.get(name) is not None):
+            g.setdefault(name, [])
+            g[name].append(list(self.conds))  # type: ignore[union-attr]
+        else:
+            g[name] = None
+
+    def _cond_param(self, name: str) -> bool:
+        """A parameter a test can be about: still unassigned, or re-bound only under
+        conditions (the test's conditions then say so, :func:`conds.guarded`)."""
+        return self._is_param(name) or self.scope.guarded.get(name) is not None
+
+    def param_cond(self, cond: str) -> str:
+        """``cond`` (about a parameter :meth:`_cond_param` accepts) with the guards of the
+        parameter's re-bindings so far, if any."""
+        p = C.decode(cond)[0]
+        gs = self.scope.guarded.get(p)
+        return C.guarded(cond, gs) if gs and not self._is_param(p) else cond
+
     def _conds_of(self, test: cst.BaseExpression) -> tuple[list[str], list[str]]:
         if self.scope.facts is None:
             return [], []
-        return C.parse(test, self._is_param, self._alias, none_test=self._none_test)
+        body, orelse = C.parse(test, self._cond_param, self._alias, none_test=self._none_test)
+        if any(self.scope.guarded.values()):
+            body = [self.param_cond(c) for c in body]
+            orelse = [self.param_cond(c) for c in orelse]
+        return body, orelse
 
     def _none_test(self, name: str) -> str | None:
         """``"isnot"``/``"is"`` when ``name`` calls this module's ``exists``-style helper (not
