@@ -1034,7 +1034,13 @@ class FileWalker(Evaluator):
         sub = self._submodule_call_refs(node.func, ref)
         refs = sub if sub else ([ref] if ref is not None else [])
         if not refs:
-            if self.conds and isinstance(node.func, cst.Attribute):
+            if (
+                self.conds
+                and isinstance(node.func, cst.Attribute)
+                and isinstance(node.func.value, cst.Name)
+                and node.func.value.value in self.scope.env
+                and not V.sources(self.scope.env[node.func.value.value])
+            ):  # a method of an object bound here (not a tensor's: `x.view(...)`)
                 self.cond_calls.append((facts, node, list(self.conds)))
             # functions passed as arguments (checkpoint(self.block, x), map(fn, xs), ...)
             for a in node.args:
