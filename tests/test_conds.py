@@ -994,3 +994,97 @@ class M(torch.nn.Module):
     assert _lines(tmp_path, src.format(more="        del kw['flag']\n")) == {6, 8}
     # a dict from elsewhere: every parameter it may set is unknown
     assert _lines(tmp_path, src.format(more="        kw = extra\n")) == {6, 8}
+
+
+def test_a_parameter_re_bound_under_a_test_the_callers_refute_still_decides(
+    tmp_path: Path,
+) -> None:
+    # diffusers' `randn_tensor`: `if isinstance(generator, list): generator = generator[0]`,
+    # then `randn(..., generator=generator)`; `if isinstance(scale, (list, tuple)): scale =
+    # scale[0]`, then `if scale is not None:`. Under the callers' `None` the re-binding never
+    # runs, so the later tests are about the caller's value; a re-binding that may run (the
+    # caller passes a list, or it is unconditional, or under a test not on parameters) keeps
+    # the finding
+    src = """\
+import torch
+
+
+def helper(x, scale=None, generator=None):
+    if isinstance(generator, list):
+        generator = generator[0]
+    noise = torch.randn(x.shape, generator=generator)
+    if isinstance(scale, (list, tuple)):
+        scale = scale[0]
+{more}    if scale is not None:
+        x = x * scale
+        if x.max() > 1:
+            x = x / 2
+    return x + noise
+
+
+class M(torch.nn.Module):
+    def forward(self, x):
+        return helper(x{args})
+"""
+    assert _lines(tmp_path, src.format(more="", args="")) == set()
+    got = _lines(tmp_path, src.format(more="", args=", scale=[2.0], generator=[None]"))
+    assert got == {7, 12}
+    assert _lines(tmp_path, src.format(more="    scale = 2.0\n", args="")) == {13}
+    more = "    if x.sum() > 0:\n        scale = 2.0\n"
+    assert _lines(tmp_path, src.format(more=more, args="")) == {10, 14}
+
+
+def test_library_mode_a_parameter_a_checking_helper_hands_back_still_decides(
+    tmp_path: Path,
+) -> None:
+    # torchdiffeq's `odeint`: `..., event_fn, ... = _check_inputs(..., event_fn, ...)`, whose
+    # re-bindings of `event_fn` all sit under `if event_fn is not None:`, then
+    # `solver.integrate_until_event(...)` (a call through an object library mode adds) under
+    # `if event_fn is not None`: dead under the entry's default `event_fn=None`
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .api import solve\n")
+    (tmp_path / "pyproject.toml").write_text('[tool.compilelint]\nentries = ["*"]\n')
+    src = """\
+import torch
+
+
+def _wrap(f):
+    return f
+
+
+def _check(y, event_fn):
+    if event_fn is not None:
+        event_fn = _wrap(event_fn)
+{more}    return y, event_fn
+
+
+class Solver:
+    def __init__(self, y):
+        self.y = y
+
+    def integrate(self):
+        return self.y * 2
+
+    def until_event(self, event_fn):
+        print("event")
+        return self.y
+
+
+def solve(y, event_fn=None):
+    y, event_fn = _check(y, event_fn)
+    solver = Solver(y)
+    if event_fn is None:
+        return solver.integrate()
+    return solver.until_event(event_fn)
+"""
+
+    def lines(more: str) -> set[int]:
+        (pkg / "api.py").write_text(src.format(more=more))
+        code, out, err = invoke(["check", "mylib", "--format", "json", "--no-cache"], cwd=tmp_path)
+        assert code in (0, 1), err
+        return {f["line"] for f in json.loads(out)["findings"]}
+
+    assert lines("") == set()
+    # a helper that may hand back something else: undecided, the event path is judged
+    assert {23, 32} <= lines("    event_fn = _wrap(event_fn)\n")

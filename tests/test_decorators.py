@@ -224,3 +224,57 @@ def test_torchscript_markers_do_not_stop_tracing(tmp_path: Path) -> None:
     lines = {(f["rule"], f["line"]) for f in data["findings"]}
     assert ("CL101", 11) in lines, lines
     assert not any(line == 17 for _, line in lines), lines
+
+
+def test_a_decorator_handing_over_to_another_of_its_module(tmp_path: Path) -> None:
+    # gpytorch's and linear_operator's ``@cached(name=...)``: ``cached`` returns
+    # ``_cached(method=method, name=name)``, whose wrapper ``g`` is what torch.compile traces
+    (tmp_path / "memo.py").write_text(
+        "import functools\n"
+        "import pickle\n"
+        "\n"
+        "\n"
+        "def cached(method=None, name=None):\n"
+        "    return _cached(method=method, name=name)\n"
+        "\n"
+        "\n"
+        "def _cached(method=None, name=None):\n"
+        "    if method is None:\n"
+        "        return functools.partial(_cached, name=name)\n"
+        "\n"
+        "    @functools.wraps(method)\n"
+        "    def g(self, *args, **kwargs):\n"
+        "        key = pickle.dumps(kwargs)\n"
+        "        return method(self, *args, **kwargs), key\n"
+        "\n"
+        "    return g\n"
+        "\n"
+        "\n"
+        "def unused(method):\n"
+        "    return _other(method)\n"
+        "\n"
+        "\n"
+        "def _other(method):\n"
+        "    def g(*args):\n"
+        "        print('never traced')\n"
+        "        return method(*args)\n"
+        "\n"
+        "    return g\n"
+    )
+    (tmp_path / "model.py").write_text(
+        "import torch\n"
+        "from memo import cached\n"
+        "\n"
+        "\n"
+        "class M(torch.nn.Module):\n"
+        "    @cached(name='root')\n"
+        "    def root(self, x):\n"
+        "        return x * 2\n"
+        "\n"
+        "    def forward(self, x):\n"
+        "        return self.root(x)\n"
+    )
+    data = _json(tmp_path, "--no-follow")
+    lines = {(f["rule"], f["path"], f["line"]) for f in data["findings"]}
+    assert ("CL205", "memo.py", 15) in lines, lines
+    assert not any(f["line"] == 27 for f in data["findings"]), lines

@@ -260,6 +260,7 @@ class _Reader:
         self.functions: dict[str, FunctionFacts] = {}
         self.classes: dict[str, ClassFacts] = {}
         self.module_defs = {st.name for st in tree.body if isinstance(st, (*_DEFS, ast.ClassDef))}
+        self.module_funcs = {st.name for st in tree.body if isinstance(st, _DEFS)}
         self.class_stack: list[ClassFacts] = []
         self.func: str | None = None  # the enclosing function's qual (None: module or class)
         self.fn: LightFunction | None = None
@@ -413,12 +414,14 @@ class _Reader:
         if isinstance(value, ast.Name) and value.id in defs:
             q = defs[value.id]
             lst = object.__getattribute__(fn, "returned_defs")
-        elif (
-            isinstance(value, ast.Call)
-            and isinstance(value.func, ast.Name)
-            and value.func.id in defs
-        ):
-            q = defs[value.func.id]
+        elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+            name = value.func.id
+            if name in defs:
+                q = defs[name]
+            elif name in self.module_funcs and len(self.params) == 1 and name not in self.params[0]:
+                q = name  # a decorator handing over to another of its module (as the walker)
+            else:
+                return
             lst = object.__getattribute__(fn, "returned_calls")
         else:
             return

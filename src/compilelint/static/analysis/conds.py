@@ -525,12 +525,28 @@ def encode(param: str, op: str, lit: object) -> str:
     return json.dumps([param, op, lit])
 
 
+def guarded(cond: str, guards: list[list[str]]) -> str:
+    """``cond`` about a parameter the function may re-bind before the test, each re-binding
+    under the conditions of one of ``guards`` (``if isinstance(generator, list): generator =
+    generator[0]``, then ``if generator is not None:``): the test is about the caller's value
+    only where every re-binding is dead code (:meth:`Project.refuted` decides each guard)."""
+    p, op, lit = decode(cond)
+    return json.dumps([p, op, lit, guards])
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def decode(cond: str) -> tuple[str, str, object]:
     """A condition's parts (decoded once per text: the project view tests the same conditions
     in every computation; the literal is shared, read only)."""
-    p, op, lit = json.loads(cond)
+    p, op, lit, *_guards = json.loads(cond)
     return p, op, lit
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def guards(cond: str) -> list[list[str]]:
+    """The guards of the re-bindings a condition depends on (:func:`guarded`), or ``[]``."""
+    got = json.loads(cond)
+    return got[3] if len(got) > 3 else []
 
 
 def holds(value: object, op: str, lit: object) -> bool:

@@ -14,6 +14,7 @@ argument is one (``P|<func>|<param>``); other arguments are unknown. Reads the f
 from __future__ import annotations
 
 import ast
+import dataclasses
 import hashlib
 import json
 from collections import OrderedDict
@@ -387,6 +388,7 @@ def _function(
         made = isinstance(obj, ast.Name) and obj.id in env
         for r in refs:
             add(f"O|{r}|{func.attr}", node, in_loop, made=made)
+    added = _with_conds(facts, added)
     facts.calls.extend(added)
     return added
 
@@ -412,7 +414,7 @@ def add_object_calls(
         for qual, sites in got[0].items():
             ff = facts.functions.get(qual)
             if ff is not None:
-                ff.calls.extend(sites)
+                ff.calls.extend(_with_conds(ff, sites))
         for qual, lits in got[1].items():
             ff = facts.functions.get(qual)
             if ff is not None:
@@ -430,6 +432,20 @@ def add_object_calls(
     _MEMO[key] = (found, lits)
     while len(_MEMO) > _MEMO_SIZE:
         _MEMO.popitem(last=False)
+
+
+def _with_conds(ff: FunctionFacts, sites: list[CallSite]) -> list[CallSite]:
+    """``sites`` with the conditions the walk saw on the same calls (``call_conds``)."""
+    if not ff.call_conds:
+        return sites
+    at = {(line, col): conds for line, col, conds in ff.call_conds}
+    out = []
+    for s in sites:
+        conds = at.get((s.line, s.col))
+        if conds and not s.conds:
+            s = dataclasses.replace(s, conds=list(conds))
+        out.append(s)
+    return out
 
 
 def _visit_bodies(

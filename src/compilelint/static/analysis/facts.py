@@ -122,6 +122,14 @@ class FunctionFacts:
     # ``torch.Tensor`` lacks (``sde.noise_type``) or a size (``torch.zeros(n)``, ``range(n)``);
     # a library-mode entry point's such parameter is not taken for a tensor input
     object_params: list[str] = field(default_factory=list)
+    # a checking helper that hands parameters back (``return shapes, func, ..., event_fn``):
+    # tuple position -> [its parameter returned there by every return statement, the guards
+    # of that parameter's re-bindings before them (``conds.guarded``)]
+    passes: dict[str, list[Any]] = field(default_factory=dict)
+    # ``[line, col, conds]`` of its calls on objects the walk does not resolve
+    # (``solver.integrate_until_event(...)`` under ``if event_fn is not None:``), for the call
+    # sites through objects that library mode adds later (``dispatch.add_object_calls``)
+    call_conds: list[list[Any]] = field(default_factory=list)
 
 
 @dataclass

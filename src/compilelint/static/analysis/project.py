@@ -589,11 +589,14 @@ class Project(Summaries):
                 todo.extend(self._subclasses.get(c, ()))
         return out
 
-    def refuted(self, key: FKey, conds: list[str]) -> bool:
+    def refuted(self, key: FKey, conds: list[str], depth: int = 0) -> bool:
         """Whether some condition (``analysis.conds``) holds for none of the values the
         function's parameter may take here: the guarded code never runs in this project."""
         for cond in conds:
             pname, op, lit = C.decode(cond)
+            gs = C.guards(cond)
+            if gs and (depth >= 4 or any(not self._harmless(key, g, depth + 1) for g in gs)):
+                continue  # a re-binding of the parameter before the test may change it
             if op in C.INPUT_OPS:
                 if (
                     op in C.UNUSUAL_INPUT_OPS
@@ -709,6 +712,29 @@ class Project(Summaries):
                 self._reached[key] = True
                 return True
         return False
+
+    def _harmless(self, key: FKey, guard: list[str] | dict[str, str], depth: int) -> bool:
+        """Whether a re-binding of a parameter (one guard of :func:`conds.guarded`) leaves it
+        the caller's value here: its conditions are refuted (it never runs), or it takes back
+        what a checking helper returns unchanged (``{"via": ...}``: the helper hands its
+        parameter back at that position, re-bound only where that is harmless too)."""
+        if isinstance(guard, list):
+            return self.refuted(key, guard, depth)
+        t = self._target(key[0], guard["via"])
+        if t is None:
+            return False
+        (hkey, implicit), arg = t, guard["arg"]
+        fn = self.fn(hkey)
+        if arg.isdigit():
+            positional = [p.name for p in fn.params if p.index >= 0]
+            j = int(arg) + implicit
+            if j >= len(positional):
+                return False
+            arg = positional[j]
+        row = fn.passes.get(guard["slot"])
+        if not row or row[0] != arg:
+            return False
+        return all(self._harmless(hkey, g, depth + 1) for g in row[1]) if depth < 6 else False
 
     def input_tensor(self, key: FKey, pname: str, depth: int = 0) -> bool:
         """Whether parameter ``pname`` holds a tensor the user passes to a library-mode entry

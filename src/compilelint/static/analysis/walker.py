@@ -318,6 +318,9 @@ class Scope:
         self.local_classes: set[str] = set()
         self.params: dict[str, Value] = {}  # parameter -> the value it starts with
         self.rebound: set[str] = set()  # names assigned in the body so far
+        # parameter -> the conditions (analysis.conds) in force at each of its re-bindings so
+        # far, when every one is under some (None: one is not, or it changed otherwise)
+        self.guarded: dict[str, list[Any] | None] = {}
         # local name -> the expression it was bound to, when bound once (None: more than once)
         self.aliases: dict[str, cst.BaseExpression | None] = {}
         # local name -> the keywords a dict bound to it certainly holds (``kw = dict(dim=dim,
@@ -357,6 +360,7 @@ class FileWalker(Evaluator):
         self.functions: dict[str, FunctionFacts] = {}
         self.classes: dict[str, ClassFacts] = {}
         self.module_defs: dict[str, str] = {}  # top-level def/class name -> qual
+        self._returned_once: set[str] = set()  # functions with a return statement walked
         # top-level functions that test their first argument against None
         # (``def exists(v): return v is not None``): name -> "isnot" / "is"
         self.none_tests: dict[str, str] = {}
@@ -375,6 +379,8 @@ class FileWalker(Evaluator):
             tuple[str, cst.CSTNode, Taint, dict[str, str], str, bool, str, list[str]]
         ] = []
         self.call_nodes: list[tuple[CallSite, cst.CSTNode]] = []
+        # unresolved calls on objects under conditions (``FunctionFacts.call_conds``)
+        self.cond_calls: list[tuple[FunctionFacts, cst.Call, list[str]]] = []
         self.closure_calls: list[tuple[FunctionFacts, cst.CSTNode]] = []  # wrappers' `func(...)`
         # id(node) -> the statement being walked when it was reported or called (positions)
         self.stmt_of: dict[int, cst.CSTNode | None] = {}
@@ -582,6 +588,8 @@ class FileWalker(Evaluator):
             got = self._kwdict(target.value, src, prev, first) if src is not None else None
             if got is not None:
                 self.scope.kwdicts[target.value] = got
+            if target.value in self.scope.params:
+                self._rebind_param(target.value)
             self.scope.env[target.value] = value
             self.scope.aliases[target.value] = src if first else None
             self.scope.rebound.add(target.value)
@@ -1034,6 +1042,14 @@ class FileWalker(Evaluator):
         sub = self._submodule_call_refs(node.func, ref)
         refs = sub if sub else ([ref] if ref is not None else [])
         if not refs:
+            if (
+                self.conds
+                and isinstance(node.func, cst.Attribute)
+                and isinstance(node.func.value, cst.Name)
+                and node.func.value.value in self.scope.env
+                and not V.sources(self.scope.env[node.func.value.value])
+            ):  # a method of an object bound here (not a tensor's: `x.view(...)`)
+                self.cond_calls.append((facts, node, list(self.conds)))
             # functions passed as arguments (checkpoint(self.block, x), map(fn, xs), ...)
             for a in node.args:
                 r = self._func_ref_of(a.value)
@@ -1295,10 +1311,101 @@ class FileWalker(Evaluator):
             and self.scope.env.get(name) == start
         )
 
+    def _rebind_param(self, name: str) -> None:
+        """Record a binding of parameter ``name`` (before the scope's environment changes):
+        the conditions it runs under, while every binding so far has some."""
+        g = self.scope.guarded
+        if (
+            self.conds
+            and (self._is_param(name) or g.get(name) is not None)
+            and sum(map(len, self.conds)) < 2000  # (guards nest: keep the facts small)
+        ):
+            g.setdefault(name, [])
+            g[name].append(list(self.conds))  # type: ignore[union-attr]
+        else:
+            g[name] = None
+
+    def _record_passes(self, value: cst.BaseExpression | None) -> None:
+        """``FunctionFacts.passes`` from one return statement: the positions of a returned
+        tuple that hold a parameter (unassigned, or re-bound only under conditions), kept
+        where every return statement so far holds the same one there."""
+        facts = self.scope.facts
+        assert facts is not None
+        got: dict[str, list[Any]] = {}
+        if isinstance(value, cst.Tuple) and not any(
+            isinstance(e, cst.StarredElement) for e in value.elements
+        ):
+            for i, el in enumerate(value.elements):
+                v = el.value
+                if isinstance(v, cst.Name) and self._cond_param(v.value):
+                    gs = [] if self._is_param(v.value) else self.scope.guarded[v.value]
+                    got[str(i)] = [v.value, list(gs or [])]
+        if facts.qual not in self._returned_once:
+            self._returned_once.add(facts.qual)
+            facts.passes = got
+            return
+        keep: dict[str, list[Any]] = {}
+        for k, (p, gs) in facts.passes.items():
+            if k in got and got[k][0] == p:
+                keep[k] = [p, gs + [g for g in got[k][1] if g not in gs]]
+        facts.passes = keep
+
+    def _handed_back(
+        self, target: cst.BaseExpression, value: cst.BaseExpression
+    ) -> list[tuple[str, list[Any] | None]]:
+        """``..., p, ... = helper(..., p, ...)`` re-binding this function's parameter ``p``
+        from what a checking helper hands back: (``p``, its guards with one more that says so,
+        ``{"via": callee ref, "slot": position in the tuple, "arg": position or keyword of
+        the argument}``, for :meth:`Project.refuted` to check against the helper's
+        ``passes``), or None where ``p`` was re-bound otherwise before."""
+        if not (
+            isinstance(target, (cst.Tuple, cst.List))
+            and isinstance(value, cst.Call)
+            and self.scope.facts is not None
+        ):
+            return []
+        els = target.elements
+        if any(isinstance(e, cst.StarredElement) for e in els):
+            return []
+        ref = self.callee_ref(value.func)
+        if ref is None:
+            return []
+        args: dict[str, str] = {}  # argument name -> position or keyword
+        for i, a in enumerate(value.args):
+            if a.star:
+                return []
+            if isinstance(a.value, cst.Name):
+                args.setdefault(a.value.value, a.keyword.value if a.keyword else str(i))
+        out: list[tuple[str, list[Any] | None]] = []
+        for k, el in enumerate(els):
+            v = el.value
+            if not (isinstance(v, cst.Name) and v.value in self.scope.params and v.value in args):
+                continue
+            prev = [] if self._is_param(v.value) else self.scope.guarded.get(v.value)
+            via = {"via": ref, "slot": str(k), "arg": args[v.value]}
+            out.append((v.value, None if prev is None else [*prev, via]))
+        return out
+
+    def _cond_param(self, name: str) -> bool:
+        """A parameter a test can be about: still unassigned, or re-bound only under
+        conditions (the test's conditions then say so, :func:`conds.guarded`)."""
+        return self._is_param(name) or self.scope.guarded.get(name) is not None
+
+    def param_cond(self, cond: str) -> str:
+        """``cond`` (about a parameter :meth:`_cond_param` accepts) with the guards of the
+        parameter's re-bindings so far, if any."""
+        p = C.decode(cond)[0]
+        gs = self.scope.guarded.get(p)
+        return C.guarded(cond, gs) if gs and not self._is_param(p) else cond
+
     def _conds_of(self, test: cst.BaseExpression) -> tuple[list[str], list[str]]:
         if self.scope.facts is None:
             return [], []
-        return C.parse(test, self._is_param, self._alias, none_test=self._none_test)
+        body, orelse = C.parse(test, self._cond_param, self._alias, none_test=self._none_test)
+        if any(self.scope.guarded.values()):
+            body = [self.param_cond(c) for c in body]
+            orelse = [self.param_cond(c) for c in orelse]
+        return body, orelse
 
     def _exact(self, test: cst.BaseExpression) -> tuple[bool, bool]:
         if self.scope.facts is None:
@@ -1432,7 +1539,10 @@ class FileWalker(Evaluator):
                     # position holds is unknown (a tensor and two ints in PVT/GLPN)
                     self.bind(tgt.target, V.UNKNOWN)
                     continue
+                handed = self._handed_back(tgt.target, a.value)
                 self.bind(tgt.target, tv, a.value)
+                for name, guard in handed:
+                    self.scope.guarded[name] = guard
                 self.bind_self_attr_classes(tgt.target, a.value)
                 if (
                     tv == V.TENSOR
@@ -1462,11 +1572,14 @@ class FileWalker(Evaluator):
                 self.visit_expr(r.value)
                 if self.scope.facts is not None:
                     self._returned_def(r.value)
+                    self._record_passes(r.value)
                     rv = self.value(r.value)
                     if rv not in self.scope.facts.returns:
                         self.scope.facts.returns.append(rv)
-            elif self.scope.facts is not None and V.NONE not in self.scope.facts.returns:
-                self.scope.facts.returns.append(V.NONE)
+            elif self.scope.facts is not None:
+                self._record_passes(None)
+                if V.NONE not in self.scope.facts.returns:
+                    self.scope.facts.returns.append(V.NONE)
         elif t in (cst.Global, cst.Nonlocal, cst.Pass, cst.Break, cst.Continue):
             return
         else:
@@ -1503,12 +1616,21 @@ class FileWalker(Evaluator):
             ref = self.name_ref(value.value)  # None for a local variable
             if ref is not None and ref not in facts.returned_names:
                 facts.returned_names.append(ref)
-        elif (
-            isinstance(value, cst.Call)
-            and isinstance(value.func, cst.Name)
-            and value.func.value in self.scope.local_defs
-        ):
-            q = self.scope.local_defs[value.func.value]
+        elif isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+            name = value.func.value
+            if name in self.scope.local_defs:
+                q = self.scope.local_defs[name]
+            elif (
+                name in self.module_defs
+                and name not in self.class_defs
+                and name not in self.scope.params
+                and (self.scope.parent is None or self.scope.parent.facts is None)
+            ):
+                # a decorator that hands over to another of its module (gpytorch's
+                # ``cached(method, name)`` returns ``_cached(method=method, name=name)``)
+                q = self.module_defs[name]
+            else:
+                return
             if q not in facts.returned_calls:
                 facts.returned_calls.append(q)
 
@@ -1962,6 +2084,7 @@ def analyze_module(
     walker.pending = [p for p in walker.pending if _may_hold(walker, p[2])]
     nodes = [n for (_, n, *_rest) in walker.pending]
     nodes.extend(n for _, n in walker.call_nodes)
+    nodes.extend(n for _, n, _c in walker.cond_calls)
     nodes.extend(n for _, n in uses.sites)
     nodes.extend(n for _, n in walker.closure_calls)
     stmt_of = walker.stmt_of
@@ -1984,6 +2107,8 @@ def analyze_module(
     )
     for site, node in walker.call_nodes:
         site.line, site.col = sp.get(id(node), (0, 0, 0, 0))[:2]
+    for fn_facts, node, conds in walker.cond_calls:
+        fn_facts.call_conds.append([*sp.get(id(node), (0, 0, 0, 0))[:2], conds])
     for row, node in uses.sites:
         row[2] = sp.get(id(node), (0, 0, 0, 0))[0]
     for fn_facts, node in walker.closure_calls:

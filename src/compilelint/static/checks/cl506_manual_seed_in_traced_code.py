@@ -44,8 +44,8 @@ class ManualSeedInTracedCode(Check):
         # draw breaks only where a caller passes one (a condition the call-site values decide:
         # diffusers' `randn_tensor(..., generator=generator)` under `step(..., generator=None)`)
         n = len(self.w.conds)
-        if isinstance(gen, cst.Name) and self.w._is_param(gen.value):
-            self.w.conds.append(C.encode(gen.value, "isnot", None))
+        if isinstance(gen, cst.Name) and self.w._cond_param(gen.value):
+            self.w.conds.append(self.w.param_cond(C.encode(gen.value, "isnot", None)))
         try:
             self._report_draw(node, q)
         finally:
