@@ -15,6 +15,7 @@ HELDOUT = ROOT / "benchmarks" / "fix_corpus_heldout"
 HELDOUT2 = ROOT / "benchmarks" / "fix_corpus_heldout2"
 HELDOUT3 = ROOT / "benchmarks" / "fix_corpus_heldout3"
 HELDOUT4 = ROOT / "benchmarks" / "fix_corpus_heldout4"
+HELDOUT5 = ROOT / "benchmarks" / "fix_corpus_heldout5"
 
 
 def _bench():
@@ -79,6 +80,24 @@ def test_fourth_batch_is_split_by_its_rule() -> None:
     assert set(batch[0::2]) == held4 and set(batch[1::2]) == set(new4)
 
 
+def test_fifth_batch_is_split_by_its_rule() -> None:
+    """The fifth batch: sorted stems, even positions held out, odd ones in the dev folder."""
+    dev = {p.stem for p in DEV.glob("*.py")}
+    earlier = {p.stem for d in (HELDOUT, HELDOUT2, HELDOUT3, HELDOUT4) for p in d.glob("*.py")}
+    held5 = {p.stem for p in HELDOUT5.glob("*.py")}
+    new5 = (ROOT / "benchmarks" / "fix_corpus_dev_new5.txt").read_text().split()
+    assert len(held5) == 25 and len(new5) == 25
+    assert not held5 & (dev | earlier) and set(new5) <= dev
+    older = {
+        n
+        for k in ("", "2", "3", "4")
+        for n in (ROOT / "benchmarks" / f"fix_corpus_dev_new{k}.txt").read_text().split()
+    }
+    assert not set(new5) & older
+    batch = sorted(held5 | set(new5))
+    assert set(batch[0::2]) == held5 and set(batch[1::2]) == set(new5)
+
+
 def test_every_model_has_a_valid_spec_naming_itself(tmp_path: Path) -> None:
     bench = _bench()
     for path in (
@@ -87,6 +106,7 @@ def test_every_model_has_a_valid_spec_naming_itself(tmp_path: Path) -> None:
         + sorted(HELDOUT2.glob("*.py"))
         + sorted(HELDOUT3.glob("*.py"))
         + sorted(HELDOUT4.glob("*.py"))
+        + sorted(HELDOUT5.glob("*.py"))
     ):
         spec = bench.spec_of(path)
         assert spec["model"].split(":")[0] == path.name, path
