@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods import loops, masks, moe
+from compilelint.fix.codemods import classes, loops, masks, moe
 from compilelint.fix.codemods.base import (
     Codemod,
     all_nodes,
@@ -69,9 +69,13 @@ class TensorDependentBranchWhere(Codemod):
                 return self._ifexp(ctx, p)
             if isinstance(p, cst.If) and p.test is test:
                 dense = moe.dense_dispatch(ctx, p)
-                if dense is not None:
+                if dense is not None and not isinstance(dense, NoFix):
                     return dense
-                return self._if(ctx, p)
+                got = self._if(ctx, p)
+                # an expert loop the dense dispatch declined may still take the loop's masks
+                if dense is not None and isinstance(got, NoFix):
+                    return got if loops.MASK_RECIPE in got.reason else dense
+                return got
             if isinstance(p, cst.While) and p.test is test:
                 return self._while(ctx, p)
             if isinstance(p, cst.CompIf):
@@ -389,10 +393,18 @@ class TensorDependentBranchWhere(Codemod):
         if node.orelse is not None or body is None or len(body) != 1:
             return None
         leave = body[0]
-        if not isinstance(leave, (cst.Break, cst.Return)):
-            return None
         block = ctx.parent(node)
         loop = ctx.parent(block) if block is not None else None
+        if (
+            isinstance(leave, (cst.Break, cst.Continue))
+            and isinstance(block, cst.IndentedBlock)
+            and isinstance(loop, cst.For)
+            and (isinstance(leave, cst.Continue) or _has_continue(loop))
+        ):
+            # a per-iteration mask for `continue`, a cumulative flag for `break` (:mod:`loops`)
+            return self._masked_for(ctx, loop)
+        if not isinstance(leave, (cst.Break, cst.Return)):
+            return None
         if not isinstance(block, cst.IndentedBlock) or not isinstance(loop, (cst.For, cst.While)):
             return (
                 NoFix("the exit is not directly in a loop body")
@@ -525,6 +537,21 @@ class TensorDependentBranchWhere(Codemod):
     def _bounded_while(self, ctx: FixContext, loop: cst.While) -> Rewrite | Proposal | NoFix:
         """Any `while` loop whose Python exits bound a counter (:mod:`loops`)."""
         return loops.bounded_while(
+            ctx,
+            loop,
+            self._lowering,
+            lambda e: tensor_test(ctx, e),
+            lambda e: _tensor_part(ctx, e),
+        )
+
+    def _masked_for(self, ctx: FixContext, loop: cst.For) -> Rewrite | Proposal | NoFix:
+        """A `for` loop whose `continue`/`break` read tensors (:mod:`loops`); a loop over
+        `unique` values goes to :mod:`classes` (every class with a presence mask)."""
+        if isinstance(loop.iter, cst.Call):
+            over = classes.unique_iter_loop(ctx, loop.iter, self._lowering)
+            if over is not None:
+                return over
+        return loops.masked_for(
             ctx,
             loop,
             self._lowering,
@@ -1707,3 +1734,8 @@ def _or_proposal(
         "only runs inference, or use `torch.cond` (both branches pure, same output structure)",
         imports=rewrite.imports,
     )
+
+
+def _has_continue(loop: cst.For) -> bool:
+    """``loop`` holds a ``continue`` of its own (not of a nested loop or function)."""
+    return any(isinstance(n, cst.Continue) for n in loops.exits_of(loop.body, loop))
