@@ -463,6 +463,13 @@ class TensorDependentBranchWhere(Codemod):
             f"(`{iters}`), the cost of the steps eager skipped"
         )
         if grow is not None:
+            padded = (
+                loops.padded_growth(ctx, loop, node, test)
+                if isinstance(leave, cst.Break) and isinstance(loop, cst.For)
+                else None
+            )
+            if padded is not None:
+                return padded
             return self._drop_exit(
                 ctx,
                 node,

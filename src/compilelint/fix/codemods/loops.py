@@ -945,3 +945,112 @@ def masked_for(
 
 
 exits_of = _exits
+
+
+# ---------------------------------------------------------------------------------------------
+# generation loops that grow their output and stop on a tensor: the padded form (proposed)
+
+_PAD_ATTRS = ("pad_id", "pad_token_id", "pad_idx", "padding_idx", "pad")
+
+
+def _grown(st: cst.BaseStatement) -> tuple[cst.BaseExpression, cst.CSTNode] | None:
+    """``ids = torch.cat([ids, X], ...)`` or ``L.append(X)`` at the top level: (X, the node
+    holding it)."""
+    if not (isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1):
+        return None
+    s = st.body[0]
+    if isinstance(s, cst.Expr):
+        app = _append_of(st)
+        return (app[1], st) if app is not None else None
+    if not (
+        isinstance(s, cst.Assign)
+        and len(s.targets) == 1
+        and isinstance(s.targets[0].target, cst.Name)
+        and isinstance(s.value, cst.Call)
+        and isinstance(s.value.func, cst.Attribute)
+        and s.value.func.attr.value in ("cat", "concat", "concatenate")
+        and s.value.args
+        and isinstance(s.value.args[0].value, (cst.List, cst.Tuple))
+    ):
+        return None
+    els = s.value.args[0].value.elements  # type: ignore[attr-defined]
+    name = s.targets[0].target.value
+    if (
+        len(els) == 2
+        and isinstance(els[0].value, cst.Name)
+        and els[0].value.value == name
+        and name not in names_in(els[1].value)
+    ):
+        return els[1].value, st
+    return None
+
+
+class _Wrap(cst.CSTTransformer):
+    def __init__(self, target: cst.BaseExpression, new: cst.BaseExpression) -> None:
+        self.target, self.new = target, new
+
+    def on_leave(self, orig: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode:  # type: ignore[override]
+        return self.new if orig is self.target else new
+
+
+def padded_growth(
+    ctx: FixContext, loop: cst.For, exit_if: cst.If, test: cst.BaseExpression
+) -> Proposal | None:
+    """``for _ in range(N): ...; ids = torch.cat([ids, tok], 1); if stop(tok): break`` ->
+    a cumulative ``done`` flag in place of the ``break`` and ``torch.where(done, pad, tok)``
+    in place of each grown value: the loop always runs ``N`` steps and every step after the
+    stop appends the pad. Proposed, never applied: the output holds ``N`` new entries where
+    eager's stopped early (another shape); the entries up to the stop are eager's. The pad is
+    the class's ``pad_id``-like attribute, else ``0`` (named in the reason)."""
+    block = ctx.parent(exit_if)
+    if not isinstance(block, cst.IndentedBlock) or loop.orelse is not None:
+        return None
+    stmts = list(block.body)
+    grown = [(k, g) for k, st in enumerate(stmts) if (g := _grown(st)) is not None]
+    if not grown:
+        return None
+    klass = ctx.enclosing(loop, cst.ClassDef)
+    pad = "0"
+    if klass is not None:
+        src = ctx.code(klass)
+        pad = next((f"self.{a}" for a in _PAD_ATTRS if f"self.{a} =" in src), "0")
+    done = ctx.fresh_name("done")
+    t = ctx.torch
+    where = ctx.torch("where")
+    k_exit = stmts.index(exit_if)
+    new_body: list[cst.BaseStatement] = []
+    for k, st in enumerate(stmts):
+        if k == k_exit:
+            new_body.append(_assign(done, f"{t('logical_or')}({done}, {_code(test)})"))
+            continue
+        g = next((gg for kk, gg in grown if kk == k), None)
+        if g is None:
+            new_body.append(st)
+            continue
+        val, _ = g
+        wrapped = cst.parse_expression(f"{where}({done}, {pad}, __v__)")
+        assert isinstance(wrapped, cst.Call)
+        wrapped = wrapped.with_changes(
+            args=[wrapped.args[0], wrapped.args[1], cst.Arg(val.with_changes(lpar=[], rpar=[]))]
+        )
+        new_body.append(st.visit(_Wrap(val, wrapped)))  # type: ignore[arg-type]
+    init = _assign(done, f"{t('zeros')}((), dtype={t('bool')})").with_changes(
+        leading_lines=loop.leading_lines
+    )
+    new_loop = loop.with_changes(
+        body=loop.body.with_changes(body=new_body),  # type: ignore[union-attr]
+        leading_lines=[],
+    )
+    iters = _code(loop.iter)
+    return Proposal(
+        title=f"replace the stop exit by a cumulative flag `{done}` and append `{pad}` (the "
+        f"pad) after the stop: the loop always runs `{iters}` steps",
+        changes=[(loop, cst.FlattenSentinel([init, new_loop]))],
+        reason=f"`{_code(grown[0][1][1]).strip()}` grows the state every iteration, so where "
+        f"eager stopped early it returned fewer entries; the padded loop returns all `{iters}` steps, "
+        f"{pad} after the stop (the entries up to the stop are eager's): another shape, so it "
+        "is not applied by itself. Apply it where the caller strips the pad or reads up to the "
+        "stop (or keeps a `lengths` tensor)"
+        + ("" if pad != "0" else "; `0` stands for the pad id: put yours"),
+        imports=("torch",),
+    )
