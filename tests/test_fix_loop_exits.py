@@ -248,3 +248,60 @@ def test_invalid_masking_a_collected_list_changes_its_length(tmp_path: Path) -> 
     other.load_state_dict(orig.state_dict())
     x = torch.rand(5, 4)
     assert orig(x)[0].shape != other(x)[0].shape
+
+
+# a loop over `torch.unique` that no index bounds: the class's count attribute, checked in-graph
+PULL = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self, max_instances=6):
+            super().__init__()
+            self.embed = nn.Linear(4, 3)
+            self.max_instances = max_instances
+
+        def forward(self, x, ids):
+            emb = self.embed(x)
+            pull = emb.new_zeros(())
+            n = 0
+            for k in torch.unique(ids):
+                if k == 0:
+                    continue
+                w = (ids == k).float()[:, None]
+                mu = (emb * w).sum(0) / w.sum()
+                pull = pull + ((emb - mu).pow(2) * w).sum() / w.sum()
+                n += 1
+            return pull / max(n, 1)
+    """
+)
+
+
+def test_unique_loop_bounded_by_a_count_attribute_is_checked(tmp_path: Path) -> None:
+    res, after = _fix_sel(tmp_path, PULL, ("CL110", "CL101"))
+    assert "applied" in {r.status for r in res.records}, [r.reason for r in res.records]
+    assert "for k in range(self.max_instances):" in after
+    assert "torch._assert_async(((ids >= 0) & (ids < self.max_instances)).all()" in after
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("ids", [[0, 1, 1, 3, 3, 3], [2, 2, 5, 5, 1, 1]], ids=["bg", "no-bg"])
+def test_valid_unique_loop_count_attribute_on_torch(tmp_path: Path, ids: list[int]) -> None:
+    _, after = _fix_sel(tmp_path, PULL, ("CL110", "CL101"))
+    _check(tmp_path, PULL, after, lambda t: [t.randn(6, 4), t.tensor(ids)])
+
+
+@pytest.mark.torch
+def test_invalid_class_beyond_the_count_attribute_raises(tmp_path: Path) -> None:
+    """Eager visits an id past `max_instances`; the rewrite's in-graph check raises there
+    instead of leaving it out silently."""
+    torch = pytest.importorskip("torch")
+    _, after = _fix_sel(tmp_path, PULL, ("CL110", "CL101"))
+    (tmp_path / "orig.py").write_text(PULL, encoding="utf-8")
+    (tmp_path / "fixed.py").write_text(after, encoding="utf-8")
+    torch.manual_seed(0)
+    orig = load_module(tmp_path / "orig.py", "orig").Model()
+    fixed = load_module(tmp_path / "fixed.py").Model()
+    fixed.load_state_dict(orig.state_dict())
+    x, ids = torch.randn(6, 4), torch.tensor([1, 1, 9, 9, 2, 2])
+    orig(x, ids)  # eager counts id 9
+    with pytest.raises(RuntimeError):
+        fixed(x, ids)

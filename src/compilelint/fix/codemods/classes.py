@@ -34,6 +34,7 @@ loop body is simple statements that do not leave the loop, every list the loop a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import libcst as cst
@@ -611,12 +612,30 @@ def unique_iter_loop(
         return NoFix("the loop over `unique` unpacks its classes")
     c = loop.target.value
     size = _class_count(ctx, loop, c)
+    pre: list[cst.BaseStatement] = []
+    why = f"`range({size})`: a class beyond it raised `IndexError` in eager"
     if size is None:
-        return NoFix(
-            "the class count is not known: no tensor is indexed by the class (`probs[:, c]`, "
-            "`self.centers[c]`) whose size would bound it; loop over `range(num_classes)` with "
-            "a presence mask `(target == c).any()` and select each update with "
-            "`torch.where(present, new, old)`"
+        attr = _count_attr(ctx, loop)
+        if attr is None:
+            return NoFix(
+                "the class count is not known: no tensor is indexed by the class (`probs[:, c]`,"
+                " `self.centers[c]`) whose size would bound it, and the class has no count "
+                "attribute (`self.num_classes`, `self.max_instances`); loop over "
+                "`range(num_classes)` with a presence mask `(target == c).any()` and select "
+                "each update with `torch.where(present, new, old)`"
+            )
+        size = f"self.{attr}"
+        tt = ctx.code(target.with_changes(lpar=[], rpar=[])).strip()
+        t = ctx.torch()
+        pre.append(
+            cst.parse_statement(
+                f"{t}._assert_async((({tt} >= 0) & ({tt} < {size})).all(), "
+                f'"a class outside [0, {attr}) was skipped")\n'
+            )
+        )
+        why = (
+            f"`range({size})`, the count attribute; an in-graph check raises where a value of "
+            f"`{tt}` lies outside it (eager would have visited it)"
         )
     for use in name_nodes(loop.body, c, reads_only=True):
         p = ctx.parent(use)
@@ -636,8 +655,23 @@ def unique_iter_loop(
         new_iter=template(f"range({size})"),
         present=present,
         why_iter=(
-            f"loop over every class (`range({size})`: a class beyond it raised `IndexError` in "
-            f"eager) with `(... == {c}).any()` as the first mask of each iteration: "
-            "`unique` gave as many classes as the data held"
+            f"loop over every class ({why}) with `(... == {c}).any()` as the first mask of "
+            "each iteration: `unique` gave as many classes as the data held"
         ),
+        pre=pre,
     )
+
+
+_COUNT_ATTR = re.compile(
+    r"self\.((?:num|n|max|nb)_?(?:classes|class|instances|labels|way|ids|segments|clusters))\s*="
+)
+
+
+def _count_attr(ctx: FixContext, loop: cst.For) -> str | None:
+    """A count attribute of the loop's class (``self.num_classes = ...``), set in
+    ``__init__``."""
+    klass = ctx.enclosing(loop, cst.ClassDef)
+    if klass is None:
+        return None
+    m = _COUNT_ATTR.search(ctx.code(klass))
+    return m.group(1) if m else None

@@ -662,6 +662,7 @@ def masked_for(
     new_iter: cst.BaseExpression | None = None,
     present: cst.BaseExpression | None = None,
     why_iter: str = "",
+    pre: list[cst.BaseStatement] | None = None,
 ) -> Rewrite | Proposal | NoFix:
     """A ``for`` loop whose top-level ``if T: continue`` / ``if T: break`` read tensors::
 
@@ -911,7 +912,7 @@ def masked_for(
     bad = flush()
     if bad is not None:
         return bad
-    pre: list[cst.BaseStatement] = []
+    pre = list(pre or [])
     if act:
         pre.append(_assign(act, f"{t('ones')}((), dtype={t('bool')})"))
     for n in keeps.values():
