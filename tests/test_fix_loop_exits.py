@@ -305,3 +305,45 @@ def test_invalid_class_beyond_the_count_attribute_raises(tmp_path: Path) -> None
     orig(x, ids)  # eager counts id 9
     with pytest.raises(RuntimeError):
         fixed(x, ids)
+
+
+# `if t: return v` in a loop, `x = v` next, `return x` after it (the test reads the old `x`)
+REFINE = HEAD + textwrap.dedent(
+    """\
+    def refine(step_fn, x, n_steps=10, tol=1e-3):
+        for _ in range(n_steps):
+            x_new = step_fn(x)
+            if (x_new - x).abs().max() < tol:
+                return x_new
+            x = x_new
+        return x
+
+
+    class Model(nn.Module):
+        def __init__(self, tol=1e-4):
+            super().__init__()
+            self.lin = nn.Linear(4, 4)
+            self.tol = tol
+
+        def step(self, x):
+            return 0.5 * x + 0.1 * torch.tanh(self.lin(x))
+
+        def forward(self, x):
+            return refine(self.step, x, n_steps=12, tol=self.tol)
+    """
+)
+
+
+def test_return_in_a_loop_with_the_value_kept_next(tmp_path: Path) -> None:
+    res, after = _fix(tmp_path, REFINE)
+    assert [r.status for r in res.records] == ["applied"], [r.reason for r in res.records]
+    assert "stop_now = (x_new - x).abs().max() < tol" in after
+    assert "x = torch.where(active, x_new, x)" in after
+    assert "return x_new" not in after
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("tol", [1e-2, 0.0], ids=["returns-early", "runs-to-bound"])
+def test_valid_return_in_a_loop_on_torch(tmp_path: Path, tol: float) -> None:
+    _, after = _fix(tmp_path, REFINE)
+    _check(tmp_path, REFINE, after, lambda t: [t.randn(3, 4)], {"tol": tol})

@@ -415,6 +415,7 @@ class TensorDependentBranchWhere(Codemod):
             return self._bounded_while(ctx, loop)
         outer = ctx.parent(loop)
         follow: cst.BaseExpression | None = None
+        moved: cst.BaseStatement | None = None
         if isinstance(leave, cst.Return):
             if leave.value is None or not isinstance(outer, cst.IndentedBlock):
                 return None
@@ -425,10 +426,17 @@ class TensorDependentBranchWhere(Codemod):
                 and len(nxt.body) == 1
                 and isinstance(nxt.body[0], cst.Return)
                 and nxt.body[0].value is not None
-                and _code(nxt.body[0].value) == _code(leave.value)
             ):
                 return None
-            follow = leave.value
+            if _code(nxt.body[0].value) == _code(leave.value):
+                follow = leave.value
+            else:
+                # `if t: return v` + `x = v` next in the loop + `return x` after it: the same
+                # as `x = v` + `if t: return x` when `t` does not read `x`
+                moved = _moved_return(block, node, leave.value, nxt.body[0].value)
+                if moved is None:
+                    return None
+                follow = nxt.body[0].value
         if loop.orelse is not None:
             return NoFix("the loop has an `else`")
         if not isinstance(outer, cst.IndentedBlock):
@@ -484,6 +492,13 @@ class TensorDependentBranchWhere(Codemod):
         stop, pre, post = ctx.fresh_name("stopped"), ctx.fresh_name("active"), ""
         i = list(block.body).index(node)
         head, tail = list(block.body[:i]), list(block.body[i + 1 :])
+        if moved is not None:
+            if names_in(follow or node.test) & names_in(node.test):
+                # the test reads the value before `x = v`: evaluated first, into a temporary
+                first = ctx.fresh_name("stop_now")
+                head.append(_stmt(cst.Name(first), test))
+                test = cst.Name(first)
+            head, tail = [*head, moved], tail[1:]
         new_body: list[cst.BaseStatement] = []
         if head:
             new_body.append(
@@ -1746,3 +1761,28 @@ def _or_proposal(
 def _has_continue(loop: cst.For) -> bool:
     """``loop`` holds a ``continue`` of its own (not of a nested loop or function)."""
     return any(isinstance(n, cst.Continue) for n in loops.exits_of(loop.body, loop))
+
+
+def _moved_return(
+    block: cst.CSTNode, node: cst.If, value: cst.BaseExpression, after: cst.BaseExpression
+) -> cst.BaseStatement | None:
+    """The statement ``x = <value>`` right after ``node`` in ``block`` when ``after`` (what the
+    function returns after the loop) is ``x``."""
+    if not isinstance(block, cst.IndentedBlock) or not isinstance(after, cst.Name):
+        return None
+    stmts = list(block.body)
+    k = stmts.index(node)
+    nxt = stmts[k + 1] if k + 1 < len(stmts) else None
+    if not (isinstance(nxt, cst.SimpleStatementLine) and len(nxt.body) == 1):
+        return None
+    a = nxt.body[0]
+    if (
+        isinstance(a, cst.Assign)
+        and len(a.targets) == 1
+        and isinstance(a.targets[0].target, cst.Name)
+        and a.targets[0].target.value == after.value
+        and _code(a.value) == _code(value)
+        and side_effect(a.value) is None
+    ):
+        return nxt
+    return None
