@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods import loops, masks, moe
+from compilelint.fix.codemods import classes, loops, masks, moe
 from compilelint.fix.codemods.base import (
     Codemod,
     all_nodes,
@@ -69,9 +69,13 @@ class TensorDependentBranchWhere(Codemod):
                 return self._ifexp(ctx, p)
             if isinstance(p, cst.If) and p.test is test:
                 dense = moe.dense_dispatch(ctx, p)
-                if dense is not None:
+                if dense is not None and not isinstance(dense, NoFix):
                     return dense
-                return self._if(ctx, p)
+                got = self._if(ctx, p)
+                # an expert loop the dense dispatch declined may still take the loop's masks
+                if dense is not None and isinstance(got, NoFix):
+                    return got if loops.MASK_RECIPE in got.reason else dense
+                return got
             if isinstance(p, cst.While) and p.test is test:
                 return self._while(ctx, p)
             if isinstance(p, cst.CompIf):
@@ -389,10 +393,18 @@ class TensorDependentBranchWhere(Codemod):
         if node.orelse is not None or body is None or len(body) != 1:
             return None
         leave = body[0]
-        if not isinstance(leave, (cst.Break, cst.Return)):
-            return None
         block = ctx.parent(node)
         loop = ctx.parent(block) if block is not None else None
+        if (
+            isinstance(leave, (cst.Break, cst.Continue))
+            and isinstance(block, cst.IndentedBlock)
+            and isinstance(loop, cst.For)
+            and (isinstance(leave, cst.Continue) or _has_continue(loop))
+        ):
+            # a per-iteration mask for `continue`, a cumulative flag for `break` (:mod:`loops`)
+            return self._masked_for(ctx, loop)
+        if not isinstance(leave, (cst.Break, cst.Return)):
+            return None
         if not isinstance(block, cst.IndentedBlock) or not isinstance(loop, (cst.For, cst.While)):
             return (
                 NoFix("the exit is not directly in a loop body")
@@ -403,6 +415,7 @@ class TensorDependentBranchWhere(Codemod):
             return self._bounded_while(ctx, loop)
         outer = ctx.parent(loop)
         follow: cst.BaseExpression | None = None
+        moved: cst.BaseStatement | None = None
         if isinstance(leave, cst.Return):
             if leave.value is None or not isinstance(outer, cst.IndentedBlock):
                 return None
@@ -413,10 +426,17 @@ class TensorDependentBranchWhere(Codemod):
                 and len(nxt.body) == 1
                 and isinstance(nxt.body[0], cst.Return)
                 and nxt.body[0].value is not None
-                and _code(nxt.body[0].value) == _code(leave.value)
             ):
                 return None
-            follow = leave.value
+            if _code(nxt.body[0].value) == _code(leave.value):
+                follow = leave.value
+            else:
+                # `if t: return v` + `x = v` next in the loop + `return x` after it: the same
+                # as `x = v` + `if t: return x` when `t` does not read `x`
+                moved = _moved_return(block, node, leave.value, nxt.body[0].value)
+                if moved is None:
+                    return None
+                follow = nxt.body[0].value
         if loop.orelse is not None:
             return NoFix("the loop has an `else`")
         if not isinstance(outer, cst.IndentedBlock):
@@ -451,6 +471,13 @@ class TensorDependentBranchWhere(Codemod):
             f"(`{iters}`), the cost of the steps eager skipped"
         )
         if grow is not None:
+            padded = (
+                loops.padded_growth(ctx, loop, node, test)
+                if isinstance(leave, cst.Break) and isinstance(loop, cst.For)
+                else None
+            )
+            if padded is not None:
+                return padded
             return self._drop_exit(
                 ctx,
                 node,
@@ -465,6 +492,13 @@ class TensorDependentBranchWhere(Codemod):
         stop, pre, post = ctx.fresh_name("stopped"), ctx.fresh_name("active"), ""
         i = list(block.body).index(node)
         head, tail = list(block.body[:i]), list(block.body[i + 1 :])
+        if moved is not None:
+            if names_in(follow or node.test) & names_in(node.test):
+                # the test reads the value before `x = v`: evaluated first, into a temporary
+                first = ctx.fresh_name("stop_now")
+                head.append(_stmt(cst.Name(first), test))
+                test = cst.Name(first)
+            head, tail = [*head, moved], tail[1:]
         new_body: list[cst.BaseStatement] = []
         if head:
             new_body.append(
@@ -525,6 +559,21 @@ class TensorDependentBranchWhere(Codemod):
     def _bounded_while(self, ctx: FixContext, loop: cst.While) -> Rewrite | Proposal | NoFix:
         """Any `while` loop whose Python exits bound a counter (:mod:`loops`)."""
         return loops.bounded_while(
+            ctx,
+            loop,
+            self._lowering,
+            lambda e: tensor_test(ctx, e),
+            lambda e: _tensor_part(ctx, e),
+        )
+
+    def _masked_for(self, ctx: FixContext, loop: cst.For) -> Rewrite | Proposal | NoFix:
+        """A `for` loop whose `continue`/`break` read tensors (:mod:`loops`); a loop over
+        `unique` values goes to :mod:`classes` (every class with a presence mask)."""
+        if isinstance(loop.iter, cst.Call):
+            over = classes.unique_iter_loop(ctx, loop.iter, self._lowering)
+            if over is not None:
+                return over
+        return loops.masked_for(
             ctx,
             loop,
             self._lowering,
@@ -1707,3 +1756,33 @@ def _or_proposal(
         "only runs inference, or use `torch.cond` (both branches pure, same output structure)",
         imports=rewrite.imports,
     )
+
+
+def _has_continue(loop: cst.For) -> bool:
+    """``loop`` holds a ``continue`` of its own (not of a nested loop or function)."""
+    return any(isinstance(n, cst.Continue) for n in loops.exits_of(loop.body, loop))
+
+
+def _moved_return(
+    block: cst.CSTNode, node: cst.If, value: cst.BaseExpression, after: cst.BaseExpression
+) -> cst.BaseStatement | None:
+    """The statement ``x = <value>`` right after ``node`` in ``block`` when ``after`` (what the
+    function returns after the loop) is ``x``."""
+    if not isinstance(block, cst.IndentedBlock) or not isinstance(after, cst.Name):
+        return None
+    stmts = list(block.body)
+    k = stmts.index(node)
+    nxt = stmts[k + 1] if k + 1 < len(stmts) else None
+    if not (isinstance(nxt, cst.SimpleStatementLine) and len(nxt.body) == 1):
+        return None
+    a = nxt.body[0]
+    if (
+        isinstance(a, cst.Assign)
+        and len(a.targets) == 1
+        and isinstance(a.targets[0].target, cst.Name)
+        and a.targets[0].target.value == after.value
+        and _code(a.value) == _code(value)
+        and side_effect(a.value) is None
+    ):
+        return nxt
+    return None

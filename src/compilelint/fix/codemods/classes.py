@@ -34,15 +34,33 @@ loop body is simple statements that do not leave the loop, every list the loop a
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+
 import libcst as cst
 
-from compilelint.fix.codemods import masks
+from compilelint.fix.codemods import loops, masks
 from compilelint.fix.codemods.base import all_nodes, bound_names, name_nodes, template
 from compilelint.fix.context import FixContext
-from compilelint.fix.records import NoFix, Rewrite
+from compilelint.fix.records import NoFix, Proposal, Rewrite
 
 
-def unique_loop(ctx: FixContext, call: cst.Call) -> Rewrite | NoFix | None:
+def unique_loop(ctx: FixContext, call: cst.Call) -> Rewrite | Proposal | NoFix | None:
+    """:func:`_unique_loop_lists` where its conditions hold, else :func:`unique_iter_loop`
+    (any body, exits on tensors masked); the first one's reason when neither rewrites."""
+    first = _unique_loop_lists(ctx, call)
+    if first is None:
+        return unique_iter_loop(ctx, call)
+    if isinstance(first, NoFix):
+        general = unique_iter_loop(ctx, call)
+        if general is not None and not isinstance(general, NoFix):
+            return general
+        if general is not None:
+            return NoFix(f"{first.reason}; with masks: {general.reason}")
+    return first
+
+
+def _unique_loop_lists(ctx: FixContext, call: cst.Call) -> Rewrite | NoFix | None:
     """The rewrite of ``for c in torch.unique(t): ...`` (``t.unique()`` too), or None when
     ``call`` is not such a loop's iterable."""
     loop = ctx.parent(call)
@@ -194,9 +212,16 @@ def _class_count(ctx: FixContext, loop: cst.For, c: str) -> str | None:
         idx = ctx.parent(use)
         el = ctx.parent(idx) if isinstance(idx, cst.Index) else None
         sub = ctx.parent(el) if isinstance(el, cst.SubscriptElement) else None
-        if not isinstance(sub, cst.Subscript) or not isinstance(sub.value, cst.Name):
+        if not isinstance(sub, cst.Subscript) or not isinstance(
+            sub.value, (cst.Name, cst.Attribute)
+        ):
             continue
-        if sub.value.value in inner or not ctx.is_tensor(sub.value):
+        base = ctx.code(sub.value).strip()
+        if isinstance(sub.value, cst.Attribute) and not (
+            isinstance(sub.value.value, cst.Name) and sub.value.value.value == "self"
+        ):
+            continue
+        if base in inner or not ctx.is_tensor(sub.value):
             continue
         k = next(j for j, e in enumerate(sub.slice) if e is el)
         full = all(
@@ -207,7 +232,7 @@ def _class_count(ctx: FixContext, loop: cst.For, c: str) -> str | None:
             for e in sub.slice[:k]
         )
         if full:
-            return f"{sub.value.value}.shape[{k}]"
+            return f"{base}.shape[{k}]"
     return None
 
 
@@ -542,3 +567,111 @@ def _paren_for(
     if isinstance(p, (cst.BinaryOperation, cst.UnaryOperation, cst.Attribute, cst.Subscript)):
         return new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     return new
+
+
+def unique_iter_loop(
+    ctx: FixContext, call: cst.Call, lowering: Callable[..., object] | None = None
+) -> Rewrite | Proposal | NoFix | None:
+    """``for c in torch.unique(t):`` (``t.unique()``, ``t.unique().tolist()``) whose body is
+    any statements, ``continue``/``break`` on tensors included -> ``for c in range(C):`` with
+    the presence of ``c`` in ``t`` as the first skip of each iteration, the body under the
+    masks of :func:`loops.masked_for`. ``C`` is the size of a dimension ``c`` indexes
+    (``probs[:, c]``, ``self.centers[c]``, a store ``protos[c] = ...``): a class beyond it
+    raised ``IndexError`` in eager, so every class eager saw is visited, in the same
+    (sorted) order, and the absent ones change nothing. None when ``call`` is not such a
+    loop's iterable (or the ``unique`` call of it)."""
+    from compilelint.fix.codemods import cl101_tensor_dependent_branch as cl101
+
+    loop = ctx.parent(call)
+    uniq = call
+    if isinstance(loop, cst.Attribute) and loop.attr.value == "tolist":
+        outer = ctx.parent(loop)
+        if not (isinstance(outer, cst.Call) and not outer.args):
+            return None
+        loop = ctx.parent(outer)
+        if not isinstance(loop, cst.For) or loop.iter is not outer:
+            return None
+    elif not isinstance(loop, cst.For) or loop.iter is not call:
+        if (
+            isinstance(call.func, cst.Attribute)
+            and call.func.attr.value == "tolist"
+            and not call.args
+        ):
+            inner = call.func.value
+            if isinstance(inner, cst.Call) and isinstance(loop, cst.For) and loop.iter is call:
+                uniq = inner
+            else:
+                return None
+        else:
+            return None
+    assert isinstance(loop, cst.For)
+    target = _unique_of(ctx, uniq)
+    if target is None:
+        return None
+    if not isinstance(loop.target, cst.Name):
+        return NoFix("the loop over `unique` unpacks its classes")
+    c = loop.target.value
+    size = _class_count(ctx, loop, c)
+    pre: list[cst.BaseStatement] = []
+    why = f"`range({size})`: a class beyond it raised `IndexError` in eager"
+    if size is None:
+        attr = _count_attr(ctx, loop)
+        if attr is None:
+            return NoFix(
+                "the class count is not known: no tensor is indexed by the class (`probs[:, c]`,"
+                " `self.centers[c]`) whose size would bound it, and the class has no count "
+                "attribute (`self.num_classes`, `self.max_instances`); loop over "
+                "`range(num_classes)` with a presence mask `(target == c).any()` and select "
+                "each update with `torch.where(present, new, old)`"
+            )
+        size = f"self.{attr}"
+        tt = ctx.code(target.with_changes(lpar=[], rpar=[])).strip()
+        t = ctx.torch()
+        pre.append(
+            cst.parse_statement(
+                f"{t}._assert_async((({tt} >= 0) & ({tt} < {size})).all(), "
+                f'"a class outside [0, {attr}) was skipped")\n'
+            )
+        )
+        why = (
+            f"`range({size})`, the count attribute; an in-graph check raises where a value of "
+            f"`{tt}` lies outside it (eager would have visited it)"
+        )
+    for use in name_nodes(loop.body, c, reads_only=True):
+        p = ctx.parent(use)
+        if isinstance(p, cst.Attribute) and p.value is use:
+            return NoFix(f"the class `{c}` is used as a tensor (`{ctx.code(p).strip()}`)")
+    present = template(f"(__t__ == {c}).any()", t=target.with_changes(lpar=[], rpar=[]))
+
+    def low(*a: object, **kw: object) -> object:
+        return cl101.TensorDependentBranchWhere()._lowering(*a, **kw)  # type: ignore[arg-type]
+
+    return loops.masked_for(
+        ctx,
+        loop,
+        lowering or low,  # type: ignore[arg-type]
+        lambda e: cl101.tensor_test(ctx, e),
+        lambda e: cl101._tensor_part(ctx, e),
+        new_iter=template(f"range({size})"),
+        present=present,
+        why_iter=(
+            f"loop over every class ({why}) with `(... == {c}).any()` as the first mask of "
+            "each iteration: `unique` gave as many classes as the data held"
+        ),
+        pre=pre,
+    )
+
+
+_COUNT_ATTR = re.compile(
+    r"self\.((?:num|n|max|nb)_?(?:classes|class|instances|labels|way|ids|segments|clusters))\s*="
+)
+
+
+def _count_attr(ctx: FixContext, loop: cst.For) -> str | None:
+    """A count attribute of the loop's class (``self.num_classes = ...``), set in
+    ``__init__``."""
+    klass = ctx.enclosing(loop, cst.ClassDef)
+    if klass is None:
+        return None
+    m = _COUNT_ATTR.search(ctx.code(klass))
+    return m.group(1) if m else None

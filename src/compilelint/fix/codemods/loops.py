@@ -42,7 +42,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import bound_names, names_in, side_effect
+from compilelint.fix.codemods.base import bound_names, name_nodes, names_in, side_effect
 from compilelint.fix.codemods.branchless import Lowering, reads_after
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
@@ -491,3 +491,567 @@ def _walk(n: cst.CSTNode) -> list[cst.CSTNode]:
     for c in n.children:
         out.extend(_walk(c))
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# `for` loops whose `continue`/`break` read tensors: a per-iteration mask and a cumulative flag
+
+
+def _leave_if(st: cst.BaseStatement) -> tuple[cst.BaseExpression, str] | None:
+    """``if cond: continue`` / ``if cond: break`` (no ``else``): (cond, "continue"/"break")."""
+    if not isinstance(st, cst.If) or st.orelse is not None:
+        return None
+    if isinstance(st.body, cst.SimpleStatementSuite):
+        small = list(st.body.body)
+    elif (
+        isinstance(st.body, cst.IndentedBlock)
+        and len(st.body.body) == 1
+        and isinstance(st.body.body[0], cst.SimpleStatementLine)
+    ):
+        small = list(st.body.body[0].body)
+    else:
+        return None
+    if len(small) != 1:
+        return None
+    if isinstance(small[0], cst.Continue):
+        return st.test, "continue"
+    if isinstance(small[0], cst.Break):
+        return st.test, "break"
+    return None
+
+
+def _int_start(block: cst.IndentedBlock, loop: cst.CSTNode, name: str) -> bool:
+    """``name`` is set to an int literal before ``loop`` (``n = 0`` or ``x, n = 0.0, 0``) in
+    ``block`` and read nowhere between."""
+    stmts = list(block.body)
+    i = stmts.index(loop)  # type: ignore[arg-type]
+    for j in range(i - 1, -1, -1):
+        st = stmts[j]
+        if name not in bound_names(st):
+            continue
+        if any(name in names_in(b) for b in stmts[j + 1 : i]):
+            return False
+        if not (isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1):
+            return False
+        a = st.body[0]
+        if not (isinstance(a, cst.Assign) and len(a.targets) == 1):
+            return False
+        t, v = a.targets[0].target, a.value
+        if isinstance(t, cst.Name):
+            return t.value == name and isinstance(v, cst.Integer)
+        if isinstance(t, cst.Tuple) and isinstance(v, cst.Tuple):
+            for te, ve in zip(t.elements, v.elements):
+                if isinstance(te.value, cst.Name) and te.value.value == name:
+                    return isinstance(ve.value, cst.Integer) and len(t.elements) == len(v.elements)
+        return False
+    return False
+
+
+def _int_step(st: cst.BaseStatement) -> tuple[str, str] | None:
+    """``n += k`` (``k`` an int literal): (``n``, ``k``)."""
+    if isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1:
+        a = st.body[0]
+        if (
+            isinstance(a, cst.AugAssign)
+            and isinstance(a.target, cst.Name)
+            and isinstance(a.operator, cst.AddAssign)
+            and isinstance(a.value, cst.Integer)
+        ):
+            return a.target.value, a.value.value
+    return None
+
+
+def _append_of(st: cst.BaseStatement) -> tuple[str, cst.BaseExpression] | None:
+    """``L.append(v)``: (``L``, ``v``)."""
+    if not (isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1):
+        return None
+    e = st.body[0]
+    if not (isinstance(e, cst.Expr) and isinstance(e.value, cst.Call)):
+        return None
+    f, args = e.value.func, e.value.args
+    if (
+        isinstance(f, cst.Attribute)
+        and f.attr.value == "append"
+        and isinstance(f.value, cst.Name)
+        and len(args) == 1
+        and args[0].keyword is None
+        and not args[0].star
+    ):
+        return f.value.value, args[0].value
+    return None
+
+
+def _list_reduction(ctx: FixContext, use: cst.Name) -> tuple[cst.CSTNode, str] | None:
+    """The read ``use`` of a list inside ``sum(L)`` ("sum"), ``torch.stack(L).sum()`` ("sum")
+    or ``torch.stack(L).mean()`` ("mean"): (the reducing node, how)."""
+    arg = ctx.parent(use)
+    call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+    if not isinstance(call, cst.Call) or len(call.args) != 1 or call.args[0].keyword:
+        return None
+    if isinstance(call.func, cst.Name) and call.func.value == "sum":
+        return call, "sum"
+    f = call.func
+    if not (
+        isinstance(f, cst.Attribute)
+        and f.attr.value == "stack"
+        and ctx.code(f.value).strip() == ctx.torch()
+    ):
+        return None
+    attr = ctx.parent(call)
+    red = ctx.parent(attr) if isinstance(attr, cst.Attribute) else None
+    if (
+        isinstance(attr, cst.Attribute)
+        and attr.value is call
+        and attr.attr.value in ("sum", "mean")
+        and isinstance(red, cst.Call)
+        and not red.args
+    ):
+        return red, attr.attr.value
+    return None
+
+
+class _SafeDivisor(cst.CSTTransformer):
+    """``a / d`` (``d`` a tensor of the original code) -> ``a / torch.where(keep, d, 1)``."""
+
+    def __init__(self, ctx: FixContext, keep: str) -> None:
+        self.ctx = ctx
+        self.keep = keep
+
+    def leave_BinaryOperation(
+        self, orig: cst.BinaryOperation, new: cst.BinaryOperation
+    ) -> cst.BaseExpression:
+        if not isinstance(orig.operator, cst.Divide):
+            return new
+        try:
+            tensor = self.ctx.is_tensor(orig.right)
+        except Exception:  # a node the lowering built: not in the original's value model
+            tensor = False
+        if not tensor:
+            return new
+        where = cst.parse_expression(f"{self.ctx.torch('where')}({self.keep}, __d__, 1)")
+        assert isinstance(where, cst.Call)
+        inner = new.right.with_changes(lpar=[], rpar=[])
+        where = where.with_changes(
+            args=[where.args[0], where.args[1].with_changes(value=inner), where.args[2]]
+        )
+        return new.with_changes(right=where)
+
+
+class _Sub(cst.CSTTransformer):
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def leave_Name(self, orig: cst.Name, new: cst.Name) -> cst.BaseExpression:
+        return cst.Integer("0") if orig.value == self.name else new
+
+
+MASK_RECIPE = (
+    "; by hand: keep a per-iteration mask `keep = ~cond` for a `continue` (and a "
+    "cumulative `active &= ~cond` for a `break`) and select each update with "
+    "`torch.where(keep, new, old)`"
+)
+
+
+def masked_for(
+    ctx: FixContext,
+    loop: cst.For,
+    lowering: Callable[..., Lowering],
+    tensor_test: Callable[[cst.BaseExpression], cst.BaseExpression | None],
+    tensor_part: Callable[[cst.BaseExpression], bool],
+    *,
+    new_iter: cst.BaseExpression | None = None,
+    present: cst.BaseExpression | None = None,
+    why_iter: str = "",
+    pre: list[cst.BaseStatement] | None = None,
+) -> Rewrite | Proposal | NoFix:
+    """A ``for`` loop whose top-level ``if T: continue`` / ``if T: break`` read tensors::
+
+        for c in range(self.num_classes):        for c in range(self.num_classes):
+            tgt = onehot[:, c]                       tgt = onehot[:, c]
+            if tgt.sum() == 0:              ->       keep = torch.logical_not(tgt.sum() == 0)
+                continue                             dice = ...
+            dice = ...                               total = torch.where(keep, total + (1 - dice), total)
+            total = total + (1 - dice)               n_valid = n_valid + torch.where(keep, 1, 0)
+            n_valid += 1
+
+    A tensor ``continue`` skips the rest of one iteration: the statements after it are lowered
+    under ``keep`` (per iteration, from the iteration's own values), so a skipped iteration
+    changes nothing, as in eager. A tensor ``break`` ends every later iteration: ``active``
+    (cumulative, set before the loop) turns false where it fires, and ``keep`` starts each
+    iteration as ``active``. Python parts of an exit stay Python exits at their place (a
+    Python ``break`` after a tensor ``continue`` of the same iteration would end the loop where
+    eager went on: no fix). Statements before the first tensor exit of a loop without a tensor
+    ``break`` run as written (eager ran them too). An int counter stepped by ``n += k`` becomes
+    ``n + torch.where(keep, k, 0)`` (read after the loop only in arithmetic or ``max(n, k)``,
+    which becomes a clamp); a list appended to at the top level and read after the loop only
+    as ``sum(L)``, ``torch.stack(L).sum()`` or ``.mean()`` takes ``torch.where(keep, v, 0)``
+    (for the mean, the keeps too: the mean over the kept entries). The iteration count is
+    eager's (the loop's iterable is unchanged) unless ``new_iter`` replaces it: a loop over
+    ``unique`` values becomes one over every class, ``present`` the first skip condition's
+    negation (the class occurs), so the classes eager saw contribute in eager's order."""
+    recipe = MASK_RECIPE
+    if loop.orelse is not None:
+        return NoFix("the loop has an `else`" + recipe)
+    block = ctx.parent(loop)
+    if not isinstance(block, cst.IndentedBlock) or ctx.function(loop) is None:
+        return NoFix("the loop is not inside a function body")
+    if not isinstance(loop.body, cst.IndentedBlock):
+        return NoFix("the loop's body is on its own line" + recipe)
+    stmts = list(loop.body.body)
+    targets = set(bound_names(loop.target))
+    var = loop.target.value if isinstance(loop.target, cst.Name) else None
+
+    def is_tensor_part(p: cst.BaseExpression) -> bool:
+        if not tensor_part(p):
+            return False
+        if new_iter is not None and var is not None and var in names_in(p):
+            # the class becomes a Python int: a part that reads a tensor only through it
+            return tensor_part(p.visit(_Sub(var)))  # type: ignore[arg-type]
+        return True
+
+    leaves: dict[int, tuple[str, list[cst.BaseExpression], list[cst.BaseExpression]]] = {}
+    for k, st in enumerate(stmts):
+        lv = _leave_if(st)
+        if lv is None:
+            other = _exits(st, loop)
+            if other:
+                return NoFix(f"the loop has another exit (`{ctx.code(other[0]).strip()}`)" + recipe)
+            continue
+        cond, kind = lv
+        if side_effect(cond) is not None:
+            return NoFix(f"`{_code(cond)}` in an exit has a side effect" + recipe)
+        py: list[cst.BaseExpression] = []
+        ts: list[cst.BaseExpression] = []
+        for p in _ops(cond, cst.Or):
+            (ts if is_tensor_part(p) else py).append(p)
+        leaves[k] = (kind, py, ts)
+    tensor_breaks = any(kind == "break" and ts for kind, _, ts in leaves.values())
+    if not any(ts for _, _, ts in leaves.values()) and present is None:
+        return NoFix("no `continue`/`break` of the loop reads a tensor")
+    assigned = set(bound_names(loop.body))
+    if (tensor_breaks or new_iter is not None) and reads_after(ctx, loop, targets):
+        return NoFix(
+            f"the loop variable `{sorted(targets)[0]}` is read after the loop: it would hold "
+            "the last value, not the one where eager stopped" + recipe
+        )
+    after = reads_after(ctx, loop, assigned)
+    # counters and lists, at the top level of the body, after a tensor exit
+    first_flag = 0 if (tensor_breaks or present is not None) else None
+    if first_flag is None:
+        first_flag = next((k for k, (_, _, ts) in leaves.items() if ts), len(stmts))
+    counters: dict[int, tuple[str, str]] = {}
+    appends: dict[int, tuple[str, cst.BaseExpression]] = {}
+    fn = ctx.function(loop)
+    assert fn is not None
+    for k, st in enumerate(stmts):
+        if k <= first_flag or k in leaves:
+            continue
+        step = _int_step(st)
+        if step is not None and _int_start(block, loop, step[0]):
+            counters[k] = step
+            continue
+        app = _append_of(st)
+        if app is not None:
+            appends[k] = app
+    # a counter: stepped once, read elsewhere in the loop nowhere, after it in arithmetic/max()
+    clamps: list[tuple[cst.Call, str, str]] = []
+    for name, _ in counters.values():
+        if (
+            sum(1 for s in counters.values() if s[0] == name) != 1
+            or len(bound_names(loop.body).get(name, [])) != 1
+        ):
+            return NoFix(f"`{name}` is stepped more than once in the loop" + recipe)
+        steps = [stmts[k] for k, s in counters.items() if s[0] == name]
+        if any(
+            any(a is loop for a in ctx.ancestors(u))
+            and not any(a is steps[0] for a in ctx.ancestors(u))
+            for u in name_nodes(fn.body, name, reads_only=True)
+        ):
+            return NoFix(f"`{name}` is read inside the loop" + recipe)
+        for u in name_nodes(fn.body, name, reads_only=True):
+            if ctx.span(u)[0] <= ctx.span(loop)[0] or any(a is loop for a in ctx.ancestors(u)):
+                continue
+            p = ctx.parent(u)
+            if isinstance(p, cst.BinaryOperation):
+                continue
+            call = ctx.parent(p) if isinstance(p, cst.Arg) else None
+            if (
+                isinstance(call, cst.Call)
+                and isinstance(call.func, cst.Name)
+                and call.func.value == "max"
+                and len(call.args) == 2
+                and all(isinstance(a.value, (cst.Integer, cst.Name)) for a in call.args)
+            ):
+                other = next(a.value for a in call.args if a is not p)
+                if isinstance(other, cst.Integer):
+                    clamps.append((call, name, other.value))
+                    continue
+            stmt = ctx.statement(u)
+            what = ctx.code(stmt).strip().splitlines()[0] if stmt is not None else name
+            return NoFix(
+                f"the counter `{name}` becomes a tensor and is used in `{what[:60]}`, not only "
+                "in arithmetic or `max(n, k)`" + recipe
+            )
+    # a list: new before the loop, appended once, read after only by a reduction
+    reductions: list[tuple[cst.CSTNode, str, str]] = []
+    lists = {name for name, _ in appends.values()}
+    for name in lists:
+        if sum(1 for s in appends.values() if s[0] == name) != 1:
+            return NoFix(f"`{name}` is appended to more than once in the loop" + recipe)
+        for u in name_nodes(fn.body, name, reads_only=True):
+            if any(a is loop for a in ctx.ancestors(u)):
+                if isinstance(ctx.parent(u), cst.Attribute) and any(
+                    _append_of(s) is not None and _append_of(s)[0] == name  # type: ignore[index]
+                    for s in stmts
+                    if any(a is s for a in ctx.ancestors(u))
+                ):
+                    continue
+                return NoFix(f"`{name}` is read inside the loop" + recipe)
+            if ctx.span(u)[0] <= ctx.span(loop)[0]:
+                continue
+            red = _list_reduction(ctx, u)
+            if red is None:
+                stmt = ctx.statement(u)
+                what = ctx.code(stmt).strip().splitlines()[0] if stmt is not None else name
+                return NoFix(
+                    f"`{name}` collects the kept iterations' values and is used in "
+                    f"`{what[:60]}`, not only as `sum({name})` or `torch.stack({name}).sum()`/"
+                    "`.mean()`: its length is the count of kept iterations" + recipe
+                )
+            reductions.append((red[0], red[1], name))
+    t = ctx.torch
+    keep = ctx.fresh_name("keep")
+    act = ctx.fresh_name("active") if tensor_breaks else ""
+    keeps = {n: ctx.fresh_name(f"{n}_kept") for _, how, n in reductions if how == "mean"}
+    low = lowering(ctx, loop, need_select=after)
+    body: list[cst.BaseStatement] = []
+    cur = False  # whether `keep` guards the statements from here on
+    pending: list[cst.BaseStatement] = []
+
+    def flush() -> NoFix | None:
+        if not pending:
+            return None
+        if not cur:
+            body.extend(pending)
+            for st in pending:
+                low.assigned.update(bound_names(st))
+        else:
+            seg = low.block(pending, cst.Name(keep), 0, False)
+            if isinstance(seg, NoFix):
+                return NoFix(seg.reason + recipe)
+            # a divisor is 1 where the iteration is skipped: the side `torch.where` drops
+            # has no 0/0 (an empty class, a count the skip tested for zero) whose gradient
+            # would be NaN
+            guard = _SafeDivisor(ctx, keep)
+            body.extend(st.visit(guard) for st in seg)  # type: ignore[misc]
+        pending.clear()
+        return None
+
+    if tensor_breaks:
+        body.append(_assign(keep, act))
+        cur = True
+    if present is not None:
+        pres = _code(present)
+        body.append(_assign(keep, f"{t('logical_and')}({keep}, {pres})" if cur else pres))
+        cur = True
+    seen_tensor_continue = False
+    for k, st in enumerate(stmts):
+        if k in leaves:
+            bad = flush()
+            if bad is not None:
+                return bad
+            kind, py, ts = leaves[k]
+            if py:
+                if kind == "break" and seen_tensor_continue:
+                    return NoFix(
+                        f"the Python exit `{_code(_join(py, cst.Or))}` follows a tensor "
+                        "`continue`: it would end the loop where eager went on" + recipe
+                    )
+                body.append(st.with_changes(test=_join(py, cst.Or)))
+            if ts:
+                tt = tensor_test(_join(ts, cst.Or))
+                if tt is None:
+                    return NoFix(
+                        f"`{_code(_join(ts, cst.Or))}` cannot be written as one boolean tensor"
+                        + recipe
+                    )
+                cond = _code(tt)
+                if kind == "break":
+                    body.append(
+                        _assign(
+                            act,
+                            f"{t('logical_and')}({act}, {t('logical_not')}("
+                            f"{t('logical_and')}({keep}, {cond})))",
+                        )
+                    )
+                else:
+                    seen_tensor_continue = True
+                notc = f"{t('logical_not')}({cond})"
+                body.append(_assign(keep, f"{t('logical_and')}({keep}, {notc})" if cur else notc))
+                cur = True
+            continue
+        if k in counters and cur:
+            bad = flush()
+            if bad is not None:
+                return bad
+            n, inc = counters[k]
+            body.append(_assign(n, f"{n} + {t('where')}({keep}, {inc}, 0)"))
+            continue
+        if k in appends and cur:
+            bad = flush()
+            if bad is not None:
+                return bad
+            n, v = appends[k]
+            if not ctx.is_tensor(v):
+                return NoFix(f"`{_code(v)}` appended to `{n}` is not known to be a tensor" + recipe)
+            body.append(cst.parse_statement(f"{n}.append({t('where')}({keep}, {_code(v)}, 0))\n"))
+            if n in keeps:
+                body.append(cst.parse_statement(f"{keeps[n]}.append({keep})\n"))
+            continue
+        pending.append(st)
+    bad = flush()
+    if bad is not None:
+        return bad
+    pre = list(pre or [])
+    if act:
+        pre.append(_assign(act, f"{t('ones')}((), dtype={t('bool')})"))
+    for n in keeps.values():
+        pre.append(_assign(n, "[]"))
+    new_loop = loop.with_changes(body=loop.body.with_changes(body=body), leading_lines=[])
+    if new_iter is not None:
+        new_loop = new_loop.with_changes(iter=new_iter)
+    if pre:
+        pre[0] = pre[0].with_changes(leading_lines=loop.leading_lines)
+        repl: cst.CSTNode | cst.FlattenSentinel = cst.FlattenSentinel([*pre, new_loop])
+    else:
+        repl = new_loop.with_changes(leading_lines=loop.leading_lines)
+    changes: list[tuple[cst.CSTNode, cst.CSTNode | cst.FlattenSentinel]] = [(loop, repl)]
+    for call, n, k in clamps:
+        changes.append((call, cst.parse_expression(f"{t('as_tensor')}({n}).clamp(min={k})")))
+    for red, how, n in reductions:
+        if how == "mean":
+            kept = f"{t('stack')}({keeps[n]})"
+            changes.append((red, cst.parse_expression(f"({t('stack')}({n}).sum() / {kept}.sum())")))
+    title = (
+        "turn the loop's tensor exits into masks: a `continue` skips the rest of its "
+        f"iteration through `{keep}` (each update selects with `torch.where({keep}, new, old)`)"
+    )
+    if act:
+        title += f", a `break` turns a cumulative `{act}` false where eager stopped"
+    if new_iter is not None:
+        title = why_iter + "; " + title
+    if clamps:
+        title += "; the counter stays a tensor (`max(n, k)` becomes a clamp)"
+    return Rewrite(title=title, changes=changes, imports=("torch",))
+
+
+exits_of = _exits
+
+
+# ---------------------------------------------------------------------------------------------
+# generation loops that grow their output and stop on a tensor: the padded form (proposed)
+
+_PAD_ATTRS = ("pad_id", "pad_token_id", "pad_idx", "padding_idx", "pad")
+
+
+def _grown(st: cst.BaseStatement) -> tuple[cst.BaseExpression, cst.CSTNode] | None:
+    """``ids = torch.cat([ids, X], ...)`` or ``L.append(X)`` at the top level: (X, the node
+    holding it)."""
+    if not (isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1):
+        return None
+    s = st.body[0]
+    if isinstance(s, cst.Expr):
+        app = _append_of(st)
+        return (app[1], st) if app is not None else None
+    if not (
+        isinstance(s, cst.Assign)
+        and len(s.targets) == 1
+        and isinstance(s.targets[0].target, cst.Name)
+        and isinstance(s.value, cst.Call)
+        and isinstance(s.value.func, cst.Attribute)
+        and s.value.func.attr.value in ("cat", "concat", "concatenate")
+        and s.value.args
+        and isinstance(s.value.args[0].value, (cst.List, cst.Tuple))
+    ):
+        return None
+    els = s.value.args[0].value.elements  # type: ignore[attr-defined]
+    name = s.targets[0].target.value
+    if (
+        len(els) == 2
+        and isinstance(els[0].value, cst.Name)
+        and els[0].value.value == name
+        and name not in names_in(els[1].value)
+    ):
+        return els[1].value, st
+    return None
+
+
+class _Wrap(cst.CSTTransformer):
+    def __init__(self, target: cst.BaseExpression, new: cst.BaseExpression) -> None:
+        self.target, self.new = target, new
+
+    def on_leave(self, orig: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode:  # type: ignore[override]
+        return self.new if orig is self.target else new
+
+
+def padded_growth(
+    ctx: FixContext, loop: cst.For, exit_if: cst.If, test: cst.BaseExpression
+) -> Proposal | None:
+    """``for _ in range(N): ...; ids = torch.cat([ids, tok], 1); if stop(tok): break`` ->
+    a cumulative ``done`` flag in place of the ``break`` and ``torch.where(done, pad, tok)``
+    in place of each grown value: the loop always runs ``N`` steps and every step after the
+    stop appends the pad. Proposed, never applied: the output holds ``N`` new entries where
+    eager's stopped early (another shape); the entries up to the stop are eager's. The pad is
+    the class's ``pad_id``-like attribute, else ``0`` (named in the reason)."""
+    block = ctx.parent(exit_if)
+    if not isinstance(block, cst.IndentedBlock) or loop.orelse is not None:
+        return None
+    stmts = list(block.body)
+    grown = [(k, g) for k, st in enumerate(stmts) if (g := _grown(st)) is not None]
+    if not grown:
+        return None
+    klass = ctx.enclosing(loop, cst.ClassDef)
+    pad = "0"
+    if klass is not None:
+        src = ctx.code(klass)
+        pad = next((f"self.{a}" for a in _PAD_ATTRS if f"self.{a} =" in src), "0")
+    done = ctx.fresh_name("done")
+    t = ctx.torch
+    where = ctx.torch("where")
+    k_exit = stmts.index(exit_if)
+    new_body: list[cst.BaseStatement] = []
+    for k, st in enumerate(stmts):
+        if k == k_exit:
+            new_body.append(_assign(done, f"{t('logical_or')}({done}, {_code(test)})"))
+            continue
+        g = next((gg for kk, gg in grown if kk == k), None)
+        if g is None:
+            new_body.append(st)
+            continue
+        val, _ = g
+        wrapped = cst.parse_expression(f"{where}({done}, {pad}, __v__)")
+        assert isinstance(wrapped, cst.Call)
+        wrapped = wrapped.with_changes(
+            args=[wrapped.args[0], wrapped.args[1], cst.Arg(val.with_changes(lpar=[], rpar=[]))]
+        )
+        new_body.append(st.visit(_Wrap(val, wrapped)))  # type: ignore[arg-type]
+    init = _assign(done, f"{t('zeros')}((), dtype={t('bool')})").with_changes(
+        leading_lines=loop.leading_lines
+    )
+    new_loop = loop.with_changes(
+        body=loop.body.with_changes(body=new_body),  # type: ignore[union-attr]
+        leading_lines=[],
+    )
+    iters = _code(loop.iter)
+    return Proposal(
+        title=f"replace the stop exit by a cumulative flag `{done}` and append `{pad}` (the "
+        f"pad) after the stop: the loop always runs `{iters}` steps",
+        changes=[(loop, cst.FlattenSentinel([init, new_loop]))],
+        reason=f"`{_code(grown[0][1][1]).strip()}` grows the state every iteration, so where "
+        f"eager stopped early it returned fewer entries; the padded loop returns all `{iters}` steps, "
+        f"{pad} after the stop (the entries up to the stop are eager's): another shape, so it "
+        "is not applied by itself. Apply it where the caller strips the pad or reads up to the "
+        "stop (or keeps a `lengths` tensor)"
+        + ("" if pad != "0" else "; `0` stands for the pad id: put yours"),
+        imports=("torch",),
+    )
