@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from compilelint import __version__
 from compilelint.catalog import Catalog, applies_to, load_catalog
 from compilelint.config import Config, selected_codes
+from compilelint.cpus import usable_cpus
 from compilelint.model import FileError, Finding, Frame, Rule, Severity
 from compilelint.serialize import from_data, to_data
 from compilelint.static.analysis.breakpoints import (
@@ -489,15 +490,6 @@ def _analyze_source(
         for c in facts.candidates:
             c.line_text = src_lines[c.line - 1].rstrip() if 0 < c.line <= len(src_lines) else ""
     return facts
-
-
-def usable_cpus() -> int:
-    """The CPUs this process may run on (``taskset``, cgroup cpusets), not the machine's:
-    one worker per CPU, so a run pinned to 2 of 16 cores starts 2 workers, not 16."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # not on Linux
-        return os.cpu_count() or 1
 
 
 def _weight(item: tuple[bytes, FileInput, bool, bool | str]) -> int:

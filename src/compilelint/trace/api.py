@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from compilelint.catalog import Catalog, load_catalog
+from compilelint.cpus import usable_cpus
 from compilelint.dynamic.api import DynamicResult, build_result
 from compilelint.dynamic.capture import guard_key, parse_break_message, split_recompile_payload
 from compilelint.dynamic.registry import Registry, load_registry
@@ -94,7 +95,7 @@ def read_traces(
     total = sum(sizes.values())
     done = 0
     parts: list[RankTrace] = []
-    workers = jobs if jobs else min(len(files), os.cpu_count() or 1)
+    workers = jobs if jobs else min(len(files), usable_cpus())
     if workers > 1 and len(files) > 1 and total >= PARALLEL_BYTES:
         with ProcessPoolExecutor(max_workers=workers) as pool:
             futs = [pool.submit(_read_one, f) for f in files]
