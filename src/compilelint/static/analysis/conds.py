@@ -339,6 +339,32 @@ def _subject(node: cst.BaseExpression, is_param: Callable[[str], bool]) -> str |
     return None
 
 
+def _through_alias(
+    test: cst.BaseExpression,
+    is_param: Callable[[str], bool],
+    alias: Callable[[str], cst.BaseExpression | None] | None,
+    depth: int,
+) -> tuple[cst.BaseExpression, bool, int] | None:
+    """What a test on a local bound once stands for, as (expression, negated, depth):
+    ``if drop:`` is tested as ``drop``'s expression, ``if not drop:`` as ``drop`` negated."""
+    import libcst as cst
+
+    if alias is None or depth >= 4:
+        return None
+    if isinstance(test, cst.Name) and not is_param(test.value):
+        got = alias(test.value)
+        return None if got is None else (got, False, depth + 1)
+    if (
+        isinstance(test, cst.UnaryOperation)
+        and isinstance(test.operator, cst.Not)
+        and isinstance(test.expression, cst.Name)
+        and not is_param(test.expression.value)
+        and alias(test.expression.value) is not None
+    ):
+        return test.expression, True, depth
+    return None
+
+
 def parse(
     test: cst.BaseExpression,
     is_param: Callable[[str], bool],
@@ -351,20 +377,10 @@ def parse(
     self.dropout``, then ``if drop:``), tested as that expression."""
     import libcst as cst
 
-    if alias is not None and depth < 4:
-        if isinstance(test, cst.Name) and not is_param(test.value):
-            got = alias(test.value)
-            if got is not None:
-                return parse(got, is_param, alias, depth + 1, none_test)
-        if (
-            isinstance(test, cst.UnaryOperation)
-            and isinstance(test.operator, cst.Not)
-            and isinstance(test.expression, cst.Name)
-            and not is_param(test.expression.value)
-            and alias(test.expression.value) is not None
-        ):
-            body, orelse = parse(test.expression, is_param, alias, depth, none_test)
-            return orelse, body
+    via = _through_alias(test, is_param, alias, depth)
+    if via is not None:
+        body, orelse = parse(via[0], is_param, alias, via[2], none_test)
+        return (orelse, body) if via[1] else (body, orelse)
     a = _atom(test, is_param, none_test)
     if a is not None:
         neg = (a[0], _NEG[a[1]], a[2])
@@ -391,20 +407,10 @@ def exact(
     values do not decide alone (``if isinstance(h, torch.Tensor):``)."""
     import libcst as cst
 
-    if alias is not None and depth < 4:
-        if isinstance(test, cst.Name) and not is_param(test.value):
-            got = alias(test.value)
-            if got is not None:
-                return exact(got, is_param, alias, depth + 1, none_test)
-        if (
-            isinstance(test, cst.UnaryOperation)
-            and isinstance(test.operator, cst.Not)
-            and isinstance(test.expression, cst.Name)
-            and not is_param(test.expression.value)
-            and alias(test.expression.value) is not None
-        ):
-            body, orelse = exact(test.expression, is_param, alias, depth, none_test)
-            return orelse, body
+    via = _through_alias(test, is_param, alias, depth)
+    if via is not None:
+        body, orelse = exact(via[0], is_param, alias, via[2], none_test)
+        return (orelse, body) if via[1] else (body, orelse)
     if _atom(test, is_param, none_test) is not None:
         return True, True
     if isinstance(test, cst.BooleanOperation):
