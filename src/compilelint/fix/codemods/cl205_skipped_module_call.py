@@ -31,7 +31,7 @@ import libcst as cst
 
 from compilelint.fix.codemods.base import Codemod, all_nodes, name_nodes, side_effect
 from compilelint.fix.codemods.constant_calls import hoist_constant_call
-from compilelint.fix.codemods.draws import draw_kind, python_draws
+from compilelint.fix.codemods.draws import draw_kind, python_draws, simple_assigns
 from compilelint.fix.codemods.observe import _statement, guard_group, guard_rewrite, self_attr
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
@@ -310,20 +310,7 @@ def _random_branch(ctx: FixContext, finding: Finding, seed: cst.BaseStatement) -
         )
     ):
         return None
-    body = seed.body
-    stmts = list(body.body) if isinstance(body, cst.IndentedBlock) else []
-    assigns: list[cst.Assign] = []
-    for st in stmts:
-        if not (isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1):
-            return None
-        a = st.body[0]
-        if not (
-            isinstance(a, cst.Assign)
-            and len(a.targets) == 1
-            and isinstance(a.targets[0].target, cst.Name)
-        ):
-            return None
-        assigns.append(a)
+    assigns = simple_assigns(seed.body)
     if not assigns:
         return None
     th = ctx.torch()

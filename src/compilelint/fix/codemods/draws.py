@@ -188,7 +188,8 @@ class _Uses:
         return all(self.ok(r) for r in reads)
 
 
-def _assigns(block: cst.BaseSuite) -> list[cst.Assign] | None:
+def simple_assigns(block: cst.BaseSuite) -> list[cst.Assign] | None:
+    """The statements of an indented block when each is one ``name = value``; else None."""
     if not isinstance(block, cst.IndentedBlock):
         return None
     out: list[cst.Assign] = []
@@ -246,8 +247,8 @@ def _lower_if(
         return "the `if` test is not a comparison of the draw"
     if isinstance(stmt.orelse, cst.If):
         return "the `if` has an `elif`"
-    body = _assigns(stmt.body)
-    other = _assigns(stmt.orelse.body) if isinstance(stmt.orelse, cst.Else) else []
+    body = simple_assigns(stmt.body)
+    other = simple_assigns(stmt.orelse.body) if isinstance(stmt.orelse, cst.Else) else []
     if body is None or other is None:
         return "a branch holds more than assignments to names"
     th = ctx.torch()
