@@ -25,6 +25,7 @@ from compilelint.config import Config
 from compilelint.fix.engine import run_fixes
 
 from .fix_modules import load_module
+from .torch_checks import compile_without_break
 
 _HEAD = "import random\n\nimport torch\nfrom torch import nn\n\n\n"
 
@@ -168,7 +169,8 @@ def _calls(torch: Any, mod: Any, compiled: bool, seed: int, n: int = 3) -> list[
     model = mod.Model()
     model.train()
     torch._dynamo.reset()
-    fn = torch.compile(model, backend="eager", fullgraph=True) if compiled else model
+    x0 = torch.arange(32, dtype=torch.float32).reshape(4, 8) / 7.0
+    fn = compile_without_break(model, (x0,)) if compiled else model
     outs = []
     for i in range(n):
         random.seed(f"{seed}:{i}")  # reseeded per call, the same for both copies
@@ -189,7 +191,9 @@ def test_rewrite_compiles_whole_and_draws_the_same(tmp_path: Path, case: str) ->
     a, b = load_module(tmp_path / "a.py", "draws"), load_module(tmp_path / "b.py", "draws")
     # the original breaks the graph (GB0007 at random.random)
     with pytest.raises(torch._dynamo.exc.Unsupported):
-        _calls(torch, a, True, 0, n=1)
+        torch._dynamo.reset()
+        x0 = torch.arange(32, dtype=torch.float32).reshape(4, 8) / 7.0
+        torch.compile(a.Model(), backend="eager", fullgraph=True)(x0)
     for seed in range(6):  # the branch taken on some calls and not on others
         want = _calls(torch, a, False, seed)
         for compiled in (False, True):
