@@ -912,3 +912,83 @@ def test_mode_only_code_and_the_compile_context(tmp_path: Path) -> None:
     assert lines(None) == every
     assert lines("eval") == [(11, "CL101"), (14, "CL201"), (17, "CL101")]
     assert lines("train") == [(8, "CL101"), (16, "CL201"), (17, "CL101")]
+
+
+def test_an_int_computed_from_a_size_passed_to_a_frame_that_breaks(tmp_path: Path) -> None:
+    # Longformer/LED: `padding_len` computed from the input's length (through a module
+    # attribute) and passed to an encoder that breaks on `.item()`: the encoder is a frame of
+    # its own, its resume function is guarded on `padding_len == 3` where it is first read
+    # (torch 2.13, benchmarks/predict_corpus/dev/pad_len_encoder). A feature size
+    # (`x.shape[-1]`) and the same int passed to an inlined encoder are not frame inputs.
+    src = """
+    import torch
+    from torch import nn
+
+    class Encoder(nn.Module):
+        def forward(self, h, mask, padding_len, width):
+            flag = (mask > 0).any().item()
+            if padding_len > 0:
+                h = h[:, : h.shape[1] - padding_len]
+            if width > 4:
+                h = h * 2
+            return h * flag
+
+    class Inlined(nn.Module):
+        def forward(self, h, padding_len):
+            if padding_len > 0:
+                h = h[:, : h.shape[1] - padding_len]
+            return h
+
+    class M(nn.Module):
+        def __init__(self, window=8):
+            super().__init__()
+            self.window = window
+            self.encoder = Encoder()
+            self.inlined = Inlined()
+
+        def forward(self, x, mask):
+            seq_len = x.shape[1]
+            padding_len = (self.window - seq_len % self.window) % self.window
+            h = self.inlined(x, padding_len)
+            return self.encoder(h, mask, padding_len, x.shape[-1])
+    """
+    got = lint(tmp_path, {"m.py": src}, ("CL304",))
+    assert got == [("m.py", 8, "CL304")]
+    assert V.SIZE_INT in V.members(V.join(V.SIZE_INT, V.sym("A|M|window")))
+
+
+def test_a_size_returned_by_a_call_that_breaks_is_guarded_at_its_first_read(tmp_path: Path) -> None:
+    # the caller resumes after the call with the result on its stack: torch 2.13 reports
+    # `___stack0[0] == 3` at `if padding_len > 0:` (benchmarks/predict_corpus/dev/
+    # pad_helper_warns). A helper that does not break is inlined (no finding); a value only
+    # packed into a tuple is read later, where torch guards it (no finding at the packing).
+    src = """
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+
+    class M(nn.Module):
+        def __init__(self, window=8):
+            super().__init__()
+            self.window = window
+
+        def _pad(self, x):
+            seq_len = x.shape[1]
+            padding_len = (self.window - seq_len % self.window) % self.window
+            print("padding", padding_len)
+            return padding_len, F.pad(x, (0, 0, 0, padding_len))
+
+        def _quiet(self, x):
+            n = x.shape[1] % self.window
+            return n, x
+
+        def forward(self, x):
+            padding_len, x = self._pad(x)
+            n, x = self._quiet(x)
+            info = (x, padding_len)
+            if padding_len > 0:
+                x = x[:, :-padding_len]
+            return x * n, info
+    """
+    got = lint(tmp_path, {"m.py": src}, ("CL304",))
+    assert got == [("m.py", 25, "CL304")]

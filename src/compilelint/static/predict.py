@@ -560,6 +560,8 @@ _FIX = {
     "(or `dynamic=True`) before the first call compiles it dynamic at once",
     "state": "move the counter or cache out of the compiled region, or keep it in a tensor "
     "buffer updated in place (`self.step.add_(1)`)",
+    "size": "remove the graph break in the called function, or compute the int there from "
+    "its tensor arguments' shapes (`h.shape[1]`) instead of passing it in",
     "break": "the number comes from a graph break (`.item()`): keep it a tensor, or set "
     "`torch._dynamo.config.capture_scalar_outputs = True`",
 }
@@ -808,6 +810,8 @@ def predict(
         marked=marked,
     )
     recs.extend(_site_recompiles(project, keyset, recs))
+    if _shapes_change(calls):
+        recs.extend(_size_recompiles(project, keyset, recs))
     if len(calls) > 1:
         recs.extend(_flag_recompiles(project, entry, keys, recs))
     return Prediction(
@@ -865,6 +869,78 @@ def _site_recompiles(
                 1,
                 reason,
                 _FIX["none"],
+            )
+        )
+    return out
+
+
+def _shapes_change(calls: Sequence[tuple[list[Abstract], dict[str, Abstract]]]) -> bool:
+    """Whether some tensor input of the spec's calls comes with another shape."""
+    seen: dict[object, object] = {}
+    for args, kwargs in calls:
+        for k, a in [*enumerate(args), *kwargs.items()]:
+            if a[0] != "T":
+                continue
+            if k in seen and seen[k] != a[1]:
+                return True
+            seen.setdefault(k, a[1])
+    return False
+
+
+def _size_recompiles(
+    project: Project, keyset: set[FKey], recs: Sequence[PredictedRecompile]
+) -> list[PredictedRecompile]:
+    """Ints computed from a tensor's size passed to a frame of its own (a function that
+    breaks, :func:`~compilelint.static.analysis.breakpoints.frame_inputs`): when the spec's
+    calls change a shape, the frame (or its resume function, where the int is first read
+    after the break) recompiles once on the int's guard, then the int is symbolic."""
+    from compilelint.static.analysis.breakpoints import frame_inputs
+
+    taken = {(r.path, r.line) for r in recs}
+    out: list[PredictedRecompile] = []
+    # a per-call int returned by a call that breaks, first used after it in the caller (the
+    # resume function's `___stack0`): CL304's kept candidates with `returned`
+    for path in sorted({k[0] for k in keyset}):
+        for c in project.kept(project.files[path], frozenset({"CL304"})):
+            if "returned" not in c.args or (path, c.func) not in keyset:
+                continue
+            if (path, c.line) in taken:
+                continue
+            taken.add((path, c.line))
+            i = c.args["returned"].lstrip("@")
+            out.append(
+                PredictedRecompile(
+                    path,
+                    c.line,
+                    c.func.rsplit(".", 1)[-1],
+                    "___stack0",
+                    f"___stack0{f'[{i}]' if i else ''} == <the value of the first call>",
+                    1,
+                    f"`{c.args['name']}` is returned by a call that breaks the graph; the "
+                    "resume function after it holds it on its stack and guards on its value: "
+                    "the call with another shape recompiles it once",
+                    _FIX["size"],
+                )
+            )
+    for fi in frame_inputs(project, project.callee_breaks()):
+        frame = fi.frame or fi.function
+        if not fi.sized or (fi.path, fi.line) in taken:
+            continue
+        if (fi.path, fi.function) not in keyset and not any(k[1] == frame for k in keyset):
+            continue
+        taken.add((fi.path, fi.line))
+        out.append(
+            PredictedRecompile(
+                fi.path,
+                fi.line,
+                fi.function.rsplit(".", 1)[-1],
+                fi.param,
+                f"{fi.param} == <the value of the first call>",
+                1,
+                f"`{frame}` is compiled as a frame of its own (it breaks the graph), and "
+                f"`{fi.caller}` passes `{fi.param}` an int computed from a tensor's size: the "
+                "call with another shape recompiles it once, then the int is symbolic",
+                _FIX["size"],
             )
         )
     return out

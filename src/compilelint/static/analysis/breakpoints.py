@@ -30,6 +30,7 @@ from compilelint.static.analysis.facts import (
     Candidate,
     FunctionFacts,
 )
+from compilelint.static.analysis.numbers import certainly_number
 from compilelint.static.analysis.project import FKey, Project
 
 _MAX_DEPTH = 4  # call depth searched for a break below the called function
@@ -196,8 +197,20 @@ class CalleeBreaks:
             if self.project.opaque_to_dynamo(t[0]) or callee.name == "__init__":
                 continue
             if self.breaks(t[0]):
-                return True
+                if "returned" not in c.args:
+                    return True
+                if self._per_call_return(path, f"R|{ref}{c.args['returned']}"):
+                    return True
         return False
+
+    def _per_call_return(self, path: str, src: str) -> bool:
+        """What ``R|<ref>@<i>`` returns is a per-call int: a size computed in the callee
+        (:func:`_per_call_size`) or a number read from data (:func:`_data_number`)."""
+        got = _returned(self.project, path, src)  # type: ignore[arg-type]
+        if got is None:
+            return False
+        v = got[1]
+        return _data_number(v) or _per_call_size(self.project, got[0][0], v)  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------------- frame inputs
@@ -205,8 +218,9 @@ class CalleeBreaks:
 class FrameInput:
     """A parameter of a function compiled as a frame of its own (it breaks the graph, so its
     caller breaks at the call and dynamo starts a new frame at it) that receives a Python int
-    changing from call to call: a loop's variable at a call in that loop, or a parameter of
-    such a frame passed on to another breaking function. dynamo specialises an int frame input
+    changing from call to call: a loop's variable at a call in that loop, an int computed
+    from a tensor's size (another batch or length changes it), or a parameter of such a frame
+    passed on to another breaking function. dynamo specialises an int frame input
     on its first value: the second value recompiles the frame, at the parameter's first use."""
 
     path: str
@@ -221,6 +235,7 @@ class FrameInput:
     wrapped: tuple[str, ...] = ()  # a decorator's wrapper: the decorated functions that break
     returned_by: str = ""  # a number returned by this call, which breaks (see returned_inputs)
     none_first: bool = False  # a loop-carried argument, ``None`` on the first iteration
+    sized: bool = False  # an int computed from a tensor's size, passed outside a loop
     frame: str = ""  # the function that breaks, when its parameter is first read in a callee
     closure: bool = False  # ``param`` is the wrapped function, a cell of the wrapper's closure
     # the call sites of the frame differ in what they pass: ``"none"`` (``None`` at one, a
@@ -230,6 +245,30 @@ class FrameInput:
 
 def _varying_int(v: Any) -> bool:
     return V.kind(v) == "scalar" and v[1] == "int" and V.const(v) is ...
+
+
+def _per_call_size(project: Project, path: str, v: Any) -> bool:
+    """An int computed from a tensor's size (:data:`values.SIZE_INT`): it changes between calls
+    with another batch or length, outside any loop too. A symbolic operand of the arithmetic
+    (`n % self.window`, `n % self.config.window`) must not be a tensor: a module attribute
+    not assigned one, or a certain number."""
+    ms = V.members(v)
+    if V.SIZE_INT not in ms:
+        return False
+    for m in ms:
+        if m[0] == "S":
+            continue
+        if m[0] != "Y":
+            return False
+        base, _steps = V.split_source(m[1])
+        if base.startswith("A|"):
+            vals = project.attr_values(path, base)
+            if vals and any(V.sources(x) for x in vals):  # type: ignore[arg-type]
+                return False
+            continue
+        if not certainly_number(m, project.files[path]):
+            return False
+    return True
 
 
 def _bound(project: Project, target: FKey, implicit: int, c: CallSite) -> dict[str, Any]:
@@ -325,11 +364,19 @@ def _first_use(fn: FunctionFacts, param: str) -> int:
 
 def frame_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
     """Every :class:`FrameInput` of the traced code (see there). Only calls in loops passing
-    an int whose value is not known, and the parameters those reach, are looked at."""
+    an int whose value is not known, calls passing an int computed from a tensor's size
+    (:data:`values.SIZE_INT`), and the parameters those reach, are looked at."""
     out: dict[tuple[FKey, str], FrameInput] = {}
     work: list[tuple[FKey, str, FrameInput]] = []
 
-    def add(key: FKey, param: str, caller: FKey, c: CallSite, none_first: bool = False) -> None:
+    def add(
+        key: FKey,
+        param: str,
+        caller: FKey,
+        c: CallSite,
+        none_first: bool = False,
+        sized: bool = False,
+    ) -> None:
         if (key, param) in out:
             return
         use_key, use_param, line = _deep_use(project, breaks, key, param)
@@ -345,6 +392,7 @@ def frame_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
             caller[1],
             none_first=none_first,
             frame=key[1] if use_key != key else "",
+            sized=sized,
         )
         out[(key, param)] = fi
         work.append((key, param, fi))
@@ -364,6 +412,18 @@ def frame_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
 
     for key in sorted(project.traced):
         for c in project.fn(key).calls:
+            # an int computed from a tensor's size changes between calls (another batch or
+            # length), in a loop or not: Longformer's `padding_len`, passed to an encoder that
+            # breaks on `.item()`
+            vals = (*c.args, *c.kwargs.values())
+            if not c.star and any(V.SIZE_INT in V.members(v) for v in vals):
+                t = target(key, c)
+                if t is not None:
+                    bound = _bound(project, t[0], t[1], c)
+                    sizes = [p for p, v in bound.items() if _per_call_size(project, key[0], v)]
+                    if sizes and breaks.breaks(t[0]):
+                        for p in sizes:
+                            add(t[0], p, key, c, sized=True)
             if not c.in_loop:
                 continue
             t = target(key, c)
@@ -378,7 +438,7 @@ def frame_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
                 for p in nones:
                     add(t[0], p, key, c, none_first=True)
     while work:  # a varying parameter passed on to another function that breaks
-        key, param, _fi = work.pop()
+        key, param, fi = work.pop()
         src = f"P|{key[1]}|{param}"
         for c in project.fn(key).calls:
             t = target(key, c)
@@ -387,7 +447,7 @@ def frame_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
             got = [p for p, v in _bound(project, t[0], t[1], c).items() if v == V.sym(src)]
             if got and breaks.breaks(t[0]):
                 for p in got:
-                    add(t[0], p, key, c)
+                    add(t[0], p, key, c, sized=fi.sized)
     return sorted(out.values(), key=lambda f: (f.path, f.line, f.param))
 
 
@@ -584,8 +644,9 @@ def _returned(project: Project, path: str, src: str) -> tuple[FKey, Any] | None:
 
 
 def returned_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
-    """Numbers read from tensor data (``.tolist()``, ``.item()``) that a call which breaks
-    returns, passed on to another scanned function. The caller breaks at that call, so what
+    """Numbers read from tensor data (``.tolist()``, ``.item()``), or ints computed from a
+    tensor's size (:func:`_per_call_size`), that a call which breaks returns, passed on to
+    another scanned function. The caller breaks at that call, so what
     the call returns is an input of the resume function dynamo compiles after it (its stack,
     ``___stack0``), specialised on its value where it is first used: torch 2.13 reports the
     guard (``___stack0[1][2] == 1``) at that use, in the function the number is passed to
@@ -614,7 +675,9 @@ def returned_inputs(project: Project, breaks: CalleeBreaks) -> list[FrameInput]:
                 if v[0] != "Y" or not v[1].startswith("R|") or (t[0], pname) in out:
                     continue
                 got = _returned(project, key[0], v[1])
-                if got is None or not _data_number(got[1]) or not breaks.breaks(got[0]):
+                if got is None or not breaks.breaks(got[0]):
+                    continue
+                if not _data_number(got[1]) and not _per_call_size(project, got[0][0], got[1]):
                     continue
                 if top is None:
                     top = set()
@@ -661,10 +724,17 @@ def frame_input_candidate(fi: FrameInput, line_text: str, code: str) -> Candidat
             "what": (
                 f"is an int argument of `{fi.frame or fi.function}`, which breaks the graph and so "
                 f"is compiled as a frame of its own; `{fi.caller}` ({caller}:{fi.caller_line}) "
-                "passes it a value that changes from call to call (a loop's variable)"
+                + (
+                    "passes it an int computed from a tensor's size, which changes with the "
+                    "batch or the length"
+                    if fi.sized
+                    else "passes it a value that changes from call to call (a loop's variable)"
+                )
                 + (f" (first read here, in `{fi.function}`, which it calls)" if fi.frame else "")
             ),
-            "why": WHY_INT.format(name=fi.param, when="the second value"),
+            "why": WHY_INT.format(
+                name=fi.param, when="a call with another size" if fi.sized else "the second value"
+            ),
         }
     )
     if fi.caller_path != fi.path:
@@ -737,13 +807,14 @@ def _returned_args(fi: FrameInput) -> dict[str, str]:
     return {
         "name": fi.param,
         "what": (
-            f"receives numbers read from tensor data that `{fi.returned_by}` returns "
-            f"(`{fi.caller}`, {caller}:{fi.caller_line}); that call breaks the graph, so they "
-            "are inputs of the resume function dynamo compiles after it"
+            f"receives per-call ints (numbers read from tensor data, or a size computed "
+            f"there) that `{fi.returned_by}` returns (`{fi.caller}`, {caller}:"
+            f"{fi.caller_line}); that call breaks the graph, so they are inputs of the resume "
+            "function dynamo compiles after it"
         ),
         "why": (
             "dynamo specialises them on their values where they are first used (guard "
-            "`___stack0[...] == <value>`), so other data recompiles it"
+            "`___stack0[...] == <value>`), so other data or another size recompiles it"
         ),
     }
 

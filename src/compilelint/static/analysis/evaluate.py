@@ -332,6 +332,8 @@ class Evaluator:
             if isinstance(idx, cst.Integer) or neg:
                 lit = idx.expression if neg else idx  # type: ignore[union-attr]
                 c = V.const(_literal(lit) or V.UNKNOWN)
+                if neg and c == 1 and base == V.SIZE:
+                    return V.INT  # `x.shape[-1]`: a feature size, fixed between calls
                 if isinstance(c, int):
                     return V.element(base, -c if neg else c)
             return V.element(base, None)
@@ -350,7 +352,11 @@ class Evaluator:
         if ka == "S" and kb == "S":
             if a[1] == b[1]:
                 return V.scalar(a[1])
-            return V.FLOAT if "float" in (a[1], b[1]) else V.scalar(a[1])
+            types = (a[1], b[1])
+            if "float" in types:
+                return V.FLOAT
+            # arithmetic on a size (`(w - n % w) % w`) is still a per-call size
+            return V.SIZE_INT if "size" in types and "str" not in types else V.scalar(a[1])
         if ka == "Q" and kb == "Q":
             if a[2] is not None and b[2] is not None:
                 return V.seq(a[1], (*a[2], *b[2]))
@@ -362,11 +368,12 @@ class Evaluator:
             if (ka == "S" and kb in "UN") or (kb == "S" and ka in "UN"):
                 return V.scalar(a[1] if ka == "S" else b[1])
             return V.UNKNOWN
-        if ta == V.UNKNOWN:
-            return tb
-        if tb == V.UNKNOWN:
-            return ta
-        return V.join(ta, tb)
+        out = tb if ta == V.UNKNOWN else ta if tb == V.UNKNOWN else V.join(ta, tb)
+        if V.SIZE_INT in V.members(a) or V.SIZE_INT in V.members(b):
+            # a size with a symbolic operand (`n % self.window`): the symbol's tensor part
+            # decides tensor-ness; where it is a number, the result is still a per-call size
+            return V.join(out, V.SIZE_INT)
+        return out
 
     def _comparison(self, n: cst.Comparison) -> Value:
         parts: list[Value] = []
@@ -598,7 +605,9 @@ class Evaluator:
                     return V.seq("list", None, V.seq("tuple", [V.STR, el]))
                 return V.seq("list", None, el if meth == "values" else V.STR)
             if meth == "size":
-                return V.INT if node.args else V.SIZE
+                if not node.args:
+                    return V.SIZE
+                return V.INT if _feature_dim(node.args[0].value) else V.SIZE_INT
             if meth in N.META_METHODS:
                 return _META_METHOD_VALUES.get(meth, V.UNKNOWN)
             if meth == "item":
@@ -726,6 +735,16 @@ def _folded(*vals: Value) -> Value | None:
             elif m != V.CONST_TENSOR:
                 return None
     return V.join(V.CONST_TENSOR, *syms)
+
+
+def _feature_dim(node: cst.BaseExpression) -> bool:
+    """``-1`` as a dimension: the last one, a feature size (fixed between calls)."""
+    return (
+        isinstance(node, cst.UnaryOperation)
+        and isinstance(node.operator, cst.Minus)
+        and isinstance(node.expression, cst.Integer)
+        and node.expression.value == "1"
+    )
 
 
 def _is_str_or_none(node: cst.BaseExpression) -> bool:

@@ -28,7 +28,7 @@ from compilelint.static.analysis import values as V
 from compilelint.static.analysis.facts import FileFacts
 from compilelint.static.analysis.values import Value
 
-_NUMBER_TYPES = frozenset({"int", "float"})
+_NUMBER_TYPES = frozenset({"int", "float", "size"})
 _MAX_DEPTH = 6
 
 

@@ -12,7 +12,9 @@ tensor             ``("T",)``                         ``TensorVariable``: branch
 scalar             ``("S", type)`` or                 ``ConstantVariable`` / ``SymNodeVariable``:
                    ``("S", type, const)``             int, float, bool or str, with the constant
                                                       when it is known; ``data``: a number read
-                                                      from tensor data (``.item()``, ``.tolist()``)
+                                                      from tensor data (``.item()``, ``.tolist()``);
+                                                      ``size``: an int read from a tensor's shape
+                                                      (or computed from one)
 none               ``("N",)``                         ``None``
 sequence           ``("Q", kind, elems, elem)``       tuple / list / set (``kind``); ``elems`` is
                                                       the tuple of per-position values when the
@@ -109,7 +111,13 @@ def sym(source: str) -> Value:
     return ("Y", source)
 
 
-SIZE: Value = ("Q", "tuple", None, ("S", "int"))  # x.shape / x.size(): a tuple of ints
+# A Python int read from a tensor's shape (``x.shape[0]``, ``x.size(1)``, an element of an
+# unpacked shape) or computed from one (``(w - n % w) % w``): static while the inputs keep their
+# sizes, it changes with the batch or the length between calls, and where it becomes an input of
+# a frame dynamo compiles (a function that breaks, the resume function after a break) dynamo
+# specialises it on its first value. A feature size (``x.shape[-1]``) is a plain int.
+SIZE_INT: Value = ("S", "size")
+SIZE: Value = ("Q", "tuple", None, SIZE_INT)  # x.shape / x.size(): a tuple of sizes
 INT: Value = ("S", "int")
 BOOL: Value = ("S", "bool")
 STR: Value = ("S", "str")

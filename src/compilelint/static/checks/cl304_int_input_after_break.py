@@ -54,6 +54,17 @@ class _Point:
 
 
 @dataclass
+class _Returned:
+    """A name bound, at the function's top level, to (an element of) what a call of a scanned
+    function returns (``padding_len, x = self._pad(x)``)."""
+
+    source: str  # ``@<i>`` (or ""): the element of what the call returns, decided in phase 2
+    via: str  # refs of the call ("\n"-joined)
+    call: str  # its text
+    stmt: int  # id of the binding statement
+
+
+@dataclass
 class _Fn:
     top: frozenset[int]  # ids of the statements directly in the function body
     sizes: dict[str, _Size] = field(default_factory=dict)
@@ -62,6 +73,7 @@ class _Fn:
     cursor: int = 0  # pending entries already scanned for direct breaks
     events: int = 0  # binds and calls seen so far (orders calls against binds)
     done: set[int] = field(default_factory=set)  # points already reported (by index)
+    returned: dict[str, _Returned] = field(default_factory=dict)
 
 
 class SizeAcrossGraphBreak(Check):
@@ -154,6 +166,40 @@ class SizeAcrossGraphBreak(Check):
             return isinstance(f, cst.Attribute) and f.attr.value == "size"
         return isinstance(e, cst.Name) and e.value in st.shapes
 
+    def _bind_returned(self, st: _Fn, tgt: cst.BaseExpression, val: cst.BaseExpression) -> None:
+        """``a, b = self.helper(x)`` / ``a = self.helper(x)`` at the top level: each name is
+        what the call returns there. When the call breaks, the caller resumes after it with the
+        result on the stack (``___stack0``): a per-call int in it is guarded where it is first
+        used (decided in phase 2: ``args["returned"]``)."""
+        multi = isinstance(tgt, (cst.Tuple, cst.List))
+        for name in [el.value for el in tgt.elements] if multi else [tgt]:  # type: ignore[union-attr]
+            if isinstance(name, cst.Name) and name.value in st.returned:
+                # rebound: a read on the right side (`n = n + 1`) is its first use
+                used = _first_name(val, name.value)
+                if used is not None:
+                    self._use_returned(st, used)
+                st.returned.pop(name.value, None)
+        if not isinstance(val, cst.Call) or not self._top_stmt(st):
+            return
+        ref = self.w.callee_ref(val.func)
+        refs = self.w._submodule_call_refs(val.func, ref) or ([ref] if ref else [])
+        refs = [r for r in refs if not r.startswith(("D|torch.", "D|math.", "D|numpy."))]
+        if not refs:
+            return
+        names: list[tuple[cst.BaseExpression, str]] = []
+        if isinstance(tgt, (cst.Tuple, cst.List)):
+            if any(isinstance(el, cst.StarredElement) for el in tgt.elements):
+                return
+            names = [(el.value, f"@{i}") for i, el in enumerate(tgt.elements)]
+        else:
+            names = [(tgt, "")]
+        stmt = id(self.w.current_stmt)
+        call = self.code(val.func, 40)
+        for name, src in names:
+            if isinstance(name, cst.Name):
+                st.returned[name.value] = _Returned(src, "\n".join(refs), call, stmt)
+                self._names.add(name.value)
+
     def visit_Assign(self, node: cst.Assign) -> None:
         if len(node.targets) != 1:
             return
@@ -161,6 +207,8 @@ class SizeAcrossGraphBreak(Check):
         if st is None:
             return
         tgt, val = node.targets[0].target, node.value
+        if st.returned or isinstance(val, cst.Call):
+            self._bind_returned(st, tgt, val)
         if not self._shapeish(st, val):
             if st.sizes or st.shapes:  # a tracked name rebound to something else
                 multi = isinstance(tgt, (cst.Tuple, cst.List))
@@ -232,10 +280,40 @@ class SizeAcrossGraphBreak(Check):
             st.points.append(_Point(i, id(stmt), f"`{self.code(node, 40)}`", req))
         st.cursor = len(pending)
 
+    def _use_returned(self, st: _Fn, node: cst.Name) -> None:
+        """The first use of a name bound to what a call returned, after that call."""
+        r = st.returned[node.value]
+        if id(self.w.current_stmt) == r.stmt or _moved(self.w.current_stmt, node):
+            return
+        del st.returned[node.value]
+        if _passed(self.w.current_stmt, node):
+            # passed on to a call: dynamo guards where the callee reads it (a function it
+            # inlines: `breakpoints.returned_inputs`; one that breaks: `frame_inputs`)
+            return
+        args = {
+            "name": node.value,
+            "what": (
+                f"is what `{r.call}()` returns, and that call breaks the graph: the function "
+                "resumes after it in a frame of its own whose inputs hold the result "
+                "(`___stack0`), and this is its first use there"
+            ),
+            "why": (
+                "dynamo specialises a Python int (a size computed in the call, a number read "
+                "from data) among those inputs on its first value, so a call with another size "
+                "or other data recompiles the resume function (guard `___stack0[...] == "
+                "<first value>`)"
+            ),
+            "via": r.via,
+            "returned": r.source,
+        }
+        self.report(node, **args)
+
     def visit_Name(self, node: cst.Name) -> None:
         if node.value not in self._names:  # the hot path: most names are no tracked size
             return
         st = self._state()
+        if st is not None and node.value in st.returned:
+            self._use_returned(st, node)
         if st is None or node.value not in st.sizes:
             return
         size = st.sizes[node.value]
@@ -263,3 +341,39 @@ class SizeAcrossGraphBreak(Check):
             if p.via:
                 args["via"] = p.via
             self.report(node, requires=p.requires if p.requires is not None else size.taint, **args)
+
+
+def _first_name(e: cst.CSTNode, name: str) -> cst.Name | None:
+    """The first ``Name`` node ``name`` in ``e`` (outside lambdas and comprehensions)."""
+    if isinstance(e, cst.Name):
+        return e if e.value == name else None
+    if isinstance(e, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+        return None
+    for child in e.children:
+        got = _first_name(child, name)
+        if got is not None:
+            return got
+    return None
+
+
+def _passed(e: cst.CSTNode | None, node: cst.Name) -> bool:
+    """Whether ``node`` is an argument of a call in ``e`` (the statement holding it)."""
+    if e is None:
+        return False
+    if isinstance(e, cst.Call) and any(a.value is node for a in e.args):
+        return True
+    return any(_passed(child, node) for child in e.children)
+
+
+def _moved(stmt: cst.CSTNode | None, node: cst.Name) -> bool:
+    """``a = name`` / ``t = (x, name)``: the value is only copied or packed, a use dynamo
+    does not specialise (it guards where the value is read)."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return False
+    small = stmt.body[0]
+    if not isinstance(small, cst.Assign):
+        return False
+    v = small.value
+    if v is node:
+        return True
+    return isinstance(v, (cst.Tuple, cst.List)) and any(el.value is node for el in v.elements)
