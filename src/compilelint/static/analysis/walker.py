@@ -334,6 +334,11 @@ class Scope:
         # names bound to the call of a module whose class is not known here (`out = layer(x)`):
         # "a tensor" when used whole, unknown positions when unpacked later (`a, h, w = out`)
         self.module_outputs: set[str] = set()
+        # local name -> the functions bound to it (``spline_fn = splines.rq_spline`` in one
+        # branch, ``= splines.unconstrained_rq_spline`` in the other): ``spline_fn(...)`` calls
+        # each of them
+        # each with the conditions (analysis.conds) in force where it was bound
+        self.func_aliases: dict[str, list[tuple[str, list[str]]]] = {}
 
     @property
     def qual(self) -> str:
@@ -1040,7 +1045,14 @@ class FileWalker(Evaluator):
                 self.closure_calls.append((facts, node))
         ref = self.callee_ref(node.func)
         sub = self._submodule_call_refs(node.func, ref)
-        refs = sub if sub else ([ref] if ref is not None else [])
+        bound_conds: dict[str, list[str]] = {}
+        if sub:
+            refs = sub
+        elif ref is not None:
+            refs = [ref]
+        else:  # `fn(...)` with `fn = splines.spline` under the conditions of its binding
+            bound_conds = dict(self._aliases(node.func))
+            refs = list(bound_conds)
         if not refs:
             if (
                 self.conds
@@ -1098,7 +1110,7 @@ class FileWalker(Evaluator):
                 in_loop=self.loop_depth > 0,
                 star=star,
                 kwstar=kwstar,
-                conds=list(self.conds),
+                conds=list(self.conds) + [c for c in bound_conds.get(r, ()) if c not in self.conds],
                 fwd=fwd,
                 branch=self.loose_depth > 0,
             )
@@ -1194,6 +1206,43 @@ class FileWalker(Evaluator):
         if attr is None:
             return []
         return self._attr_class_refs(attr, meth)
+
+    def _alias_functions(self, name: str, src: cst.BaseExpression) -> None:
+        """Record the functions a local name is bound to (``fn = helper``, ``fn =
+        splines.spline if c else other.spline``), so that ``fn(...)`` is a call of each."""
+        refs: list[str] = []
+        for e in (src.body, src.orelse) if isinstance(src, cst.IfExp) else (src,):
+            r = self._func_ref_of(e)
+            if r is None and isinstance(e, cst.Attribute):
+                # a function of an imported module (`splines.rational_quadratic_spline`)
+                head = (dotted(e) or "").split(".", 1)[0]
+                q = self.qualify(e) if head in self.imports else None
+                if q is not None and q.split(".", 1)[0] != "torch":
+                    r = f"D|{q}"
+            if r is None and isinstance(e, cst.Name) and e.value in self.imports:
+                r = self.name_ref(e.value)
+            if r is not None:
+                refs.append(r)
+        if refs:
+            got = self.scope.func_aliases.setdefault(name, [])
+            got.extend((r, list(self.conds)) for r in refs if all(r != g for g, _ in got))
+
+    def _aliases(self, func: cst.BaseExpression) -> list[tuple[str, list[str]]]:
+        """The functions a called local name was bound to, each with the conditions in force
+        where it was bound (see :meth:`_alias_functions`)."""
+        if not isinstance(func, cst.Name):
+            return []
+        s: Scope | None = self.scope
+        while s is not None:
+            if func.value in s.func_aliases:
+                return list(s.func_aliases[func.value])
+            if func.value in s.env:
+                return []
+            s = s.parent
+        return []
+
+    def _aliased_refs(self, func: cst.BaseExpression) -> list[str]:
+        return [r for r, _ in self._aliases(func)]
 
     def _func_ref_of(self, v: cst.BaseExpression) -> str | None:
         if isinstance(v, cst.Name) and (
@@ -1541,6 +1590,8 @@ class FileWalker(Evaluator):
                     continue
                 handed = self._handed_back(tgt.target, a.value)
                 self.bind(tgt.target, tv, a.value)
+                if isinstance(tgt.target, cst.Name):
+                    self._alias_functions(tgt.target.value, a.value)
                 for name, guard in handed:
                     self.scope.guarded[name] = guard
                 self.bind_self_attr_classes(tgt.target, a.value)
