@@ -845,6 +845,59 @@ class M(torch.nn.Module):
     assert _lines(tmp_path, src, "--select", "CL116") == {26}
 
 
+def test_the_rest_of_a_function_after_a_reconstruction_failure_runs_eagerly(
+    tmp_path: Path,
+) -> None:
+    """torch 2.13 runs the rest of a frame eagerly after a reconstruction failure (CL116) at a
+    call every run of the function reaches: a tensor test on a later line of that function
+    does not break (torchdiffeq's `odeint_dense`: `while next_t > solver.rk_state.t1:` after
+    `solver._before_integrate(t)`), the call's own arguments are traced before it, and a
+    function called later runs as a frame of its own (its break stays). After a failure in a
+    branch only, the later lines are kept."""
+    src = """\
+import torch
+
+
+class Stepper:
+    def __init__(self, y):
+        self.y = y
+
+    def run(self, x):
+        if x.sum() > 0:
+            x = x * 2
+        return x + self.y
+
+
+def helper(x):
+    if x.max() > 1:
+        return x - 1
+    return x
+
+
+class M(torch.nn.Module):
+    def forward(self, x, flag: bool = True):
+        s = Stepper(x)
+        out = s.run(x.tolist() and x)
+        if x.mean() > 0:
+            out = out + 1
+        n = x.item()
+        return helper(x) * n + out
+
+
+class B(torch.nn.Module):
+    def forward(self, x, flag: bool = True):
+        s = Stepper(x)
+        if x.shape[0] > 2:
+            x = s.run(x)
+        if x.mean() > 0:
+            x = x + 1
+        return x
+"""
+    # 9: the method's own break; 15: `helper`, a frame of its own; 23: the failure and its
+    # argument's `.tolist()`; not 24 or 26 (eager). In `B` the failure is in a branch: 35 stays
+    assert _lines(tmp_path, src) == {9, 15, 23, 34, 35}
+
+
 EXISTS_MODEL = """\
 import torch
 
