@@ -1141,3 +1141,45 @@ def solve(y, event_fn=None):
     assert lines("") == set()
     # a helper that may hand back something else: undecided, the event path is judged
     assert {23, 32} <= lines("    event_fn = _wrap(event_fn)\n")
+
+
+def test_a_name_an_isinstance_test_narrows_to_a_number_is_no_tensor_there(
+    tmp_path: Path,
+) -> None:
+    """In the body of `if isinstance(sigma, (int, float)):` (kornia's Gaussian kernels turn a
+    number into a tensor so) `sigma` is a Python number whatever callers pass, so
+    `float(sigma)` there reads no tensor (nor does what is computed from it there); so in
+    the `else` of `if not isinstance(...)`. The body of `if not isinstance(mean, float):` and
+    a test with a type that is not a number's (`list`) narrow nothing."""
+    src = """\\
+import torch
+
+
+def kernel(sigma, mean=None):
+    if isinstance(sigma, (int, float)):
+        sigma = torch.tensor([[float(sigma)]])
+    mean = 2.0 if mean is None else mean
+    if isinstance(mean, (int, float)):
+        mean = torch.full((1, 1), float(mean))
+    if not isinstance(mean, float):
+        n = float(mean)
+    else:
+        m = float(mean)
+    if isinstance(sigma, int):
+        sigma = sigma * 2
+        k = float(sigma)
+    return sigma * mean
+
+
+def other(x):
+    if isinstance(x, (int, list)):
+        return float(x)
+    return x
+
+
+class M(torch.nn.Module):
+    def forward(self, x):
+        s = x.sum(0, keepdim=True)
+        return kernel(s, s) + other(x)
+"""
+    assert _lines(tmp_path, src, "--select", "CL102") == {12, 23}

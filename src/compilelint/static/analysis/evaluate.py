@@ -153,6 +153,9 @@ class Evaluator:
 
     def lookup(self, name: str) -> Value | None:
         s = self.scope
+        nar = s.narrowed.get(name) if s is not None and s.narrowed else None
+        if nar is not None and s.env.get(name, nar[0]) == nar[0]:
+            return nar[1]  # narrowed by a test it has not been re-bound since
         while s is not None:
             got = s.env.get(name)
             if got is not None:

@@ -298,6 +298,11 @@ def _default_kind(d: cst.BaseExpression | None) -> str:
     return "other"
 
 
+# builtin types a tensor is not an instance of (``isinstance`` narrowing), with the scalar kind
+_NUMBER_TYPES = {"int": "int", "float": "float", "bool": "bool", "str": "str", "complex": "float"}
+_NUMBER_ABCS = frozenset(("numbers.Number", "numbers.Real", "numbers.Integral", "numbers.Complex"))
+
+
 def _del_names(target: cst.BaseExpression) -> list[str]:
     """The names whose item a ``del`` statement removes (``del kw["eps"], d[k]``)."""
     if isinstance(target, (cst.Tuple, cst.List)):
@@ -339,6 +344,10 @@ class Scope:
         # each of them
         # each with the conditions (analysis.conds) in force where it was bound
         self.func_aliases: dict[str, list[tuple[str, list[str]]]] = {}
+        # name -> (its value where a test narrowed it, the narrowed value): in the body of
+        # `if isinstance(sigma, (int, float)):` sigma is a Python number, not a tensor, while
+        # it still holds what it held before the test
+        self.narrowed: dict[str, tuple[Value, Value]] = {}
 
     @property
     def qual(self) -> str:
@@ -1770,7 +1779,10 @@ class FileWalker(Evaluator):
         body_exact, else_exact = self._exact(node.test)
         self.branch_depth += 1
         self.loose_depth += not body_exact
+        narrow = self._number_test(node.test)
+        restore = self._narrow(narrow[0], narrow[1]) if narrow and narrow[2] else None
         self.visit_suite(node.body)
+        self._unnarrow(restore)
         self.loose_depth -= not body_exact
         self.branch_depth -= 1
         self._enter_mode(body_mode, -1)
@@ -1786,12 +1798,14 @@ class FileWalker(Evaluator):
             self.conds.extend(else_conds)
             self._enter_mode(else_mode, 1)
             self.loose_depth += not else_exact
+            restore = self._narrow(narrow[0], narrow[1]) if narrow and not narrow[2] else None
             if isinstance(orelse, cst.If):
                 self.visit_if(orelse)
             else:
                 self.branch_depth += 1
                 self.visit_suite(orelse.body)
                 self.branch_depth -= 1
+            self._unnarrow(restore)
             self.loose_depth -= not else_exact
             self._enter_mode(else_mode, -1)
             del self.conds[n:]
@@ -1799,6 +1813,53 @@ class FileWalker(Evaluator):
                 self.untraced_depth -= 1
         branches.append(self.scope.env)
         self._merge_env(saved, branches)
+
+    def _number_test(self, test: cst.BaseExpression) -> tuple[str, Value, bool] | None:
+        """``isinstance(name, (int, float))`` (builtin number and string types, or the
+        ``numbers`` ABCs, only): (name, the Python value it then holds, whether that is the
+        body's); ``not isinstance(...)``: the ``else``'s. A tensor is none of these types."""
+        body = True
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, body = test.expression, not body
+        if not (
+            isinstance(test, cst.Call)
+            and isinstance(test.func, cst.Name)
+            and test.func.value == "isinstance"
+            and not self.shadowed("isinstance")
+            and len(test.args) == 2
+            and isinstance(test.args[0].value, cst.Name)
+        ):
+            return None
+        typ = test.args[1].value
+        elems = [e.value for e in typ.elements] if isinstance(typ, cst.Tuple) else [typ]
+        kinds: list[Value] = []
+        for e in elems:
+            if isinstance(e, cst.Name) and e.value in _NUMBER_TYPES and not self.shadowed(e.value):
+                kinds.append(V.scalar(_NUMBER_TYPES[e.value]))
+            elif self.qualify(e) in _NUMBER_ABCS:
+                kinds.append(V.scalar("float"))
+            else:
+                return None
+        if not kinds:
+            return None
+        return test.args[0].value.value, V.join(*kinds), body
+
+    def _narrow(self, name: str, value: Value) -> tuple[str, tuple[Value, Value] | None]:
+        nar = self.scope.narrowed
+        prev = nar.get(name)
+        cur = self.scope.env.get(name)  # what it holds, not an earlier narrowing
+        if cur is not None:
+            nar[name] = (cur, value)
+        return name, prev
+
+    def _unnarrow(self, restore: tuple[str, tuple[Value, Value] | None] | None) -> None:
+        if restore is None:
+            return
+        name, prev = restore
+        if prev is None:
+            self.scope.narrowed.pop(name, None)
+        else:
+            self.scope.narrowed[name] = prev
 
     def _enter_mode(self, mode: str | None, step: int) -> None:
         """Enter (``step`` 1) or leave (-1) code that runs in one mode only."""
