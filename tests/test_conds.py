@@ -845,6 +845,59 @@ class M(torch.nn.Module):
     assert _lines(tmp_path, src, "--select", "CL116") == {26}
 
 
+def test_the_rest_of_a_function_after_a_reconstruction_failure_runs_eagerly(
+    tmp_path: Path,
+) -> None:
+    """torch 2.13 runs the rest of a frame eagerly after a reconstruction failure (CL116) at a
+    call every run of the function reaches: a tensor test on a later line of that function
+    does not break (torchdiffeq's `odeint_dense`: `while next_t > solver.rk_state.t1:` after
+    `solver._before_integrate(t)`), the call's own arguments are traced before it, and a
+    function called later runs as a frame of its own (its break stays). After a failure in a
+    branch only, the later lines are kept."""
+    src = """\
+import torch
+
+
+class Stepper:
+    def __init__(self, y):
+        self.y = y
+
+    def run(self, x):
+        if x.sum() > 0:
+            x = x * 2
+        return x + self.y
+
+
+def helper(x):
+    if x.max() > 1:
+        return x - 1
+    return x
+
+
+class M(torch.nn.Module):
+    def forward(self, x, flag: bool = True):
+        s = Stepper(x)
+        out = s.run(x.tolist() and x)
+        if x.mean() > 0:
+            out = out + 1
+        n = x.item()
+        return helper(x) * n + out
+
+
+class B(torch.nn.Module):
+    def forward(self, x, flag: bool = True):
+        s = Stepper(x)
+        if x.shape[0] > 2:
+            x = s.run(x)
+        if x.mean() > 0:
+            x = x + 1
+        return x
+"""
+    # 9: the method's own break; 15: `helper`, a frame of its own; 23: the failure and its
+    # argument's `.tolist()`; not 24 or 26 (eager). In `B` the failure is in a branch: 35 stays
+    assert _lines(tmp_path, src) == {9, 15, 23, 34, 35}
+
+
 EXISTS_MODEL = """\
 import torch
 
@@ -1088,3 +1141,45 @@ def solve(y, event_fn=None):
     assert lines("") == set()
     # a helper that may hand back something else: undecided, the event path is judged
     assert {23, 32} <= lines("    event_fn = _wrap(event_fn)\n")
+
+
+def test_a_name_an_isinstance_test_narrows_to_a_number_is_no_tensor_there(
+    tmp_path: Path,
+) -> None:
+    """In the body of `if isinstance(sigma, (int, float)):` (kornia's Gaussian kernels turn a
+    number into a tensor so) `sigma` is a Python number whatever callers pass, so
+    `float(sigma)` there reads no tensor (nor does what is computed from it there); so in
+    the `else` of `if not isinstance(...)`. The body of `if not isinstance(mean, float):` and
+    a test with a type that is not a number's (`list`) narrow nothing."""
+    src = """\\
+import torch
+
+
+def kernel(sigma, mean=None):
+    if isinstance(sigma, (int, float)):
+        sigma = torch.tensor([[float(sigma)]])
+    mean = 2.0 if mean is None else mean
+    if isinstance(mean, (int, float)):
+        mean = torch.full((1, 1), float(mean))
+    if not isinstance(mean, float):
+        n = float(mean)
+    else:
+        m = float(mean)
+    if isinstance(sigma, int):
+        sigma = sigma * 2
+        k = float(sigma)
+    return sigma * mean
+
+
+def other(x):
+    if isinstance(x, (int, list)):
+        return float(x)
+    return x
+
+
+class M(torch.nn.Module):
+    def forward(self, x):
+        s = x.sum(0, keepdim=True)
+        return kernel(s, s) + other(x)
+"""
+    assert _lines(tmp_path, src, "--select", "CL102") == {12, 23}

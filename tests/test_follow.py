@@ -821,3 +821,70 @@ def test_shared_resolutions_answer_as_a_fresh_project_as_files_join() -> None:
     assert shared.hits > 0
     got = FollowProject(files, library, installed, shared=shared).resolve("app.py", "Q|helper")
     assert got == ("lib/helpers.py", "helper", "function")
+
+
+SPLINES = """\
+import torch
+
+
+def bounded(x):
+    if torch.min(x) < 0:  # CL101: called through `fn`, bound in one branch
+        raise ValueError("outside")
+    return x
+
+
+def unbounded(x, tails="linear"):
+    inside = x.abs() < 1
+    return x[inside]  # CL111: called through `fn`, bound in the other branch
+"""
+
+SPLINE_FLOW = """\
+import torch
+from fakelib import splines
+
+
+class Flow(torch.nn.Module):
+    def forward(self, x, tails=None):
+        if tails is None:
+            fn = splines.bounded
+            kw = {}
+        else:
+            fn = splines.unbounded
+            kw = {"tails": tails}
+        return fn(x, **kw)
+"""
+
+
+def test_a_function_bound_to_a_local_name_is_called_through_it(
+    project: tuple[Path, Path, Path],
+) -> None:
+    """`fn = splines.bounded` in one branch and `fn = splines.unbounded` in the other, then
+    `fn(x, **kw)` (nflows' coupling transforms pick their spline so): the call reaches the
+    function the name holds under the caller's values, as dynamo inlines it; each binding
+    keeps the conditions it was made under. Before, a call through a local name followed
+    nothing."""
+    proj, venv, _ = project
+    pkg = venv / "lib" / "python3.11" / "site-packages" / "fakelib"
+    (pkg / "splines.py").write_text(SPLINES)
+    (pkg / "flows.py").write_text(SPLINE_FLOW)
+    user = (
+        "import torch\nfrom fakelib.flows import Flow\n\n\n"
+        "class Model(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.flow = Flow()\n\n"
+        "    def forward(self, x):\n"
+        "        return self.flow(x{})\n"
+    )
+    for arg, want in (
+        ("", ("CL101", "splines.py", 5)),
+        (", 'linear'", ("CL111", "splines.py", 12)),
+    ):
+        (proj / "model.py").write_text(user.format(arg))
+        _, data = _json(proj, "--python", str(venv))
+        frames = [f["frames"][-1] for f in data["findings"]]
+        got = {
+            (f["rule"], Path(fr["path"]).name, fr["line"])
+            for f, fr in zip(data["findings"], frames)
+        }
+        assert got == {want}, (arg, got)

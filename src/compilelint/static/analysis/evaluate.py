@@ -132,6 +132,9 @@ class Evaluator:
     def _compiling_guard(self, test: cst.BaseExpression) -> tuple[bool, bool]:  # pragma: no cover
         raise NotImplementedError
 
+    def _aliased_refs(self, func: cst.BaseExpression) -> list[str]:  # pragma: no cover
+        return []
+
     def callee_ref(self, func: cst.BaseExpression) -> str | None:  # pragma: no cover - walker's
         raise NotImplementedError
 
@@ -150,6 +153,9 @@ class Evaluator:
 
     def lookup(self, name: str) -> Value | None:
         s = self.scope
+        nar = s.narrowed.get(name) if s is not None and s.narrowed else None
+        if nar is not None and s.env.get(name, nar[0]) == nar[0]:
+            return nar[1]  # narrowed by a test it has not been re-bound since
         while s is not None:
             got = s.env.get(name)
             if got is not None:
@@ -470,6 +476,10 @@ class Evaluator:
                     # tensor when an argument is
                     args = [tensor_part(self.value(a.value)) for a in node.args]
                     return V.join(*args) if args else V.UNKNOWN
+                if local == V.UNKNOWN:
+                    refs = self._aliased_refs(func)
+                    if refs:  # `spline_fn(...)` with `spline_fn = splines.rq_spline`
+                        return V.join(*(V.sym(f"R|{r}") for r in refs))
                 return V.call_result(local)
             if name in _BUILTIN_NAMES and not self.shadowed(name):
                 got = self._builtin(name, node)

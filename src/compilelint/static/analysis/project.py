@@ -22,7 +22,14 @@ from typing import TYPE_CHECKING
 from compilelint.static.analysis import conds as C
 from compilelint.static.analysis import names as N
 from compilelint.static.analysis import values as V
-from compilelint.static.analysis.facts import REBUILT, CallSite, Candidate, FileFacts, FunctionFacts
+from compilelint.static.analysis.facts import (
+    BRANCH,
+    REBUILT,
+    CallSite,
+    Candidate,
+    FileFacts,
+    FunctionFacts,
+)
 from compilelint.static.analysis.params import root_param_is_tensor
 from compilelint.static.analysis.summaries import Summaries
 
@@ -897,13 +904,28 @@ class Project(Summaries):
                 continue
             out.append(c)
         rebuilt = [c for c in out if c.code == REBUILT]
-        if len(rebuilt) > 1:
+        if rebuilt:
             # after the first reconstruction failure torch runs the rest of the function
-            # eagerly: a later call in it is not another one
+            # eagerly: a later call in it is not another one, and where every call of the
+            # function reaches the failure (no branch, no condition that may not hold), nothing
+            # on a later line of the function's own body breaks or recompiles (the functions
+            # it calls there still run as frames of their own: their findings stay; the call's
+            # own arguments, evaluated before it, are traced)
             first: dict[str, tuple[int, int]] = {}
             for c in rebuilt:
                 first[c.func] = min(first.get(c.func, (c.line, c.col)), (c.line, c.col))
             out = [c for c in out if c.code != REBUILT or first[c.func] == (c.line, c.col)]
+            eager: dict[str, int] = {
+                c.func: c.line
+                for c in out
+                if c.code == REBUILT
+                and not c.args.get(BRANCH)
+                and not c.args.get("latent")
+                and not c.args.get("training")
+                and (not c.conds or self.certain((f.path, c.func), c.conds))
+            }
+            if eager:
+                out = [c for c in out if c.func not in eager or c.line <= eager[c.func]]
         return out
 
     def frame_param(self, key: FKey, pname: str, depth: int = 0) -> bool:

@@ -298,6 +298,11 @@ def _default_kind(d: cst.BaseExpression | None) -> str:
     return "other"
 
 
+# builtin types a tensor is not an instance of (``isinstance`` narrowing), with the scalar kind
+_NUMBER_TYPES = {"int": "int", "float": "float", "bool": "bool", "str": "str", "complex": "float"}
+_NUMBER_ABCS = frozenset(("numbers.Number", "numbers.Real", "numbers.Integral", "numbers.Complex"))
+
+
 def _del_names(target: cst.BaseExpression) -> list[str]:
     """The names whose item a ``del`` statement removes (``del kw["eps"], d[k]``)."""
     if isinstance(target, (cst.Tuple, cst.List)):
@@ -334,6 +339,15 @@ class Scope:
         # names bound to the call of a module whose class is not known here (`out = layer(x)`):
         # "a tensor" when used whole, unknown positions when unpacked later (`a, h, w = out`)
         self.module_outputs: set[str] = set()
+        # local name -> the functions bound to it (``spline_fn = splines.rq_spline`` in one
+        # branch, ``= splines.unconstrained_rq_spline`` in the other): ``spline_fn(...)`` calls
+        # each of them
+        # each with the conditions (analysis.conds) in force where it was bound
+        self.func_aliases: dict[str, list[tuple[str, list[str]]]] = {}
+        # name -> (its value where a test narrowed it, the narrowed value): in the body of
+        # `if isinstance(sigma, (int, float)):` sigma is a Python number, not a tensor, while
+        # it still holds what it held before the test
+        self.narrowed: dict[str, tuple[Value, Value]] = {}
 
     @property
     def qual(self) -> str:
@@ -1040,7 +1054,14 @@ class FileWalker(Evaluator):
                 self.closure_calls.append((facts, node))
         ref = self.callee_ref(node.func)
         sub = self._submodule_call_refs(node.func, ref)
-        refs = sub if sub else ([ref] if ref is not None else [])
+        bound_conds: dict[str, list[str]] = {}
+        if sub:
+            refs = sub
+        elif ref is not None:
+            refs = [ref]
+        else:  # `fn(...)` with `fn = splines.spline` under the conditions of its binding
+            bound_conds = dict(self._aliases(node.func))
+            refs = list(bound_conds)
         if not refs:
             if (
                 self.conds
@@ -1098,7 +1119,7 @@ class FileWalker(Evaluator):
                 in_loop=self.loop_depth > 0,
                 star=star,
                 kwstar=kwstar,
-                conds=list(self.conds),
+                conds=list(self.conds) + [c for c in bound_conds.get(r, ()) if c not in self.conds],
                 fwd=fwd,
                 branch=self.loose_depth > 0,
             )
@@ -1194,6 +1215,43 @@ class FileWalker(Evaluator):
         if attr is None:
             return []
         return self._attr_class_refs(attr, meth)
+
+    def _alias_functions(self, name: str, src: cst.BaseExpression) -> None:
+        """Record the functions a local name is bound to (``fn = helper``, ``fn =
+        splines.spline if c else other.spline``), so that ``fn(...)`` is a call of each."""
+        refs: list[str] = []
+        for e in (src.body, src.orelse) if isinstance(src, cst.IfExp) else (src,):
+            r = self._func_ref_of(e)
+            if r is None and isinstance(e, cst.Attribute):
+                # a function of an imported module (`splines.rational_quadratic_spline`)
+                head = (dotted(e) or "").split(".", 1)[0]
+                q = self.qualify(e) if head in self.imports else None
+                if q is not None and q.split(".", 1)[0] != "torch":
+                    r = f"D|{q}"
+            if r is None and isinstance(e, cst.Name) and e.value in self.imports:
+                r = self.name_ref(e.value)
+            if r is not None:
+                refs.append(r)
+        if refs:
+            got = self.scope.func_aliases.setdefault(name, [])
+            got.extend((r, list(self.conds)) for r in refs if all(r != g for g, _ in got))
+
+    def _aliases(self, func: cst.BaseExpression) -> list[tuple[str, list[str]]]:
+        """The functions a called local name was bound to, each with the conditions in force
+        where it was bound (see :meth:`_alias_functions`)."""
+        if not isinstance(func, cst.Name):
+            return []
+        s: Scope | None = self.scope
+        while s is not None:
+            if func.value in s.func_aliases:
+                return list(s.func_aliases[func.value])
+            if func.value in s.env:
+                return []
+            s = s.parent
+        return []
+
+    def _aliased_refs(self, func: cst.BaseExpression) -> list[str]:
+        return [r for r, _ in self._aliases(func)]
 
     def _func_ref_of(self, v: cst.BaseExpression) -> str | None:
         if isinstance(v, cst.Name) and (
@@ -1541,6 +1599,8 @@ class FileWalker(Evaluator):
                     continue
                 handed = self._handed_back(tgt.target, a.value)
                 self.bind(tgt.target, tv, a.value)
+                if isinstance(tgt.target, cst.Name):
+                    self._alias_functions(tgt.target.value, a.value)
                 for name, guard in handed:
                     self.scope.guarded[name] = guard
                 self.bind_self_attr_classes(tgt.target, a.value)
@@ -1719,7 +1779,10 @@ class FileWalker(Evaluator):
         body_exact, else_exact = self._exact(node.test)
         self.branch_depth += 1
         self.loose_depth += not body_exact
+        narrow = self._number_test(node.test)
+        restore = self._narrow(narrow[0], narrow[1]) if narrow and narrow[2] else None
         self.visit_suite(node.body)
+        self._unnarrow(restore)
         self.loose_depth -= not body_exact
         self.branch_depth -= 1
         self._enter_mode(body_mode, -1)
@@ -1735,12 +1798,14 @@ class FileWalker(Evaluator):
             self.conds.extend(else_conds)
             self._enter_mode(else_mode, 1)
             self.loose_depth += not else_exact
+            restore = self._narrow(narrow[0], narrow[1]) if narrow and not narrow[2] else None
             if isinstance(orelse, cst.If):
                 self.visit_if(orelse)
             else:
                 self.branch_depth += 1
                 self.visit_suite(orelse.body)
                 self.branch_depth -= 1
+            self._unnarrow(restore)
             self.loose_depth -= not else_exact
             self._enter_mode(else_mode, -1)
             del self.conds[n:]
@@ -1748,6 +1813,53 @@ class FileWalker(Evaluator):
                 self.untraced_depth -= 1
         branches.append(self.scope.env)
         self._merge_env(saved, branches)
+
+    def _number_test(self, test: cst.BaseExpression) -> tuple[str, Value, bool] | None:
+        """``isinstance(name, (int, float))`` (builtin number and string types, or the
+        ``numbers`` ABCs, only): (name, the Python value it then holds, whether that is the
+        body's); ``not isinstance(...)``: the ``else``'s. A tensor is none of these types."""
+        body = True
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, body = test.expression, not body
+        if not (
+            isinstance(test, cst.Call)
+            and isinstance(test.func, cst.Name)
+            and test.func.value == "isinstance"
+            and not self.shadowed("isinstance")
+            and len(test.args) == 2
+            and isinstance(test.args[0].value, cst.Name)
+        ):
+            return None
+        typ = test.args[1].value
+        elems = [e.value for e in typ.elements] if isinstance(typ, cst.Tuple) else [typ]
+        kinds: list[Value] = []
+        for e in elems:
+            if isinstance(e, cst.Name) and e.value in _NUMBER_TYPES and not self.shadowed(e.value):
+                kinds.append(V.scalar(_NUMBER_TYPES[e.value]))
+            elif self.qualify(e) in _NUMBER_ABCS:
+                kinds.append(V.scalar("float"))
+            else:
+                return None
+        if not kinds:
+            return None
+        return test.args[0].value.value, V.join(*kinds), body
+
+    def _narrow(self, name: str, value: Value) -> tuple[str, tuple[Value, Value] | None]:
+        nar = self.scope.narrowed
+        prev = nar.get(name)
+        cur = self.scope.env.get(name)  # what it holds, not an earlier narrowing
+        if cur is not None:
+            nar[name] = (cur, value)
+        return name, prev
+
+    def _unnarrow(self, restore: tuple[str, tuple[Value, Value] | None] | None) -> None:
+        if restore is None:
+            return
+        name, prev = restore
+        if prev is None:
+            self.scope.narrowed.pop(name, None)
+        else:
+            self.scope.narrowed[name] = prev
 
     def _enter_mode(self, mode: str | None, step: int) -> None:
         """Enter (``step`` 1) or leave (-1) code that runs in one mode only."""
