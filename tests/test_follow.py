@@ -888,3 +888,43 @@ def test_a_function_bound_to_a_local_name_is_called_through_it(
             for f, fr in zip(data["findings"], frames)
         }
         assert got == {want}, (arg, got)
+
+
+PADDING = """\
+import torch
+
+
+class Encoder(torch.nn.Module):
+    def forward(self, h, padding_len):
+        flag = h.sum().item()
+        if padding_len > 0:
+            h = h[:, : h.shape[1] - padding_len]
+        return h * flag
+
+
+class Padded(torch.nn.Module):
+    def __init__(self, window=8):
+        super().__init__()
+        self.window = window
+        self.encoder = Encoder()
+
+    def forward(self, x):
+        seq_len = x.shape[1]
+        padding_len = (self.window - seq_len % self.window) % self.window
+        return self.encoder(x, padding_len)
+"""
+
+
+def test_library_mode_size_arithmetic_with_an_attribute_of_literal_defaults(tmp_path: Path) -> None:
+    """Library mode with every public name an entry: an attribute set from `__init__`'s literal
+    default has known Python values, and a per-call size computed with it (`seq_len %
+    self.window`) is judged with them as literals (the analysis crashed on them: 'int' object
+    is not subscriptable, on diffusers' models)."""
+    pkg = tmp_path / "padlib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .pad import Padded\n")
+    (pkg / "pad.py").write_text(PADDING)
+    (tmp_path / "pyproject.toml").write_text('[tool.compilelint]\nentries = ["*"]\n')
+    code, out, err = invoke(["check", "padlib", "--format", "json", "--no-cache"], cwd=tmp_path)
+    assert code in (0, 1) and not err, err
+    assert json.loads(out)["summary"] is not None

@@ -262,9 +262,9 @@ def _per_call_size(project: Project, path: str, v: Any) -> bool:
             return False
         base, _steps = V.split_source(m[1])
         if base.startswith("A|"):
-            vals = project.attr_values(path, base)
-            if vals and any(V.sources(x) for x in vals):  # type: ignore[arg-type]
-                return False
+            # what `attr_values` knows of an attribute are the Python literals its class's
+            # `__init__` is given (never a tensor); an attribute assigned a tensor, a buffer or
+            # anything else is unknown there (None), as one read from a config is
             continue
         if not certainly_number(m, project.files[path]):
             return False
