@@ -1,0 +1,460 @@
+"""CL502: ``requires_grad_()`` + ``torch.autograd.grad`` in forward -> ``torch.func.vjp``.
+
+Gradient penalties (WGAN-GP), physics-informed residuals (``u_t - k * u_xx``) and saliency
+maps differentiate a value computed in ``forward`` with respect to a tensor made there::
+
+    xt = xt.clone().requires_grad_(True)           # GB8985 when a value derived from it leaks
+    u = self.net(xt)
+    g = torch.autograd.grad(u.sum(), xt, create_graph=True)[0]   # GB9186
+
+Dynamo breaks at both (``requires_grad_()`` on an intermediate that reaches the output, and
+``torch.autograd.grad`` while ``trace_autograd_ops`` is off). ``torch.func.vjp`` computes the
+same vector-Jacobian product as a function transform, which dynamo traces into one graph::
+
+    xt = xt.clone()
+    def _vjp_f(xt):
+        u = self.net(xt)
+        return u.sum(), (u,)
+    _vjp_out, _vjp_pull, (u,) = torch.func.vjp(_vjp_f, xt, has_aux=True)
+    g = _vjp_pull(torch.ones_like(_vjp_out))[0]
+
+Why it is the same: ``autograd.grad(out, x, grad_outputs=v)`` is the product ``v^T dout/dx``,
+which is what the pullback of ``vjp`` returns for ``v`` (``ones_like(out)`` when no
+``grad_outputs`` is given, as ``autograd.grad`` does for a scalar ``out``), as a tuple with one
+entry per input, as ``autograd.grad`` returns. The statements between ``requires_grad_()`` and
+the gradient run once, inside the function, in the same order; their values that later code
+reads come back as ``vjp``'s auxiliary outputs. Function transforms are differentiable with
+respect to the tensors they close over (the parameters), so the outer ``backward`` reaches the
+same gradients as with ``create_graph=True``; with ``create_graph=False`` the gradients are
+detached as ``autograd.grad`` leaves them. A second gradient of a gradient (``u_xx``) wraps
+the first rewrite in the second function: statements are rewritten one gradient at a time.
+
+Applied when: the receiver of ``requires_grad_()`` is a tensor made here (not an argument,
+``self`` attribute, subscript or alias: removing the call must not change a caller's tensor);
+every later ``autograd.grad`` with respect to it has that one input and lies in a simple
+statement of the same body as ``requires_grad_()``; the statements between are plain
+assignments to names without in-place calls; the tensor is neither rebound before its last
+gradient nor read after it (a value computed from it there would no longer require grad);
+``allow_unused``/``is_grads_batched``/``materialize_grads`` are not passed. Unsafe: a value
+computed only from that tensor (no parameter) no longer reports ``requires_grad``.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from compilelint.fix.codemods.base import Codemod, names_in, side_effect
+from compilelint.fix.context import FixContext
+from compilelint.fix.records import NoFix, Rewrite
+from compilelint.model import Finding
+
+_RECIPE = (
+    "set `requires_grad` outside the compiled region, or compute the gradient with "
+    "`torch.func.vjp`/`torch.func.grad` (dynamo traces function transforms)"
+)
+_NO_GRAD = "element 0 of tensors does not require grad and does not have a grad_fn"
+_REFUSED_KW = ("allow_unused", "is_grads_batched", "materialize_grads")
+# autograd.grad(outputs, inputs, grad_outputs, retain_graph, create_graph, only_inputs, ...)
+_POSITIONS = ("outputs", "inputs", "grad_outputs", "retain_graph", "create_graph", "only_inputs")
+
+
+def _dotted(e: cst.BaseExpression) -> str:
+    if isinstance(e, cst.Name):
+        return e.value
+    if isinstance(e, cst.Attribute):
+        head = _dotted(e.value)
+        return f"{head}.{e.attr.value}" if head else ""
+    return ""
+
+
+def _imports(module: cst.Module) -> dict[str, str]:
+    """Local name -> dotted origin for the module's top-level imports."""
+    out: dict[str, str] = {}
+    for stmt in module.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.Import):
+                for a in small.names:
+                    full = _dotted(a.name)  # type: ignore[arg-type]
+                    if a.asname is not None and isinstance(a.asname.name, cst.Name):
+                        out[a.asname.name.value] = full
+                    else:
+                        out[full.split(".")[0]] = full.split(".")[0]
+            elif isinstance(small, cst.ImportFrom) and small.module is not None:
+                mod = _dotted(small.module)
+                if small.relative or isinstance(small.names, cst.ImportStar):
+                    continue
+                for a in small.names:
+                    name = _dotted(a.name)  # type: ignore[arg-type]
+                    local = (
+                        a.asname.name.value
+                        if a.asname is not None and isinstance(a.asname.name, cst.Name)
+                        else name
+                    )
+                    out[local] = f"{mod}.{name}"
+    return out
+
+
+def _is_autograd_grad(call: cst.Call, imports: dict[str, str]) -> bool:
+    text = _dotted(call.func)
+    if not text:
+        return False
+    head, _, rest = text.partition(".")
+    origin = imports.get(head)
+    if origin is None:
+        return False
+    full = f"{origin}.{rest}" if rest else origin
+    return full == "torch.autograd.grad"
+
+
+def _grad_calls(node: cst.CSTNode, imports: dict[str, str]) -> list[cst.Call]:
+    found: list[cst.Call] = []
+
+    class V(cst.CSTVisitor):
+        def visit_Call(self, n: cst.Call) -> None:
+            if _is_autograd_grad(n, imports):
+                found.append(n)
+
+    node.visit(V())
+    return found
+
+
+def _requires_grad_call(e: cst.CSTNode) -> bool:
+    return (
+        isinstance(e, cst.Call)
+        and isinstance(e.func, cst.Attribute)
+        and e.func.attr.value == "requires_grad_"
+    )
+
+
+def _true_args(call: cst.Call) -> bool:
+    """``requires_grad_()`` / ``(True)`` / ``(requires_grad=True)``."""
+    if not call.args:
+        return True
+    if len(call.args) != 1 or call.args[0].star:
+        return False
+    a = call.args[0]
+    kw_ok = a.keyword is None or a.keyword.value == "requires_grad"
+    return kw_ok and isinstance(a.value, cst.Name) and a.value.value == "True"
+
+
+def _fresh_value(e: cst.BaseExpression) -> bool:
+    """A tensor this expression makes (not a name, attribute or subscript: an alias of a
+    caller's tensor, a parameter or a view)."""
+    return not isinstance(e, (cst.Name, cst.Attribute, cst.Subscript))
+
+
+def _targets(small: cst.BaseSmallStatement) -> set[str] | None:
+    """Names a plain assignment binds; None for anything else."""
+    out: set[str] = set()
+
+    def add(t: cst.BaseExpression) -> bool:
+        if isinstance(t, cst.Name):
+            out.add(t.value)
+            return True
+        if isinstance(t, (cst.Tuple, cst.List)):
+            return all(add(el.value) for el in t.elements if not isinstance(el, cst.StarredElement))
+        return False
+
+    if isinstance(small, cst.Assign):
+        return out if all(add(t.target) for t in small.targets) else None
+    if isinstance(small, cst.AnnAssign) and small.value is not None:
+        return out if add(small.target) else None
+    return None
+
+
+def _stmt_targets(st: cst.BaseStatement) -> set[str]:
+    out: set[str] = set()
+    if isinstance(st, cst.SimpleStatementLine):
+        for small in st.body:
+            out |= _targets(small) or set()
+    elif isinstance(st, cst.FunctionDef):
+        out.add(st.name.value)
+    return out
+
+
+def _bool_literal(e: cst.BaseExpression | None) -> bool | None:
+    if e is None:
+        return False
+    if isinstance(e, cst.Name) and e.value in ("True", "False"):
+        return e.value == "True"
+    return None
+
+
+class _Grad:
+    """One ``autograd.grad(out, x, ...)`` call, its parts by name."""
+
+    def __init__(self, call: cst.Call) -> None:
+        self.call = call
+        self.parts: dict[str, cst.BaseExpression] = {}
+        self.error = ""
+        for i, a in enumerate(call.args):
+            if a.star:
+                self.error = "the call passes `*`/`**` arguments"
+                return
+            key = a.keyword.value if a.keyword is not None else _POSITIONS[min(i, 5)]
+            self.parts[key] = a.value
+        bad = [k for k in self.parts if k in _REFUSED_KW]
+        if bad:
+            self.error = f"`{bad[0]}=` is passed (the transform has no counterpart)"
+
+    def input_name(self) -> str | None:
+        e = self.parts.get("inputs")
+        if isinstance(e, (cst.List, cst.Tuple)) and len(e.elements) == 1:
+            e = e.elements[0].value
+        return e.value if isinstance(e, cst.Name) else None
+
+
+class RequiresGradVjp(Codemod):
+    CODE = "CL502"
+
+    def fix(self, ctx: FixContext, finding: Finding) -> Rewrite | NoFix:
+        calls = [c for c in ctx.nodes_at(finding, cst.Call) if _requires_grad_call(c)]
+        if not calls:
+            calls = [c for c in ctx.on_line(finding.line, cst.Call) if _requires_grad_call(c)]
+        if not calls:
+            calls = _requires_grad_of_grad(ctx, finding)
+        if not calls:
+            return NoFix(f"no `requires_grad_()` call on this line: {_RECIPE}")
+        call = calls[0]
+        if not _true_args(call):
+            return NoFix(f"`requires_grad_` is not given `True`: {_RECIPE}")
+        line = ctx.statement(call)
+        fn = ctx.function(call)
+        if (
+            fn is None
+            or not isinstance(line, cst.SimpleStatementLine)
+            or len(line.body) != 1
+            or not isinstance(fn.body, cst.IndentedBlock)
+            or line not in fn.body.body
+        ):
+            return NoFix(f"`requires_grad_()` is not a statement of its function's body: {_RECIPE}")
+        body = list(fn.body.body)
+        i = body.index(line)
+        small = line.body[0]
+        recv = call.func.value  # type: ignore[attr-defined]
+        new_first: cst.SimpleStatementLine | None
+        if isinstance(small, cst.Expr) and small.value is call and isinstance(recv, cst.Name):
+            x = recv.value
+            made = _last_binding(body[:i], x)
+            if made is None or not _fresh_value(made):
+                return NoFix(
+                    f"`{x}` is not a tensor made in this function (an argument, attribute or "
+                    f"alias): removing `requires_grad_()` would change the caller's; {_RECIPE}"
+                )
+            new_first = None
+        elif (
+            isinstance(small, cst.Assign)
+            and small.value is call
+            and len(small.targets) == 1
+            and isinstance(small.targets[0].target, cst.Name)
+        ):
+            x = small.targets[0].target.value
+            if not _fresh_value(recv):
+                return NoFix(
+                    f"`{ctx.code(recv)}` is not a tensor made here: removing `requires_grad_()` "
+                    f"would change the caller's; {_RECIPE}"
+                )
+            new_first = line.with_changes(body=[small.with_changes(value=recv)])
+        else:
+            return NoFix(
+                f"`requires_grad_()` is neither a statement nor assigned to a name: {_RECIPE}"
+            )
+        return _rewrite(ctx, fn, body, i, x, new_first)
+
+
+def _requires_grad_of_grad(ctx: FixContext, finding: Finding) -> list[cst.Call]:
+    """For an ``autograd.grad`` finding (GB9186): the ``requires_grad_()`` call that made its
+    input, a statement earlier in the same body (the rewrite starts there)."""
+    imports = _imports(ctx.module)
+    grads = [c for c in ctx.on_line(finding.line, cst.Call) if _is_autograd_grad(c, imports)]
+    if not grads:
+        return []
+    x = _Grad(grads[0]).input_name()
+    fn = ctx.function(grads[0])
+    line = ctx.statement(grads[0])
+    if x is None or fn is None or not isinstance(fn.body, cst.IndentedBlock):
+        return []
+    body = list(fn.body.body)
+    if line not in body:
+        return []
+    for st in reversed(body[: body.index(line)]):
+        if not isinstance(st, cst.SimpleStatementLine) or len(st.body) != 1:
+            continue
+        small = st.body[0]
+        value = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
+        if not _requires_grad_call(value):  # type: ignore[arg-type]
+            continue
+        recv = value.func.value  # type: ignore[union-attr]
+        if isinstance(small, cst.Expr) and isinstance(recv, cst.Name) and recv.value == x:
+            return [value]  # type: ignore[list-item]
+        if (
+            isinstance(small, cst.Assign)
+            and len(small.targets) == 1
+            and isinstance(small.targets[0].target, cst.Name)
+            and small.targets[0].target.value == x
+        ):
+            return [value]  # type: ignore[list-item]
+    return []
+
+
+def _last_binding(stmts: list[cst.BaseStatement], name: str) -> cst.BaseExpression | None:
+    """The value of the last plain ``name = value`` among ``stmts`` (None: none, or another
+    kind of binding comes later)."""
+    value: cst.BaseExpression | None = None
+    for st in stmts:
+        if isinstance(st, cst.SimpleStatementLine):
+            for small in st.body:
+                if (
+                    isinstance(small, cst.Assign)
+                    and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name)
+                    and small.targets[0].target.value == name
+                ):
+                    value = small.value
+                elif name in (_targets(small) or set()):
+                    value = None
+        elif name in _stmt_targets(st) or name in names_in(st):
+            value = None
+    return value
+
+
+def _rewrite(
+    ctx: FixContext,
+    fn: cst.FunctionDef,
+    body: list[cst.BaseStatement],
+    i: int,
+    x: str,
+    new_first: cst.SimpleStatementLine | None,
+) -> Rewrite | NoFix:
+    imports = _imports(ctx.module)
+    grads: list[tuple[int, _Grad]] = []
+    for j in range(i + 1, len(body)):
+        found = _grad_calls(body[j], imports)
+        if not found:
+            continue
+        g = _Grad(found[0])
+        if g.input_name() != x:
+            if x in names_in(body[j]):
+                return NoFix(
+                    f"`{ctx.code(found[0])}` is not a gradient with respect to `{x}` alone: "
+                    f"{_RECIPE}"
+                )
+            continue
+        if len(found) > 1 or not isinstance(body[j], cst.SimpleStatementLine):
+            return NoFix(f"the gradient of `{x}` is not alone in a simple statement: {_RECIPE}")
+        if g.error:
+            return NoFix(f"`{ctx.code(found[0])}`: {g.error}; {_RECIPE}")
+        if "outputs" not in g.parts or isinstance(g.parts["outputs"], (cst.List, cst.Tuple)):
+            return NoFix(f"the gradient is of several outputs: {_RECIPE}")
+        if _bool_literal(g.parts.get("create_graph")) is None:
+            return NoFix(f"`create_graph` is not a literal: {_RECIPE}")
+        grads.append((j, g))
+    if not grads:
+        return NoFix(f"no `torch.autograd.grad` with respect to `{x}` follows: {_RECIPE}")
+    last = grads[-1][0]
+    for st in body[i + 1 : last + 1]:
+        if not isinstance(st, cst.SimpleStatementLine):
+            return NoFix(
+                f"a compound statement lies between `requires_grad_()` and the gradient: {_RECIPE}"
+            )
+        for small in st.body:
+            tg = _targets(small)
+            if tg is None:
+                return NoFix(
+                    f"`{ctx.code(small).strip()}` is not a plain assignment to names: {_RECIPE}"
+                )
+            if x in tg:
+                return NoFix(f"`{x}` is rebound before its last gradient: {_RECIPE}")
+            if side_effect(small) is not None:
+                return NoFix(f"`{ctx.code(small).strip()}` changes state in place: {_RECIPE}")
+    after = body[last + 1 :]
+    if any(x in names_in(st) for st in after):
+        return NoFix(
+            f"`{x}` is read after its last gradient: a value made from it would no longer "
+            f"require grad; {_RECIPE}"
+        )
+    vjp = ctx.torch("func.vjp")
+    # rewrite one gradient at a time; `block` is the statements after requires_grad_ so far
+    block: list[cst.BaseStatement] = []
+    pos = i + 1
+    for j, g in grads:
+        block.extend(body[pos:j])
+        read_later = set().union(*(names_in(st) for st in body[j:]))
+        assigned: list[str] = []
+        for st in block:
+            for n in sorted(_stmt_targets(st)):
+                if n not in assigned:
+                    assigned.append(n)
+        aux = [n for n in assigned if n in read_later and n != x]
+        f_name = ctx.fresh_name("_vjp_f")
+        out_name = ctx.fresh_name("_vjp_out")
+        pull_name = ctx.fresh_name("_vjp_pull")
+        out_expr = g.parts["outputs"]
+        ret: cst.BaseExpression = out_expr
+        if aux:
+            tup = cst.Tuple([cst.Element(cst.Name(n)) for n in aux])
+            ret = cst.Tuple([cst.Element(out_expr), cst.Element(tup)], lpar=[], rpar=[])
+        fdef = cst.FunctionDef(
+            name=cst.Name(f_name),
+            params=cst.Parameters(params=[cst.Param(cst.Name(x))]),
+            body=cst.IndentedBlock(body=[*block, cst.SimpleStatementLine([cst.Return(ret)])]),
+        )
+        if aux:
+            call_text = f"{vjp}({f_name}, {x}, has_aux=True)"
+            tgt = f"{out_name}, {pull_name}, ({', '.join(aux)}{',' if len(aux) == 1 else ''})"
+        else:
+            call_text = f"{vjp}({f_name}, {x})"
+            tgt = f"{out_name}, {pull_name}"
+        vjp_line = cst.parse_statement(f"{tgt} = {call_text}\n")
+        go = g.parts.get("grad_outputs")
+        if go is None or (isinstance(go, cst.Name) and go.value == "None"):
+            go_text = f"{ctx.torch('ones_like')}({out_name})"
+            go_expr: cst.BaseExpression = cst.parse_expression(go_text)
+        else:
+            if isinstance(go, (cst.List, cst.Tuple)) and len(go.elements) == 1:
+                go = go.elements[0].value
+            go_expr = go
+        pulled: cst.BaseExpression = cst.Call(cst.Name(pull_name), [cst.Arg(go_expr)])
+        if not _bool_literal(g.parts.get("create_graph")):
+            # autograd.grad without create_graph leaves the gradients out of the graph
+            pulled = _detached(pull_name, go_expr)
+        grad_line = body[j].deep_replace(g.call, pulled)
+        block = [fdef, vjp_line, grad_line]  # type: ignore[list-item]
+        pos = j + 1
+    changes: list[tuple[cst.CSTNode, object]] = []
+    first = [new_first] if new_first is not None else []
+    # `autograd.grad` raises with grad mode off (the outputs have no graph); a transform does
+    # not: the same error keeps the two alike under `torch.no_grad()`
+    first.append(
+        cst.parse_statement(
+            f'if not {ctx.torch("is_grad_enabled")}():\n    raise RuntimeError("{_NO_GRAD}")\n'
+        )
+    )
+    lead = body[i].leading_lines
+    new_stmts = [*first, *block]
+    new_stmts[0] = new_stmts[0].with_changes(leading_lines=[*lead, *new_stmts[0].leading_lines])
+    changes.append((body[i], cst.FlattenSentinel(new_stmts)))
+    for st in body[i + 1 : last + 1]:
+        changes.append((st, cst.RemovalSentinel.REMOVE))
+    n = len(grads)
+    title = (
+        f"compute the gradient{'s' if n > 1 else ''} of `{x}` with `torch.func.vjp` (traced as "
+        f"one graph) instead of `requires_grad_()` + `torch.autograd.grad`"
+    )
+    return Rewrite(title, changes, imports=("torch",))  # type: ignore[arg-type]
+
+
+def _detached(pull: str, go: cst.BaseExpression) -> cst.BaseExpression:
+    """``tuple(_g.detach() for _g in <pull>(<go>))``."""
+    expr = cst.parse_expression(f"tuple(_g.detach() for _g in {pull}(__go__))")
+    holder: list[cst.Name] = []
+
+    class V(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            if n.value == "__go__":
+                holder.append(n)
+
+    expr.visit(V())
+    return expr.deep_replace(holder[0], go)  # type: ignore[return-value]
