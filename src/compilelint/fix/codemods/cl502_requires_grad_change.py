@@ -251,7 +251,12 @@ class RequiresGradVjp(Codemod):
             and isinstance(small.targets[0].target, cst.Name)
         ):
             x = small.targets[0].target.value
-            if not _fresh_value(recv):
+            if isinstance(recv, cst.Name) and recv.value == x:
+                made = _last_binding(body[:i], x)  # `h = h.requires_grad_()`
+                fresh = made is not None and _fresh_value(made)
+            else:
+                fresh = _fresh_value(recv)
+            if not fresh:
                 return NoFix(
                     f"`{ctx.code(recv)}` is not a tensor made here: removing `requires_grad_()` "
                     f"would change the caller's; {_RECIPE}"
@@ -381,7 +386,11 @@ def _rewrite(
     pos = i + 1
     for j, g in grads:
         block.extend(body[pos:j])
-        read_later = set().union(*(names_in(st) for st in body[j:]))
+        # the gradient's `outputs` is computed inside the function: not a read after it
+        rest = body[j].deep_replace(g.call, cst.Name("_"))
+        go_in = g.parts.get("grad_outputs")
+        read_later = names_in(rest) | (names_in(go_in) if go_in is not None else set())
+        read_later |= set().union(*(names_in(st) for st in body[j + 1 :]))
         assigned: list[str] = []
         for st in block:
             for n in sorted(_stmt_targets(st)):
