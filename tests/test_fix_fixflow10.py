@@ -289,3 +289,102 @@ def test_rewrite_has_one_graph_and_the_same_outputs_and_gradients(
     for mod in (a, b):
         with torch.no_grad(), pytest.raises(RuntimeError, match="does not require grad"):
             mod.Model()(*_inputs(torch, case))
+
+
+# ------------------------------------------------------- CL508: a layer sequence built lazily
+_SEQ = _HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self, out_dim=8):
+            super().__init__()
+            self.out_dim = out_dim
+            self.proj = None
+
+        def forward(self, feats):
+            if self.proj is None:
+                self.proj = nn.Sequential(
+                    nn.Linear(feats.shape[-1], 2 * self.out_dim),
+                    nn.ReLU(),
+                    nn.Linear(2 * self.out_dim, self.out_dim),
+                )
+            return nn.functional.normalize(self.proj(feats), dim=-1)
+    """
+)
+
+SEQ_INVALID: dict[str, tuple[str, str]] = {
+    # dropout draws random numbers between the two layers' weight draws
+    "dropout_between": (
+        _SEQ.replace("nn.ReLU(),", "nn.Dropout(0.1),"),
+        "draws random numbers between the layers",
+    ),
+    # the second layer's input size is not the size the first gives
+    "size_mismatch": (
+        _SEQ.replace("nn.Linear(2 * self.out_dim, self.out_dim)", "nn.Linear(16, self.out_dim)"),
+        "is not the size the layer before gives",
+    ),
+}
+
+
+def _fix_seq(tmp_path: Path, code: str) -> tuple[str, list[str]]:
+    f = tmp_path / "m.py"
+    f.write_text(code, encoding="utf-8")
+    extra = observed_findings(
+        [{"path": "m.py", "line": _line_of(code, "nn.Linear(feats.shape"), "gb_id": "GB0264"}],
+        str(tmp_path),
+        {},
+        lambda real: str(f),
+        set(),
+        ["CL508"],
+    )
+    assert extra, "the observed finding was not made"
+    res = run_fixes([str(f)], Config(select=("CL508",), cache=False), unsafe=True, extra=extra)
+    text = res.changes[0].after.decode() if res.changes else code
+    return text, [r.reason for r in res.records if r.reason]
+
+
+def test_a_layer_sequence_built_on_first_use_becomes_lazy_layers_in_init(tmp_path: Path) -> None:
+    fixed, _ = _fix_seq(tmp_path, _SEQ)
+    assert "nn.LazyLinear(2 * self.out_dim)" in fixed and "nn.LazyLinear(self.out_dim)" in fixed
+    assert "if self.proj is None" not in fixed and "nn.Linear(" not in fixed, fixed
+
+
+@pytest.mark.parametrize("case", sorted(SEQ_INVALID))
+def test_a_layer_sequence_that_would_draw_otherwise_is_refused(tmp_path: Path, case: str) -> None:
+    code, why = SEQ_INVALID[case]
+    fixed, reasons = _fix_seq(tmp_path, code)
+    assert fixed == code
+    assert any(why in r for r in reasons), reasons
+
+
+@pytest.mark.torch
+def test_lazy_sequence_draws_the_same_weights_and_compiles_whole(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    fixed, _ = _fix_seq(tmp_path, _SEQ)
+    (tmp_path / "a.py").write_text(_SEQ, encoding="utf-8")
+    (tmp_path / "b.py").write_text(fixed, encoding="utf-8")
+    a, b = load_module(tmp_path / "a.py", "seq"), load_module(tmp_path / "b.py", "seq")
+
+    def run(mod: Any, compiled: bool) -> tuple[Any, list[Any]]:
+        torch.manual_seed(0)
+        model = mod.Model()
+        x = torch.randn(4, 24, generator=torch.Generator().manual_seed(1))
+        torch._dynamo.reset()
+        if compiled:
+            state = torch.get_rng_state()
+            fn = compile_without_break(model, (x,))
+            torch.set_rng_state(state)
+        else:
+            fn = model
+        y = fn(x)
+        y.pow(2).sum().backward()
+        return y.detach(), [p.grad for p in model.parameters()]
+
+    with pytest.raises(torch._dynamo.exc.Unsupported):  # the original breaks (GB0264)
+        torch._dynamo.reset()
+        torch.compile(a.Model(), backend="eager", fullgraph=True)(torch.randn(4, 24))
+    want_y, want_g = run(a, False)
+    for compiled in (False, True):
+        got_y, got_g = run(b, compiled)
+        torch.testing.assert_close(got_y, want_y)
+        for g, w in zip(got_g, want_g, strict=True):
+            torch.testing.assert_close(g, w)
