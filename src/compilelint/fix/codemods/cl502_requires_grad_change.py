@@ -443,7 +443,8 @@ def _rewrite(
     )
     lead = body[i].leading_lines
     new_stmts = [*first, *block]
-    new_stmts[0] = new_stmts[0].with_changes(leading_lines=[*lead, *new_stmts[0].leading_lines])
+    if new_first is None:  # the removed statement's comments lead what replaces it
+        new_stmts[0] = new_stmts[0].with_changes(leading_lines=[*lead, *new_stmts[0].leading_lines])
     changes.append((body[i], cst.FlattenSentinel(new_stmts)))
     for st in body[i + 1 : last + 1]:
         changes.append((st, cst.RemovalSentinel.REMOVE))

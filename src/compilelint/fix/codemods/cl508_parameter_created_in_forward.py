@@ -155,6 +155,9 @@ class LazyLayerInInit(Codemod):
             if isinstance(got, NoFix):
                 return got
             seq_args = got
+            why = _first_call_next(ctx, guard, attr)
+            if why:
+                return NoFix(f"{why}: {_RECIPE}")
         # every other read of `self.<attr>` in the class: the test, and calls on `src`
         for n in all_nodes(klass):
             if not isinstance(n, cst.Attribute) or self_attr(n) != attr:
@@ -216,6 +219,35 @@ _PLAIN = frozenset(
     }
 )
 _SIZE_KW = ("out_features", "out_channels")
+
+
+def _first_call_next(ctx: FixContext, guard: cst.If, attr: str) -> str:
+    """Why the lazy layers might draw their weights later than the original built them ("":
+    they do not). The statement after the ``if`` must call ``self.<attr>`` before any other
+    call it makes (calls around it excepted): a call in between (another layer built, a
+    dropout) could draw random numbers before the lazy layers draw their weights."""
+    block = ctx.parent(guard)
+    stmts = list(block.body) if isinstance(block, cst.IndentedBlock) else []
+    k = stmts.index(guard) + 1 if guard in stmts else len(stmts)
+    if k >= len(stmts):
+        return "nothing calls the layers right after they are built"
+    nxt = stmts[k]
+    calls = [n for n in all_nodes(nxt) if isinstance(n, cst.Call)]
+    mine = [c for c in calls if self_attr(c.func) == attr]
+    if not mine:
+        return f"the statement after the `if` does not call `self.{attr}`"
+    first = mine[0]
+    above = set(map(id, ctx.ancestors(first)))
+    start = ctx.span(first)[:2]
+    for c in calls:
+        if c is first or id(c) in above:
+            continue
+        if ctx.span(c)[:2] < start:
+            return (
+                f"`{ctx.code(c).strip()[:40]}` runs before `self.{attr}` is first called: the "
+                "lazy layers would draw their weights after it"
+            )
+    return ""
 
 
 def _is_sequential(call: cst.Call) -> bool:
