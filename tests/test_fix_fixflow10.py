@@ -119,6 +119,27 @@ VALID: dict[str, tuple[str, str, str, str]] = {
     ),
 }
 
+VALID["langevin_loop"] = (
+    _model(
+        """\
+        @torch.enable_grad()
+        def sample(self, x):
+            x = x.detach().requires_grad_(True)
+            for _ in range(3):
+                e = self.net(x).sum()
+                (grad,) = torch.autograd.grad(e, x)
+                x = (x - 0.1 * grad + 0.01 * torch.cos(x)).detach().requires_grad_(True)
+            return x.detach()
+
+        def forward(self, x):
+            return self.net(x).mean() - self.net(self.sample(x * 0.5)).mean()
+        """
+    ),
+    "(grad,) = torch.autograd.grad(",
+    "GB9186",
+    "x = (x - 0.1 * grad + 0.01 * torch.cos(x)).detach()\n",
+)
+
 # case -> (code, the observed line's text, its GB id, a text the refusal must contain)
 INVALID: dict[str, tuple[str, str, str, str]] = {
     "callers_input": (
@@ -175,6 +196,22 @@ INVALID: dict[str, tuple[str, str, str, str]] = {
         "requires_grad_()",
         "GB8985",
         "is not a gradient with respect to `h` alone",
+    ),
+    "loop_value_kept_attached": (
+        _model(
+            """\
+            def forward(self, x):
+                x = x.detach().requires_grad_(True)
+                for _ in range(3):
+                    e = self.net(x).sum()
+                    (grad,) = torch.autograd.grad(e, x)
+                    x = (x - 0.1 * grad).detach().requires_grad_(True)
+                return self.net(x)
+            """
+        ),
+        "(grad,) = torch.autograd.grad(",
+        "GB9186",
+        "is read after its last gradient",
     ),
     "in_place_between": (
         _model(
@@ -285,7 +322,15 @@ def test_rewrite_has_one_graph_and_the_same_outputs_and_gradients(
             assert (g is None) == (w is None)
             if w is not None:
                 torch.testing.assert_close(g, w)
-    # with grad mode off both raise (autograd.grad finds no graph; the rewrite says so)
+    # with grad mode off both raise (autograd.grad finds no graph; the rewrite says so),
+    # unless forward turns it on again (`@torch.enable_grad()`): then both run alike
+    if case == "langevin_loop":
+        with torch.no_grad():
+            torch.manual_seed(0)
+            want = a.Model()(*_inputs(torch, case))
+            torch.manual_seed(0)
+            torch.testing.assert_close(b.Model()(*_inputs(torch, case)), want)
+        return
     for mod in (a, b):
         with torch.no_grad(), pytest.raises(RuntimeError, match="does not require grad"):
             mod.Model()(*_inputs(torch, case))

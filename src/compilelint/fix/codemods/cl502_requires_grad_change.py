@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import Codemod, names_in, side_effect
+from compilelint.fix.codemods.base import Codemod, name_nodes, names_in, side_effect
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 from compilelint.model import Finding
@@ -174,6 +174,18 @@ def _stmt_targets(st: cst.BaseStatement) -> set[str]:
     return out
 
 
+def _only_targets(st: cst.BaseStatement) -> set[str]:
+    """Names of ``st`` that appear only as assignment targets (not read)."""
+    if not isinstance(st, cst.SimpleStatementLine):
+        return set()
+    out: set[str] = set()
+    for small in st.body:
+        if isinstance(small, cst.Assign):
+            read = names_in(small.value)
+            out |= (_targets(small) or set()) - read
+    return out
+
+
 def _bool_literal(e: cst.BaseExpression | None) -> bool | None:
     if e is None:
         return False
@@ -283,7 +295,12 @@ def _requires_grad_of_grad(ctx: FixContext, finding: Finding) -> list[cst.Call]:
         return []
     body = list(fn.body.body)
     if line not in body:
-        return []
+        # in the body of a loop of the function's body: made before the loop
+        block = ctx.parent(line) if line is not None else None
+        loop = ctx.parent(block) if block is not None else None
+        if not isinstance(loop, (cst.For, cst.While)) or loop not in body:
+            return []
+        line = loop
     for st in reversed(body[: body.index(line)]):
         if not isinstance(st, cst.SimpleStatementLine) or len(st.body) != 1:
             continue
@@ -333,6 +350,119 @@ def _rewrite(
     x: str,
     new_first: cst.SimpleStatementLine | None,
 ) -> Rewrite | NoFix:
+    """From ``requires_grad_()`` at ``body[i]``: its gradients in the statements that follow
+    it, or in the body of the loop that follows it (Langevin steps, PGD attacks), where the
+    body ends by making the next ``x`` with ``requires_grad_()`` again."""
+    k = i + 1
+    while k < len(body) and x not in names_in(body[k]):
+        k += 1
+    loop = body[k] if k < len(body) else None
+    if not isinstance(loop, (cst.For, cst.While)):
+        plan = _plan(ctx, body, i + 1, x)
+        if isinstance(plan, NoFix):
+            return plan
+        block, first_i, last = plan
+        if _reads(body[last + 1 :], x):
+            return NoFix(_READ_AFTER.format(x=x, recipe=_RECIPE))
+        changes: list[tuple[cst.CSTNode, object]] = []
+        head = [new_first] if new_first is not None else []
+        new_stmts = [*head, _no_grad_guard(ctx), *block]
+        if new_first is None:  # the removed statement's comments lead what replaces it
+            new_stmts[0] = new_stmts[0].with_changes(
+                leading_lines=[*body[i].leading_lines, *new_stmts[0].leading_lines]
+            )
+        changes.append((body[i], cst.FlattenSentinel(new_stmts)))
+        changes += [(st, cst.RemovalSentinel.REMOVE) for st in body[i + 1 : last + 1]]
+        return Rewrite(_title(x), changes, imports=("torch",))  # type: ignore[arg-type]
+    if loop.orelse is not None or not isinstance(loop.body, cst.IndentedBlock):
+        return NoFix(f"the loop over the gradients of `{x}` has an `else`: {_RECIPE}")
+    lb = list(loop.body.body)
+    rebind = _rebind(lb[-1], x) if lb else None
+    if rebind is None:
+        return NoFix(
+            f"the loop does not end by making the next `{x}` with `requires_grad_()` on a new "
+            f"tensor: {_RECIPE}"
+        )
+    plan = _plan(ctx, lb[:-1], 0, x, [lb[-1], *body[k + 1 :]])
+    if isinstance(plan, NoFix):
+        return plan
+    block, _, last = plan
+    if _reads(lb[last + 1 : -1], x) or _reads(body[k + 1 :], x) or _reads([lb[-1]], x):
+        return NoFix(_READ_AFTER.format(x=x, recipe=_RECIPE))
+    changes = []
+    changes.append((body[i], new_first if new_first is not None else cst.RemovalSentinel.REMOVE))
+    new_stmts = [_no_grad_guard(ctx), *block]
+    new_stmts[0] = new_stmts[0].with_changes(leading_lines=lb[0].leading_lines)
+    changes.append((lb[0], cst.FlattenSentinel(new_stmts)))
+    changes += [(st, cst.RemovalSentinel.REMOVE) for st in lb[1 : last + 1]]
+    changes.append((lb[-1], rebind))
+    return Rewrite(_title(x), changes, imports=("torch",))  # type: ignore[arg-type]
+
+
+_READ_AFTER = (
+    "`{x}` is read after its last gradient (not only to `.detach()` it): a value made from "
+    "it would no longer require grad; {recipe}"
+)
+
+
+def _title(x: str) -> str:
+    return (
+        f"compute the gradients of `{x}` with `torch.func.vjp` (traced as one graph) instead "
+        "of `requires_grad_()` + `torch.autograd.grad`"
+    )
+
+
+def _no_grad_guard(ctx: FixContext) -> cst.BaseStatement:
+    """``autograd.grad`` raises with grad mode off (the outputs have no graph); a transform
+    does not: the same error keeps the two alike under ``torch.no_grad()``."""
+    return cst.parse_statement(
+        f'if not {ctx.torch("is_grad_enabled")}():\n    raise RuntimeError("{_NO_GRAD}")\n'
+    )
+
+
+class _NoDetach(cst.CSTTransformer):
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        f = updated.func
+        if isinstance(f, cst.Attribute) and f.attr.value == "detach" and not updated.args:
+            return cst.Name("_")
+        return updated
+
+
+def _reads(stmts: list[cst.BaseStatement], x: str) -> bool:
+    """Whether ``stmts`` read ``x`` other than in the receiver of a ``.detach()`` (a
+    detached value does not require grad either way)."""
+    return any(name_nodes(st.visit(_NoDetach()), x, reads_only=True) for st in stmts)
+
+
+def _rebind(st: cst.BaseStatement, x: str) -> cst.BaseStatement | None:
+    """``x = <new>.requires_grad_()`` -> ``x = <new>``; None for anything else."""
+    if not isinstance(st, cst.SimpleStatementLine) or len(st.body) != 1:
+        return None
+    small = st.body[0]
+    if (
+        isinstance(small, cst.Assign)
+        and len(small.targets) == 1
+        and isinstance(small.targets[0].target, cst.Name)
+        and small.targets[0].target.value == x
+        and _requires_grad_call(small.value)
+        and _true_args(small.value)  # type: ignore[arg-type]
+        and _fresh_value(small.value.func.value)  # type: ignore[attr-defined]
+    ):
+        return st.with_changes(body=[small.with_changes(value=small.value.func.value)])  # type: ignore[attr-defined]
+    return None
+
+
+def _plan(
+    ctx: FixContext,
+    body: list[cst.BaseStatement],
+    start: int,
+    x: str,
+    later: list[cst.BaseStatement] = (),  # type: ignore[assignment]
+) -> tuple[list[cst.BaseStatement], int, int] | NoFix:
+    """The statements from ``body[start]`` to the last gradient of ``x`` among them,
+    rewritten with ``torch.func.vjp``: (new statements, start, index of the last gradient).
+    ``later``: statements that run after ``body`` (what they read comes back as well)."""
+    i = start - 1
     imports = _imports(ctx.module)
     grads: list[tuple[int, _Grad]] = []
     for j in range(i + 1, len(body)):
@@ -374,12 +504,22 @@ def _rewrite(
                 return NoFix(f"`{x}` is rebound before its last gradient: {_RECIPE}")
             if side_effect(small) is not None:
                 return NoFix(f"`{ctx.code(small).strip()}` changes state in place: {_RECIPE}")
-    after = body[last + 1 :]
-    if any(x in names_in(st) for st in after):
-        return NoFix(
-            f"`{x}` is read after its last gradient: a value made from it would no longer "
-            f"require grad; {_RECIPE}"
+    # a name the statements assign is local to the function they move into: none may be
+    # read there before it is assigned (it would be the value from before, or from the last
+    # iteration)
+    assigned_in = set().union(*(_stmt_targets(st) for st in body[start : last + 1]))
+    seen: set[str] = set()
+    for st in body[start : last + 1]:
+        early = (names_in(st) & assigned_in) - seen - _stmt_targets(st)
+        reads_own = {n for n in _stmt_targets(st) & names_in(st) if n not in seen} - _only_targets(
+            st
         )
+        if early or reads_own:
+            n = sorted(early | reads_own)[0]
+            return NoFix(
+                f"`{n}` is read before it is assigned in the gradient's statements: {_RECIPE}"
+            )
+        seen |= _stmt_targets(st)
     vjp = ctx.torch("func.vjp")
     # rewrite one gradient at a time; `block` is the statements after requires_grad_ so far
     block: list[cst.BaseStatement] = []
@@ -390,7 +530,7 @@ def _rewrite(
         rest = body[j].deep_replace(g.call, cst.Name("_"))
         go_in = g.parts.get("grad_outputs")
         read_later = names_in(rest) | (names_in(go_in) if go_in is not None else set())
-        read_later |= set().union(*(names_in(st) for st in body[j + 1 :]))
+        read_later |= set().union(*(names_in(st) for st in [*body[j + 1 :], *later]))
         assigned: list[str] = []
         for st in block:
             for n in sorted(_stmt_targets(st)):
@@ -432,28 +572,7 @@ def _rewrite(
         grad_line = body[j].deep_replace(g.call, pulled)
         block = [fdef, vjp_line, grad_line]  # type: ignore[list-item]
         pos = j + 1
-    changes: list[tuple[cst.CSTNode, object]] = []
-    first = [new_first] if new_first is not None else []
-    # `autograd.grad` raises with grad mode off (the outputs have no graph); a transform does
-    # not: the same error keeps the two alike under `torch.no_grad()`
-    first.append(
-        cst.parse_statement(
-            f'if not {ctx.torch("is_grad_enabled")}():\n    raise RuntimeError("{_NO_GRAD}")\n'
-        )
-    )
-    lead = body[i].leading_lines
-    new_stmts = [*first, *block]
-    if new_first is None:  # the removed statement's comments lead what replaces it
-        new_stmts[0] = new_stmts[0].with_changes(leading_lines=[*lead, *new_stmts[0].leading_lines])
-    changes.append((body[i], cst.FlattenSentinel(new_stmts)))
-    for st in body[i + 1 : last + 1]:
-        changes.append((st, cst.RemovalSentinel.REMOVE))
-    n = len(grads)
-    title = (
-        f"compute the gradient{'s' if n > 1 else ''} of `{x}` with `torch.func.vjp` (traced as "
-        f"one graph) instead of `requires_grad_()` + `torch.autograd.grad`"
-    )
-    return Rewrite(title, changes, imports=("torch",))  # type: ignore[arg-type]
+    return block, start, last
 
 
 def _detached(pull: str, go: cst.BaseExpression) -> cst.BaseExpression:

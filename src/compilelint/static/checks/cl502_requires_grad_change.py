@@ -19,6 +19,10 @@ class RequiresGradChange(Check):
         self._pending: dict[tuple[str, str], list[cst.Call]] = {}
         self._returned: set[int] = set()  # ids of nodes inside return values
         self._named: dict[int, str] = {}  # id of `t = <new>.requires_grad_()` call -> `t`
+        self._depth: dict[int, int] = {}  # id of a pending call -> its loop depth
+        # (function, name) -> requires_grad_() calls not differentiated (yet)
+        self._grad_pending: dict[tuple[str, str], list[cst.Call]] = {}
+        self._reported: set[int] = set()
 
     def _is_intermediate(self, recv: cst.BaseExpression) -> bool:
         if isinstance(recv, _NEW_VALUE):
@@ -77,9 +81,16 @@ class RequiresGradChange(Check):
                 self.report(node, requires=taint, expr=self.code(node))
             return
         fn = self.w.func
+        if fn is None:
+            return
+        if isinstance(recv, cst.Name):
+            self._pending.setdefault((fn.qual, recv.value), []).append(node)
+        # `t = <new>.requires_grad_()` / `t.requires_grad_()`: reported when `t` is
+        # differentiated (returning `t` itself is the case above)
         name = recv.value if isinstance(recv, cst.Name) else self._named.get(id(node))
-        if fn is not None and name is not None:
-            self._pending.setdefault((fn.qual, name), []).append(node)
+        if name is not None:
+            self._grad_pending.setdefault((fn.qual, name), []).append(node)
+            self._depth[id(node)] = self.w.loop_depth
 
     def _differentiated(self, node: cst.Call) -> None:
         """``torch.autograd.grad(out, t)`` of a ``t`` given ``requires_grad_()`` here: the
@@ -96,7 +107,10 @@ class RequiresGradChange(Check):
         for n in names:
             if fn is None or not isinstance(n, cst.Name):
                 continue
-            for call in self._pending.pop((fn.qual, n.value), []):
+            for call in self._grad_pending.pop((fn.qual, n.value), []):
+                if self._depth.get(id(call)) != self.w.loop_depth or id(call) in self._reported:
+                    continue  # made outside the loop the gradient is taken in: not reported
+                self._reported.add(id(call))
                 recv = call.func.value  # type: ignore[attr-defined]
                 taint = self.taint(recv)
                 if taint:
@@ -113,6 +127,9 @@ class RequiresGradChange(Check):
                 self._returned.add(id(n))
             if isinstance(n, cst.Name):
                 for call in self._pending.pop((fn.qual, n.value), []):
+                    if id(call) in self._reported:
+                        continue
+                    self._reported.add(id(call))
                     recv = call.func.value  # type: ignore[attr-defined]
                     taint = self.taint(recv)
                     if taint:
