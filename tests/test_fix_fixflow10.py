@@ -140,6 +140,20 @@ VALID["langevin_loop"] = (
     "x = (x - 0.1 * grad + 0.01 * torch.cos(x)).detach()\n",
 )
 
+VALID["returned_gradient"] = (
+    _model(
+        """\
+        def forward(self, x):
+            h = torch.sin(x).requires_grad_()
+            y = self.net(h) * h[:, :1]
+            return torch.autograd.grad(y.sum(), h, create_graph=True)[0]
+        """
+    ),
+    "requires_grad_()",
+    "GB8985",
+    "return _vjp_pull(torch.ones_like(_vjp_out))[0]",
+)
+
 # case -> (code, the observed line's text, its GB id, a text the refusal must contain)
 INVALID: dict[str, tuple[str, str, str, str]] = {
     "callers_input": (

@@ -496,6 +496,8 @@ def _plan(
             )
         for small in st.body:
             tg = _targets(small)
+            if tg is None and st is body[last] and isinstance(small, cst.Return):
+                tg = set()  # `return torch.autograd.grad(...)[0]`: stays outside the function
             if tg is None:
                 return NoFix(
                     f"`{ctx.code(small).strip()}` is not a plain assignment to names: {_RECIPE}"
