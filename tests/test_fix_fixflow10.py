@@ -154,6 +154,23 @@ VALID["returned_gradient"] = (
     "return _vjp_pull(torch.ones_like(_vjp_out))[0]",
 )
 
+VALID["hamiltonian_in_enable_grad"] = (
+    _model(
+        """\
+        def forward(self, x):
+            with torch.enable_grad():
+                q = x.detach().requires_grad_(True)
+                energy = self.net(q)
+                dq = torch.autograd.grad(energy.sum(), q, create_graph=True)[0]
+            flow = torch.stack([dq[:, 1], -dq[:, 0]], dim=-1)
+            return energy, flow
+        """
+    ),
+    "q = x.detach().requires_grad_(True)",
+    "GB8985",
+    "_vjp_out, _vjp_pull, (energy,) = torch.func.vjp(_vjp_f, q, has_aux=True)",
+)
+
 # case -> (code, the observed line's text, its GB id, a text the refusal must contain)
 INVALID: dict[str, tuple[str, str, str, str]] = {
     "callers_input": (
@@ -338,7 +355,7 @@ def test_rewrite_has_one_graph_and_the_same_outputs_and_gradients(
                 torch.testing.assert_close(g, w)
     # with grad mode off both raise (autograd.grad finds no graph; the rewrite says so),
     # unless forward turns it on again (`@torch.enable_grad()`): then both run alike
-    if case == "langevin_loop":
+    if case in ("langevin_loop", "hamiltonian_in_enable_grad"):
         with torch.no_grad():
             torch.manual_seed(0)
             want = a.Model()(*_inputs(torch, case))

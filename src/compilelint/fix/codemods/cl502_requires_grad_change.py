@@ -234,15 +234,18 @@ class RequiresGradVjp(Codemod):
             return NoFix(f"`requires_grad_` is not given `True`: {_RECIPE}")
         line = ctx.statement(call)
         fn = ctx.function(call)
+        where = _block_of(ctx, line) if line is not None else None
         if (
             fn is None
             or not isinstance(line, cst.SimpleStatementLine)
             or len(line.body) != 1
-            or not isinstance(fn.body, cst.IndentedBlock)
-            or line not in fn.body.body
+            or where is None
         ):
-            return NoFix(f"`requires_grad_()` is not a statement of its function's body: {_RECIPE}")
-        body = list(fn.body.body)
+            return NoFix(
+                f"`requires_grad_()` is not a statement of its function's body (or of a "
+                f"`with`/`if` there): {_RECIPE}"
+            )
+        body, outer_later = where
         i = body.index(line)
         small = line.body[0]
         recv = call.func.value  # type: ignore[attr-defined]
@@ -278,7 +281,36 @@ class RequiresGradVjp(Codemod):
             return NoFix(
                 f"`requires_grad_()` is neither a statement nor assigned to a name: {_RECIPE}"
             )
-        return _rewrite(ctx, fn, body, i, x, new_first)
+        return _rewrite(ctx, fn, body, i, x, new_first, outer_later)
+
+
+def _block_of(
+    ctx: FixContext, line: cst.CSTNode
+) -> tuple[list[cst.BaseStatement], list[cst.BaseStatement]] | None:
+    """(the statements of the block holding ``line``, the statements that run after that
+    block up to the end of the function) when the block is the function's body or lies in
+    it through ``with`` and ``if`` blocks only (each runs once per call); else None."""
+    block = ctx.parent(line)
+    if not isinstance(block, cst.IndentedBlock):
+        return None
+    later: list[cst.BaseStatement] = []
+    cur: cst.CSTNode = block
+    while True:
+        owner = ctx.parent(cur)
+        if isinstance(owner, cst.FunctionDef):
+            return list(block.body), later
+        if isinstance(owner, cst.Else):
+            owner = ctx.parent(owner)
+        if not isinstance(owner, (cst.With, cst.If)):
+            return None
+        outer = ctx.parent(owner)
+        while isinstance(outer, (cst.If, cst.Else)):  # an `elif` chain
+            owner, outer = outer, ctx.parent(outer)
+        if not isinstance(outer, cst.IndentedBlock):
+            return None
+        stmts = list(outer.body)
+        later += stmts[stmts.index(owner) + 1 :]  # type: ignore[arg-type]
+        cur = outer
 
 
 def _requires_grad_of_grad(ctx: FixContext, finding: Finding) -> list[cst.Call]:
@@ -289,18 +321,20 @@ def _requires_grad_of_grad(ctx: FixContext, finding: Finding) -> list[cst.Call]:
     if not grads:
         return []
     x = _Grad(grads[0]).input_name()
-    fn = ctx.function(grads[0])
     line = ctx.statement(grads[0])
-    if x is None or fn is None or not isinstance(fn.body, cst.IndentedBlock):
+    if x is None or line is None:
         return []
-    body = list(fn.body.body)
-    if line not in body:
-        # in the body of a loop of the function's body: made before the loop
-        block = ctx.parent(line) if line is not None else None
+    where = _block_of(ctx, line)
+    if where is None:
+        # in the body of a loop: made before the loop
+        block = ctx.parent(line)
         loop = ctx.parent(block) if block is not None else None
-        if not isinstance(loop, (cst.For, cst.While)) or loop not in body:
+        if not isinstance(loop, (cst.For, cst.While)):
             return []
-        line = loop
+        where, line = _block_of(ctx, loop), loop
+        if where is None:
+            return []
+    body = where[0]
     for st in reversed(body[: body.index(line)]):
         if not isinstance(st, cst.SimpleStatementLine) or len(st.body) != 1:
             continue
@@ -349,6 +383,7 @@ def _rewrite(
     i: int,
     x: str,
     new_first: cst.SimpleStatementLine | None,
+    outer_later: list[cst.BaseStatement] = (),  # type: ignore[assignment]
 ) -> Rewrite | NoFix:
     """From ``requires_grad_()`` at ``body[i]``: its gradients in the statements that follow
     it, or in the body of the loop that follows it (Langevin steps, PGD attacks), where the
@@ -358,11 +393,11 @@ def _rewrite(
         k += 1
     loop = body[k] if k < len(body) else None
     if not isinstance(loop, (cst.For, cst.While)):
-        plan = _plan(ctx, body, i + 1, x)
+        plan = _plan(ctx, body, i + 1, x, list(outer_later))
         if isinstance(plan, NoFix):
             return plan
         block, first_i, last = plan
-        if _reads(body[last + 1 :], x):
+        if _reads([*body[last + 1 :], *outer_later], x):
             return NoFix(_READ_AFTER.format(x=x, recipe=_RECIPE))
         changes: list[tuple[cst.CSTNode, object]] = []
         head = [new_first] if new_first is not None else []
@@ -383,11 +418,11 @@ def _rewrite(
             f"the loop does not end by making the next `{x}` with `requires_grad_()` on a new "
             f"tensor: {_RECIPE}"
         )
-    plan = _plan(ctx, lb[:-1], 0, x, [lb[-1], *body[k + 1 :]])
+    plan = _plan(ctx, lb[:-1], 0, x, [lb[-1], *body[k + 1 :], *outer_later])
     if isinstance(plan, NoFix):
         return plan
     block, _, last = plan
-    if _reads(lb[last + 1 : -1], x) or _reads(body[k + 1 :], x) or _reads([lb[-1]], x):
+    if _reads([*lb[last + 1 : -1], lb[-1], *body[k + 1 :], *outer_later], x):
         return NoFix(_READ_AFTER.format(x=x, recipe=_RECIPE))
     changes = []
     changes.append((body[i], new_first if new_first is not None else cst.RemovalSentinel.REMOVE))
