@@ -171,6 +171,24 @@ VALID["hamiltonian_in_enable_grad"] = (
     "_vjp_out, _vjp_pull, (energy,) = torch.func.vjp(_vjp_f, q, has_aux=True)",
 )
 
+VALID["r1_penalty_attribute"] = (
+    _model(
+        """\
+        def forward(self, real):
+            real_img = real.detach()
+            real_img.requires_grad = True
+            real_pred = self.net(real_img)
+            (grad_real,) = torch.autograd.grad(
+                outputs=real_pred.sum(), inputs=real_img, create_graph=True
+            )
+            return real_pred.mean(), grad_real.pow(2).sum(-1).mean()
+        """
+    ),
+    "real_img.requires_grad = True",
+    "GB0206",
+    "(grad_real,) = _vjp_pull(torch.ones_like(_vjp_out))",
+)
+
 # case -> (code, the observed line's text, its GB id, a text the refusal must contain)
 INVALID: dict[str, tuple[str, str, str, str]] = {
     "callers_input": (
@@ -289,7 +307,7 @@ def test_valid_case_computes_the_gradient_with_vjp(tmp_path: Path, case: str) ->
     code, observed, gb, want = VALID[case]
     fixed, _ = _fix(tmp_path, code, observed, gb)
     assert want in fixed, fixed
-    assert "requires_grad_" not in fixed and "autograd.grad" not in fixed, fixed
+    assert "requires_grad" not in fixed and "autograd.grad" not in fixed, fixed
     compile(fixed, "m.py", "exec")
 
 

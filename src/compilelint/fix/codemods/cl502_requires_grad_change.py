@@ -226,11 +226,13 @@ class RequiresGradVjp(Codemod):
         if not calls:
             calls = [c for c in ctx.on_line(finding.line, cst.Call) if _requires_grad_call(c)]
         if not calls:
+            calls = [a for a in ctx.on_line(finding.line, cst.Assign) if _attr_true(a)]
+        if not calls:
             calls = _requires_grad_of_grad(ctx, finding)
         if not calls:
             return NoFix(f"no `requires_grad_()` call on this line: {_RECIPE}")
         call = calls[0]
-        if not _true_args(call):
+        if isinstance(call, cst.Call) and not _true_args(call):
             return NoFix(f"`requires_grad_` is not given `True`: {_RECIPE}")
         line = ctx.statement(call)
         fn = ctx.function(call)
@@ -248,9 +250,16 @@ class RequiresGradVjp(Codemod):
         body, outer_later = where
         i = body.index(line)
         small = line.body[0]
-        recv = call.func.value  # type: ignore[attr-defined]
+        recv = (
+            call.targets[0].target.value  # type: ignore[attr-defined]
+            if isinstance(call, cst.Assign)
+            else call.func.value  # type: ignore[attr-defined]
+        )
         new_first: cst.SimpleStatementLine | None
-        if isinstance(small, cst.Expr) and small.value is call and isinstance(recv, cst.Name):
+        attr_form = small is call and isinstance(recv, cst.Name)  # `t.requires_grad = True`
+        if attr_form or (
+            isinstance(small, cst.Expr) and small.value is call and isinstance(recv, cst.Name)
+        ):
             x = recv.value
             made = _last_binding(body[:i], x)
             if made is None or not _fresh_value(made):
@@ -282,6 +291,18 @@ class RequiresGradVjp(Codemod):
                 f"`requires_grad_()` is neither a statement nor assigned to a name: {_RECIPE}"
             )
         return _rewrite(ctx, fn, body, i, x, new_first, outer_later)
+
+
+def _attr_true(a: cst.Assign) -> bool:
+    """``t.requires_grad = True`` (``t`` a name)."""
+    return (
+        len(a.targets) == 1
+        and isinstance(a.targets[0].target, cst.Attribute)
+        and a.targets[0].target.attr.value == "requires_grad"
+        and isinstance(a.targets[0].target.value, cst.Name)
+        and isinstance(a.value, cst.Name)
+        and a.value.value == "True"
+    )
 
 
 def _block_of(
@@ -339,6 +360,12 @@ def _requires_grad_of_grad(ctx: FixContext, finding: Finding) -> list[cst.Call]:
         if not isinstance(st, cst.SimpleStatementLine) or len(st.body) != 1:
             continue
         small = st.body[0]
+        if (
+            isinstance(small, cst.Assign)
+            and _attr_true(small)
+            and small.targets[0].target.value.value == x  # type: ignore[attr-defined]
+        ):
+            return [small]  # type: ignore[list-item]
         value = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
         if not _requires_grad_call(value):  # type: ignore[arg-type]
             continue
