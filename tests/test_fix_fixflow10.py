@@ -482,3 +482,24 @@ def test_lazy_sequence_draws_the_same_weights_and_compiles_whole(tmp_path: Path)
         torch.testing.assert_close(got_y, want_y)
         for g, w in zip(got_g, want_g, strict=True):
             torch.testing.assert_close(g, w)
+
+
+def test_the_callers_input_gets_the_rewrite_as_a_proposal(tmp_path: Path) -> None:
+    """``x.requires_grad_()`` on an argument: the caller would see its tensor change no more,
+    so the same rewrite is shown as a patch, never applied."""
+    code, observed, gb, _ = INVALID["callers_input"]
+    f = tmp_path / "m.py"
+    f.write_text(code, encoding="utf-8")
+    extra = observed_findings(
+        [{"path": "m.py", "line": _line_of(code, observed), "gb_id": gb}],
+        str(tmp_path),
+        {},
+        lambda real: str(f),
+        set(),
+        ["CL502"],
+    )
+    res = run_fixes([str(f)], Config(select=("CL502",), cache=False), unsafe=True, extra=extra)
+    assert not res.changes
+    props = [r for r in res.records if r.status == "proposed"]
+    assert props and "torch.func.vjp" in props[0].patch, [r.status for r in res.records]
+    assert "would change the caller's" in props[0].reason

@@ -45,7 +45,7 @@ import libcst as cst
 
 from compilelint.fix.codemods.base import Codemod, name_nodes, names_in, side_effect
 from compilelint.fix.context import FixContext
-from compilelint.fix.records import NoFix, Rewrite
+from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.model import Finding
 
 _RECIPE = (
@@ -221,7 +221,7 @@ class _Grad:
 class RequiresGradVjp(Codemod):
     CODE = "CL502"
 
-    def fix(self, ctx: FixContext, finding: Finding) -> Rewrite | NoFix:
+    def fix(self, ctx: FixContext, finding: Finding) -> Rewrite | Proposal | NoFix:
         calls = [c for c in ctx.nodes_at(finding, cst.Call) if _requires_grad_call(c)]
         if not calls:
             calls = [c for c in ctx.on_line(finding.line, cst.Call) if _requires_grad_call(c)]
@@ -262,12 +262,13 @@ class RequiresGradVjp(Codemod):
         ):
             x = recv.value
             made = _last_binding(body[:i], x)
-            if made is None or not _fresh_value(made):
-                return NoFix(
-                    f"`{x}` is not a tensor made in this function (an argument, attribute or "
-                    f"alias): removing `requires_grad_()` would change the caller's; {_RECIPE}"
-                )
             new_first = None
+            if made is None or not _fresh_value(made):
+                why = (
+                    f"`{x}` is not a tensor made in this function (an argument, attribute or "
+                    f"alias): removing `requires_grad_()` would change the caller's"
+                )
+                return _propose(_rewrite(ctx, fn, body, i, x, new_first, outer_later), why)
         elif (
             isinstance(small, cst.Assign)
             and small.value is call
@@ -280,17 +281,31 @@ class RequiresGradVjp(Codemod):
                 fresh = made is not None and _fresh_value(made)
             else:
                 fresh = _fresh_value(recv)
-            if not fresh:
-                return NoFix(
-                    f"`{ctx.code(recv)}` is not a tensor made here: removing `requires_grad_()` "
-                    f"would change the caller's; {_RECIPE}"
-                )
             new_first = line.with_changes(body=[small.with_changes(value=recv)])
+            if not fresh:
+                why = (
+                    f"`{ctx.code(recv)}` is not a tensor made here: removing `requires_grad_()` "
+                    f"would change the caller's"
+                )
+                return _propose(_rewrite(ctx, fn, body, i, x, new_first, outer_later), why)
         else:
             return NoFix(
                 f"`requires_grad_()` is neither a statement nor assigned to a name: {_RECIPE}"
             )
         return _rewrite(ctx, fn, body, i, x, new_first, outer_later)
+
+
+def _propose(res: Rewrite | NoFix, why: str) -> Proposal | NoFix:
+    """The rewrite shown, never applied: the caller sees its tensor change no more (its
+    ``requires_grad``, and the ``.grad`` a later ``backward`` fills)."""
+    if isinstance(res, NoFix):
+        return NoFix(f"{why}; {res.reason}")
+    return Proposal(
+        res.title,
+        res.changes,
+        reason=f"{why} (its `requires_grad`, and the `.grad` a later `backward` fills)",
+        imports=res.imports,
+    )
 
 
 def _attr_true(a: cst.Assign) -> bool:
