@@ -29,12 +29,19 @@ same gradients as with ``create_graph=True``; with ``create_graph=False`` the gr
 detached as ``autograd.grad`` leaves them. A second gradient of a gradient (``u_xx``) wraps
 the first rewrite in the second function: statements are rewritten one gradient at a time.
 
-Applied when: the receiver of ``requires_grad_()`` is a tensor made here (not an argument,
-``self`` attribute, subscript or alias: removing the call must not change a caller's tensor);
-every later ``autograd.grad`` with respect to it has that one input and lies in a simple
-statement of the same body as ``requires_grad_()``; the statements between are plain
-assignments to names without in-place calls; the tensor is neither rebound before its last
-gradient nor read after it (a value computed from it there would no longer require grad);
+Also: ``t.requires_grad = True`` (GB0206) for ``requires_grad_()``; the whole in a ``with``
+(``torch.enable_grad()``) or ``if`` block of the function (names read after the block come
+back as aux); the gradient in a ``for``/``while`` body that ends by making the next ``t`` with
+``requires_grad_()`` (Langevin steps, PGD), ``t`` made so before the loop. With grad mode off
+``autograd.grad`` raises: a ``torch.is_grad_enabled()`` check raises the same error.
+
+Applied when: the receiver of ``requires_grad_()`` is a tensor made here (an argument, a
+``self`` attribute, subscript or alias gets the same rewrite as a proposal: the caller would
+see its tensor change no more); every later ``autograd.grad`` with respect to it has that one
+input and lies in a simple statement of the same block; the statements between are plain
+assignments to names without in-place calls, none read before assigned (they become locals of
+the function); the tensor is neither rebound before its last gradient nor read after it other
+than to ``.detach()`` it (a value computed from it would no longer require grad);
 ``allow_unused``/``is_grads_batched``/``materialize_grads`` are not passed. Unsafe: a value
 computed only from that tensor (no parameter) no longer reports ``requires_grad``.
 """
