@@ -189,6 +189,21 @@ VALID["r1_penalty_attribute"] = (
     "(grad_real,) = _vjp_pull(torch.ones_like(_vjp_out))",
 )
 
+VALID["pinn_argument_requires_grad"] = (
+    _model(
+        """\
+        def forward(self, xt):
+            \"\"\"The caller passes collocation points that require grad.\"\"\"
+            u = self.net(xt)
+            u_x = torch.autograd.grad(u, xt, torch.ones_like(u), create_graph=True)[0][:, :1]
+            return u, u_x * xt[:, 1:]
+        """
+    ),
+    "u_x = torch.autograd.grad(",
+    "GB9186",
+    "if not xt.requires_grad:",
+)
+
 # case -> (code, the observed line's text, its GB id, a text the refusal must contain)
 INVALID: dict[str, tuple[str, str, str, str]] = {
     "callers_input": (
@@ -307,7 +322,8 @@ def test_valid_case_computes_the_gradient_with_vjp(tmp_path: Path, case: str) ->
     code, observed, gb, want = VALID[case]
     fixed, _ = _fix(tmp_path, code, observed, gb)
     assert want in fixed, fixed
-    assert "requires_grad" not in fixed and "autograd.grad" not in fixed, fixed
+    assert "requires_grad_" not in fixed and "autograd.grad" not in fixed, fixed
+    assert ".requires_grad =" not in fixed, fixed
     compile(fixed, "m.py", "exec")
 
 
@@ -332,7 +348,28 @@ def _inputs(torch: Any, case: str) -> tuple[Any, ...]:
     g = torch.Generator().manual_seed(3)
     if case == "gradient_penalty":
         return (torch.randn(5, 2, generator=g), torch.randn(5, 2, generator=g))
+    if case == "pinn_argument_requires_grad":
+        return (torch.rand(7, 2, generator=g).requires_grad_(),)
     return (torch.rand(7, 2, generator=g),)
+
+
+def _compile_keeping_leaves(torch: Any, model: Any, args: tuple[Any, ...]) -> Any:
+    """:func:`compile_without_break` for inputs that require grad: its ``explain`` detaches
+    the inputs, so here they are cloned as leaves that require grad as well."""
+    import copy
+
+    twin = copy.deepcopy(model)
+    leaves = tuple(a.detach().clone().requires_grad_(a.requires_grad) for a in args)
+    state = torch.get_rng_state()
+    torch._dynamo.reset()
+    try:
+        result = torch._dynamo.explain(twin)(*leaves)
+    finally:
+        torch.set_rng_state(state)
+        torch._dynamo.reset()
+    assert result.graph_break_count == 0, [str(b.reason)[:300] for b in result.break_reasons]
+    assert result.graph_count == 1, f"{result.graph_count} graphs"
+    return torch.compile(model, backend="eager", fullgraph=True)
 
 
 def _run(torch: Any, mod: Any, case: str, compiled: bool) -> tuple[list[Any], list[Any]]:
@@ -340,11 +377,16 @@ def _run(torch: Any, mod: Any, case: str, compiled: bool) -> tuple[list[Any], li
     model = mod.Model()
     args = _inputs(torch, case)
     torch._dynamo.reset()
-    fn = compile_without_break(model, args) if compiled else model
+    if compiled and any(isinstance(a, torch.Tensor) and a.requires_grad for a in args):
+        fn = _compile_keeping_leaves(torch, model, args)
+    else:
+        fn = compile_without_break(model, args) if compiled else model
     outs = fn(*args)
     outs = outs if isinstance(outs, tuple) else (outs,)
     sum(o.pow(2).sum() for o in outs).backward()
-    return [o.detach() for o in outs], [p.grad for p in model.parameters()]
+    # the inputs' gradients too (the caller's leaves, where they require grad)
+    leaves = [a.grad for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
+    return [o.detach() for o in outs], [p.grad for p in model.parameters()] + leaves
 
 
 @pytest.mark.torch

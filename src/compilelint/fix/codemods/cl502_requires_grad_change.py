@@ -50,7 +50,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import Codemod, name_nodes, names_in, side_effect
+from compilelint.fix.codemods.base import (
+    Codemod,
+    bound_names,
+    name_nodes,
+    names_in,
+    side_effect,
+)
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.model import Finding
@@ -237,6 +243,9 @@ class RequiresGradVjp(Codemod):
         if not calls:
             calls = _requires_grad_of_grad(ctx, finding)
         if not calls:
+            arg = _argument_grad(ctx, finding)
+            if arg is not None:
+                return arg
             return NoFix(f"no `requires_grad_()` call on this line: {_RECIPE}")
         call = calls[0]
         if isinstance(call, cst.Call) and not _true_args(call):
@@ -313,6 +322,46 @@ def _propose(res: Rewrite | NoFix, why: str) -> Proposal | NoFix:
         reason=f"{why} (its `requires_grad`, and the `.grad` a later `backward` fills)",
         imports=res.imports,
     )
+
+
+def _argument_grad(ctx: FixContext, finding: Finding) -> Rewrite | NoFix | None:
+    """``torch.autograd.grad(out, x, ...)`` of an argument ``x`` of the function, never
+    rebound there (the caller made it require grad: a PINN's collocation points): the same
+    rewrite from the top of the body, nothing removed. ``x`` keeps its ``requires_grad``, so
+    it may be read anywhere; where it does not require grad ``autograd.grad`` raises, and so
+    does a check of ``x.requires_grad``. None: not this form."""
+    imports = _imports(ctx.module)
+    grads = [c for c in ctx.on_line(finding.line, cst.Call) if _is_autograd_grad(c, imports)]
+    x = _Grad(grads[0]).input_name() if grads else None
+    fn = ctx.function(grads[0]) if grads else None
+    line = ctx.statement(grads[0]) if grads else None
+    if x is None or fn is None or line is None or not isinstance(fn.body, cst.IndentedBlock):
+        return None
+    params = {p.name.value for p in (*fn.params.params, *fn.params.kwonly_params)}
+    if x not in params or x in bound_names(fn) or ctx.parent(line) is not fn.body:
+        return None
+    body = list(fn.body.body)
+    start = 0
+    first = body[0] if body else None
+    if (
+        isinstance(first, cst.SimpleStatementLine)
+        and isinstance(first.body[0], cst.Expr)
+        and isinstance(first.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    ):
+        start = 1  # the docstring stays
+    plan = _plan(ctx, body, start, x)
+    if isinstance(plan, NoFix):
+        return plan
+    block, _, last = plan
+    check = cst.parse_statement(
+        f"if not {x}.requires_grad:\n"
+        '    raise RuntimeError("One of the differentiated Tensors does not require grad")\n'
+    )
+    new_stmts = [_no_grad_guard(ctx), check, *block]
+    new_stmts[0] = new_stmts[0].with_changes(leading_lines=body[start].leading_lines)
+    changes: list[tuple[cst.CSTNode, object]] = [(body[start], cst.FlattenSentinel(new_stmts))]
+    changes += [(st, cst.RemovalSentinel.REMOVE) for st in body[start + 1 : last + 1]]
+    return Rewrite(_title(x), changes, imports=("torch",))  # type: ignore[arg-type]
 
 
 def _attr_true(a: cst.Assign) -> bool:
