@@ -235,7 +235,9 @@ class RequiresGradVjp(Codemod):
     CODE = "CL502"
 
     def fix(self, ctx: FixContext, finding: Finding) -> Rewrite | Proposal | NoFix:
-        calls = [c for c in ctx.nodes_at(finding, cst.Call) if _requires_grad_call(c)]
+        calls: list[cst.Call | cst.Assign] = [
+            c for c in ctx.nodes_at(finding, cst.Call) if _requires_grad_call(c)
+        ]
         if not calls:
             calls = [c for c in ctx.on_line(finding.line, cst.Call) if _requires_grad_call(c)]
         if not calls:
@@ -358,7 +360,7 @@ def _argument_grad(ctx: FixContext, finding: Finding) -> Rewrite | NoFix | None:
         '    raise RuntimeError("One of the differentiated Tensors does not require grad")\n'
     )
     new_stmts = [_no_grad_guard(ctx), check, *block]
-    new_stmts[0] = new_stmts[0].with_changes(leading_lines=body[start].leading_lines)
+    new_stmts[0] = new_stmts[0].with_changes(leading_lines=_leading(body[start]))
     changes: list[tuple[cst.CSTNode, object]] = [(body[start], cst.FlattenSentinel(new_stmts))]
     changes += [(st, cst.RemovalSentinel.REMOVE) for st in body[start + 1 : last + 1]]
     return Rewrite(_title(x), changes, imports=("torch",))  # type: ignore[arg-type]
@@ -405,7 +407,7 @@ def _block_of(
         cur = outer
 
 
-def _requires_grad_of_grad(ctx: FixContext, finding: Finding) -> list[cst.Call]:
+def _requires_grad_of_grad(ctx: FixContext, finding: Finding) -> list[cst.Call | cst.Assign]:
     """For an ``autograd.grad`` finding (GB9186): the ``requires_grad_()`` call that made its
     input, a statement earlier in the same body (the rewrite starts there)."""
     imports = _imports(ctx.module)
@@ -436,7 +438,7 @@ def _requires_grad_of_grad(ctx: FixContext, finding: Finding) -> list[cst.Call]:
             and _attr_true(small)
             and small.targets[0].target.value.value == x  # type: ignore[attr-defined]
         ):
-            return [small]  # type: ignore[list-item]
+            return [small]
         value = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
         if not _requires_grad_call(value):  # type: ignore[arg-type]
             continue
@@ -502,7 +504,7 @@ def _rewrite(
         new_stmts = [*head, _no_grad_guard(ctx), *block]
         if new_first is None:  # the removed statement's comments lead what replaces it
             new_stmts[0] = new_stmts[0].with_changes(
-                leading_lines=[*body[i].leading_lines, *new_stmts[0].leading_lines]
+                leading_lines=[*_leading(body[i]), *_leading(new_stmts[0])]
             )
         changes.append((body[i], cst.FlattenSentinel(new_stmts)))
         changes += [(st, cst.RemovalSentinel.REMOVE) for st in body[i + 1 : last + 1]]
@@ -525,7 +527,7 @@ def _rewrite(
     changes = []
     changes.append((body[i], new_first if new_first is not None else cst.RemovalSentinel.REMOVE))
     new_stmts = [_no_grad_guard(ctx), *block]
-    new_stmts[0] = new_stmts[0].with_changes(leading_lines=lb[0].leading_lines)
+    new_stmts[0] = new_stmts[0].with_changes(leading_lines=_leading(lb[0]))
     changes.append((lb[0], cst.FlattenSentinel(new_stmts)))
     changes += [(st, cst.RemovalSentinel.REMOVE) for st in lb[1 : last + 1]]
     changes.append((lb[-1], rebind))
@@ -564,7 +566,16 @@ class _NoDetach(cst.CSTTransformer):
 def _reads(stmts: list[cst.BaseStatement], x: str) -> bool:
     """Whether ``stmts`` read ``x`` other than in the receiver of a ``.detach()`` (a
     detached value does not require grad either way)."""
-    return any(name_nodes(st.visit(_NoDetach()), x, reads_only=True) for st in stmts)
+    for st in stmts:
+        seen = st.visit(_NoDetach())
+        if isinstance(seen, cst.CSTNode) and name_nodes(seen, x, reads_only=True):
+            return True
+    return False
+
+
+def _leading(st: cst.BaseStatement) -> list[cst.EmptyLine]:
+    """The blank and comment lines before a statement (simple or compound)."""
+    return list(getattr(st, "leading_lines", ()))
 
 
 def _rebind(st: cst.BaseStatement, x: str) -> cst.BaseStatement | None:
