@@ -237,6 +237,11 @@ GB_RULES: dict[str, tuple[tuple[str, Callable[[cst.CSTNode], bool]], ...]] = {
             ),
         ),
     ),
+    # `requires_grad_()` on a tensor made in forward and `torch.autograd.grad` of it:
+    # computed with `torch.func.vjp` from the `requires_grad_()` statement on
+    "GB8985": (("CL502", _call_named("requires_grad_")),),
+    "GB9186": (("CL502", _call_named("grad")),),
+    "GB0206": (("CL502", lambda n: isinstance(n, cst.Assign)),),  # `t.requires_grad = True`
     # dynamic shape operator
     "GB0036": (("CL110", _is_shape_call), ("CL111", _is_subscript)),
     # `.tolist()` of a float tensor: a list log on `self`, or a list kept on `self`

@@ -11,9 +11,19 @@ are drawn when the module first runs, as the original drew them when it built th
 dynamo materialises lazy modules without a break. Applied only when every call of the layer
 passes the tensor whose size was read, that name is bound once, the other constructor
 arguments are known in ``__init__`` (literals, ``self`` attributes set there before, module
-names), and the class reads the attribute nowhere else. Other layers built in ``forward``
-(``nn.Sequential`` around a lazy layer, per-key heads in a ``ModuleDict``, ``nn.LayerNorm`` of
-the input size, ``nn.Parameter``) get no fix and the manual recipe.
+names), and the class reads the attribute nowhere else.
+
+- ``self.proj = nn.Sequential(nn.Linear(x.shape[-1], h), nn.ReLU(), nn.Linear(h, n))`` under the
+  same ``if``    -> ``nn.Sequential(nn.LazyLinear(h), nn.ReLU(), nn.LazyLinear(n))`` in ``__init__``.
+
+Every layer of the sequence becomes lazy, not only the first: a layer built eagerly in
+``__init__`` would draw its weights before the lazy one, so the parameters would differ from
+the original's. Lazy, they are drawn one after the other at the first call, in the order the
+original built them, provided nothing between them draws random numbers (only activations
+without parameters are allowed between: no ``Dropout``) and each layer's input size is the
+size the layer before gives (textually the same expression), which is what it infers. Other
+layers built in ``forward`` (per-key heads for keys from the data, ``nn.LayerNorm`` of the input
+size, ``nn.Parameter``) get no fix and the manual recipe.
 """
 
 from __future__ import annotations
@@ -50,6 +60,15 @@ class LazyLayerInInit(Codemod):
         if not calls:
             return NoFix("the call was not found in the file")
         call = calls[0]
+        par = ctx.parent(call)
+        outer = ctx.parent(par) if isinstance(par, cst.Arg) else None
+        if (
+            isinstance(outer, cst.Call)
+            and _is_sequential(outer)
+            and outer.args[0] is not par
+            and isinstance(outer.args[0].value, cst.Call)
+        ):
+            call = outer.args[0].value  # a later layer of the sequence: rewritten with the first
         f = call.func
         cls = f.attr.value if isinstance(f, cst.Attribute) else getattr(f, "value", "")
         if cls not in _LAZY:
@@ -59,16 +78,21 @@ class LazyLayerInInit(Codemod):
         if alt is not None:
             return alt
         assign = ctx.parent(call)
+        seq: cst.Call | None = None  # `nn.Sequential(<the layer>, ...)`
         if isinstance(assign, cst.Arg):
             outer = ctx.parent(assign)
-            name = ctx.code(outer.func).strip() if isinstance(outer, cst.Call) else "a call"
-            return NoFix(
-                f"the layer is built inside `{name}(...)` on first use: the other layers would "
-                f"draw their weights at another time; {_RECIPE}"
-            )
+            if isinstance(outer, cst.Call) and _is_sequential(outer) and outer.args[0] is assign:
+                seq, assign = outer, ctx.parent(outer)
+            else:
+                name = ctx.code(outer.func).strip() if isinstance(outer, cst.Call) else "a call"
+                return NoFix(
+                    f"the layer is built inside `{name}(...)` on first use: the other layers "
+                    f"would draw their weights at another time; {_RECIPE}"
+                )
+        built_value = seq if seq is not None else call
         if (
             not isinstance(assign, cst.Assign)
-            or assign.value is not call
+            or assign.value is not built_value
             or len(assign.targets) != 1
         ):
             return NoFix(f"the layer is not assigned to `self` as it is built: {_RECIPE}")
@@ -125,6 +149,15 @@ class LazyLayerInInit(Codemod):
             bad = _not_in_init(ctx, a.value, set_before, fn, init)
             if bad is not None:
                 return NoFix(f"`{bad}` is not known in `__init__`: {_RECIPE}")
+        seq_args: list[cst.Arg] = []
+        if seq is not None:
+            got = _lazy_sequence(ctx, seq, cls, dim, set_before, fn, init)
+            if isinstance(got, NoFix):
+                return got
+            seq_args = got
+            why = _first_call_next(ctx, guard, attr)
+            if why:
+                return NoFix(f"{why}: {_RECIPE}")
         # every other read of `self.<attr>` in the class: the test, and calls on `src`
         for n in all_nodes(klass):
             if not isinstance(n, cst.Attribute) or self_attr(n) != attr:
@@ -152,6 +185,8 @@ class LazyLayerInInit(Codemod):
         )
         kept = [*rest[:-1], rest[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)] if rest else []
         built = call.with_changes(func=new_func, args=kept)
+        if seq is not None:
+            built = seq.with_changes(args=[seq.args[0].with_changes(value=built), *seq_args])
         stmt_init = none_line.body[0]
         assert isinstance(stmt_init, cst.Assign)
         return Rewrite(
@@ -163,6 +198,134 @@ class LazyLayerInInit(Codemod):
                 (guard, cst.RemovalSentinel.REMOVE),
             ],
         )
+
+
+# modules without parameters that draw no random numbers: the lazy layers around them draw
+# their weights one after the other at the first call, in the order the original built them
+_PLAIN = frozenset(
+    {
+        "ReLU",
+        "ReLU6",
+        "GELU",
+        "SiLU",
+        "Tanh",
+        "Sigmoid",
+        "LeakyReLU",
+        "ELU",
+        "Softplus",
+        "Mish",
+        "Hardswish",
+        "Identity",
+    }
+)
+_SIZE_KW = ("out_features", "out_channels")
+
+
+def _first_call_next(ctx: FixContext, guard: cst.If, attr: str) -> str:
+    """Why the lazy layers might draw their weights later than the original built them ("":
+    they do not). The statement after the ``if`` must call ``self.<attr>`` before any other
+    call it makes (calls around it excepted): a call in between (another layer built, a
+    dropout) could draw random numbers before the lazy layers draw their weights."""
+    block = ctx.parent(guard)
+    stmts = list(block.body) if isinstance(block, cst.IndentedBlock) else []
+    k = stmts.index(guard) + 1 if guard in stmts else len(stmts)
+    if k >= len(stmts):
+        return "nothing calls the layers right after they are built"
+    nxt = stmts[k]
+    calls = [n for n in all_nodes(nxt) if isinstance(n, cst.Call)]
+    mine = [c for c in calls if self_attr(c.func) == attr]
+    if not mine:
+        return f"the statement after the `if` does not call `self.{attr}`"
+    first = mine[0]
+    above = set(map(id, ctx.ancestors(first)))
+    start = ctx.span(first)[:2]
+    for c in calls:
+        if c is first or id(c) in above:
+            continue
+        if ctx.span(c)[:2] < start:
+            return (
+                f"`{ctx.code(c).strip()[:40]}` runs before `self.{attr}` is first called: the "
+                "lazy layers would draw their weights after it"
+            )
+    return ""
+
+
+def _is_sequential(call: cst.Call) -> bool:
+    f = call.func
+    name = f.attr.value if isinstance(f, cst.Attribute) else getattr(f, "value", "")
+    return (
+        name == "Sequential"
+        and bool(call.args)
+        and all(a.keyword is None and not a.star for a in call.args)
+    )
+
+
+def _out_size(layer: str, call: cst.Call) -> cst.BaseExpression | None:
+    """The size a layer gives the dimension its lazy counterpart infers from."""
+    pos = [a for a in call.args if a.keyword is None and not a.star]
+    if layer.startswith(("BatchNorm", "InstanceNorm")):
+        return pos[0].value if pos else None
+    if len(pos) >= 2:
+        return pos[1].value
+    kw = [a for a in call.args if a.keyword is not None and a.keyword.value in _SIZE_KW]
+    return kw[0].value if kw else None
+
+
+def _lazy_sequence(
+    ctx: FixContext,
+    seq: cst.Call,
+    first: str,
+    dim: int,
+    attrs: set[str],
+    fn: cst.FunctionDef,
+    init: cst.FunctionDef,
+) -> list[cst.Arg] | NoFix:
+    """The arguments after the first of ``nn.Sequential(nn.Linear(x.shape[-1], h), act,
+    nn.Linear(h, n), ...)`` with every layer lazy (``nn.LazyLinear(n)``): each infers the size
+    the original passed (the one the layer before gives that dimension; activations keep
+    it), and all draw their weights at the first call in the original's order (nothing between
+    them draws random numbers). None of them is left eager: a layer built in ``__init__``
+    would draw its weights before the lazy ones."""
+    prev = _out_size(first, seq.args[0].value)  # type: ignore[arg-type]
+    out: list[cst.Arg] = []
+    for a in seq.args[1:]:
+        e = a.value
+        f = e.func if isinstance(e, cst.Call) else None
+        name = f.attr.value if isinstance(f, cst.Attribute) else getattr(f, "value", "")
+        if not isinstance(e, cst.Call) or not name:
+            return NoFix(f"`{ctx.code(e).strip()[:40]}` in the `nn.Sequential` is not a layer")
+        for arg in e.args:
+            bad = _not_in_init(ctx, arg.value, attrs, fn, init)
+            if bad is not None:
+                return NoFix(f"`{bad}` is not known in `__init__`: {_RECIPE}")
+        if name in _PLAIN:
+            out.append(a)
+            continue
+        if name not in _LAZY or _LAZY[name][1] != dim:
+            return NoFix(
+                f"`nn.{name}` in the `nn.Sequential` has no lazy counterpart inferring the same "
+                f"dimension, or draws random numbers between the layers: {_RECIPE}"
+            )
+        pos = [x for x in e.args if x.keyword is None and not x.star]
+        code = cst.Module([]).code_for_node
+        if not pos or prev is None or code(pos[0].value).strip() != code(prev).strip():
+            return NoFix(
+                f"the input size of `{ctx.code(e).strip()[:40]}` is not the size the layer "
+                f"before gives: {_RECIPE}"
+            )
+        nxt = _out_size(name, e)
+        rest = list(e.args[1:])
+        if rest:
+            rest[-1] = rest[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        lazy = _LAZY[name][0]
+        func = (
+            e.func.with_changes(attr=cst.Name(lazy))
+            if isinstance(e.func, cst.Attribute)
+            else cst.Name(lazy)
+        )
+        out.append(a.with_changes(value=e.with_changes(func=func, args=rest)))
+        prev = nxt
+    return out
 
 
 def _is_none_test(test: cst.BaseExpression, attr: str) -> bool:

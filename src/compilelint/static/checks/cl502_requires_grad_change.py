@@ -18,6 +18,11 @@ class RequiresGradChange(Check):
         # (function, name) -> requires_grad_() calls on an intermediate not returned (yet)
         self._pending: dict[tuple[str, str], list[cst.Call]] = {}
         self._returned: set[int] = set()  # ids of nodes inside return values
+        self._named: dict[int, str] = {}  # id of `t = <new>.requires_grad_()` call -> `t`
+        self._depth: dict[int, int] = {}  # id of a pending call -> its loop depth
+        # (function, name) -> requires_grad_() calls not differentiated (yet)
+        self._grad_pending: dict[tuple[str, str], list[cst.Call]] = {}
+        self._reported: set[int] = set()
 
     def _is_intermediate(self, recv: cst.BaseExpression) -> bool:
         if isinstance(recv, _NEW_VALUE):
@@ -29,6 +34,9 @@ class RequiresGradChange(Check):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
+        if self.qualify(func) == "torch.autograd.grad":
+            self._differentiated(node)
+            return
         if isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_":
             # On an input or a parameter it always breaks (GB0125); on a tensor computed in the
             # region only when it reaches the output (GB8985), which is not decided here.
@@ -47,6 +55,15 @@ class RequiresGradChange(Check):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         fn = self.w.func
+        v = node.value
+        if (
+            len(node.targets) == 1
+            and isinstance(node.targets[0].target, cst.Name)
+            and isinstance(v, cst.Call)
+            and isinstance(v.func, cst.Attribute)
+            and v.func.attr.value == "requires_grad_"
+        ):
+            self._named[id(v)] = node.targets[0].target.value
         for t in node.targets:
             self._target(t.target, node)
             if fn is not None and isinstance(t.target, cst.Name):
@@ -64,8 +81,40 @@ class RequiresGradChange(Check):
                 self.report(node, requires=taint, expr=self.code(node))
             return
         fn = self.w.func
-        if fn is not None and isinstance(recv, cst.Name):
+        if fn is None:
+            return
+        if isinstance(recv, cst.Name):
             self._pending.setdefault((fn.qual, recv.value), []).append(node)
+        # `t = <new>.requires_grad_()` / `t.requires_grad_()`: reported when `t` is
+        # differentiated (returning `t` itself is the case above)
+        name = recv.value if isinstance(recv, cst.Name) else self._named.get(id(node))
+        if name is not None:
+            self._grad_pending.setdefault((fn.qual, name), []).append(node)
+            self._depth[id(node)] = self.w.loop_depth
+
+    def _differentiated(self, node: cst.Call) -> None:
+        """``torch.autograd.grad(out, t)`` of a ``t`` given ``requires_grad_()`` here: the
+        gradient breaks the graph (GB9186, CL504), and ``t`` leaks out of the graph before it
+        (GB8985 at the ``requires_grad_()``)."""
+        fn = self.w.func
+        pos = [a for a in node.args if a.keyword is None and not a.star]
+        kw = [a for a in node.args if a.keyword is not None and a.keyword.value == "inputs"]
+        inputs = kw[0].value if kw else pos[1].value if len(pos) > 1 else None
+        if isinstance(inputs, (cst.List, cst.Tuple)):
+            names = [e.value for e in inputs.elements]
+        else:
+            names = [inputs] if inputs is not None else []
+        for n in names:
+            if fn is None or not isinstance(n, cst.Name):
+                continue
+            for call in self._grad_pending.pop((fn.qual, n.value), []):
+                if self._depth.get(id(call)) != self.w.loop_depth or id(call) in self._reported:
+                    continue  # made outside the loop the gradient is taken in: not reported
+                self._reported.add(id(call))
+                recv = call.func.value  # type: ignore[attr-defined]
+                taint = self.taint(recv)
+                if taint:
+                    self.report(call, requires=taint, expr=self.code(call))
 
     def visit_Return(self, node: cst.Return) -> None:
         fn = self.w.func
@@ -78,6 +127,9 @@ class RequiresGradChange(Check):
                 self._returned.add(id(n))
             if isinstance(n, cst.Name):
                 for call in self._pending.pop((fn.qual, n.value), []):
+                    if id(call) in self._reported:
+                        continue
+                    self._reported.add(id(call))
                     recv = call.func.value  # type: ignore[attr-defined]
                     taint = self.taint(recv)
                     if taint:
