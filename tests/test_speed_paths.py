@@ -319,3 +319,44 @@ def test_positions_from_cpython_in_a_latin1_file_and_after_a_bom() -> None:
         module.visit(c)
         want = spans(module, [n for n, _ in c.out])
         assert spans_in_statements(module, c.out, ast.parse(data), source=data) == want
+
+
+def test_calls_under_conditions_and_closure_calls_are_placed_by_their_statement(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a call through an object bound here under a condition (``call_conds``) and a wrapper's
+    # call of its closure parameter (``closure_call``) record the statement that holds them:
+    # their positions come from it, without a whole-module codegen pass
+    from compilelint.static.engine import FileInput, analyze_source
+
+    source = textwrap.dedent(
+        """\
+        import functools
+        import torch
+
+
+        def deco(func):
+            @functools.wraps(func)
+            def wrapper(*args, **kwargs):
+                return   func(*args, **kwargs)
+            return wrapper
+
+
+        class M(torch.nn.Module):
+            def forward(self, x, mode=None):
+                cfg = {}
+                if mode:
+                    n = 1;  cfg.update(a=n)
+                return x
+        """
+    )
+
+    def whole_module(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a whole-module codegen pass")
+
+    monkeypatch.setattr(positions, "spans", whole_module)
+    checks = resolve_settings(load_config([]), None, no_cache=True).checks
+    f = analyze_source(source.encode(), FileInput("m.py", "m.py", "m", False), checks)
+    assert f.error is None
+    assert [c[:2] for c in f.functions["M.forward"].call_conds] == [[16, 21]]
+    assert f.functions["deco.<locals>.wrapper"].closure_call == ["func", 8]
