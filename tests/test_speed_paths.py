@@ -360,3 +360,24 @@ def test_calls_under_conditions_and_closure_calls_are_placed_by_their_statement(
     assert f.error is None
     assert [c[:2] for c in f.functions["M.forward"].call_conds] == [[16, 21]]
     assert f.functions["deco.<locals>.wrapper"].closure_call == ["func", 8]
+
+
+def test_guard_rows_read_each_functions_own_parameters() -> None:
+    # a redefined helper's first facts are dropped during the walk; the guard hooks keyed
+    # functions by id, so a later function given the freed id read the dropped one's
+    # parameters (``is_accelerator_device`` in transformers' modeling_utils.py lost its
+    # ``device`` rows, or not, depending on what ran before in the process)
+    from compilelint.static.engine import FileInput, analyze_source
+
+    parts = ["import torch\n"]
+    for i in range(60):
+        parts.append(f"def h{i}(model, recursive):\n    if recursive: pass\n\n" * 2)
+        parts.append(
+            f"def g{i}(device):\n    if device == 'disk':\n        return 1\n    return 2\n\n"
+        )
+    checks = resolve_settings(load_config([]), None, no_cache=True).checks
+    f = analyze_source("".join(parts).encode(), FileInput("m.py", "m.py", "m", False), checks)
+    assert f.error is None
+    for i in range(60):
+        rows = f.functions[f"g{i}"].guards
+        assert ["device", "branch", 9 + 11 * i, "==", "disk"] in rows, (i, rows)
