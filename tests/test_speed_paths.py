@@ -381,3 +381,18 @@ def test_guard_rows_read_each_functions_own_parameters() -> None:
     for i in range(60):
         rows = f.functions[f"g{i}"].guards
         assert ["device", "branch", 9 + 11 * i, "==", "disk"] in rows, (i, rows)
+
+
+def test_nodes_no_codegen_places_skip_the_whole_module_pass(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    module = cst.parse_module('x = f"a{b}c"\n')
+    fse = module.body[0].body[0].value.parts[1]  # type: ignore[attr-defined]
+    assert isinstance(fse, cst.FormattedStringExpression)
+    assert spans(module, [fse]) == {}  # libcst's codegen never places it
+
+    def whole_module(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a whole-module codegen pass")
+
+    monkeypatch.setattr(positions, "spans", whole_module)
+    assert spans_in_statements(module, [(fse, None)], ast.parse('x = f"a{b}c"\n')) == {}
