@@ -319,3 +319,80 @@ def test_positions_from_cpython_in_a_latin1_file_and_after_a_bom() -> None:
         module.visit(c)
         want = spans(module, [n for n, _ in c.out])
         assert spans_in_statements(module, c.out, ast.parse(data), source=data) == want
+
+
+def test_calls_under_conditions_and_closure_calls_are_placed_by_their_statement(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a call through an object bound here under a condition (``call_conds``) and a wrapper's
+    # call of its closure parameter (``closure_call``) record the statement that holds them:
+    # their positions come from it, without a whole-module codegen pass
+    from compilelint.static.engine import FileInput, analyze_source
+
+    source = textwrap.dedent(
+        """\
+        import functools
+        import torch
+
+
+        def deco(func):
+            @functools.wraps(func)
+            def wrapper(*args, **kwargs):
+                return   func(*args, **kwargs)
+            return wrapper
+
+
+        class M(torch.nn.Module):
+            def forward(self, x, mode=None):
+                cfg = {}
+                if mode:
+                    n = 1;  cfg.update(a=n)
+                return x
+        """
+    )
+
+    def whole_module(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a whole-module codegen pass")
+
+    monkeypatch.setattr(positions, "spans", whole_module)
+    checks = resolve_settings(load_config([]), None, no_cache=True).checks
+    f = analyze_source(source.encode(), FileInput("m.py", "m.py", "m", False), checks)
+    assert f.error is None
+    assert [c[:2] for c in f.functions["M.forward"].call_conds] == [[16, 21]]
+    assert f.functions["deco.<locals>.wrapper"].closure_call == ["func", 8]
+
+
+def test_guard_rows_read_each_functions_own_parameters() -> None:
+    # a redefined helper's first facts are dropped during the walk; the guard hooks keyed
+    # functions by id, so a later function given the freed id read the dropped one's
+    # parameters (``is_accelerator_device`` in transformers' modeling_utils.py lost its
+    # ``device`` rows, or not, depending on what ran before in the process)
+    from compilelint.static.engine import FileInput, analyze_source
+
+    parts = ["import torch\n"]
+    for i in range(60):
+        parts.append(f"def h{i}(model, recursive):\n    if recursive: pass\n\n" * 2)
+        parts.append(
+            f"def g{i}(device):\n    if device == 'disk':\n        return 1\n    return 2\n\n"
+        )
+    checks = resolve_settings(load_config([]), None, no_cache=True).checks
+    f = analyze_source("".join(parts).encode(), FileInput("m.py", "m.py", "m", False), checks)
+    assert f.error is None
+    for i in range(60):
+        rows = f.functions[f"g{i}"].guards
+        assert ["device", "branch", 9 + 11 * i, "==", "disk"] in rows, (i, rows)
+
+
+def test_nodes_no_codegen_places_skip_the_whole_module_pass(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    module = cst.parse_module('x = f"a{b}c"\n')
+    fse = module.body[0].body[0].value.parts[1]  # type: ignore[attr-defined]
+    assert isinstance(fse, cst.FormattedStringExpression)
+    assert spans(module, [fse]) == {}  # libcst's codegen never places it
+
+    def whole_module(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a whole-module codegen pass")
+
+    monkeypatch.setattr(positions, "spans", whole_module)
+    assert spans_in_statements(module, [(fse, None)], ast.parse('x = f"a{b}c"\n')) == {}

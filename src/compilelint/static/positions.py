@@ -488,6 +488,10 @@ class SpanMemo:
         self.entries: dict[int, tuple[cst.CSTNode, int, dict[int, Span]]] = {}
 
 
+# libcst's codegen of these calls no ``record_syntactic_position`` for the node itself
+_NEVER_PLACED = (cst.FormattedStringExpression,)
+
+
 def spans_in_statements(
     module: cst.Module,
     targets: Iterable[tuple[cst.CSTNode, cst.CSTNode | None]],
@@ -552,6 +556,9 @@ def spans_in_statements(
             line, indent = starts[sid]  # type: ignore[index]
             rel = {i: (a - line, c, e - line, ec) for i, (a, c, e, ec) in found.items()}
             kept[sid] = (stmt, indent, rel)
+    # nodes whose codegen records no position (an f-string's ``{...}`` part): the whole-module
+    # pass would not place them either
+    rest = {i: n for i, n in rest.items() if not isinstance(n, _NEVER_PLACED)}
     if rest:
         out.update(spans(module, rest.values()))
     if memo is not None:

@@ -122,6 +122,10 @@ class GuardUses:
         self._sizes: dict[int, dict[str, str]] = {}
         self._top: dict[int, frozenset[int]] = {}  # id(fn) -> ids of its top-level statements
         self._nested: dict[int, set[str]] = {}  # id(fn) -> params first used in a branch
+        # the functions keyed above, kept alive while the walk runs: a function's facts that
+        # the walk drops (a redefinition) would free its id for the next one, which would then
+        # read the dropped one's parameters
+        self._keys: dict[int, FunctionFacts] = {}
 
     def hooks(self) -> dict[type, list[Hook]]:
         return {
@@ -169,6 +173,7 @@ class GuardUses:
         fn = self._fn()
         if fn is None or len(node.targets) != 1:
             return
+        self._keys[id(fn)] = fn
         sizes = self._sizes.setdefault(id(fn), {})
         tgt, val = node.targets[0].target, node.value
         pairs: list[tuple[cst.BaseExpression, str | None]] = []
@@ -201,6 +206,7 @@ class GuardUses:
         if names is None:
             names = frozenset(p.name for p in fn.params if p.name not in ("self", "cls"))
             self._params[id(fn)] = names
+            self._keys[id(fn)] = fn
         return node.value if node.value in names else None
 
     def _row(
@@ -228,6 +234,7 @@ class GuardUses:
         self._row(fn, "", "def", node.name)
         if isinstance(node.body, cst.IndentedBlock):
             self._top[id(fn)] = frozenset(id(st) for st in node.body.body)
+            self._keys[id(fn)] = fn
         p = node.params
         for prm in (*p.posonly_params, *p.params, *p.kwonly_params):
             if prm.default is not None:
@@ -247,6 +254,7 @@ class GuardUses:
             self._row(fn, name, "use", node)
             if id(self.w.current_stmt) not in self._top.get(id(fn), ()):
                 self._nested.setdefault(id(fn), set()).add(name)
+                self._keys[id(fn)] = fn
         elif nested and name in nested and id(self.w.current_stmt) in self._top.get(id(fn), ()):
             # the first use sat in a branch: the first one every path reaches (torch reports a
             # guard where the value is first read on the path taken)

@@ -1052,6 +1052,7 @@ class FileWalker(Evaluator):
             if not facts.closure_call:
                 facts.closure_call = [node.func.value, 0]
                 self.closure_calls.append((facts, node))
+                self.stmt_of.setdefault(id(node), self.current_stmt)
         ref = self.callee_ref(node.func)
         sub = self._submodule_call_refs(node.func, ref)
         bound_conds: dict[str, list[str]] = {}
@@ -1071,6 +1072,7 @@ class FileWalker(Evaluator):
                 and not V.sources(self.scope.env[node.func.value.value])
             ):  # a method of an object bound here (not a tensor's: `x.view(...)`)
                 self.cond_calls.append((facts, node, list(self.conds)))
+                self.stmt_of.setdefault(id(node), self.current_stmt)
             # functions passed as arguments (checkpoint(self.block, x), map(fn, xs), ...)
             for a in node.args:
                 r = self._func_ref_of(a.value)
