@@ -35,7 +35,7 @@ from compilelint.fix.codemods.base import (
 from compilelint.fix.codemods.classes import unique_index, unique_loop
 from compilelint.fix.codemods.counted import counted as count_rewrite
 from compilelint.fix.codemods.numpy_calls import numpy_to_torch
-from compilelint.fix.codemods.selection import index_reads
+from compilelint.fix.codemods.selection import index_reads, masked_select
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.model import Finding
@@ -69,7 +69,7 @@ class DataDependentShape(Codemod):
                 count = count_rewrite(ctx, c)
                 if count is not None:
                     return count
-        sel = masks.masked_select(ctx, call)
+        sel = masked_select(ctx, call)
         if sel is not None:
             return masks.fix_selection(ctx, sel)
         mask = _mask_of_indices(ctx, call)
