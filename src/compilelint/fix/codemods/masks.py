@@ -926,8 +926,10 @@ def fix_selection(
     if isinstance(by_name, Rewrite):
         return by_name
     why = by_name.reason if isinstance(by_name, NoFix) else NOT_REDUCED
-    if isinstance(start, cst.Subscript):
-        if isinstance(start.value, cst.Subscript) and start.value is not sel.x:
+    if isinstance(start, (cst.Subscript, cst.Call)):
+        if isinstance(start, cst.Subscript) and (
+            isinstance(start.value, cst.Subscript) and start.value is not sel.x
+        ):
             start = start.value  # `x[m][:, :2]`: the flow starts at the selection `x[m]`
         followed = flow.masked_flow(ctx, start)
         if isinstance(followed, Rewrite):
