@@ -156,3 +156,157 @@ def test_fixed_model_compiles_whole_and_computes_the_same(
             got = run(b, compiled, (x, labels))
             torch.testing.assert_close(got[0], want[0])
             torch.testing.assert_close(got[1], want[1])
+
+
+# ------------------------------------------- the ends of named row coordinates; two-bound trims
+SPAN = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(8, 6)
+
+        def forward(self, x, gt):
+            voiced = torch.where(gt > 0.5)[0]
+            start, end = voiced[0], voiced[-1] + 1
+            seg = x[start:end]
+            return self.proj(seg).mean(0)
+    """
+)
+SPAN_FIXED = """\
+        voiced_mask = gt > 0.5
+        start, end = voiced_mask.reshape(voiced_mask.shape[0], -1).any(1).long().argmax(), voiced_mask.reshape(voiced_mask.shape[0], -1).any(1).long().cumsum(0).argmax() + 1
+"""
+
+# a mask of two dimensions: `[:, 0]` of `nonzero()` are the rows of its Trues, in order
+ROWS_2D = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(8, 6)
+
+        def forward(self, x, gt):
+            rows = (gt > 0.5).nonzero()[:, 0]
+            first, last = rows[0], rows[-1]
+            return self.proj(x[first:]).sum(0), self.proj(x[:last]).sum(0)
+    """
+)
+
+# INVALID: the second index (not an end), the flattened coordinates (not rows), the cut
+# returned (its length is the caller's)
+SECOND = SPAN.replace("voiced[0], voiced[-1] + 1", "voiced[1], voiced[-1] + 1")
+FLAT = SPAN.replace("torch.where(gt > 0.5)[0]", "(gt > 0.5).nonzero().flatten()")
+CUT_RETURNED = SPAN.replace("return self.proj(seg).mean(0)", "return self.proj(seg)")
+
+
+def _fix_all(tmp_path: Path, code: str) -> str:
+    path = tmp_path / f"m_{uuid.uuid4().hex[:8]}.py"
+    path.write_text(code, encoding="utf-8")
+    res = run_fixes(
+        [str(path)], Config(select=("CL110", "CL111", "CL113"), cache=False), unsafe=True
+    )
+    out = code
+    for c in res.changes:
+        out = c.after.decode()
+    return out
+
+
+def test_ends_of_named_row_coordinates_and_a_two_bound_trim(tmp_path: Path) -> None:
+    fixed = _fix_all(tmp_path, SPAN)
+    assert SPAN_FIXED in fixed
+    assert "seg = x\n" in fixed and "keep.sum()" in fixed and "x[start:end]" not in fixed
+
+
+@pytest.mark.parametrize("code", [SECOND, FLAT], ids=["second", "flat"])
+def test_other_reads_of_the_indices_keep_them(tmp_path: Path, code: str) -> None:
+    fixed = _fix_all(tmp_path, code)
+    assert "voiced[" in fixed
+
+
+def test_a_returned_cut_is_not_masked(tmp_path: Path) -> None:
+    fixed = _fix_all(tmp_path, CUT_RETURNED)
+    assert "seg = x[start:end]" in fixed
+
+
+# ---------------------------------------------------------------------------- expert capacity
+MOE_CAP = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self, capacity_factor=1.0):
+            super().__init__()
+            self.router = nn.Linear(8, 3)
+            self.experts = nn.ModuleList([nn.Linear(8, 8) for _ in range(3)])
+            self.capacity_factor = capacity_factor
+
+        def forward(self, x, gt):
+            tokens = x.reshape(-1, 8)
+            gate, expert = self.router(tokens).softmax(-1).max(-1)
+            capacity = int(self.capacity_factor * tokens.shape[0] / len(self.experts))
+            out = tokens.clone()
+            for e, layer in enumerate(self.experts):
+                idx = torch.where(expert == e)[0][:capacity]
+                out[idx] = layer(tokens[idx]) * gate[idx, None]
+            return out
+    """
+)
+# INVALID: the capacity is bound in the loop, after the indices (the mask would read it later)
+MOE_CAP_LOOP = MOE_CAP.replace(
+    "            out[idx] = layer(tokens[idx]) * gate[idx, None]",
+    "            capacity = capacity + 1\n"
+    "            out[idx] = layer(tokens[idx]) * gate[idx, None]",
+)
+# INVALID: the output may be a view of the input: writing into it changes the input
+MOE_CAP_VIEW = MOE_CAP.replace("out = tokens.clone()", "out = tokens[:]")
+assert MOE_CAP_LOOP != MOE_CAP and MOE_CAP_VIEW != MOE_CAP
+assert SECOND != SPAN and FLAT != SPAN and CUT_RETURNED != SPAN
+
+
+def test_a_capacity_cut_of_the_routed_indices_is_a_token_mask(tmp_path: Path) -> None:
+    fixed = _fix_all(tmp_path, MOE_CAP)
+    assert "(expert == e).long().cumsum(0) <= (expert == e).sum() * (capacity < 0) + capacity" in (
+        fixed
+    )
+    assert "idx" not in fixed
+
+
+@pytest.mark.parametrize("code", [MOE_CAP_LOOP, MOE_CAP_VIEW], ids=["loop", "view"])
+def test_a_capacity_cut_kept_where_not_shown(tmp_path: Path, code: str) -> None:
+    assert "[0][:capacity]" in _fix_all(tmp_path, code)
+
+
+def _same(torch: Any, a: Any, b: Any, inputs: tuple[Any, ...], **kw: Any) -> None:
+    def run(mod: Any, compiled: bool) -> tuple[list[Any], list[Any]]:
+        torch.manual_seed(0)
+        model = mod.Model(**kw)
+        torch._dynamo.reset()
+        fn = compile_without_break(model, inputs) if compiled else model
+        out = fn(*inputs)
+        outs = list(out) if isinstance(out, (tuple, list)) else [out]
+        sum((o.float() ** 2).sum() for o in outs).backward()
+        return [o.detach() for o in outs], [p.grad for p in model.parameters()]
+
+    want = run(a, False)
+    for compiled in (False, True):
+        got = run(b, compiled)
+        torch.testing.assert_close(got[0], want[0])
+        torch.testing.assert_close(got[1], want[1])
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("case", ["span", "rows_2d", "moe_cap", "moe_cap_low", "moe_cap_neg"])
+def test_fixed_ends_trims_and_capacity_compute_the_same(tmp_path: Path, case: str) -> None:
+    torch = pytest.importorskip("torch")
+    code = {"span": SPAN, "rows_2d": ROWS_2D}.get(case, MOE_CAP)
+    kw = {"moe_cap_low": {"capacity_factor": 0.5}, "moe_cap_neg": {"capacity_factor": -0.4}}
+    fixed = _fix_all(tmp_path, code)
+    assert fixed != code
+    (tmp_path / "a.py").write_text(code, encoding="utf-8")
+    (tmp_path / "b.py").write_text(fixed, encoding="utf-8")
+    a, b = load_module(tmp_path / "a.py", "mask10e"), load_module(tmp_path / "b.py", "mask10e")
+    for seed in range(3):
+        torch.manual_seed(200 + seed)
+        gt = torch.rand(10, 3) if case == "rows_2d" else torch.rand(10)
+        gt.view(-1)[3] = 0.9  # at least one True (the original raises on none)
+        gt.view(-1)[0] = 0.1
+        _same(torch, a, b, (torch.randn(10, 8), gt), **kw.get(case, {}))
