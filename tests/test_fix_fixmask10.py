@@ -204,7 +204,7 @@ def _fix_all(tmp_path: Path, code: str) -> str:
     path = tmp_path / f"m_{uuid.uuid4().hex[:8]}.py"
     path.write_text(code, encoding="utf-8")
     res = run_fixes(
-        [str(path)], Config(select=("CL110", "CL111", "CL113"), cache=False), unsafe=True
+        [str(path)], Config(select=("CL105", "CL110", "CL111", "CL113"), cache=False), unsafe=True
     )
     out = code
     for c in res.changes:
@@ -310,3 +310,60 @@ def test_fixed_ends_trims_and_capacity_compute_the_same(tmp_path: Path, case: st
         gt.view(-1)[3] = 0.9  # at least one True (the original raises on none)
         gt.view(-1)[0] = 0.1
         _same(torch, a, b, (torch.randn(10, 8), gt), **kw.get(case, {}))
+
+
+# ------------------------------------------------ selected rows split by the mask's row counts
+POOL = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(8, 8)
+
+        def forward(self, x, attention_mask):
+            hidden = self.lin(x)
+            tokens = hidden[attention_mask.bool()]
+            lengths = attention_mask.sum(-1)
+            pooled = torch.stack([chunk.mean(0) for chunk in tokens.split(lengths.tolist())])
+            summed = torch.stack([c.sum(0) for c in hidden[attention_mask > 0].split(lengths.tolist())])
+            return pooled, summed
+    """
+)
+# INVALID: the selected rows are read again (the selection stays: the segment-id form)
+POOL_READ = POOL.replace(
+    "        return pooled, summed", "        return pooled, summed, tokens.sum()"
+)
+# INVALID: a maximum per piece (the segment-id form keeps `amax`'s own rules)
+POOL_MAX = POOL.replace("chunk.mean(0)", "chunk.amax(0)")
+assert POOL_READ != POOL and POOL_MAX != POOL
+
+
+def test_pieces_of_selected_rows_are_the_mask_rows(tmp_path: Path) -> None:
+    fixed = _fix_all(tmp_path, POOL)
+    assert "tokens = hidden[attention_mask.bool()]" not in fixed
+    assert "_assert_async((rows_mask.sum(1) == lengths.reshape(-1)).all()" in fixed
+    assert "repeat_interleave" not in fixed and ".tolist()" not in fixed
+
+
+@pytest.mark.parametrize("code", [POOL_READ, POOL_MAX], ids=["read", "amax"])
+def test_pieces_of_selected_rows_kept_otherwise(tmp_path: Path, code: str) -> None:
+    assert "tokens = hidden[attention_mask.bool()]" in _fix_all(tmp_path, code)
+
+
+@pytest.mark.torch
+def test_pieces_of_selected_rows_compute_the_same(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    fixed = _fix_all(tmp_path, POOL)
+    (tmp_path / "a.py").write_text(POOL, encoding="utf-8")
+    (tmp_path / "b.py").write_text(fixed, encoding="utf-8")
+    a, b = load_module(tmp_path / "a.py", "mask10p"), load_module(tmp_path / "b.py", "mask10p")
+    for seed in range(3):
+        torch.manual_seed(300 + seed)
+        am = (torch.rand(3, 7) > 0.4).long()
+        am[:, 0] = 1  # no empty piece (its mean is NaN in both)
+        _same(torch, a, b, (torch.randn(3, 7, 8), am))
+    # a mask of other values: the pieces are not its rows; the check fails loudly
+    am = torch.ones(3, 7, dtype=torch.long)
+    am[0, 1], am[1, 1:3] = 2, 0
+    with pytest.raises(RuntimeError):
+        b.Model()(torch.randn(3, 7, 8), am)
