@@ -21,7 +21,7 @@ import pytest
 
 from compilelint.config import Config
 from compilelint.fix.codemods import masks, structural
-from compilelint.fix.codemods.selection import Selection
+from compilelint.fix.codemods.selection import Selection, masked_select
 from compilelint.fix.context import FixContext
 from compilelint.fix.engine import run_fixes
 from compilelint.fix.records import Rewrite
@@ -221,7 +221,7 @@ def _structural(code: str) -> str:
                 changes.update({id(a): b for a, b in got.changes})  # type: ignore[misc]
 
         def visit_Call(self, n: cst.Call) -> None:
-            sel = masks.masked_select(ctx, n)
+            sel = masked_select(ctx, n)
             if sel is not None:
                 got = masks.fix_selection(ctx, sel)
                 if isinstance(got, Rewrite):

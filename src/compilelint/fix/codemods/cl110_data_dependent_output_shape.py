@@ -35,7 +35,7 @@ from compilelint.fix.codemods.base import (
 from compilelint.fix.codemods.classes import unique_index, unique_loop
 from compilelint.fix.codemods.counted import counted as count_rewrite
 from compilelint.fix.codemods.numpy_calls import numpy_to_torch
-from compilelint.fix.codemods.selection import index_reads
+from compilelint.fix.codemods.selection import index_reads, masked_select
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.model import Finding
@@ -69,7 +69,7 @@ class DataDependentShape(Codemod):
                 count = count_rewrite(ctx, c)
                 if count is not None:
                     return count
-        sel = masks.masked_select(ctx, call)
+        sel = masked_select(ctx, call)
         if sel is not None:
             return masks.fix_selection(ctx, sel)
         mask = _mask_of_indices(ctx, call)
@@ -367,6 +367,8 @@ def _indices_to_mask(ctx: FixContext, call: cst.Call, m: cst.BaseExpression) -> 
     stores: list[cst.Subscript] = []
     reads: list[cst.Subscript | cst.Call] = []
     counts: list[cst.BaseExpression] = []
+    ends: list[tuple[cst.Subscript, str]] = []
+    rows = _row_coordinates(ctx, call, expr)
     seen: set[int] = set()
     for n in names:
         for r in name_nodes(fn.body, n):
@@ -376,6 +378,10 @@ def _indices_to_mask(ctx: FixContext, call: cst.Call, m: cst.BaseExpression) -> 
                 continue
             if ctx.span(r)[0] <= line or ctx.function(r) is not fn:
                 return NoFix(f"`{n}` is read before or outside the code after it")
+            end = _end_read(ctx, r) if rows and len(names) == 1 else None
+            if end is not None:
+                ends.append(end)
+                continue
             got = _index_use(ctx, r, names)
             cnt = masks.count_use(ctx, r) if got is None else None
             if cnt is not None and masks.count_change(ctx, cnt, m) is not None:
@@ -395,7 +401,7 @@ def _indices_to_mask(ctx: FixContext, call: cst.Call, m: cst.BaseExpression) -> 
                     stores.append(sub)
                 else:
                     reads.append(sub)
-    if not stores and not reads and not counts:
+    if not stores and not reads and not counts and not ends:
         return NoFix("the indices are never used")
     changes: list[tuple[cst.CSTNode, cst.CSTNode | cst.RemovalSentinel]] = []
     stable = isinstance(m, cst.Name) and not masks._rebound_after(ctx, fn, {m.value}, line + 1)
@@ -424,6 +430,10 @@ def _indices_to_mask(ctx: FixContext, call: cst.Call, m: cst.BaseExpression) -> 
         if isinstance(got_rw, NoFix):
             return NoFix(f"`{ctx.code(sub)}` reads through the indices: {got_rw.reason}")
         changes.extend(got_rw.changes)  # type: ignore[arg-type]
+    for sub, which in ends:  # the first / last row holding a True
+        rows_any = template("__m__.reshape(__m__.shape[0], -1).any(1).long()", m=mask)
+        text = "__r__.cumsum(0).argmax()" if which == "last" else "__r__.argmax()"
+        changes.append((sub, template(text, r=rows_any).with_changes(lpar=sub.lpar, rpar=sub.rpar)))
     if not stable:
         ctx.fresh_name(mname)  # reserved now that it is used
     done: set[int] = set()
@@ -438,6 +448,37 @@ def _indices_to_mask(ctx: FixContext, call: cst.Call, m: cst.BaseExpression) -> 
         changes=unique,
         imports=("torch",) if reads else (),  # mask.sum() needs no import
     )
+
+
+def _row_coordinates(ctx: FixContext, call: cst.Call, expr: cst.BaseExpression) -> bool:
+    """Whether ``expr`` holds the first coordinate of every True of the mask, in order:
+    ``torch.where(m)[0]``, ``m.nonzero(as_tuple=True)[0]``, ``m.nonzero()[:, 0]`` (sorted:
+    ``nonzero`` lists the Trues in row-major order)."""
+    if expr is call or not isinstance(expr, cst.Subscript):
+        return False
+    if _tuple_form(call):
+        return True
+    return len(expr.slice) == 2  # `[:, 0]` (`_one_dim_index` checked its elements)
+
+
+def _end_read(ctx: FixContext, r: cst.Name) -> tuple[cst.Subscript, str] | None:
+    """(``idx[0]``, "first") / (``idx[-1]``, "last") for a read ``r`` of the row coordinates
+    ``idx`` of a mask's Trues: the first / last row that holds a True, which is
+    ``rows.argmax()`` / ``rows.cumsum(0).argmax()`` of ``rows = m.reshape(m.shape[0],
+    -1).any(1).long()`` (the running count of such rows first reaches its maximum at the last
+    one). The same 0-d int64 tensor whenever the mask has a True (the original raised an
+    IndexError where it has none). Not a store or a deletion."""
+    sub = ctx.parent(r)
+    if not isinstance(sub, cst.Subscript) or sub.value is not r or len(sub.slice) != 1:
+        return None
+    if isinstance(ctx.parent(sub), (cst.AssignTarget, cst.AugAssign, cst.Del)):
+        return None
+    got = _int_index(sub.slice[0])
+    if got == 0:
+        return sub, "first"
+    if got == -1:
+        return sub, "last"
+    return None
 
 
 def _column(ctx: FixContext, r: cst.Name) -> tuple[cst.Subscript, int] | None:

@@ -58,6 +58,10 @@ class SliceBoundMask(Codemod):
         for a in ctx.ancestors(node):
             if isinstance(a, cst.Slice):
                 bound = a.upper
+                if a.lower is not None and a.step is None:
+                    both = self._tensor_span(ctx, a)
+                    if both is not None:
+                        return both
                 if (
                     bound is None
                     or a.lower is not None
@@ -92,6 +96,26 @@ class SliceBoundMask(Codemod):
                     if r is not None:
                         return a.value, r
         return None
+
+    def _tensor_span(self, ctx: FixContext, s: cst.Slice) -> Rewrite | NoFix | None:
+        """``y = x[..., lo:hi]`` with each bound a name of a tensor (``start, end =
+        voiced.argmax(), ...``), a number or absent: the trim is masked at the sums
+        (:func:`~compilelint.fix.codemods.trim.masked_cuts`, both bounds by Python's slice
+        rules). The bounds themselves are not changed. None: not this form."""
+        fn = ctx.function(s)
+        if fn is None:
+            return None
+        for b in (s.lower, s.upper):
+            if b is None or number_expr(b):
+                continue
+            if not (isinstance(b, cst.Name) and ctx.is_tensor(b)):
+                return None
+        cut = slice_cut(ctx, s)
+        if isinstance(cut, NoFix):
+            return cut
+        anchor = s.upper if s.upper is not None else s.lower
+        assert anchor is not None
+        return masked_cuts(ctx, fn, [cut], [], anchor)
 
     def _tensor_bound(self, ctx: FixContext, bound: cst.Name) -> Rewrite | NoFix | None:
         """``n = lengths.max()`` (a tensor) whose every read is the upper bound of a trim:

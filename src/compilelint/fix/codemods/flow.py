@@ -60,7 +60,7 @@ from compilelint.fix.codemods.base import (
     side_effect,
     template,
 )
-from compilelint.fix.codemods.selection import normalized_selection
+from compilelint.fix.codemods.selection import masked_select, normalized_selection
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 
@@ -108,7 +108,7 @@ _LOSS_KW = frozenset({"reduction", "beta", "delta"})
 # two-tensor elementwise functions: torch.max(a, b) is torch.maximum
 _BINARY = frozenset({"max", "min", "maximum", "minimum"})
 # reductions over the last dimension: one value per gathered row
-_ROW_REDUCE = frozenset({"sum", "mean", "norm", "amax", "amin"})
+_ROW_REDUCE = frozenset({"sum", "mean", "norm", "amax", "amin", "argmax", "argmin"})
 # contexts where a division needs no parentheses
 _PLAIN = (cst.Assign, cst.AnnAssign, cst.Return, cst.Arg, cst.Expr, cst.Element)
 _SAFE_OPS = (cst.Add, cst.Subtract, cst.Multiply, cst.BitAnd, cst.BitOr)
@@ -130,6 +130,9 @@ class _Flow:
     safe: bool = True  # only polynomial steps: leaves need no torch.where
     unordered: bool = False  # a leaf holds its elements in another order (`x[:, m]`)
     flat: bool = False  # a step flattens (`.view(-1)`): only `bincount` reads it in order
+    # a leaf is a row selection of rank mask + 1, shown by a cross-entropy over it (rows of
+    # a mask of any rank: reductions over dim 0 would not see the flattened rows)
+    ce_rows: bool = False
 
 
 class _Stop(Exception):
@@ -159,9 +162,15 @@ def _dim_last(call: cst.Call) -> bool:
     )
 
 
-def _selection_index(ctx: FixContext, sub: cst.Subscript) -> str | None:
+def _selection_index(ctx: FixContext, sub: cst.BaseExpression) -> str | None:
     """The mask's text of the selection ``sub`` (``x[m]``; ``x[m, :4]``, ``x[:, m]``: the
-    normalized forms of :func:`selection.normalized_selection` too)."""
+    normalized forms of :func:`selection.normalized_selection` too; ``torch.masked_select(x,
+    m)``)."""
+    if isinstance(sub, cst.Call):
+        got = masked_select(ctx, sub)
+        return ctx.code(got.m).strip() if got is not None else None
+    if not isinstance(sub, cst.Subscript):
+        return None
     if len(sub.slice) == 1:
         if not isinstance(sub.slice[0].slice, cst.Index):
             return None
@@ -214,7 +223,82 @@ class _Walker:
         self.flow.leaves[id(node)] = (node, x, rows)
         return node
 
-    def run(self, start: cst.Subscript) -> None:
+    def selected(self, call: cst.Call) -> cst.BaseExpression:
+        """Register ``torch.masked_select(x, m)``: ``x[m]`` when ``m`` is an element mask of
+        ``x`` (computed from it elementwise): ``masked_select`` broadcasts ``m`` and ``x``,
+        which for equal shapes selects what ``x[m]`` selects, in the same order."""
+        ctx = self.ctx
+        got = masked_select(ctx, call)
+        assert got is not None
+        if side_effect(got.x) is not None:
+            raise _Stop(f"`{ctx.code(got.x).strip()}` has a side effect")
+        plain = mask_shape(ctx, got.m, got.x, call)
+        if ctx.code(plain.where).strip() != ctx.code(got.m).strip() or not isinstance(
+            got.m, cst.Name
+        ):
+            raise _Stop(
+                f"`{ctx.code(call).strip()[:50]}`: the mask is not known to have the shape of "
+                "the tensor (masked_select broadcasts them)"
+            )
+        self.flow.leaves[id(call)] = (call, got.x, False)
+        return call
+
+    def direct_leaf(self, e: cst.BaseExpression) -> int | None:
+        """The leaf ``e`` is (a leaf node, or a name bound once, by a plain assignment, to a
+        leaf node and not bound again), else None."""
+        if id(e) in self.flow.leaves:
+            return id(e)
+        if not isinstance(e, cst.Name):
+            return None
+        binds = bound_names(self.fn.body).get(e.value, [])
+        if len(binds) != 1 or not isinstance(binds[0], cst.AssignTarget):
+            return None
+        a = self.ctx.parent(binds[0])
+        if not isinstance(a, cst.Assign) or len(a.targets) != 1:
+            return None
+        if self.ctx.span(a)[0] >= self.ctx.span(e)[0]:
+            return None
+        return id(a.value) if id(a.value) in self.flow.leaves else None
+
+    def ce_pair(self, call: cst.Call) -> tuple[int, int] | None:
+        """``F.cross_entropy(a, b)`` (``nll_loss``; ``weight``, ``ignore_index`` a number,
+        ``label_smoothing``, ``reduction`` mean or sum) where ``a`` is a selection ``x[m]``
+        and ``b`` an element selection ``y[m]`` (one-dimensional): the loss then holds only
+        for a two-dimensional ``a``, so ``x`` has one dimension more than ``m``, the class
+        dimension: ``x[m]`` selects rows. The ids of the two leaves, else None."""
+        ctx = self.ctx
+        if any(a.star for a in call.args):
+            return None
+        pos = [a.value for a in call.args if a.keyword is None]
+        kws = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+        if len(pos) != 2 or set(kws) - _CE_KW:
+            return None
+        red = kws.get("reduction")
+        if red is not None and not (
+            isinstance(red, cst.SimpleString) and red.evaluated_value in ("mean", "sum")
+        ):
+            return None
+        ig = kws.get("ignore_index")
+        if ig is not None and not number_expr(ig):
+            return None
+        if any(side_effect(v) is not None for v in kws.values()):
+            return None
+        a, b = (self.direct_leaf(p) for p in pos)
+        if a is None or b is None or a == b:
+            return None
+        na, xa, _ = self.flow.leaves[a]
+        nb, xb, rb = self.flow.leaves[b]
+        if rb or not isinstance(na, cst.Subscript) or len(na.slice) != 1 or na.value is not xa:
+            return None  # `a` a plain `x[m]`; gathered rows already are rows of one dim
+        m = self.flow.mask
+        if isinstance(nb, cst.Subscript) and (len(nb.slice) != 1 or nb.value is not xb):
+            return None
+        shape = mask_shape(ctx, m, xb, nb)
+        if not isinstance(m, cst.Name) or ctx.code(shape.where).strip() != m.value:
+            return None  # `b` must be one-dimensional: `m` an element mask of `y`
+        return a, b
+
+    def run(self, start: cst.Subscript | cst.Call) -> None:
         ctx, fn = self.ctx, self.fn
         self.loop = innermost_loop(ctx, start, fn)
         if self.loop is not None:
@@ -229,6 +313,20 @@ class _Walker:
             if isinstance(ctx.parent(sub), (cst.AssignTarget, cst.AugAssign, cst.Del)):
                 continue  # a write through the mask: traced as index_put_, no break
             self.todo.append(self.leaf(sub))
+        for call in _selection_calls(fn):
+            if _selection_index(ctx, call) != self.flow.index:
+                continue
+            if innermost_loop(ctx, call, fn) is not self.loop:
+                if self.loop is None:
+                    raise _Stop("a selection with the mask is inside a loop")
+                continue
+            self.todo.append(self.selected(call))
+        for call in _calls(fn):
+            pair = self.ce_pair(call) if _torch_call(ctx, call) in _CE else None
+            if pair is not None:
+                node, x, _ = self.flow.leaves[pair[0]]
+                self.flow.leaves[pair[0]] = (node, x, True)
+                self.flow.ce_rows = True
         if not any(
             n is start or any(a is n for a in self.ctx.ancestors(start))
             for n, _, _ in self.flow.leaves.values()
@@ -257,7 +355,7 @@ class _Walker:
             return True
         if self.counted and isinstance(e, (cst.Name, cst.Attribute)) and self.config_value(e):
             return True
-        if isinstance(e, cst.Subscript) and _selection_index(ctx, e) == self.flow.index:
+        if isinstance(e, (cst.Subscript, cst.Call)) and _selection_index(ctx, e) == self.flow.index:
             return True
         if number_expr(e) or (isinstance(e, (cst.Name, cst.Attribute)) and ctx.is_number(e)):
             return True
@@ -274,6 +372,10 @@ class _Walker:
         if isinstance(e, cst.Comparison) and len(e.comparisons) == 1:
             return self.member(e.left) and self.member(e.comparisons[0].comparator)
         if isinstance(e, cst.Call):
+            f = e.func
+            if isinstance(f, cst.Attribute) and f.attr.value in _ROW_REDUCE and _dim_last(e):
+                # a reduction over the last dim of selected rows: one value per row
+                return self.member(f.value) and self.rows_of(f.value)
             if isinstance(e.func, cst.Attribute) and not e.args:
                 a = e.func.attr.value
                 if a in ("sum", "mean", "amax", "amin", "max", "min"):
@@ -430,7 +532,7 @@ class _Walker:
             return self.terminal(call, e, name, rows)
         if name == "logsumexp" and not rows and _lse_dim0(call, 0):
             return self.terminal(call, e, name, rows)
-        if name in ("sum", "mean") and rows and _dim0(call):
+        if name in ("sum", "mean") and rows and _dim0(call) and not self.flow.ce_rows:
             return self.terminal(call, e, name, rows)
         if name == "numel" and not call.args and isinstance(e, cst.Name) and not rows:
             return self.count(call)
@@ -440,6 +542,12 @@ class _Walker:
         ctx = self.ctx
         f = _torch_call(ctx, call)
         pos = [a.value for a in call.args if a.keyword is None and not a.star]
+        if f in _CE and not _is_torch(ctx, call):
+            if self.ce_pair(call) is None:
+                raise self.stop(e)
+            self.flow.safe = False  # the rows the mask leaves out read 1, not their values
+            self.flow.terminals[id(call)] = (call, e, "ce", False)
+            return None
         if f in _LOSSES and not rows:
             return self.loss(e, call)
         if f == "logsumexp" and _is_torch(ctx, call) and not rows and _lse_dim0(call, 1):
@@ -457,6 +565,8 @@ class _Walker:
                     self.operand(o, call)
             return self.push(call, rows)
         if f in ("sum", "mean") and len(pos) == 1 and _is_torch(ctx, call):
+            if rows and self.flow.ce_rows:
+                raise self.stop(e)
             return self.terminal(call, e, f, rows)
         if f == "logsumexp" and _is_torch(ctx, call) and not rows and _lse_dim0(call, 1):
             return self.terminal(call, e, f, rows)
@@ -909,6 +1019,26 @@ def _dim0(call: cst.Call) -> bool:
     return isinstance(a.value, cst.Integer) and a.value.value == "0"
 
 
+def _calls(fn: cst.FunctionDef) -> list[cst.Call]:
+    out: list[cst.Call] = []
+
+    class V(cst.CSTVisitor):
+        def visit_Call(self, n: cst.Call) -> None:
+            out.append(n)
+
+    fn.body.visit(V())
+    return out
+
+
+def _selection_calls(fn: cst.FunctionDef) -> list[cst.Call]:
+    """The ``masked_select`` calls in ``fn``'s body."""
+    return [
+        c
+        for c in _calls(fn)
+        if isinstance(c.func, cst.Attribute) and c.func.attr.value == "masked_select"
+    ]
+
+
 def subscripts_of(fn: cst.FunctionDef) -> list[cst.Subscript]:
     """The subscripts in ``fn``'s body, in source order."""
     return _subscripts(fn)
@@ -936,7 +1066,7 @@ class _Apply(cst.CSTTransformer):
 
 def masked_flow(
     ctx: FixContext,
-    start: cst.Subscript,
+    start: cst.Subscript | cst.Call,
     *,
     mask: cst.BaseExpression | None = None,
     stable: bool | None = None,
@@ -951,6 +1081,11 @@ def masked_flow(
         return NoFix("the index is not a single mask")
     if mask is not None:
         m = mask
+    elif isinstance(start, cst.Call):
+        got = masked_select(ctx, start)
+        if got is None:
+            return NoFix("the selection is not a `masked_select`")
+        m = got.m
     elif len(start.slice) == 1:
         m = start.slice[0].slice.value  # type: ignore[attr-defined]
     else:
@@ -1011,6 +1146,8 @@ def masked_flow(
             assert isinstance(updated, cst.Call)
             if op.startswith("loss:"):
                 return loss_build(updated, op.removeprefix("loss:"), plain)
+            if op == "ce":
+                return ce_build(updated)
             if op == "bincount":
                 return bincount_build(updated, method)
             if method:
@@ -1060,6 +1197,23 @@ def masked_flow(
             w=wt,
         )
         return new.with_changes(lpar=updated.lpar, rpar=updated.rpar)
+
+    def ce_build(updated: cst.Call) -> cst.CSTNode:
+        """``F.cross_entropy(a, b)`` over every row: ``a`` (the full-size rows) flattened to
+        ``[N, C]``, ``b``'s positions outside the mask set to ``ignore_index``, which the loss
+        leaves out of its sum and of its mean's count (``weight``, ``label_smoothing`` too)."""
+        pos = [a for a in updated.args if a.keyword is None]
+        kws = [a for a in updated.args if a.keyword is not None]
+        ignore: cst.BaseExpression = template("-100")
+        for a in kws:
+            if a.keyword.value == "ignore_index":  # type: ignore[union-attr]
+                ignore = a.value
+        logits = template("__x__.flatten(0, -2)", x=atom(pos[0].value))
+        target = template(
+            f"{t}.where(__m__, __y__, __i__).flatten()", m=shape.where, y=pos[1].value, i=ignore
+        )
+        args = [pos[0].with_changes(value=logits), pos[1].with_changes(value=target), *kws]
+        return updated.with_changes(args=args)
 
     def loss_build(updated: cst.Call, op: str, plain: bool) -> cst.CSTNode:
         none = cst.Arg(

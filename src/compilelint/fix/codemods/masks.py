@@ -288,28 +288,6 @@ def count_at_once(ctx: FixContext, sel: Selection) -> Rewrite | None:
     )
 
 
-def masked_select(ctx: FixContext, call: cst.Call) -> Selection | None:
-    """``torch.masked_select(x, m)`` / ``x.masked_select(m)`` (positional or keywords)."""
-    f = call.func
-    if not isinstance(f, cst.Attribute) or f.attr.value != "masked_select":
-        return None
-    if any(a.star for a in call.args):
-        return None
-    kw = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
-    pos = [a.value for a in call.args if a.keyword is None]
-    if ctx.code(f.value).strip() == ctx.torch():
-        if len(pos) == 2 and not kw:
-            return Selection(call, pos[0], pos[1])
-        if not pos and set(kw) == {"input", "mask"}:
-            return Selection(call, kw["input"], kw["mask"])
-        return None
-    if len(pos) == 1 and not kw:
-        return Selection(call, f.value, pos[0])
-    if not pos and set(kw) == {"mask"}:
-        return Selection(call, f.value, kw["mask"])
-    return None
-
-
 def _reduction(ctx: FixContext, node: cst.CSTNode) -> tuple[cst.Call, str] | None:
     """The call reducing ``node`` at once, with its op: ``node.sum()``, ``torch.mean(node)``."""
     p = ctx.parent(node)
@@ -948,8 +926,10 @@ def fix_selection(
     if isinstance(by_name, Rewrite):
         return by_name
     why = by_name.reason if isinstance(by_name, NoFix) else NOT_REDUCED
-    if isinstance(start, cst.Subscript):
-        if isinstance(start.value, cst.Subscript) and start.value is not sel.x:
+    if isinstance(start, (cst.Subscript, cst.Call)):
+        if isinstance(start, cst.Subscript) and (
+            isinstance(start.value, cst.Subscript) and start.value is not sel.x
+        ):
             start = start.value  # `x[m][:, :2]`: the flow starts at the selection `x[m]`
         followed = flow.masked_flow(ctx, start)
         if isinstance(followed, Rewrite):

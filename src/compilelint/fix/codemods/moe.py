@@ -48,7 +48,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import atom, names_in, template
+from compilelint.fix.codemods.base import atom, bound_names, names_in, template
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
 
@@ -125,7 +125,17 @@ _ROW_METHODS = frozenset(
     }
 )
 _CREATORS = frozenset(
-    {"zeros", "zeros_like", "empty", "empty_like", "new_zeros", "new_empty", "full", "full_like"}
+    {
+        "zeros",
+        "zeros_like",
+        "empty",
+        "empty_like",
+        "new_zeros",
+        "new_empty",
+        "full",
+        "full_like",
+        "clone",  # a copy, never a view: writing into it changes no other tensor
+    }
 )
 
 
@@ -427,7 +437,20 @@ def _index_def(ctx: FixContext, small: cst.BaseSmallStatement, sel: _Sel) -> boo
     if not isinstance(tgt, cst.Name):
         return False
     m = None
-    if isinstance(v, cst.Subscript) and _code(v.slice[0]) == "0" and len(v.slice) == 1:
+    cap = _capacity_cut(ctx, small, v)
+    if cap is not None:
+        # `top = torch.where(m)[0][:c]`: the first `c` tokens routed (slice rules: a negative
+        # `c` drops the last ones), as a token mask: the running count of routed tokens
+        base = mask_of(cap[0])
+        if base is None:
+            return False
+        b = base if _is_bool_expr(base) else cst.parse_expression(f"({_code(base)} != 0)")
+        m = template(
+            "(__m__ & (__m__.long().cumsum(0) <= __m__.sum() * (__c__ < 0) + __c__))",
+            m=atom(b),
+            c=atom(cap[1]),
+        )
+    elif isinstance(v, cst.Subscript) and _code(v.slice[0]) == "0" and len(v.slice) == 1:
         m = mask_of(v.value)
     elif isinstance(v, cst.Call) and _attr(v) in ("squeeze", "flatten", "view", "reshape"):
         if isinstance(v.func, cst.Attribute):
@@ -436,6 +459,42 @@ def _index_def(ctx: FixContext, small: cst.BaseSmallStatement, sel: _Sel) -> boo
         return False
     sel.index[tgt.value] = m
     return True
+
+
+def _capacity_cut(
+    ctx: FixContext, small: cst.BaseSmallStatement, v: cst.BaseExpression
+) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """(the indices call, ``c``) of ``call[0][:c]`` (``torch.where(m)[0][:c]``), where ``c``
+    is a number or a name bound only before ``small`` and outside the loops around it (the
+    mask that replaces the indices is read later in the body: it must see the same ``c``)."""
+    if not (isinstance(v, cst.Subscript) and len(v.slice) == 1):
+        return None
+    s = v.slice[0].slice
+    inner = v.value
+    if not (
+        isinstance(s, cst.Slice)
+        and s.lower is None
+        and s.step is None
+        and s.upper is not None
+        and isinstance(inner, cst.Subscript)
+        and len(inner.slice) == 1
+        and _code(inner.slice[0]) == "0"
+    ):
+        return None
+    c = s.upper
+    if isinstance(c, cst.Integer):
+        return inner.value, c
+    fn = ctx.function(small)
+    if not isinstance(c, cst.Name) or fn is None:
+        return None
+    line = ctx.span(small)[0]
+    loops = [a for a in ctx.ancestors(small) if isinstance(a, (cst.For, cst.While))]
+    for b in bound_names(fn.body).get(c.value, []):
+        if ctx.span(b)[0] >= line or any(any(x is lp for x in ctx.ancestors(b)) for lp in loops):
+            return None
+    if not bound_names(fn.body).get(c.value):
+        return None
+    return inner.value, c
 
 
 def _token_mask(sel: _Sel, key: cst.BaseExpression) -> tuple[str, cst.BaseExpression] | None:

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import bound_names, name_nodes, template
+from compilelint.fix.codemods.base import atom, bound_names, name_nodes, template
 from compilelint.fix.codemods.tolist_uses import split_of
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import Rewrite
@@ -77,7 +77,13 @@ def segment_reduction(ctx: FixContext, tolist: cst.Call) -> Rewrite | None:
     if use is None:
         return None
     kind, stack, loop = use
-    pre, total = _total(ctx, fn, src, counts, kind)
+    rows = _mask_rows(ctx, fn, src, kind)
+    if rows is not None:
+        pre, total = _masked_total(ctx, fn, rows[0], rows[1], counts, kind)
+        if rows[2] is not None:
+            gone.append(rows[2])
+    else:
+        pre, total = _total(ctx, fn, src, counts, kind)
     changes: list[tuple[cst.CSTNode, object]] = [(g, cst.RemoveFromParent()) for g in gone]
     if loop is not None:
         # ``L = []`` + the loop become ``L = <total>`` (at the split), ``torch.stack(L)`` -> L
@@ -99,6 +105,17 @@ def segment_reduction(ctx: FixContext, tolist: cst.Call) -> Rewrite | None:
             return None
         stmt = _swap_node(anchor, stack, total.with_changes(lpar=stack.lpar, rpar=stack.rpar))
         changes.append((anchor, cst.FlattenSentinel([*pre, stmt])))
+    if rows is not None:
+        return Rewrite(
+            title=f"each piece (one row of the mask `{ctx.code(rows[1]).strip()}`) "
+            + ("summed" if kind == "sum" else "averaged")
+            + " "
+            "with the mask, without selecting (`torch.where(m, x, 0).sum(1)`): one row per "
+            "count, a static shape, no `.tolist()`; the sizes are checked to be the mask's row "
+            "counts (`torch._assert_async`)",
+            changes=changes,  # type: ignore[arg-type]
+            imports=("torch",),
+        )
     return Rewrite(
         title=(
             f"each piece's {kind} as one segment {kind} (`{_OP[kind]}` over segment ids from "
@@ -154,6 +171,110 @@ def _total(
             s=total,
             c=counts,
             h=src,
+        )
+    return pre, total
+
+
+def _mask_rows(
+    ctx: FixContext, fn: cst.FunctionDef, src: cst.BaseExpression, kind: str
+) -> tuple[cst.BaseExpression, cst.BaseExpression, cst.SimpleStatementLine | None] | None:
+    """``(x, m, the selection's line or None)`` when the split tensor is the selection
+    ``x[m]`` (a boolean mask: a comparison or ``.bool()``), inline or through a name bound once
+    to it and read only by the split (the line then goes), ``x`` and the names of ``m`` not
+    bound again after it; only for sums and means. None otherwise."""
+    if kind not in ("sum", "mean"):
+        return None
+    line: cst.SimpleStatementLine | None = None
+    sel = src
+    if isinstance(src, cst.Name):
+        named = None
+        for b in bound_names(fn.body).get(src.value, []):
+            a = ctx.parent(b)
+            st = ctx.parent(a) if isinstance(a, cst.Assign) else None
+            if isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1:
+                named = (st, a.value)  # type: ignore[union-attr]
+        if named is None or len(bound_names(fn.body).get(src.value, [])) != 1:
+            return None
+        if len(name_nodes(fn.body, src.value, reads_only=True)) != 1:
+            return None
+        line, sel = named
+    if not (
+        isinstance(sel, cst.Subscript)
+        and len(sel.slice) == 1
+        and isinstance(sel.slice[0].slice, cst.Index)
+        and isinstance(sel.value, (cst.Name, cst.Attribute))
+    ):
+        return None
+    m = sel.slice[0].slice.value
+    is_bool = isinstance(m, cst.Comparison) or (
+        isinstance(m, cst.Call)
+        and isinstance(m.func, cst.Attribute)
+        and m.func.attr.value == "bool"
+        and not m.args
+    )
+    if not is_bool or any(isinstance(n, cst.Call) and n is not m for n in _walk(m)):
+        return None
+    at = ctx.span(sel)[0]
+    used = {n.value for n in _walk(m) if isinstance(n, cst.Name)} | {
+        n.value for n in _walk(sel.value) if isinstance(n, cst.Name)
+    }
+    bound = bound_names(fn.body)
+    if any(ctx.span(b)[0] > at for u in used - {"self"} for b in bound.get(u, [])):
+        return None
+    return sel.value, m, line
+
+
+def _masked_total(
+    ctx: FixContext,
+    fn: cst.FunctionDef,
+    x: cst.BaseExpression,
+    m: cst.BaseExpression,
+    counts: cst.BaseExpression,
+    kind: str,
+) -> tuple[list[cst.BaseStatement], cst.BaseExpression]:
+    """The segment sums of ``x[m]`` split by ``counts``: ``x[m]`` lists the selected rows in
+    row-major order, so when the split sizes are the counts of the mask's rows (``m``
+    reshaped to one row per count: ``[B, T]`` for ``B`` counts; a 1-D mask and a 0-d count
+    is one row, one piece) each piece is one row of the mask, and its sum is the masked sum
+    of that row: ``torch.where(m, x, 0).sum(1)``, no selection, no segment ids. The sizes
+    equal the mask's row counts wherever the split worked on the rows (an ``attention_mask``
+    of zeros and ones); ``torch._assert_async`` checks it in the graph, so a mask of other
+    values fails loudly instead of giving other sums."""
+    t = ctx.torch()
+    pre: list[cst.BaseStatement] = []
+    counts = _bind(ctx, fn, counts, "counts", pre)
+    rows = ctx.fresh_name("rows_mask")
+    # the mask's rank (`.bool()` keeps it)
+    rank = m.func.value if isinstance(m, cst.Call) and isinstance(m.func, cst.Attribute) else m
+    pre.append(
+        _fill(
+            cst.parse_statement(f"{rows} = __m__.reshape(__c__.numel(), -1)\n"),
+            m=atom(m),
+            c=counts,
+        )
+    )
+    pre.append(
+        _fill(
+            cst.parse_statement(
+                f"{t}._assert_async(({rows}.sum(1) == __c__.reshape(-1)).all(), "
+                '"the split sizes are the counts of the mask\'s rows")\n'
+            ),
+            c=counts,
+        )
+    )
+    total = template(
+        f"{t}.where({rows}.reshape({rows}.shape + (1,) * (__x__.dim() - __m__.dim())), "
+        f"__x__.reshape({rows}.shape + __x__.shape[__m__.dim():]), 0).sum(1)",
+        x=x,
+        m=atom(rank),
+    )
+    if kind == "mean":
+        total = template(
+            "__s__ / __c__.to(__x__.dtype).reshape((-1,) + (1,) * (__x__.dim() - __m__.dim()))",
+            s=total,
+            c=counts,
+            x=x,
+            m=atom(rank),
         )
     return pre, total
 

@@ -38,6 +38,28 @@ def subscript_selection(sub: cst.Subscript) -> Selection | None:
     return Selection(sub, sub.value, sub.slice[0].slice.value)
 
 
+def masked_select(ctx: FixContext, call: cst.Call) -> Selection | None:
+    """``torch.masked_select(x, m)`` / ``x.masked_select(m)`` (positional or keywords)."""
+    f = call.func
+    if not isinstance(f, cst.Attribute) or f.attr.value != "masked_select":
+        return None
+    if any(a.star for a in call.args):
+        return None
+    kw = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    pos = [a.value for a in call.args if a.keyword is None]
+    if ctx.code(f.value).strip() == ctx.torch():
+        if len(pos) == 2 and not kw:
+            return Selection(call, pos[0], pos[1])
+        if not pos and set(kw) == {"input", "mask"}:
+            return Selection(call, kw["input"], kw["mask"])
+        return None
+    if len(pos) == 1 and not kw:
+        return Selection(call, f.value, pos[0])
+    if not pos and set(kw) == {"mask"}:
+        return Selection(call, f.value, kw["mask"])
+    return None
+
+
 def _full_slice(e: cst.SubscriptElement) -> bool:
     s = e.slice
     return isinstance(s, cst.Slice) and s.lower is None and s.upper is None and s.step is None

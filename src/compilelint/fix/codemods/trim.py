@@ -199,8 +199,6 @@ def masked_cuts(
         # over the last dimension would mix the cut positions in
         tracked.append((target, line, False))
     assert dim is not None and first is not None
-    if dim == 0:
-        return NoFix("the trim cuts the first dimension")
     reds: list[tuple[str, cst.Call]] = []
     seen: set[int] = set()
     queue = list(tracked)
