@@ -126,9 +126,47 @@ VALID: dict[str, tuple[str, str]] = {
         ),
         ".detach().to(h.device, torch.int64).clone()",
     ),
+    # an argmax over a window of static length from an argmax (extractive-QA span decoding);
+    # windows that run past the end are clamped to the last position
+    "argmax_window": (
+        _model(
+            """\
+            h = self.lin(x)
+            rows = []
+            for b in range(h.shape[0]):
+                s = int(h[b].argmax())
+                e = int(h[b, s : s + 3].argmax()) + s
+                rows.append(torch.stack([h[b, s], h[b, e]]))
+            return torch.stack(rows)
+            """
+        ),
+        ".clamp(max=h.shape[1] - 1)).argmax().detach()) + s",
+    ),
 }
 
 INVALID: dict[str, tuple[str, str]] = {
+    # a window read by a reduction whose gradient would see the clamped copies (ties)
+    "window_max": (
+        _model(
+            """\
+            h = self.lin(x)
+            s = int(h[0].argmax())
+            return h[0, s : s + 3].max() * h
+            """
+        ),
+        "is not `x[:, ..., lo:hi]`",
+    ),
+    # a window whose start may be negative (a negative start counts from the end)
+    "window_signed_start": (
+        _model(
+            """\
+            h = self.lin(x)
+            s = int(h.mean() * 4)
+            return h[0, s : s + 3].argmax() + h
+            """
+        ),
+        "is not `x[:, ..., lo:hi]`",
+    ),
     # another index is a tensor: advanced indexing would broadcast the two
     "tensor_beside": (
         _model(

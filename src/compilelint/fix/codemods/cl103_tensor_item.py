@@ -564,6 +564,11 @@ class TensorItemDrop(Codemod):
                 and isinstance(p.targets[0].target, cst.Name)
             ):
                 return _End(assign=p)
+            win = _window(ctx, cur, names) if isinstance(p, cst.Slice) else None
+            if win is not None:
+                # `int(x[b, s : s + L].argmax()) + s`: a window of static length gathered
+                plan[id(win[0])] = win[1]
+                return _End()
             if isinstance(p, cst.Slice) and isinstance(cur, cst.Name):
                 # `keep = order[0, :n]` used only to store: kept whole, the stores masked
                 from compilelint.fix.codemods.cuts import index_cut
@@ -686,6 +691,28 @@ class TensorItemDrop(Codemod):
                     # below `-size` or at `size` or above still raises, as the int did
                     i = template(f"__i__ + (__i__ < 0) * __x__.shape[{k}]", i=i, x=atom(u.value))
                 return template(f"__x__.index_select({d}, __i__).squeeze({d})", x=x, i=i)
+            if kind.startswith("window:"):
+                uses_torch = True
+                assert isinstance(u, cst.Subscript)
+                k = int(kind.removeprefix("window:"))
+                sl = u.slice[k].slice
+                assert isinstance(sl, cst.Slice) and isinstance(sl.upper, cst.BinaryOperation)
+                lo = sl.lower
+                up = sl.upper
+                width = up.right if ctx.code(up.left).strip() == ctx.code(lo).strip() else up.left
+                rest = [
+                    *u.slice[:k],
+                    u.slice[k].with_changes(slice=cst.Slice(lower=None, upper=None)),
+                ]
+                whole = u.with_changes(slice=rest, lpar=[], rpar=[]) if k else atom(u.value)
+                return template(
+                    f"__x__.gather(0, (__lo__.long() + {torch_}.arange(__w__, device=__v__.device))"
+                    f".clamp(max=__v__.shape[{k}] - 1))",
+                    x=whole,
+                    lo=atom(lo),  # type: ignore[arg-type]
+                    w=width,
+                    v=atom(u.value),
+                )
             assert isinstance(u, cst.Call)
             if kind == "fill":
                 return fill_call(ctx, u)
@@ -846,14 +873,77 @@ def _tensor_result(ctx: FixContext, sub: cst.Subscript) -> bool:
     return any(method_on(r) for r in name_nodes(fn.body, name, reads_only=True))
 
 
+def _window(ctx: FixContext, cur: cst.CSTNode, names: set[str]) -> tuple[cst.Subscript, str] | None:
+    """(``x[b, s : s + L]``, the plan kind ``window:<k>``) when ``cur`` is a bound of that
+    slice, ``s`` a kept value that is certainly non-negative (read from ``argmax``/``argmin``),
+    ``L`` a Python number, the other indices Python ints before the slice, ``x`` a name or an
+    attribute chain, and the window is read only by ``.argmax()``/``.argmin()`` (no
+    arguments).
+
+    The rewrite gathers ``L`` positions ``s, s+1, ...`` clamped to the last one, ``n - 1``:
+    for ``0 <= s < n`` the first ``min(L, n - s)`` gathered values are the original window and
+    the rest copies of its last value ``x[n - 1]``, so the first maximum (minimum, NaN) is at
+    the same position; no gradient flows through an arg-reduction. ``gather`` raises unless
+    the selected tensor is 1-d, as the flat index of the original needs. Where the original
+    window is empty (``s >= n``) the original raises and the rewrite reads ``x[n - 1]``."""
+    sl = ctx.parent(cur)
+    el = ctx.parent(sl) if isinstance(sl, cst.Slice) else None
+    sub = ctx.parent(el) if isinstance(el, cst.SubscriptElement) else None
+    if not isinstance(sub, cst.Subscript) or not isinstance(sl, cst.Slice):
+        return None
+    lo, up = sl.lower, sl.upper
+    if sl.step is not None or not isinstance(lo, cst.Name) or lo.value not in names:
+        return None
+    if not (isinstance(up, cst.BinaryOperation) and isinstance(up.operator, cst.Add)):
+        return None
+    sides = [up.left, up.right]
+    same = [isinstance(e, cst.Name) and e.value == lo.value for e in sides]
+    if sum(same) != 1:
+        return None
+    width = sides[1] if same[0] else sides[0]
+    if not (number_expr(width) or ctx.is_number(width)):
+        return None
+    k = list(sub.slice).index(el)  # type: ignore[arg-type]
+    if k != len(sub.slice) - 1 or not _pure(sub.value):
+        return None
+    for e in sub.slice[:k]:
+        s = e.slice
+        if not (
+            isinstance(s, cst.Index)
+            and s.star is None
+            and (number_expr(s.value) or ctx.is_number(s.value))
+        ):
+            return None
+    if not _non_negative(ctx, lo):
+        return None
+    attr = ctx.parent(sub)
+    call = ctx.parent(attr) if isinstance(attr, cst.Attribute) else None
+    if not (
+        isinstance(attr, cst.Attribute)
+        and attr.value is sub
+        and attr.attr.value in ("argmax", "argmin")
+        and isinstance(call, cst.Call)
+        and not call.args
+    ):
+        return None
+    return sub, f"window:{k}"
+
+
 # reads of a position: never negative
 _POSITIONS = frozenset({"argmax", "argmin", "numel", "count_nonzero"})
 
 
-def _non_negative(ctx: FixContext, node: cst.CSTNode) -> bool:
+def _non_negative(ctx: FixContext, node: cst.CSTNode, depth: int = 0) -> bool:
     """Is the index value certainly non-negative: read from ``argmax``/``argmin`` (through
-    ``int()``/``.item()``/``.detach()`` only)?"""
+    ``int()``/``.item()``/``.detach()`` only), a non-negative int literal, or a sum of such
+    (``int(w.argmax()) + s``)?"""
     e: cst.CSTNode = node
+    if depth > 4:
+        return False
+    if isinstance(e, cst.Integer):
+        return True
+    if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, cst.Add):
+        return _non_negative(ctx, e.left, depth + 1) and _non_negative(ctx, e.right, depth + 1)
     if isinstance(e, cst.Name):
         fn = ctx.function(e)
         binders = bound_names(fn).get(e.value, []) if fn is not None else []
@@ -862,6 +952,8 @@ def _non_negative(ctx: FixContext, node: cst.CSTNode) -> bool:
         a = ctx.parent(binders[0])
         if not isinstance(a, cst.Assign):
             return False
+        if isinstance(a.value, cst.BinaryOperation):
+            return _non_negative(ctx, a.value, depth + 1)
         e = a.value
     while isinstance(e, cst.Call):
         f = e.func
