@@ -142,9 +142,82 @@ VALID: dict[str, tuple[str, str]] = {
         ),
         ".clamp(max=h.shape[1] - 1)).argmax().detach()) + s",
     ),
+    # a CTRL-style repetition penalty: each distinct id's logit scaled by its sign
+    "id_loop_penalty": (
+        _model(
+            """\
+            h = self.lin(x).clone()
+            gen = (x.abs() * 3).long() % 8
+            for b in range(h.shape[0]):
+                for tok in set(gen[b].tolist()):
+                    if h[b, tok] < 0:
+                        h[b, tok] *= 1.3
+                    else:
+                        h[b, tok] /= 1.3
+            return h
+            """
+        ),
+        "upd = torch.where(upd < 0, upd * 1.3, upd / 1.3)",
+    ),
+    # an `if` without `else`, then an assignment from the element, ids of one row
+    "id_loop_unique": (
+        _model(
+            """\
+            h = self.lin(x).clone()
+            ids = (x[0].abs() * 4).long() % 8
+            for c in set(ids.tolist()):
+                if h[1, c] > 0.2:
+                    h[1, c] -= 0.5
+                h[1, c] = h[1, c] * 2 - 1
+            return h
+            """
+        ),
+        "h[1] = torch.where(hit, upd, h[1])",
+    ),
 }
 
 INVALID: dict[str, tuple[str, str]] = {
+    # a plain `.tolist()`: a repeated id would be updated twice
+    "id_loop_repeats": (
+        _model(
+            """\
+            h = self.lin(x).clone()
+            gen = (x.abs() * 3).long() % 8
+            for tok in gen[0].tolist():
+                h[0, tok] *= 1.3
+            return h
+            """
+        ),
+        "the `.tolist()` is not in a simple statement",
+    ),
+    # the new value reads another element: the iterations are not independent
+    "id_loop_other_element": (
+        _model(
+            """\
+            h = self.lin(x).clone()
+            gen = (x.abs() * 3).long() % 8
+            for tok in set(gen[0].tolist()):
+                h[0, tok] += h[1, tok]
+            return h
+            """
+        ),
+        "the loop over the ids computes `h[1, tok]`",
+    ),
+    # the body also keeps the id
+    "id_loop_keeps_id": (
+        _model(
+            """\
+            h = self.lin(x).clone()
+            gen = (x.abs() * 3).long() % 8
+            seen = []
+            for tok in set(gen[0].tolist()):
+                h[0, tok] *= 2
+                seen.append(tok)
+            return h
+            """
+        ),
+        "the loop over the ids holds `seen.append(tok)`",
+    ),
     # a window read by a reduction whose gradient would see the clamped copies (ties)
     "window_max": (
         _model(
@@ -252,10 +325,21 @@ def test_invalid_case_is_refused_with_its_reason(tmp_path: Path, case: str) -> N
 
 
 def _breaks(torch: Any, model: Any, x: Any) -> bool:
+    """Does the original fail to compile as one graph? ``explain`` counts a break, or (a break
+    inside a loop whose body holds a tensor ``if``, where torch 2.13 skips the frame and
+    ``explain`` shows only the inner module's graph) ``fullgraph=True`` raises."""
     torch._dynamo.reset()
     ex = torch._dynamo.explain(model)(x)
     torch._dynamo.reset()
-    return bool(ex.graph_break_count > 0 or ex.graph_count != 1)
+    if ex.graph_break_count > 0 or ex.graph_count != 1:
+        return True
+    try:
+        torch.compile(model, backend="eager", fullgraph=True)(x)
+    except Exception:  # any failure to capture one graph
+        return True
+    finally:
+        torch._dynamo.reset()
+    return False
 
 
 @pytest.mark.torch
