@@ -115,7 +115,9 @@ def element_updates(ctx: FixContext, call: cst.Call) -> Rewrite | NoFix | None:
     checker = _Checker(ctx, ctx.code(sub).strip(), tok, bound)
     why = checker.block(loop.body.body)
     if why is not None:
-        return NoFix(f"the loop over the ids {why}")
+        return NoFix(
+            f"the loop over the ids {why} (not only updates of one element from its own value)"
+        )
     th = ctx.torch()
     var = _fresh(ctx, "upd")
     idn = _fresh(ctx, "ids")
@@ -143,9 +145,9 @@ def element_updates(ctx: FixContext, call: cst.Call) -> Rewrite | NoFix | None:
     ups[0] = ups[0].with_changes(leading_lines=loop.leading_lines)
     return Rewrite(
         title=(
-            "one gather and one scatter for the loop over the distinct ids: each iteration "
-            "updates only its own element from its own value, so the iterations are "
-            "independent and each element is updated once"
+            "a mask of the ids and one `torch.where` for the loop over the distinct ids: each "
+            "iteration updates only its own element from its own value, so the iterations are "
+            "independent and each element named by an id is updated once"
         ),
         changes=[(loop, cst.FlattenSentinel(ups))],
         imports=("torch",),
