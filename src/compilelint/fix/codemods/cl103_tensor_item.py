@@ -45,7 +45,14 @@ from compilelint.fix.codemods.base import (
 )
 from compilelint.fix.codemods.cl101_tensor_dependent_branch import eager_only_body
 from compilelint.fix.codemods.observe import eager_only, self_attr
-from compilelint.fix.codemods.operands import fill_call, operand_slot, split_clamp, store_slot
+from compilelint.fix.codemods.operands import (
+    fill_call,
+    new_tensor,
+    operand_slot,
+    python_kind,
+    split_clamp,
+    store_slot,
+)
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Replacement, Rewrite
 from compilelint.model import Finding
@@ -474,6 +481,17 @@ class TensorItemDrop(Codemod):
                         # `torch.full_like(x, v)` -> `torch.empty_like(x).copy_(v)`
                         plan[id(call)] = "fill"
                         return _End()
+                    if slot == "new_tensor":
+                        # `torch.tensor(n_neg / n_pos)`: the dtype the number's kind gives
+                        kind = python_kind(ctx, cur)
+                        if kind is None:
+                            return NoFix(
+                                f"the value is passed to `{ctx.code(call).strip()[:40]}` "
+                                "without `dtype=`, and whether it is a Python int or float "
+                                "is not known"
+                            )
+                        plan[id(call)] = f"new_tensor:{kind}"
+                        return _End()
                     if slot.startswith("split:"):
                         if str(plan.get(id(call), "")).startswith("split:"):
                             # both bounds are the value (`x.clip(-lim, lim)`): two tensors
@@ -546,6 +564,11 @@ class TensorItemDrop(Codemod):
                 and isinstance(p.targets[0].target, cst.Name)
             ):
                 return _End(assign=p)
+            win = _window(ctx, cur, names) if isinstance(p, cst.Slice) else None
+            if win is not None:
+                # `int(x[b, s : s + L].argmax()) + s`: a window of static length gathered
+                plan[id(win[0])] = win[1]
+                return _End()
             if isinstance(p, cst.Slice) and isinstance(cur, cst.Name):
                 # `keep = order[0, :n]` used only to store: kept whole, the stores masked
                 from compilelint.fix.codemods.cuts import index_cut
@@ -568,7 +591,7 @@ class TensorItemDrop(Codemod):
                 # `x[:, n]` of a tensor: `x.index_select(1, n.long().view(1)).squeeze(1)`, the
                 # same element (an index the original read as an int; a 0-d tensor index
                 # mixed with slices would be read with `.item()` by dynamo)
-                plan[id(sub[0])] = f"index:{sub[1]}"
+                plan[id(sub[0])] = sub[1]
                 return _End()
             where = ctx.code(p).strip().splitlines()[0][:40] if p is not None else "?"
             sizer = _sizing_call(ctx, cur)
@@ -647,18 +670,55 @@ class TensorItemDrop(Codemod):
                     return cst.UnaryOperation(operator=cst.BitInvert(), expression=isin)
                 return isin.with_changes(lpar=u.lpar, rpar=u.rpar)
             if kind.startswith("index:"):
+                assert isinstance(u, cst.Subscript)
+                k, d, wrap = (int(v) for v in kind.removeprefix("index:").split(":"))
+                idx = u.slice[k].slice.value  # type: ignore[attr-defined]
+                rest = [
+                    e.with_changes(slice=cst.Slice(lower=None, upper=None)) if j == k else e
+                    for j, e in enumerate(u.slice)
+                ]
+                full = all(
+                    isinstance(e.slice, cst.Slice)
+                    and e.slice.lower is None
+                    and e.slice.upper is None
+                    and e.slice.step is None
+                    for e in rest
+                )
+                x = atom(u.value) if full else u.with_changes(slice=rest, lpar=[], rpar=[])
+                i = template("__i__.long().view(1)", i=atom(idx))
+                if wrap:
+                    # a negative int counts from the end (index_select would raise); one
+                    # below `-size` or at `size` or above still raises, as the int did
+                    i = template(f"__i__ + (__i__ < 0) * __x__.shape[{k}]", i=i, x=atom(u.value))
+                return template(f"__x__.index_select({d}, __i__).squeeze({d})", x=x, i=i)
+            if kind.startswith("window:"):
                 uses_torch = True
                 assert isinstance(u, cst.Subscript)
-                d = int(kind.removeprefix("index:"))
-                idx = u.slice[d].slice.value  # type: ignore[attr-defined]
+                k = int(kind.removeprefix("window:"))
+                sl = u.slice[k].slice
+                assert isinstance(sl, cst.Slice) and isinstance(sl.upper, cst.BinaryOperation)
+                lo = sl.lower
+                up = sl.upper
+                width = up.right if ctx.code(up.left).strip() == ctx.code(lo).strip() else up.left
+                rest = [
+                    *u.slice[:k],
+                    u.slice[k].with_changes(slice=cst.Slice(lower=None, upper=None)),
+                ]
+                whole = u.with_changes(slice=rest, lpar=[], rpar=[]) if k else atom(u.value)
                 return template(
-                    f"__x__.index_select({d}, __i__.long().view(1)).squeeze({d})",
-                    x=atom(u.value),
-                    i=atom(idx),
+                    f"__x__.gather(0, (__lo__.long() + {torch_}.arange(__w__, device=__v__.device))"
+                    f".clamp(max=__v__.shape[{k}] - 1))",
+                    x=whole,
+                    lo=atom(lo),  # type: ignore[arg-type]
+                    w=width,
+                    v=atom(u.value),
                 )
             assert isinstance(u, cst.Call)
             if kind == "fill":
                 return fill_call(ctx, u)
+            if kind.startswith("new_tensor:"):
+                uses_torch = True
+                return new_tensor(ctx, u, kind.removeprefix("new_tensor:"))
             args = [a.value for a in u.args]
             if kind.startswith("split:"):
                 uses_torch = True
@@ -720,25 +780,201 @@ class TensorItemDrop(Codemod):
         return Rewrite(title, changes, imports=("torch",) if uses_torch else ())
 
 
-def _tensor_index(ctx: FixContext, node: cst.CSTNode) -> tuple[cst.Subscript, int] | None:
-    """(``x[:, node]``, the position of ``node``) when ``node`` is the one index of a read of
-    a tensor ``x`` and every other index is a full slice ``:``."""
+def _tensor_index(ctx: FixContext, node: cst.CSTNode) -> tuple[cst.Subscript, str] | None:
+    """(``x[..., node, ...]``, the plan kind ``index:<k>:<d>:<wrap>``) when ``node`` is one
+    index of a read of a tensor ``x`` (``k`` its position in the index, ``d`` the dimension it
+    selects once the other indices applied) and every other index is a Python int or a slice
+    with number bounds; ``wrap`` is 1 when a negative value must count from the end.
+
+    Basic indexing applies each int or slice to its own dimension, so ``x[b, 1:, v, 0]`` is
+    ``x[b, 1:, :, 0]`` with dimension ``d`` (the slices before ``v``: ints drop their
+    dimension) then selected at ``v``: ``index_select(d, v).squeeze(d)`` gives that element
+    (a 0-d tensor index among the other indices would be read with ``.item()`` by dynamo).
+    ``x`` need not be known statically when a tensor-only method is called on the result
+    (``alpha_bar = self.sched.alphas_cumprod[int(t)]`` ... ``alpha_bar.sqrt()``): the result
+    is then a tensor, so ``x`` is a tensor or a container of tensors, and ``x.index_select``
+    on a container raises (AttributeError): the rewrite is the same element or fails
+    loudly, never another value."""
     idx = ctx.parent(node)
     el = ctx.parent(idx) if isinstance(idx, cst.Index) else None
     sub = ctx.parent(el) if isinstance(el, cst.SubscriptElement) else None
-    if not isinstance(sub, cst.Subscript) or not ctx.is_tensor(sub.value):
+    if not isinstance(sub, cst.Subscript) or idx.star is not None:  # type: ignore[union-attr]
         return None
     if isinstance(ctx.parent(sub), (cst.AssignTarget, cst.AugAssign, cst.Del)):
         return None
-    for e in sub.slice:
+    if not (ctx.is_tensor(sub.value) or _tensor_result(ctx, sub)):
+        return None
+    k = list(sub.slice).index(el)  # type: ignore[arg-type]
+    d = 0
+    for j, e in enumerate(sub.slice):
         if e is el:
             continue
         s = e.slice
+        if isinstance(s, cst.Slice):
+            if any(
+                b is not None and not (number_expr(b) or ctx.is_number(b))
+                for b in (s.lower, s.upper, s.step)
+            ):
+                return None
+            d += j < k
+        elif isinstance(s, cst.Index) and s.star is None:
+            if not (number_expr(s.value) or ctx.is_number(s.value)):
+                return None
+        else:
+            return None
+    wrap = 0 if _non_negative(ctx, node) else 1
+    if wrap and not _pure(sub.value):
+        return None
+    return sub, f"index:{k}:{d}:{wrap}"
+
+
+# methods of a tensor that Python numbers, lists, dicts and NumPy arrays do not have
+_TENSOR_ONLY_METHODS = frozenset(
+    """sqrt rsqrt exp log log1p expm1 sigmoid tanh unsqueeze pow clamp clamp_min clamp_max
+    detach softmax log_softmax view expand""".split()
+)
+
+
+def _tensor_result(ctx: FixContext, sub: cst.Subscript) -> bool:
+    """Is a tensor-only method called on ``sub`` (``x[i].sqrt()``) or, when ``sub`` is
+    assigned to a local name used nowhere else first, on that name (``a = x[i]``;
+    ``(1 - a).sqrt()``, ``a.sqrt()``)?"""
+
+    def method_on(e: cst.CSTNode) -> bool:
+        cur = e
+        while True:
+            p = ctx.parent(cur)
+            if isinstance(p, cst.Attribute) and p.value is cur:
+                return p.attr.value in _TENSOR_ONLY_METHODS and isinstance(ctx.parent(p), cst.Call)
+            if isinstance(p, cst.BinaryOperation) and isinstance(p.operator, ARITH_OPERATORS):
+                cur = p
+                continue
+            if isinstance(p, cst.UnaryOperation) and isinstance(p.operator, (cst.Minus, cst.Plus)):
+                cur = p
+                continue
+            return False
+
+    if method_on(sub):
+        return True
+    p = ctx.parent(sub)
+    if not (
+        isinstance(p, cst.Assign)
+        and p.value is sub
+        and len(p.targets) == 1
+        and isinstance(p.targets[0].target, cst.Name)
+    ):
+        return False
+    fn = ctx.function(p)
+    if fn is None:
+        return False
+    name = p.targets[0].target.value
+    if len(bound_names(fn).get(name, [])) != 1:
+        return False
+    return any(method_on(r) for r in name_nodes(fn.body, name, reads_only=True))
+
+
+def _window(ctx: FixContext, cur: cst.CSTNode, names: set[str]) -> tuple[cst.Subscript, str] | None:
+    """(``x[b, s : s + L]``, the plan kind ``window:<k>``) when ``cur`` is a bound of that
+    slice, ``s`` a kept value that is certainly non-negative (read from ``argmax``/``argmin``),
+    ``L`` a Python number, the other indices Python ints before the slice, ``x`` a name or an
+    attribute chain, and the window is read only by ``.argmax()``/``.argmin()`` (no
+    arguments).
+
+    The rewrite gathers ``L`` positions ``s, s+1, ...`` clamped to the last one, ``n - 1``:
+    for ``0 <= s < n`` the first ``min(L, n - s)`` gathered values are the original window and
+    the rest copies of its last value ``x[n - 1]``, so the first maximum (minimum, NaN) is at
+    the same position; no gradient flows through an arg-reduction. ``gather`` raises unless
+    the selected tensor is 1-d, as the flat index of the original needs. Where the original
+    window is empty (``s >= n``) the original raises and the rewrite reads ``x[n - 1]``."""
+    sl = ctx.parent(cur)
+    el = ctx.parent(sl) if isinstance(sl, cst.Slice) else None
+    sub = ctx.parent(el) if isinstance(el, cst.SubscriptElement) else None
+    if not isinstance(sub, cst.Subscript) or not isinstance(sl, cst.Slice):
+        return None
+    lo, up = sl.lower, sl.upper
+    if sl.step is not None or not isinstance(lo, cst.Name) or lo.value not in names:
+        return None
+    if not (isinstance(up, cst.BinaryOperation) and isinstance(up.operator, cst.Add)):
+        return None
+    sides = [up.left, up.right]
+    same = [isinstance(e, cst.Name) and e.value == lo.value for e in sides]
+    if sum(same) != 1:
+        return None
+    width = sides[1] if same[0] else sides[0]
+    if not (number_expr(width) or ctx.is_number(width)):
+        return None
+    k = list(sub.slice).index(el)  # type: ignore[arg-type]
+    if k != len(sub.slice) - 1 or not _pure(sub.value):
+        return None
+    for e in sub.slice[:k]:
+        s = e.slice
         if not (
-            isinstance(s, cst.Slice) and s.lower is None and s.upper is None and s.step is None
+            isinstance(s, cst.Index)
+            and s.star is None
+            and (number_expr(s.value) or ctx.is_number(s.value))
         ):
             return None
-    return sub, list(sub.slice).index(el)  # type: ignore[arg-type]
+    if not _non_negative(ctx, lo):
+        return None
+    attr = ctx.parent(sub)
+    call = ctx.parent(attr) if isinstance(attr, cst.Attribute) else None
+    if not (
+        isinstance(attr, cst.Attribute)
+        and attr.value is sub
+        and attr.attr.value in ("argmax", "argmin")
+        and isinstance(call, cst.Call)
+        and not call.args
+    ):
+        return None
+    return sub, f"window:{k}"
+
+
+# reads of a position: never negative
+_POSITIONS = frozenset({"argmax", "argmin", "numel", "count_nonzero"})
+
+
+def _non_negative(ctx: FixContext, node: cst.CSTNode, depth: int = 0) -> bool:
+    """Is the index value certainly non-negative: read from ``argmax``/``argmin`` (through
+    ``int()``/``.item()``/``.detach()`` only), a non-negative int literal, or a sum of such
+    (``int(w.argmax()) + s``)?"""
+    e: cst.CSTNode = node
+    if depth > 4:
+        return False
+    if isinstance(e, cst.Integer):
+        return True
+    if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, cst.Add):
+        return _non_negative(ctx, e.left, depth + 1) and _non_negative(ctx, e.right, depth + 1)
+    if isinstance(e, cst.Name):
+        fn = ctx.function(e)
+        binders = bound_names(fn).get(e.value, []) if fn is not None else []
+        if len(binders) != 1:
+            return False
+        a = ctx.parent(binders[0])
+        if not isinstance(a, cst.Assign):
+            return False
+        if isinstance(a.value, cst.BinaryOperation):
+            return _non_negative(ctx, a.value, depth + 1)
+        e = a.value
+    while isinstance(e, cst.Call):
+        f = e.func
+        if isinstance(f, cst.Name) and f.value == "int" and len(e.args) == 1:
+            e = e.args[0].value
+            continue
+        if isinstance(f, cst.Attribute):
+            if f.attr.value in _POSITIONS:
+                return True
+            if f.attr.value in ("item", "detach", "long") and not e.args:
+                e = f.value
+                continue
+        return False
+    return False
+
+
+def _pure(e: cst.BaseExpression) -> bool:
+    """A name or an attribute chain of names: reading it twice reads the same value."""
+    while isinstance(e, cst.Attribute):
+        e = e.value
+    return isinstance(e, cst.Name)
 
 
 _CMP = (

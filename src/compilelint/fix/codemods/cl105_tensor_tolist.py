@@ -31,6 +31,7 @@ from compilelint.fix.codemods import moe
 from compilelint.fix.codemods.accumulators import key_counts
 from compilelint.fix.codemods.base import Codemod
 from compilelint.fix.codemods.cl103_tensor_item import _self_store, _store_readers
+from compilelint.fix.codemods.id_loops import element_updates
 from compilelint.fix.codemods.observe import _statement, guard_group, guard_rewrite
 from compilelint.fix.codemods.operands import unpacked_elements
 from compilelint.fix.codemods.segments import segment_reduction
@@ -61,6 +62,10 @@ class TolistObservedEagerOnly(Codemod):
         counted = key_counts(ctx, calls[0])
         if counted is not None:
             return counted
+        per_id = element_updates(ctx, calls[0])
+        if per_id is not None:
+            # `for tok in set(ids.tolist()): x[b, tok] *= p`: one gather and one scatter
+            return per_id
         pieces = segment_reduction(ctx, calls[0])
         if pieces is not None:
             return pieces

@@ -45,7 +45,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import ARITH_OPERATORS, bound_names, name_nodes, number_expr
+from compilelint.fix.codemods.base import (
+    ARITH_OPERATORS,
+    atom,
+    bound_names,
+    name_nodes,
+    number_expr,
+    template,
+)
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 
@@ -151,8 +158,74 @@ def operand_slot(ctx: FixContext, call: cst.Call, arg: cst.Arg) -> str | None:
     if fn in ("tensor", "as_tensor") and i == 0:
         # `torch.tensor(v, dtype=..., device=...)`: the same value; only with `dtype=` (a
         # Python float would become the default dtype, a 0-d tensor keeps its own)
-        has_dtype = any(a.keyword is not None and a.keyword.value == "dtype" for a in call.args)
-        return "tensor" if has_dtype else None
+        kws = {a.keyword.value for a in call.args if a.keyword is not None}
+        if "dtype" in kws:
+            return "tensor"
+        # without `dtype=`: the dtype a Python number of that kind gets (`new_tensor` below),
+        # when the caller knows the number's kind; other keywords (`requires_grad=`) refused
+        return "new_tensor" if kws <= {"device"} and len(call.args) - len(kws) == 1 else None
+    return None
+
+
+def new_tensor(ctx: FixContext, call: cst.Call, kind: str) -> cst.BaseExpression:
+    """``torch.tensor(v[, device=d])`` of a Python number of ``kind`` (``"float"``/``"int"``)
+    with ``v`` now a 0-d tensor -> ``v.detach().to([d, ]<dtype>).clone()``: the dtype
+    ``torch.tensor`` gives such a number (the default dtype for a float, int64 for an int), no
+    gradient and a fresh tensor, as ``torch.tensor`` makes (slot ``"new_tensor"``). Without
+    ``device=`` the tensor stays on the value's device (the original's is the default device,
+    the CPU: a 0-d tensor combines with tensors of any device, so the values computed from it
+    are the same)."""
+    th = ctx.torch()
+    dtype = f"{th}.get_default_dtype()" if kind == "float" else f"{th}.int64"
+    value = call.args[0].value
+    dev = next((a.value for a in call.args if a.keyword is not None), None)
+    if dev is None:
+        return template(f"__v__.detach().to({dtype}).clone()", v=atom(value))
+    return template(f"__v__.detach().to(__d__, {dtype}).clone()", v=atom(value), d=dev)
+
+
+def python_kind(ctx: FixContext, e: cst.BaseExpression, depth: int = 0) -> str | None:
+    """The Python type of the number ``e`` evaluates to where it is read from tensors:
+    ``"float"`` (a true division, ``float()``, a float literal in arithmetic, a local name
+    assigned once from such), ``"int"`` (``int()``, ``//``/``+``/``-``/``*`` of ints), or None
+    when not known."""
+    if depth > 6:
+        return None
+    if isinstance(e, cst.Float):
+        return "float"
+    if isinstance(e, cst.Integer):
+        return "int"
+    if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, (cst.Minus, cst.Plus)):
+        return python_kind(ctx, e.expression, depth + 1)
+    if isinstance(e, cst.BinaryOperation):
+        if isinstance(e.operator, cst.Divide):
+            return "float"
+        kinds = {python_kind(ctx, e.left, depth + 1), python_kind(ctx, e.right, depth + 1)}
+        if "float" in kinds and isinstance(
+            e.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)
+        ):
+            return "float"
+        if kinds == {"int"} and isinstance(
+            e.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide)
+        ):
+            return "int"
+        return None
+    if isinstance(e, cst.Call) and isinstance(e.func, cst.Name) and len(e.args) >= 1:
+        f = e.func.value
+        if f in ("float", "int") and len(e.args) == 1:
+            return f
+        if f in ("max", "min") and all(a.keyword is None and not a.star for a in e.args):
+            kinds = {python_kind(ctx, a.value, depth + 1) for a in e.args}
+            return kinds.pop() if len(kinds) == 1 else None
+        if f == "abs" and len(e.args) == 1:
+            return python_kind(ctx, e.args[0].value, depth + 1)
+        return None
+    if isinstance(e, cst.Name):
+        fn = ctx.function(e)
+        binders = bound_names(fn).get(e.value, []) if fn is not None else []
+        a = ctx.parent(binders[0]) if len(binders) == 1 else None
+        if isinstance(a, cst.Assign) and len(a.targets) == 1:
+            return python_kind(ctx, a.value, depth + 1)
     return None
 
 
