@@ -333,7 +333,8 @@ def _check(
             else:
                 torch.testing.assert_close(u, v)
     torch._dynamo.reset()
-    assert torch._dynamo.explain(fixed)(*args).graph_break_count == 0
+    ex = torch._dynamo.explain(fixed)(*args)
+    assert ex.graph_break_count == 0 and not ex.break_reasons  # see tests/torch_checks.py
     with warnings_off():
         c = torch.compile(fixed, backend="eager", fullgraph=True)(*args)
     torch.testing.assert_close(c, a)

@@ -178,7 +178,9 @@ SPAN_FIXED = """\
         start, end = voiced_mask.reshape(voiced_mask.shape[0], -1).any(1).long().argmax(), voiced_mask.reshape(voiced_mask.shape[0], -1).any(1).long().cumsum(0).argmax() + 1
 """
 
-# a mask of two dimensions: `[:, 0]` of `nonzero()` are the rows of its Trues, in order
+# a mask of two dimensions: `[:, 0]` of `nonzero()` are the rows of its Trues, in order (the
+# span between them as SPAN's: the two one-sided trims `x[first:]`, `x[:last]` it had before
+# stayed as slices by a tensor, an `.item()` break that explain lists with a count of 0)
 ROWS_2D = HEAD + textwrap.dedent(
     """\
     class Model(nn.Module):
@@ -188,8 +190,9 @@ ROWS_2D = HEAD + textwrap.dedent(
 
         def forward(self, x, gt):
             rows = (gt > 0.5).nonzero()[:, 0]
-            first, last = rows[0], rows[-1]
-            return self.proj(x[first:]).sum(0), self.proj(x[:last]).sum(0)
+            first, end = rows[0], rows[-1] + 1
+            seg = x[first:end]
+            return self.proj(seg).mean(0)
     """
 )
 

@@ -31,7 +31,10 @@ def assert_no_graph_break(model: Any, inputs: tuple[Any, ...]) -> None:
         random.setstate(py_state)
         torch._dynamo.reset()
     reasons = [str(getattr(b, "reason", b))[:300] for b in result.break_reasons]
-    assert result.graph_break_count == 0, reasons
+    # torch 2.13's explain can list a break reason with a count of 0 and one graph (a
+    # `nonzero` of an intermediate tensor: "Dynamic shape operator"), so the reasons are
+    # checked as well as the count
+    assert result.graph_break_count == 0 and not reasons, reasons
     assert result.graph_count == 1, f"{result.graph_count} graphs"
 
 
