@@ -1,6 +1,6 @@
 """The pre-commit hook's wall time on a commit of ten changed model files, torch not importable.
 
-    python benchmarks/bench_precommit.py [--files 10] [--repeat 3]
+    python benchmarks/bench_precommit.py [--files 10] [--repeat 3] [--jobs N]
 
 Copies the first ``--files`` ``modeling_*.py`` files (sorted paths) of the installed
 transformers package's ``models/`` folder into a temporary git repository (each in its package
@@ -61,6 +61,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--files", type=int, default=10)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument(
+        "--jobs", type=int, default=None, help="pass --jobs N to the hook (default: its own)"
+    )
     args = ap.parse_args()
     root = default_root()
     picked = sorted(root.rglob("modeling_*.py"))[: args.files]
@@ -96,6 +99,7 @@ def main() -> None:
         "compilelint",
         "check",
         "--no-default-paths",
+        *(["--jobs", str(args.jobs)] if args.jobs is not None else []),
         *(str(f.relative_to(repo)) for f in files),
     ]
 
