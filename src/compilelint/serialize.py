@@ -120,13 +120,32 @@ def _field_names(cls: type) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(cls))
 
 
+# the field names of each dataclass met by ``to_data``, None for any other type: looked up by
+# exact type once per value, instead of ``dataclasses.is_dataclass`` (an ``isinstance`` and a
+# ``hasattr``) and a cached call per value, on the tens of thousands of values of a file's facts
+_DATA_FIELDS: dict[type, tuple[str, ...] | None] = {
+    t: None for t in (str, int, float, bool, bytes, type(None), list, tuple, dict)
+}
+
+
+_UNSEEN = ("",)  # no dataclass has a field named ""
+
+
+def _fields_of(cls: type) -> tuple[str, ...] | None:
+    got = _DATA_FIELDS.get(cls, _UNSEEN)
+    if got is _UNSEEN:
+        got = _DATA_FIELDS[cls] = _field_names(cls) if dataclasses.is_dataclass(cls) else None
+    return got
+
+
 def to_data(obj: Any) -> Any:
     """``dataclasses.asdict`` for the caches, without its deep copies: dataclasses become dicts
     (recursively, in lists, tuples and dicts); everything else is shared, since what is stored
     is only read back (marshal copies it anyway)."""
     cls = type(obj)
-    if dataclasses.is_dataclass(cls):
-        return {n: to_data(getattr(obj, n)) for n in _field_names(cls)}
+    names = _fields_of(cls)
+    if names is not None:
+        return {n: to_data(getattr(obj, n)) for n in names}
     if cls is list:
         return [to_data(x) for x in obj] if obj and _nested(obj) else list(obj)
     if cls is tuple:
@@ -141,7 +160,7 @@ def _nested(xs: Any) -> bool:
     them): checked on its elements' types, not their values."""
     for x in xs:
         t = type(x)
-        if dataclasses.is_dataclass(t) or t is dict or t is list:
+        if t is dict or t is list or _fields_of(t) is not None:
             return True
         if t is tuple and _nested(x):
             return True

@@ -1181,9 +1181,16 @@ class _Scan:
             ctx = mp.get_context("fork") if sys.platform.startswith("linux") else mp.get_context()
             # the workers make the facts' cache form when something caches them
             blobs = self.s.cache is not None or self.s.lib_cache.directory is not None
-            self._pool = ctx.Pool(
-                jobs, initializer=_init_worker, initargs=(self.s.static_codes, blobs)
-            )
+            # the workers inherit this process's objects (libcst, the checks): frozen, the
+            # collector of a worker leaves them alone instead of touching (and so copying)
+            # their memory pages; this process unfreezes them once the workers are forked
+            gc.freeze()
+            try:
+                self._pool = ctx.Pool(
+                    jobs, initializer=_init_worker, initargs=(self.s.static_codes, blobs)
+                )
+            finally:
+                gc.unfreeze()
         return self._pool
 
     def close(self) -> None:

@@ -30,6 +30,7 @@ import libcst as cst
 from compilelint.static.analysis.breakpoints import WHY_INT, break_codes
 from compilelint.static.analysis.facts import Taint
 from compilelint.static.analysis.guards import literal
+from compilelint.static.analysis.walker import iter_children
 from compilelint.static.checks.base import Check
 
 
@@ -362,7 +363,10 @@ def _passed(e: cst.CSTNode | None, node: cst.Name) -> bool:
         return False
     if isinstance(e, cst.Call) and any(a.value is node for a in e.args):
         return True
-    return any(_passed(child, node) for child in e.children)
+    # ``iter_children``: the walker's child fields (no parentheses, commas, whitespace or
+    # keyword names, which hold no call), not libcst's ``children``, which rebuilds the list
+    # with a visitor on each call
+    return any(_passed(child, node) for child in iter_children(e))
 
 
 def _moved(stmt: cst.CSTNode | None, node: cst.Name) -> bool:
