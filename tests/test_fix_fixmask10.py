@@ -196,6 +196,14 @@ ROWS_2D = HEAD + textwrap.dedent(
     """
 )
 
+# a bound written as a tensor name plus a number (`x[first : last + 1]`): the same span
+ROWS_EXPR = ROWS_2D.replace(
+    "first, end = rows[0], rows[-1] + 1\n        seg = x[first:end]",
+    "first, last = rows[0], rows[-1]\n        seg = x[first : last + 1]",
+)
+# INVALID: a bound that is not a name plus or minus a number stays a slice by a tensor
+ROWS_SCALED = ROWS_EXPR.replace("x[first : last + 1]", "x[first : last * 2]")
+
 # INVALID: the second index (not an end), the flattened coordinates (not rows), the cut
 # returned (its length is the caller's)
 SECOND = SPAN.replace("voiced[0], voiced[-1] + 1", "voiced[1], voiced[-1] + 1")
@@ -297,10 +305,12 @@ def _same(torch: Any, a: Any, b: Any, inputs: tuple[Any, ...], **kw: Any) -> Non
 
 
 @pytest.mark.torch
-@pytest.mark.parametrize("case", ["span", "rows_2d", "moe_cap", "moe_cap_low", "moe_cap_neg"])
+@pytest.mark.parametrize(
+    "case", ["span", "rows_2d", "rows_expr", "moe_cap", "moe_cap_low", "moe_cap_neg"]
+)
 def test_fixed_ends_trims_and_capacity_compute_the_same(tmp_path: Path, case: str) -> None:
     torch = pytest.importorskip("torch")
-    code = {"span": SPAN, "rows_2d": ROWS_2D}.get(case, MOE_CAP)
+    code = {"span": SPAN, "rows_2d": ROWS_2D, "rows_expr": ROWS_EXPR}.get(case, MOE_CAP)
     kw = {"moe_cap_low": {"capacity_factor": 0.5}, "moe_cap_neg": {"capacity_factor": -0.4}}
     fixed = _fix_all(tmp_path, code)
     assert fixed != code
@@ -309,7 +319,7 @@ def test_fixed_ends_trims_and_capacity_compute_the_same(tmp_path: Path, case: st
     a, b = load_module(tmp_path / "a.py", "mask10e"), load_module(tmp_path / "b.py", "mask10e")
     for seed in range(3):
         torch.manual_seed(200 + seed)
-        gt = torch.rand(10, 3) if case == "rows_2d" else torch.rand(10)
+        gt = torch.rand(10, 3) if case.startswith("rows") else torch.rand(10)
         gt.view(-1)[3] = 0.9  # at least one True (the original raises on none)
         gt.view(-1)[0] = 0.1
         _same(torch, a, b, (torch.randn(10, 8), gt), **kw.get(case, {}))
@@ -370,3 +380,10 @@ def test_pieces_of_selected_rows_compute_the_same(tmp_path: Path) -> None:
     am[0, 1], am[1, 1:3] = 2, 0
     with pytest.raises(RuntimeError):
         b.Model()(torch.randn(3, 7, 8), am)
+
+
+def test_a_bound_other_than_a_name_plus_a_number_stays_a_slice(tmp_path: Path) -> None:
+    assert "x[first : last + 1]" in ROWS_EXPR
+    fixed = _fix_all(tmp_path, ROWS_SCALED)
+    assert "x[first : last * 2]" in fixed and "keep" not in fixed
+    assert "keep" in _fix_all(tmp_path, ROWS_EXPR)

@@ -99,7 +99,8 @@ class SliceBoundMask(Codemod):
 
     def _tensor_span(self, ctx: FixContext, s: cst.Slice) -> Rewrite | NoFix | None:
         """``y = x[..., lo:hi]`` with each bound a name of a tensor (``start, end =
-        voiced.argmax(), ...``), a number or absent: the trim is masked at the sums
+        voiced.argmax(), ...``), such a name plus or minus a number (``last + 1``), a number or
+        absent: the trim is masked at the sums
         (:func:`~compilelint.fix.codemods.trim.masked_cuts`, both bounds by Python's slice
         rules). The bounds themselves are not changed. None: not this form."""
         fn = ctx.function(s)
@@ -108,6 +109,12 @@ class SliceBoundMask(Codemod):
         for b in (s.lower, s.upper):
             if b is None or number_expr(b):
                 continue
+            if (
+                isinstance(b, cst.BinaryOperation)
+                and isinstance(b.operator, (cst.Add, cst.Subtract))
+                and number_expr(b.right)
+            ):
+                b = b.left  # `x[first : last + 1]`: an int tensor plus a number is one too
             if not (isinstance(b, cst.Name) and ctx.is_tensor(b)):
                 return None
         cut = slice_cut(ctx, s)
