@@ -42,7 +42,13 @@ OBSERVABLE = sorted(
 )
 INPUTS = {
     "CL501": "# inputs: (torch.randn(4, 8),)\n# variants: [(torch.randn(4, 8),), (torch.randn(4, 8),)]\n",
+    "CL502": "# inputs: (torch.randn(4, 2),)\n",  # a PINN over (x, t)
 }
+# rules whose fixture's forward cannot run under this file's generic harness (a model named
+# `Model` called on (4, 8) inputs under `torch.no_grad()`): CL502's forward takes gradients
+# (`autograd.grad` raises under `no_grad()`, in the original too); its outputs and gradients are
+# compared in tests/test_fix_fixflow10.py
+OWN_HARNESS = {"CL502"}
 DEFAULT_INPUTS = "# inputs: (torch.randn(4, 8),)\n"
 
 
@@ -103,7 +109,7 @@ def test_fixed_model_does_not_break(tmp_path: Path, code: str) -> None:
     assert not obs.breaks and not obs.counter_breaks, f"{code}: the fix breaks: {obs.breaks}"
 
 
-@pytest.mark.parametrize("code", [c for c in OBSERVABLE if c != "CL204"])
+@pytest.mark.parametrize("code", [c for c in OBSERVABLE if c != "CL204" and c not in OWN_HARNESS])
 def test_fixed_model_computes_the_same(code: str) -> None:
     want = _outputs(FIXDIR / f"{code}_before.py", compiled=False)
     torch.testing.assert_close(_outputs(FIXDIR / f"{code}_after.py", compiled=False), want)
@@ -381,3 +387,29 @@ def test_a_guard_that_unmasks_a_compile_failure_is_rejected_with_its_cause(
     assert rec.reason.startswith("torch.compile fails on the fixed model at model.py:15")
     assert "data-dependent" in rec.reason and "calls made" not in rec.reason
     assert (tmp_path / "model.py").read_text(encoding="utf-8") == PRUNE
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_cl502_fixture_computes_the_same_with_gradients(compiled: bool) -> None:
+    """CL502's pair (a PINN residual from `autograd.grad`, and `torch.func.vjp`): outputs,
+    input and parameter gradients equal, compiled and not; both raise under `no_grad()`."""
+
+    def run(path: Path, comp: bool) -> list[Any]:
+        mod = _load(path)
+        torch.manual_seed(0)
+        model = mod.HeatPINN()
+        fn = torch.compile(model, backend="eager") if comp else model
+        torch._dynamo.reset()
+        got: list[Any] = []
+        for _ in range(3):
+            x = torch.randn(4, 2, requires_grad=True)
+            u, res = fn(x)
+            (u.sum() + (res**2).sum()).backward()
+            got += [u.detach(), res.detach(), x.grad]
+        return got + [p.grad for p in model.parameters()]
+
+    want = run(FIXDIR / "CL502_before.py", False)
+    torch.testing.assert_close(run(FIXDIR / "CL502_after.py", compiled), want)
+    for name in ("CL502_before.py", "CL502_after.py"):
+        with torch.no_grad(), pytest.raises(RuntimeError):
+            _load(FIXDIR / name).HeatPINN()(torch.randn(4, 2))
