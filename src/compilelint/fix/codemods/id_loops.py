@@ -41,7 +41,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import ARITH_OPERATORS, _Fill, atom, number_expr, template
+from compilelint.fix.codemods.base import (
+    ARITH_OPERATORS,
+    _Fill,
+    all_nodes,
+    atom,
+    number_expr,
+    template,
+)
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 
@@ -160,7 +167,7 @@ def _element(
     """(``X[pre, tok]``, ``X[pre]`` or ``X``): the element the body updates, ``X`` a name or an
     attribute chain, ``pre`` Python ints."""
     first = None
-    for n in _walk(loop.body):
+    for n in all_nodes(loop.body):
         if isinstance(n, (cst.AugAssign, cst.Assign)):
             t = n.target if isinstance(n, cst.AugAssign) else n.targets[0].target
             if isinstance(t, cst.Subscript):
@@ -189,7 +196,9 @@ def _element(
             isinstance(s, cst.Index)
             and s.star is None
             and (number_expr(s.value) or ctx.is_number(s.value))
-            and not any(n.value in bound | {tok} for n in _walk(s.value) if isinstance(n, cst.Name))
+            and not any(
+                n.value in bound | {tok} for n in all_nodes(s.value) if isinstance(n, cst.Name)
+            )
         ):
             return NoFix("an index before the id is not a Python int the loop leaves alone")
     if not pre:
@@ -303,22 +312,10 @@ def _chain(e: cst.BaseExpression) -> bool:
     return isinstance(e, cst.Name)
 
 
-def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
-    out: list[cst.CSTNode] = []
-
-    class V(cst.CSTVisitor):
-        def on_visit(self, n: cst.CSTNode) -> bool:
-            out.append(n)
-            return True
-
-    node.visit(V())
-    return out
-
-
 def _bound(body: cst.CSTNode) -> list[cst.Name]:
     """Names the body binds (plain assignment targets)."""
     out: list[cst.Name] = []
-    for n in _walk(body):
+    for n in all_nodes(body):
         if isinstance(n, cst.AssignTarget) and isinstance(n.target, cst.Name):
             out.append(n.target)
         if isinstance(n, cst.AugAssign) and isinstance(n.target, cst.Name):
