@@ -15,16 +15,12 @@ from __future__ import annotations
 
 import random
 import textwrap
-import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from compilelint.config import Config
-from compilelint.fix.engine import run_fixes
-
-from .fix_modules import load_module
+from .fix_modules import fix_text, load_pair
 from .torch_checks import compile_without_break
 
 _HEAD = "import random\n\nimport torch\nfrom torch import nn\n\n\n"
@@ -126,18 +122,10 @@ INVALID: dict[str, tuple[str, str]] = {
 }
 
 
-def _run(tmp_path: Path, code: str) -> tuple[str, list[str]]:
-    path = tmp_path / f"m_{uuid.uuid4().hex[:8]}.py"
-    path.write_text(code, encoding="utf-8")
-    res = run_fixes([str(path)], Config(select=("CL205",), cache=False), unsafe=True)
-    after = next((c.after.decode() for c in res.changes), code)
-    return after, [r.reason for r in res.records if r.reason]
-
-
 @pytest.mark.parametrize("case", sorted(VALID))
 def test_valid_case_keeps_pythons_draws(tmp_path: Path, case: str) -> None:
     code, want = VALID[case]
-    fixed, _ = _run(tmp_path, code)
+    fixed, _ = fix_text(tmp_path, code, ("CL205",))
     assert want in fixed, fixed
     assert "random.random()" not in fixed and "torch.rand(" not in fixed, fixed
     assert "if random" not in fixed, fixed
@@ -146,7 +134,7 @@ def test_valid_case_keeps_pythons_draws(tmp_path: Path, case: str) -> None:
 @pytest.mark.parametrize("case", sorted(INVALID))
 def test_invalid_case_is_refused_with_its_reason(tmp_path: Path, case: str) -> None:
     code, why = INVALID[case]
-    fixed, reasons = _run(tmp_path, code)
+    fixed, reasons = fix_text(tmp_path, code, ("CL205",))
     assert "torch.as_tensor(random" not in fixed, fixed
     assert any(why in r for r in reasons), reasons
 
@@ -158,7 +146,7 @@ def test_a_slice_bound_draw_stays_a_python_int_beside_a_lowered_if(tmp_path: Pat
         "        i = random.randint(0, 4)\n        if random.random() < 0.5:\n"
         "            x = x.flip(-1)\n",
     )
-    fixed, _ = _run(tmp_path, code)
+    fixed, _ = fix_text(tmp_path, code, ("CL205",))
     assert "x = torch.where(keep, x.flip(-1), x)" in fixed, fixed
     assert "i = random.randint(0, 4)" in fixed, fixed
 
@@ -184,11 +172,9 @@ def _calls(torch: Any, mod: Any, compiled: bool, seed: int, n: int = 3) -> list[
 def test_rewrite_compiles_whole_and_draws_the_same(tmp_path: Path, case: str) -> None:
     torch = pytest.importorskip("torch")
     code = VALID[case][0]
-    fixed, _ = _run(tmp_path, code)
+    fixed, _ = fix_text(tmp_path, code, ("CL205",))
     assert fixed != code
-    (tmp_path / "a.py").write_text(code, encoding="utf-8")
-    (tmp_path / "b.py").write_text(fixed, encoding="utf-8")
-    a, b = load_module(tmp_path / "a.py", "draws"), load_module(tmp_path / "b.py", "draws")
+    a, b = load_pair(tmp_path, code, fixed, "draws")
     # the original breaks the graph (GB0007 at random.random)
     with pytest.raises(torch._dynamo.exc.Unsupported):
         torch._dynamo.reset()

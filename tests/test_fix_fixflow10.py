@@ -23,11 +23,7 @@ from typing import Any
 
 import pytest
 
-from compilelint.config import Config
-from compilelint.fix.engine import run_fixes
-from compilelint.fix.observed import observed_findings
-
-from .fix_modules import load_module
+from .fix_modules import fix_result, fix_text, load_pair
 from .torch_checks import compile_without_break
 
 _HEAD = "import torch\nfrom torch import nn\n\n\n"
@@ -294,27 +290,10 @@ INVALID: dict[str, tuple[str, str, str, str]] = {
 }
 
 
-def _line_of(code: str, text: str) -> int:
-    return next(i for i, ln in enumerate(code.splitlines(), 1) if text in ln)
-
-
 def _fix(tmp_path: Path, code: str, observed: str, gb: str) -> tuple[str, list[str]]:
     """Fix ``code`` (CL502 only) with the finding torch's ``gb`` break at the line holding
     ``observed`` makes, as ``fix --verify`` offers it."""
-    f = tmp_path / "m.py"
-    f.write_text(code, encoding="utf-8")
-    extra = observed_findings(
-        [{"path": "m.py", "line": _line_of(code, observed), "gb_id": gb}],
-        str(tmp_path),
-        {},
-        lambda real: str(f),
-        set(),
-        ["CL502"],
-    )
-    assert extra, "the observed finding was not made"
-    res = run_fixes([str(f)], Config(select=("CL502",), cache=False), unsafe=True, extra=extra)
-    text = res.changes[0].after.decode() if res.changes else code
-    return text, [r.reason for r in res.records if r.reason]
+    return fix_text(tmp_path, code, ("CL502",), observed=[(observed, gb)])
 
 
 @pytest.mark.parametrize("case", sorted(VALID))
@@ -353,35 +332,13 @@ def _inputs(torch: Any, case: str) -> tuple[Any, ...]:
     return (torch.rand(7, 2, generator=g),)
 
 
-def _compile_keeping_leaves(torch: Any, model: Any, args: tuple[Any, ...]) -> Any:
-    """:func:`compile_without_break` for inputs that require grad: its ``explain`` detaches
-    the inputs, so here they are cloned as leaves that require grad as well."""
-    import copy
-
-    twin = copy.deepcopy(model)
-    leaves = tuple(a.detach().clone().requires_grad_(a.requires_grad) for a in args)
-    state = torch.get_rng_state()
-    torch._dynamo.reset()
-    try:
-        result = torch._dynamo.explain(twin)(*leaves)
-    finally:
-        torch.set_rng_state(state)
-        torch._dynamo.reset()
-    reasons = [str(b.reason)[:300] for b in result.break_reasons]
-    assert result.graph_break_count == 0 and not reasons, reasons  # see tests/torch_checks.py
-    assert result.graph_count == 1, f"{result.graph_count} graphs"
-    return torch.compile(model, backend="eager", fullgraph=True)
-
-
 def _run(torch: Any, mod: Any, case: str, compiled: bool) -> tuple[list[Any], list[Any]]:
     torch.manual_seed(0)
     model = mod.Model()
     args = _inputs(torch, case)
     torch._dynamo.reset()
-    if compiled and any(isinstance(a, torch.Tensor) and a.requires_grad for a in args):
-        fn = _compile_keeping_leaves(torch, model, args)
-    else:
-        fn = compile_without_break(model, args) if compiled else model
+    # explain's copies of the inputs that require grad (the caller's PINN points) do too
+    fn = compile_without_break(model, args, keep_grad=True) if compiled else model
     outs = fn(*args)
     outs = outs if isinstance(outs, tuple) else (outs,)
     sum(o.pow(2).sum() for o in outs).backward()
@@ -399,9 +356,7 @@ def test_rewrite_has_one_graph_and_the_same_outputs_and_gradients(
     code, observed, gb, _ = VALID[case]
     fixed, _ = _fix(tmp_path, code, observed, gb)
     assert fixed != code
-    (tmp_path / "a.py").write_text(code, encoding="utf-8")
-    (tmp_path / "b.py").write_text(fixed, encoding="utf-8")
-    a, b = load_module(tmp_path / "a.py", "vjp"), load_module(tmp_path / "b.py", "vjp")
+    a, b = load_pair(tmp_path, code, fixed, "vjp")
     torch._dynamo.reset()
     explained = torch._dynamo.explain(a.Model())(*_inputs(torch, case))
     assert explained.graph_break_count >= 1  # the original breaks
@@ -463,20 +418,7 @@ SEQ_INVALID: dict[str, tuple[str, str]] = {
 
 
 def _fix_seq(tmp_path: Path, code: str) -> tuple[str, list[str]]:
-    f = tmp_path / "m.py"
-    f.write_text(code, encoding="utf-8")
-    extra = observed_findings(
-        [{"path": "m.py", "line": _line_of(code, "nn.Linear(feats.shape"), "gb_id": "GB0264"}],
-        str(tmp_path),
-        {},
-        lambda real: str(f),
-        set(),
-        ["CL508"],
-    )
-    assert extra, "the observed finding was not made"
-    res = run_fixes([str(f)], Config(select=("CL508",), cache=False), unsafe=True, extra=extra)
-    text = res.changes[0].after.decode() if res.changes else code
-    return text, [r.reason for r in res.records if r.reason]
+    return fix_text(tmp_path, code, ("CL508",), observed=[("nn.Linear(feats.shape", "GB0264")])
 
 
 def test_a_layer_sequence_built_on_first_use_becomes_lazy_layers_in_init(tmp_path: Path) -> None:
@@ -497,9 +439,7 @@ def test_a_layer_sequence_that_would_draw_otherwise_is_refused(tmp_path: Path, c
 def test_lazy_sequence_draws_the_same_weights_and_compiles_whole(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch")
     fixed, _ = _fix_seq(tmp_path, _SEQ)
-    (tmp_path / "a.py").write_text(_SEQ, encoding="utf-8")
-    (tmp_path / "b.py").write_text(fixed, encoding="utf-8")
-    a, b = load_module(tmp_path / "a.py", "seq"), load_module(tmp_path / "b.py", "seq")
+    a, b = load_pair(tmp_path, _SEQ, fixed, "seq")
 
     def run(mod: Any, compiled: bool) -> tuple[Any, list[Any]]:
         torch.manual_seed(0)
@@ -531,17 +471,7 @@ def test_the_callers_input_gets_the_rewrite_as_a_proposal(tmp_path: Path) -> Non
     """``x.requires_grad_()`` on an argument: the caller would see its tensor change no more,
     so the same rewrite is shown as a patch, never applied."""
     code, observed, gb, _ = INVALID["callers_input"]
-    f = tmp_path / "m.py"
-    f.write_text(code, encoding="utf-8")
-    extra = observed_findings(
-        [{"path": "m.py", "line": _line_of(code, observed), "gb_id": gb}],
-        str(tmp_path),
-        {},
-        lambda real: str(f),
-        set(),
-        ["CL502"],
-    )
-    res = run_fixes([str(f)], Config(select=("CL502",), cache=False), unsafe=True, extra=extra)
+    res = fix_result(tmp_path, code, ("CL502",), observed=[(observed, gb)])
     assert not res.changes
     props = [r for r in res.records if r.status == "proposed"]
     assert props and "torch.func.vjp" in props[0].patch, [r.status for r in res.records]

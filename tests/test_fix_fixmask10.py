@@ -19,17 +19,13 @@ inputs. The INVALID cases keep their selections.
 from __future__ import annotations
 
 import textwrap
-import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from compilelint.config import Config
-from compilelint.fix.engine import run_fixes
-
-from .fix_modules import load_module
-from .torch_checks import compile_without_break
+from .fix_modules import fix_text, load_pair
+from .torch_checks import assert_same_as_original
 
 HEAD = "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
 
@@ -90,12 +86,7 @@ DIM0 = MLM.replace(
 
 
 def _fix(tmp_path: Path, code: str) -> str:
-    path = tmp_path / f"m_{uuid.uuid4().hex[:8]}.py"
-    path.write_text(code, encoding="utf-8")
-    res = run_fixes([str(path)], Config(select=("CL110", "CL111"), cache=False), unsafe=True)
-    for c in res.changes:
-        return c.after.decode()
-    return code
+    return fix_text(tmp_path, code, ("CL110", "CL111"))[0]
 
 
 def test_cross_entropy_and_accuracy_over_a_selection_by_names(tmp_path: Path) -> None:
@@ -132,30 +123,14 @@ def test_fixed_model_compiles_whole_and_computes_the_same(
     code = CASES[case]
     fixed = _fix(tmp_path, code)
     assert fixed != code
-    (tmp_path / "a.py").write_text(code, encoding="utf-8")
-    (tmp_path / "b.py").write_text(fixed, encoding="utf-8")
-    a, b = load_module(tmp_path / "a.py", "mask10"), load_module(tmp_path / "b.py", "mask10")
-
-    def run(mod: Any, compiled: bool, inputs: tuple[Any, ...]) -> tuple[list[Any], list[Any]]:
-        torch.manual_seed(0)
-        model = mod.Model()
-        torch._dynamo.reset()
-        fn = compile_without_break(model, inputs) if compiled else model
-        outs = list(fn(*inputs))
-        sum(o.float().sum() for o in outs).backward()
-        return [o.detach() for o in outs], [p.grad for p in model.parameters()]
-
+    a, b = load_pair(tmp_path, code, fixed, "mask10")
     for seed in range(3):
         torch.manual_seed(100 + seed)
         shape = (12,) if rank == 1 else (3, 5)
         x = torch.randn(*shape, 8)
         labels = torch.randint(-1, 7, shape)
         labels.view(-1)[0] = 2  # at least one selected position
-        want = run(a, False, (x, labels))
-        for compiled in (False, True):
-            got = run(b, compiled, (x, labels))
-            torch.testing.assert_close(got[0], want[0])
-            torch.testing.assert_close(got[1], want[1])
+        assert_same_as_original(a, b, (x, labels))
 
 
 # ------------------------------------------- the ends of named row coordinates; two-bound trims
@@ -212,15 +187,7 @@ CUT_RETURNED = SPAN.replace("return self.proj(seg).mean(0)", "return self.proj(s
 
 
 def _fix_all(tmp_path: Path, code: str) -> str:
-    path = tmp_path / f"m_{uuid.uuid4().hex[:8]}.py"
-    path.write_text(code, encoding="utf-8")
-    res = run_fixes(
-        [str(path)], Config(select=("CL105", "CL110", "CL111", "CL113"), cache=False), unsafe=True
-    )
-    out = code
-    for c in res.changes:
-        out = c.after.decode()
-    return out
+    return fix_text(tmp_path, code, ("CL105", "CL110", "CL111", "CL113"))[0]
 
 
 def test_ends_of_named_row_coordinates_and_a_two_bound_trim(tmp_path: Path) -> None:
@@ -286,22 +253,8 @@ def test_a_capacity_cut_kept_where_not_shown(tmp_path: Path, code: str) -> None:
     assert "[0][:capacity]" in _fix_all(tmp_path, code)
 
 
-def _same(torch: Any, a: Any, b: Any, inputs: tuple[Any, ...], **kw: Any) -> None:
-    def run(mod: Any, compiled: bool) -> tuple[list[Any], list[Any]]:
-        torch.manual_seed(0)
-        model = mod.Model(**kw)
-        torch._dynamo.reset()
-        fn = compile_without_break(model, inputs) if compiled else model
-        out = fn(*inputs)
-        outs = list(out) if isinstance(out, (tuple, list)) else [out]
-        sum((o.float() ** 2).sum() for o in outs).backward()
-        return [o.detach() for o in outs], [p.grad for p in model.parameters()]
-
-    want = run(a, False)
-    for compiled in (False, True):
-        got = run(b, compiled)
-        torch.testing.assert_close(got[0], want[0])
-        torch.testing.assert_close(got[1], want[1])
+def _same(a: Any, b: Any, inputs: tuple[Any, ...], **kw: Any) -> None:
+    assert_same_as_original(a, b, inputs, model_kw=kw, loss=lambda o: (o.float() ** 2).sum())
 
 
 @pytest.mark.torch
@@ -314,15 +267,13 @@ def test_fixed_ends_trims_and_capacity_compute_the_same(tmp_path: Path, case: st
     kw = {"moe_cap_low": {"capacity_factor": 0.5}, "moe_cap_neg": {"capacity_factor": -0.4}}
     fixed = _fix_all(tmp_path, code)
     assert fixed != code
-    (tmp_path / "a.py").write_text(code, encoding="utf-8")
-    (tmp_path / "b.py").write_text(fixed, encoding="utf-8")
-    a, b = load_module(tmp_path / "a.py", "mask10e"), load_module(tmp_path / "b.py", "mask10e")
+    a, b = load_pair(tmp_path, code, fixed, "mask10e")
     for seed in range(3):
         torch.manual_seed(200 + seed)
         gt = torch.rand(10, 3) if case.startswith("rows") else torch.rand(10)
         gt.view(-1)[3] = 0.9  # at least one True (the original raises on none)
         gt.view(-1)[0] = 0.1
-        _same(torch, a, b, (torch.randn(10, 8), gt), **kw.get(case, {}))
+        _same(a, b, (torch.randn(10, 8), gt), **kw.get(case, {}))
 
 
 # ------------------------------------------------ selected rows split by the mask's row counts
@@ -367,14 +318,12 @@ def test_pieces_of_selected_rows_kept_otherwise(tmp_path: Path, code: str) -> No
 def test_pieces_of_selected_rows_compute_the_same(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch")
     fixed = _fix_all(tmp_path, POOL)
-    (tmp_path / "a.py").write_text(POOL, encoding="utf-8")
-    (tmp_path / "b.py").write_text(fixed, encoding="utf-8")
-    a, b = load_module(tmp_path / "a.py", "mask10p"), load_module(tmp_path / "b.py", "mask10p")
+    a, b = load_pair(tmp_path, POOL, fixed, "mask10p")
     for seed in range(3):
         torch.manual_seed(300 + seed)
         am = (torch.rand(3, 7) > 0.4).long()
         am[:, 0] = 1  # no empty piece (its mean is NaN in both)
-        _same(torch, a, b, (torch.randn(3, 7, 8), am))
+        _same(a, b, (torch.randn(3, 7, 8), am))
     # a mask of other values: the pieces are not its rows; the check fails loudly
     am = torch.ones(3, 7, dtype=torch.long)
     am[0, 1], am[1, 1:3] = 2, 0

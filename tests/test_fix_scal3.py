@@ -13,16 +13,13 @@ compile) is checked too.
 from __future__ import annotations
 
 import textwrap
-import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from compilelint.config import Config
-from compilelint.fix.engine import run_fixes
-
-from .fix_modules import load_module
+from .fix_modules import fix_text, load_pair
+from .torch_checks import assert_same_as_original
 
 HEAD = "import torch\nfrom torch import nn\n\n\n"
 SELECT = ("CL102", "CL103", "CL105")
@@ -297,18 +294,10 @@ INVALID = {
 }
 
 
-def _run(tmp_path: Path, code: str) -> tuple[str, list[str]]:
-    path = tmp_path / f"m_{uuid.uuid4().hex[:8]}.py"
-    path.write_text(code, encoding="utf-8")
-    res = run_fixes([str(path)], Config(select=SELECT, cache=False), unsafe=True)
-    after = next((c.after.decode() for c in res.changes), code)
-    return after, [r.reason for r in res.records if r.reason]
-
-
 @pytest.mark.parametrize("case", sorted(VALID))
 def test_valid_case_is_rewritten(tmp_path: Path, case: str) -> None:
     code, want = VALID[case]
-    fixed, _ = _run(tmp_path, code)
+    fixed, _ = fix_text(tmp_path, code, SELECT)
     assert want in fixed, fixed
     assert ".item()" not in fixed and "float(h" not in fixed and ".tolist()" not in fixed
     assert "int(h" not in fixed and "int((" not in fixed
@@ -317,7 +306,7 @@ def test_valid_case_is_rewritten(tmp_path: Path, case: str) -> None:
 @pytest.mark.parametrize("case", sorted(INVALID))
 def test_invalid_case_is_refused_with_its_reason(tmp_path: Path, case: str) -> None:
     code, why = INVALID[case]
-    fixed, reasons = _run(tmp_path, code)
+    fixed, reasons = fix_text(tmp_path, code, SELECT)
     assert fixed == code
     assert any(why in r for r in reasons), reasons
 
@@ -336,33 +325,17 @@ def _whole(torch: Any, fn: Any, *inputs: Any) -> bool:
 def test_fixed_model_compiles_whole_and_computes_the_same(tmp_path: Path, case: str) -> None:
     torch = pytest.importorskip("torch")
     code = VALID[case][0]
-    fixed, _ = _run(tmp_path, code)
+    fixed, _ = fix_text(tmp_path, code, SELECT)
     assert fixed != code
-    (tmp_path / "a.py").write_text(code, encoding="utf-8")
-    (tmp_path / "b.py").write_text(fixed, encoding="utf-8")
-    a, b = load_module(tmp_path / "a.py", "scal3"), load_module(tmp_path / "b.py", "scal3")
+    a, b = load_pair(tmp_path, code, fixed, "scal3")
     torch.manual_seed(0)
     x0 = torch.randn(4, 8)
     assert not _whole(torch, a.Model(), x0)  # the original breaks
     assert _whole(torch, b.Model(), x0)
-
-    def run(mod: Any, compiled: bool, x: Any) -> tuple[Any, list[Any]]:
-        torch.manual_seed(0)
-        model = mod.Model()
-        torch._dynamo.reset()
-        fn = torch.compile(model, backend="eager", fullgraph=True) if compiled else model
-        out = fn(x)
-        out.float().sum().backward()
-        return out.detach(), [p.grad for p in model.parameters()]
-
     for seed in range(3):
         torch.manual_seed(100 + seed)
         x = torch.randn(4, 8) * (seed + 1)
-        want = run(a, False, x)
-        for compiled in (False, True):
-            got = run(b, compiled, x)
-            torch.testing.assert_close(got[0], want[0])
-            torch.testing.assert_close(got[1], want[1])
+        assert_same_as_original(a, b, (x,))
 
 
 @pytest.mark.torch

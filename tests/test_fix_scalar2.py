@@ -11,17 +11,12 @@ INVALID case is refused with its reason, and where the refusal rests on torch's 
 from __future__ import annotations
 
 import textwrap
-import uuid
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from compilelint.config import Config
-from compilelint.fix.engine import run_fixes
-
-from .fix_modules import load_module
-from .torch_checks import compile_without_break
+from .fix_modules import fix_text, load_pair
+from .torch_checks import assert_same_as_original
 
 HEAD = "import math\n\nimport torch\nfrom torch import nn\n\n\n"
 SELECT = ("CL102", "CL103", "CL105", "CL112", "CL113")
@@ -246,31 +241,23 @@ INVALID = {
 }
 
 
-def _run(tmp_path: Path, code: str) -> tuple[str, list[str]]:
-    path = tmp_path / f"m_{uuid.uuid4().hex[:8]}.py"
-    path.write_text(code, encoding="utf-8")
-    res = run_fixes([str(path)], Config(select=SELECT, cache=False), unsafe=True)
-    after = next((c.after.decode() for c in res.changes), code)
-    return after, [r.reason for r in res.records if r.reason]
-
-
 @pytest.mark.parametrize("case", sorted(VALID))
 def test_valid_case_is_rewritten(tmp_path: Path, case: str) -> None:
     code, want = VALID[case]
-    fixed, _ = _run(tmp_path, code)
+    fixed, _ = fix_text(tmp_path, code, SELECT)
     assert want in fixed, fixed
 
 
 @pytest.mark.parametrize("case", sorted(INVALID))
 def test_invalid_case_is_refused_with_its_reason(tmp_path: Path, case: str) -> None:
     code, why = INVALID[case]
-    fixed, reasons = _run(tmp_path, code)
+    fixed, reasons = fix_text(tmp_path, code, SELECT)
     assert ".item()" in fixed or "int(" in fixed or ".tolist()" in fixed, fixed
     assert any(why in r for r in reasons), reasons
 
 
 def test_both_clamp_bounds_the_value_are_kept_as_one_call(tmp_path: Path) -> None:
-    fixed, _ = _run(tmp_path, HELPER)
+    fixed, _ = fix_text(tmp_path, HELPER, SELECT)
     assert "(x * gain).clip(-lim, lim)" in fixed
     assert "torch.clamp(self.target / (peak + 1e-8), max=10.0)" in fixed
 
@@ -280,47 +267,27 @@ def test_a_helper_called_elsewhere_as_a_number_is_not_rewritten(tmp_path: Path) 
         "        return self.lin(", "        print(f'{peak_of(x):.3f}')\n        return self.lin("
     )
     assert code != HELPER
-    fixed, reasons = _run(tmp_path, code)
+    fixed, reasons = fix_text(tmp_path, code, SELECT)
     assert "return w.abs().max().item()" in fixed
     assert any("`peak_of()` returns the value" in r for r in reasons), reasons
 
 
 # ---------------------------------------------------------------------------- with torch
-def _load(path: Path) -> Any:
-    return load_module(path, "scalar2")
-
-
 @pytest.mark.torch
 @pytest.mark.parametrize("case", sorted(VALID))
 def test_fixed_model_compiles_whole_and_computes_the_same(tmp_path: Path, case: str) -> None:
     torch = pytest.importorskip("torch")
     code = VALID[case][0]
-    fixed, _ = _run(tmp_path, code)
+    fixed, _ = fix_text(tmp_path, code, SELECT)
     assert fixed != code
-    (tmp_path / "a.py").write_text(code, encoding="utf-8")
-    (tmp_path / "b.py").write_text(fixed, encoding="utf-8")
-    a, b = _load(tmp_path / "a.py"), _load(tmp_path / "b.py")
-
-    def run(mod: Any, compiled: bool, inputs: tuple[Any, ...]) -> tuple[Any, list[Any]]:
-        torch.manual_seed(0)
-        model = mod.Model()
-        torch._dynamo.reset()
-        fn = compile_without_break(model, inputs) if compiled else model
-        out = fn(*inputs)
-        out.float().sum().backward()
-        return out.detach(), [p.grad for p in model.parameters()]
-
+    a, b = load_pair(tmp_path, code, fixed, "scalar2")
     for seed in range(3):
         torch.manual_seed(100 + seed)
         if case in ("two_sided", "lower", "mean", "narrow"):
             inputs = (torch.randn(3, 9, 8), torch.tensor([2, 5, 4]) + seed)
         else:
             inputs = (torch.randn(4, 8), torch.randn(4))
-        want = run(a, False, inputs)
-        for compiled in (False, True):
-            got = run(b, compiled, inputs)
-            torch.testing.assert_close(got[0], want[0])
-            torch.testing.assert_close(got[1], want[1])
+        assert_same_as_original(a, b, inputs)
 
 
 @pytest.mark.torch

@@ -12,22 +12,18 @@ not given the structural form. Marked ``torch``: each VALID fix compiles whole
 from __future__ import annotations
 
 import textwrap
-import uuid
 from pathlib import Path
-from typing import Any
 
 import libcst as cst
 import pytest
 
-from compilelint.config import Config
 from compilelint.fix.codemods import masks, structural
 from compilelint.fix.codemods.selection import Selection, masked_select
 from compilelint.fix.context import FixContext
-from compilelint.fix.engine import run_fixes
 from compilelint.fix.records import Rewrite
 
-from .fix_modules import load_module
-from .torch_checks import compile_without_break
+from .fix_modules import fix_result, fix_text, load_pair
+from .torch_checks import assert_same_as_original
 
 HEAD = "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
 
@@ -173,13 +169,8 @@ INVALID: dict[str, str] = {
 }
 
 
-def _fix(tmp_path: Path, code: str, select: tuple[str, ...] = ("CL110", "CL111")) -> str:
-    path = tmp_path / f"m_{uuid.uuid4().hex[:8]}.py"
-    path.write_text(code, encoding="utf-8")
-    res = run_fixes([str(path)], Config(select=select, cache=False), unsafe=True)
-    for c in res.changes:
-        return c.after.decode()
-    return code
+def _fix(tmp_path: Path, code: str) -> str:
+    return fix_text(tmp_path, code, ("CL110", "CL111"))[0]
 
 
 def _bands(code: str) -> list[structural.Band | None]:
@@ -299,10 +290,8 @@ def test_a_count_of_selections_counts_every_position_weighted_by_the_mask(
 
 
 def test_a_count_without_minlength_keeps_its_reason(tmp_path: Path) -> None:
-    path = tmp_path / "nm.py"
-    path.write_text(NO_MINLENGTH, encoding="utf-8")
-    res = run_fixes([str(path)], Config(select=("CL110", "CL111"), cache=False), unsafe=True)
-    assert any("minlength" in r.reason for r in res.records)
+    _, reasons = fix_text(tmp_path, NO_MINLENGTH, ("CL110", "CL111"))
+    assert any("minlength" in r for r in reasons)
 
 
 # ---------------------------------------------------------------------------- with torch
@@ -320,31 +309,11 @@ def test_fixed_model_compiles_whole_and_computes_the_same(tmp_path: Path, case: 
     code = TORCH_CASES[case]
     fixed = _structural(code) if case in VALID else _fix(tmp_path, code)
     assert fixed != code
-    (tmp_path / "a.py").write_text(code, encoding="utf-8")
-    (tmp_path / "b.py").write_text(fixed, encoding="utf-8")
-    a, b = load_module(tmp_path / "a.py", "st"), load_module(tmp_path / "b.py", "st")
-
-    def run(mod: Any, compiled: bool, inputs: tuple[Any, ...]) -> tuple[list[Any], list[Any]]:
-        torch.manual_seed(0)
-        model = mod.Model()
-        torch._dynamo.reset()
-        fn = compile_without_break(model, inputs) if compiled else model
-        out = fn(*inputs)
-        outs = list(out) if isinstance(out, (tuple, list)) else [out]
-        sum(o.float().sum() for o in outs).backward()
-        grads = [p.grad for p in model.parameters() if p.grad is not None]
-        return [o.detach() for o in outs], grads
-
+    a, b = load_pair(tmp_path, code, fixed, "st")
     for seed in range(2):
         torch.manual_seed(10 + seed)
         x, y = torch.randn(5, 6), torch.randint(-1, 6, (5,))
-        want = run(a, False, (x, y))
-        for compiled in (False, True):
-            got = run(b, compiled, (x, y))
-            assert len(got[0]) == len(want[0]) and len(got[1]) == len(want[1])
-            for g, w in zip(got[0] + got[1], want[0] + want[1], strict=True):
-                assert g.dtype == w.dtype
-                torch.testing.assert_close(g, w)
+        assert_same_as_original(a, b, (x, y))
 
 
 # ---------------------------------------------------------------------------- outputs
@@ -362,9 +331,7 @@ RETURNED = HEAD + textwrap.dedent(
 
 
 def test_a_selection_returned_or_iterated_names_the_manual_recipe(tmp_path: Path) -> None:
-    path = tmp_path / "ret.py"
-    path.write_text(RETURNED, encoding="utf-8")
-    res = run_fixes([str(path)], Config(select=("CL111",), cache=False), unsafe=True)
+    res = fix_result(tmp_path, RETURNED, ("CL111",))
     reasons = {r.line: r.reason for r in res.records}
     assert "The selection is returned" in reasons[9]
     assert "The selection is iterated over" in reasons[10]
@@ -458,22 +425,8 @@ def test_a_count_used_as_a_python_number_is_left(tmp_path: Path) -> None:
 def test_count_fix_compiles_whole_and_computes_the_same(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch")
     fixed = _fix(tmp_path, COUNTS)
-    (tmp_path / "a.py").write_text(COUNTS, encoding="utf-8")
-    (tmp_path / "b.py").write_text(fixed, encoding="utf-8")
-    a, b = load_module(tmp_path / "a.py", "ct"), load_module(tmp_path / "b.py", "ct")
+    a, b = load_pair(tmp_path, COUNTS, fixed, "ct")
     for seed, y in enumerate([torch.randint(0, 4, (7,)), torch.zeros(0, dtype=torch.long)]):
         torch.manual_seed(seed)
         x = torch.randn(5, 6)
-        outs = []
-        for mod, compiled in ((a, False), (b, False), (b, True)):
-            torch.manual_seed(0)
-            model = mod.Model()
-            torch._dynamo.reset()
-            fn = compile_without_break(model, (x, y)) if compiled else model
-            out = fn(x, y)
-            out.sum().backward()
-            outs.append((out.detach(), [p.grad for p in model.parameters()]))
-        for got in outs[1:]:
-            torch.testing.assert_close(got[0], outs[0][0])
-            for g, w in zip(got[1], outs[0][1], strict=True):
-                torch.testing.assert_close(g, w)
+        assert_same_as_original(a, b, (x, y), loss=lambda o: o.sum())

@@ -12,16 +12,25 @@ from __future__ import annotations
 
 import copy
 import random
+from collections.abc import Callable
 from typing import Any
 
 
-def assert_no_graph_break(model: Any, inputs: tuple[Any, ...]) -> None:
+def assert_no_graph_break(model: Any, inputs: tuple[Any, ...], *, keep_grad: bool = False) -> None:
     """``explain`` of a copy of ``model`` on ``inputs`` counts one graph and no break; the
-    model, the inputs and the random generators are left as they were."""
+    model, the inputs and the random generators are left as they were. ``explain`` gets
+    detached copies of the tensor inputs; ``keep_grad``: the copies of inputs that require
+    grad are leaves that require grad too (a model that takes the gradient with respect to
+    its input, as a PINN does, traces otherwise)."""
     import torch
 
     twin = copy.deepcopy(model)
-    args = tuple(a.detach().clone() if isinstance(a, torch.Tensor) else a for a in inputs)
+    args = tuple(
+        a.detach().clone().requires_grad_(keep_grad and a.requires_grad)
+        if isinstance(a, torch.Tensor)
+        else a
+        for a in inputs
+    )
     cpu_state, py_state = torch.get_rng_state(), random.getstate()
     torch._dynamo.reset()
     try:
@@ -38,10 +47,54 @@ def assert_no_graph_break(model: Any, inputs: tuple[Any, ...]) -> None:
     assert result.graph_count == 1, f"{result.graph_count} graphs"
 
 
-def compile_without_break(model: Any, inputs: tuple[Any, ...]) -> Any:
+def compile_without_break(model: Any, inputs: tuple[Any, ...], *, keep_grad: bool = False) -> Any:
     """``torch.compile(model, backend="eager", fullgraph=True)`` after
-    :func:`assert_no_graph_break` on the same inputs."""
+    :func:`assert_no_graph_break` on the same inputs (``keep_grad``: as there)."""
     import torch
 
-    assert_no_graph_break(model, inputs)
+    assert_no_graph_break(model, inputs, keep_grad=keep_grad)
     return torch.compile(model, backend="eager", fullgraph=True)
+
+
+def outputs_and_grads(
+    mod: Any,
+    inputs: tuple[Any, ...],
+    compiled: bool,
+    *,
+    model_kw: dict[str, Any] | None = None,
+    loss: Callable[[Any], Any] = lambda o: o.float().sum(),
+) -> tuple[list[Any], list[Any]]:
+    """A fresh ``mod.Model(**model_kw)`` (made with seed 0) called on ``inputs``, as it is or
+    through :func:`compile_without_break`: its outputs (each of a tuple or list), detached
+    after a backward of the sum of ``loss`` of each, and its parameters' gradients (``None``
+    where a parameter got none)."""
+    import torch
+
+    torch.manual_seed(0)
+    model = mod.Model(**(model_kw or {}))
+    torch._dynamo.reset()
+    fn = compile_without_break(model, inputs) if compiled else model
+    out = fn(*inputs)
+    outs = list(out) if isinstance(out, (tuple, list)) else [out]
+    sum(loss(o) for o in outs).backward()
+    return [o.detach() for o in outs], [p.grad for p in model.parameters()]
+
+
+def assert_same_as_original(
+    original: Any,
+    fixed: Any,
+    inputs: tuple[Any, ...],
+    *,
+    model_kw: dict[str, Any] | None = None,
+    loss: Callable[[Any], Any] = lambda o: o.float().sum(),
+) -> None:
+    """The fixed module's model, uncompiled and compiled without a break, gives the outputs
+    and parameter gradients (values, dtypes, ``None`` where none) of the original module's
+    model run uncompiled (:func:`outputs_and_grads` of each)."""
+    import torch
+
+    want = outputs_and_grads(original, inputs, False, model_kw=model_kw, loss=loss)
+    for compiled in (False, True):
+        got = outputs_and_grads(fixed, inputs, compiled, model_kw=model_kw, loss=loss)
+        torch.testing.assert_close(got[0], want[0])
+        torch.testing.assert_close(got[1], want[1])

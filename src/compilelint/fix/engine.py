@@ -147,14 +147,20 @@ def proposal_diff(path: str, module: cst.Module, prop: Proposal, torch_bound: bo
 # ---------------------------------------------------------------------------- applying
 class _Apply(cst.CSTTransformer):
     def __init__(self, rewrites: Sequence[Rewrite | Proposal]) -> None:
+        # id(target) -> its replacement; the targets are nodes of the module transformed,
+        # which the caller holds for the whole transform
         self.changes: dict[int, object] = {}
-        self.mergeable: set[int] = set()
+        # id(guard) -> the guard: the guards this round made, and those merged from them.
+        # Each entry holds its node: a merged guard that a later merge replaces is freed, and
+        # an id kept without it would be taken by a node made later (an unrelated `if` that
+        # the transform rebuilds), which would then be merged into an adjacent guard
+        self.mergeable: dict[int, cst.If] = {}
         for rw in rewrites:
             merge = isinstance(rw, Rewrite) and rw.mergeable
             for target, new in rw.changes:
                 self.changes[id(target)] = new
                 if merge and isinstance(new, cst.If):
-                    self.mergeable.add(id(new))
+                    self.mergeable[id(new)] = new
 
     def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):  # type: ignore[no-untyped-def]
         got = self.changes.get(id(original))
@@ -181,7 +187,7 @@ class _Apply(cst.CSTTransformer):
                 first = inner[0].with_changes(leading_lines=[*st.leading_lines])
                 body = [*prev.body.body, first, *inner[1:]]  # type: ignore[attr-defined]
                 merged = prev.with_changes(body=prev.body.with_changes(body=body))
-                self.mergeable.add(id(merged))
+                self.mergeable[id(merged)] = merged
                 out[-1] = merged
                 changed = True
                 continue

@@ -160,12 +160,12 @@ class SharedResolutions:
             todo += self._by_path.pop(p, ())
         for m in modules:
             todo += self._by_missing.pop(m, ())
-        seen: set[int] = set()
+        seen: dict[int, _Resolution] = {}  # held: a dropped one's id is never another's
         while todo:
             r = todo.pop()
             if id(r) in seen:
                 continue
-            seen.add(id(r))
+            seen[id(r)] = r
             if self.kept.get(r.key) is r:
                 del self.kept[r.key]
             todo += r.users

@@ -177,6 +177,9 @@ class _TreeFacts:
     every call's and decorator's callee, for the module-level test."""
 
     def __init__(self, tree: ast.Module) -> None:
+        # the tables below are keyed by ids of the tree's nodes: held with them, the tree
+        # keeps every id its node's while the tables live
+        self.tree = tree
         self.called: dict[int, set[str]] = {}  # id(function node) -> names it calls
         self.stores: dict[int, tuple[set[str], list[bool]]] = {}  # id(class node) -> ...
         self.hooks = False  # a forward-hook registration somewhere

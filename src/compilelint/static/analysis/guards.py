@@ -111,21 +111,31 @@ def _self_chain(e: cst.BaseExpression) -> str | None:
     return None
 
 
+class _FnUses:
+    """What the hooks learnt of one function so far. It holds the function: the table keyed by
+    the function's id holds every function it keys, so no id there is ever another function's
+    (a function's facts that the walk drops, a redefinition, would otherwise free its id for
+    the next one, which would then read the dropped one's parameters)."""
+
+    __slots__ = ("fn", "nested", "params", "sizes", "top")
+
+    def __init__(self, fn: FunctionFacts) -> None:
+        self.fn = fn
+        self.params: frozenset[str] | None = None  # its parameters (not self/cls), when asked
+        # local name -> "x#1" (a size of parameter `x` read as a Python int)
+        self.sizes: dict[str, str] = {}
+        # ids of its top-level statements (nodes of the module the walker holds)
+        self.top: frozenset[int] = frozenset()
+        self.nested: set[str] = set()  # parameters first used in a branch
+
+
 class GuardUses:
     """Hooks that record the guard-relevant uses of each function's parameters."""
 
     def __init__(self, walker: Any) -> None:
         self.w = walker
         self.sites: list[tuple[list[Any], cst.CSTNode]] = []  # rows whose line comes later
-        self._params: dict[int, frozenset[str]] = {}
-        # per function: local name -> "x#1" (a size of parameter `x` read as a Python int)
-        self._sizes: dict[int, dict[str, str]] = {}
-        self._top: dict[int, frozenset[int]] = {}  # id(fn) -> ids of its top-level statements
-        self._nested: dict[int, set[str]] = {}  # id(fn) -> params first used in a branch
-        # the functions keyed above, kept alive while the walk runs: a function's facts that
-        # the walk drops (a redefinition) would free its id for the next one, which would then
-        # read the dropped one's parameters
-        self._keys: dict[int, FunctionFacts] = {}
+        self._fns: dict[int, _FnUses] = {}  # id(fn) -> what is known of it (holds it)
 
     def hooks(self) -> dict[type, list[Hook]]:
         return {
@@ -139,6 +149,12 @@ class GuardUses:
         }
 
     # ------------------------------------------------------------------ helpers
+    def _uses(self, fn: FunctionFacts) -> _FnUses:
+        got = self._fns.get(id(fn))
+        if got is None:
+            got = self._fns[id(fn)] = _FnUses(fn)
+        return got
+
     def _fn(self) -> FunctionFacts | None:
         fn = self.w.func
         if fn is None or self.w.untraced_depth:
@@ -173,8 +189,7 @@ class GuardUses:
         fn = self._fn()
         if fn is None or len(node.targets) != 1:
             return
-        self._keys[id(fn)] = fn
-        sizes = self._sizes.setdefault(id(fn), {})
+        sizes = self._uses(fn).sizes
         tgt, val = node.targets[0].target, node.value
         pairs: list[tuple[cst.BaseExpression, str | None]] = []
         if isinstance(tgt, cst.Name):
@@ -197,16 +212,17 @@ class GuardUses:
                     sizes.pop(t.value, None)
 
     def _param(self, fn: FunctionFacts, node: cst.BaseExpression) -> str | None:
-        sizes = self._sizes.get(id(fn))
+        uses = self._uses(fn)
+        sizes = uses.sizes
         if sizes and isinstance(node, cst.Name) and node.value in sizes:
             return sizes[node.value]
         if not isinstance(node, cst.Name):
             return self._size_of(fn, node) if isinstance(node, (cst.Subscript, cst.Call)) else None
-        names = self._params.get(id(fn))
+        names = uses.params
         if names is None:
-            names = frozenset(p.name for p in fn.params if p.name not in ("self", "cls"))
-            self._params[id(fn)] = names
-            self._keys[id(fn)] = fn
+            names = uses.params = frozenset(
+                p.name for p in fn.params if p.name not in ("self", "cls")
+            )
         return node.value if node.value in names else None
 
     def _row(
@@ -233,8 +249,7 @@ class GuardUses:
             return
         self._row(fn, "", "def", node.name)
         if isinstance(node.body, cst.IndentedBlock):
-            self._top[id(fn)] = frozenset(id(st) for st in node.body.body)
-            self._keys[id(fn)] = fn
+            self._uses(fn).top = frozenset(id(st) for st in node.body.body)
         p = node.params
         for prm in (*p.posonly_params, *p.params, *p.kwonly_params):
             if prm.default is not None:
@@ -249,13 +264,13 @@ class GuardUses:
         name = self._param(fn, node)
         if name is None or "#" in name:
             return
-        nested = self._nested.get(id(fn))
+        uses = self._uses(fn)
+        nested = uses.nested
         if not any(r[0] == name and r[1] == "use" for r in fn.guards):
             self._row(fn, name, "use", node)
-            if id(self.w.current_stmt) not in self._top.get(id(fn), ()):
-                self._nested.setdefault(id(fn), set()).add(name)
-                self._keys[id(fn)] = fn
-        elif nested and name in nested and id(self.w.current_stmt) in self._top.get(id(fn), ()):
+            if id(self.w.current_stmt) not in uses.top:
+                nested.add(name)
+        elif nested and name in nested and id(self.w.current_stmt) in uses.top:
             # the first use sat in a branch: the first one every path reaches (torch reports a
             # guard where the value is first read on the path taken)
             nested.discard(name)

@@ -63,11 +63,15 @@ class Project(Summaries):
         self.traced: set[FKey] = set()
         self.roots: set[FKey] = set()
         self.callers: dict[FKey, list[tuple[str, CallSite, int]]] = {}
-        self._site_owner: dict[int, FKey] | None = None  # id(CallSite) -> its function
+        # id(CallSite) -> (the site, its function). The tables keyed by a site's id hold the
+        # site: follow's passes drop sites from facts that outlive a project (a virtual call
+        # pruned) and make new ones, which would take a dropped site's id
+        self._site_owner: dict[int, tuple[CallSite, FKey]] | None = None
         self._reached: dict[FKey, bool] = {}  # surely_reached, memoised
         # roots that run under their parameters' literal defaults (library-mode entry points)
         self.default_roots: set[FKey] = set()
-        self._dead_calls: set[int] = set()  # ids of call sites a refuted condition guards
+        # id(CallSite) -> the site, for the sites a refuted condition guards
+        self._dead_calls: dict[int, CallSite] = {}
         self._opaque: set[FKey] = set()  # reached other than by a call site: arguments unknown
         self._param_values: dict[tuple[FKey, str], list[object] | None] = {}
         self._subclasses: dict[tuple[str, str], list[tuple[str, str]]] | None = None
@@ -226,7 +230,7 @@ class Project(Summaries):
         roots = self.find_roots()
         roots = {k for k in roots if not self.opaque_to_dynamo(k)}
         self.roots = roots
-        self._dead_calls = set()
+        self._dead_calls = {}
         self._callee_breaks = None
         # Call-site sensitivity: a call under a condition on a parameter that no traced caller's
         # value satisfies is not traced; dropping it can refute more, so repeat (few rounds).
@@ -234,7 +238,7 @@ class Project(Summaries):
             self._reach()
             self.link_callers()
             dead = {
-                id(c)
+                id(c): c
                 for key in self.traced
                 for c in self.fn(key).calls
                 if c.conds and id(c) not in self._dead_calls and self.refuted(key, c.conds)
@@ -675,7 +679,7 @@ class Project(Summaries):
                 out.append(prm.literal[0])
                 continue
             src = call.fwd.get(slot, "")
-            owner = owners.get(id(call))
+            owner = owners.get(id(call), (None, None))[1]
             if not src or owner is None:
                 return None
             got = self._default_values(owner, src.rpartition("|")[2], depth + 1)
@@ -684,11 +688,11 @@ class Project(Summaries):
             out.extend(got)
         return out
 
-    def _owners(self) -> dict[int, FKey]:
-        """id(CallSite) -> the function holding it (built once, on first use)."""
+    def _owners(self) -> dict[int, tuple[CallSite, FKey]]:
+        """id(CallSite) -> (the site, the function holding it) (built once, on first use)."""
         if self._site_owner is None:
             self._site_owner = {
-                id(c): (path, q)
+                id(c): (c, (path, q))
                 for path, f in self.files.items()
                 for q, fn in f.functions.items()
                 for c in fn.calls
@@ -710,7 +714,7 @@ class Project(Summaries):
         self._reached[key] = False  # a cycle of calls reaches nothing new
         owners = self._owners()
         for _cpath, call, _i in sites:
-            owner = owners.get(id(call))
+            owner = owners.get(id(call), (None, None))[1]
             if owner is None or owner == key or id(call) in self._dead_calls:
                 continue
             if not self.surely_runs(owner, call):

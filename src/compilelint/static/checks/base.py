@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 import libcst as cst
 
 from compilelint.static.analysis.facts import NO_TAINT, Taint
-from compilelint.static.analysis.walker import FileWalker, Hook
+from compilelint.static.analysis.walker import FileWalker, Hook, Scope
 
 
 class Check:
@@ -59,12 +59,14 @@ class ScopedNames:
 
     def __init__(self, walker: FileWalker) -> None:
         self.w = walker
-        self._tables: dict[int, dict[str, Taint]] = {}
+        # keyed by the scope itself (it hashes by identity), which the table holds: a table
+        # keyed by its id would give a later scope made at a freed one's address its names
+        self._tables: dict[Scope, dict[str, Taint]] = {}
 
     def lookup(self, name: str) -> Taint:
         s = self.w.scope
         while s is not None:
-            got = self._tables.get(id(s))
+            got = self._tables.get(s)
             if got is not None and name in got:
                 return got[name]
             if name in s.env:
@@ -75,7 +77,7 @@ class ScopedNames:
     def bind(self, target: cst.BaseExpression, taint: Taint) -> None:
         """Record (or forget) a plain-name assignment target in the current scope."""
         if isinstance(target, cst.Name):
-            table = self._tables.setdefault(id(self.w.scope), {})
+            table = self._tables.setdefault(self.w.scope, {})
             if taint:
                 table[target.value] = taint
             else:

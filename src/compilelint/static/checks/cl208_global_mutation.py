@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.static.analysis.walker import FileWalker
+from compilelint.static.analysis.walker import FileWalker, Scope
 from compilelint.static.checks.base import Check
 
 
@@ -29,13 +29,12 @@ class GlobalMutation(Check):
 
     def __init__(self, walker: FileWalker) -> None:
         super().__init__(walker)
-        # id(scope) -> (the scope, kept alive so that its id is never reused by a later
-        # scope, name -> "global"/"nonlocal")
-        self._declared: dict[int, tuple[object, dict[str, str]]] = {}
+        # scope -> name -> "global"/"nonlocal" (keyed by the scope itself, which hashes by
+        # identity: the table holds it, so a later scope never reads a freed one's names)
+        self._declared: dict[Scope, dict[str, str]] = {}
 
     def _declare(self, names: list[cst.NameItem], kind: str) -> None:
-        scope = self.w.scope
-        _, got = self._declared.setdefault(id(scope), (scope, {}))
+        got = self._declared.setdefault(self.w.scope, {})
         for item in names:
             got[item.name.value] = kind
 
@@ -48,8 +47,8 @@ class GlobalMutation(Check):
     def _kind(self, target: cst.BaseExpression) -> str | None:
         if not isinstance(target, cst.Name):
             return None
-        entry = self._declared.get(id(self.w.scope))
-        return entry[1].get(target.value) if entry is not None else None
+        entry = self._declared.get(self.w.scope)
+        return entry.get(target.value) if entry is not None else None
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         kind = self._kind(node.target)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from compilelint.static.analysis.breakpoints import WHY_INT, break_codes
-from compilelint.static.analysis.facts import Taint
+from compilelint.static.analysis.facts import FunctionFacts, Taint
 from compilelint.static.analysis.guards import literal
 from compilelint.static.analysis.walker import iter_children
 from compilelint.static.checks.base import Check
@@ -67,6 +67,9 @@ class _Returned:
 
 @dataclass
 class _Fn:
+    # the function: the table keyed by its id holds it, so no id there is ever another
+    # function's (a redefinition drops the first facts; their id would go to a later one)
+    fn: FunctionFacts
     top: frozenset[int]  # ids of the statements directly in the function body
     sizes: dict[str, _Size] = field(default_factory=dict)
     shapes: dict[str, tuple[str, Taint]] = field(default_factory=dict)  # `s = x.shape`
@@ -82,7 +85,7 @@ class SizeAcrossGraphBreak(Check):
 
     def __init__(self, walker) -> None:  # type: ignore[no-untyped-def]
         super().__init__(walker)
-        self._fns: dict[int, _Fn] = {}
+        self._fns: dict[int, _Fn] = {}  # id(function facts) -> its state (which holds them)
         self._names: set[str] = set()  # every name ever tracked as a size (a quick filter)
 
     def _state(self) -> _Fn | None:
@@ -95,7 +98,7 @@ class SizeAcrossGraphBreak(Check):
         fn = self.w.func  # fired inside the function's own scope
         if fn is None or not isinstance(node.body, cst.IndentedBlock):
             return
-        self._fns[id(fn)] = _Fn(top=frozenset(id(s) for s in node.body.body))
+        self._fns[id(fn)] = _Fn(fn, top=frozenset(id(s) for s in node.body.body))
 
     # ------------------------------------------------------------------ sizes
     def _shape_base(self, e: cst.BaseExpression) -> tuple[str, Taint] | None:
