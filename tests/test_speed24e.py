@@ -2,8 +2,8 @@
 
 - libcst's node classes answer ``isinstance``/``issubclass`` with ``type``'s tests
   (``walker.exact_node_tests``), with the answers of ``ABCMeta``'s;
-- CL304's first-name search answers "not there" without libcst's ``children``
-  (``_first_name``), with the node the ordered search finds;
+- libcst's ``children`` without its visitor, in its order (``walker.ordered_children``: CL101's
+  names of a condition, CL304's first use of a name, CL501's mentions);
 - CPython's statements after an edit move through a kept list of their nodes
   (``incremental._PyParsed.lined``), still ``ast.parse``'s tree of the whole text;
 - the deep-stack thread is one per process (``engine._call_with_deep_stack``).
@@ -99,38 +99,55 @@ def test_a_registration_gives_the_abc_test_back() -> None:
     assert not isinstance(Virtual(), cst.Attribute)
 
 
-def test_first_name_is_the_ordered_search() -> None:
-    """``_first_name`` returns the very node libcst's ordered ``children`` search returns, for
-    every name of every right-hand side of the fixtures, and for names that are absent; a
-    keyword argument's name comes first, as in the ordered search."""
-    compared = found = 0
+class _Holds(cst.CSTVisitor):
+    """Every node of a module, and whether each holds an expression (itself or below)."""
+
+    def __init__(self) -> None:
+        self.nodes: list[cst.CSTNode] = []
+        self.holds: dict[int, bool] = {}
+        self.children: dict[int, list[cst.CSTNode]] = {}
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.nodes.append(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        kids = self.children[id(original_node)] = list(original_node.children)
+        self.holds[id(original_node)] = isinstance(original_node, cst.BaseExpression) or any(
+            self.holds[id(c)] for c in kids
+        )
+
+
+def test_ordered_children_are_libcsts_children_that_hold_expressions() -> None:
+    """``walker.ordered_children``: the same nodes as libcst's ``children`` that hold an
+    expression or a name, the same objects in the same order, for every node of the fixtures
+    (a keyword argument's name included); what it leaves out holds none."""
+    seen: set[type] = set()
     for m in _modules():
-        v = _Collect()
+        v = _Holds()
         m.visit(v)
         for node in v.nodes:
-            if not isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Return)):
-                continue
-            e = node.value
-            if e is None:
-                continue
-            names = {n.value for n in _Collect_names(e)} | {"__absent__"}
-            for name in names:
-                got = CL304._first_name(e, name)
-                assert got is CL304._ordered_first_name(e, name), (name, m.code_for_node(e))
-                compared += 1
-                found += got is not None
-    assert compared > 500 and found > 300
+            mine = list(W.ordered_children(node))
+            theirs = v.children[id(node)]
+            assert [c for c in mine if v.holds[id(c)]] == [c for c in theirs if v.holds[id(c)]], (
+                type(node)
+            )
+            assert all(any(c is t for t in theirs) for c in mine)
+            seen.add(type(node))
+    read = {t for t in seen if W._ORDERS.get(t) is not None}
+    assert cst.Arg in read and cst.IfExp in read and cst.Call in read and len(read) > 60
+    e = cst.parse_expression("f(n=m)")
+    assert W.ordered_children(e.args[0]) == [e.args[0].keyword, e.args[0].value]  # type: ignore[attr-defined]
+    e = cst.parse_expression("a if b else c")
+    assert [c.value for c in W.ordered_children(e)] == ["a", "b", "c"]  # type: ignore[attr-defined]
+
+
+def test_first_name_finds_the_first_in_source_order() -> None:
     e = cst.parse_expression("f(n=m) + n")
-    first = CL304._first_name(e, "n")
-    assert first is CL304._ordered_first_name(e, "n")
-    assert first is e.left.args[0].keyword  # type: ignore[attr-defined]
+    assert CL304._first_name(e, "n") is e.left.args[0].keyword  # type: ignore[attr-defined]
+    e = cst.parse_expression("(n if m else k) * 2")
+    assert CL304._first_name(e, "n") is e.left.body  # type: ignore[attr-defined]
     assert CL304._first_name(cst.parse_expression("[n for n in x] + (lambda n: n)"), "n") is None
-
-
-def _Collect_names(e: cst.CSTNode) -> list[cst.Name]:
-    v = _Collect()
-    e.visit(v)
-    return [n for n in v.nodes if isinstance(n, cst.Name)]
 
 
 def test_statements_after_an_edit_move_through_their_kept_nodes() -> None:

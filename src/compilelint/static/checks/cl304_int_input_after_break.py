@@ -30,7 +30,7 @@ import libcst as cst
 from compilelint.static.analysis.breakpoints import WHY_INT, break_codes
 from compilelint.static.analysis.facts import Taint
 from compilelint.static.analysis.guards import literal
-from compilelint.static.analysis.walker import iter_children
+from compilelint.static.analysis.walker import iter_children, ordered_children
 from compilelint.static.checks.base import Check
 
 
@@ -344,44 +344,15 @@ class SizeAcrossGraphBreak(Check):
             self.report(node, requires=p.requires if p.requires is not None else size.taint, **args)
 
 
-_NO_NAME_SCOPES = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
-
-
 def _first_name(e: cst.CSTNode, name: str) -> cst.Name | None:
-    """The first ``Name`` node ``name`` in ``e`` (outside lambdas and comprehensions), in
-    source order. Most right-hand sides do not read the name at all: that is answered by the
-    walker's child fields (``iter_children``, no visitor), and only a side that holds the name
-    is searched in libcst's source order (``children``, which rebuilds each node's list)."""
-    return _ordered_first_name(e, name) if _holds_name(e, name) else None
-
-
-def _holds_name(e: cst.CSTNode, name: str) -> bool:
-    """Whether ``_ordered_first_name`` finds ``name`` in ``e``: the same nodes, in another
-    order (``iter_children`` leaves out only tokens, parentheses, whitespace and a keyword
-    argument's name, which ``children`` has)."""
-    stack = [e]
-    while stack:
-        n = stack.pop()
-        t = type(n)
-        if t is cst.Name:
-            if n.value == name:  # type: ignore[attr-defined]
-                return True
-            continue
-        if isinstance(n, _NO_NAME_SCOPES):
-            continue
-        if t is cst.Arg and n.keyword is not None and n.keyword.value == name:  # type: ignore[attr-defined]
-            return True
-        stack.extend(iter_children(n))
-    return False
-
-
-def _ordered_first_name(e: cst.CSTNode, name: str) -> cst.Name | None:
+    """The first ``Name`` node ``name`` in ``e`` (outside lambdas and comprehensions), in the
+    order of libcst's ``children`` (``ordered_children``: without its visitor)."""
     if isinstance(e, cst.Name):
         return e if e.value == name else None
-    if isinstance(e, _NO_NAME_SCOPES):
+    if isinstance(e, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
         return None
-    for child in e.children:
-        got = _ordered_first_name(child, name)
+    for child in ordered_children(e):
+        got = _first_name(child, name)
         if got is not None:
             return got
     return None
