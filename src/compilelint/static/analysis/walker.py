@@ -190,7 +190,7 @@ class _ExactNodeMeta(abc.ABCMeta):
     def register(cls, subclass: type) -> type:  # type: ignore[override]
         for k in cls.__mro__:
             if type(k) is _ExactNodeMeta:
-                k.__class__ = abc.ABCMeta
+                k.__class__ = abc.ABCMeta  # type: ignore[assignment]
         return abc.ABCMeta.register(cls, subclass)
 
 
