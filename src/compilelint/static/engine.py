@@ -17,6 +17,7 @@ import gc
 import hashlib
 import marshal
 import os
+import queue
 import stat
 import sys
 import threading
@@ -209,8 +210,105 @@ def finding_from_data(d: Mapping[str, Any]) -> Finding:
     return from_data(Finding, dict(d))
 
 
+class _DeepThread:
+    """A thread with a large C stack that runs one call at a time for this process: a new
+    thread per file (an editor server's edit, each file of a worker) paid for its creation and
+    for the first touches of its stack's pages every time (about 0.3 ms of CPU per call)."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self.busy = threading.Lock()
+        self.jobs: queue.SimpleQueue[
+            tuple[Callable[[], Any], dict[str, object], threading.Event] | None
+        ] = queue.SimpleQueue()
+        old_size = threading.stack_size(DEEP_STACK)  # raises ValueError/RuntimeError as before
+        try:
+            self.thread = threading.Thread(
+                target=self._serve, name="compilelint-parse", daemon=True
+            )
+            self.thread.start()  # RuntimeError: no room for the stack
+        finally:
+            threading.stack_size(old_size)
+
+    def _serve(self) -> None:
+        while True:
+            job = self.jobs.get()
+            if job is None:
+                return
+            fn, box, done = job
+            try:
+                box["value"] = fn()
+            except BaseException as exc:  # re-raised on the calling thread
+                box["error"] = exc
+            del fn
+            done.set()
+
+    def run(self, fn: Callable[[], Any]) -> dict[str, object]:
+        box: dict[str, object] = {}
+        done = threading.Event()
+        self.jobs.put((fn, box, done))
+        done.wait()
+        return box
+
+
+_DEEP: list[_DeepThread] = []  # the process's deep-stack thread, once started
+_DEEP_START = threading.Lock()
+
+
+def _deep_thread() -> _DeepThread | None:
+    """This process's deep-stack thread (a forked worker starts its own), or None when no
+    thread with that stack can be started."""
+    with _DEEP_START:
+        if _DEEP and _DEEP[0].pid == os.getpid():
+            return _DEEP[0]
+        try:
+            got = _DeepThread()
+        except (ValueError, RuntimeError):
+            return None
+        _DEEP[:] = [got]
+        return got
+
+
+def _stop_deep_thread() -> None:
+    """End this process's deep-stack thread (before forking workers: a fork copies only the
+    forking thread, and Python 3.12 warns about forking a process that runs others); the next
+    call starts it again."""
+    with _DEEP_START:
+        deep = _DEEP.pop() if _DEEP else None
+    if deep is not None and deep.pid == os.getpid() and deep.busy.acquire(blocking=False):
+        deep.jobs.put(None)
+        deep.thread.join()
+
+
 def _call_with_deep_stack(fn: Callable[[], FileFacts]) -> FileFacts:
-    """``fn()`` on a thread with a large C stack and a raised recursion limit."""
+    """``fn()`` on a thread with a large C stack and a raised recursion limit: the process's
+    deep-stack thread, or a new one while that is busy (another thread's call)."""
+    deep = _deep_thread()
+    if deep is None:
+        return fn()  # no room for the stack (a tight RLIMIT_AS): parse on this thread
+    if not deep.busy.acquire(blocking=False):
+        return _call_on_new_thread(fn)
+    old_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old_limit, DEEP_RECURSION))
+    try:
+        box = deep.run(fn)
+    except BaseException:
+        # interrupted while the thread still runs ``fn``: leave that thread to it
+        with _DEEP_START:
+            if _DEEP and _DEEP[0] is deep:
+                _DEEP.clear()
+        raise
+    else:
+        deep.busy.release()
+    finally:
+        sys.setrecursionlimit(old_limit)
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return box["value"]  # type: ignore[return-value]
+
+
+def _call_on_new_thread(fn: Callable[[], FileFacts]) -> FileFacts:
+    """``fn()`` on a new thread with a large C stack and a raised recursion limit."""
     box: dict[str, object] = {}
 
     def target() -> None:
@@ -1184,6 +1282,7 @@ class _Scan:
             # the workers inherit this process's objects (libcst, the checks): frozen, the
             # collector of a worker leaves them alone instead of touching (and so copying)
             # their memory pages; this process unfreezes them once the workers are forked
+            _stop_deep_thread()
             gc.freeze()
             try:
                 self._pool = ctx.Pool(

@@ -27,7 +27,7 @@ from __future__ import annotations
 import ast
 import re
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import libcst as cst
@@ -53,6 +53,10 @@ class ParseStats:
 class _PyParsed:
     lines: list[str]  # the text's lines, with their ends
     tree: ast.Module
+    # by id of a top-level statement of ``tree``: its nodes that have lines, listed when an
+    # edit first moved it (the statements after an edit move on every edit that adds or
+    # removes lines; the list spares walking their fields again)
+    lined: dict[int, list[Any]] = field(default_factory=dict)
 
 
 @dataclass
@@ -94,7 +98,9 @@ class IncrementalParser:
         else:
             self.py_stats.spliced += 1
         if text is not None:
-            self._py[key] = _PyParsed(lines, tree)
+            lined = prev.lined if prev is not None else {}
+            kept = {id(s): lined[id(s)] for s in tree.body if id(s) in lined}
+            self._py[key] = _PyParsed(lines, tree, kept)
             while len(self._py) > self.max_files:
                 self._py.popitem(last=False)
         return tree
@@ -312,8 +318,12 @@ def _py_splice(prev: _PyParsed, lines: list[str], stats: PyParseStats) -> ast.Mo
     if shift:
         # the kept statements after the edit are the previous tree's, which is dropped: move
         # their lines in place
+        lined = prev.lined
         for stmt in body[keep_tail:]:
-            _move_lines(stmt, shift)
+            nodes = lined.get(id(stmt))
+            if nodes is None:
+                nodes = lined[id(stmt)] = _lined_nodes(stmt)
+            _move_lines(nodes, shift)
     stats.reparsed_lines += end - start
     stats.kept_after += keep_tail < len(body)
     return ast.Module(body=[*body[:keep_head], *part.body, *body[keep_tail:]], type_ignores=[])
@@ -333,20 +343,28 @@ def _parse_unvalidated(text: str, config: cst.PartialParserConfig) -> cst.Module
         _NO_VALIDATION.on = False
 
 
-def _move_lines(node: ast.AST, shift: int) -> None:
-    """``ast.increment_lineno(node, shift)`` without its generators (no type comments here;
-    the shared context and operator nodes have no lines)."""
+def _lined_nodes(node: ast.AST) -> list[Any]:
+    """The nodes under ``node`` (itself included) that have lines (no type comments here; the
+    shared context and operator nodes have none)."""
+    out: list[Any] = []
     stack = [node]
     while stack:
         x: Any = stack.pop()
         if "lineno" in x._attributes:
-            x.lineno += shift
-            end = getattr(x, "end_lineno", None)
-            if end is not None:
-                x.end_lineno = end + shift
+            out.append(x)
         for name in x._fields:
             v = getattr(x, name, None)
             if type(v) is list:
                 stack.extend(c for c in v if isinstance(c, ast.AST))
             elif isinstance(v, ast.AST):
                 stack.append(v)
+    return out
+
+
+def _move_lines(nodes: list[Any], shift: int) -> None:
+    """``ast.increment_lineno`` of a statement, on its ``_lined_nodes``."""
+    for x in nodes:
+        x.lineno += shift
+        end = x.end_lineno
+        if end is not None:
+            x.end_lineno = end + shift

@@ -9,6 +9,7 @@ import libcst as cst
 from compilelint.static.analysis import names as N
 from compilelint.static.analysis import values as V
 from compilelint.static.analysis.evaluate import tensor_part
+from compilelint.static.analysis.walker import ordered_children
 from compilelint.static.checks.base import Check
 
 # torch's floating dtypes by attribute name -> the canonical name (``Config.dtype`` values)
@@ -38,7 +39,7 @@ def _names(e: cst.BaseExpression) -> list[cst.Name]:
         elif isinstance(n, (cst.Lambda, cst.BaseComp)):
             continue
         else:
-            stack.extend(n.children)
+            stack.extend(ordered_children(n))  # libcst's ``children``, without its visitor
     return out
 
 
@@ -311,4 +312,4 @@ def _conds_reaching(
 def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
     if tree is node:
         return True
-    return any(_contains(c, node) for c in tree.children)
+    return any(_contains(c, node) for c in ordered_children(tree))

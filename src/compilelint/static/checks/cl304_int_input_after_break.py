@@ -30,7 +30,7 @@ import libcst as cst
 from compilelint.static.analysis.breakpoints import WHY_INT, break_codes
 from compilelint.static.analysis.facts import FunctionFacts, Taint
 from compilelint.static.analysis.guards import literal
-from compilelint.static.analysis.walker import iter_children
+from compilelint.static.analysis.walker import iter_children, ordered_children
 from compilelint.static.checks.base import Check
 
 
@@ -348,12 +348,13 @@ class SizeAcrossGraphBreak(Check):
 
 
 def _first_name(e: cst.CSTNode, name: str) -> cst.Name | None:
-    """The first ``Name`` node ``name`` in ``e`` (outside lambdas and comprehensions)."""
+    """The first ``Name`` node ``name`` in ``e`` (outside lambdas and comprehensions), in the
+    order of libcst's ``children`` (``ordered_children``: without its visitor)."""
     if isinstance(e, cst.Name):
         return e if e.value == name else None
     if isinstance(e, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
         return None
-    for child in e.children:
+    for child in ordered_children(e):
         got = _first_name(child, name)
         if got is not None:
             return got

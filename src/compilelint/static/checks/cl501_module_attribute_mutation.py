@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from compilelint.static.analysis.walker import ordered_children
 from compilelint.static.checks.base import Check
 
 _LIST_CTORS = frozenset({"list", "deque", "collections.deque"})
@@ -25,7 +26,7 @@ def _mentions(node: cst.CSTNode, attr: str) -> bool:
     """Whether ``self.<attr>`` occurs in a (small) expression."""
     if self_attr(node) == attr:
         return True
-    return any(_mentions(c, attr) for c in node.children)
+    return any(_mentions(c, attr) for c in ordered_children(node))
 
 
 class ModuleAttributeMutation(Check):
