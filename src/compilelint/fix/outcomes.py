@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from compilelint.breakkinds import label_break
 from compilelint.catalog import Catalog
@@ -83,9 +83,10 @@ def build_outcomes(
         )
 
     out: list[BreakOutcome] = []
-    items = [("break", b) for b in before.get("breaks") or []] + [
-        ("recompile", r) for r in before.get("recompiles") or []
+    items: list[tuple[Literal["break", "recompile"], dict[str, Any]]] = [
+        ("break", b) for b in before.get("breaks") or []
     ]
+    items += [("recompile", r) for r in before.get("recompiles") or []]
     for what, x in items:
         path, line = x.get("path"), x.get("line")
         if not path or line is None:
@@ -118,7 +119,7 @@ def build_outcomes(
         here = [r for r in recs.get(rp, []) if r.line <= line <= max(r.line, r.end_line)]
         hints = tuple(x.get("hints") or ()) if what == "break" else ((x.get("hint") or ""),)
         base = BreakOutcome(
-            what=what,  # type: ignore[arg-type]
+            what=what,
             path=_library_display(rp) if library else display(rp),
             line=line,
             gb_id=gb_id,
