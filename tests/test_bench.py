@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -597,3 +598,40 @@ def test_a_mode_faster_without_the_config_remedy_is_measured_without_it(
     assert ro["config"] == [] and ro["step"]["median_ms"] == 2.0
     assert ro["other_config"]["step_median_ms"] == 3.0
     assert any("reduce-overhead is faster without the torch config" in w for w in ctx.warnings)
+
+
+def test_cli_text_to_a_terminal_renders_in_colour(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Text to a terminal is coloured and as wide as the terminal (click 8.1 removed
+    ``click.get_terminal_size``, which this path called: every run to a terminal raised)."""
+    import io
+    import sys
+    import types
+
+    from click.testing import CliRunner
+
+    from compilelint.bench import cli as bench_cli
+    from compilelint.cli import main
+
+    demo = json.loads(RECORDED.read_text(encoding="utf-8"))["results"]["demo"]
+    monkeypatch.setattr(bench_cli, "run_bench", lambda *a, **k: demo)
+    monkeypatch.setattr(bench_cli, "_annotate", lambda result, paths: None)
+    monkeypatch.setattr(shutil, "get_terminal_size", lambda *a: os.terminal_size((150, 40)))
+
+    class _Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    # the command asks its module's ``sys`` whether stdout is a terminal; it writes through
+    # click.echo, which the runner captures (keeping the colour codes with ``color=True``)
+    monkeypatch.setattr(
+        bench_cli, "sys", types.SimpleNamespace(stdout=_Tty(), stderr=_Tty(), exit=sys.exit)
+    )
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    res = CliRunner().invoke(main, ["bench", "--input-spec", "fixtures/demo/spec.json"], color=True)
+    assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
+    assert res.exit_code == 0 and res.stderr == ""
+    out = res.stdout
+    assert "\x1b[" in out  # coloured
+    assert "costs about" in out
+    plain = [re.sub(r"\x1b\[[0-9;]*m", "", ln) for ln in out.splitlines()]
+    assert 120 < max(len(ln) for ln in plain) <= 150  # the terminal's width, not the default

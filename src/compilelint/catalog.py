@@ -14,6 +14,7 @@ import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from compilelint.model import Example, Rule
 
@@ -79,7 +80,8 @@ def _parse_examples(text: str) -> tuple[Example, ...]:
         info = m.group(1).strip().split()
         if len(info) >= 2 and info[0] == "python" and info[1] in ("valid", "invalid"):
             title = " ".join(info[2:])
-            out.append(Example(kind=info[1], code=m.group(2), title=title))  # type: ignore[arg-type]
+            kind: Literal["valid", "invalid"] = "valid" if info[1] == "valid" else "invalid"
+            out.append(Example(kind=kind, code=m.group(2), title=title))
     return tuple(out)
 
 

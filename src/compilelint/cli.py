@@ -17,6 +17,8 @@ from compilelint import __version__
 from compilelint.report import FORMATS
 
 if TYPE_CHECKING:
+    from rich.progress import TaskID
+
     from compilelint.catalog import Catalog
     from compilelint.config import Config
     from compilelint.model import Report
@@ -29,7 +31,7 @@ def _fail(msg: str) -> None:
     sys.exit(2)
 
 
-def _load_catalog():  # type: ignore[no-untyped-def]
+def _load_catalog() -> Catalog:
     from compilelint.catalog import CatalogError, load_catalog
 
     try:
@@ -365,7 +367,7 @@ def check(
         )
     finally:
         if progress is not None:
-            progress.close()  # type: ignore[attr-defined]
+            progress.close()
     if traces:
         report = _add_traces(
             report,
@@ -507,39 +509,45 @@ def _write_reports(
         _fail(problems[0])
 
 
-def resolve_config(path_list: list[str], **flags: object) -> tuple[Config, Catalog]:
+def resolve_config(path_list: list[str], **flags: Any) -> tuple[Config, Catalog]:
     """:func:`compilelint.config.resolve_config`, ending the command with one line (exit 2)
     on a bad value."""
     from compilelint.config import ConfigError
     from compilelint.config import resolve_config as resolve
 
     try:
-        return resolve(path_list, **flags)  # type: ignore[arg-type]
+        return resolve(path_list, **flags)
     except ConfigError as exc:
         _fail(str(exc))
         raise  # unreachable
 
 
-def _progress_bar():  # type: ignore[no-untyped-def]
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+class _ScanProgress:
+    """The scan's progress bar (rich), shown from the first call with 50 files or more."""
 
-    prog = Progress(TextColumn("scanning"), BarColumn(), MofNCompleteColumn(), transient=True)
-    state: dict[str, object] = {}
+    def __init__(self) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    class _P:
-        def __call__(self, done: int, total: int) -> None:
-            if total < 50:
-                return
-            if "task" not in state:
-                prog.start()
-                state["task"] = prog.add_task("scan", total=total)
-            prog.update(state["task"], completed=done)  # type: ignore[arg-type]
+        self.prog = Progress(
+            TextColumn("scanning"), BarColumn(), MofNCompleteColumn(), transient=True
+        )
+        self.task: TaskID | None = None
 
-        def close(self) -> None:
-            if "task" in state:
-                prog.stop()
+    def __call__(self, done: int, total: int) -> None:
+        if total < 50:
+            return
+        if self.task is None:
+            self.prog.start()
+            self.task = self.prog.add_task("scan", total=total)
+        self.prog.update(self.task, completed=done)
 
-    return _P()
+    def close(self) -> None:
+        if self.task is not None:
+            self.prog.stop()
+
+
+def _progress_bar() -> _ScanProgress:
+    return _ScanProgress()
 
 
 @main.command("rules")
@@ -620,7 +628,8 @@ def _bench_command() -> click.Command:
     return bench
 
 
-main.lazy.update(  # type: ignore[attr-defined]
+assert isinstance(main, _LazyGroup)  # click.group(cls=...) is typed as returning a Group
+main.lazy.update(
     spec=_spec_command, baseline=_baseline_command, fix=_fix_command, bench=_bench_command
 )
 

@@ -11,7 +11,7 @@ import re
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from compilelint.catalog import Catalog
@@ -128,7 +128,7 @@ def from_table(table: dict[str, object], where: str, base: Config | None = None)
     unknown = sorted(set(table) - _KEYS)
     if unknown:
         raise ConfigError(f"{where}: unknown key {unknown[0]!r} in [tool.compilelint]")
-    changes: dict[str, object] = {}
+    changes: dict[str, Any] = {}  # Config fields, each value checked as it is set
     if "select" in table:
         changes["select"] = _codes(table["select"], "select", where)
     if "ignore" in table:
@@ -202,7 +202,7 @@ def from_table(table: dict[str, object], where: str, base: Config | None = None)
             raise ConfigError(f"{where}: baseline must be the path of a baseline file")
         extra["baseline"] = table["baseline"]
     changes["extra"] = extra
-    return replace(cfg, **changes)  # type: ignore[arg-type]
+    return replace(cfg, **changes)
 
 
 def load_config(paths: list[str], explicit: str | None = None) -> Config:

@@ -158,7 +158,8 @@ def _schema_type(node: dict, defs: dict) -> str:
     if "enum" in node:
         return " \\| ".join(f"`{json.dumps(v)}`" for v in node["enum"])
     if ("oneOf" in node or "anyOf" in node) and "type" not in node:
-        return " or ".join(_schema_type(n, defs) for n in node.get("oneOf", node.get("anyOf")))
+        alternatives = node["oneOf"] if "oneOf" in node else node["anyOf"]
+        return " or ".join(_schema_type(n, defs) for n in alternatives)
     kind = node.get("type")
     if kind == "array":
         return f"list of {_schema_type(node.get('items', {}), defs)}"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import os
 import sys
+from typing import Any
 
 import click
 
@@ -67,7 +68,7 @@ def make_baseline_group(check_cmd: click.Command) -> click.Group:
     return group
 
 
-def _create(paths: tuple[str, ...], output: str, **opts: object) -> None:
+def _create(paths: tuple[str, ...], output: str, **opts: Any) -> None:
     from compilelint.api import check as run_check
     from compilelint.config import ConfigError, resolve_config
 
@@ -75,14 +76,14 @@ def _create(paths: tuple[str, ...], output: str, **opts: object) -> None:
     try:
         cfg, catalog = resolve_config(
             path_list,
-            config_file=opts["config_file"],  # type: ignore[arg-type]
-            select=opts["select"],  # type: ignore[arg-type]
-            extend_select=opts["extend_select"],  # type: ignore[arg-type]
-            ignore=opts["ignore"],  # type: ignore[arg-type]
-            exclude=opts["exclude"],  # type: ignore[arg-type]
+            config_file=opts["config_file"],
+            select=opts["select"],
+            extend_select=opts["extend_select"],
+            ignore=opts["ignore"],
+            exclude=opts["exclude"],
             fail_on=None,
-            target_torch=opts["target_torch"],  # type: ignore[arg-type]
-            jobs=opts["jobs"],  # type: ignore[arg-type]
+            target_torch=opts["target_torch"],
+            jobs=opts["jobs"],
             report_untraced=bool(opts["report_untraced"]),
             no_respect_gitignore=bool(opts["no_respect_gitignore"]),
         )
@@ -98,7 +99,7 @@ def _create(paths: tuple[str, ...], output: str, **opts: object) -> None:
             report,
             str(spec),
             catalog=catalog,
-            timeout=opts["timeout"],  # type: ignore[arg-type]
+            timeout=opts["timeout"],
         )
     problems = [e for e in report.errors if e.kind in ("usage", "internal", "dynamic")]
     if problems:

@@ -434,7 +434,7 @@ def attribute_time(
     in_ms = stats.median(inside)
     share = stats.median([i / t for i, t in zip(inside, totals) if t > 0]) if step_ms else 0.0
     order = {"break": 0, "between-frames": 1, "before-first-graph": 2, "after-last-graph": 3}
-    rows = []
+    rows: list[dict[str, Any]] = []
     for key, vals in parts.items():
         # steps where the key did not occur count as 0 ms
         vals = vals + [0.0] * (len(steps) - len(vals))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -194,7 +195,8 @@ def bench(
         color = (
             not no_color and output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
         )
-        width = click.get_terminal_size()[0] if color else 120
+        # click 8.1 removed click.get_terminal_size (AttributeError); the standard library's
+        width = shutil.get_terminal_size().columns if color else 120
         text = render(result, {"color": color, "width": max(width, 80)})
     if output:
         try:

@@ -173,6 +173,8 @@ class TimedBackend:
                 marks.mark("end", gid)
 
         if getattr(fn, "_boxed_call", False):
+            # torch reads this flag off the compiled function (its boxed calling convention);
+            # mypy types no attributes on a function, and ruff's B010 refuses a setattr
             timed._boxed_call = True  # type: ignore[attr-defined]
         return timed
 

@@ -516,7 +516,9 @@ def run_dynamic(
             root=root,
         )
 
-    output = _OutputTail(proc.stderr, progress)
+    stderr = proc.stderr
+    assert stderr is not None  # stderr=PIPE
+    output = _OutputTail(stderr, progress)
     timed_out = False
     try:
         timed_out = not _wait_unreaped(proc, timeout)
@@ -527,7 +529,7 @@ def run_dynamic(
         proc.wait()
     output.thread.join(timeout=5)
     with contextlib.suppress(OSError):
-        proc.stderr.close()  # type: ignore[union-attr]
+        stderr.close()
     seconds = time.perf_counter() - t0
     raw: dict[str, Any] | None = None
     if os.path.exists(out_path) and not timed_out:

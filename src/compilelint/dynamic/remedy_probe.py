@@ -10,6 +10,7 @@ import re
 import sys
 import tempfile
 import uuid
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +19,8 @@ VARIANTS = re.compile(r"^#\s*variants:\s*(.+)$", re.M)
 
 def run_example(
     source: str,
-    settings: dict[str, object],
-    compile_kw: dict[str, object],
+    settings: Mapping[str, Any],
+    compile_kw: Mapping[str, Any],
     *,
     backend: str = "eager",
     device: str = "cpu",

@@ -499,7 +499,7 @@ def scalar_of(torch: Any, out: Any) -> Any:
 # (:mod:`compilelint.dynamic.inprocess`, a live model in the user's own tests).
 
 
-def new_result(root: str, *, config: dict[str, Any], mode: str) -> dict[str, Any]:
+def new_result(root: str, *, config: dict[str, Any], mode: str | None) -> dict[str, Any]:
     """An empty raw result (the shape :func:`compilelint.dynamic.api.build_result` reads)."""
     return {
         "result_version": RESULT_VERSION,

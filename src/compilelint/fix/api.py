@@ -126,12 +126,12 @@ def fix_copy(
             copy_spec = spec_for_copy(spec, src, dst, os.path.join(dst, ".compilelint-spec.json"))
         except (OutsideProject, OSError, ValueError) as exc:
             if verify:
-                run = run_fixes(rel, load_config(rel), catalog=load_catalog(), unsafe=unsafe)
+                engine = run_fixes(rel, load_config(rel), catalog=load_catalog(), unsafe=unsafe)
                 recs = [
                     dataclasses.replace(r, status="rejected", reason=str(exc))
                     if r.status == "applied"
                     else r
-                    for r in run.records
+                    for r in engine.records
                 ]
                 return FixRun(
                     records=recs,

@@ -399,10 +399,10 @@ def observed_findings(
                         if not pred(node):
                             continue
                         target = _TARGET.get(rule, lambda n: n)(node)
-                        span = v.spans.get(id(target))
-                        if span is None or (rule, span) in done:
+                        at = v.spans.get(id(target))
+                        if at is None or (rule, at) in done:
                             continue
-                        done.add((rule, span))
+                        done.add((rule, at))
                         msg = f"torch observed a graph break here ({gb})"
-                        out.append(_observed(rule, display(real), span, text, line, msg, gb, None))
+                        out.append(_observed(rule, display(real), at, text, line, msg, gb, None))
     return out

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from compilelint.breakkinds import label_break
 from compilelint.catalog import Catalog
@@ -83,9 +83,10 @@ def build_outcomes(
         )
 
     out: list[BreakOutcome] = []
-    items = [("break", b) for b in before.get("breaks") or []] + [
-        ("recompile", r) for r in before.get("recompiles") or []
+    items: list[tuple[Literal["break", "recompile"], dict[str, Any]]] = [
+        ("break", b) for b in before.get("breaks") or []
     ]
+    items += [("recompile", r) for r in before.get("recompiles") or []]
     for what, x in items:
         path, line = x.get("path"), x.get("line")
         if not path or line is None:
@@ -118,7 +119,7 @@ def build_outcomes(
         here = [r for r in recs.get(rp, []) if r.line <= line <= max(r.line, r.end_line)]
         hints = tuple(x.get("hints") or ()) if what == "break" else ((x.get("hint") or ""),)
         base = BreakOutcome(
-            what=what,  # type: ignore[arg-type]
+            what=what,
             path=_library_display(rp) if library else display(rp),
             line=line,
             gb_id=gb_id,
@@ -143,19 +144,19 @@ def build_outcomes(
                 x.get("count") or 1
             )
             if gone_cfg or fewer:
-                c = by_cfg[0]
+                won = by_cfg[0]
                 nums = (
-                    f"recompiles {c.recompiles_before} -> {c.recompiles_after}"
+                    f"recompiles {won.recompiles_before} -> {won.recompiles_after}"
                     if what == "recompile"
-                    else f"breaks {c.breaks_before} -> {c.breaks_after}"
+                    else f"breaks {won.breaks_before} -> {won.breaks_after}"
                 )
-                if c.written:
+                if won.written:
                     out.append(
                         _with(
                             base,
                             outcome="fixed",
-                            by=f"config: {'; '.join(c.lines)} (written at {c.written})",
-                            config=c.lines,
+                            by=f"config: {'; '.join(won.lines)} (written at {won.written})",
+                            config=won.lines,
                         )
                     )
                 else:
@@ -163,19 +164,19 @@ def build_outcomes(
                         _with(
                             base,
                             outcome="proposed",
-                            by=f"config: {'; '.join(c.lines)}",
+                            by=f"config: {'; '.join(won.lines)}",
                             reason=(
                                 f"a compile option, verified ({nums}, outputs match); it is "
                                 "added to a `torch.compile(...)` call of the fixed files only "
                                 "with --unsafe-fixes, and there was none to add it to"
-                                if c.compile
+                                if won.compile
                                 else f"a process-wide torch setting, verified ({nums}, outputs "
                                 "match); it is written only with --unsafe-fixes, by a dynamo "
                                 "config line or `torch.compile` call of the fixed files: add it "
                                 "where you compile the model"
                             ),
-                            patch="".join(f"+{ln}\n" for ln in c.lines),
-                            config=c.lines,
+                            patch="".join(f"+{ln}\n" for ln in won.lines),
+                            config=won.lines,
                             recipe=recipe_text(gb_id, hints, recompile=what == "recompile"),
                         )
                     )
@@ -263,11 +264,11 @@ def build_outcomes(
             )
             recipe = STRING_MODE.recipe
         if not reasons:
-            r = catalog.get(rule)
+            meta = catalog.get(rule)
             if what == "recompile":
                 reasons.append(f"no codemod or config removes a recompile on `{kind}`")
-            elif r is not None and rule != "CL002":
-                reasons.append(f"{rule} ({r.name}) has no automatic fix for {gb_id or kind}")
+            elif meta is not None and rule != "CL002":
+                reasons.append(f"{rule} ({meta.name}) has no automatic fix for {gb_id or kind}")
             else:
                 reasons.append(f"no codemod rewrites this kind of break ({gb_id}: {kind})")
         out.append(_with(base, reason="; ".join(reasons), recipe=recipe))

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich import box
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
@@ -120,7 +120,7 @@ def graphs_label(ts: Mapping[str, Any]) -> str:
 
 def mode_table(run: Mapping[str, Any]) -> Table:
     t = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1), collapse_padding=True)
-    for col, just in (
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
         ("mode", "left"),
         ("compile", "right"),
         ("1st step", "right"),
@@ -131,8 +131,9 @@ def mode_table(run: Mapping[str, Any]) -> Table:
         ("graphs", "right"),
         ("breaks", "right"),
         ("recomp.", "right"),
-    ):
-        t.add_column(col, justify=just, no_wrap=True)  # type: ignore[arg-type]
+    )
+    for col, just in columns:
+        t.add_column(col, justify=just, no_wrap=True)
     eager = run["eager"]
     top = max([1.0] + [m["speedup"] or 0 for m in run["modes"]])
     t.add_row(

@@ -15,7 +15,7 @@ Reporter options (the ``options`` dict every ``render`` takes; all optional):
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from compilelint.model import SEVERITY_ORDER, Finding, Report
@@ -193,7 +193,7 @@ def rank_rows(report: Report) -> list[tuple[str, ...]]:
             str(r.get("collectives", 0)),
         )
         rows.setdefault(key, []).append(label)
-    out = []
+    out: list[tuple[str, ...]] = []
     for key, labels in rows.items():
         secs = [float(ranks[x].get("compile_seconds") or 0.0) for x in labels]
         lo, hi = min(secs), max(secs)
@@ -250,6 +250,17 @@ def env_of(options: Mapping[str, object]) -> Mapping[str, str]:
     return env if isinstance(env, Mapping) else {}
 
 
+def int_option(options: Mapping[str, object], key: str, default: int) -> int:
+    """``options[key]`` as an int (``default`` when absent or None); a value that is not a
+    number or a numeric string raises TypeError or ValueError, as ``int()`` does."""
+    value = options.get(key)
+    if value is None:
+        return default
+    if isinstance(value, (int, float, str)):
+        return int(value)
+    raise TypeError(f"option {key!r} must be an int, not {type(value).__name__}")
+
+
 def cwd_of(options: Mapping[str, object]) -> str:
     cwd = options.get("cwd")
     return str(cwd) if cwd else os.getcwd()
@@ -266,7 +277,7 @@ def repo_relative(path: str, options: Mapping[str, object]) -> str | None:
     return os.path.relpath(full, root).replace(os.sep, "/")
 
 
-def text_table(rows: list[list[str]], headers: list[str], tablefmt: str) -> str:
+def text_table(rows: Sequence[Sequence[object]], headers: list[str], tablefmt: str) -> str:
     """tabulate with character-count widths, whether or not ``wcwidth`` is installed, so the same
     report renders byte-identically everywhere (emoji widths are the terminal's business)."""
     import tabulate as tb

@@ -21,6 +21,7 @@ from compilelint.model import FileError, Finding, Report
 from compilelint.report.common import (
     cwd_of,
     env_of,
+    int_option,
     plural,
     priority_key,
     repo_relative,
@@ -96,8 +97,8 @@ def select(
 
 
 def render(report: Report, catalog: Catalog, options: dict[str, object]) -> str:
-    per_level = int(options.get("annotation_limit", PER_LEVEL))  # type: ignore[call-overload]
-    per_job = int(options.get("annotation_job_limit", PER_JOB))  # type: ignore[call-overload]
+    per_level = int_option(options, "annotation_limit", PER_LEVEL)
+    per_job = int_option(options, "annotation_job_limit", PER_JOB)
     budget = {"error": per_level, "warning": per_level, "notice": per_level}
     total = per_job
     out: list[str] = []

@@ -373,7 +373,7 @@ def rules_section(report: Report, catalog: Catalog, options: Mapping[str, object
 # The page is these sections in order. To add a section (e.g. the results of
 # `compilelint bench`), add one function ``(report, catalog, options) -> html`` here; return ""
 # to leave the section out.
-def bench_section(report: Report, catalog: Catalog, options: dict[str, object]) -> str:
+def bench_section(report: Report, catalog: Catalog, options: Mapping[str, object]) -> str:
     """`compilelint bench` results, when the report carries them (``extra["bench"]``)."""
     bench = report.extra.get("bench")
     if not isinstance(bench, dict):

@@ -18,6 +18,7 @@ from compilelint.report.common import (
     diff_base_line,
     dynamic_line,
     env_of,
+    int_option,
     plural,
     rank_group_lines,
     rank_rows,
@@ -106,7 +107,7 @@ def render(report: Report, catalog: Catalog, options: dict[str, object]) -> str:
         "run; confirmed: both.</sub>",
     ]
     headers = ["#", "location", "rule", "severity", "status", "message", "fix"]
-    limit = int(options.get("max_bytes", MAX_BYTES))  # type: ignore[call-overload]
+    limit = int_option(options, "max_bytes", MAX_BYTES)
     shown = len(rows)
     while True:
         parts = list(head)

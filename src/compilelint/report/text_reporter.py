@@ -15,7 +15,13 @@ from typing import Any
 from compilelint.baseline import summary_line
 from compilelint.catalog import Catalog
 from compilelint.model import Report
-from compilelint.report.common import dynamic_line, prediction_lines, rank_group_lines, timing_text
+from compilelint.report.common import (
+    dynamic_line,
+    int_option,
+    prediction_lines,
+    rank_group_lines,
+    timing_text,
+)
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _STAGE = {"static": "predicted", "dynamic": "observed", "both": "confirmed"}
@@ -79,7 +85,7 @@ class _Console:
 
 def render(report: Report, catalog: Catalog, options: dict[str, object]) -> str:
     color = bool(options.get("color", False))
-    width = int(options.get("width", 100) or 100)
+    width = int_option(options, "width", 100) or 100
     con = _Console()
     for path, group in groupby(report.findings, key=lambda f: f.path):
         con.print(Text(path, style="bold underline"))
@@ -142,10 +148,10 @@ def render(report: Report, catalog: Catalog, options: dict[str, object]) -> str:
     dyn_line = dynamic_line(report)
     if dyn_line:
         con.print(Text(dyn_line))
-    for line in rank_group_lines(report):
-        con.print(Text("  " + line))
-    for line in prediction_lines(report):
-        con.print(Text(line))
+    for rank_line in rank_group_lines(report):
+        con.print(Text("  " + rank_line))
+    for prediction in prediction_lines(report):
+        con.print(Text(prediction))
     baseline = summary_line(report.extra.get("baseline"))
     if baseline:
         con.print(Text(baseline))

@@ -281,9 +281,9 @@ def implied_breaks(
             named.add((os.path.basename(path), int(m.group(2) or m.group(4))))
     out: list[dict[str, Any]] = []
     seen: set[tuple[str, int]] = set()
-    for m in metrics:
-        r = RESUME_AT_RE.match(str(m.get("co_name") or ""))
-        path = m.get("co_filename")
+    for metric in metrics:
+        r = RESUME_AT_RE.match(str(metric.get("co_name") or ""))
+        path = metric.get("co_filename")
         if r is None or not isinstance(path, str):
             continue
         line = int(r.group("line"))

@@ -289,12 +289,12 @@ def _graph_part(rec: _Record, part: bytes) -> None:
         return
     assert rec.graph is not None
     for ln in part.split(b"\n"):
-        m = GRAPH_FILE_RE.search(ln)
-        if m:
-            p = m.group(1).decode("utf-8", errors="replace")
-            lines.setdefault(p, set()).add(int(m.group(2)))
+        f = GRAPH_FILE_RE.search(ln)
+        if f:
+            p = f.group(1).decode("utf-8", errors="replace")
+            lines.setdefault(p, set()).add(int(f.group(2)))
             if not _is_library(p):
-                rec.last_user = (p, int(m.group(2)), m.group(3).decode("utf-8", "replace"))
+                rec.last_user = (p, int(f.group(2)), f.group(3).decode("utf-8", "replace"))
             continue
         c = COLLECTIVE_RE.search(ln)
         if c is None or c.group(1) in NOT_COLLECTIVES:
