@@ -103,7 +103,7 @@ def _command(file: str, spec: str | None) -> list[str]:
     cmd = [sys.executable, "-m", "compilelint", "check", file]
     if spec:
         cmd += ["--input-spec", spec, "--static-only"]
-    return cmd + ["--format", "json", "--no-cache", "--fail-on", "never"]
+    return [*cmd, "--format", "json", "--no-cache", "--fail-on", "never"]
 
 
 def check(model: Model, with_spec: bool, timeout: float = 300.0) -> dict[str, Any]:
