@@ -683,6 +683,10 @@ def predict_recompiles(
         base = subject.split("[")[0]
         p = params.get(base)
         line = p.line(def_line) if p is not None else def_line
+        if guard.startswith("tensor '") or f"{base}.size()" in guard:
+            # a guard on a tensor input (its size, dtype, rank, a symbolic size's range) is
+            # checked before the frame runs: torch names no user line, only the frame's `def`
+            line = def_line
         kind = _kind_of(subject, guard)
         if kind == "number" and p is not None and p.specialized:
             reason = (
@@ -783,7 +787,8 @@ def predict(
             continue
         what = "list" if "list" in f.message or "deque" in f.message else "int"
         if all(s[0] != m.group(1) for s in state):
-            state.append((m.group(1), what, f.line, func))
+            line = first_read(f.path, m.group(1), f.line)
+            state.append((m.group(1), what, line, func))
     if spec.compile.get("dynamic") is True:
         calls = [
             (
@@ -826,6 +831,42 @@ def predict(
         recompile_sites=tuple(recs),
         notes=tuple(notes),
     )
+
+
+def first_read(path: str, attr: str, upto: int) -> int:
+    """The first line of the function holding line ``upto`` (innermost) that reads
+    ``self.<attr>`` (an augmented assignment reads it too), at or before ``upto``: dynamo
+    installs the guard on module state where traced code first reads it, which is where torch
+    reports the recompile; else ``upto``. Parses the file (only for state the prediction
+    found)."""
+    import ast
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read())
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return upto
+    holder: ast.AST | None = None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if node.lineno <= upto <= (node.end_lineno or node.lineno):
+                if holder is None or node.lineno > getattr(holder, "lineno", 0):
+                    holder = node
+    if holder is None:
+        return upto
+    best = upto
+    for sub in ast.walk(holder):
+        target = sub.target if isinstance(sub, ast.AugAssign) else sub
+        if (
+            isinstance(target, ast.Attribute)
+            and target.attr == attr
+            and isinstance(target.value, ast.Name)
+            and target.value.id == "self"
+            and (isinstance(target.ctx, ast.Load) or sub is not target)
+            and target.lineno < best
+        ):
+            best = target.lineno
+    return best
 
 
 def _site_recompiles(
