@@ -43,11 +43,6 @@ __all__ = ["Project", "root_param_is_tensor"]
 
 
 # bases outside the project that assign no attribute of their subclasses' instances by name
-def _last_name(ref: str) -> str:
-    """The name a function ref ends with (``Q|Codebook``, ``D|pkg.mod.Codebook``: ``Codebook``)."""
-    return ref.rpartition("|")[2].rpartition(".")[2]
-
-
 _PLAIN_BASES = frozenset({"object", "abc.ABC", "torch.nn.Module", "torch.nn.modules.module.Module"})
 
 
@@ -577,6 +572,10 @@ class Project(Summaries):
         self, cp: str, cqq: str, pname: str, init: FKey
     ) -> list[object] | None:
         entries = getattr(self, "entry_classes", set()) if self.default_roots else set()
+        if (cp, cqq) not in entries:
+            sites, named = self._constructions()
+            if (cp, cqq) not in sites or (cp, cqq) in named:
+                return None  # the class itself is built where the project does not show
         # each class whose instances run this __init__ (the class and its subclasses that
         # inherit it, the nearest in their MRO) is an entry class the user builds under its
         # defaults, or a class the project builds at call sites it can read
@@ -607,31 +606,63 @@ class Project(Summaries):
         Codebook``), in any function, traced or not: class -> ``(path, function, site)``; and
         the classes some function names without calling them (passed on, kept in a registry
         the call sites do not show): their constructions are not all known. A module-level
-        binding (``DEFAULT = Codebook``) is not seen."""
+        binding (``DEFAULT = Codebook``) is not seen, nor are the calls in a followed
+        library's light files (see :mod:`compilelint.static.libresolve`)."""
         got = self.__dict__.get("_built_index")
         if got is not None:
             return got  # type: ignore[no-any-return]
-        names = {cf.name for f in self.files.values() for cf in f.classes.values()}
+        # a class is called by a local ref (`Q|Codebook`) or an imported one
+        # (`D|pkg.mod.Codebook`): refs of other kinds (methods) and of other names are passed
+        # over before any resolution, with no function call for the commonest ones
+        quals = {q for f in self.files.values() for q in f.classes}
+        names = {q.rpartition(".")[2] for q in quals}
         sites: dict[tuple[str, str], list[tuple[str, str, CallSite]]] = {}
         named: set[tuple[str, str]] = set()
         for fp, f in self.files.items():
+            if f.__dict__.get("_light"):
+                # a followed library file read only for name resolution (nothing the traced
+                # code runs is in it): its functions' calls are not read, which would have it
+                # analysed whole; the objects it builds are not those the traced code holds
+                continue
+            memo: dict[str, tuple[str, str] | None] = {}  # ref -> the class it builds
             for q, fn in f.functions.items():
                 built: set[tuple[str, str]] = set()
                 for c in fn.calls:
-                    if _last_name(c.ref) in names:
-                        r = self.resolve(fp, c.ref)
-                        if r is not None and r[2] == "class":
-                            sites.setdefault((r[0], r[1]), []).append((fp, q, c))
-                            built.add((r[0], r[1]))
+                    ref = c.ref
+                    if ref in memo:
+                        k = memo[ref]
+                    elif (ref[0] == "Q" and ref[2:] in quals) or (
+                        ref[0] == "D" and ref[2:8] != "torch." and ref.rpartition(".")[2] in names
+                    ):
+                        k = self._built_class(fp, ref, memo)
+                    else:
+                        continue
+                    if k is not None:
+                        sites.setdefault(k, []).append((fp, q, c))
+                        built.add(k)
                 for ref in fn.refs:
-                    if _last_name(ref) in names:
-                        r = self.resolve(fp, ref)
-                        # a function that names the class and calls it is taken to call it
-                        # through the name it bound (`codebook_class = Codebook`)
-                        if r is not None and r[2] == "class" and (r[0], r[1]) not in built:
-                            named.add((r[0], r[1]))
+                    if ref in memo:
+                        k = memo[ref]
+                    elif (ref[0] == "Q" and ref[2:] in quals) or (
+                        ref[0] == "D" and ref[2:8] != "torch." and ref.rpartition(".")[2] in names
+                    ):
+                        k = self._built_class(fp, ref, memo)
+                    else:
+                        continue
+                    # a function that names the class and calls it is taken to call it
+                    # through the name it bound (`codebook_class = Codebook`)
+                    if k is not None and k not in built:
+                        named.add(k)
         self.__dict__["_built_index"] = (sites, named)
         return sites, named
+
+    def _built_class(
+        self, path: str, ref: str, memo: dict[str, tuple[str, str] | None]
+    ) -> tuple[str, str] | None:
+        """The project class a call of ``ref`` in file ``path`` builds (None: not a class)."""
+        r = self.resolve(path, ref)
+        got = memo[ref] = (r[0], r[1]) if r is not None and r[2] == "class" else None
+        return got
 
     def _built_values(
         self, cls: tuple[str, str], init: FKey, prm: ParamFacts
