@@ -988,7 +988,11 @@ def add_virtual_calls(project: FollowProject, paths: set[str] | None = None) -> 
             if c.ref.startswith("M|"):
                 cls_qual, _, m = c.ref[2:].rpartition("|")
                 bases.add(((key[0], cls_qual), m))
-            t = project._target(key[0], c.ref) if c.ref[:2] in ("M|", "O|", "S|") else None
+            # `super().meth(...)` (`S|`) is no virtual call: it runs the method the MRO after
+            # the calling class gives, never an override in a sibling subclass of that base
+            # (gpytorch's `Mean.__call__` calling `super().__call__` does not run
+            # `Kernel.__call__`, nor does `Kernel.__call__` call itself that way)
+            t = project._target(key[0], c.ref) if c.ref[:2] in ("M|", "O|") else None
             if t is not None and "." in t[0][1] and "<locals>" not in t[0][1]:
                 (tp, tq), _ = t
                 cls_qual, _, m = tq.rpartition(".")

@@ -29,6 +29,7 @@ from compilelint.static.analysis.facts import (
     Candidate,
     FileFacts,
     FunctionFacts,
+    ParamFacts,
 )
 from compilelint.static.analysis.params import root_param_is_tensor
 from compilelint.static.analysis.summaries import Summaries
@@ -76,6 +77,7 @@ class Project(Summaries):
         self._param_values: dict[tuple[FKey, str], list[object] | None] = {}
         self._subclasses: dict[tuple[str, str], list[tuple[str, str]]] | None = None
         self._attr_memo: dict[tuple[str, str], list[object] | None] = {}
+        self._init_memo: dict[tuple[str, str, str], list[object] | None] = {}
         self._init_summaries()
         self.unresolved_modules: set[str] = set()
         self._callee_breaks: CalleeBreaks | None = None  # calls that break their caller
@@ -562,17 +564,171 @@ class Project(Summaries):
             return None
         if init in self.traced:
             return self.param_values(init, pname)
-        entries = getattr(self, "entry_classes", set())
-        if not self.default_roots or not entries:
-            return None
-        # the class and each of its subclasses is an entry class whose instances run this
-        # __init__ (the nearest in its MRO): the user builds them under their defaults
+        key = (cp, cqq, pname)
+        got = self._init_memo.get(key, ...)
+        if got is not ...:
+            return got  # type: ignore[return-value]
+        self._init_memo[key] = None  # a cycle of constructions: unknown
+        got = self._init_memo[key] = self._init_param_values_uncached(cp, cqq, pname, init)
+        return got
+
+    def _init_param_values_uncached(
+        self, cp: str, cqq: str, pname: str, init: FKey
+    ) -> list[object] | None:
+        entries = getattr(self, "entry_classes", set()) if self.default_roots else set()
+        if (cp, cqq) not in entries:
+            sites, named = self._constructions()
+            if (cp, cqq) not in sites or (cp, cqq) in named:
+                return None  # the class itself is built where the project does not show
+        # each class whose instances run this __init__ (the class and its subclasses that
+        # inherit it, the nearest in their MRO) is an entry class the user builds under its
+        # defaults, or a class the project builds at call sites it can read
         related = self._related_classes(cp, cqq)
         users = [c for c in related if c == (cp, cqq) or (cp, cqq) in self.mro(*c)]
-        if any(u not in entries or self._nearest_init(*u) != init for u in users):
+        if any(self._nearest_init(*u) != init for u in users):
             return None
         prm = next((p for p in self.fn(init).params if p.name == pname), None)
-        return [prm.literal[0]] if prm is not None and prm.literal else None
+        if prm is None or prm.index < -1:
+            return None
+        out: list[object] = []
+        for u in users:
+            if u in entries:
+                if not prm.literal:
+                    return None
+                out.append(prm.literal[0])
+                continue
+            got = self._built_values(u, init, prm)
+            if got is None:
+                return None
+            out.extend(got)
+        return out
+
+    def _constructions(
+        self,
+    ) -> tuple[dict[tuple[str, str], list[tuple[str, str, CallSite]]], set[tuple[str, str]]]:
+        """Every call of a project class (``Codebook(...)``, ``cls(**kw)`` with ``cls =
+        Codebook``), in any function, traced or not: class -> ``(path, function, site)``; and
+        the classes some function names without calling them (passed on, kept in a registry
+        the call sites do not show): their constructions are not all known. A module-level
+        binding (``DEFAULT = Codebook``) is not seen, nor are the calls in a followed
+        library's light files (see :mod:`compilelint.static.libresolve`)."""
+        got = self.__dict__.get("_built_index")
+        if got is not None:
+            return got  # type: ignore[no-any-return]
+        # a class is called by a local ref (`Q|Codebook`) or an imported one
+        # (`D|pkg.mod.Codebook`): refs of other kinds (methods) and of other names are passed
+        # over before any resolution, with no function call for the commonest ones
+        quals = {q for f in self.files.values() for q in f.classes}
+        names = {q.rpartition(".")[2] for q in quals}
+        sites: dict[tuple[str, str], list[tuple[str, str, CallSite]]] = {}
+        named: set[tuple[str, str]] = set()
+        for fp, f in self.files.items():
+            if f.__dict__.get("_light"):
+                # a followed library file read only for name resolution (nothing the traced
+                # code runs is in it): its functions' calls are not read, which would have it
+                # analysed whole; the objects it builds are not those the traced code holds
+                continue
+            memo: dict[str, tuple[str, str] | None] = {}  # ref -> the class it builds
+            for q, fn in f.functions.items():
+                built: set[tuple[str, str]] = set()
+                for c in fn.calls:
+                    ref = c.ref
+                    if ref in memo:
+                        k = memo[ref]
+                    elif (ref[0] == "Q" and ref[2:] in quals) or (
+                        ref[0] == "D" and ref[2:8] != "torch." and ref.rpartition(".")[2] in names
+                    ):
+                        k = self._built_class(fp, ref, memo)
+                    else:
+                        continue
+                    if k is not None:
+                        sites.setdefault(k, []).append((fp, q, c))
+                        built.add(k)
+                for ref in fn.refs:
+                    if ref in memo:
+                        k = memo[ref]
+                    elif (ref[0] == "Q" and ref[2:] in quals) or (
+                        ref[0] == "D" and ref[2:8] != "torch." and ref.rpartition(".")[2] in names
+                    ):
+                        k = self._built_class(fp, ref, memo)
+                    else:
+                        continue
+                    # a function that names the class and calls it is taken to call it
+                    # through the name it bound (`codebook_class = Codebook`)
+                    if k is not None and k not in built:
+                        named.add(k)
+        self.__dict__["_built_index"] = (sites, named)
+        return sites, named
+
+    def _built_class(
+        self, path: str, ref: str, memo: dict[str, tuple[str, str] | None]
+    ) -> tuple[str, str] | None:
+        """The project class a call of ``ref`` in file ``path`` builds (None: not a class)."""
+        r = self.resolve(path, ref)
+        got = memo[ref] = (r[0], r[1]) if r is not None and r[2] == "class" else None
+        return got
+
+    def _built_values(
+        self, cls: tuple[str, str], init: FKey, prm: ParamFacts
+    ) -> list[object] | None:
+        """What parameter ``prm`` of ``__init__`` holds over every construction of class
+        ``cls`` the project makes (:meth:`_constructions`): a literal, the parameter's
+        literal default where a call leaves it out, or a parameter of the constructing
+        function passed on unchanged (an ``__init__`` building a held object from its own
+        parameters: ``self._codebook = Codebook(threshold=threshold)``, also through a keyword
+        dict, whose values are what that class is built with in turn). None: unknown (no call
+        site, a class also named without a call, ``*args``, a computed value)."""
+        sites, named = self._constructions()
+        mine = sites.get(cls, ())
+        if not mine or cls in named:
+            return None
+        positional = [p.name for p in self.fn(init).params if p.index >= 0]
+        out: list[object] = []
+        for spath, squal, call in mine:
+            if call.star and not call.kwstar:
+                return None
+            v, slot = None, prm.name
+            if prm.index >= 0:
+                j = positional.index(prm.name) - 1
+                if 0 <= j < len(call.args):
+                    v, slot = call.args[j], str(j)
+            if v is None:
+                v = call.kwargs.get(prm.name)
+            if v is None:
+                if call.star or not prm.literal:
+                    return None  # left to a `**kwargs` dict that may hold it, or required
+                out.append(prm.literal[0])
+                continue
+            srcs = [call.fwd[slot]] if slot in call.fwd else []
+            if not srcs:
+                for m in V.members(v):
+                    c = V.const(m)
+                    if c is not ...:
+                        out.append(c)
+                    elif m[0] == "Y" and m[1].startswith("P|") and "@" not in m[1]:
+                        srcs.append(m[1])
+                    else:
+                        return None
+            for src in srcs:
+                got = self._caller_param_values(spath, squal, src)
+                if got is None:
+                    return None
+                out.extend(got)
+        return out
+
+    def _caller_param_values(self, spath: str, squal: str, src: str) -> list[object] | None:
+        """The values the constructing function's parameter ``src`` (``P|<func>|<param>``)
+        holds: what its traced callers pass, or, for an ``__init__`` that is not traced,
+        what its own class is built with."""
+        qual, _, name = src[2:].rpartition("|")
+        if qual != squal or "@" in src:
+            return None
+        if (spath, qual) in self.traced:
+            return self.param_values((spath, qual), name)
+        fn = self.fn((spath, qual))
+        if fn.cls is None or fn.name != "__init__":
+            return None
+        return self._init_param_values(spath, fn.cls, name)
 
     def _nearest_init(self, path: str, cls_qual: str) -> FKey | None:
         for p, q in self.mro(path, cls_qual):

@@ -1282,7 +1282,10 @@ class FileWalker(Evaluator):
                     return base[len(prefix) :]
         return None
 
-    def _attr_class_refs(self, attr: str, meth: str) -> list[str]:
+    def _attr_class_refs(self, attr: str, meth: str, module_call: bool = True) -> list[str]:
+        """Refs of method ``meth`` of the classes ``self.<attr>`` holds; ``module_call``: the
+        object itself is called (``self.kernel(x)``), not its method by name
+        (``self.base_kernel.forward(x)``, which runs no ``__call__``)."""
         cls = self.cls
         if cls is None:
             return []
@@ -1291,7 +1294,12 @@ class FileWalker(Evaluator):
             r = r.removeprefix("*")
             if r[:2] in ("Q|", "D|"):
                 out.append(f"{r}.{meth}")
-                if meth == "forward" and r.startswith("D|") and not r.startswith("D|torch."):
+                if (
+                    module_call
+                    and meth == "forward"
+                    and r.startswith("D|")
+                    and not r.startswith("D|torch.")
+                ):
                     # a `__call__` that an imported class's MRO defines runs first (gpytorch's
                     # `Kernel.__call__` checks its inputs, then calls `forward`); it resolves
                     # only where one is defined (classes of the scanned files: not looked for,
@@ -1320,7 +1328,7 @@ class FileWalker(Evaluator):
             attr = self._self_attr_of(recv.value)
         if attr is None:
             return []
-        return self._attr_class_refs(attr, meth)
+        return self._attr_class_refs(attr, meth, module_call=False)
 
     def _alias_functions(self, name: str, src: cst.BaseExpression) -> None:
         """Record the functions a local name is bound to (``fn = helper``, ``fn =
