@@ -1125,11 +1125,13 @@ class _Dispatch:
                     raise _Reject(f"`{_code(small)}` writes the pairs' rows without adding them")
                 if got[0] == "pairs":
                     self.sel.pair_sums = True
-                    self.pair_why = self.pair_why or (
-                        f"`{_code(small)}` adds one pair per token, the dense form all of them: "
-                        "the same when a token picks the expert in one slot at most (top-k "
-                        "indices)"
-                    )
+                    m_pairs = self.sel.pairs[_code(key)][1]  # type: ignore[arg-type]
+                    if not _one_slot(self.ctx, self.loop, m_pairs):
+                        self.pair_why = self.pair_why or (
+                            f"`{_code(small)}` adds one pair per token, the dense form all of "
+                            "them: the same when a token picks the expert in one slot at most "
+                            "(top-k indices), which is not shown here"
+                        )
                 self.sel.used.append(_code(got[1]))
                 y = small.value.visit(subst)
                 out = tgt.value
@@ -1180,6 +1182,95 @@ class _Dispatch:
             and self.ctx.span(n)[0] < self.ctx.span(self.loop)[0]
         ]
         return bool(values) and all(_attr(v) in _CREATORS for v in values)
+
+
+def _one_slot(ctx: FixContext, loop: cst.For, m: cst.BaseExpression) -> bool:
+    """``m`` is ``ids == e`` (either side) where each row of ``ids`` holds distinct values:
+    ``ids`` is the index output of a ``topk`` over the last dimension, bound once in the
+    function (``_, ids = torch.topk(s, k, dim=-1)``, ``ids = s.topk(k).indices``, ``[1]``), or
+    the same output returned by a module of this file on ``self`` (``w, ids =
+    self.gate(x)``, whose ``forward`` returns the ``topk`` result). Then ``torch.where(m)``
+    gives a token at most one slot, and ``y[tok] += v`` adds each pair once, as the dense
+    form does."""
+    if not (isinstance(m, cst.Comparison) and len(m.comparisons) == 1):
+        return False
+    if not isinstance(m.comparisons[0].operator, cst.Equal):
+        return False
+    sides = [m.left, m.comparisons[0].comparator]
+    fn = ctx.function(loop)
+    klass = ctx.enclosing(loop, cst.ClassDef)
+    if fn is None or klass is None:
+        return False
+    idx = _target_names(loop.target)
+    for ids, other in (sides, sides[::-1]):
+        if isinstance(ids, cst.Name) and names_in(other) <= idx and names_in(other):
+            return _topk_ids(ctx, fn, ids.value, klass, 0)
+    return False
+
+
+def _topk_ids(
+    ctx: FixContext, fn: cst.FunctionDef, name: str, klass: cst.ClassDef, depth: int
+) -> bool:
+    defs = _assigns(fn, name)
+    if len(defs) != 1 or not isinstance(defs[0], cst.Assign) or len(defs[0].targets) != 1:
+        return False
+    tgt, v = defs[0].targets[0].target, defs[0].value
+    pos: int | None = None
+    if isinstance(tgt, cst.Tuple):
+        names = [_code(el.value) for el in tgt.elements]
+        if name not in names:
+            return False
+        pos = names.index(name)
+    elif isinstance(v, cst.Attribute) and v.attr.value == "indices":
+        return _is_topk(v.value)
+    elif isinstance(v, cst.Subscript) and len(v.slice) == 1 and _code(v.slice[0]) == "1":
+        return _is_topk(v.value)
+    else:
+        return False
+    if _is_topk(v):
+        return pos == 1
+    # `w, ids = self.gate(x)`: the submodule's forward returns the topk indices at `pos`
+    attr = _self_attr(v.func) if isinstance(v, cst.Call) else ""
+    if not attr or depth > 2:
+        return False
+    ctors = _Rows.init_of(klass, attr)
+    if len(ctors) != 1 or not isinstance(ctors[0], cst.Call):
+        return False
+    cname = _last_name(ctors[0].func)
+    sub = next(
+        (s for s in ctx.module.body if isinstance(s, cst.ClassDef) and s.name.value == cname),
+        None,
+    )
+    fwd = next(
+        (
+            s
+            for s in (sub.body.body if sub is not None else [])
+            if isinstance(s, cst.FunctionDef) and s.name.value == "forward"
+        ),
+        None,
+    )
+    if fwd is None or sub is None:
+        return False
+    rets = [n for n in _walk(fwd) if isinstance(n, cst.Return)]
+    if len(rets) != 1 or not isinstance(rets[0].value, cst.Tuple):
+        return False
+    els = rets[0].value.elements
+    if pos >= len(els) or not isinstance(els[pos].value, cst.Name):
+        return False
+    return _topk_ids(ctx, fwd, els[pos].value.value, sub, depth + 1)  # type: ignore[union-attr]
+
+
+def _is_topk(v: cst.BaseExpression) -> bool:
+    """A ``topk`` call over the last dimension (the default)."""
+    if not (isinstance(v, cst.Call) and _attr(v) == "topk"):
+        return False
+    for a in v.args:
+        if a.keyword is not None and a.keyword.value == "dim" and _code(a.value) != "-1":
+            return False
+    pos = [a for a in v.args if a.keyword is None]
+    torch_fn = isinstance(v.func, cst.Attribute) and _code(v.func.value) in ("torch",)
+    dim_slot = 2 if torch_fn else 1
+    return len(pos) <= dim_slot or _code(pos[dim_slot].value) == "-1"
 
 
 class _Hits:
