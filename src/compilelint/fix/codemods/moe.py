@@ -980,11 +980,9 @@ class _Dispatch:
         bound = self.loop_bound()
         lists = self.module_lists()
         for n in _walk(small):
-            if self.glue_why is not None:
-                break
             if isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.MatrixMultiply):
                 if self._selected(n.right):
-                    self.glue_why = (
+                    self.glue_why = self.glue_why or (
                         f"`{_code(n)}` multiplies by the selected rows from the right: rows mix"
                     )
                 elif self._selected(n.left):
@@ -1004,7 +1002,7 @@ class _Dispatch:
                 if not full and not (
                     isinstance(first, cst.Index) and isinstance(first.value, cst.Ellipsis)
                 ):
-                    self.glue_why = f"`{_code(n)}` picks rows of the expert's rows"
+                    self.glue_why = self.glue_why or f"`{_code(n)}` picks rows of the expert's rows"
                 continue
             if not isinstance(n, cst.Call):
                 continue
@@ -1019,7 +1017,7 @@ class _Dispatch:
                 continue
             why = self._rowwise_call(n)
             if why is not None:
-                self.glue_why = why
+                self.glue_why = self.glue_why or why
         if isinstance(small, cst.Assign) and self._selected(small.value):
             for t in small.targets:
                 self._derived |= _target_names(t.target)
