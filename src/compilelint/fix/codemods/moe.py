@@ -643,6 +643,7 @@ class _Dispatch:
         self.pair_why: str | None = None  # `out[tok] += y` of (token, slot) pairs
         self.fn_seen = False  # a per-row function with parameters is applied to selected rows
         self.hits: _Hits | None = None  # `for e in V.nonzero()`: only the experts hit
+        self.hits_why: str | None = None  # why such a hit list is not shown to be exact
 
     # -------------------------------------------------------------- experts
     def expert_attr(self, callee: cst.BaseExpression, bound: dict[str, str]) -> str:
@@ -719,6 +720,7 @@ class _Dispatch:
         self.counts = _Counts.of(self.ctx, self.loop)
         hits = _Hits.of(self.ctx, self.loop)
         if isinstance(hits, str):
+            self.hits_why = hits
             return NoFix(f"the expert loop's dense dispatch is not the same: {hits}")
         self.hits = hits
         if (
@@ -1662,7 +1664,9 @@ def dense_dispatch(ctx: FixContext, node: cst.CSTNode) -> Rewrite | Proposal | N
     if not _scatters(loop):
         return None
     got = d.rewrite()
-    return None if isinstance(got, NoFix) else got
+    if isinstance(got, NoFix) and not (d.fn_seen or d.hits_why):
+        return None  # no per-row function with weights: not an expert loop
+    return got
 
 
 def _loop_over(ctx: FixContext, fn: cst.FunctionDef, node: cst.CSTNode) -> cst.For | None:
