@@ -1654,13 +1654,16 @@ def dense_dispatch(ctx: FixContext, node: cst.CSTNode) -> Rewrite | Proposal | N
     if fn is None:
         return None
     loop = ctx.enclosing(node, cst.For)
+    header = False  # `node` binds the loop's iterable (outside the loop)
     if loop is None or ctx.function(loop) is not fn:
         loop = _loop_over(ctx, fn, node)
         if loop is None:
             return None
+        header = True
     d = _Dispatch(ctx, loop)
     if d.expert_calls():
-        return d.rewrite()
+        got = d.rewrite()
+        return None if header and isinstance(got, NoFix) else got
     if not _scatters(loop):
         return None
     got = d.rewrite()
