@@ -296,9 +296,7 @@ def _load(path: Path, name: str):  # type: ignore[no-untyped-def]
 
 def _grads(torch, model, x):  # type: ignore[no-untyped-def]
     out = model(x)
-    return out, torch.autograd.grad(
-        out.square().sum(), [x, *model.parameters()], allow_unused=True
-    )
+    return out, torch.autograd.grad(out.square().sum(), [x, *model.parameters()], allow_unused=True)
 
 
 @pytest.mark.torch
@@ -310,7 +308,12 @@ def _grads(torch, model, x):  # type: ignore[no-untyped-def]
         (NONZERO_TOP2, "CL110", "Top2"),
         (DEEPSEEK, "CL110", "MoE"),
     ],
-    ids=["hf5-top2-where-index_add-swiglu", "switch-top1-mask-assign-mlp", "nonzero-top2", "deepseek-pairs"],
+    ids=[
+        "hf5-top2-where-index_add-swiglu",
+        "switch-top1-mask-assign-mlp",
+        "nonzero-top2",
+        "deepseek-pairs",
+    ],
 )
 def test_valid_dense_form_matches_and_compiles_without_breaks(
     tmp_path: Path, src: str, code: str, name: str

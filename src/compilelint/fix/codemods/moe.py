@@ -1038,8 +1038,10 @@ class _Dispatch:
             return None
         if name == "linear" and not method:
             # F.linear(rows, W, b): each output row is W @ row (+ b)
-            if pos and self._selected(pos[0]) and not any(
-                self._selected(a) for a in [*pos[1:], *kw.values()]
+            if (
+                pos
+                and self._selected(pos[0])
+                and not any(self._selected(a) for a in [*pos[1:], *kw.values()])
             ):
                 self.fn_seen = True
                 return None
@@ -1329,15 +1331,14 @@ class _Hits:
             )
         if any(
             isinstance(n, (cst.Assign, cst.AugAssign))
-            and mask.value in _target_names(n.targets[0].target if isinstance(n, cst.Assign) else n.target)
+            and mask.value
+            in _target_names(n.targets[0].target if isinstance(n, cst.Assign) else n.target)
             for n in _walk(loop.body)
         ):
             return f"`{mask.value}` is changed in the loop"
         if not _nonneg(ctx, fn, mask.value, ctx.span(loop)[0]):
             return f"`{mask.value}` is not shown to hold non-negative entries (a sum of 0 = none)"
-        got = _Hits(
-            cst.parse_expression(f"range({mask.value}.shape[0])"), mask, dead
-        )
+        got = _Hits(cst.parse_expression(f"range({mask.value}.shape[0])"), mask, dead)
         got.rebind = tgt.value if two_d else None
         sel_reads = f"{mask.value}[{tgt.value}]"
         if sel_reads.replace(" ", "") not in _code(loop.body).replace(" ", ""):
@@ -1357,7 +1358,13 @@ class _Hits:
                 and isinstance(st.body[0], cst.Assign)
                 and _code(st.body[0].targets[0].target) == tgt
                 and _code(st.body[0].value).replace(" ", "")
-                in (f"{tgt}[0]", f"{tgt}.item()", f"int({tgt})", f"{tgt}[0].item()", f"int({tgt}[0])")
+                in (
+                    f"{tgt}[0]",
+                    f"{tgt}.item()",
+                    f"int({tgt})",
+                    f"{tgt}[0].item()",
+                    f"int({tgt}[0])",
+                )
             ):
                 seen = True
                 continue
@@ -1369,15 +1376,19 @@ class _Hits:
         return out
 
 
-def _nonzero_of(
-    ctx: FixContext, v: cst.BaseExpression
-) -> tuple[bool, cst.BaseExpression | None]:
+def _nonzero_of(ctx: FixContext, v: cst.BaseExpression) -> tuple[bool, cst.BaseExpression | None]:
     """(2-d result, ``V``) of ``V.nonzero()`` / ``torch.nonzero(V)`` / ``torch.argwhere(V)``
     (2-d), ``V.nonzero(as_tuple=True)[0]`` / ``torch.where(V)[0]`` / ``....squeeze(-1)`` /
     ``.flatten()`` / ``.view(-1)`` / ``.tolist()`` of these (1-d)."""
     flat = False
     while True:
-        if isinstance(v, cst.Call) and _attr(v) in ("squeeze", "flatten", "view", "reshape", "tolist"):
+        if isinstance(v, cst.Call) and _attr(v) in (
+            "squeeze",
+            "flatten",
+            "view",
+            "reshape",
+            "tolist",
+        ):
             v = v.func.value  # type: ignore[attr-defined]
             flat = True
             continue
@@ -1394,7 +1405,9 @@ def _nonzero_of(
     torch_fn = _code(v.func.value) == ctx.torch()
     tuple_ = kw.get("as_tuple") == "True"
     if name in ("nonzero", "argwhere"):
-        vec = (pos[0] if len(pos) == 1 else None) if torch_fn else (v.func.value if not pos else None)
+        vec = (
+            (pos[0] if len(pos) == 1 else None) if torch_fn else (v.func.value if not pos else None)
+        )
         return (not tuple_ and not flat), vec
     if name == "where" and torch_fn and len(v.args) == 1 and flat:
         return False, pos[0]
@@ -1440,7 +1453,10 @@ def _hit_mask(ctx: FixContext, vec: cst.BaseExpression) -> cst.Name | None:
         return None
     items = [el.value for el in dims.elements] if isinstance(dims, cst.Tuple) else [dims]
     if not items or any(
-        not (isinstance(i, cst.Integer) or (isinstance(i, cst.UnaryOperation) and isinstance(i.expression, cst.Integer)))
+        not (
+            isinstance(i, cst.Integer)
+            or (isinstance(i, cst.UnaryOperation) and isinstance(i.expression, cst.Integer))
+        )
         or _code(i) == "0"
         for i in items
     ):
