@@ -130,6 +130,31 @@ class Top2(nn.Module):
         return out
 """
 
+# top-1 with `torch.where(m)[0]` rows copied back in place (`index_copy_`), the step a
+# row-wise module on `self` around the expert's weights
+INDEX_COPY = """\
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class CopyBack(nn.Module):
+    def __init__(self, n=3, d=8):
+        super().__init__()
+        self.n = n
+        self.router = nn.Linear(d, n)
+        self.norm = nn.LayerNorm(d)
+        self.w = nn.Parameter(torch.randn(n, d, d) * 0.3)
+
+    def forward(self, x):
+        route = self.router(x).argmax(-1)
+        out = x.clone()
+        for e in range(self.n):
+            rows = torch.where(route == e)[0]
+            out.index_copy_(0, rows, self.norm(x[rows]) @ self.w[e])
+        return out
+"""
+
 # DeepSeek-V3's pairs from a topk returned by a gate module: `y[idx] += ...` (one slot per
 # token, since topk indices are distinct), SwiGLU experts of a ModuleList
 DEEPSEEK = """\
@@ -235,6 +260,14 @@ def test_nonzero_rows_with_linear_and_bias(tmp_path: Path) -> None:
     )
 
 
+def test_index_copy_becomes_an_in_place_where(tmp_path: Path) -> None:
+    res, after = _fix(tmp_path, INDEX_COPY, "CL110")
+    assert {r.status for r in res.records} == {"applied"}
+    assert "out.copy_(torch.where((route == e)[..., None], self.norm(x) @ self.w[e], out))" in (
+        after
+    )
+
+
 def test_topk_pairs_added_per_token_are_a_rewrite(tmp_path: Path) -> None:
     res, after = _fix(tmp_path, DEEPSEEK, "CL110")
     assert [r.status for r in res.records] == ["applied"]
@@ -307,12 +340,14 @@ def _grads(torch, model, x):  # type: ignore[no-untyped-def]
         (SWITCH_MASK, "CL111", "Switch"),
         (NONZERO_TOP2, "CL110", "Top2"),
         (DEEPSEEK, "CL110", "MoE"),
+        (INDEX_COPY, "CL110", "CopyBack"),
     ],
     ids=[
         "hf5-top2-where-index_add-swiglu",
         "switch-top1-mask-assign-mlp",
         "nonzero-top2",
         "deepseek-pairs",
+        "index_copy-layernorm",
     ],
 )
 def test_valid_dense_form_matches_and_compiles_without_breaks(

@@ -1032,7 +1032,7 @@ class _Dispatch:
         }
         pos = [a.value for a in n.args if a.keyword is None]
         kw = {a.keyword.value: a.value for a in n.args if a.keyword is not None}
-        if name in _ROW_METHODS or name in ROWWISE_FUNCS or name in ("index_add_",):
+        if name in _ROW_METHODS or name in ROWWISE_FUNCS or name in ("index_add_", "index_copy_"):
             return None
         if method and name in _ELEMENTWISE_METHODS:
             return None
@@ -1107,6 +1107,21 @@ class _Dispatch:
                     out=call.func.value,
                     m=atom(got[1]),
                     y=y,
+                )
+                return small.with_changes(value=new)
+            if _attr(call) == "index_copy_" and isinstance(call.func, cst.Attribute):
+                # `out.index_copy_(0, rows, y)` with distinct rows (of a mask): the rows of
+                # `out` at the mask become `y`'s, in place as before
+                args = [a.value for a in call.args]
+                got = _token_mask(self.sel, args[1]) if len(args) == 3 else None
+                if got is None or _code(args[0]) != "0" or got[0] == "pairs":
+                    raise _Reject(f"`{_code(call)}` does not copy the rows of one token mask")
+                self.sel.used.append(_code(got[1]))
+                new = template(
+                    f"__out__.copy_({torch}.where(__m__[..., None], __y__, __out__))",
+                    out=call.func.value,
+                    m=atom(got[1]),
+                    y=args[2].visit(subst),
                 )
                 return small.with_changes(value=new)
         # out[sel] += y / out[sel] = y
