@@ -304,6 +304,15 @@ def test_a_matmul_by_the_rows_from_the_right_is_only_proposed(tmp_path: Path) ->
     assert "multiplies by the selected rows from the right: rows mix" in res.records[0].reason
 
 
+def test_a_last_dim_sum_of_a_one_dim_selection_is_only_proposed(tmp_path: Path) -> None:
+    # `p[mask]` is 1-d: its `.sum(-1)` adds the selected tokens' gates (rows mix)
+    src = SWITCH_MASK.replace("* p[mask, None]", "* (p[mask] / p[mask].sum(-1))[:, None]")
+    res, after = _fix(tmp_path, src, "CL111")
+    assert after == src
+    assert {r.status for r in res.records} == {"proposed"}
+    assert "p[mask].sum(-1)" in res.records[0].reason
+
+
 def test_a_hit_list_that_is_not_the_selections_experts_is_declined(tmp_path: Path) -> None:
     res, after = _fix(tmp_path, HIT_NOT_SEL, "CL110")
     assert after == HIT_NOT_SEL

@@ -642,6 +642,7 @@ class _Dispatch:
         self.counts: _Counts | None = None  # per-expert counts only read by the empty skip
         self.pair_why: str | None = None  # `out[tok] += y` of (token, slot) pairs
         self.fn_seen = False  # a per-row function with parameters is applied to selected rows
+        self._feat: set[str] = set()  # names of rows with a feature dimension (linear outputs)
         self.hits: _Hits | None = None  # `for e in V.nonzero()`: only the experts hit
         self.hits_why: str | None = None  # why such a hit list is not shown to be exact
 
@@ -1023,6 +1024,24 @@ class _Dispatch:
         if isinstance(small, cst.Assign) and self._selected(small.value):
             for t in small.targets:
                 self._derived |= _target_names(t.target)
+                if self._featured(small.value):
+                    self._feat |= _target_names(t.target)
+
+    def _featured(self, e: cst.CSTNode) -> bool:
+        """``e`` is (made from) rows with a feature dimension: the output of ``F.linear``,
+        ``@``, a module on ``self`` or an expert, or a name bound to one."""
+        if names_in(e) & self._feat:
+            return True
+        for n in _walk(e):
+            if isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.MatrixMultiply):
+                return True
+            if isinstance(n, cst.Call) and (
+                _last_name(n.func) == "linear"
+                or _self_attr(n.func)
+                or self.expert_attr(n.func, self.loop_bound()) in self.module_lists()
+            ):
+                return True
+        return False
 
     def _rowwise_call(self, n: cst.Call) -> str | None:
         """None when the call ``n`` (some of whose inputs are selected rows) keeps rows apart."""
@@ -1045,7 +1064,11 @@ class _Dispatch:
             ):
                 self.fn_seen = True
                 return None
-        if name in _LAST_DIM_OPS:
+        operand = n.func.value if method else (pos[0] if pos else None)  # type: ignore[attr-defined]
+        if name in _LAST_DIM_OPS and operand is not None and self._featured(operand):
+            # over the last dimension of rows that have one: the output of a linear map or a
+            # module (a 1-d selection such as `gate[mask]` has no feature dimension: its last
+            # dimension is the rows')
             # the dimension: a keyword, else the op's positional slot
             slot = {"chunk": 1, "split": 1, "tensor_split": 1}.get(name, 0) + (0 if method else 1)
             dim = kw.get("dim", pos[slot] if len(pos) > slot and name != "norm" else None)
