@@ -273,6 +273,12 @@ class _Rows:
         be."""
         if isinstance(e, cst.Subscript) and _last_name(e.value) in _ACT_TABLES:
             return None  # transformers' table of activations: each one elementwise
+        if (
+            isinstance(e, cst.Attribute)
+            and e.attr.value in ROWWISE_FUNCS
+            and _code(e.value) in _FUNC_ROOTS
+        ):
+            return None  # `self.act_fn = F.silu`: the function itself, elementwise
         if not isinstance(e, cst.Call):
             return f"`{_code(e)}` is not a module constructor this rewrite knows"
         name = _last_name(e.func)
@@ -1504,26 +1510,32 @@ def _hit_mask(ctx: FixContext, vec: cst.BaseExpression) -> cst.Name | None:
 
 def _nonneg(ctx: FixContext, fn: cst.FunctionDef, name: str, before: int) -> bool:
     """Every binding of ``name`` before line ``before`` makes non-negative entries: a
-    ``one_hot``, a boolean mask, or a permute / transpose / cast of ``name`` itself."""
+    ``one_hot``, a boolean mask, or a permute / transpose / cast of one (chained, or of
+    ``name`` itself)."""
     defs = [a for a in _assigns(fn, name) if ctx.span(a)[0] < before]
     if not defs:
         return False
     for d in defs:
         if not isinstance(d, cst.Assign) or len(d.targets) != 1:
             return False
-        v = d.value
-        if _is_bool_expr(v) or _attr(v) == "one_hot":
-            continue
-        if (
-            isinstance(v, cst.Call)
-            and isinstance(v.func, cst.Attribute)
-            and _code(v.func.value) == name
-            and v.func.attr.value
-            in ("permute", "transpose", "t", "long", "int", "float", "to", "contiguous", "bool")
-        ):
-            continue
-        return False
+        if not _nonneg_value(d.value, name):
+            return False
     return True
+
+
+_SHAPE_CASTS = frozenset(
+    {"permute", "transpose", "t", "long", "int", "float", "to", "contiguous", "bool"}
+)
+
+
+def _nonneg_value(v: cst.BaseExpression, name: str) -> bool:
+    if _is_bool_expr(v) or _attr(v) == "one_hot":
+        return True
+    if isinstance(v, cst.Call) and isinstance(v.func, cst.Attribute):
+        if v.func.attr.value in _SHAPE_CASTS:
+            base = v.func.value
+            return _code(base) == name or _nonneg_value(base, name)
+    return False
 
 
 class _Counts:
