@@ -124,6 +124,8 @@ _ROW_METHODS = frozenset(
         "tanh",
     }
 )
+# the roots of function calls (not methods of a tensor): `F.linear(x, W)`, `torch.softmax(x, -1)`
+_FUNC_ROOTS = frozenset({"F", "nn.functional", "torch.nn.functional", "torch"})
 _CREATORS = frozenset(
     {
         "zeros",
@@ -135,6 +137,57 @@ _CREATORS = frozenset(
         "full",
         "full_like",
         "clone",  # a copy, never a view: writing into it changes no other tensor
+    }
+)
+
+
+# transformers' `ACT2FN[name]`: every entry is an elementwise activation (gelu variants, silu,
+# relu, relu2, tanh, sigmoid, mish, laplace, xielu, linear, prelu over the last dimension)
+_ACT_TABLES = frozenset({"ACT2FN", "ACT2CLS"})
+# elementwise tensor methods (the rows' own values only)
+_ELEMENTWISE_METHODS = frozenset(
+    {
+        "pow",
+        "exp",
+        "log",
+        "sqrt",
+        "rsqrt",
+        "abs",
+        "neg",
+        "square",
+        "sin",
+        "cos",
+        "clamp",
+        "clamp_min",
+        "clamp_max",
+        "sub",
+        "div",
+        "silu",
+        "gelu",
+        "reciprocal",
+        "nan_to_num",
+    }
+)
+# reductions and normalisations that act within a row when taken over the last dimension
+_LAST_DIM_OPS = frozenset(
+    {
+        "sum",
+        "mean",
+        "amax",
+        "amin",
+        "softmax",
+        "log_softmax",
+        "norm",
+        "normalize",
+        "logsumexp",
+        "prod",
+        "var",
+        "std",
+        "chunk",
+        "split",
+        "tensor_split",
+        "unbind",
+        "cumsum",
     }
 )
 
@@ -218,6 +271,14 @@ class _Rows:
     def ctor(self, e: cst.BaseExpression) -> str | None:
         """None when the module built by ``e`` is row-wise, else the reason it is not known to
         be."""
+        if isinstance(e, cst.Subscript) and _last_name(e.value) in _ACT_TABLES:
+            return None  # transformers' table of activations: each one elementwise
+        if (
+            isinstance(e, cst.Attribute)
+            and e.attr.value in ROWWISE_FUNCS
+            and _code(e.value) in _FUNC_ROOTS
+        ):
+            return None  # `self.act_fn = F.silu`: the function itself, elementwise
         if not isinstance(e, cst.Call):
             return f"`{_code(e)}` is not a module constructor this rewrite knows"
         name = _last_name(e.func)
@@ -586,6 +647,10 @@ class _Dispatch:
         self.glue_why: str | None = None  # a call on selected rows not known to keep rows apart
         self.counts: _Counts | None = None  # per-expert counts only read by the empty skip
         self.pair_why: str | None = None  # `out[tok] += y` of (token, slot) pairs
+        self.fn_seen = False  # a per-row function with parameters is applied to selected rows
+        self._feat: set[str] = set()  # names of rows with a feature dimension (linear outputs)
+        self.hits: _Hits | None = None  # `for e in V.nonzero()`: only the experts hit
+        self.hits_why: str | None = None  # why such a hit list is not shown to be exact
 
     # -------------------------------------------------------------- experts
     def expert_attr(self, callee: cst.BaseExpression, bound: dict[str, str]) -> str:
@@ -656,13 +721,22 @@ class _Dispatch:
     # -------------------------------------------------------------- the rewrite
     def rewrite(self) -> Rewrite | Proposal | NoFix:
         calls = self.expert_calls()
-        attr = calls[0][1]
-        self.experts = f"self.{attr}"
+        attr = calls[0][1] if calls else ""
+        self.experts = f"self.{attr}" if attr else ""
         it = self.loop.iter
         self.counts = _Counts.of(self.ctx, self.loop)
-        if self.counts is None and (
-            any(_attr(n) == "split" for n in _walk(it))
-            or any(_attr(n) == "tolist" for n in _walk(it))
+        hits = _Hits.of(self.ctx, self.loop)
+        if isinstance(hits, str):
+            self.hits_why = hits
+            return NoFix(f"the expert loop's dense dispatch is not the same: {hits}")
+        self.hits = hits
+        if (
+            self.counts is None
+            and hits is None
+            and (
+                any(_attr(n) == "split" for n in _walk(it))
+                or any(_attr(n) == "tolist" for n in _walk(it))
+            )
         ):
             return NoFix(
                 "the experts' inputs are chunks of a copy sorted by expert (`split` by the "
@@ -672,15 +746,27 @@ class _Dispatch:
             )
         try:
             body = self.new_body()
+            if hits is not None:
+                body = hits.body(self, body)
         except _Reject as exc:
             return NoFix(f"the expert loop's dense dispatch is not the same: {exc}")
-        why = self.expert_rowwise(attr) or self.glue_why or self.pair_why
+        if not calls and not self.fn_seen:
+            return NoFix(
+                "the loop applies no per-row function with parameters (an expert module, "
+                "`F.linear`/`@` by a weight) to the selected rows"
+            )
+        why = (self.expert_rowwise(attr) if attr else None) or self.glue_why or self.pair_why
         for call, _ in calls:
             if len(call.args) != 1 or call.args[0].keyword is not None:
                 why = why or f"`{_code(call)}` passes the expert more than the token rows"
         new_loop = self.loop.with_changes(body=self.loop.body.with_changes(body=body))
+        what = (
+            f"every expert of `{self.experts}` runs on all tokens"
+            if attr
+            else "each step's per-row function (the expert's weights) runs on all rows"
+        )
         title = (
-            f"dense dispatch: every expert of `{self.experts}` runs on all tokens and the "
+            f"dense dispatch: {what} and the "
             "routing weight (zero for a token not routed to it) selects its rows; the graph no "
             "longer breaks per expert, at E/k x the expert FLOPs of the sparse dispatch (E "
             "experts, k per token): measure with `compilelint bench`"
@@ -699,6 +785,13 @@ class _Dispatch:
             title += (
                 f"; the per-expert counts `{self.counts.name}` only skipped empty experts (an "
                 "empty expert now adds zero), so their `.tolist()` goes"
+            )
+        if hits is not None:
+            new_loop = new_loop.with_changes(iter=hits.iter)
+            changes.extend((st, cst.RemovalSentinel.REMOVE) for st in hits.dead)
+            title += (
+                f"; it visits every expert (`range({_code(hits.mask)}.shape[0])`), not only the "
+                f"ones `{_code(self.loop.iter)}` lists: one that got no token adds zero"
             )
         changes.insert(0, (self.loop, new_loop))
         if why is not None:
@@ -839,6 +932,9 @@ class _Dispatch:
                 ):
                     self._flatten(list(inner), out, top=False)  # `if mask.any():` around the rest
                     continue
+            if self._static_skip(st):
+                out.append(st)  # `if e == self.num_experts: continue`: decided on the index
+                continue
             if not isinstance(st, cst.SimpleStatementLine):
                 raise _Reject(f"the loop holds `{_code(st).splitlines()[0]}`")
             new_small: list[cst.BaseSmallStatement] = []
@@ -849,6 +945,27 @@ class _Dispatch:
                 new_small.append(self._small(small))
             if new_small:
                 out.append(st.with_changes(body=new_small))
+
+    def _static_skip(self, st: cst.BaseStatement) -> bool:
+        """``if <test>: continue`` whose test reads only the loop's index, ``self`` and
+        constants (``if expert_idx == self.num_experts: continue``, a padding expert): the same
+        decision on every expert in the dense loop, where the index is a Python int."""
+        if not (isinstance(st, cst.If) and st.orelse is None):
+            return False
+        inner = st.body.body if isinstance(st.body, cst.IndentedBlock) else []
+        if not (
+            len(inner) == 1
+            and isinstance(inner[0], cst.SimpleStatementLine)
+            and all(isinstance(x, cst.Continue) for x in inner[0].body)
+        ):
+            return False
+        index = _target_names(self.loop.target)
+        if self.hits is None and not (
+            isinstance(self.loop.iter, cst.Call) and _attr(self.loop.iter) in ("range", "enumerate")
+        ):
+            return False
+        read = names_in(st.test)
+        return bool(read & index) and read <= index | {"self", "len"}
 
     def _selected(self, e: cst.CSTNode) -> bool:
         """Whether ``e`` reads selected rows (a selection by a token mask, or a name computed
@@ -863,32 +980,122 @@ class _Dispatch:
         return False
 
     def _glue(self, small: cst.BaseSmallStatement) -> None:
-        """Calls on selected rows other than the expert must keep rows apart (casts, trailing
-        views, activations, the scatter): ``y.mean(0)`` of the routed rows is not the mean of
-        the dense rows."""
+        """Every operation on selected rows other than the expert must keep rows apart (casts,
+        trailing views, activations, elementwise arithmetic, ``F.linear``/``@`` by a weight that
+        is not made of rows, reductions and splits over the last dimension, row-wise modules on
+        ``self``, the scatter): ``y.mean(0)`` of the routed rows is not the mean of the dense
+        rows, nor is ``W @ y`` or ``y[0]``. Also notes whether a per-row function with
+        parameters is applied (``fn_seen``): what makes an inline loop body an expert."""
         bound = self.loop_bound()
         lists = self.module_lists()
         for n in _walk(small):
-            if not isinstance(n, cst.Call) or self.glue_why is not None:
+            if isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.MatrixMultiply):
+                if self._selected(n.right):
+                    self.glue_why = self.glue_why or (
+                        f"`{_code(n)}` multiplies by the selected rows from the right: rows mix"
+                    )
+                elif self._selected(n.left):
+                    self.fn_seen = True
+                continue
+            if isinstance(n, cst.Subscript) and self._selected(n.value):
+                keys = [el.slice for el in n.slice]
+                if any(
+                    isinstance(k, cst.Index) and _token_mask(self.sel, k.value) is not None
+                    for k in keys
+                ):
+                    continue
+                first = keys[0] if keys else None
+                full = isinstance(first, cst.Slice) and (
+                    first.lower is None and first.upper is None and first.step is None
+                )
+                if not full and not (
+                    isinstance(first, cst.Index) and isinstance(first.value, cst.Ellipsis)
+                ):
+                    self.glue_why = self.glue_why or f"`{_code(n)}` picks rows of the expert's rows"
+                continue
+            if not isinstance(n, cst.Call):
                 continue
             if self.expert_attr(n.func, bound) in lists:
+                if any(self._selected(a.value) for a in n.args):
+                    self.fn_seen = True
                 continue
             parts: list[cst.CSTNode] = [a.value for a in n.args]
             if isinstance(n.func, cst.Attribute):
                 parts.append(n.func.value)
             if not any(self._selected(p) for p in parts):
                 continue
-            name = _last_name(n.func)
-            if name in _ROW_METHODS or name in ROWWISE_FUNCS or name in ("index_add_",):
-                continue
-            self.glue_why = (
-                f"`{_code(n)}` is applied to the selected rows and is not known to act on each "
-                "token alone"
-            )
+            why = self._rowwise_call(n)
+            if why is not None:
+                self.glue_why = self.glue_why or why
         if isinstance(small, cst.Assign) and self._selected(small.value):
             for t in small.targets:
-                if isinstance(t.target, cst.Name):
-                    self._derived.add(t.target.value)
+                self._derived |= _target_names(t.target)
+                if self._featured(small.value):
+                    self._feat |= _target_names(t.target)
+
+    def _featured(self, e: cst.CSTNode) -> bool:
+        """``e`` is (made from) rows with a feature dimension: the output of ``F.linear``,
+        ``@``, a module on ``self`` or an expert, or a name bound to one."""
+        if names_in(e) & self._feat:
+            return True
+        for n in _walk(e):
+            if isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.MatrixMultiply):
+                return True
+            if isinstance(n, cst.Call) and (
+                _last_name(n.func) == "linear"
+                or _self_attr(n.func)
+                or self.expert_attr(n.func, self.loop_bound()) in self.module_lists()
+            ):
+                return True
+        return False
+
+    def _rowwise_call(self, n: cst.Call) -> str | None:
+        """None when the call ``n`` (some of whose inputs are selected rows) keeps rows apart."""
+        name = _last_name(n.func)
+        method = isinstance(n.func, cst.Attribute) and _code(n.func.value) not in _FUNC_ROOTS | {
+            self.ctx.torch()
+        }
+        pos = [a.value for a in n.args if a.keyword is None]
+        kw = {a.keyword.value: a.value for a in n.args if a.keyword is not None}
+        if name in _ROW_METHODS or name in ROWWISE_FUNCS or name in ("index_add_", "index_copy_"):
+            return None
+        if method and name in _ELEMENTWISE_METHODS:
+            return None
+        if name == "linear" and not method:
+            # F.linear(rows, W, b): each output row is W @ row (+ b)
+            if (
+                pos
+                and self._selected(pos[0])
+                and not any(self._selected(a) for a in [*pos[1:], *kw.values()])
+            ):
+                self.fn_seen = True
+                return None
+        operand = n.func.value if method else (pos[0] if pos else None)  # type: ignore[attr-defined]
+        if name in _LAST_DIM_OPS and operand is not None and self._featured(operand):
+            # over the last dimension of rows that have one: the output of a linear map or a
+            # module (a 1-d selection such as `gate[mask]` has no feature dimension: its last
+            # dimension is the rows')
+            # the dimension: a keyword, else the op's positional slot
+            slot = {"chunk": 1, "split": 1, "tensor_split": 1}.get(name, 0) + (0 if method else 1)
+            dim = kw.get("dim", pos[slot] if len(pos) > slot and name != "norm" else None)
+            others = [a for a in (pos[1:] if not method else pos) if a is not dim]
+            if (
+                dim is not None
+                and _code(dim) == "-1"
+                and not any(self._selected(a) for a in others)
+            ):
+                return None
+        attr = _self_attr(n.func)
+        klass = self.ctx.enclosing(self.loop, cst.ClassDef)
+        if attr and klass is not None and len(n.args) == 1 and n.args[0].keyword is None:
+            ctors = _Rows.init_of(klass, attr)
+            if len(ctors) == 1 and self.rows.ctor(ctors[0]) is None:
+                self.fn_seen = True
+                return None
+        return (
+            f"`{_code(n)}` is applied to the selected rows and is not known to act on each "
+            "token alone"
+        )
 
     def _small(self, small: cst.BaseSmallStatement) -> cst.BaseSmallStatement:
         torch = self.ctx.torch()
@@ -931,6 +1138,21 @@ class _Dispatch:
                     y=y,
                 )
                 return small.with_changes(value=new)
+            if _attr(call) == "index_copy_" and isinstance(call.func, cst.Attribute):
+                # `out.index_copy_(0, rows, y)` with distinct rows (of a mask): the rows of
+                # `out` at the mask become `y`'s, in place as before
+                args = [a.value for a in call.args]
+                got = _token_mask(self.sel, args[1]) if len(args) == 3 else None
+                if got is None or _code(args[0]) != "0" or got[0] == "pairs":
+                    raise _Reject(f"`{_code(call)}` does not copy the rows of one token mask")
+                self.sel.used.append(_code(got[1]))
+                new = template(
+                    f"__out__.copy_({torch}.where(__m__[..., None], __y__, __out__))",
+                    out=call.func.value,
+                    m=atom(got[1]),
+                    y=args[2].visit(subst),
+                )
+                return small.with_changes(value=new)
         # out[sel] += y / out[sel] = y
         if isinstance(small, (cst.AugAssign, cst.Assign)):
             tgt = (
@@ -949,11 +1171,13 @@ class _Dispatch:
                     raise _Reject(f"`{_code(small)}` writes the pairs' rows without adding them")
                 if got[0] == "pairs":
                     self.sel.pair_sums = True
-                    self.pair_why = self.pair_why or (
-                        f"`{_code(small)}` adds one pair per token, the dense form all of them: "
-                        "the same when a token picks the expert in one slot at most (top-k "
-                        "indices)"
-                    )
+                    m_pairs = self.sel.pairs[_code(key)][1]  # type: ignore[arg-type]
+                    if not _one_slot(self.ctx, self.loop, m_pairs):
+                        self.pair_why = self.pair_why or (
+                            f"`{_code(small)}` adds one pair per token, the dense form all of "
+                            "them: the same when a token picks the expert in one slot at most "
+                            "(top-k indices), which is not shown here"
+                        )
                 self.sel.used.append(_code(got[1]))
                 y = small.value.visit(subst)
                 out = tgt.value
@@ -979,7 +1203,12 @@ class _Dispatch:
                     ),
                 )
         if isinstance(small, cst.Assign) and all(
-            isinstance(t.target, cst.Name) for t in small.targets
+            isinstance(t.target, cst.Name)
+            or (
+                isinstance(t.target, cst.Tuple)
+                and all(isinstance(el.value, cst.Name) for el in t.target.elements)
+            )
+            for t in small.targets
         ):
             return small.visit(subst)  # type: ignore[return-value]
         if isinstance(small, (cst.Pass,)):
@@ -999,6 +1228,314 @@ class _Dispatch:
             and self.ctx.span(n)[0] < self.ctx.span(self.loop)[0]
         ]
         return bool(values) and all(_attr(v) in _CREATORS for v in values)
+
+
+def _one_slot(ctx: FixContext, loop: cst.For, m: cst.BaseExpression) -> bool:
+    """``m`` is ``ids == e`` (either side) where each row of ``ids`` holds distinct values:
+    ``ids`` is the index output of a ``topk`` over the last dimension, bound once in the
+    function (``_, ids = torch.topk(s, k, dim=-1)``, ``ids = s.topk(k).indices``, ``[1]``), or
+    the same output returned by a module of this file on ``self`` (``w, ids =
+    self.gate(x)``, whose ``forward`` returns the ``topk`` result). Then ``torch.where(m)``
+    gives a token at most one slot, and ``y[tok] += v`` adds each pair once, as the dense
+    form does."""
+    if not (isinstance(m, cst.Comparison) and len(m.comparisons) == 1):
+        return False
+    if not isinstance(m.comparisons[0].operator, cst.Equal):
+        return False
+    sides = [m.left, m.comparisons[0].comparator]
+    fn = ctx.function(loop)
+    klass = ctx.enclosing(loop, cst.ClassDef)
+    if fn is None or klass is None:
+        return False
+    idx = _target_names(loop.target)
+    for ids, other in (sides, sides[::-1]):
+        if isinstance(ids, cst.Name) and names_in(other) <= idx and names_in(other):
+            return _topk_ids(ctx, fn, ids.value, klass, 0)
+    return False
+
+
+def _topk_ids(
+    ctx: FixContext, fn: cst.FunctionDef, name: str, klass: cst.ClassDef, depth: int
+) -> bool:
+    defs = _assigns(fn, name)
+    if len(defs) != 1 or not isinstance(defs[0], cst.Assign) or len(defs[0].targets) != 1:
+        return False
+    tgt, v = defs[0].targets[0].target, defs[0].value
+    pos: int | None = None
+    if isinstance(tgt, cst.Tuple):
+        names = [_code(el.value) for el in tgt.elements]
+        if name not in names:
+            return False
+        pos = names.index(name)
+    elif isinstance(v, cst.Attribute) and v.attr.value == "indices":
+        return _is_topk(v.value)
+    elif isinstance(v, cst.Subscript) and len(v.slice) == 1 and _code(v.slice[0]) == "1":
+        return _is_topk(v.value)
+    else:
+        return False
+    if _is_topk(v):
+        return pos == 1
+    # `w, ids = self.gate(x)`: the submodule's forward returns the topk indices at `pos`
+    attr = _self_attr(v.func) if isinstance(v, cst.Call) else ""
+    if not attr or depth > 2:
+        return False
+    ctors = _Rows.init_of(klass, attr)
+    if len(ctors) != 1 or not isinstance(ctors[0], cst.Call):
+        return False
+    cname = _last_name(ctors[0].func)
+    sub = next(
+        (s for s in ctx.module.body if isinstance(s, cst.ClassDef) and s.name.value == cname),
+        None,
+    )
+    fwd = next(
+        (
+            s
+            for s in (sub.body.body if sub is not None else [])
+            if isinstance(s, cst.FunctionDef) and s.name.value == "forward"
+        ),
+        None,
+    )
+    if fwd is None or sub is None:
+        return False
+    rets = [n for n in _walk(fwd) if isinstance(n, cst.Return)]
+    if len(rets) != 1 or not isinstance(rets[0].value, cst.Tuple):
+        return False
+    els = rets[0].value.elements
+    if pos >= len(els) or not isinstance(els[pos].value, cst.Name):
+        return False
+    return _topk_ids(ctx, fwd, els[pos].value.value, sub, depth + 1)  # type: ignore[union-attr]
+
+
+def _is_topk(v: cst.BaseExpression) -> bool:
+    """A ``topk`` call over the last dimension (the default)."""
+    if not (isinstance(v, cst.Call) and _attr(v) == "topk"):
+        return False
+    for a in v.args:
+        if a.keyword is not None and a.keyword.value == "dim" and _code(a.value) != "-1":
+            return False
+    pos = [a for a in v.args if a.keyword is None]
+    torch_fn = isinstance(v.func, cst.Attribute) and _code(v.func.value) in ("torch",)
+    dim_slot = 2 if torch_fn else 1
+    return len(pos) <= dim_slot or _code(pos[dim_slot].value) == "-1"
+
+
+class _Hits:
+    """``for e in hit`` where ``hit = V.nonzero()`` lists the experts that got a token (HF
+    transformers' ``expert_hit = torch.greater(expert_mask.sum(dim=(-1, -2)), 0).nonzero()``,
+    then ``e = e[0]``): dense, the loop visits every expert, ``range(M.shape[0])``. Exact when
+    ``V[e]`` holds iff expert ``e``'s selection is not empty: ``V`` is ``M.sum(dims) > 0``
+    (``torch.greater``/``gt``/``!= 0``/``M.any(dims)``/the sum itself) of a mask ``M`` of
+    non-negative entries (``one_hot``, a comparison, their permutes and casts) reduced over
+    dimensions other than 0, and every selection in the body reads ``M[e]``. An expert not hit
+    then selects no row and adds zero (or keeps the output), as the skipped step did."""
+
+    def __init__(self, iter_: cst.BaseExpression, mask: cst.Name, dead: list[cst.BaseStatement]):
+        self.iter = iter_
+        self.mask = mask
+        self.dead = dead
+        self.rebind: str | None = None
+
+    @staticmethod
+    def of(ctx: FixContext, loop: cst.For) -> _Hits | str | None:
+        fn = ctx.function(loop)
+        tgt = loop.target
+        if fn is None or not isinstance(tgt, cst.Name):
+            return None
+        it = loop.iter
+        dead: list[cst.BaseStatement] = []
+        if isinstance(it, cst.Name):
+            defs = _assigns(fn, it.value)
+            if len(defs) != 1 or not isinstance(defs[0], cst.Assign):
+                return None
+            d = defs[0]
+            if len(d.targets) != 1 or ctx.span(d)[0] >= ctx.span(loop)[0]:
+                return None
+            v = d.value
+            reads = [n for n in _walk(fn) if isinstance(n, cst.Name) and n.value == it.value]
+            stmt = ctx.statement(d)
+            block = ctx.parent(stmt) if stmt is not None else None
+            if (
+                len(reads) == 2
+                and isinstance(stmt, cst.SimpleStatementLine)
+                and len(stmt.body) == 1
+                and isinstance(block, (cst.IndentedBlock, cst.Module))
+                and len(block.body) > 1
+            ):
+                dead.append(stmt)
+        else:
+            v = it
+        two_d, vec = _nonzero_of(ctx, v)
+        if vec is None:
+            return None
+        mask = _hit_mask(ctx, vec)
+        if mask is None:
+            return (
+                f"`{_code(vec)}` is not shown to hold exactly the experts that got a token "
+                "(`M.sum(dims) > 0` of the mask `M` the loop selects with)"
+            )
+        if any(
+            isinstance(n, (cst.Assign, cst.AugAssign))
+            and mask.value
+            in _target_names(n.targets[0].target if isinstance(n, cst.Assign) else n.target)
+            for n in _walk(loop.body)
+        ):
+            return f"`{mask.value}` is changed in the loop"
+        if not _nonneg(ctx, fn, mask.value, ctx.span(loop)[0]):
+            return f"`{mask.value}` is not shown to hold non-negative entries (a sum of 0 = none)"
+        got = _Hits(cst.parse_expression(f"range({mask.value}.shape[0])"), mask, dead)
+        got.rebind = tgt.value if two_d else None
+        sel_reads = f"{mask.value}[{tgt.value}]"
+        if sel_reads.replace(" ", "") not in _code(loop.body).replace(" ", ""):
+            return f"the loop's selections do not read `{sel_reads}`"
+        return got
+
+    def body(self, d: _Dispatch, body: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
+        """The dense body: the rebinding ``e = e[0]`` (of a 2-d ``nonzero()`` row) goes, as
+        do ``e = e.item()`` / ``int(e)`` (``e`` is a Python int now)."""
+        tgt = _code(d.loop.target)
+        out: list[cst.BaseStatement] = []
+        seen = False
+        for st in body:
+            if (
+                isinstance(st, cst.SimpleStatementLine)
+                and len(st.body) == 1
+                and isinstance(st.body[0], cst.Assign)
+                and _code(st.body[0].targets[0].target) == tgt
+                and _code(st.body[0].value).replace(" ", "")
+                in (
+                    f"{tgt}[0]",
+                    f"{tgt}.item()",
+                    f"int({tgt})",
+                    f"{tgt}[0].item()",
+                    f"int({tgt}[0])",
+                )
+            ):
+                seen = True
+                continue
+            out.append(st)
+        if self.rebind is not None and not seen:
+            raise _Reject(
+                f"`{tgt}` is a row of a 2-d `nonzero()` and is not read as `{tgt}[0]` first"
+            )
+        return out
+
+
+def _nonzero_of(ctx: FixContext, v: cst.BaseExpression) -> tuple[bool, cst.BaseExpression | None]:
+    """(2-d result, ``V``) of ``V.nonzero()`` / ``torch.nonzero(V)`` / ``torch.argwhere(V)``
+    (2-d), ``V.nonzero(as_tuple=True)[0]`` / ``torch.where(V)[0]`` / ``....squeeze(-1)`` /
+    ``.flatten()`` / ``.view(-1)`` / ``.tolist()`` of these (1-d)."""
+    flat = False
+    while True:
+        if isinstance(v, cst.Call) and _attr(v) in (
+            "squeeze",
+            "flatten",
+            "view",
+            "reshape",
+            "tolist",
+        ):
+            v = v.func.value  # type: ignore[attr-defined]
+            flat = True
+            continue
+        if isinstance(v, cst.Subscript) and len(v.slice) == 1 and _code(v.slice[0]) == "0":
+            v = v.value
+            flat = True
+            continue
+        break
+    if not isinstance(v, cst.Call) or not isinstance(v.func, cst.Attribute):
+        return False, None
+    pos = [a.value for a in v.args if a.keyword is None]
+    kw = {a.keyword.value: _code(a.value) for a in v.args if a.keyword is not None}
+    name = v.func.attr.value
+    torch_fn = _code(v.func.value) == ctx.torch()
+    tuple_ = kw.get("as_tuple") == "True"
+    if name in ("nonzero", "argwhere"):
+        vec = (
+            (pos[0] if len(pos) == 1 else None) if torch_fn else (v.func.value if not pos else None)
+        )
+        return (not tuple_ and not flat), vec
+    if name == "where" and torch_fn and len(v.args) == 1 and flat:
+        return False, pos[0]
+    return False, None
+
+
+def _hit_mask(ctx: FixContext, vec: cst.BaseExpression) -> cst.Name | None:
+    """``M`` of ``M.sum(dims) > 0`` (and the forms in ``_Hits``), reduced over dims other
+    than 0."""
+    e = vec
+    if isinstance(e, cst.Comparison) and len(e.comparisons) == 1:
+        op = e.comparisons[0].operator
+        if not _is_zero(e.comparisons[0].comparator) or not isinstance(
+            op, (cst.GreaterThan, cst.NotEqual)
+        ):
+            return None
+        e = e.left
+    elif isinstance(e, cst.Call) and _attr(e) in ("greater", "gt", "ne", "not_equal"):
+        pos = [a.value for a in e.args]
+        if _code(e.func.value) == ctx.torch() and len(pos) == 2 and _is_zero(pos[1]):  # type: ignore[attr-defined]
+            e = pos[0]
+        elif len(pos) == 1 and _is_zero(pos[0]):
+            e = e.func.value  # type: ignore[attr-defined]
+        else:
+            return None
+    elif isinstance(e, cst.Call) and _attr(e) == "bool" and not e.args:
+        e = e.func.value  # type: ignore[attr-defined]
+    if not (isinstance(e, cst.Call) and _attr(e) in ("sum", "any", "count_nonzero", "amax")):
+        return None
+    f = e.func
+    pos = [a.value for a in e.args if a.keyword is None]
+    kw = {a.keyword.value: a.value for a in e.args if a.keyword is not None}
+    if isinstance(f, cst.Attribute) and _code(f.value) == ctx.torch():
+        if not pos:
+            return None
+        m, rest = pos[0], pos[1:]
+    elif isinstance(f, cst.Attribute):
+        m, rest = f.value, pos
+    else:
+        return None
+    dims = kw.get("dim", rest[0] if rest else None)
+    if dims is None:
+        return None
+    items = [el.value for el in dims.elements] if isinstance(dims, cst.Tuple) else [dims]
+    if not items or any(
+        not (
+            isinstance(i, cst.Integer)
+            or (isinstance(i, cst.UnaryOperation) and isinstance(i.expression, cst.Integer))
+        )
+        or _code(i) == "0"
+        for i in items
+    ):
+        return None
+    return m if isinstance(m, cst.Name) else None
+
+
+def _nonneg(ctx: FixContext, fn: cst.FunctionDef, name: str, before: int) -> bool:
+    """Every binding of ``name`` before line ``before`` makes non-negative entries: a
+    ``one_hot``, a boolean mask, or a permute / transpose / cast of one (chained, or of
+    ``name`` itself)."""
+    defs = [a for a in _assigns(fn, name) if ctx.span(a)[0] < before]
+    if not defs:
+        return False
+    for d in defs:
+        if not isinstance(d, cst.Assign) or len(d.targets) != 1:
+            return False
+        if not _nonneg_value(d.value, name):
+            return False
+    return True
+
+
+_SHAPE_CASTS = frozenset(
+    {"permute", "transpose", "t", "long", "int", "float", "to", "contiguous", "bool"}
+)
+
+
+def _nonneg_value(v: cst.BaseExpression, name: str) -> bool:
+    if _is_bool_expr(v) or _attr(v) == "one_hot":
+        return True
+    if isinstance(v, cst.Call) and isinstance(v.func, cst.Attribute):
+        if v.func.attr.value in _SHAPE_CASTS:
+            base = v.func.value
+            return _code(base) == name or _nonneg_value(base, name)
+    return False
 
 
 class _Counts:
@@ -1172,16 +1709,62 @@ def count_dispatch(ctx: FixContext, call: cst.Call) -> Rewrite | Proposal | NoFi
 
 
 def dense_dispatch(ctx: FixContext, node: cst.CSTNode) -> Rewrite | Proposal | NoFix | None:
-    """The dense dispatch of the expert loop that holds ``node``, or None when ``node`` is not
-    in a loop that calls an expert of a ``ModuleList`` on ``self``."""
-    loop = ctx.enclosing(node, cst.For)
+    """The dense dispatch of the expert loop that holds ``node`` (or whose header iterates the
+    name ``node``'s statement binds: ``expert_hit = V.nonzero()``), or None when there is no
+    such loop. The loop's step is an expert when it calls an expert of a ``ModuleList`` on
+    ``self``, or applies a per-row function with parameters (``F.linear(x[idx], self.w[e])``,
+    ``x[idx] @ self.w[e]``, a row-wise module on ``self``) to the rows it selects and
+    scatters back; a loop of the second kind that the dense form does not fit is left to the
+    other rewrites (None)."""
     fn = ctx.function(node)
-    if loop is None or fn is None or ctx.function(loop) is not fn:
+    if fn is None:
         return None
+    loop = ctx.enclosing(node, cst.For)
+    header = False  # `node` binds the loop's iterable (outside the loop)
+    if loop is None or ctx.function(loop) is not fn:
+        loop = _loop_over(ctx, fn, node)
+        if loop is None:
+            return None
+        header = True
     d = _Dispatch(ctx, loop)
-    if not d.expert_calls():
+    if d.expert_calls():
+        got = d.rewrite()
+        return None if header and isinstance(got, NoFix) else got
+    if not _scatters(loop):
         return None
-    return d.rewrite()
+    got = d.rewrite()
+    if isinstance(got, NoFix) and not (d.fn_seen or d.hits_why):
+        return None  # no per-row function with weights: not an expert loop
+    return got
+
+
+def _loop_over(ctx: FixContext, fn: cst.FunctionDef, node: cst.CSTNode) -> cst.For | None:
+    """The loop of ``fn`` whose header iterates the name that ``node``'s statement binds."""
+    st = ctx.statement(node)
+    if not isinstance(st, cst.SimpleStatementLine):
+        return None
+    names: set[str] = set()
+    for small in st.body:
+        if isinstance(small, cst.Assign):
+            for t in small.targets:
+                names |= _target_names(t.target)
+    for n in _walk(fn):
+        if isinstance(n, cst.For) and isinstance(n.iter, cst.Name) and n.iter.value in names:
+            return n
+    return None
+
+
+def _scatters(loop: cst.For) -> bool:
+    """The loop writes rows back by index: ``index_add_``/``index_copy_`` or an indexed
+    assignment ``out[sel] = ...`` / ``+=``."""
+    for n in _walk(loop.body):
+        if isinstance(n, cst.Call) and _attr(n) in ("index_add_", "index_copy_"):
+            return True
+        if isinstance(n, (cst.Assign, cst.AugAssign)):
+            t = n.targets[0].target if isinstance(n, cst.Assign) else n.target
+            if isinstance(t, cst.Subscript):
+                return True
+    return False
 
 
 # ---------------------------------------------------------------------------- sorted split
