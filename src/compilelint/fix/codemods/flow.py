@@ -107,6 +107,15 @@ _LOSSES = frozenset(
 _LOSS_KW = frozenset({"reduction", "beta", "delta"})
 # two-tensor elementwise functions: torch.max(a, b) is torch.maximum
 _BINARY = frozenset({"max", "min", "maximum", "minimum"})
+# extrema and the value a position the mask leaves out takes so that it never wins
+_EXTREMA = {
+    "max": '-float("inf")',
+    "amax": '-float("inf")',
+    "min": 'float("inf")',
+    "amin": 'float("inf")',
+}
+# reductions over the selection's first dimension (its selected rows, or all of a 1-d one)
+_FIRST_DIM = frozenset({"sum", "mean", *_EXTREMA})
 # reductions over the last dimension: one value per gathered row
 _ROW_REDUCE = frozenset({"sum", "mean", "norm", "amax", "amin", "argmax", "argmin"})
 # contexts where a division needs no parentheses
@@ -133,6 +142,9 @@ class _Flow:
     # a leaf is a row selection of rank mask + 1, shown by a cross-entropy over it (rows of
     # a mask of any rank: reductions over dim 0 would not see the flattened rows)
     ce_rows: bool = False
+    # ids of terminals reducing over the selection's first dimension (``sel.amax(0)``,
+    # ``sel.max(dim=0).values``, ``sel.mean(0)`` of a plain selection): written rank-agnostic
+    first_dim: set[int] = field(default_factory=set)
 
 
 class _Stop(Exception):
@@ -530,10 +542,14 @@ class _Walker:
             return self.push(call, False)
         if name in ("sum", "mean") and not call.args:
             return self.terminal(call, e, name, rows)
+        if name in _EXTREMA and not call.args:
+            return self.terminal(call, e, name, rows)
         if name == "logsumexp" and not rows and _lse_dim0(call, 0):
             return self.terminal(call, e, name, rows)
         if name in ("sum", "mean") and rows and _dim0(call) and not self.flow.ce_rows:
             return self.terminal(call, e, name, rows)
+        if name in _FIRST_DIM and _dim0(call):
+            return self.first_dim(e, call, name, rows)
         if name == "numel" and not call.args and isinstance(e, cst.Name) and not rows:
             return self.count(call)
         raise self.stop(e)
@@ -554,6 +570,13 @@ class _Walker:
             return self.terminal(call, e, f, rows)
         if f == "bincount" and _is_torch(ctx, call) and not rows:
             return self.bincount(e, call, method=False)
+        if f in _EXTREMA and _is_torch(ctx, call) and pos and pos[0] is e:
+            if len(call.args) == 1:
+                return self.terminal(call, e, f, rows)
+            if _dim0(call, skip=1):
+                return self.first_dim(e, call, f, rows)
+            if f in _BINARY and len(pos) == 2 and isinstance(pos[1], cst.Integer):
+                raise self.stop(e)  # `torch.max(x, 1)`: a reduction over another dim
         if len(pos) != len(call.args):
             raise self.stop(e)
         if f in _FUNCS and len(pos) == 1:
@@ -624,6 +647,20 @@ class _Walker:
                 "arithmetic): as `mask.sum()` it would be a tensor"
             )
         self.flow.counts.append(call)
+
+    def first_dim(self, e: cst.BaseExpression, call: cst.Call, op: str, rows: bool) -> None:
+        """``sel.mean(0)``, ``sel.amax(0)``, ``sel.max(dim=0).values`` (``[0]``),
+        ``torch.amax(sel, 0)``: a reduction over the selection's first dimension, whose
+        positions are the mask's (flattened): one value per trailing position of a row
+        selection, or the value of a one-dimensional one. Not of a selection whose elements
+        are in another order (``x[:, m]``), nor of rows a cross-entropy reads; of ``max``/``min``
+        only the values (the indices would count the full-size rows)."""
+        if self.flow.unordered or self.flow.ce_rows:
+            raise self.stop(e)
+        if op in ("max", "min") and not _values_of(self.ctx, call):
+            raise self.stop(e)
+        self.flow.first_dim.add(id(call))
+        self.flow.terminals[id(call)] = (call, e, op, rows)
 
     def terminal(self, call: cst.Call, recv: cst.BaseExpression, op: str, rows: bool) -> None:
         if rows and not call.args and op == "mean":
@@ -994,6 +1031,20 @@ def _lse_dim0(call: cst.Call, skip: int) -> bool:
     return isinstance(a.value, cst.Integer) and a.value.value == "0"
 
 
+def _values_of(ctx: FixContext, call: cst.Call) -> bool:
+    """``call`` (``x.max(0)``, ``torch.min(x, dim=0)``) is read only for its values:
+    ``.values`` or ``[0]``."""
+    p = ctx.parent(call)
+    if isinstance(p, cst.Attribute) and p.value is call:
+        return p.attr.value == "values"
+    if isinstance(p, cst.Subscript) and p.value is call and len(p.slice) == 1:
+        i = p.slice[0].slice
+        return (
+            isinstance(i, cst.Index) and isinstance(i.value, cst.Integer) and i.value.value == "0"
+        )
+    return False
+
+
 def _subscripts_in(node: cst.CSTNode) -> list[cst.Subscript]:
     out: list[cst.Subscript] = []
 
@@ -1010,10 +1061,13 @@ def _is_torch(ctx: FixContext, call: cst.Call) -> bool:
     return head == ctx.torch()
 
 
-def _dim0(call: cst.Call) -> bool:
-    if len(call.args) != 1 or call.args[0].star:
+def _dim0(call: cst.Call, skip: int = 0) -> bool:
+    """``(0)`` / ``(dim=0)`` after ``skip`` positional arguments (the tensor of a function
+    form), nothing else (no ``keepdim``)."""
+    args = list(call.args)[skip:]
+    if len(args) != 1 or args[0].star or any(a.keyword or a.star for a in call.args[:skip]):
         return False
-    a = call.args[0]
+    a = args[0]
     if a.keyword is not None and a.keyword.value != "dim":
         return False
     return isinstance(a.value, cst.Integer) and a.value.value == "0"
@@ -1118,6 +1172,11 @@ def masked_flow(
             "a step flattens the selection (`.view(-1)`) and a reduction other than "
             "`bincount` reads it: the full-size values would not line up with the mask"
         )
+    if flow.first_dim and not flow.safe and not isinstance(m, cst.Name):
+        return NoFix(
+            "a reduction over the selection's rows follows steps that need finite leaves "
+            "(`torch.where(m, x, 1)`), and the mask is an expression whose rank is not known"
+        )
     members = [v[0] for v in flow.leaves.values()] + [v[0] for v in flow.terminals.values()]
     for node in [*members, *flow.counts]:
         if innermost_loop(ctx, node, fn) is not w.loop:
@@ -1139,8 +1198,26 @@ def masked_flow(
     for key, (_, x, rows) in flow.leaves.items():
         builders[key] = leaf_builder(x, rows)
 
+    def first_build(updated: cst.Call, op: str, recv: cst.BaseExpression) -> cst.CSTNode:
+        """A reduction over the selection's first dimension, rank-agnostic: the mask's dims of
+        the full-size value flattened into one and moved last, where the flattened mask
+        broadcasts against it (a row mask or an element mask alike), then reduced over it."""
+        mf = template("__m__.flatten()", m=atom(m))
+        moved = template(
+            "__r__.flatten(0, __m__.dim() - 1).movedim(0, -1)", r=atom(recv), m=atom(m)
+        )
+        fill = _EXTREMA.get(op, "0")
+        red = "sum" if op == "mean" else op
+        new: cst.BaseExpression = template(
+            f"{t}.where(__f__, __v__, {fill}).{red}(-1)", f=mf, v=moved
+        )
+        if op == "mean":
+            new = template("__k__ / __n__", k=new, n=template("__m__.sum()", m=atom(m)))
+            new = new if isinstance(ctx.parent(updated), _PLAIN) else paren(new)
+        return new.with_changes(lpar=[*updated.lpar, *new.lpar], rpar=[*new.rpar, *updated.rpar])
+
     def term_builder(
-        op: str, rows: bool, dim0: bool, method: bool, plain: bool
+        op: str, rows: bool, dim0: bool, method: bool, plain: bool, first: bool = False
     ) -> Callable[[cst.CSTNode], cst.CSTNode]:
         def build(updated: cst.CSTNode) -> cst.CSTNode:
             assert isinstance(updated, cst.Call)
@@ -1163,6 +1240,11 @@ def masked_flow(
                     r=recv,
                 )
                 return lse.with_changes(lpar=updated.lpar, rpar=updated.rpar)
+            if first:
+                return first_build(updated, op, recv)
+            if op in _EXTREMA:  # the positions left out hold a value that never wins
+                ext = template(f"{t}.where(__m__, __r__, {_EXTREMA[op]}).{op}()", m=mk, r=recv)
+                return ext.with_changes(lpar=updated.lpar, rpar=updated.rpar)
             dim = "0" if dim0 else ""
             kept = template(f"{t}.where(__m__, __r__, 0).sum({dim})", m=mk, r=recv)
             new: cst.BaseExpression = kept
@@ -1238,7 +1320,8 @@ def masked_flow(
     for key, (call, recv, op, rows) in flow.terminals.items():
         method = isinstance(call.func, cst.Attribute) and call.func.value is recv
         plain = isinstance(ctx.parent(call), _PLAIN)
-        builders[key] = term_builder(op, rows, rows and bool(call.args), method, plain)
+        first = key in flow.first_dim
+        builders[key] = term_builder(op, rows, rows and bool(call.args), method, plain, first)
 
     def count_builder(c: cst.BaseExpression) -> Callable[[cst.CSTNode], cst.CSTNode]:
         numel = isinstance(c, cst.Call) and isinstance(c.func, cst.Attribute)
