@@ -1,0 +1,254 @@
+"""A selection reduced beyond sums and means (issue 22, branch fixmask11): its extrema
+(``max``/``min``/``amax``/``amin`` over all its elements) and its reductions over the first
+dimension (the selected rows: ``sel.mean(0)``, ``sel.amax(0)``, ``sel.max(dim=0).values``,
+``torch.amax(sel, 0)``), followed through names, elementwise steps, loops and the calls that
+take the reduced values (``torch.cat``, ``list.append``).
+
+Each VALID case is checked twice: the text the codemod writes, and, marked ``torch``, the fixed
+model against the original (no graph break, by ``explain`` first; outputs and parameter
+gradients equal, compiled and uncompiled). Each INVALID case (the indices of a ``max``, a
+reduction over another dimension, a selection over an inner dimension, a selection returned)
+is checked for what stays.
+"""
+
+from __future__ import annotations
+
+import textwrap
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compilelint.config import Config
+from compilelint.fix.engine import run_fixes
+
+from .fix_modules import load_module
+from .torch_checks import compile_without_break
+
+HEAD = "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
+
+# per-graph pooling: mean and max over each graph's rows, in a loop, into a list
+POOL = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(8, 6)
+            self.n_graphs = 3
+
+        def forward(self, x, batch):
+            h = self.lin(x)
+            pooled = []
+            for g in range(self.n_graphs):
+                m = batch == g
+                hg = h[m]
+                pooled.append(torch.cat([hg.mean(0), hg.max(0).values, hg.amin(dim=0)]))
+            return torch.stack(pooled)
+    """
+)
+
+# the mask an expression in the index, the reductions in function form
+POOL_EXPR = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(8, 6)
+
+        def forward(self, x, batch):
+            h = torch.relu(self.lin(x))
+            out = []
+            for g in range(3):
+                hg = h[batch == g]
+                out.append(torch.amax(hg, 0) + torch.min(hg, dim=0)[0] * 0.5)
+            return torch.stack(out)
+    """
+)
+
+# extrema over every selected element, after elementwise steps, with a mean beside them
+EXTREMA = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(8, 8)
+
+        def forward(self, x, gt):
+            pred = self.lin(x)
+            valid = gt > 0.2
+            err = pred[valid] - gt[valid]
+            worst = err.abs().max()
+            low = torch.min(err)
+            return worst - low + err.mean()
+    """
+)
+
+# a two-dimensional mask over the leading dims of a three-dimensional tensor: rows flattened
+ROWS_2D = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(8, 5)
+
+        def forward(self, x, gt):
+            feats = self.lin(x)
+            keep = gt > 0.3
+            sel = feats[keep]
+            return sel.amax(0), sel.sum(dim=0), sel.min(0)[0]
+    """
+)
+
+CASES = {"pool": POOL, "pool_expr": POOL_EXPR, "extrema": EXTREMA, "rows_2d": ROWS_2D}
+
+
+def _fix(tmp_path: Path, code: str, select: tuple[str, ...] = ("CL110", "CL111")) -> str:
+    path = tmp_path / f"m_{uuid.uuid4().hex[:8]}.py"
+    path.write_text(code, encoding="utf-8")
+    res = run_fixes([str(path)], Config(select=select, cache=False), unsafe=True)
+    for c in res.changes:
+        return c.after.decode()
+    return code
+
+
+def _reasons(tmp_path: Path, code: str, select: tuple[str, ...] = ("CL111",)) -> str:
+    path = tmp_path / f"m_{uuid.uuid4().hex[:8]}.py"
+    path.write_text(code, encoding="utf-8")
+    res = run_fixes([str(path)], Config(select=select, cache=False), unsafe=True)
+    return " | ".join(r.reason for r in res.records)
+
+
+# ---------------------------------------------------------------------------- VALID (text)
+def test_first_dim_reductions_in_a_loop_are_masked(tmp_path: Path) -> None:
+    out = _fix(tmp_path, POOL)
+    assert "hg = h\n" in out
+    assert (
+        "torch.where(m.flatten(), hg.flatten(0, m.dim() - 1).movedim(0, -1), 0).sum(-1) / m.sum()"
+        in out
+    )
+    assert (
+        'torch.where(m.flatten(), hg.flatten(0, m.dim() - 1).movedim(0, -1), -float("inf"))'
+        ".max(-1).values" in out
+    )
+    assert (
+        'torch.where(m.flatten(), hg.flatten(0, m.dim() - 1).movedim(0, -1), float("inf"))'
+        ".amin(-1)" in out
+    )
+
+
+def test_function_forms_and_an_expression_mask(tmp_path: Path) -> None:
+    out = _fix(tmp_path, POOL_EXPR)
+    assert "h[batch == g]" not in out
+    assert ".amax(-1) + torch.where(" in out
+    assert ".min(-1)[0] * 0.5" in out
+
+
+def test_extrema_over_all_elements(tmp_path: Path) -> None:
+    out = _fix(tmp_path, EXTREMA)
+    assert "err = pred - gt" in out
+    assert 'worst = torch.where(valid, err.abs(), -float("inf")).max()' in out
+    assert 'low = torch.where(valid, err, float("inf")).min()' in out
+
+
+def test_rows_of_a_two_dimensional_mask(tmp_path: Path) -> None:
+    out = _fix(tmp_path, ROWS_2D)
+    assert "sel = feats\n" in out
+    assert "sel.flatten(0, keep.dim() - 1).movedim(0, -1)" in out
+
+
+# ---------------------------------------------------------------------------- INVALID
+def test_the_indices_of_a_max_are_not_rewritten(tmp_path: Path) -> None:
+    code = POOL.replace("hg.max(0).values", "hg.max(0).indices.float()")
+    assert code != POOL
+    assert "h[m]" in _fix(tmp_path, code)
+    assert "not only in elementwise steps" in _reasons(tmp_path, code)
+
+
+def test_a_reduction_over_another_dim_is_not_rewritten(tmp_path: Path) -> None:
+    code = POOL_EXPR.replace("torch.amax(hg, 0)", "torch.amax(hg, 1).sum()")
+    assert code != POOL_EXPR
+    assert "h[batch == g]" in _fix(tmp_path, code)
+    code = ROWS_2D.replace("sel.min(0)[0]", "torch.max(sel, 1)[0]")
+    assert code != ROWS_2D
+    assert "feats[keep]" in _fix(tmp_path, code)
+
+
+def test_a_selection_over_an_inner_dim_is_not_reduced_by_rows(tmp_path: Path) -> None:
+    code = HEAD + textwrap.dedent(
+        """\
+        class Model(nn.Module):
+            def forward(self, x, keep):
+                sel = x[:, keep]
+                return sel.amax(0)
+        """
+    )
+    assert "x[:, keep]" in _fix(tmp_path, code)
+
+
+def test_a_returned_selection_stays_a_proposal(tmp_path: Path) -> None:
+    code = EXTREMA.replace("return worst - low + err.mean()", "return worst - low, err")
+    assert code != EXTREMA
+    assert "pred[valid]" in _fix(tmp_path, code)
+    assert "is returned" in _reasons(tmp_path, code) or "return" in _reasons(tmp_path, code)
+
+
+# ---------------------------------------------------------------------------- with torch
+def _load(path: Path) -> Any:
+    return load_module(path, "fixmask11")
+
+
+def _inputs(torch: Any, case: str) -> tuple[Any, ...]:
+    if case in ("pool", "pool_expr"):
+        batch = torch.tensor([0, 0, 1, 1, 1, 2, 0, 2, 2, 1])
+        return torch.randn(10, 8), batch
+    if case == "rows_2d":
+        return torch.randn(3, 7, 8), torch.rand(3, 7)
+    return torch.randn(4, 8), torch.rand(4, 8)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_fixed_model_compiles_whole_and_computes_the_same(tmp_path: Path, case: str) -> None:
+    torch = pytest.importorskip("torch")
+    code = CASES[case]
+    fixed = _fix(tmp_path, code)
+    assert fixed != code
+    (tmp_path / "a.py").write_text(code, encoding="utf-8")
+    (tmp_path / "b.py").write_text(fixed, encoding="utf-8")
+    a, b = _load(tmp_path / "a.py"), _load(tmp_path / "b.py")
+
+    def run(mod: Any, compiled: bool, inputs: tuple[Any, ...]) -> tuple[list[Any], list[Any]]:
+        torch.manual_seed(0)
+        model = mod.Model()
+        torch._dynamo.reset()
+        fn = compile_without_break(model, inputs) if compiled else model
+        out = fn(*inputs)
+        outs = list(out) if isinstance(out, (tuple, list)) else [out]
+        sum(o.float().sum() for o in outs).backward()
+        return [o.detach() for o in outs], [p.grad for p in model.parameters()]
+
+    for seed in range(3):
+        torch.manual_seed(100 + seed)
+        inputs = _inputs(torch, case)
+        want = run(a, False, inputs)
+        for compiled in (False, True):
+            got = run(b, compiled, inputs)
+            torch.testing.assert_close(got[0], want[0])
+            torch.testing.assert_close(got[1], want[1])
+
+
+@pytest.mark.torch
+def test_the_original_breaks(tmp_path: Path) -> None:
+    """The VALID cases break before the fix (what the rewrite removes is real)."""
+    torch = pytest.importorskip("torch")
+    for case, code in CASES.items():
+        path = tmp_path / f"{case}.py"
+        path.write_text(code, encoding="utf-8")
+        model = _load(path).Model()
+        torch._dynamo.reset()
+        got = torch._dynamo.explain(model)(*_inputs(torch, case))
+        torch._dynamo.reset()
+        # a break inside a loop makes dynamo skip the frame: no graph at all
+        whole = got.graph_count == 1 and got.graph_break_count == 0 and not got.break_reasons
+        assert not whole, case
