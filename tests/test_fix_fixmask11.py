@@ -100,7 +100,48 @@ ROWS_2D = HEAD + textwrap.dedent(
     """
 )
 
-CASES = {"pool": POOL, "pool_expr": POOL_EXPR, "extrema": EXTREMA, "rows_2d": ROWS_2D}
+# a loss module built in __init__ over two selections: its forward is the functional loss
+MODULE_LOSS = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(8, 8)
+            self.crit = nn.SmoothL1Loss(beta=0.5)
+            self.bce = nn.BCEWithLogitsLoss(reduction="sum")
+
+        def forward(self, x, gt):
+            pred = self.lin(x)
+            valid = gt > 0.2
+            reg = self.crit(pred[valid], gt[valid])
+            return reg + 0.1 * self.bce(pred[valid], (gt[valid] > 0.5).float())
+    """
+)
+
+MODULE_CE = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(8, 5)
+            self.ce = nn.CrossEntropyLoss(label_smoothing=0.1, ignore_index=-1)
+
+        def forward(self, x, gt):
+            logits = self.lin(x)
+            labels = (gt * 5).long().clamp(max=4)
+            keep = gt > 0.4
+            return self.ce(logits[keep], labels[keep])
+    """
+)
+
+CASES = {
+    "pool": POOL,
+    "pool_expr": POOL_EXPR,
+    "extrema": EXTREMA,
+    "rows_2d": ROWS_2D,
+    "module_loss": MODULE_LOSS,
+    "module_ce": MODULE_CE,
+}
 
 
 def _fix(tmp_path: Path, code: str, select: tuple[str, ...] = ("CL110", "CL111")) -> str:
@@ -157,7 +198,34 @@ def test_rows_of_a_two_dimensional_mask(tmp_path: Path) -> None:
     assert "sel.flatten(0, keep.dim() - 1).movedim(0, -1)" in out
 
 
+def test_loss_modules_are_their_functional_losses(tmp_path: Path) -> None:
+    out = _fix(tmp_path, MODULE_LOSS)
+    assert (
+        "reg = torch.where(valid, torch.nn.functional.smooth_l1_loss(pred, gt, beta=0.5, "
+        'reduction="none"), 0).sum() / valid.sum()' in out
+    )
+    assert "torch.nn.functional.binary_cross_entropy_with_logits(" in out
+    out = _fix(tmp_path, MODULE_CE)
+    assert "self.ce(logits.flatten(0, -2), torch.where(keep, labels, -1).flatten())" in out
+
+
 # ---------------------------------------------------------------------------- INVALID
+def test_a_loss_module_not_known_from_init_is_not_followed(tmp_path: Path) -> None:
+    # built with a tensor option, bound again in forward, or not a loss module
+    for old, new in (
+        ("nn.SmoothL1Loss(beta=0.5)", "nn.SmoothL1Loss(beta=torch.tensor(0.5))"),
+        ("pred = self.lin(x)", "pred = self.lin(x)\n        self.crit = nn.L1Loss()"),
+        ("nn.SmoothL1Loss(beta=0.5)", "nn.Identity()"),
+    ):
+        code = MODULE_LOSS.replace(old, new).replace(
+            "return reg + 0.1 * self.bce(pred[valid], (gt[valid] > 0.5).float())", "return reg"
+        )
+        assert code != MODULE_LOSS
+        assert "self.crit(pred[valid], gt[valid])" in _fix(tmp_path, code), new
+    code = MODULE_CE.replace("ignore_index=-1", "weight=torch.ones(5)")
+    assert "self.ce(logits[keep], labels[keep])" in _fix(tmp_path, code)
+
+
 def test_the_indices_of_a_max_are_not_rewritten(tmp_path: Path) -> None:
     code = POOL.replace("hg.max(0).values", "hg.max(0).indices.float()")
     assert code != POOL
@@ -202,6 +270,8 @@ def _inputs(torch: Any, case: str) -> tuple[Any, ...]:
     if case in ("pool", "pool_expr"):
         batch = torch.tensor([0, 0, 1, 1, 1, 2, 0, 2, 2, 1])
         return torch.randn(10, 8), batch
+    if case == "module_ce":
+        return torch.randn(4, 6, 8), torch.rand(4, 6)
     if case == "rows_2d":
         return torch.randn(3, 7, 8), torch.rand(3, 7)
     return torch.randn(4, 8), torch.rand(4, 8)
