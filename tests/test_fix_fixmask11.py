@@ -261,6 +261,80 @@ def test_a_returned_selection_stays_a_proposal(tmp_path: Path) -> None:
     assert "is returned" in _reasons(tmp_path, code) or "return" in _reasons(tmp_path, code)
 
 
+# ------------------------------------------------------------- outputs: proposals as patches
+DETS = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(8, 5)
+
+        def forward(self, x):
+            scores, labels = self.lin(x).sigmoid().max(-1)
+            results = []
+            for s, lab, b in zip(scores, labels, x):
+                keep = s > 0.5
+                results.append(
+                    {
+                        "scores": s[keep],
+                        "labels": lab[keep],
+                        "boxes": b[keep].exp() * 2,
+                    }
+                )
+            return results
+    """
+)
+
+
+def _patches(tmp_path: Path, code: str) -> list[str]:
+    path = tmp_path / f"m_{uuid.uuid4().hex[:8]}.py"
+    path.write_text(code, encoding="utf-8")
+    res = run_fixes([str(path)], Config(select=("CL111",), cache=False), unsafe=True)
+    return [r.patch or "" for r in res.records if r.status == "proposed"]
+
+
+def test_appended_selections_become_values_with_their_mask(tmp_path: Path) -> None:
+    patches = _patches(tmp_path, DETS)
+    assert patches
+    p = patches[0]
+    assert '+                    "scores": s,' in p
+    assert '+                    "labels": lab,' in p
+    assert '+                    "boxes": b.exp() * 2,' in p
+    assert '+                    "keep": keep,' in p
+    assert "the patch returns the full-size values and the mask" in _reasons(tmp_path, DETS)
+
+
+def test_returned_selections_become_values_with_their_mask(tmp_path: Path) -> None:
+    code = HEAD + textwrap.dedent(
+        """\
+        class Model(nn.Module):
+            def forward(self, boxes, scores):
+                valid = scores > 0.3
+                return boxes[valid], scores[valid].sigmoid()
+        """
+    )
+    assert any(
+        "+        return boxes, scores.sigmoid(), valid" in p for p in _patches(tmp_path, code)
+    )
+    code = code.replace("return boxes[valid], scores[valid].sigmoid()", "return scores[valid]")
+    assert any("+        return scores, valid" in p for p in _patches(tmp_path, code))
+
+
+def test_a_selection_not_elementwise_to_the_output_keeps_the_masking_proposal(
+    tmp_path: Path,
+) -> None:
+    # through `torch.cat` (or a mask that is an expression) the values are not the output's
+    for old, new in (
+        ('"scores": s[keep],', '"scores": torch.cat([s[keep], s[:1]]),'),
+        ("[keep]", "[s > 0.5]"),
+    ):
+        code = DETS.replace(old, new)
+        assert code != DETS
+        patches = _patches(tmp_path, code)
+        assert patches, new
+        assert not any("select after" in p or '"keep": keep' in p for p in patches), new
+
+
 # ---------------------------------------------------------------------------- with torch
 def _load(path: Path) -> Any:
     return load_module(path, "fixmask11")
