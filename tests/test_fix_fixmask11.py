@@ -80,7 +80,9 @@ EXTREMA = HEAD + textwrap.dedent(
             err = pred[valid] - gt[valid]
             worst = err.abs().max()
             low = torch.min(err)
-            return worst - low + err.mean()
+            size = err.norm() + torch.count_nonzero(err > 0.5)
+            flag = (err.abs() < 3.0).all() & torch.any(err > -5.0)
+            return worst - low + err.mean() + size * flag
     """
 )
 
@@ -190,6 +192,8 @@ def test_extrema_over_all_elements(tmp_path: Path) -> None:
     assert "err = pred - gt" in out
     assert 'worst = torch.where(valid, err.abs(), -float("inf")).max()' in out
     assert 'low = torch.where(valid, err, float("inf")).min()' in out
+    assert "size = torch.where(valid, err, 0).norm() + torch.where(valid, err > 0.5, 0)" in out
+    assert "flag = torch.where(valid, err.abs() < 3.0, True).all() & torch.where(" in out
 
 
 def test_rows_of_a_two_dimensional_mask(tmp_path: Path) -> None:
@@ -255,7 +259,7 @@ def test_a_selection_over_an_inner_dim_is_not_reduced_by_rows(tmp_path: Path) ->
 
 
 def test_a_returned_selection_stays_a_proposal(tmp_path: Path) -> None:
-    code = EXTREMA.replace("return worst - low + err.mean()", "return worst - low, err")
+    code = EXTREMA.replace("return worst - low + err.mean() + size * flag", "return worst - low, err")
     assert code != EXTREMA
     assert "pred[valid]" in _fix(tmp_path, code)
     assert "is returned" in _reasons(tmp_path, code) or "return" in _reasons(tmp_path, code)

@@ -114,6 +114,15 @@ _EXTREMA = {
     "min": 'float("inf")',
     "amin": 'float("inf")',
 }
+# reductions over all elements that a filled position leaves as they are: the extrema, and
+# a norm, a count of nonzeros, ``any``/``all`` of a boolean value
+_FILLED = {
+    **_EXTREMA,
+    "norm": "0",
+    "count_nonzero": "0",
+    "any": "False",
+    "all": "True",
+}
 # reductions over the selection's first dimension (its selected rows, or all of a 1-d one)
 _FIRST_DIM = frozenset({"sum", "mean", *_EXTREMA})
 # reductions over the last dimension: one value per gathered row
@@ -546,7 +555,7 @@ class _Walker:
             return self.push(call, False)
         if name in ("sum", "mean") and not call.args:
             return self.terminal(call, e, name, rows)
-        if name in _EXTREMA and not call.args:
+        if name in _FILLED and not call.args:
             return self.terminal(call, e, name, rows)
         if name == "logsumexp" and not rows and _lse_dim0(call, 0):
             return self.terminal(call, e, name, rows)
@@ -577,9 +586,10 @@ class _Walker:
             return self.terminal(call, e, f, rows)
         if f == "bincount" and _is_torch(ctx, call) and not rows:
             return self.bincount(e, call, method=False)
-        if f in _EXTREMA and _is_torch(ctx, call) and pos and pos[0] is e:
+        if f in _FILLED and _is_torch(ctx, call) and pos and pos[0] is e:
             if len(call.args) == 1:
                 return self.terminal(call, e, f, rows)
+        if f in _EXTREMA and _is_torch(ctx, call) and pos and pos[0] is e:
             if _dim0(call, skip=1):
                 return self.first_dim(e, call, f, rows)
             if f in _BINARY and len(pos) == 2 and isinstance(pos[1], cst.Integer):
@@ -1347,8 +1357,8 @@ def masked_flow(
                 return lse.with_changes(lpar=updated.lpar, rpar=updated.rpar)
             if first:
                 return first_build(updated, op, recv)
-            if op in _EXTREMA:  # the positions left out hold a value that never wins
-                ext = template(f"{t}.where(__m__, __r__, {_EXTREMA[op]}).{op}()", m=mk, r=recv)
+            if op in _FILLED:  # the positions left out hold a value that changes nothing
+                ext = template(f"{t}.where(__m__, __r__, {_FILLED[op]}).{op}()", m=mk, r=recv)
                 return ext.with_changes(lpar=updated.lpar, rpar=updated.rpar)
             dim = "0" if dim0 else ""
             kept = template(f"{t}.where(__m__, __r__, 0).sum({dim})", m=mk, r=recv)
