@@ -259,7 +259,9 @@ def test_a_selection_over_an_inner_dim_is_not_reduced_by_rows(tmp_path: Path) ->
 
 
 def test_a_returned_selection_stays_a_proposal(tmp_path: Path) -> None:
-    code = EXTREMA.replace("return worst - low + err.mean() + size * flag", "return worst - low, err")
+    code = EXTREMA.replace(
+        "return worst - low + err.mean() + size * flag", "return worst - low, err"
+    )
     assert code != EXTREMA
     assert "pred[valid]" in _fix(tmp_path, code)
     assert "is returned" in _reasons(tmp_path, code) or "return" in _reasons(tmp_path, code)
@@ -327,10 +329,13 @@ def test_returned_selections_become_values_with_their_mask(tmp_path: Path) -> No
 def test_a_selection_not_elementwise_to_the_output_keeps_the_masking_proposal(
     tmp_path: Path,
 ) -> None:
-    # through `torch.cat` (or a mask that is an expression) the values are not the output's
+    # through `torch.cat` (or a mask that is an expression, or a list used here) the values
+    # are not the output's
     for old, new in (
         ('"scores": s[keep],', '"scores": torch.cat([s[keep], s[:1]]),'),
         ("[keep]", "[s > 0.5]"),
+        # the list is concatenated here: the caller does not get the appended values
+        ("return results", 'return torch.cat([r["scores"] for r in results])'),
     ):
         code = DETS.replace(old, new)
         assert code != DETS

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import number_expr, side_effect
+from compilelint.fix.codemods.base import bound_names, name_nodes, number_expr, side_effect
 from compilelint.fix.codemods.selection import Selection, subscript_selection
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import Proposal
@@ -53,6 +53,31 @@ _ELEMENTWISE = frozenset(
 _ARITH = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Power)
 
 
+def _returned_list(ctx: FixContext, lst: cst.BaseExpression) -> bool:
+    """``lst`` is a name bound once in its function, to ``[]``, read only by ``.append(...)``
+    and by ``return lst`` (alone or as an element of the returned tuple): what is appended
+    reaches the caller as it is (not concatenated or stacked here)."""
+    fn = ctx.function(lst)
+    if not isinstance(lst, cst.Name) or fn is None:
+        return False
+    binds = bound_names(fn.body).get(lst.value, [])
+    if len(binds) != 1:
+        return False
+    a = ctx.parent(binds[0])
+    if not (isinstance(a, cst.Assign) and isinstance(a.value, cst.List) and not a.value.elements):
+        return False
+    for r in name_nodes(fn.body, lst.value, reads_only=True):
+        p = ctx.parent(r)
+        if isinstance(p, cst.Attribute) and p.value is r and p.attr.value == "append":
+            continue
+        if isinstance(p, cst.Element) and isinstance(ctx.parent(p), cst.Tuple):
+            p = ctx.parent(ctx.parent(p))
+        if isinstance(p, cst.Return) and ctx.function(p) is fn:
+            continue
+        return False
+    return True
+
+
 def _carrier(ctx: FixContext, node: cst.CSTNode) -> tuple[cst.BaseExpression, str] | None:
     """The value ``node`` is returned or appended in (``return <v>``, ``out.append(<v>)``),
     reached from ``node`` through elementwise steps and displays only, with how it leaves."""
@@ -69,6 +94,7 @@ def _carrier(ctx: FixContext, node: cst.CSTNode) -> tuple[cst.BaseExpression, st
                 and call.func.attr.value == "append"
                 and len(call.args) == 1
                 and isinstance(ctx.parent(call), cst.Expr)
+                and _returned_list(ctx, call.func.value)
             ):
                 return e, "append"  # type: ignore[return-value]
             return None
