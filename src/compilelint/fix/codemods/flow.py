@@ -107,6 +107,24 @@ _LOSSES = frozenset(
 _LOSS_KW = frozenset({"reduction", "beta", "delta"})
 # two-tensor elementwise functions: torch.max(a, b) is torch.maximum
 _BINARY = frozenset({"max", "min", "maximum", "minimum"})
+# extrema and the value a position the mask leaves out takes so that it never wins
+_EXTREMA = {
+    "max": '-float("inf")',
+    "amax": '-float("inf")',
+    "min": 'float("inf")',
+    "amin": 'float("inf")',
+}
+# reductions over all elements that a filled position leaves as they are: the extrema, and
+# a norm, a count of nonzeros, ``any``/``all`` of a boolean value
+_FILLED = {
+    **_EXTREMA,
+    "norm": "0",
+    "count_nonzero": "0",
+    "any": "False",
+    "all": "True",
+}
+# reductions over the selection's first dimension (its selected rows, or all of a 1-d one)
+_FIRST_DIM = frozenset({"sum", "mean", *_EXTREMA})
 # reductions over the last dimension: one value per gathered row
 _ROW_REDUCE = frozenset({"sum", "mean", "norm", "amax", "amin", "argmax", "argmin"})
 # contexts where a division needs no parentheses
@@ -133,6 +151,12 @@ class _Flow:
     # a leaf is a row selection of rank mask + 1, shown by a cross-entropy over it (rows of
     # a mask of any rank: reductions over dim 0 would not see the flattened rows)
     ce_rows: bool = False
+    # ids of terminals reducing over the selection's first dimension (``sel.amax(0)``,
+    # ``sel.max(dim=0).values``, ``sel.mean(0)`` of a plain selection): written rank-agnostic
+    first_dim: set[int] = field(default_factory=set)
+    # id(call) of a loss module's call (``self.crit(a, b)``) -> its functional name and the
+    # keyword arguments the module was built with
+    modules: dict[int, tuple[str, list[cst.Arg]]] = field(default_factory=dict)
 
 
 class _Stop(Exception):
@@ -322,7 +346,8 @@ class _Walker:
                 continue
             self.todo.append(self.selected(call))
         for call in _calls(fn):
-            pair = self.ce_pair(call) if _torch_call(ctx, call) in _CE else None
+            name, view = _loss_view(ctx, call)
+            pair = self.ce_pair(view) if name in _CE else None
             if pair is not None:
                 node, x, _ = self.flow.leaves[pair[0]]
                 self.flow.leaves[pair[0]] = (node, x, True)
@@ -530,16 +555,23 @@ class _Walker:
             return self.push(call, False)
         if name in ("sum", "mean") and not call.args:
             return self.terminal(call, e, name, rows)
+        if name in _FILLED and not call.args:
+            return self.terminal(call, e, name, rows)
         if name == "logsumexp" and not rows and _lse_dim0(call, 0):
             return self.terminal(call, e, name, rows)
         if name in ("sum", "mean") and rows and _dim0(call) and not self.flow.ce_rows:
             return self.terminal(call, e, name, rows)
+        if name in _FIRST_DIM and _dim0(call):
+            return self.first_dim(e, call, name, rows)
         if name == "numel" and not call.args and isinstance(e, cst.Name) and not rows:
             return self.count(call)
         raise self.stop(e)
 
     def function(self, e: cst.BaseExpression, call: cst.Call, rows: bool) -> None:
         ctx = self.ctx
+        mod = loss_module(ctx, call.func)
+        if mod is not None:
+            return self.module_loss(e, call, rows, *mod)
         f = _torch_call(ctx, call)
         pos = [a.value for a in call.args if a.keyword is None and not a.star]
         if f in _CE and not _is_torch(ctx, call):
@@ -554,6 +586,14 @@ class _Walker:
             return self.terminal(call, e, f, rows)
         if f == "bincount" and _is_torch(ctx, call) and not rows:
             return self.bincount(e, call, method=False)
+        if f in _FILLED and _is_torch(ctx, call) and pos and pos[0] is e:
+            if len(call.args) == 1:
+                return self.terminal(call, e, f, rows)
+        if f in _EXTREMA and _is_torch(ctx, call) and pos and pos[0] is e:
+            if _dim0(call, skip=1):
+                return self.first_dim(e, call, f, rows)
+            if f in _BINARY and len(pos) == 2 and isinstance(pos[1], cst.Integer):
+                raise self.stop(e)  # `torch.max(x, 1)`: a reduction over another dim
         if len(pos) != len(call.args):
             raise self.stop(e)
         if f in _FUNCS and len(pos) == 1:
@@ -577,9 +617,34 @@ class _Walker:
                 return self.count(call)
         raise self.stop(e)
 
-    def loss(self, e: cst.BaseExpression, call: cst.Call) -> None:
+    def module_loss(
+        self, e: cst.BaseExpression, call: cst.Call, rows: bool, fname: str, ctor: list[cst.Arg]
+    ) -> None:
+        """``self.crit(a, b)`` with ``self.crit = nn.L1Loss(...)`` (``MSELoss``,
+        ``SmoothL1Loss``, ``HuberLoss``, ``BCELoss``, ``BCEWithLogitsLoss``, ``SoftMarginLoss``;
+        ``CrossEntropyLoss``, ``NLLLoss``) built once in ``__init__``: the module's forward is
+        the functional loss with the module's options, so the call is followed as
+        ``F.<loss>(a, b, <options>)`` is."""
+        if any(a.keyword is not None or a.star for a in call.args):
+            raise self.stop(e)
+        view = call.with_changes(args=[*call.args, *ctor])
+        if fname in _CE:
+            if self.ce_pair(view) is None:
+                raise self.stop(e)
+            self.flow.safe = False
+            self.flow.modules[id(call)] = (fname, ctor)
+            self.flow.terminals[id(call)] = (call, e, "ce", False)
+            return None
+        if rows or fname not in _LOSSES:
+            raise self.stop(e)
+        self.loss(e, view, at=call)
+        self.flow.modules[id(call)] = (fname, ctor)
+        return None
+
+    def loss(self, e: cst.BaseExpression, call: cst.Call, at: cst.Call | None = None) -> None:
         """``F.l1_loss(a, b)`` of two flow values (mean or sum): a terminal whose per-element
-        form is the loss with ``reduction="none"``."""
+        form is the loss with ``reduction="none"``. ``at``: the module call ``call`` is the
+        functional view of."""
         pos = [a.value for a in call.args if a.keyword is None and not a.star]
         kws = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
         if len(pos) != 2 or len(pos) + len(kws) != len(call.args) or set(kws) - _LOSS_KW:
@@ -590,10 +655,11 @@ class _Walker:
             if not isinstance(red, cst.SimpleString) or red.evaluated_value not in ("mean", "sum"):
                 raise self.stop(e)
             op = str(red.evaluated_value)
+        at = at if at is not None else call
         for o in pos:
             if o is not e:
-                self.operand(o, call)
-        self.flow.terminals[id(call)] = (call, e, "loss:" + op, False)
+                self.operand(o, at)
+        self.flow.terminals[id(at)] = (at, e, "loss:" + op, False)
 
     def bincount(self, e: cst.BaseExpression, call: cst.Call, *, method: bool) -> None:
         """``torch.bincount(i, minlength=K)`` (``weights=w``; ``i.bincount(...)``) of flow
@@ -624,6 +690,20 @@ class _Walker:
                 "arithmetic): as `mask.sum()` it would be a tensor"
             )
         self.flow.counts.append(call)
+
+    def first_dim(self, e: cst.BaseExpression, call: cst.Call, op: str, rows: bool) -> None:
+        """``sel.mean(0)``, ``sel.amax(0)``, ``sel.max(dim=0).values`` (``[0]``),
+        ``torch.amax(sel, 0)``: a reduction over the selection's first dimension, whose
+        positions are the mask's (flattened): one value per trailing position of a row
+        selection, or the value of a one-dimensional one. Not of a selection whose elements
+        are in another order (``x[:, m]``), nor of rows a cross-entropy reads; of ``max``/``min``
+        only the values (the indices would count the full-size rows)."""
+        if self.flow.unordered or self.flow.ce_rows:
+            raise self.stop(e)
+        if op in ("max", "min") and not _values_of(self.ctx, call):
+            raise self.stop(e)
+        self.flow.first_dim.add(id(call))
+        self.flow.terminals[id(call)] = (call, e, op, rows)
 
     def terminal(self, call: cst.Call, recv: cst.BaseExpression, op: str, rows: bool) -> None:
         if rows and not call.args and op == "mean":
@@ -994,6 +1074,86 @@ def _lse_dim0(call: cst.Call, skip: int) -> bool:
     return isinstance(a.value, cst.Integer) and a.value.value == "0"
 
 
+# loss modules whose forward is the functional loss with the module's options
+_LOSS_MODULES = {
+    "L1Loss": "l1_loss",
+    "MSELoss": "mse_loss",
+    "SmoothL1Loss": "smooth_l1_loss",
+    "HuberLoss": "huber_loss",
+    "BCELoss": "binary_cross_entropy",
+    "BCEWithLogitsLoss": "binary_cross_entropy_with_logits",
+    "SoftMarginLoss": "soft_margin_loss",
+    "CrossEntropyLoss": "cross_entropy",
+    "NLLLoss": "nll_loss",
+}
+
+
+def loss_module(ctx: FixContext, func: cst.BaseExpression) -> tuple[str, list[cst.Arg]] | None:
+    """(functional name, the constructor's keyword arguments) of ``self.X`` when the class
+    binds ``self.X`` once, in ``__init__``, to ``nn.<Loss>(kw=...)`` (keywords only, each a
+    number or a string) and nowhere else; None otherwise."""
+    if not (
+        isinstance(func, cst.Attribute)
+        and isinstance(func.value, cst.Name)
+        and func.value.value == "self"
+    ):
+        return None
+    cls = ctx.enclosing(func, cst.ClassDef)
+    if cls is None:
+        return None
+    found: list[tuple[str, cst.Assign]] = []
+    for meth in cls.body.body:
+        if not isinstance(meth, cst.FunctionDef):
+            continue
+        for node in _assigns(meth):
+            for t in node.targets:
+                tt = t.target
+                if (
+                    isinstance(tt, cst.Attribute)
+                    and isinstance(tt.value, cst.Name)
+                    and tt.value.value == "self"
+                    and tt.attr.value == func.attr.value
+                ):
+                    found.append((meth.name.value, node))
+    if len(found) != 1 or found[0][0] != "__init__":
+        return None
+    v = found[0][1].value
+    if not isinstance(v, cst.Call):
+        return None
+    head, _, last = ctx.code(v.func).strip().rpartition(".")
+    if last not in _LOSS_MODULES or head not in ("nn", f"{ctx.torch()}.nn"):
+        return None
+    if any(a.keyword is None or a.star for a in v.args):
+        return None
+    if not all(number_expr(a.value) or isinstance(a.value, cst.SimpleString) for a in v.args):
+        return None
+    ctor = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in v.args]
+    return _LOSS_MODULES[last], ctor
+
+
+def _loss_view(ctx: FixContext, call: cst.Call) -> tuple[str, cst.Call]:
+    """The loss ``call`` computes and the call as the functional form sees its arguments
+    (a module's options appended as keywords), else ('', call) / (f, call)."""
+    mod = loss_module(ctx, call.func)
+    if mod is None:
+        return _torch_call(ctx, call), call
+    return mod[0], call.with_changes(args=[*call.args, *mod[1]])
+
+
+def _values_of(ctx: FixContext, call: cst.Call) -> bool:
+    """``call`` (``x.max(0)``, ``torch.min(x, dim=0)``) is read only for its values:
+    ``.values`` or ``[0]``."""
+    p = ctx.parent(call)
+    if isinstance(p, cst.Attribute) and p.value is call:
+        return p.attr.value == "values"
+    if isinstance(p, cst.Subscript) and p.value is call and len(p.slice) == 1:
+        i = p.slice[0].slice
+        return (
+            isinstance(i, cst.Index) and isinstance(i.value, cst.Integer) and i.value.value == "0"
+        )
+    return False
+
+
 def _subscripts_in(node: cst.CSTNode) -> list[cst.Subscript]:
     out: list[cst.Subscript] = []
 
@@ -1010,10 +1170,13 @@ def _is_torch(ctx: FixContext, call: cst.Call) -> bool:
     return head == ctx.torch()
 
 
-def _dim0(call: cst.Call) -> bool:
-    if len(call.args) != 1 or call.args[0].star:
+def _dim0(call: cst.Call, skip: int = 0) -> bool:
+    """``(0)`` / ``(dim=0)`` after ``skip`` positional arguments (the tensor of a function
+    form), nothing else (no ``keepdim``)."""
+    args = list(call.args)[skip:]
+    if len(args) != 1 or args[0].star or any(a.keyword or a.star for a in call.args[:skip]):
         return False
-    a = call.args[0]
+    a = args[0]
     if a.keyword is not None and a.keyword.value != "dim":
         return False
     return isinstance(a.value, cst.Integer) and a.value.value == "0"
@@ -1118,6 +1281,11 @@ def masked_flow(
             "a step flattens the selection (`.view(-1)`) and a reduction other than "
             "`bincount` reads it: the full-size values would not line up with the mask"
         )
+    if flow.first_dim and not flow.safe and not isinstance(m, cst.Name):
+        return NoFix(
+            "a reduction over the selection's rows follows steps that need finite leaves "
+            "(`torch.where(m, x, 1)`), and the mask is an expression whose rank is not known"
+        )
     members = [v[0] for v in flow.leaves.values()] + [v[0] for v in flow.terminals.values()]
     for node in [*members, *flow.counts]:
         if innermost_loop(ctx, node, fn) is not w.loop:
@@ -1139,15 +1307,39 @@ def masked_flow(
     for key, (_, x, rows) in flow.leaves.items():
         builders[key] = leaf_builder(x, rows)
 
+    def first_build(updated: cst.Call, op: str, recv: cst.BaseExpression) -> cst.CSTNode:
+        """A reduction over the selection's first dimension, rank-agnostic: the mask's dims of
+        the full-size value flattened into one and moved last, where the flattened mask
+        broadcasts against it (a row mask or an element mask alike), then reduced over it."""
+        mf = template("__m__.flatten()", m=atom(m))
+        moved = template(
+            "__r__.flatten(0, __m__.dim() - 1).movedim(0, -1)", r=atom(recv), m=atom(m)
+        )
+        fill = _EXTREMA.get(op, "0")
+        red = "sum" if op == "mean" else op
+        new: cst.BaseExpression = template(
+            f"{t}.where(__f__, __v__, {fill}).{red}(-1)", f=mf, v=moved
+        )
+        if op == "mean":
+            new = template("__k__ / __n__", k=new, n=template("__m__.sum()", m=atom(m)))
+            new = new if isinstance(ctx.parent(updated), _PLAIN) else paren(new)
+        return new.with_changes(lpar=[*updated.lpar, *new.lpar], rpar=[*new.rpar, *updated.rpar])
+
     def term_builder(
-        op: str, rows: bool, dim0: bool, method: bool, plain: bool
+        op: str,
+        rows: bool,
+        dim0: bool,
+        method: bool,
+        plain: bool,
+        original: cst.Call,
+        first: bool = False,
     ) -> Callable[[cst.CSTNode], cst.CSTNode]:
         def build(updated: cst.CSTNode) -> cst.CSTNode:
             assert isinstance(updated, cst.Call)
             if op.startswith("loss:"):
-                return loss_build(updated, op.removeprefix("loss:"), plain)
+                return loss_build(updated, op.removeprefix("loss:"), plain, original)
             if op == "ce":
-                return ce_build(updated)
+                return ce_build(updated, original)
             if op == "bincount":
                 return bincount_build(updated, method)
             if method:
@@ -1163,6 +1355,11 @@ def masked_flow(
                     r=recv,
                 )
                 return lse.with_changes(lpar=updated.lpar, rpar=updated.rpar)
+            if first:
+                return first_build(updated, op, recv)
+            if op in _FILLED:  # the positions left out hold a value that changes nothing
+                ext = template(f"{t}.where(__m__, __r__, {_FILLED[op]}).{op}()", m=mk, r=recv)
+                return ext.with_changes(lpar=updated.lpar, rpar=updated.rpar)
             dim = "0" if dim0 else ""
             kept = template(f"{t}.where(__m__, __r__, 0).sum({dim})", m=mk, r=recv)
             new: cst.BaseExpression = kept
@@ -1198,14 +1395,14 @@ def masked_flow(
         )
         return new.with_changes(lpar=updated.lpar, rpar=updated.rpar)
 
-    def ce_build(updated: cst.Call) -> cst.CSTNode:
+    def ce_build(updated: cst.Call, original: cst.Call) -> cst.CSTNode:
         """``F.cross_entropy(a, b)`` over every row: ``a`` (the full-size rows) flattened to
         ``[N, C]``, ``b``'s positions outside the mask set to ``ignore_index``, which the loss
         leaves out of its sum and of its mean's count (``weight``, ``label_smoothing`` too)."""
         pos = [a for a in updated.args if a.keyword is None]
         kws = [a for a in updated.args if a.keyword is not None]
         ignore: cst.BaseExpression = template("-100")
-        for a in kws:
+        for a in [*kws, *flow.modules.get(id(original), ("", []))[1]]:
             if a.keyword.value == "ignore_index":  # type: ignore[union-attr]
                 ignore = a.value
         logits = template("__x__.flatten(0, -2)", x=atom(pos[0].value))
@@ -1215,7 +1412,7 @@ def masked_flow(
         args = [pos[0].with_changes(value=logits), pos[1].with_changes(value=target), *kws]
         return updated.with_changes(args=args)
 
-    def loss_build(updated: cst.Call, op: str, plain: bool) -> cst.CSTNode:
+    def loss_build(updated: cst.Call, op: str, plain: bool, original: cst.Call) -> cst.CSTNode:
         none = cst.Arg(
             cst.SimpleString('"none"'),
             keyword=cst.Name("reduction"),
@@ -1224,6 +1421,10 @@ def masked_flow(
                 whitespace_after=cst.SimpleWhitespace(""),
             ),
         )
+        mod = flow.modules.get(id(original))
+        if mod is not None:  # the module's forward: the functional loss with its options
+            func = template(f"{t}.nn.functional.{mod[0]}")
+            updated = updated.with_changes(func=func, args=[*updated.args, *mod[1]])
         args = [a for a in updated.args if a.keyword is None or a.keyword.value != "reduction"]
         args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in [*args, none]]
         per = updated.with_changes(args=args, lpar=[], rpar=[])
@@ -1238,7 +1439,8 @@ def masked_flow(
     for key, (call, recv, op, rows) in flow.terminals.items():
         method = isinstance(call.func, cst.Attribute) and call.func.value is recv
         plain = isinstance(ctx.parent(call), _PLAIN)
-        builders[key] = term_builder(op, rows, rows and bool(call.args), method, plain)
+        first = key in flow.first_dim
+        builders[key] = term_builder(op, rows, rows and bool(call.args), method, plain, call, first)
 
     def count_builder(c: cst.BaseExpression) -> Callable[[cst.CSTNode], cst.CSTNode]:
         numel = isinstance(c, cst.Call) and isinstance(c.func, cst.Attribute)
@@ -1376,17 +1578,40 @@ def functional_pair_call(
     return call, last, pos, kws
 
 
+def _module_pair_call(
+    ctx: FixContext, node: cst.CSTNode
+) -> tuple[cst.Call, str, list[cst.Arg], list[cst.Arg]] | None:
+    """``(call, name, positional, the module's options)`` when ``node`` is an argument of
+    ``self.ce(a, b)`` with ``self.ce`` a ``CrossEntropyLoss``/``NLLLoss`` module
+    (:func:`loss_module`) whose options are all ``_CE_KW``."""
+    arg = ctx.parent(node)
+    call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+    if not isinstance(call, cst.Call) or any(a.star or a.keyword for a in call.args):
+        return None
+    mod = loss_module(ctx, call.func)
+    if mod is None or mod[0] not in _CE or len(call.args) != 2:
+        return None
+    if any(a.keyword is None or a.keyword.value not in _CE_KW for a in mod[1]):
+        return None
+    return call, mod[0], list(call.args), mod[1]
+
+
 def masked_cross_entropy(ctx: FixContext, sub: cst.Subscript) -> Rewrite | None:
     """``F.cross_entropy(logits[m], y[m], ...)`` (``nll_loss`` too; mean or sum) ->
     ``F.cross_entropy(logits.flatten(0, -2), torch.where(m, y, -100).flatten(), ...)``: the
     targets outside the mask become ``ignore_index``, which the loss leaves out of its sum and
     of its mean's count (as it does for the targets that already held it)."""
     got = functional_pair_call(ctx, sub, _CE, _CE_KW)
+    ctor: list[cst.Arg] = []
     if got is None:
-        return None
+        got = _module_pair_call(ctx, sub)
+        if got is None:
+            return None
+        ctor = got[3]
+        got = (got[0], got[1], got[2], [])
     call, last, pos, kws = got
     ignore: cst.BaseExpression = template("-100")
-    for a in kws:
+    for a in [*kws, *ctor]:
         k = a.keyword.value  # type: ignore[union-attr]
         if k == "reduction" and not (
             isinstance(a.value, cst.SimpleString) and a.value.evaluated_value in ("mean", "sum")

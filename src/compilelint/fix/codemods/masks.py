@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods import flow, structural
+from compilelint.fix.codemods import flow, outputs, structural
 from compilelint.fix.codemods.base import (
     atom,
     bound_names,
@@ -937,6 +937,9 @@ def fix_selection(
         why = followed.reason
     if known_mask and not looks_like_mask(ctx, sel.node, sel.m):
         return NoFix(why)
+    returned = outputs.output_proposal(ctx, sel, why)
+    if returned is not None:
+        return returned
     out = structural.output_use(ctx, sel.node)
     if out is not None:
         why = f"{why}. {out}"
