@@ -297,3 +297,108 @@ def test_valid_cases_compile_once_with_the_same_values_and_gradients(
     attr = next(iter(good._non_persistent_buffers_set))
     assert int(getattr(good, attr)) == int(getattr(ref, attr)) == calls
     assert int(getattr(eager_good, attr)) == calls
+
+
+# ------------------------------------------------------------------ what an observing group changes
+# A statement that stores into an item or attribute of a local (`neg[i, col] = v`), or records
+# into a local list (`rows.append(v)`), changes that local's object: a later read sees the
+# change, so the read joins the eager-only group or, where it flows on, refuses it. Before, only
+# rebinding counted, and `neg[i, col] = random.randrange(n)` under the guard changed what
+# `return neg` gave (the verifier caught it: "outputs differ").
+def _draw_model(body: str) -> str:
+    return (
+        "import random\nimport time\n\n"
+        + HEAD
+        + textwrap.dedent(
+            """\
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(8, 8)
+
+            def forward(self, x):
+                h = self.proj(x)
+        {body}
+        """
+        ).format(body=textwrap.indent(body, " " * 8))
+    )
+
+
+OBSERVE_INVALID = {
+    "item_store_returned": (
+        "CL205",
+        _draw_model(
+            "neg = x.clone()\n"
+            "for i in range(neg.shape[0]):\n"
+            "    col = 0 if random.random() < 0.5 else 2\n"
+            "    neg[i, col] = 0.0\n"
+            "return h + neg"
+        ),
+        "flows into `return h + neg`",
+    ),
+    "local_list_returned": (
+        "CL205",
+        _draw_model("rows = []\nt0 = time.perf_counter()\nrows.append(t0)\nreturn h, rows"),
+        "flows into `return h, rows`",
+    ),
+}
+
+OBSERVE_VALID = {
+    # the changed local is only read by a report: the whole group runs only in eager
+    "item_store_reported": _draw_model(
+        "stats = {}\nstats['t'] = time.perf_counter()\nprint(stats)\nreturn h"
+    ),
+}
+
+
+def _fix_rule(tmp_path: Path, code: str, rule: str) -> tuple[str, Any]:
+    f = tmp_path / "m.py"
+    f.write_text(code, encoding="utf-8")
+    res = run_fixes([str(f)], Config(select=(rule,), cache=False), unsafe=True)
+    text = res.changes[0].after.decode() if res.changes else code
+    return text, res
+
+
+@pytest.mark.parametrize("case", sorted(OBSERVE_INVALID))
+def test_a_group_that_changes_a_local_read_later_is_refused(tmp_path: Path, case: str) -> None:
+    rule, code, why = OBSERVE_INVALID[case]
+    text, res = _fix_rule(tmp_path, code, rule)
+    assert text == code, text
+    reasons = [r.reason for r in res.records if r.rule == rule]
+    assert any(why in r for r in reasons), reasons
+
+
+@pytest.mark.parametrize("case", sorted(OBSERVE_VALID))
+def test_a_group_whose_changed_local_is_only_reported_is_guarded(tmp_path: Path, case: str) -> None:
+    code = OBSERVE_VALID[case]
+    text, _ = _fix_rule(tmp_path, code, "CL205")
+    body = text.split("def forward")[1]
+    assert "if not torch.compiler.is_compiling():" in body
+    guarded = body.split("if not torch.compiler.is_compiling():")[1]
+    assert "stats['t'] = time.perf_counter()" in guarded and "print(stats)" in guarded
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("case", sorted(OBSERVE_VALID))
+def test_observe_valid_cases_compile_whole_with_the_same_outputs(tmp_path: Path, case: str) -> None:
+    torch = pytest.importorskip("torch")
+
+    code = OBSERVE_VALID[case]
+    fixed, _ = _fix_rule(tmp_path, code, "CL205")
+    (tmp_path / "invalid.py").write_text(code, encoding="utf-8")
+    (tmp_path / "valid.py").write_text(fixed, encoding="utf-8")
+    bad_cls = load_module(tmp_path / "invalid.py", "fixstate11").Model
+    good_cls = load_module(tmp_path / "valid.py", "fixstate11").Model
+    torch.manual_seed(0)
+    ref, good = bad_cls(), good_cls()
+    good.load_state_dict(ref.state_dict())
+    x = torch.randn(4, 8)
+    torch._dynamo.reset()
+    before = torch._dynamo.explain(bad_cls())(x)  # 2.13 can count 0 and list the reason
+    assert before.graph_break_count or before.break_reasons, "no break before"
+    torch._dynamo.reset()
+    assert_no_graph_break(good, (x,))
+    run = torch.compile(good, backend="eager", fullgraph=True)
+    torch.testing.assert_close(run(x), ref(x))
+    torch.testing.assert_close(good(x), ref(x))
+    torch._dynamo.reset()
