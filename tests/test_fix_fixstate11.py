@@ -147,6 +147,26 @@ VALID = {
         ),
         ("factor = 1.0 / self.num_batches.double()",),
     ),
+    # both sides of `min` hold the counter: `torch.minimum` of two 0-d tensors (Noam schedule)
+    "noam_min_of_two": (
+        _model(
+            "self.step = 0",
+            "self.step += 1\n"
+            "lr = self.warmup ** 0.5 * min(self.step ** -0.5, self.step * self.warmup ** -1.5)\n"
+            "return h * lr",
+        ),
+        ("torch.minimum(self.step ** -0.5, self.step * self.warmup ** -1.5)",),
+    ),
+    # sizes are Python numbers: `len(...)`, `x.size(0)`
+    "sizes_are_numbers": (
+        _model(
+            "self.step = 0",
+            "self.step += 1\n"
+            "frac = self.step / (len(self.proj.weight) * x.size(0))\n"
+            "return h * min(1.0, frac)",
+        ),
+        ("torch.clamp(frac, max=1.0)",),
+    ),
     "elif_chain": (
         _model(
             "self.step = 0",
@@ -192,6 +212,11 @@ INVALID = {
             "self.step += 1\nif 1 < self.step < self.warmup:\n    h = h * 0.5\nreturn h",
         ),
         "it is compared in `1 < self.step < self.warmup`",
+    ),
+    # Python's `n ** -1` is a float; an int64 tensor to a negative int power raises
+    "negative_int_power": (
+        _model("self.step = 0", "self.step += 1\nreturn h * self.step ** -1"),
+        "an int64 buffer to a negative int power raises",
     ),
     "return_in_branch": (
         _model(

@@ -80,14 +80,49 @@ def _mentions(e: cst.CSTNode, attr: str) -> bool:
 
 def _number_like(ctx: FixContext, e: cst.BaseExpression, attr: str) -> bool:
     """A Python number (or the counter itself): a literal, arithmetic of them, a name, a
-    ``self`` attribute (a hyperparameter)."""
+    ``self`` attribute (a hyperparameter), a size (``len(...)``, ``x.size(i)``, ``x.shape[i]``,
+    ``x.dim()``, ``x.numel()``), ``math.f``/``int``/``float``/``round``/``abs`` of them."""
     if number_expr(e) or isinstance(e, cst.Name) or self_attr(e) is not None:
-        return True
+        return not ctx.is_tensor(e)
     if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, (cst.Minus, cst.Plus)):
         return _number_like(ctx, e.expression, attr)
     if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, ARITH_OPERATORS):
         return _number_like(ctx, e.left, attr) and _number_like(ctx, e.right, attr)
+    if isinstance(e, cst.Subscript):  # `x.shape[0]`, `x.size()[1]`
+        v = e.value
+        return (isinstance(v, cst.Attribute) and v.attr.value == "shape") or (
+            isinstance(v, cst.Call)
+            and isinstance(v.func, cst.Attribute)
+            and v.func.attr.value == "size"
+        )
+    if isinstance(e, cst.Call):
+        f = e.func
+        args = [a.value for a in e.args if not a.star and a.keyword is None]
+        if len(args) != len(e.args):
+            return False
+        if isinstance(f, cst.Name):
+            if f.value == "len":
+                return True
+            if f.value in ("int", "float", "round", "abs") and len(args) in (1, 2):
+                return _number_like(ctx, args[0], attr) and not _mentions(args[0], attr)
+            return False
+        if isinstance(f, cst.Attribute):
+            if f.attr.value == "size" and len(args) == 1:
+                return True
+            if f.attr.value in ("dim", "numel", "ndimension") and not args:
+                return True
+            if isinstance(f.value, cst.Name) and f.value.value == "math":
+                return all(_number_like(ctx, a, attr) and not _mentions(a, attr) for a in args)
     return False
+
+
+def _float_exp(e: cst.BaseExpression) -> bool:
+    """A float literal exponent (``-0.5``), or a non-negative int literal."""
+    if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, (cst.Minus, cst.Plus)):
+        return isinstance(e.expression, cst.Float) or (
+            isinstance(e.operator, cst.Plus) and isinstance(e.expression, cst.Integer)
+        )
+    return isinstance(e, (cst.Float, cst.Integer))
 
 
 def _tensor(ctx: FixContext, e: cst.BaseExpression) -> bool:
@@ -146,6 +181,13 @@ class _Walk:
                 return self._condition(cur)
             if isinstance(p, cst.BinaryOperation) and isinstance(p.operator, ARITH_OPERATORS):
                 other = p.right if p.left is cur else p.left
+                if isinstance(p.operator, cst.Power) and p.left is cur and not _float_exp(other):
+                    # an int tensor to a negative int power raises where Python gave a float
+                    return (
+                        f"it is raised to `{ctx.code(other).strip()[:20]}`, not a float "
+                        "literal (an int64 buffer to a negative int power raises; write the "
+                        "exponent as a float)"
+                    )
                 if _tensor(ctx, other):
                     return None
                 if not _number_like(ctx, other, self.attr):
@@ -198,8 +240,16 @@ class _Walk:
             return None
         if len(call.args) != 2 or any(a.keyword or a.star for a in call.args):
             return f"`{f.value}` is not called with two positional numbers"
+        if id(call) in self.plan.clamps:
+            return call  # the other argument's read came here first
         other = call.args[1] if call.args[0] is arg else call.args[0]
-        if _mentions(other.value, self.attr) or not _number_like(self.ctx, other.value, self.attr):
+        if _mentions(other.value, self.attr) or _tensor(self.ctx, other.value):
+            # both sides are tensors once the counter is a buffer (`min(s ** -0.5, s * w)`):
+            # the elementwise `torch.minimum`/`torch.maximum` of the two 0-d values
+            kind = "minimum" if f.value == "min" else "maximum"
+            self.plan.clamps[id(call)] = (kind, arg.value, other.value)
+            return call
+        if not _number_like(self.ctx, other.value, self.attr):
             return f"`{f.value}` compares it with `{self.ctx.code(other.value).strip()[:40]}`"
         self.plan.clamps[id(call)] = ("min" if f.value == "max" else "max", arg.value, other.value)
         return call
@@ -698,6 +748,13 @@ class _Apply(cst.CSTTransformer):
         if got is None:
             return updated
         kw, _, _ = got
+        if kw in ("minimum", "maximum"):
+            return cst.Call(
+                func=self._fn(kw),
+                args=[cst.Arg(a.value) for a in updated.args],
+                lpar=updated.lpar,
+                rpar=updated.rpar,
+            )
         t_idx = next(
             i for i, a in enumerate(original.args) if a.value is got[1]
         )  # the tensor side, as updated
