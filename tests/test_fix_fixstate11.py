@@ -113,6 +113,16 @@ VALID = {
         ),
         ("if not torch.compiler.is_compiling():", "print('step', int(self.step)"),
     ),
+    # a report of the counter outside any branch: eager-only, as the print rule guards it
+    "report_line": (
+        _model(
+            "self.step = 0",
+            "self.step += 1\n"
+            "print('step', self.step)\n"
+            "return h * min(1.0, self.step / self.warmup)",
+        ),
+        ("    if not torch.compiler.is_compiling():\n            print('step', int(self.step))",),
+    ),
     # a body with a call and a report: lowered, the report eager-only
     "compound_every": (
         _model(

@@ -72,6 +72,8 @@ class Plan:
     casts: dict[int, str] = field(default_factory=dict)  # id(float(...)/int(...)) -> method
     # reads handled by a lowering: the test of a nested `if`/`elif`, a report under the guard
     covered: set[int] = field(default_factory=set)
+    # report lines (`print(..., self.steps)`) that run only in eager, reading `int(...)`
+    reports: set[int] = field(default_factory=set)
 
 
 def _mentions(e: cst.CSTNode, attr: str) -> bool:
@@ -137,7 +139,20 @@ class _Walk:
 
     def read(self, use: cst.Attribute) -> str | None:
         """Climb from a read of the counter; None when every sink takes a tensor, else why."""
+        from compilelint.fix.codemods.branchless import reporting_call
+
         p = self.ctx.parent(use)
+        line = self.ctx.statement(use)
+        if (
+            isinstance(line, cst.SimpleStatementLine)
+            and len(line.body) == 1
+            and reporting_call(line.body[0])
+            and isinstance(self.ctx.parent(line), cst.IndentedBlock)
+        ):
+            # a report (`print`, `logger.info`, `warnings.warn`) of the counter: it runs only
+            # in eager, where it reads the Python number it printed before
+            self.plan.reports.add(id(line))
+            return None
         if isinstance(p, cst.Assign) and p.value is use:
             # `step = self.steps`: a local alias of the buffer, which a later in-place step
             # would change under it: it reads a copy (`.clone()`, a 0-d tensor)
@@ -784,6 +799,18 @@ class _Apply(cst.CSTTransformer):
             return updated
         return cst.Call(func=cst.Attribute(value=updated, attr=cst.Name("clone")))
 
+    def leave_SimpleStatementLine(
+        self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
+    ) -> cst.BaseStatement:
+        if id(original) not in self.plan.reports:
+            return updated
+        guard = cst.If(
+            test=cst.parse_expression(f"not {self.ctx.torch('compiler.is_compiling')}()"),
+            body=cst.IndentedBlock(body=[updated.with_changes(leading_lines=[])]),
+            leading_lines=updated.leading_lines,
+        )
+        return guard.visit(_IntReads(self.attr))  # type: ignore[return-value]
+
     def leave_IfExp(self, original: cst.IfExp, updated: cst.IfExp) -> cst.BaseExpression:
         if id(original) not in self.plan.wheres:
             return updated
@@ -878,6 +905,7 @@ def tensor_reads(
         | set(plan.funcs)
         | set(plan.lowered)
         | set(plan.casts)
+        | plan.reports
     )
     if not marked:
         return []
