@@ -177,6 +177,17 @@ VALID = {
         ),
         ("torch.clamp(frac, max=1.0)",),
     ),
+    # a buffer set in a branch on the counter: `register_buffer` in `__init__` sets it before
+    "buffer_store_every": (
+        _model(
+            "self.step = 0\nself.register_buffer('ema', torch.zeros(8))",
+            "self.step += 1\n"
+            "if self.step % self.every == 0:\n"
+            "    self.ema = 0.9 * self.ema + 0.1 * h.mean(0).detach()\n"
+            "return h + self.ema",
+        ),
+        ("self.ema = torch.where(cond, 0.9 * self.ema + 0.1 * h.mean(0).detach(), self.ema)",),
+    ),
     "elif_chain": (
         _model(
             "self.step = 0",
@@ -331,6 +342,8 @@ def test_valid_cases_compile_once_with_the_same_values_and_gradients(
     assert c_good.frame_count == 1, f"the fixed model compiled {c_good.frame_count} times"
     attr = next(iter(good._non_persistent_buffers_set))
     assert int(getattr(good, attr)) == int(getattr(ref, attr)) == calls
+    for name, buf in ref.named_buffers():  # the other state on `self` after the calls
+        torch.testing.assert_close(dict(good.named_buffers())[name], buf)
     assert int(getattr(eager_good, attr)) == calls
 
 
