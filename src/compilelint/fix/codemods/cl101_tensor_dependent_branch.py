@@ -1251,6 +1251,19 @@ def _set_before(ctx: FixContext, node: cst.If, target: cst.BaseExpression) -> bo
         if isinstance(target, cst.Subscript)
         else None
     )
+    if init is not None and isinstance(target, cst.Attribute) and key.startswith("self."):
+        # `self.register_buffer("ema", ...)` / `register_parameter` in `__init__` sets `self.ema`
+        for n in all_nodes(init):
+            if (
+                isinstance(n, cst.Call)
+                and isinstance(n.func, cst.Attribute)
+                and _code(n.func.value) == "self"
+                and n.func.attr.value in ("register_buffer", "register_parameter")
+                and n.args
+                and isinstance(n.args[0].value, cst.SimpleString)
+                and n.args[0].value.evaluated_value == target.attr.value
+            ):
+                return True
     for scope, before in ((fn, True), (init, False)):
         if scope is None or (scope is fn and before is False):
             continue

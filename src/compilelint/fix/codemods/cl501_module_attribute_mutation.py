@@ -107,8 +107,12 @@ class CounterBuffer(Codemod):
             leading_lines=line.leading_lines, trailing_whitespace=line.trailing_whitespace
         )
         changes: list[tuple[cst.CSTNode, cst.CSTNode]] = [(line, new)]
-        changes += [(u, cst.Call(func=cst.Name("int"), args=[cst.Arg(u)])) for u in eager]
         covered = {id(top) for top, _ in joint}
+        changes += [
+            (u, cst.Call(func=cst.Name("int"), args=[cst.Arg(u)]))
+            for u in eager
+            if not any(id(x) in covered for x in ctx.ancestors(u))  # lowered: `int()` there
+        ]
         for a in steps:  # `self.a = self.a + k` -> `self.a += k`: the buffer steps in place
             if any(id(x) in covered for x in ctx.ancestors(a)):
                 continue

@@ -130,6 +130,11 @@ def guard_group(
         attrs: set[str] = set()
         for st in group:
             names |= set(bound_names(st))
+            changes = _mutated_names(st)
+            if changes & params:
+                n = sorted(changes & params)[0]
+                return NoFix(f"the {what} changes the argument `{n}` in place")
+            names |= changes
             attrs |= _attrs_touched(st)
             flow = _flows(st)
             if flow is not None:
@@ -169,6 +174,53 @@ def guard_group(
     group.sort(key=lambda s: ctx.span(s)[:2])
     # a statement nested in another of the group is guarded with it
     return [g for g in group if not _inside_other(ctx, g, group)]
+
+
+def _mutated_names(st: cst.CSTNode) -> set[str]:
+    """Local names whose object ``st`` changes without rebinding them: stores into an item or
+    attribute (``neg[i, col] = v``, ``out.data = v``, ``acc[k] += v``) and the recording calls
+    that count as observing when the receiver is the group's own (``rows.append(v)``): a later
+    read of the name sees the change, so it must join the group (or refuse it)."""
+    out: set[str] = set()
+
+    def base(t: cst.BaseExpression) -> None:
+        while isinstance(t, (cst.Subscript, cst.Attribute)):
+            t = t.value
+        if isinstance(t, cst.Name) and t.value != "self":
+            out.add(t.value)
+
+    def target(t: cst.BaseExpression) -> None:
+        if isinstance(t, (cst.Subscript, cst.Attribute)):
+            base(t)
+        elif isinstance(t, (cst.Tuple, cst.List)):
+            for el in t.elements:
+                target(el.value)
+        elif isinstance(t, cst.StarredElement):
+            target(t.value)
+
+    class V(cst.CSTVisitor):
+        def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
+            target(n.target)
+
+        def visit_AugAssign(self, n: cst.AugAssign) -> None:
+            target(n.target)
+
+        def visit_AnnAssign(self, n: cst.AnnAssign) -> None:
+            target(n.target)
+
+        def visit_Call(self, n: cst.Call) -> None:
+            f = n.func
+            if isinstance(f, cst.Attribute) and f.attr.value in _LOGS:
+                base(f.value)
+
+        def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
+            return False
+
+        def visit_Lambda(self, n: cst.Lambda) -> bool:
+            return False
+
+    st.visit(V())
+    return out
 
 
 def _take_producers(
