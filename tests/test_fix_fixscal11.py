@@ -144,6 +144,18 @@ VALID: dict[str, tuple[str, str]] = {
         ),
         'out = {"peak": h.abs().max().detach(), "n": h.numel()}',
     ),
+    # a dict nested in a dict, read back through both keys, and a `get` of the outer
+    "nested_dict": (
+        _model(
+            """\
+            h = self.lin(x)
+            out = {"stats": {"m": h.mean().item(), "s": 2.0}, "tag": "a"}
+            inner = out.get("stats")
+            return (h - out["stats"]["m"]) * inner["s"] + inner["m"]
+            """
+        ),
+        '"m": h.mean().detach()',
+    ),
 }
 
 INVALID: dict[str, tuple[str, str]] = {
@@ -218,6 +230,18 @@ INVALID: dict[str, tuple[str, str]] = {
             """
         ),
         "whose entries are not all at literal positions or keys",
+    ),
+    # the inner dict is also passed on whole (formatted): a string of a tensor differs
+    "nested_formatted": (
+        _model(
+            """\
+            h = self.lin(x)
+            out = {"stats": {"m": h.mean().item()}}
+            tag = str(out["stats"])
+            return h - out["stats"]["m"], tag
+            """
+        ),
+        'the value is held in `out["stats"]`, which is used in `tag = str(out["stats"])`',
     ),
     # an unpacked read used as a size: shape, not arithmetic
     "unpacked_then_size": (

@@ -707,6 +707,27 @@ class TensorItemDrop(Codemod):
             return self._climb(ctx, expr, names, plan, allow_assign=True)
         key, rest = path[0], path[1:]
         p = ctx.parent(expr)
+        if isinstance(p, (cst.Element, cst.DictElement)) and p.value is expr:
+            # `{"stats": {"m": v}}`: the display is itself an entry of an outer one
+            outer = ctx.parent(p)
+            if isinstance(outer, (cst.Tuple, cst.List, cst.Dict)):
+                k = _entry_key(outer, p)
+                if k is _NO_KEY:
+                    return NoFix(
+                        f"the value is an entry of `{_line(ctx, outer)}`, whose entries are not "
+                        "all at literal positions or keys (a starred entry, `**`, a computed or "
+                        "repeated key)"
+                    )
+                return self._from_container(ctx, outer, (k, *path), names, plan)
+        got_key = _get_call(ctx, expr)
+        if got_key is not None:
+            # `c.get("k")` of a dict display that has the key: the entry, as `c["k"]`
+            call, k = got_key
+            if isinstance(key, str):
+                same = _same_key(k, key)
+                if isinstance(same, NoFix):
+                    return same
+                return self._from_container(ctx, call, rest, names, plan) if same else _End()
         if isinstance(p, cst.Subscript) and p.value is expr:
             k = _literal_key(p)
             if k is _NO_KEY:
@@ -782,8 +803,10 @@ class TensorItemDrop(Codemod):
             if ctx.span(r)[:2] < start:
                 return NoFix(f"`{cname}`, which holds the value, is read before it is assigned")
             p = ctx.parent(r)
-            if (isinstance(p, cst.Subscript) and p.value is r) or (
-                isinstance(p, cst.Assign) and p.value is r
+            if (
+                (isinstance(p, cst.Subscript) and p.value is r)
+                or (isinstance(p, cst.Assign) and p.value is r)
+                or _get_call(ctx, r) is not None
             ):
                 # `c[k]`, or `a, b = c` / `c2 = c` (unpacked or aliased, followed the same)
                 got: _End | NoFix = self._from_container(ctx, r, path, names, plan)
@@ -1371,6 +1394,23 @@ def _same_key(k: object, key: object) -> bool | NoFix:
     if k == key and type(k) is not type(key):
         return NoFix(f"the key `{k!r}` equals the value's key `{key!r}` across types")
     return k == key
+
+
+def _get_call(ctx: FixContext, expr: cst.CSTNode) -> tuple[cst.Call, object] | None:
+    """(``expr.get(k)``, ``k``) for a string literal ``k`` and no default, else None. Only a
+    string key is taken: a dict holds it (the display's keys are literals, checked where the
+    value is put in), so ``get`` returns the entry as ``expr[k]`` does; a position of a tuple
+    or list has no ``get`` (AttributeError either way)."""
+    attr = ctx.parent(expr)
+    if not (isinstance(attr, cst.Attribute) and attr.value is expr and attr.attr.value == "get"):
+        return None
+    call = ctx.parent(attr)
+    if not (isinstance(call, cst.Call) and call.func is attr and len(call.args) == 1):
+        return None
+    a = call.args[0]
+    if a.keyword is not None or a.star or not isinstance(a.value, cst.SimpleString):
+        return None
+    return call, _literal(a.value)
 
 
 def _written_sub(ctx: FixContext, sub: cst.Subscript) -> bool:
