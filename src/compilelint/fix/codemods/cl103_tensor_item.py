@@ -680,6 +680,9 @@ class TensorItemDrop(Codemod):
         disp = ctx.parent(p)
         if not isinstance(disp, (cst.Tuple, cst.List, cst.Dict)):
             return None
+        sizer = _sizing_call(ctx, cur)
+        if sizer is not None and flow.size_reason(ctx, sizer) is not None:
+            return None  # `torch.full((n,), v)`: a size, refused with the remedies named
         key = _entry_key(disp, p)
         if key is _NO_KEY:
             return NoFix(
