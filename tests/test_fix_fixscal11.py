@@ -321,7 +321,7 @@ def _breaks(torch: Any, model: Any, x: Any) -> bool:
     torch._dynamo.reset()
     ex = torch._dynamo.explain(model)(x)
     torch._dynamo.reset()
-    return ex.graph_break_count > 0 or ex.graph_count != 1
+    return ex.graph_break_count > 0 or ex.graph_count != 1 or bool(ex.break_reasons)
 
 
 @pytest.mark.torch
@@ -359,3 +359,114 @@ def test_fixed_model_compiles_whole_and_computes_the_same(tmp_path: Path, case: 
             torch.testing.assert_close(got[0], want[0])
             assert got[0].dtype == want[0].dtype
             torch.testing.assert_close(got[1], want[1])
+
+
+TOLIST_RETURNED: dict[str, tuple[str, str]] = {
+    # the list beside the output in a returned tuple
+    "tuple": (
+        _model(
+            """\
+            h = self.lin(x)
+            return h, (h > 0).sum(1).tolist()
+            """
+        ),
+        "return h, (h > 0).sum(1).detach()",
+    ),
+    # through a local name into a returned dict
+    "dict_by_name": (
+        _model(
+            """\
+            h = self.lin(x)
+            lengths = (h > 0).sum(1).tolist()
+            return h, {"lengths": lengths}
+            """
+        ),
+        "lengths = (h > 0).sum(1).detach()",
+    ),
+}
+
+TOLIST_KEPT: dict[str, tuple[str, str]] = {
+    # the list is also read by model code: returning the tensor would not remove the read
+    "also_read": (
+        _model(
+            """\
+            h = self.lin(x)
+            lengths = (h > 0).sum(1).tolist()
+            return h * len(lengths), lengths
+            """
+        ),
+        "flows into",
+    ),
+    # a helper returns the list to `forward`, which uses it as a list
+    "helper": (
+        _model(
+            """\
+            h = self.lin(x)
+            return h, counts(h)
+            """,
+            """\
+            def counts(h):
+                return (h > 0).sum(1).tolist()
+
+
+            """,
+        ),
+        "leaves the function",
+    ),
+}
+
+
+def _run105(tmp_path: Path, code: str) -> tuple[str, list[Any]]:
+    path = tmp_path / f"m_{uuid.uuid4().hex[:8]}.py"
+    path.write_text(code, encoding="utf-8")
+    res = run_fixes([str(path)], Config(select=("CL105",), cache=False), unsafe=True)
+    after = next((c.after.decode() for c in res.changes), code)
+    return after, list(res.records)
+
+
+@pytest.mark.parametrize("case", sorted(TOLIST_RETURNED))
+def test_a_list_returned_by_forward_is_a_proposal_to_return_the_tensor(
+    tmp_path: Path, case: str
+) -> None:
+    code, want = TOLIST_RETURNED[case]
+    fixed, records = _run105(tmp_path, code)
+    assert fixed == code  # never applied: the caller would get a tensor for its list
+    props = [r for r in records if r.status == "proposed"]
+    assert props, records
+    assert "call `.tolist()` on it after the compiled call" in props[0].title
+    assert want in (props[0].patch or ""), props[0].patch
+
+
+@pytest.mark.parametrize("case", sorted(TOLIST_KEPT))
+def test_a_list_used_otherwise_gets_no_proposal(tmp_path: Path, case: str) -> None:
+    code, why = TOLIST_KEPT[case]
+    fixed, records = _run105(tmp_path, code)
+    assert fixed == code
+    assert not [r for r in records if r.status == "proposed"], records
+    assert any(why in (r.reason or "") for r in records), [r.reason for r in records]
+
+
+@pytest.mark.torch
+def test_a_returned_list_breaks_and_the_detached_tensor_does_not() -> None:
+    """The proposal's premise on torch: a ``.tolist()`` returned from the compiled region is
+    a graph break, the detached tensor returned is one graph, and ``.tolist()`` of it after
+    the call is the original list."""
+    torch = pytest.importorskip("torch")
+
+    def listed(h: Any) -> Any:
+        return h * 2, (h > 0).sum(1).tolist()
+
+    def tensor(h: Any) -> Any:
+        return h * 2, (h > 0).sum(1).detach()
+
+    h = torch.randn(4, 8)
+    torch._dynamo.reset()
+    ex = torch._dynamo.explain(listed)(h)
+    # torch 2.13 may count 0 breaks and still list the reason ("Data-dependent ...")
+    assert ex.graph_break_count >= 1 or ex.break_reasons
+    torch._dynamo.reset()
+    assert_no_graph_break(tensor, (h,))
+    torch._dynamo.reset()
+    got = torch.compile(tensor, backend="eager", fullgraph=True)(h)[1].tolist()
+    assert got == listed(h)[1]
+    torch._dynamo.reset()
