@@ -332,8 +332,9 @@ class TensorItemDrop(Codemod):
             why.append(
                 f"the value is returned inside `{_line(ctx, e.returned)}`"
                 + (f" (at `{entry}`)" if entry else "")
-                + "; there the caller gets a detached 0-d tensor instead of a Python number: "
-                "read it with `.item()` after the compiled call where a number is needed"
+                + "; the outputs change type there: the caller gets a detached 0-d tensor "
+                "instead of a Python number: read it with `.item()` after the compiled call "
+                "where a number is needed"
             )
         if returned and not held:
             why.append(
