@@ -22,6 +22,7 @@ of anything else) gets no fix.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 
 import libcst as cst
@@ -76,6 +77,26 @@ class _End:
     branch: cst.If | None = None  # `if v < self.min_area:`: the `if` the comparison decides
     # `keep = order[0, :n]` ... `out[0, keep] = ...`: the cut's changes and title (`cuts`)
     cut: tuple[list[tuple[cst.CSTNode, Replacement]], str] | None = None
+    # `lo, hi = a.item(), b.item()`: the name of a tuple target that `assign` binds the
+    # value to (None: the assignment's single name target), and the expression it is bound
+    # from (how eager-only reads convert it back)
+    name: str | None = None
+    source: cst.BaseExpression | None = None
+    # `return out, {"loss": v}`: the keys from the returned expression down to the value
+    path: tuple[object, ...] = ()
+    # the ends of a value kept in a local tuple, list or dict and read back (`_container`)
+    more: list[_End] | None = None
+
+    def flat(self) -> list[_End]:
+        """This end, or the ends of the reads of the container that holds the value."""
+        if self.more is None:
+            return [self]
+        return [e for m in self.more for e in m.flat()]
+
+    def bound(self) -> str:
+        """The local name an assignment end binds the value to."""
+        assert self.assign is not None
+        return self.name or _target_name(self.assign) or ""
 
 
 # kind of rewrite of an original node: "origin", "eager:<wrap>", "clamp", "maximum",
@@ -175,7 +196,10 @@ class TensorItemDrop(Codemod):
         plan: _Plan = {id(origin): "origin"}
         self._float = wrap == "float" or _float_read(origin)
         self._bool = wrap == "bool"
-        end = self._climb(ctx, origin, set(), plan, allow_assign=True)
+        if self._path_start:
+            end = self._from_container(ctx, origin, self._path_start, set(), plan)
+        else:
+            end = self._climb(ctx, origin, set(), plan, allow_assign=True)
         if isinstance(end, NoFix):
             # `if loss.item() > 100: print(...)`: the number is only read by code that reports,
             # so the whole `if` runs only in eager, where the number is still read
@@ -184,34 +208,40 @@ class TensorItemDrop(Codemod):
             if report is not None:
                 return self._rewrite(ctx, {id(report): "eagerif"}, {})
             return end
-        if end.assign is None:
-            return self._finish(ctx, plan, {id(origin): replacement}, [end])
+        firsts = end.flat()
+        assigns = [e for e in firsts if e.assign is not None]
+        if not assigns:
+            return self._finish(ctx, plan, {id(origin): replacement}, firsts)
         fn = ctx.function(origin)
         if fn is None:
             return NoFix("the value is not in a function")
-        first = _target_name(end.assign)
-        assert first is not None
-        # eager-only uses of the first name read it the way the original code converted it
-        wraps = {first: _wrap_of(end.assign.value, wrap)}
+        # eager-only uses of the first names read them the way the original code converted
+        # the value
+        wraps = {
+            e.bound(): _wrap_of(e.source if e.source is not None else e.assign.value, wrap)  # type: ignore[union-attr]
+            for e in assigns
+        }
         binders = bound_names(fn)
-        names = {first}
+        names = {e.bound() for e in assigns}
         base = dict(plan)
         for _ in range(_MAX_PASSES):
             plan = dict(base)
-            ends: list[_End] = []
-            reached = {id(end.assign)}
+            ends: list[_End] = [e for e in firsts if e.assign is None]
+            reached = {id(e.assign) for e in assigns}
             found = set(names)
             # a use that fails may pass once a later name is known to be a tensor too
             # (`gain = min(1 / peak, g)`; `lim = peak * gain`): failures wait for the pass
             # that finds no new name
             failure: NoFix | None = None
-            branches: list[cst.If] = [e.branch for e in [end] if e.branch is not None]
+            branches: list[cst.If] = [e.branch for e in firsts if e.branch is not None]
             for name in sorted(names):
                 where = binders.get(name, [])
                 if not where:
                     return NoFix(f"`{name}` is not assigned in the function")
                 start = min(ctx.span(b)[:2] for b in where)
                 for use in name_nodes(fn.body, name, reads_only=True):
+                    if _unpacked_into(ctx, use):
+                        continue  # `lo, hi = ...` binds `lo`: not a read
                     if ctx.span(use)[:2] < start:
                         return NoFix(f"`{name}` is read before it is assigned")
                     if _inside_body(ctx, use, branches):
@@ -233,12 +263,13 @@ class TensorItemDrop(Codemod):
                             f"`{name}` is also {got.reason.removeprefix('the value is ')}"
                         )
                         continue
-                    ends.append(got)
-                    if got.branch is not None:
-                        branches.append(got.branch)
-                    if got.assign is not None:
-                        reached.add(id(got.assign))
-                        found.add(_target_name(got.assign) or "")
+                    for e in got.flat():
+                        ends.append(e)
+                        if e.branch is not None:
+                            branches.append(e.branch)
+                        if e.assign is not None:
+                            reached.add(id(e.assign))
+                            found.add(e.bound())
             if found == names:
                 if failure is not None:
                     return failure
@@ -272,7 +303,8 @@ class TensorItemDrop(Codemod):
         if returned:
             # `def peak_of(w): return w.abs().max().item()` ... `gain = 1 / peak_of(wav)`:
             # a helper of this file whose every call uses the result as a tensor
-            got_callers = self._through_callers(ctx, returned)
+            paths = {e.path for e in ends if e.returned is not None}
+            got_callers = self._through_callers(ctx, returned, paths)
             if isinstance(got_callers, NoFix):
                 return got_callers
             if got_callers is not None:
@@ -291,7 +323,20 @@ class TensorItemDrop(Codemod):
                     f"`self.{attr}` is read back in `{reader}()`, which would get a 0-d tensor "
                     "instead of a Python number"
                 )
-        if returned:
+        held = [e for e in ends if e.returned is not None and e.path] if returned else []
+        if held:
+            # `return loss, {"acc": acc}`: name the entry the caller finds the tensor in
+            e = held[0]
+            assert e.returned is not None
+            entry = "".join(f"[{k!r}]" for k in e.path if k is not _NO_KEY)
+            why.append(
+                f"the value is returned inside `{_line(ctx, e.returned)}`"
+                + (f" (at `{entry}`)" if entry else "")
+                + "; the outputs change type there: the caller gets a detached 0-d tensor "
+                "instead of a Python number: read it with `.item()` after the compiled call "
+                "where a number is needed"
+            )
+        if returned and not held:
             why.append(
                 "the returned value becomes a 0-d tensor instead of a Python number: the "
                 "outputs change type, so every caller must accept a tensor (formatting, "
@@ -336,17 +381,34 @@ class TensorItemDrop(Codemod):
         return rw
 
     _depth: int = 0  # helpers followed to their callers so far
+    # where the value sits in the origin's result (a helper's call returning a tuple or dict
+    # that holds it, see `_through_callers`); () when the origin is the value
+    _path_start: tuple[object, ...] = ()
 
     def _through_callers(
-        self, ctx: FixContext, returned: list[cst.Return]
+        self,
+        ctx: FixContext,
+        returned: list[cst.Return],
+        paths: set[tuple[object, ...]] | None = None,
     ) -> tuple[list[tuple[cst.CSTNode, Replacement]], str, tuple[str, ...]] | NoFix | None:
         """The value is returned by a helper of this file (a module-level function, or a
         method called as ``self.m(...)``; not ``forward``): the changes at its calls when every
         call's result is itself kept as a tensor (followed as the value is), else why not;
-        None when the helper has no call in the file (its callers are elsewhere)."""
+        None when the helper has no call in the file (its callers are elsewhere).
+
+        ``paths``: where the value sits in what is returned (``return m.item(), s.item()``:
+        ``(0,)`` for the first); each call's result is then followed to that entry
+        (``m, s = stats(h)``, ``stats(h)[0]``), as a display in the function would be."""
         fns = {id(f): f for r in returned if (f := ctx.function(r)) is not None}
         if len(fns) != 1 or self._depth >= 2:
             return None
+        path: tuple[object, ...] = ()
+        if paths:
+            if len(paths) != 1:
+                return None
+            path = next(iter(paths))
+            if any(k is _NO_KEY for k in path):
+                return None
         fn = next(iter(fns.values()))
         name = fn.name.value
         block = ctx.parent(fn)
@@ -384,6 +446,7 @@ class TensorItemDrop(Codemod):
         for call in sites:
             sub = TensorItemDrop()
             sub._depth = self._depth + 1
+            sub._path_start = path
             got = sub.keep_tensor(ctx, call, call, "item")
             if not isinstance(got, Rewrite):
                 why = got.reason.removeprefix("the value is ")
@@ -586,6 +649,11 @@ class TensorItemDrop(Codemod):
             kept = _kept(ctx, cur)
             if kept is not None:
                 return kept
+            held = self._held(ctx, cur, names, plan)
+            if held is not None:
+                # `lo, hi = a.item(), b.item()`, `stats = {"mean": m.item()}` ...
+                # `stats["mean"]`: followed through the display to where it is read back
+                return held
             sub = _tensor_index(ctx, cur)
             if sub is not None:
                 # `x[:, n]` of a tensor: `x.index_select(1, n.long().view(1)).squeeze(1)`, the
@@ -601,6 +669,163 @@ class TensorItemDrop(Codemod):
                     what = ctx.code(sizer).strip().splitlines()[0][:40]
                     return NoFix(f"the value is a size of `{what}`{sized}")
             return NoFix(f"the value is used in `{where}`, not only in arithmetic with tensors")
+
+    def _held(
+        self, ctx: FixContext, cur: cst.CSTNode, names: set[str], plan: _Plan
+    ) -> _End | NoFix | None:
+        """``cur`` is an entry of a tuple, list or dict display: where the display takes it
+        (see ``_from_container``); None when ``cur`` is not such an entry."""
+        p = ctx.parent(cur)
+        if not isinstance(p, (cst.Element, cst.DictElement)) or p.value is not cur:
+            return None
+        disp = ctx.parent(p)
+        if not isinstance(disp, (cst.Tuple, cst.List, cst.Dict)):
+            return None
+        sizer = _sizing_call(ctx, cur)
+        if sizer is not None and flow.size_reason(ctx, sizer) is not None:
+            return None  # `torch.full((n,), v)`: a size, refused with the remedies named
+        key = _entry_key(disp, p)
+        if key is _NO_KEY:
+            return NoFix(
+                f"the value is an entry of `{_line(ctx, disp)}`, whose entries are not all at "
+                "literal positions or keys (a starred entry, `**`, a computed or repeated key)"
+            )
+        return self._from_container(ctx, disp, (key,), names, plan, source=cur)  # type: ignore[arg-type]
+
+    def _from_container(
+        self,
+        ctx: FixContext,
+        expr: cst.CSTNode,
+        path: tuple[object, ...],
+        names: set[str],
+        plan: _Plan,
+        source: cst.BaseExpression | None = None,
+    ) -> _End | NoFix:
+        """``expr`` evaluates to a tuple, list or dict whose entry at ``path`` (keys,
+        outermost first) is the value: follow it to where it is read. Unpacked into names
+        (``lo, hi = ...``: the name at the value's position is bound to it), read back by a
+        literal key (``expr[k]``; another key reads another entry), bound to a local name
+        whose every read is such (``_container``), or returned / stored on ``self`` whole
+        (``_kept``: the caller sees the tensor, a proposal). Anything else refuses."""
+        if not path:
+            return self._climb(ctx, expr, names, plan, allow_assign=True)
+        key, rest = path[0], path[1:]
+        p = ctx.parent(expr)
+        if isinstance(p, (cst.Element, cst.DictElement)) and p.value is expr:
+            # `{"stats": {"m": v}}`: the display is itself an entry of an outer one
+            outer = ctx.parent(p)
+            if isinstance(outer, (cst.Tuple, cst.List, cst.Dict)):
+                k = _entry_key(outer, p)
+                if k is _NO_KEY:
+                    return NoFix(
+                        f"the value is an entry of `{_line(ctx, outer)}`, whose entries are not "
+                        "all at literal positions or keys (a starred entry, `**`, a computed or "
+                        "repeated key)"
+                    )
+                return self._from_container(ctx, outer, (k, *path), names, plan)
+        got_key = _get_call(ctx, expr)
+        if got_key is not None:
+            # `c.get("k")` of a dict display that has the key: the entry, as `c["k"]`
+            call, k = got_key
+            if isinstance(key, str):
+                same = _same_key(k, key)
+                if isinstance(same, NoFix):
+                    return same
+                return self._from_container(ctx, call, rest, names, plan) if same else _End()
+        if isinstance(p, cst.Subscript) and p.value is expr:
+            k = _literal_key(p)
+            if k is _NO_KEY:
+                return NoFix(
+                    f"the value is held in `{_line(ctx, expr)}`, read by the index "
+                    f"`{_line(ctx, p)}`, not a literal key"
+                )
+            if _written_sub(ctx, p):
+                return NoFix(f"the container holding the value is changed in `{_line(ctx, p)}`")
+            same = _same_key(k, key)
+            if isinstance(same, NoFix):
+                return same
+            if not same:
+                return _End()  # another entry: the value is not read here
+            return self._from_container(ctx, p, rest, names, plan)
+        if isinstance(p, cst.Assign) and p.value is expr and len(p.targets) == 1:
+            t = p.targets[0].target
+            if isinstance(t, (cst.Tuple, cst.List)) and isinstance(key, int):
+                els = t.elements
+                size = len(expr.elements) if isinstance(expr, (cst.Tuple, cst.List)) else None
+                if (
+                    any(isinstance(e, cst.StarredElement) for e in els)
+                    or not 0 <= key < len(els)
+                    or (size is not None and size != len(els))
+                ):
+                    return NoFix(
+                        f"the value is unpacked in `{_line(ctx, p)}` into a starred target or "
+                        "one of another length"
+                    )
+                tgt = els[key].value
+                if not isinstance(tgt, cst.Name):
+                    return NoFix(
+                        f"the value is unpacked in `{_line(ctx, p)}` into "
+                        f"`{ctx.code(tgt).strip()}`, not a local name"
+                    )
+                if rest:
+                    return self._container(ctx, p, tgt.value, rest, names, plan)
+                return _End(assign=p, name=tgt.value, source=source)
+            if isinstance(t, cst.Name):
+                return self._container(ctx, p, t.value, path, names, plan)
+        kept = _kept(ctx, expr)
+        if kept is not None:
+            kept.path = (*kept.path, *path)
+            return kept
+        return NoFix(
+            f"the value is held in `{ctx.code(expr).strip().splitlines()[0][:40]}`, which is "
+            f"used in `{_line(ctx, p or expr)}`"
+        )
+
+    def _container(
+        self,
+        ctx: FixContext,
+        assign: cst.Assign,
+        cname: str,
+        path: tuple[object, ...],
+        names: set[str],
+        plan: _Plan,
+    ) -> _End | NoFix:
+        """The local ``cname`` (bound once, by ``assign``) holds the value at ``path``: the
+        ends of its reads, each ``cname[k]`` (followed on) or ``cname`` returned or stored
+        whole; any other read (a call, a loop, a method, an alias) refuses."""
+        fn = ctx.function(assign)
+        if fn is None:
+            return NoFix("the value is not in a function")
+        binds = bound_names(fn).get(cname, [])
+        if len(binds) != 1:
+            return NoFix(f"`{cname}`, which holds the value, is assigned more than once")
+        start = ctx.span(assign)[:2]
+        more: list[_End] = []
+        for r in name_nodes(fn.body, cname, reads_only=True):
+            if _unpacked_into(ctx, r):
+                continue
+            if ctx.span(r)[:2] < start:
+                return NoFix(f"`{cname}`, which holds the value, is read before it is assigned")
+            p = ctx.parent(r)
+            if (
+                (isinstance(p, cst.Subscript) and p.value is r)
+                or (isinstance(p, cst.Assign) and p.value is r)
+                or _get_call(ctx, r) is not None
+            ):
+                # `c[k]`, or `a, b = c` / `c2 = c` (unpacked or aliased, followed the same)
+                got: _End | NoFix = self._from_container(ctx, r, path, names, plan)
+            else:
+                kept = _kept(ctx, r)
+                if kept is None:
+                    return NoFix(
+                        f"`{cname}`, which holds the value, is used in `{_line(ctx, p or r)}`"
+                    )
+                kept.path = (*kept.path, *path)
+                got = kept
+            if isinstance(got, NoFix):
+                return got
+            more.append(got)
+        return _End(more=more)
 
     def _tensorish(self, ctx: FixContext, e: cst.BaseExpression, names: set[str]) -> bool:
         """Is ``e`` a tensor once the names in ``names`` are (numbers and those names under
@@ -1087,12 +1312,14 @@ def _kept(ctx: FixContext, node: cst.CSTNode) -> _End | None:
     """``node`` kept as it is: stored on ``self`` or returned, directly or as an entry of a
     dict, tuple or list literal (``dict(k=v)`` too)."""
     cur = node
+    path: list[object] = []  # the keys from the kept expression down to ``node``
     while True:
         p = ctx.parent(cur)
         if isinstance(p, (cst.DictElement, cst.Element)) and p.value is cur:
             q = ctx.parent(p)
             if not isinstance(q, (cst.Dict, cst.Tuple, cst.List)):
                 return None
+            path.insert(0, _entry_key(q, p))
             cur = q
             continue
         if isinstance(p, cst.Arg) and p.keyword is not None and p.value is cur:
@@ -1103,6 +1330,7 @@ def _kept(ctx: FixContext, node: cst.CSTNode) -> _End | None:
                 and call.func.value == "dict"
                 and all(a.keyword is not None for a in call.args)
             ):
+                path.insert(0, p.keyword.value)
                 cur = call
                 continue
             return None
@@ -1115,8 +1343,112 @@ def _kept(ctx: FixContext, node: cst.CSTNode) -> _End | None:
     ):
         return _End(store=p)
     if isinstance(p, cst.Return) and p.value is cur:
-        return _End(returned=p)
+        return _End(returned=p, path=tuple(path))
     return None
+
+
+_NO_KEY = object()  # an entry whose position or key is not a literal
+
+
+def _literal(e: cst.BaseExpression) -> object:
+    """The value of an int or string literal (``-1`` included), else ``_NO_KEY``."""
+    if isinstance(e, (cst.Integer, cst.SimpleString)) or (
+        isinstance(e, cst.UnaryOperation)
+        and isinstance(e.operator, cst.Minus)
+        and isinstance(e.expression, cst.Integer)
+    ):
+        return ast.literal_eval(cst.Module([]).code_for_node(e).strip())
+    return _NO_KEY
+
+
+def _entry_key(disp: cst.CSTNode, el: cst.CSTNode) -> object:
+    """The position of ``el`` in a tuple or list display without starred entries, or its key
+    in a dict display whose keys are distinct literals (no ``**``); else ``_NO_KEY``."""
+    if isinstance(disp, (cst.Tuple, cst.List)):
+        if any(isinstance(e, cst.StarredElement) for e in disp.elements):
+            return _NO_KEY
+        return next(i for i, e in enumerate(disp.elements) if e is el)
+    if isinstance(disp, cst.Dict):
+        keys = []
+        for e in disp.elements:
+            if not isinstance(e, cst.DictElement):
+                return _NO_KEY
+            keys.append(_literal(e.key))
+        if any(k is _NO_KEY for k in keys) or len({(type(k), k) for k in keys}) != len(keys):
+            return _NO_KEY
+        if any(a == b and type(a) is not type(b) for a in keys for b in keys):
+            return _NO_KEY
+        assert isinstance(el, cst.DictElement)
+        return _literal(el.key)
+    return _NO_KEY
+
+
+def _literal_key(sub: cst.Subscript) -> object:
+    """The literal of ``x[k]`` (one index, not a slice), else ``_NO_KEY``."""
+    if len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
+        return _NO_KEY
+    return _literal(sub.slice[0].slice.value)
+
+
+def _same_key(k: object, key: object) -> bool | NoFix:
+    """Does ``x[k]`` read the entry at ``key``? A negative position is refused (the length
+    is not followed), as are keys equal across types (``1`` and ``True``)."""
+    if isinstance(k, int) and isinstance(key, int) and k < 0:
+        return NoFix(f"the container holding the value is read from its end (`[{k}]`)")
+    if k == key and type(k) is not type(key):
+        return NoFix(f"the key `{k!r}` equals the value's key `{key!r}` across types")
+    return k == key
+
+
+def _get_call(ctx: FixContext, expr: cst.CSTNode) -> tuple[cst.Call, object] | None:
+    """(``expr.get(k)``, ``k``) for a string literal ``k`` and no default, else None. Only a
+    string key is taken: a dict holds it (the display's keys are literals, checked where the
+    value is put in), so ``get`` returns the entry as ``expr[k]`` does; a position of a tuple
+    or list has no ``get`` (AttributeError either way)."""
+    attr = ctx.parent(expr)
+    if not (isinstance(attr, cst.Attribute) and attr.value is expr and attr.attr.value == "get"):
+        return None
+    call = ctx.parent(attr)
+    if not (isinstance(call, cst.Call) and call.func is attr and len(call.args) == 1):
+        return None
+    a = call.args[0]
+    if a.keyword is not None or a.star or not isinstance(a.value, cst.SimpleString):
+        return None
+    return call, _literal(a.value)
+
+
+def _written_sub(ctx: FixContext, sub: cst.Subscript) -> bool:
+    """``x[k]`` is written (assigned, augmented, deleted), not read."""
+    p = ctx.parent(sub)
+    if isinstance(p, (cst.Element, cst.StarredElement)):
+        return _unpacked_into(ctx, sub)
+    return (
+        isinstance(p, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del))
+        and getattr(p, "target", None) is sub
+    )
+
+
+def _unpacked_into(ctx: FixContext, node: cst.CSTNode) -> bool:
+    """``node`` is a target of an unpacking assignment or loop (``a, b = ...``), which
+    ``name_nodes(reads_only=True)`` lists as a read."""
+    cur = node
+    while True:
+        p = ctx.parent(cur)
+        if isinstance(p, (cst.Element, cst.StarredElement)) and p.value is cur:
+            q = ctx.parent(p)
+            if not isinstance(q, (cst.Tuple, cst.List)):
+                return False
+            cur = q
+            continue
+        break
+    if cur is node:
+        return False
+    return isinstance(p, (cst.AssignTarget, cst.For, cst.CompFor)) and p.target is cur
+
+
+def _line(ctx: FixContext, node: cst.CSTNode) -> str:
+    """The first line of ``node``'s statement, shortened."""
+    return ctx.code(ctx.statement(node) or node).strip().splitlines()[0][:50]
 
 
 def _store_target(ctx: FixContext, node: cst.Attribute) -> bool:

@@ -35,7 +35,12 @@ from compilelint.fix.codemods.id_loops import element_updates
 from compilelint.fix.codemods.observe import _statement, guard_group, guard_rewrite
 from compilelint.fix.codemods.operands import unpacked_elements
 from compilelint.fix.codemods.segments import segment_reduction
-from compilelint.fix.codemods.tolist_uses import logged, split_of, split_sizes_proposal
+from compilelint.fix.codemods.tolist_uses import (
+    logged,
+    returned_list,
+    split_of,
+    split_sizes_proposal,
+)
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.model import Finding
@@ -83,6 +88,10 @@ class TolistObservedEagerOnly(Codemod):
             sizes = split_sizes_proposal(ctx, calls[0], seed)
             if sizes is not None:
                 return _pieces_reason(sizes, split)
+            back = returned_list(ctx, calls[0])
+            if back is not None:
+                # `return out, lengths.tolist()`: the caller reads the list
+                return back
             return NoFix(
                 f"{group.reason}; keep the values in a tensor where the model uses them, and "
                 "read the list outside the compiled region"

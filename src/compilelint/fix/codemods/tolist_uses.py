@@ -12,6 +12,10 @@
   That is a process-wide setting: proposed after the file's imports, never applied
   (``split_sizes_proposal``); the verifier's config remedies write it where the project
   compiles the model.
+- returned by ``forward`` (``return out, lengths.tolist()``, through a local name or a tuple,
+  list or dict display): the caller sees a Python list, which no traced code gives without
+  reading the tensor. Proposed, never applied: return ``t.detach()`` and call ``.tolist()``
+  after the compiled call (``returned_list``).
 """
 
 from __future__ import annotations
@@ -125,4 +129,60 @@ def split_sizes_proposal(
             "from a boolean mask, `x[mask]`)"
         ),
         imports=("torch",),
+    )
+
+
+def returned_list(ctx: FixContext, tolist: cst.Call) -> Proposal | None:
+    """The proposal to return the tensor when the list of ``tolist`` is returned by
+    ``forward`` and used nowhere else: directly or inside displays (``return out,
+    t.tolist()``), or through a local name bound once whose every read is so returned. None
+    otherwise. The caller then gets a tensor where it got a list (another type), hence a
+    proposal: the patch replaces ``t.tolist()`` by ``t.detach()``, and the caller calls
+    ``.tolist()`` on it after the compiled call."""
+    from compilelint.fix.codemods.cl103_tensor_item import _kept, _line, _unpacked_into, detached
+
+    fn = ctx.function(tolist)
+    if fn is None or fn.name.value != "forward":
+        return None
+    ends = []
+    kept = _kept(ctx, tolist)
+    if kept is not None:
+        ends.append(kept)
+    else:
+        a = ctx.parent(tolist)
+        if not (
+            isinstance(a, cst.Assign)
+            and a.value is tolist
+            and len(a.targets) == 1
+            and isinstance(a.targets[0].target, cst.Name)
+        ):
+            return None
+        name = a.targets[0].target.value
+        if len(bound_names(fn).get(name, [])) != 1:
+            return None
+        for r in name_nodes(fn.body, name, reads_only=True):
+            if _unpacked_into(ctx, r):
+                return None
+            k = _kept(ctx, r)
+            if k is None:
+                return None
+            ends.append(k)
+    if not ends or any(e.returned is None for e in ends):
+        return None
+    ret = ends[0].returned
+    assert ret is not None
+    recv = tolist.func.value  # type: ignore[attr-defined]
+    new = detached(recv)
+    return Proposal(
+        title=(
+            "return the tensor, not its list: `.tolist()` -> `.detach()`; call `.tolist()` on "
+            "it after the compiled call"
+        ),
+        changes=[(tolist, new)],
+        reason=(
+            f"the list is returned by `forward` (`{_line(ctx, ret)}`): the caller sees a Python "
+            "list, which traced code cannot give without reading the tensor (the graph break); "
+            "returned as a detached tensor, the caller gets a tensor there instead (another "
+            "type), so it is proposed, not applied"
+        ),
     )
