@@ -20,6 +20,23 @@ _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
+def _compound(st: ast.stmt) -> bool:
+    return any(isinstance(getattr(st, f, None), list) for f in ("body", "cases"))
+
+
+def _header(st: ast.stmt) -> list[tuple[int, int]]:
+    """The spans of a compound statement every run of it reaches: an ``if``'s test, a
+    ``with``'s items (not their bodies, which a branch or an exception may skip)."""
+    heads: list[ast.AST] = []
+    if isinstance(st, (ast.If, ast.While)):
+        heads = [st.test]
+    elif isinstance(st, (ast.With, ast.AsyncWith)):
+        heads = [i.context_expr for i in st.items]
+    elif isinstance(st, ast.Match):
+        heads = [st.subject]
+    return [(h.lineno, h.end_lineno or h.lineno) for h in heads]
+
+
 def _frame_lines(fn: ast.AST) -> tuple[set[int], list[tuple[int, int]]]:
     """(lines of ``fn``'s own code, not nested functions'; (first, last) line of each statement
     every iteration of some loop of ``fn`` reaches)."""
@@ -32,7 +49,7 @@ def _frame_lines(fn: ast.AST) -> tuple[set[int], list[tuple[int, int]]]:
                 continue  # another frame
             first, last = st.lineno, st.end_lineno or st.lineno
             if in_loop and not isinstance(st, _LOOPS):
-                always.append((first, last))
+                always.extend(_header(st) if _compound(st) else [(first, last)])
             if isinstance(st, _LOOPS):
                 head = st.iter if isinstance(st, (ast.For, ast.AsyncFor)) else st.test
                 if in_loop or isinstance(st, ast.While):

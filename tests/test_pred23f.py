@@ -1,0 +1,183 @@
+"""Issue 23, pred23f: breaks torch never reaches because an earlier break in a loop makes dynamo
+skip the frame (``static/analysis/loops.py``, applied to findings in ``engine``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from compilelint.config import load_config
+from compilelint.static.analysis.loops import shadowed_breaks
+from compilelint.static.engine import scan
+
+HEAD = "import torch\nfrom torch import nn\n"
+
+# VALID: the first break is on every iteration; the later ones of the frame (in the loop and
+# after it) run eagerly once dynamo skips the frame
+EVERY_ITERATION = HEAD + textwrap.dedent("""
+    class M(nn.Module):
+        def forward(self, x):
+            out = []
+            for row in x:
+                keep = row > 0
+                out.append(row[keep].sum())
+                out.append(int(row.argmax()))
+            n = x.sum().item()
+            return out, n
+    """)
+# INVALID: the first break in the loop sits under an `if`: an iteration may skip it, so the
+# later break is not hidden
+UNDER_IF = HEAD + textwrap.dedent("""
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.debug = False
+
+        def forward(self, x):
+            out = []
+            for row in x:
+                if self.debug:
+                    out.append(row.sum().item())
+                out.append(int(row.argmax()))
+            return out
+    """)
+# INVALID: no loop: each break starts a resume function that dynamo compiles, so both show
+NO_LOOP = HEAD + textwrap.dedent("""
+    class M(nn.Module):
+        def forward(self, x):
+            a = x.sum().item()
+            b = int(x.argmax())
+            return x * a * b
+    """)
+# INVALID: the later break is in a nested function: a frame of its own
+NESTED = HEAD + textwrap.dedent("""
+    class M(nn.Module):
+        def forward(self, x):
+            out = []
+            for row in x:
+                out.append(row.sum().item())
+
+            def tail(y):
+                return int(y.argmax())
+
+            return out, tail(x)
+    """)
+
+
+def _lines(src: str) -> list[int]:
+    """Lines of the break findings of ``M`` (a scan of the source alone)."""
+    return sorted({f.line for f in _scan(src) if f.rule.startswith("CL1")})
+
+
+def _scan(src: str) -> list:  # type: ignore[type-arg]
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        p = Path(tmp) / "m.py"
+        p.write_text(src)
+        old = os.getcwd()
+        os.chdir(tmp)
+        try:
+            return list(scan(["m.py"], load_config(["m.py"]), no_cache=True).findings)
+        finally:
+            os.chdir(old)
+
+
+def _line_of(src: str, text: str) -> int:
+    return next(i for i, ln in enumerate(src.splitlines(), 1) if text in ln)
+
+
+def test_shadowed_breaks_of_a_loop() -> None:
+    first = _line_of(EVERY_ITERATION, "row[keep]")
+    later = _line_of(EVERY_ITERATION, "int(row.argmax())")
+    after = _line_of(EVERY_ITERATION, "x.sum().item()")
+    assert shadowed_breaks(EVERY_ITERATION, [first, later, after]) == {
+        later: first,
+        after: first,
+    }
+    assert (
+        shadowed_breaks(
+            UNDER_IF,
+            [_line_of(UNDER_IF, "row.sum().item()"), _line_of(UNDER_IF, "row.argmax()")],
+        )
+        == {}
+    )
+    assert (
+        shadowed_breaks(NO_LOOP, [_line_of(NO_LOOP, ".item()"), _line_of(NO_LOOP, "argmax")]) == {}
+    )
+    assert shadowed_breaks(NESTED, [_line_of(NESTED, ".item()"), _line_of(NESTED, "argmax")]) == {}
+
+
+def test_a_statement_spanning_lines_breaks_at_its_first_candidate() -> None:
+    src = HEAD + textwrap.dedent("""
+        def f(xs, ms):
+            res = []
+            for x, m in zip(xs, ms):
+                res.append(
+                    {
+                        "a": x[m],
+                        "b": x[m].exp(),
+                    }
+                )
+            return res
+        """)
+    a, b = _line_of(src, '"a"'), _line_of(src, '"b"')
+    assert shadowed_breaks(src, [a, b]) == {b: a}
+
+
+def test_a_while_test_and_a_nested_loop_header_are_on_every_iteration() -> None:
+    src = HEAD + textwrap.dedent("""
+        def f(x, ids):
+            while x.sum() > 0:
+                x = x - 1
+                y = x.max().item()
+            for b in range(2):
+                for t in set(ids[b].tolist()):
+                    z = int(x[t])
+            return x
+        """)
+    w, y = _line_of(src, "while"), _line_of(src, "max().item()")
+    inner, z = _line_of(src, "set(ids"), _line_of(src, "int(x[t])")
+    assert shadowed_breaks(src, [w, y, inner, z]) == {y: w, inner: w, z: w}
+    assert shadowed_breaks(src, [inner, z]) == {z: inner}
+
+
+def test_findings_keep_the_first_and_note_the_hidden_lines() -> None:
+    found = [f for f in _scan(EVERY_ITERATION) if f.rule.startswith("CL1")]
+    first = _line_of(EVERY_ITERATION, "row[keep]")
+    assert sorted({f.line for f in found}) == [first]
+    later = _line_of(EVERY_ITERATION, "int(row.argmax())")
+    after = _line_of(EVERY_ITERATION, "x.sum().item()")
+    assert any(f"lines {later}, {after}" in f.message for f in found)
+    assert len(_lines(UNDER_IF)) == 2
+    assert len(_lines(NO_LOOP)) == 2
+    assert len(_lines(NESTED)) == 2
+
+
+CASES = {"every_iteration": EVERY_ITERATION, "under_if": UNDER_IF, "no_loop": NO_LOOP}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_break_lines_match_torch(tmp_path: Path, name: str) -> None:
+    """The break lines torch 2.13 reports are the static stage's."""
+    pytest.importorskip("torch")
+    from compilelint.dynamic.api import run_dynamic
+
+    src = CASES[name]
+    (tmp_path / "m.py").write_text(src)
+    spec = {"model": "m.py:M", "inputs": [{"tensor": [3, 4]}], "calls": 1}
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    block = run_dynamic(str(tmp_path / "spec.json"), cwd=str(tmp_path), cover=()).block
+    assert block["error"] is None
+    seen = {b["line"] for b in block["breaks"] if b["path"].endswith("m.py")}
+    if name == "under_if":
+        # `self.debug` is False: torch reaches only the break after the `if`, which stays
+        # reported (the static stage cannot tell that the branch is never taken)
+        assert seen == {_line_of(src, "row.argmax()")} and seen < set(_lines(src))
+    else:
+        assert seen == set(_lines(src))
