@@ -37,19 +37,19 @@ from compilelint.static.analysis.breakpoints import (
     CONTEXT,
     FRAME_INPUT,
     FrameInput,
-    is_break_rule,
     frame_input_candidate,
     frame_inputs,
+    is_break_rule,
     returned_inputs,
     site_inputs,
     wrapper_inputs,
 )
 from compilelint.static.analysis.dispatch import add_object_calls
-from compilelint.static.analysis.loops import shadowed_breaks
 from compilelint.static.analysis.facts import (
     Candidate,
     FileFacts,
 )
+from compilelint.static.analysis.loops import shadowed_breaks
 from compilelint.static.analysis.project import Project
 from compilelint.static.analysis.resolve import ResolveError, Resolver, search_path
 from compilelint.static.discovery import discover
