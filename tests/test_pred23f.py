@@ -181,3 +181,69 @@ def test_the_break_lines_match_torch(tmp_path: Path, name: str) -> None:
         assert seen == {_line_of(src, "row.argmax()")} and seen < set(_lines(src))
     else:
         assert seen == set(_lines(src))
+
+
+def test_a_comprehension_after_the_loop_is_a_frame_of_its_own() -> None:
+    """INVALID for hiding: when dynamo skips the frame it still compiles the comprehension's
+    frame (before Python 3.12; a generator expression always), so its break is reported
+    (dev's ``tts_length_regulator_tolist:19``)."""
+    src = HEAD + textwrap.dedent("""
+        def f(xs, ms):
+            out = []
+            for x, m in zip(xs, ms):
+                out.append(x[m])
+            n = (int(o.argmax()) for o in out)
+            return out, list(n), int(xs.argmax())
+        """)
+    first, gen, tail = (
+        _line_of(src, "x[m]"),
+        _line_of(src, "for o in out"),
+        _line_of(src, "int(xs.argmax())"),
+    )
+    assert shadowed_breaks(src, [first, gen, tail]) == {tail: first}
+
+
+# VALID: the `random` module's draws other than uniform/randint/randrange, and `torch.save`,
+# are functions dynamo skips (dev's `aug_random_choice_scale:20`, `debug_torch_save_dump:20`);
+# INVALID: `random.uniform`/`random.randint` dynamo traces itself
+DRAWS = HEAD + textwrap.dedent("""
+    import os
+    import random
+    import tempfile
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.scales = [1, 2, 3]
+            self.dir = tempfile.mkdtemp()
+
+        def forward(self, x):
+            x = x * random.uniform(0.5, 1.5)
+            x = x * random.randint(1, 3)
+            x = x * random.choice(self.scales)
+            torch.save(x.detach(), os.path.join(self.dir, "x.pt"))
+            return x + random.gauss(0.0, 1.0)
+    """)
+
+
+def test_random_draws_and_torch_save() -> None:
+    got = {f.line for f in _scan(DRAWS) if f.rule == "CL205"}
+    assert got == {
+        _line_of(DRAWS, "random.choice"),
+        _line_of(DRAWS, "torch.save"),
+        _line_of(DRAWS, "random.gauss"),
+    }
+
+
+@pytest.mark.torch
+def test_random_draws_and_torch_save_match_torch(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    from compilelint.dynamic.api import run_dynamic
+
+    (tmp_path / "m.py").write_text(DRAWS)
+    spec = {"model": "m.py:M", "inputs": [{"tensor": [3, 4]}], "calls": 1}
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    block = run_dynamic(str(tmp_path / "spec.json"), cwd=str(tmp_path), cover=()).block
+    assert block["error"] is None
+    seen = {b["line"] for b in block["breaks"] if b["path"].endswith("m.py")}
+    assert seen == {f.line for f in _scan(DRAWS) if f.rule == "CL205"}

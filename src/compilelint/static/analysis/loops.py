@@ -14,6 +14,7 @@ source).
 from __future__ import annotations
 
 import ast
+import sys
 from collections.abc import Iterable
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -87,6 +88,23 @@ def _frame_lines(fn: ast.AST) -> tuple[set[int], list[tuple[int, int]]]:
     return own, always
 
 
+def _comprehension_lines(tree: ast.AST) -> set[int]:
+    """Lines of the comprehensions that run as frames of their own: generator expressions, and
+    before Python 3.12 (PEP 709) list, set and dict comprehensions too. When dynamo skips the
+    enclosing frame it still compiles them as frames, so a break inside one is reported."""
+    kinds: tuple[type[ast.AST], ...] = (ast.GeneratorExp,)
+    if sys.version_info < (3, 12):
+        kinds += (ast.ListComp, ast.SetComp, ast.DictComp)
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, kinds):
+            for sub in ast.walk(node):
+                ln = getattr(sub, "lineno", None)
+                if ln is not None:
+                    out.add(ln)
+    return out
+
+
 def shadowed_breaks(source: str, lines: Iterable[int]) -> dict[int, int]:
     """``{line: first}`` for the break lines (of ``lines``) that follow, in the same frame, a
     break every iteration of a loop reaches (``first``): dynamo skips the frame there, and the
@@ -99,6 +117,7 @@ def shadowed_breaks(source: str, lines: Iterable[int]) -> dict[int, int]:
     except (SyntaxError, ValueError):
         return {}
     out: dict[int, int] = {}
+    comps = _comprehension_lines(tree)
     for fn in ast.walk(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
@@ -111,6 +130,6 @@ def shadowed_breaks(source: str, lines: Iterable[int]) -> dict[int, int]:
         if first is None:
             continue
         for ln in mine:
-            if ln > first:
+            if ln > first and ln not in comps:
                 out[ln] = first
     return out
