@@ -352,6 +352,27 @@ def _ann_kind(ann: cst.Annotation | None) -> str:
 
 
 _EMPTY_MODULE = cst.Module([])
+
+
+def _tensor_method_receivers(body: cst.CSTNode) -> set[str]:
+    """Names on which ``body`` calls a method only tensors have (``n.max()``, ``n.sum()``:
+    :data:`~compilelint.static.analysis.names.TENSOR_ONLY_METHODS`)."""
+    out: set[str] = set()
+
+    class _V(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            f = node.func
+            if (
+                isinstance(f, cst.Attribute)
+                and isinstance(f.value, cst.Name)
+                and f.attr.value in N.TENSOR_ONLY_METHODS
+            ):
+                out.add(f.value.value)
+
+    body.visit(_V())
+    return out
+
+
 _ANN_WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9.]*")
 
 
@@ -2066,6 +2087,9 @@ class FileWalker(Evaluator):
             )
         if p.star_kwarg is not None:
             params.append(ParamFacts(p.star_kwarg.name.value, -3, "container", "other"))
+        used = _tensor_method_receivers(node.body)
+        for pf in params:
+            pf.tensor_use = pf.name in used
         compiled = disabled = False
         for dec in node.decorators:
             d = dec.decorator
