@@ -247,3 +247,44 @@ def test_random_draws_and_torch_save_match_torch(tmp_path: Path) -> None:
     assert block["error"] is None
     seen = {b["line"] for b in block["breaks"] if b["path"].endswith("m.py")}
     assert seen == {f.line for f in _scan(DRAWS) if f.rule == "CL205"}
+
+
+# VALID: a size-like name (`num_rois`) read with tensor-only methods is a tensor input (dev's
+# `roi_head_num_rois_int:15,16,19`); INVALID: a flag-like name used as a number stays one
+USED_AS_TENSOR = HEAD + textwrap.dedent("""
+    class M(nn.Module):
+        def forward(self, x, num_rois):
+            m = int(num_rois.max())
+            return x[:, :m] * int(num_rois.sum())
+    """)
+USED_AS_NUMBER = HEAD + textwrap.dedent("""
+    class M(nn.Module):
+        def forward(self, x, num_heads):
+            return x.view(x.shape[0], int(num_heads), -1)
+    """)
+
+
+def test_a_parameter_used_as_a_tensor_is_one() -> None:
+    assert _lines(USED_AS_TENSOR) == [
+        _line_of(USED_AS_TENSOR, "num_rois.max()"),
+        _line_of(USED_AS_TENSOR, "num_rois.sum()"),
+    ]
+    assert _lines(USED_AS_NUMBER) == []
+
+
+@pytest.mark.torch
+def test_a_parameter_used_as_a_tensor_matches_torch(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    from compilelint.dynamic.api import run_dynamic
+
+    (tmp_path / "m.py").write_text(USED_AS_TENSOR)
+    spec = {
+        "model": "m.py:M",
+        "inputs": [{"tensor": [2, 8]}, {"tensor": [2], "dtype": "int64", "data": [3, 2]}],
+        "calls": 1,
+    }
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    block = run_dynamic(str(tmp_path / "spec.json"), cwd=str(tmp_path), cover=()).block
+    assert block["error"] is None
+    seen = {b["line"] for b in block["breaks"] if b["path"].endswith("m.py")}
+    assert seen == set(_lines(USED_AS_TENSOR))
