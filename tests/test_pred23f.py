@@ -67,6 +67,30 @@ NESTED = HEAD + textwrap.dedent("""
             return out, tail(x)
     """)
 
+# VALID for the body's break, INVALID for the `while` test: the test's break hides nothing
+WHILE_TEST = HEAD + textwrap.dedent("""
+    class M(nn.Module):
+        def forward(self, x):
+            n = 0
+            while x.sum() > 0:
+                x = x - 1
+                n = n + int(x.max())
+                if n > 5:
+                    break
+            return x * x.min().item()
+    """)
+# VALID: a branch on data at the top of a `for` body hides the later breaks
+IF_TEST = HEAD + textwrap.dedent("""
+    class M(nn.Module):
+        def forward(self, x):
+            out = []
+            for row in x:
+                if row.sum() > 0:
+                    row = row * 2
+                out.append(int(row.argmax()))
+            return out, x.min().item()
+    """)
+
 
 def _lines(src: str) -> list[int]:
     """Lines of the break findings of ``M`` (a scan of the source alone)."""
@@ -129,20 +153,22 @@ def test_a_statement_spanning_lines_breaks_at_its_first_candidate() -> None:
     assert shadowed_breaks(src, [a, b]) == {b: a}
 
 
-def test_a_while_test_and_a_nested_loop_header_are_on_every_iteration() -> None:
+def test_a_nested_loop_header_is_on_every_iteration_a_while_test_is_not() -> None:
+    """A break at a ``while`` test does not skip the frame: torch 2.13 reports the break in the
+    loop's body too, and that one hides the break after the loop (checked against torch by
+    ``test_the_break_lines_match_torch[while_test]``)."""
+    src = WHILE_TEST
+    w, y = _line_of(src, "while"), _line_of(src, "max()")
+    tail = _line_of(src, "x.min().item()")
+    assert shadowed_breaks(src, [w, y, tail]) == {tail: y}
     src = HEAD + textwrap.dedent("""
         def f(x, ids):
-            while x.sum() > 0:
-                x = x - 1
-                y = x.max().item()
             for b in range(2):
                 for t in set(ids[b].tolist()):
                     z = int(x[t])
             return x
         """)
-    w, y = _line_of(src, "while"), _line_of(src, "max().item()")
     inner, z = _line_of(src, "set(ids"), _line_of(src, "int(x[t])")
-    assert shadowed_breaks(src, [w, y, inner, z]) == {y: w, inner: w, z: w}
     assert shadowed_breaks(src, [inner, z]) == {z: inner}
 
 
@@ -158,7 +184,13 @@ def test_findings_keep_the_first_and_note_the_hidden_lines() -> None:
     assert len(_lines(NESTED)) == 2
 
 
-CASES = {"every_iteration": EVERY_ITERATION, "under_if": UNDER_IF, "no_loop": NO_LOOP}
+CASES = {
+    "every_iteration": EVERY_ITERATION,
+    "under_if": UNDER_IF,
+    "no_loop": NO_LOOP,
+    "while_test": WHILE_TEST,
+    "if_test": IF_TEST,
+}
 
 
 @pytest.mark.torch
@@ -170,7 +202,8 @@ def test_the_break_lines_match_torch(tmp_path: Path, name: str) -> None:
 
     src = CASES[name]
     (tmp_path / "m.py").write_text(src)
-    spec = {"model": "m.py:M", "inputs": [{"tensor": [3, 4]}], "calls": 1}
+    inp = {"tensor": [3], "data": [2.0, 1.0, 0.5]} if name == "while_test" else {"tensor": [3, 4]}
+    spec = {"model": "m.py:M", "inputs": [inp], "calls": 1}
     (tmp_path / "spec.json").write_text(json.dumps(spec))
     block = run_dynamic(str(tmp_path / "spec.json"), cwd=str(tmp_path), cover=()).block
     assert block["error"] is None

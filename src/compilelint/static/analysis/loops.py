@@ -4,9 +4,9 @@ torch 2.13: a graph break inside a ``for``/``while`` loop of the frame being com
 dynamo give up on that frame ("graph break in for loop": the frame runs eagerly; the functions
 it calls are compiled as frames of their own). Every later break of the same frame then runs in
 eager code and is never reported; it shows only once the first is fixed. The first break must
-be one every iteration reaches: a statement at the top level of a loop's body (or a nested
-loop's header, which the body reaches too), not one under an ``if``/``try``/``with`` of the
-loop. Lines are the first lines of the break candidates (a statement spanning several lines
+be one every iteration reaches: a statement at the top level of a loop's body (a nested
+``for``'s header, an ``if``'s test), not one under an ``if``/``try``/``with`` of the loop, nor a
+``while``'s test (torch 2.13 still reports the breaks of that loop's body). Lines are the first lines of the break candidates (a statement spanning several lines
 breaks at the first of its candidates first: execution order within a statement follows the
 source).
 """
@@ -29,7 +29,7 @@ def _header(st: ast.stmt) -> list[tuple[int, int]]:
     """The spans of a compound statement every run of it reaches: an ``if``'s test, a
     ``with``'s items (not their bodies, which a branch or an exception may skip)."""
     heads: list[ast.AST] = []
-    if isinstance(st, (ast.If, ast.While)):
+    if isinstance(st, ast.If):
         heads = [st.test]
     elif isinstance(st, (ast.With, ast.AsyncWith)):
         heads = [i.context_expr for i in st.items]
@@ -53,9 +53,10 @@ def _frame_lines(fn: ast.AST) -> tuple[set[int], list[tuple[int, int]]]:
                 always.extend(_header(st) if _compound(st) else [(first, last)])
             if isinstance(st, _LOOPS):
                 head = st.iter if isinstance(st, (ast.For, ast.AsyncFor)) else st.test
-                if in_loop or isinstance(st, ast.While):
-                    # a nested loop's header runs on every iteration of the outer one; a
-                    # ``while`` test runs again on every iteration of its own loop
+                if in_loop and not isinstance(st, ast.While):
+                    # a nested ``for``'s header runs on every iteration of the outer loop (a
+                    # break at a ``while`` test does not skip the frame: torch 2.13 still
+                    # reports the breaks of the loop's body)
                     always.append((head.lineno, head.end_lineno or head.lineno))
                 statements(st.body, True)
                 statements(st.orelse, False)
