@@ -303,6 +303,13 @@ def _call_with_deep_stack(fn: Callable[[], FileFacts]) -> FileFacts:
     finally:
         sys.setrecursionlimit(old_limit)
     if "error" in box:
+        if isinstance(box["error"], (RecursionError, MemoryError)):
+            # a thread that ran out of stack or recursion is not reused: the next file gets a
+            # fresh one (a reused thread failed a later, shallower file as "nesting too deep")
+            with _DEEP_START:
+                if _DEEP and _DEEP[0] is deep:
+                    _DEEP.clear()
+            deep.jobs.put(None)
         raise box["error"]  # type: ignore[misc]
     return box["value"]  # type: ignore[return-value]
 
