@@ -218,3 +218,18 @@ def sys_recursion() -> int:
     import sys
 
     return sys.getrecursionlimit()
+
+
+def test_cpython_bound_decides_nesting_on_the_deep_stack_thread() -> None:
+    """The deep-stack thread raises the recursion limit for libcst and the walk, not for
+    CPython's parse check: a file only a raised limit parses stays "nesting too deep" (a
+    20,000-term ``+`` chain was analysed for minutes and then failed as an internal limit)."""
+    from compilelint.static.checks.base import all_checks
+    from compilelint.static.engine import FileInput, analyze_source
+
+    data = b"import torch\nx = " + b"+".join([b"1"] * 20_000) + b"\n"
+    for _ in range(2):  # the thread is reused: the second call sees the same bound
+        facts = analyze_source(
+            data, FileInput("d.py", "d.py", "d", False), list(all_checks().values()), force=True
+        )
+        assert facts.error == "cannot parse: nesting too deep"

@@ -195,6 +195,19 @@ _WORKER_CHECKS: list[type[Check]] = []
 # flat (``a and b and ...``) but libcst nests are bounded by a token count per logical line.
 DEEP_STACK = 1 << 30  # virtual; only the pages used are committed
 DEEP_RECURSION = 20_000
+CPYTHON_RECURSION = 1000  # CPython's default recursion limit: the nesting its parse check accepts
+
+
+@contextlib.contextmanager
+def _recursion_limit(limit: int) -> Iterator[None]:
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
+
+
 MAX_LOGICAL_TOKENS = 20_000
 _TOO_DEEP = "cannot parse: nesting too deep"
 _WIDE_BOMS = (
@@ -303,13 +316,6 @@ def _call_with_deep_stack(fn: Callable[[], FileFacts]) -> FileFacts:
     finally:
         sys.setrecursionlimit(old_limit)
     if "error" in box:
-        if isinstance(box["error"], (RecursionError, MemoryError)):
-            # a thread that ran out of stack or recursion is not reused: the next file gets a
-            # fresh one (a reused thread failed a later, shallower file as "nesting too deep")
-            with _DEEP_START:
-                if _DEEP and _DEEP[0] is deep:
-                    _DEEP.clear()
-            deep.jobs.put(None)
         raise box["error"]  # type: ignore[misc]
     return box["value"]  # type: ignore[return-value]
 
@@ -491,7 +497,11 @@ def _python_error(
         empty.error_col = len(before) - max(before.rfind(b"\n"), before.rfind(b"\r"))
         return False
     try:
-        return python_parse(data) if python_parse is not None else ast.parse(data)
+        # CPython's own bound on nesting decides what is analysed (the deep-stack thread's
+        # raised limit is for libcst and the walk): a file only a raised limit parses, such as
+        # a 20,000-term ``+`` chain, is "nesting too deep", whatever thread checks it
+        with _recursion_limit(min(sys.getrecursionlimit(), CPYTHON_RECURSION)):
+            return python_parse(data) if python_parse is not None else ast.parse(data)
     except SyntaxError as exc:
         msg = exc.msg or "invalid syntax"
         if msg.startswith("(unicode error)") or "encoding" in msg or "decode" in msg:
