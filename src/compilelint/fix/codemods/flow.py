@@ -60,6 +60,7 @@ from compilelint.fix.codemods.base import (
     side_effect,
     template,
 )
+from compilelint.fix.codemods.observe import self_attr
 from compilelint.fix.codemods.selection import masked_select, normalized_selection
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
@@ -1107,13 +1108,7 @@ def loss_module(ctx: FixContext, func: cst.BaseExpression) -> tuple[str, list[cs
             continue
         for node in _assigns(meth):
             for t in node.targets:
-                tt = t.target
-                if (
-                    isinstance(tt, cst.Attribute)
-                    and isinstance(tt.value, cst.Name)
-                    and tt.value.value == "self"
-                    and tt.attr.value == func.attr.value
-                ):
+                if self_attr(t.target) == func.attr.value:
                     found.append((meth.name.value, node))
     if len(found) != 1 or found[0][0] != "__init__":
         return None

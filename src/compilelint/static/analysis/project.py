@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable
+from itertools import chain
 from typing import TYPE_CHECKING
 
 from compilelint.static.analysis import conds as C
@@ -631,8 +632,9 @@ class Project(Summaries):
             memo: dict[str, tuple[str, str] | None] = {}  # ref -> the class it builds
             for q, fn in f.functions.items():
                 built: set[tuple[str, str]] = set()
-                for c in fn.calls:
-                    ref = c.ref
+                # the calls first (all of ``built``), then the names the function mentions
+                refs = chain(((c.ref, c) for c in fn.calls), ((r, None) for r in fn.refs))
+                for ref, call in refs:
                     if ref in memo:
                         k = memo[ref]
                     elif (ref[0] == "Q" and ref[2:] in quals) or (
@@ -641,21 +643,14 @@ class Project(Summaries):
                         k = self._built_class(fp, ref, memo)
                     else:
                         continue
-                    if k is not None:
-                        sites.setdefault(k, []).append((fp, q, c))
+                    if k is None:
+                        continue
+                    if call is not None:
+                        sites.setdefault(k, []).append((fp, q, call))
                         built.add(k)
-                for ref in fn.refs:
-                    if ref in memo:
-                        k = memo[ref]
-                    elif (ref[0] == "Q" and ref[2:] in quals) or (
-                        ref[0] == "D" and ref[2:8] != "torch." and ref.rpartition(".")[2] in names
-                    ):
-                        k = self._built_class(fp, ref, memo)
-                    else:
-                        continue
-                    # a function that names the class and calls it is taken to call it
-                    # through the name it bound (`codebook_class = Codebook`)
-                    if k is not None and k not in built:
+                    elif k not in built:
+                        # a function that names the class and calls it is taken to call it
+                        # through the name it bound (`codebook_class = Codebook`)
                         named.add(k)
         self.__dict__["_built_index"] = (sites, named)
         return sites, named
