@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from compilelint import __version__
 from compilelint.catalog import Catalog, applies_to, load_catalog
@@ -301,23 +301,25 @@ def _call_with_deep_stack(fn: Callable[[], FileFacts]) -> FileFacts:
         return fn()  # no room for the stack (a tight RLIMIT_AS): parse on this thread
     if not deep.busy.acquire(blocking=False):
         return _call_on_new_thread(fn)
-    old_limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old_limit, DEEP_RECURSION))
-    try:
-        box = deep.run(fn)
-    except BaseException:
-        # interrupted while the thread still runs ``fn``: leave that thread to it
-        with _DEEP_START:
-            if _DEEP and _DEEP[0] is deep:
-                _DEEP.clear()
-        raise
-    else:
+    with _recursion_limit(max(sys.getrecursionlimit(), DEEP_RECURSION)):
+        try:
+            box = deep.run(fn)
+        except BaseException:
+            # interrupted while the thread still runs ``fn``: leave that thread to it
+            with _DEEP_START:
+                if _DEEP and _DEEP[0] is deep:
+                    _DEEP.clear()
+            raise
         deep.busy.release()
-    finally:
-        sys.setrecursionlimit(old_limit)
-    if "error" in box:
-        raise box["error"]  # type: ignore[misc]
-    return box["value"]  # type: ignore[return-value]
+    return _unboxed(box)
+
+
+def _unboxed(box: dict[str, object]) -> FileFacts:
+    """What a deep-stack call returned, or its exception raised again on this thread."""
+    error = box.get("error")
+    if isinstance(error, BaseException):
+        raise error
+    return cast(FileFacts, box["value"])
 
 
 def _call_on_new_thread(fn: Callable[[], FileFacts]) -> FileFacts:
@@ -330,26 +332,25 @@ def _call_on_new_thread(fn: Callable[[], FileFacts]) -> FileFacts:
         except BaseException as exc:  # re-raised on the calling thread
             box["error"] = exc
 
-    old_limit = sys.getrecursionlimit()
     try:
         old_size = threading.stack_size(DEEP_STACK)
     except (ValueError, RuntimeError):
         return fn()
-    try:
+    started = True
+    # raised before the thread starts: its parse check restores the limit it found
+    with _recursion_limit(max(sys.getrecursionlimit(), DEEP_RECURSION)):
         thread = threading.Thread(target=target, name="compilelint-parse", daemon=True)
-        thread.start()
-    except RuntimeError:  # no room for the stack (a tight RLIMIT_AS): parse on this thread
-        threading.stack_size(old_size)
-        return fn()
-    threading.stack_size(old_size)
-    sys.setrecursionlimit(max(old_limit, DEEP_RECURSION))
-    try:
-        thread.join()
-    finally:
-        sys.setrecursionlimit(old_limit)
-    if "error" in box:
-        raise box["error"]  # type: ignore[misc]
-    return box["value"]  # type: ignore[return-value]
+        try:
+            thread.start()
+        except RuntimeError:  # no room for the stack (a tight RLIMIT_AS)
+            started = False
+        finally:
+            threading.stack_size(old_size)
+        if started:
+            thread.join()
+    if not started:
+        return fn()  # parse on this thread, under its own limit
+    return _unboxed(box)
 
 
 # libcst validates every node it builds (``CSTNode.__post_init__`` calls ``_validate``: about a
