@@ -15,7 +15,7 @@ from compilelint.model import Finding
 from compilelint.static.analysis.facts import FileFacts, Taint
 from compilelint.static.analysis.numbers import certainly_number, numeric_attribute
 from compilelint.static.analysis.project import Project
-from compilelint.static.analysis.walker import FileWalker, analyze_module
+from compilelint.static.analysis.walker import FileWalker, analyze_module, self_attr
 
 N = TypeVar("N", bound=cst.CSTNode)
 Span = tuple[int, int, int, int]
@@ -206,13 +206,9 @@ class FixContext:
             return True
         # `self.scale = (dim // heads) ** -0.5`, `tau = 0.07` in the class body: the
         # assignments show a number where the joined value lost it
-        if (
-            isinstance(node, cst.Attribute)
-            and isinstance(node.value, cst.Name)
-            and node.value.value == "self"
-        ):
+        if (attr := self_attr(node)) is not None:
             klass = self.enclosing(node, cst.ClassDef)
-            return klass is not None and numeric_attribute(klass, node.attr.value)
+            return klass is not None and numeric_attribute(klass, attr)
         return False
 
     def _probe(self) -> dict[int, Taint]:

@@ -29,6 +29,7 @@ import libcst as cst
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 from compilelint.model import Finding
+from compilelint.static.analysis.walker import self_attr
 
 HELPER = "_run_eager"
 # dynamo's break record (its gb_type) at a call of a disabled function, torch 2.13
@@ -87,12 +88,7 @@ def _nested_module_call(ctx: FixContext, call: cst.Call) -> cst.Call | None:
             if not isinstance(n, cst.Call):
                 continue
             f = n.func
-            if (
-                isinstance(f, cst.Attribute)
-                and isinstance(f.value, cst.Name)
-                and f.value.value == "self"
-                and _library_attr(ctx, call, f.attr.value)
-            ):
+            if (attr := self_attr(f)) is not None and _library_attr(ctx, call, attr):
                 return n
     return None
 
@@ -114,10 +110,7 @@ def _library_attr(ctx: FixContext, at: cst.CSTNode, attr: str) -> bool:
         if not (
             isinstance(node, cst.Assign)
             and len(node.targets) == 1
-            and isinstance(node.targets[0].target, cst.Attribute)
-            and isinstance(node.targets[0].target.value, cst.Name)
-            and node.targets[0].target.value.value == "self"
-            and node.targets[0].target.attr.value == attr
+            and self_attr(node.targets[0].target) == attr
             and isinstance(node.value, cst.Call)
         ):
             continue

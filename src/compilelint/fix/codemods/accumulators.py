@@ -19,9 +19,10 @@ from __future__ import annotations
 import libcst as cst
 
 from compilelint.fix.codemods.base import ARITH_OPERATORS, all_nodes
-from compilelint.fix.codemods.observe import eager_only, self_attr
+from compilelint.fix.codemods.observe import eager_only
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
+from compilelint.static.analysis.walker import self_attr
 
 _ACC_OPS = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign)
 

@@ -36,6 +36,7 @@ from compilelint.fix.codemods.base import (
 )
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix
+from compilelint.static.analysis.walker import self_attr
 
 Stmt = cst.BaseStatement
 
@@ -116,7 +117,7 @@ def _self_base(t: cst.BaseExpression) -> str | None:
     """``self.n`` / ``self.stats["k"]``: ``self.n`` / ``self.stats``."""
     while isinstance(t, cst.Subscript):
         t = t.value
-    if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+    if self_attr(t) is not None:
         return code(t)
     return None
 

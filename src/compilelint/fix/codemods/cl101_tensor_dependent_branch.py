@@ -40,7 +40,6 @@ from compilelint.fix.codemods.base import (
 )
 from compilelint.fix.codemods.branchless import AUG_OPS, Lowering, reads_after, reporting_call
 from compilelint.fix.codemods.cl104_tensor_dependent_assert import literal_message
-from compilelint.fix.codemods.observe import self_attr
 from compilelint.fix.codemods.python_sides import (
     arithmetic_reaches_tensor,
     flag_test,
@@ -53,6 +52,7 @@ from compilelint.fix.codemods.raises import control_flow
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.model import Finding
+from compilelint.static.analysis.walker import self_attr
 from compilelint.static.checks.cl111_boolean_mask_indexing import BOOL_METHODS
 
 # (name, new value, original node to ask about) in order
@@ -1709,12 +1709,8 @@ def _called_modules(e: cst.CSTNode) -> set[str]:
         def visit_Call(self, n: cst.Call) -> None:
             f: cst.BaseExpression = n.func
             while isinstance(f, (cst.Attribute, cst.Subscript)):
-                if (
-                    isinstance(f, cst.Attribute)
-                    and isinstance(f.value, cst.Name)
-                    and f.value.value == "self"
-                ):
-                    out.add(f.attr.value)
+                if (attr := self_attr(f)) is not None:
+                    out.add(attr)
                     return
                 f = f.value
 

@@ -45,7 +45,7 @@ from compilelint.fix.codemods.base import (
     template,
 )
 from compilelint.fix.codemods.cl101_tensor_dependent_branch import eager_only_body
-from compilelint.fix.codemods.observe import eager_only, self_attr
+from compilelint.fix.codemods.observe import eager_only
 from compilelint.fix.codemods.operands import (
     fill_call,
     new_tensor,
@@ -57,6 +57,7 @@ from compilelint.fix.codemods.operands import (
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Replacement, Rewrite
 from compilelint.model import Finding
+from compilelint.static.analysis.walker import self_attr
 
 # one-argument builtins of a number and what they become on a 0-d tensor
 _UNARY = {"abs": "abs", "round": "round", "int": "trunc", "float": "float"}

@@ -30,6 +30,7 @@ from compilelint.fix.codemods.selection import one_element_index
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 from compilelint.model import Finding
+from compilelint.static.analysis.walker import self_attr
 
 
 class SortByTensorKey(Codemod):
@@ -483,7 +484,7 @@ def _from_outside(ctx: FixContext, call: cst.Call, xs: cst.BaseExpression) -> bo
     """``xs`` is a parameter of the function (not rebound in it) or an attribute of ``self``:
     nothing here says what its elements are."""
     if isinstance(xs, cst.Attribute):
-        return isinstance(xs.value, cst.Name) and xs.value.value == "self"
+        return self_attr(xs) is not None
     if not isinstance(xs, cst.Name):
         return False
     fn = ctx.function(call)

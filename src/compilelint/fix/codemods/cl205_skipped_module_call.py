@@ -32,10 +32,11 @@ import libcst as cst
 from compilelint.fix.codemods.base import Codemod, all_nodes, name_nodes, side_effect
 from compilelint.fix.codemods.constant_calls import hoist_constant_call
 from compilelint.fix.codemods.draws import draw_kind, python_draws, simple_assigns
-from compilelint.fix.codemods.observe import _statement, guard_group, guard_rewrite, self_attr
+from compilelint.fix.codemods.observe import _statement, guard_group, guard_rewrite
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.model import Finding
+from compilelint.static.analysis.walker import self_attr
 
 
 class SkippedCallEagerOnly(Codemod):

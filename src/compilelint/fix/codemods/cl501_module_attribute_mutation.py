@@ -24,7 +24,7 @@ from compilelint.fix.codemods.observe import _statement, guard_group, guard_rewr
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.model import Finding
-from compilelint.static.checks.cl501_module_attribute_mutation import self_attr
+from compilelint.static.analysis.walker import self_attr
 
 _STEP_OPS = (cst.AddAssign, cst.SubtractAssign)
 

@@ -32,10 +32,10 @@ import libcst as cst
 
 from compilelint.fix.codemods.base import Codemod, all_nodes, bound_names, number_expr
 from compilelint.fix.codemods.lazy_heads import lookup_forms
-from compilelint.fix.codemods.observe import self_attr
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 from compilelint.model import Finding
+from compilelint.static.analysis.walker import self_attr
 
 # layer -> (its lazy counterpart, the dimension of the input the lazy one infers its size from)
 _LAZY: dict[str, tuple[str, int]] = {
@@ -411,12 +411,8 @@ def _not_in_init(
     local = set(bound_names(fn)) | {p.name.value for p in fn.params.params}
     init_names = set(bound_names(init)) | {p.name.value for p in init.params.params}
     for n in all_nodes(e):
-        if (
-            isinstance(n, cst.Attribute)
-            and isinstance(n.value, cst.Name)
-            and n.value.value == "self"
-        ):
-            if n.attr.value not in attrs:
+        if (attr := self_attr(n)) is not None:
+            if attr not in attrs:
                 return ctx.code(n).strip()
         elif isinstance(n, cst.Name):
             p = ctx.parent(n)

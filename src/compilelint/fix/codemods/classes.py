@@ -43,6 +43,7 @@ from compilelint.fix.codemods import loops, masks
 from compilelint.fix.codemods.base import all_nodes, bound_names, name_nodes, template
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
+from compilelint.static.analysis.walker import self_attr
 
 
 def unique_loop(ctx: FixContext, call: cst.Call) -> Rewrite | Proposal | NoFix | None:
@@ -217,9 +218,7 @@ def _class_count(ctx: FixContext, loop: cst.For, c: str) -> str | None:
         ):
             continue
         base = ctx.code(sub.value).strip()
-        if isinstance(sub.value, cst.Attribute) and not (
-            isinstance(sub.value.value, cst.Name) and sub.value.value.value == "self"
-        ):
+        if isinstance(sub.value, cst.Attribute) and self_attr(sub.value) is None:
             continue
         if base in inner or not ctx.is_tensor(sub.value):
             continue

@@ -18,6 +18,7 @@ import libcst as cst
 
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
+from compilelint.static.analysis.walker import self_attr
 
 
 def _reread(ctx: FixContext, module: cst.Module) -> FixContext:
@@ -97,14 +98,12 @@ def int_ids(ctx: FixContext, e: cst.BaseExpression) -> bool:
     """Is ``e`` ``self.X`` where the class assigns ``X`` once, in ``__init__``, a collection of
     int literals, or ``set(p)``/``tuple(p)``/``list(p)``/``frozenset(p)``/``p`` of an
     ``__init__`` parameter whose default is one (the ids of ``v in self.stop_ids``)?"""
-    if not (
-        isinstance(e, cst.Attribute) and isinstance(e.value, cst.Name) and e.value.value == "self"
-    ):
+    attr = self_attr(e)
+    if attr is None:
         return False
     klass = ctx.enclosing(e, cst.ClassDef)
     if klass is None:
         return False
-    attr = e.attr.value
     stores: list[tuple[cst.FunctionDef, cst.BaseExpression]] = []
     for fn in klass.body.body:
         if not isinstance(fn, cst.FunctionDef):
@@ -117,12 +116,7 @@ def int_ids(ctx: FixContext, e: cst.BaseExpression) -> bool:
                     else [node.target]
                 )
                 for t in targets:
-                    if (
-                        isinstance(t, cst.Attribute)
-                        and isinstance(t.value, cst.Name)
-                        and t.value.value == "self"
-                        and t.attr.value == attr
-                    ):
+                    if self_attr(t) == attr:
                         if not isinstance(node, cst.Assign) or node.value is None:
                             return False
                         stores.append((fn, node.value))

@@ -18,9 +18,9 @@ from __future__ import annotations
 import libcst as cst
 
 from compilelint.fix.codemods.base import all_nodes
-from compilelint.fix.codemods.observe import self_attr
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import Rewrite
+from compilelint.static.analysis.walker import self_attr
 
 # module -> functions whose result depends only on their arguments
 PURE: dict[str, frozenset[str]] = {

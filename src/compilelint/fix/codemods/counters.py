@@ -35,10 +35,10 @@ from compilelint.fix.codemods.base import (
     name_nodes,
     number_expr,
 )
-from compilelint.fix.codemods.observe import self_attr
 from compilelint.fix.context import FixContext
 from compilelint.fix.evidence import tensor_only_chain
 from compilelint.fix.records import NoFix
+from compilelint.static.analysis.walker import self_attr
 
 _CMP = (
     cst.LessThan,

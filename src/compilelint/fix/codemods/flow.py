@@ -60,10 +60,10 @@ from compilelint.fix.codemods.base import (
     side_effect,
     template,
 )
-from compilelint.fix.codemods.observe import self_attr
 from compilelint.fix.codemods.selection import masked_select, normalized_selection
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
+from compilelint.static.analysis.walker import self_attr
 
 FLOWS_ON = (
     "the selection flows on with its data-dependent shape; no static-shape rewrite keeps "
@@ -761,7 +761,7 @@ class _Walker:
 
 def _init_config(ctx: FixContext, e: cst.Attribute) -> bool:
     """``self.X`` assigned only in ``__init__``, from its parameters or numbers."""
-    if not (isinstance(e.value, cst.Name) and e.value.value == "self"):
+    if self_attr(e) is None:
         return False
     cls = ctx.enclosing(e, cst.ClassDef)
     if cls is None:
@@ -774,12 +774,7 @@ def _init_config(ctx: FixContext, e: cst.Attribute) -> bool:
         for node in _assigns(meth):
             for t in node.targets:
                 tt = t.target
-                if not (
-                    isinstance(tt, cst.Attribute)
-                    and isinstance(tt.value, cst.Name)
-                    and tt.value.value == "self"
-                    and tt.attr.value == e.attr.value
-                ):
+                if self_attr(tt) != e.attr.value:
                     continue
                 v = node.value
                 if meth.name.value != "__init__" or not (
@@ -1093,11 +1088,8 @@ def loss_module(ctx: FixContext, func: cst.BaseExpression) -> tuple[str, list[cs
     """(functional name, the constructor's keyword arguments) of ``self.X`` when the class
     binds ``self.X`` once, in ``__init__``, to ``nn.<Loss>(kw=...)`` (keywords only, each a
     number or a string) and nowhere else; None otherwise."""
-    if not (
-        isinstance(func, cst.Attribute)
-        and isinstance(func.value, cst.Name)
-        and func.value.value == "self"
-    ):
+    attr = self_attr(func)
+    if attr is None:
         return None
     cls = ctx.enclosing(func, cst.ClassDef)
     if cls is None:
@@ -1108,7 +1100,7 @@ def loss_module(ctx: FixContext, func: cst.BaseExpression) -> tuple[str, list[cs
             continue
         for node in _assigns(meth):
             for t in node.targets:
-                if self_attr(t.target) == func.attr.value:
+                if self_attr(t.target) == attr:
                     found.append((meth.name.value, node))
     if len(found) != 1 or found[0][0] != "__init__":
         return None

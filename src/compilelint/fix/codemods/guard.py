@@ -24,6 +24,7 @@ from compilelint.fix.codemods.base import Codemod, mutating_call
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 from compilelint.model import Finding
+from compilelint.static.analysis.walker import self_attr
 
 _LOG_METHODS = frozenset(
     {
@@ -88,11 +89,7 @@ def only_observes(e: cst.CSTNode) -> bool:
             if (
                 mutating_call(n)
                 or (isinstance(f, cst.Attribute) and f.attr.value in _CHANGES)
-                or (  # a method of the module itself may change its state
-                    isinstance(f, cst.Attribute)
-                    and isinstance(f.value, cst.Name)
-                    and f.value.value == "self"
-                )
+                or self_attr(f) is not None  # a method of the module itself may change its state
             ):
                 bad.append(n)
             return True

@@ -27,9 +27,9 @@ from __future__ import annotations
 import libcst as cst
 
 from compilelint.fix.codemods.base import all_nodes, bound_names, name_nodes
-from compilelint.fix.codemods.observe import self_attr
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
+from compilelint.static.analysis.walker import self_attr
 
 RECIPE = (
     "build the heads in `__init__`: `nn.ModuleDict({k: nn.LazyLinear(out) for k in keys})` "
@@ -472,10 +472,7 @@ def _set_attr(ctx: FixContext, c: cst.Call, name_code: str) -> cst.BaseExpressio
         ):
             return c.args[2].value
     if (
-        isinstance(f, cst.Attribute)
-        and f.attr.value in ("add_module", "register_module")
-        and isinstance(f.value, cst.Name)
-        and f.value.value == "self"
+        self_attr(f) in ("add_module", "register_module")
         and len(c.args) == 2
         and ctx.code(c.args[0].value).strip() == name_code
     ):

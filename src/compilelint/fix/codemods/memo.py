@@ -31,14 +31,9 @@ import libcst as cst
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 from compilelint.model import Finding
+from compilelint.static.analysis.walker import self_attr
 
 _EMPTY_CALLS = {"dict", "OrderedDict"}
-
-
-def _self_attr(e: cst.BaseExpression) -> str | None:
-    if isinstance(e, cst.Attribute) and isinstance(e.value, cst.Name) and e.value.value == "self":
-        return e.attr.value
-    return None
 
 
 def _init_value(e: cst.BaseExpression) -> str | None:
@@ -74,7 +69,7 @@ class _Uses(cst.CSTVisitor):
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, cst.Attribute):
-            a = _self_attr(node)
+            a = self_attr(node)
             if a is not None:
                 self.uses.setdefault(a, []).append((node, list(self.stack)))
         self.stack.append(node)
@@ -98,11 +93,11 @@ def _inits(cls: cst.ClassDef) -> dict[str, cst.BaseExpression]:
         if isinstance(s, cst.FunctionDef) and s.name.value == "__init__":
             for n in _walk(s):
                 if isinstance(n, cst.Assign) and len(n.targets) == 1:
-                    a = _self_attr(n.targets[0].target)
+                    a = self_attr(n.targets[0].target)
                     if a is not None:
                         out[a] = n.value  # the last assignment wins
                 elif isinstance(n, cst.AnnAssign) and n.value is not None:
-                    a = _self_attr(n.target)
+                    a = self_attr(n.target)
                     if a is not None:
                         out[a] = n.value
     return out
@@ -115,7 +110,7 @@ def _walk(node: cst.CSTNode):  # type: ignore[no-untyped-def]
 
 
 def _test_reads(test: cst.BaseExpression, attrs: set[str]) -> bool:
-    return any(isinstance(n, cst.Attribute) and _self_attr(n) in attrs for n in _walk(test))
+    return any(isinstance(n, cst.Attribute) and self_attr(n) in attrs for n in _walk(test))
 
 
 def _dict_use_ok(attr: cst.Attribute, parents: list[cst.CSTNode]) -> str | None:
@@ -170,7 +165,7 @@ def _dict_not_memo(
         if kind == "store":
             assign = next((p for p in reversed(ps) if isinstance(p, cst.Assign)), None)
             if assign is not None and any(
-                isinstance(x, cst.Attribute) and _self_attr(x) == a for x in _walk(assign.value)
+                isinstance(x, cst.Attribute) and self_attr(x) == a for x in _walk(assign.value)
             ):
                 return f"what `self.{a}` stores reads it: an accumulation, not a cache"
             if first_lookup is None:
@@ -246,7 +241,7 @@ def find_memos(cls: cst.ClassDef) -> tuple[list[Memo], list[str]]:
                 for n in _walk(node.body)
                 if isinstance(n, cst.Assign)
                 for t in n.targets
-                if (a := _self_attr(t.target)) is not None
+                if (a := self_attr(t.target)) is not None
             }
             group = {a for a in written if _init_value(inits.get(a, cst.Dict([]))) == "const"}
             built = _builds_state(node.body)
@@ -283,7 +278,7 @@ class _Localize(cst.CSTTransformer):
         self.slots = slots
 
     def _slot(self, e: cst.BaseExpression) -> str | None:
-        a = _self_attr(e)
+        a = self_attr(e)
         return a if a is not None and a in self.slots else None
 
     def leave_Comparison(
@@ -312,7 +307,7 @@ class _Localize(cst.CSTTransformer):
     def leave_Attribute(
         self, original_node: cst.Attribute, updated_node: cst.Attribute
     ) -> cst.BaseExpression:
-        a = _self_attr(original_node)
+        a = self_attr(original_node)
         if a is not None and a in self.names:
             return cst.Name(self.names[a])
         return updated_node

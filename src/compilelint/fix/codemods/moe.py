@@ -51,6 +51,7 @@ import libcst as cst
 from compilelint.fix.codemods.base import atom, bound_names, names_in, template
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
+from compilelint.static.analysis.walker import self_attr
 
 # modules and functions that act on each row (token) alone
 ROWWISE_LAYERS = frozenset(
@@ -212,12 +213,6 @@ def _last_name(e: cst.BaseExpression) -> str:
     return e.value if isinstance(e, cst.Name) else ""
 
 
-def _self_attr(e: cst.BaseExpression) -> str:
-    if isinstance(e, cst.Attribute) and isinstance(e.value, cst.Name) and e.value.value == "self":
-        return e.attr.value
-    return ""
-
-
 def _code(e: cst.CSTNode) -> str:
     return cst.Module([]).code_for_node(e).strip()
 
@@ -264,7 +259,7 @@ class _Rows:
             if isinstance(st, cst.FunctionDef) and st.name.value == "__init__":
                 for node in _walk(st):
                     if isinstance(node, cst.Assign) and len(node.targets) == 1:
-                        if _self_attr(node.targets[0].target) == attr:
+                        if self_attr(node.targets[0].target) == attr:
                             out.append(node.value)
         return out
 
@@ -354,7 +349,7 @@ class _Rows:
         if isinstance(e, cst.Call):
             args = [a.value for a in e.args if a.keyword is None]
             f = e.func
-            attr = _self_attr(f)
+            attr = self_attr(f)
             if attr:
                 ctors = self.init_of(klass, attr)
                 if len(ctors) != 1:
@@ -657,7 +652,7 @@ class _Dispatch:
         """``X`` of ``self.X[i]``, of a name bound to it, or of the loop's target over
         ``enumerate(self.X)``."""
         if isinstance(callee, cst.Subscript):
-            return _self_attr(callee.value)
+            return self_attr(callee.value) or ""
         if isinstance(callee, cst.Name):
             return bound.get(callee.value, "")
         return ""
@@ -665,24 +660,29 @@ class _Dispatch:
     def loop_bound(self) -> dict[str, str]:
         out: dict[str, str] = {}
         it, tgt = self.loop.iter, self.loop.target
-        if _self_attr(it) and isinstance(tgt, cst.Name):
-            out[tgt.value] = _self_attr(it)
+        if (attr := self_attr(it)) and isinstance(tgt, cst.Name):
+            out[tgt.value] = attr
         if isinstance(it, cst.Call) and _attr(it) in ("enumerate", "zip"):
             elts = tgt.elements if isinstance(tgt, cst.Tuple) else []
             srcs = [a.value for a in it.args]
-            if _attr(it) == "enumerate" and len(elts) == 2 and srcs and _self_attr(srcs[0]):
+            if (
+                _attr(it) == "enumerate"
+                and len(elts) == 2
+                and srcs
+                and (attr := self_attr(srcs[0]))
+            ):
                 if isinstance(elts[1].value, cst.Name):
-                    out[elts[1].value.value] = _self_attr(srcs[0])
+                    out[elts[1].value.value] = attr
             if _attr(it) == "zip":
                 for el, s in zip(elts, srcs, strict=False):
-                    if isinstance(el.value, cst.Name) and _self_attr(s):
-                        out[el.value.value] = _self_attr(s)
+                    if isinstance(el.value, cst.Name) and (attr := self_attr(s)):
+                        out[el.value.value] = attr
         for node in _walk(self.loop.body):
             if isinstance(node, cst.Assign) and len(node.targets) == 1:
                 t = node.targets[0].target
                 if isinstance(t, cst.Name) and isinstance(node.value, cst.Subscript):
-                    if _self_attr(node.value.value):
-                        out[t.value] = _self_attr(node.value.value)
+                    if attr := self_attr(node.value.value):
+                        out[t.value] = attr
         return out
 
     def module_lists(self) -> set[str]:
@@ -696,10 +696,10 @@ class _Dispatch:
                     if (
                         isinstance(node, cst.Assign)
                         and len(node.targets) == 1
-                        and _self_attr(node.targets[0].target)
+                        and (a := self_attr(node.targets[0].target))
                         and _attr(node.value) == "ModuleList"
                     ):
-                        out.add(_self_attr(node.targets[0].target))
+                        out.add(a)
         return out
 
     def expert_calls(self) -> list[tuple[cst.Call, str]]:
@@ -1043,7 +1043,7 @@ class _Dispatch:
                 return True
             if isinstance(n, cst.Call) and (
                 _last_name(n.func) == "linear"
-                or _self_attr(n.func)
+                or self_attr(n.func)
                 or self.expert_attr(n.func, self.loop_bound()) in self.module_lists()
             ):
                 return True
@@ -1085,7 +1085,7 @@ class _Dispatch:
                 and not any(self._selected(a) for a in others)
             ):
                 return None
-        attr = _self_attr(n.func)
+        attr = self_attr(n.func)
         klass = self.ctx.enclosing(self.loop, cst.ClassDef)
         if attr and klass is not None and len(n.args) == 1 and n.args[0].keyword is None:
             ctors = _Rows.init_of(klass, attr)
@@ -1276,7 +1276,7 @@ def _topk_ids(
     if _is_topk(v):
         return pos == 1
     # `w, ids = self.gate(x)`: the submodule's forward returns the topk indices at `pos`
-    attr = _self_attr(v.func) if isinstance(v, cst.Call) else ""
+    attr = self_attr(v.func) if isinstance(v, cst.Call) else None
     if not attr or depth > 2:
         return False
     ctors = _Rows.init_of(klass, attr)
@@ -2045,8 +2045,8 @@ def sorted_dispatch(ctx: FixContext, node: cst.CSTNode) -> Rewrite | Proposal | 
         idx, chunk = names
     elif _attr(it) == "zip" and len(srcs) == 2:
         for nm, s in zip(names, srcs, strict=True):
-            if _self_attr(s):
-                attr = _self_attr(s)
+            if a := self_attr(s):
+                attr = a
             else:
                 chunk = nm
     if not chunk:
@@ -2058,8 +2058,8 @@ def sorted_dispatch(ctx: FixContext, node: cst.CSTNode) -> Rewrite | Proposal | 
     if not (isinstance(elt, cst.Call) and len(elt.args) == 1 and _code(elt.args[0].value) == chunk):
         return None
     f = elt.func
-    if isinstance(f, cst.Subscript) and _self_attr(f.value) and _code(f.slice[0]) == idx:
-        attr = _self_attr(f.value)
+    if isinstance(f, cst.Subscript) and (a := self_attr(f.value)) and _code(f.slice[0]) == idx:
+        attr = a
     elif not (isinstance(f, cst.Name) and attr and f.value in names):
         return None
     ss = _SortedSplit(ctx, fn, split)
@@ -2220,9 +2220,10 @@ def _offsets_dispatch(
     if not (isinstance(call, cst.Call) and len(call.args) == 1):
         return None
     f = call.func
-    if not (isinstance(f, cst.Subscript) and _self_attr(f.value) and _code(f.slice[0]) == idx):
+    if not (
+        isinstance(f, cst.Subscript) and (attr := self_attr(f.value)) and _code(f.slice[0]) == idx
+    ):
         return None
-    attr = _self_attr(f.value)
     xs = _is_run(call.args[0].value, start, n)
     klass = ctx.enclosing(fn, cst.ClassDef)
     if xs is None or klass is None:

@@ -18,6 +18,7 @@ import libcst as cst
 from compilelint.fix.codemods.base import bound_names, name_nodes, not_compiling, side_effect
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
+from compilelint.static.analysis.walker import self_attr
 
 _FLOW = (cst.Return, cst.Yield, cst.Raise, cst.Break, cst.Continue, cst.Await)
 
@@ -32,13 +33,6 @@ def eager_only(ctx: FixContext, node: cst.CSTNode) -> bool:
             return False
         child = a
     return False
-
-
-def self_attr(e: cst.CSTNode) -> str | None:
-    """``X`` of ``self.X``."""
-    if isinstance(e, cst.Attribute) and isinstance(e.value, cst.Name) and e.value.value == "self":
-        return e.attr.value
-    return None
 
 
 def _attrs_touched(st: cst.CSTNode) -> set[str]:

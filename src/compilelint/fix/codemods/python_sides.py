@@ -19,10 +19,11 @@ from __future__ import annotations
 import libcst as cst
 
 from compilelint.fix.codemods.base import ARITH_OPERATORS, number_expr
-from compilelint.fix.codemods.observe import guard_group, guard_rewrite, self_attr
+from compilelint.fix.codemods.observe import guard_group, guard_rewrite
 from compilelint.fix.context import FixContext
 from compilelint.fix.evidence import tensor_only_chain
 from compilelint.fix.records import NoFix, Rewrite
+from compilelint.static.analysis.walker import self_attr
 
 
 def _number_like(e: cst.BaseExpression) -> bool:

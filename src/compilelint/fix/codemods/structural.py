@@ -43,6 +43,7 @@ from compilelint.fix.codemods.base import atom, side_effect, template
 from compilelint.fix.codemods.selection import Selection
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import Rewrite
+from compilelint.static.analysis.walker import self_attr
 
 
 @dataclass(frozen=True)
@@ -420,27 +421,19 @@ class _Prover:
     def _attribute(self, e: cst.Attribute, d: int) -> Band | None:
         """``self.<attr>`` set once in the class, in ``__init__`` (an assignment or
         ``register_buffer``)."""
-        if not (isinstance(e.value, cst.Name) and e.value.value == "self"):
+        attr = self_attr(e)
+        if attr is None:
             return None
         cls = self.ctx.enclosing(e, cst.ClassDef)
         if cls is None:
             return None
-        attr = e.attr.value
         found: list[tuple[cst.BaseExpression, cst.FunctionDef]] = []
         for meth in cls.body.body:
             if not isinstance(meth, cst.FunctionDef):
                 continue
             for v in _defs_of(meth, attr):
                 found.append((v, meth))
-            if _written_in_place(
-                meth,
-                lambda n: (
-                    isinstance(n, cst.Attribute)
-                    and isinstance(n.value, cst.Name)
-                    and n.value.value == "self"
-                    and n.attr.value == attr
-                ),
-            ):
+            if _written_in_place(meth, lambda n: self_attr(n) == attr):
                 return None
         if len(found) != 1 or found[0][1].name.value != "__init__":
             return None
@@ -530,19 +523,19 @@ def _defs_of(fn: cst.FunctionDef, attr: str) -> list[cst.BaseExpression]:
     class V(cst.CSTVisitor):
         def visit_Assign(self, n: cst.Assign) -> None:
             for t in n.targets:
-                if _is_self_attr(t.target, attr):
+                if self_attr(t.target) == attr:
                     out.append(n.value if len(n.targets) == 1 else cst.Name("None"))
                 elif isinstance(t.target, (cst.Tuple, cst.List)) and any(
-                    _is_self_attr(el.value, attr) for el in t.target.elements
+                    self_attr(el.value) == attr for el in t.target.elements
                 ):
                     out.append(cst.Name("None"))
 
         def visit_AugAssign(self, n: cst.AugAssign) -> None:
-            if _is_self_attr(n.target, attr):
+            if self_attr(n.target) == attr:
                 out.append(cst.Name("None"))
 
         def visit_AnnAssign(self, n: cst.AnnAssign) -> None:
-            if _is_self_attr(n.target, attr):
+            if self_attr(n.target) == attr:
                 out.append(n.value if n.value is not None else cst.Name("None"))
 
         def visit_Call(self, n: cst.Call) -> None:
@@ -566,15 +559,6 @@ def _defs_of(fn: cst.FunctionDef, attr: str) -> list[cst.BaseExpression]:
 
     fn.visit(V())
     return out
-
-
-def _is_self_attr(t: cst.BaseExpression, attr: str) -> bool:
-    return (
-        isinstance(t, cst.Attribute)
-        and isinstance(t.value, cst.Name)
-        and t.value.value == "self"
-        and t.attr.value == attr
-    )
 
 
 _BAND_STEPS = frozenset({"fill_diagonal_", "tril_", "triu_"})

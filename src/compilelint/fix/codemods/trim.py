@@ -46,9 +46,9 @@ from compilelint.fix.codemods.base import (
     number_expr,
     template,
 )
-from compilelint.fix.codemods.observe import self_attr
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
+from compilelint.static.analysis.walker import self_attr
 
 _ELEMENTWISE = frozenset(
     """float half double bfloat16 abs exp log log1p sqrt rsqrt tanh sigmoid relu gelu silu

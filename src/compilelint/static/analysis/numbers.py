@@ -27,6 +27,7 @@ import libcst as cst
 from compilelint.static.analysis import values as V
 from compilelint.static.analysis.facts import FileFacts
 from compilelint.static.analysis.values import Value
+from compilelint.static.analysis.walker import self_attr
 
 _NUMBER_TYPES = frozenset({"int", "float", "size"})
 _MAX_DEPTH = 6
@@ -131,12 +132,7 @@ def numeric_attribute(klass: cst.ClassDef, attr: str) -> bool:
         for node in _assignments(st):
             for t in node.targets:
                 tt = t.target
-                if (
-                    isinstance(tt, cst.Attribute)
-                    and isinstance(tt.value, cst.Name)
-                    and tt.value.value == "self"
-                    and tt.attr.value == attr
-                ):
+                if self_attr(tt) == attr:
                     if not numeric_source(node.value, numbers):
                         return False
                     found = True

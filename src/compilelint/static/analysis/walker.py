@@ -249,6 +249,18 @@ def dotted(node: cst.BaseExpression) -> str | None:
     return None
 
 
+def self_attr(node: cst.CSTNode | None) -> str | None:
+    """``name`` for ``self.name``, else None (the one test of ``self.<attr>`` for the checks
+    and the codemods)."""
+    if (
+        isinstance(node, cst.Attribute)
+        and isinstance(node.value, cst.Name)
+        and node.value.value == "self"
+    ):
+        return node.attr.value
+    return None
+
+
 _OP_TOKENS: dict[type, str] = {
     cst.BitOr: "|",
     cst.Add: "+",

@@ -9,7 +9,7 @@ import libcst as cst
 from compilelint.static.analysis import names as N
 from compilelint.static.analysis import values as V
 from compilelint.static.analysis.evaluate import tensor_part
-from compilelint.static.analysis.walker import ordered_children
+from compilelint.static.analysis.walker import ordered_children, self_attr
 from compilelint.static.checks.base import Check
 
 # torch's floating dtypes by attribute name -> the canonical name (``Config.dtype`` values)
@@ -200,12 +200,7 @@ class TensorDependentBranch(Check):
         (``x.dtype != torch.float16`` true: an int tensor's dtype is not float16 either)."""
         while isinstance(g, cst.UnaryOperation) and isinstance(g.operator, cst.Not):
             g, holds = g.expression, not holds
-        if (
-            isinstance(g, cst.Attribute)
-            and g.attr.value == "training"
-            and isinstance(g.value, cst.Name)
-            and g.value.value == "self"
-        ):
+        if self_attr(g) == "training":
             return "mode==train" if holds else "mode==eval"
         if not isinstance(g, cst.Comparison) or len(g.comparisons) != 1:
             return None

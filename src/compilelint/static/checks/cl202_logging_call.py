@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.static.analysis.walker import FileWalker
+from compilelint.static.analysis.walker import FileWalker, self_attr
 from compilelint.static.checks.base import Check
 
 _METHODS = frozenset(
@@ -53,13 +53,8 @@ class LoggingCall(Check):
             tgt = t.target
             if isinstance(tgt, cst.Name) and not self.w.in_function:
                 self._loggers.add(tgt.value)
-            elif (
-                isinstance(tgt, cst.Attribute)
-                and isinstance(tgt.value, cst.Name)
-                and tgt.value.value == "self"
-                and self.w.cls is not None
-            ):
-                self._attrs.add((self.w.cls.qual, tgt.attr.value))
+            elif (attr := self_attr(tgt)) is not None and self.w.cls is not None:
+                self._attrs.add((self.w.cls.qual, attr))
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -88,10 +83,6 @@ class LoggingCall(Check):
             return True
         if isinstance(recv, cst.Attribute):
             cls = self.w.cls
-            return (
-                cls is not None
-                and isinstance(recv.value, cst.Name)
-                and recv.value.value == "self"
-                and (cls.qual, recv.attr.value) in self._attrs
-            )
+            attr = self_attr(recv)
+            return cls is not None and attr is not None and (cls.qual, attr) in self._attrs
         return self._is_get_logger(recv)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.static.analysis.walker import FileWalker
+from compilelint.static.analysis.walker import FileWalker, self_attr
 from compilelint.static.checks.base import Check
 
 _DISABLE = frozenset(
@@ -82,12 +82,7 @@ class CompilerDisabledCall(Check):
             name = func.value
             if name in self._funcs and self.w.name_ref(name) == f"Q|{name}":
                 self.report(node, func=name)
-        elif (
-            isinstance(func, cst.Attribute)
-            and isinstance(func.value, cst.Name)
-            and func.value.value == "self"
-            and self.w.cls is not None
-        ):
+        elif (attr := self_attr(func)) is not None and self.w.cls is not None:
             cls_name = self.w.cls.qual.rsplit(".", 1)[-1]
-            if func.attr.value in self._methods.get(cls_name, ()):
-                self.report(node, func=f"self.{func.attr.value}")
+            if attr in self._methods.get(cls_name, ()):
+                self.report(node, func=f"self.{attr}")

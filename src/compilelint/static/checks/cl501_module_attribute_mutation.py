@@ -4,22 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.static.analysis.walker import ordered_children
+from compilelint.static.analysis.walker import ordered_children, self_attr
 from compilelint.static.checks.base import Check
 
 _LIST_CTORS = frozenset({"list", "deque", "collections.deque"})
 _GROW = frozenset({"append", "extend", "insert", "appendleft", "extendleft"})
-
-
-def self_attr(node: cst.CSTNode | None) -> str | None:
-    """``name`` for ``self.name``, else None (shared with the CL501 codemod)."""
-    if (
-        isinstance(node, cst.Attribute)
-        and isinstance(node.value, cst.Name)
-        and node.value.value == "self"
-    ):
-        return node.attr.value
-    return None
 
 
 def _mentions(node: cst.CSTNode, attr: str) -> bool:
