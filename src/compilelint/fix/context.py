@@ -15,7 +15,7 @@ from compilelint.model import Finding
 from compilelint.static.analysis.facts import FileFacts, Taint
 from compilelint.static.analysis.numbers import certainly_number, numeric_attribute
 from compilelint.static.analysis.project import Project
-from compilelint.static.analysis.walker import FileWalker, analyze_module, self_attr
+from compilelint.static.analysis.walker import FileWalker, Hook, analyze_module, self_attr
 
 N = TypeVar("N", bound=cst.CSTNode)
 Span = tuple[int, int, int, int]
@@ -86,9 +86,7 @@ class FixContext:
 
     def on_line(self, line: int, kind: type[N]) -> list[N]:
         return [
-            n  # type: ignore[misc]
-            for n, r in self._positions.items()
-            if isinstance(n, kind) and r.start.line == line
+            n for n, r in self._positions.items() if isinstance(n, kind) and r.start.line == line
         ]
 
     def on_line_within(self, line: int, kind: type | tuple[type, ...]) -> list[cst.CSTNode]:
@@ -215,7 +213,7 @@ class FixContext:
         out: dict[int, Taint] = {}
         values = self._values
 
-        def hooks(w: FileWalker) -> dict[type, list]:  # type: ignore[type-arg]
+        def hooks(w: FileWalker) -> dict[type, list[Hook]]:
             def record(node: cst.BaseExpression) -> None:
                 v = w.value(node)
                 values[id(node)] = v

@@ -26,7 +26,7 @@ from compilelint.fix.context import FixContext
 from compilelint.fix.evidence import observed_lines
 from compilelint.fix.foreign import foreign_attrs_added
 from compilelint.fix.library_calls import library_call_fix
-from compilelint.fix.records import FileChange, FixRecord, NoFix, Proposal, Rewrite
+from compilelint.fix.records import FileChange, FixRecord, NoFix, Proposal, Replacement, Rewrite
 from compilelint.fix.textdiff import LineMap, edits_between
 from compilelint.model import Edit, Finding
 from compilelint.static.analysis.project import Project
@@ -149,7 +149,7 @@ class _Apply(cst.CSTTransformer):
     def __init__(self, rewrites: Sequence[Rewrite | Proposal]) -> None:
         # id(target) -> its replacement; the targets are nodes of the module transformed,
         # which the caller holds for the whole transform
-        self.changes: dict[int, object] = {}
+        self.changes: dict[int, Replacement] = {}
         # id(guard) -> the guard: the guards this round made, and those merged from them.
         # Each entry holds its node: a merged guard that a later merge replaces is freed, and
         # an id kept without it would be taken by a node made later (an unrelated `if` that
@@ -162,7 +162,9 @@ class _Apply(cst.CSTTransformer):
                 if merge and isinstance(new, cst.If):
                     self.mergeable[id(new)] = new
 
-    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):  # type: ignore[no-untyped-def]
+    # a replacement may be a node of another type than the one it replaces (an ``if`` for an
+    # expression statement), which libcst's generic signature does not allow
+    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode) -> Replacement:  # type: ignore[override]
         got = self.changes.get(id(original))
         if got is not None:
             return got
@@ -183,9 +185,9 @@ class _Apply(cst.CSTTransformer):
                 and isinstance(st, cst.If)
                 and isinstance(prev, cst.If)
             ):
-                inner = st.body.body  # type: ignore[attr-defined]
+                inner = st.body.body
                 first = inner[0].with_changes(leading_lines=[*st.leading_lines])
-                body = [*prev.body.body, first, *inner[1:]]  # type: ignore[attr-defined]
+                body = [*prev.body.body, first, *inner[1:]]
                 merged = prev.with_changes(body=prev.body.with_changes(body=body))
                 self.mergeable[id(merged)] = merged
                 out[-1] = merged

@@ -24,6 +24,8 @@ verifier keeps the rewrite only when the observed breaks drop and they match.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import libcst as cst
 
 from compilelint.fix.context import FixContext
@@ -142,7 +144,7 @@ def _lambda_ok(call: cst.Call) -> str | None:
     return None
 
 
-def _walk(node: cst.CSTNode):  # type: ignore[no-untyped-def]
+def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     yield node
     for c in node.children:
         yield from _walk(c)

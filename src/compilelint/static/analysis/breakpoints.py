@@ -108,12 +108,12 @@ class CalleeBreaks:
                     rows.setdefault(c.func, []).append((c.line, c.in_loop))
             self._lines[key[0]] = rows
         marks = list(rows.get(key[1], ()))
-        for c in p.fn(key).calls:
-            t = p._target(key[0], c.ref)
+        for site in p.fn(key).calls:
+            t = p._target(key[0], site.ref)
             if t is None or t[0] == key or p.opaque_to_dynamo(t[0]):
                 continue
             if p.fn(t[0]).name != "__init__" and self.breaks(t[0]):
-                marks.append((c.line, c.in_loop))
+                marks.append((site.line, site.in_loop))
         loops = [ln for ln, loop in marks if loop]
         if not loops:
             return None
@@ -206,11 +206,11 @@ class CalleeBreaks:
     def _per_call_return(self, path: str, src: str) -> bool:
         """What ``R|<ref>@<i>`` returns is a per-call int: a size computed in the callee
         (:func:`_per_call_size`) or a number read from data (:func:`_data_number`)."""
-        got = _returned(self.project, path, src)  # type: ignore[arg-type]
+        got = _returned(self.project, path, src)
         if got is None:
             return False
         v = got[1]
-        return _data_number(v) or _per_call_size(self.project, got[0][0], v)  # type: ignore[arg-type]
+        return _data_number(v) or _per_call_size(self.project, got[0][0], v)
 
 
 # ---------------------------------------------------------------------------- frame inputs

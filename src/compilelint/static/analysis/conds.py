@@ -588,9 +588,11 @@ def holds(value: object, op: str, lit: object) -> bool:
         if op in _ORDER:
             if not isinstance(value, (int, float)) or isinstance(value, bool):
                 return True  # not a number: the test is not decided here
+            if not isinstance(lit, (int, float)):
+                return True  # nor compared with one (a TypeError, as Python would raise)
             return {"lt": value < lit, "le": value <= lit, "gt": value > lit, "ge": value >= lit}[
                 op
-            ]  # type: ignore[operator]
+            ]
     except TypeError:
         return True
     return True

@@ -371,7 +371,7 @@ def _function(
         if not isinstance(func, ast.Attribute):
             continue
         obj = func.value
-        refs: list[str] = []
+        refs = []
         if isinstance(obj, ast.Name) and obj.id in env:
             refs = env[obj.id]
         elif (
@@ -415,10 +415,10 @@ def add_object_calls(
             ff = facts.functions.get(qual)
             if ff is not None:
                 ff.calls.extend(_with_conds(ff, sites))
-        for qual, lits in got[1].items():
+        for qual, literals in got[1].items():
             ff = facts.functions.get(qual)
             if ff is not None:
-                ff.none_literals = dict(lits)
+                ff.none_literals = dict(literals)
         return
     found: dict[str, list[CallSite]] = {}
     if tree is None:

@@ -280,9 +280,9 @@ class Evaluator:
                 v = self.value(el.value)
                 vals.append(v)
                 k = el.key
-                ev = getattr(k, "evaluated_value", None)
-                if isinstance(k, cst.SimpleString) and isinstance(ev, str):
-                    items.append((ev, v))
+                key = getattr(k, "evaluated_value", None)
+                if isinstance(k, cst.SimpleString) and isinstance(key, str):
+                    items.append((key, v))
                 else:
                     all_str = False
             if all_str:
@@ -336,7 +336,7 @@ class Evaluator:
                 and isinstance(idx.expression, cst.Integer)
             )
             if isinstance(idx, cst.Integer) or neg:
-                lit = idx.expression if neg else idx  # type: ignore[union-attr]
+                lit = idx.expression if isinstance(idx, cst.UnaryOperation) else idx
                 c = V.const(_literal(lit) or V.UNKNOWN)
                 if neg and c == 1 and base == V.SIZE:
                     return V.INT  # `x.shape[-1]`: a feature size, fixed between calls
@@ -639,7 +639,7 @@ class Evaluator:
             if meth in ("forward", "__call__"):
                 return V.TENSOR
             if meth in ("children", "modules", "parameters", "buffers"):
-                el: Value = V.TENSOR if meth in ("parameters", "buffers") else V.module()
+                el = V.TENSOR if meth in ("parameters", "buffers") else V.module()
                 return V.seq("list", None, el)
             return V.UNKNOWN
         if k == "Q":

@@ -289,7 +289,7 @@ class Project(Summaries):
         computed at run time, a call through ``*args``, a function passed as a value)."""
         got = self._param_values.get((key, pname), ...)
         if got is not ...:
-            return got  # type: ignore[return-value]
+            return got
         self._param_values[(key, pname)] = None  # a cycle of forwarded parameters: unknown
         out = self._param_values_uncached(key, pname)
         self._param_values[(key, pname)] = out
@@ -458,8 +458,14 @@ class Project(Summaries):
             return {"?"}
         if key in self.roots or not self.callers.get(key):
             prm = next((p for p in self.fn(key).params if p.name == pname), None)
-            required = prm is not None and prm.default == "nodefault" and prm.index > -2
-            return {f"some|{key[0]}"} if required and prm.annotation != "unknown" else {"?"}
+            if (
+                prm is not None
+                and prm.default == "nodefault"  # a required parameter
+                and prm.index > -2
+                and prm.annotation != "unknown"
+            ):
+                return {f"some|{key[0]}"}
+            return {"?"}
         out: set[str] = set()
         for _p, _l, kinds in self.site_noneness(key, pname, depth):
             out |= kinds
@@ -518,7 +524,7 @@ class Project(Summaries):
         got = self._attr_memo.get((cpath, src), ...)
         if got is ...:
             got = self._attr_memo[(cpath, src)] = self._attr_values(cpath, src)
-        return got  # type: ignore[return-value]
+        return got
 
     def _attr_values(self, cpath: str, src: str) -> list[object] | None:
         cq, _, attr = src[2:].rpartition("|")
@@ -568,7 +574,7 @@ class Project(Summaries):
         key = (cp, cqq, pname)
         got = self._init_memo.get(key, ...)
         if got is not ...:
-            return got  # type: ignore[return-value]
+            return got
         self._init_memo[key] = None  # a cycle of constructions: unknown
         got = self._init_memo[key] = self._init_param_values_uncached(cp, cqq, pname, init)
         return got
@@ -576,7 +582,9 @@ class Project(Summaries):
     def _init_param_values_uncached(
         self, cp: str, cqq: str, pname: str, init: FKey
     ) -> list[object] | None:
-        entries = getattr(self, "entry_classes", set()) if self.default_roots else set()
+        entries: set[tuple[str, str]] = (
+            getattr(self, "entry_classes", set()) if self.default_roots else set()
+        )
         if (cp, cqq) not in entries:
             sites, named = self._constructions()
             if (cp, cqq) not in sites or (cp, cqq) in named:
@@ -615,7 +623,7 @@ class Project(Summaries):
         library's light files (see :mod:`compilelint.static.libresolve`)."""
         got = self.__dict__.get("_built_index")
         if got is not None:
-            return got  # type: ignore[no-any-return]
+            return got
         # a class is called by a local ref (`Q|Codebook`) or an imported one
         # (`D|pkg.mod.Codebook`): refs of other kinds (methods) and of other names are passed
         # over before any resolution, with no function call for the commonest ones

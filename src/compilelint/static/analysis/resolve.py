@@ -71,7 +71,13 @@ def _venv_site(venv: Path) -> list[str]:
             if sp.is_dir():
                 out.append(str(sp))
     seen: set[str] = set()
-    return [p for p in out if not (os.path.realpath(p) in seen or seen.add(os.path.realpath(p)))]
+    unique: list[str] = []
+    for p in out:
+        real = os.path.realpath(p)
+        if real not in seen:
+            seen.add(real)
+            unique.append(p)
+    return unique
 
 
 def _interpreter_site(python: str) -> list[str]:

@@ -95,7 +95,8 @@ def child_fields(t: type) -> tuple[str, ...]:
 
 def _subclasses(t: type) -> set[type]:
     out: set[type] = set()
-    for sub in t.__subclasses__():
+    subs: list[type] = t.__subclasses__()
+    for sub in subs:
         out |= {sub, *_subclasses(sub)}
     return out
 
@@ -187,7 +188,7 @@ class _ExactNodeMeta(abc.ABCMeta):
     __instancecheck__ = type.__instancecheck__
     __subclasscheck__ = type.__subclasscheck__
 
-    def register(cls, subclass: type) -> type:  # type: ignore[override]
+    def register(cls, subclass: type) -> type:
         for k in cls.__mro__:
             if type(k) is _ExactNodeMeta:
                 k.__class__ = abc.ABCMeta  # type: ignore[assignment]
@@ -228,7 +229,7 @@ def iter_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     for name in child_fields(type(node)):
         v = getattr(node, name)
         if _is_node(v):
-            yield v  # type: ignore[misc]
+            yield v
         elif isinstance(v, (tuple, list)):
             for item in v:
                 if _is_node(item):
@@ -241,10 +242,10 @@ def dotted(node: cst.BaseExpression) -> str | None:
     # exact type tests: libcst's concrete node classes have no subclasses, and an ABC's
     # ``isinstance`` is slow on this hot path
     while type(node) is cst.Attribute:
-        parts.append(node.attr.value)  # type: ignore[attr-defined]
-        node = node.value  # type: ignore[attr-defined]
+        parts.append(node.attr.value)
+        node = node.value
     if type(node) is cst.Name:
-        parts.append(node.value)  # type: ignore[attr-defined]
+        parts.append(node.value)
         return ".".join(reversed(parts))
     return None
 
@@ -281,7 +282,7 @@ def fast_code(node: cst.CSTNode) -> str | None:
     t = type(node)
     n: Any = node
     if t in _TEXT_LEAVES:
-        return None if n.lpar else n.value  # type: ignore[no-any-return]
+        return None if n.lpar else n.value
     if t is cst.Attribute:
         dot = n.dot
         if n.lpar or type(dot.whitespace_before) is not cst.SimpleWhitespace:
@@ -1195,8 +1196,8 @@ class FileWalker(Evaluator):
                 if r and r not in facts.refs:
                     facts.refs.append(r)
             return
-        args: list[list[str]] = []
-        kwargs: dict[str, list[str]] = {}
+        args: list[Value] = []
+        kwargs: dict[str, Value] = {}
         fwd: dict[str, str] = {}
         arg_names: list[tuple[str, str]] = []  # (position or keyword, name) in a loop
         if self.loop_depth and not any(a.star == "*" for a in node.args):
@@ -1267,9 +1268,9 @@ class FileWalker(Evaluator):
                 return []
             return self._submodule_method_refs(func)
         if isinstance(func, cst.Name) and ref is None:
-            attr = self._self_attr_of(func.value)
-            if attr is not None:
-                return self._attr_class_refs(attr, "forward")
+            held = self._self_attr_of(func.value)
+            if held is not None:
+                return self._attr_class_refs(held, "forward")
         if (
             isinstance(func, cst.Subscript)
             and ref is None
@@ -1505,7 +1506,7 @@ class FileWalker(Evaluator):
             and sum(map(len, self.conds)) < 2000  # (guards nest: keep the facts small)
         ):
             g.setdefault(name, [])
-            g[name].append(list(self.conds))  # type: ignore[union-attr]
+            g[name].append(list(self.conds))
         else:
             g[name] = None
 
@@ -1646,7 +1647,7 @@ class FileWalker(Evaluator):
             for item in w.items:
                 self.visit_expr(item.item)
                 if item.asname is not None:
-                    self.bind(item.asname.name, self.value(item.item))  # type: ignore[arg-type]
+                    self.bind(item.asname.name, self.value(item.item))
             self.visit_suite(w.body)
         elif t in (cst.Try, cst.TryStar):
             self.fire(stmt)
@@ -1693,7 +1694,7 @@ class FileWalker(Evaluator):
             for alias in small.names:  # type: ignore[attr-defined]
                 full = dotted(alias.name) or ""
                 if alias.asname is not None:
-                    self.imports[alias.asname.name.value] = full  # type: ignore[union-attr]
+                    self.imports[alias.asname.name.value] = full
                 else:
                     head = full.split(".", 1)[0]
                     self.imports[head] = head
@@ -2111,14 +2112,14 @@ class FileWalker(Evaluator):
         self.functions[qual] = facts
         scope = Scope(facts, parent)
         scalar_anns = _scalar_annotations(p)
-        for prm in params:
+        for pf in params:
             # A parameter annotated as a non-tensor type never holds a tensor: no symbol needed;
             # one annotated `int`/`float`/`bool`/`str` is that Python scalar.
-            if prm.annotation == "nontensor":
-                typ = scalar_anns.get(prm.name)
-                scope.env[prm.name] = V.scalar(typ) if typ else V.UNKNOWN
+            if pf.annotation == "nontensor":
+                typ = scalar_anns.get(pf.name)
+                scope.env[pf.name] = V.scalar(typ) if typ else V.UNKNOWN
             else:
-                scope.env[prm.name] = V.sym(f"P|{qual}|{prm.name}")
+                scope.env[pf.name] = V.sym(f"P|{qual}|{pf.name}")
         if cls is not None and params and params[0].name in ("self", "cls"):
             scope.env[params[0].name] = V.module(f"Q|{cls.qual}")
         scope.params = {prm.name: scope.env[prm.name] for prm in params if prm.index >= -1}

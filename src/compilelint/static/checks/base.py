@@ -10,12 +10,18 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict
 
 import libcst as cst
 
 from compilelint.static.analysis.facts import NO_TAINT, Taint
 from compilelint.static.analysis.walker import FileWalker, Hook, Scope
+
+
+class Branch(TypedDict, total=False):
+    """The argument :meth:`Check.diagnostic_branch` adds to a finding's."""
+
+    guarded: str
 
 
 class Check:
@@ -48,7 +54,7 @@ class Check:
     def code(self, node: cst.CSTNode, limit: int = 60) -> str:
         return self.w.code_for(node, limit)
 
-    def diagnostic_branch(self) -> dict[str, str]:
+    def diagnostic_branch(self) -> Branch:
         """For a diagnostic (a warning, a log record): ``{"guarded": "1"}`` when it sits in a
         branch of its function (an ``if``/``else`` body, an ``except`` handler). A library warns
         there on inputs it considers unusual; library mode, which judges its entry points as a
@@ -65,8 +71,8 @@ class ScopedNames:
         self.w = walker
         # the walker's own methods, without a frame of this class's per call (the checks ask
         # ``qualify`` about 8,000 times per walk of a 2,000-line file)
-        self.qualify = walker.qualify  # type: ignore[method-assign]
-        self.taint = walker.taint  # type: ignore[method-assign]
+        self.qualify = walker.qualify
+        self.taint = walker.taint
         # keyed by the scope itself (it hashes by identity), which the table holds: a table
         # keyed by its id would give a later scope made at a freed one's address its names
         self._tables: dict[Scope, dict[str, Taint]] = {}

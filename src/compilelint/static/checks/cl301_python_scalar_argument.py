@@ -13,7 +13,9 @@ import libcst as cst
 
 from compilelint.static.analysis import names as N
 from compilelint.static.analysis import values as V
+from compilelint.static.analysis.facts import FunctionFacts
 from compilelint.static.analysis.guards import SPECIALIZING_OPS, literal
+from compilelint.static.analysis.walker import FileWalker
 from compilelint.static.checks.base import Check
 
 # torch.nn.functional ops whose Python-number arguments dynamo bakes into the graph: one list,
@@ -40,7 +42,7 @@ def _scalar_kind(prm: cst.Param) -> str | None:
 class PythonScalarArgument(Check):
     CODE = "CL301"
 
-    def __init__(self, walker) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, walker: FileWalker) -> None:
         super().__init__(walker)
         self._scalars: dict[str, dict[str, str]] = {}  # function qual -> {param: kind}
         self._assigned: dict[str, set[str]] = {}  # function qual -> names rebound in it
@@ -105,7 +107,7 @@ class PythonScalarArgument(Check):
     def visit_For(self, node: cst.For) -> None:
         self._rebind(node.target)
 
-    def _compiled_callee(self, func: cst.BaseExpression):  # type: ignore[no-untyped-def]
+    def _compiled_callee(self, func: cst.BaseExpression) -> FunctionFacts | None:
         """The facts of the same-file function a call reaches when it is compiled (decorated
         with ``torch.compile``, or called through a module-level ``name = torch.compile(f)``)."""
         if not isinstance(func, cst.Name):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from compilelint.static.analysis.facts import NO_TAINT, Taint
+from compilelint.static.analysis.walker import FileWalker
 from compilelint.static.checks.base import Check, ScopedNames
 
 _SIZE_METHODS = frozenset({"size", "numel", "nelement"})
@@ -24,7 +25,7 @@ _ORDER = (
 class ShapeDependentBranch(Check):
     CODE = "CL302"
 
-    def __init__(self, walker) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, walker: FileWalker) -> None:
         super().__init__(walker)
         self._sizes = ScopedNames(walker)  # local -> taint of the tensor whose size it holds
 

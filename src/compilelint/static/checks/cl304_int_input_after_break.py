@@ -30,7 +30,7 @@ import libcst as cst
 from compilelint.static.analysis.breakpoints import WHY_INT, break_codes
 from compilelint.static.analysis.facts import FunctionFacts, Taint
 from compilelint.static.analysis.guards import literal
-from compilelint.static.analysis.walker import iter_children, ordered_children
+from compilelint.static.analysis.walker import FileWalker, iter_children, ordered_children
 from compilelint.static.checks.base import Check
 
 
@@ -83,7 +83,7 @@ class _Fn:
 class SizeAcrossGraphBreak(Check):
     CODE = "CL304"
 
-    def __init__(self, walker) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, walker: FileWalker) -> None:
         super().__init__(walker)
         self._fns: dict[int, _Fn] = {}  # id(function facts) -> its state (which holds them)
         self._names: set[str] = set()  # every name ever tracked as a size (a quick filter)
@@ -175,8 +175,7 @@ class SizeAcrossGraphBreak(Check):
         what the call returns there. When the call breaks, the caller resumes after it with the
         result on the stack (``___stack0``): a per-call int in it is guarded where it is first
         used (decided in phase 2: ``args["returned"]``)."""
-        multi = isinstance(tgt, (cst.Tuple, cst.List))
-        for name in [el.value for el in tgt.elements] if multi else [tgt]:  # type: ignore[union-attr]
+        for name in _unpacked(tgt):
             if isinstance(name, cst.Name) and name.value in st.returned:
                 # rebound: a read on the right side (`n = n + 1`) is its first use
                 used = _first_name(val, name.value)
@@ -215,8 +214,7 @@ class SizeAcrossGraphBreak(Check):
             self._bind_returned(st, tgt, val)
         if not self._shapeish(st, val):
             if st.sizes or st.shapes:  # a tracked name rebound to something else
-                multi = isinstance(tgt, (cst.Tuple, cst.List))
-                for name in [el.value for el in tgt.elements] if multi else [tgt]:  # type: ignore[union-attr]
+                for name in _unpacked(tgt):
                     if isinstance(name, cst.Name):
                         st.sizes.pop(name.value, None)
                         st.shapes.pop(name.value, None)
@@ -294,23 +292,23 @@ class SizeAcrossGraphBreak(Check):
             # passed on to a call: dynamo guards where the callee reads it (a function it
             # inlines: `breakpoints.returned_inputs`; one that breaks: `frame_inputs`)
             return
-        args = {
-            "name": node.value,
-            "what": (
+        self.report(
+            node,
+            name=node.value,
+            what=(
                 f"is what `{r.call}()` returns, and that call breaks the graph: the function "
                 "resumes after it in a frame of its own whose inputs hold the result "
                 "(`___stack0`), and this is its first use there"
             ),
-            "why": (
+            why=(
                 "dynamo specialises a Python int (a size computed in the call, a number read "
                 "from data) among those inputs on its first value, so a call with another size "
                 "or other data recompiles the resume function (guard `___stack0[...] == "
                 "<first value>`)"
             ),
-            "via": r.via,
-            "returned": r.source,
-        }
-        self.report(node, **args)
+            via=r.via,
+            returned=r.source,
+        )
 
     def visit_Name(self, node: cst.Name) -> None:
         if node.value not in self._names:  # the hot path: most names are no tracked size
@@ -345,6 +343,13 @@ class SizeAcrossGraphBreak(Check):
             if p.via:
                 args["via"] = p.via
             self.report(node, requires=p.requires if p.requires is not None else size.taint, **args)
+
+
+def _unpacked(tgt: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The names (and other targets) ``a, b = ...`` binds: ``[a, b]``; ``[tgt]`` for one."""
+    if isinstance(tgt, (cst.Tuple, cst.List)):
+        return [el.value for el in tgt.elements]
+    return [tgt]
 
 
 def _first_name(e: cst.CSTNode, name: str) -> cst.Name | None:

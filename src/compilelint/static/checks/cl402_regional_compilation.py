@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import libcst as cst
 
+from compilelint.static.analysis.walker import FileWalker
 from compilelint.static.checks.base import Check
 
 
 class RegionalCompilation(Check):
     CODE = "CL402"
 
-    def __init__(self, walker) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, walker: FileWalker) -> None:
         super().__init__(walker)
         self._instances: dict[tuple[str, str], str] = {}  # (function, name) -> class qual
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.static.analysis.walker import ordered_children, self_attr
+from compilelint.static.analysis.walker import FileWalker, ordered_children, self_attr
 from compilelint.static.checks.base import Check
 
 _LIST_CTORS = frozenset({"list", "deque", "collections.deque"})
@@ -21,7 +21,7 @@ def _mentions(node: cst.CSTNode, attr: str) -> bool:
 class ModuleAttributeMutation(Check):
     CODE = "CL501"
 
-    def __init__(self, walker) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, walker: FileWalker) -> None:
         super().__init__(walker)
         self._kinds: dict[str, dict[str, str]] = {}  # class qual -> {attr: "int" | "list"}
 

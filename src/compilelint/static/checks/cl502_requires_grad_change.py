@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from compilelint.static.analysis.walker import FileWalker
 from compilelint.static.checks.base import Check
 
 _NEW_VALUE = (cst.Call, cst.BinaryOperation, cst.UnaryOperation)
@@ -12,7 +13,7 @@ _NEW_VALUE = (cst.Call, cst.BinaryOperation, cst.UnaryOperation)
 class RequiresGradChange(Check):
     CODE = "CL502"
 
-    def __init__(self, walker) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, walker: FileWalker) -> None:
         super().__init__(walker)
         self._created: set[tuple[str, str]] = set()  # (function, name) bound to a computed value
         # (function, name) -> requires_grad_() calls on an intermediate not returned (yet)

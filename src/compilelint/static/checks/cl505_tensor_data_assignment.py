@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from compilelint.static.analysis.facts import NO_TAINT
+from compilelint.static.analysis.walker import FileWalker
 from compilelint.static.checks.base import Check, ScopedNames
 
 _NEW_VALUE = (cst.Call, cst.BinaryOperation, cst.UnaryOperation)
@@ -13,7 +14,7 @@ _NEW_VALUE = (cst.Call, cst.BinaryOperation, cst.UnaryOperation)
 class TensorDataAssignment(Check):
     CODE = "CL505"
 
-    def __init__(self, walker) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, walker: FileWalker) -> None:
         super().__init__(walker)
         self._created = ScopedNames(walker)  # local -> taint of a value computed in the region
 
