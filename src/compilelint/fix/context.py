@@ -266,38 +266,36 @@ class FixContext:
         return cand
 
 
-def _module_aliases(module: cst.Module) -> dict[str, str]:
-    """Name -> module for the top-level ``import m`` / ``import m as n`` statements."""
-    out: dict[str, str] = {}
+def _top_imports(module: cst.Module) -> Iterator[tuple[cst.ImportAlias, str]]:
+    """Each name of the top-level ``import m`` / ``import m as n`` statements, with its
+    dotted module."""
     for stmt in module.body:
         if not isinstance(stmt, cst.SimpleStatementLine):
             continue
         for small in stmt.body:
-            if not isinstance(small, cst.Import):
-                continue
-            for alias in small.names:
-                name = cst.Module([]).code_for_node(alias.name)
-                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                    out[alias.asname.name.value] = name
-                else:
-                    out[name.split(".")[0]] = name.split(".")[0]
+            if isinstance(small, cst.Import):
+                for alias in small.names:
+                    yield alias, cst.Module([]).code_for_node(alias.name)
+
+
+def _module_aliases(module: cst.Module) -> dict[str, str]:
+    """Name -> module for the top-level ``import m`` / ``import m as n`` statements."""
+    out: dict[str, str] = {}
+    for alias, name in _top_imports(module):
+        if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+            out[alias.asname.name.value] = name
+        else:
+            out[name.split(".")[0]] = name.split(".")[0]
     return out
 
 
 def _torch_alias(module: cst.Module) -> tuple[str, bool]:
     """(name that refers to the torch module, whether the file binds it at module level)."""
-    for stmt in module.body:
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            continue
-        for small in stmt.body:
-            if not isinstance(small, cst.Import):
-                continue
-            for alias in small.names:
-                name = cst.Module([]).code_for_node(alias.name)
-                if alias.asname is not None and name == "torch":
-                    asname = alias.asname.name
-                    if isinstance(asname, cst.Name):
-                        return asname.value, True
-                if alias.asname is None and (name == "torch" or name.startswith("torch.")):
-                    return "torch", True
+    for alias, name in _top_imports(module):
+        if alias.asname is not None and name == "torch":
+            asname = alias.asname.name
+            if isinstance(asname, cst.Name):
+                return asname.value, True
+        if alias.asname is None and (name == "torch" or name.startswith("torch.")):
+            return "torch", True
     return "torch", False

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import ARITH_OPERATORS, all_nodes
+from compilelint.fix.codemods.base import all_nodes, arithmetic_top
 from compilelint.fix.codemods.observe import eager_only
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
@@ -41,16 +41,8 @@ def accumulation(ctx: FixContext, node: cst.CSTNode) -> cst.BaseSmallStatement |
     """The update of a running value on ``self`` that ``node`` (a number about to become a
     0-d tensor) is an arithmetic operand of: ``self.X += node``, ``self.X = a * self.X + node``;
     else None."""
-    cur = node
-    while True:
-        p = ctx.parent(cur)
-        if isinstance(p, cst.BinaryOperation) and isinstance(p.operator, ARITH_OPERATORS):
-            cur = p
-            continue
-        if isinstance(p, cst.UnaryOperation) and isinstance(p.operator, (cst.Minus, cst.Plus)):
-            cur = p
-            continue
-        break
+    cur = arithmetic_top(ctx, node)
+    p = ctx.parent(cur)
     if isinstance(p, (cst.AugAssign, cst.Assign)) and p.value is cur and _target(p):
         return p
     return None

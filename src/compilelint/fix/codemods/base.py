@@ -312,6 +312,27 @@ ARITH_OPERATORS = (
 )
 
 
+def arithmetic_top(ctx: FixContext, node: cst.CSTNode) -> cst.CSTNode:
+    """The outermost expression that ``node`` is an operand of through arithmetic
+    (``ARITH_OPERATORS``, unary ``-``/``+``): ``node`` itself when its parent is anything else."""
+    cur = node
+    while True:
+        p = ctx.parent(cur)
+        if (isinstance(p, cst.BinaryOperation) and isinstance(p.operator, ARITH_OPERATORS)) or (
+            isinstance(p, cst.UnaryOperation) and isinstance(p.operator, (cst.Minus, cst.Plus))
+        ):
+            cur = p
+            continue
+        return cur
+
+
+def last_name(e: cst.CSTNode | None) -> str:
+    """``f`` of ``f`` and of ``a.b.f`` (what a call's function is named), else ``""``."""
+    if isinstance(e, cst.Attribute):
+        return e.attr.value
+    return e.value if isinstance(e, cst.Name) else ""
+
+
 def all_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
     """``node`` and every node inside it, in visiting order."""
     out: list[cst.CSTNode] = []

@@ -29,6 +29,7 @@ import libcst as cst
 from compilelint.fix.codemods.base import (
     atom,
     bound_names,
+    last_name,
     name_nodes,
     names_in,
     not_compiling,
@@ -106,11 +107,7 @@ def _random_draw(e: cst.CSTNode) -> str | None:
 def reporting_call(st: cst.CSTNode) -> bool:
     if not (isinstance(st, cst.Expr) and isinstance(st.value, cst.Call)):
         return False
-    f = st.value.func
-    name = (
-        f.value if isinstance(f, cst.Name) else f.attr.value if isinstance(f, cst.Attribute) else ""
-    )
-    return name in _REPORTERS
+    return last_name(st.value.func) in _REPORTERS
 
 
 def _self_base(t: cst.BaseExpression) -> str | None:

@@ -30,6 +30,7 @@ from compilelint.fix.codemods.base import (
     comments_in,
     header_comment,
     is_number,
+    last_name,
     name_nodes,
     names_in,
     not_compiling,
@@ -1491,10 +1492,7 @@ def tensor_test(ctx: FixContext, e: cst.BaseExpression) -> cst.BaseExpression | 
             return None
         return e
     f = e.func if isinstance(e, cst.Call) else None
-    name = (
-        f.attr.value if isinstance(f, cst.Attribute) else f.value if isinstance(f, cst.Name) else ""
-    )
-    if name in BOOL_METHODS:
+    if last_name(f) in BOOL_METHODS:
         return e
     return cst.Comparison(
         left=atom(e),

@@ -34,6 +34,7 @@ from compilelint.fix.codemods.base import (
     TORCH_OF,
     Codemod,
     all_nodes,
+    arithmetic_top,
     atom,
     bound_names,
     is_math,
@@ -1067,18 +1068,11 @@ def _tensor_result(ctx: FixContext, sub: cst.Subscript) -> bool:
     ``(1 - a).sqrt()``, ``a.sqrt()``)?"""
 
     def method_on(e: cst.CSTNode) -> bool:
-        cur = e
-        while True:
-            p = ctx.parent(cur)
-            if isinstance(p, cst.Attribute) and p.value is cur:
-                return p.attr.value in _TENSOR_ONLY_METHODS and isinstance(ctx.parent(p), cst.Call)
-            if isinstance(p, cst.BinaryOperation) and isinstance(p.operator, ARITH_OPERATORS):
-                cur = p
-                continue
-            if isinstance(p, cst.UnaryOperation) and isinstance(p.operator, (cst.Minus, cst.Plus)):
-                cur = p
-                continue
-            return False
+        cur = arithmetic_top(ctx, e)
+        p = ctx.parent(cur)
+        if isinstance(p, cst.Attribute) and p.value is cur:
+            return p.attr.value in _TENSOR_ONLY_METHODS and isinstance(ctx.parent(p), cst.Call)
+        return False
 
     if method_on(sub):
         return True

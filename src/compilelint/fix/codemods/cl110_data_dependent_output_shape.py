@@ -28,6 +28,7 @@ from compilelint.fix.codemods.base import (
     Codemod,
     atom,
     bound_names,
+    last_name,
     name_nodes,
     side_effect,
     template,
@@ -97,10 +98,7 @@ class DataDependentShape(Codemod):
 
 
 def _attr(call: cst.Call) -> str:
-    f = call.func
-    return (
-        f.attr.value if isinstance(f, cst.Attribute) else f.value if isinstance(f, cst.Name) else ""
-    )
+    return last_name(call.func)
 
 
 def _is_torch(ctx: FixContext, e: cst.BaseExpression) -> bool:

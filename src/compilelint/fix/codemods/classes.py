@@ -491,23 +491,29 @@ def _index_sub(ctx: FixContext, use: cst.Name) -> cst.Subscript | None:
 
 def _elementwise_assign(ctx: FixContext, sub: cst.Subscript) -> cst.Assign | None:
     """The ``name = ...`` whose value holds ``sub`` through elementwise operations only."""
-    cur: cst.CSTNode = sub
-    while True:
+    cur: cst.CSTNode | None = sub
+    while cur is not None:
         p = ctx.parent(cur)
         if isinstance(p, cst.Assign) and p.value is cur:
             ok = len(p.targets) == 1 and isinstance(p.targets[0].target, cst.Name)
             return p if ok else None
-        if isinstance(p, (cst.BinaryOperation, cst.UnaryOperation)) and not isinstance(
-            getattr(p, "operator", None), cst.MatrixMultiply
-        ):
-            cur = p
-            continue
-        if isinstance(p, cst.Attribute) and p.value is cur and p.attr.value in _ELEMENTWISE:
-            call = ctx.parent(p)
-            if isinstance(call, cst.Call) and call.func is p:
-                cur = call
-                continue
-        return None
+        cur = _elementwise_parent(ctx, cur)
+    return None
+
+
+def _elementwise_parent(ctx: FixContext, cur: cst.CSTNode) -> cst.BaseExpression | None:
+    """The expression that applies one elementwise operation to ``cur`` (an operator other
+    than ``@``, a method in ``_ELEMENTWISE``), or None."""
+    p = ctx.parent(cur)
+    if isinstance(p, (cst.BinaryOperation, cst.UnaryOperation)) and not isinstance(
+        getattr(p, "operator", None), cst.MatrixMultiply
+    ):
+        return p
+    if isinstance(p, cst.Attribute) and p.value is cur and p.attr.value in _ELEMENTWISE:
+        call = ctx.parent(p)
+        if isinstance(call, cst.Call) and call.func is p:
+            return call
+    return None
 
 
 def _elementwise_reduction(ctx: FixContext, sub: cst.Subscript) -> tuple[cst.Call, str] | None:
@@ -528,17 +534,10 @@ def _elementwise_reduction(ctx: FixContext, sub: cst.Subscript) -> tuple[cst.Cal
             and ctx.code(call.func).strip() in (ctx.torch("mean"), ctx.torch("sum"))
         ):
             return call, ctx.code(call.func).strip().rpartition(".")[2]
-        if isinstance(p, (cst.BinaryOperation, cst.UnaryOperation)) and not isinstance(
-            getattr(p, "operator", None), cst.MatrixMultiply
-        ):
-            cur = p
-            continue
-        if isinstance(p, cst.Attribute) and p.value is cur and p.attr.value in _ELEMENTWISE:
-            call = ctx.parent(p)
-            if isinstance(call, cst.Call) and call.func is p:
-                cur = call
-                continue
-        return None
+        up = _elementwise_parent(ctx, cur)
+        if up is None:
+            return None
+        cur = up
 
 
 def _method_reduction(ctx: FixContext, use: cst.BaseExpression) -> tuple[cst.Call, str] | None:

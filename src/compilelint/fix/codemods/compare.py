@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from compilelint.fix.codemods.base import all_nodes
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.static.analysis.walker import self_attr
@@ -108,7 +109,7 @@ def int_ids(ctx: FixContext, e: cst.BaseExpression) -> bool:
     for fn in klass.body.body:
         if not isinstance(fn, cst.FunctionDef):
             continue
-        for node in _walk(fn):
+        for node in all_nodes(fn):
             if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
                 targets = (
                     [t.target for t in node.targets]
@@ -139,15 +140,3 @@ def int_ids(ctx: FixContext, e: cst.BaseExpression) -> bool:
             if p.name.value == value.value:
                 return p.default is not None and _int_collection(p.default)
     return False
-
-
-def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
-    out: list[cst.CSTNode] = []
-
-    class V(cst.CSTVisitor):
-        def on_visit(self, n: cst.CSTNode) -> bool:
-            out.append(n)
-            return True
-
-    node.visit(V())
-    return out

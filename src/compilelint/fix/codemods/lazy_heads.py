@@ -356,16 +356,10 @@ def _match(
                 f"call under `if not hasattr(...)`: {RECIPE}"
             )
         return ("attr", name_code, None, None, [top])
+    tested = _none_tested(t)  # `head` of `if head is None:`
     # head = getattr(self, NAME, None);  if head is None: head = L(...); setattr(self, NAME, head)
-    if (
-        isinstance(t, cst.Comparison)
-        and isinstance(t.left, cst.Name)
-        and len(t.comparisons) == 1
-        and isinstance(t.comparisons[0].operator, cst.Is)
-        and isinstance(t.comparisons[0].comparator, cst.Name)
-        and t.comparisons[0].comparator.value == "None"
-    ):
-        local = t.left.value
+    if tested is not None:
+        local = tested
         i = body.index(top)
         prev = _single(body[i - 1]) if i > 0 else None
         got = prev.value if isinstance(prev, cst.Assign) else None
@@ -402,15 +396,8 @@ def _match(
                 )
             return ("attr_none", name_code, local, body[i - 1], [top])
     # head = self.H[k] if k in self.H else None;  if head is None: head = L(...); self.H[k] = head
-    if (
-        isinstance(t, cst.Comparison)
-        and isinstance(t.left, cst.Name)
-        and len(t.comparisons) == 1
-        and isinstance(t.comparisons[0].operator, cst.Is)
-        and isinstance(t.comparisons[0].comparator, cst.Name)
-        and t.comparisons[0].comparator.value == "None"
-    ):
-        local = t.left.value
+    if tested is not None:
+        local = tested
         i = body.index(top)
         prev = _single(body[i - 1]) if i > 0 else None
         holder = _holder_of(call, ctx)
@@ -460,6 +447,20 @@ def _missing_attr(ctx: FixContext, t: cst.BaseExpression) -> str | None:
         and self_attr(t.comparisons[0].comparator) == "_modules"
     ):
         return ctx.code(t.left).strip()
+    return None
+
+
+def _none_tested(t: cst.BaseExpression) -> str | None:
+    """``x`` of the test ``x is None``."""
+    if (
+        isinstance(t, cst.Comparison)
+        and isinstance(t.left, cst.Name)
+        and len(t.comparisons) == 1
+        and isinstance(t.comparisons[0].operator, cst.Is)
+        and isinstance(t.comparisons[0].comparator, cst.Name)
+        and t.comparisons[0].comparator.value == "None"
+    ):
+        return t.left.value
     return None
 
 

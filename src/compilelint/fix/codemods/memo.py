@@ -28,6 +28,7 @@ from typing import Any
 
 import libcst as cst
 
+from compilelint.fix.codemods.base import last_name
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 from compilelint.model import Finding
@@ -41,15 +42,7 @@ def _init_value(e: cst.BaseExpression) -> str | None:
     if isinstance(e, cst.Dict) and not e.elements:
         return "dict"
     if isinstance(e, cst.Call) and not e.args:
-        f = e.func
-        name = (
-            f.value
-            if isinstance(f, cst.Name)
-            else f.attr.value
-            if isinstance(f, cst.Attribute)
-            else ""
-        )
-        if name in _EMPTY_CALLS:
+        if last_name(e.func) in _EMPTY_CALLS:
             return "dict"
     if isinstance(e, cst.Name) and e.value == "None":
         return "const"
@@ -178,14 +171,7 @@ def _builds_state(body: cst.CSTNode) -> str | None:
     ``body``: a lazily built submodule or parameter is model state, not a memo."""
     for n in _walk(body):
         if isinstance(n, cst.Call):
-            f = n.func
-            name = (
-                f.value
-                if isinstance(f, cst.Name)
-                else f.attr.value
-                if isinstance(f, cst.Attribute)
-                else ""
-            )
+            name = last_name(n.func)
             if name[:1].isupper():
                 return name
     return None

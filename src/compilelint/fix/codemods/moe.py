@@ -48,7 +48,14 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import atom, bound_names, names_in, template
+from compilelint.fix.codemods.base import (
+    all_nodes,
+    atom,
+    bound_names,
+    last_name,
+    names_in,
+    template,
+)
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.static.analysis.walker import self_attr
@@ -199,18 +206,7 @@ class _Reject(Exception):
 
 # ---------------------------------------------------------------------------- small helpers
 def _attr(call: cst.BaseExpression) -> str:
-    if not isinstance(call, cst.Call):
-        return ""
-    f = call.func
-    if isinstance(f, cst.Attribute):
-        return f.attr.value
-    return f.value if isinstance(f, cst.Name) else ""
-
-
-def _last_name(e: cst.BaseExpression) -> str:
-    if isinstance(e, cst.Attribute):
-        return e.attr.value
-    return e.value if isinstance(e, cst.Name) else ""
+    return last_name(call.func) if isinstance(call, cst.Call) else ""
 
 
 def _code(e: cst.CSTNode) -> str:
@@ -257,7 +253,7 @@ class _Rows:
         out: list[cst.BaseExpression] = []
         for st in klass.body.body:
             if isinstance(st, cst.FunctionDef) and st.name.value == "__init__":
-                for node in _walk(st):
+                for node in all_nodes(st):
                     if isinstance(node, cst.Assign) and len(node.targets) == 1:
                         if self_attr(node.targets[0].target) == attr:
                             out.append(node.value)
@@ -266,7 +262,7 @@ class _Rows:
     def ctor(self, e: cst.BaseExpression) -> str | None:
         """None when the module built by ``e`` is row-wise, else the reason it is not known to
         be."""
-        if isinstance(e, cst.Subscript) and _last_name(e.value) in _ACT_TABLES:
+        if isinstance(e, cst.Subscript) and last_name(e.value) in _ACT_TABLES:
             return None  # transformers' table of activations: each one elementwise
         if (
             isinstance(e, cst.Attribute)
@@ -276,7 +272,7 @@ class _Rows:
             return None  # `self.act_fn = F.silu`: the function itself, elementwise
         if not isinstance(e, cst.Call):
             return f"`{_code(e)}` is not a module constructor this rewrite knows"
-        name = _last_name(e.func)
+        name = last_name(e.func)
         if name in ROWWISE_LAYERS:
             return None
         if name == "Dropout":
@@ -358,7 +354,7 @@ class _Rows:
                 if why is None and len(args) == 1 and len(e.args) == 1:
                     return self.expr(klass, args[0], local)
                 return why or f"`{_code(e)}` takes more than one input"
-            name = _last_name(f)
+            name = last_name(f)
             if name in ROWWISE_FUNCS and args:
                 if isinstance(f, cst.Attribute) and _code(f.value) not in (
                     "F",
@@ -374,18 +370,6 @@ class _Rows:
         return (
             f"`{_code(e)}` in `{klass.name.value}.forward` is not known to act on each token alone"
         )
-
-
-def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
-    out: list[cst.CSTNode] = []
-
-    class V(cst.CSTVisitor):
-        def on_visit(self, n: cst.CSTNode) -> bool:
-            out.append(n)
-            return True
-
-    node.visit(V())
-    return out
 
 
 def _experts_rowwise(
@@ -430,7 +414,7 @@ class _Sel:
         that selects rows (``x[idx]``, ``index_add_(0, idx, ...)``)."""
 
         def rows_by(name: str) -> bool:
-            for n in _walk(body):
+            for n in all_nodes(body):
                 if isinstance(n, cst.Subscript):
                     key = _single_index(n)
                     if isinstance(key, cst.Name) and key.value == name:
@@ -677,7 +661,7 @@ class _Dispatch:
                 for el, s in zip(elts, srcs, strict=False):
                     if isinstance(el.value, cst.Name) and (attr := self_attr(s)):
                         out[el.value.value] = attr
-        for node in _walk(self.loop.body):
+        for node in all_nodes(self.loop.body):
             if isinstance(node, cst.Assign) and len(node.targets) == 1:
                 t = node.targets[0].target
                 if isinstance(t, cst.Name) and isinstance(node.value, cst.Subscript):
@@ -692,7 +676,7 @@ class _Dispatch:
         out = set()
         for st in klass.body.body:
             if isinstance(st, cst.FunctionDef) and st.name.value == "__init__":
-                for node in _walk(st):
+                for node in all_nodes(st):
                     if (
                         isinstance(node, cst.Assign)
                         and len(node.targets) == 1
@@ -706,7 +690,7 @@ class _Dispatch:
         lists = self.module_lists()
         bound = self.loop_bound()
         out = []
-        for node in _walk(self.loop.body):
+        for node in all_nodes(self.loop.body):
             if isinstance(node, cst.Call):
                 a = self.expert_attr(node.func, bound)
                 if a and a in lists:
@@ -734,8 +718,8 @@ class _Dispatch:
             self.counts is None
             and hits is None
             and (
-                any(_attr(n) == "split" for n in _walk(it))
-                or any(_attr(n) == "tolist" for n in _walk(it))
+                any(_attr(n) == "split" for n in all_nodes(it))
+                or any(_attr(n) == "tolist" for n in all_nodes(it))
             )
         ):
             return NoFix(
@@ -807,7 +791,7 @@ class _Dispatch:
         stmts = list(body.body)
         # first pass: selections
         for st in stmts:
-            for node in _walk(st):
+            for node in all_nodes(st):
                 if isinstance(node, cst.BaseSmallStatement):
                     _index_def(self.ctx, node, self.sel)
                 if (
@@ -847,7 +831,7 @@ class _Dispatch:
             isinstance(n, cst.Subscript)
             and _single_index(n) is not None
             and _is_bool_expr(_single_index(n))  # type: ignore[arg-type]
-            for n in _walk(self.loop.body)
+            for n in all_nodes(self.loop.body)
         )
 
     def _after_loop(self, out: list[cst.BaseStatement]) -> None:
@@ -857,7 +841,7 @@ class _Dispatch:
             return
         assigned: set[str] = set()
         for st in out:
-            for node in _walk(st):
+            for node in all_nodes(st):
                 if isinstance(node, cst.Assign):
                     for t in node.targets:
                         if isinstance(t.target, cst.Name):
@@ -869,7 +853,7 @@ class _Dispatch:
                 read = names_in(st) & assigned
                 if read:
                     raise _Reject(f"`{sorted(read)[0]}` (the expert's rows) is read after the loop")
-            if st is self.loop or any(n is self.loop for n in _walk(st)):
+            if st is self.loop or any(n is self.loop for n in all_nodes(st)):
                 after = True
 
     def _empty_test(self, test: cst.BaseExpression) -> bool:
@@ -972,7 +956,7 @@ class _Dispatch:
         from one)."""
         if names_in(e) & self._derived:
             return True
-        for n in _walk(e):
+        for n in all_nodes(e):
             if isinstance(n, cst.Subscript):
                 keys = [el.slice.value for el in n.slice if isinstance(el.slice, cst.Index)]
                 if any(_token_mask(self.sel, k) is not None for k in keys):
@@ -988,7 +972,7 @@ class _Dispatch:
         parameters is applied (``fn_seen``): what makes an inline loop body an expert."""
         bound = self.loop_bound()
         lists = self.module_lists()
-        for n in _walk(small):
+        for n in all_nodes(small):
             if isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.MatrixMultiply):
                 if self._selected(n.right):
                     self.glue_why = self.glue_why or (
@@ -1038,11 +1022,11 @@ class _Dispatch:
         ``@``, a module on ``self`` or an expert, or a name bound to one."""
         if names_in(e) & self._feat:
             return True
-        for n in _walk(e):
+        for n in all_nodes(e):
             if isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.MatrixMultiply):
                 return True
             if isinstance(n, cst.Call) and (
-                _last_name(n.func) == "linear"
+                last_name(n.func) == "linear"
                 or self_attr(n.func)
                 or self.expert_attr(n.func, self.loop_bound()) in self.module_lists()
             ):
@@ -1051,7 +1035,7 @@ class _Dispatch:
 
     def _rowwise_call(self, n: cst.Call) -> str | None:
         """None when the call ``n`` (some of whose inputs are selected rows) keeps rows apart."""
-        name = _last_name(n.func)
+        name = last_name(n.func)
         method = isinstance(n.func, cst.Attribute) and _code(n.func.value) not in _FUNC_ROOTS | {
             self.ctx.torch()
         }
@@ -1108,7 +1092,7 @@ class _Dispatch:
             rebound = {
                 n.value
                 for t in targets
-                for n in _walk(t.value if isinstance(t, cst.Subscript) else t)
+                for n in all_nodes(t.value if isinstance(t, cst.Subscript) else t)
                 if isinstance(n, cst.Name)
             }
             rebound &= set(self.sel.index) | set(self.sel.pairs)
@@ -1222,7 +1206,7 @@ class _Dispatch:
             return False
         values = [
             n.value
-            for n in _walk(fn)
+            for n in all_nodes(fn)
             if isinstance(n, cst.Assign)
             and any(isinstance(t.target, cst.Name) and t.target.value == name for t in n.targets)
             and self.ctx.span(n)[0] < self.ctx.span(self.loop)[0]
@@ -1282,7 +1266,7 @@ def _topk_ids(
     ctors = _Rows.init_of(klass, attr)
     if len(ctors) != 1 or not isinstance(ctors[0], cst.Call):
         return False
-    cname = _last_name(ctors[0].func)
+    cname = last_name(ctors[0].func)
     sub = next(
         (s for s in ctx.module.body if isinstance(s, cst.ClassDef) and s.name.value == cname),
         None,
@@ -1297,7 +1281,7 @@ def _topk_ids(
     )
     if fwd is None or sub is None:
         return False
-    rets = [n for n in _walk(fwd) if isinstance(n, cst.Return)]
+    rets = [n for n in all_nodes(fwd) if isinstance(n, cst.Return)]
     if len(rets) != 1 or not isinstance(rets[0].value, cst.Tuple):
         return False
     els = rets[0].value.elements
@@ -1351,7 +1335,7 @@ class _Hits:
             if len(d.targets) != 1 or ctx.span(d)[0] >= ctx.span(loop)[0]:
                 return None
             v = d.value
-            reads = [n for n in _walk(fn) if isinstance(n, cst.Name) and n.value == it.value]
+            reads = [n for n in all_nodes(fn) if isinstance(n, cst.Name) and n.value == it.value]
             stmt = ctx.statement(d)
             block = ctx.parent(stmt) if stmt is not None else None
             if (
@@ -1377,7 +1361,7 @@ class _Hits:
             isinstance(n, (cst.Assign, cst.AugAssign))
             and mask.value
             in _target_names(n.targets[0].target if isinstance(n, cst.Assign) else n.target)
-            for n in _walk(loop.body)
+            for n in all_nodes(loop.body)
         ):
             return f"`{mask.value}` is changed in the loop"
         if not _nonneg(ctx, fn, mask.value, ctx.span(loop)[0]):
@@ -1589,10 +1573,10 @@ class _Counts:
         fn = ctx.function(loop)
         if fn is None:
             return None
-        for node in _walk(loop.body):
+        for node in all_nodes(loop.body):
             if not isinstance(node, cst.If):
                 continue
-            for ref in _walk(node.test):
+            for ref in all_nodes(node.test):
                 if (
                     isinstance(ref, cst.Subscript)
                     and isinstance(ref.value, cst.Name)
@@ -1641,7 +1625,7 @@ class _Counts:
         fn = ctx.function(loop)
         if fn is None:
             return "the loop is not in a function"
-        inside = {id(n) for n in _walk(loop)}
+        inside = {id(n) for n in all_nodes(loop)}
         out: list[cst.SimpleStatementLine] = []
         keep = self.tolist
         listname = self.listname or (self.name if self.index is not None else None)
@@ -1650,13 +1634,13 @@ class _Counts:
             if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
                 return f"`{listname} = ....tolist()` shares its line with other statements"
             out.append(stmt)
-            inside |= {id(n) for n in _walk(stmt)}
-        attrs = {id(n.attr) for n in _walk(fn) if isinstance(n, cst.Attribute)}
+            inside |= {id(n) for n in all_nodes(stmt)}
+        attrs = {id(n.attr) for n in all_nodes(fn) if isinstance(n, cst.Attribute)}
         inside |= attrs  # `self.n` is not the count `n`
         for name in {self.name, listname} - {None}:
             reads = [
                 n
-                for n in _walk(fn)
+                for n in all_nodes(fn)
                 if isinstance(n, cst.Name) and n.value == name and id(n) not in inside
             ]
             if reads:
@@ -1668,15 +1652,15 @@ class _Counts:
             stmt = ctx.statement(a)
             others = [
                 n
-                for n in _walk(fn)
+                for n in all_nodes(fn)
                 if isinstance(n, cst.Name)
                 and n.value == src.value
                 and n is not src
                 and id(n) not in attrs
-                and not any(n is m for m in _walk(a))
+                and not any(n is m for m in all_nodes(a))
             ]
             in_place = any(
-                isinstance(n, cst.Call) and _last_name(n.func).endswith("_") for n in _walk(a)
+                isinstance(n, cst.Call) and last_name(n.func).endswith("_") for n in all_nodes(a)
             )
             if (
                 not others
@@ -1696,7 +1680,7 @@ def count_dispatch(ctx: FixContext, call: cst.Call) -> Rewrite | Proposal | NoFi
     fn = ctx.function(call)
     if fn is None:
         return None
-    loops = [n for n in _walk(fn) if isinstance(n, cst.For)]
+    loops = [n for n in all_nodes(fn) if isinstance(n, cst.For)]
     for loop in loops:
         counts = _Counts.of(ctx, loop)
         if counts is None or counts.tolist is not call:
@@ -1748,7 +1732,7 @@ def _loop_over(ctx: FixContext, fn: cst.FunctionDef, node: cst.CSTNode) -> cst.F
         if isinstance(small, cst.Assign):
             for t in small.targets:
                 names |= _target_names(t.target)
-    for n in _walk(fn):
+    for n in all_nodes(fn):
         if isinstance(n, cst.For) and isinstance(n.iter, cst.Name) and n.iter.value in names:
             return n
     return None
@@ -1757,7 +1741,7 @@ def _loop_over(ctx: FixContext, fn: cst.FunctionDef, node: cst.CSTNode) -> cst.F
 def _scatters(loop: cst.For) -> bool:
     """The loop writes rows back by index: ``index_add_``/``index_copy_`` or an indexed
     assignment ``out[sel] = ...`` / ``+=``."""
-    for n in _walk(loop.body):
+    for n in all_nodes(loop.body):
         if isinstance(n, cst.Call) and _attr(n) in ("index_add_", "index_copy_"):
             return True
         if isinstance(n, (cst.Assign, cst.AugAssign)):
@@ -1781,7 +1765,7 @@ def _assigns(fn: cst.FunctionDef, name: str) -> list[cst.CSTNode]:
     """Every statement in ``fn`` that binds ``name`` (alone or in a tuple): assignments and
     ``for`` loops (a loop target is a binding too, and has no ``.value``)."""
     out = []
-    for n in _walk(fn):
+    for n in all_nodes(fn):
         if isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
             targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]
             if any(name in _target_names(t) for t in targets):
@@ -1962,7 +1946,7 @@ def _chunk_user(
         and isinstance(p.targets[0].target, cst.Name)
     ):
         name = p.targets[0].target.value
-        uses = [n for n in _walk(fn) if isinstance(n, cst.Name) and n.value == name]
+        uses = [n for n in all_nodes(fn) if isinstance(n, cst.Name) and n.value == name]
         if len(uses) != 2 or not _single(fn, name):
             return None
         bind = ctx.statement(p)
@@ -2007,9 +1991,9 @@ def sorted_dispatch(ctx: FixContext, node: cst.CSTNode) -> Rewrite | Proposal | 
     if fn is None:
         return None
     splits = []
-    for n in _walk(fn):
+    for n in all_nodes(fn):
         if isinstance(n, cst.Call) and _attr(n) == "split":
-            if any(m is node for m in _walk(n)):
+            if any(m is node for m in all_nodes(n)):
                 splits.append(n)
             else:
                 st = ctx.statement(node)
@@ -2100,10 +2084,10 @@ def sorted_dispatch(ctx: FixContext, node: cst.CSTNode) -> Rewrite | Proposal | 
         changes.append((loop, stmt))
         cat = None
     if lst:
-        uses = [n for n in _walk(fn) if isinstance(n, cst.Name) and n.value == lst]
+        uses = [n for n in all_nodes(fn) if isinstance(n, cst.Name) and n.value == lst]
         cats = [
             n
-            for n in _walk(fn)
+            for n in all_nodes(fn)
             if isinstance(n, cst.Call)
             and _attr(n) in ("cat", "concat", "concatenate")
             and any(_code(a.value) == lst for a in n.args)
@@ -2152,7 +2136,7 @@ def _offsets_dispatch(
     n]); s += n`` (running offsets over the rows sorted by expert) -> the dense form on the
     sorted rows."""
     tl = next(
-        (n for n in _walk(node) if isinstance(n, cst.Call) and _attr(n) == "tolist"),
+        (n for n in all_nodes(node) if isinstance(n, cst.Call) and _attr(n) == "tolist"),
         node if isinstance(node, cst.Call) and _attr(node) == "tolist" else None,
     )
     if not isinstance(tl, cst.Call) or not isinstance(tl.func, cst.Attribute):
@@ -2167,7 +2151,7 @@ def _offsets_dispatch(
         sizes_name = p.targets[0].target.value
     loops = [
         n
-        for n in _walk(fn)
+        for n in all_nodes(fn)
         if isinstance(n, cst.For)
         and _attr(n.iter) == "enumerate"
         and n.iter.args  # type: ignore[attr-defined]
@@ -2260,10 +2244,10 @@ def _offsets_dispatch(
         new: cst.BaseSmallStatement = cst.Assign([cst.AssignTarget(cst.Name(buf))], dense)
     else:
         init_l = _value_of(fn, cst.Name(lst))
-        uses = [u for u in _walk(fn) if isinstance(u, cst.Name) and u.value == lst]
+        uses = [u for u in all_nodes(fn) if isinstance(u, cst.Name) and u.value == lst]
         cats = [
             c
-            for c in _walk(fn)
+            for c in all_nodes(fn)
             if isinstance(c, cst.Call)
             and _attr(c) in ("cat", "concat", "concatenate")
             and len(c.args) >= 1
@@ -2280,7 +2264,8 @@ def _offsets_dispatch(
     sizes_st = ctx.statement(tl)
     if (
         sizes_name
-        and len([u for u in _walk(fn) if isinstance(u, cst.Name) and u.value == sizes_name]) == 2
+        and len([u for u in all_nodes(fn) if isinstance(u, cst.Name) and u.value == sizes_name])
+        == 2
         and isinstance(sizes_st, cst.SimpleStatementLine)
         and len(sizes_st.body) == 1
     ):

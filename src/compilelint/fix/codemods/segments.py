@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import atom, bound_names, name_nodes, template
+from compilelint.fix.codemods.base import all_nodes, atom, bound_names, name_nodes, template
 from compilelint.fix.codemods.tolist_uses import split_of
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import Rewrite
@@ -212,11 +212,11 @@ def _mask_rows(
         and m.func.attr.value == "bool"
         and not m.args
     )
-    if not is_bool or any(isinstance(n, cst.Call) and n is not m for n in _walk(m)):
+    if not is_bool or any(isinstance(n, cst.Call) and n is not m for n in all_nodes(m)):
         return None
     at = ctx.span(sel)[0]
-    used = {n.value for n in _walk(m) if isinstance(n, cst.Name)} | {
-        n.value for n in _walk(sel.value) if isinstance(n, cst.Name)
+    used = {n.value for n in all_nodes(m) if isinstance(n, cst.Name)} | {
+        n.value for n in all_nodes(sel.value) if isinstance(n, cst.Name)
     }
     bound = bound_names(fn.body)
     if any(ctx.span(b)[0] > at for u in used - {"self"} for b in bound.get(u, [])):
@@ -316,7 +316,7 @@ def _named(
 def _stable(fn: cst.FunctionDef, e: cst.BaseExpression) -> bool:
     """Does ``e`` read the same value wherever it is read in ``fn``: no call, every name it
     reads bound at most once (a parameter or one assignment)?"""
-    if any(isinstance(n, cst.Call) for n in _walk(e)):
+    if any(isinstance(n, cst.Call) for n in all_nodes(e)):
         return False
     bound = bound_names(fn.body)
     params = {p.name.value for p in _params(fn)}
@@ -328,18 +328,6 @@ def _params(fn: cst.FunctionDef) -> list[cst.Param]:
     star = [ps.star_arg] if isinstance(ps.star_arg, cst.Param) else []
     kw = [ps.star_kwarg] if ps.star_kwarg is not None else []
     return [*ps.posonly_params, *ps.params, *star, *ps.kwonly_params, *kw]
-
-
-def _walk(e: cst.CSTNode) -> list[cst.CSTNode]:
-    out: list[cst.CSTNode] = []
-
-    class V(cst.CSTVisitor):
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            out.append(node)
-            return True
-
-    e.visit(V())
-    return out
 
 
 def _split_source(ctx: FixContext, split: cst.Call) -> cst.BaseExpression | None:
