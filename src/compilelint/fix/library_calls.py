@@ -24,10 +24,9 @@ verifier keeps the rewrite only when the observed breaks drop and they match.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import libcst as cst
 
+from compilelint.fix.codemods.base import iter_nodes
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 from compilelint.model import Finding
@@ -86,7 +85,7 @@ def _nested_module_call(ctx: FixContext, call: cst.Call) -> cst.Call | None:
     computed by ``self.gp``), which the helper's plain form would leave in the compiled region.
     A module of the project's own (``self.net(x)`` feeding a metric) stays compiled."""
     for a in call.args:
-        for n in _walk(a.value):
+        for n in iter_nodes(a.value):
             if not isinstance(n, cst.Call):
                 continue
             f = n.func
@@ -108,7 +107,7 @@ def _library_attr(ctx: FixContext, at: cst.CSTNode, attr: str) -> bool:
     if cls is None:
         return False
     foreign = lambda e: isinstance(e, cst.Name) and ctx.foreign_module(e) is not None  # noqa: E731
-    for node in _walk(cls.body):
+    for node in iter_nodes(cls.body):
         if not (
             isinstance(node, cst.Assign)
             and len(node.targets) == 1
@@ -136,18 +135,12 @@ def _library_attr(ctx: FixContext, at: cst.CSTNode, attr: str) -> bool:
 
 def _lambda_ok(call: cst.Call) -> str | None:
     """Why ``lambda: <call>`` would not mean the call, or None."""
-    for n in _walk(call):
+    for n in iter_nodes(call):
         if isinstance(n, _NO_LAMBDA):
             return "the call holds a `yield`, `await` or `:=`"
         if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == "super":
             return "the call reads `super()`, which a lambda cannot"
     return None
-
-
-def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    yield node
-    for c in node.children:
-        yield from _walk(c)
 
 
 def _existing_helper(module: cst.Module, name: str) -> bool:

@@ -9,7 +9,7 @@ rewritten mechanically. It never re-decides whether the finding is right: that i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import ClassVar
 
 import libcst as cst
@@ -344,6 +344,14 @@ def all_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
 
     node.visit(V())
     return out
+
+
+def iter_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """``node`` and every node inside it, in visiting order, one at a time (for a search
+    that stops at the first hit)."""
+    yield node
+    for c in node.children:
+        yield from iter_nodes(c)
 
 
 def comments_in(node: cst.CSTNode) -> list[cst.Comment]:

@@ -28,7 +28,7 @@ from typing import Any
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import last_name
+from compilelint.fix.codemods.base import iter_nodes, last_name
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 from compilelint.model import Finding
@@ -84,7 +84,7 @@ def _inits(cls: cst.ClassDef) -> dict[str, cst.BaseExpression]:
     out: dict[str, cst.BaseExpression] = {}
     for s in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ():
         if isinstance(s, cst.FunctionDef) and s.name.value == "__init__":
-            for n in _walk(s):
+            for n in iter_nodes(s):
                 if isinstance(n, cst.Assign) and len(n.targets) == 1:
                     a = self_attr(n.targets[0].target)
                     if a is not None:
@@ -96,14 +96,8 @@ def _inits(cls: cst.ClassDef) -> dict[str, cst.BaseExpression]:
     return out
 
 
-def _walk(node: cst.CSTNode):  # type: ignore[no-untyped-def]
-    yield node
-    for c in node.children:
-        yield from _walk(c)
-
-
 def _test_reads(test: cst.BaseExpression, attrs: set[str]) -> bool:
-    return any(isinstance(n, cst.Attribute) and self_attr(n) in attrs for n in _walk(test))
+    return any(isinstance(n, cst.Attribute) and self_attr(n) in attrs for n in iter_nodes(test))
 
 
 def _dict_use_ok(attr: cst.Attribute, parents: list[cst.CSTNode]) -> str | None:
@@ -158,7 +152,7 @@ def _dict_not_memo(
         if kind == "store":
             assign = next((p for p in reversed(ps) if isinstance(p, cst.Assign)), None)
             if assign is not None and any(
-                isinstance(x, cst.Attribute) and self_attr(x) == a for x in _walk(assign.value)
+                isinstance(x, cst.Attribute) and self_attr(x) == a for x in iter_nodes(assign.value)
             ):
                 return f"what `self.{a}` stores reads it: an accumulation, not a cache"
             if first_lookup is None:
@@ -169,7 +163,7 @@ def _dict_not_memo(
 def _builds_state(body: cst.CSTNode) -> str | None:
     """A constructor call (``nn.Linear(...)``, ``nn.Parameter(...)``: a capitalized name) in
     ``body``: a lazily built submodule or parameter is model state, not a memo."""
-    for n in _walk(body):
+    for n in iter_nodes(body):
         if isinstance(n, cst.Call):
             name = last_name(n.func)
             if name[:1].isupper():
@@ -219,12 +213,12 @@ def find_memos(cls: cst.ClassDef) -> tuple[list[Memo], list[str]]:
             memos.append(Memo((a,), m, {a: inits[a]}, keyed=True))
     # size memos: attributes written only in the body of an `if` whose test reads one of them
     for m, v in visitors:
-        for node in _walk(m):
+        for node in iter_nodes(m):
             if not isinstance(node, cst.If):
                 continue
             written = {
                 a
-                for n in _walk(node.body)
+                for n in iter_nodes(node.body)
                 if isinstance(n, cst.Assign)
                 for t in n.targets
                 if (a := self_attr(t.target)) is not None
@@ -352,7 +346,7 @@ def _drop_unread(m: cst.FunctionDef, names: set[str]) -> cst.FunctionDef:
     """Remove ``slot = v`` statements of slots nothing reads."""
     loads = {
         n.value
-        for st in _walk(m)
+        for st in iter_nodes(m)
         if not isinstance(st, cst.AssignTarget)
         for n in (st.children if not isinstance(st, cst.Assign) else [st.value])
         if isinstance(n, cst.Name)
@@ -382,7 +376,7 @@ def _drop_unread(m: cst.FunctionDef, names: set[str]) -> cst.FunctionDef:
 
 
 def _local_names(m: cst.FunctionDef, attrs: tuple[str, ...]) -> dict[str, str]:
-    taken = {n.value for n in _walk(m) if isinstance(n, cst.Name)}
+    taken = {n.value for n in iter_nodes(m) if isinstance(n, cst.Name)}
     out: dict[str, str] = {}
     for a in attrs:
         name = a.strip("_")
@@ -487,7 +481,7 @@ def observed_recompile_findings(
             continue
         wrapper, text = parsed
         pos = wrapper.resolve(PositionProvider)
-        for node in _walk(wrapper.module):
+        for node in iter_nodes(wrapper.module):
             if not isinstance(node, cst.ClassDef):
                 continue
             r = pos[node]
