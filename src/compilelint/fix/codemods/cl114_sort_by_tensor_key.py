@@ -342,15 +342,10 @@ class SortByTensorKey(Codemod):
     ) -> cst.ListComp | NoFix:
         """``[k(t) for t in xs]`` for the ``key=`` function."""
         if isinstance(key, cst.Lambda):
-            ps = key.params
-            if (
-                len(ps.params) != 1
-                or isinstance(ps.star_arg, cst.Param)
-                or ps.kwonly_params
-                or ps.star_kwarg is not None
-            ):
+            param = _only_param(key)
+            if param is None:
                 return NoFix("the key is a lambda of more than one parameter")
-            name = ps.params[0].name
+            name = param
             body = key.body
         elif isinstance(key, (cst.Name, cst.Attribute)):
             name = cst.Name(ctx.fresh_name("item"))
@@ -519,15 +514,10 @@ def _index_keys(
         return key.value
     if not isinstance(key, cst.Lambda):
         return NoFix("the key is not a lambda or `t.__getitem__`")
-    ps = key.params
-    if (
-        len(ps.params) != 1
-        or isinstance(ps.star_arg, cst.Param)
-        or ps.kwonly_params
-        or ps.star_kwarg is not None
-    ):
+    param = _only_param(key)
+    if param is None:
         return NoFix("the key is a lambda of more than one parameter")
-    name = ps.params[0].name.value
+    name = param.value
     body = key.body
     eff = side_effect(body)
     if eff is not None:
@@ -660,3 +650,16 @@ def _item_reads(
             "are known to hold for an index tensor"
         )
     return out
+
+
+def _only_param(key: cst.Lambda) -> cst.Name | None:
+    """The name of a lambda's one parameter (``lambda t: ...``), or None."""
+    ps = key.params
+    if (
+        len(ps.params) != 1
+        or isinstance(ps.star_arg, cst.Param)
+        or ps.kwonly_params
+        or ps.star_kwarg is not None
+    ):
+        return None
+    return ps.params[0].name
