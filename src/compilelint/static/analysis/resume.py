@@ -1,0 +1,176 @@
+"""Resuming the walk of an edited file where the edit begins (the editor server).
+
+The walk of a module (``walker.analyze_module``) visits its top-level statements in order; what
+it does at statement ``k`` is a function of the statements before ``k`` (through the state
+they left in the walker, the checks and ``GuardUses``), of the module-wide pre-pass (the
+walker's pre-declared top-level names, and every check's ``visit_Module``), and of the
+statements from ``k`` on. So when an edit leaves the first ``k`` statements the same objects
+(the server's ``IncrementalParser`` keeps unchanged statements as the same nodes) and the
+pre-pass reads the same, the state before statement ``k`` is the state the previous walk had
+there, and the walk can resume from it.
+
+``WalkMemo`` keeps that state as a pickle taken just before the first statement the last edit
+changed (the next edit usually falls there or later: typing stays in one place, and a later
+place reuses the earlier state). Pickling copies the state's objects as they are (shared
+references shared, dicts in their order, every value equal), with these exceptions, each handled
+so that the copy behaves as the original:
+
+- libcst nodes are not copied: the copy refers to the same node objects (they are immutable,
+  and the statements before ``k`` are the same objects in the new module). The previous module
+  object itself becomes the new module.
+- objects that are module-level names of compilelint's modules (``UNKNOWN``, ``NO_TAINT``, ...)
+  are not copied either, so ``is`` tests against them keep their answers.
+- tables keyed by the identity of a copied object (a call site, a function's facts) are
+  ``ByIdentity`` maps, which key the copies again when they are loaded; tables keyed by
+  ``id()`` of a libcst node stay valid, since the nodes are the same objects.
+- a set's iteration order may differ in the copy; it already differs from run to run (string
+  hashes are randomised per process, addresses vary), so nothing the walk reports depends on it.
+
+The module-wide pre-pass is compared, not assumed: the memo is keyed by the pre-declared names
+and by each ``visit_Module`` hook's ``module_signature`` (a check with a ``visit_Module`` hook
+and no signature turns the memo off). Anything the pickle cannot copy (a closure, a lock)
+gives no memo, and a full walk: the memo is an optimisation that can only be absent.
+"""
+
+from __future__ import annotations
+
+import io
+import pickle
+import sys
+from collections.abc import Hashable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+import libcst as cst
+
+K = TypeVar("K")
+T = TypeVar("T")
+
+
+class ByIdentity(Generic[K, T]):
+    """A table keyed by the identity of its keys (objects that are not hashable, or whose
+    equality is not their identity), which keeps its keys alive; a copy (pickle) keys the
+    copied keys."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: Iterable[tuple[K, T]] = ()) -> None:
+        self._items: dict[int, tuple[K, T]] = {id(k): (k, v) for k, v in items}
+
+    def get(self, key: K) -> T | None:
+        got = self._items.get(id(key))
+        return got[1] if got is not None else None
+
+    def __setitem__(self, key: K, value: T) -> None:
+        self._items[id(key)] = (key, value)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def items(self) -> Iterator[tuple[K, T]]:
+        return iter(self._items.values())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (ByIdentity, (list(self._items.values()),))
+
+
+_GLOBALS: dict[int, object] = {}
+_GLOBALS_FROM: set[str] = set()
+
+
+def _module_constants() -> dict[int, object]:
+    """id -> object for the module-level names of compilelint's modules (and the members of
+    those that are tuples, frozensets or dicts): copies of them would fail ``is`` tests."""
+    for name, mod in list(sys.modules.items()):
+        if mod is None or name in _GLOBALS_FROM or not name.startswith("compilelint"):
+            continue
+        _GLOBALS_FROM.add(name)
+        for v in list(vars(mod).values()):
+            _GLOBALS[id(v)] = v
+            members: Iterable[object] = ()
+            if isinstance(v, (tuple, frozenset)):
+                members = v
+            elif isinstance(v, dict):
+                members = v.values()
+            for m in members:
+                if isinstance(m, (tuple, frozenset)):
+                    _GLOBALS[id(m)] = m
+    return _GLOBALS
+
+
+class _Pickler(pickle.Pickler):
+    def __init__(self, buf: io.BytesIO, module: cst.Module, nodes: list[cst.CSTNode]) -> None:
+        super().__init__(buf, protocol=pickle.HIGHEST_PROTOCOL)
+        self._module = module
+        self._nodes = nodes
+        self._consts = _module_constants()
+
+    def persistent_id(self, obj: Any) -> Any:
+        if isinstance(obj, cst.CSTNode):
+            if obj is self._module:
+                return ("m",)
+            self._nodes.append(obj)
+            return ("n", len(self._nodes) - 1)
+        if id(obj) in self._consts and self._consts[id(obj)] is obj:
+            if obj is None or isinstance(obj, (bool, int, float, str)):
+                return None  # values: a copy is the same
+            return ("g", id(obj))
+        return None
+
+
+class _Unpickler(pickle.Unpickler):
+    def __init__(self, data: bytes, module: cst.Module, nodes: list[cst.CSTNode]) -> None:
+        super().__init__(io.BytesIO(data))
+        self._module = module
+        self._nodes = nodes
+
+    def persistent_load(self, pid: Any) -> Any:
+        if pid[0] == "m":
+            return self._module
+        if pid[0] == "n":
+            return self._nodes[pid[1]]
+        return _GLOBALS[pid[1]]
+
+
+@dataclass
+class WalkMemo:
+    """One file's resumable walk state (kept per file by ``IncrementalParser``)."""
+
+    body: list[cst.CSTNode] = field(default_factory=list)  # the last walked module's statements
+    key: Hashable = None  # path, module, checks and pre-pass the state was made under
+    at: int = 0  # the state is the one before statement ``at``
+    prefix: list[cst.CSTNode] = field(default_factory=list)  # statements before ``at``
+    data: bytes | None = None
+    nodes: list[cst.CSTNode] = field(default_factory=list)
+    resumed: int = 0  # walks that resumed (statistics)
+    skipped: int = 0  # top-level statements not walked again thanks to the memo
+    full: int = 0  # walks from the start
+
+    def first_changed(self, body: list[cst.CSTNode]) -> int:
+        """The index of the first statement of ``body`` that is not the previous walk's."""
+        old = self.body
+        n = min(len(old), len(body))
+        i = 0
+        while i < n and body[i] is old[i]:
+            i += 1
+        return i
+
+    def usable(self, key: Hashable, body: list[cst.CSTNode]) -> bool:
+        at = self.at
+        if self.data is None or key != self.key or at > len(body):
+            return False
+        prefix = self.prefix
+        return all(body[i] is prefix[i] for i in range(at))
+
+    def dump(self, state: object, module: cst.Module) -> tuple[bytes, list[cst.CSTNode]] | None:
+        nodes: list[cst.CSTNode] = []
+        buf = io.BytesIO()
+        try:
+            _Pickler(buf, module, nodes).dump(state)
+        except (pickle.PicklingError, TypeError, AttributeError, RecursionError, ValueError):
+            return None
+        return buf.getvalue(), nodes
+
+    def load(self, module: cst.Module) -> Any:
+        assert self.data is not None
+        return _Unpickler(self.data, module, self.nodes).load()

@@ -1,0 +1,152 @@
+"""The editor server's walk resumed where an edit begins (``static.analysis.resume``) and its
+memo of recent contents (``lsp.analyzer.MemoryCache``): the facts and findings equal a fresh
+analysis of the same text, after random edits and after edits of something another statement
+reads (a module constant, a helper's return, a class attribute, an import, a decorator)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from compilelint.lsp.analyzer import Analyzer
+from compilelint.serialize import to_data
+from compilelint.static.engine import FileInput, _checks_for, all_checks, analyze_source
+from compilelint.static.incremental import IncrementalParser
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCES = sorted((ROOT / "fixtures").rglob("*.py"))
+CHECKS = _checks_for(sorted(all_checks()))
+INP = FileInput("f.py", "f.py", "f", False)
+
+
+def _same_as_fresh(parser: IncrementalParser, text: str, where: str) -> None:
+    data = text.encode("utf-8")
+    got = to_data(analyze_source(data, INP, CHECKS, force=True, parse=parser))
+    fresh = to_data(analyze_source(data, INP, CHECKS, force=True))
+    assert got == fresh, where
+
+
+def test_random_edits_moving_down_give_a_fresh_analysis() -> None:
+    """Edits at random lines, each below or at the previous one (the walk then resumes), on
+    every fixture with torch: facts (candidates, call sites, positions) equal a fresh walk."""
+    rnd = random.Random(2424)
+    resumed = 0
+    for path in SOURCES:
+        data = path.read_bytes()
+        if b"torch" not in data:
+            continue
+        parser = IncrementalParser()
+        lines = data.decode("utf-8").split("\n")
+        _same_as_fresh(parser, "\n".join(lines), str(path))
+        k = 0
+        for _ in range(6):
+            k = rnd.randrange(k, len(lines)) if rnd.random() < 0.8 else rnd.randrange(len(lines))
+            new = list(lines)
+            indent = len(new[k]) - len(new[k].lstrip()) if new[k].strip() else 0
+            new.insert(
+                k,
+                " " * indent
+                + rnd.choice(["x = x.sum().item()", "print(x)", "# c", "y = 1", "pass"]),
+            )
+            text = "\n".join(new)
+            try:
+                compile(text, "f.py", "exec")
+            except SyntaxError:
+                continue
+            _same_as_fresh(parser, text, f"{path}: insert at line {k + 1}")
+            lines = new
+        resumed += parser.walk_memo(INP).resumed
+    assert resumed > 30  # the walk really resumed
+
+
+BASE = """import torch
+from torch import nn
+
+LIMIT = 4
+
+
+def helper(x):
+    return x.shape[0]
+
+
+class Base(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.count = 0
+
+
+class Net(Base):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        h = self.lin(x)
+        if helper(h) > LIMIT:
+            h = h * 2
+        self.count += 1
+        return h
+
+
+class Other(nn.Module):
+    def forward(self, x):
+        if helper(x) > 2:
+            return self.step(x)
+        return x
+
+    def step(self, x):
+        return x + 1
+"""
+
+# each applied to the previous text: the later statements read what the edit changes
+EDITS = [
+    ("        return x + 1\n", "        print(x)\n        return x + 1\n"),  # the last class
+    ("    return x.shape[0]\n", "    return x.sum()\n"),  # a helper's return kind
+    ("        h = h * 2\n", "        h = h * 2\n        h.item()\n"),
+    ("LIMIT = 4\n", "LIMIT = torch.ones(1)\n"),  # a module constant
+    ("        self.count = 0\n", "        self.count = torch.zeros(1)\n"),  # a class attribute
+    ("from torch import nn\n", "from torch import nn\nimport numpy as np\n"),  # an import
+    ("    def step(self, x):\n", "    @torch.compiler.disable\n    def step(self, x):\n"),
+    ("        h = h * 2\n        h.item()\n", "        h = h * 2\n"),
+    ("    return x.sum()\n", "    return x.shape[0]\n"),
+    ("LIMIT = torch.ones(1)\n", "LIMIT = 4\n"),
+    ("import numpy as np\n", ""),
+    ("    @torch.compiler.disable\n", ""),
+]
+
+
+def test_edits_of_what_other_statements_read_give_a_fresh_analysis() -> None:
+    parser = IncrementalParser()
+    text = BASE
+    _same_as_fresh(parser, text, "base")
+    for i, (old, new) in enumerate(EDITS):
+        assert old in text, i
+        text = text.replace(old, new, 1)
+        _same_as_fresh(parser, text, f"edit {i}: {new!r}")
+        # the same statement again (the memo kept at it), then a later one
+        again = text.replace("        return x + 1\n", "        return x + 2\n", 1)
+        _same_as_fresh(parser, again, f"edit {i}, then the last class")
+        _same_as_fresh(parser, text, f"edit {i}, back")
+    assert parser.walk_memo(INP).resumed > 10
+
+
+def test_server_reverts_use_the_recent_facts(tmp_path: Path) -> None:
+    """An edit that brings the text back to a recent content gets that content's facts from
+    memory (no walk), and the findings a fresh check of that text gives."""
+    (tmp_path / "pyproject.toml").write_text("[tool.compilelint]\n")
+    path = tmp_path / "model.py"
+    path.write_text(BASE)
+    an = Analyzer()
+    first = an.check(str(path), BASE)
+    edited = BASE.replace("        h = h * 2\n", "        h = h * 2\n        h.item()\n")
+    second = an.check(str(path), edited)
+    assert {f.rule for f in second.findings} - {f.rule for f in first.findings} == {"CL103"}
+    walks = parser_walks(an)
+    assert walks >= 2  # the cold check and the edit walked
+    back = an.check(str(path), BASE)
+    assert parser_walks(an) == walks  # from the memo of recent contents
+    assert back.findings == Analyzer().check(str(path), BASE).findings == first.findings
+
+
+def parser_walks(an: Analyzer) -> int:
+    return sum(m.resumed + m.full for m in an.parser._walks.values())
