@@ -151,9 +151,10 @@ class GuardUses:
 
     # ------------------------------------------------------------------ helpers
     def _uses(self, fn: FunctionFacts) -> _FnUses:
-        got = self._fns.get(fn)
+        got = self._fns.get(id(fn))
         if got is None:
-            got = self._fns[fn] = _FnUses(fn)
+            got = _FnUses(fn)
+            self._fns.put(fn, got)
         return got
 
     def _fn(self) -> FunctionFacts | None:

@@ -34,10 +34,13 @@ gives no memo, and a full walk: the memo is an optimisation that can only be abs
 
 from __future__ import annotations
 
+import gc
 import io
 import pickle
 import sys
-from collections.abc import Hashable, Iterable, Iterator
+import threading
+import types
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -47,89 +50,122 @@ K = TypeVar("K")
 T = TypeVar("T")
 
 
-class ByIdentity(Generic[K, T]):
-    """A table keyed by the identity of its keys (objects that are not hashable, or whose
-    equality is not their identity), which keeps its keys alive; a copy (pickle) keys the
-    copied keys."""
+class ByIdentity(dict[int, T], Generic[K, T]):
+    """A table keyed by ``id()`` of objects that are not hashable, or whose equality is not
+    their identity (a call site, a function's facts): read it with ``table.get(id(obj))``,
+    write it with ``table.put(obj, value)``, which keeps the object alive (so its id stays
+    its own) and lets a copy (pickle) key the copied objects. An entry written without
+    ``put`` makes the table impossible to copy (``analysis.resume``: no memo, a full walk)."""
 
-    __slots__ = ("_items",)
+    __slots__ = ("held",)
 
-    def __init__(self, items: Iterable[tuple[K, T]] = ()) -> None:
-        self._items: dict[int, tuple[K, T]] = {id(k): (k, v) for k, v in items}
+    def __init__(self) -> None:
+        super().__init__()
+        self.held: dict[int, K] = {}
 
-    def get(self, key: K) -> T | None:
-        got = self._items.get(id(key))
-        return got[1] if got is not None else None
-
-    def __setitem__(self, key: K, value: T) -> None:
-        self._items[id(key)] = (key, value)
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def items(self) -> Iterator[tuple[K, T]]:
-        return iter(self._items.values())
+    def put(self, key: K, value: T) -> None:
+        self[id(key)] = value
+        self.held[id(key)] = key
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (ByIdentity, (list(self._items.values()),))
+        held = self.held
+        if any(i not in held for i in self):
+            raise pickle.PicklingError("ByIdentity: an entry written without put()")
+        return (_by_identity, ([(held[i], v) for i, v in self.items()],))
+
+
+def _by_identity(items: list[tuple[K, T]]) -> ByIdentity[K, T]:
+    out: ByIdentity[K, T] = ByIdentity()
+    for k, v in items:
+        out.put(k, v)
+    return out
 
 
 _GLOBALS: dict[int, object] = {}
 _GLOBALS_FROM: set[str] = set()
+# plain values (a copy is equal, and they are tested by equality), and what pickle writes as a
+# reference already (functions, classes, modules)
+_VALUES = (
+    str,
+    bytes,
+    int,
+    float,
+    bool,
+    type(None),
+    tuple,
+    frozenset,
+    type,
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.ModuleType,
+)
 
 
 def _module_constants() -> dict[int, object]:
     """id -> object for the module-level names of compilelint's modules (and the members of
-    those that are tuples, frozensets or dicts): copies of them would fail ``is`` tests."""
-    for name, mod in list(sys.modules.items()):
-        if mod is None or name in _GLOBALS_FROM or not name.startswith("compilelint"):
-            continue
-        _GLOBALS_FROM.add(name)
-        for v in list(vars(mod).values()):
-            _GLOBALS[id(v)] = v
-            members: Iterable[object] = ()
-            if isinstance(v, (tuple, frozenset)):
-                members = v
-            elif isinstance(v, dict):
-                members = v.values()
-            for m in members:
-                if isinstance(m, (tuple, frozenset)):
-                    _GLOBALS[id(m)] = m
+    those that are tuples, frozensets or dicts) that are not plain values (a sentinel
+    ``object()``, an instance): copies of them would fail ``is`` tests. (A copy of a plain
+    value, a string or a tuple of them, is equal to it, and the code tests them by equality.)"""
+    if len(_GLOBALS_FROM) != sum(1 for n in sys.modules if n.startswith("compilelint")):
+        for name, mod in list(sys.modules.items()):
+            if mod is None or name in _GLOBALS_FROM or not name.startswith("compilelint"):
+                continue
+            _GLOBALS_FROM.add(name)
+            for v in list(vars(mod).values()):
+                members: Iterable[object] = ()
+                if isinstance(v, (tuple, frozenset, list)):
+                    members = v
+                elif isinstance(v, dict):
+                    members = v.values()
+                for m in (v, *members):
+                    if not isinstance(m, _VALUES):
+                        _GLOBALS[id(m)] = m
     return _GLOBALS
 
 
+class _Loading(threading.local):
+    module: cst.Module | None = None
+    nodes: list[cst.CSTNode] | None = None
+
+
+_LOADING = _Loading()
+
+
+def _node(i: int) -> cst.CSTNode:
+    assert _LOADING.nodes is not None
+    return _LOADING.nodes[i]
+
+
+def _module() -> cst.Module:
+    assert _LOADING.module is not None
+    return _LOADING.module
+
+
+def _constant(i: int) -> object:
+    return _GLOBALS[i]
+
+
 class _Pickler(pickle.Pickler):
+    """``reducer_override`` is asked once per object that is not a plain value or a built-in
+    container (libcst nodes, the state's own objects), after the pickle's memo: a node is
+    written as its index in ``nodes``, the module being walked as the module being resumed,
+    a module constant as itself."""
+
     def __init__(self, buf: io.BytesIO, module: cst.Module, nodes: list[cst.CSTNode]) -> None:
         super().__init__(buf, protocol=pickle.HIGHEST_PROTOCOL)
         self._module = module
         self._nodes = nodes
         self._consts = _module_constants()
 
-    def persistent_id(self, obj: Any) -> Any:
+    def reducer_override(self, obj: Any) -> Any:
         if isinstance(obj, cst.CSTNode):
             if obj is self._module:
-                return ("m",)
+                return (_module, ())
             self._nodes.append(obj)
-            return ("n", len(self._nodes) - 1)
-        if id(obj) in self._consts and self._consts[id(obj)] is obj:
-            if obj is None or isinstance(obj, (bool, int, float, str)):
-                return None  # values: a copy is the same
-            return ("g", id(obj))
-        return None
-
-
-class _Unpickler(pickle.Unpickler):
-    def __init__(self, data: bytes, module: cst.Module, nodes: list[cst.CSTNode]) -> None:
-        super().__init__(io.BytesIO(data))
-        self._module = module
-        self._nodes = nodes
-
-    def persistent_load(self, pid: Any) -> Any:
-        if pid[0] == "m":
-            return self._module
-        if pid[0] == "n":
-            return self._nodes[pid[1]]
-        return _GLOBALS[pid[1]]
+            return (_node, (len(self._nodes) - 1,))
+        if self._consts.get(id(obj)) is obj:
+            return (_constant, (id(obj),))
+        return NotImplemented
 
 
 @dataclass
@@ -173,4 +209,12 @@ class WalkMemo:
 
     def load(self, module: cst.Module) -> Any:
         assert self.data is not None
-        return _Unpickler(self.data, module, self.nodes).load()
+        _LOADING.module, _LOADING.nodes = module, self.nodes
+        collecting = gc.isenabled()
+        gc.disable()  # a load makes thousands of objects: no collection passes over them
+        try:
+            return pickle.loads(self.data)
+        finally:
+            _LOADING.module = _LOADING.nodes = None
+            if collecting:
+                gc.enable()

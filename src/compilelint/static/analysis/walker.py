@@ -1233,7 +1233,7 @@ class FileWalker(Evaluator):
             )
             facts.calls.append(site)
             if arg_names:
-                self._arg_names[site] = arg_names
+                self._arg_names.put(site, arg_names)
             self.call_nodes.append((site, node))
             self.stmt_of.setdefault(id(node), self.current_stmt)
         if isinstance(node.func, cst.Name):
@@ -2003,7 +2003,7 @@ class FileWalker(Evaluator):
         passes what the body left there (``CallSite.carried``)."""
         env = self.scope.env
         for site in sites:
-            names = self._arg_names.get(site)
+            names = self._arg_names.get(id(site))
             if not names:
                 continue
             for key, name in names:

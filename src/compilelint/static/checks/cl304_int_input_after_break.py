@@ -93,13 +93,13 @@ class SizeAcrossGraphBreak(Check):
         fn = self.w.func
         if fn is None or self.w.untraced_depth:
             return None
-        return self._fns.get(fn)
+        return self._fns.get(id(fn))
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         fn = self.w.func  # fired inside the function's own scope
         if fn is None or not isinstance(node.body, cst.IndentedBlock):
             return
-        self._fns[fn] = _Fn(fn, top=frozenset(id(s) for s in node.body.body))
+        self._fns.put(fn, _Fn(fn, top=frozenset(id(s) for s in node.body.body)))
 
     # ------------------------------------------------------------------ sizes
     def _shape_base(self, e: cst.BaseExpression) -> tuple[str, Taint] | None:
