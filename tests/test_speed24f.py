@@ -150,3 +150,41 @@ def test_server_reverts_use_the_recent_facts(tmp_path: Path) -> None:
 
 def parser_walks(an: Analyzer) -> int:
     return sum(m.resumed + m.full for m in an.parser._walks.values())
+
+
+def test_no_memo_where_the_state_cannot_be_compared_or_copied() -> None:
+    """A ``visit_Module`` hook without ``module_signature`` (a pre-pass the memo cannot
+    compare), or a ``ByIdentity`` entry written without ``put`` (a table it cannot copy):
+    every walk is a full one, with the same facts."""
+    import libcst as cst
+
+    from compilelint.static.analysis.resume import ByIdentity
+    from compilelint.static.checks.base import Check
+
+    class ModuleReader(Check):
+        CODE = "CL201"
+
+        def visit_Module(self, node: cst.Module) -> None:
+            self.count = len(node.body)
+
+    class BadTable(Check):
+        CODE = "CL201"
+
+        def __init__(self, walker: object) -> None:
+            super().__init__(walker)  # type: ignore[arg-type]
+            self.table: ByIdentity[object, int] = ByIdentity()
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            self.table[id(node)] = 1  # not through put()
+
+    text = BASE
+    for extra in (ModuleReader, BadTable):
+        checks = [*CHECKS, extra]
+        parser = IncrementalParser()
+        for i, (old, new) in enumerate(EDITS[:4]):
+            text = text.replace(old, new, 1)
+            data = text.encode("utf-8")
+            got = to_data(analyze_source(data, INP, checks, force=True, parse=parser))
+            assert got == to_data(analyze_source(data, INP, checks, force=True)), i
+        memo = parser.walk_memo(INP)
+        assert memo.resumed == 0 and memo.full == 4 and memo.data is None, extra

@@ -2420,6 +2420,7 @@ def _walk_resuming(
         walker.path,
         walker.module_name,
         walker.is_package,
+        (module.encoding, module.default_indent, module.default_newline),
         hooks,
         tuple(walker.module_defs.items()),
         frozenset(walker.class_defs),
@@ -2430,8 +2431,13 @@ def _walk_resuming(
         key = None
     changed = memo.first_changed(body) if memo.body else len(body)
     start = 0
+    got = None
     if key is not None and memo.usable(key, body) and memo.at <= changed:
-        got = memo.load(module)
+        try:
+            got = memo.load(module)
+        except Exception:  # pragma: no cover - a pickle that loads is what it dumped
+            got = None
+    if got is not None:
         walker, uses = got
         start = memo.at
         memo.resumed += 1
