@@ -188,3 +188,94 @@ def test_no_memo_where_the_state_cannot_be_compared_or_copied() -> None:
             assert got == to_data(analyze_source(data, INP, checks, force=True)), i
         memo = parser.walk_memo(INP)
         assert memo.resumed == 0 and memo.full == 4 and memo.data is None, extra
+
+
+LOOKAHEAD = """import torch
+from torch import nn
+
+
+class Outer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = Inner()
+
+    def forward(self, x):
+        out = self.inner(x)
+        if out[1] > 2:
+            return x
+        return x + 1
+
+
+class Middle(nn.Module):
+    def forward(self, x):
+        return x * 2
+
+
+class Inner(nn.Module):
+    def forward(self, x):
+        n = x.shape[0]
+        return x, n
+"""
+
+
+def test_an_edit_of_what_an_earlier_statement_looked_ahead_at() -> None:
+    """``Outer``'s walk asks which top-level classes' ``forward`` returns a tuple, ``Inner``
+    (defined later) among them: an edit of ``Inner`` changes the state before it."""
+    parser = IncrementalParser()
+    text = LOOKAHEAD
+    _same_as_fresh(parser, text, "base")
+    text = text.replace("        return x * 2\n", "        return x * 3\n")  # memo at Middle
+    _same_as_fresh(parser, text, "middle")
+    for old, new in (
+        ("        return x, n\n", "        return (x, n)[0]\n"),
+        ("        return (x, n)[0]\n", "        return x, n\n"),
+    ):
+        text = text.replace(old, new)
+        _same_as_fresh(parser, text, new)
+
+
+# Where the walk reads the module as a whole (so possibly statements after the one being
+# walked): each is a pre-pass in the memo's key (``walker._walk_resuming``), or reads only the
+# module's formatting (``code_of``). A new reader must be added to the key, then here.
+MODULE_READERS = {
+    ("analysis/walker.py", "FileWalker.__init__"),  # kept
+    ("analysis/walker.py", "FileWalker.walk_module"),
+    ("analysis/walker.py", "FileWalker.declare"),
+    ("analysis/walker.py", "FileWalker.walk_top"),
+    ("analysis/walker.py", "FileWalker.code_for"),  # code_of: formatting only
+    ("analysis/walker.py", "_walk_resuming"),
+    ("analysis/evaluate.py", "Evaluator._own_module_forward"),  # _forward_names: in the key
+    ("checks/cl111_boolean_mask_indexing.py", "BooleanMaskIndexing.visit_FunctionDef"),  # code_of
+}
+
+
+def test_every_reader_of_the_whole_module_is_known() -> None:
+    import ast
+
+    src = ROOT / "src" / "compilelint" / "static"
+    found: set[tuple[str, str]] = set()
+    for path in sorted([*(src / "analysis").glob("*.py"), *(src / "checks").glob("*.py")]):
+        rel = str(path.relative_to(src))
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+
+        def visit(node: ast.AST, qual: str) -> None:
+            for child in ast.iter_child_nodes(node):
+                q = qual
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    q = f"{qual}.{child.name}" if qual else child.name
+                if (
+                    isinstance(child, ast.Attribute)
+                    and child.attr == "module"
+                    and isinstance(child.value, (ast.Name, ast.Attribute))
+                    and ast.unparse(child.value) in ("self", "self.w", "w", "walker")
+                ) or (
+                    isinstance(child, ast.Call)
+                    and ast.unparse(child.func) == "getattr"
+                    and len(child.args) > 1
+                    and ast.unparse(child.args[1]) == "'module'"
+                ):
+                    found.add((rel, qual))
+                visit(child, q)
+
+        visit(tree, "")
+    assert found == MODULE_READERS

@@ -25,7 +25,7 @@ import libcst as cst
 from compilelint.static.analysis import conds as C
 from compilelint.static.analysis import names as N
 from compilelint.static.analysis import values as V
-from compilelint.static.analysis.evaluate import Evaluator
+from compilelint.static.analysis.evaluate import Evaluator, _forward_classes
 from compilelint.static.analysis.facts import (
     BRANCH,
     NO_TAINT,
@@ -2407,7 +2407,12 @@ def _walk_resuming(
     changed. Returns the walker and guard uses that walked (restored ones when resumed)."""
     module = walker.module
     body = list(module.body)
+    # What the walk reads of the whole module (later statements included): the pre-declared
+    # names, the classes whose forward returns a tuple (``Evaluator._own_module_forward``,
+    # otherwise computed on first use and kept), each ``visit_Module`` hook's pre-pass. All
+    # are in the memo's key: a state made before a later statement changed is not resumed.
     walker.declare()
+    walker._forward_names = _forward_classes(module)
     hooks = tuple((t, tuple(h.__qualname__ for h in hs)) for t, hs in walker.hooks.items())
     signatures: list[object] = []
     for h in walker.hooks.get(cst.Module, ()):
@@ -2425,6 +2430,7 @@ def _walk_resuming(
         tuple(walker.module_defs.items()),
         frozenset(walker.class_defs),
         tuple(walker.none_tests.items()),
+        walker._forward_names,
         tuple(signatures),
     )
     if None in signatures:
