@@ -258,7 +258,7 @@ def test_every_reader_of_the_whole_module_is_known() -> None:
         rel = str(path.relative_to(src))
         tree = ast.parse(path.read_text(encoding="utf-8"))
 
-        def visit(node: ast.AST, qual: str) -> None:
+        def visit(node: ast.AST, qual: str, rel: str = rel) -> None:
             for child in ast.iter_child_nodes(node):
                 q = qual
                 if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
