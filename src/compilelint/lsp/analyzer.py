@@ -11,58 +11,21 @@ from __future__ import annotations
 
 import os
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from compilelint.catalog import Catalog, load_catalog
 from compilelint.config import Config, ConfigError, load_config
 from compilelint.model import Edit, Finding
-from compilelint.static.analysis.facts import FileFacts
 from compilelint.static.analysis.project import Project
-from compilelint.static.engine import (
-    Cache,
-    ScanSettings,
-    _cache_key,
-    fresh_facts,
-    resolve_settings,
-    scan,
-)
+from compilelint.static.engine import Cache, ScanSettings, _cache_key, resolve_settings, scan
 from compilelint.static.incremental import IncrementalParser
 
 
 class MemoryCache(Cache):
     """The engine's facts cache, read once from the project's cache folder and then kept in
     memory: an editor re-checks on every pause in typing, so nothing is written per check
-    (``flush`` writes it back, on save and at shutdown).
-
-    Besides the latest facts of each file (``Cache``'s one entry per file), it keeps the facts
-    of the last ``KEEP`` contents of each file: an edit that brings a file back to a content
-    it had a few edits ago (an undo, a line typed and deleted again) gets that content's facts
-    without a walk. Same key as the cache on disk (real path, content digest, object calls):
-    the facts of a file are a function of its content under one resolved configuration, which
-    ``Analyzer._root`` keeps per configuration (a new configuration gets a new cache)."""
-
-    KEEP = 4
-
-    def __init__(self, directory: Path | None, key: str) -> None:
-        super().__init__(directory, key)
-        self._recent: dict[str, OrderedDict[str, FileFacts]] = {}
-
-    def get(self, real: str, digest: str) -> FileFacts | None:
-        kept = self._recent.get(real)
-        if kept is not None and digest in kept:
-            kept.move_to_end(digest)
-            return fresh_facts(kept[digest])
-        return super().get(real, digest)
-
-    def put(self, real: str, digest: str, facts: FileFacts, blob: bytes | None = None) -> None:
-        super().put(real, digest, facts, blob)
-        kept = self._recent.setdefault(real, OrderedDict())
-        kept[digest] = self._objects[real][1]  # the copy ``Cache.put`` keeps (read only)
-        kept.move_to_end(digest)
-        while len(kept) > self.KEEP:
-            kept.popitem(last=False)
+    (``flush`` writes it back, on save and at shutdown)."""
 
     def get_results(self, tree_key: str) -> dict | None:  # type: ignore[type-arg]
         return None  # the server needs the project view, never the stored final results
