@@ -17,7 +17,7 @@ import dataclasses
 import dis
 import re
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -2406,7 +2406,7 @@ def _walk_resuming(
     and ``memo`` set up for the next edit: the state before the first statement this version
     changed. Returns the walker and guard uses that walked (restored ones when resumed)."""
     module = walker.module
-    body = list(module.body)
+    body: list[cst.CSTNode] = list(module.body)
     # What the walk reads of the whole module (later statements included): the pre-declared
     # names, the classes whose forward returns a tuple (``Evaluator._own_module_forward``,
     # otherwise computed on first use and kept), each ``visit_Module`` hook's pre-pass. All
@@ -2421,7 +2421,7 @@ def _walk_resuming(
             signatures = [None]
             break
         signatures.append(sign(module))
-    key = (
+    key: Hashable = (
         walker.path,
         walker.module_name,
         walker.is_package,
