@@ -18,17 +18,21 @@ so that the copy behaves as the original:
 - libcst nodes are not copied: the copy refers to the same node objects (they are immutable,
   and the statements before ``k`` are the same objects in the new module). The previous module
   object itself becomes the new module.
-- objects that are module-level names of compilelint's modules (``UNKNOWN``, ``NO_TAINT``, ...)
-  are not copied either, so ``is`` tests against them keep their answers.
+- objects that are module-level names of compilelint's modules and not plain values
+  (``conds.UNKNOWN`` and ``conds.OBJECT``: a sentinel and an instance) are not copied either,
+  so ``is`` tests against them keep their answers; plain values (strings, numbers, tuples,
+  frozensets) are copied, and equal.
 - tables keyed by the identity of a copied object (a call site, a function's facts) are
   ``ByIdentity`` maps, which key the copies again when they are loaded; tables keyed by
   ``id()`` of a libcst node stay valid, since the nodes are the same objects.
 - a set's iteration order may differ in the copy; it already differs from run to run (string
   hashes are randomised per process, addresses vary), so nothing the walk reports depends on it.
 
-The module-wide pre-pass is compared, not assumed: the memo is keyed by the pre-declared names
-and by each ``visit_Module`` hook's ``module_signature`` (a check with a ``visit_Module`` hook
-and no signature turns the memo off). Anything the pickle cannot copy (a closure, a lock)
+What the walk reads of the module as a whole is compared, not assumed: the memo is keyed by the
+pre-declared names, the classes whose ``forward`` returns a tuple (``Evaluator.
+_own_module_forward``, computed before the walk when it resumes) and each ``visit_Module``
+hook's ``module_signature`` (a check with a ``visit_Module`` hook and no signature turns the
+memo off); ``tests/test_speed24f.py`` lists every place that reads the module object. Anything the pickle cannot copy (a closure, a lock)
 gives no memo, and a full walk: the memo is an optimisation that can only be absent.
 """
 
