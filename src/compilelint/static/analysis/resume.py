@@ -25,8 +25,10 @@ so that the copy behaves as the original:
 - tables keyed by the identity of a copied object (a call site, a function's facts) are
   ``ByIdentity`` maps, which key the copies again when they are loaded; tables keyed by
   ``id()`` of a libcst node stay valid, since the nodes are the same objects.
-- a set's iteration order may differ in the copy; it already differs from run to run (string
-  hashes are randomised per process, addresses vary), so nothing the walk reports depends on it.
+- a set's iteration order may differ in the copy. For sets of strings it already differs from
+  process to process (string hashes are randomised), so nothing the walk reports depends on it;
+  the state's sets of numbers (ids of nodes, CL304's reported points) are only asked for
+  membership (read through on 2026-11-27: no loop over them).
 
 What the walk reads of the module as a whole is compared, not assumed: the memo is keyed by the
 pre-declared names, the classes whose ``forward`` returns a tuple (``Evaluator.
