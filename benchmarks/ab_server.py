@@ -6,12 +6,15 @@ through the file) go to the two processes alternately, so that both see the same
 shared machine in the same seconds.
 
     python benchmarks/ab_server.py --base /tmp/base/src [--new src] [--model wav2vec2]
-                                   [--repeat 3]
+                                   [--repeat 3] [--pattern spread|typing]
 
 Prints, per version, the CPU time (``time.process_time`` of the process: its threads
 included) and wall time of each ``Analyzer.check`` (median and 95th percentile), the cold
 open, and the median of the paired ratios new/base of each edit's CPU time, which a loaded
-machine disturbs least; and how many edits gave different findings (it must be 0). No LSP
+machine disturbs least; and how many edits gave different findings (it must be 0). The same
+figures for the inserting edits and the reverting ones apart: a revert brings back the text of
+the cold open, which a version that remembers recent contents (``MemoryCache``) answers without
+a walk, so the inserts are the figure for an edit that makes new text. No LSP
 protocol here: ``bench_lsp.py`` measures edit -> publish over stdio.
 """
 
@@ -55,7 +58,7 @@ def _sites(lines: list[str]) -> list[tuple[int, str]]:
     return sites
 
 
-def worker(model: str, edits: int) -> None:
+def worker(model: str, edits: int, pattern: str = "spread") -> None:
     """One version's side: reads edit numbers on stdin, answers one JSON line per edit."""
     from compilelint.lsp.analyzer import Analyzer
 
@@ -80,10 +83,15 @@ def worker(model: str, edits: int) -> None:
     pairs = max((edits + 1) // 2, 1)
     for line in sys.stdin:
         e = int(line)
-        k, indent = sites[min((e // 2) * len(sites) // pairs, len(sites) - 1)]
         new = list(lines)
-        if e % 2 == 0:
-            new.insert(k, f"{indent}_probe = torch.zeros(1).item()")
+        if pattern == "typing":  # 4 edits at one place (4 new texts), then the next place
+            groups = max(edits // 4, 1)
+            k, indent = sites[min((e // 4) * len(sites) // groups, len(sites) - 1)]
+            new.insert(k, f"{indent}_probe = torch.zeros({e % 4 + 1}).item()")
+        else:
+            k, indent = sites[min((e // 2) * len(sites) // pairs, len(sites) - 1)]
+            if e % 2 == 0:
+                new.insert(k, f"{indent}_probe = torch.zeros(1).item()")
         body = "\n".join(new)
         c, w = time.process_time(), time.perf_counter()
         got = an.check(str(target), body)
@@ -105,11 +113,18 @@ def main() -> None:
     ap.add_argument("--new", default="src", help="the new version's src folder (default: src)")
     ap.add_argument("--model", default="wav2vec2")
     ap.add_argument("--edits", type=int, default=20)
+    ap.add_argument(
+        "--pattern",
+        choices=("spread", "typing"),
+        default="spread",
+        help="spread: bench_lsp.py's edits (insert, take out, next place); typing: four "
+        "different lines at one place, then the next place (every text new)",
+    )
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
-        worker(args.model, args.edits)
+        worker(args.model, args.edits, args.pattern)
         return
     procs = {}
     for name, src in (("base", args.base), ("new", args.new)):
@@ -125,6 +140,8 @@ def main() -> None:
                 args.model,
                 "--edits",
                 str(args.edits),
+                "--pattern",
+                args.pattern,
             ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -168,6 +185,19 @@ def main() -> None:
         f"paired CPU ratio new/base: median {statistics.median(ratios):.3f}; edits with "
         f"different findings: {different}; load average {os.getloadavg()[0]:.1f}"
     )
+    if args.pattern == "typing":
+        return
+    # even edits insert the line (a text not seen before), odd ones take it out again (the
+    # text of the cold open: a version that caches recent contents answers from memory)
+    for kind, first in (("inserts", 0), ("reverts", 1)):
+        part = {n: cpu[n][first::2] for n in procs}
+        r = [a / b for a, b in zip(part["new"], part["base"]) if b > 0]
+        print(
+            f"  {kind}: CPU median base {statistics.median(part['base']) * 1000:.1f} ms, new "
+            f"{statistics.median(part['new']) * 1000:.1f} ms; p95 base "
+            f"{_p95(part['base']) * 1000:.1f} ms, new {_p95(part['new']) * 1000:.1f} ms; "
+            f"paired ratio median {statistics.median(r):.3f}"
+        )
 
 
 if __name__ == "__main__":

@@ -65,6 +65,7 @@ from compilelint.suppress import is_suppressed, parse_suppressions
 if TYPE_CHECKING:  # libcst, the walker and the checks load when a file is analysed, not before:
     import libcst as cst  # a warm run (stored results) never imports them
 
+    from compilelint.static.analysis.resume import WalkMemo
     from compilelint.static.checks.base import Check
     from compilelint.static.positions import SpanMemo
 
@@ -427,6 +428,13 @@ def _span_memo(parse: Parser | None, inp: FileInput) -> SpanMemo | None:
     return memo(inp) if memo is not None else None
 
 
+def _walk_memo(parse: Parser | None, inp: FileInput) -> WalkMemo | None:
+    """The state to resume the walk of ``inp`` from (``analysis.resume``), kept by a parser
+    that keeps unchanged statements as the same nodes (the server's ``IncrementalParser``)."""
+    memo = getattr(parse, "walk_memo", None)
+    return memo(inp) if memo is not None else None
+
+
 def analyze_source(
     data: bytes,
     inp: FileInput,
@@ -585,6 +593,7 @@ def _analyze_source(
             tree=tree,
             source=data,
             span_memo=_span_memo(parse, inp),
+            walk_memo=_walk_memo(parse, inp),
         )
     except RecursionError:
         empty.error = "cannot analyse: nesting too deep"

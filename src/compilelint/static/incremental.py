@@ -32,6 +32,7 @@ from typing import Any
 
 import libcst as cst
 
+from compilelint.static.analysis.resume import WalkMemo
 from compilelint.static.positions import SpanMemo
 
 
@@ -75,6 +76,7 @@ class IncrementalParser:
         self.max_files = max_files
         self._last: OrderedDict[str, _Parsed] = OrderedDict()
         self._spans: dict[str, SpanMemo] = {}
+        self._walks: dict[str, WalkMemo] = {}
         self._py: OrderedDict[str, _PyParsed] = OrderedDict()
         self.stats = ParseStats()
         self.py_stats = PyParseStats()
@@ -112,6 +114,7 @@ class IncrementalParser:
     def forget(self, key: str) -> None:
         self._last.pop(key, None)
         self._spans.pop(key, None)
+        self._walks.pop(key, None)
         self._py.pop(key, None)
 
     def span_memo(self, inp: object) -> SpanMemo:
@@ -121,6 +124,15 @@ class IncrementalParser:
         got = self._spans.get(key)
         if got is None:
             got = self._spans[key] = SpanMemo()
+        return got
+
+    def walk_memo(self, inp: object) -> WalkMemo:
+        """The walk's state before the statement the file's previous edit changed
+        (``analysis.resume.WalkMemo``): unchanged statements are the same objects here."""
+        key = str(getattr(inp, "real", inp))
+        got = self._walks.get(key)
+        if got is None:
+            got = self._walks[key] = WalkMemo()
         return got
 
     def parse(self, key: str, data: bytes) -> cst.Module:
@@ -163,6 +175,7 @@ class IncrementalParser:
         while len(self._last) > self.max_files:
             old, _ = self._last.popitem(last=False)
             self._spans.pop(old, None)
+            self._walks.pop(old, None)
 
 
 def _header(module: cst.Module) -> str:

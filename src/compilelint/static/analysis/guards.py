@@ -27,6 +27,7 @@ from typing import Any
 import libcst as cst
 
 from compilelint.static.analysis.facts import FunctionFacts
+from compilelint.static.analysis.resume import ByIdentity
 
 Hook = Any
 
@@ -135,7 +136,7 @@ class GuardUses:
     def __init__(self, walker: Any) -> None:
         self.w = walker
         self.sites: list[tuple[list[Any], cst.CSTNode]] = []  # rows whose line comes later
-        self._fns: dict[int, _FnUses] = {}  # id(fn) -> what is known of it (holds it)
+        self._fns: ByIdentity[FunctionFacts, _FnUses] = ByIdentity()  # fn -> what is known of it
 
     def hooks(self) -> dict[type, list[Hook]]:
         return {
@@ -152,7 +153,8 @@ class GuardUses:
     def _uses(self, fn: FunctionFacts) -> _FnUses:
         got = self._fns.get(id(fn))
         if got is None:
-            got = self._fns[id(fn)] = _FnUses(fn)
+            got = _FnUses(fn)
+            self._fns.put(fn, got)
         return got
 
     def _fn(self) -> FunctionFacts | None:

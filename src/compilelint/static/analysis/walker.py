@@ -17,7 +17,7 @@ import dataclasses
 import dis
 import re
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -25,7 +25,7 @@ import libcst as cst
 from compilelint.static.analysis import conds as C
 from compilelint.static.analysis import names as N
 from compilelint.static.analysis import values as V
-from compilelint.static.analysis.evaluate import Evaluator
+from compilelint.static.analysis.evaluate import Evaluator, _forward_classes
 from compilelint.static.analysis.facts import (
     BRANCH,
     NO_TAINT,
@@ -38,10 +38,12 @@ from compilelint.static.analysis.facts import (
     Taint,
 )
 from compilelint.static.analysis.params import root_param_is_tensor
+from compilelint.static.analysis.resume import ByIdentity, WalkMemo
 from compilelint.static.analysis.values import Value
 
 if TYPE_CHECKING:
     from compilelint.static import positions as P
+    from compilelint.static.analysis.guards import GuardUses
 
 Hook = Callable[[Any], None]
 
@@ -521,7 +523,7 @@ class FileWalker(Evaluator):
         self.loop_depth = 0
         self.training_depth = 0  # inside `if self.training:` (or `... and self.training`)
         self.eval_depth = 0  # inside `if not self.training:`, or the `else` of `if self.training:`
-        self._arg_names: dict[int, list[tuple[str, str]]] = {}  # id(CallSite) -> arg names
+        self._arg_names: ByIdentity[CallSite, list[tuple[str, str]]] = ByIdentity()  # arg names
         self.untraced_depth = 0
         # inside a branch of the current function (an `if`/`elif`/`else` body or an `except`
         # handler): code only some values take (``Project.kept``: diagnostics there)
@@ -1244,7 +1246,7 @@ class FileWalker(Evaluator):
             )
             facts.calls.append(site)
             if arg_names:
-                self._arg_names[id(site)] = arg_names
+                self._arg_names.put(site, arg_names)
             self.call_nodes.append((site, node))
             self.stmt_of.setdefault(id(node), self.current_stmt)
         if isinstance(node.func, cst.Name):
@@ -1417,7 +1419,12 @@ class FileWalker(Evaluator):
 
     # statements ---------------------------------------------------------------------------
     def walk_module(self) -> None:
-        # Pre-declare top-level names so forward references resolve.
+        self.declare()
+        self.fire(self.module)
+        self.visit_block(self.module.body)
+
+    def declare(self) -> None:
+        """Pre-declare top-level names so forward references resolve."""
         for stmt in self.module.body:
             if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
                 self.module_defs[stmt.name.value] = stmt.name.value
@@ -1425,8 +1432,16 @@ class FileWalker(Evaluator):
                     self.class_defs.add(stmt.name.value)
                 elif (op := C.none_test_function(stmt)) is not None:
                     self.none_tests[stmt.name.value] = op
-        self.fire(self.module)
-        self.visit_block(self.module.body)
+
+    def walk_top(self, start: int, stop: int) -> None:
+        """Walk the module's top-level statements ``start`` to ``stop`` (``walk_module``
+        walks them all through ``visit_block``, which at module level does nothing but visit
+        each statement: the module scope has no function facts, so no condition carries from
+        one statement to the next)."""
+        assert self.scope is self.module_scope and self.scope.facts is None and not self.conds
+        body = self.module.body
+        for i in range(start, stop):
+            self.visit_stmt(body[i])
 
     def visit_block(self, body: Sequence[cst.CSTNode]) -> None:
         saved = len(self.conds)
@@ -2306,11 +2321,14 @@ def analyze_module(
     tree: ast.Module | None = None,
     source: bytes | None = None,
     span_memo: P.SpanMemo | None = None,
+    walk_memo: WalkMemo | None = None,
 ) -> FileFacts:
     """Run the walk, then turn pending reports into positioned candidates. ``tree``: CPython's
     parse of ``source``, the same text, which places statements and calls (positions without a
     whole-module codegen pass); ``span_memo``: the spans of the previous version of this file
-    (the editor server), for the statements an edit did not touch."""
+    (the editor server), for the statements an edit did not touch; ``walk_memo``: the walk's
+    state before the statement the previous edit changed (``analysis.resume``), from which the
+    walk resumes when the statements before it are unchanged."""
     from compilelint.static.analysis.guards import GuardUses
     from compilelint.static.positions import spans_in_statements
 
@@ -2319,7 +2337,10 @@ def analyze_module(
     uses = GuardUses(walker)
     for t, hs in uses.hooks().items():
         walker.hooks[t] = [*walker.hooks.get(t, ()), *hs]
-    walker.walk_module()
+    if walk_memo is None:
+        walker.walk_module()
+    else:
+        walker, uses = _walk_resuming(walker, uses, walk_memo)
     walker.pending = [p for p in walker.pending if _may_hold(walker, p[2])]
     nodes = [n for (_, n, *_rest) in walker.pending]
     nodes.extend(n for _, n in walker.call_nodes)
@@ -2389,6 +2410,73 @@ def analyze_module(
         script_refs=walker.script_refs,
         all_names=None if walker.all_computed else walker.all_names,
     )
+
+
+def _walk_resuming(
+    walker: FileWalker, uses: GuardUses, memo: WalkMemo
+) -> tuple[FileWalker, GuardUses]:
+    """``walker.walk_module()``, resumed from ``memo`` where it can be (``analysis.resume``),
+    and ``memo`` set up for the next edit: the state before the first statement this version
+    changed. Returns the walker and guard uses that walked (restored ones when resumed)."""
+    module = walker.module
+    body: list[cst.CSTNode] = list(module.body)
+    # What the walk reads of the whole module (later statements included): the pre-declared
+    # names, the classes whose forward returns a tuple (``Evaluator._own_module_forward``,
+    # otherwise computed on first use and kept), each ``visit_Module`` hook's pre-pass. All
+    # are in the memo's key: a state made before a later statement changed is not resumed.
+    walker.declare()
+    walker._forward_names = _forward_classes(module)
+    hooks = tuple((t, tuple(h.__qualname__ for h in hs)) for t, hs in walker.hooks.items())
+    signatures: list[object] = []
+    for h in walker.hooks.get(cst.Module, ()):
+        sign = getattr(getattr(h, "__self__", None), "module_signature", None)
+        if sign is None:  # a pre-pass the memo cannot compare: no memo
+            signatures = [None]
+            break
+        signatures.append(sign(module))
+    key: Hashable = (
+        walker.path,
+        walker.module_name,
+        walker.is_package,
+        (module.encoding, module.default_indent, module.default_newline),
+        hooks,
+        tuple(walker.module_defs.items()),
+        frozenset(walker.class_defs),
+        tuple(walker.none_tests.items()),
+        walker._forward_names,
+        tuple(signatures),
+    )
+    if None in signatures:
+        key = None
+    changed = memo.first_changed(body) if memo.body else len(body)
+    start = 0
+    got = None
+    if key is not None and memo.usable(key, body) and memo.at <= changed:
+        try:
+            got = memo.load(module)
+        except Exception:  # pragma: no cover - a pickle that loads is what it dumped
+            got = None
+    if got is not None:
+        walker, uses = got
+        start = memo.at
+        memo.resumed += 1
+        memo.skipped += start
+    else:
+        memo.data = None  # no longer valid (a new snapshot is taken below)
+        memo.full += 1
+        walker.fire(module)
+    keep = start == changed and memo.data is not None
+    if key is not None and not keep and start <= changed < len(body):
+        walker.walk_top(start, changed)
+        start = changed
+        snap = memo.dump((walker, uses), module)
+        memo.data, memo.nodes = snap if snap is not None else (None, [])
+        memo.at, memo.prefix, memo.key = changed, body[:changed], key
+    elif not keep:
+        memo.data = None
+    walker.walk_top(start, len(body))
+    memo.body = body
+    return walker, uses
 
 
 def _is_main_guard(test: cst.BaseExpression) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.static.analysis.walker import FileWalker, self_attr
+from compilelint.static.analysis.walker import FileWalker, code_of, self_attr
 from compilelint.static.checks.base import Check
 
 _DISABLE = frozenset(
@@ -55,6 +55,43 @@ class CompilerDisabledCall(Check):
                         and isinstance(small.targets[0].target, cst.Name)
                     ):
                         self._pending_wrap.append((small.targets[0].target.value, small.value))
+
+    def module_signature(self, node: cst.Module) -> tuple[object, ...]:
+        """What ``visit_Module`` reads of the module, as text (``analysis.resume``): the
+        names and decorators of top-level functions and of decorated methods, and the
+        ``name = call(...)`` statements; equal signatures resolve to the same disabled names."""
+
+        def code(n: cst.CSTNode) -> str:
+            return code_of(node, n)
+
+        out: list[object] = []
+        for stmt in node.body:
+            if isinstance(stmt, cst.FunctionDef):
+                out.append(("f", stmt.name.value, *(code(d.decorator) for d in stmt.decorators)))
+            elif isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+                for st in stmt.body.body:
+                    if isinstance(st, cst.FunctionDef) and st.decorators:
+                        out.append(
+                            (
+                                "m",
+                                stmt.name.value,
+                                st.name.value,
+                                *(code(d.decorator) for d in st.decorators),
+                            )
+                        )
+            elif isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if (
+                        isinstance(small, cst.Assign)
+                        and isinstance(small.value, cst.Call)
+                        and len(small.targets) == 1
+                        and isinstance(small.targets[0].target, cst.Name)
+                    ):
+                        call = small.value
+                        out.append(
+                            ("w", small.targets[0].target.value, code(call.func), bool(call.args))
+                        )
+        return tuple(out)
 
     def _resolve_pending(self) -> None:
         # Decorators are qualified through imports, which are all known once a function body

@@ -30,6 +30,7 @@ import libcst as cst
 from compilelint.static.analysis.breakpoints import WHY_INT, break_codes
 from compilelint.static.analysis.facts import FunctionFacts, Taint
 from compilelint.static.analysis.guards import literal
+from compilelint.static.analysis.resume import ByIdentity
 from compilelint.static.analysis.walker import FileWalker, iter_children, ordered_children
 from compilelint.static.checks.base import Check
 
@@ -85,7 +86,7 @@ class SizeAcrossGraphBreak(Check):
 
     def __init__(self, walker: FileWalker) -> None:
         super().__init__(walker)
-        self._fns: dict[int, _Fn] = {}  # id(function facts) -> its state (which holds them)
+        self._fns: ByIdentity[FunctionFacts, _Fn] = ByIdentity()  # function facts -> state
         self._names: set[str] = set()  # every name ever tracked as a size (a quick filter)
 
     def _state(self) -> _Fn | None:
@@ -98,7 +99,7 @@ class SizeAcrossGraphBreak(Check):
         fn = self.w.func  # fired inside the function's own scope
         if fn is None or not isinstance(node.body, cst.IndentedBlock):
             return
-        self._fns[id(fn)] = _Fn(fn, top=frozenset(id(s) for s in node.body.body))
+        self._fns.put(fn, _Fn(fn, top=frozenset(id(s) for s in node.body.body)))
 
     # ------------------------------------------------------------------ sizes
     def _shape_base(self, e: cst.BaseExpression) -> tuple[str, Taint] | None:
