@@ -176,6 +176,12 @@ BRANCH = "in_branch"
 # is AT_CALL: the object calls (``O|...`` call sites) recorded at the candidate's own position
 REBUILT = "CL116"
 AT_CALL = "@"
+# the rule of a call given a generator the traced code built, whose callee breaks (torch cannot
+# rebuild the generator to resume the caller's frame: "Generator reconstruction with
+# mutations"); its candidates' ``via`` is AT_CALL too, over every call recorded at the position
+GENERATOR_ARG = "CL118"
+# rules whose break is decided by the callee's breaks and after which the frame runs eagerly
+REBUILD_CODES = frozenset({REBUILT, GENERATOR_ARG})
 
 
 @dataclass

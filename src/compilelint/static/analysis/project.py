@@ -25,7 +25,7 @@ from compilelint.static.analysis import names as N
 from compilelint.static.analysis import values as V
 from compilelint.static.analysis.facts import (
     BRANCH,
-    REBUILT,
+    REBUILD_CODES,
     CallSite,
     Candidate,
     FileFacts,
@@ -1058,7 +1058,7 @@ class Project(Summaries):
             if c.args.get("via") and not self.callee_breaks().keep(f.path, c):
                 continue
             out.append(c)
-        rebuilt = [c for c in out if c.code == REBUILT]
+        rebuilt = [c for c in out if c.code in REBUILD_CODES]
         if rebuilt:
             # after the first reconstruction failure torch runs the rest of the function
             # eagerly: a later call in it is not another one, and where every call of the
@@ -1069,11 +1069,13 @@ class Project(Summaries):
             first: dict[str, tuple[int, int]] = {}
             for c in rebuilt:
                 first[c.func] = min(first.get(c.func, (c.line, c.col)), (c.line, c.col))
-            out = [c for c in out if c.code != REBUILT or first[c.func] == (c.line, c.col)]
+            out = [
+                c for c in out if c.code not in REBUILD_CODES or first[c.func] == (c.line, c.col)
+            ]
             eager: dict[str, int] = {
                 c.func: c.line
                 for c in out
-                if c.code == REBUILT
+                if c.code in REBUILD_CODES
                 and not c.args.get(BRANCH)
                 and not c.args.get("latent")
                 and not c.args.get("training")
