@@ -95,6 +95,9 @@ class FunctionFacts:
     disabled: bool = False
     calls: list[CallSite] = field(default_factory=list)
     refs: list[str] = field(default_factory=list)  # functions referenced without a call
+    # functions a parameter's default names (``reduce_fn: Callable = _recall_at_precision``):
+    # param -> ref; reached only by a call that leaves the parameter out (or a root's)
+    default_refs: dict[str, str] = field(default_factory=dict)
     # values of its return statements (in terms of its own P| sources): the summary is their join
     returns: list[Value] = field(default_factory=list)
     has_loop_break_risk: bool = False

@@ -981,6 +981,33 @@ class Project(Summaries):
     def callees(self, key: FKey) -> list[FKey]:
         return [callee for callee, _ in self._edges(key)]
 
+    def default_edges(
+        self, key: FKey, site: CallSite | None = None, implicit: int = 0
+    ) -> list[FKey]:
+        """The functions ``key``'s parameter defaults name that a call runs with: at ``site``
+        (``implicit`` leading arguments: ``self``), those of the parameters it leaves out (a
+        call that unpacks ``*args`` or ``**kwargs`` may leave any out); without a site (a root,
+        a function passed on as a value), all of them. torchmetrics'
+        ``_binary_recall_at_fixed_precision_compute(..., reduce_fn=_recall_at_precision)``
+        runs ``_precision_at_recall`` where ``binary_precision_at_fixed_recall`` passes it."""
+        fn = self.fn(key)
+        if not fn.default_refs:
+            return []
+        out: list[FKey] = []
+        for prm in fn.params:
+            ref = fn.default_refs.get(prm.name)
+            if ref is None:
+                continue
+            if site is not None and not site.star:
+                if prm.name in site.kwargs:
+                    continue
+                if 0 <= prm.index - implicit < len(site.args):
+                    continue
+            t = self._target(key[0], ref)
+            if t is not None:
+                out.append(t[0])
+        return out
+
     def _edges(self, key: FKey) -> list[tuple[FKey, bool]]:
         """Callees, each with whether it is reached by a call site (whose arguments show)."""
         fn = self.fn(key)
@@ -991,6 +1018,7 @@ class Project(Summaries):
             t = self._target(key[0], c.ref)
             if t is not None:
                 out.append((t[0], True))
+                out.extend((d, False) for d in self.default_edges(t[0], c, t[1]))
         for ref in fn.refs:
             r = self.resolve(key[0], ref)
             if r is not None and r[2] == "class":
@@ -998,6 +1026,9 @@ class Project(Summaries):
             t = self._target(key[0], ref)
             if t is not None:
                 out.append((t[0], False))
+                out.extend((d, False) for d in self.default_edges(t[0]))
+        if key in self.roots:
+            out.extend((d, False) for d in self.default_edges(key))
         out.extend((w, False) for w, _site in self.decorator_wrappers(key))
         return out
 

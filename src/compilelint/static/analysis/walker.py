@@ -2132,7 +2132,14 @@ class FileWalker(Evaluator):
         self.fire(node)
         for prm in (*p.posonly_params, *p.params, *p.kwonly_params):
             if prm.default is not None:
+                before = len(facts.refs)
                 self.visit_expr(prm.default)
+                ref = self._func_ref_of(prm.default) if len(facts.refs) > before else None
+                if ref is not None and facts.refs[before:] == [ref]:
+                    # a function as a default runs only where a call leaves the parameter
+                    # out (`Project.default_edges`), not wherever the function is reached
+                    del facts.refs[before:]
+                    facts.default_refs[prm.name.value] = ref
         self.visit_suite(node.body)
         self.walked.add(qual)  # its returns are complete: callers below specialise them
         self.class_stack = saved_classes
