@@ -80,6 +80,10 @@ class CallSite:
     # in a branch whose test ``conds`` do not describe in full (``if isinstance(h, Tensor):``,
     # an ``except`` handler): not every call of the function runs it (``CalleeBreaks.surely``)
     branch: bool = False
+    # arguments (position as a string, or keyword) whose expression never gives ``None``
+    # (arithmetic, a comparison, ``len(...)``, an f-string): certainly not ``None`` whatever
+    # their operands hold (``minlength=4 * num_labels``)
+    never_none: list[str] = field(default_factory=list)
 
 
 @dataclass

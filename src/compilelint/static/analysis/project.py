@@ -338,6 +338,10 @@ class Project(Summaries):
                     return None
                 vals.extend(got)
                 continue
+            if slot in call.never_none and V.const(v) is ...:
+                # `minlength=4 * num_labels`: a value not known, but never None
+                vals.append(C.OBJECT)
+                continue
             for m in V.members(v):
                 c = V.const(m)
                 if c is not ...:
@@ -388,6 +392,9 @@ class Project(Summaries):
                 else:
                     kinds = frozenset({f"some|{cpath}"} if prm.default == "literal" else {"?"})
                 out.append((cpath, call.line, kinds))
+                continue
+            if slot in call.never_none:
+                out.append((cpath, call.line, frozenset({f"some|{cpath}"})))
                 continue
             srcs = [call.fwd[slot]] if slot in call.fwd else []
             got: set[str] = set()

@@ -352,6 +352,37 @@ def _ann_kind(ann: cst.Annotation | None) -> str:
 
 
 _EMPTY_MODULE = cst.Module([])
+
+# builtins whose result is never None
+_NEVER_NONE_CALLS = frozenset({"len", "int", "float", "bool", "str", "abs", "round", "max", "min"})
+
+
+def _never_none(e: cst.BaseExpression) -> bool:
+    """Whether an argument expression never evaluates to ``None``: arithmetic and bitwise
+    operations, unary operators, comparisons, f-strings, literals, a call of a builtin number
+    or string constructor or of ``len``/``abs``/``round``/``max``/``min``. ``a or b`` and
+    ``a if c else b`` may give ``None`` and are not counted."""
+    if isinstance(
+        e,
+        (
+            cst.BinaryOperation,
+            cst.UnaryOperation,
+            cst.Comparison,
+            cst.FormattedString,
+            cst.Integer,
+            cst.Float,
+            cst.SimpleString,
+            cst.ConcatenatedString,
+        ),
+    ):
+        return True
+    return (
+        isinstance(e, cst.Call)
+        and isinstance(e.func, cst.Name)
+        and e.func.value in _NEVER_NONE_CALLS
+    )
+
+
 _ANN_WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9.]*")
 
 
@@ -1186,6 +1217,7 @@ class FileWalker(Evaluator):
         args: list[list[str]] = []
         kwargs: dict[str, list[str]] = {}
         fwd: dict[str, str] = {}
+        never_none: list[str] = []
         arg_names: list[tuple[str, str]] = []  # (position or keyword, name) in a loop
         if self.loop_depth and not any(a.star == "*" for a in node.args):
             for i, a in enumerate(node.args):
@@ -1212,6 +1244,8 @@ class FileWalker(Evaluator):
                 slot = str(len(args) - 1) if not a.star else None
             if slot is not None and isinstance(a.value, cst.Name) and self._is_param(a.value.value):
                 fwd[slot] = f"P|{facts.qual}|{a.value.value}"
+            if slot is not None and _never_none(a.value):
+                never_none.append(slot)
             r = self._func_ref_of(a.value)
             if r and r not in facts.refs:
                 facts.refs.append(r)
@@ -1228,6 +1262,7 @@ class FileWalker(Evaluator):
                 conds=list(self.conds) + [c for c in bound_conds.get(r, ()) if c not in self.conds],
                 fwd=fwd,
                 branch=self.loose_depth > 0,
+                never_none=never_none,
             )
             facts.calls.append(site)
             if arg_names:
