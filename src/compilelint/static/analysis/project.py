@@ -64,6 +64,7 @@ class Project(Summaries):
         self._is_module_cache: dict[FKey, bool] = {}
         self.traced: set[FKey] = set()
         self.roots: set[FKey] = set()
+        self._with_defaults: set[FKey] = set()
         self.callers: dict[FKey, list[tuple[str, CallSite, int]]] = {}
         # id(CallSite) -> (the site, its function). The tables keyed by a site's id hold the
         # site: follow's passes drop sites from facts that outlive a project (a virtual call
@@ -229,6 +230,17 @@ class Project(Summaries):
         return self.fn(key).disabled or key in self.graph_ops
 
     def compute(self) -> None:
+        # the functions with a function as a parameter's default (see `default_edges`); a
+        # light library file (read for names only) has none, and reading its functions' body
+        # facts would demand its whole analysis: once it is reached, it is analysed and the
+        # next computation reads them
+        self._with_defaults = {
+            (p, q)
+            for p, f in self.files.items()
+            if not f.__dict__.get("_light")
+            for q, fn in f.functions.items()
+            if fn.default_refs
+        }
         self.graph_ops = self.find_graph_ops()
         roots = self.find_roots()
         roots = {k for k in roots if not self.opaque_to_dynamo(k)}
@@ -997,9 +1009,9 @@ class Project(Summaries):
         a function passed on as a value), all of them. torchmetrics'
         ``_binary_recall_at_fixed_precision_compute(..., reduce_fn=_recall_at_precision)``
         runs ``_precision_at_recall`` where ``binary_precision_at_fixed_recall`` passes it."""
-        fn = self.fn(key)
-        if not fn.default_refs:
+        if key not in self._with_defaults:
             return []
+        fn = self.fn(key)
         out: list[FKey] = []
         for prm in fn.params:
             ref = fn.default_refs.get(prm.name)
@@ -1025,7 +1037,8 @@ class Project(Summaries):
             t = self._target(key[0], c.ref)
             if t is not None:
                 out.append((t[0], True))
-                out.extend((d, False) for d in self.default_edges(t[0], c, t[1]))
+                if t[0] in self._with_defaults:
+                    out.extend((d, False) for d in self.default_edges(t[0], c, t[1]))
         for ref in fn.refs:
             r = self.resolve(key[0], ref)
             if r is not None and r[2] == "class":
@@ -1033,8 +1046,9 @@ class Project(Summaries):
             t = self._target(key[0], ref)
             if t is not None:
                 out.append((t[0], False))
-                out.extend((d, False) for d in self.default_edges(t[0]))
-        if key in self.roots:
+                if t[0] in self._with_defaults:
+                    out.extend((d, False) for d in self.default_edges(t[0]))
+        if key in self.roots and key in self._with_defaults:
             out.extend((d, False) for d in self.default_edges(key))
         out.extend((w, False) for w, _site in self.decorator_wrappers(key))
         return out
