@@ -368,3 +368,59 @@ def test_torch_agrees_on_the_flow(monkeypatch: pytest.MonkeyPatch) -> None:
 
     # the assert in `ComposedTransform.__init__` and the generator's call line
     assert _break_lines(torch, Model(), torch.randn(3)) == {11, 26}
+
+
+# --------------------------------------------------------------------------- CL119
+HELD = """\
+import torch
+
+
+class Holder:
+    def __init__(self, y):
+        self.y = y
+        {store}
+
+    def zero(self, x):
+        return x * 0
+
+
+def noisy(x):
+    print("step")
+    return x + 1
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        h = Holder(x)
+        y = noisy(x)
+        return {ret}
+"""
+
+
+def test_a_breaking_call_while_holding_an_object_with_its_own_method(tmp_path: Path) -> None:
+    # INVALID: `Holder` stores `self.zero`, and `h` is read after the breaking call
+    src = HELD.format(store="self.g = self.zero", ret="h.g(y)")
+    assert _findings(tmp_path, src) == {(14, "CL201"), (21, "CL119")}
+
+
+def test_no_own_method_or_no_later_use_is_resumable(tmp_path: Path) -> None:
+    # VALID: no bound method stored; or `h` not read after the call
+    assert _findings(tmp_path, HELD.format(store="pass", ret="h.zero(y)")) == {(14, "CL201")}
+    src = HELD.format(store="self.g = self.zero", ret="y")
+    assert _findings(tmp_path, src) == {(14, "CL201")}
+
+
+@pytest.mark.torch
+def test_torch_agrees_on_held_objects(monkeypatch: pytest.MonkeyPatch) -> None:
+    torch = pytest.importorskip("torch")
+    x = torch.randn(4)
+    cases = {
+        "bound": (HELD.format(store="self.g = self.zero", ret="h.g(y)"), True),
+        "plain": (HELD.format(store="pass", ret="h.zero(y)"), False),
+        "dead": (HELD.format(store="self.g = self.zero", ret="y"), False),
+    }
+    for name, (src, breaks_at_call) in cases.items():
+        mod = _module(f"lib23f_held_{name}", src, monkeypatch)
+        lines = _break_lines(torch, mod.Model(), x)
+        assert 14 in lines  # the print itself, every case
+        assert (21 in lines) is breaks_at_call, (name, lines)

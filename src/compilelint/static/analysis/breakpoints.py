@@ -26,6 +26,7 @@ from compilelint.static.analysis.facts import (
     AT_CALL,
     BRANCH,
     GENERATOR_ARG,
+    HELD_OBJECT,
     REBUILD_CODES,
     CallSite,
     Candidate,
@@ -185,7 +186,11 @@ class CalleeBreaks:
             fn = self.project.files[path].functions.get(c.func)
             # CL116: the object calls there; CL118: every call there (a class built with the
             # generator runs its `__init__`, whose break counts)
-            generator = c.code == GENERATOR_ARG
+            generator = c.code in (GENERATOR_ARG, HELD_OBJECT)
+            if c.code == HELD_OBJECT and not (
+                c.args.get("live") and self._holds_own_method(path, c.args.get("held_ref", ""))
+            ):
+                return False
             refs = [
                 s.ref
                 for s in (fn.calls if fn is not None else ())
@@ -199,7 +204,8 @@ class CalleeBreaks:
                 continue
             callee = self.project.fn(t[0])
             if self.project.opaque_to_dynamo(t[0]) or (
-                callee.name == "__init__" and not (via == AT_CALL and c.code == GENERATOR_ARG)
+                callee.name == "__init__"
+                and not (via == AT_CALL and c.code in (GENERATOR_ARG, HELD_OBJECT))
             ):
                 continue
             if self.breaks(t[0]):
@@ -208,6 +214,15 @@ class CalleeBreaks:
                 if self._per_call_return(path, f"R|{ref}{c.args['returned']}"):
                     return True
         return False
+
+    def _holds_own_method(self, path: str, ref: str) -> bool:
+        """The class ``ref`` builds has an ``__init__`` (its own or inherited) that stores a
+        bound method of the object (``FunctionFacts.binds_own_method``)."""
+        t = self.project._target(path, ref) if ref else None
+        if t is None:
+            return False
+        fn = self.project.fn(t[0])
+        return fn.name == "__init__" and fn.binds_own_method
 
     def _per_call_return(self, path: str, src: str) -> bool:
         """What ``R|<ref>@<i>`` returns is a per-call int: a size computed in the callee

@@ -102,6 +102,10 @@ class FunctionFacts:
     # functions a parameter's default names (``reduce_fn: Callable = _recall_at_precision``):
     # param -> ref; reached only by a call that leaves the parameter out (or a root's)
     default_refs: dict[str, str] = field(default_factory=dict)
+    # an ``__init__`` that stores a bound method of the object on it (``self.g = self._zero``,
+    # ``self.f = getattr(sde, "f", self.f_default)``): torch cannot rebuild such an object,
+    # built while tracing, to resume a frame that holds it
+    binds_own_method: bool = False
     # values of its return statements (in terms of its own P| sources): the summary is their join
     returns: list[Value] = field(default_factory=list)
     has_loop_break_risk: bool = False
@@ -188,7 +192,10 @@ AT_CALL = "@"
 # mutations"); its candidates' ``via`` is AT_CALL too, over every call recorded at the position
 GENERATOR_ARG = "CL118"
 # rules whose break is decided by the callee's breaks and after which the frame runs eagerly
-REBUILD_CODES = frozenset({REBUILT, GENERATOR_ARG})
+# the rule of a call whose callee breaks in a frame that holds, live after the call, an object
+# it built whose ``__init__`` stores a bound method of the object; its ``via`` is AT_CALL too
+HELD_OBJECT = "CL119"
+REBUILD_CODES = frozenset({REBUILT, GENERATOR_ARG, HELD_OBJECT})
 
 
 @dataclass

@@ -1365,6 +1365,43 @@ class FileWalker(Evaluator):
             return []
         return self._attr_class_refs(attr, meth, module_call=False)
 
+    def _own_method_store(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        """In an ``__init__``, ``self.<attr> = <expr>`` where the expression names a method of
+        the class on ``self`` without calling it (``FunctionFacts.binds_own_method``)."""
+        facts = self.scope.facts
+        cls = self.cls
+        if (
+            facts is None
+            or cls is None
+            or facts.name != "__init__"
+            or facts.binds_own_method
+            or not isinstance(target, cst.Attribute)
+            or not isinstance(target.value, cst.Name)
+            or target.value.value != "self"
+        ):
+            return
+        stack: list[cst.CSTNode] = [value]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, cst.Call):
+                stack.extend(a.value for a in n.args)  # not its func: `self.m(...)` is a call
+                if not (
+                    isinstance(n.func, cst.Attribute)
+                    and isinstance(n.func.value, cst.Name)
+                    and n.func.value.value == "self"
+                ):
+                    stack.append(n.func)
+                continue
+            if (
+                isinstance(n, cst.Attribute)
+                and isinstance(n.value, cst.Name)
+                and n.value.value == "self"
+                and n.attr.value in cls.methods
+            ):
+                facts.binds_own_method = True
+                return
+            stack.extend(n.children)
+
     def _alias_functions(self, name: str, src: cst.BaseExpression) -> None:
         """Record the functions a local name is bound to (``fn = helper``, ``fn =
         splines.spline if c else other.spline``), so that ``fn(...)`` is a call of each."""
@@ -1753,6 +1790,7 @@ class FileWalker(Evaluator):
                 for name, guard in handed:
                     self.scope.guarded[name] = guard
                 self.bind_self_attr_classes(tgt.target, a.value)
+                self._own_method_store(tgt.target, a.value)
                 if (
                     tv == V.TENSOR
                     and isinstance(tgt.target, cst.Name)
