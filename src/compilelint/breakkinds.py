@@ -175,6 +175,14 @@ LINE_KINDS: dict[str, Callable[[ast.AST], bool]] = {
     "CL111": _is_mask_index,
     "CL114": _is_sort_key,
     "CL104": lambda n: isinstance(n, ast.Assert),
+    "CL117": lambda n: isinstance(n, ast.Assert) and isinstance(n.test, ast.Name),  # type: ignore[attr-defined]
+    "CL118": lambda n: (
+        isinstance(n, ast.Call)
+        and any(
+            isinstance(a.value if isinstance(a, ast.Starred) else a, ast.GeneratorExp)
+            for a in n.args
+        )
+    ),
     "CL101": lambda n: (
         isinstance(n, (ast.If, ast.While, ast.IfExp))
         or _attr(n) in ("equal", "allclose", "is_nonzero")

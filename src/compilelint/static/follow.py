@@ -1260,12 +1260,16 @@ def call_chains(project: FollowProject) -> dict[FKey, list[tuple[FKey, int, int]
         fn = project.fn(key)
         edges: list[tuple[FKey, int, int]] = []
         live = [c for c in fn.calls if id(c) not in project._dead_calls]
-        for ref, line, col in [(c.ref, c.line, c.col) for c in live] + [
-            (ref, 0, 0) for ref in fn.refs
+        for ref, line, col, site in [(c.ref, c.line, c.col, c) for c in live] + [
+            (ref, 0, 0, None) for ref in fn.refs
         ]:
             t = project._target(key[0], ref)
             if t is not None:
                 edges.append((t[0], line, col))
+                # a function a parameter's default names, run where the call leaves it out
+                edges.extend((d, line, col) for d in project.default_edges(t[0], site, t[1]))
+        if key in project.roots:
+            edges.extend((d, 0, 0) for d in project.default_edges(key))
         # a decorator's wrapper closure, reached at the decorator's line
         edges.extend((w, site.line, site.col) for w, site in project.decorator_wrappers(key))
         for callee, line, col in edges:

@@ -25,7 +25,9 @@ from compilelint.static.analysis import values as V
 from compilelint.static.analysis.facts import (
     AT_CALL,
     BRANCH,
-    REBUILT,
+    GENERATOR_ARG,
+    HELD_OBJECT,
+    REBUILD_CODES,
     CallSite,
     Candidate,
     FunctionFacts,
@@ -84,7 +86,7 @@ class CalleeBreaks:
             f = self.project.files[path]
             # CL116 (a call of a breaking method) is itself decided here: the call's own
             # target, which `breaks` follows, says it
-            codes = self.codes - {REBUILT}
+            codes = self.codes - REBUILD_CODES
             got = {c.func for c in self.project.kept(f, codes) if not _conditional(c)}
             self._direct[path] = got
         return got
@@ -103,7 +105,7 @@ class CalleeBreaks:
         rows = self._lines.get(key[0])
         if rows is None:
             rows = {}
-            for c in p.kept(f, self.codes - {REBUILT}):
+            for c in p.kept(f, self.codes - REBUILD_CODES):
                 if not _conditional(c):
                     rows.setdefault(c.func, []).append((c.line, c.in_loop))
             self._lines[key[0]] = rows
@@ -152,7 +154,7 @@ class CalleeBreaks:
         direct = self._sure.get(key[0])
         if direct is None:
             f = p.files[key[0]]
-            codes = self.codes - {REBUILT}
+            codes = self.codes - REBUILD_CODES
             direct = {
                 c.func
                 for c in p.kept(f, codes)
@@ -182,10 +184,17 @@ class CalleeBreaks:
             return True
         if via == AT_CALL:  # the object calls recorded at the candidate's position (CL116)
             fn = self.project.files[path].functions.get(c.func)
+            # CL116: the object calls there; CL118: every call there (a class built with the
+            # generator runs its `__init__`, whose break counts)
+            generator = c.code in (GENERATOR_ARG, HELD_OBJECT)
+            if c.code == HELD_OBJECT and not (
+                c.args.get("live") and self._holds_own_method(path, c.args.get("held_ref", ""))
+            ):
+                return False
             refs = [
                 s.ref
                 for s in (fn.calls if fn is not None else ())
-                if s.line == c.line and s.col == c.col and s.ref.startswith("O|")
+                if s.line == c.line and s.col == c.col and (generator or s.ref.startswith("O|"))
             ]
         else:
             refs = via.split("\n")
@@ -194,7 +203,10 @@ class CalleeBreaks:
             if t is None:
                 continue
             callee = self.project.fn(t[0])
-            if self.project.opaque_to_dynamo(t[0]) or callee.name == "__init__":
+            if self.project.opaque_to_dynamo(t[0]) or (
+                callee.name == "__init__"
+                and not (via == AT_CALL and c.code in (GENERATOR_ARG, HELD_OBJECT))
+            ):
                 continue
             if self.breaks(t[0]):
                 if "returned" not in c.args:
@@ -202,6 +214,15 @@ class CalleeBreaks:
                 if self._per_call_return(path, f"R|{ref}{c.args['returned']}"):
                     return True
         return False
+
+    def _holds_own_method(self, path: str, ref: str) -> bool:
+        """The class ``ref`` builds has an ``__init__`` (its own or inherited) that stores a
+        bound method of the object (``FunctionFacts.binds_own_method``)."""
+        t = self.project._target(path, ref) if ref else None
+        if t is None:
+            return False
+        fn = self.project.fn(t[0])
+        return fn.name == "__init__" and fn.binds_own_method
 
     def _per_call_return(self, path: str, src: str) -> bool:
         """What ``R|<ref>@<i>`` returns is a per-call int: a size computed in the callee

@@ -80,6 +80,10 @@ class CallSite:
     # in a branch whose test ``conds`` do not describe in full (``if isinstance(h, Tensor):``,
     # an ``except`` handler): not every call of the function runs it (``CalleeBreaks.surely``)
     branch: bool = False
+    # arguments (position as a string, or keyword) whose expression never gives ``None``
+    # (arithmetic, a comparison, ``len(...)``, an f-string): certainly not ``None`` whatever
+    # their operands hold (``minlength=4 * num_labels``)
+    never_none: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -95,6 +99,13 @@ class FunctionFacts:
     disabled: bool = False
     calls: list[CallSite] = field(default_factory=list)
     refs: list[str] = field(default_factory=list)  # functions referenced without a call
+    # functions a parameter's default names (``reduce_fn: Callable = _recall_at_precision``):
+    # param -> ref; reached only by a call that leaves the parameter out (or a root's)
+    default_refs: dict[str, str] = field(default_factory=dict)
+    # an ``__init__`` that stores a bound method of the object on it (``self.g = self._zero``,
+    # ``self.f = getattr(sde, "f", self.f_default)``): torch cannot rebuild such an object,
+    # built while tracing, to resume a frame that holds it
+    binds_own_method: bool = False
     # values of its return statements (in terms of its own P| sources): the summary is their join
     returns: list[Value] = field(default_factory=list)
     has_loop_break_risk: bool = False
@@ -176,6 +187,15 @@ BRANCH = "in_branch"
 # is AT_CALL: the object calls (``O|...`` call sites) recorded at the candidate's own position
 REBUILT = "CL116"
 AT_CALL = "@"
+# the rule of a call given a generator the traced code built, whose callee breaks (torch cannot
+# rebuild the generator to resume the caller's frame: "Generator reconstruction with
+# mutations"); its candidates' ``via`` is AT_CALL too, over every call recorded at the position
+GENERATOR_ARG = "CL118"
+# rules whose break is decided by the callee's breaks and after which the frame runs eagerly
+# the rule of a call whose callee breaks in a frame that holds, live after the call, an object
+# it built whose ``__init__`` stores a bound method of the object; its ``via`` is AT_CALL too
+HELD_OBJECT = "CL119"
+REBUILD_CODES = frozenset({REBUILT, GENERATOR_ARG, HELD_OBJECT})
 
 
 @dataclass

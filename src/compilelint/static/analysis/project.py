@@ -25,7 +25,7 @@ from compilelint.static.analysis import names as N
 from compilelint.static.analysis import values as V
 from compilelint.static.analysis.facts import (
     BRANCH,
-    REBUILT,
+    REBUILD_CODES,
     CallSite,
     Candidate,
     FileFacts,
@@ -64,6 +64,7 @@ class Project(Summaries):
         self._is_module_cache: dict[FKey, bool] = {}
         self.traced: set[FKey] = set()
         self.roots: set[FKey] = set()
+        self._with_defaults: set[FKey] = set()
         self.callers: dict[FKey, list[tuple[str, CallSite, int]]] = {}
         # id(CallSite) -> (the site, its function). The tables keyed by a site's id hold the
         # site: follow's passes drop sites from facts that outlive a project (a virtual call
@@ -229,6 +230,17 @@ class Project(Summaries):
         return self.fn(key).disabled or key in self.graph_ops
 
     def compute(self) -> None:
+        # the functions with a function as a parameter's default (see `default_edges`); a
+        # light library file (read for names only) has none, and reading its functions' body
+        # facts would demand its whole analysis: once it is reached, it is analysed and the
+        # next computation reads them
+        self._with_defaults = {
+            (p, q)
+            for p, f in self.files.items()
+            if not f.__dict__.get("_light")
+            for q, fn in f.functions.items()
+            if fn.default_refs
+        }
         self.graph_ops = self.find_graph_ops()
         roots = self.find_roots()
         roots = {k for k in roots if not self.opaque_to_dynamo(k)}
@@ -338,6 +350,10 @@ class Project(Summaries):
                     return None
                 vals.extend(got)
                 continue
+            if slot in call.never_none and V.const(v) is ...:
+                # `minlength=4 * num_labels`: a value not known, but never None
+                vals.append(C.OBJECT)
+                continue
             for m in V.members(v):
                 c = V.const(m)
                 if c is not ...:
@@ -388,6 +404,9 @@ class Project(Summaries):
                 else:
                     kinds = frozenset({f"some|{cpath}"} if prm.default == "literal" else {"?"})
                 out.append((cpath, call.line, kinds))
+                continue
+            if slot in call.never_none:
+                out.append((cpath, call.line, frozenset({f"some|{cpath}"})))
                 continue
             srcs = [call.fwd[slot]] if slot in call.fwd else []
             got: set[str] = set()
@@ -989,6 +1008,33 @@ class Project(Summaries):
     def callees(self, key: FKey) -> list[FKey]:
         return [callee for callee, _ in self._edges(key)]
 
+    def default_edges(
+        self, key: FKey, site: CallSite | None = None, implicit: int = 0
+    ) -> list[FKey]:
+        """The functions ``key``'s parameter defaults name that a call runs with: at ``site``
+        (``implicit`` leading arguments: ``self``), those of the parameters it leaves out (a
+        call that unpacks ``*args`` or ``**kwargs`` may leave any out); without a site (a root,
+        a function passed on as a value), all of them. torchmetrics'
+        ``_binary_recall_at_fixed_precision_compute(..., reduce_fn=_recall_at_precision)``
+        runs ``_precision_at_recall`` where ``binary_precision_at_fixed_recall`` passes it."""
+        if key not in self._with_defaults:
+            return []
+        fn = self.fn(key)
+        out: list[FKey] = []
+        for prm in fn.params:
+            ref = fn.default_refs.get(prm.name)
+            if ref is None:
+                continue
+            if site is not None and not site.star:
+                if prm.name in site.kwargs:
+                    continue
+                if 0 <= prm.index - implicit < len(site.args):
+                    continue
+            t = self._target(key[0], ref)
+            if t is not None:
+                out.append(t[0])
+        return out
+
     def _edges(self, key: FKey) -> list[tuple[FKey, bool]]:
         """Callees, each with whether it is reached by a call site (whose arguments show)."""
         fn = self.fn(key)
@@ -999,6 +1045,8 @@ class Project(Summaries):
             t = self._target(key[0], c.ref)
             if t is not None:
                 out.append((t[0], True))
+                if t[0] in self._with_defaults:
+                    out.extend((d, False) for d in self.default_edges(t[0], c, t[1]))
         for ref in fn.refs:
             r = self.resolve(key[0], ref)
             if r is not None and r[2] == "class":
@@ -1006,6 +1054,10 @@ class Project(Summaries):
             t = self._target(key[0], ref)
             if t is not None:
                 out.append((t[0], False))
+                if t[0] in self._with_defaults:
+                    out.extend((d, False) for d in self.default_edges(t[0]))
+        if key in self.roots and key in self._with_defaults:
+            out.extend((d, False) for d in self.default_edges(key))
         out.extend((w, False) for w, _site in self.decorator_wrappers(key))
         return out
 
@@ -1066,7 +1118,7 @@ class Project(Summaries):
             if c.args.get("via") and not self.callee_breaks().keep(f.path, c):
                 continue
             out.append(c)
-        rebuilt = [c for c in out if c.code == REBUILT]
+        rebuilt = [c for c in out if c.code in REBUILD_CODES]
         if rebuilt:
             # after the first reconstruction failure torch runs the rest of the function
             # eagerly: a later call in it is not another one, and where every call of the
@@ -1077,11 +1129,13 @@ class Project(Summaries):
             first: dict[str, tuple[int, int]] = {}
             for c in rebuilt:
                 first[c.func] = min(first.get(c.func, (c.line, c.col)), (c.line, c.col))
-            out = [c for c in out if c.code != REBUILT or first[c.func] == (c.line, c.col)]
+            out = [
+                c for c in out if c.code not in REBUILD_CODES or first[c.func] == (c.line, c.col)
+            ]
             eager: dict[str, int] = {
                 c.func: c.line
                 for c in out
-                if c.code == REBUILT
+                if c.code in REBUILD_CODES
                 and not c.args.get(BRANCH)
                 and not c.args.get("latent")
                 and not c.args.get("training")

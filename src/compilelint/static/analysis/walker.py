@@ -367,6 +367,37 @@ def _ann_kind(ann: cst.Annotation | None) -> str:
 
 
 _EMPTY_MODULE = cst.Module([])
+
+# builtins whose result is never None
+_NEVER_NONE_CALLS = frozenset({"len", "int", "float", "bool", "str", "abs", "round", "max", "min"})
+
+
+def _never_none(e: cst.BaseExpression) -> bool:
+    """Whether an argument expression never evaluates to ``None``: arithmetic and bitwise
+    operations, unary operators, comparisons, f-strings, literals, a call of a builtin number
+    or string constructor or of ``len``/``abs``/``round``/``max``/``min``. ``a or b`` and
+    ``a if c else b`` may give ``None`` and are not counted."""
+    if isinstance(
+        e,
+        (
+            cst.BinaryOperation,
+            cst.UnaryOperation,
+            cst.Comparison,
+            cst.FormattedString,
+            cst.Integer,
+            cst.Float,
+            cst.SimpleString,
+            cst.ConcatenatedString,
+        ),
+    ):
+        return True
+    return (
+        isinstance(e, cst.Call)
+        and isinstance(e.func, cst.Name)
+        and e.func.value in _NEVER_NONE_CALLS
+    )
+
+
 _ANN_WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9.]*")
 
 
@@ -1201,6 +1232,7 @@ class FileWalker(Evaluator):
         args: list[Value] = []
         kwargs: dict[str, Value] = {}
         fwd: dict[str, str] = {}
+        never_none: list[str] = []
         arg_names: list[tuple[str, str]] = []  # (position or keyword, name) in a loop
         if self.loop_depth and not any(a.star == "*" for a in node.args):
             for i, a in enumerate(node.args):
@@ -1227,6 +1259,8 @@ class FileWalker(Evaluator):
                 slot = str(len(args) - 1) if not a.star else None
             if slot is not None and isinstance(a.value, cst.Name) and self._is_param(a.value.value):
                 fwd[slot] = f"P|{facts.qual}|{a.value.value}"
+            if slot is not None and _never_none(a.value):
+                never_none.append(slot)
             r = self._func_ref_of(a.value)
             if r and r not in facts.refs:
                 facts.refs.append(r)
@@ -1243,6 +1277,7 @@ class FileWalker(Evaluator):
                 conds=list(self.conds) + [c for c in bound_conds.get(r, ()) if c not in self.conds],
                 fwd=fwd,
                 branch=self.loose_depth > 0,
+                never_none=never_none,
             )
             facts.calls.append(site)
             if arg_names:
@@ -1344,6 +1379,43 @@ class FileWalker(Evaluator):
         if attr is None:
             return []
         return self._attr_class_refs(attr, meth, module_call=False)
+
+    def _own_method_store(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        """In an ``__init__``, ``self.<attr> = <expr>`` where the expression names a method of
+        the class on ``self`` without calling it (``FunctionFacts.binds_own_method``)."""
+        facts = self.scope.facts
+        cls = self.cls
+        if (
+            facts is None
+            or cls is None
+            or facts.name != "__init__"
+            or facts.binds_own_method
+            or not isinstance(target, cst.Attribute)
+            or not isinstance(target.value, cst.Name)
+            or target.value.value != "self"
+        ):
+            return
+        stack: list[cst.CSTNode] = [value]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, cst.Call):
+                stack.extend(a.value for a in n.args)  # not its func: `self.m(...)` is a call
+                if not (
+                    isinstance(n.func, cst.Attribute)
+                    and isinstance(n.func.value, cst.Name)
+                    and n.func.value.value == "self"
+                ):
+                    stack.append(n.func)
+                continue
+            if (
+                isinstance(n, cst.Attribute)
+                and isinstance(n.value, cst.Name)
+                and n.value.value == "self"
+                and n.attr.value in cls.methods
+            ):
+                facts.binds_own_method = True
+                return
+            stack.extend(n.children)
 
     def _alias_functions(self, name: str, src: cst.BaseExpression) -> None:
         """Record the functions a local name is bound to (``fn = helper``, ``fn =
@@ -1746,6 +1818,7 @@ class FileWalker(Evaluator):
                 for name, guard in handed:
                     self.scope.guarded[name] = guard
                 self.bind_self_attr_classes(tgt.target, a.value)
+                self._own_method_store(tgt.target, a.value)
                 if (
                     tv == V.TENSOR
                     and isinstance(tgt.target, cst.Name)
@@ -2160,7 +2233,14 @@ class FileWalker(Evaluator):
         self.fire(node)
         for prm in (*p.posonly_params, *p.params, *p.kwonly_params):
             if prm.default is not None:
+                before = len(facts.refs)
                 self.visit_expr(prm.default)
+                ref = self._func_ref_of(prm.default) if len(facts.refs) > before else None
+                if ref is not None and facts.refs[before:] == [ref]:
+                    # a function as a default runs only where a call leaves the parameter
+                    # out (`Project.default_edges`), not wherever the function is reached
+                    del facts.refs[before:]
+                    facts.default_refs[prm.name.value] = ref
         self.visit_suite(node.body)
         self.walked.add(qual)  # its returns are complete: callers below specialise them
         self.class_stack = saved_classes
