@@ -128,7 +128,13 @@ def main() -> None:
         return
     procs = {}
     for name, src in (("base", args.base), ("new", args.new)):
-        env = {**os.environ, "PYTHONPATH": str(Path(src).resolve()), "PYTHONDONTWRITEBYTECODE": "1"}
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(
+                [str(Path(src).resolve()), *filter(None, [os.environ.get("PYTHONPATH")])]
+            ),
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
         procs[name] = subprocess.Popen(
             [
                 sys.executable,
