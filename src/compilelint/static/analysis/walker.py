@@ -1415,7 +1415,7 @@ class FileWalker(Evaluator):
             ):
                 facts.binds_own_method = True
                 return
-            stack.extend(n.children)
+            stack.extend(iter_children(n))
 
     def _alias_functions(self, name: str, src: cst.BaseExpression) -> None:
         """Record the functions a local name is bound to (``fn = helper``, ``fn =

@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from compilelint.static.analysis.facts import AT_CALL
+from compilelint.static.analysis.walker import iter_children
 from compilelint.static.checks.base import Check
 
 
@@ -137,5 +138,5 @@ def _names_in(node: cst.CSTNode) -> set[str]:
         elif isinstance(n, cst.Attribute):
             stack.append(n.value)  # `sde.noise_type` reads `sde`, not a name `noise_type`
         elif not isinstance(n, (cst.Lambda, cst.FunctionDef)):
-            stack.extend(n.children)
+            stack.extend(iter_children(n))
     return out
