@@ -39,6 +39,7 @@ from compilelint.static.analysis.breakpoints import (
     FrameInput,
     frame_input_candidate,
     frame_inputs,
+    is_break_rule,
     returned_inputs,
     site_inputs,
     wrapper_inputs,
@@ -48,6 +49,7 @@ from compilelint.static.analysis.facts import (
     Candidate,
     FileFacts,
 )
+from compilelint.static.analysis.loops import shadowed_breaks
 from compilelint.static.analysis.project import Project
 from compilelint.static.analysis.resolve import ResolveError, Resolver, search_path
 from compilelint.static.discovery import discover
@@ -1453,8 +1455,11 @@ class _Scan:
             kept += _untraced(project, f, kept, self.latent_project)
         if cfg.mode or cfg.dtype:
             kept = [c for c in kept if not _outside_context(c.args, cfg)]
+        shadow = self._loop_shadowed(path, kept, enabled)
         seen: set[tuple[str, int, int, str]] = set()
         for c in kept:
+            if (c.line, c.code) in shadow.hidden:
+                continue
             if c.code not in enabled or c.code in ignored_here:
                 continue
             if any(c.code.startswith(x) for x in ignored_here):
@@ -1469,12 +1474,43 @@ class _Scan:
                 used.add((ln, c.code))
                 continue
             rule = catalog.rules[c.code]
-            out.append(_make_finding(rule, path, c, rule.severity))
+            fd = _make_finding(rule, path, c, rule.severity)
+            later = shadow.behind.get(c.line)
+            if later and is_break_rule(rule):
+                fd = dataclasses.replace(fd, message=fd.message + shadow.note(later))
+            out.append(fd)
         if UNUSED_SUPPRESSION in enabled and sup:
             out.extend(
                 _unused_suppressions(catalog, path, sup, used, enabled, self.datas.get(path))
             )
         return out
+
+    def _loop_shadowed(self, path: str, kept: list[Candidate], enabled: set[str]) -> _Shadow:
+        """Break candidates of ``path`` after a break every iteration of a loop of the same
+        frame reaches: dynamo skips the frame there, so torch never reports them (kept as a
+        note on the first, they show once it is fixed). Latent candidates neither hide others
+        nor are hidden."""
+        rules = self.s.catalog.rules
+        brk = [
+            c
+            for c in kept
+            if c.code in enabled
+            and c.code in rules
+            and is_break_rule(rules[c.code])
+            and not c.args.get("latent")
+            and not c.args.get(CONTEXT)
+        ]
+        if len(brk) < 2:
+            return _Shadow()
+        source = self.datas.get(path, b"").decode("utf-8", errors="replace")
+        moved = shadowed_breaks(source, (c.line for c in brk))
+        if not moved:
+            return _Shadow()
+        hidden = {(c.line, c.code) for c in brk if c.line in moved}
+        behind: dict[int, list[int]] = {}
+        for ln, first in sorted(moved.items()):
+            behind.setdefault(first, []).append(ln)
+        return _Shadow(hidden, behind)
 
     def _frame_inputs(self, path: str) -> list[Candidate]:
         """CL304's per-call ints passed to functions that break (found over the project)."""
@@ -1516,6 +1552,23 @@ class _Scan:
                 "lines": self.total_lines,
                 "follow": self.follow_data,
             },
+        )
+
+
+@dataclass
+class _Shadow:
+    """Break candidates hidden behind a loop's first break (``Engine._loop_shadowed``)."""
+
+    hidden: set[tuple[int, str]] = field(default_factory=set)  # (line, code)
+    behind: dict[int, list[int]] = field(default_factory=dict)  # first line -> hidden lines
+
+    @staticmethod
+    def note(lines: list[int]) -> str:
+        where = ", ".join(str(x) for x in lines)
+        s = "s" if len(lines) > 1 else ""
+        return (
+            f" (in a loop: torch skips this frame here and runs it eagerly, so the break{s} at "
+            f"line{s} {where} of the same frame show{'' if s else 's'} only once this one is fixed)"
         )
 
 
