@@ -1502,8 +1502,11 @@ class _Scan:
         ]
         if len(brk) < 2:
             return _Shadow()
-        source = self.datas.get(path, b"").decode("utf-8", errors="replace")
-        moved = shadowed_breaks(source, (c.line for c in brk))
+        data = self.datas.get(path, b"")
+        known = getattr(self.parse, "known_python_tree", None)
+        tree = known(data) if known is not None else None
+        source = data.decode("utf-8", errors="replace")
+        moved = shadowed_breaks(source, (c.line for c in brk), tree)
         if not moved:
             return _Shadow()
         hidden = {(c.line, c.code) for c in brk if c.line in moved}

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import ast
 import sys
-from collections.abc import Iterable
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Iterator
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -106,21 +107,25 @@ def _comprehension_lines(tree: ast.AST) -> set[int]:
     return out
 
 
-def shadowed_breaks(source: str, lines: Iterable[int]) -> dict[int, int]:
+def shadowed_breaks(
+    source: str, lines: Iterable[int], tree: ast.Module | None = None
+) -> dict[int, int]:
     """``{line: first}`` for the break lines (of ``lines``) that follow, in the same frame, a
     break every iteration of a loop reaches (``first``): dynamo skips the frame there, and the
     later ones run eagerly (see the module docstring)."""
     want = sorted(set(lines))
     if len(want) < 2:
         return {}
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return {}
+    if tree is None:  # the editor server passes the tree its parser keeps for this text
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            return {}
     out: dict[int, int] = {}
-    comps = _comprehension_lines(tree)
-    for fn in ast.walk(tree):
-        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    for fn in _functions(tree.body):
+        # only a frame holding two of the lines can hide one behind another
+        lo = bisect_left(want, fn.lineno)
+        if bisect_right(want, fn.end_lineno or fn.lineno) - lo < 2:
             continue
         own, always = _frame_lines(fn)
         mine = [ln for ln in want if ln in own]
@@ -130,7 +135,24 @@ def shadowed_breaks(source: str, lines: Iterable[int]) -> dict[int, int]:
         )
         if first is None:
             continue
+        comps = _comprehension_lines(fn)
         for ln in mine:
             if ln > first and ln not in comps:
                 out[ln] = first
     return out
+
+
+def _functions(body: list[ast.stmt]) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The ``def``s of ``body`` at any depth, through statements only (a ``def`` is a
+    statement: no expression needs walking to find one)."""
+    for st in body:
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield st
+        for field in ("body", "orelse", "finalbody"):
+            sub = getattr(st, field, None)
+            if isinstance(sub, list) and sub and isinstance(sub[0], ast.stmt):
+                yield from _functions(sub)
+        for h in getattr(st, "handlers", None) or ():
+            yield from _functions(h.body)
+        for case in getattr(st, "cases", None) or ():
+            yield from _functions(case.body)
