@@ -1458,8 +1458,6 @@ class _Scan:
         shadow = self._loop_shadowed(path, kept, enabled)
         seen: set[tuple[str, int, int, str]] = set()
         for c in kept:
-            if (c.line, c.code) in shadow.hidden:
-                continue
             if c.code not in enabled or c.code in ignored_here:
                 continue
             if any(c.code.startswith(x) for x in ignored_here):
@@ -1478,6 +1476,9 @@ class _Scan:
             later = shadow.behind.get(c.line)
             if later and is_break_rule(rule):
                 fd = dataclasses.replace(fd, message=fd.message + shadow.note(later))
+            first = shadow.hidden.get((c.line, c.code))
+            if first is not None:
+                fd = dataclasses.replace(fd, message=fd.message + shadow.after(first), behind=first)
             out.append(fd)
         if UNUSED_SUPPRESSION in enabled and sup:
             out.extend(
@@ -1487,9 +1488,10 @@ class _Scan:
 
     def _loop_shadowed(self, path: str, kept: list[Candidate], enabled: set[str]) -> _Shadow:
         """Break candidates of ``path`` after a break every iteration of a loop of the same
-        frame reaches: dynamo skips the frame there, so torch never reports them (kept as a
-        note on the first, they show once it is fixed). Latent candidates neither hide others
-        nor are hidden."""
+        frame reaches: dynamo skips the frame there, so torch does not report them until the
+        first is fixed. They stay findings (the construct breaks once the first is gone), marked
+        ``behind`` the first and left out of the prediction; the first names them in a note.
+        Latent candidates neither hide others nor are hidden."""
         rules = self.s.catalog.rules
         brk = [
             c
@@ -1509,7 +1511,7 @@ class _Scan:
         moved = shadowed_breaks(source, (c.line for c in brk), tree)
         if not moved:
             return _Shadow()
-        hidden = {(c.line, c.code) for c in brk if c.line in moved}
+        hidden = {(c.line, c.code): moved[c.line] for c in brk if c.line in moved}
         behind: dict[int, list[int]] = {}
         for ln, first in sorted(moved.items()):
             behind.setdefault(first, []).append(ln)
@@ -1560,10 +1562,17 @@ class _Scan:
 
 @dataclass
 class _Shadow:
-    """Break candidates hidden behind a loop's first break (``Engine._loop_shadowed``)."""
+    """Break candidates behind a loop's first break (``Engine._loop_shadowed``)."""
 
-    hidden: set[tuple[int, str]] = field(default_factory=set)  # (line, code)
+    hidden: dict[tuple[int, str], int] = field(default_factory=dict)  # (line, code) -> first
     behind: dict[int, list[int]] = field(default_factory=dict)  # first line -> hidden lines
+
+    @staticmethod
+    def after(first: int) -> str:
+        return (
+            f" (behind the loop break at line {first}: torch runs this frame eagerly from there "
+            "and reports this break only once that one is fixed)"
+        )
 
     @staticmethod
     def note(lines: list[int]) -> str:

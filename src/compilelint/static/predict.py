@@ -277,6 +277,8 @@ def break_sites(
             continue
         if "latent:" in f.message:
             continue  # only some inputs reach the tensor part
+        if f.behind is not None:
+            continue  # torch runs the frame eagerly from an earlier loop break
         seen.add((f.path, f.line))
         out.append(BreakSite(f.path, f.line, f.rule, func, in_loop))
     return [b for b in out if not _under_data_branch(b, out)]
