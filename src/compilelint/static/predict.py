@@ -819,6 +819,7 @@ def predict(
     recs.extend(_site_recompiles(project, keyset, recs))
     if _shapes_change(calls):
         recs.extend(_size_recompiles(project, keyset, recs))
+    recs.extend(_varying_size_recompiles(project, keyset, recs))
     if len(calls) > 1:
         recs.extend(_flag_recompiles(project, entry, keys, recs))
     return Prediction(
@@ -986,6 +987,74 @@ def _size_recompiles(
                 _FIX["size"],
             )
         )
+    return out
+
+
+def _varying_size_recompiles(
+    project: Project, keyset: set[FKey], recs: Sequence[PredictedRecompile]
+) -> list[PredictedRecompile]:
+    """A frame of its own (:func:`~compilelint.static.analysis.breakpoints.own_frames`: a
+    function that breaks, or one a skipped frame calls) called in a loop with a tensor whose
+    size differs between the iterations (:mod:`~compilelint.static.analysis.sizes`: grown by
+    concatenation, selected by a mask, sliced by a number read from a tensor): the second call
+    fails the frame's size guard and recompiles it once, then the dim is dynamic (torch 2.13
+    reports ``tensor 'x' size mismatch`` at the ``def``). A frame dynamo skips from its start
+    (a break in one of its own loops) is never compiled, so never recompiled."""
+    import ast
+
+    from compilelint.static.analysis.breakpoints import own_frames
+    from compilelint.static.analysis.sizes import varying_arguments
+
+    breaks = project.callee_breaks()
+    taken = {(r.path, r.line) for r in recs}
+    trees: dict[str, ast.Module | None] = {}
+    out: list[PredictedRecompile] = []
+    for key in sorted(own_frames(project, breaks) & keyset):
+        if breaks.skips_from(key) is not None:
+            continue
+        fn = project.fn(key)
+        def_line = next((int(r[2]) for r in fn.guards if r[1] == "def"), fn.line)
+        if (key[0], def_line) in taken:
+            continue
+        pos = [p.name for p in fn.params if p.index >= 0]
+        names = {p.name for p in fn.params if p.index > -2}
+        for cpath, cs, implicit in project.callers.get(key, ()):
+            if not cs.in_loop or cs.star or id(cs) in project._dead_calls:
+                continue
+            if cpath not in trees:
+                try:
+                    with open(cpath, encoding="utf-8") as fh:
+                        trees[cpath] = ast.parse(fh.read())
+                except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+                    trees[cpath] = None
+            tree = trees[cpath]
+            if tree is None:
+                continue
+            name = cs.ref.rsplit("|", 1)[-1].rsplit(".", 1)[-1]
+            got = varying_arguments(tree, cs.line, cs.col, name) or []
+            params = [
+                pos[implicit + a] if isinstance(a, int) and implicit + a < len(pos) else a
+                for a in got
+            ]
+            params = [p for p in params if isinstance(p, str) and p in names]
+            if not params:
+                continue
+            taken.add((key[0], def_line))
+            out.append(
+                PredictedRecompile(
+                    key[0],
+                    def_line,
+                    key[1].rsplit(".", 1)[-1],
+                    params[0],
+                    f"tensor '{params[0]}' size mismatch",
+                    1,
+                    f"`{key[1]}` is compiled as a frame of its own, and the loop at line "
+                    f"{cs.line} passes `{params[0]}` a tensor whose size changes between its "
+                    "iterations: the second call recompiles it once, then the dim is dynamic",
+                    _FIX["tensor"],
+                )
+            )
+            break
     return out
 
 
