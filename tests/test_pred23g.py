@@ -156,3 +156,249 @@ def test_the_cnn_bench_fixture_matches_torch(tmp_path: Path) -> None:
     block = run_dynamic(str(tmp_path / "spec.json"), cwd=str(tmp_path), cover=()).block
     assert block["error"] is None
     assert {b["line"] for b in block["breaks"] if b["path"].endswith("m.py")} == {log}
+
+
+# ---------------------------------------------------------------------------- sizes that vary
+# A frame of its own called in a loop with a tensor whose size changes between iterations
+# recompiles once at its `def` (static/analysis/sizes.py, predict._varying_size_recompiles).
+TORCH = "import torch\nfrom torch import nn\n"
+
+# VALID: grown by concatenation with itself; `forward` is skipped (`.item()` in its loop), so
+# `step` is compiled as a frame of its own
+GROWN = TORCH + textwrap.dedent("""
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(4, 4)
+
+        def step(self, ids):
+            return self.lin(ids.float()).mean(1)
+
+        def forward(self, x):
+            ids = x
+            for _ in range(3):
+                h = self.step(ids)
+                ids = torch.cat([ids, h[:, None, :]], dim=1)
+                if h.sum().item() > 1e9:
+                    break
+            return ids
+    """)
+# VALID: selected by a mask in a loop over classes; `forward` is skipped (the selection and
+# `.item()` break in its loop), so the helper is a frame of its own
+MASKED = TORCH + textwrap.dedent("""
+    def score(b, s):
+        return b * s[:, None]
+
+
+    class M(nn.Module):
+        def forward(self, x):
+            out = []
+            for c in range(3):
+                m = x[:, c] > (c - 1) * 0.5
+                out.append(score(x[m], x[m][:, 0]))
+                if m.sum().item() > 100:
+                    break
+            return out
+    """)
+# VALID: sliced by a number read from a tensor
+SLICED = TORCH + textwrap.dedent("""
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(4, 4)
+
+        def attend(self, seq):
+            return self.lin(seq).softmax(-1)
+
+        def forward(self, x, lengths):
+            outs = []
+            for seq, n in zip(x, lengths):
+                seq = seq[: int(n)]
+                outs.append(self.attend(seq[None]).mean(1))
+            return torch.cat(outs)
+    """)
+# INVALID: a layer loop keeps sizes (a module call is not followed), the index drops a dim,
+# the slice's bounds are constants: each frame gets the same sizes every iteration
+KEPT = TORCH + textwrap.dedent("""
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(4, 4)
+
+        def step(self, h):
+            return self.lin(h)
+
+        def tail(self, row):
+            return row * 2
+
+        def head(self, rows):
+            return rows.sum(0)
+
+        def forward(self, x):
+            h = x
+            for i in range(3):
+                h = self.step(h)
+                row = x[i]
+                _ = self.tail(row) + self.head(x[:2])
+                if h.sum().item() > 1e9:
+                    break
+            return h
+    """)
+# INVALID: the helper is skipped itself (a break in its own loop), so it is never compiled and
+# never recompiled, whatever sizes it gets
+SKIPPED_HELPER = TORCH + textwrap.dedent("""
+    def shrink(order, thr):
+        keep = []
+        while order.numel() > 0:
+            keep.append(order[0])
+            order = order[1:][order[1:] > thr]
+        return keep
+
+
+    class M(nn.Module):
+        def forward(self, x):
+            out = []
+            for c in range(3):
+                m = x[:, c] > 0
+                out.extend(shrink(x[m][:, c], 0.1 * c))
+            return out
+    """)
+
+SIZE_CASES: dict[str, tuple[str, str | None, dict[str, Any]]] = {
+    "grown": (GROWN, "def step", {"inputs": [{"tensor": [2, 3, 4]}]}),
+    "masked": (MASKED, "def score", {"inputs": [{"tensor": [16, 4]}]}),
+    "sliced": (
+        SLICED,
+        "def attend",
+        {
+            "inputs": [
+                {"tensor": [3, 8, 4]},
+                {"tensor": [3], "dtype": "int64", "data": [2, 5, 7]},
+            ]
+        },
+    ),
+    "kept": (KEPT, None, {"inputs": [{"tensor": [4, 4]}]}),
+    "skipped_helper": (SKIPPED_HELPER, None, {"inputs": [{"tensor": [16, 4]}]}),
+}
+
+
+def _predicted_lines(tmp_path: Path, src: str, spec: dict[str, Any]) -> set[int]:
+    from compilelint.catalog import load_catalog
+    from compilelint.dynamic.spec import validate
+    from compilelint.static.predict import predict
+
+    (tmp_path / "m.py").write_text(src)
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        res = scan(["m.py"], load_config(["m.py"]), want_project=True, no_cache=True)
+        assert res.project is not None
+        s = validate({"model": "m.py:M", **spec}, source=str(tmp_path / "spec.json"))
+        got = predict(res.project, res.findings, s, load_catalog(), str(tmp_path))
+    finally:
+        os.chdir(old)
+    return {r.line for r in got.recompile_sites if r.path.endswith("m.py")}
+
+
+@pytest.mark.parametrize("name", sorted(SIZE_CASES))
+def test_a_size_that_varies_between_iterations_recompiles_the_frame(
+    tmp_path: Path, name: str
+) -> None:
+    src, at, spec = SIZE_CASES[name]
+    want = {_line_of(src, at)} if at else set()
+    assert _predicted_lines(tmp_path, src, spec) == want
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(SIZE_CASES))
+def test_the_size_recompiles_match_torch(tmp_path: Path, name: str) -> None:
+    """The recompile lines torch 2.13 reports are the predicted ones."""
+    pytest.importorskip("torch")
+    from compilelint.dynamic.api import run_dynamic
+
+    src, at, spec = SIZE_CASES[name]
+    (tmp_path / "m.py").write_text(src)
+    (tmp_path / "spec.json").write_text(json.dumps({"model": "m.py:M", **spec}))
+    block = run_dynamic(str(tmp_path / "spec.json"), cwd=str(tmp_path), cover=()).block
+    assert block["error"] is None
+    seen = {r["line"] for r in block["recompiles"] if not r.get("invalidated")}
+    assert seen == ({_line_of(src, at)} if at else set())
+
+
+# ---------------------------------------------------------------------------- float state
+# VALID: a float attribute that traced code changes from its own value: torch 2.13 guards on it
+# at its first read, recompiles once, then keeps it symbolic (predict.float_state)
+FLOAT_STEP = TORCH + textwrap.dedent("""
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.scale = 0.0
+
+        def forward(self, x):
+            y = x * (self.scale + 1.0)
+            self.scale = min(self.scale + 0.5, 5.0)
+            return y
+    """)
+# VALID: the same behind a break (`.item()`): the resume function reads it first
+FLOAT_AFTER_BREAK = TORCH + textwrap.dedent("""
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.capacity = 0.0
+
+        def forward(self, x):
+            kl = x.pow(2).mean()
+            if kl.item() > self.capacity * 0.5:
+                self.capacity = self.capacity + 0.5
+            return x - self.capacity
+    """)
+# INVALID: a float attribute only read (no change, no guard that fails)
+FLOAT_READ = TORCH + textwrap.dedent("""
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.scale = 0.5
+
+        def forward(self, x):
+            return x * self.scale
+    """)
+
+FLOAT_CASES: dict[str, tuple[str, str | None]] = {
+    "step": (FLOAT_STEP, "y = x * (self.scale"),
+    "after_break": (FLOAT_AFTER_BREAK, "if kl.item()"),
+    "read_only": (FLOAT_READ, None),
+}
+FLOAT_SPEC: dict[str, Any] = {"inputs": [{"tensor": [3], "init": "ones"}], "calls": 4}
+
+
+@pytest.mark.parametrize("name", sorted(FLOAT_CASES))
+def test_a_float_attribute_changed_in_traced_code_recompiles_once(
+    tmp_path: Path, name: str
+) -> None:
+    src, at = FLOAT_CASES[name]
+    assert _predicted_lines(tmp_path, src, FLOAT_SPEC) == ({_line_of(src, at)} if at else set())
+
+
+def test_the_float_fact_is_version_ranged(tmp_path: Path) -> None:
+    """Checked on torch 2.13 only: an older ``--target-torch`` gets no prediction of it."""
+    from compilelint.static.predict import _float_state_applies
+
+    assert _float_state_applies(None) and _float_state_applies("2.13.0")
+    assert not _float_state_applies("2.5.1")
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(FLOAT_CASES))
+def test_the_float_recompiles_match_torch(tmp_path: Path, name: str) -> None:
+    """torch 2.13 recompiles once, at the first read, over four calls."""
+    pytest.importorskip("torch")
+    from compilelint.dynamic.api import run_dynamic
+
+    src, at = FLOAT_CASES[name]
+    (tmp_path / "m.py").write_text(src)
+    (tmp_path / "spec.json").write_text(json.dumps({"model": "m.py:M", **FLOAT_SPEC}))
+    block = run_dynamic(str(tmp_path / "spec.json"), cwd=str(tmp_path), cover=()).block
+    assert block["error"] is None
+    rows = [r for r in block["recompiles"] if not r.get("invalidated")]
+    assert {r["line"] for r in rows} == ({_line_of(src, at)} if at else set())
+    assert len(rows) == (1 if at else 0)

@@ -37,6 +37,7 @@ compiled as its own frame.
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -487,8 +488,8 @@ class _Entry:
             return None
         if old[0] in ("I", "F") and new[0] in ("I", "F"):
             specialized = p is not None and p.specialized
-            if name.startswith("self."):
-                specialized = True
+            if name.startswith("self.") and old[0] == "I":
+                specialized = True  # int attributes of a module stay static; floats do not
             if not self.dynamic.get(name) or specialized:
                 return f"{name} == {_fmt(old[1])}"
             if old[0] == "I" and (new[1] in (0, 1)) != (old[1] in (0, 1)):
@@ -613,7 +614,10 @@ def predict_recompiles(
     for i, (args, kwargs) in enumerate(calls):
         vals = {}
         for attr, what, _line, _fq in state_sites:  # changes on every call
-            vals[f"self.{attr}"] = ("I", i) if what == "int" else ("L", (("?",),) * i)
+            if what == "float":
+                vals[f"self.{attr}"] = ("F", float(i))
+            else:
+                vals[f"self.{attr}"] = ("I", i) if what == "int" else ("L", (("?",),) * i)
         vals.update(_bind(fn, args, kwargs))
         seq.append(vals)
     counts: dict[tuple[str, str], list[Any]] = {}
@@ -664,7 +668,12 @@ def predict_recompiles(
         if subject.startswith("self."):
             attr = subject[5:]
             what, line, fq = state_by_attr.get(attr, ("int", def_line, entry[1]))
-            if what != "int":
+            if what == "float":
+                reason = (
+                    f"`{subject}` is a float attribute changed in traced code; torch guards on "
+                    "its value at its first read, recompiles once, then keeps it symbolic"
+                )
+            elif what != "int":
                 guard = f"len({subject}) == {guard.rsplit(' ', 1)[-1]}"
                 guard = re.sub(r"len\(self\.\w+\)\[\d+\]", f"len({subject})", guard)
                 reason = (
@@ -757,6 +766,7 @@ def predict(
     spec: Any,
     catalog: Any,
     spec_dir: str = "",
+    torch_version: str | None = None,
 ) -> Prediction:
     calls = spec_calls(spec)
     entry = find_entry(project, spec.model, spec_dir or os.path.dirname(spec.source or ""))
@@ -791,6 +801,10 @@ def predict(
         if all(s[0] != m.group(1) for s in state):
             line = first_read(f.path, m.group(1), f.line)
             state.append((m.group(1), what, line, func))
+    if _float_state_applies(torch_version):
+        for attr, line, func in float_state(project, entry, keyset):
+            if all(s[0] != attr for s in state):
+                state.append((attr, "float", line, func))
     if spec.compile.get("dynamic") is True:
         calls = [
             (
@@ -836,14 +850,96 @@ def predict(
     )
 
 
+# torch 2.13 (checked in tests/test_pred23g.py): a float attribute of a module that traced code
+# changes is guarded on its value where it is first read; the next call recompiles once and
+# automatic dynamic makes it symbolic (int attributes stay static: every call recompiles).
+# Earlier versions were not checked: a ``--target-torch`` below this gives no prediction.
+FLOAT_STATE_SINCE = (2, 13)
+
+
+def _float_state_applies(torch_version: str | None) -> bool:
+    if not torch_version:
+        return True
+    from compilelint.catalog import version_tuple
+
+    return version_tuple(torch_version) >= FLOAT_STATE_SINCE
+
+
+def float_state(project: Project, entry: FKey, keyset: set[FKey]) -> list[tuple[str, int, str]]:
+    """``(attr, line of its first read, function)`` for each float attribute of the entry's
+    own class (``self.<attr> = <float literal>`` in ``__init__``, assigned nowhere else in
+    ``__init__``) that a reachable method of the class assigns from its own value
+    (``self.c = min(self.c + s, m)``, ``self.c += s``): state that lives across the calls and
+    changes. Reads CPython's tree of the entry's file (only with a spec)."""
+    path = entry[0]
+    cls = project.fn(entry).cls
+    if not cls:
+        return []
+    try:
+        with open(path, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read())
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return []
+    node = _class_node(tree, cls)
+    if node is None:
+        return []
+
+    def self_attr(t: ast.AST) -> str | None:
+        if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+            return t.attr
+        return None
+
+    floats: dict[str, int] = {}
+    methods = [m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for m in methods:
+        if m.name != "__init__":
+            continue
+        for sub in ast.walk(m):
+            if isinstance(sub, ast.Assign):
+                for t in sub.targets:
+                    a = self_attr(t)
+                    if a is None:
+                        continue
+                    v = sub.value
+                    ok = isinstance(v, ast.Constant) and type(v.value) is float
+                    floats[a] = floats.get(a, 0) + (1 if ok else 2)
+    floats = {a: n for a, n in floats.items() if n == 1}
+    out: list[tuple[str, int, str]] = []
+    for m in methods:
+        qual = f"{cls}.{m.name}"
+        if m.name == "__init__" or (path, qual) not in keyset:
+            continue
+        for sub in ast.walk(m):
+            target: ast.AST | None = None
+            if isinstance(sub, ast.AugAssign):
+                target = sub.target
+            elif isinstance(sub, ast.Assign) and len(sub.targets) == 1:
+                a = self_attr(sub.targets[0])
+                if a is not None and any(self_attr(x) == a for x in ast.walk(sub.value)):
+                    target = sub.targets[0]
+            a = self_attr(target) if target is not None else None
+            if a in floats and all(o[0] != a for o in out):
+                out.append((a, first_read(path, a, sub.lineno), qual))
+    return out
+
+
+def _class_node(tree: ast.Module, qual: str) -> ast.ClassDef | None:
+    body: list[ast.stmt] = tree.body
+    node: ast.ClassDef | None = None
+    for part in qual.split("."):
+        node = next((n for n in body if isinstance(n, ast.ClassDef) and n.name == part), None)
+        if node is None:
+            return None
+        body = node.body
+    return node
+
+
 def first_read(path: str, attr: str, upto: int) -> int:
     """The first line of the function holding line ``upto`` (innermost) that reads
     ``self.<attr>`` (an augmented assignment reads it too), at or before ``upto``: dynamo
     installs the guard on module state where traced code first reads it, which is where torch
     reports the recompile; else ``upto``. Parses the file (only for state the prediction
     found)."""
-    import ast
-
     try:
         with open(path, encoding="utf-8") as fh:
             tree = ast.parse(fh.read())
@@ -1000,8 +1096,6 @@ def _varying_size_recompiles(
     fails the frame's size guard and recompiles it once, then the dim is dynamic (torch 2.13
     reports ``tensor 'x' size mismatch`` at the ``def``). A frame dynamo skips from its start
     (a break in one of its own loops) is never compiled, so never recompiled."""
-    import ast
-
     from compilelint.static.analysis.breakpoints import own_frames
     from compilelint.static.analysis.sizes import varying_arguments
 
