@@ -733,7 +733,7 @@ def predict_recompiles(
         out.append(
             PredictedRecompile(
                 b.path,
-                b.line + 1,
+                value_use_line(b.path, b.line),
                 b.function.rsplit(".", 1)[-1],
                 "___stack0",
                 "___stack0 == <the value of the first call>",
@@ -744,6 +744,58 @@ def predict_recompiles(
             )
         )
     return out, hit
+
+
+def value_use_line(path: str, line: int) -> int:
+    """Where the resume function after a break that reads a number from a tensor (``.item()``
+    at ``line``) first uses that number, which is where torch 2.13 reports the guard on it
+    (``___stack0 == 3.0``): the break's own line when its statement goes on with the number
+    (``if x.sum().item() > t:``, ``n = int(x.item())``), else, when the statement only stores
+    it in a name (``n = x.sum().item()``), the first later line of the function reading that
+    name; ``line + 1`` when neither shows."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read())
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return line + 1
+    holder: ast.FunctionDef | ast.AsyncFunctionDef | None = None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if node.lineno <= line <= (node.end_lineno or node.lineno):
+                if holder is None or node.lineno > holder.lineno:
+                    holder = node
+    if holder is None:
+        return line + 1
+    stmt = next(
+        (
+            n
+            for n in ast.walk(holder)
+            if isinstance(n, ast.stmt) and n.lineno == line and n is not holder
+        ),
+        None,
+    )
+    if stmt is None:
+        return line + 1
+    stored = (
+        isinstance(stmt, ast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Name)
+        and isinstance(stmt.value, ast.Call)
+        and isinstance(stmt.value.func, ast.Attribute)
+        and stmt.value.func.attr in ("item", "tolist")
+    )
+    if not stored:
+        return line
+    name = stmt.targets[0].id  # type: ignore[union-attr]
+    reads = [
+        n.lineno
+        for n in ast.walk(holder)
+        if isinstance(n, ast.Name)
+        and n.id == name
+        and isinstance(n.ctx, ast.Load)
+        and n.lineno > (stmt.end_lineno or line)
+    ]
+    return min(reads, default=line + 1)
 
 
 def _distinct_tensor_calls(calls: Sequence[tuple[list[Abstract], dict[str, Abstract]]]) -> int:
