@@ -433,9 +433,9 @@ ITEM_CASES = {
     "compared": (ITEM_COMPARED, "if x.sum().item()"),
     "wrapped": (ITEM_WRAPPED, "n = float("),
 }
-# whole-number sums: torch 2.13 specialises the resume function on them (`___stack0 == 3.0`);
-# with random data the compared case traced its test as a tensor comparison and did not
-# recompile at all (seen on a snippet), which the prediction does not tell apart
+# literal data, so that each call brings another number: with random data the compared case's
+# three calls did not recompile on one snippet and did on another (torch's choice to
+# specialise the number depends on the values; the prediction does not model it)
 ITEM_SPEC: dict[str, Any] = {
     "inputs": [{"tensor": [3], "data": [1.0, 1.0, 1.0]}],
     "variants": [
@@ -464,3 +464,66 @@ def test_the_item_guard_lines_match_torch(tmp_path: Path, name: str) -> None:
     assert block["error"] is None
     seen = {r["line"] for r in block["recompiles"] if not r.get("invalidated")}
     assert seen == {_line_of(src, at)}
+
+
+# ---------------------------------------------------------------------------- aliased arguments
+# VALID: `x0 = x = ...` before the loop, `x` rebound in it: the first call of the frame gets one
+# tensor twice, the second two (sizes.aliased_arguments); the initial value comes from a module
+# (requires grad, like what the loop leaves) so the guard that fails is the aliasing one
+ALIASED = TORCH + textwrap.dedent("""
+    class Cross(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Linear(4, 4)
+
+        def forward(self, x0, x):
+            return x0 * self.w(x) + x
+
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inp = nn.Linear(4, 4)
+            self.layers = nn.ModuleList(Cross() for _ in range(3))
+
+        def forward(self, x):
+            x0 = x = self.inp(x)
+            for layer in self.layers:
+                x = layer(x0, x)
+                if x.sum().item() > 1e9:
+                    break
+            return x
+    """)
+# INVALID: the same names, but the loop rebinds neither: every call passes one tensor twice
+ALIASED_FIXED = ALIASED.replace("x = layer(x0, x)", "y = layer(x0, x)").replace(
+    "if x.sum().item()", "if y.sum().item()"
+)
+ALIAS_CASES = {
+    "aliased": (ALIASED, "def forward(self, x0, x)"),
+    "aliased_fixed": (ALIASED_FIXED, None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ALIAS_CASES))
+def test_arguments_aliased_on_the_first_iteration_recompile_the_frame(
+    tmp_path: Path, name: str
+) -> None:
+    src, at = ALIAS_CASES[name]
+    spec: dict[str, Any] = {"inputs": [{"tensor": [2, 4]}]}
+    assert _predicted_lines(tmp_path, src, spec) == ({_line_of(src, at)} if at else set())
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(ALIAS_CASES))
+def test_the_alias_recompiles_match_torch(tmp_path: Path, name: str) -> None:
+    pytest.importorskip("torch")
+    from compilelint.dynamic.api import run_dynamic
+
+    src, at = ALIAS_CASES[name]
+    (tmp_path / "m.py").write_text(src)
+    spec = {"model": "m.py:M", "inputs": [{"tensor": [2, 4]}]}
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    block = run_dynamic(str(tmp_path / "spec.json"), cwd=str(tmp_path), cover=()).block
+    assert block["error"] is None
+    seen = {r["line"] for r in block["recompiles"] if not r.get("invalidated")}
+    assert seen == ({_line_of(src, at)} if at else set())

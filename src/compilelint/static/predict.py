@@ -1149,7 +1149,7 @@ def _varying_size_recompiles(
     reports ``tensor 'x' size mismatch`` at the ``def``). A frame dynamo skips from its start
     (a break in one of its own loops) is never compiled, so never recompiled."""
     from compilelint.static.analysis.breakpoints import own_frames
-    from compilelint.static.analysis.sizes import varying_arguments
+    from compilelint.static.analysis.sizes import aliased_arguments, varying_arguments
 
     breaks = project.callee_breaks()
     taken = {(r.path, r.line) for r in recs}
@@ -1178,6 +1178,8 @@ def _varying_size_recompiles(
                 continue
             name = cs.ref.rsplit("|", 1)[-1].rsplit(".", 1)[-1]
             got = varying_arguments(tree, cs.line, cs.col, name) or []
+            alias = [] if got else aliased_arguments(tree, cs.line, cs.col, name)
+            got = got or alias
             params = [
                 pos[implicit + a] if isinstance(a, int) and implicit + a < len(pos) else a
                 for a in got
@@ -1192,11 +1194,21 @@ def _varying_size_recompiles(
                     def_line,
                     key[1].rsplit(".", 1)[-1],
                     params[0],
-                    f"tensor '{params[0]}' size mismatch",
+                    f"`{params[0]}` and `{params[-1]}` are one object"
+                    if alias
+                    else f"tensor '{params[0]}' size mismatch",
                     1,
-                    f"`{key[1]}` is compiled as a frame of its own, and the loop at line "
-                    f"{cs.line} passes `{params[0]}` a tensor whose size changes between its "
-                    "iterations: the second call recompiles it once, then the dim is dynamic",
+                    (
+                        f"`{key[1]}` is compiled as a frame of its own, and the loop at line "
+                        f"{cs.line} passes `{params[0]}` and `{params[-1]}` one tensor on its "
+                        "first iteration and two on the next: the second call recompiles it once"
+                    )
+                    if alias
+                    else (
+                        f"`{key[1]}` is compiled as a frame of its own, and the loop at line "
+                        f"{cs.line} passes `{params[0]}` a tensor whose size changes between its "
+                        "iterations: the second call recompiles it once, then the dim is dynamic"
+                    ),
                     _FIX["tensor"],
                 )
             )

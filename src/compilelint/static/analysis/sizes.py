@@ -222,6 +222,51 @@ def varying_arguments(tree: ast.Module, line: int, col: int, name: str) -> list[
     return out
 
 
+def aliased_arguments(tree: ast.Module, line: int, col: int, name: str) -> list[int]:
+    """Positions of the call's arguments that are two names bound to the same object before
+    the loop around the call (``x0 = x = emb``), one of which the loop binds anew (``x =
+    layer(x0, x)``): the first iteration passes one tensor twice, the next ones two, so the
+    frame's guard on its first call (that the two are one object) fails on the second
+    iteration and it recompiles once (torch 2.13, reported at the ``def``)."""
+    found = _locate(tree, line, col, name)
+    if found is None or not found[1]:
+        return []
+    call, loops = found
+    outer = loops[-1]
+    rebound = {n for t, _v in _Loop(outer).pairs for n in _names(t)}
+    args = [a.id if isinstance(a, ast.Name) else "" for a in call.args]
+    fn = _enclosing_function(tree, outer)
+    if fn is None:
+        return []
+    groups: list[set[str]] = []  # names bound together before the loop
+    for node in _own_nodes(fn.body):
+        if isinstance(node, ast.Assign) and node.lineno < outer.lineno:
+            names = {t.id for t in node.targets if isinstance(t, ast.Name)}
+            if isinstance(node.value, ast.Name):
+                names.add(node.value.id)
+            if len(names) > 1:
+                groups.append(names)
+    out: list[int] = []
+    for i, a in enumerate(args):
+        for j, b in enumerate(args):
+            if i < j and a and b and a != b and (a in rebound) != (b in rebound):
+                if any(a in g and b in g for g in groups):
+                    out.extend((i, j))
+    return sorted(set(out))
+
+
+def _enclosing_function(
+    tree: ast.Module, node: ast.AST
+) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    best: ast.FunctionDef | ast.AsyncFunctionDef | None = None
+    for fn in ast.walk(tree):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            lo, hi = fn.lineno, fn.end_lineno or fn.lineno
+            if lo <= getattr(node, "lineno", 0) <= hi and (best is None or lo > best.lineno):
+                best = fn
+    return best
+
+
 def _called(call: ast.Call) -> str:
     f = call.func
     return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
@@ -234,14 +279,18 @@ def _locate(
     loops of its own function around it, innermost first (a loop's ``else`` and a ``for``'s
     iterable are not in it)."""
     best: tuple[ast.Call, list[ast.For | ast.AsyncFor | ast.While]] | None = None
+    best_rank = 0
 
     def visit(node: ast.AST, loops: list[ast.For | ast.AsyncFor | ast.While]) -> None:
-        nonlocal best
+        nonlocal best, best_rank
         if isinstance(node, _FUNCS):
             loops = []
-        if isinstance(node, ast.Call) and node.lineno == line and _called(node) == name:
-            if best is None or node.col_offset == col:
-                best = (node, list(reversed(loops)))
+        if isinstance(node, ast.Call) and node.lineno == line:
+            # the called name, else (a module held in a variable, whose `forward` the
+            # project resolved) the call starting at the column (the walker's is 1-based)
+            rank = 2 if _called(node) == name else 1 if node.col_offset + 1 == col else 0
+            if rank and (best is None or rank > best_rank):
+                best, best_rank = (node, list(reversed(loops))), rank
         for field, value in ast.iter_fields(node):
             inner = loops
             if isinstance(node, _LOOPS) and field == "body":
