@@ -612,7 +612,7 @@ def predict_recompiles(
     # dynamo's guards on a list's length come before those on an int attribute's value
     state_sites = sorted(state_sites, key=lambda s: s[1] == "int")
     for i, (args, kwargs) in enumerate(calls):
-        vals = {}
+        vals: dict[str, Abstract] = {}
         for attr, what, _line, _fq in state_sites:  # changes on every call
             if what == "float":
                 vals[f"self.{attr}"] = ("F", float(i))
@@ -786,7 +786,8 @@ def value_use_line(path: str, line: int) -> int:
     )
     if not stored:
         return line
-    name = stmt.targets[0].id  # type: ignore[union-attr]
+    assert isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name)
+    name = stmt.targets[0].id
     reads = [
         n.lineno
         for n in ast.walk(holder)
@@ -971,7 +972,7 @@ def float_state(project: Project, entry: FKey, keyset: set[FKey]) -> list[tuple[
                     target = sub.targets[0]
             a = self_attr(target) if target is not None else None
             if a in floats and all(o[0] != a for o in out):
-                out.append((a, first_read(path, a, sub.lineno), qual))
+                out.append((a, first_read(path, a, getattr(sub, "lineno", m.lineno)), qual))
     return out
 
 
@@ -1177,14 +1178,14 @@ def _varying_size_recompiles(
             if tree is None:
                 continue
             name = cs.ref.rsplit("|", 1)[-1].rsplit(".", 1)[-1]
-            got = varying_arguments(tree, cs.line, cs.col, name) or []
+            got: list[int | str] = list(varying_arguments(tree, cs.line, cs.col, name) or [])
             alias = [] if got else aliased_arguments(tree, cs.line, cs.col, name)
-            got = got or alias
-            params = [
+            got = got or list(alias)
+            bound = [
                 pos[implicit + a] if isinstance(a, int) and implicit + a < len(pos) else a
                 for a in got
             ]
-            params = [p for p in params if isinstance(p, str) and p in names]
+            params = [p for p in bound if isinstance(p, str) and p in names]
             if not params:
                 continue
             taken.add((key[0], def_line))
