@@ -26,7 +26,9 @@ record) and ``--fail-on never``; following into installed packages as by default
 rule with graph-break types outside the ``recompiles`` category) or a recompile (``recompiles``
 category, and ``CL501``/``CL507``, module state torch guards on), plus, with a spec, the
 prediction's ``recompile_sites`` (reported as ``CL303`` findings where no other rule names the
-line). Lines are unique per model; a finding's line is its first line.
+line). Lines are unique per model; a finding's line is its first line. A finding ``behind`` a
+loop break (torch runs the frame eagerly from that break, so it reports this one only once the
+first is fixed) predicts no line of this run and is left out.
 
 **Matching** (``match``): a break line is found when a predicted break line equals it. A
 recompile line is what torch's recompile reason names: the user frame of the failing guard's
@@ -237,7 +239,9 @@ def match(
     rec: set[int] = set()
     lib: set[str] = set()
     sites = [
-        (f.get("path"), f.get("line"), f.get("rule")) for f in report.get("findings", []) or ()
+        (f.get("path"), f.get("line"), f.get("rule"))
+        for f in report.get("findings", []) or ()
+        if f.get("behind") is None  # torch reports it once the loop break before it is fixed
     ]
     pred = report.get("prediction") or {}
     sites += [(r.get("path"), r.get("line"), "CL303") for r in pred.get("recompile_sites", [])]

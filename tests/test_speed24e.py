@@ -233,3 +233,35 @@ def test_cpython_bound_decides_nesting_on_the_deep_stack_thread() -> None:
             data, FileInput("d.py", "d.py", "d", False), list(all_checks().values()), force=True
         )
         assert facts.error == "cannot parse: nesting too deep"
+
+
+def test_loop_shadows_use_the_servers_spliced_tree() -> None:
+    """The findings phase takes the CPython tree the editor server's parser keeps for the
+    text (no second parse per edit); on a spliced tree it hides the same lines as on a fresh
+    parse, and a text the parser has not seen gives no tree."""
+    from compilelint.static.analysis.loops import shadowed_breaks
+    from compilelint.static.incremental import IncrementalParser
+
+    class Inp:
+        real = "m.py"
+
+    head = "import torch\n\n"
+    fn = (
+        "def f(xs):\n"
+        "    out = []\n"
+        "    for x in xs:\n"
+        "        n = x.sum().item()\n"
+        "        out.append(x.nonzero())\n"
+        "    return out\n"
+    )
+    tail = "\n\ndef g(x):\n    return x.item()\n"
+    p = IncrementalParser()
+    first = (head + fn + tail).encode()
+    p.python_tree(first, Inp())
+    edited = (head + "y = 1\n" + fn + tail).encode()  # lines after the edit move by one
+    tree = p.python_tree(edited, Inp())
+    assert p.known_python_tree(edited) is tree
+    assert p.known_python_tree(first) is None
+    want = [7, 8, 12]
+    got = shadowed_breaks(edited.decode(), want, tree)
+    assert got == shadowed_breaks(edited.decode(), want) == {8: 7}

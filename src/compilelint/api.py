@@ -111,7 +111,14 @@ def with_prediction(
         return dataclasses.replace(report, errors=(*report.errors, err))
     if res.project is None:
         return report
-    pred = predict(res.project, res.findings, spec, catalog, os.path.dirname(spec_path))
+    pred = predict(
+        res.project,
+        res.findings,
+        spec,
+        catalog,
+        os.path.dirname(spec_path),
+        cfg.target_torch if cfg is not None else None,
+    )
     report = dataclasses.replace(report, extra={**report.extra, "prediction": pred.to_json()})
     rule = catalog.get(PREDICTED_RECOMPILE)
     if rule is None or (cfg is not None and PREDICTED_RECOMPILE not in _selected(cfg, catalog)):

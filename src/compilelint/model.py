@@ -91,6 +91,11 @@ class Finding:
     # default arguments" (library mode, ``--report-untraced``) or a break that only some inputs
     # reach. JSON ``latent``, SARIF ``properties.latent``.
     latent: str | None = None
+    # The line of the break, earlier in the same frame and reached on every iteration of a loop,
+    # at which torch 2.13 gives up on the frame ("graph break in loop": it runs eagerly), so
+    # torch does not report this break until that one is fixed (``static/analysis/loops.py``).
+    # JSON ``behind``, SARIF ``properties.behind``. None: not behind another break.
+    behind: int | None = None
 
 
 @dataclass(frozen=True)

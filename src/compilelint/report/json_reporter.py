@@ -40,6 +40,8 @@ def finding_dict(f: Finding) -> dict[str, object]:
         d["package"] = f.package  # third-party code reached from this call (``frames``)
     if f.latent:
         d["latent"] = f.latent  # not certain to break: why (``--report-untraced`` shows more)
+    if f.behind is not None:
+        d["behind"] = f.behind  # torch reports it only once the loop break at this line is fixed
     return d
 
 

@@ -138,6 +138,8 @@ def result(
         props["reached"] = f.reached
     if f.latent:
         props["latent"] = f.latent
+    if f.behind is not None:
+        props["behind"] = f.behind
     if f.rank:
         props["rank"] = f.rank
         props["impact"] = f.impact

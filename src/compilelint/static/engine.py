@@ -39,6 +39,7 @@ from compilelint.static.analysis.breakpoints import (
     FrameInput,
     frame_input_candidate,
     frame_inputs,
+    is_break_rule,
     returned_inputs,
     site_inputs,
     wrapper_inputs,
@@ -48,6 +49,7 @@ from compilelint.static.analysis.facts import (
     Candidate,
     FileFacts,
 )
+from compilelint.static.analysis.loops import shadowed_breaks
 from compilelint.static.analysis.project import Project
 from compilelint.static.analysis.resolve import ResolveError, Resolver, search_path
 from compilelint.static.discovery import discover
@@ -1463,6 +1465,7 @@ class _Scan:
             kept += _untraced(project, f, kept, self.latent_project)
         if cfg.mode or cfg.dtype:
             kept = [c for c in kept if not _outside_context(c.args, cfg)]
+        shadow = self._loop_shadowed(path, kept, enabled)
         seen: set[tuple[str, int, int, str]] = set()
         for c in kept:
             if c.code not in enabled or c.code in ignored_here:
@@ -1479,12 +1482,50 @@ class _Scan:
                 used.add((ln, c.code))
                 continue
             rule = catalog.rules[c.code]
-            out.append(_make_finding(rule, path, c, rule.severity))
+            fd = _make_finding(rule, path, c, rule.severity)
+            later = shadow.behind.get(c.line)
+            if later and is_break_rule(rule):
+                fd = dataclasses.replace(fd, message=fd.message + shadow.note(later))
+            first = shadow.hidden.get((c.line, c.code))
+            if first is not None:
+                fd = dataclasses.replace(fd, message=fd.message + shadow.after(first), behind=first)
+            out.append(fd)
         if UNUSED_SUPPRESSION in enabled and sup:
             out.extend(
                 _unused_suppressions(catalog, path, sup, used, enabled, self.datas.get(path))
             )
         return out
+
+    def _loop_shadowed(self, path: str, kept: list[Candidate], enabled: set[str]) -> _Shadow:
+        """Break candidates of ``path`` after a break every iteration of a loop of the same
+        frame reaches: dynamo skips the frame there, so torch does not report them until the
+        first is fixed. They stay findings (the construct breaks once the first is gone), marked
+        ``behind`` the first and left out of the prediction; the first names them in a note.
+        Latent candidates neither hide others nor are hidden."""
+        rules = self.s.catalog.rules
+        brk = [
+            c
+            for c in kept
+            if c.code in enabled
+            and c.code in rules
+            and is_break_rule(rules[c.code])
+            and not c.args.get("latent")
+            and not c.args.get(CONTEXT)
+        ]
+        if len(brk) < 2:
+            return _Shadow()
+        data = self.datas.get(path, b"")
+        known = getattr(self.parse, "known_python_tree", None)
+        tree = known(data) if known is not None else None
+        source = data.decode("utf-8", errors="replace")
+        moved = shadowed_breaks(source, (c.line for c in brk), tree)
+        if not moved:
+            return _Shadow()
+        hidden = {(c.line, c.code): moved[c.line] for c in brk if c.line in moved}
+        behind: dict[int, list[int]] = {}
+        for ln, first in sorted(moved.items()):
+            behind.setdefault(first, []).append(ln)
+        return _Shadow(hidden, behind)
 
     def _frame_inputs(self, path: str) -> list[Candidate]:
         """CL304's per-call ints passed to functions that break (found over the project)."""
@@ -1526,6 +1567,30 @@ class _Scan:
                 "lines": self.total_lines,
                 "follow": self.follow_data,
             },
+        )
+
+
+@dataclass
+class _Shadow:
+    """Break candidates behind a loop's first break (``Engine._loop_shadowed``)."""
+
+    hidden: dict[tuple[int, str], int] = field(default_factory=dict)  # (line, code) -> first
+    behind: dict[int, list[int]] = field(default_factory=dict)  # first line -> hidden lines
+
+    @staticmethod
+    def after(first: int) -> str:
+        return (
+            f" (behind the loop break at line {first}: torch runs this frame eagerly from there "
+            "and reports this break only once that one is fixed)"
+        )
+
+    @staticmethod
+    def note(lines: list[int]) -> str:
+        where = ", ".join(str(x) for x in lines)
+        s = "s" if len(lines) > 1 else ""
+        return (
+            f" (in a loop: torch skips this frame here and runs it eagerly, so the break{s} at "
+            f"line{s} {where} of the same frame show{'' if s else 's'} only once this one is fixed)"
         )
 
 

@@ -107,6 +107,17 @@ class IncrementalParser:
                 self._py.popitem(last=False)
         return tree
 
+    def known_python_tree(self, data: bytes) -> ast.Module | None:
+        """The CPython tree ``python_tree`` last gave for exactly this text, if it still keeps
+        one (read-only: the findings phase asks for it instead of parsing the text again)."""
+        text = _plain_text(data)
+        if text is None:
+            return None
+        for parsed in self._py.values():
+            if sum(map(len, parsed.lines)) == len(text) and "".join(parsed.lines) == text:
+                return parsed.tree
+        return None
+
     def __call__(self, data: bytes, inp: object) -> cst.Module:
         key = str(getattr(inp, "real", inp))
         return self.parse(key, data)

@@ -37,6 +37,7 @@ compiled as its own frame.
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -277,6 +278,8 @@ def break_sites(
             continue
         if "latent:" in f.message:
             continue  # only some inputs reach the tensor part
+        if f.behind is not None:
+            continue  # torch runs the frame eagerly from an earlier loop break
         seen.add((f.path, f.line))
         out.append(BreakSite(f.path, f.line, f.rule, func, in_loop))
     return [b for b in out if not _under_data_branch(b, out)]
@@ -485,8 +488,8 @@ class _Entry:
             return None
         if old[0] in ("I", "F") and new[0] in ("I", "F"):
             specialized = p is not None and p.specialized
-            if name.startswith("self."):
-                specialized = True
+            if name.startswith("self.") and old[0] == "I":
+                specialized = True  # int attributes of a module stay static; floats do not
             if not self.dynamic.get(name) or specialized:
                 return f"{name} == {_fmt(old[1])}"
             if old[0] == "I" and (new[1] in (0, 1)) != (old[1] in (0, 1)):
@@ -609,9 +612,12 @@ def predict_recompiles(
     # dynamo's guards on a list's length come before those on an int attribute's value
     state_sites = sorted(state_sites, key=lambda s: s[1] == "int")
     for i, (args, kwargs) in enumerate(calls):
-        vals = {}
+        vals: dict[str, Abstract] = {}
         for attr, what, _line, _fq in state_sites:  # changes on every call
-            vals[f"self.{attr}"] = ("I", i) if what == "int" else ("L", (("?",),) * i)
+            if what == "float":
+                vals[f"self.{attr}"] = ("F", float(i))
+            else:
+                vals[f"self.{attr}"] = ("I", i) if what == "int" else ("L", (("?",),) * i)
         vals.update(_bind(fn, args, kwargs))
         seq.append(vals)
     counts: dict[tuple[str, str], list[Any]] = {}
@@ -662,7 +668,12 @@ def predict_recompiles(
         if subject.startswith("self."):
             attr = subject[5:]
             what, line, fq = state_by_attr.get(attr, ("int", def_line, entry[1]))
-            if what != "int":
+            if what == "float":
+                reason = (
+                    f"`{subject}` is a float attribute changed in traced code; torch guards on "
+                    "its value at its first read, recompiles once, then keeps it symbolic"
+                )
+            elif what != "int":
                 guard = f"len({subject}) == {guard.rsplit(' ', 1)[-1]}"
                 guard = re.sub(r"len\(self\.\w+\)\[\d+\]", f"len({subject})", guard)
                 reason = (
@@ -722,7 +733,7 @@ def predict_recompiles(
         out.append(
             PredictedRecompile(
                 b.path,
-                b.line + 1,
+                value_use_line(b.path, b.line),
                 b.function.rsplit(".", 1)[-1],
                 "___stack0",
                 "___stack0 == <the value of the first call>",
@@ -733,6 +744,59 @@ def predict_recompiles(
             )
         )
     return out, hit
+
+
+def value_use_line(path: str, line: int) -> int:
+    """Where the resume function after a break that reads a number from a tensor (``.item()``
+    at ``line``) first uses that number, which is where torch 2.13 reports the guard on it
+    (``___stack0 == 3.0``): the break's own line when its statement goes on with the number
+    (``if x.sum().item() > t:``, ``n = int(x.item())``), else, when the statement only stores
+    it in a name (``n = x.sum().item()``), the first later line of the function reading that
+    name; ``line + 1`` when neither shows."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read())
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return line + 1
+    holder: ast.FunctionDef | ast.AsyncFunctionDef | None = None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if node.lineno <= line <= (node.end_lineno or node.lineno):
+                if holder is None or node.lineno > holder.lineno:
+                    holder = node
+    if holder is None:
+        return line + 1
+    stmt = next(
+        (
+            n
+            for n in ast.walk(holder)
+            if isinstance(n, ast.stmt) and n.lineno == line and n is not holder
+        ),
+        None,
+    )
+    if stmt is None:
+        return line + 1
+    stored = (
+        isinstance(stmt, ast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Name)
+        and isinstance(stmt.value, ast.Call)
+        and isinstance(stmt.value.func, ast.Attribute)
+        and stmt.value.func.attr in ("item", "tolist")
+    )
+    if not stored:
+        return line
+    assert isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name)
+    name = stmt.targets[0].id
+    reads = [
+        n.lineno
+        for n in ast.walk(holder)
+        if isinstance(n, ast.Name)
+        and n.id == name
+        and isinstance(n.ctx, ast.Load)
+        and n.lineno > (stmt.end_lineno or line)
+    ]
+    return min(reads, default=line + 1)
 
 
 def _distinct_tensor_calls(calls: Sequence[tuple[list[Abstract], dict[str, Abstract]]]) -> int:
@@ -755,6 +819,7 @@ def predict(
     spec: Any,
     catalog: Any,
     spec_dir: str = "",
+    torch_version: str | None = None,
 ) -> Prediction:
     calls = spec_calls(spec)
     entry = find_entry(project, spec.model, spec_dir or os.path.dirname(spec.source or ""))
@@ -789,6 +854,10 @@ def predict(
         if all(s[0] != m.group(1) for s in state):
             line = first_read(f.path, m.group(1), f.line)
             state.append((m.group(1), what, line, func))
+    if _float_state_applies(torch_version):
+        for attr, line, func in float_state(project, entry, keyset):
+            if all(s[0] != attr for s in state):
+                state.append((attr, "float", line, func))
     if spec.compile.get("dynamic") is True:
         calls = [
             (
@@ -817,6 +886,7 @@ def predict(
     recs.extend(_site_recompiles(project, keyset, recs))
     if _shapes_change(calls):
         recs.extend(_size_recompiles(project, keyset, recs))
+    recs.extend(_varying_size_recompiles(project, keyset, recs))
     if len(calls) > 1:
         recs.extend(_flag_recompiles(project, entry, keys, recs))
     return Prediction(
@@ -833,14 +903,96 @@ def predict(
     )
 
 
+# torch 2.13 (checked in tests/test_pred23g.py): a float attribute of a module that traced code
+# changes is guarded on its value where it is first read; the next call recompiles once and
+# automatic dynamic makes it symbolic (int attributes stay static: every call recompiles).
+# Earlier versions were not checked: a ``--target-torch`` below this gives no prediction.
+FLOAT_STATE_SINCE = (2, 13)
+
+
+def _float_state_applies(torch_version: str | None) -> bool:
+    if not torch_version:
+        return True
+    from compilelint.catalog import version_tuple
+
+    return version_tuple(torch_version) >= FLOAT_STATE_SINCE
+
+
+def float_state(project: Project, entry: FKey, keyset: set[FKey]) -> list[tuple[str, int, str]]:
+    """``(attr, line of its first read, function)`` for each float attribute of the entry's
+    own class (``self.<attr> = <float literal>`` in ``__init__``, assigned nowhere else in
+    ``__init__``) that a reachable method of the class assigns from its own value
+    (``self.c = min(self.c + s, m)``, ``self.c += s``): state that lives across the calls and
+    changes. Reads CPython's tree of the entry's file (only with a spec)."""
+    path = entry[0]
+    cls = project.fn(entry).cls
+    if not cls:
+        return []
+    try:
+        with open(path, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read())
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return []
+    node = _class_node(tree, cls)
+    if node is None:
+        return []
+
+    def self_attr(t: ast.AST) -> str | None:
+        if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+            return t.attr
+        return None
+
+    floats: dict[str, int] = {}
+    methods = [m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for m in methods:
+        if m.name != "__init__":
+            continue
+        for sub in ast.walk(m):
+            if isinstance(sub, ast.Assign):
+                for t in sub.targets:
+                    a = self_attr(t)
+                    if a is None:
+                        continue
+                    v = sub.value
+                    ok = isinstance(v, ast.Constant) and type(v.value) is float
+                    floats[a] = floats.get(a, 0) + (1 if ok else 2)
+    floats = {a: n for a, n in floats.items() if n == 1}
+    out: list[tuple[str, int, str]] = []
+    for m in methods:
+        qual = f"{cls}.{m.name}"
+        if m.name == "__init__" or (path, qual) not in keyset:
+            continue
+        for sub in ast.walk(m):
+            target: ast.AST | None = None
+            if isinstance(sub, ast.AugAssign):
+                target = sub.target
+            elif isinstance(sub, ast.Assign) and len(sub.targets) == 1:
+                a = self_attr(sub.targets[0])
+                if a is not None and any(self_attr(x) == a for x in ast.walk(sub.value)):
+                    target = sub.targets[0]
+            a = self_attr(target) if target is not None else None
+            if a in floats and all(o[0] != a for o in out):
+                out.append((a, first_read(path, a, getattr(sub, "lineno", m.lineno)), qual))
+    return out
+
+
+def _class_node(tree: ast.Module, qual: str) -> ast.ClassDef | None:
+    body: list[ast.stmt] = tree.body
+    node: ast.ClassDef | None = None
+    for part in qual.split("."):
+        node = next((n for n in body if isinstance(n, ast.ClassDef) and n.name == part), None)
+        if node is None:
+            return None
+        body = node.body
+    return node
+
+
 def first_read(path: str, attr: str, upto: int) -> int:
     """The first line of the function holding line ``upto`` (innermost) that reads
     ``self.<attr>`` (an augmented assignment reads it too), at or before ``upto``: dynamo
     installs the guard on module state where traced code first reads it, which is where torch
     reports the recompile; else ``upto``. Parses the file (only for state the prediction
     found)."""
-    import ast
-
     try:
         with open(path, encoding="utf-8") as fh:
             tree = ast.parse(fh.read())
@@ -984,6 +1136,84 @@ def _size_recompiles(
                 _FIX["size"],
             )
         )
+    return out
+
+
+def _varying_size_recompiles(
+    project: Project, keyset: set[FKey], recs: Sequence[PredictedRecompile]
+) -> list[PredictedRecompile]:
+    """A frame of its own (:func:`~compilelint.static.analysis.breakpoints.own_frames`: a
+    function that breaks, or one a skipped frame calls) called in a loop with a tensor whose
+    size differs between the iterations (:mod:`~compilelint.static.analysis.sizes`: grown by
+    concatenation, selected by a mask, sliced by a number read from a tensor): the second call
+    fails the frame's size guard and recompiles it once, then the dim is dynamic (torch 2.13
+    reports ``tensor 'x' size mismatch`` at the ``def``). A frame dynamo skips from its start
+    (a break in one of its own loops) is never compiled, so never recompiled."""
+    from compilelint.static.analysis.breakpoints import own_frames
+    from compilelint.static.analysis.sizes import aliased_arguments, varying_arguments
+
+    breaks = project.callee_breaks()
+    taken = {(r.path, r.line) for r in recs}
+    trees: dict[str, ast.Module | None] = {}
+    out: list[PredictedRecompile] = []
+    for key in sorted(own_frames(project, breaks) & keyset):
+        if breaks.skips_from(key) is not None:
+            continue
+        fn = project.fn(key)
+        def_line = next((int(r[2]) for r in fn.guards if r[1] == "def"), fn.line)
+        if (key[0], def_line) in taken:
+            continue
+        pos = [p.name for p in fn.params if p.index >= 0]
+        names = {p.name for p in fn.params if p.index > -2}
+        for cpath, cs, implicit in project.callers.get(key, ()):
+            if not cs.in_loop or cs.star or id(cs) in project._dead_calls:
+                continue
+            if cpath not in trees:
+                try:
+                    with open(cpath, encoding="utf-8") as fh:
+                        trees[cpath] = ast.parse(fh.read())
+                except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+                    trees[cpath] = None
+            tree = trees[cpath]
+            if tree is None:
+                continue
+            name = cs.ref.rsplit("|", 1)[-1].rsplit(".", 1)[-1]
+            got: list[int | str] = list(varying_arguments(tree, cs.line, cs.col, name) or [])
+            alias = [] if got else aliased_arguments(tree, cs.line, cs.col, name)
+            got = got or list(alias)
+            bound = [
+                pos[implicit + a] if isinstance(a, int) and implicit + a < len(pos) else a
+                for a in got
+            ]
+            params = [p for p in bound if isinstance(p, str) and p in names]
+            if not params:
+                continue
+            taken.add((key[0], def_line))
+            out.append(
+                PredictedRecompile(
+                    key[0],
+                    def_line,
+                    key[1].rsplit(".", 1)[-1],
+                    params[0],
+                    f"`{params[0]}` and `{params[-1]}` are one object"
+                    if alias
+                    else f"tensor '{params[0]}' size mismatch",
+                    1,
+                    (
+                        f"`{key[1]}` is compiled as a frame of its own, and the loop at line "
+                        f"{cs.line} passes `{params[0]}` and `{params[-1]}` one tensor on its "
+                        "first iteration and two on the next: the second call recompiles it once"
+                    )
+                    if alias
+                    else (
+                        f"`{key[1]}` is compiled as a frame of its own, and the loop at line "
+                        f"{cs.line} passes `{params[0]}` a tensor whose size changes between its "
+                        "iterations: the second call recompiles it once, then the dim is dynamic"
+                    ),
+                    _FIX["tensor"],
+                )
+            )
+            break
     return out
 
 

@@ -46,6 +46,9 @@ class ParamFacts:
     default: str  # "none" | "nodefault" | "literal" | "other"
     # the default's Python value when it is a literal or None (``[value]``), else ``[]``
     literal: list[object] = field(default_factory=list)
+    # the body calls a method on it that only a tensor has (``n.max()``, ``n.sum()``, not a
+    # method of a Python number, string or container): a tensor whatever its name reads like
+    tensor_use: bool = False
 
 
 @dataclass

@@ -123,6 +123,38 @@ TENSOR_METHODS = frozenset(
     """.split()
 )
 
+# methods a tensor has and no Python number, string or container has: a call of one on a
+# parameter says the parameter is a tensor
+TENSOR_ONLY_METHODS = (
+    TENSOR_METHODS
+    - frozenset(
+        m
+        for t in (int, float, complex, bool, str, bytes, list, tuple, dict, set, frozenset, range)
+        for m in dir(t)
+    )
+    - frozenset(
+        # methods modules, generators, devices and dtypes have too (``config.to(device)``)
+        {
+            "bfloat16",
+            "cpu",
+            "cuda",
+            "double",
+            "float",
+            "half",
+            "ipu",
+            "mtia",
+            "requires_grad_",
+            "to",
+            "type",
+            "xpu",
+            "device",
+            "is_complex",
+            "is_floating_point",
+            "is_signed",
+            "itemsize",
+        }
+    )
+)
 SCALAR_METHODS = frozenset({"item", "tolist", "numpy", "data_ptr", "__index__", "__int__"})
 # torch functions and Tensor methods that read their tensors' data into a Python bool: torch
 # 2.13 breaks at the call (GB0033 "Data dependent operator")

@@ -25,6 +25,8 @@ def root_param_is_tensor(fn: FunctionFacts, i: int) -> bool:
         return False
     if prm.default in ("literal", "other"):
         return False
+    if prm.tensor_use:
+        return True  # `num_rois.max()`: only a tensor has the method
     name = prm.name.lower()
     return not (
         name in N.FLAG_NAMES or name.startswith(N.FLAG_PREFIXES) or name.endswith(N.FLAG_SUFFIXES)

@@ -981,6 +981,24 @@ class FileWalker(Evaluator):
             for h in hooks:
                 h(node)
 
+    def _tensor_method_param(self, node: cst.Call) -> None:
+        """``n.max()`` on a parameter ``n`` not re-bound yet: a method only tensors have
+        (:data:`~compilelint.static.analysis.names.TENSOR_ONLY_METHODS`) says the parameter is a
+        tensor, whatever its name reads like (``ParamFacts.tensor_use``)."""
+        f = node.func
+        if not (
+            isinstance(f, cst.Attribute)
+            and isinstance(f.value, cst.Name)
+            and f.attr.value in N.TENSOR_ONLY_METHODS
+        ):
+            return
+        scope, name = self.scope, f.value.value
+        if scope.facts is None or name not in scope.params or name in scope.rebound:
+            return
+        for prm in scope.facts.params:
+            if prm.name == name:
+                prm.tensor_use = True
+
     def visit_expr(self, node: cst.CSTNode) -> None:
         """Fire hooks on an expression subtree and record calls and references."""
         t = type(node)
@@ -1008,6 +1026,7 @@ class FileWalker(Evaluator):
             self._record_call(n)
             self._grow_list(n)
             self._size_params(n)
+            self._tensor_method_param(n)
         elif t is cst.Attribute:
             self._object_param_attr(n)
         elif t is cst.NamedExpr:

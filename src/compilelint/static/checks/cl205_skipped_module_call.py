@@ -64,6 +64,23 @@ SKIPPED = frozenset(
         "json.load",
         # other runtime services
         "random.random",
+        # the `random` module's other draws: pure-Python functions over `random()` (or C
+        # methods, `getrandbits`) that dynamo skips; it traces only `uniform`, `randint` and
+        # `randrange` itself (torch 2.13: "Attempted to call function marked as skipped")
+        "random.choice",
+        "random.choices",
+        "random.sample",
+        "random.shuffle",
+        "random.gauss",
+        "random.normalvariate",
+        "random.lognormvariate",
+        "random.expovariate",
+        "random.betavariate",
+        "random.gammavariate",
+        "random.triangular",
+        "random.getrandbits",
+        # serialisation to a file
+        "torch.save",
         "datetime.datetime.now",
         "uuid.uuid4",
         "threading.Lock",

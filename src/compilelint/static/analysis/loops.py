@@ -1,0 +1,158 @@
+"""Breaks torch never reaches because an earlier break in a loop makes dynamo skip the frame.
+
+torch 2.13: a graph break inside a ``for``/``while`` loop of the frame being compiled makes
+dynamo give up on that frame ("graph break in for loop": the frame runs eagerly; the functions
+it calls are compiled as frames of their own). Every later break of the same frame then runs in
+eager code and is never reported; it shows only once the first is fixed. The first break must
+be one every iteration reaches: a statement at the top level of a loop's body (a nested
+``for``'s header, an ``if``'s test), not one under an ``if``/``try``/``with`` of the loop, nor a
+``while``'s test (torch 2.13 still reports the breaks of that loop's body). Lines are the first lines of the break candidates (a statement spanning several lines
+breaks at the first of its candidates first: execution order within a statement follows the
+source).
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Iterator
+
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
+def _compound(st: ast.stmt) -> bool:
+    return any(isinstance(getattr(st, f, None), list) for f in ("body", "cases"))
+
+
+def _header(st: ast.stmt) -> list[tuple[int, int]]:
+    """The spans of a compound statement every run of it reaches: an ``if``'s test, a
+    ``with``'s items (not their bodies, which a branch or an exception may skip)."""
+    heads: list[ast.AST] = []
+    if isinstance(st, ast.If):
+        heads = [st.test]
+    elif isinstance(st, (ast.With, ast.AsyncWith)):
+        heads = [i.context_expr for i in st.items]
+    elif isinstance(st, ast.Match):
+        heads = [st.subject]
+    return [(h.lineno, h.end_lineno or h.lineno) for h in heads]
+
+
+def _frame_lines(fn: ast.AST) -> tuple[set[int], list[tuple[int, int]]]:
+    """(lines of ``fn``'s own code, not nested functions'; (first, last) line of each statement
+    every iteration of some loop of ``fn`` reaches)."""
+    own: set[int] = set()
+    always: list[tuple[int, int]] = []
+
+    def statements(body: list[ast.stmt], in_loop: bool) -> None:
+        for st in body:
+            if isinstance(st, _FUNCS):
+                continue  # another frame
+            first, last = st.lineno, st.end_lineno or st.lineno
+            if in_loop and not isinstance(st, _LOOPS):
+                always.extend(_header(st) if _compound(st) else [(first, last)])
+            if isinstance(st, _LOOPS):
+                head = st.iter if isinstance(st, (ast.For, ast.AsyncFor)) else st.test
+                if in_loop and not isinstance(st, ast.While):
+                    # a nested ``for``'s header runs on every iteration of the outer loop (a
+                    # break at a ``while`` test does not skip the frame: torch 2.13 still
+                    # reports the breaks of the loop's body)
+                    always.append((head.lineno, head.end_lineno or head.lineno))
+                statements(st.body, True)
+                statements(st.orelse, False)
+            else:
+                for field in ("body", "orelse", "finalbody", "handlers"):
+                    sub = getattr(st, field, None)
+                    if isinstance(sub, list) and sub and isinstance(sub[0], ast.stmt):
+                        statements(sub, False)
+                    elif field == "handlers" and sub:
+                        for h in sub:
+                            statements(h.body, False)
+                if isinstance(st, ast.Match):
+                    for case in st.cases:
+                        statements(case.body, False)
+            for node in ast.walk(st):
+                ln = getattr(node, "lineno", None)
+                if ln is not None:
+                    own.add(ln)
+        return None
+
+    body = getattr(fn, "body", [])
+    statements(body if isinstance(body, list) else [], False)
+    # lines of nested functions (defs, lambdas) inside the statements belong to their frames
+    for node in ast.walk(fn):
+        if node is not fn and isinstance(node, _FUNCS):
+            for sub in ast.walk(node):
+                ln = getattr(sub, "lineno", None)
+                if ln is not None:
+                    own.discard(ln)
+    return own, always
+
+
+def _comprehension_lines(tree: ast.AST) -> set[int]:
+    """Lines of the comprehensions that run as frames of their own: generator expressions, and
+    before Python 3.12 (PEP 709) list, set and dict comprehensions too. When dynamo skips the
+    enclosing frame it still compiles them as frames, so a break inside one is reported."""
+    kinds: tuple[type[ast.AST], ...] = (ast.GeneratorExp,)
+    if sys.version_info < (3, 12):
+        kinds += (ast.ListComp, ast.SetComp, ast.DictComp)
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, kinds):
+            for sub in ast.walk(node):
+                ln = getattr(sub, "lineno", None)
+                if ln is not None:
+                    out.add(ln)
+    return out
+
+
+def shadowed_breaks(
+    source: str, lines: Iterable[int], tree: ast.Module | None = None
+) -> dict[int, int]:
+    """``{line: first}`` for the break lines (of ``lines``) that follow, in the same frame, a
+    break every iteration of a loop reaches (``first``): dynamo skips the frame there, and the
+    later ones run eagerly (see the module docstring)."""
+    want = sorted(set(lines))
+    if len(want) < 2:
+        return {}
+    if tree is None:  # the editor server passes the tree its parser keeps for this text
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            return {}
+    out: dict[int, int] = {}
+    for fn in _functions(tree.body):
+        # only a frame holding two of the lines can hide one behind another
+        lo = bisect_left(want, fn.lineno)
+        if bisect_right(want, fn.end_lineno or fn.lineno) - lo < 2:
+            continue
+        own, always = _frame_lines(fn)
+        mine = [ln for ln in want if ln in own]
+        first = next(
+            (ln for ln in mine if any(a <= ln <= b for a, b in always)),
+            None,
+        )
+        if first is None:
+            continue
+        comps = _comprehension_lines(fn)
+        for ln in mine:
+            if ln > first and ln not in comps:
+                out[ln] = first
+    return out
+
+
+def _functions(body: list[ast.stmt]) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The ``def``s of ``body`` at any depth, through statements only (a ``def`` is a
+    statement: no expression needs walking to find one)."""
+    for st in body:
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield st
+        for field in ("body", "orelse", "finalbody"):
+            sub = getattr(st, field, None)
+            if isinstance(sub, list) and sub and isinstance(sub[0], ast.stmt):
+                yield from _functions(sub)
+        for h in getattr(st, "handlers", None) or ():
+            yield from _functions(h.body)
+        for case in getattr(st, "cases", None) or ():
+            yield from _functions(case.body)
