@@ -29,7 +29,7 @@ def _compound(st: ast.stmt) -> bool:
 def _header(st: ast.stmt) -> list[tuple[int, int]]:
     """The spans of a compound statement every run of it reaches: an ``if``'s test, a
     ``with``'s items (not their bodies, which a branch or an exception may skip)."""
-    heads: list[ast.AST] = []
+    heads: list[ast.expr] = []
     if isinstance(st, ast.If):
         heads = [st.test]
     elif isinstance(st, (ast.With, ast.AsyncWith)):

@@ -37,7 +37,7 @@ class AssertOnObject(Check):
 
     def _container(self, scope: object, name: str) -> tuple[str, Taint]:
         facts = getattr(scope, "facts", None)
-        rebound = getattr(scope, "rebound", set())
+        rebound: set[str] = getattr(scope, "rebound", set())
         if facts is not None and name not in rebound:
             for prm in facts.params:
                 if prm.name == name and prm.index == -2:
