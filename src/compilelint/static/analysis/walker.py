@@ -548,6 +548,9 @@ class FileWalker(Evaluator):
         self.closure_calls: list[tuple[FunctionFacts, cst.CSTNode]] = []  # wrappers' `func(...)`
         # id(node) -> the statement being walked when it was reported or called (positions)
         self.stmt_of: dict[int, cst.CSTNode | None] = {}
+        # id(reported node) -> the node on whose first line CPython places the jump that
+        # breaks (a multi-line test's statement or operand: ``TensorDependentBranch``)
+        self.jump_at: dict[int, cst.CSTNode] = {}
         self.scope = Scope(None, None)
         self.module_scope = self.scope  # module-level bindings (methods do not see them)
         self.class_stack: list[ClassFacts] = []
@@ -2446,9 +2449,15 @@ def analyze_module(
     nodes.extend(n for _, n, _c in walker.cond_calls)
     nodes.extend(n for _, n in uses.sites)
     nodes.extend(n for _, n in walker.closure_calls)
+    jump_at = walker.jump_at
+    if jump_at:
+        kept = {id(p[1]) for p in walker.pending}
+        jump_at = {i: n for i, n in jump_at.items() if i in kept}
+        nodes.extend(jump_at.values())
     stmt_of = walker.stmt_of
     # the guard rows need only a line
     lines_only = {id(n) for _, n in uses.sites}
+    lines_only.update(id(n) for n in jump_at.values())
     lines_only.update(id(n) for _, n in walker.closure_calls)
     lines_only.difference_update(id(p[1]) for p in walker.pending)
     lines_only.difference_update(id(n) for _, n in walker.call_nodes)
@@ -2475,6 +2484,9 @@ def analyze_module(
     candidates: list[Candidate] = []
     for code, node, req, args, scope, in_loop, func, conds in walker.pending:
         line, col, eline, ecol = sp.get(id(node), (1, 1, 1, 1))
+        at = jump_at.get(id(node))
+        if at is not None and id(at) in sp:
+            line = sp[id(at)][0]
         candidates.append(
             Candidate(
                 code=code,

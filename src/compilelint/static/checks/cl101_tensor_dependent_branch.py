@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 
 import libcst as cst
@@ -70,9 +71,11 @@ class TensorDependentBranch(Check):
             finally:
                 del self.w.conds[n:]
 
-    def _test(self, test: cst.BaseExpression) -> None:
+    def _test(self, test: cst.BaseExpression, at: cst.CSTNode | None = None) -> None:
+        """``at``: the statement (or ``IfExp``) whose test it is, where CPython places the jump."""
         taint = self.taint(test)
         if taint:
+            self._jump_line(test, at)
             extra = {}
             guard = self._guard(test)
             if guard is not None:
@@ -223,14 +226,30 @@ class TensorDependentBranch(Check):
         q = self.qualify(e) or ""
         return FLOAT_DTYPES.get(q.removeprefix("torch.")) if q.startswith("torch.") else None
 
+    def _jump_line(self, test: cst.BaseExpression, at: cst.CSTNode | None) -> None:
+        """Where torch reports the break: the line of the jump that tests the first tensor
+        operand (``if (\n (v < b).any()\n or ...):``). CPython 3.11 gives a jump the line of
+        the statement (or of the ``x if t else y``) unless the operand is a comparison, whose
+        jump is on the comparison's line; 3.12 on, every jump is on its operand's first line.
+        The finding keeps the test as its node; only its line moves (``FileWalker.jump_at``)."""
+        if at is None:
+            return
+        op = _first_tensor_operand(test, self.taint)
+        if sys.version_info >= (3, 12) or isinstance(op, cst.Comparison):
+            if op is test:
+                return
+            at = op
+        self.w.jump_at[id(test)] = at
+        self.w.stmt_of.setdefault(id(at), self.w.current_stmt)
+
     def visit_If(self, node: cst.If) -> None:
-        self._test(node.test)
+        self._test(node.test, node)
 
     def visit_While(self, node: cst.While) -> None:
-        self._test(node.test)
+        self._test(node.test, node)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
-        self._test(node.test)
+        self._test(node.test, node)
 
     def visit_CompIf(self, node: cst.CompIf) -> None:
         self._test(node.test)
@@ -245,7 +264,21 @@ class TensorDependentBranch(Check):
         parts: list[cst.BaseExpression] = []
         _bool_read(node.test, parts)
         if any(self.taint(p) for p in parts):
-            self._test(node.test)
+            self._test(node.test, node)
+
+
+def _first_tensor_operand(
+    test: cst.BaseExpression, taint: Callable[[cst.BaseExpression], object]
+) -> cst.BaseExpression:
+    """The operand of ``not``/``and``/``or`` whose truth Python reads first among those that
+    are tensors (the test itself when it is none of these)."""
+    while True:
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test = test.expression
+        elif isinstance(test, cst.BooleanOperation):
+            test = test.left if taint(test.left) else test.right
+        else:
+            return test
 
 
 _LITERAL_MSG = (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float, cst.Imaginary)
