@@ -177,3 +177,57 @@ def test_torch_breaks_on_the_line_reported(
     exec(compile(src, f"<{name}>", "exec"), mod.__dict__)
     torch_lines = _break_lines(torch, mod.Model(), torch.randn(4), name)
     assert torch_lines == _static_lines(tmp_path, src), form
+
+
+# --------------------------------------------------------------------------- unresumable breaks
+SLICE = """\
+import torch
+
+
+def f(a, b):
+    i = (a > 0).sum()
+    x = {index}
+    y = b.sum().item()
+    return x.sum() + y
+
+
+class Model(torch.nn.Module):
+    def forward(self, a):
+        return f(a, a * 2)
+"""
+
+
+def _lines(tmp_path: Path, src: str) -> set[tuple[int, str]]:
+    (tmp_path / "model.py").write_text(src)
+    code, out, err = invoke(
+        ["check", "model.py", "--format", "json", "--no-cache", "--select", "ALL"], cwd=tmp_path
+    )
+    assert code in (0, 1), err
+    return {(f["line"], f["rule"]) for f in json.loads(out)["findings"]}
+
+
+def test_nothing_later_breaks_after_a_tensor_slice_bound(tmp_path: Path) -> None:
+    # VALID for line 7: torch cannot resume after `a[:i]` and runs the rest of `f` eagerly
+    got = _lines(tmp_path, SLICE.format(index="a[:i]"))
+    assert (6, "CL113") in got
+    assert not any(line == 7 for line, _ in got)
+
+
+def test_a_boolean_mask_is_resumed_after(tmp_path: Path) -> None:
+    # INVALID for line 7: after a boolean mask torch resumes, and `.item()` breaks again
+    got = _lines(tmp_path, SLICE.format(index="a[a > 0]"))
+    assert (6, "CL111") in got
+    assert (7, "CL103") in got
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(("index", "want"), [("a[:i]", {6}), ("a[a > 0]", {6, 7})])
+def test_torch_agrees_on_the_rest_of_the_frame(
+    monkeypatch: pytest.MonkeyPatch, index: str, want: set[int]
+) -> None:
+    torch = pytest.importorskip("torch")
+    name = "lib23g_slice" + str(len(want))
+    mod = types.ModuleType(name)
+    monkeypatch.setitem(sys.modules, name, mod)
+    exec(compile(SLICE.format(index=index), f"<{name}>", "exec"), mod.__dict__)
+    assert _break_lines(torch, mod.Model(), torch.randn(8), name) == want

@@ -199,6 +199,12 @@ GENERATOR_ARG = "CL118"
 # it built whose ``__init__`` stores a bound method of the object; its ``via`` is AT_CALL too
 HELD_OBJECT = "CL119"
 REBUILD_CODES = frozenset({REBUILT, GENERATOR_ARG, HELD_OBJECT})
+# breaks torch 2.13 cannot resume after ("Encountered graph break that we cannot resume from
+# ... skipping the rest of the function"): a tensor read as a slice bound (``x[:i]`` calls
+# ``Tensor.item()`` inside ``BUILD_SLICE``/``BINARY_SUBSCR``, no resume point), unlike a boolean
+# mask or an integer tensor index (resumed after). The function's later lines run eagerly.
+UNRESUMABLE_CODES = frozenset({"CL113"})
+EAGER_REST_CODES = REBUILD_CODES | UNRESUMABLE_CODES
 
 
 @dataclass
