@@ -231,3 +231,55 @@ def test_torch_agrees_on_the_rest_of_the_frame(
     monkeypatch.setitem(sys.modules, name, mod)
     exec(compile(SLICE.format(index=index), f"<{name}>", "exec"), mod.__dict__)
     assert _break_lines(torch, mod.Model(), torch.randn(8), name) == want
+
+
+# --------------------------------------------------------------------------- annotated objects
+OBJECT_PARAM = """\
+import torch
+from torch.distributions import ExpTransform, Transform
+
+
+class Lazy(torch.nn.Module):
+    def forward(self, c):
+        return ExpTransform()
+
+
+class Flow:
+    def __init__(self, transform{ann}, x):
+        n = transform.codomain.event_dim - len(x.shape)
+        if n > 0:
+            x = x.unsqueeze(0)
+        self.x = x
+
+
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.t = Lazy()
+
+    def forward(self, x):
+        t = self.t(x)
+        return Flow(t, x).x * 2
+"""
+
+
+def test_a_parameter_annotated_with_a_torch_class_holds_no_tensor(tmp_path: Path) -> None:
+    # VALID: `self.t(x)` is taken for a tensor, but `transform: Transform` is torch's class
+    assert _lines(tmp_path, OBJECT_PARAM.format(ann=": Transform")) == set()
+
+
+def test_an_unannotated_parameter_keeps_the_callers_tensor(tmp_path: Path) -> None:
+    # INVALID (for the static stage): nothing says the module call returns no tensor
+    assert (13, "CL101") in _lines(tmp_path, OBJECT_PARAM.format(ann=""))
+
+
+@pytest.mark.torch
+def test_torch_agrees_on_the_annotated_object(monkeypatch: pytest.MonkeyPatch) -> None:
+    torch = pytest.importorskip("torch")
+    from tests.torch_checks import assert_no_graph_break
+
+    name = "lib23g_object"
+    mod = types.ModuleType(name)
+    monkeypatch.setitem(sys.modules, name, mod)
+    exec(compile(OBJECT_PARAM.format(ann=": Transform"), f"<{name}>", "exec"), mod.__dict__)
+    assert_no_graph_break(mod.Model(), (torch.randn(4),))

@@ -41,7 +41,10 @@ class ParamFacts:
     name: str
     index: int  # position (-1 for keyword-only, -2 for *args, -3 for **kwargs)
     annotation: (
-        str  # "tensor" | "nontensor" | "named" (an alias or class) | "unknown" | "container"
+        # "tensor" | "nontensor" | "named" (an alias or class) | "unknown" | "container" |
+        # "object" (a class torch defines that is no tensor: ``transform: Transform`` with
+        # ``Transform`` from ``torch.distributions``)
+        str
     )
     default: str  # "none" | "nodefault" | "literal" | "other"
     # the default's Python value when it is a literal or None (``[value]``), else ``[]``

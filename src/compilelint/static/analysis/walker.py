@@ -655,6 +655,20 @@ class FileWalker(Evaluator):
         )
         self.stmt_of.setdefault(id(node), self.current_stmt)
 
+    def _ann_kind(self, ann: cst.Annotation | None) -> str:
+        """:func:`_ann_kind`, and ``"object"`` for an annotation that names (as a plain dotted
+        name) a class torch defines that is not a tensor (``Transform`` imported from
+        ``torch.distributions``, ``torch.nn.Module``, ``torch.Generator``): the parameter holds
+        such an object, whatever the value model guesses a caller passes."""
+        kind = _ann_kind(ann)
+        if kind == "named" and ann is not None:
+            expr = ann.annotation
+            if isinstance(expr, (cst.Name, cst.Attribute)):
+                q = self.qualify(expr) or ""
+                if q.startswith("torch.") and q.count(".") >= 1:
+                    return "object"
+        return kind
+
     def code_for(self, node: cst.CSTNode, limit: int = 60) -> str:
         text = " ".join(code_of(self.module, node).split())
         return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -2177,7 +2191,7 @@ class FileWalker(Evaluator):
                 ParamFacts(
                     prm.name.value,
                     idx,
-                    _ann_kind(prm.annotation),
+                    self._ann_kind(prm.annotation),
                     _default_kind(prm.default),
                     _literal_default(prm.default),
                 )
@@ -2190,7 +2204,7 @@ class FileWalker(Evaluator):
                 ParamFacts(
                     prm.name.value,
                     -1,
-                    _ann_kind(prm.annotation),
+                    self._ann_kind(prm.annotation),
                     _default_kind(prm.default),
                     _literal_default(prm.default),
                 )
