@@ -283,3 +283,57 @@ def test_torch_agrees_on_the_annotated_object(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setitem(sys.modules, name, mod)
     exec(compile(OBJECT_PARAM.format(ann=": Transform"), f"<{name}>", "exec"), mod.__dict__)
     assert_no_graph_break(mod.Model(), (torch.randn(4),))
+
+
+# --------------------------------------------------------------------------- breaks in `try:`
+TRY = """\
+import torch
+
+
+def f(a, b):
+{body}
+    if b.sum() > 0:
+        b = b + 1
+    return b + m
+
+
+class Model(torch.nn.Module):
+    def forward(self, a):
+        return f(a, a * 2)
+"""
+IN_TRY = """\
+    try:
+        m = a.sum().item()
+    except ValueError:
+        m = 0.0"""
+NO_TRY = """\
+    m = a.sum().item()
+    n = 0
+    n += 1
+    n += 2"""
+
+
+def test_nothing_later_breaks_after_a_break_in_a_try_body(tmp_path: Path) -> None:
+    # VALID for line 9: torch cannot resume inside the `try` and runs the rest of `f` eagerly
+    got = _lines(tmp_path, TRY.format(body=IN_TRY))
+    assert (6, "CL103") in got
+    assert not any(line == 9 for line, _ in got)
+
+
+def test_a_break_outside_a_try_is_resumed_after(tmp_path: Path) -> None:
+    # INVALID for line 9: resumed after `.item()`, the branch on `b.sum()` breaks again
+    got = _lines(tmp_path, TRY.format(body=NO_TRY))
+    assert {(5, "CL103"), (9, "CL101")} <= got
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(("body", "want"), [(IN_TRY, {6}), (NO_TRY, {5, 9})])
+def test_torch_agrees_on_breaks_in_a_try_body(
+    monkeypatch: pytest.MonkeyPatch, body: str, want: set[int]
+) -> None:
+    torch = pytest.importorskip("torch")
+    name = "lib23g_try" + str(len(want))
+    mod = types.ModuleType(name)
+    monkeypatch.setitem(sys.modules, name, mod)
+    exec(compile(TRY.format(body=body), f"<{name}>", "exec"), mod.__dict__)
+    assert _break_lines(torch, mod.Model(), torch.randn(8), name) == want

@@ -187,6 +187,10 @@ class Candidate:
 # ``Candidate.args`` key of a candidate in a branch whose test its ``conds`` do not describe in
 # full (an ``except`` handler, ``if isinstance(h, Tensor):``): not every call reaches it
 BRANCH = "in_branch"
+# ``Candidate.args`` key of a candidate inside a ``try:`` body of its function: a break there
+# ends the frame's tracing (torch 2.13 cannot resume inside the ``try``: the rest of the
+# function runs eagerly, ``Project.kept``)
+IN_TRY = "in_try"
 
 # the rule of a method that breaks, called on an object the traced code built (torch cannot
 # rebuild it to resume the caller's frame: "Reconstruction failure"); its candidates' ``via``

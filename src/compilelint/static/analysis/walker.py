@@ -28,6 +28,7 @@ from compilelint.static.analysis import values as V
 from compilelint.static.analysis.evaluate import Evaluator, _forward_classes
 from compilelint.static.analysis.facts import (
     BRANCH,
+    IN_TRY,
     NO_TAINT,
     CallSite,
     Candidate,
@@ -565,6 +566,10 @@ class FileWalker(Evaluator):
         # inside a branch whose test the conditions on parameters (``conds``) do not describe
         # in full: a call or a break there runs only on some calls (``CalleeBreaks.surely``)
         self.loose_depth = 0
+        # inside a `try:` body of the current function: torch 2.13 cannot resume after a break
+        # there ("Failed to handle graph break gracefully. Skipping the function"), so the rest
+        # of the function runs eagerly (``Project.kept``)
+        self.try_depth = 0
         self.forward_replaced: set[str] = set()  # classes whose forward a decorator replaces
         self.current_stmt: cst.CSTNode | None = None
         self._value_cache: dict[int, Value] = {}
@@ -650,6 +655,8 @@ class FileWalker(Evaluator):
             # in a branch its conditions do not describe: not every call reaches it
             # (`CalleeBreaks.surely`)
             args = {**args, BRANCH: "1"}
+        if self.try_depth:
+            args = {**args, IN_TRY: "1"}
         self.pending.append(
             (code, node, requires, args, scope, self.loop_depth > 0, func, list(self.conds))
         )
@@ -1775,7 +1782,9 @@ class FileWalker(Evaluator):
         elif t in (cst.Try, cst.TryStar):
             self.fire(stmt)
             tr: Any = stmt
+            self.try_depth += 1
             self.visit_suite(tr.body)
+            self.try_depth -= 1
             for h in tr.handlers:
                 self.fire(h)
                 if h.type is not None:
@@ -2259,6 +2268,7 @@ class FileWalker(Evaluator):
         saved_loop, saved_untraced = self.loop_depth, self.untraced_depth
         saved_branch, self.branch_depth = self.branch_depth, 0
         saved_loose, self.loose_depth = self.loose_depth, 0
+        saved_try, self.try_depth = self.try_depth, 0
         saved_conds, self.conds = self.conds, []
         self.loop_depth = 0
         self.untraced_depth = 0
@@ -2285,6 +2295,7 @@ class FileWalker(Evaluator):
         self.loop_depth, self.untraced_depth = saved_loop, saved_untraced
         self.branch_depth = saved_branch
         self.loose_depth = saved_loose
+        self.try_depth = saved_try
 
     def visit_class(self, node: cst.ClassDef) -> None:
         outer = self.cls
