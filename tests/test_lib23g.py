@@ -68,6 +68,25 @@ def f(x, n):
         return x - 1
     return x + 1
 """,
+    "guarded_calls": """\
+def f(x, n):
+    if (
+        (n is not None and x.any())
+        or (n is None and x.all())
+    ):
+        return x - 1
+    return x + 1
+""",
+    "guard_then_call": """\
+def f(x, n):
+    if (
+        (n is not None and
+         x.any())
+        or x.all()
+    ):
+        return x - 1
+    return x + 1
+""",
     "ifexp_call": """\
 def f(x, n):
     y = (x - 1 if (
@@ -97,8 +116,9 @@ def _static_lines(tmp_path: Path, src: str) -> set[int]:
 
 
 def _jump_lines(src: str) -> set[int]:
-    """CPython's lines of ``f``'s conditional jumps that follow a tensor operand: the running
-    interpreter's own placement (every jump but those testing ``n``)."""
+    """CPython's line of ``f``'s first conditional jump that follows a tensor operand (every
+    jump but those testing ``n``): the running interpreter's own placement, where torch breaks
+    first (the finding is the test's first tensor operand)."""
     ns: dict[str, object] = {}
     exec(compile(src, "<lib23g>", "exec"), ns)
     code = ns["f"].__code__  # type: ignore[attr-defined]
@@ -108,6 +128,7 @@ def _jump_lines(src: str) -> set[int]:
         if "POP_JUMP" in ins.opname and prev is not None and prev.argval != "n":
             if not (prev.opname in ("IS_OP", "COMPARE_OP") and "n" in _loads_before(code, ins)):
                 out.add(ins.positions.lineno)  # type: ignore[union-attr]
+                break
         if ins.opname not in ("CACHE",):
             prev = ins
     return out

@@ -229,16 +229,26 @@ class TensorDependentBranch(Check):
     def _jump_line(self, test: cst.BaseExpression, at: cst.CSTNode | None) -> None:
         """Where torch reports the break: the line of the jump that tests the first tensor
         operand (``if (\n (v < b).any()\n or ...):``). CPython 3.11 gives a jump the line of
-        the statement (or of the ``x if t else y``) unless the operand is a comparison, whose
-        jump is on the comparison's line; 3.12 on, every jump is on its operand's first line.
+        the last comparison the test has evaluated (``a is not None and a.any()``: the
+        comparison's line; the tensor operand's own when it is one), else of the statement
+        (or of the ``x if t else y``); 3.12 on, every jump is on its operand's first line.
         The finding keeps the test as its node; only its line moves (``FileWalker.jump_at``)."""
         if at is None:
             return
-        op = _first_tensor_operand(test, self.taint)
+        op: cst.BaseExpression = test
+        last_cmp: cst.BaseExpression | None = None
+        for leaf in _operands(test):
+            if self.taint(leaf):
+                op = leaf
+                break
+            if isinstance(leaf, cst.Comparison):
+                last_cmp = leaf
         if sys.version_info >= (3, 12) or isinstance(op, cst.Comparison):
             if op is test:
                 return
             at = op
+        elif last_cmp is not None:
+            at = last_cmp
         self.w.jump_at[id(test)] = at
         self.w.stmt_of.setdefault(id(at), self.w.current_stmt)
 
@@ -267,18 +277,20 @@ class TensorDependentBranch(Check):
             self._test(node.test, node)
 
 
-def _first_tensor_operand(
-    test: cst.BaseExpression, taint: Callable[[cst.BaseExpression], object]
-) -> cst.BaseExpression:
-    """The operand of ``not``/``and``/``or`` whose truth Python reads first among those that
-    are tensors (the test itself when it is none of these)."""
-    while True:
-        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-            test = test.expression
-        elif isinstance(test, cst.BooleanOperation):
-            test = test.left if taint(test.left) else test.right
+def _operands(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of ``not``/``and``/``or`` whose truth Python tests, in evaluation order
+    (the test itself when it is none of these)."""
+    out: list[cst.BaseExpression] = []
+    stack = [test]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Not):
+            stack.append(e.expression)
+        elif isinstance(e, cst.BooleanOperation):
+            stack.extend((e.right, e.left))
         else:
-            return test
+            out.append(e)
+    return out
 
 
 _LITERAL_MSG = (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float, cst.Imaginary)
