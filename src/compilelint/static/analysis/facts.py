@@ -41,7 +41,10 @@ class ParamFacts:
     name: str
     index: int  # position (-1 for keyword-only, -2 for *args, -3 for **kwargs)
     annotation: (
-        str  # "tensor" | "nontensor" | "named" (an alias or class) | "unknown" | "container"
+        # "tensor" | "nontensor" | "named" (an alias or class) | "unknown" | "container" |
+        # "object" (a class torch defines that is no tensor: ``transform: Transform`` with
+        # ``Transform`` from ``torch.distributions``)
+        str
     )
     default: str  # "none" | "nodefault" | "literal" | "other"
     # the default's Python value when it is a literal or None (``[value]``), else ``[]``
@@ -184,6 +187,10 @@ class Candidate:
 # ``Candidate.args`` key of a candidate in a branch whose test its ``conds`` do not describe in
 # full (an ``except`` handler, ``if isinstance(h, Tensor):``): not every call reaches it
 BRANCH = "in_branch"
+# ``Candidate.args`` key of a candidate inside a ``try:`` body of its function: a break there
+# ends the frame's tracing (torch 2.13 cannot resume inside the ``try``: the rest of the
+# function runs eagerly, ``Project.kept``)
+IN_TRY = "in_try"
 
 # the rule of a method that breaks, called on an object the traced code built (torch cannot
 # rebuild it to resume the caller's frame: "Reconstruction failure"); its candidates' ``via``
@@ -199,6 +206,12 @@ GENERATOR_ARG = "CL118"
 # it built whose ``__init__`` stores a bound method of the object; its ``via`` is AT_CALL too
 HELD_OBJECT = "CL119"
 REBUILD_CODES = frozenset({REBUILT, GENERATOR_ARG, HELD_OBJECT})
+# breaks torch 2.13 cannot resume after ("Encountered graph break that we cannot resume from
+# ... skipping the rest of the function"): a tensor read as a slice bound (``x[:i]`` calls
+# ``Tensor.item()`` inside ``BUILD_SLICE``/``BINARY_SUBSCR``, no resume point), unlike a boolean
+# mask or an integer tensor index (resumed after). The function's later lines run eagerly.
+UNRESUMABLE_CODES = frozenset({"CL113"})
+EAGER_REST_CODES = REBUILD_CODES | UNRESUMABLE_CODES
 
 
 @dataclass

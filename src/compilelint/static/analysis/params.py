@@ -21,7 +21,7 @@ def root_param_is_tensor(fn: FunctionFacts, i: int) -> bool:
         # `output_attentions: torch.Tensor | None = False`: the literal default shows the
         # annotation is wrong (a flag), and a flag is what callers pass
         return prm.default != "literal"
-    if prm.annotation in ("nontensor", "named", "container") or prm.index in (-2, -3):
+    if prm.annotation in ("nontensor", "named", "object", "container") or prm.index in (-2, -3):
         return False
     if prm.default in ("literal", "other"):
         return False

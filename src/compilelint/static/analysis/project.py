@@ -25,7 +25,10 @@ from compilelint.static.analysis import names as N
 from compilelint.static.analysis import values as V
 from compilelint.static.analysis.facts import (
     BRANCH,
+    EAGER_REST_CODES,
+    IN_TRY,
     REBUILD_CODES,
+    UNRESUMABLE_CODES,
     CallSite,
     Candidate,
     FileFacts,
@@ -1119,28 +1122,38 @@ class Project(Summaries):
                 continue
             out.append(c)
         rebuilt = [c for c in out if c.code in REBUILD_CODES]
-        if rebuilt:
+        ends = EAGER_REST_CODES
+        if any(c.args.get(IN_TRY) for c in out):
+            from compilelint.static.analysis.breakpoints import break_codes
+
+            ends = ends | break_codes()
+        if rebuilt or any(
+            c.code in UNRESUMABLE_CODES or (c.args.get(IN_TRY) and c.code in ends) for c in out
+        ):
             # after the first reconstruction failure torch runs the rest of the function
             # eagerly: a later call in it is not another one, and where every call of the
             # function reaches the failure (no branch, no condition that may not hold), nothing
             # on a later line of the function's own body breaks or recompiles (the functions
             # it calls there still run as frames of their own: their findings stay; the call's
-            # own arguments, evaluated before it, are traced)
+            # own arguments, evaluated before it, are traced). A break torch cannot resume after
+            # (``UNRESUMABLE_CODES``: a tensor slice bound), or any break inside a ``try:`` body
+            # (``IN_TRY``), ends the frame's tracing the same way.
             first: dict[str, tuple[int, int]] = {}
             for c in rebuilt:
                 first[c.func] = min(first.get(c.func, (c.line, c.col)), (c.line, c.col))
             out = [
                 c for c in out if c.code not in REBUILD_CODES or first[c.func] == (c.line, c.col)
             ]
-            eager: dict[str, int] = {
-                c.func: c.line
-                for c in out
-                if c.code in REBUILD_CODES
-                and not c.args.get(BRANCH)
-                and not c.args.get("latent")
-                and not c.args.get("training")
-                and (not c.conds or self.certain((f.path, c.func), c.conds))
-            }
+            eager: dict[str, int] = {}
+            for c in out:
+                if (
+                    (c.code in EAGER_REST_CODES or (c.args.get(IN_TRY) and c.code in ends))
+                    and not c.args.get(BRANCH)
+                    and not c.args.get("latent")
+                    and not c.args.get("training")
+                    and (not c.conds or self.certain((f.path, c.func), c.conds))
+                ):
+                    eager[c.func] = min(eager.get(c.func, c.line), c.line)
             if eager:
                 out = [c for c in out if c.func not in eager or c.line <= eager[c.func]]
         return out

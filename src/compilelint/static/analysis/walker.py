@@ -28,6 +28,7 @@ from compilelint.static.analysis import values as V
 from compilelint.static.analysis.evaluate import Evaluator, _forward_classes
 from compilelint.static.analysis.facts import (
     BRANCH,
+    IN_TRY,
     NO_TAINT,
     CallSite,
     Candidate,
@@ -548,6 +549,9 @@ class FileWalker(Evaluator):
         self.closure_calls: list[tuple[FunctionFacts, cst.CSTNode]] = []  # wrappers' `func(...)`
         # id(node) -> the statement being walked when it was reported or called (positions)
         self.stmt_of: dict[int, cst.CSTNode | None] = {}
+        # id(reported node) -> the node on whose first line CPython places the jump that
+        # breaks (a multi-line test's statement or operand: ``TensorDependentBranch``)
+        self.jump_at: dict[int, cst.CSTNode] = {}
         self.scope = Scope(None, None)
         self.module_scope = self.scope  # module-level bindings (methods do not see them)
         self.class_stack: list[ClassFacts] = []
@@ -562,6 +566,10 @@ class FileWalker(Evaluator):
         # inside a branch whose test the conditions on parameters (``conds``) do not describe
         # in full: a call or a break there runs only on some calls (``CalleeBreaks.surely``)
         self.loose_depth = 0
+        # inside a `try:` body of the current function: torch 2.13 cannot resume after a break
+        # there ("Failed to handle graph break gracefully. Skipping the function"), so the rest
+        # of the function runs eagerly (``Project.kept``)
+        self.try_depth = 0
         self.forward_replaced: set[str] = set()  # classes whose forward a decorator replaces
         self.current_stmt: cst.CSTNode | None = None
         self._value_cache: dict[int, Value] = {}
@@ -647,10 +655,26 @@ class FileWalker(Evaluator):
             # in a branch its conditions do not describe: not every call reaches it
             # (`CalleeBreaks.surely`)
             args = {**args, BRANCH: "1"}
+        if self.try_depth:
+            args = {**args, IN_TRY: "1"}
         self.pending.append(
             (code, node, requires, args, scope, self.loop_depth > 0, func, list(self.conds))
         )
         self.stmt_of.setdefault(id(node), self.current_stmt)
+
+    def _ann_kind(self, ann: cst.Annotation | None) -> str:
+        """:func:`_ann_kind`, and ``"object"`` for an annotation that names (as a plain dotted
+        name) a class torch defines that is not a tensor (``Transform`` imported from
+        ``torch.distributions``, ``torch.nn.Module``, ``torch.Generator``): the parameter holds
+        such an object, whatever the value model guesses a caller passes."""
+        kind = _ann_kind(ann)
+        if kind == "named" and ann is not None:
+            expr = ann.annotation
+            if isinstance(expr, (cst.Name, cst.Attribute)):
+                q = self.qualify(expr) or ""
+                if q.startswith("torch.") and q.count(".") >= 1:
+                    return "object"
+        return kind
 
     def code_for(self, node: cst.CSTNode, limit: int = 60) -> str:
         text = " ".join(code_of(self.module, node).split())
@@ -1758,7 +1782,9 @@ class FileWalker(Evaluator):
         elif t in (cst.Try, cst.TryStar):
             self.fire(stmt)
             tr: Any = stmt
+            self.try_depth += 1
             self.visit_suite(tr.body)
+            self.try_depth -= 1
             for h in tr.handlers:
                 self.fire(h)
                 if h.type is not None:
@@ -2174,7 +2200,7 @@ class FileWalker(Evaluator):
                 ParamFacts(
                     prm.name.value,
                     idx,
-                    _ann_kind(prm.annotation),
+                    self._ann_kind(prm.annotation),
                     _default_kind(prm.default),
                     _literal_default(prm.default),
                 )
@@ -2187,7 +2213,7 @@ class FileWalker(Evaluator):
                 ParamFacts(
                     prm.name.value,
                     -1,
-                    _ann_kind(prm.annotation),
+                    self._ann_kind(prm.annotation),
                     _default_kind(prm.default),
                     _literal_default(prm.default),
                 )
@@ -2242,6 +2268,7 @@ class FileWalker(Evaluator):
         saved_loop, saved_untraced = self.loop_depth, self.untraced_depth
         saved_branch, self.branch_depth = self.branch_depth, 0
         saved_loose, self.loose_depth = self.loose_depth, 0
+        saved_try, self.try_depth = self.try_depth, 0
         saved_conds, self.conds = self.conds, []
         self.loop_depth = 0
         self.untraced_depth = 0
@@ -2268,6 +2295,7 @@ class FileWalker(Evaluator):
         self.loop_depth, self.untraced_depth = saved_loop, saved_untraced
         self.branch_depth = saved_branch
         self.loose_depth = saved_loose
+        self.try_depth = saved_try
 
     def visit_class(self, node: cst.ClassDef) -> None:
         outer = self.cls
@@ -2446,9 +2474,15 @@ def analyze_module(
     nodes.extend(n for _, n, _c in walker.cond_calls)
     nodes.extend(n for _, n in uses.sites)
     nodes.extend(n for _, n in walker.closure_calls)
+    jump_at = walker.jump_at
+    if jump_at:
+        kept = {id(p[1]) for p in walker.pending}
+        jump_at = {i: n for i, n in jump_at.items() if i in kept}
+        nodes.extend(jump_at.values())
     stmt_of = walker.stmt_of
     # the guard rows need only a line
     lines_only = {id(n) for _, n in uses.sites}
+    lines_only.update(id(n) for n in jump_at.values())
     lines_only.update(id(n) for _, n in walker.closure_calls)
     lines_only.difference_update(id(p[1]) for p in walker.pending)
     lines_only.difference_update(id(n) for _, n in walker.call_nodes)
@@ -2475,6 +2509,9 @@ def analyze_module(
     candidates: list[Candidate] = []
     for code, node, req, args, scope, in_loop, func, conds in walker.pending:
         line, col, eline, ecol = sp.get(id(node), (1, 1, 1, 1))
+        at = jump_at.get(id(node))
+        if at is not None and id(at) in sp:
+            line = sp[id(at)][0]
         candidates.append(
             Candidate(
                 code=code,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 
 import libcst as cst
@@ -70,9 +71,11 @@ class TensorDependentBranch(Check):
             finally:
                 del self.w.conds[n:]
 
-    def _test(self, test: cst.BaseExpression) -> None:
+    def _test(self, test: cst.BaseExpression, at: cst.CSTNode | None = None) -> None:
+        """``at``: the statement (or ``IfExp``) whose test it is, where CPython places the jump."""
         taint = self.taint(test)
         if taint:
+            self._jump_line(test, at)
             extra = {}
             guard = self._guard(test)
             if guard is not None:
@@ -223,14 +226,40 @@ class TensorDependentBranch(Check):
         q = self.qualify(e) or ""
         return FLOAT_DTYPES.get(q.removeprefix("torch.")) if q.startswith("torch.") else None
 
+    def _jump_line(self, test: cst.BaseExpression, at: cst.CSTNode | None) -> None:
+        """Where torch reports the break: the line of the jump that tests the first tensor
+        operand (``if (\n (v < b).any()\n or ...):``). CPython 3.11 gives a jump the line of
+        the last comparison the test has evaluated (``a is not None and a.any()``: the
+        comparison's line; the tensor operand's own when it is one), else of the statement
+        (or of the ``x if t else y``); 3.12 on, every jump is on its operand's first line.
+        The finding keeps the test as its node; only its line moves (``FileWalker.jump_at``)."""
+        if at is None:
+            return
+        op: cst.BaseExpression = test
+        last_cmp: cst.BaseExpression | None = None
+        for leaf in _operands(test):
+            if self.taint(leaf):
+                op = leaf
+                break
+            if isinstance(leaf, cst.Comparison):
+                last_cmp = leaf
+        if sys.version_info >= (3, 12) or isinstance(op, cst.Comparison):
+            if op is test:
+                return
+            at = op
+        elif last_cmp is not None:
+            at = last_cmp
+        self.w.jump_at[id(test)] = at
+        self.w.stmt_of.setdefault(id(at), self.w.current_stmt)
+
     def visit_If(self, node: cst.If) -> None:
-        self._test(node.test)
+        self._test(node.test, node)
 
     def visit_While(self, node: cst.While) -> None:
-        self._test(node.test)
+        self._test(node.test, node)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
-        self._test(node.test)
+        self._test(node.test, node)
 
     def visit_CompIf(self, node: cst.CompIf) -> None:
         self._test(node.test)
@@ -245,7 +274,23 @@ class TensorDependentBranch(Check):
         parts: list[cst.BaseExpression] = []
         _bool_read(node.test, parts)
         if any(self.taint(p) for p in parts):
-            self._test(node.test)
+            self._test(node.test, node)
+
+
+def _operands(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of ``not``/``and``/``or`` whose truth Python tests, in evaluation order
+    (the test itself when it is none of these)."""
+    out: list[cst.BaseExpression] = []
+    stack = [test]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Not):
+            stack.append(e.expression)
+        elif isinstance(e, cst.BooleanOperation):
+            stack.extend((e.right, e.left))
+        else:
+            out.append(e)
+    return out
 
 
 _LITERAL_MSG = (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float, cst.Imaginary)
