@@ -73,7 +73,7 @@ if TYPE_CHECKING:  # libcst, the walker and the checks load when a file is analy
 
 PARSE_ERROR = "CL000"
 UNUSED_SUPPRESSION = "CL001"
-CACHE_FORMAT = 5  # 5: each file's facts stored as marshal bytes of their plain data
+CACHE_FORMAT = 6  # 5: facts as marshal bytes of their plain data; 6: annotation kind "object", in_try (round 13)
 POOL_BYTES = 200_000  # analysed source that is worth a pool of workers even in a few files
 
 

@@ -211,15 +211,15 @@ class Summaries:
             return True
         if prm.annotation == "nontensor" and not steps:
             return False
-        for cpath, v in self.argument_values(key, pname):
+        for cpath, passed in self.argument_values(key, pname):
             if prm.annotation == "object":
                 # `transform: Transform` (torch's class): a caller's "tensor" is the value
                 # model's guess for a call it cannot see into (`self.transform(c)` of a module
                 # whose forward returns a `Transform`); the annotation says otherwise
-                rest = [m for m in V.members(v) if m != V.TENSOR]
+                rest = [m for m in V.members(passed) if m != V.TENSOR]
                 if not rest:
                     continue
-                v = V.join(*rest)
-            if self._any(cpath, V.apply_steps(v, steps)):
+                passed = V.join(*rest)
+            if self._any(cpath, V.apply_steps(passed, steps)):
                 return True
         return False
