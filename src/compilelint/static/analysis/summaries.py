@@ -216,10 +216,10 @@ class Summaries:
                 # `transform: Transform` (torch's class): a caller's "tensor" is the value
                 # model's guess for a call it cannot see into (`self.transform(c)` of a module
                 # whose forward returns a `Transform`); the annotation says otherwise
-                rest = [m for m in V.members(passed) if m != V.TENSOR]
-                if not rest:
+                others = [m for m in V.members(passed) if m != V.TENSOR]
+                if not others:
                     continue
-                passed = V.join(*rest)
+                passed = V.join(*others)
             if self._any(cpath, V.apply_steps(passed, steps)):
                 return True
         return False
