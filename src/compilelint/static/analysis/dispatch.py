@@ -18,6 +18,7 @@ import dataclasses
 import hashlib
 import json
 from collections import OrderedDict
+from typing import Any
 
 from compilelint.static.analysis import values as V
 from compilelint.static.analysis.facts import CallSite, FileFacts, FunctionFacts
@@ -279,7 +280,7 @@ def _own_walk(node: ast.AST, in_loop: bool, out: list[tuple[ast.AST, bool]]) -> 
     for name in _child_fields(type(node)):
         field = getattr(node, name, None)
         if type(field) is list:
-            children: list[object] | tuple[object] = field
+            children: list[Any] | tuple[Any] = field
         else:
             children = (field,)
         for child in children:
@@ -292,7 +293,7 @@ def _own_walk(node: ast.AST, in_loop: bool, out: list[tuple[ast.AST, bool]]) -> 
             if t is ast.Assign or t is ast.Call:
                 out.append((child, in_loop))
             if kind != _LEAF:
-                _own_walk(child, in_loop or kind == _LOOP, out)  # type: ignore[arg-type]
+                _own_walk(child, in_loop or kind == _LOOP, out)
 
 
 # what ``_own_walk`` does with a value of a type: not a node, or a node of a nested function,
