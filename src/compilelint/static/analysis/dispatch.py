@@ -18,6 +18,7 @@ import dataclasses
 import hashlib
 import json
 from collections import OrderedDict
+from typing import Any
 
 from compilelint.static.analysis import values as V
 from compilelint.static.analysis.facts import CallSite, FileFacts, FunctionFacts
@@ -272,23 +273,60 @@ def _own_nodes(fn: ast.AST) -> list[tuple[ast.AST, bool]]:
 def _own_walk(node: ast.AST, in_loop: bool, out: list[tuple[ast.AST, bool]]) -> None:
     # a module-level function, not a recursive closure: a closure that calls itself is a
     # reference cycle, which keeps what it holds (CPython's nodes) until the cyclic collector
-    # runs. ``ast.iter_child_nodes``, inlined: this walk sees every node of every function.
-    for name in node._fields:
+    # runs. ``ast.iter_child_nodes``, inlined and keyed by type: this walk sees every node of
+    # every function, and an ``isinstance`` against the abstract classes costs more per node
+    # than a look-up of what the node's type is (``_kind``, decided once per type)
+    kinds = _KINDS
+    for name in _child_fields(type(node)):
         field = getattr(node, name, None)
-        if isinstance(field, list):
-            children: list[object] | tuple[object] = field
-        elif isinstance(field, ast.AST):
-            children = (field,)
+        if type(field) is list:
+            children: list[Any] | tuple[Any] = field
         else:
-            continue
+            children = (field,)
         for child in children:
-            if not isinstance(child, ast.AST) or isinstance(child, _NOT_OWN):
-                continue
             t = type(child)
+            kind = kinds.get(t)
+            if kind is None:
+                kind = _kind(t)
+            if kind == _SKIP:
+                continue
             if t is ast.Assign or t is ast.Call:
                 out.append((child, in_loop))
-            if not isinstance(child, _LEAVES):
-                _own_walk(child, in_loop or isinstance(child, _LOOPS), out)
+            if kind != _LEAF:
+                _own_walk(child, in_loop or kind == _LOOP, out)
+
+
+# what ``_own_walk`` does with a value of a type: not a node, or a node of a nested function,
+# class or lambda (skipped); a node that holds no call and no assignment (a leaf: recorded
+# when it is one, not walked into); a loop; any other node
+_SKIP, _LEAF, _LOOP, _NODE = range(4)
+_KINDS: dict[type, int] = {}
+# fields that never hold a node other than a leaf (names, operators, contexts, flags)
+_SCALAR_FIELDS = frozenset(
+    {"ctx", "op", "ops", "id", "attr", "arg", "name", "module", "level", "is_async", "simple"}
+    | {"conversion", "kind", "type_comment"}
+)
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _kind(t: type) -> int:
+    if not issubclass(t, ast.AST) or issubclass(t, _NOT_OWN):
+        k = _SKIP
+    elif issubclass(t, _LEAVES):
+        k = _LEAF
+    elif issubclass(t, _LOOPS):
+        k = _LOOP
+    else:
+        k = _NODE
+    _KINDS[t] = k
+    return k
+
+
+def _child_fields(t: type) -> tuple[str, ...]:
+    got = _FIELDS.get(t)
+    if got is None:
+        got = _FIELDS[t] = tuple(f for f in getattr(t, "_fields", ()) if f not in _SCALAR_FIELDS)
+    return got
 
 
 def _function(

@@ -118,7 +118,7 @@ class _FnUses:
     (a function's facts that the walk drops, a redefinition, would otherwise free its id for
     the next one, which would then read the dropped one's parameters)."""
 
-    __slots__ = ("fn", "nested", "params", "sizes", "top")
+    __slots__ = ("fn", "nested", "params", "sizes", "top", "used")
 
     def __init__(self, fn: FunctionFacts) -> None:
         self.fn = fn
@@ -128,6 +128,8 @@ class _FnUses:
         # ids of its top-level statements (nodes of the module the walker holds)
         self.top: frozenset[int] = frozenset()
         self.nested: set[str] = set()  # parameters first used in a branch
+        # parameters with a ``"use"`` row (a set: the hook asks at every read of a parameter)
+        self.used: set[str] = {r[0] for r in fn.guards if r[1] == "use"}
 
 
 class GuardUses:
@@ -235,14 +237,16 @@ class GuardUses:
         node: cst.CSTNode,
         op: str = "",
         lit: Any = None,
-    ) -> None:
+    ) -> bool:
+        """Add a row (whether there was room for it)."""
         if len(fn.guards) >= _MAX_ROWS:
-            return
+            return False
         row: list[Any] = [name, kind, 0, op, lit]
         fn.guards.append(row)
         self.sites.append((row, node))
         # the statement that holds it: its position comes from that statement alone
         self.w.stmt_of.setdefault(id(node), self.w.current_stmt)
+        return True
 
     # ------------------------------------------------------------------ hooks
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -260,16 +264,18 @@ class GuardUses:
                     self._row(fn, prm.name.value, "default", prm.default, "", lit)
 
     def visit_Name(self, node: cst.Name) -> None:
-        fn = self.w.func
-        if fn is None or self.w.untraced_depth:
+        w = self.w
+        fn = w.scope.facts  # ``w.func``, without the property's call: this hook sees every name
+        if fn is None or w.untraced_depth:
             return
         name = self._param(fn, node)
         if name is None or "#" in name:
             return
         uses = self._uses(fn)
         nested = uses.nested
-        if not any(r[0] == name and r[1] == "use" for r in fn.guards):
-            self._row(fn, name, "use", node)
+        if name not in uses.used:
+            if self._row(fn, name, "use", node):
+                uses.used.add(name)
             if id(self.w.current_stmt) not in uses.top:
                 nested.add(name)
         elif nested and name in nested and id(self.w.current_stmt) in uses.top:
