@@ -852,7 +852,7 @@ def predict(
             continue
         what = "list" if "list" in f.message or "deque" in f.message else "int"
         if all(s[0] != m.group(1) for s in state):
-            line = first_read(f.path, m.group(1), f.line)
+            line = f.guard_line or first_read(f.path, m.group(1), f.line)
             state.append((m.group(1), what, line, func))
     if _float_state_applies(torch_version):
         for attr, line, func in float_state(project, entry, keyset):
@@ -989,36 +989,18 @@ def _class_node(tree: ast.Module, qual: str) -> ast.ClassDef | None:
 
 def first_read(path: str, attr: str, upto: int) -> int:
     """The first line of the function holding line ``upto`` (innermost) that reads
-    ``self.<attr>`` (an augmented assignment reads it too), at or before ``upto``: dynamo
-    installs the guard on module state where traced code first reads it, which is where torch
-    reports the recompile; else ``upto``. Parses the file (only for state the prediction
-    found)."""
+    ``self.<attr>`` (an augmented assignment is a read), at or before ``upto``: dynamo installs
+    the guard on module state where traced code first reads it, which is where torch reports
+    the recompile (:func:`~compilelint.static.analysis.state.first_read_line`); else ``upto``.
+    Parses the file (only for state the prediction found)."""
+    from compilelint.static.analysis.state import first_read_line, parse_source
+
     try:
         with open(path, encoding="utf-8") as fh:
-            tree = ast.parse(fh.read())
-    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+            tree = parse_source(fh.read())
+    except (OSError, UnicodeDecodeError):
         return upto
-    holder: ast.AST | None = None
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if node.lineno <= upto <= (node.end_lineno or node.lineno):
-                if holder is None or node.lineno > getattr(holder, "lineno", 0):
-                    holder = node
-    if holder is None:
-        return upto
-    best = upto
-    for sub in ast.walk(holder):
-        target = sub.target if isinstance(sub, ast.AugAssign) else sub
-        if (
-            isinstance(target, ast.Attribute)
-            and target.attr == attr
-            and isinstance(target.value, ast.Name)
-            and target.value.id == "self"
-            and (isinstance(target.ctx, ast.Load) or sub is not target)
-            and target.lineno < best
-        ):
-            best = target.lineno
-    return best
+    return upto if tree is None else first_read_line(tree, attr, upto)
 
 
 def _site_recompiles(
@@ -1273,16 +1255,55 @@ def _flag_recompiles(
     return out
 
 
+def spec_free_recompiles(
+    project: Project, torch_version: str | None = None
+) -> list[PredictedRecompile]:
+    """The recompiles the static stage predicts without an input spec: those whose evidence is
+    all in the source, over everything torch.compile traces from the project's roots (module
+    forwards and compiled functions, :attr:`Project.traced`). A frame of its own called in a
+    loop with a tensor whose size changes between the iterations, or with one tensor twice on
+    the first iteration (:func:`_varying_size_recompiles`), and a float attribute of a root's
+    class that traced code changes from its own value (:func:`float_state`: one recompile,
+    then symbolic; torch 2.13). Int counters and lists are CL501's own findings, at the line
+    of their guard. What depends on the values a caller passes (numbers, strings, sizes that
+    differ between calls) needs the spec."""
+    keyset = set(project.traced)
+    out = _varying_size_recompiles(project, keyset, [])
+    taken = {(r.path, r.line) for r in out}
+    for root in sorted(project.roots) if _float_state_applies(torch_version) else ():
+        if not root[1].endswith(".forward") or not project.fn(root).cls:
+            continue
+        for attr, line, qual in float_state(project, root, keyset):
+            if (root[0], line) in taken:
+                continue
+            taken.add((root[0], line))
+            out.append(
+                PredictedRecompile(
+                    root[0],
+                    line,
+                    qual.rsplit(".", 1)[-1],
+                    f"self.{attr}",
+                    f"self.{attr} == <its first value>",
+                    1,
+                    f"`self.{attr}` is a float attribute changed in traced code; torch guards on "
+                    "its value at its first read, recompiles once, then keeps it symbolic",
+                    _FIX["state"],
+                )
+            )
+    return out
+
+
 PREDICTED_RECOMPILE = "CL303"
 _RECOMPILE_RULES = ("CL301", "CL302", "CL304", "CL501", "CL502", PREDICTED_RECOMPILE)
 
 
 def recompile_findings(
-    pred: Prediction,
+    pred: Prediction | Sequence[PredictedRecompile],
     findings: Sequence[Finding],
     rule: Any,
     *,
     cwd: str | None = None,
+    over: str = " over the spec's calls",
 ) -> list[Finding]:
     """The predicted recompiles as ``CL303`` findings (``rule``: its catalogue entry), at the
     line that installs the guard; none where a recompiles rule already reports that line, or a
@@ -1294,11 +1315,18 @@ def recompile_findings(
     def key(path: str, line: int) -> tuple[str, int]:
         return os.path.realpath(os.path.join(base, path)), line
 
-    taken = {key(f.path, f.line) for f in findings if f.rule in _RECOMPILE_RULES}
+    # one guard per changing value: a CL501 finding at a change names the line of its guard
+    taken = {
+        key(f.path, line)
+        for f in findings
+        if f.rule in _RECOMPILE_RULES
+        for line in {f.line, f.guard_line or f.line}
+    }
     out: list[Finding] = []
     texts: dict[str, list[str]] = {}
     noqa: dict[str, dict[int, list[str]]] = {}
-    for site in pred.recompile_sites:
+    sites = pred.recompile_sites if isinstance(pred, Prediction) else pred
+    for site in sites:
         k = key(site.path, site.line)
         if k in taken:
             continue
@@ -1330,6 +1358,7 @@ def recompile_findings(
                     count=site.count,
                     guard=site.guard,
                     reason=site.reason,
+                    over=over,
                 ),
                 fix=site.fix,
                 function=site.function,
