@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +38,7 @@ from test_pred23e import (  # noqa: E402
     QUEUE_TESTED_FIRST,
 )
 from test_pred23g import (  # noqa: E402
+    ALIAS_CASES,
     FLOAT_AFTER_BREAK,
     FLOAT_READ,
     FLOAT_STEP,
@@ -148,36 +148,14 @@ def test_the_json_and_sarif_reports_carry_the_guard_line(tmp_path: Path) -> None
 # ---------------------------------------------------------------------------- without a spec
 # VALID: a float attribute changed from its own value (torch: one recompile at its first read)
 # INVALID: only read. VALID: sizes that vary between iterations of a loop (at the frame's def);
-# INVALID: a layer loop that keeps sizes, a helper skipped itself.
-ALIASED = "import torch\nfrom torch import nn\n" + textwrap.dedent("""
-    class CrossLayer(nn.Module):
-        def __init__(self, d):
-            super().__init__()
-            self.w = nn.Linear(d, 1)
-
-        def forward(self, x0, x):
-            if x.sum().item() > 1e9:
-                print("large")
-            return x0 * self.w(x) + x
-
-
-    class M(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.layers = nn.ModuleList([CrossLayer(4) for _ in range(3)])
-
-        def forward(self, h):
-            x0 = x = h
-            for layer in self.layers:
-                x = layer(x0, x)
-            return x
-    """)
+# INVALID: a layer loop that keeps sizes, a helper skipped itself. VALID: one tensor passed twice
+# on the first iteration of a loop and two on the next; INVALID: the loop rebinds neither.
 NO_SPEC_CASES: dict[str, tuple[str, str | None, dict[str, Any]]] = {
     **{k: (src, at, spec) for k, (src, at, spec) in SIZE_CASES.items()},
     "float_step": (FLOAT_STEP, "y = x * (self.scale", {}),
     "float_after_break": (FLOAT_AFTER_BREAK, "if kl.item()", {}),
     "float_read_only": (FLOAT_READ, None, {}),
-    "aliased": (ALIASED, "def forward(self, x0, x)", {"inputs": [{"tensor": [2, 4]}]}),
+    **{k: (src, at, {"inputs": [{"tensor": [2, 4]}]}) for k, (src, at) in ALIAS_CASES.items()},
 }
 FLOAT_SPEC: dict[str, Any] = {"inputs": [{"tensor": [3], "init": "ones"}], "calls": 4}
 assert {GROWN, MASKED, SLICED, KEPT, SKIPPED_HELPER} <= {v[0] for v in NO_SPEC_CASES.values()}
