@@ -208,3 +208,26 @@ def test_the_lines_without_a_spec_match_torch(tmp_path: Path, name: str) -> None
     seen = {r["line"] for r in block["recompiles"] if not r.get("invalidated")}
     assert seen == want
     assert static == want
+
+
+@pytest.mark.torch
+def test_the_fixture_moe_expert_recompiles_where_the_scan_says(tmp_path: Path) -> None:
+    """``fixtures/models/data_dependent_model.py``: ``MoE.forward`` breaks in its loop over the
+    experts (``nonzero``), so torch runs it eagerly and compiles ``Expert.forward`` as a frame of
+    its own, called with ``x[rows]`` of another size per expert: torch 2.13 recompiles it at its
+    ``def`` (``tensor 'x' size mismatch``), where the scan without a spec reports CL303."""
+    pytest.importorskip("torch")
+    import shutil
+
+    from compilelint.dynamic.api import run_dynamic
+
+    src_path = ROOT / "fixtures" / "models" / "data_dependent_model.py"
+    shutil.copy(src_path, tmp_path / "data_dependent_model.py")
+    src = src_path.read_text(encoding="utf-8")
+    spec = {"model": "data_dependent_model.py:MoE", "inputs": [{"tensor": [16, 8]}], "seed": 0}
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    block = run_dynamic(str(tmp_path / "spec.json"), cwd=str(tmp_path), cover=()).block
+    assert block["error"] is None
+    seen = {r["line"] for r in block["recompiles"] if not r.get("invalidated")}
+    want = _line_of(src, "def forward(self, x):  # error: CL303")
+    assert want in seen
