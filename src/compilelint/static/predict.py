@@ -40,8 +40,9 @@ from __future__ import annotations
 import ast
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from compilelint.model import Finding
@@ -918,21 +919,36 @@ def _float_state_applies(torch_version: str | None) -> bool:
     return version_tuple(torch_version) >= FLOAT_STATE_SINCE
 
 
-def float_state(project: Project, entry: FKey, keyset: set[FKey]) -> list[tuple[str, int, str]]:
+def float_state(
+    project: Project,
+    entry: FKey,
+    keyset: set[FKey],
+    trees: dict[str, ast.Module | None] | None = None,
+) -> list[tuple[str, int, str]]:
     """``(attr, line of its first read, function)`` for each float attribute of the entry's
     own class (``self.<attr> = <float literal>`` in ``__init__``, assigned nowhere else in
     ``__init__``) that a reachable method of the class assigns from its own value
     (``self.c = min(self.c + s, m)``, ``self.c += s``): state that lives across the calls and
-    changes. Reads CPython's tree of the entry's file (only with a spec)."""
+    changes. Reads CPython's tree of the entry's file (``trees``: the trees already read, by
+    path; None for a file known to hold no such state)."""
     path = entry[0]
     cls = project.fn(entry).cls
     if not cls:
         return []
-    try:
-        with open(path, encoding="utf-8") as fh:
-            tree = ast.parse(fh.read())
-    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+    if trees is not None and path in trees:
+        tree = trees[path]
+    else:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                tree = ast.parse(fh.read())
+        except (OSError, SyntaxError, UnicodeDecodeError, ValueError, RecursionError):
+            tree = None
+        if trees is not None:
+            trees[path] = tree
+    if tree is None:
         return []
+    from compilelint.static.analysis.state import first_read_line
+
     node = _class_node(tree, cls)
     if node is None:
         return []
@@ -972,7 +988,8 @@ def float_state(project: Project, entry: FKey, keyset: set[FKey]) -> list[tuple[
                     target = sub.targets[0]
             a = self_attr(target) if target is not None else None
             if a in floats and all(o[0] != a for o in out):
-                out.append((a, first_read(path, a, getattr(sub, "lineno", m.lineno)), qual))
+                line = first_read_line(tree, a, getattr(sub, "lineno", m.lineno))
+                out.append((a, line, qual))
     return out
 
 
@@ -1255,8 +1272,15 @@ def _flag_recompiles(
     return out
 
 
+# a float literal assigned to an attribute of `self` (the cheap test before parsing a file for
+# float state): `self.c = 0.0`, `self.c: float = 1e-3`
+_FLOAT_INIT = re.compile(rb"self\.\w+\s*(?::[^=\n]*)?=\s*-?(?:\d+\.\d*|\.\d+|\d+[eE][-+]?\d+)")
+
+
 def spec_free_recompiles(
-    project: Project, torch_version: str | None = None
+    project: Project,
+    torch_version: str | None = None,
+    source: Callable[[str], bytes | None] | None = None,
 ) -> list[PredictedRecompile]:
     """The recompiles the static stage predicts without an input spec: those whose evidence is
     all in the source, over everything torch.compile traces from the project's roots (module
@@ -1270,10 +1294,21 @@ def spec_free_recompiles(
     keyset = set(project.traced)
     out = _varying_size_recompiles(project, keyset, [])
     taken = {(r.path, r.line) for r in out}
+    trees: dict[str, ast.Module | None] = {}
     for root in sorted(project.roots) if _float_state_applies(torch_version) else ():
         if not root[1].endswith(".forward") or not project.fn(root).cls:
             continue
-        for attr, line, qual in float_state(project, root, keyset):
+        if root[0] not in trees:
+            data = source(root[0]) if source is not None else None
+            if data is None:
+                try:
+                    data = Path(root[0]).read_bytes()
+                except OSError:
+                    data = b""
+            from compilelint.static.analysis.state import parse_source
+
+            trees[root[0]] = parse_source(data) if _FLOAT_INIT.search(data) else None
+        for attr, line, qual in float_state(project, root, keyset, trees):
             if (root[0], line) in taken:
                 continue
             taken.add((root[0], line))
