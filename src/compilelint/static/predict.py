@@ -1138,8 +1138,21 @@ def _size_recompiles(
     return out
 
 
+def _read(path: str, source: Callable[[str], bytes | None] | None) -> bytes:
+    data = source(path) if source is not None else None
+    if data is None:
+        try:
+            data = Path(path).read_bytes()
+        except OSError:
+            data = b""
+    return data
+
+
 def _varying_size_recompiles(
-    project: Project, keyset: set[FKey], recs: Sequence[PredictedRecompile]
+    project: Project,
+    keyset: set[FKey],
+    recs: Sequence[PredictedRecompile],
+    source: Callable[[str], bytes | None] | None = None,
 ) -> list[PredictedRecompile]:
     """A frame of its own (:func:`~compilelint.static.analysis.breakpoints.own_frames`: a
     function that breaks, or one a skipped frame calls) called in a loop with a tensor whose
@@ -1150,6 +1163,7 @@ def _varying_size_recompiles(
     (a break in one of its own loops) is never compiled, so never recompiled."""
     from compilelint.static.analysis.breakpoints import own_frames
     from compilelint.static.analysis.sizes import aliased_arguments, varying_arguments
+    from compilelint.static.analysis.state import cached_tree
 
     breaks = project.callee_breaks()
     taken = {(r.path, r.line) for r in recs}
@@ -1168,11 +1182,7 @@ def _varying_size_recompiles(
             if not cs.in_loop or cs.star or id(cs) in project._dead_calls:
                 continue
             if cpath not in trees:
-                try:
-                    with open(cpath, encoding="utf-8") as fh:
-                        trees[cpath] = ast.parse(fh.read())
-                except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
-                    trees[cpath] = None
+                trees[cpath] = cached_tree(_read(cpath, source))
             tree = trees[cpath]
             if tree is None:
                 continue
@@ -1292,22 +1302,17 @@ def spec_free_recompiles(
     of their guard. What depends on the values a caller passes (numbers, strings, sizes that
     differ between calls) needs the spec."""
     keyset = set(project.traced)
-    out = _varying_size_recompiles(project, keyset, [])
+    out = _varying_size_recompiles(project, keyset, [], source)
     taken = {(r.path, r.line) for r in out}
     trees: dict[str, ast.Module | None] = {}
     for root in sorted(project.roots) if _float_state_applies(torch_version) else ():
         if not root[1].endswith(".forward") or not project.fn(root).cls:
             continue
         if root[0] not in trees:
-            data = source(root[0]) if source is not None else None
-            if data is None:
-                try:
-                    data = Path(root[0]).read_bytes()
-                except OSError:
-                    data = b""
-            from compilelint.static.analysis.state import parse_source
+            from compilelint.static.analysis.state import cached_tree
 
-            trees[root[0]] = parse_source(data) if _FLOAT_INIT.search(data) else None
+            data = _read(root[0], source)
+            trees[root[0]] = cached_tree(data) if _FLOAT_INIT.search(data) else None
         for attr, line, qual in float_state(project, root, keyset, trees):
             if (root[0], line) in taken:
                 continue

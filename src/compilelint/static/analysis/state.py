@@ -14,6 +14,7 @@ Reads CPython's tree of the file: only for a file with such a change.
 from __future__ import annotations
 
 import ast
+import functools
 
 
 def parse_source(source: str | bytes) -> ast.Module | None:
@@ -21,6 +22,13 @@ def parse_source(source: str | bytes) -> ast.Module | None:
         return ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+
+
+@functools.lru_cache(maxsize=32)
+def cached_tree(data: bytes) -> ast.Module | None:
+    """CPython's tree of a file's text, kept for the next scan of the same text (the editor
+    server scans the project on every edit; the trees are only read)."""
+    return parse_source(data)
 
 
 def _holder(tree: ast.Module, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
