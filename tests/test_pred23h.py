@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -73,14 +74,32 @@ def _recompile_lines(findings: list[Finding]) -> set[int]:
     return {f.guard_line or f.line for f in findings if f.rule in RECOMPILE_RULES}
 
 
+# INVALID for an earlier line: the earlier read sits in a branch the call does not take (a flag
+# off), so no guard is installed there; torch 2.13 reports the change's own read
+READ_IN_BRANCH = "import torch\nfrom torch import nn\n" + textwrap.dedent("""
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.step = 0
+            self.verbose = False
+
+        def forward(self, x):
+            if self.verbose:
+                x = x * self.step
+            y = x * 2
+            self.step += 1
+            return y
+    """)
+
 # ---------------------------------------------------------------------------- state guard lines
 # (source, text of the line torch reports, text of the change or None when it is that line)
 STATE_CASES: dict[str, tuple[str, str, str | None]] = {
     # VALID: read before it changes: the guard is at the read
     "counter_read_first": (COUNTER_READ_FIRST, "scale = 1.0 / (self.step", "self.step += 1"),
     "queue_tested_first": (QUEUE_TESTED_FIRST, "if self.queue:", "self.queue.append"),
-    # INVALID for a guard line: the change is the first read
+    # INVALID for a guard line: the change is the first read (or the first on every path)
     "counter_changed_first": (COUNTER_CHANGED_FIRST, "self.step += 1", None),
+    "read_in_branch": (READ_IN_BRANCH, "self.step += 1", None),
 }
 STATE_SPEC: dict[str, Any] = {"inputs": [{"tensor": [2, 4]}], "calls": 3}
 
@@ -231,3 +250,33 @@ def test_the_fixture_moe_expert_recompiles_where_the_scan_says(tmp_path: Path) -
     seen = {r["line"] for r in block["recompiles"] if not r.get("invalidated")}
     want = _line_of(src, "def forward(self, x):  # error: CL303")
     assert want in seen
+
+
+def test_only_reads_on_every_path_to_the_change_count() -> None:
+    """A read in an ``if``'s test, a ``for``'s iterable or a statement before the change
+    counts; one in a branch's body, a loop's body (the change after the loop) or a lambda does
+    not."""
+    from compilelint.static.analysis.state import first_read_line, parse_source
+
+    src = textwrap.dedent("""\
+        class M:
+            def forward(self, x, flag):
+                f = lambda: self.n
+                for i in range(self.n if flag else 2):
+                    x = x + self.n
+                if flag:
+                    x = x * self.n
+                else:
+                    self.n += 1
+                self.n += 1
+                return x
+        """)
+    tree = parse_source(src)
+    assert tree is not None
+    assert first_read_line(tree, "n", 9) == 4  # the `for`'s iterable
+    assert first_read_line(tree, "n", 10) == 4
+    no_iter = src.replace("range(self.n if flag else 2)", "range(2)")
+    tree = parse_source(no_iter)
+    assert tree is not None
+    assert first_read_line(tree, "n", 10) == 10  # loop body, branch body, lambda: not on every path
+    assert first_read_line(tree, "n", 9) == 9
