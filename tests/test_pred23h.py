@@ -122,7 +122,8 @@ def test_a_state_change_names_the_line_of_its_guard(tmp_path: Path, name: str) -
 
 @pytest.mark.parametrize("name", sorted(STATE_CASES))
 def test_with_a_spec_one_line_per_changing_value(tmp_path: Path, name: str) -> None:
-    """With ``--input-spec`` the prediction adds no second finding at the read (one guard)."""
+    """With ``--input-spec`` the prediction adds no second finding at a read on every path to
+    the change (one guard); a read only in a branch's body stays a second candidate."""
     from compilelint.api import check
 
     src, guard, _change = STATE_CASES[name]
@@ -135,10 +136,16 @@ def test_with_a_spec_one_line_per_changing_value(tmp_path: Path, name: str) -> N
     finally:
         os.chdir(old)
     rec = [f for f in report.findings if f.rule in RECOMPILE_RULES]
-    assert len(rec) == 1, rec
-    assert _recompile_lines(rec) == {_line_of(src, guard)}
+    want = {_line_of(src, guard)}
+    if name == "read_in_branch":
+        # a read in a branch's body: torch reports it when the first call takes the branch,
+        # else the change; the prediction keeps both candidates (CL303 at the read)
+        want.add(_line_of(src, "x = x * self.step"))
+    assert len(rec) == len(want), rec
+    assert _recompile_lines(rec) == want
     sites = report.extra["prediction"]["recompile_sites"]
-    assert {s["line"] for s in sites} == {_line_of(src, guard)}
+    # the prediction's own site for the value: the first read on any path
+    assert {s["line"] for s in sites} == (want - {_line_of(src, guard)} or want)
 
 
 def test_the_oracle_scores_a_state_change_at_its_guard_line() -> None:

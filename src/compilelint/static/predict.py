@@ -853,7 +853,10 @@ def predict(
             continue
         what = "list" if "list" in f.message or "deque" in f.message else "int"
         if all(s[0] != m.group(1) for s in state):
-            line = f.guard_line or first_read(f.path, m.group(1), f.line)
+            # the first read on any path: where torch reports the guard when the first call
+            # takes every branch before the change (CL501's `guard_line` is the first read on
+            # every path; where the two differ, both lines are candidates)
+            line = first_read(f.path, m.group(1), f.line)
             state.append((m.group(1), what, line, func))
     if _float_state_applies(torch_version):
         for attr, line, func in float_state(project, entry, keyset):
@@ -988,7 +991,7 @@ def float_state(
                     target = sub.targets[0]
             a = self_attr(target) if target is not None else None
             if a in floats and all(o[0] != a for o in out):
-                line = first_read_line(tree, a, getattr(sub, "lineno", m.lineno))
+                line = first_read_line(tree, a, getattr(sub, "lineno", m.lineno), every_path=False)
                 out.append((a, line, qual))
     return out
 
@@ -1017,7 +1020,7 @@ def first_read(path: str, attr: str, upto: int) -> int:
             tree = parse_source(fh.read())
     except (OSError, UnicodeDecodeError):
         return upto
-    return upto if tree is None else first_read_line(tree, attr, upto)
+    return upto if tree is None else first_read_line(tree, attr, upto, every_path=False)
 
 
 def _site_recompiles(

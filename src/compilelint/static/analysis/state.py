@@ -128,13 +128,18 @@ def _dominating(body: list[ast.stmt], attr: str, upto: int) -> list[int]:
     return out
 
 
-def first_read_line(tree: ast.Module, attr: str, upto: int) -> int:
+def first_read_line(tree: ast.Module, attr: str, upto: int, every_path: bool = True) -> int:
     """The first line that reads ``self.<attr>`` (an augmented assignment reads it too, a
     plain assignment's target does not) on every path of the function holding line ``upto``
     (innermost) from its start to ``upto``: where dynamo installs the guard on that state
     (torch 2.13: a read in a branch the call does not take installs none, and the change's own
-    read does). ``upto`` when there is no earlier such read (``self.step += 1`` at the top)."""
+    read does). ``upto`` when there is no earlier such read (``self.step += 1`` at the top).
+    ``every_path=False``: the first read on any path (in a branch's body too, where torch
+    reports the guard when the first call takes the branch), for the prediction's second
+    candidate line when the two differ."""
     holder = _holder(tree, upto)
     if holder is None:
         return upto
+    if not every_path:
+        return min([upto, *(ln for st in holder.body for ln in _reads(st, attr, upto))])
     return min([upto, *_dominating(holder.body, attr, upto)])
