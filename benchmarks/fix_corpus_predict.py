@@ -26,7 +26,9 @@ record) and ``--fail-on never``; following into installed packages as by default
 rule with graph-break types outside the ``recompiles`` category) or a recompile (``recompiles``
 category, and ``CL501``/``CL507``, module state torch guards on), plus, with a spec, the
 prediction's ``recompile_sites`` (reported as ``CL303`` findings where no other rule names the
-line). Lines are unique per model; a finding's line is its first line. A finding ``behind`` a
+line). Lines are unique per model; a finding's line is its first line, or for module state a
+change of which traced code reads earlier (``CL501``) the line of that read (``guard_line``,
+where torch installs the guard and reports the recompile). A finding ``behind`` a
 loop break (torch runs the frame eagerly from that break, so it reports this one only once the
 first is fixed) predicts no line of this run and is left out.
 
@@ -239,7 +241,8 @@ def match(
     rec: set[int] = set()
     lib: set[str] = set()
     sites = [
-        (f.get("path"), f.get("line"), f.get("rule"))
+        # module state changed (CL501): torch reports its recompile where it is first read
+        (f.get("path"), f.get("guard_line") or f.get("line"), f.get("rule"))
         for f in report.get("findings", []) or ()
         if f.get("behind") is None  # torch reports it once the loop break before it is fixed
     ]

@@ -96,6 +96,11 @@ class Finding:
     # torch does not report this break until that one is fixed (``static/analysis/loops.py``).
     # JSON ``behind``, SARIF ``properties.behind``. None: not behind another break.
     behind: int | None = None
+    # Module state changed in traced code (CL501): the line where traced code first reads it,
+    # which is where dynamo installs the guard and torch reports the recompile, when it is not
+    # the finding's own line (``static/analysis/state.py``). JSON ``guard_line``, SARIF
+    # ``properties.guard_line``. None: the guard is at the finding's line.
+    guard_line: int | None = None
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,8 @@ def finding_dict(f: Finding) -> dict[str, object]:
         d["latent"] = f.latent  # not certain to break: why (``--report-untraced`` shows more)
     if f.behind is not None:
         d["behind"] = f.behind  # torch reports it only once the loop break at this line is fixed
+    if f.guard_line is not None:
+        d["guard_line"] = f.guard_line  # where torch reports the recompile
     return d
 
 

@@ -140,6 +140,8 @@ def result(
         props["latent"] = f.latent
     if f.behind is not None:
         props["behind"] = f.behind
+    if f.guard_line is not None:
+        props["guard_line"] = f.guard_line
     if f.rank:
         props["rank"] = f.rank
         props["impact"] = f.impact

@@ -52,6 +52,7 @@ from compilelint.static.analysis.facts import (
 from compilelint.static.analysis.loops import shadowed_breaks
 from compilelint.static.analysis.project import Project
 from compilelint.static.analysis.resolve import ResolveError, Resolver, search_path
+from compilelint.static.analysis.state import first_read_line, parse_source
 from compilelint.static.discovery import discover
 from compilelint.static.follow import (
     FollowProject,
@@ -213,6 +214,8 @@ def _recursion_limit(limit: int) -> Iterator[None]:
 
 MAX_LOGICAL_TOKENS = 20_000
 _TOO_DEEP = "cannot parse: nesting too deep"
+STATE_CHANGE = "CL501"  # module state changed in traced code: guarded where first read
+PREDICTED_RECOMPILE = "CL303"  # a recompile the source alone shows (no spec needed)
 _WIDE_BOMS = (
     (b"\xff\xfe\x00\x00", "UTF-32"),
     (b"\x00\x00\xfe\xff", "UTF-32"),
@@ -1428,10 +1431,29 @@ class _Scan:
             )
         for path in sorted(self.user_paths):
             findings.extend(self._file_findings(path, lib_used))
+        findings.extend(self._spec_free_recompiles(findings))
         findings.sort(key=lambda x: (x.path, x.line, x.col, x.rule))
         self.total_lines = sum(facts[p].lines for p in self.user_paths)
         self.follow_data = self.stats.as_dict() if self.s.resolver is not None else None
         return findings
+
+    def _spec_free_recompiles(self, findings: list[Finding]) -> list[Finding]:
+        """``CL303`` findings for the recompiles the source alone shows (no input spec needed:
+        ``predict.spec_free_recompiles``), in the scanned files; none where a recompiles rule
+        already reports the line (with a spec, the prediction's own are merged the same way)."""
+        rule = self.s.catalog.rules.get(PREDICTED_RECOMPILE)
+        project = self.project
+        if rule is None or rule.code not in self.s.enabled or project is None:
+            return []
+        from compilelint.static.predict import recompile_findings, spec_free_recompiles
+
+        sites = [
+            r
+            for r in spec_free_recompiles(project, self.cfg.target_torch, self.datas.get)
+            if r.path in self.user_paths
+            and not any(rule.code.startswith(x) for x in _per_file_ignored(self.cfg, r.path))
+        ]
+        return recompile_findings(sites, findings, rule, over=" between its calls") if sites else []
 
     def _file_findings(self, path: str, lib_used: set[tuple[str, int, str]]) -> list[Finding]:
         cfg, catalog, enabled = self.cfg, self.s.catalog, self.s.enabled
@@ -1466,6 +1488,7 @@ class _Scan:
         if cfg.mode or cfg.dtype:
             kept = [c for c in kept if not _outside_context(c.args, cfg)]
         shadow = self._loop_shadowed(path, kept, enabled)
+        trees: dict[str, ast.Module | None] = {}
         seen: set[tuple[str, int, int, str]] = set()
         for c in kept:
             if c.code not in enabled or c.code in ignored_here:
@@ -1483,6 +1506,8 @@ class _Scan:
                 continue
             rule = catalog.rules[c.code]
             fd = _make_finding(rule, path, c, rule.severity)
+            if c.code == STATE_CHANGE and c.args.get("attr"):
+                fd = self._state_guard(path, fd, c.args["attr"], trees)
             later = shadow.behind.get(c.line)
             if later and is_break_rule(rule):
                 fd = dataclasses.replace(fd, message=fd.message + shadow.note(later))
@@ -1495,6 +1520,25 @@ class _Scan:
                 _unused_suppressions(catalog, path, sup, used, enabled, self.datas.get(path))
             )
         return out
+
+    def _state_guard(
+        self, path: str, fd: Finding, attr: str, trees: dict[str, ast.Module | None]
+    ) -> Finding:
+        """A change of module state (CL501) read earlier in its function: the finding records
+        the line of that first read, where dynamo guards on the state and torch reports the
+        recompile (``analysis/state.py``), and says so. Parses the file once, only when it has
+        such a change."""
+        if path not in trees:
+            data = self.datas.get(path)
+            trees[path] = parse_source(data) if data is not None else None
+        tree = trees[path]
+        if tree is None:
+            return fd
+        line = first_read_line(tree, attr, fd.line)
+        if line == fd.line:
+            return fd
+        note = f"; torch reports it at line {line}, where traced code first reads `self.{attr}`"
+        return dataclasses.replace(fd, message=fd.message + note, guard_line=line)
 
     def _loop_shadowed(self, path: str, kept: list[Candidate], enabled: set[str]) -> _Shadow:
         """Break candidates of ``path`` after a break every iteration of a loop of the same

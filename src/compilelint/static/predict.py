@@ -40,8 +40,9 @@ from __future__ import annotations
 import ast
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from compilelint.model import Finding
@@ -852,6 +853,9 @@ def predict(
             continue
         what = "list" if "list" in f.message or "deque" in f.message else "int"
         if all(s[0] != m.group(1) for s in state):
+            # the first read on any path: where torch reports the guard when the first call
+            # takes every branch before the change (CL501's `guard_line` is the first read on
+            # every path; where the two differ, both lines are candidates)
             line = first_read(f.path, m.group(1), f.line)
             state.append((m.group(1), what, line, func))
     if _float_state_applies(torch_version):
@@ -918,21 +922,36 @@ def _float_state_applies(torch_version: str | None) -> bool:
     return version_tuple(torch_version) >= FLOAT_STATE_SINCE
 
 
-def float_state(project: Project, entry: FKey, keyset: set[FKey]) -> list[tuple[str, int, str]]:
+def float_state(
+    project: Project,
+    entry: FKey,
+    keyset: set[FKey],
+    trees: dict[str, ast.Module | None] | None = None,
+) -> list[tuple[str, int, str]]:
     """``(attr, line of its first read, function)`` for each float attribute of the entry's
     own class (``self.<attr> = <float literal>`` in ``__init__``, assigned nowhere else in
     ``__init__``) that a reachable method of the class assigns from its own value
     (``self.c = min(self.c + s, m)``, ``self.c += s``): state that lives across the calls and
-    changes. Reads CPython's tree of the entry's file (only with a spec)."""
+    changes. Reads CPython's tree of the entry's file (``trees``: the trees already read, by
+    path; None for a file known to hold no such state)."""
     path = entry[0]
     cls = project.fn(entry).cls
     if not cls:
         return []
-    try:
-        with open(path, encoding="utf-8") as fh:
-            tree = ast.parse(fh.read())
-    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+    if trees is not None and path in trees:
+        tree = trees[path]
+    else:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                tree = ast.parse(fh.read())
+        except (OSError, SyntaxError, UnicodeDecodeError, ValueError, RecursionError):
+            tree = None
+        if trees is not None:
+            trees[path] = tree
+    if tree is None:
         return []
+    from compilelint.static.analysis.state import first_read_line
+
     node = _class_node(tree, cls)
     if node is None:
         return []
@@ -972,7 +991,8 @@ def float_state(project: Project, entry: FKey, keyset: set[FKey]) -> list[tuple[
                     target = sub.targets[0]
             a = self_attr(target) if target is not None else None
             if a in floats and all(o[0] != a for o in out):
-                out.append((a, first_read(path, a, getattr(sub, "lineno", m.lineno)), qual))
+                line = first_read_line(tree, a, getattr(sub, "lineno", m.lineno), every_path=False)
+                out.append((a, line, qual))
     return out
 
 
@@ -989,36 +1009,18 @@ def _class_node(tree: ast.Module, qual: str) -> ast.ClassDef | None:
 
 def first_read(path: str, attr: str, upto: int) -> int:
     """The first line of the function holding line ``upto`` (innermost) that reads
-    ``self.<attr>`` (an augmented assignment reads it too), at or before ``upto``: dynamo
-    installs the guard on module state where traced code first reads it, which is where torch
-    reports the recompile; else ``upto``. Parses the file (only for state the prediction
-    found)."""
+    ``self.<attr>`` (an augmented assignment is a read), at or before ``upto``: dynamo installs
+    the guard on module state where traced code first reads it, which is where torch reports
+    the recompile (:func:`~compilelint.static.analysis.state.first_read_line`); else ``upto``.
+    Parses the file (only for state the prediction found)."""
+    from compilelint.static.analysis.state import first_read_line, parse_source
+
     try:
         with open(path, encoding="utf-8") as fh:
-            tree = ast.parse(fh.read())
-    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+            tree = parse_source(fh.read())
+    except (OSError, UnicodeDecodeError):
         return upto
-    holder: ast.AST | None = None
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if node.lineno <= upto <= (node.end_lineno or node.lineno):
-                if holder is None or node.lineno > getattr(holder, "lineno", 0):
-                    holder = node
-    if holder is None:
-        return upto
-    best = upto
-    for sub in ast.walk(holder):
-        target = sub.target if isinstance(sub, ast.AugAssign) else sub
-        if (
-            isinstance(target, ast.Attribute)
-            and target.attr == attr
-            and isinstance(target.value, ast.Name)
-            and target.value.id == "self"
-            and (isinstance(target.ctx, ast.Load) or sub is not target)
-            and target.lineno < best
-        ):
-            best = target.lineno
-    return best
+    return upto if tree is None else first_read_line(tree, attr, upto, every_path=False)
 
 
 def _site_recompiles(
@@ -1139,8 +1141,21 @@ def _size_recompiles(
     return out
 
 
+def _read(path: str, source: Callable[[str], bytes | None] | None) -> bytes:
+    data = source(path) if source is not None else None
+    if data is None:
+        try:
+            data = Path(path).read_bytes()
+        except OSError:
+            data = b""
+    return data
+
+
 def _varying_size_recompiles(
-    project: Project, keyset: set[FKey], recs: Sequence[PredictedRecompile]
+    project: Project,
+    keyset: set[FKey],
+    recs: Sequence[PredictedRecompile],
+    source: Callable[[str], bytes | None] | None = None,
 ) -> list[PredictedRecompile]:
     """A frame of its own (:func:`~compilelint.static.analysis.breakpoints.own_frames`: a
     function that breaks, or one a skipped frame calls) called in a loop with a tensor whose
@@ -1151,6 +1166,7 @@ def _varying_size_recompiles(
     (a break in one of its own loops) is never compiled, so never recompiled."""
     from compilelint.static.analysis.breakpoints import own_frames
     from compilelint.static.analysis.sizes import aliased_arguments, varying_arguments
+    from compilelint.static.analysis.state import cached_tree
 
     breaks = project.callee_breaks()
     taken = {(r.path, r.line) for r in recs}
@@ -1169,11 +1185,7 @@ def _varying_size_recompiles(
             if not cs.in_loop or cs.star or id(cs) in project._dead_calls:
                 continue
             if cpath not in trees:
-                try:
-                    with open(cpath, encoding="utf-8") as fh:
-                        trees[cpath] = ast.parse(fh.read())
-                except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
-                    trees[cpath] = None
+                trees[cpath] = cached_tree(_read(cpath, source))
             tree = trees[cpath]
             if tree is None:
                 continue
@@ -1273,16 +1285,68 @@ def _flag_recompiles(
     return out
 
 
+# a float literal assigned to an attribute of `self` (the cheap test before parsing a file for
+# float state): `self.c = 0.0`, `self.c: float = 1e-3`
+_FLOAT_INIT = re.compile(rb"self\.\w+\s*(?::[^=\n]*)?=\s*-?(?:\d+\.\d*|\.\d+|\d+[eE][-+]?\d+)")
+
+
+def spec_free_recompiles(
+    project: Project,
+    torch_version: str | None = None,
+    source: Callable[[str], bytes | None] | None = None,
+) -> list[PredictedRecompile]:
+    """The recompiles the static stage predicts without an input spec: those whose evidence is
+    all in the source, over everything torch.compile traces from the project's roots (module
+    forwards and compiled functions, :attr:`Project.traced`). A frame of its own called in a
+    loop with a tensor whose size changes between the iterations, or with one tensor twice on
+    the first iteration (:func:`_varying_size_recompiles`), and a float attribute of a root's
+    class that traced code changes from its own value (:func:`float_state`: one recompile,
+    then symbolic; torch 2.13). Int counters and lists are CL501's own findings, at the line
+    of their guard. What depends on the values a caller passes (numbers, strings, sizes that
+    differ between calls) needs the spec."""
+    keyset = set(project.traced)
+    out = _varying_size_recompiles(project, keyset, [], source)
+    taken = {(r.path, r.line) for r in out}
+    trees: dict[str, ast.Module | None] = {}
+    for root in sorted(project.roots) if _float_state_applies(torch_version) else ():
+        if not root[1].endswith(".forward") or not project.fn(root).cls:
+            continue
+        if root[0] not in trees:
+            from compilelint.static.analysis.state import cached_tree
+
+            data = _read(root[0], source)
+            trees[root[0]] = cached_tree(data) if _FLOAT_INIT.search(data) else None
+        for attr, line, qual in float_state(project, root, keyset, trees):
+            if (root[0], line) in taken:
+                continue
+            taken.add((root[0], line))
+            out.append(
+                PredictedRecompile(
+                    root[0],
+                    line,
+                    qual.rsplit(".", 1)[-1],
+                    f"self.{attr}",
+                    f"self.{attr} == <its first value>",
+                    1,
+                    f"`self.{attr}` is a float attribute changed in traced code; torch guards on "
+                    "its value at its first read, recompiles once, then keeps it symbolic",
+                    _FIX["state"],
+                )
+            )
+    return out
+
+
 PREDICTED_RECOMPILE = "CL303"
 _RECOMPILE_RULES = ("CL301", "CL302", "CL304", "CL501", "CL502", PREDICTED_RECOMPILE)
 
 
 def recompile_findings(
-    pred: Prediction,
+    pred: Prediction | Sequence[PredictedRecompile],
     findings: Sequence[Finding],
     rule: Any,
     *,
     cwd: str | None = None,
+    over: str = " over the spec's calls",
 ) -> list[Finding]:
     """The predicted recompiles as ``CL303`` findings (``rule``: its catalogue entry), at the
     line that installs the guard; none where a recompiles rule already reports that line, or a
@@ -1294,11 +1358,18 @@ def recompile_findings(
     def key(path: str, line: int) -> tuple[str, int]:
         return os.path.realpath(os.path.join(base, path)), line
 
-    taken = {key(f.path, f.line) for f in findings if f.rule in _RECOMPILE_RULES}
+    # one guard per changing value: a CL501 finding at a change names the line of its guard
+    taken = {
+        key(f.path, line)
+        for f in findings
+        if f.rule in _RECOMPILE_RULES
+        for line in {f.line, f.guard_line or f.line}
+    }
     out: list[Finding] = []
     texts: dict[str, list[str]] = {}
     noqa: dict[str, dict[int, list[str]]] = {}
-    for site in pred.recompile_sites:
+    sites = pred.recompile_sites if isinstance(pred, Prediction) else pred
+    for site in sites:
         k = key(site.path, site.line)
         if k in taken:
             continue
@@ -1330,6 +1401,7 @@ def recompile_findings(
                     count=site.count,
                     guard=site.guard,
                     reason=site.reason,
+                    over=over,
                 ),
                 fix=site.fix,
                 function=site.function,

@@ -258,12 +258,21 @@ def aliased_arguments(tree: ast.Module, line: int, col: int, name: str) -> list[
 def _enclosing_function(
     tree: ast.Module, node: ast.AST
 ) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The innermost function holding ``node``'s line (descends only into the statements and
+    expressions whose lines hold it)."""
+    line = getattr(node, "lineno", 0)
     best: ast.FunctionDef | ast.AsyncFunctionDef | None = None
-    for fn in ast.walk(tree):
-        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            lo, hi = fn.lineno, fn.end_lineno or fn.lineno
-            if lo <= getattr(node, "lineno", 0) <= hi and (best is None or lo > best.lineno):
-                best = fn
+    todo: list[ast.AST] = [tree]
+    while todo:
+        cur = todo.pop()
+        if isinstance(cur, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if best is None or cur.lineno > best.lineno:
+                best = cur
+        for child in ast.iter_child_nodes(cur):
+            lo = getattr(child, "lineno", None)
+            hi = getattr(child, "end_lineno", None)
+            if lo is None or hi is None or lo <= line <= hi:
+                todo.append(child)
     return best
 
 
