@@ -78,7 +78,7 @@ def _header(st: ast.stmt) -> list[ast.AST]:
     return []
 
 
-_COMPOUND = (
+_COMPOUND: tuple[type[ast.stmt], ...] = (
     ast.If,
     ast.While,
     ast.For,
