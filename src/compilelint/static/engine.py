@@ -1202,7 +1202,7 @@ class _Scan:
 
     def analyse_all(self) -> None:
         cache = self.s.cache
-        todo: list[tuple[bytes, FileInput, bool, bool]] = []
+        todo: list[tuple[bytes, FileInput, bool, bool | str]] = []
         for inp in self.inputs:
             if inp.path not in self.digests:
                 continue

@@ -290,8 +290,8 @@ class FollowProject(Project):
                 fr.cut = True
         return got.out
 
-    def find_roots(self) -> set[FKey]:
-        # library mode: a module's ``forward`` is a root when it is an entry point (the package
+    def find_roots(self, forwards: bool = True) -> set[FKey]:
+        # library mode (``forwards`` is decided here: the argument is the base class's): a module's ``forward`` is a root when it is an entry point (the package
         # exports the class, or an entry reaches it), not for being a forward: a module class
         # the package keeps to itself runs only where its public API calls it
         lib_mode = self.entries is not None and not self.broad
@@ -902,8 +902,8 @@ def prune_registry_calls(project: FollowProject, own: set[str] | None = None) ->
         if k[0] in project.roots:
             # a library-mode entry under its defaults: the default (None: what it becomes)
             pf = next((p for p in project.fn(k[0]).params if p.name == k[1]), None)
-            v = default if default is not None else None if pf and pf.default == "none" else ...
-            v = keyed(k, v)
+            under = default if default is not None else None if pf and pf.default == "none" else ...
+            v = keyed(k, under)
             if k[0] in project.default_roots and isinstance(v, str):
                 keys[k] = {v}
             else:

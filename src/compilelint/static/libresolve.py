@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import ast
 import contextlib
-from collections.abc import Iterator
-from typing import ClassVar
+from collections.abc import Callable, Iterator
+from typing import Any, ClassVar
 
 from compilelint.static.analysis import names as N
 from compilelint.static.analysis.facts import ClassFacts, FileFacts, FunctionFacts
@@ -86,6 +86,16 @@ class _NoClosureCall(LightFunction):
     _known: ClassVar[frozenset[str]] = _KNOWN | {"calls_closure_param"}
 
 
+def _whole(name: str) -> Callable[..., Any]:
+    """``dict.<name>`` of an ``_Attrs`` after its whole analysis was demanded."""
+
+    def read(self: _Attrs, *a: Any) -> Any:
+        self._demand()
+        return getattr(dict, name)(self, *a)
+
+    return read
+
+
 class _Attrs(dict):  # type: ignore[type-arg]
     """A light class's attribute facts (``attrs``/``attr_classes``), not made: looking up an
     attribute its methods never store (``self.<attr> = ...``) answers that there is none, as the
@@ -119,13 +129,6 @@ class _Attrs(dict):  # type: ignore[type-arg]
         if not self._absent(key):
             self._demand()
         return super().__getitem__(key)
-
-    def _whole(name: str):  # type: ignore[no-untyped-def]
-        def read(self, *a):  # type: ignore[no-untyped-def]
-            self._demand()
-            return getattr(dict, name)(self, *a)
-
-        return read
 
     items = _whole("items")
     keys = _whole("keys")
@@ -547,7 +550,8 @@ def to_plain(f: FileFacts) -> tuple[object, ...]:
 
 def from_plain(path: str, data: tuple[object, ...]) -> FileFacts:
     """The light facts :func:`to_plain` stored."""
-    _tag, module, is_package, lines, imports, all_names, (fns, classes) = data  # type: ignore[misc]
+    parts: Any = data  # the tuple to_plain made
+    _tag, module, is_package, lines, imports, all_names, (fns, classes) = parts
     functions: dict[str, FunctionFacts] = {}
     for q, name, cls, no_closure, rdefs, rcalls in fns:
         make = _NoClosureCall if no_closure else LightFunction

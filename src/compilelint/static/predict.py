@@ -643,8 +643,8 @@ def predict_recompiles(
             break
         subject, guard = entries[-1].failing(vals) or ("", "")
         n += 1
-        key = (subject.split("[")[0], re.sub(r"-?\d+(\.\d+)?", "N", guard))
-        counts.setdefault(key, [subject, guard, 0])[2] += 1
+        site = (subject.split("[")[0], re.sub(r"-?\d+(\.\d+)?", "N", guard))
+        counts.setdefault(site, [subject, guard, 0])[2] += 1
         for name, v in vals.items():  # automatic dynamic: what changed becomes a symbol
             old = first_seen.get(name)
             if old is None or old == v or not automatic:
