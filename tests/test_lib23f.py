@@ -25,7 +25,7 @@ import pytest
 
 from tests.cli_invoke import invoke
 from tests.test_follow import make_env
-from tests.torch_checks import assert_no_graph_break
+from tests.torch_checks import assert_no_graph_break, logged_break_lines
 
 
 def _findings(tmp_path: Path, src: str, *extra: str) -> set[tuple[int, str]]:
@@ -176,34 +176,8 @@ def test_torch_agrees_on_generators(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _break_lines(torch: types.ModuleType, model: object, x: object) -> set[int]:
-    """The lines of the test modules (``<lib23f_...>``) where torch logs a graph break while
-    compiling ``model`` on ``x`` (the ``graph_breaks`` log: every break, also those of a frame
-    torch then skips, which ``explain`` does not count)."""
-    import logging
-
-    lines: set[int] = set()
-
-    class Grab(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            for line in record.getMessage().splitlines():
-                line = line.strip()
-                if line.startswith("Graph break") and " at <lib23f_" in line:
-                    num = line.rsplit(":", 1)[1]
-                    if num.isdigit():
-                        lines.add(int(num))
-
-    log = logging.getLogger("torch._dynamo")
-    handler = Grab()
-    torch._logging.set_logs(graph_breaks=True)
-    log.addHandler(handler)
-    try:
-        torch._dynamo.reset()
-        torch.compile(model, backend="eager")(x)
-    finally:
-        log.removeHandler(handler)
-        torch._logging.set_logs()
-        torch._dynamo.reset()
-    return lines
+    """The lines of the test modules (``<lib23f_...>``) where torch logs a graph break."""
+    return logged_break_lines(model, x, "lib23f_")
 
 
 # --------------------------------------------------------------------------- defaults

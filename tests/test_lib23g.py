@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli_invoke import invoke
+from tests.torch_checks import logged_break_lines
 
 # every form keeps its break on a line of its own: the tested operand's line differs from the
 # statement's, and (for `cmp_in_or`) the first operand is no tensor
@@ -158,31 +159,7 @@ def test_the_statement_line_on_311_the_operand_line_on_312() -> None:
 
 def _break_lines(torch: types.ModuleType, model: object, x: object, name: str) -> set[int]:
     """The lines of ``<name>`` where torch logs a graph break compiling ``model`` on ``x``."""
-    import logging
-
-    lines: set[int] = set()
-
-    class Grab(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            for line in record.getMessage().splitlines():
-                line = line.strip()
-                if line.startswith("Graph break") and f" at <{name}>" in line:
-                    num = line.rsplit(":", 1)[1]
-                    if num.isdigit():
-                        lines.add(int(num))
-
-    log = logging.getLogger("torch._dynamo")
-    handler = Grab()
-    torch._logging.set_logs(graph_breaks=True)
-    log.addHandler(handler)
-    try:
-        torch._dynamo.reset()
-        torch.compile(model, backend="eager")(x)
-    finally:
-        log.removeHandler(handler)
-        torch._logging.set_logs()
-        torch._dynamo.reset()
-    return lines
+    return logged_break_lines(model, x, f"{name}>")
 
 
 @pytest.mark.torch

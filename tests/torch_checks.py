@@ -98,3 +98,38 @@ def assert_same_as_original(
         got = outputs_and_grads(fixed, inputs, compiled, model_kw=model_kw, loss=loss)
         torch.testing.assert_close(got[0], want[0])
         torch.testing.assert_close(got[1], want[1])
+
+
+def logged_break_lines(model: Any, x: Any, file_marker: str) -> set[int]:
+    """The lines of the files whose name contains ``file_marker`` (``<lib23f_``, a module's
+    ``<name>``) where torch logs a graph break while compiling ``model`` on ``x`` with the
+    eager backend: the ``graph_breaks`` log names every break, also those of a frame torch
+    then skips, which ``explain`` does not count."""
+    import logging
+
+    import torch
+
+    lines: set[int] = set()
+    at = f" at <{file_marker}"
+
+    class Grab(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            for line in record.getMessage().splitlines():
+                line = line.strip()
+                if line.startswith("Graph break") and at in line:
+                    num = line.rsplit(":", 1)[1]
+                    if num.isdigit():
+                        lines.add(int(num))
+
+    log = logging.getLogger("torch._dynamo")
+    handler = Grab()
+    torch._logging.set_logs(graph_breaks=True)
+    log.addHandler(handler)
+    try:
+        torch._dynamo.reset()
+        torch.compile(model, backend="eager")(x)
+    finally:
+        log.removeHandler(handler)
+        torch._logging.set_logs()
+        torch._dynamo.reset()
+    return lines
