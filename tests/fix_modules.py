@@ -29,12 +29,13 @@ def fix_result(
     select: Sequence[str],
     *,
     observed: Sequence[tuple[str, str]] = (),
+    name: str | None = None,
 ) -> EngineResult:
     """Run the unsafe fixes of the rules in ``select`` (no cache) on ``code``, written to a
-    new file in ``tmp_path``. ``observed``: (text of the line, torch's graph-break id) of
-    breaks torch observed there, each made into the finding ``fix --verify`` offers (as the
-    dynamic stage would report it); each must make one."""
-    path = tmp_path / f"m_{uuid.uuid4().hex[:8]}.py"
+    new file in ``tmp_path`` (``name``, or a fresh ``m_<hex>.py``). ``observed``: (text of the
+    line, torch's graph-break id) of breaks torch observed there, each made into the finding
+    ``fix --verify`` offers (as the dynamic stage would report it); each must make one."""
+    path = tmp_path / (name or f"m_{uuid.uuid4().hex[:8]}.py")
     path.write_text(code, encoding="utf-8")
     extra: list[Finding] = []
     if observed:
@@ -52,18 +53,23 @@ def fix_result(
     )
 
 
+def fixed_text(res: EngineResult, code: str) -> str:
+    """The text of the first file ``res`` changed, or ``code`` where it changed none."""
+    return next((c.after.decode() for c in res.changes), code)
+
+
 def fix_text(
     tmp_path: Path,
     code: str,
     select: Sequence[str],
     *,
     observed: Sequence[tuple[str, str]] = (),
+    name: str | None = None,
 ) -> tuple[str, list[str]]:
     """:func:`fix_result`'s fixed text (``code`` where nothing changed) and the reasons its
     records give (the non-empty ones)."""
-    res = fix_result(tmp_path, code, select, observed=observed)
-    after = next((c.after.decode() for c in res.changes), code)
-    return after, [r.reason for r in res.records if r.reason]
+    res = fix_result(tmp_path, code, select, observed=observed, name=name)
+    return fixed_text(res, code), [r.reason for r in res.records if r.reason]
 
 
 def load_module(path: Path, prefix: str = "fixed") -> ModuleType:

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from compilelint.config import Config
-from compilelint.fix.engine import run_fixes
+from compilelint.fix.engine import EngineResult
 
-from .fix_modules import load_module
+from .fix_modules import fix_result, fixed_text, load_module
 
 HEAD = "import logging\nimport warnings\n\nimport torch\nfrom torch import nn\n\n"
 HEAD += "logger = logging.getLogger(__name__)\n\n\n"
@@ -196,12 +196,9 @@ MIXED = HEAD + textwrap.dedent(
 )
 
 
-def _fix(tmp_path: Path, src: str) -> tuple[Any, str]:
-    work = tmp_path / "m.py"
-    work.write_text(src, encoding="utf-8")
-    res = run_fixes([str(work)], Config(select=("CL101",), cache=False), unsafe=True)
-    after = res.changes[0].after.decode() if res.changes else src
-    return res, after
+def _fix(tmp_path: Path, src: str) -> tuple[EngineResult, str]:
+    res = fix_result(tmp_path, src, ("CL101",), name="m.py")
+    return res, fixed_text(res, src)
 
 
 def _patched(tmp_path: Path, src: str) -> str:

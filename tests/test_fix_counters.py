@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 
 from compilelint.config import Config
-from compilelint.fix.engine import run_fixes
+from compilelint.fix.engine import EngineResult, run_fixes
 
-from .fix_modules import load_module
+from .fix_modules import fix_result, fixed_text, load_module
 
 HEAD = "import math\n\nimport torch\nfrom torch import nn\n\n\n"
 
@@ -164,12 +164,9 @@ REFUSED = {
 }
 
 
-def _fix(tmp_path: Path, code: str) -> tuple[str, Any]:
-    f = tmp_path / "m.py"
-    f.write_text(code, encoding="utf-8")
-    res = run_fixes([str(f)], Config(select=("CL501",), cache=False), unsafe=True)
-    text = res.changes[0].after.decode() if res.changes else code
-    return text, res
+def _fix(tmp_path: Path, code: str) -> tuple[str, EngineResult]:
+    res = fix_result(tmp_path, code, ("CL501",), name="m.py")
+    return fixed_text(res, code), res
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

@@ -9,7 +9,6 @@ its outputs and parameter gradients equal the original's, compiled and uncompile
 from __future__ import annotations
 
 import textwrap
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ import pytest
 from compilelint.config import Config
 from compilelint.fix.engine import run_fixes
 
-from .fix_modules import load_module
+from .fix_modules import fix_result, fixed_text, load_module
 
 pytest.importorskip("torchmetrics")
 
@@ -53,11 +52,8 @@ ROUTED = AUROC.replace("auroc = binary_auroc(", "auroc = _run_eager(binary_auroc
 
 
 def _fix(tmp_path: Path, code: str) -> tuple[str, list[str]]:
-    path = tmp_path / f"m_{uuid.uuid4().hex[:8]}.py"
-    path.write_text(code, encoding="utf-8")
-    res = run_fixes([str(path)], Config(select=("CL101", "CL110"), cache=False), unsafe=True)
-    out = next((c.after.decode() for c in res.changes), code)
-    return out, [f"{r.status}: {r.reason}" for r in res.records]
+    res = fix_result(tmp_path, code, ("CL101", "CL110"))
+    return fixed_text(res, code), [f"{r.status}: {r.reason}" for r in res.records]
 
 
 def test_a_library_call_goes_through_a_disabled_helper(tmp_path: Path) -> None:

@@ -22,10 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from compilelint.config import Config
-from compilelint.fix.engine import run_fixes
+from compilelint.fix.engine import EngineResult
 
-from .fix_modules import load_module
+from .fix_modules import fix_result, fixed_text, load_module
 from .torch_checks import assert_no_graph_break
 
 # transformers 5's MixtralExperts: stacked weights, experts hit by `nonzero`, (slot, token)
@@ -223,12 +222,9 @@ HIT_NOT_SEL = HF5.replace(
 )
 
 
-def _fix(tmp_path: Path, src: str, code: str):  # type: ignore[no-untyped-def]
-    work = tmp_path / "m.py"
-    work.write_text(src, encoding="utf-8")
-    res = run_fixes([str(work)], Config(select=(code,), cache=False), unsafe=True)
-    after = res.changes[0].after.decode() if res.changes else src
-    return res, after
+def _fix(tmp_path: Path, src: str, code: str) -> tuple[EngineResult, str]:
+    res = fix_result(tmp_path, src, (code,), name="m.py")
+    return res, fixed_text(res, src)
 
 
 # ------------------------------------------------------------------ static (no torch)

@@ -24,10 +24,9 @@ from typing import Any
 import pytest
 
 from compilelint.config import Config
-from compilelint.fix.engine import run_fixes
-from compilelint.fix.observed import observed_findings
+from compilelint.fix.engine import EngineResult, run_fixes
 
-from .fix_modules import load_module
+from .fix_modules import fix_result, fixed_text, load_module
 
 HEAD = "import torch\nfrom torch import nn\n\n\n"
 
@@ -151,30 +150,12 @@ STORED = HEAD + textwrap.dedent(
 )
 
 
-def _line_of(code: str, text: str) -> int:
-    return next(i for i, ln in enumerate(code.splitlines(), 1) if text in ln)
-
-
-def _fix(tmp_path: Path, code: str, observed: str | None) -> tuple[str, Any]:
+def _fix(tmp_path: Path, code: str, observed: str | None) -> tuple[str, EngineResult]:
     """Fix ``code`` (CL101 only); ``observed``: the text of the line where torch observed a
     data-dependent branch (GB0170), offered as the verifier's later passes do."""
-    f = tmp_path / "m.py"
-    f.write_text(code, encoding="utf-8")
-    extra = []
-    if observed is not None:
-        line = _line_of(code, observed)
-        extra = observed_findings(
-            [{"path": "m.py", "line": line, "gb_id": "GB0170"}],
-            str(tmp_path),
-            {},
-            lambda real: str(f),
-            set(),
-            ["CL101"],
-        )
-        assert extra, "the observed finding was not made"
-    res = run_fixes([str(f)], Config(select=("CL101",), cache=False), unsafe=True, extra=extra)
-    text = res.changes[0].after.decode() if res.changes else code
-    return text, res
+    seen = [] if observed is None else [(observed, "GB0170")]
+    res = fix_result(tmp_path, code, ("CL101",), observed=seen, name="m.py")
+    return fixed_text(res, code), res
 
 
 def test_an_observed_branch_on_an_untyped_value_is_rewritten(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ import pytest
 from compilelint.config import Config
 from compilelint.fix.engine import run_fixes
 
-from .fix_modules import load_module
+from .fix_modules import fix_result, fixed_text, load_module
 from .torch_checks import compile_without_break
 
 HEAD = "import torch\nfrom torch import nn\n\n\n"
@@ -147,12 +147,7 @@ NO_MINLENGTH = WEIGHTS.replace(", minlength=self.num_experts)", ")")
 
 
 def _fix(tmp_path: Path, code: str, select: tuple[str, ...] = ("CL105", "CL110")) -> str:
-    path = tmp_path / f"m_{uuid.uuid4().hex[:8]}.py"
-    path.write_text(code, encoding="utf-8")
-    res = run_fixes([str(path)], Config(select=select, cache=False), unsafe=True)
-    for c in res.changes:
-        return c.after.decode()
-    return code
+    return fixed_text(fix_result(tmp_path, code, select), code)
 
 
 def _reasons(tmp_path: Path, code: str) -> list[str]:

@@ -8,17 +8,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from compilelint.config import Config
-from compilelint.fix.engine import run_fixes
+from compilelint.fix.engine import EngineResult, run_fixes
 from compilelint.fix.textdiff import LineMap
 from compilelint.fix.verify import Verifier, compile_failure_text
 
+from .fix_modules import fix_result, fixed_text
 
-def _fix(tmp_path: Path, src: str, code: str):  # type: ignore[no-untyped-def]
-    work = tmp_path / "m.py"
-    work.write_text(src, encoding="utf-8")
-    res = run_fixes([str(work)], Config(select=(code,), cache=False), unsafe=True)
-    after = res.changes[0].after.decode() if res.changes else src
-    return res, after
+
+def _fix(tmp_path: Path, src: str, code: str) -> tuple[EngineResult, str]:
+    res = fix_result(tmp_path, src, (code,), name="m.py")
+    return res, fixed_text(res, src)
 
 
 BEAM = """\
