@@ -27,6 +27,7 @@ from compilelint.static.analysis.facts import (
     BRANCH,
     EAGER_REST_CODES,
     IN_TRY,
+    KWARGS_SLOT,
     REBUILD_CODES,
     UNRESUMABLE_CODES,
     CallSite,
@@ -317,6 +318,36 @@ class Project(Summaries):
         prm = next((p for p in fn.params if p.name == pname), None)
         if prm is None or prm.index < -1:
             return None
+        return self._site_values(key, fn, prm)
+
+    def _kwargs_values(self, cpath: str, src: str, prm: ParamFacts) -> list[object] | None:
+        """What keyword ``prm.name`` of a callee holds where a call leaves it to the caller's
+        own ``**kwargs`` parameter ``src`` (``P|<func>|<kwargs>``, passed on unchanged): what
+        the caller's callers pass by that keyword, or the callee's default ``prm.literal``
+        where they leave it out (a caller's parameter of that name takes the keyword, so the
+        dict never holds it). None: unknown."""
+        qual, _, kwname = src[2:].rpartition("|")
+        ckey = (cpath, qual)
+        if ckey not in self.traced or ckey in self._opaque:
+            return None
+        caller = self.fn(ckey)
+        if any(p.name == prm.name and p.index >= -1 for p in caller.params):
+            return list(prm.literal[:1]) or None
+        memo = (ckey, f"**{kwname}|{prm.name}")
+        got = self._param_values.get(memo, ...)
+        if got is not ...:
+            return got
+        self._param_values[memo] = None  # a cycle of forwarded dicts: unknown
+        # the key as a keyword-only parameter of the caller defaulting to the callee's default
+        # (absent from the dict: the callee's default applies)
+        key_prm = ParamFacts(prm.name, -1, "unknown", prm.default, list(prm.literal))
+        got = self._param_values[memo] = self._site_values(ckey, caller, key_prm)
+        return got
+
+    def _site_values(self, key: FKey, fn: FunctionFacts, prm: ParamFacts) -> list[object] | None:
+        """The values parameter ``prm`` of ``fn`` (``key``) holds over its callers' sites
+        (see :meth:`param_values`)."""
+        pname = prm.name
         vals: list[object] = []
         if key in self.roots:
             if key not in self.default_roots or not prm.literal:
@@ -339,7 +370,12 @@ class Project(Summaries):
             if v is None:
                 v = call.kwargs.get(pname)
             if v is None and call.star:
-                return None  # left to the `**kwargs` dict, whose other keys are not known
+                kw = call.fwd.get(KWARGS_SLOT) if call.kwstar else None
+                got = self._kwargs_values(cpath, kw, prm) if kw else None
+                if got is None:
+                    return None  # left to a `**kwargs` dict whose other keys are not known
+                vals.extend(got)
+                continue
             if v is None:
                 if not prm.literal:
                     return None
