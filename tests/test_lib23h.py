@@ -128,3 +128,98 @@ def test_torch_agrees_on_the_forwarded_keyword(
         return mod.sdeint(torch.ones(3), t)
 
     assert logged_break_lines(run, torch.randn(3), name) & {ITEM_LINE} == want
+
+
+# ------------------------------------------------ untraced constructions through a subclass
+LAYERS = """\
+import torch
+
+
+class Layers(torch.nn.Module):
+    def __init__(self, dim, causal=False, check=True, **kwargs):
+        super().__init__()
+        self.causal = causal
+        self.check = check
+
+    def forward(self, x):
+        if self.check:
+            x = x * x.sum().item()
+        if self.causal:
+            x = x * x.max().item()
+        return x
+
+
+class Decoder(Layers):
+    def __init__(self, **kwargs):
+        super().__init__(causal={causal}, **kwargs)
+
+
+class Wrapper(torch.nn.Module):
+    def __init__(self, dim=4):
+        super().__init__()
+        self.layers = Decoder(dim=dim{check})
+
+    def forward(self, x):
+        return self.layers(x)
+
+
+class Plain(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = Layers(dim=4, check=False)
+
+    def forward(self, x):
+        return self.layers(x)
+"""
+CHECK_LINE, CAUSAL_LINE = 12, 14
+
+
+def _layers(causal: str = "False", check: str = ", check=False") -> str:
+    return LAYERS.format(causal=causal, check=check)
+
+
+def _layers_lines(tmp_path: Path, src: str) -> set[int]:
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from ._ops import Plain, Wrapper\n")
+    (pkg / "_ops.py").write_text(src)
+    (tmp_path / "pyproject.toml").write_text('[tool.compilelint]\nentries = ["*"]\n')
+    code, out, err = invoke(["check", "mylib", "--format", "json", "--no-cache"], cwd=tmp_path)
+    assert code in (0, 1), err
+    return {f["line"] for f in json.loads(out)["findings"]}
+
+
+def test_a_subclass_init_hands_its_kwargs_to_the_base(tmp_path: Path) -> None:
+    # VALID: `Decoder(dim=dim, check=False)` -> `Layers.__init__(causal=False, **kwargs)`,
+    # and `Plain` builds `Layers(check=False)`: neither flag is ever true
+    assert _layers_lines(tmp_path, _layers()) == set()
+
+
+@pytest.mark.parametrize(
+    ("causal", "check", "line"),
+    [("True", ", check=False", CAUSAL_LINE), ("False", "", CHECK_LINE)],
+)
+def test_the_super_call_or_the_base_default_keeps_the_finding(
+    tmp_path: Path, causal: str, check: str, line: int
+) -> None:
+    # INVALID: the super call passes `causal=True`; `Decoder(dim=dim)` leaves `check` to the
+    # base's default True
+    assert line in _layers_lines(tmp_path, _layers(causal, check))
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(("causal", "check", "want"), [
+    ("False", ", check=False", set()),
+    ("True", ", check=False", {CAUSAL_LINE}),
+    ("False", "", {CHECK_LINE}),
+])  # fmt: skip
+def test_torch_agrees_on_the_subclass_construction(
+    monkeypatch: pytest.MonkeyPatch, causal: str, check: str, want: set[int]
+) -> None:
+    torch = pytest.importorskip("torch")
+    from tests.torch_checks import logged_break_lines
+
+    name = "lib23h_layers"
+    mod = _module(_layers(causal, check), name, monkeypatch)
+    assert logged_break_lines(mod.Wrapper(), torch.randn(3), name) == want
+    assert logged_break_lines(mod.Plain(), torch.randn(3), name) == set()

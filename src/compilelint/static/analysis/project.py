@@ -652,13 +652,23 @@ class Project(Summaries):
         # defaults, or a class the project builds at call sites it can read
         related = self._related_classes(cp, cqq)
         users = [c for c in related if c == (cp, cqq) or (cp, cqq) in self.mro(*c)]
-        if any(self._nearest_init(*u) != init for u in users):
+        nearest = {u: self._nearest_init(*u) for u in users}
+        if any(n is None for n in nearest.values()):
             return None
         prm = next((p for p in self.fn(init).params if p.name == pname), None)
         if prm is None or prm.index < -1:
             return None
         out: list[object] = []
         for u in users:
+            sub = nearest[u]
+            if sub != init:
+                # a subclass's own `__init__` (`Decoder.__init__(self, **kwargs)`) that hands
+                # the keyword to this one through `super().__init__(causal=True, **kwargs)`
+                got = self._through_super(u, sub, init, prm, u in entries)
+                if got is None:
+                    return None
+                out.extend(got)
+                continue
             if u in entries:
                 if not prm.literal:
                     return None
@@ -669,6 +679,37 @@ class Project(Summaries):
                 return None
             out.extend(got)
         return out
+
+    def _through_super(
+        self, cls: tuple[str, str], sub: FKey, init: FKey, prm: ParamFacts, entry: bool
+    ) -> list[object] | None:
+        """What parameter ``prm`` of ``init`` holds for instances of ``cls``, whose nearest
+        ``__init__`` ``sub`` calls ``init`` once, unconditionally, through ``super()``: the
+        literal that call passes, or, where it leaves the keyword to ``sub``'s own
+        ``**kwargs`` passed on unchanged (and ``sub`` has no parameter of that name), what
+        ``cls``'s constructions pass by that keyword (an entry class: ``init``'s default, the
+        user building it under its defaults). None: unknown."""
+        sfn = self.fn(sub)
+        if any(p.name == prm.name and p.index >= -1 for p in sfn.params):
+            return None  # `sub` takes the keyword itself: what it passes on is not followed
+        sites = [c for c in sfn.calls if (t := self._target(sub[0], c.ref)) and t[0] == init]
+        if len(sites) != 1 or sites[0].conds or sites[0].branch:
+            return None
+        call = sites[0]
+        positional = [p.name for p in self.fn(init).params if p.index >= 0]
+        if prm.index >= 0 and 0 <= positional.index(prm.name) - 1 < len(call.args):
+            v: V.Value | None = call.args[positional.index(prm.name) - 1]
+        else:
+            v = call.kwargs.get(prm.name)
+        if v is not None:
+            consts = [V.const(m) for m in V.members(v)]
+            return None if any(c is ... for c in consts) else consts
+        if not call.kwstar or KWARGS_SLOT not in call.fwd:
+            return None  # `*args`, or a dict other than `sub`'s own `**kwargs`
+        if entry:
+            return list(prm.literal[:1]) or None
+        key_prm = ParamFacts(prm.name, -1, "unknown", prm.default, list(prm.literal))
+        return self._built_values(cls, sub, key_prm)
 
     def _constructions(
         self,
