@@ -658,6 +658,8 @@ class Project(Summaries):
         prm = next((p for p in self.fn(init).params if p.name == pname), None)
         if prm is None or prm.index < -1:
             return None
+        if any(n != init and not self._hands_over(n, pname) for n in nearest.values()):  # type: ignore[arg-type]
+            return None  # (checked first, on the facts alone: most subclasses take no part)
         out: list[object] = []
         for u in users:
             sub = nearest[u]
@@ -680,6 +682,18 @@ class Project(Summaries):
             out.extend(got)
         return out
 
+    def _hands_over(self, sub: FKey, pname: str) -> bool:
+        """Whether ``__init__`` ``sub`` may hand keyword ``pname`` to a base's ``__init__``
+        (see :meth:`_through_super`): it has no parameter of that name, and a ``super()``
+        call passes the keyword or ``sub``'s own ``**kwargs``."""
+        fn = self.fn(sub)
+        if any(p.name == pname and p.index >= -1 for p in fn.params):
+            return False
+        return any(
+            c.ref.startswith("S|") and (pname in c.kwargs or KWARGS_SLOT in c.fwd or c.args)
+            for c in fn.calls
+        )
+
     def _through_super(
         self, cls: tuple[str, str], sub: FKey, init: FKey, prm: ParamFacts, entry: bool
     ) -> list[object] | None:
@@ -690,9 +704,11 @@ class Project(Summaries):
         ``cls``'s constructions pass by that keyword (an entry class: ``init``'s default, the
         user building it under its defaults). None: unknown."""
         sfn = self.fn(sub)
-        if any(p.name == prm.name and p.index >= -1 for p in sfn.params):
-            return None  # `sub` takes the keyword itself: what it passes on is not followed
-        sites = [c for c in sfn.calls if (t := self._target(sub[0], c.ref)) and t[0] == init]
+        sites = [
+            c
+            for c in sfn.calls
+            if c.ref.startswith("S|") and (t := self._target(sub[0], c.ref)) and t[0] == init
+        ]
         if len(sites) != 1 or sites[0].conds or sites[0].branch:
             return None
         call = sites[0]
