@@ -223,3 +223,15 @@ def test_torch_agrees_on_the_subclass_construction(
     mod = _module(_layers(causal, check), name, monkeypatch)
     assert logged_break_lines(mod.Wrapper(), torch.randn(3), name) == want
     assert logged_break_lines(mod.Plain(), torch.randn(3), name) == set()
+
+
+def test_a_second_dict_may_hold_the_keyword(tmp_path: Path) -> None:
+    # INVALID: `super().__init__(y0=y0, **opts, **kwargs)`: `opts` may set `adaptive`
+    src = _src().replace(
+        "    def __init__(self, y0, **kwargs):\n        super(Euler, self).__init__(y0=y0, **kwargs)",
+        "    def __init__(self, y0, extra=None, **kwargs):\n"
+        "        opts = extra or {}\n"
+        "        super(Euler, self).__init__(y0=y0, **opts, **kwargs)",
+    )
+    assert "**opts" in src
+    assert ITEM_LINE in _library_mode_lines(tmp_path, src)

@@ -1304,7 +1304,9 @@ class FileWalker(Evaluator):
                             kwargs[k] = kv
                             if fref:
                                 fwd[k] = fref
-                    if self._kwargs_param(a.value.value):
+                    if sum(b.star == "**" for b in node.args) == 1 and self._kwargs_param(
+                        a.value.value
+                    ):
                         # the function's own `**kwargs` passed on unchanged: a keyword the
                         # call leaves to it holds what the function's callers pass by that
                         # keyword (`super().__init__(sde=sde, **kwargs)`)
