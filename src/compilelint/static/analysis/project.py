@@ -652,13 +652,16 @@ class Project(Summaries):
         # defaults, or a class the project builds at call sites it can read
         related = self._related_classes(cp, cqq)
         users = [c for c in related if c == (cp, cqq) or (cp, cqq) in self.mro(*c)]
-        nearest = {u: self._nearest_init(*u) for u in users}
-        if any(n is None for n in nearest.values()):
-            return None
+        nearest: dict[tuple[str, str], FKey] = {}
+        for u in users:
+            n = self._nearest_init(*u)
+            if n is None:
+                return None
+            nearest[u] = n
         prm = next((p for p in self.fn(init).params if p.name == pname), None)
         if prm is None or prm.index < -1:
             return None
-        if any(n != init and not self._hands_over(n, pname) for n in nearest.values()):  # type: ignore[arg-type]
+        if any(n != init and not self._hands_over(n, pname) for n in nearest.values()):
             return None  # (checked first, on the facts alone: most subclasses take no part)
         out: list[object] = []
         for u in users:
