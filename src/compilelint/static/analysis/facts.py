@@ -54,6 +54,10 @@ class ParamFacts:
     tensor_use: bool = False
 
 
+# ``CallSite.fwd`` key of the enclosing function's ``**kwargs`` parameter passed on unchanged
+KWARGS_SLOT = "**"
+
+
 @dataclass
 class CallSite:
     ref: str
@@ -79,6 +83,8 @@ class CallSite:
     # arguments that pass one of the enclosing function's own parameters on unchanged
     # (``ignore_index=ignore_index``): position (``"0"``) or keyword -> ``P|<func>|<param>``,
     # so that the callee's parameter holds what the caller's callers give (call-site values)
+    # (``KWARGS_SLOT``: the enclosing function's own ``**kwargs`` parameter, passed on
+    # unchanged as the call's ``**`` argument: a keyword the call leaves to it)
     fwd: dict[str, str] = field(default_factory=dict)
     # arguments (position as a string, or keyword) that are a name the enclosing loop binds
     # again after the call: a loop-carried value, what the next iteration passes differs

@@ -27,6 +27,7 @@ from compilelint.static.analysis.facts import (
     BRANCH,
     EAGER_REST_CODES,
     IN_TRY,
+    KWARGS_SLOT,
     REBUILD_CODES,
     UNRESUMABLE_CODES,
     CallSite,
@@ -317,6 +318,36 @@ class Project(Summaries):
         prm = next((p for p in fn.params if p.name == pname), None)
         if prm is None or prm.index < -1:
             return None
+        return self._site_values(key, fn, prm)
+
+    def _kwargs_values(self, cpath: str, src: str, prm: ParamFacts) -> list[object] | None:
+        """What keyword ``prm.name`` of a callee holds where a call leaves it to the caller's
+        own ``**kwargs`` parameter ``src`` (``P|<func>|<kwargs>``, passed on unchanged): what
+        the caller's callers pass by that keyword, or the callee's default ``prm.literal``
+        where they leave it out (a caller's parameter of that name takes the keyword, so the
+        dict never holds it). None: unknown."""
+        qual, _, kwname = src[2:].rpartition("|")
+        ckey = (cpath, qual)
+        if ckey not in self.traced or ckey in self._opaque:
+            return None
+        caller = self.fn(ckey)
+        if any(p.name == prm.name and p.index >= -1 for p in caller.params):
+            return list(prm.literal[:1]) or None
+        memo = (ckey, f"**{kwname}|{prm.name}")
+        got = self._param_values.get(memo, ...)
+        if got is not ...:
+            return got
+        self._param_values[memo] = None  # a cycle of forwarded dicts: unknown
+        # the key as a keyword-only parameter of the caller defaulting to the callee's default
+        # (absent from the dict: the callee's default applies)
+        key_prm = ParamFacts(prm.name, -1, "unknown", prm.default, list(prm.literal))
+        got = self._param_values[memo] = self._site_values(ckey, caller, key_prm)
+        return got
+
+    def _site_values(self, key: FKey, fn: FunctionFacts, prm: ParamFacts) -> list[object] | None:
+        """The values parameter ``prm`` of ``fn`` (``key``) holds over its callers' sites
+        (see :meth:`param_values`)."""
+        pname = prm.name
         vals: list[object] = []
         if key in self.roots:
             if key not in self.default_roots or not prm.literal:
@@ -339,7 +370,12 @@ class Project(Summaries):
             if v is None:
                 v = call.kwargs.get(pname)
             if v is None and call.star:
-                return None  # left to the `**kwargs` dict, whose other keys are not known
+                kw = call.fwd.get(KWARGS_SLOT) if call.kwstar else None
+                got = self._kwargs_values(cpath, kw, prm) if kw else None
+                if got is None:
+                    return None  # left to a `**kwargs` dict whose other keys are not known
+                vals.extend(got)
+                continue
             if v is None:
                 if not prm.literal:
                     return None
@@ -616,13 +652,28 @@ class Project(Summaries):
         # defaults, or a class the project builds at call sites it can read
         related = self._related_classes(cp, cqq)
         users = [c for c in related if c == (cp, cqq) or (cp, cqq) in self.mro(*c)]
-        if any(self._nearest_init(*u) != init for u in users):
-            return None
+        nearest: dict[tuple[str, str], FKey] = {}
+        for u in users:
+            n = self._nearest_init(*u)
+            if n is None:
+                return None
+            nearest[u] = n
         prm = next((p for p in self.fn(init).params if p.name == pname), None)
         if prm is None or prm.index < -1:
             return None
+        if any(n != init and not self._hands_over(n, pname) for n in nearest.values()):
+            return None  # (checked first, on the facts alone: most subclasses take no part)
         out: list[object] = []
         for u in users:
+            sub = nearest[u]
+            if sub != init:
+                # a subclass's own `__init__` (`Decoder.__init__(self, **kwargs)`) that hands
+                # the keyword to this one through `super().__init__(causal=True, **kwargs)`
+                got = self._through_super(u, sub, init, prm, u in entries)
+                if got is None:
+                    return None
+                out.extend(got)
+                continue
             if u in entries:
                 if not prm.literal:
                     return None
@@ -633,6 +684,51 @@ class Project(Summaries):
                 return None
             out.extend(got)
         return out
+
+    def _hands_over(self, sub: FKey, pname: str) -> bool:
+        """Whether ``__init__`` ``sub`` may hand keyword ``pname`` to a base's ``__init__``
+        (see :meth:`_through_super`): it has no parameter of that name, and a ``super()``
+        call passes the keyword or ``sub``'s own ``**kwargs``."""
+        fn = self.fn(sub)
+        if any(p.name == pname and p.index >= -1 for p in fn.params):
+            return False
+        return any(
+            c.ref.startswith("S|") and (pname in c.kwargs or KWARGS_SLOT in c.fwd or c.args)
+            for c in fn.calls
+        )
+
+    def _through_super(
+        self, cls: tuple[str, str], sub: FKey, init: FKey, prm: ParamFacts, entry: bool
+    ) -> list[object] | None:
+        """What parameter ``prm`` of ``init`` holds for instances of ``cls``, whose nearest
+        ``__init__`` ``sub`` calls ``init`` once, unconditionally, through ``super()``: the
+        literal that call passes, or, where it leaves the keyword to ``sub``'s own
+        ``**kwargs`` passed on unchanged (and ``sub`` has no parameter of that name), what
+        ``cls``'s constructions pass by that keyword (an entry class: ``init``'s default, the
+        user building it under its defaults). None: unknown."""
+        sfn = self.fn(sub)
+        sites = [
+            c
+            for c in sfn.calls
+            if c.ref.startswith("S|") and (t := self._target(sub[0], c.ref)) and t[0] == init
+        ]
+        if len(sites) != 1 or sites[0].conds or sites[0].branch:
+            return None
+        call = sites[0]
+        positional = [p.name for p in self.fn(init).params if p.index >= 0]
+        if prm.index >= 0 and 0 <= positional.index(prm.name) - 1 < len(call.args):
+            v: V.Value | None = call.args[positional.index(prm.name) - 1]
+        else:
+            v = call.kwargs.get(prm.name)
+        if v is not None:
+            consts = [V.const(m) for m in V.members(v)]
+            return None if any(c is ... for c in consts) else consts
+        if not call.kwstar or KWARGS_SLOT not in call.fwd:
+            return None  # `*args`, or a dict other than `sub`'s own `**kwargs`
+        if entry:
+            return list(prm.literal[:1]) or None
+        key_prm = ParamFacts(prm.name, -1, "unknown", prm.default, list(prm.literal))
+        return self._built_values(cls, sub, key_prm)
 
     def _constructions(
         self,

@@ -29,6 +29,7 @@ from compilelint.static.analysis.evaluate import Evaluator, _forward_classes
 from compilelint.static.analysis.facts import (
     BRANCH,
     IN_TRY,
+    KWARGS_SLOT,
     NO_TAINT,
     CallSite,
     Candidate,
@@ -483,6 +484,10 @@ class Scope:
         # eps=eps)``, later ``kw = dict(**kw, more=1)`` keeps them): key -> (value, the
         # ``P|<func>|<param>`` it passes on unchanged, or ""), for ``Cls(**kw)`` call sites
         self.kwdicts: dict[str, dict[str, tuple[Value, str]]] = {}
+        # names of dicts changed in place so far (``kw["eps"] = 1e-3``, ``kw.pop("eps")``,
+        # ``del kw["eps"]``): a ``**kwargs`` parameter among them no longer holds only what
+        # the callers passed
+        self.changed_dicts: set[str] = set()
         self.param_classes: dict[str, str] = {}  # parameter annotated with a class -> its ref
         # name -> whether every tensor bound to it so far was bound in training-only code
         # (`skip = False` then `if self.training: skip = torch.rand([]) < p`: True)
@@ -800,6 +805,7 @@ class FileWalker(Evaluator):
         elif isinstance(target, cst.Subscript):
             if isinstance(target.value, cst.Name):
                 self.scope.kwdicts.pop(target.value.value, None)  # `kw["eps"] = 1e-3`
+                self.scope.changed_dicts.add(target.value.value)
         elif isinstance(target, cst.Attribute):
             if (
                 isinstance(target.value, cst.Name)
@@ -1238,6 +1244,7 @@ class FileWalker(Evaluator):
             and node.func.attr.value in ("update", "pop", "setdefault", "clear", "popitem")
         ):
             self.scope.kwdicts.pop(node.func.value.value, None)  # a dict changed in place
+            self.scope.changed_dicts.add(node.func.value.value)
         if facts is None or self.untraced_depth:
             return  # calls in code torch.compile does not trace do not make their callees traced
         if isinstance(node.func, cst.Name) and self._closure_param(node.func.value):
@@ -1297,6 +1304,13 @@ class FileWalker(Evaluator):
                             kwargs[k] = kv
                             if fref:
                                 fwd[k] = fref
+                    if sum(b.star == "**" for b in node.args) == 1 and self._kwargs_param(
+                        a.value.value
+                    ):
+                        # the function's own `**kwargs` passed on unchanged: a keyword the
+                        # call leaves to it holds what the function's callers pass by that
+                        # keyword (`super().__init__(sde=sde, **kwargs)`)
+                        fwd[KWARGS_SLOT] = f"P|{facts.qual}|{a.value.value}"
             else:
                 args.append(tv)
                 slot = str(len(args) - 1) if not a.star else None
@@ -1616,6 +1630,18 @@ class FileWalker(Evaluator):
             return None
         return f"Q|{name}" if head in self.module_defs else f"D|{q}"
 
+    def _kwargs_param(self, name: str) -> bool:
+        """``name`` is the function's ``**kwargs`` parameter, neither rebound nor changed in
+        place so far."""
+        facts = self.scope.facts
+        return (
+            facts is not None
+            and any(p.name == name and p.index == -3 for p in facts.params)
+            and name not in self.scope.changed_dicts
+            and name not in self.scope.rebound
+            and self.scope.env.get(name) == V.sym(f"P|{facts.qual}|{name}")
+        )
+
     def _is_param(self, name: str) -> bool:
         # not assigned so far: a parameter annotated as a non-tensor type starts as a plain
         # value (``V.UNKNOWN``), which an assignment of another unknown value would equal
@@ -1906,6 +1932,7 @@ class FileWalker(Evaluator):
             if t is cst.Del:
                 for sub in _del_names(small.target):  # type: ignore[attr-defined]
                     self.scope.kwdicts.pop(sub, None)  # `del kw["eps"]`
+                    self.scope.changed_dicts.add(sub)
             for child in iter_children(small):
                 self.visit_expr(child)
 
