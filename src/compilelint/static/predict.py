@@ -726,20 +726,29 @@ def predict_recompiles(
             reason = f"`{base}` is a Python constant torch guards on; each new value recompiles"
             fix = _FIX["string"]
         out.append(PredictedRecompile(path, line, fn.name, base, guard, count, reason, fix))
-    # a number a break produced (`.item()`) is an input of the resume function
+    # a number a break produced (`.item()`, a `random` draw) is an input of the resume function:
+    # it changes between the resume function's runs when the data does (another call's tensors,
+    # or the function reached from two call sites, each with its own tensor) or, for a draw,
+    # on every run
     distinct_data = _distinct_tensor_calls(calls)
     for b in value_breaks:
-        if distinct_data < 2:
+        runs = _runs_per_call(project, entry, (b.path, b.function))
+        draw = b.rule == "CL205"
+        values = runs * (len(calls) if draw else distinct_data)
+        if values < 2:
             continue
+        changes = "is drawn anew on every run" if draw else "changes with the data"
+        if runs > 1 and not draw:
+            changes += " (its function runs more than once per call)"
         out.append(
             PredictedRecompile(
                 b.path,
-                value_use_line(b.path, b.line),
+                value_use_line(b.path, b.line, draw),
                 b.function.rsplit(".", 1)[-1],
                 "___stack0",
                 "___stack0 == <the value of the first call>",
                 1,
-                f"the Python number the break at line {b.line} produces changes with the data: "
+                f"the Python number the break at line {b.line} produces {changes}: "
                 "the resume function recompiles once, then the number is symbolic",
                 _FIX["break"],
             )
@@ -747,7 +756,7 @@ def predict_recompiles(
     return out, hit
 
 
-def value_use_line(path: str, line: int) -> int:
+def value_use_line(path: str, line: int, draw: bool = False) -> int:
     """Where the resume function after a break that reads a number from a tensor (``.item()``
     at ``line``) first uses that number, which is where torch 2.13 reports the guard on it
     (``___stack0 == 3.0``): the break's own line when its statement goes on with the number
@@ -777,27 +786,135 @@ def value_use_line(path: str, line: int) -> int:
     )
     if stmt is None:
         return line + 1
-    stored = (
-        isinstance(stmt, ast.Assign)
-        and len(stmt.targets) == 1
-        and isinstance(stmt.targets[0], ast.Name)
-        and isinstance(stmt.value, ast.Call)
-        and isinstance(stmt.value.func, ast.Attribute)
-        and stmt.value.func.attr in ("item", "tolist")
-    )
-    if not stored:
+    names = _stored_numbers(stmt, draw)
+    if not names:
         return line
-    assert isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name)
-    name = stmt.targets[0].id
     reads = [
         n.lineno
         for n in ast.walk(holder)
         if isinstance(n, ast.Name)
-        and n.id == name
+        and n.id in names
         and isinstance(n.ctx, ast.Load)
         and n.lineno > (stmt.end_lineno or line)
     ]
     return min(reads, default=line + 1)
+
+
+def _is_read_out(e: ast.expr, draw: bool = False) -> bool:
+    """``t.item()`` / ``t.tolist()``: a number read from a tensor, nothing done with it yet;
+    with ``draw``, any call (the break's draw, ``r = random.random()``)."""
+    return isinstance(e, ast.Call) and (
+        draw or (isinstance(e.func, ast.Attribute) and e.func.attr in ("item", "tolist"))
+    )
+
+
+def _stored_numbers(stmt: ast.stmt, draw: bool = False) -> set[str]:
+    """The names a statement only stores numbers read from tensors in: ``n = x.item()``, and
+    ``lo, hi = lo.item(), hi.item()`` (each element a read-out); empty when the statement goes
+    on with a number (``if x.item() > t:``, ``n = int(x.item()) + 1``)."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+        return set()
+    target, value = stmt.targets[0], stmt.value
+    if isinstance(target, ast.Name) and _is_read_out(value, draw):
+        return {target.id}
+    if (
+        isinstance(target, ast.Tuple)
+        and isinstance(value, ast.Tuple)
+        and len(target.elts) == len(value.elts)
+        and all(isinstance(t, ast.Name) for t in target.elts)
+        and all(_is_read_out(v, draw) for v in value.elts)
+    ):
+        return {t.id for t in target.elts if isinstance(t, ast.Name)}
+    return set()
+
+
+# `random` draws dynamo does not trace (CL205: a break whose call returns a new number on every
+# run), and the clocks of `time`
+_DRAWS = {
+    "random": frozenset(
+        {
+            "random",
+            "gauss",
+            "normalvariate",
+            "lognormvariate",
+            "expovariate",
+            "betavariate",
+            "gammavariate",
+            "triangular",
+            "getrandbits",
+            "vonmisesvariate",
+            "paretovariate",
+            "weibullvariate",
+        }
+    ),
+    "time": frozenset({"time", "perf_counter", "monotonic", "process_time", "time_ns"}),
+}
+
+
+def number_break(path: str, line: int) -> str | None:
+    """What the break at ``line`` hands the resume function when it is a Python number that
+    differs between runs: ``"draw"`` for a call of a ``random`` draw or a ``time`` clock (the
+    module imported under any name, or the function imported from it), else ``None`` (a
+    ``.item()`` break's number follows the data: the caller decides)."""
+    tree = _parsed(path)
+    if tree is None:
+        return None
+    modules: dict[str, str] = {}
+    funcs: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name in _DRAWS:
+                    modules[a.asname or a.name] = a.name
+        elif isinstance(node, ast.ImportFrom) and node.module in _DRAWS and not node.level:
+            for a in node.names:
+                if a.name in _DRAWS[node.module]:
+                    funcs[a.asname or a.name] = node.module
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and node.lineno <= line <= (node.end_lineno or 0)):
+            continue
+        f = node.func
+        if (
+            isinstance(f, ast.Attribute)
+            and isinstance(f.value, ast.Name)
+            and f.attr in _DRAWS.get(modules.get(f.value.id, ""), ())
+        ):
+            return "draw"
+        if isinstance(f, ast.Name) and f.id in funcs:
+            return "draw"
+    return None
+
+
+def _parsed(path: str) -> ast.Module | None:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return ast.parse(fh.read())
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return None
+
+
+def _runs_per_call(project: Project, entry: FKey, target: FKey, cap: int = 2) -> int:
+    """How often one call of ``entry`` runs ``target``: the number of call paths to it (two
+    attributes holding one class: 2), a call in a loop counting as ``cap``; at most ``cap``."""
+    memo: dict[FKey, int] = {}
+
+    def runs(k: FKey, stack: frozenset[FKey]) -> int:
+        if k == target:
+            return 1
+        if k in memo:
+            return memo[k]
+        if k in stack or len(stack) > 12:
+            return 0
+        n = 0
+        for c, loop in _user_calls(project, k):
+            got = runs(c, stack | {k})
+            n += cap * got if loop else got
+            if n >= cap:
+                break
+        memo[k] = min(n, cap)
+        return memo[k]
+
+    return runs(entry, frozenset())
 
 
 def _distinct_tensor_calls(calls: Sequence[tuple[list[Abstract], dict[str, Abstract]]]) -> int:
@@ -870,7 +987,12 @@ def predict(
             )
             for args, kw in calls
         ]
-    value_breaks = [b for b in sites if b.rule in VALUE_BREAKS and not b.in_loop]
+    value_breaks = [
+        b
+        for b in sites
+        if not b.in_loop
+        and (b.rule in VALUE_BREAKS or (b.rule == "CL205" and number_break(b.path, b.line)))
+    ]
     cfg = spec.config or {}
     limit = cfg.get("recompile_limit", cfg.get("cache_size_limit", RECOMPILE_LIMIT))
     automatic = spec.compile.get("dynamic") is not False and cfg.get(
