@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -144,3 +145,132 @@ def test_the_numbers_from_breaks_match_torch(tmp_path: Path, name: str) -> None:
     src, at, spec = NUMBER_CASES[name]
     want = {_line_of(src, at)} if at else set()
     assert _torch_lines(tmp_path, src, {**NUMBER_INPUTS, **spec}) == want
+
+
+# ---------------------------------------------------------------------------- nested frames
+# VALID: `max(range(n), key=lambda i: s[i])` breaks (CL114, the keys are 0-d tensors): the
+# builtin runs eagerly and calls the lambda, a frame of its own, once per index: `i == 0`
+# fails on its second run (one recompile, then `i` is symbolic)
+LAMBDA_KEY = TORCH + textwrap.dedent("""
+    class M(nn.Module):
+        def forward(self, x):
+            s = x.sum(-1)
+            best = max(range(len(s)), key=lambda i: s[i])
+            return x[best]
+    """)
+# INVALID: the keys are Python floats: dynamo traces `max` itself, no frame for the lambda
+LAMBDA_KEY_FLOATS = TORCH + textwrap.dedent("""
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = [0.5, 2.0, 1.0]
+
+        def forward(self, x):
+            best = max(range(len(self.w)), key=lambda i: self.w[i])
+            return x * best
+    """)
+# VALID: `int(n[i])` breaks in the loop, so dynamo skips `forward`; the list comprehension
+# (a frame before Python 3.12) runs on every iteration with another `i`
+COMP_IN_SKIPPED = TORCH + textwrap.dedent("""
+    class M(nn.Module):
+        def forward(self, x, n):
+            out = []
+            for i in range(x.size(0)):
+                k = int(n[i])
+                rows = [x[i, j] * 2 for j in range(k)]
+                out.append(torch.stack(rows).sum(0))
+            return torch.stack(out)
+    """)
+# INVALID: the same loop without a break: dynamo traces the frame and inlines the comprehension
+COMP_TRACED = TORCH + textwrap.dedent("""
+    class M(nn.Module):
+        def forward(self, x, n):
+            out = []
+            for i in range(x.size(0)):
+                rows = [x[i, j] * 2 for j in range(2)]
+                out.append(torch.stack(rows).sum(0))
+            return torch.stack(out)
+    """)
+# VALID: the comprehension reads a name the loop assigns from its int (`k = int(n[i])`)
+COMP_READS_K = TORCH + textwrap.dedent("""
+    class M(nn.Module):
+        def forward(self, x, n):
+            out = []
+            for i in range(x.size(0)):
+                k = int(n[i])
+                rows = [x[0, j] * k for j in range(2)]
+                out.append(torch.stack(rows).sum(0))
+            return torch.stack(out)
+    """)
+# VALID: the comprehension's first iterable changes (`range(k)`): the frame's argument, the
+# range iterator, is guarded (`___normalize_range_iter(.0) == (0, 2, 1)`)
+COMP_RANGE_K = TORCH + textwrap.dedent("""
+    class M(nn.Module):
+        def forward(self, x, n):
+            out = []
+            for i in range(x.size(0)):
+                k = int(n[i])
+                c = 2
+                rows = [x[0, j] * c for j in range(k)]
+                out.append(torch.stack(rows).sum(0))
+            return torch.stack(out)
+    """)
+# INVALID: a skipped frame whose comprehension reads nothing that changes between iterations
+COMP_SAME = TORCH + textwrap.dedent("""
+    class M(nn.Module):
+        def forward(self, x, n):
+            out = []
+            for i in range(x.size(0)):
+                k = int(n[i])
+                c = 2
+                rows = [x[0, j] * c for j in range(2)]
+                out.append(torch.stack(rows).sum(0) * k)
+            return torch.stack(out)
+    """)
+COMP_INPUTS: dict[str, Any] = {
+    "inputs": [{"tensor": [2, 3, 4]}, {"tensor": [2], "dtype": "int64", "data": [2, 3]}]
+}
+NESTED_CASES: dict[str, tuple[str, str | None, dict[str, Any]]] = {
+    "lambda_key": (LAMBDA_KEY, "key=lambda i: s[i]", NUMBER_INPUTS),
+    "lambda_key_floats": (LAMBDA_KEY_FLOATS, None, NUMBER_INPUTS),
+    "comp_in_skipped": (COMP_IN_SKIPPED, "rows = [x[i, j]", COMP_INPUTS),
+    "comp_traced": (COMP_TRACED, None, COMP_INPUTS),
+    "comp_reads_k": (COMP_READS_K, "rows = [x[0, j] * k", COMP_INPUTS),
+    "comp_range_k": (COMP_RANGE_K, "for j in range(k)]", COMP_INPUTS),
+    "comp_same": (COMP_SAME, None, COMP_INPUTS),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NESTED_CASES))
+def test_a_nested_frame_run_with_another_int_recompiles(tmp_path: Path, name: str) -> None:
+    src, at, spec = NESTED_CASES[name]
+    if name.startswith("comp_") and sys.version_info >= (3, 12):
+        at = None  # PEP 709: the comprehension is inlined, no frame of its own
+    want = {_line_of(src, at)} if at else set()
+    assert _predicted_lines(tmp_path, src, spec) == want
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(NESTED_CASES))
+def test_the_nested_frames_match_torch(tmp_path: Path, name: str) -> None:
+    pytest.importorskip("torch")
+    src, at, spec = NESTED_CASES[name]
+    if name.startswith("comp_") and sys.version_info >= (3, 12):
+        at = None
+    want = {_line_of(src, at)} if at else set()
+    assert _torch_lines(tmp_path, src, spec) == want
+
+
+def test_cl114_flags_indices_ordered_by_a_tensor(tmp_path: Path) -> None:
+    """``max(range(len(s)), key=lambda i: s[i])`` with ``s`` a tensor is CL114 (GB0193); with
+    ``self.w`` a list of floats it is not."""
+    for src, want in ((LAMBDA_KEY, True), (LAMBDA_KEY_FLOATS, False)):
+        (tmp_path / "m.py").write_text(src)
+        old = os.getcwd()
+        os.chdir(tmp_path)
+        try:
+            got = [f for f in scan(["m.py"], load_config(["m.py"]), no_cache=True).findings]
+        finally:
+            os.chdir(old)
+        lines = {f.line for f in got if f.rule == "CL114"}
+        assert lines == ({_line_of(src, "key=lambda")} if want else set())

@@ -40,6 +40,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -1013,6 +1014,7 @@ def predict(
     if _shapes_change(calls):
         recs.extend(_size_recompiles(project, keyset, recs))
     recs.extend(_varying_size_recompiles(project, keyset, recs))
+    recs.extend(_nested_frame_recompiles(project, keyset, recs))
     if len(calls) > 1:
         recs.extend(_flag_recompiles(project, entry, keys, recs))
     return Prediction(
@@ -1348,6 +1350,235 @@ def _varying_size_recompiles(
                 )
             )
             break
+    return out
+
+
+# list, set and dict comprehensions are frames of their own before Python 3.12 (PEP 709 inlines
+# them); generator expressions are frames in every version, but not modelled here (unchecked)
+_COMP_FRAMES: tuple[type[ast.AST], ...] = (
+    (ast.ListComp, ast.SetComp, ast.DictComp) if sys.version_info < (3, 12) else ()
+)
+
+
+def _int_target(loop: ast.For) -> str | None:
+    """The name a ``for`` binds to a Python int that differs on every iteration: ``i`` of
+    ``for i in range(...)`` and of ``for i, x in enumerate(...)``."""
+    it, t = loop.iter, loop.target
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)):
+        return None
+    if it.func.id == "range" and isinstance(t, ast.Name):
+        return t.id
+    if (
+        it.func.id == "enumerate"
+        and isinstance(t, ast.Tuple)
+        and t.elts
+        and isinstance(t.elts[0], ast.Name)
+    ):
+        return t.elts[0].id
+    return None
+
+
+def _index_uses(node: ast.AST, name: str) -> list[int]:
+    """Lines where ``name`` is read inside a subscript's index in ``node`` (``t[i]``,
+    ``x[i, :, j : j + 6]``): a Python int traced code specialises on (``i == 0``)."""
+    out: list[int] = []
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Subscript):
+            out.extend(
+                n.lineno
+                for n in ast.walk(sub.slice)
+                if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+            )
+    return out
+
+
+def _varying_names(loop: ast.For, target: str) -> set[str]:
+    """The names that differ between the iterations of ``loop``: its int ``target`` and the
+    names its body assigns from an expression reading one of them (``k = int(n[i])``)."""
+    out = {target}
+    for st in _own_nodes(loop):
+        if isinstance(st, ast.Assign) and any(
+            isinstance(n, ast.Name) and n.id in out for n in ast.walk(st.value)
+        ):
+            out.update(n.id for t in st.targets for n in ast.walk(t) if isinstance(n, ast.Name))
+    return out
+
+
+def _frame_reads(
+    comp: ast.ListComp | ast.SetComp | ast.DictComp | ast.AST, names: set[str]
+) -> list[tuple[int, str]]:
+    """``(line, name)`` of the reads of ``names`` that reach a comprehension's own frame, when
+    the frame does work dynamo traces (an index or a call): inside it (a name the comprehension
+    binds itself is not read from outside), and in its first iterable, which the enclosing
+    frame evaluates and passes as the frame's argument (a ``range`` iterator is guarded on its
+    bounds, ``___normalize_range_iter(.0) == (0, 2, 1)``, at the comprehension's line)."""
+    gens: list[ast.comprehension] = getattr(comp, "generators", [])
+    if not gens:
+        return []
+    bound = {n.id for g in gens for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+    parts: list[ast.AST] = [
+        *(getattr(comp, f) for f in ("elt", "key", "value") if hasattr(comp, f)),
+        *(c for g in gens for c in g.ifs),
+        *(g.iter for g in gens[1:]),
+    ]
+    if not any(isinstance(n, (ast.Subscript, ast.Call)) for p in parts for n in ast.walk(p)):
+        return []
+    inside = [
+        (n.lineno, n.id)
+        for p in parts
+        for n in ast.walk(p)
+        if isinstance(n, ast.Name)
+        and isinstance(n.ctx, ast.Load)
+        and n.id in names
+        and n.id not in bound
+    ]
+    first = [
+        (comp.lineno, n.id)
+        for n in ast.walk(gens[0].iter)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names
+    ]
+    return inside + first
+
+
+def _own_nodes(fn: ast.AST) -> Iterable[ast.AST]:
+    """The nodes of a function's own frame (not those of nested ``def``s and lambdas)."""
+    stack = list(ast.iter_child_nodes(fn))
+    while stack:
+        n = stack.pop()
+        yield n
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(n))
+
+
+def _function_node(tree: ast.Module, qual: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The ``def`` of a qualified name (``Cls.method``, ``outer.inner``) in a module's tree."""
+    body: list[ast.stmt] = tree.body
+    node: ast.AST | None = None
+    for part in qual.split("."):
+        node = next(
+            (
+                n
+                for n in body
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                and n.name == part
+            ),
+            None,
+        )
+        if node is None:
+            return None
+        body = node.body  # type: ignore[attr-defined]
+    return node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+
+
+def _nested_frame_recompiles(
+    project: Project,
+    keyset: set[FKey],
+    recs: Sequence[PredictedRecompile],
+    source: Callable[[str], bytes | None] | None = None,
+) -> list[PredictedRecompile]:
+    """Code objects nested in a traced function that dynamo compiles as frames of their own,
+    run several times in one call with a Python int that differs between the runs and indexes
+    a tensor: the first run compiles the frame guarded on the int (``i == 0``), the second
+    recompiles it once, then the int is symbolic (torch 2.13, at the line reading it):
+
+    - the ``key=`` lambda of a ``sorted``/``min``/``max`` over ``range(...)`` that breaks
+      (CL114: the builtin runs eagerly and calls the lambda once per index);
+    - a list, set or dict comprehension (a frame before Python 3.12) in a ``for i in range``
+      loop of a frame dynamo skips (a break in one of its loops), reading ``i`` in an index:
+      each iteration runs the comprehension's frame with another ``i``."""
+    from compilelint.static.analysis.state import cached_tree
+
+    breaks = project.callee_breaks()
+    taken = {(r.path, r.line) for r in recs}
+    out: list[PredictedRecompile] = []
+
+    def add(path: str, line: int, func: str, name: str, why: str) -> None:
+        if (path, line) in taken:
+            return
+        taken.add((path, line))
+        out.append(
+            PredictedRecompile(
+                path,
+                line,
+                func,
+                name,
+                f"{name} == 0",
+                1,
+                why + f": the second run recompiles it once (`{name} == 0`), then `{name}` is "
+                "symbolic",
+                _FIX["number"],
+            )
+        )
+
+    trees: dict[str, ast.Module | None] = {}
+    for key in sorted(keyset):
+        path, qual = key
+        f = project.files.get(path)
+        if f is None or qual not in f.functions:
+            continue
+        sorts = [c for c in project.kept(f, frozenset({"CL114"})) if c.func == qual]
+        skipped = breaks.skips_from(key) if _COMP_FRAMES else None
+        if not sorts and skipped is None:
+            continue
+        if path not in trees:
+            trees[path] = cached_tree(_read(path, source))
+        tree = trees[path]
+        if tree is None:
+            continue
+        fn = _function_node(tree, qual)
+        if fn is None:
+            continue
+        short = qual.rsplit(".", 1)[-1]
+        for c in sorts:
+            for call in _own_nodes(fn):
+                if not (isinstance(call, ast.Call) and call.lineno == c.line):
+                    continue
+                key_fn = next((k.value for k in call.keywords if k.arg == "key"), None)
+                items = call.args[0] if len(call.args) == 1 else None
+                if not (
+                    isinstance(key_fn, ast.Lambda)
+                    and len(key_fn.args.args) == 1
+                    and isinstance(items, ast.Call)
+                    and isinstance(items.func, ast.Name)
+                    and items.func.id == "range"
+                ):
+                    continue
+                name = key_fn.args.args[0].arg
+                lines = _index_uses(key_fn.body, name)
+                if lines:
+                    add(
+                        path,
+                        min(lines),
+                        "<lambda>",
+                        name,
+                        f"the `key=` lambda at line {key_fn.lineno} is compiled as a frame of its "
+                        f"own and called once per index `{name}` (the ordering breaks, CL114)",
+                    )
+        if skipped is None:
+            continue
+        for loop in _own_nodes(fn):
+            if not isinstance(loop, ast.For) or loop.lineno < skipped:
+                continue
+            target = _int_target(loop)
+            if target is None:
+                continue
+            varying = _varying_names(loop, target)
+            for comp in _own_nodes(loop):
+                if not isinstance(comp, _COMP_FRAMES):
+                    continue
+                uses = _frame_reads(comp, varying)
+                if uses:
+                    line, name = min(uses)
+                    add(
+                        path,
+                        line,
+                        short,
+                        name,
+                        f"`{short}` runs eagerly (dynamo skips it at a break in a loop) and the "
+                        f"comprehension at line {comp.lineno} is compiled as a frame of its own, "
+                        f"run on every iteration of the loop at line {loop.lineno} with another "
+                        f"`{name}`",
+                    )
     return out
 
 
