@@ -665,6 +665,7 @@ def predict_recompiles(
         first_seen.update(vals)  # what the frame state compares the next call with
         entries.append(_Entry(vals, dynamic, params))
     out: list[PredictedRecompile] = []
+    distinct = _distinct_tensor_calls(calls)
     state_by_attr = {a: (what, line, fq) for a, what, line, fq in state_sites}
     for (_subj, _key), (subject, guard, count) in counts.items():
         if subject.startswith("self."):
@@ -727,24 +728,42 @@ def predict_recompiles(
             reason = f"`{base}` is a Python constant torch guards on; each new value recompiles"
             fix = _FIX["string"]
         out.append(PredictedRecompile(path, line, fn.name, base, guard, count, reason, fix))
-    # a number a break produced (`.item()`, a `random` draw) is an input of the resume function:
-    # it changes between the resume function's runs when the data does (another call's tensors,
-    # or the function reached from two call sites, each with its own tensor) or, for a draw,
-    # on every run
-    distinct_data = _distinct_tensor_calls(calls)
+    out.extend(_number_recompiles(project, [entry], value_breaks, len(calls), distinct))
+    return out, hit
+
+
+def _number_recompiles(
+    project: Project,
+    roots: Sequence[FKey],
+    value_breaks: Sequence[BreakSite],
+    calls: int,
+    data: int,
+) -> list[PredictedRecompile]:
+    """A number a break produced (``.item()``, a ``random`` draw) is an input of the resume
+    function: torch guards on its value where it is first used (:func:`value_use_line`), and
+    recompiles once it differs between the resume function's runs: a draw on every run, a
+    number read from a tensor when the data does (``data`` calls bring new tensors, or the
+    function runs more than once per call of a root, from two call sites with their own
+    tensors); then the number is symbolic. ``calls``/``data`` of 2 stand for "more than one"
+    where no spec gives them."""
+    out: list[PredictedRecompile] = []
+    seen: set[tuple[str, int]] = set()
     for b in value_breaks:
-        runs = _runs_per_call(project, entry, (b.path, b.function))
+        runs = max((_runs_per_call(project, r, (b.path, b.function)) for r in roots), default=0)
         draw = b.rule == "CL205"
-        values = runs * (len(calls) if draw else distinct_data)
-        if values < 2:
+        if runs * (calls if draw else data) < 2:
             continue
+        line = value_use_line(b.path, b.line, draw)
+        if (b.path, line) in seen:
+            continue
+        seen.add((b.path, line))
         changes = "is drawn anew on every run" if draw else "changes with the data"
         if runs > 1 and not draw:
             changes += " (its function runs more than once per call)"
         out.append(
             PredictedRecompile(
                 b.path,
-                value_use_line(b.path, b.line, draw),
+                line,
                 b.function.rsplit(".", 1)[-1],
                 "___stack0",
                 "___stack0 == <the value of the first call>",
@@ -754,7 +773,19 @@ def predict_recompiles(
                 _FIX["break"],
             )
         )
-    return out, hit
+    return out
+
+
+def number_breaks(sites: Iterable[BreakSite]) -> list[BreakSite]:
+    """The breaks that hand the resume function a Python number (``.item()``, ``int(t)``, a
+    ``random`` draw or ``time`` clock dynamo does not trace), outside loops (a break in a loop
+    skips the frame: no resume function)."""
+    return [
+        b
+        for b in sites
+        if not b.in_loop
+        and (b.rule in VALUE_BREAKS or (b.rule == "CL205" and number_break(b.path, b.line)))
+    ]
 
 
 def value_use_line(path: str, line: int, draw: bool = False) -> int:
@@ -988,12 +1019,7 @@ def predict(
             )
             for args, kw in calls
         ]
-    value_breaks = [
-        b
-        for b in sites
-        if not b.in_loop
-        and (b.rule in VALUE_BREAKS or (b.rule == "CL205" and number_break(b.path, b.line)))
-    ]
+    value_breaks = number_breaks(sites)
     cfg = spec.config or {}
     limit = cfg.get("recompile_limit", cfg.get("cache_size_limit", RECOMPILE_LIMIT))
     automatic = spec.compile.get("dynamic") is not False and cfg.get(
@@ -1647,6 +1673,8 @@ def spec_free_recompiles(
     project: Project,
     torch_version: str | None = None,
     source: Callable[[str], bytes | None] | None = None,
+    findings: Sequence[Finding] = (),
+    catalog: Any = None,
 ) -> list[PredictedRecompile]:
     """The recompiles the static stage predicts without an input spec: those whose evidence is
     all in the source, over everything torch.compile traces from the project's roots (module
@@ -1656,9 +1684,19 @@ def spec_free_recompiles(
     class that traced code changes from its own value (:func:`float_state`: one recompile,
     then symbolic; torch 2.13). Int counters and lists are CL501's own findings, at the line
     of their guard. What depends on the values a caller passes (numbers, strings, sizes that
-    differ between calls) needs the spec."""
+    differ between calls) needs the spec. Since pred23i also: nested frames run with another
+    int (:func:`_nested_frame_recompiles`), and a number a break hands the resume function that
+    differs between its runs (:func:`_number_recompiles`): a ``random`` draw (between calls), a
+    number read from a tensor in a function that runs twice per call (two call sites)."""
     keyset = set(project.traced)
     out = _varying_size_recompiles(project, keyset, [], source)
+    out.extend(_nested_frame_recompiles(project, keyset, out, source))
+    if findings and catalog is not None:
+        numbers = number_breaks(break_sites(project, keyset, findings, catalog))
+        if numbers:
+            taken = {(r.path, r.line) for r in out}
+            got = _number_recompiles(project, sorted(project.roots), numbers, 2, 1)
+            out.extend(r for r in got if (r.path, r.line) not in taken)
     taken = {(r.path, r.line) for r in out}
     trees: dict[str, ast.Module | None] = {}
     for root in sorted(project.roots) if _float_state_applies(torch_version) else ():
