@@ -114,6 +114,9 @@ class Prediction:
     break_sites: tuple[BreakSite, ...] = ()
     recompile_sites: tuple[PredictedRecompile, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    # the files of the functions the entry reaches (not reported): where the prediction, which
+    # knows the spec's calls, decides the recompiles the scan without a spec assumed
+    files: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -742,15 +745,20 @@ def _number_recompiles(
     """A number a break produced (``.item()``, a ``random`` draw) is an input of the resume
     function: torch guards on its value where it is first used (:func:`value_use_line`), and
     recompiles once it differs between the resume function's runs: a draw on every run, a
-    number read from a tensor when the data does (``data`` calls bring new tensors, or the
-    function runs more than once per call of a root, from two call sites with their own
-    tensors); then the number is symbolic. ``calls``/``data`` of 2 stand for "more than one"
+    number read from a tensor when the data does (``data`` calls bring new tensors, or a
+    method runs more than once per call of a root, from two call sites: one module class held
+    by two attributes, each with its own layer's tensors); then the number is symbolic. ``calls``/``data`` of 2 stand for "more than one"
     where no spec gives them."""
     out: list[PredictedRecompile] = []
     seen: set[tuple[str, int]] = set()
     for b in value_breaks:
         runs = max((_runs_per_call(project, r, (b.path, b.function)) for r in roots), default=0)
         draw = b.rule == "CL205"
+        if not draw and data < 2 and not project.fn((b.path, b.function)).cls:
+            # within one call only a method's runs are known to see other data (one class
+            # held by two attributes: two layers' tensors); a helper function called twice
+            # may be given one tensor twice
+            continue
         if runs * (calls if draw else data) < 2:
             continue
         line = value_use_line(b.path, b.line, draw)
@@ -1054,6 +1062,7 @@ def predict(
         break_sites=tuple(sites),
         recompile_sites=tuple(recs),
         notes=tuple(notes),
+        files=tuple(sorted({k[0] for k in keys})),
     )
 
 
@@ -1729,6 +1738,29 @@ def spec_free_recompiles(
 
 PREDICTED_RECOMPILE = "CL303"
 _RECOMPILE_RULES = ("CL301", "CL302", "CL304", "CL501", "CL502", PREDICTED_RECOMPILE)
+
+
+def spec_decided(
+    pred: Prediction, findings: Sequence[Finding], cwd: str | None = None
+) -> list[Finding]:
+    """``findings`` less the scan's own ``CL303`` findings (the recompiles it predicts without a
+    spec, "between its calls") in the files the spec's entry reaches at lines the prediction
+    has no recompile for: with a spec the prediction knows the calls (one call draws one
+    number, runs a frame once), so it decides; elsewhere they stay."""
+    base = cwd or os.getcwd()
+
+    def key(path: str, line: int) -> tuple[str, int]:
+        return os.path.realpath(os.path.join(base, path)), line
+
+    files = {key(p, 0)[0] for p in pred.files}
+    sites = {key(r.path, r.line) for r in pred.recompile_sites}
+    return [
+        f
+        for f in findings
+        if f.rule != PREDICTED_RECOMPILE
+        or key(f.path, f.line)[0] not in files
+        or key(f.path, f.line) in sites
+    ]
 
 
 def recompile_findings(
