@@ -274,3 +274,58 @@ def test_cl114_flags_indices_ordered_by_a_tensor(tmp_path: Path) -> None:
             os.chdir(old)
         lines = {f.line for f in got if f.rule == "CL114"}
         assert lines == ({_line_of(src, "key=lambda")} if want else set())
+
+
+# ---------------------------------------------------------------------------- without a spec
+def _scan_cl303(tmp_path: Path, src: str) -> set[int]:
+    (tmp_path / "m.py").write_text(src)
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        got = scan(["m.py"], load_config(["m.py"]), no_cache=True).findings
+    finally:
+        os.chdir(old)
+    return {f.line for f in got if f.rule == "CL303"}
+
+
+# what the source alone shows (the model called more than once): a draw differs between calls;
+# a method run by two instances in one call; nested frames. INVALID: one instance (a number
+# read from data may repeat between calls), a comprehension in a frame dynamo traces
+SPEC_FREE_CASES: dict[str, tuple[str, str | None]] = {
+    "draw_compared": (DRAW_COMPARED, "if random.random()"),
+    "shared_item": (SHARED_ITEM, "self.span = max("),
+    "single_item": (SINGLE_ITEM, None),
+    "lambda_key": (LAMBDA_KEY, "key=lambda i: s[i]"),
+    "comp_in_skipped": (COMP_IN_SKIPPED, "rows = [x[i, j]"),
+    "comp_traced": (COMP_TRACED, None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPEC_FREE_CASES))
+def test_the_kinds_without_a_spec(tmp_path: Path, name: str) -> None:
+    src, at = SPEC_FREE_CASES[name]
+    if name.startswith("comp_") and sys.version_info >= (3, 12):
+        at = None
+    assert _scan_cl303(tmp_path, src) == ({_line_of(src, at)} if at else set())
+
+
+def test_with_a_spec_the_prediction_decides_the_spec_free_lines(tmp_path: Path) -> None:
+    """A draw recompiles between calls: the scan without a spec reports it (CL303); with a
+    spec of one call the prediction knows there is no second draw and the line goes; with
+    three calls it stays (one finding)."""
+    from compilelint.api import check
+
+    src = DRAW_COMPARED
+    at = _line_of(src, "if random.random()")
+    assert _scan_cl303(tmp_path, src) == {at}
+    for calls, want in ((1, set()), (3, {at})):
+        spec = {"model": "m.py:M", **NUMBER_INPUTS, "calls": calls}
+        (tmp_path / "spec.json").write_text(json.dumps(spec))
+        old = os.getcwd()
+        os.chdir(tmp_path)
+        try:
+            report = check(["m.py"], load_config(["m.py"]), no_cache=True, predict_spec="spec.json")
+        finally:
+            os.chdir(old)
+        got = [f for f in report.findings if f.rule == "CL303"]
+        assert {f.line for f in got} == want and len(got) == len(want)
