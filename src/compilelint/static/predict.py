@@ -48,7 +48,7 @@ from typing import Any
 
 from compilelint.model import Finding
 from compilelint.static.analysis.breakpoints import is_break_rule
-from compilelint.static.analysis.facts import FunctionFacts
+from compilelint.static.analysis.facts import Candidate, FunctionFacts
 from compilelint.static.analysis.project import Project
 
 FKey = tuple[str, str]
@@ -752,14 +752,20 @@ def _number_recompiles(
     out: list[PredictedRecompile] = []
     seen: set[tuple[str, int]] = set()
     for b in value_breaks:
-        runs = max((_runs_per_call(project, r, (b.path, b.function)) for r in roots), default=0)
         draw = b.rule == "CL205"
         if not draw and data < 2 and not project.fn((b.path, b.function)).cls:
             # within one call only a method's runs are known to see other data (one class
             # held by two attributes: two layers' tensors); a helper function called twice
             # may be given one tensor twice
             continue
-        if runs * (calls if draw else data) < 2:
+        per = calls if draw else data
+        memo: dict[FKey, int] = {}
+        runs = 0
+        for r in roots:
+            if (per >= 2 and runs >= 1) or runs >= 2:
+                break
+            runs = max(runs, _runs_per_call(project, r, (b.path, b.function), memo=memo))
+        if runs * per < 2:
             continue
         line = value_use_line(b.path, b.line, draw)
         if (b.path, line) in seen:
@@ -933,10 +939,17 @@ def _parsed(path: str) -> ast.Module | None:
         return None
 
 
-def _runs_per_call(project: Project, entry: FKey, target: FKey, cap: int = 2) -> int:
+def _runs_per_call(
+    project: Project,
+    entry: FKey,
+    target: FKey,
+    cap: int = 2,
+    memo: dict[FKey, int] | None = None,
+) -> int:
     """How often one call of ``entry`` runs ``target``: the number of call paths to it (two
-    attributes holding one class: 2), a call in a loop counting as ``cap``; at most ``cap``."""
-    memo: dict[FKey, int] = {}
+    attributes holding one class: 2), a call in a loop counting as ``cap``; at most ``cap``.
+    ``memo`` (per ``target``) may be shared between entries."""
+    memo = {} if memo is None else memo
 
     def runs(k: FKey, stack: frozenset[FKey]) -> int:
         if k == target:
@@ -1546,13 +1559,23 @@ def _nested_frame_recompiles(
         )
 
     trees: dict[str, ast.Module | None] = {}
+    sort_calls: dict[str, list[Candidate]] = {}
+    loop_funcs: dict[str, set[str]] = {}
     for key in sorted(keyset):
         path, qual = key
         f = project.files.get(path)
         if f is None or qual not in f.functions:
             continue
-        sorts = [c for c in project.kept(f, frozenset({"CL114"})) if c.func == qual]
-        skipped = breaks.skips_from(key) if _COMP_FRAMES else None
+        if path not in sort_calls:
+            sort_calls[path] = project.kept(f, frozenset({"CL114"}))
+        sorts = [c for c in sort_calls[path] if c.func == qual]
+        if path not in loop_funcs:
+            loop_funcs[path] = {c.func for c in f.candidates if c.in_loop}
+        skipped = None
+        if _COMP_FRAMES and (
+            qual in loop_funcs[path] or any(c.in_loop for c in f.functions[qual].calls)
+        ):
+            skipped = breaks.skips_from(key)  # a break in a loop, or a call in one
         if not sorts and skipped is None:
             continue
         if path not in trees:
@@ -1597,10 +1620,11 @@ def _nested_frame_recompiles(
             target = _int_target(loop)
             if target is None:
                 continue
+            comps = [c for c in _own_nodes(loop) if isinstance(c, _COMP_FRAMES)]
+            if not comps:
+                continue
             varying = _varying_names(loop, target)
-            for comp in _own_nodes(loop):
-                if not isinstance(comp, _COMP_FRAMES):
-                    continue
+            for comp in comps:
                 uses = _frame_reads(comp, varying)
                 if uses:
                     line, name = min(uses)
