@@ -1452,9 +1452,7 @@ def _varying_names(loop: ast.For, target: str) -> set[str]:
     return out
 
 
-def _frame_reads(
-    comp: ast.ListComp | ast.SetComp | ast.DictComp | ast.AST, names: set[str]
-) -> list[tuple[int, str]]:
+def _frame_reads(comp: ast.expr, names: set[str]) -> list[tuple[int, str]]:
     """``(line, name)`` of the reads of ``names`` that reach a comprehension's own frame, when
     the frame does work dynamo traces (an index or a call): inside it (a name the comprehension
     binds itself is not read from outside), and in its first iterable, which the enclosing
@@ -1620,7 +1618,11 @@ def _nested_frame_recompiles(
             target = _int_target(loop)
             if target is None:
                 continue
-            comps = [c for c in _own_nodes(loop) if isinstance(c, _COMP_FRAMES)]
+            comps = [
+                c
+                for c in _own_nodes(loop)
+                if isinstance(c, ast.expr) and isinstance(c, _COMP_FRAMES)
+            ]
             if not comps:
                 continue
             varying = _varying_names(loop, target)
