@@ -118,12 +118,25 @@ SINGLE_ITEM = TORCH + textwrap.dedent("""
         def forward(self, x):
             return self.obs1(torch.relu(self.a(x)))
     """)
+# INVALID: a clock read (CL205) only returned as it is: an output, not guarded (no recompile)
+DRAW_RETURNED = "import time\n\nimport torch\nfrom torch import nn\n" + textwrap.dedent("""
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(4, 4)
+
+        def forward(self, x):
+            start = time.perf_counter()
+            y = self.lin(x)
+            return y, start
+    """)
 NUMBER_CASES: dict[str, tuple[str, str | None, dict[str, Any]]] = {
     "draw_compared": (DRAW_COMPARED, "if random.random()", {"calls": 3}),
     "draw_stored": (DRAW_STORED, "return y + r", {"calls": 3}),
     "shared_item": (SHARED_ITEM, "self.span = max(", {}),
     # INVALID: one call, so one draw; one instance, one call
     "draw_one_call": (DRAW_COMPARED, None, {}),
+    "draw_returned": (DRAW_RETURNED, None, {"calls": 3}),
     "single_item": (SINGLE_ITEM, None, {}),
 }
 NUMBER_INPUTS: dict[str, Any] = {"inputs": [{"tensor": [2, 4]}]}

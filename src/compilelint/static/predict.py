@@ -768,7 +768,7 @@ def _number_recompiles(
         if runs * per < 2:
             continue
         line = value_use_line(b.path, b.line, draw)
-        if (b.path, line) in seen:
+        if line is None or (b.path, line) in seen:
             continue
         seen.add((b.path, line))
         changes = "is drawn anew on every run" if draw else "changes with the data"
@@ -802,13 +802,14 @@ def number_breaks(sites: Iterable[BreakSite]) -> list[BreakSite]:
     ]
 
 
-def value_use_line(path: str, line: int, draw: bool = False) -> int:
+def value_use_line(path: str, line: int, draw: bool = False) -> int | None:
     """Where the resume function after a break that reads a number from a tensor (``.item()``
     at ``line``) first uses that number, which is where torch 2.13 reports the guard on it
     (``___stack0 == 3.0``): the break's own line when its statement goes on with the number
     (``if x.sum().item() > t:``, ``n = int(x.item())``), else, when the statement only stores
     it in a name (``n = x.sum().item()``), the first later line of the function reading that
-    name; ``line + 1`` when neither shows."""
+    name; ``line + 1`` when neither shows; None when every later read returns the number as it
+    is (an output torch does not guard: no recompile)."""
     try:
         with open(path, encoding="utf-8") as fh:
             tree = ast.parse(fh.read())
@@ -835,15 +836,25 @@ def value_use_line(path: str, line: int, draw: bool = False) -> int:
     names = _stored_numbers(stmt, draw)
     if not names:
         return line
+    # a number only returned as it is (`return y, start`) is an output, not guarded (torch 2.13)
+    passed = {
+        id(e)
+        for r in ast.walk(holder)
+        if isinstance(r, ast.Return) and r.value is not None
+        for e in (r.value.elts if isinstance(r.value, (ast.Tuple, ast.List)) else [r.value])
+    }
     reads = [
-        n.lineno
+        n
         for n in ast.walk(holder)
         if isinstance(n, ast.Name)
         and n.id in names
         and isinstance(n.ctx, ast.Load)
         and n.lineno > (stmt.end_lineno or line)
     ]
-    return min(reads, default=line + 1)
+    used = [n.lineno for n in reads if id(n) not in passed]
+    if reads and not used:
+        return None
+    return min(used, default=line + 1)
 
 
 def _is_read_out(e: ast.expr, draw: bool = False) -> bool:
