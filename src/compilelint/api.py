@@ -102,7 +102,12 @@ def with_prediction(
 
     from compilelint.dynamic.spec import SpecError, load_spec
     from compilelint.model import FileError
-    from compilelint.static.predict import PREDICTED_RECOMPILE, predict, recompile_findings
+    from compilelint.static.predict import (
+        PREDICTED_RECOMPILE,
+        predict,
+        recompile_findings,
+        spec_decided,
+    )
 
     try:
         spec = load_spec(spec_path)
@@ -123,10 +128,11 @@ def with_prediction(
     rule = catalog.get(PREDICTED_RECOMPILE)
     if rule is None or (cfg is not None and PREDICTED_RECOMPILE not in _selected(cfg, catalog)):
         return report
-    extra = recompile_findings(pred, report.findings, rule)
-    if not extra:
+    kept = spec_decided(pred, report.findings)
+    extra = recompile_findings(pred, kept, rule)
+    if not extra and len(kept) == len(report.findings):
         return report
-    findings = (*report.findings, *extra)
+    findings = (*kept, *extra)
     by_rule = dict(sorted(Counter(f.rule for f in findings).items()))
     summary = dataclasses.replace(report.summary, findings=len(findings), by_rule=by_rule)
     return dataclasses.replace(report, findings=findings, summary=summary)

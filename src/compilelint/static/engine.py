@@ -1449,7 +1449,9 @@ class _Scan:
 
         sites = [
             r
-            for r in spec_free_recompiles(project, self.cfg.target_torch, self.datas.get)
+            for r in spec_free_recompiles(
+                project, self.cfg.target_torch, self.datas.get, findings, self.s.catalog
+            )
             if r.path in self.user_paths
             and not any(rule.code.startswith(x) for x in _per_file_ignored(self.cfg, r.path))
         ]

@@ -40,6 +40,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,7 +48,7 @@ from typing import Any
 
 from compilelint.model import Finding
 from compilelint.static.analysis.breakpoints import is_break_rule
-from compilelint.static.analysis.facts import FunctionFacts
+from compilelint.static.analysis.facts import Candidate, FunctionFacts
 from compilelint.static.analysis.project import Project
 
 FKey = tuple[str, str]
@@ -113,6 +114,9 @@ class Prediction:
     break_sites: tuple[BreakSite, ...] = ()
     recompile_sites: tuple[PredictedRecompile, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    # the files of the functions the entry reaches (not reported): where the prediction, which
+    # knows the spec's calls, decides the recompiles the scan without a spec assumed
+    files: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -664,6 +668,7 @@ def predict_recompiles(
         first_seen.update(vals)  # what the frame state compares the next call with
         entries.append(_Entry(vals, dynamic, params))
     out: list[PredictedRecompile] = []
+    distinct = _distinct_tensor_calls(calls)
     state_by_attr = {a: (what, line, fq) for a, what, line, fq in state_sites}
     for (_subj, _key), (subject, guard, count) in counts.items():
         if subject.startswith("self."):
@@ -726,34 +731,85 @@ def predict_recompiles(
             reason = f"`{base}` is a Python constant torch guards on; each new value recompiles"
             fix = _FIX["string"]
         out.append(PredictedRecompile(path, line, fn.name, base, guard, count, reason, fix))
-    # a number a break produced (`.item()`) is an input of the resume function
-    distinct_data = _distinct_tensor_calls(calls)
+    out.extend(_number_recompiles(project, [entry], value_breaks, len(calls), distinct))
+    return out, hit
+
+
+def _number_recompiles(
+    project: Project,
+    roots: Sequence[FKey],
+    value_breaks: Sequence[BreakSite],
+    calls: int,
+    data: int,
+) -> list[PredictedRecompile]:
+    """A number a break produced (``.item()``, a ``random`` draw) is an input of the resume
+    function: torch guards on its value where it is first used (:func:`value_use_line`), and
+    recompiles once it differs between the resume function's runs: a draw on every run, a
+    number read from a tensor when the data does (``data`` calls bring new tensors, or a
+    method runs more than once per call of a root, from two call sites: one module class held
+    by two attributes, each with its own layer's tensors); then the number is symbolic. ``calls``/``data`` of 2 stand for "more than one"
+    where no spec gives them."""
+    out: list[PredictedRecompile] = []
+    seen: set[tuple[str, int]] = set()
     for b in value_breaks:
-        if distinct_data < 2:
+        draw = b.rule == "CL205"
+        if not draw and data < 2 and not project.fn((b.path, b.function)).cls:
+            # within one call only a method's runs are known to see other data (one class
+            # held by two attributes: two layers' tensors); a helper function called twice
+            # may be given one tensor twice
             continue
+        per = calls if draw else data
+        memo: dict[FKey, int] = {}
+        runs = 0
+        for r in roots:
+            if (per >= 2 and runs >= 1) or runs >= 2:
+                break
+            runs = max(runs, _runs_per_call(project, r, (b.path, b.function), memo=memo))
+        if runs * per < 2:
+            continue
+        line = value_use_line(b.path, b.line, draw)
+        if line is None or (b.path, line) in seen:
+            continue
+        seen.add((b.path, line))
+        changes = "is drawn anew on every run" if draw else "changes with the data"
+        if runs > 1 and not draw:
+            changes += " (its function runs more than once per call)"
         out.append(
             PredictedRecompile(
                 b.path,
-                value_use_line(b.path, b.line),
+                line,
                 b.function.rsplit(".", 1)[-1],
                 "___stack0",
                 "___stack0 == <the value of the first call>",
                 1,
-                f"the Python number the break at line {b.line} produces changes with the data: "
+                f"the Python number the break at line {b.line} produces {changes}: "
                 "the resume function recompiles once, then the number is symbolic",
                 _FIX["break"],
             )
         )
-    return out, hit
+    return out
 
 
-def value_use_line(path: str, line: int) -> int:
+def number_breaks(sites: Iterable[BreakSite]) -> list[BreakSite]:
+    """The breaks that hand the resume function a Python number (``.item()``, ``int(t)``, a
+    ``random`` draw or ``time`` clock dynamo does not trace), outside loops (a break in a loop
+    skips the frame: no resume function)."""
+    return [
+        b
+        for b in sites
+        if not b.in_loop
+        and (b.rule in VALUE_BREAKS or (b.rule == "CL205" and number_break(b.path, b.line)))
+    ]
+
+
+def value_use_line(path: str, line: int, draw: bool = False) -> int | None:
     """Where the resume function after a break that reads a number from a tensor (``.item()``
     at ``line``) first uses that number, which is where torch 2.13 reports the guard on it
     (``___stack0 == 3.0``): the break's own line when its statement goes on with the number
     (``if x.sum().item() > t:``, ``n = int(x.item())``), else, when the statement only stores
     it in a name (``n = x.sum().item()``), the first later line of the function reading that
-    name; ``line + 1`` when neither shows."""
+    name; ``line + 1`` when neither shows; None when every later read returns the number as it
+    is (an output torch does not guard: no recompile)."""
     try:
         with open(path, encoding="utf-8") as fh:
             tree = ast.parse(fh.read())
@@ -777,27 +833,152 @@ def value_use_line(path: str, line: int) -> int:
     )
     if stmt is None:
         return line + 1
-    stored = (
-        isinstance(stmt, ast.Assign)
-        and len(stmt.targets) == 1
-        and isinstance(stmt.targets[0], ast.Name)
-        and isinstance(stmt.value, ast.Call)
-        and isinstance(stmt.value.func, ast.Attribute)
-        and stmt.value.func.attr in ("item", "tolist")
-    )
-    if not stored:
+    names = _stored_numbers(stmt, draw)
+    if not names:
         return line
-    assert isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name)
-    name = stmt.targets[0].id
+    # a number only returned as it is (`return y, start`) is an output, not guarded (torch 2.13)
+    passed = {
+        id(e)
+        for r in ast.walk(holder)
+        if isinstance(r, ast.Return) and r.value is not None
+        for e in (r.value.elts if isinstance(r.value, (ast.Tuple, ast.List)) else [r.value])
+    }
     reads = [
-        n.lineno
+        n
         for n in ast.walk(holder)
         if isinstance(n, ast.Name)
-        and n.id == name
+        and n.id in names
         and isinstance(n.ctx, ast.Load)
         and n.lineno > (stmt.end_lineno or line)
     ]
-    return min(reads, default=line + 1)
+    used = [n.lineno for n in reads if id(n) not in passed]
+    if reads and not used:
+        return None
+    return min(used, default=line + 1)
+
+
+def _is_read_out(e: ast.expr, draw: bool = False) -> bool:
+    """``t.item()`` / ``t.tolist()``: a number read from a tensor, nothing done with it yet;
+    with ``draw``, any call (the break's draw, ``r = random.random()``)."""
+    return isinstance(e, ast.Call) and (
+        draw or (isinstance(e.func, ast.Attribute) and e.func.attr in ("item", "tolist"))
+    )
+
+
+def _stored_numbers(stmt: ast.stmt, draw: bool = False) -> set[str]:
+    """The names a statement only stores numbers read from tensors in: ``n = x.item()``, and
+    ``lo, hi = lo.item(), hi.item()`` (each element a read-out); empty when the statement goes
+    on with a number (``if x.item() > t:``, ``n = int(x.item()) + 1``)."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+        return set()
+    target, value = stmt.targets[0], stmt.value
+    if isinstance(target, ast.Name) and _is_read_out(value, draw):
+        return {target.id}
+    if (
+        isinstance(target, ast.Tuple)
+        and isinstance(value, ast.Tuple)
+        and len(target.elts) == len(value.elts)
+        and all(isinstance(t, ast.Name) for t in target.elts)
+        and all(_is_read_out(v, draw) for v in value.elts)
+    ):
+        return {t.id for t in target.elts if isinstance(t, ast.Name)}
+    return set()
+
+
+# `random` draws dynamo does not trace (CL205: a break whose call returns a new number on every
+# run), and the clocks of `time`
+_DRAWS = {
+    "random": frozenset(
+        {
+            "random",
+            "gauss",
+            "normalvariate",
+            "lognormvariate",
+            "expovariate",
+            "betavariate",
+            "gammavariate",
+            "triangular",
+            "getrandbits",
+            "vonmisesvariate",
+            "paretovariate",
+            "weibullvariate",
+        }
+    ),
+    "time": frozenset({"time", "perf_counter", "monotonic", "process_time", "time_ns"}),
+}
+
+
+def number_break(path: str, line: int) -> str | None:
+    """What the break at ``line`` hands the resume function when it is a Python number that
+    differs between runs: ``"draw"`` for a call of a ``random`` draw or a ``time`` clock (the
+    module imported under any name, or the function imported from it), else ``None`` (a
+    ``.item()`` break's number follows the data: the caller decides)."""
+    tree = _parsed(path)
+    if tree is None:
+        return None
+    modules: dict[str, str] = {}
+    funcs: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name in _DRAWS:
+                    modules[a.asname or a.name] = a.name
+        elif isinstance(node, ast.ImportFrom) and node.module in _DRAWS and not node.level:
+            for a in node.names:
+                if a.name in _DRAWS[node.module]:
+                    funcs[a.asname or a.name] = node.module
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and node.lineno <= line <= (node.end_lineno or 0)):
+            continue
+        f = node.func
+        if (
+            isinstance(f, ast.Attribute)
+            and isinstance(f.value, ast.Name)
+            and f.attr in _DRAWS.get(modules.get(f.value.id, ""), ())
+        ):
+            return "draw"
+        if isinstance(f, ast.Name) and f.id in funcs:
+            return "draw"
+    return None
+
+
+def _parsed(path: str) -> ast.Module | None:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return ast.parse(fh.read())
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return None
+
+
+def _runs_per_call(
+    project: Project,
+    entry: FKey,
+    target: FKey,
+    cap: int = 2,
+    memo: dict[FKey, int] | None = None,
+) -> int:
+    """How often one call of ``entry`` runs ``target``: the number of call paths to it (two
+    attributes holding one class: 2), a call in a loop counting as ``cap``; at most ``cap``.
+    ``memo`` (per ``target``) may be shared between entries."""
+    memo = {} if memo is None else memo
+
+    def runs(k: FKey, stack: frozenset[FKey]) -> int:
+        if k == target:
+            return 1
+        if k in memo:
+            return memo[k]
+        if k in stack or len(stack) > 12:
+            return 0
+        n = 0
+        for c, loop in _user_calls(project, k):
+            got = runs(c, stack | {k})
+            n += cap * got if loop else got
+            if n >= cap:
+                break
+        memo[k] = min(n, cap)
+        return memo[k]
+
+    return runs(entry, frozenset())
 
 
 def _distinct_tensor_calls(calls: Sequence[tuple[list[Abstract], dict[str, Abstract]]]) -> int:
@@ -870,7 +1051,7 @@ def predict(
             )
             for args, kw in calls
         ]
-    value_breaks = [b for b in sites if b.rule in VALUE_BREAKS and not b.in_loop]
+    value_breaks = number_breaks(sites)
     cfg = spec.config or {}
     limit = cfg.get("recompile_limit", cfg.get("cache_size_limit", RECOMPILE_LIMIT))
     automatic = spec.compile.get("dynamic") is not False and cfg.get(
@@ -891,6 +1072,7 @@ def predict(
     if _shapes_change(calls):
         recs.extend(_size_recompiles(project, keyset, recs))
     recs.extend(_varying_size_recompiles(project, keyset, recs))
+    recs.extend(_nested_frame_recompiles(project, keyset, recs))
     if len(calls) > 1:
         recs.extend(_flag_recompiles(project, entry, keys, recs))
     return Prediction(
@@ -904,6 +1086,7 @@ def predict(
         break_sites=tuple(sites),
         recompile_sites=tuple(recs),
         notes=tuple(notes),
+        files=tuple(sorted({k[0] for k in keys})),
     )
 
 
@@ -1229,6 +1412,248 @@ def _varying_size_recompiles(
     return out
 
 
+# list, set and dict comprehensions are frames of their own before Python 3.12 (PEP 709 inlines
+# them); generator expressions are frames in every version, but not modelled here (unchecked)
+_COMP_FRAMES: tuple[type[ast.AST], ...] = (
+    (ast.ListComp, ast.SetComp, ast.DictComp) if sys.version_info < (3, 12) else ()
+)
+
+
+def _int_target(loop: ast.For) -> str | None:
+    """The name a ``for`` binds to a Python int that differs on every iteration: ``i`` of
+    ``for i in range(...)`` and of ``for i, x in enumerate(...)``."""
+    it, t = loop.iter, loop.target
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)):
+        return None
+    if it.func.id == "range" and isinstance(t, ast.Name):
+        return t.id
+    if (
+        it.func.id == "enumerate"
+        and isinstance(t, ast.Tuple)
+        and t.elts
+        and isinstance(t.elts[0], ast.Name)
+    ):
+        return t.elts[0].id
+    return None
+
+
+def _index_uses(node: ast.AST, name: str) -> list[int]:
+    """Lines where ``name`` is read inside a subscript's index in ``node`` (``t[i]``,
+    ``x[i, :, j : j + 6]``): a Python int traced code specialises on (``i == 0``)."""
+    out: list[int] = []
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Subscript):
+            out.extend(
+                n.lineno
+                for n in ast.walk(sub.slice)
+                if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+            )
+    return out
+
+
+def _varying_names(loop: ast.For, target: str) -> set[str]:
+    """The names that differ between the iterations of ``loop``: its int ``target`` and the
+    names its body assigns from an expression reading one of them (``k = int(n[i])``)."""
+    out = {target}
+    for st in _own_nodes(loop):
+        if isinstance(st, ast.Assign) and any(
+            isinstance(n, ast.Name) and n.id in out for n in ast.walk(st.value)
+        ):
+            out.update(n.id for t in st.targets for n in ast.walk(t) if isinstance(n, ast.Name))
+    return out
+
+
+def _frame_reads(comp: ast.expr, names: set[str]) -> list[tuple[int, str]]:
+    """``(line, name)`` of the reads of ``names`` that reach a comprehension's own frame, when
+    the frame does work dynamo traces (an index or a call): inside it (a name the comprehension
+    binds itself is not read from outside), and in its first iterable, which the enclosing
+    frame evaluates and passes as the frame's argument (a ``range`` iterator is guarded on its
+    bounds, ``___normalize_range_iter(.0) == (0, 2, 1)``, at the comprehension's line)."""
+    gens: list[ast.comprehension] = getattr(comp, "generators", [])
+    if not gens:
+        return []
+    bound = {n.id for g in gens for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+    parts: list[ast.AST] = [
+        *(getattr(comp, f) for f in ("elt", "key", "value") if hasattr(comp, f)),
+        *(c for g in gens for c in g.ifs),
+        *(g.iter for g in gens[1:]),
+    ]
+    if not any(isinstance(n, (ast.Subscript, ast.Call)) for p in parts for n in ast.walk(p)):
+        return []
+    inside = [
+        (n.lineno, n.id)
+        for p in parts
+        for n in ast.walk(p)
+        if isinstance(n, ast.Name)
+        and isinstance(n.ctx, ast.Load)
+        and n.id in names
+        and n.id not in bound
+    ]
+    first = [
+        (comp.lineno, n.id)
+        for n in ast.walk(gens[0].iter)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names
+    ]
+    return inside + first
+
+
+def _own_nodes(fn: ast.AST) -> Iterable[ast.AST]:
+    """The nodes of a function's own frame (not those of nested ``def``s and lambdas)."""
+    stack = list(ast.iter_child_nodes(fn))
+    while stack:
+        n = stack.pop()
+        yield n
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(n))
+
+
+def _function_node(tree: ast.Module, qual: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The ``def`` of a qualified name (``Cls.method``, ``outer.inner``) in a module's tree."""
+    body: list[ast.stmt] = tree.body
+    node: ast.AST | None = None
+    for part in qual.split("."):
+        node = next(
+            (
+                n
+                for n in body
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                and n.name == part
+            ),
+            None,
+        )
+        if node is None:
+            return None
+        body = node.body  # type: ignore[attr-defined]
+    return node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+
+
+def _nested_frame_recompiles(
+    project: Project,
+    keyset: set[FKey],
+    recs: Sequence[PredictedRecompile],
+    source: Callable[[str], bytes | None] | None = None,
+) -> list[PredictedRecompile]:
+    """Code objects nested in a traced function that dynamo compiles as frames of their own,
+    run several times in one call with a Python int that differs between the runs and indexes
+    a tensor: the first run compiles the frame guarded on the int (``i == 0``), the second
+    recompiles it once, then the int is symbolic (torch 2.13, at the line reading it):
+
+    - the ``key=`` lambda of a ``sorted``/``min``/``max`` over ``range(...)`` that breaks
+      (CL114: the builtin runs eagerly and calls the lambda once per index);
+    - a list, set or dict comprehension (a frame before Python 3.12) in a ``for i in range``
+      loop of a frame dynamo skips (a break in one of its loops), reading ``i`` in an index:
+      each iteration runs the comprehension's frame with another ``i``."""
+    from compilelint.static.analysis.state import cached_tree
+
+    breaks = project.callee_breaks()
+    taken = {(r.path, r.line) for r in recs}
+    out: list[PredictedRecompile] = []
+
+    def add(path: str, line: int, func: str, name: str, why: str) -> None:
+        if (path, line) in taken:
+            return
+        taken.add((path, line))
+        out.append(
+            PredictedRecompile(
+                path,
+                line,
+                func,
+                name,
+                f"{name} == 0",
+                1,
+                why + f": the second run recompiles it once (`{name} == 0`), then `{name}` is "
+                "symbolic",
+                _FIX["number"],
+            )
+        )
+
+    trees: dict[str, ast.Module | None] = {}
+    sort_calls: dict[str, list[Candidate]] = {}
+    loop_funcs: dict[str, set[str]] = {}
+    for key in sorted(keyset):
+        path, qual = key
+        f = project.files.get(path)
+        if f is None or qual not in f.functions:
+            continue
+        if path not in sort_calls:
+            sort_calls[path] = project.kept(f, frozenset({"CL114"}))
+        sorts = [c for c in sort_calls[path] if c.func == qual]
+        if path not in loop_funcs:
+            loop_funcs[path] = {c.func for c in f.candidates if c.in_loop}
+        skipped = None
+        if _COMP_FRAMES and (
+            qual in loop_funcs[path] or any(c.in_loop for c in f.functions[qual].calls)
+        ):
+            skipped = breaks.skips_from(key)  # a break in a loop, or a call in one
+        if not sorts and skipped is None:
+            continue
+        if path not in trees:
+            trees[path] = cached_tree(_read(path, source))
+        tree = trees[path]
+        if tree is None:
+            continue
+        fn = _function_node(tree, qual)
+        if fn is None:
+            continue
+        short = qual.rsplit(".", 1)[-1]
+        for c in sorts:
+            for call in _own_nodes(fn):
+                if not (isinstance(call, ast.Call) and call.lineno == c.line):
+                    continue
+                key_fn = next((k.value for k in call.keywords if k.arg == "key"), None)
+                items = call.args[0] if len(call.args) == 1 else None
+                if not (
+                    isinstance(key_fn, ast.Lambda)
+                    and len(key_fn.args.args) == 1
+                    and isinstance(items, ast.Call)
+                    and isinstance(items.func, ast.Name)
+                    and items.func.id == "range"
+                ):
+                    continue
+                name = key_fn.args.args[0].arg
+                lines = _index_uses(key_fn.body, name)
+                if lines:
+                    add(
+                        path,
+                        min(lines),
+                        "<lambda>",
+                        name,
+                        f"the `key=` lambda at line {key_fn.lineno} is compiled as a frame of its "
+                        f"own and called once per index `{name}` (the ordering breaks, CL114)",
+                    )
+        if skipped is None:
+            continue
+        for loop in _own_nodes(fn):
+            if not isinstance(loop, ast.For) or loop.lineno < skipped:
+                continue
+            target = _int_target(loop)
+            if target is None:
+                continue
+            comps = [
+                c
+                for c in _own_nodes(loop)
+                if isinstance(c, ast.expr) and isinstance(c, _COMP_FRAMES)
+            ]
+            if not comps:
+                continue
+            varying = _varying_names(loop, target)
+            for comp in comps:
+                uses = _frame_reads(comp, varying)
+                if uses:
+                    line, name = min(uses)
+                    add(
+                        path,
+                        line,
+                        short,
+                        name,
+                        f"`{short}` runs eagerly (dynamo skips it at a break in a loop) and the "
+                        f"comprehension at line {comp.lineno} is compiled as a frame of its own, "
+                        f"run on every iteration of the loop at line {loop.lineno} with another "
+                        f"`{name}`",
+                    )
+    return out
+
+
 def _held_by(project: Project, entry: FKey, path: str, cls: str) -> str | None:
     """How the entry reaches an object of class ``cls`` that lives across calls: ``self`` (the
     entry's own class), ``self.<attr>`` (an attribute the entry's class sets to an instance in
@@ -1294,6 +1719,8 @@ def spec_free_recompiles(
     project: Project,
     torch_version: str | None = None,
     source: Callable[[str], bytes | None] | None = None,
+    findings: Sequence[Finding] = (),
+    catalog: Any = None,
 ) -> list[PredictedRecompile]:
     """The recompiles the static stage predicts without an input spec: those whose evidence is
     all in the source, over everything torch.compile traces from the project's roots (module
@@ -1303,9 +1730,19 @@ def spec_free_recompiles(
     class that traced code changes from its own value (:func:`float_state`: one recompile,
     then symbolic; torch 2.13). Int counters and lists are CL501's own findings, at the line
     of their guard. What depends on the values a caller passes (numbers, strings, sizes that
-    differ between calls) needs the spec."""
+    differ between calls) needs the spec. Since pred23i also: nested frames run with another
+    int (:func:`_nested_frame_recompiles`), and a number a break hands the resume function that
+    differs between its runs (:func:`_number_recompiles`): a ``random`` draw (between calls), a
+    number read from a tensor in a function that runs twice per call (two call sites)."""
     keyset = set(project.traced)
     out = _varying_size_recompiles(project, keyset, [], source)
+    out.extend(_nested_frame_recompiles(project, keyset, out, source))
+    if findings and catalog is not None:
+        numbers = number_breaks(break_sites(project, keyset, findings, catalog))
+        if numbers:
+            taken = {(r.path, r.line) for r in out}
+            got = _number_recompiles(project, sorted(project.roots), numbers, 2, 1)
+            out.extend(r for r in got if (r.path, r.line) not in taken)
     taken = {(r.path, r.line) for r in out}
     trees: dict[str, ast.Module | None] = {}
     for root in sorted(project.roots) if _float_state_applies(torch_version) else ():
@@ -1338,6 +1775,29 @@ def spec_free_recompiles(
 
 PREDICTED_RECOMPILE = "CL303"
 _RECOMPILE_RULES = ("CL301", "CL302", "CL304", "CL501", "CL502", PREDICTED_RECOMPILE)
+
+
+def spec_decided(
+    pred: Prediction, findings: Sequence[Finding], cwd: str | None = None
+) -> list[Finding]:
+    """``findings`` less the scan's own ``CL303`` findings (the recompiles it predicts without a
+    spec, "between its calls") in the files the spec's entry reaches at lines the prediction
+    has no recompile for: with a spec the prediction knows the calls (one call draws one
+    number, runs a frame once), so it decides; elsewhere they stay."""
+    base = cwd or os.getcwd()
+
+    def key(path: str, line: int) -> tuple[str, int]:
+        return os.path.realpath(os.path.join(base, path)), line
+
+    files = {key(p, 0)[0] for p in pred.files}
+    sites = {key(r.path, r.line) for r in pred.recompile_sites}
+    return [
+        f
+        for f in findings
+        if f.rule != PREDICTED_RECOMPILE
+        or key(f.path, f.line)[0] not in files
+        or key(f.path, f.line) in sites
+    ]
 
 
 def recompile_findings(

@@ -41,8 +41,25 @@ class SortByTensorKey(Check):
         if not taint and j is not None:
             # a list of tuples (`(score, tokens)` hypotheses) ordered by one field
             taint = V.sources(V.element(elem, j))
+        if not taint:
+            taint = self._indexed_key(key.value)
         if taint and not self._static_key(key.value):
             self.report(node, requires=taint, expr=self.code(node))
+
+    def _indexed_key(self, key: cst.BaseExpression) -> frozenset[str]:
+        """``key=lambda i: t[i]`` (or ``key=t.__getitem__``): the key is an element of a tensor
+        the elements index (``max(range(len(t)), key=lambda i: t[i])``), a 0-d tensor."""
+        if isinstance(key, cst.Attribute) and key.attr.value == "__getitem__":
+            return frozenset(V.sources(self.w.value(key.value)))
+        if not (
+            isinstance(key, cst.Lambda)
+            and len(key.params.params) == 1
+            and isinstance(key.body, cst.Subscript)
+            and isinstance(key.body.value, cst.Name)
+            and key.body.value.value != key.params.params[0].name.value
+        ):
+            return frozenset()
+        return frozenset(V.sources(self.w.value(key.body.value)))
 
     def _zipped(self, items: cst.BaseExpression, key: cst.BaseExpression) -> frozenset[str]:
         """``sorted(zip(scores, boxes), key=lambda p: p[0])``: the tuples hold tensors; with
