@@ -33,7 +33,7 @@ from bench_static import BARE_CPU, bare_parse, copy_corpus, default_root
 
 UNBOUNDED = (
     "import sys, compilelint.static.follow as F; F.follow.__kwdefaults__['max_seconds'] = 1e9; "
-    "from compilelint.cli import main; sys.argv[0] = 'compilelint'; main()"
+    "import compilelint.cli as C; sys.argv[0] = 'compilelint'; getattr(C, 'run', C.main)()"
 )
 
 

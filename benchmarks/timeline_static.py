@@ -143,14 +143,25 @@ E._Scan._loop_shadowed = _span("_loop_shadowed", E._Scan._loop_shadowed)
 E._Scan.stored_results = _span("stored results", E._Scan.stored_results)
 
 import atexit
+_exited = []
 def _exit():
+    if _exited:
+        return
+    _exited.append(1)
     import resource
     ch = resource.getrusage(resource.RUSAGE_CHILDREN)
     ev("mark", "exit", children=ch.ru_utime + ch.ru_stime)
 atexit.register(_exit)
+_os_exit = os._exit
+def _hard_exit(code):
+    if os.getpid() == _parent:  # the CLI ending its process without the teardown
+        _exit()
+    _os_exit(code)
+_parent = os.getpid()
+os._exit = _hard_exit
 sys.argv[0] = "compilelint"
 ev("mark", "main")
-_cli.main()
+getattr(_cli, "run", _cli.main)()  # the console script's entry (``run`` where it exists)
 """
 
 
