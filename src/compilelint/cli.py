@@ -97,7 +97,7 @@ def run() -> None:
             sys.stderr.flush()
         except (OSError, ValueError):  # a closed pipe: Python's own exit reports it
             sys.exit(code)
-        os._exit(code or 0)
+        os._exit(code if isinstance(code, int) else 0)
     sys.exit(code)
 
 
