@@ -9,7 +9,11 @@ default workers) with ``PYTHONPATH`` set to one version's ``src`` folder, on a c
 first N files of the installed transformers package's ``models/`` folder (as
 ``bench_static.py --ratios``): ``nofollow`` (``--no-cache --no-follow``), ``first``
 (``--no-cache``: following parses the library files), ``cached`` (library facts cached, the
-facts and results caches removed) and ``warm`` (unchanged tree). Following is not bounded in
+facts and results caches removed) and ``warm`` (unchanged tree). The runs use bytecode, as an
+installed package does (``pip install`` compiles it): a first, unmeasured run of each version
+writes it into a temporary ``PYTHONPYCACHEPREFIX``, whatever ``PYTHONDONTWRITEBYTECODE`` says
+(``--no-bytecode``: as the environment says; with ``PYTHONDONTWRITEBYTECODE=1``, as on this
+project's machine, every run compiled compilelint's modules from source, ~0.1 s of its wall). Following is not bounded in
 time (as in ``compare_findings.py``), so that both versions follow the same files however
 loaded the machine is. Prints wall and CPU (user + system of the run and its workers), each
 also over the bare single-process ``libcst.parse_module`` of the same files in the same round,
@@ -33,8 +37,11 @@ from bench_static import BARE_CPU, bare_parse, copy_corpus, default_root
 
 UNBOUNDED = (
     "import sys, compilelint.static.follow as F; F.follow.__kwdefaults__['max_seconds'] = 1e9; "
-    "from compilelint.cli import main; sys.argv[0] = 'compilelint'; main()"
+    "import compilelint.cli as C; sys.argv[0] = 'compilelint'; getattr(C, 'run', C.main)()"
 )
+
+
+PYCACHE: list[str] = []  # the bytecode folder of the runs (empty: as the environment says)
 
 
 def run(src: str, args: list[str], cwd: Path) -> tuple[float, float]:
@@ -42,6 +49,9 @@ def run(src: str, args: list[str], cwd: Path) -> tuple[float, float]:
     import time
 
     env = dict(os.environ, PYTHONPATH=src)
+    if PYCACHE:  # bytecode, as an installed package has it
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = PYCACHE[0]
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     subprocess.run(
@@ -76,6 +86,13 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--modes", default="nofollow,first,cached,warm")
     ap.add_argument("--first", type=int, default=200)
+    ap.add_argument(
+        "--no-bytecode",
+        action="store_true",
+        help="run as the environment says: with PYTHONDONTWRITEBYTECODE=1 each run compiles "
+        "compilelint's modules from source (default: bytecode written by a first, unmeasured "
+        "run of each version, as pip install compiles an installed package)",
+    )
     a = ap.parse_args()
     versions = {"base": a.base, "new": a.new}
     modes = a.modes.split(",")
@@ -85,6 +102,10 @@ def main() -> None:
     dst = work / "first"
     copy_corpus(root, files, dst)
     cache = dst / ".compilelint_cache"
+    if not a.no_bytecode:
+        PYCACHE.append(str(work / "pycache"))
+        for src in versions.values():  # unmeasured: writes each version's bytecode
+            run(src, ["--no-cache", "-o", str(work / "bytecode.json")], dst)
     rows: dict[tuple[str, str], list[tuple[float, float, float, float]]] = {}
     found: dict[tuple[str, str], int] = {}
     for r in range(a.repeat):

@@ -5,6 +5,7 @@ timed, and ``compilelint check`` does not import the other subcommands at start-
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 import textwrap
@@ -289,8 +290,16 @@ def test_the_hook_writes_its_text_report_without_rich(tmp_path: Path) -> None:
         "print([m for m in sys.modules if m.split('.')[0] == 'rich' or m.startswith(("
         "'compilelint.dynamic', 'compilelint.fix', 'compilelint.bench'))], file=sys.stderr)\n"
     )
+    # the process lives on after the command to list its modules (``cli.run`` ends it at once
+    # after a check otherwise)
+    env = dict(os.environ, COMPILELINT_CLEAN_EXIT="1")
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, check=True
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=True,
+        env=env,
     )
     assert "m.py:6:5: CL201" in out.stdout
     assert out.stderr.strip().splitlines()[-1] == "[]"

@@ -1,6 +1,6 @@
 """`python -m compilelint`: the same as the `compilelint` command."""
 
-from compilelint.cli import main
+from compilelint.cli import run
 
 if __name__ == "__main__":
-    main()
+    run()

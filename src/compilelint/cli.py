@@ -73,6 +73,45 @@ def main() -> None:
     """torch.compile diagnostics: find the lines that break the graph or recompile."""
 
 
+# Set by a command whose process may end without the interpreter's teardown (see ``run``).
+_FAST_EXIT = False
+
+
+def run() -> None:
+    """The ``compilelint`` command (the console script, ``python -m compilelint``): ``main``;
+    then, after a ``check`` whose stages were all in this process (no dynamic stage, no
+    traces), the process ends at once (``os._exit``) once stdout and stderr are flushed,
+    instead of the interpreter freeing the scan's objects one by one (0.1-0.2 s of CPU after a
+    200-file scan, all of it after the report is out). ``main`` itself, what tests and click's
+    ``CliRunner`` call, exits as before; so does a run under coverage (its data is written at
+    exit)."""
+    try:
+        main()
+    except SystemExit as exc:
+        code = exc.code
+    else:
+        code = 0
+    if fast_exit_allowed(code):
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (OSError, ValueError):  # a closed pipe: Python's own exit reports it
+            sys.exit(code)
+        os._exit(code if isinstance(code, int) else 0)
+    sys.exit(code)
+
+
+def fast_exit_allowed(code: object) -> bool:
+    """May the process end without its teardown: a command allowed it, the exit status is a
+    number, and nothing that writes at exit is loaded (coverage)."""
+    return (
+        _FAST_EXIT
+        and (code is None or isinstance(code, int))
+        and "coverage" not in sys.modules
+        and not os.environ.get("COMPILELINT_CLEAN_EXIT")
+    )
+
+
 class _OptionOrder(click.Command):
     """Records the order of repeated options in ``ctx.meta`` (for --format/--output pairs)."""
 
@@ -416,6 +455,9 @@ def check(
 
         report = attach_edits(report, path_list, cfg, catalog=catalog)
     _write_reports(report, catalog, outs, path_list, changes, no_color=no_color)
+    if not traces and not (input_spec and not static_only):
+        global _FAST_EXIT
+        _FAST_EXIT = True  # the static stage only: nothing left to run or write at exit
     sys.exit(exit_code(report, cfg.fail_on))
 
 

@@ -1061,6 +1061,32 @@ def _run_phases(run: _Scan, paths: list[str], want_project: bool, t0: float) -> 
     )
 
 
+@functools.cache
+def _quiet_pool() -> type[Any]:
+    """``multiprocessing.pool.Pool`` without its worker handler's busy loop. That thread
+    (it replaces workers that exit) also waits on the results pipe, so every result wakes it,
+    and it spins until the result thread has read the result: about 8,000 wake-ups and 0.2 s
+    of this process's CPU for 200 transformers files, taken from the workers on two cores.
+    Workers here never exit by themselves (no ``maxtasksperchild``) and the handler still
+    wakes on a worker's death (its process sentinel) and on the pool's close and terminate
+    (the change notifier). Where the pool has no ``_get_sentinels`` (not CPython's 3.8+
+    pool), the pool as it is."""
+    from multiprocessing.pool import Pool
+
+    if not hasattr(Pool, "_get_sentinels"):
+        return Pool
+
+    class QuietPool(Pool):
+        def _get_sentinels(self) -> list[Any]:
+            notifier = getattr(self, "_change_notifier", None)
+            reader = getattr(notifier, "_reader", None)
+            if reader is None:
+                return cast("list[Any]", super()._get_sentinels())  # type: ignore[misc]
+            return [reader]
+
+    return QuietPool
+
+
 def _is_installed(r: Resolver | None, m: str) -> bool:
     return r is not None and r.find(m) is not None
 
@@ -1317,8 +1343,11 @@ class _Scan:
             _stop_deep_thread()
             gc.freeze()
             try:
-                self._pool = ctx.Pool(
-                    jobs, initializer=_init_worker, initargs=(self.s.static_codes, blobs)
+                self._pool = _quiet_pool()(
+                    jobs,
+                    initializer=_init_worker,
+                    initargs=(self.s.static_codes, blobs),
+                    context=ctx,
                 )
             finally:
                 gc.unfreeze()
