@@ -741,6 +741,7 @@ def _number_recompiles(
     value_breaks: Sequence[BreakSite],
     calls: int,
     data: int,
+    source: Callable[[str], bytes | None] | None = None,
 ) -> list[PredictedRecompile]:
     """A number a break produced (``.item()``, a ``random`` draw) is an input of the resume
     function: torch guards on its value where it is first used (:func:`value_use_line`), and
@@ -767,7 +768,7 @@ def _number_recompiles(
             runs = max(runs, _runs_per_call(project, r, (b.path, b.function), memo=memo))
         if runs * per < 2:
             continue
-        line = value_use_line(b.path, b.line, draw)
+        line = value_use_line(b.path, b.line, draw, source)
         if line is None or (b.path, line) in seen:
             continue
         seen.add((b.path, line))
@@ -790,7 +791,9 @@ def _number_recompiles(
     return out
 
 
-def number_breaks(sites: Iterable[BreakSite]) -> list[BreakSite]:
+def number_breaks(
+    sites: Iterable[BreakSite], source: Callable[[str], bytes | None] | None = None
+) -> list[BreakSite]:
     """The breaks that hand the resume function a Python number (``.item()``, ``int(t)``, a
     ``random`` draw or ``time`` clock dynamo does not trace), outside loops (a break in a loop
     skips the frame: no resume function)."""
@@ -798,29 +801,30 @@ def number_breaks(sites: Iterable[BreakSite]) -> list[BreakSite]:
         b
         for b in sites
         if not b.in_loop
-        and (b.rule in VALUE_BREAKS or (b.rule == "CL205" and number_break(b.path, b.line)))
+        and (b.rule in VALUE_BREAKS or (b.rule == "CL205" and number_break(b.path, b.line, source)))
     ]
 
 
-def value_use_line(path: str, line: int, draw: bool = False) -> int | None:
+def value_use_line(
+    path: str,
+    line: int,
+    draw: bool = False,
+    source: Callable[[str], bytes | None] | None = None,
+) -> int | None:
     """Where the resume function after a break that reads a number from a tensor (``.item()``
     at ``line``) first uses that number, which is where torch 2.13 reports the guard on it
     (``___stack0 == 3.0``): the break's own line when its statement goes on with the number
     (``if x.sum().item() > t:``, ``n = int(x.item())``), else, when the statement only stores
     it in a name (``n = x.sum().item()``), the first later line of the function reading that
     name; ``line + 1`` when neither shows; None when every later read returns the number as it
-    is (an output torch does not guard: no recompile)."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            tree = ast.parse(fh.read())
-    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+    is (an output torch does not guard: no recompile). ``source``: the scan's text of a file
+    (the editor's buffer), else the file on disk."""
+    tree = _parsed(path, source)
+    if tree is None:
         return line + 1
-    holder: ast.FunctionDef | ast.AsyncFunctionDef | None = None
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if node.lineno <= line <= (node.end_lineno or node.lineno):
-                if holder is None or node.lineno > holder.lineno:
-                    holder = node
+    from compilelint.static.analysis.state import holder_of
+
+    holder = holder_of(tree, line)
     if holder is None:
         return line + 1
     stmt = next(
@@ -908,12 +912,14 @@ _DRAWS = {
 }
 
 
-def number_break(path: str, line: int) -> str | None:
+def number_break(
+    path: str, line: int, source: Callable[[str], bytes | None] | None = None
+) -> str | None:
     """What the break at ``line`` hands the resume function when it is a Python number that
     differs between runs: ``"draw"`` for a call of a ``random`` draw or a ``time`` clock (the
     module imported under any name, or the function imported from it), else ``None`` (a
     ``.item()`` break's number follows the data: the caller decides)."""
-    tree = _parsed(path)
+    tree = _parsed(path, source)
     if tree is None:
         return None
     modules: dict[str, str] = {}
@@ -942,12 +948,13 @@ def number_break(path: str, line: int) -> str | None:
     return None
 
 
-def _parsed(path: str) -> ast.Module | None:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return ast.parse(fh.read())
-    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
-        return None
+def _parsed(path: str, source: Callable[[str], bytes | None] | None = None) -> ast.Module | None:
+    """CPython's tree of ``path`` (the scan's text where ``source`` has it), kept per text:
+    the editor server asks for the same file's tree on every edit."""
+    from compilelint.static.analysis.state import cached_tree
+
+    data = _read(path, source)
+    return cached_tree(data) if data else None
 
 
 def _runs_per_call(
@@ -1738,10 +1745,10 @@ def spec_free_recompiles(
     out = _varying_size_recompiles(project, keyset, [], source)
     out.extend(_nested_frame_recompiles(project, keyset, out, source))
     if findings and catalog is not None:
-        numbers = number_breaks(break_sites(project, keyset, findings, catalog))
+        numbers = number_breaks(break_sites(project, keyset, findings, catalog), source)
         if numbers:
             taken = {(r.path, r.line) for r in out}
-            got = _number_recompiles(project, sorted(project.roots), numbers, 2, 1)
+            got = _number_recompiles(project, sorted(project.roots), numbers, 2, 1, source)
             out.extend(r for r in got if (r.path, r.line) not in taken)
     taken = {(r.path, r.line) for r in out}
     trees: dict[str, ast.Module | None] = {}

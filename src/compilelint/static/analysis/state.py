@@ -31,14 +31,26 @@ def cached_tree(data: bytes) -> ast.Module | None:
     return parse_source(data)
 
 
-def _holder(tree: ast.Module, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    """The innermost function holding ``line``."""
+def holder_of(tree: ast.Module, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The innermost function holding ``line`` (its ``def`` line to its last line). Descends
+    only through the statements whose lines hold ``line`` (a ``def`` is a statement: none
+    hides in an expression), instead of walking the whole module: the editor server asks on
+    every edit."""
     holder: ast.FunctionDef | ast.AsyncFunctionDef | None = None
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if node.lineno <= line <= (node.end_lineno or node.lineno):
-                if holder is None or node.lineno > holder.lineno:
-                    holder = node
+    nodes: list[ast.AST] = list(tree.body)
+    while nodes:
+        inner: list[ast.AST] = []
+        for node in nodes:
+            if not (node.lineno <= line <= (node.end_lineno or node.lineno)):  # type: ignore[attr-defined]
+                continue
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                holder = node
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.match_case):
+                    inner.extend(child.body)
+                elif isinstance(child, (ast.stmt, ast.excepthandler)):
+                    inner.append(child)
+        nodes = inner
     return holder
 
 
@@ -137,7 +149,7 @@ def first_read_line(tree: ast.Module, attr: str, upto: int, every_path: bool = T
     ``every_path=False``: the first read on any path (in a branch's body too, where torch
     reports the guard when the first call takes the branch), for the prediction's second
     candidate line when the two differ."""
-    holder = _holder(tree, upto)
+    holder = holder_of(tree, upto)
     if holder is None:
         return upto
     if not every_path:
