@@ -60,6 +60,7 @@ from compilelint.fix.codemods.base import (
     side_effect,
     template,
 )
+from compilelint.fix.codemods.rowwise import MIX, call_step
 from compilelint.fix.codemods.selection import masked_select, normalized_selection
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
@@ -158,10 +159,20 @@ class _Flow:
     # id(call) of a loss module's call (``self.crit(a, b)``) -> its functional name and the
     # keyword arguments the module was built with
     modules: dict[int, tuple[str, list[cst.Arg]]] = field(default_factory=dict)
+    # every plain leaf is read as rows of a mask over all of its dims but the last, stated
+    # where the leaf is read (``m.view(x.shape[:-1] + (1,))``): a row-wise step that combines
+    # a row's elements (:mod:`rowwise`) follows a selection whose rank is not known otherwise
+    as_rows: bool = False
+    row_steps: int = 0  # row-wise steps followed (their rows kept full-size)
 
 
 class _Stop(Exception):
     """Why the flow cannot be rewritten (a reason in the codemod's words)."""
+
+
+class _NeedRows(Exception):
+    """A row-wise step that combines a row's elements meets a selection not known to hold
+    rows: the walk starts again with the leaves read as rows (:attr:`_Flow.as_rows`)."""
 
 
 def _torch_call(ctx: FixContext, call: cst.Call) -> str:
@@ -229,6 +240,21 @@ class _Walker:
         if side_effect(x) is not None:
             raise _Stop(f"`{ctx.code(x).strip()}` has a side effect")
         norm = normalized_selection(ctx, sub, lambda v: ctx.code(v).strip() == self.flow.index)
+        if self.flow.as_rows:
+            if len(sub.slice) != 1 or not isinstance(x, (cst.Name, cst.Attribute)):
+                raise _Stop(
+                    f"`{ctx.code(sub).strip()[:40]}`: a row-wise step follows, and the "
+                    "selection is not of a named tensor by the mask alone"
+                )
+            m = self.flow.mask
+            if isinstance(m, cst.Name) and _built_from(ctx, m, x, sub):
+                raise _Stop(
+                    f"`{ctx.code(sub).strip()[:40]}` selects elements (the mask is computed "
+                    "from the tensor elementwise), and a step that combines a row's elements "
+                    "follows: it combines the selected elements, which no full-size value does"
+                )
+            self.flow.leaves[id(sub)] = (sub, x, True)
+            return sub
         if norm is not None and (norm.node is not sub or len(sub.slice) > 1):
             # `x[m, :4]`, `x[:, m]`, `x[m][:, :2]`: the selection of a statically indexed x
             if not norm.ordered:
@@ -255,6 +281,8 @@ class _Walker:
         ctx = self.ctx
         got = masked_select(ctx, call)
         assert got is not None
+        if self.flow.as_rows:
+            raise _Stop("`masked_select` selects elements, not rows: a row-wise step follows")
         if side_effect(got.x) is not None:
             raise _Stop(f"`{ctx.code(got.x).strip()}` has a side effect")
         plain = mask_shape(ctx, got.m, got.x, call)
@@ -267,6 +295,50 @@ class _Walker:
             )
         self.flow.leaves[id(call)] = (call, got.x, False)
         return call
+
+    def row_leaf(self, e: cst.BaseExpression, depth: int = 0) -> int | None:
+        """The leaf ``e`` is computed from by row-wise steps (:mod:`rowwise`; ``self.head(
+        h[m])``, a name bound once to such), or :meth:`direct_leaf` of ``e``."""
+        got = self.direct_leaf(e)
+        if got is not None or depth > 8:
+            return got
+        if isinstance(e, cst.Name):
+            a = self.single_bind(e)
+            return None if a is None else self.row_leaf(a.value, depth + 1)
+        if isinstance(e, cst.Call) and e.args and e.args[0].keyword is None:
+            inner = e.args[0].value
+            if isinstance(e.func, cst.Attribute) and call_step(self.ctx, e, e.func.value):
+                inner = e.func.value
+            if call_step(self.ctx, e, inner, self.free) is None:
+                return None
+            return self.row_leaf(inner, depth + 1)
+        if isinstance(e, cst.Call) and isinstance(e.func, cst.Attribute):
+            if call_step(self.ctx, e, e.func.value) is not None:
+                return self.row_leaf(e.func.value, depth + 1)
+        if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, cst.MatrixMultiply):
+            if self.free(e.right):
+                return self.row_leaf(e.left, depth + 1)
+        return None
+
+    def single_bind(self, e: cst.Name) -> cst.Assign | None:
+        """The plain assignment that binds ``e`` once in the function, before ``e``."""
+        binds = bound_names(self.fn.body).get(e.value, [])
+        if len(binds) != 1 or not isinstance(binds[0], cst.AssignTarget):
+            return None
+        a = self.ctx.parent(binds[0])
+        if not isinstance(a, cst.Assign) or len(a.targets) != 1:
+            return None
+        if self.ctx.span(a)[0] >= self.ctx.span(e)[0]:
+            return None
+        return a
+
+    def free(self, x: cst.BaseExpression) -> bool:
+        """``x`` (a weight, a bias) reads no selection with the mask and no flow name."""
+        if side_effect(x) is not None:
+            return False
+        if any(_selection_index(self.ctx, s) == self.flow.index for s in _subscripts_in(x)):
+            return False
+        return not any(n.value in self.flow.names for n in name_nodes(x) if isinstance(n, cst.Name))
 
     def direct_leaf(self, e: cst.BaseExpression) -> int | None:
         """The leaf ``e`` is (a leaf node, or a name bound once, by a plain assignment, to a
@@ -308,7 +380,7 @@ class _Walker:
             return None
         if any(side_effect(v) is not None for v in kws.values()):
             return None
-        a, b = (self.direct_leaf(p) for p in pos)
+        a, b = self.row_leaf(pos[0]), self.direct_leaf(pos[1])
         if a is None or b is None or a == b:
             return None
         na, xa, _ = self.flow.leaves[a]
@@ -444,6 +516,13 @@ class _Walker:
     def up(self, e: cst.BaseExpression, rows: bool) -> None:
         ctx = self.ctx
         p = ctx.parent(e)
+        if (
+            isinstance(p, cst.BinaryOperation)
+            and isinstance(p.operator, cst.MatrixMultiply)
+            and p.left is e
+            and self.free(p.right)
+        ):
+            return self.row_step(e, p, MIX, rows)  # `rows @ W`: each row times W
         if isinstance(p, cst.BinaryOperation) and not isinstance(p.operator, cst.MatrixMultiply):
             other = p.right if p.left is e else p.left
             self.operand(other, p)
@@ -560,13 +639,36 @@ class _Walker:
             return self.terminal(call, e, name, rows)
         if name == "logsumexp" and not rows and _lse_dim0(call, 0):
             return self.terminal(call, e, name, rows)
-        if name in ("sum", "mean") and rows and _dim0(call) and not self.flow.ce_rows:
+        if (
+            name in ("sum", "mean")
+            and rows
+            and _dim0(call)
+            and not self.flow.ce_rows
+            and not self.flow.as_rows
+        ):
             return self.terminal(call, e, name, rows)
         if name in _FIRST_DIM and _dim0(call):
             return self.first_dim(e, call, name, rows)
         if name == "numel" and not call.args and isinstance(e, cst.Name) and not rows:
             return self.count(call)
+        kind = call_step(self.ctx, call, e, self.free)
+        if kind is not None:
+            return self.row_step(e, call, kind, rows)
         raise self.stop(e)
+
+    def row_step(
+        self, e: cst.BaseExpression, step: cst.BaseExpression, kind: str, rows: bool
+    ) -> None:
+        """A row-wise step (:mod:`rowwise`) of the flow value ``e``: kept on the full-size
+        value. One that combines a row's elements needs ``e`` to hold rows (known, or read as
+        rows: the walk starts again with :attr:`_Flow.as_rows`)."""
+        if kind == MIX and not rows:
+            if self.flow.as_rows or self.flow.unordered or self.flow.flat:
+                raise self.stop(e)  # values per row (`.sum(-1)`) or elements out of order
+            raise _NeedRows
+        self.flow.safe = False  # the rows left out are computed: from finite leaves
+        self.flow.row_steps += 1
+        return self.push(step, rows)
 
     def function(self, e: cst.BaseExpression, call: cst.Call, rows: bool) -> None:
         ctx = self.ctx
@@ -595,6 +697,9 @@ class _Walker:
                 return self.first_dim(e, call, f, rows)
             if f in _BINARY and len(pos) == 2 and isinstance(pos[1], cst.Integer):
                 raise self.stop(e)  # `torch.max(x, 1)`: a reduction over another dim
+        kind = call_step(ctx, call, e, self.free)
+        if kind is not None and not (f in _FUNCS and len(call.args) == 1):
+            return self.row_step(e, call, kind, rows)
         if len(pos) != len(call.args):
             raise self.stop(e)
         if f in _FUNCS and len(pos) == 1:
@@ -1258,8 +1363,20 @@ def masked_flow(
     flow = _Flow(index=index, mask=m)
     w = _Walker(ctx, fn, flow)
     try:
-        w.run(start)
-    except _Stop as why:
+        try:
+            w.run(start)
+        except _NeedRows:
+            if not isinstance(m, cst.Name):
+                raise _Stop(
+                    "a row-wise step that combines a row's elements follows, and the mask is "
+                    "an expression (read as rows, it is read at every selection)"
+                ) from None
+            flow = _Flow(index=index, mask=m, as_rows=True)
+            w = _Walker(ctx, fn, flow)
+            w.run(start)
+    except (_Stop, _NeedRows) as why:
+        if isinstance(why, _NeedRows):
+            return NoFix("a row-wise step follows a selection not known to hold rows")
         return NoFix(f"{why}; {FLOWS_ON}" if "not only in" in str(why) else str(why))
     if not flow.terminals and not flow.counts:
         return NoFix("the selection is never reduced")
@@ -1285,6 +1402,11 @@ def masked_flow(
 
     def leaf_builder(x: cst.BaseExpression, rows: bool) -> Callable[[cst.CSTNode], cst.CSTNode]:
         def build(_: cst.CSTNode) -> cst.CSTNode:
+            if flow.as_rows:
+                # rows of a mask over x's leading dims: `view` raises for any other mask
+                # shape, and the shapes are static under dynamo (no guard on data)
+                mv = template("__m__.view(__x__.shape[:-1] + (1,))", m=atom(m), x=atom(x))
+                return template(f"{t}.where(__m__, __x__, 1)", m=mv, x=x)
             if flow.safe:
                 return atom(x) if rows else x
             return template(f"{t}.where(__m__, __x__, 1)", m=mb_rows if rows else shape.where, x=x)

@@ -1,0 +1,263 @@
+"""Row-wise steps after a boolean-mask selection (issue 22, branch fix22r): a selection of
+rows followed through steps that act on each row alone (:mod:`compilelint.fix.codemods.rowwise`:
+linear layers, ``@ W``, activations, norms and softmax over the last dim, ``nn.Sequential`` of
+them, a module of the file whose forward is row-wise by the same rule) keeps the full tensor
+through them, and the mask is applied where the value is reduced.
+
+Each VALID case is checked as text and, marked ``torch``, against the original (no graph break
+by ``explain`` first; outputs and parameter gradients equal, compiled and uncompiled, on three
+inputs). Each INVALID case (element masks before a softmax, dropout, a module that mixes rows,
+a weight read from the selection) is checked for what stays.
+"""
+
+from __future__ import annotations
+
+import textwrap
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compilelint.config import Config
+from compilelint.fix.engine import run_fixes
+
+from .fix_modules import load_module
+from .torch_checks import compile_without_break
+
+HEAD = "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
+
+# BERT-style MLM head on the masked tokens: a module of the file (dense, GELU, LayerNorm,
+# decoder) whose forward is row-wise, then a cross-entropy, which shows the rows
+MLM = HEAD + textwrap.dedent(
+    """\
+    class Head(nn.Module):
+        def __init__(self, d, v):
+            super().__init__()
+            self.dense = nn.Linear(d, d)
+            self.norm = nn.LayerNorm(d)
+            self.out = nn.Linear(d, v)
+
+        def forward(self, x):
+            h = self.norm(F.gelu(self.dense(x)))
+            return self.out(h)
+
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(20, 8)
+            self.head = Head(8, 20)
+
+        def forward(self, ids, labels):
+            h = self.emb(ids)
+            masked = labels != -100
+            sel = h[masked]
+            logits = self.head(sel)
+            return F.cross_entropy(logits, labels[masked])
+    """
+)
+
+# valid tokens through an nn.Sequential, a softmax over the features and `@ W`, reduced over
+# the selected rows and over everything: the rows are stated where the tensor is read
+SEQ = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Sequential(nn.Linear(8, 16), nn.GELU(), nn.Linear(16, 4))
+            self.w = nn.Parameter(torch.randn(4, 3))
+
+        def forward(self, x, lengths):
+            valid = lengths > 0.5
+            tok = x[valid]
+            z = self.proj(tok).softmax(-1)
+            return z.sum(0), (z @ self.w).sum()
+    """
+)
+
+# a residual block of the file (`x + self.mlp(self.ln(x))`), F.linear with a parameter, a
+# log_softmax, then the per-row maximum summed: reductions over the last dim then the rows
+RES = HEAD + textwrap.dedent(
+    """\
+    class Block(nn.Module):
+        def __init__(self, d):
+            super().__init__()
+            self.ln = nn.LayerNorm(d)
+            self.mlp = nn.Sequential(nn.Linear(d, 2 * d), nn.SiLU(), nn.Linear(2 * d, d))
+
+        def forward(self, x):
+            return x + self.mlp(self.ln(x))
+
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.block = Block(8)
+            self.cls = nn.Parameter(torch.randn(5, 8))
+
+        def forward(self, feats, scores):
+            keep = scores > 0.3
+            kept = feats[keep]
+            logp = F.log_softmax(F.linear(self.block(kept), self.cls), dim=-1)
+            return logp.amax(-1).sum() + kept.sum()
+    """
+)
+
+CASES = {"mlm": MLM, "seq": SEQ, "res": RES}
+
+
+def _fix(tmp_path: Path, code: str) -> str:
+    path = tmp_path / f"m_{uuid.uuid4().hex[:8]}.py"
+    path.write_text(code, encoding="utf-8")
+    res = run_fixes([str(path)], Config(select=("CL110", "CL111"), cache=False), unsafe=True)
+    for c in res.changes:
+        return c.after.decode()
+    return code
+
+
+def _reasons(tmp_path: Path, code: str) -> str:
+    path = tmp_path / f"m_{uuid.uuid4().hex[:8]}.py"
+    path.write_text(code, encoding="utf-8")
+    res = run_fixes([str(path)], Config(select=("CL111",), cache=False), unsafe=True)
+    return " | ".join(r.reason for r in res.records)
+
+
+# ---------------------------------------------------------------------------- VALID (text)
+def test_a_module_of_the_file_before_a_cross_entropy_keeps_the_rows(tmp_path: Path) -> None:
+    out = _fix(tmp_path, MLM)
+    assert "sel = torch.where(masked.unsqueeze(-1), h, 1)" in out
+    assert "logits = self.head(sel)" in out
+    assert "F.cross_entropy(logits.flatten(0, -2), torch.where(masked, " in out
+
+
+def test_a_sequential_softmax_and_matmul_state_the_rows(tmp_path: Path) -> None:
+    out = _fix(tmp_path, SEQ)
+    assert "tok = torch.where(valid.view(x.shape[:-1] + (1,)), x, 1)" in out
+    assert "z = self.proj(tok).softmax(-1)" in out
+    assert "torch.where(valid.unsqueeze(-1), z @ self.w, 0).sum()" in out
+    assert "z.flatten(0, valid.dim() - 1).movedim(0, -1), 0).sum(-1)" in out
+
+
+def test_a_residual_block_and_functional_steps(tmp_path: Path) -> None:
+    out = _fix(tmp_path, RES)
+    assert "kept = torch.where(keep.view(feats.shape[:-1] + (1,)), feats, 1)" in out
+    assert "torch.where(keep, logp.amax(-1), 0).sum()" in out
+
+
+# ---------------------------------------------------------------------------- INVALID
+def test_an_element_mask_before_a_softmax_is_not_rewritten(tmp_path: Path) -> None:
+    # `scores[valid]` with `valid` computed from `scores`: one-dimensional, and the softmax
+    # runs over the selected elements, which no full-size value computes
+    code = HEAD + textwrap.dedent(
+        """\
+        class Model(nn.Module):
+            def forward(self, scores):
+                valid = scores > 0
+                p = scores[valid].softmax(-1)
+                return (p * p).sum()
+        """
+    )
+    assert "scores[valid]" in _fix(tmp_path, code)
+    assert "selects elements" in _reasons(tmp_path, code)
+
+
+def test_steps_outside_the_table_are_not_row_wise(tmp_path: Path) -> None:
+    for old, new in (
+        # dropout: in training its draws depend on the size
+        ("nn.GELU(), nn.Linear(16, 4)", "nn.Dropout(0.1), nn.Linear(16, 4)"),
+        # a softmax over the rows
+        ("self.proj(tok).softmax(-1)", "self.proj(tok).softmax(0)"),
+        # a weight read from the selection
+        ("(z @ self.w).sum()", "(z @ tok[:4, :4]).sum()"),
+    ):
+        code = SEQ.replace(old, new)
+        assert code != SEQ, new
+        assert "tok = x[valid]" in _fix(tmp_path, code), new
+
+
+def test_a_module_that_mixes_rows_is_not_row_wise(tmp_path: Path) -> None:
+    for old, new in (
+        ("return x + self.mlp(self.ln(x))", "return x - x.mean(0)"),
+        ("return x + self.mlp(self.ln(x))", "return self.mlp(x) * self.ln.weight.sum()"),
+        ("self.ln = nn.LayerNorm(d)", "self.ln = nn.LayerNorm((4, d))"),
+        ("self.ln = nn.LayerNorm(d)", "self.ln = nn.BatchNorm1d(d)"),
+    ):
+        code = RES.replace(old, new)
+        assert code != RES, new
+        assert "kept = feats[keep]" in _fix(tmp_path, code), new
+
+
+def test_a_mask_expression_is_not_read_as_rows(tmp_path: Path) -> None:
+    code = SEQ.replace("tok = x[valid]", "tok = x[lengths > 0.5]")
+    assert code != SEQ
+    assert "x[lengths > 0.5]" in _fix(tmp_path, code)
+
+
+# ---------------------------------------------------------------------------- with torch
+def _inputs(torch: Any, case: str) -> tuple[Any, ...]:
+    if case == "mlm":
+        ids = torch.randint(0, 20, (3, 7))
+        labels = torch.where(torch.rand(3, 7) < 0.4, torch.randint(0, 20, (3, 7)), -100)
+        labels[0, 0] = 3  # at least one masked token
+        return ids, labels
+    if case == "seq":
+        return torch.randn(4, 6, 8), torch.rand(4, 6)
+    return torch.randn(10, 8), torch.rand(10)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_fixed_model_compiles_whole_and_computes_the_same(tmp_path: Path, case: str) -> None:
+    torch = pytest.importorskip("torch")
+    code = CASES[case]
+    fixed = _fix(tmp_path, code)
+    assert fixed != code
+    (tmp_path / "a.py").write_text(code, encoding="utf-8")
+    (tmp_path / "b.py").write_text(fixed, encoding="utf-8")
+    a, b = load_module(tmp_path / "a.py", "fix22r"), load_module(tmp_path / "b.py", "fix22r")
+
+    def run(mod: Any, compiled: bool, inputs: tuple[Any, ...]) -> tuple[list[Any], list[Any]]:
+        torch.manual_seed(0)
+        model = mod.Model()
+        torch._dynamo.reset()
+        fn = compile_without_break(model, inputs) if compiled else model
+        out = fn(*inputs)
+        outs = list(out) if isinstance(out, (tuple, list)) else [out]
+        sum(o.float().sum() for o in outs).backward()
+        return [o.detach() for o in outs], [p.grad for p in model.parameters()]
+
+    for seed in range(3):
+        torch.manual_seed(100 + seed)
+        inputs = _inputs(torch, case)
+        want = run(a, False, inputs)
+        for compiled in (False, True):
+            got = run(b, compiled, inputs)
+            torch.testing.assert_close(got[0], want[0])
+            torch.testing.assert_close(got[1], want[1])
+
+
+@pytest.mark.torch
+def test_the_original_breaks(tmp_path: Path) -> None:
+    """The VALID cases break before the fix (what the rewrite removes is real)."""
+    torch = pytest.importorskip("torch")
+    for case, code in CASES.items():
+        path = tmp_path / f"{case}.py"
+        path.write_text(code, encoding="utf-8")
+        model = load_module(path, "fix22r").Model()
+        torch._dynamo.reset()
+        got = torch._dynamo.explain(model)(*_inputs(torch, case))
+        torch._dynamo.reset()
+        assert got.graph_break_count > 0 or got.break_reasons, case
+
+
+@pytest.mark.torch
+def test_a_mask_of_another_rank_raises_where_the_rows_are_stated(tmp_path: Path) -> None:
+    """The stated rows are a precondition checked on static shapes: an element mask given to
+    the fixed SEQ model raises rather than computing something else."""
+    torch = pytest.importorskip("torch")
+    path = tmp_path / "seq.py"
+    path.write_text(_fix(tmp_path, SEQ), encoding="utf-8")
+    model = load_module(path, "fix22r").Model()
+    with pytest.raises(RuntimeError):
+        model(torch.randn(4, 6, 8), torch.rand(4, 6, 8))
