@@ -22,7 +22,7 @@ import pytest
 from compilelint.config import Config
 from compilelint.fix.engine import run_fixes
 
-from .fix_modules import load_module
+from .fix_modules import fix_text, load_module
 from .torch_checks import compile_without_break
 
 HEAD = "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
@@ -104,10 +104,93 @@ RES = HEAD + textwrap.dedent(
     """
 )
 
-CASES = {"mlm": MLM, "seq": SEQ, "res": RES}
+# fairseq RobertaLMHead style: `x[m, :]`, a head of the file with a tied weight and its own
+# bias vector; the mask is an input (torch observes the break), so the targets' mask is stated
+ROBERTA = HEAD + textwrap.dedent(
+    """\
+    class LMHead(nn.Module):
+        def __init__(self, dim, weight):
+            super().__init__()
+            self.dense = nn.Linear(dim, dim)
+            self.layer_norm = nn.LayerNorm(dim)
+            self.weight = weight
+            self.bias = nn.Parameter(torch.zeros(weight.size(0)))
+
+        def forward(self, features):
+            x = self.dense(features)
+            x = F.gelu(x)
+            x = self.layer_norm(x)
+            x = F.linear(x, self.weight) + self.bias
+            return x
 
 
-def _fix(tmp_path: Path, code: str) -> str:
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = nn.Embedding(20, 8)
+            self.lm_head = LMHead(8, self.embed.weight)
+
+        def forward(self, src_tokens, masked_tokens):
+            x = self.embed(src_tokens)
+            logits = self.lm_head(x[masked_tokens, :])
+            targets = src_tokens[masked_tokens]
+            return F.cross_entropy(logits, targets)
+    """
+)
+
+# MAE's normalized pixel loss on the masked patches: reductions over the last dim that keep it,
+# a name bound again from itself, an elementwise loss over rows (mean over their elements)
+MAE = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.decoder_norm = nn.LayerNorm(8)
+            self.decoder_pred = nn.Linear(8, 6)
+
+        def forward(self, latent, patches, mask):
+            x = self.decoder_norm(latent[mask])
+            pred = self.decoder_pred(x)
+            target = patches[mask]
+            mean = target.mean(dim=-1, keepdim=True)
+            var = target.var(dim=-1, keepdim=True)
+            target = (target - mean) / (var + 1.0e-6) ** 0.5
+            return F.mse_loss(pred, target)
+    """
+)
+
+# a mean over every element of decoded rows
+RECON = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Sequential(nn.LayerNorm(8), nn.Linear(8, 5))
+
+        def forward(self, tokens, target, mask):
+            recon = self.proj(tokens[mask])
+            err = (recon - target[mask]).abs()
+            return err.mean()
+    """
+)
+
+CASES = {"mlm": MLM, "seq": SEQ, "res": RES, "roberta": ROBERTA, "mae": MAE, "recon": RECON}
+# breaks torch observes at lines the static stage does not predict (the mask is an input)
+OBSERVED = {
+    "roberta": (
+        "logits = self.lm_head(x[masked_tokens, :])",
+        "targets = src_tokens[masked_tokens]",
+    ),
+    "mae": ("x = self.decoder_norm(latent[mask])", "target = patches[mask]"),
+    "recon": ("recon = self.proj(tokens[mask])",),
+}
+
+
+def _fix(tmp_path: Path, code: str, observed: tuple[str, ...] = ()) -> str:
+    if observed:
+        return fix_text(
+            tmp_path, code, ("CL110", "CL111"), observed=[(t, "GB0036") for t in observed]
+        )[0]
     path = tmp_path / f"m_{uuid.uuid4().hex[:8]}.py"
     path.write_text(code, encoding="utf-8")
     res = run_fixes([str(path)], Config(select=("CL110", "CL111"), cache=False), unsafe=True)
@@ -145,7 +228,58 @@ def test_a_residual_block_and_functional_steps(tmp_path: Path) -> None:
     assert "torch.where(keep, logp.amax(-1), 0).sum()" in out
 
 
+def test_a_tied_head_with_a_bias_and_stated_targets(tmp_path: Path) -> None:
+    out = _fix(tmp_path, ROBERTA, OBSERVED["roberta"])
+    assert (
+        "logits = self.lm_head(torch.where(masked_tokens.view(x.shape[:-1] + (1,)), x, 1))" in out
+    )
+    assert "targets = torch.where(masked_tokens.view(src_tokens.shape), src_tokens, 1)" in out
+    assert "F.cross_entropy(logits.flatten(0, -2), torch.where(masked_tokens.view(" in out
+
+
+def test_row_statistics_a_rebound_name_and_a_loss_over_rows(tmp_path: Path) -> None:
+    out = _fix(tmp_path, MAE, OBSERVED["mae"])
+    assert "target = torch.where(mask.view(patches.shape[:-1] + (1,)), patches, 1)" in out
+    assert "target = (target - mean) / (var + 1.0e-6) ** 0.5" in out
+    assert (
+        'torch.where(mask.unsqueeze(-1), F.mse_loss(pred, target, reduction="none"), 0).sum() '
+        "/ (mask.sum() * pred.shape[-1])" in out
+    )
+
+
+def test_a_mean_over_every_element_of_rows(tmp_path: Path) -> None:
+    out = _fix(tmp_path, RECON, OBSERVED["recon"])
+    assert "torch.where(mask.unsqueeze(-1), err, 0).sum() / (mask.sum() * err.shape[-1])" in out
+
+
 # ---------------------------------------------------------------------------- INVALID
+def test_a_name_bound_again_to_another_value_stops_the_flow(tmp_path: Path) -> None:
+    code = MAE.replace(
+        "target = (target - mean) / (var + 1.0e-6) ** 0.5", "target = latent[:, 0, :6]"
+    )
+    assert code != MAE
+    assert "target = patches[mask]" in _fix(tmp_path, code, OBSERVED["mae"])
+
+
+def test_a_reduction_that_drops_the_row_dim_or_another_dim_is_not_row_wise(
+    tmp_path: Path,
+) -> None:
+    for new in ("target.mean(dim=-1)", "target.mean(dim=0, keepdim=True)", "target.mean(-2, True)"):
+        code = MAE.replace("target.mean(dim=-1, keepdim=True)", new)
+        assert code != MAE
+        assert "target = patches[mask]" in _fix(tmp_path, code, OBSERVED["mae"]), new
+
+
+def test_a_bias_of_unknown_rank_is_not_row_wise(tmp_path: Path) -> None:
+    for old, new in (
+        ("torch.zeros(weight.size(0))", "torch.zeros(weight.shape)"),
+        ("torch.zeros(weight.size(0))", "torch.zeros(4, weight.size(0))"),
+    ):
+        code = ROBERTA.replace(old, new)
+        assert code != ROBERTA
+        assert "x[masked_tokens, :]" in _fix(tmp_path, code, OBSERVED["roberta"]), new
+
+
 def test_an_element_mask_before_a_softmax_is_not_rewritten(tmp_path: Path) -> None:
     # `scores[valid]` with `valid` computed from `scores`: one-dimensional, and the softmax
     # runs over the selected elements, which no full-size value computes
@@ -203,6 +337,15 @@ def _inputs(torch: Any, case: str) -> tuple[Any, ...]:
         return ids, labels
     if case == "seq":
         return torch.randn(4, 6, 8), torch.rand(4, 6)
+    if case == "roberta":
+        mask = torch.rand(3, 7) < 0.4
+        mask[0, 0] = True
+        return torch.randint(0, 20, (3, 7)), mask
+    if case in ("mae", "recon"):
+        mask = torch.rand(2, 5) < 0.5
+        mask[0, 0] = True
+        width = 6 if case == "mae" else 5
+        return torch.randn(2, 5, 8), torch.randn(2, 5, width), mask
     return torch.randn(10, 8), torch.rand(10)
 
 
@@ -211,7 +354,7 @@ def _inputs(torch: Any, case: str) -> tuple[Any, ...]:
 def test_fixed_model_compiles_whole_and_computes_the_same(tmp_path: Path, case: str) -> None:
     torch = pytest.importorskip("torch")
     code = CASES[case]
-    fixed = _fix(tmp_path, code)
+    fixed = _fix(tmp_path, code, OBSERVED.get(case, ()))
     assert fixed != code
     (tmp_path / "a.py").write_text(code, encoding="utf-8")
     (tmp_path / "b.py").write_text(fixed, encoding="utf-8")

@@ -125,6 +125,34 @@ def _last_dim_args(args: list[cst.Arg], skip: int) -> bool:
     return _minus_one(dims[0])
 
 
+# reductions over the last dim that keep it (``keepdim=True``): one value per row
+_KEEPDIM = frozenset({"sum", "mean", "var", "std", "amax", "amin", "norm", "logsumexp"})
+
+
+def _keepdim_last(args: list[cst.Arg]) -> bool:
+    """``(-1, keepdim=True)`` / ``(dim=-1, keepdim=True)`` (``unbiased=``/``correction=``
+    numbers or booleans for ``var``/``std``)."""
+    if any(a.star for a in args):
+        return False
+    kws = {a.keyword.value: a.value for a in args if a.keyword is not None}
+    pos = [a.value for a in args if a.keyword is None]
+    dims = [*pos, *([kws["dim"]] if "dim" in kws else [])]
+    keep = kws.get("keepdim")
+    if len(dims) != 1 or not _minus_one(dims[0]):
+        return False
+    if not (isinstance(keep, cst.Name) and keep.value == "True"):
+        return False
+    rest = set(kws) - {"dim", "keepdim"}
+    return all(
+        k in ("unbiased", "correction")
+        and (
+            number_expr(kws[k])
+            or (isinstance(kws[k], cst.Name) and kws[k].value in ("True", "False"))
+        )
+        for k in rest
+    )
+
+
 def _numbers_after(args: list[cst.Arg], skip: int) -> bool:
     return not any(a.star for a in args) and all(number_expr(a.value) for a in args[skip:])
 
@@ -149,6 +177,8 @@ def call_step(
             return ELEM
         if name in ("softmax", "log_softmax") and _last_dim_args(args, 0):
             return MIX
+        if name in _KEEPDIM and _keepdim_last(args):
+            return MIX  # `t.mean(dim=-1, keepdim=True)`: one value per row, rank kept
         return None
     if not args or args[0].value is not e or args[0].keyword is not None or args[0].star:
         return None
@@ -203,10 +233,7 @@ def constructed_kind(ctx: FixContext, v: cst.BaseExpression, seen: set[str]) -> 
             if len(pos) != 1:
                 return None
             size = pos[0].value
-            one = isinstance(size, cst.Integer) or (
-                isinstance(size, (cst.Name, cst.Attribute)) and not _sequence(size)
-            )
-            return MIX if one else None
+            return MIX if _one_size(size) else None
         if last in _LAST_DIM_MODULES:
             dims = [a.value for a in v.args if a.keyword is None or a.keyword.value == "dim"]
             return MIX if len(dims) == 1 and _minus_one(dims[0]) else None
@@ -309,6 +336,10 @@ def _expr_kind(
         if not isinstance(e.operator, (cst.Add, cst.Subtract, cst.Multiply)):
             return None
         sides = [e.left, e.right]
+        vec = [row_vector(ctx, s) for s in sides]
+        if any(vec):  # `h + self.bias`, `h * self.gamma`: the same for every row
+            inner = sides[1] if vec[0] else sides[0]
+            return MIX if _expr_kind(ctx, inner, names, seen) is not None else None
         ks = [None if number_expr(s) else _expr_kind(ctx, s, names, seen) for s in sides]
         if any(k is None and not number_expr(s) for k, s in zip(ks, sides, strict=True)):
             return None
@@ -380,3 +411,59 @@ def _nodes(node: cst.CSTNode, kind: type) -> list:  # type: ignore[type-arg]
 
     node.visit(V())
     return out
+
+
+_FILLS = frozenset({"zeros", "ones", "randn", "rand", "empty", "full"})
+
+
+def row_vector(ctx: FixContext, e: cst.BaseExpression) -> bool:
+    """``self.X`` bound once, in ``__init__``, to ``nn.Parameter(torch.zeros(d))`` (``ones``,
+    ``randn``, ``rand``, ``empty``; ``full(d, v)``) of one size: added to or multiplying rows,
+    it broadcasts over the last dim, the same for every row (a bias, a layer scale)."""
+    attr = self_attr(e)
+    cls = ctx.enclosing(e, cst.ClassDef)
+    if attr is None or cls is None:
+        return False
+    vals: list[tuple[str, cst.BaseExpression]] = []
+    for meth in cls.body.body:
+        if isinstance(meth, cst.FunctionDef):
+            for node in _nodes(meth, cst.Assign):
+                for t in node.targets:
+                    if self_attr(t.target) == attr:
+                        vals.append((meth.name.value, node.value))
+            for node in _nodes(meth, cst.AugAssign):
+                if self_attr(node.target) == attr:
+                    return False
+    if len(vals) != 1 or vals[0][0] != "__init__":
+        return False
+    v = vals[0][1]
+    if not isinstance(v, cst.Call) or not v.args or any(a.star for a in v.args):
+        return False
+    head, _, last = ctx.code(v.func).strip().rpartition(".")
+    if last != "Parameter" or head not in ("nn", f"{ctx.torch()}.nn"):
+        return False
+    inner = v.args[0].value
+    if not isinstance(inner, cst.Call) or any(a.star for a in inner.args):
+        return False
+    ihead, _, ilast = ctx.code(inner.func).strip().rpartition(".")
+    if ihead != ctx.torch() or ilast not in _FILLS:
+        return False
+    pos = [a.value for a in inner.args if a.keyword is None]
+    want = 2 if ilast == "full" else 1
+    if len(pos) != want:
+        return False
+    size = pos[0]
+    if isinstance(size, cst.Call) and isinstance(size.func, cst.Attribute):
+        # `weight.size(0)`: one size
+        return size.func.attr.value == "size" and len(size.args) == 1
+    if isinstance(size, cst.Subscript) and isinstance(size.value, cst.Attribute):
+        return size.value.attr.value == "shape" and len(size.slice) == 1  # `w.shape[0]`
+    return _one_size(size)
+
+
+def _one_size(e: cst.BaseExpression) -> bool:
+    """A literal, a name or an attribute (``dim``, ``config.hidden_size``) taken for one size;
+    not ``t.shape`` (all of a tensor's sizes) nor a tuple or list."""
+    if isinstance(e, cst.Attribute) and e.attr.value in ("shape", "normalized_shape"):
+        return False
+    return isinstance(e, (cst.Integer, cst.Name, cst.Attribute))
