@@ -441,3 +441,31 @@ def test_a_mask_of_another_rank_raises_where_the_rows_are_stated(tmp_path: Path)
     model = load_module(path, "fix22r").Model()
     with pytest.raises(RuntimeError):
         model(torch.randn(4, 6, 8), torch.rand(4, 6, 8))
+
+
+def test_a_returned_selection_through_an_activation_module_is_proposed_with_its_mask(
+    tmp_path: Path,
+) -> None:
+    code = HEAD + textwrap.dedent(
+        """\
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.act = nn.GELU()
+
+            def forward(self, boxes, scores):
+                valid = scores > 0.3
+                return self.act(boxes[valid]), F.softplus(scores[valid])
+        """
+    )
+    path = tmp_path / "m.py"
+    path.write_text(code, encoding="utf-8")
+    res = run_fixes([str(path)], Config(select=("CL111",), cache=False), unsafe=True)
+    patches = [r.patch or "" for r in res.records if r.status == "proposed"]
+    assert any("+        return self.act(boxes), F.softplus(scores), valid" in p for p in patches)
+    # a step that combines a row's elements is not elementwise: no such patch
+    code = code.replace("self.act(boxes[valid])", "boxes[valid].softmax(-1)")
+    path.write_text(code, encoding="utf-8")
+    res = run_fixes([str(path)], Config(select=("CL111",), cache=False), unsafe=True)
+    patches = [r.patch or "" for r in res.records if r.status == "proposed"]
+    assert not any("valid\n" in p and "return boxes.softmax(-1)" in p for p in patches)
