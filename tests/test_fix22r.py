@@ -194,7 +194,25 @@ FOREIGN = HEAD + textwrap.dedent(
     """
 )
 
+# accuracy of a head over the masked tokens: a per-row argmax against the targets, which are
+# then read as elements (stated), beside a cross-entropy
+ACC = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.head = nn.Sequential(nn.Linear(8, 8), nn.Tanh(), nn.Linear(8, 5))
+
+        def forward(self, h, labels, mask):
+            logits = self.head(h[mask])
+            correct = (logits.argmax(-1) == labels[mask]).float()
+            norms = h[mask].norm(dim=-1)
+            return correct.mean(), norms.sum() + logits.sum()
+    """
+)
+
 CASES = {
+    "acc": ACC,
     "foreign": FOREIGN,
     "mlm": MLM,
     "seq": SEQ,
@@ -205,6 +223,7 @@ CASES = {
 }
 # breaks torch observes at lines the static stage does not predict (the mask is an input)
 OBSERVED = {
+    "acc": ("logits = self.head(h[mask])",),
     "roberta": (
         "logits = self.lm_head(x[masked_tokens, :])",
         "targets = src_tokens[masked_tokens]",
@@ -259,6 +278,17 @@ def test_a_residual_block_and_functional_steps(tmp_path: Path) -> None:
 def test_targets_whose_mask_is_not_computed_from_them_are_stated(tmp_path: Path) -> None:
     out = _fix(tmp_path, FOREIGN)
     assert "torch.where(masked.view(labels.shape), masked_labels, -100).flatten()" in out
+
+
+def test_targets_met_by_a_row_argmax_are_read_as_elements(tmp_path: Path) -> None:
+    out = _fix(tmp_path, ACC, OBSERVED["acc"])
+    assert "torch.where(mask.view(labels.shape), labels, 1)" in out
+    assert "logits = self.head(torch.where(mask.view(h.shape[:-1] + (1,)), h, 1))" in out
+    assert "torch.where(mask, correct, 0).sum() / mask.sum()" in out
+    assert (
+        "torch.where(mask, norms, 0).sum() + torch.where(mask.unsqueeze(-1), logits, 0).sum()"
+        in out
+    )
 
 
 def test_a_tied_head_with_a_bias_and_stated_targets(tmp_path: Path) -> None:
@@ -368,6 +398,10 @@ def _inputs(torch: Any, case: str) -> tuple[Any, ...]:
         labels = torch.where(torch.rand(3, 7) < 0.4, torch.randint(0, 20, (3, 7)), -100)
         labels[0, 0] = 3  # at least one masked token
         return ids, labels
+    if case == "acc":
+        mask = torch.rand(3, 4) < 0.5
+        mask[0, 0] = True
+        return torch.randn(3, 4, 8), torch.randint(0, 5, (3, 4)), mask
     if case == "foreign":
         x = torch.randn(3, 5, 8)
         x[0, 0, 0] = 1.0
@@ -469,3 +503,22 @@ def test_a_returned_selection_through_an_activation_module_is_proposed_with_its_
     res = run_fixes([str(path)], Config(select=("CL111",), cache=False), unsafe=True)
     patches = [r.patch or "" for r in res.records if r.status == "proposed"]
     assert not any("valid\n" in p and "return boxes.softmax(-1)" in p for p in patches)
+
+
+def test_a_reduction_over_the_last_dim_of_selected_elements_is_not_per_row(
+    tmp_path: Path,
+) -> None:
+    # `x[valid]` with `valid` computed from `x`: one-dimensional, so `.sum(-1)` sums every
+    # selected element (a reduction), not one value per row
+    code = HEAD + textwrap.dedent(
+        """\
+        class Model(nn.Module):
+            def forward(self, x):
+                valid = x > 0
+                s = x[valid].sum(-1)
+                return s * 2
+        """
+    )
+    out = _fix(tmp_path, code)
+    assert "x[valid].sum(-1)" in out or "torch.where(valid, x, 0).sum()" in out
+    assert ".view(" not in out

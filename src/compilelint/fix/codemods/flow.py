@@ -165,6 +165,9 @@ class _Flow:
     as_rows: bool = False
     # cross-entropy target leaves whose mask is stated to be an element mask of the targets
     stated: set[int] = field(default_factory=set)
+    # read as rows, the leaves that meet one value per row (`y[m]` against `.argmax(-1)`):
+    # elements of their tensor, stated as such (`m.view(y.shape)`)
+    element_leaves: set[int] = field(default_factory=set)
     # id(assign) -> (assign, reached by the walk) for later bindings of flow names
     rebinds: dict[int, tuple[cst.Assign, bool]] = field(default_factory=dict)
     row_steps: int = 0  # row-wise steps followed (their rows kept full-size)
@@ -172,6 +175,25 @@ class _Flow:
 
 class _Stop(Exception):
     """Why the flow cannot be rewritten (a reason in the codemod's words)."""
+
+
+class _NeedElements(Exception):
+    """Read as rows, a leaf meets one value per row: the walk starts again with it an
+    element leaf."""
+
+    def __init__(self, leaf: int) -> None:
+        super().__init__(leaf)
+        self.leaf = leaf
+
+
+def at_side(at: cst.CSTNode, other: cst.BaseExpression) -> cst.BaseExpression:
+    """The operand of the binary operation or comparison ``at`` that is not ``other``."""
+    if isinstance(at, cst.BinaryOperation):
+        return at.right if at.left is other else at.left
+    if isinstance(at, cst.Comparison):
+        right = at.comparisons[0].comparator
+        return right if at.left is other else at.left
+    return other
 
 
 class _NeedRows(Exception):
@@ -257,7 +279,7 @@ class _Walker:
                     "from the tensor elementwise), and a step that combines a row's elements "
                     "follows: it combines the selected elements, which no full-size value does"
                 )
-            self.flow.leaves[id(sub)] = (sub, x, True)
+            self.flow.leaves[id(sub)] = (sub, x, id(sub) not in self.flow.element_leaves)
             return sub
         if norm is not None and (norm.node is not sub or len(sub.slice) > 1):
             # `x[m, :4]`, `x[:, m]`, `x[m][:, :2]`: the selection of a statically indexed x
@@ -599,6 +621,12 @@ class _Walker:
             if not self.member(other):
                 raise self.foreign(other, at)
             if rows is not None and id(other) in self.seen and self.rows_of(other) != rows:
+                leaf = self.direct_leaf(other) if rows is False else None
+                if self.flow.as_rows and leaf is not None and leaf not in self.flow.element_leaves:
+                    raise _NeedElements(leaf)
+                leaf = self.direct_leaf(at_side(at, other)) if rows is True else None
+                if self.flow.as_rows and leaf is not None and leaf not in self.flow.element_leaves:
+                    raise _NeedElements(leaf)
                 raise _Stop(
                     f"`{self.ctx.code(at).strip()[:60]}` combines rows with one value per row "
                     "(the full-size values would broadcast over another dim)"
@@ -662,6 +690,13 @@ class _Walker:
             for a in call.args
         ):
             return self.push(call, rows)
+        if (
+            name in _ROW_REDUCE
+            and not rows
+            and _dim_last(call)
+            and not (self.flow.as_rows or self.flow.unordered or self.flow.flat)
+        ):
+            raise _NeedRows  # one value per row: of rows only (of elements: a reduction)
         if name in _ROW_REDUCE and rows and _dim_last(call):
             if name == "norm":
                 self.flow.safe = False
@@ -1444,11 +1479,19 @@ def masked_flow(
                     "a row-wise step that combines a row's elements follows, and the mask is "
                     "an expression (read as rows, it is read at every selection)"
                 ) from None
-            flow = _Flow(index=index, mask=m, as_rows=True)
-            w = _Walker(ctx, fn, flow)
-            w.run(start)
-    except (_Stop, _NeedRows) as why:
-        if isinstance(why, _NeedRows):
+            elements: set[int] = set()
+            for _ in range(8):
+                flow = _Flow(index=index, mask=m, as_rows=True, element_leaves=set(elements))
+                w = _Walker(ctx, fn, flow)
+                try:
+                    w.run(start)
+                    break
+                except _NeedElements as need:
+                    elements.add(need.leaf)
+            else:
+                raise _Stop("the leaves read as rows and as elements do not settle")
+    except (_Stop, _NeedRows, _NeedElements) as why:
+        if isinstance(why, (_NeedRows, _NeedElements)):
             return NoFix("a row-wise step follows a selection not known to hold rows")
         return NoFix(f"{why}; {FLOWS_ON}" if "not only in" in str(why) else str(why))
     if not flow.terminals and not flow.counts:
