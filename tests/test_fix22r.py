@@ -367,6 +367,10 @@ def test_steps_outside_the_table_are_not_row_wise(tmp_path: Path) -> None:
         ("self.proj(tok).softmax(-1)", "self.proj(tok).softmax(0)"),
         # a weight read from the selection
         ("(z @ self.w).sum()", "(z @ tok[:4, :4]).sum()"),
+        # a vector: `rows @ v` drops the last dim
+        ("nn.Parameter(torch.randn(4, 3))", "nn.Parameter(torch.randn(4))"),
+        # a weight whose rank is not known
+        ("(z @ self.w).sum()", "(z @ x[0]).sum()"),
     ):
         code = SEQ.replace(old, new)
         assert code != SEQ, new
@@ -379,6 +383,8 @@ def test_a_module_that_mixes_rows_is_not_row_wise(tmp_path: Path) -> None:
         ("return x + self.mlp(self.ln(x))", "return self.mlp(x) * self.ln.weight.sum()"),
         ("self.ln = nn.LayerNorm(d)", "self.ln = nn.LayerNorm((4, d))"),
         ("self.ln = nn.LayerNorm(d)", "self.ln = nn.BatchNorm1d(d)"),
+        # F.linear by a vector
+        ("self.cls = nn.Parameter(torch.randn(5, 8))", "self.cls = nn.Parameter(torch.randn(8))"),
     ):
         code = RES.replace(old, new)
         assert code != RES, new

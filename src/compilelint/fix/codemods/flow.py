@@ -60,7 +60,7 @@ from compilelint.fix.codemods.base import (
     side_effect,
     template,
 )
-from compilelint.fix.codemods.rowwise import MIX, call_step, row_vector
+from compilelint.fix.codemods.rowwise import MIX, call_step, row_vector, two_dim
 from compilelint.fix.codemods.selection import masked_select, normalized_selection
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
@@ -342,7 +342,7 @@ class _Walker:
             if call_step(self.ctx, e, e.func.value) is not None:
                 return self.row_leaf(e.func.value, depth + 1)
         if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, cst.MatrixMultiply):
-            if self.free(e.right):
+            if self.free(e.right) and two_dim(self.ctx, e.right):
                 return self.row_leaf(e.left, depth + 1)
         return None
 
@@ -559,6 +559,7 @@ class _Walker:
             and isinstance(p.operator, cst.MatrixMultiply)
             and p.left is e
             and self.free(p.right)
+            and two_dim(ctx, p.right)
         ):
             return self.row_step(e, p, MIX, rows)  # `rows @ W`: each row times W
         if isinstance(p, cst.BinaryOperation) and not isinstance(p.operator, cst.MatrixMultiply):

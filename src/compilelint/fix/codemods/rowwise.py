@@ -158,7 +158,11 @@ def _numbers_after(args: list[cst.Arg], skip: int) -> bool:
 
 
 def call_step(
-    ctx: FixContext, call: cst.Call, e: cst.BaseExpression, free: object = None
+    ctx: FixContext,
+    call: cst.Call,
+    e: cst.BaseExpression,
+    free: object = None,
+    weights: dict[str, cst.BaseExpression] | None = None,
 ) -> str | None:
     """The kind of the row-wise step ``call`` applies to its argument ``e`` (the value
     followed), or None when it is not one of the table's. ``free(x)``: whether an other
@@ -188,7 +192,8 @@ def call_step(
     if name in _LAST_DIM_FUNCS and _last_dim_args(args, 1):
         return MIX
     if name == "linear" and 2 <= len(args) <= 3 and not any(a.keyword or a.star for a in args):
-        return MIX if all(is_free(a.value) for a in args[1:]) else None
+        ok = all(is_free(a.value) for a in args[1:]) and two_dim(ctx, args[1].value, weights)
+        return MIX if ok else None
     if len(args) == 1 and self_attr(f) is not None:
         return module_kind(ctx, f)
     return None
@@ -247,14 +252,16 @@ def constructed_kind(ctx: FixContext, v: cst.BaseExpression, seen: set[str]) -> 
         return None
     if head or not isinstance(v.func, cst.Name):
         return None
-    return class_kind(ctx, v.func.value, seen)
+    return class_kind(ctx, v.func.value, seen, v)
 
 
 def _sequence(e: cst.BaseExpression) -> bool:
     return isinstance(e, (cst.Tuple, cst.List))
 
 
-def class_kind(ctx: FixContext, name: str, seen: set[str]) -> str | None:
+def class_kind(
+    ctx: FixContext, name: str, seen: set[str], ctor: cst.Call | None = None
+) -> str | None:
     """The kind of a module class ``name`` of this file whose ``forward(self, x)`` is row-wise
     in ``x`` by the same table (the module rule), else None."""
     if name in seen:
@@ -280,6 +287,7 @@ def class_kind(ctx: FixContext, name: str, seen: set[str]) -> str | None:
     ):
         return None
     names = {ps.params[1].name.value}
+    weights = _init_args(cls, ctor)
     kinds: list[str] = []
     body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else []
     seen = seen | {name}
@@ -294,13 +302,13 @@ def class_kind(ctx: FixContext, name: str, seen: set[str]) -> str | None:
         if isinstance(small, cst.Assign):
             if len(small.targets) != 1 or not isinstance(small.targets[0].target, cst.Name):
                 return None
-            k = _expr_kind(ctx, small.value, names, seen)
+            k = _expr_kind(ctx, small.value, names, seen, weights)
             if k is None:
                 return None
             kinds.append(k)
             names.add(small.targets[0].target.value)
         elif isinstance(small, cst.Return) and i == len(body) - 1 and small.value is not None:
-            k = _expr_kind(ctx, small.value, names, seen)
+            k = _expr_kind(ctx, small.value, names, seen, weights)
             if k is None:
                 return None
             kinds.append(k)
@@ -323,7 +331,11 @@ def _docstring(stmt: cst.BaseStatement) -> bool:
 
 
 def _expr_kind(
-    ctx: FixContext, e: cst.BaseExpression, names: set[str], seen: set[str]
+    ctx: FixContext,
+    e: cst.BaseExpression,
+    names: set[str],
+    seen: set[str],
+    weights: dict[str, cst.BaseExpression] | None = None,
 ) -> str | None:
     """The kind of ``e`` as a row-wise function of the rows ``names`` hold (a forward's
     input and the names bound from it), else None."""
@@ -331,23 +343,24 @@ def _expr_kind(
         return ELEM if e.value in names else None
     if isinstance(e, cst.BinaryOperation):
         if isinstance(e.operator, cst.MatrixMultiply):
-            left = _expr_kind(ctx, e.left, names, seen)
-            return MIX if left is not None and _free_of(e.right, names) else None
+            left = _expr_kind(ctx, e.left, names, seen, weights)
+            ok = _free_of(e.right, names) and two_dim(ctx, e.right, weights)
+            return MIX if left is not None and ok else None
         if not isinstance(e.operator, (cst.Add, cst.Subtract, cst.Multiply)):
             return None
         sides = [e.left, e.right]
         vec = [row_vector(ctx, s) for s in sides]
         if any(vec):  # `h + self.bias`, `h * self.gamma`: the same for every row
             inner = sides[1] if vec[0] else sides[0]
-            return MIX if _expr_kind(ctx, inner, names, seen) is not None else None
-        ks = [None if number_expr(s) else _expr_kind(ctx, s, names, seen) for s in sides]
+            return MIX if _expr_kind(ctx, inner, names, seen, weights) is not None else None
+        ks = [None if number_expr(s) else _expr_kind(ctx, s, names, seen, weights) for s in sides]
         if any(k is None and not number_expr(s) for k, s in zip(ks, sides, strict=True)):
             return None
         if all(k is None for k in ks):
             return None
         return MIX if MIX in ks else ELEM
     if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Minus):
-        return _expr_kind(ctx, e.expression, names, seen)
+        return _expr_kind(ctx, e.expression, names, seen, weights)
     if isinstance(e, cst.Call):
         f = e.func
         inner = (
@@ -357,7 +370,7 @@ def _expr_kind(
         )
         if inner is None:
             return None
-        k_in = _expr_kind(ctx, inner, names, seen)
+        k_in = _expr_kind(ctx, inner, names, seen, weights)
         if k_in is None:
             return None
         if self_attr(f) is not None and len(e.args) == 1:
@@ -365,7 +378,7 @@ def _expr_kind(
             if k is None:
                 k = _sub_module(ctx, f, seen)
         else:
-            k = call_step(ctx, e, inner, lambda x: _free_of(x, names))
+            k = call_step(ctx, e, inner, lambda x: _free_of(x, names), weights)
         if k is None:
             return None
         return MIX if MIX in (k, k_in) else ELEM
@@ -467,3 +480,107 @@ def _one_size(e: cst.BaseExpression) -> bool:
     if isinstance(e, cst.Attribute) and e.attr.value in ("shape", "normalized_shape"):
         return False
     return isinstance(e, (cst.Integer, cst.Name, cst.Attribute))
+
+
+def _init_args(cls: cst.ClassDef, ctor: cst.Call | None) -> dict[str, cst.BaseExpression]:
+    """``__init__``'s parameter names mapped to the arguments of the construction ``ctor``
+    (positional and keyword; none where it unpacks)."""
+    if ctor is None or any(a.star for a in ctor.args):
+        return {}
+    init = next(
+        (s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"),
+        None,
+    )
+    if init is None:
+        return {}
+    params = [p.name.value for p in init.params.params][1:]
+    out: dict[str, cst.BaseExpression] = {}
+    pos = [a.value for a in ctor.args if a.keyword is None]
+    for name, v in zip(params, pos, strict=False):
+        out[name] = v
+    for a in ctor.args:
+        if a.keyword is not None and a.keyword.value in params:
+            out[a.keyword.value] = a.value
+    return out
+
+
+_TWO_DIM_MODULES = frozenset({"Linear", "Embedding", "Bilinear"})
+
+
+def two_dim(
+    ctx: FixContext,
+    e: cst.BaseExpression,
+    weights: dict[str, cst.BaseExpression] | None = None,
+    depth: int = 0,
+) -> bool:
+    """``e`` is a two-dimensional weight, so that ``rows @ e`` and ``F.linear(rows, e)`` keep
+    the rows' rank: ``self.W`` bound once, in ``__init__``, to ``nn.Parameter(torch.randn(a,
+    b))`` (two sizes), to an ``__init__`` argument that is one (``weights``: the arguments of
+    the construction), ``self.lin.weight`` of an ``nn.Linear``/``nn.Embedding``, or ``.t()``/
+    ``.T``/``.mT``/``.transpose(0, 1)`` of one. Not a vector: ``rows @ v`` drops the last
+    dim."""
+    if depth > 6:
+        return False
+    if isinstance(e, cst.Attribute) and e.attr.value in ("T", "mT"):
+        return two_dim(ctx, e.value, weights, depth + 1)
+    if isinstance(e, cst.Call) and isinstance(e.func, cst.Attribute):
+        name = e.func.attr.value
+        args = [ctx.code(a.value).strip() for a in e.args]
+        if (name == "t" and not args) or (
+            name == "transpose" and args in (["0", "1"], ["1", "0"], ["-1", "-2"], ["-2", "-1"])
+        ):
+            return two_dim(ctx, e.func.value, weights, depth + 1)
+        return False
+    if isinstance(e, cst.Name) and weights and e.value in weights:
+        return two_dim(ctx, weights[e.value], None, depth + 1)
+    if isinstance(e, cst.Attribute) and e.attr.value == "weight" and self_attr(e.value):
+        v = _init_value(ctx, e.value)
+        if not isinstance(v, cst.Call):
+            return False
+        head, _, last = ctx.code(v.func).strip().rpartition(".")
+        return last in _TWO_DIM_MODULES and head in ("nn", f"{ctx.torch()}.nn")
+    if self_attr(e) is None:
+        return False
+    v = _init_value(ctx, e)
+    if isinstance(v, cst.Name):
+        return (
+            bool(weights) and v.value in weights and two_dim(ctx, weights[v.value], None, depth + 1)
+        )
+    if not isinstance(v, cst.Call) or not v.args or any(a.star for a in v.args):
+        return False
+    head, _, last = ctx.code(v.func).strip().rpartition(".")
+    if last != "Parameter" or head not in ("nn", f"{ctx.torch()}.nn"):
+        return False
+    inner = v.args[0].value
+    if not isinstance(inner, cst.Call) or any(a.star for a in inner.args):
+        return False
+    ihead, _, ilast = ctx.code(inner.func).strip().rpartition(".")
+    pos = [a.value for a in inner.args if a.keyword is None]
+    return (
+        ihead == ctx.torch()
+        and ilast in _FILLS - {"full"}
+        and len(pos) == 2
+        and all(_one_size(p) or isinstance(p, cst.Call) for p in pos)
+    )
+
+
+def _init_value(ctx: FixContext, e: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The value ``self.X`` (``e``) is bound to, once, in its class's ``__init__`` and nowhere
+    else; None otherwise."""
+    attr = self_attr(e)
+    cls = ctx.enclosing(e, cst.ClassDef)
+    if attr is None or cls is None:
+        return None
+    vals: list[tuple[str, cst.BaseExpression]] = []
+    for meth in cls.body.body:
+        if isinstance(meth, cst.FunctionDef):
+            for node in _nodes(meth, cst.Assign):
+                for t in node.targets:
+                    if self_attr(t.target) == attr:
+                        vals.append((meth.name.value, node.value))
+            for node in _nodes(meth, cst.AugAssign):
+                if self_attr(node.target) == attr:
+                    return None
+    if len(vals) != 1 or vals[0][0] != "__init__":
+        return None
+    return vals[0][1]
