@@ -143,14 +143,11 @@ def _keepdim_last(args: list[cst.Arg]) -> bool:
     if not (isinstance(keep, cst.Name) and keep.value == "True"):
         return False
     rest = set(kws) - {"dim", "keepdim"}
-    return all(
-        k in ("unbiased", "correction")
-        and (
-            number_expr(kws[k])
-            or (isinstance(kws[k], cst.Name) and kws[k].value in ("True", "False"))
-        )
-        for k in rest
-    )
+    return all(k in ("unbiased", "correction") and _number_or_flag(kws[k]) for k in rest)
+
+
+def _number_or_flag(e: cst.BaseExpression) -> bool:
+    return number_expr(e) or (isinstance(e, cst.Name) and e.value in ("True", "False"))
 
 
 def _numbers_after(args: list[cst.Arg], skip: int) -> bool:
@@ -351,8 +348,8 @@ def _expr_kind(
         sides = [e.left, e.right]
         vec = [row_vector(ctx, s) for s in sides]
         if any(vec):  # `h + self.bias`, `h * self.gamma`: the same for every row
-            inner = sides[1] if vec[0] else sides[0]
-            return MIX if _expr_kind(ctx, inner, names, seen, weights) is not None else None
+            rows = sides[1] if vec[0] else sides[0]
+            return MIX if _expr_kind(ctx, rows, names, seen, weights) is not None else None
         ks = [None if number_expr(s) else _expr_kind(ctx, s, names, seen, weights) for s in sides]
         if any(k is None and not number_expr(s) for k, s in zip(ks, sides, strict=True)):
             return None
@@ -363,7 +360,7 @@ def _expr_kind(
         return _expr_kind(ctx, e.expression, names, seen, weights)
     if isinstance(e, cst.Call):
         f = e.func
-        inner = (
+        inner: cst.BaseExpression | None = (
             f.value
             if isinstance(f, cst.Attribute) and not self_attr(f) and _functional(ctx, f) == ""
             else (e.args[0].value if e.args else None)
@@ -543,9 +540,8 @@ def two_dim(
         return False
     v = _init_value(ctx, e)
     if isinstance(v, cst.Name):
-        return (
-            bool(weights) and v.value in weights and two_dim(ctx, weights[v.value], None, depth + 1)
-        )
+        arg = weights.get(v.value) if weights else None
+        return arg is not None and two_dim(ctx, arg, None, depth + 1)
     if not isinstance(v, cst.Call) or not v.args or any(a.star for a in v.args):
         return False
     head, _, last = ctx.code(v.func).strip().rpartition(".")
