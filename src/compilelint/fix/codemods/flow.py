@@ -427,7 +427,8 @@ class _Walker:
             return None
         if ctx.code(shape.where).strip() != m.value:
             # `b` must be one-dimensional: `m` an element mask of `y`, stated where the
-            # targets are read (`m.view(y.shape)` raises for any other mask shape)
+            # targets are read (`m.view(y.shape)` raises for a mask of another size; one of
+            # another shape and the same size, the original `y[m]` rejected)
             if not (isinstance(nb, cst.Subscript) and isinstance(xb, (cst.Name, cst.Attribute))):
                 return None
             self.flow.stated.add(b)
@@ -1523,7 +1524,8 @@ def masked_flow(
         def build(_: cst.CSTNode) -> cst.CSTNode:
             if flow.as_rows:
                 # rows of a mask over x's leading dims (or, for a cross-entropy's targets,
-                # elements of x): `view` raises for any other mask shape, and the shapes are
+                # elements of x): `view` raises for a mask of another size (one of another
+                # shape and the same size, the original `x[m]` rejected), and the shapes are
                 # static under dynamo (no guard on data)
                 dims = "__x__.shape[:-1] + (1,)" if rows else "__x__.shape"
                 mv = template(f"__m__.view({dims})", m=atom(m), x=atom(x))

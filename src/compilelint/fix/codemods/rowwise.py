@@ -34,7 +34,9 @@ step                                        kind      condition
 elements of a row, so they commute with a selection only when the mask selects rows. A rewrite
 that keeps a "mix" step needs that fact: from torch (a cross-entropy takes the rows as its
 ``[N, C]`` input) or stated where the full tensor is read (``m.view(x.shape[:-1] + (1,))``
-raises unless ``m`` has the shape of ``x``'s leading dims; the shapes are static under dynamo).
+raises for a mask of another size than ``x``'s leading dims, an element mask among them; one
+of another shape and the same size, the original ``x[m]`` rejected; the shapes are static under
+dynamo).
 Dropout is not in the table: in training its draws depend on the tensor's size.
 """
 
