@@ -60,6 +60,7 @@ from compilelint.fix.codemods.base import (
     side_effect,
     template,
 )
+from compilelint.fix.codemods.rowwise import MIX, call_step, row_vector, two_dim
 from compilelint.fix.codemods.selection import masked_select, normalized_selection
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
@@ -158,10 +159,46 @@ class _Flow:
     # id(call) of a loss module's call (``self.crit(a, b)``) -> its functional name and the
     # keyword arguments the module was built with
     modules: dict[int, tuple[str, list[cst.Arg]]] = field(default_factory=dict)
+    # every plain leaf is read as rows of a mask over all of its dims but the last, stated
+    # where the leaf is read (``m.view(x.shape[:-1] + (1,))``): a row-wise step that combines
+    # a row's elements (:mod:`rowwise`) follows a selection whose rank is not known otherwise
+    as_rows: bool = False
+    # cross-entropy target leaves whose mask is stated to be an element mask of the targets
+    stated: set[int] = field(default_factory=set)
+    # read as rows, the leaves that meet one value per row (`y[m]` against `.argmax(-1)`):
+    # elements of their tensor, stated as such (`m.view(y.shape)`)
+    element_leaves: set[int] = field(default_factory=set)
+    # id(assign) -> (assign, reached by the walk) for later bindings of flow names
+    rebinds: dict[int, tuple[cst.Assign, bool]] = field(default_factory=dict)
+    row_steps: int = 0  # row-wise steps followed (their rows kept full-size)
 
 
 class _Stop(Exception):
     """Why the flow cannot be rewritten (a reason in the codemod's words)."""
+
+
+class _NeedElements(Exception):
+    """Read as rows, a leaf meets one value per row: the walk starts again with it an
+    element leaf."""
+
+    def __init__(self, leaf: int) -> None:
+        super().__init__(leaf)
+        self.leaf = leaf
+
+
+def at_side(at: cst.CSTNode, other: cst.BaseExpression) -> cst.BaseExpression:
+    """The operand of the binary operation or comparison ``at`` that is not ``other``."""
+    if isinstance(at, cst.BinaryOperation):
+        return at.right if at.left is other else at.left
+    if isinstance(at, cst.Comparison):
+        right = at.comparisons[0].comparator
+        return right if at.left is other else at.left
+    return other
+
+
+class _NeedRows(Exception):
+    """A row-wise step that combines a row's elements meets a selection not known to hold
+    rows: the walk starts again with the leaves read as rows (:attr:`_Flow.as_rows`)."""
 
 
 def _torch_call(ctx: FixContext, call: cst.Call) -> str:
@@ -218,7 +255,7 @@ class _Walker:
         self.todo: list[cst.BaseExpression] = []
         self.seen: set[int] = set()
         self.rows: set[int] = set()  # walked expressions that hold gathered rows
-        self.pending: list[tuple[cst.BaseExpression, cst.CSTNode]] = []
+        self.pending: list[tuple[cst.BaseExpression, cst.CSTNode, bool | None]] = []
         self.counted = False  # the flow ends in `bincount`: config numbers are operands too
 
     # -- members -----------------------------------------------------------------------
@@ -229,6 +266,21 @@ class _Walker:
         if side_effect(x) is not None:
             raise _Stop(f"`{ctx.code(x).strip()}` has a side effect")
         norm = normalized_selection(ctx, sub, lambda v: ctx.code(v).strip() == self.flow.index)
+        if self.flow.as_rows:
+            if not _rows_index(sub) or not isinstance(x, (cst.Name, cst.Attribute)):
+                raise _Stop(
+                    f"`{ctx.code(sub).strip()[:40]}`: a row-wise step follows, and the "
+                    "selection is not of a named tensor by the mask alone"
+                )
+            m = self.flow.mask
+            if isinstance(m, cst.Name) and _built_from(ctx, m, x, sub):
+                raise _Stop(
+                    f"`{ctx.code(sub).strip()[:40]}` selects elements (the mask is computed "
+                    "from the tensor elementwise), and a step that combines a row's elements "
+                    "follows: it combines the selected elements, which no full-size value does"
+                )
+            self.flow.leaves[id(sub)] = (sub, x, id(sub) not in self.flow.element_leaves)
+            return sub
         if norm is not None and (norm.node is not sub or len(sub.slice) > 1):
             # `x[m, :4]`, `x[:, m]`, `x[m][:, :2]`: the selection of a statically indexed x
             if not norm.ordered:
@@ -255,6 +307,8 @@ class _Walker:
         ctx = self.ctx
         got = masked_select(ctx, call)
         assert got is not None
+        if self.flow.as_rows:
+            raise _Stop("`masked_select` selects elements, not rows: a row-wise step follows")
         if side_effect(got.x) is not None:
             raise _Stop(f"`{ctx.code(got.x).strip()}` has a side effect")
         plain = mask_shape(ctx, got.m, got.x, call)
@@ -267,6 +321,50 @@ class _Walker:
             )
         self.flow.leaves[id(call)] = (call, got.x, False)
         return call
+
+    def row_leaf(self, e: cst.BaseExpression, depth: int = 0) -> int | None:
+        """The leaf ``e`` is computed from by row-wise steps (:mod:`rowwise`; ``self.head(
+        h[m])``, a name bound once to such), or :meth:`direct_leaf` of ``e``."""
+        got = self.direct_leaf(e)
+        if got is not None or depth > 8:
+            return got
+        if isinstance(e, cst.Name):
+            a = self.single_bind(e)
+            return None if a is None else self.row_leaf(a.value, depth + 1)
+        if isinstance(e, cst.Call) and e.args and e.args[0].keyword is None:
+            inner = e.args[0].value
+            if isinstance(e.func, cst.Attribute) and call_step(self.ctx, e, e.func.value):
+                inner = e.func.value
+            if call_step(self.ctx, e, inner, self.free) is None:
+                return None
+            return self.row_leaf(inner, depth + 1)
+        if isinstance(e, cst.Call) and isinstance(e.func, cst.Attribute):
+            if call_step(self.ctx, e, e.func.value) is not None:
+                return self.row_leaf(e.func.value, depth + 1)
+        if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, cst.MatrixMultiply):
+            if self.free(e.right) and two_dim(self.ctx, e.right):
+                return self.row_leaf(e.left, depth + 1)
+        return None
+
+    def single_bind(self, e: cst.Name) -> cst.Assign | None:
+        """The plain assignment that binds ``e`` once in the function, before ``e``."""
+        binds = bound_names(self.fn.body).get(e.value, [])
+        if len(binds) != 1 or not isinstance(binds[0], cst.AssignTarget):
+            return None
+        a = self.ctx.parent(binds[0])
+        if not isinstance(a, cst.Assign) or len(a.targets) != 1:
+            return None
+        if self.ctx.span(a)[0] >= self.ctx.span(e)[0]:
+            return None
+        return a
+
+    def free(self, x: cst.BaseExpression) -> bool:
+        """``x`` (a weight, a bias) reads no selection with the mask and no flow name."""
+        if side_effect(x) is not None:
+            return False
+        if any(_selection_index(self.ctx, s) == self.flow.index for s in _subscripts_in(x)):
+            return False
+        return not any(n.value in self.flow.names for n in name_nodes(x) if isinstance(n, cst.Name))
 
     def direct_leaf(self, e: cst.BaseExpression) -> int | None:
         """The leaf ``e`` is (a leaf node, or a name bound once, by a plain assignment, to a
@@ -308,19 +406,32 @@ class _Walker:
             return None
         if any(side_effect(v) is not None for v in kws.values()):
             return None
-        a, b = (self.direct_leaf(p) for p in pos)
+        a, b = self.row_leaf(pos[0]), self.direct_leaf(pos[1])
         if a is None or b is None or a == b:
             return None
         na, xa, _ = self.flow.leaves[a]
         nb, xb, rb = self.flow.leaves[b]
-        if rb or not isinstance(na, cst.Subscript) or len(na.slice) != 1 or na.value is not xa:
+        if rb and self.flow.as_rows and isinstance(nb, cst.Subscript) and len(nb.slice) == 1:
+            # read as rows only because the walk started again: the targets are elements,
+            # stated below (`m.view(y.shape)`)
+            self.flow.leaves[b] = (nb, xb, False)
+            self.flow.stated.add(b)
+            rb = False
+        if rb or not isinstance(na, cst.Subscript) or not _rows_index(na) or na.value is not xa:
             return None  # `a` a plain `x[m]`; gathered rows already are rows of one dim
         m = self.flow.mask
         if isinstance(nb, cst.Subscript) and (len(nb.slice) != 1 or nb.value is not xb):
             return None
         shape = mask_shape(ctx, m, xb, nb)
-        if not isinstance(m, cst.Name) or ctx.code(shape.where).strip() != m.value:
-            return None  # `b` must be one-dimensional: `m` an element mask of `y`
+        if not isinstance(m, cst.Name):
+            return None
+        if ctx.code(shape.where).strip() != m.value:
+            # `b` must be one-dimensional: `m` an element mask of `y`, stated where the
+            # targets are read (`m.view(y.shape)` raises for a mask of another size; one of
+            # another shape and the same size, the original `y[m]` rejected)
+            if not (isinstance(nb, cst.Subscript) and isinstance(xb, (cst.Name, cst.Attribute))):
+                return None
+            self.flow.stated.add(b)
         return a, b
 
     def run(self, start: cst.Subscript | cst.Call) -> None:
@@ -444,9 +555,21 @@ class _Walker:
     def up(self, e: cst.BaseExpression, rows: bool) -> None:
         ctx = self.ctx
         p = ctx.parent(e)
+        if (
+            isinstance(p, cst.BinaryOperation)
+            and isinstance(p.operator, cst.MatrixMultiply)
+            and p.left is e
+            and self.free(p.right)
+            and two_dim(ctx, p.right)
+        ):
+            return self.row_step(e, p, MIX, rows)  # `rows @ W`: each row times W
         if isinstance(p, cst.BinaryOperation) and not isinstance(p.operator, cst.MatrixMultiply):
             other = p.right if p.left is e else p.left
-            self.operand(other, p)
+            if isinstance(p.operator, (cst.Add, cst.Subtract, cst.Multiply)) and row_vector(
+                ctx, other
+            ):
+                return self.row_step(e, p, MIX, rows)  # `+ self.bias`: the same for every row
+            self.operand(other, p, rows)
             if not isinstance(p.operator, _SAFE_OPS):
                 if not (
                     isinstance(p.operator, cst.Power)
@@ -461,7 +584,7 @@ class _Walker:
             p = ctx.parent(p)  # `a == e`: e is the comparator
         if isinstance(p, cst.Comparison) and len(p.comparisons) == 1:
             other = p.comparisons[0].comparator if p.left is e else p.left
-            self.operand(other, p)
+            self.operand(other, p, rows)
             return self.push(p, rows)
         if isinstance(p, cst.Attribute) and p.value is e:
             call = ctx.parent(p)
@@ -482,15 +605,34 @@ class _Walker:
                 return self.bind(got[0], got[1], rows)
         raise self.stop(e)
 
-    def operand(self, other: cst.BaseExpression, at: cst.CSTNode) -> None:
-        """Checked once the walk is done: a flow name may be bound later in the walk."""
-        self.pending.append((other, at))
+    def operand(self, other: cst.BaseExpression, at: cst.CSTNode, rows: bool | None = None) -> None:
+        """Checked once the walk is done: a flow name may be bound later in the walk.
+        ``rows``: whether the value ``other`` meets holds rows (a flow value on the other
+        side must too: rows against one value per row broadcast over another dim)."""
+        self.pending.append((other, at, rows))
 
     def check_operands(self) -> None:
+        for a, reached in self.flow.rebinds.values():
+            if not reached:
+                name = self.ctx.code(a.targets[0].target).strip()
+                raise _Stop(
+                    f"`{name}` is bound again after the selection, to a value not computed from it"
+                )
         self.counted = any(v[2] == "bincount" for v in self.flow.terminals.values())
-        for other, at in self.pending:
+        for other, at, rows in self.pending:
             if not self.member(other):
                 raise self.foreign(other, at)
+            if rows is not None and id(other) in self.seen and self.rows_of(other) != rows:
+                leaf = self.direct_leaf(other) if rows is False else None
+                if self.flow.as_rows and leaf is not None and leaf not in self.flow.element_leaves:
+                    raise _NeedElements(leaf)
+                leaf = self.direct_leaf(at_side(at, other)) if rows is True else None
+                if self.flow.as_rows and leaf is not None and leaf not in self.flow.element_leaves:
+                    raise _NeedElements(leaf)
+                raise _Stop(
+                    f"`{self.ctx.code(at).strip()[:60]}` combines rows with one value per row "
+                    "(the full-size values would broadcast over another dim)"
+                )
 
     def config_value(self, e: cst.BaseExpression) -> bool:
         """A number the model is configured with, in a flow that ends in ``bincount`` (bin
@@ -550,6 +692,13 @@ class _Walker:
             for a in call.args
         ):
             return self.push(call, rows)
+        if (
+            name in _ROW_REDUCE
+            and not rows
+            and _dim_last(call)
+            and not (self.flow.as_rows or self.flow.unordered or self.flow.flat)
+        ):
+            raise _NeedRows  # one value per row: of rows only (of elements: a reduction)
         if name in _ROW_REDUCE and rows and _dim_last(call):
             if name == "norm":
                 self.flow.safe = False
@@ -560,13 +709,36 @@ class _Walker:
             return self.terminal(call, e, name, rows)
         if name == "logsumexp" and not rows and _lse_dim0(call, 0):
             return self.terminal(call, e, name, rows)
-        if name in ("sum", "mean") and rows and _dim0(call) and not self.flow.ce_rows:
+        if (
+            name in ("sum", "mean")
+            and rows
+            and _dim0(call)
+            and not self.flow.ce_rows
+            and not self.flow.as_rows
+        ):
             return self.terminal(call, e, name, rows)
         if name in _FIRST_DIM and _dim0(call):
             return self.first_dim(e, call, name, rows)
         if name == "numel" and not call.args and isinstance(e, cst.Name) and not rows:
             return self.count(call)
+        kind = call_step(self.ctx, call, e, self.free)
+        if kind is not None:
+            return self.row_step(e, call, kind, rows)
         raise self.stop(e)
+
+    def row_step(
+        self, e: cst.BaseExpression, step: cst.BaseExpression, kind: str, rows: bool
+    ) -> None:
+        """A row-wise step (:mod:`rowwise`) of the flow value ``e``: kept on the full-size
+        value. One that combines a row's elements needs ``e`` to hold rows (known, or read as
+        rows: the walk starts again with :attr:`_Flow.as_rows`)."""
+        if kind == MIX and not rows:
+            if self.flow.as_rows or self.flow.unordered or self.flow.flat:
+                raise self.stop(e)  # values per row (`.sum(-1)`) or elements out of order
+            raise _NeedRows
+        self.flow.safe = False  # the rows left out are computed: from finite leaves
+        self.flow.row_steps += 1
+        return self.push(step, rows)
 
     def function(self, e: cst.BaseExpression, call: cst.Call, rows: bool) -> None:
         ctx = self.ctx
@@ -577,11 +749,13 @@ class _Walker:
         pos = [a.value for a in call.args if a.keyword is None and not a.star]
         if f in _CE and not _is_torch(ctx, call):
             if self.ce_pair(call) is None:
+                if not self.flow.as_rows and pos and self.row_leaf(pos[0]) is not None:
+                    raise _NeedRows  # the logits: rows (of `x[m, :]`) through row-wise steps
                 raise self.stop(e)
             self.flow.safe = False  # the rows the mask leaves out read 1, not their values
             self.flow.terminals[id(call)] = (call, e, "ce", False)
             return None
-        if f in _LOSSES and not rows:
+        if f in _LOSSES and (not rows or self.flow.as_rows):
             return self.loss(e, call)
         if f == "logsumexp" and _is_torch(ctx, call) and not rows and _lse_dim0(call, 1):
             return self.terminal(call, e, f, rows)
@@ -595,6 +769,9 @@ class _Walker:
                 return self.first_dim(e, call, f, rows)
             if f in _BINARY and len(pos) == 2 and isinstance(pos[1], cst.Integer):
                 raise self.stop(e)  # `torch.max(x, 1)`: a reduction over another dim
+        kind = call_step(ctx, call, e, self.free)
+        if kind is not None and not (f in _FUNCS and len(call.args) == 1):
+            return self.row_step(e, call, kind, rows)
         if len(pos) != len(call.args):
             raise self.stop(e)
         if f in _FUNCS and len(pos) == 1:
@@ -611,7 +788,7 @@ class _Walker:
             return self.terminal(call, e, f, rows)
         if f == "logsumexp" and _is_torch(ctx, call) and not rows and _lse_dim0(call, 1):
             return self.terminal(call, e, f, rows)
-        if f in _LOSSES and not rows:
+        if f in _LOSSES and (not rows or self.flow.as_rows):
             return self.loss(e, call)
         if isinstance(call.func, cst.Name) and call.func.value == "len" and not rows:
             if isinstance(e, cst.Name):
@@ -657,10 +834,16 @@ class _Walker:
                 raise self.stop(e)
             op = str(red.evaluated_value)
         at = at if at is not None else call
+        rows = self.rows_of(e)
+        if rows and op == "mean" and not any(isinstance(p, cst.Name) for p in pos):
+            raise _Stop(
+                f"`{self.ctx.code(at).strip()[:50]}` averages rows and neither input is a "
+                "name: the row size is read from one"
+            )
         for o in pos:
             if o is not e:
                 self.operand(o, at)
-        self.flow.terminals[id(at)] = (at, e, "loss:" + op, False)
+        self.flow.terminals[id(at)] = (at, e, "loss:" + op, rows)
 
     def bincount(self, e: cst.BaseExpression, call: cst.Call, *, method: bool) -> None:
         """``torch.bincount(i, minlength=K)`` (``weights=w``; ``i.bincount(...)``) of flow
@@ -707,7 +890,12 @@ class _Walker:
         self.flow.terminals[id(call)] = (call, e, op, rows)
 
     def terminal(self, call: cst.Call, recv: cst.BaseExpression, op: str, rows: bool) -> None:
-        if rows and not call.args and op == "mean":
+        if (
+            rows
+            and not call.args
+            and op == "mean"
+            and not (self.flow.as_rows and isinstance(recv, cst.Name))
+        ):
             raise _Stop(
                 "a mean over every element of gathered rows: the row size is not known here"
             )
@@ -731,16 +919,31 @@ class _Walker:
             for r in name_nodes(self.loop, name)
         ):
             raise _Stop(f"`{name}` is read in the loop before it is bound (a previous value)")
-        later = [b for b in bound_names(fn.body).get(name, []) if ctx.span(b)[0] > line]
-        if later:
-            raise _Stop(f"`{name}` is bound again after the selection")
         if name in self.flow.names:
+            # a later binding of a flow name, reached by the walk: a flow value too
+            if rows != (name in self.flow.rows_names) or id(assign) not in self.flow.rebinds:
+                raise _Stop(f"`{name}` is bound again after the selection")
+            self.flow.rebinds[id(assign)] = (assign, True)
             return None
+        later = [b for b in bound_names(fn.body).get(name, []) if ctx.span(b)[0] > line]
+        for b in later:
+            # `target = (target - mean) / std`: allowed when the walk reaches every later
+            # binding (checked once it is done): each read after the first is a flow value
+            a = ctx.parent(b)
+            if not (
+                isinstance(b, cst.AssignTarget)
+                and isinstance(a, cst.Assign)
+                and len(a.targets) == 1
+                and ctx.statement(a) is not None
+                and ctx.parent(ctx.statement(a)) is self.block
+            ):
+                raise _Stop(f"`{name}` is bound again after the selection")
+            self.flow.rebinds[id(a)] = (a, False)
         self.flow.names[name] = line
         if rows:
             self.flow.rows_names.add(name)
         for r in name_nodes(fn.body, name):
-            if r is target or ctx.span(r)[0] <= line:
+            if r is target or ctx.span(r)[0] <= line or isinstance(ctx.parent(r), cst.AssignTarget):
                 continue
             if ctx.function(r) is not fn:
                 raise _Stop(f"`{name}` is read in a nested function")
@@ -757,6 +960,18 @@ class _Walker:
             f"`{what[:40]}` is used in `{use}`, not only in elementwise steps ending in "
             "reductions (sum, mean) or counts"
         )
+
+
+def _rows_index(sub: cst.Subscript) -> bool:
+    """``x[m]``, ``x[m, :]``, ``x[m, ...]``: the mask alone selects (whole rows)."""
+    if len(sub.slice) == 1:
+        return True
+    if len(sub.slice) != 2:
+        return False
+    rest = sub.slice[1].slice
+    if isinstance(rest, cst.Index):
+        return isinstance(rest.value, cst.Ellipsis)
+    return rest.lower is None and rest.upper is None and rest.step is None
 
 
 def _init_config(ctx: FixContext, e: cst.Attribute) -> bool:
@@ -1258,8 +1473,28 @@ def masked_flow(
     flow = _Flow(index=index, mask=m)
     w = _Walker(ctx, fn, flow)
     try:
-        w.run(start)
-    except _Stop as why:
+        try:
+            w.run(start)
+        except _NeedRows:
+            if not isinstance(m, cst.Name):
+                raise _Stop(
+                    "a row-wise step that combines a row's elements follows, and the mask is "
+                    "an expression (read as rows, it is read at every selection)"
+                ) from None
+            elements: set[int] = set()
+            for _ in range(8):
+                flow = _Flow(index=index, mask=m, as_rows=True, element_leaves=set(elements))
+                w = _Walker(ctx, fn, flow)
+                try:
+                    w.run(start)
+                    break
+                except _NeedElements as need:
+                    elements.add(need.leaf)
+            else:
+                raise _Stop("the leaves read as rows and as elements do not settle")
+    except (_Stop, _NeedRows, _NeedElements) as why:
+        if isinstance(why, (_NeedRows, _NeedElements)):
+            return NoFix("a row-wise step follows a selection not known to hold rows")
         return NoFix(f"{why}; {FLOWS_ON}" if "not only in" in str(why) else str(why))
     if not flow.terminals and not flow.counts:
         return NoFix("the selection is never reduced")
@@ -1279,12 +1514,22 @@ def masked_flow(
             return NoFix("the flow crosses a loop (its values are used in another iteration)")
     t = ctx.torch()
     mb_rows = template("__m__.unsqueeze(-1)", m=atom(m))
-    ref = next((x for _, x, r in flow.leaves.values() if not r), None)
+    # read as rows, every value not of rows has the mask's shape (a row's reduction, a stated
+    # element leaf): the mask as it is
+    ref = None if flow.as_rows else next((x for _, x, r in flow.leaves.values() if not r), None)
     shape = mask_shape(ctx, m, m, start)  # set by `build` below
     builders: dict[int, Callable[[cst.CSTNode], cst.CSTNode]] = {}
 
     def leaf_builder(x: cst.BaseExpression, rows: bool) -> Callable[[cst.CSTNode], cst.CSTNode]:
         def build(_: cst.CSTNode) -> cst.CSTNode:
+            if flow.as_rows:
+                # rows of a mask over x's leading dims (or, for a cross-entropy's targets,
+                # elements of x): `view` raises for a mask of another size (one of another
+                # shape and the same size, the original `x[m]` rejected), and the shapes are
+                # static under dynamo (no guard on data)
+                dims = "__x__.shape[:-1] + (1,)" if rows else "__x__.shape"
+                mv = template(f"__m__.view({dims})", m=atom(m), x=atom(x))
+                return template(f"{t}.where(__m__, __x__, 1)", m=mv, x=x)
             if flow.safe:
                 return atom(x) if rows else x
             return template(f"{t}.where(__m__, __x__, 1)", m=mb_rows if rows else shape.where, x=x)
@@ -1324,7 +1569,7 @@ def masked_flow(
         def build(updated: cst.CSTNode) -> cst.CSTNode:
             assert isinstance(updated, cst.Call)
             if op.startswith("loss:"):
-                return loss_build(updated, op.removeprefix("loss:"), plain, original)
+                return loss_build(updated, op.removeprefix("loss:"), plain, original, rows)
             if op == "ce":
                 return ce_build(updated, original)
             if op == "bincount":
@@ -1352,6 +1597,8 @@ def masked_flow(
             new: cst.BaseExpression = kept
             if op == "mean":
                 n = shape.rows if rows else shape.elements
+                if rows and not dim0:  # every element of the stated rows
+                    n = paren(template("__m__.sum() * __r__.shape[-1]", m=atom(m), r=recv))
                 new = template("__k__ / __n__", k=kept, n=n)
                 new = new if plain else paren(new)
             return new.with_changes(
@@ -1393,13 +1640,19 @@ def masked_flow(
             if a.keyword.value == "ignore_index":  # type: ignore[union-attr]
                 ignore = a.value
         logits = template("__x__.flatten(0, -2)", x=atom(pos[0].value))
+        mk = shape.where
+        b = w.direct_leaf([a for a in original.args if a.keyword is None][1].value)
+        if b is not None and b in flow.stated:
+            mk = template("__m__.view(__y__.shape)", m=atom(m), y=atom(flow.leaves[b][1]))
         target = template(
-            f"{t}.where(__m__, __y__, __i__).flatten()", m=shape.where, y=pos[1].value, i=ignore
+            f"{t}.where(__m__, __y__, __i__).flatten()", m=mk, y=pos[1].value, i=ignore
         )
         args = [pos[0].with_changes(value=logits), pos[1].with_changes(value=target), *kws]
         return updated.with_changes(args=args)
 
-    def loss_build(updated: cst.Call, op: str, plain: bool, original: cst.Call) -> cst.CSTNode:
+    def loss_build(
+        updated: cst.Call, op: str, plain: bool, original: cst.Call, rows: bool = False
+    ) -> cst.CSTNode:
         none = cst.Arg(
             cst.SimpleString('"none"'),
             keyword=cst.Name("reduction"),
@@ -1416,10 +1669,14 @@ def masked_flow(
         args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in [*args, none]]
         per = updated.with_changes(args=args, lpar=[], rpar=[])
         new: cst.BaseExpression = template(
-            f"{t}.where(__m__, __l__, 0).sum()", m=shape.where, l=per
+            f"{t}.where(__m__, __l__, 0).sum()", m=mb_rows if rows else shape.where, l=per
         )
         if op == "mean":
-            new = template("__k__ / __n__", k=new, n=shape.elements)
+            n = shape.elements
+            if rows:  # the stated rows: their count times the row size of a named input
+                named = next(a.value for a in args if isinstance(a.value, cst.Name))
+                n = paren(template("__m__.sum() * __a__.shape[-1]", m=atom(m), a=named))
+            new = template("__k__ / __n__", k=new, n=n)
             new = new if plain else paren(new)
         return new.with_changes(lpar=[*updated.lpar, *new.lpar], rpar=[*new.rpar, *updated.rpar])
 

@@ -12,7 +12,8 @@ code must change with it)::
  -> return boxes, scores, valid
 
 Only where the values between the selection and the output are elementwise steps of it
-(``.exp()``, ``.sigmoid()``, ``* 2``), so that the full-size value at the selected positions
+(``.exp()``, ``.sigmoid()``, ``* 2``, the "elem" steps of :mod:`rowwise`: ``F.gelu(v)``,
+``self.act(v)``), so that the full-size value at the selected positions
 is what the selection held; and only with a mask that is a name (returned as it is).
 """
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 import libcst as cst
 
 from compilelint.fix.codemods.base import bound_names, name_nodes, number_expr, side_effect
+from compilelint.fix.codemods.rowwise import ELEM, call_step
 from compilelint.fix.codemods.selection import Selection, subscript_selection
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import Proposal
@@ -88,6 +90,9 @@ def _carrier(ctx: FixContext, node: cst.CSTNode) -> tuple[cst.BaseExpression, st
             return e, "return"  # type: ignore[return-value]
         if isinstance(p, cst.Arg) and p.keyword is None and not p.star:
             call = ctx.parent(p)
+            if isinstance(call, cst.Call) and call_step(ctx, call, e) == ELEM:  # type: ignore[arg-type]
+                e = call  # `F.gelu(v)`, `self.act(v)`: elementwise (rowwise's table)
+                continue
             if (
                 isinstance(call, cst.Call)
                 and isinstance(call.func, cst.Attribute)
@@ -103,6 +108,10 @@ def _carrier(ctx: FixContext, node: cst.CSTNode) -> tuple[cst.BaseExpression, st
             if isinstance(call, cst.Call) and call.func is p and not call.args:
                 if p.attr.value in _ELEMENTWISE:
                     e = call
+                    continue
+            if isinstance(call, cst.Call) and call.func is p:
+                if call_step(ctx, call, e) == ELEM:  # type: ignore[arg-type]
+                    e = call  # `v.relu()`, `v.softplus(beta=2)`: elementwise
                     continue
             return None
         if isinstance(p, cst.BinaryOperation) and isinstance(p.operator, _ARITH):
