@@ -130,6 +130,13 @@ DRAW_RETURNED = "import time\n\nimport torch\nfrom torch import nn\n" + textwrap
             y = self.lin(x)
             return y, start
     """)
+# INVALID: the observer held twice, but its number is stored and never read again: torch
+# guards a number where traced code uses it, so nothing is guarded (no recompile)
+SHARED_UNUSED = SHARED_ITEM.replace(
+    "lo, hi = x.min().item(), x.max().item()\n        self.span = max(hi - lo, 1e-6)",
+    "unused = x.max().item()\n        self.span = 2.0",
+)
+assert "unused = " in SHARED_UNUSED
 NUMBER_CASES: dict[str, tuple[str, str | None, dict[str, Any]]] = {
     "draw_compared": (DRAW_COMPARED, "if random.random()", {"calls": 3}),
     "draw_stored": (DRAW_STORED, "return y + r", {"calls": 3}),
@@ -138,6 +145,7 @@ NUMBER_CASES: dict[str, tuple[str, str | None, dict[str, Any]]] = {
     "draw_one_call": (DRAW_COMPARED, None, {}),
     "draw_returned": (DRAW_RETURNED, None, {"calls": 3}),
     "single_item": (SINGLE_ITEM, None, {}),
+    "shared_unused": (SHARED_UNUSED, None, {}),
 }
 NUMBER_INPUTS: dict[str, Any] = {"inputs": [{"tensor": [2, 4]}]}
 

@@ -1479,12 +1479,25 @@ class _Scan:
         sites = [
             r
             for r in spec_free_recompiles(
-                project, self.cfg.target_torch, self.datas.get, findings, self.s.catalog
+                project,
+                self.cfg.target_torch,
+                self.datas.get,
+                findings,
+                self.s.catalog,
+                self._known_tree,
             )
             if r.path in self.user_paths
             and not any(rule.code.startswith(x) for x in _per_file_ignored(self.cfg, r.path))
         ]
         return recompile_findings(sites, findings, rule, over=" between its calls") if sites else []
+
+    def _known_tree(self, path: str) -> ast.Module | None:
+        """CPython's tree of the scanned text of ``path`` where this process already has it
+        (the editor server's incremental parser keeps the tree its syntax check made; read
+        only), else None (the caller parses)."""
+        known = getattr(self.parse, "known_python_tree", None)
+        data = self.datas.get(path)
+        return known(data) if known is not None and data is not None else None
 
     def _file_findings(self, path: str, lib_used: set[tuple[str, int, str]]) -> list[Finding]:
         cfg, catalog, enabled = self.cfg, self.s.catalog, self.s.enabled

@@ -742,6 +742,7 @@ def _number_recompiles(
     calls: int,
     data: int,
     source: Callable[[str], bytes | None] | None = None,
+    known: Callable[[str], ast.Module | None] | None = None,
 ) -> list[PredictedRecompile]:
     """A number a break produced (``.item()``, a ``random`` draw) is an input of the resume
     function: torch guards on its value where it is first used (:func:`value_use_line`), and
@@ -768,7 +769,7 @@ def _number_recompiles(
             runs = max(runs, _runs_per_call(project, r, (b.path, b.function), memo=memo))
         if runs * per < 2:
             continue
-        line = value_use_line(b.path, b.line, draw, source)
+        line = value_use_line(b.path, b.line, draw, source, known)
         if line is None or (b.path, line) in seen:
             continue
         seen.add((b.path, line))
@@ -792,7 +793,9 @@ def _number_recompiles(
 
 
 def number_breaks(
-    sites: Iterable[BreakSite], source: Callable[[str], bytes | None] | None = None
+    sites: Iterable[BreakSite],
+    source: Callable[[str], bytes | None] | None = None,
+    known: Callable[[str], ast.Module | None] | None = None,
 ) -> list[BreakSite]:
     """The breaks that hand the resume function a Python number (``.item()``, ``int(t)``, a
     ``random`` draw or ``time`` clock dynamo does not trace), outside loops (a break in a loop
@@ -801,7 +804,10 @@ def number_breaks(
         b
         for b in sites
         if not b.in_loop
-        and (b.rule in VALUE_BREAKS or (b.rule == "CL205" and number_break(b.path, b.line, source)))
+        and (
+            b.rule in VALUE_BREAKS
+            or (b.rule == "CL205" and number_break(b.path, b.line, source, known))
+        )
     ]
 
 
@@ -810,16 +816,18 @@ def value_use_line(
     line: int,
     draw: bool = False,
     source: Callable[[str], bytes | None] | None = None,
+    known: Callable[[str], ast.Module | None] | None = None,
 ) -> int | None:
     """Where the resume function after a break that reads a number from a tensor (``.item()``
     at ``line``) first uses that number, which is where torch 2.13 reports the guard on it
     (``___stack0 == 3.0``): the break's own line when its statement goes on with the number
     (``if x.sum().item() > t:``, ``n = int(x.item())``), else, when the statement only stores
     it in a name (``n = x.sum().item()``), the first later line of the function reading that
-    name; ``line + 1`` when neither shows; None when every later read returns the number as it
-    is (an output torch does not guard: no recompile). ``source``: the scan's text of a file
+    name; None when no later line reads the name or every later read returns the number as it
+    is (torch guards a number where traced code uses it, and an output not: no recompile);
+    ``line + 1`` when the statement is not found. ``source``: the scan's text of a file
     (the editor's buffer), else the file on disk."""
-    tree = _parsed(path, source)
+    tree = _parsed(path, source, known)
     if tree is None:
         return line + 1
     from compilelint.static.analysis.state import holder_of
@@ -856,9 +864,11 @@ def value_use_line(
         and n.lineno > (stmt.end_lineno or line)
     ]
     used = [n.lineno for n in reads if id(n) not in passed]
-    if reads and not used:
+    if not used:
+        # never read again, or only returned as it is: torch guards a number where traced
+        # code uses it (lazily), so an unused one is not guarded (torch 2.13: no recompile)
         return None
-    return min(used, default=line + 1)
+    return min(used)
 
 
 def _is_read_out(e: ast.expr, draw: bool = False) -> bool:
@@ -913,13 +923,16 @@ _DRAWS = {
 
 
 def number_break(
-    path: str, line: int, source: Callable[[str], bytes | None] | None = None
+    path: str,
+    line: int,
+    source: Callable[[str], bytes | None] | None = None,
+    known: Callable[[str], ast.Module | None] | None = None,
 ) -> str | None:
     """What the break at ``line`` hands the resume function when it is a Python number that
     differs between runs: ``"draw"`` for a call of a ``random`` draw or a ``time`` clock (the
     module imported under any name, or the function imported from it), else ``None`` (a
     ``.item()`` break's number follows the data: the caller decides)."""
-    tree = _parsed(path, source)
+    tree = _parsed(path, source, known)
     if tree is None:
         return None
     modules: dict[str, str] = {}
@@ -948,11 +961,19 @@ def number_break(
     return None
 
 
-def _parsed(path: str, source: Callable[[str], bytes | None] | None = None) -> ast.Module | None:
-    """CPython's tree of ``path`` (the scan's text where ``source`` has it), kept per text:
-    the editor server asks for the same file's tree on every edit."""
+def _parsed(
+    path: str,
+    source: Callable[[str], bytes | None] | None = None,
+    known: Callable[[str], ast.Module | None] | None = None,
+) -> ast.Module | None:
+    """CPython's tree of ``path``: the scan's own where ``known`` has it (the editor server's
+    incremental tree of the text being checked, read only), else a parse of the scan's text
+    (``source``) or of the file on disk, kept per text (``state.cached_tree``)."""
     from compilelint.static.analysis.state import cached_tree
 
+    tree = known(path) if known is not None else None
+    if tree is not None:
+        return tree
     data = _read(path, source)
     return cached_tree(data) if data else None
 
@@ -1346,6 +1367,7 @@ def _varying_size_recompiles(
     keyset: set[FKey],
     recs: Sequence[PredictedRecompile],
     source: Callable[[str], bytes | None] | None = None,
+    known: Callable[[str], ast.Module | None] | None = None,
 ) -> list[PredictedRecompile]:
     """A frame of its own (:func:`~compilelint.static.analysis.breakpoints.own_frames`: a
     function that breaks, or one a skipped frame calls) called in a loop with a tensor whose
@@ -1356,7 +1378,6 @@ def _varying_size_recompiles(
     (a break in one of its own loops) is never compiled, so never recompiled."""
     from compilelint.static.analysis.breakpoints import own_frames
     from compilelint.static.analysis.sizes import aliased_arguments, varying_arguments
-    from compilelint.static.analysis.state import cached_tree
 
     breaks = project.callee_breaks()
     taken = {(r.path, r.line) for r in recs}
@@ -1375,7 +1396,7 @@ def _varying_size_recompiles(
             if not cs.in_loop or cs.star or id(cs) in project._dead_calls:
                 continue
             if cpath not in trees:
-                trees[cpath] = cached_tree(_read(cpath, source))
+                trees[cpath] = _parsed(cpath, source, known)
             tree = trees[cpath]
             if tree is None:
                 continue
@@ -1539,6 +1560,7 @@ def _nested_frame_recompiles(
     keyset: set[FKey],
     recs: Sequence[PredictedRecompile],
     source: Callable[[str], bytes | None] | None = None,
+    known: Callable[[str], ast.Module | None] | None = None,
 ) -> list[PredictedRecompile]:
     """Code objects nested in a traced function that dynamo compiles as frames of their own,
     run several times in one call with a Python int that differs between the runs and indexes
@@ -1550,7 +1572,6 @@ def _nested_frame_recompiles(
     - a list, set or dict comprehension (a frame before Python 3.12) in a ``for i in range``
       loop of a frame dynamo skips (a break in one of its loops), reading ``i`` in an index:
       each iteration runs the comprehension's frame with another ``i``."""
-    from compilelint.static.analysis.state import cached_tree
 
     breaks = project.callee_breaks()
     taken = {(r.path, r.line) for r in recs}
@@ -1595,7 +1616,7 @@ def _nested_frame_recompiles(
         if not sorts and skipped is None:
             continue
         if path not in trees:
-            trees[path] = cached_tree(_read(path, source))
+            trees[path] = _parsed(path, source, known)
         tree = trees[path]
         if tree is None:
             continue
@@ -1728,6 +1749,7 @@ def spec_free_recompiles(
     source: Callable[[str], bytes | None] | None = None,
     findings: Sequence[Finding] = (),
     catalog: Any = None,
+    known: Callable[[str], ast.Module | None] | None = None,
 ) -> list[PredictedRecompile]:
     """The recompiles the static stage predicts without an input spec: those whose evidence is
     all in the source, over everything torch.compile traces from the project's roots (module
@@ -1742,13 +1764,13 @@ def spec_free_recompiles(
     differs between its runs (:func:`_number_recompiles`): a ``random`` draw (between calls), a
     number read from a tensor in a function that runs twice per call (two call sites)."""
     keyset = set(project.traced)
-    out = _varying_size_recompiles(project, keyset, [], source)
-    out.extend(_nested_frame_recompiles(project, keyset, out, source))
+    out = _varying_size_recompiles(project, keyset, [], source, known)
+    out.extend(_nested_frame_recompiles(project, keyset, out, source, known))
     if findings and catalog is not None:
-        numbers = number_breaks(break_sites(project, keyset, findings, catalog), source)
+        numbers = number_breaks(break_sites(project, keyset, findings, catalog), source, known)
         if numbers:
             taken = {(r.path, r.line) for r in out}
-            got = _number_recompiles(project, sorted(project.roots), numbers, 2, 1, source)
+            got = _number_recompiles(project, sorted(project.roots), numbers, 2, 1, source, known)
             out.extend(r for r in got if (r.path, r.line) not in taken)
     taken = {(r.path, r.line) for r in out}
     trees: dict[str, ast.Module | None] = {}
@@ -1756,10 +1778,8 @@ def spec_free_recompiles(
         if not root[1].endswith(".forward") or not project.fn(root).cls:
             continue
         if root[0] not in trees:
-            from compilelint.static.analysis.state import cached_tree
-
             data = _read(root[0], source)
-            trees[root[0]] = cached_tree(data) if _FLOAT_INIT.search(data) else None
+            trees[root[0]] = _parsed(root[0], source, known) if _FLOAT_INIT.search(data) else None
         for attr, line, qual in float_state(project, root, keyset, trees):
             if (root[0], line) in taken:
                 continue
