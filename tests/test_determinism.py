@@ -4,7 +4,6 @@ the order of paths on the command line, and a cold or warm cache."""
 from __future__ import annotations
 
 import json
-import multiprocessing
 import os
 import shutil
 import subprocess
@@ -17,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 
 from compilelint.api import check
 from compilelint.config import Config
+from compilelint.static import engine
 from tests.fuzz_programs import torch_programs
 
 pytestmark = pytest.mark.slow
@@ -102,23 +102,19 @@ def test_parallel_path_is_really_taken_and_agrees(
     tree: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pools: list[int] = []
-    real = multiprocessing.get_context
+    real = engine._quiet_pool
 
-    def recording(method: str | None = None):  # type: ignore[no-untyped-def]
-        ctx = real(method)
-        pool = ctx.Pool
+    def recording() -> type[Any]:
+        base = real()
 
-        class Ctx:
-            def __getattr__(self, name: str) -> Any:
-                return getattr(ctx, name)
+        class Recording(base):  # type: ignore[misc,valid-type]
+            def __init__(self, processes: int, *a: Any, **k: Any) -> None:
+                pools.append(processes)
+                super().__init__(processes, *a, **k)
 
-            def Pool(self, n: int, *a: Any, **k: Any):  # type: ignore[no-untyped-def]
-                pools.append(n)
-                return pool(n, *a, **k)
+        return Recording
 
-        return Ctx()
-
-    monkeypatch.setattr(multiprocessing, "get_context", recording)
+    monkeypatch.setattr(engine, "_quiet_pool", recording)
     monkeypatch.chdir(tree)
     serial = check(["."], Config(cache=False, jobs=1))
     assert pools == []
