@@ -350,3 +350,23 @@ def test_with_a_spec_the_prediction_decides_the_spec_free_lines(tmp_path: Path) 
             os.chdir(old)
         got = [f for f in report.findings if f.rule == "CL303"]
         assert {f.line for f in got} == want and len(got) == len(want)
+
+
+def test_the_editor_buffer_decides_spec_free_recompile_lines(tmp_path: Path) -> None:
+    """The editor server checks an unsaved buffer: a spec-free CL303's line text, columns and
+    ``# noqa`` come from the buffer, not from the file on disk."""
+    from compilelint.lsp.analyzer import Analyzer
+
+    path = tmp_path / "m.py"
+    path.write_text(SHARED_ITEM, encoding="utf-8")  # on disk: no suppression, no added lines
+    line = _line_of(SHARED_ITEM, "self.span = max(")
+    an = Analyzer()
+    got = [f for f in an.check(str(path), SHARED_ITEM).findings if f.rule == "CL303"]
+    assert [f.line for f in got] == [line]
+    moved = SHARED_ITEM.replace("class Observer", "# one\n# two\nclass Observer", 1)
+    quiet = moved.replace("1e-6)\n", "1e-6)  # noqa: CL303\n", 1)
+    assert not [f for f in an.check(str(path), quiet).findings if f.rule == "CL303"]
+    (found,) = [f for f in an.check(str(path), moved).findings if f.rule == "CL303"]
+    assert found.line == line + 2
+    assert found.line_text == "self.span = max(hi - lo, 1e-6)"
+    assert found.col == 9

@@ -1489,7 +1489,11 @@ class _Scan:
             if r.path in self.user_paths
             and not any(rule.code.startswith(x) for x in _per_file_ignored(self.cfg, r.path))
         ]
-        return recompile_findings(sites, findings, rule, over=" between its calls") if sites else []
+        if not sites:
+            return []
+        return recompile_findings(
+            sites, findings, rule, over=" between its calls", source=self.datas.get
+        )
 
     def _known_tree(self, path: str) -> ast.Module | None:
         """CPython's tree of the scanned text of ``path`` where this process already has it

@@ -1834,10 +1834,12 @@ def recompile_findings(
     *,
     cwd: str | None = None,
     over: str = " over the spec's calls",
+    source: Callable[[str], bytes | None] | None = None,
 ) -> list[Finding]:
     """The predicted recompiles as ``CL303`` findings (``rule``: its catalogue entry), at the
     line that installs the guard; none where a recompiles rule already reports that line, or a
-    ``# noqa`` there suppresses it. Pure: reads the files' text only."""
+    ``# noqa`` there suppresses it. Pure: reads the files' text only: the scan's (``source``,
+    by the site's path: the editor's buffer), else the file on disk."""
     from compilelint.suppress import is_suppressed, parse_suppressions
 
     base = cwd or os.getcwd()
@@ -1862,11 +1864,15 @@ def recompile_findings(
             continue
         taken.add(k)
         if k[0] not in texts:
-            try:
-                with open(k[0], encoding="utf-8", errors="replace") as fh:
-                    texts[k[0]] = fh.read().splitlines()
-            except OSError:
-                texts[k[0]] = []
+            data = source(site.path) if source is not None else None
+            if data is not None:
+                texts[k[0]] = data.decode("utf-8", errors="replace").splitlines()
+            else:
+                try:
+                    with open(k[0], encoding="utf-8", errors="replace") as fh:
+                        texts[k[0]] = fh.read().splitlines()
+                except OSError:
+                    texts[k[0]] = []
             noqa[k[0]] = parse_suppressions("\n".join(texts[k[0]]))
         lines = texts[k[0]]
         text = lines[site.line - 1] if 0 < site.line <= len(lines) else ""
