@@ -269,7 +269,11 @@ def _candidate_in_loop(project: Project, path: str, line: int, code: str) -> tup
 
 
 def break_sites(
-    project: Project, keys: Iterable[FKey], findings: Sequence[Finding], catalog: Any
+    project: Project,
+    keys: Iterable[FKey],
+    findings: Sequence[Finding],
+    catalog: Any,
+    source: Callable[[str], bytes | None] | None = None,
 ) -> list[BreakSite]:
     funcs = {k for k in keys}
     out: list[BreakSite] = []
@@ -287,16 +291,17 @@ def break_sites(
             continue  # torch runs the frame eagerly from an earlier loop break
         seen.add((f.path, f.line))
         out.append(BreakSite(f.path, f.line, f.rule, func, in_loop))
-    return [b for b in out if not _under_data_branch(b, out)]
+    return [b for b in out if not _under_data_branch(b, out, source)]
 
 
 BRANCH_BREAKS = frozenset({"CL101", "CL104"})  # a branch (or assert) on a tensor's value
 
 
-def _source_lines(path: str) -> list[str]:
+def _source_lines(path: str, source: Callable[[str], bytes | None] | None = None) -> list[str]:
+    """The lines of ``path``: the scan's text (``source``: the editor's buffer), else the
+    file on disk."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read().splitlines()
+        return _read(path, source).decode("utf-8").splitlines()
     except (OSError, UnicodeDecodeError, ValueError):
         return []
 
@@ -305,7 +310,11 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-def _under_data_branch(b: BreakSite, sites: Sequence[BreakSite]) -> bool:
+def _under_data_branch(
+    b: BreakSite,
+    sites: Sequence[BreakSite],
+    source: Callable[[str], bytes | None] | None = None,
+) -> bool:
     """A break in the body of an ``if`` whose condition is a tensor's value (itself a break):
     dynamo breaks at the condition and only meets the body when the data takes it."""
     heads = [
@@ -318,7 +327,7 @@ def _under_data_branch(b: BreakSite, sites: Sequence[BreakSite]) -> bool:
     ]
     if not heads:
         return False
-    lines = _source_lines(b.path)
+    lines = _source_lines(b.path, source)
     for h in heads:
         if not (0 < h.line <= len(lines) and b.line <= len(lines)):
             continue
@@ -1767,7 +1776,9 @@ def spec_free_recompiles(
     out = _varying_size_recompiles(project, keyset, [], source, known)
     out.extend(_nested_frame_recompiles(project, keyset, out, source, known))
     if findings and catalog is not None:
-        numbers = number_breaks(break_sites(project, keyset, findings, catalog), source, known)
+        numbers = number_breaks(
+            break_sites(project, keyset, findings, catalog, source), source, known
+        )
         if numbers:
             taken = {(r.path, r.line) for r in out}
             got = _number_recompiles(project, sorted(project.roots), numbers, 2, 1, source, known)
