@@ -139,6 +139,28 @@ def test_group_recompiles_location_hint_and_limit() -> None:
     assert r.hint and "integer attributes" in r.hint
 
 
+def test_a_guard_without_a_user_stack_takes_the_line_its_comment_names() -> None:
+    # torch 2.13: a float specialised again inside F.dropout once it is symbolic; the newest
+    # reason has no user stack, its comment names the user's line (the path shortened)
+    newest = (
+        "0/1: attn_drop == 0.15  # attn = F.dropout(attn.softmax(-1), p=attn_drop)  "
+        "# mp/adp/m.py:20 in forward (nn/functional.py:1491 in dropout)"
+    )
+    older = (
+        "0/0: attn_drop == 0.1    # attn = F.dropout(attn.softmax(-1), p=attn_drop)  "
+        '# mp/adp/m.py:20 in forward\nUser stack trace:\n  File "/tmp/adp/m.py", line 20, '
+        "in forward\n    attn = F.dropout(attn.softmax(-1), p=attn_drop)"
+    )
+    fn = {"name": "forward", "path": "/tmp/adp/m.py", "line": 16}
+    [r] = group_recompiles([{"reasons": [newest, older], "function": fn}], [], "/tmp/adp")
+    assert (r.path, r.line, r.guard) == ("/tmp/adp/m.py", 20, "attn_drop == 0.15")
+    # the comment names another file (a shortened tail the function's file does not end
+    # with): the function's own line, as before
+    other = {**fn, "path": "/tmp/adp/other.py"}
+    [r] = group_recompiles([{"reasons": [newest], "function": other}], [], "/tmp/adp")
+    assert (r.path, r.line) == ("/tmp/adp/other.py", 16)
+
+
 def test_torch_logs_parser_keeps_only_graph_break_records() -> None:
     pre = "V1122 08:53:21.036000 8357 site-packages/torch/_dynamo/symbolic_convert.py:5124] [0/0] [__graph_breaks] "
     warn = "W1122 08:53:21.029000 8357 site-packages/torch/_dynamo/variables/tensor.py:1759] [0/0] "

@@ -449,7 +449,7 @@ def group_recompiles(
         pr = parse_recompile_reason(trigger)
         fn = dict(ev.get("function") or {})
         att = attribute(pr.frames, root, torch_dirs)
-        user = att.user or (pr.frames[-1] if pr.frames else None)
+        user = att.user or (pr.frames[-1] if pr.frames else None) or commented_frame(pr, fn)
         name = strip_resume(str(fn.get("name") or (user.function if user else "")))
         key = (
             name,
@@ -479,6 +479,26 @@ def group_recompiles(
         hit = any(_limit_hit_matches(h, g) for h in hits)
         out.append(ObservedRecompile(hit_limit=hit, **g))
     return out
+
+
+# the location torch writes after a guard's code: `  # <path, shortened to its tail>:<line> in
+# <function>`, then the library frames the guard was installed in, in parentheses
+GUARD_AT_RE = re.compile(r"  # (?P<path>[^\s#]+\.py):(?P<line>\d+) in (?P<func>[\w<>.]+)")
+
+
+def commented_frame(pr: ParsedReason, fn: Mapping[str, Any]) -> Frame | None:
+    """The user's line of a guard that comes without a user stack: one installed inside a
+    library call the user's line made (``F.dropout(x, p=attn_drop)`` once the float is
+    symbolic: ``attn_drop == 0.15  # attn = F.dropout(...)  # mp/adp/m.py:20 in forward
+    (nn/functional.py:1491 in dropout)``). torch shortens the path to its tail; the line is
+    taken when the recompiled function's file ends with that tail, else None (the caller
+    falls back to the function's own line)."""
+    code_path = str(fn.get("path") or "")
+    first = pr.text.splitlines()[0] if pr.text else ""
+    m = GUARD_AT_RE.search(first)
+    if m is None or not code_path or not code_path.endswith(m.group("path")):
+        return None
+    return Frame(path=code_path, line=int(m.group("line")), function=m.group("func"))
 
 
 LIMIT_FN_RE = re.compile(r"function: '(?P<name>[^']+)' \((?P<path>.+):(?P<line>\d+)\)")
