@@ -159,6 +159,12 @@ def test_a_guard_without_a_user_stack_takes_the_line_its_comment_names() -> None
     other = {**fn, "path": "/tmp/adp/other.py"}
     [r] = group_recompiles([{"reasons": [newest], "function": other}], [], "/tmp/adp")
     assert (r.path, r.line) == ("/tmp/adp/other.py", 16)
+    # an input guard installed at the frame's entry names the first line of code, with no
+    # library frames: the def line (torch 2.13, one tensor passed as two arguments)
+    alias = "1/0: x is x0    # return x0 * self.w(x) + x  # adp/m.py:10 in forward"
+    fn9 = {"name": "forward", "path": "/tmp/adp/m.py", "line": 9}
+    [r] = group_recompiles([{"reasons": [alias], "function": fn9}], [], "/tmp/adp")
+    assert (r.path, r.line) == ("/tmp/adp/m.py", 9)
 
 
 def test_torch_logs_parser_keeps_only_graph_break_records() -> None:

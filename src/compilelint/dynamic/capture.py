@@ -482,8 +482,12 @@ def group_recompiles(
 
 
 # the location torch writes after a guard's code: `  # <path, shortened to its tail>:<line> in
-# <function>`, then the library frames the guard was installed in, in parentheses
-GUARD_AT_RE = re.compile(r"  # (?P<path>[^\s#]+\.py):(?P<line>\d+) in (?P<func>[\w<>.]+)")
+# <function>`, then the library frames the guard was installed in, in parentheses (required:
+# a guard installed at the frame's entry, such as `x is x0`, names the frame's first line of
+# code without them, and belongs on the `def` line like other input guards)
+GUARD_AT_RE = re.compile(
+    r"  # (?P<path>[^\s#]+\.py):(?P<line>\d+) in (?P<func>[\w<>.]+) \(\S+\.py:\d+ in "
+)
 
 
 def commented_frame(pr: ParsedReason, fn: Mapping[str, Any]) -> Frame | None:
@@ -491,8 +495,9 @@ def commented_frame(pr: ParsedReason, fn: Mapping[str, Any]) -> Frame | None:
     library call the user's line made (``F.dropout(x, p=attn_drop)`` once the float is
     symbolic: ``attn_drop == 0.15  # attn = F.dropout(...)  # mp/adp/m.py:20 in forward
     (nn/functional.py:1491 in dropout)``). torch shortens the path to its tail; the line is
-    taken when the recompiled function's file ends with that tail, else None (the caller
-    falls back to the function's own line)."""
+    taken when the recompiled function's file ends with that tail and the comment names the
+    library frames, else None (the caller falls back to the function's own line: a guard on
+    the frame's inputs, `x is x0`, names its first line of code without library frames)."""
     code_path = str(fn.get("path") or "")
     first = pr.text.splitlines()[0] if pr.text else ""
     m = GUARD_AT_RE.search(first)
