@@ -211,8 +211,13 @@ ACC = HEAD + textwrap.dedent(
     """
 )
 
+# the same with the tanh approximation of GELU (a string option) and F.gelu's
+SEQ_TANH = SEQ.replace("nn.GELU()", 'nn.GELU(approximate="tanh")').replace(
+    "self.proj(tok).softmax(-1)", 'F.gelu(self.proj(tok), approximate="tanh").softmax(-1)'
+)
 CASES = {
     "acc": ACC,
+    "seq_tanh": SEQ_TANH,
     "foreign": FOREIGN,
     "mlm": MLM,
     "seq": SEQ,
@@ -267,6 +272,12 @@ def test_a_sequential_softmax_and_matmul_state_the_rows(tmp_path: Path) -> None:
     assert "z = self.proj(tok).softmax(-1)" in out
     assert "torch.where(valid.unsqueeze(-1), z @ self.w, 0).sum()" in out
     assert "z.flatten(0, valid.dim() - 1).movedim(0, -1), 0).sum(-1)" in out
+
+
+def test_string_options_of_an_activation_keep_it_row_wise(tmp_path: Path) -> None:
+    out = _fix(tmp_path, SEQ_TANH)
+    assert "tok = torch.where(valid.view(x.shape[:-1] + (1,)), x, 1)" in out
+    assert 'F.gelu(self.proj(tok), approximate="tanh").softmax(-1)' in out
 
 
 def test_a_residual_block_and_functional_steps(tmp_path: Path) -> None:
@@ -363,6 +374,8 @@ def test_steps_outside_the_table_are_not_row_wise(tmp_path: Path) -> None:
     for old, new in (
         # dropout: in training its draws depend on the size
         ("nn.GELU(), nn.Linear(16, 4)", "nn.Dropout(0.1), nn.Linear(16, 4)"),
+        # an activation in place: it would write into the full tensor the rewrite keeps
+        ("nn.GELU(), nn.Linear(16, 4)", "nn.ReLU(inplace=True), nn.Linear(16, 4)"),
         # a softmax over the rows
         ("self.proj(tok).softmax(-1)", "self.proj(tok).softmax(0)"),
         # a weight read from the selection

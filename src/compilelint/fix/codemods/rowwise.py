@@ -152,8 +152,14 @@ def _number_or_flag(e: cst.BaseExpression) -> bool:
     return number_expr(e) or (isinstance(e, cst.Name) and e.value in ("True", "False"))
 
 
+def _option(e: cst.BaseExpression) -> bool:
+    """A number, or a string (a mode: ``approximate="tanh"``): never a tensor. Not a flag:
+    ``inplace=True`` would write into the full tensor the rewrite keeps."""
+    return number_expr(e) or isinstance(e, cst.SimpleString)
+
+
 def _numbers_after(args: list[cst.Arg], skip: int) -> bool:
-    return not any(a.star for a in args) and all(number_expr(a.value) for a in args[skip:])
+    return not any(a.star for a in args) and all(_option(a.value) for a in args[skip:])
 
 
 def call_step(
@@ -229,7 +235,7 @@ def constructed_kind(ctx: FixContext, v: cst.BaseExpression, seen: set[str]) -> 
     head, _, last = ctx.code(v.func).strip().rpartition(".")
     if head in ("nn", f"{ctx.torch()}.nn"):
         if last in _ELEM_MODULES:
-            return ELEM if all(number_expr(a.value) for a in v.args) else None
+            return ELEM if all(_option(a.value) for a in v.args) else None
         if last == "Linear":
             return MIX
         if last in _NORM_MODULES:
