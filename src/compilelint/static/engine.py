@@ -1607,8 +1607,7 @@ class _Scan:
         if len(brk) < 2:
             return _Shadow()
         data = self.datas.get(path, b"")
-        known = getattr(self.parse, "known_python_tree", None)
-        tree = known(data) if known is not None else None
+        tree = self._known_tree(path)
         source = data.decode("utf-8", errors="replace")
         moved = shadowed_breaks(source, (c.line for c in brk), tree)
         if not moved:

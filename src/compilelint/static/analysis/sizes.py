@@ -258,22 +258,10 @@ def aliased_arguments(tree: ast.Module, line: int, col: int, name: str) -> list[
 def _enclosing_function(
     tree: ast.Module, node: ast.AST
 ) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    """The innermost function holding ``node``'s line (descends only into the statements and
-    expressions whose lines hold it)."""
-    line = getattr(node, "lineno", 0)
-    best: ast.FunctionDef | ast.AsyncFunctionDef | None = None
-    todo: list[ast.AST] = [tree]
-    while todo:
-        cur = todo.pop()
-        if isinstance(cur, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if best is None or cur.lineno > best.lineno:
-                best = cur
-        for child in ast.iter_child_nodes(cur):
-            lo = getattr(child, "lineno", None)
-            hi = getattr(child, "end_lineno", None)
-            if lo is None or hi is None or lo <= line <= hi:
-                todo.append(child)
-    return best
+    """The innermost function holding ``node``'s line (``state.holder_of``)."""
+    from compilelint.static.analysis.state import holder_of
+
+    return holder_of(tree, getattr(node, "lineno", 0))
 
 
 def _called(call: ast.Call) -> str:
