@@ -207,24 +207,8 @@ def call_step(
 def module_kind(ctx: FixContext, func: cst.BaseExpression) -> str | None:
     """The kind of ``self.X`` when the class binds it once, in ``__init__``, to a row-wise
     module (the table), else None."""
-    attr = self_attr(func)
-    cls = ctx.enclosing(func, cst.ClassDef)
-    if attr is None or cls is None:
-        return None
-    bound: list[tuple[str, cst.BaseExpression]] = []
-    for meth in cls.body.body:
-        if not isinstance(meth, cst.FunctionDef):
-            continue
-        for node in _nodes(meth, cst.Assign):
-            for t in node.targets:
-                if self_attr(t.target) == attr:
-                    bound.append((meth.name.value, node.value))
-        for node in _nodes(meth, cst.AugAssign):
-            if self_attr(node.target) == attr:
-                return None
-    if len(bound) != 1 or bound[0][0] != "__init__":
-        return None
-    return constructed_kind(ctx, bound[0][1], set())
+    v = _init_value(ctx, func)
+    return None if v is None else constructed_kind(ctx, v, set())
 
 
 def constructed_kind(ctx: FixContext, v: cst.BaseExpression, seen: set[str]) -> str | None:
@@ -438,23 +422,9 @@ def row_vector(ctx: FixContext, e: cst.BaseExpression) -> bool:
     """``self.X`` bound once, in ``__init__``, to ``nn.Parameter(torch.zeros(d))`` (``ones``,
     ``randn``, ``rand``, ``empty``; ``full(d, v)``) of one size: added to or multiplying rows,
     it broadcasts over the last dim, the same for every row (a bias, a layer scale)."""
-    attr = self_attr(e)
-    cls = ctx.enclosing(e, cst.ClassDef)
-    if attr is None or cls is None:
+    v = _init_value(ctx, e)
+    if v is None:
         return False
-    vals: list[tuple[str, cst.BaseExpression]] = []
-    for meth in cls.body.body:
-        if isinstance(meth, cst.FunctionDef):
-            for node in _nodes(meth, cst.Assign):
-                for t in node.targets:
-                    if self_attr(t.target) == attr:
-                        vals.append((meth.name.value, node.value))
-            for node in _nodes(meth, cst.AugAssign):
-                if self_attr(node.target) == attr:
-                    return False
-    if len(vals) != 1 or vals[0][0] != "__init__":
-        return False
-    v = vals[0][1]
     if not isinstance(v, cst.Call) or not v.args or any(a.star for a in v.args):
         return False
     head, _, last = ctx.code(v.func).strip().rpartition(".")
