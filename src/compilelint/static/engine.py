@@ -49,7 +49,7 @@ from compilelint.static.analysis.facts import (
     Candidate,
     FileFacts,
 )
-from compilelint.static.analysis.loops import shadowed_breaks
+from compilelint.static.analysis.loops import LoopMemo, shadowed_breaks
 from compilelint.static.analysis.project import Project
 from compilelint.static.analysis.resolve import ResolveError, Resolver, search_path
 from compilelint.static.analysis.state import first_read_line, parse_source
@@ -1503,6 +1503,13 @@ class _Scan:
         data = self.datas.get(path)
         return known(data) if known is not None and data is not None else None
 
+    def _loop_memo(self, path: str, tree: ast.Module | None) -> LoopMemo | None:
+        """What the loop shadows of ``path``'s previous text found, where this process keeps
+        it (the editor server's parser, with the CPython tree it keeps: ``_known_tree``)."""
+        memo = getattr(self.parse, "loop_memo", None)
+        inp = self.by_path.get(path)
+        return memo(inp) if memo is not None and tree is not None and inp is not None else None
+
     def _file_findings(self, path: str, lib_used: set[tuple[str, int, str]]) -> list[Finding]:
         cfg, catalog, enabled = self.cfg, self.s.catalog, self.s.enabled
         project = self.project
@@ -1609,7 +1616,7 @@ class _Scan:
         data = self.datas.get(path, b"")
         tree = self._known_tree(path)
         source = data.decode("utf-8", errors="replace")
-        moved = shadowed_breaks(source, (c.line for c in brk), tree)
+        moved = shadowed_breaks(source, (c.line for c in brk), tree, self._loop_memo(path, tree))
         if not moved:
             return _Shadow()
         hidden = {(c.line, c.code): moved[c.line] for c in brk if c.line in moved}

@@ -32,6 +32,7 @@ from typing import Any
 
 import libcst as cst
 
+from compilelint.static.analysis.loops import LoopMemo
 from compilelint.static.analysis.resume import WalkMemo
 from compilelint.static.positions import SpanMemo
 
@@ -77,6 +78,7 @@ class IncrementalParser:
         self._last: OrderedDict[str, _Parsed] = OrderedDict()
         self._spans: dict[str, SpanMemo] = {}
         self._walks: dict[str, WalkMemo] = {}
+        self._loops: dict[str, LoopMemo] = {}
         self._py: OrderedDict[str, _PyParsed] = OrderedDict()
         self.stats = ParseStats()
         self.py_stats = PyParseStats()
@@ -126,6 +128,7 @@ class IncrementalParser:
         self._last.pop(key, None)
         self._spans.pop(key, None)
         self._walks.pop(key, None)
+        self._loops.pop(key, None)
         self._py.pop(key, None)
 
     def span_memo(self, inp: object) -> SpanMemo:
@@ -135,6 +138,15 @@ class IncrementalParser:
         got = self._spans.get(key)
         if got is None:
             got = self._spans[key] = SpanMemo()
+        return got
+
+    def loop_memo(self, inp: object) -> LoopMemo:
+        """What the loop shadows found in the file's previous CPython tree
+        (``analysis.loops.LoopMemo``): unchanged statements are the same objects here."""
+        key = str(getattr(inp, "real", inp))
+        got = self._loops.get(key)
+        if got is None:
+            got = self._loops[key] = LoopMemo()
         return got
 
     def walk_memo(self, inp: object) -> WalkMemo:
@@ -187,6 +199,7 @@ class IncrementalParser:
             old, _ = self._last.popitem(last=False)
             self._spans.pop(old, None)
             self._walks.pop(old, None)
+            self._loops.pop(old, None)
 
 
 def _header(module: cst.Module) -> str:

@@ -190,14 +190,73 @@ def _pair(
     return i == len(stmts)
 
 
+# id(top-level statement) -> (the statement, CPython's statements paired with it, the
+# statements' starts relative to the first of those, their CPython statements): a top-level
+# statement's pairing is a function of the two trees' objects, which an edit elsewhere leaves
+# as they were (CPython's moved by whole lines)
+PairMemo = dict[
+    int,
+    tuple[cst.CSTNode, tuple[ast.stmt, ...], dict[int, tuple[int, int]], Asts],
+]
+
+
 def statement_starts(
-    module: cst.Module, tree: ast.Module, asts: Asts | None = None
+    module: cst.Module,
+    tree: ast.Module,
+    asts: Asts | None = None,
+    memo: PairMemo | None = None,
 ) -> Starts | None:
     """Where each statement of ``module`` starts (``tree`` is CPython's parse of the same
     text); None when the two trees do not pair up (then a whole-module pass is used). ``asts``
-    receives CPython's statements of each simple statement line."""
+    receives CPython's statements of each simple statement line. ``memo``: the pairing of the
+    previous call's top-level statements (the editor server's, kept by ``SpanMemo``): a
+    top-level statement that is the same object, paired with the same CPython statements, gets
+    its remembered starts moved by the lines those moved; the memo is refilled with this
+    call's."""
     out: Starts = {}
-    return out if _pair(module.body, tree.body, out, asts) else None
+    if memo is None:
+        return out if _pair(module.body, tree.body, out, asts) else None
+    stmts = tree.body
+    kept: PairMemo = {}
+    i = 0
+    for s in module.body:
+        k = len(s.body) if isinstance(s, cst.SimpleStatementLine) else 1
+        mine = tuple(stmts[i : i + k])
+        if len(mine) < k or not mine:
+            return None
+        i += k
+        base = mine[0].lineno
+        got = memo.get(id(s))
+        if (
+            got is not None
+            and got[0] is s
+            and len(got[1]) == k
+            and all(a is b for a, b in zip(got[1], mine))
+        ):
+            for sid, (dl, col) in got[2].items():
+                out[sid] = (base + dl, col)
+            if asts is not None:
+                asts.update(got[3])
+            kept[id(s)] = got
+            continue
+        part: Starts = {}
+        part_asts: Asts = {}
+        if not _pair([s], list(mine), part, part_asts):
+            return None
+        out.update(part)
+        if asts is not None:
+            asts.update(part_asts)
+        kept[id(s)] = (
+            s,
+            mine,
+            {sid: (ln - base, col) for sid, (ln, col) in part.items()},
+            part_asts,
+        )
+    if i != len(stmts):
+        return None
+    memo.clear()
+    memo.update(kept)
+    return out
 
 
 # ---------------------------------------------------------------------------- from CPython
@@ -486,6 +545,8 @@ class SpanMemo:
     def __init__(self) -> None:
         # id(statement) -> (statement, indent, {id(node): span relative to the statement})
         self.entries: dict[int, tuple[cst.CSTNode, int, dict[int, Span]]] = {}
+        # the pairing of libcst's top-level statements with CPython's (``statement_starts``)
+        self.pairs: PairMemo = {}
 
 
 # libcst's codegen of these calls no ``record_syntactic_position`` for the node itself
@@ -510,7 +571,11 @@ def spans_in_statements(
     groups: dict[int, tuple[cst.CSTNode, dict[int, cst.CSTNode]]] = {}
     rest: dict[int, cst.CSTNode] = {}
     asts: Asts = {}
-    starts = statement_starts(module, tree, asts) if tree is not None else None
+    starts = (
+        statement_starts(module, tree, asts, memo.pairs if memo is not None else None)
+        if tree is not None
+        else None
+    )
     for node, stmt in targets:
         if starts is None or stmt is None or id(stmt) not in starts:
             rest[id(node)] = node

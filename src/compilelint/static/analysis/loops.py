@@ -107,12 +107,71 @@ def _comprehension_lines(tree: ast.AST) -> set[int]:
     return out
 
 
+class LoopMemo:
+    """What ``shadowed_breaks`` found in the functions of one file's previous CPython tree, for
+    the editor server: its parser keeps the top-level statements an edit did not touch as the
+    same objects, moved by whole lines (``static/incremental.py``), so a function's lines and
+    loops are the remembered ones, relative to its ``def`` line. Entries hold their node (an id
+    is never reused while its entry lives) and are used only for that same object; those a call
+    does not use are dropped."""
+
+    def __init__(self) -> None:
+        # id(top-level statement) -> (it, the functions in it)
+        self.functions: dict[
+            int, tuple[ast.stmt, list[ast.FunctionDef | ast.AsyncFunctionDef]]
+        ] = {}
+        # id(function) -> (it, own lines, always-reached spans, comprehension lines), all
+        # relative to the function's line
+        self.frames: dict[int, tuple[ast.AST, set[int], list[tuple[int, int]], set[int]]] = {}
+
+
+def _frame_facts(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef, memo: LoopMemo | None, used: LoopMemo | None
+) -> tuple[set[int], list[tuple[int, int]], set[int]]:
+    """``_frame_lines(fn)`` and ``_comprehension_lines(fn)``, from ``memo`` when it has them."""
+    base = fn.lineno
+    got = memo.frames.get(id(fn)) if memo is not None else None
+    if got is None or got[0] is not fn:
+        own, always = _frame_lines(fn)
+        comps = _comprehension_lines(fn)
+        got = (
+            fn,
+            {ln - base for ln in own},
+            [(a - base, b - base) for a, b in always],
+            {ln - base for ln in comps},
+        )
+    if used is not None:
+        used.frames[id(fn)] = got
+    return (
+        {ln + base for ln in got[1]},
+        [(a + base, b + base) for a, b in got[2]],
+        {ln + base for ln in got[3]},
+    )
+
+
+def _all_functions(
+    tree: ast.Module, memo: LoopMemo | None, used: LoopMemo | None
+) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """``_functions(tree.body)``, per top-level statement from ``memo`` when it has it."""
+    for st in tree.body:
+        got = memo.functions.get(id(st)) if memo is not None else None
+        if got is None or got[0] is not st:
+            got = (st, list(_functions([st])))
+        if used is not None:
+            used.functions[id(st)] = got
+        yield from got[1]
+
+
 def shadowed_breaks(
-    source: str, lines: Iterable[int], tree: ast.Module | None = None
+    source: str,
+    lines: Iterable[int],
+    tree: ast.Module | None = None,
+    memo: LoopMemo | None = None,
 ) -> dict[int, int]:
     """``{line: first}`` for the break lines (of ``lines``) that follow, in the same frame, a
     break every iteration of a loop reaches (``first``): dynamo skips the frame there, and the
-    later ones run eagerly (see the module docstring)."""
+    later ones run eagerly (see the module docstring). ``memo``: what the previous call found
+    in the same file's previous tree (the editor server's; refilled with this call's)."""
     want = sorted(set(lines))
     if len(want) < 2:
         return {}
@@ -121,13 +180,14 @@ def shadowed_breaks(
             tree = ast.parse(source)
         except (SyntaxError, ValueError):
             return {}
+    used = LoopMemo() if memo is not None else None
     out: dict[int, int] = {}
-    for fn in _functions(tree.body):
+    for fn in _all_functions(tree, memo, used):
         # only a frame holding two of the lines can hide one behind another
         lo = bisect_left(want, fn.lineno)
         if bisect_right(want, fn.end_lineno or fn.lineno) - lo < 2:
             continue
-        own, always = _frame_lines(fn)
+        own, always, comps = _frame_facts(fn, memo, used)
         mine = [ln for ln in want if ln in own]
         first = next(
             (ln for ln in mine if any(a <= ln <= b for a, b in always)),
@@ -135,10 +195,11 @@ def shadowed_breaks(
         )
         if first is None:
             continue
-        comps = _comprehension_lines(fn)
         for ln in mine:
             if ln > first and ln not in comps:
                 out[ln] = first
+    if memo is not None and used is not None:
+        memo.functions, memo.frames = used.functions, used.frames
     return out
 
 
