@@ -239,3 +239,52 @@ def test_a_memo_entry_is_used_only_for_its_own_object() -> None:
         "\n\n" + text, moved, shifted
     )
     assert shadowed_breaks("\n\n" + text, moved, shifted) == {23: 21, 36: 34}
+
+
+ODD_LAYOUT = [
+    "def two(x):\n  y = x\n  return y\n",  # a block indented by two in a file of four
+    "def tab(x):\n\ty = x\n\treturn y\n",  # by a tab
+    "class Mixed:\n    def f(self):\n\treturn 1\n",  # a tab inside a four-space class
+    "if True:\n        deep = 1\n",  # by eight
+    "# a comment\n\ndef after_comment(x):\n    return x\n",
+    "x = 1  # no newline at the end",
+]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_one_statement_splice_is_the_full_parse(seed: int) -> None:
+    """A splice of one statement keeps the text as the statement's code without generating
+    it: over random edits of the fixtures (lines inserted inside and between statements,
+    indented otherwise than the file, with tabs, at the end without a newline), the spliced
+    module is the full parse of the text and its code is the text."""
+    rng = random.Random(seed)
+    taken = 0
+    for name, text in _fixture_texts():
+        parser = IncrementalParser()
+        parser.parse(name, text.encode())
+        lines = text.split("\n")
+        for _ in range(6):
+            new = list(lines)
+            k = rng.randrange(len(new))
+            if rng.random() < 0.5:
+                indent = new[k][: len(new[k]) - len(new[k].lstrip())]
+                new.insert(k, f"{indent}_probe = 1")
+            else:
+                new.insert(k, rng.choice(ODD_LAYOUT).rstrip("\n"))
+            if rng.random() < 0.2:
+                new.append(rng.choice(ODD_LAYOUT))
+            data = "\n".join(new).encode()
+            try:
+                full = cst.parse_module(data)
+            except cst.ParserSyntaxError:
+                continue
+            before = parser.stats.spliced
+            got = parser.parse(name, data)
+            taken += parser.stats.spliced - before
+            assert got.code == full.code == data.decode(), name
+            assert got.deep_equals(full), name
+            kept = parser._last.get(name)
+            if kept is not None:  # the chunks the next splice compares with
+                assert [got.code_for_node(s) for s in got.body] == kept.chunks, name
+            lines = new
+    assert taken > 30

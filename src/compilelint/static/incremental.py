@@ -263,12 +263,27 @@ def _splice(prev: _Parsed, text: str) -> tuple[cst.Module, list[str]] | None:
         body[0] = body[0].with_changes(leading_lines=[*part.header, *body[0].leading_lines])
     new_body = [*old.body[:i], *body, *old.body[j:]]
     module = old.with_changes(body=new_body)
+    if len(body) == 1 and part.has_trailing_newline and _same_layout(part, old):
+        # one statement (an edit inside a class or function): its code in the new module is
+        # the text, without generating it (about a third of the splice). libcst gives back
+        # what it parsed (``part.code == middle``); ``part`` has no footer, its header went
+        # into the statement's leading lines, it ends its last line as the text does, and
+        # it was parsed with the module's indentation and line end, which its blocks keep
+        # only where they differ from them: the statement's code is the same in ``part``
+        # and in the new module
+        return module, [*chunks[:i], middle, *chunks[j:]]
     # the statements' code in the new module must be the text (a block indented otherwise
     # than the module's default is generated with the default: then parse it all)
     new_chunks = [module.code_for_node(s) for s in body]
     if "".join(new_chunks) != middle:
         return None
     return module, [*chunks[:i], *new_chunks, *chunks[j:]]
+
+
+def _same_layout(part: cst.Module, old: cst.Module) -> bool:
+    return part.default_indent == old.default_indent and (
+        part.default_newline == old.default_newline
+    )
 
 
 _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")  # PEP 263
