@@ -59,6 +59,7 @@ class _PyParsed:
     # edit first moved it (the statements after an edit move on every edit that adds or
     # removes lines; the list spares walking their fields again)
     lined: dict[int, list[Any]] = field(default_factory=dict)
+    data: bytes = b""  # the bytes parsed (``known_python_tree`` compares with them)
 
 
 @dataclass
@@ -104,7 +105,7 @@ class IncrementalParser:
         if text is not None:
             lined = prev.lined if prev is not None else {}
             kept = {id(s): lined[id(s)] for s in tree.body if id(s) in lined}
-            self._py[key] = _PyParsed(lines, tree, kept)
+            self._py[key] = _PyParsed(lines, tree, kept, data)
             while len(self._py) > self.max_files:
                 self._py.popitem(last=False)
         return tree
@@ -112,11 +113,11 @@ class IncrementalParser:
     def known_python_tree(self, data: bytes) -> ast.Module | None:
         """The CPython tree ``python_tree`` last gave for exactly this text, if it still keeps
         one (read-only: the findings phase asks for it instead of parsing the text again)."""
-        text = _plain_text(data)
-        if text is None:
-            return None
+        for parsed in self._py.values():  # the scan's own bytes object, as a rule
+            if parsed.data is data:
+                return parsed.tree
         for parsed in self._py.values():
-            if sum(map(len, parsed.lines)) == len(text) and "".join(parsed.lines) == text:
+            if parsed.data == data:
                 return parsed.tree
         return None
 
