@@ -288,3 +288,48 @@ def test_a_one_statement_splice_is_the_full_parse(seed: int) -> None:
                 assert [got.code_for_node(s) for s in got.body] == kept.chunks, name
             lines = new
     assert taken > 30
+
+
+def test_a_resumed_walk_keeps_the_loaded_state_out_of_young_collections(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While a walk resumes from the memo, the loaded state is frozen (no young collection
+    passes over it); when the check is done nothing is frozen any more, and an outside freeze
+    (a process that forks workers) is left as it was, neither added to nor thawed."""
+    import gc
+
+    from compilelint.static.analysis import walker as W
+
+    seen: list[int] = []
+    walk_top = W.FileWalker.walk_top
+
+    def recording(self: W.FileWalker, start: int, stop: int) -> None:
+        seen.append(gc.get_freeze_count())
+        walk_top(self, start, stop)
+
+    monkeypatch.setattr(W.FileWalker, "walk_top", recording)
+    model = tmp_path / "model.py"
+    model.write_text(BASE, encoding="utf-8")
+    real = str(model.resolve())
+    an = Analyzer()
+    text = BASE
+    an.check(real, text)
+    for _what, old, new in EDITS[:4]:
+        text = text.replace(old, new, 1)
+        seen.clear()
+        assert an.check(real, text).findings == _fresh(real, text)
+        assert gc.get_freeze_count() == 0
+    assert an.parser.walk_memo(real).resumed > 0
+    assert any(n > 0 for n in seen)  # the resumed walks ran with the loaded state frozen
+    keep = [object() for _ in range(10)]
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        text = text.replace(EDITS[0][1], EDITS[0][2], 1)
+        assert an.check(real, text).findings == _fresh(real, text)
+        # objects freed during the check leave the permanent generation; none are added,
+        # and the outside freeze is not thawed
+        assert frozen // 2 < gc.get_freeze_count() <= frozen
+    finally:
+        gc.unfreeze()
+    del keep

@@ -219,8 +219,38 @@ class WalkMemo:
         collecting = gc.isenabled()
         gc.disable()  # a load makes thousands of objects: no collection passes over them
         try:
-            return pickle.loads(self.data)
+            got = pickle.loads(self.data)
         finally:
             _LOADING.module = _LOADING.nodes = None
             if collecting:
                 gc.enable()
+        _freeze_loaded()
+        return got
+
+
+# Whether a load froze the process's objects (``_freeze_loaded``), until ``thaw`` moves them
+# to the oldest generation.
+_FROZEN: list[bool] = []
+
+
+def _freeze_loaded() -> None:
+    """Keep the state a load made (thousands of objects, most alive until the next edit's load
+    replaces them) and everything older out of the young generations while the walk resumes:
+    ``thaw`` (``walker.analyze_module`` calls it when the walk ends) moves them to the oldest
+    generation, where they are not young objects any more. Young collections during the walk
+    and after the scan passed over all of them, once or twice (about 2 ms of a 60 ms edit of
+    a 2,000-line file). Nothing is freed later or sooner than by reference counting, and
+    cycles among them are still collected, by the collections of the oldest generation. Not
+    when something else has frozen objects (a process that forks workers): its permanent
+    generation is left as it is."""
+    if not _FROZEN and gc.get_freeze_count() == 0:
+        gc.freeze()
+        _FROZEN.append(True)
+
+
+def thaw() -> None:
+    """Move what ``_freeze_loaded`` froze to the oldest generation (``gc.unfreeze``), where the
+    cyclic collector sees it again."""
+    if _FROZEN:
+        _FROZEN.clear()
+        gc.unfreeze()

@@ -40,7 +40,7 @@ from compilelint.static.analysis.facts import (
     Taint,
 )
 from compilelint.static.analysis.params import root_param_is_tensor
-from compilelint.static.analysis.resume import ByIdentity, WalkMemo
+from compilelint.static.analysis.resume import ByIdentity, WalkMemo, thaw
 from compilelint.static.analysis.values import Value
 
 if TYPE_CHECKING:
@@ -2502,7 +2502,10 @@ def analyze_module(
     if walk_memo is None:
         walker.walk_module()
     else:
-        walker, uses = _walk_resuming(walker, uses, walk_memo)
+        try:
+            walker, uses = _walk_resuming(walker, uses, walk_memo)
+        finally:
+            thaw()  # what the memo's load froze, to the oldest generation (analysis.resume)
     walker.pending = [p for p in walker.pending if _may_hold(walker, p[2])]
     nodes = [n for (_, n, *_rest) in walker.pending]
     nodes.extend(n for _, n in walker.call_nodes)
