@@ -1369,6 +1369,7 @@ class _Scan:
     def _new_project(self) -> FollowProject:
         project = FollowProject(self.facts.values(), {}, self._installed, self.entries)
         project.set_spec_inputs(self.cfg.spec_inputs)
+        project.mode = self.cfg.mode
         return project
 
     def compute_project(self) -> None:
@@ -1446,6 +1447,7 @@ class _Scan:
         project, facts = self.project, self.facts
         assert project is not None
         project.set_spec_inputs(cfg.spec_inputs)
+        project.mode = cfg.mode
         self.latent_project = None
         self._inputs = None
         if cfg.report_untraced and self.entries is not None and isinstance(project, FollowProject):

@@ -538,6 +538,8 @@ class Evaluator:
             if a[1] == b[1]:
                 return V.scalar(a[1])
             types = (a[1], b[1])
+            if "drawn" in types:
+                return V.DRAWN  # still a drawn number (where this breaks, CL121 says)
             if "float" in types:
                 return V.FLOAT
             # arithmetic on a size (`(w - n % w) % w`) is still a per-call size
@@ -673,6 +675,8 @@ class Evaluator:
             q = self.qualify(func)
             if q is not None and q.startswith("torch."):
                 return self.torch_result(q, node)
+            if q in V.TRACED_DRAWS:
+                return V.DRAWN
             if name in self.class_defs:
                 return V.module(f"Q|{self.module_defs[name]}")
             ref = self.name_ref(name)
@@ -719,6 +723,8 @@ class Evaluator:
         if q is not None:
             head = q.split(".", 1)[0]
             if head in _PYTHON_MODULES:
+                if q in V.TRACED_DRAWS:
+                    return V.DRAWN
                 return V.FLOAT if head == "math" else V.UNKNOWN
             if q in self.imports.values() or q.rsplit(".", 1)[0] in self.imports.values():
                 if q.split(".", 1)[0] in self.imports or head in self.imports.values():

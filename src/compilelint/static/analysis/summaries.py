@@ -48,6 +48,8 @@ class Summaries:
     callers: dict[FKey, list[tuple[str, CallSite, int]]]
     object_param: Callable[[FKey, str], bool]  # Project's
 
+    # the compile context's mode (``Config.mode``: "train" makes training-only code certain)
+    mode: str | None = None
     # what an input spec says of its entry's tensor inputs (``Config.spec_inputs``)
     spec_inputs: tuple[str, str, tuple[tuple[str, int, str], ...]] | None = None
 

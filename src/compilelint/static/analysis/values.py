@@ -174,6 +174,12 @@ FLOAT: Value = ("S", "float")
 # read breaks the graph, and where the number becomes an input of a frame dynamo compiles (the
 # resume function after the break) it is specialised on its value, which changes with the data
 DATA: Value = ("S", "data")
+# A Python number drawn by a ``random`` function dynamo traces itself (``random.randint``,
+# ``uniform``, ``randrange``): dynamo holds it as a value of the graph, so it mixes with tensors
+# freely, but Python arithmetic with another Python number, a comparison, or another draw's
+# bound needs its value: torch 2.13 breaks there and cannot resume (GB0213, CL121)
+DRAWN: Value = ("S", "drawn")
+TRACED_DRAWS = frozenset({"random.randint", "random.uniform", "random.randrange"})
 
 
 def kind(v: Value) -> str:
