@@ -208,3 +208,91 @@ def test_the_spec_gives_the_entrys_tensor_inputs() -> None:
     # a variant with another rank: that input's rank is not known
     s = validate({"model": "m.py:M", **TOKENS_1D, "variants": [{"inputs": TOKENS_2D["inputs"]}]})
     assert spec_tensor_inputs(s) == (("0", 2, "float"),)
+
+
+# ---------------------------------------------------------------------------- drawn numbers
+# dynamo traces `random.randint`/`uniform`/`randrange` itself and holds the drawn number as a
+# graph value: with a tensor it stays in the graph, but Python arithmetic with another Python
+# number, a comparison, a slice bound, an index or another draw's bound breaks (GB0213), and
+# torch 2.13 does not resume: the rest of the function runs eagerly (CL121)
+DRAW = "import random\n\n" + TORCH
+# VALID: SpecAugment's second draw bounded by the first (the later lines, under the same
+# condition, run eagerly: neither the slice bounds nor the LSTM break)
+SPECAUG = DRAW + textwrap.dedent("""
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rnn = nn.LSTM(20, 8, batch_first=True)
+
+        def forward(self, feats):
+            if self.training:
+                feats = feats.clone()
+                f = random.randint(0, 4)
+                f0 = random.randint(0, feats.shape[2] - f)
+                feats[:, :, f0 : f0 + f] = 0
+            out, _ = self.rnn(feats)
+            return out
+    """)
+# VALID: a drawn float scaled by a Python number, then a print that runs eagerly
+DRAW_SCALED = DRAW + textwrap.dedent("""
+    class M(nn.Module):
+        def forward(self, x):
+            g = random.uniform(-6.0, 6.0)
+            gain = 10 ** (g / 20)
+            print("gain", gain)
+            return x * gain
+    """)
+# VALID: a draw bounded by another
+DRAW_BOUND = DRAW + textwrap.dedent("""
+    class M(nn.Module):
+        def forward(self, x):
+            f = random.randint(1, 3)
+            g = random.uniform(0, f)
+            return x * g
+    """)
+# VALID: a drawn start as a slice bound
+DRAW_SLICE = DRAW + textwrap.dedent("""
+    class M(nn.Module):
+        def forward(self, x):
+            f = random.randint(0, 2)
+            return x[:, f:] * 2
+    """)
+# INVALID: drawn numbers only meet tensors, and a draw with constant bounds
+DRAW_WITH_TENSORS = DRAW + textwrap.dedent("""
+    class M(nn.Module):
+        def forward(self, x):
+            g = random.uniform(0.5, 1.5)
+            k = random.randint(1, 3)
+            return x * g + k
+    """)
+TRAIN = {"inputs": [{"tensor": [2, 5, 20]}], "mode": "train"}
+DRAW_CASES: dict[str, tuple[str, dict[str, Any], str | None]] = {
+    "specaug": (SPECAUG, TRAIN, "feats.shape[2] - f"),
+    "draw_scaled": (DRAW_SCALED, X34, "g / 20"),
+    "draw_bound": (DRAW_BOUND, X34, "random.uniform(0, f)"),
+    "draw_slice": (DRAW_SLICE, X34, "x[:, f:]"),
+    "draw_with_tensors": (DRAW_WITH_TENSORS, X34, None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DRAW_CASES))
+def test_arithmetic_on_a_drawn_number_is_a_predicted_break(tmp_path: Path, name: str) -> None:
+    src, spec, at = DRAW_CASES[name]
+    want = {line_of(src, at)} if at else set()
+    assert predicted_break_lines(tmp_path, src, spec) == want
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(DRAW_CASES))
+def test_the_drawn_number_breaks_match_torch(tmp_path: Path, name: str) -> None:
+    pytest.importorskip("torch")
+    src, spec, at = DRAW_CASES[name]
+    want = {line_of(src, at)} if at else set()
+    assert torch_break_lines(tmp_path, src, {**spec, "calls": 1}) == want
+
+
+def test_without_a_mode_the_lstm_after_a_training_only_break_stays(tmp_path: Path) -> None:
+    """Without a spec the mode is open: in eval mode the training block does not run and the
+    LSTM breaks (CL510); the draws' later lines under the same condition stay hidden."""
+    got = predicted_break_lines(tmp_path, SPECAUG, None)
+    assert got == {line_of(SPECAUG, "feats.shape[2] - f"), line_of(SPECAUG, "self.rnn(feats)")}

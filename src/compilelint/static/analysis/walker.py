@@ -1878,7 +1878,8 @@ class FileWalker(Evaluator):
             for tgt in a.targets:
                 self.visit_expr(tgt.target)
                 if (
-                    tv == V.TENSOR
+                    tv[0] == "T"
+                    and tv != V.CONST_TENSOR
                     and isinstance(tgt.target, (cst.Tuple, cst.List))
                     and len(tgt.target.elements) > 1
                     and self._opaque_module_call(a.value)
@@ -1897,7 +1898,8 @@ class FileWalker(Evaluator):
                 self.bind_self_attr_classes(tgt.target, a.value)
                 self._own_method_store(tgt.target, a.value)
                 if (
-                    tv == V.TENSOR
+                    tv[0] == "T"
+                    and tv != V.CONST_TENSOR
                     and isinstance(tgt.target, cst.Name)
                     and self._opaque_module_call(a.value)
                 ):
