@@ -113,6 +113,15 @@ FLOAT_INDEX = TORCH + textwrap.dedent("""
             return x[s]
     """)
 
+# INVALID: a view of the 1-d token tensor with one more dim: its first row is 1-d (a
+# parameter's rank does not hold through a reshape)
+RESHAPED_TOKENS = TORCH + textwrap.dedent("""
+    class M(nn.Module):
+        def forward(self, p, tokens):
+            rows = tokens.unsqueeze(0)
+            return p[0, rows[0]] * 2
+    """)
+
 CASES: dict[str, tuple[str, dict[str, Any], str | None]] = {
     "argsort_first": (ARGSORT_FIRST, BOXES, "boxes[i]"),
     "argmax_column": (ARGMAX_COLUMN, X34, "x[:, j]"),
@@ -122,6 +131,7 @@ CASES: dict[str, tuple[str, dict[str, Any], str | None]] = {
     "token_pair_2d": (TOKEN_PAIR, TOKENS_2D, None),
     "one_d_index": (ONE_D_INDEX, BOXES, None),
     "int_index": (INT_INDEX, X34, None),
+    "reshaped_tokens": (RESHAPED_TOKENS, TOKENS_1D, None),
 }
 
 
@@ -266,7 +276,16 @@ DRAW_WITH_TENSORS = DRAW + textwrap.dedent("""
             return x * g + k
     """)
 TRAIN = {"inputs": [{"tensor": [2, 5, 20]}], "mode": "train"}
-DRAW_CASES: dict[str, tuple[str, dict[str, Any], str | None]] = {
+DRAW_# INVALID: a view of the 1-d token tensor with one more dim: its first row is 1-d (a
+# parameter's rank does not hold through a reshape)
+RESHAPED_TOKENS = TORCH + textwrap.dedent("""
+    class M(nn.Module):
+        def forward(self, p, tokens):
+            rows = tokens.unsqueeze(0)
+            return p[0, rows[0]] * 2
+    """)
+
+CASES: dict[str, tuple[str, dict[str, Any], str | None]] = {
     "specaug": (SPECAUG, TRAIN, "feats.shape[2] - f"),
     "draw_scaled": (DRAW_SCALED, X34, "g / 20"),
     "draw_bound": (DRAW_BOUND, X34, "random.uniform(0, f)"),

@@ -154,6 +154,36 @@ _KEEPS_META = frozenset(
         "expand_as",
     }
 )
+# methods that change the rank (or return pieces) of a symbolic receiver (a parameter): its
+# rank, decided later, is not the result's
+_RESHAPES = frozenset(
+    {
+        "view",
+        "reshape",
+        "flatten",
+        "unflatten",
+        "unsqueeze",
+        "squeeze",
+        "chunk",
+        "split",
+        "unbind",
+        "tensor_split",
+        "unfold",
+        "expand",
+        "repeat",
+        "matmul",
+        "mm",
+        "bmm",
+        "view_as",
+        "reshape_as",
+        "topk",
+        "max",
+        "min",
+        "sort",
+        "diag",
+        "outer",
+    }
+)
 # of those, the ones that give a float whatever their receiver
 _FLOAT_OPS = frozenset({"exp", "log", "sqrt", "sigmoid", "tanh", "softmax", "log_softmax"})
 
@@ -832,6 +862,10 @@ class Evaluator:
                 if meth in _KEEPS_META:
                     return V.meta_step(recv, "#float") if meth in _FLOAT_OPS else recv
                 return V.TENSOR
+            if k == "Y" and meth in _RESHAPES:
+                return V.meta_step(
+                    recv, "?"
+                )  # what is known of the parameter's rank no longer holds
             return recv
         if k == "M":
             if meth in ("forward", "__call__"):
