@@ -276,16 +276,7 @@ DRAW_WITH_TENSORS = DRAW + textwrap.dedent("""
             return x * g + k
     """)
 TRAIN = {"inputs": [{"tensor": [2, 5, 20]}], "mode": "train"}
-DRAW_# INVALID: a view of the 1-d token tensor with one more dim: its first row is 1-d (a
-# parameter's rank does not hold through a reshape)
-RESHAPED_TOKENS = TORCH + textwrap.dedent("""
-    class M(nn.Module):
-        def forward(self, p, tokens):
-            rows = tokens.unsqueeze(0)
-            return p[0, rows[0]] * 2
-    """)
-
-CASES: dict[str, tuple[str, dict[str, Any], str | None]] = {
+DRAW_CASES: dict[str, tuple[str, dict[str, Any], str | None]] = {
     "specaug": (SPECAUG, TRAIN, "feats.shape[2] - f"),
     "draw_scaled": (DRAW_SCALED, X34, "g / 20"),
     "draw_bound": (DRAW_BOUND, X34, "random.uniform(0, f)"),
