@@ -70,13 +70,18 @@ def spec_context(cfg: Config, spec_path: str) -> Config:
 
     from compilelint.dynamic.spec import SpecError, load_spec
 
-    if cfg.mode is not None and cfg.dtype is not None:
-        return cfg
     try:
         spec = load_spec(spec_path)
     except (SpecError, OSError, ValueError):
         return cfg
     target, _, name = spec.model.rpartition(":")
+    inputs = spec_tensor_inputs(spec)
+    if inputs and target.endswith(".py"):
+        base = os.path.dirname(spec.source or spec_path)
+        path = target if os.path.isabs(target) else os.path.join(base, target)
+        cfg = dataclasses.replace(cfg, spec_inputs=(os.path.realpath(path), name, inputs))
+    if cfg.mode is not None and cfg.dtype is not None:
+        return cfg
     is_class = False
     if target.endswith(".py") and "." not in name:
         base = os.path.dirname(spec.source or spec_path)
@@ -136,6 +141,32 @@ def with_prediction(
     by_rule = dict(sorted(Counter(f.rule for f in findings).items()))
     summary = dataclasses.replace(report.summary, findings=len(findings), by_rule=by_rule)
     return dataclasses.replace(report, findings=findings, summary=summary)
+
+
+_INT_DTYPES = frozenset({"int64", "int32", "int16", "int8", "uint8", "long", "int", "short"})
+
+
+def spec_tensor_inputs(spec: Any) -> tuple[tuple[str, int, str], ...]:
+    """The rank and dtype kind of each tensor input the spec gives its entry (position as a
+    string, or keyword), where every call (the inputs and each variant) agrees on them."""
+
+    def metas(args: Any, kwargs: Any) -> dict[str, tuple[int, str]]:
+        out: dict[str, tuple[int, str]] = {}
+        items = [(str(i), a) for i, a in enumerate(args)] + list(kwargs.items())
+        for key, a in items:
+            if isinstance(a, dict) and isinstance(a.get("tensor"), list):
+                dt = str(a.get("dtype", "float32")).removeprefix("torch.")
+                kind = "int" if dt in _INT_DTYPES else "bool" if dt == "bool" else "float"
+                out[key] = (len(a["tensor"]), kind)
+        return out
+
+    if not spec.inputs_given:
+        return ()
+    got = metas(spec.inputs, spec.kwargs)
+    for var in spec.variants:
+        other = metas(var.get("inputs", spec.inputs), {**spec.kwargs, **var.get("kwargs", {})})
+        got = {k: v for k, v in got.items() if other.get(k) == v}
+    return tuple(sorted((k, r, d) for k, (r, d) in got.items()))
 
 
 def _selected(cfg: Config, catalog: Catalog) -> set[str]:

@@ -51,6 +51,10 @@ class Config:
     # not reported
     mode: str | None = None  # "eval" | "train"
     dtype: str | None = None  # the model's floating dtype: "float32", "bfloat16", ...
+    # what an input spec says of its entry's tensor inputs: (model file, class or function
+    # name, ((position "0"/"1"/... or keyword, rank, dtype kind), ...)); the rank and dtype
+    # model (``values.tensor``) takes them for the entry's parameters (CL120's 0-d indices)
+    spec_inputs: tuple[str, str, tuple[tuple[str, int, str], ...]] | None = None
     # following calls into installed packages (issue 18)
     follow: bool = True
     python: str | None = None  # interpreter or virtual environment whose packages are followed

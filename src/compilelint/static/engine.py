@@ -1367,7 +1367,10 @@ class _Scan:
         return functools.partial(_is_installed, self.s.resolver)
 
     def _new_project(self) -> FollowProject:
-        return FollowProject(self.facts.values(), {}, self._installed, self.entries)
+        project = FollowProject(self.facts.values(), {}, self._installed, self.entries)
+        project.set_spec_inputs(self.cfg.spec_inputs)
+        project.mode = self.cfg.mode
+        return project
 
     def compute_project(self) -> None:
         """What is traced and what is a tensor, with torch-free helper files parsed on demand
@@ -1443,6 +1446,8 @@ class _Scan:
         cfg, catalog, enabled = self.cfg, self.s.catalog, self.s.enabled
         project, facts = self.project, self.facts
         assert project is not None
+        project.set_spec_inputs(cfg.spec_inputs)
+        project.mode = cfg.mode
         self.latent_project = None
         self._inputs = None
         if cfg.report_untraced and self.entries is not None and isinstance(project, FollowProject):

@@ -64,6 +64,177 @@ _META_METHOD_VALUES: dict[str, Value] = {
     "stride": V.SIZE,
 }
 _CONTAINER_MODULES = frozenset({"ModuleList", "Sequential", "ModuleDict"})
+
+# Tensor methods (and ``torch.<name>(x, ...)``) whose result's rank and dtype kind follow from
+# the receiver's (``values.tensor``): the dtype they give ...
+_DTYPE_OPS: dict[str, str] = {
+    "argsort": "int",
+    "long": "int",
+    "int": "int",
+    "short": "int",
+    "bool": "bool",
+    "float": "float",
+    "double": "float",
+    "half": "float",
+    "bfloat16": "float",
+}
+# ... reductions to a 0-d tensor without a dim (one dim less with one; the same rank with
+# ``keepdim=True``), with the dtype they give ("" the receiver's; sum/prod of bools count)
+_REDUCTIONS: dict[str, str] = {
+    "argmax": "int",
+    "argmin": "int",
+    "sum": "",
+    "prod": "",
+    "mean": "float",
+    "std": "float",
+    "var": "float",
+    "norm": "float",
+    "any": "bool",
+    "all": "bool",
+    "amax": "",
+    "amin": "",
+    "count_nonzero": "int",
+}
+# ``max``/``min`` reduce only without arguments (with a dim they give (values, indices), with a
+# tensor an elementwise result)
+_BARE_REDUCTIONS = frozenset({"max", "min"})
+# tensor methods that keep rank and dtype (elementwise); any other tensor method forgets what
+# was known of its receiver's rank (a view, a product, a split)
+_KEEPS_META = frozenset(
+    {
+        "abs",
+        "neg",
+        "clamp",
+        "clip",
+        "clone",
+        "detach",
+        "contiguous",
+        "cpu",
+        "cuda",
+        "masked_fill",
+        "exp",
+        "log",
+        "sqrt",
+        "sigmoid",
+        "tanh",
+        "relu",
+        "softmax",
+        "log_softmax",
+        "add",
+        "sub",
+        "mul",
+        "div",
+        "pow",
+        "floor",
+        "ceil",
+        "round",
+        "sign",
+        "requires_grad_",
+        "type_as",
+        "fill_",
+        "zero_",
+        "clamp_",
+        "add_",
+        "mul_",
+        "sub_",
+        "div_",
+        "masked_fill_",
+        "flip",
+        "roll",
+        "cumsum",
+        "cumprod",
+        "float_power",
+        "remainder",
+        "fmod",
+        "permute",
+        "transpose",
+        "t",
+        "movedim",
+        "swapaxes",
+        "expand_as",
+    }
+)
+# methods that change the rank (or return pieces) of a symbolic receiver (a parameter): its
+# rank, decided later, is not the result's
+_RESHAPES = frozenset(
+    {
+        "view",
+        "reshape",
+        "flatten",
+        "unflatten",
+        "unsqueeze",
+        "squeeze",
+        "chunk",
+        "split",
+        "unbind",
+        "tensor_split",
+        "unfold",
+        "expand",
+        "repeat",
+        "matmul",
+        "mm",
+        "bmm",
+        "view_as",
+        "reshape_as",
+        "topk",
+        "max",
+        "min",
+        "sort",
+        "diag",
+        "outer",
+    }
+)
+# of those, the ones that give a float whatever their receiver
+_FLOAT_OPS = frozenset({"exp", "log", "sqrt", "sigmoid", "tanh", "softmax", "log_softmax"})
+
+
+def _keyword(node: cst.Call, name: str) -> cst.BaseExpression | None:
+    return next((a.value for a in node.args if a.keyword and a.keyword.value == name), None)
+
+
+def meta_result(recv: Value, meth: str, node: cst.Call, skip: int = 0) -> Value | None:
+    """What the rank/dtype model knows of ``recv.<meth>(...)`` (``skip``: leading positional
+    arguments that are the receiver, for ``torch.<meth>(x, ...)``), or None: not modelled."""
+    pos = [a for a in node.args if a.keyword is None][skip:]
+    if meth in _DTYPE_OPS and not pos:
+        return V.meta_step(recv, "#" + _DTYPE_OPS[meth])
+    dim = pos[0].value if pos else _keyword(node, "dim")
+    if isinstance(dim, cst.Name) and dim.value == "None":
+        dim = None
+    if meth in _REDUCTIONS or (meth in _BARE_REDUCTIONS and dim is None and not pos):
+        if meth in ("sum", "prod") and (pos[1:] or _keyword(node, "dtype")):
+            return None
+        keep = _keyword(node, "keepdim")
+        if keep is not None and not (isinstance(keep, cst.Name) and keep.value == "False"):
+            out = V.meta_step(recv, "?") if dim is not None else recv
+        elif dim is None:
+            out = V.meta_step(recv, "~0")
+        elif isinstance(dim, (cst.Integer, cst.UnaryOperation)):
+            out = V.meta_step(recv, "~r")
+        else:
+            out = V.meta_step(recv, "?")  # a tuple of dims
+        d = _REDUCTIONS.get(meth, "")
+        if d:
+            return V.meta_step(out, "#" + d)
+        if meth in ("sum", "prod", "count_nonzero"):
+            return _bool_counts(out)
+        return out
+    if meth == "nonzero" and _keyword(node, "as_tuple") is None:
+        if recv[0] == "T":
+            return V.tensor(2, "int")
+        return V.meta_step(V.meta_step(recv, "?"), "#int")
+    return None
+
+
+def _bool_counts(v: Value) -> Value:
+    """``sum`` of a bool tensor gives an int one."""
+    if v[0] == "T" and V.tensor_meta(v)[1] == "bool":
+        return V.tensor(V.tensor_meta(v)[0], "int")
+    if v[0] == "J":
+        return V.join(*(_bool_counts(m) for m in v[1]))
+    return v
+
+
 # torch functions that, given only Python numbers, compute a constant dynamo folds
 _FOLDED_TORCH = frozenset(
     {
@@ -342,11 +513,49 @@ class Evaluator:
                     return V.INT  # `x.shape[-1]`: a feature size, fixed between calls
                 if isinstance(c, int):
                     return V.element(base, -c if neg else c)
+            if base[0] == "T" and len(base) == 4:
+                return self._tensor_index(base, [sl[0].slice])
             return V.element(base, None)
         if len(sl) == 1 and isinstance(sl[0].slice, cst.Slice):
             return V.slice_of(base)
         # multi-dimensional indexing: only tensors (and arrays) take it
+        if base[0] == "T" and len(base) == 4:
+            return self._tensor_index(base, [e.slice for e in sl])
         return tensor_part(base) if base[0] in "TYJ" else V.UNKNOWN
+
+    def _tensor_index(self, base: Value, items: list[cst.BaseSlice]) -> Value:
+        """``base[items]`` for a tensor whose rank or dtype is known: an int drops a dim, a
+        slice or ``...`` keeps it, ``None`` adds one; a boolean mask of ``k`` dims turns them
+        into one, an integer index tensor of rank ``k`` replaces one dim by ``k``."""
+        rank, dtype = V.tensor_meta(base)
+        delta = 0
+        for it in items:
+            if isinstance(it, cst.Slice):
+                continue
+            e = it.value  # type: ignore[attr-defined]
+            if isinstance(e, cst.Ellipsis):
+                continue
+            if isinstance(e, cst.Name) and e.value == "None":
+                delta += 1
+                continue
+            v = self.value(e)
+            tp = tensor_part(v)
+            if tp == V.UNKNOWN and all(m[0] == "S" for m in V.members(v)):
+                delta -= 1  # a Python int
+                continue
+            # the tensor part known here (a symbolic member, `s > self.thr`'s `self.thr`, is
+            # taken for a number: a tensor there would broadcast to the same rank or fail)
+            known = [m for m in V.members(tp) if m[0] == "T"]
+            if not known or len(items) > 1:
+                return V.tensor(-1, dtype)  # advanced indexing among other indices
+            ir, idt = V.tensor_meta(V.join(*known))
+            if idt == "bool":
+                diff = V.rank_diff(rank, ir)
+                return V.tensor(-1 if diff is None else diff + 1, dtype)
+            if idt == "int" and isinstance(ir, int) and ir >= 0:
+                return V.tensor(V.rank_add(rank, ir - 1), dtype)
+            return V.tensor(-1, dtype)
+        return V.tensor(V.rank_add(rank, delta), dtype)
 
     def _binop(self, a: Value, b: Value) -> Value:
         ka, kb = a[0], b[0]
@@ -359,6 +568,8 @@ class Evaluator:
             if a[1] == b[1]:
                 return V.scalar(a[1])
             types = (a[1], b[1])
+            if "drawn" in types:
+                return V.DRAWN  # still a drawn number (where this breaks, CL121 says)
             if "float" in types:
                 return V.FLOAT
             # arithmetic on a size (`(w - n % w) % w`) is still a per-call size
@@ -396,7 +607,13 @@ class Evaluator:
                 if tp != V.UNKNOWN:
                     parts.append(tp)
             left = ct.comparator
-        return V.join(*parts) if parts else V.BOOL
+        if not parts:
+            return V.BOOL
+        # a comparison of tensors is a bool tensor of their (broadcast) rank; a symbolic
+        # operand stays as it is (whether it is a tensor is decided later)
+        return V.join(
+            *(V.meta_step(m, "#bool") if m[0] == "T" else m for p in parts for m in V.members(p))
+        )
 
     # ------------------------------------------------------------------ calls
     def _builtin(self, name: str, node: cst.Call) -> Value | None:
@@ -488,6 +705,8 @@ class Evaluator:
             q = self.qualify(func)
             if q is not None and q.startswith("torch."):
                 return self.torch_result(q, node)
+            if q in V.TRACED_DRAWS:
+                return V.DRAWN
             if name in self.class_defs:
                 return V.module(f"Q|{self.module_defs[name]}")
             ref = self.name_ref(name)
@@ -534,6 +753,8 @@ class Evaluator:
         if q is not None:
             head = q.split(".", 1)[0]
             if head in _PYTHON_MODULES:
+                if q in V.TRACED_DRAWS:
+                    return V.DRAWN
                 return V.FLOAT if head == "math" else V.UNKNOWN
             if q in self.imports.values() or q.rsplit(".", 1)[0] in self.imports.values():
                 if q.split(".", 1)[0] in self.imports or head in self.imports.values():
@@ -634,6 +855,17 @@ class Evaluator:
                 # not a Tensor method: the receiver is some other object (a cache, a config, a
                 # model output), and so is what the method returns, as far as we can tell
                 return V.UNKNOWN
+            got = meta_result(recv, meth, node)
+            if got is not None:
+                return got
+            if k == "T" and len(recv) == 4:
+                if meth in _KEEPS_META:
+                    return V.meta_step(recv, "#float") if meth in _FLOAT_OPS else recv
+                return V.TENSOR
+            if k == "Y" and meth in _RESHAPES:
+                return V.meta_step(
+                    recv, "?"
+                )  # what is known of the parameter's rank no longer holds
             return recv
         if k == "M":
             if meth in ("forward", "__call__"):
@@ -711,6 +943,21 @@ class Evaluator:
             # a Python bool read from the data of its tensor arguments: the graph breaks at the
             # call (CL101 reports it), and what it gives is a Python bool
             return V.BOOL
+        if node is not None and q.count(".") == 1:
+            if last == "arange" and pos and not any(a.star for a in pos):
+                vals = [self.value(a.value) for a in pos]
+                ints = all(
+                    m[0] == "S" and m[1] in ("int", "size") for v in vals for m in V.members(v)
+                )
+                return V.tensor(1, "int" if ints and _keyword(node, "dtype") is None else "")
+            if pos and (
+                last in _REDUCTIONS or last in _BARE_REDUCTIONS or last in ("argsort", "nonzero")
+            ):
+                x = tensor_part(self.value(pos[0].value))
+                if x[0] == "T":
+                    got = meta_result(x, last, node, skip=1)
+                    if got is not None and got[0] == "T":
+                        return got
         return V.TENSOR
 
     def _children(self, node: cst.Call) -> Value:

@@ -910,6 +910,17 @@ class Project(Summaries):
         describe, and its conditions (if any) :meth:`certain`."""
         return not call.branch and (not call.conds or self.certain(key, call.conds))
 
+    def _certain_in_mode(self, key: FKey, conds: list[str]) -> bool:
+        """:meth:`certain`, where the compile context's mode also decides ``self.training``
+        (``if self.training:`` holds in train mode)."""
+        if self.mode in ("train", "eval"):
+            want = "truthy" if self.mode == "train" else "falsy"
+            rest = [c for c in conds if C.decode(c)[:2] != ("self.training", want)]
+            if not rest:
+                return True
+            conds = rest
+        return self.certain(key, conds)
+
     def certain(self, key: FKey, conds: list[str]) -> bool:
         """Whether every condition holds for each value the function's parameter may take
         here (all of them known: literals the traced callers pass, or defaults they leave):
@@ -1246,12 +1257,25 @@ class Project(Summaries):
                     (c.code in EAGER_REST_CODES or (c.args.get(IN_TRY) and c.code in ends))
                     and not c.args.get(BRANCH)
                     and not c.args.get("latent")
-                    and not c.args.get("training")
-                    and (not c.conds or self.certain((f.path, c.func), c.conds))
+                    and (not c.args.get("training") or self.mode == "train")
+                    and (not c.conds or self._certain_in_mode((f.path, c.func), c.conds))
                 ):
                     eager[c.func] = min(eager.get(c.func, c.line), c.line)
             if eager:
                 out = [c for c in out if c.func not in eager or c.line <= eager[c.func]]
+            # an unresumable break under conditions ends the frame where they hold: a later
+            # candidate of the function under the same conditions (and more) runs only after it
+            # (`if self.training:` ... two draws in arithmetic: the first ends the frame)
+            gated = [
+                c
+                for c in out
+                if c.code in UNRESUMABLE_CODES
+                and (c.conds or c.args.get("training"))
+                and not c.args.get(BRANCH)
+                and not c.args.get("latent")
+            ]
+            if gated:
+                out = [c for c in out if not any(_after_under(g, c) for g in gated)]
         return out
 
     def frame_param(self, key: FKey, pname: str, depth: int = 0) -> bool:
@@ -1303,3 +1327,14 @@ class Project(Summaries):
 
             self._callee_breaks = CalleeBreaks(self, break_codes())
         return self._callee_breaks
+
+
+def _after_under(first: Candidate, c: Candidate) -> bool:
+    """``c`` is on a later line of ``first``'s function, under every condition ``first`` is
+    under (its ``conds``, training-only code): reached only where ``first`` was."""
+    return (
+        c.func == first.func
+        and c.line > first.line
+        and set(first.conds) <= set(c.conds)
+        and (not first.args.get("training") or bool(c.args.get("training")))
+    )

@@ -22,6 +22,7 @@ search, and answers that did not lean on an unfinished source are memoised.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
@@ -46,6 +47,40 @@ class Summaries:
     default_roots: set[FKey]
     callers: dict[FKey, list[tuple[str, CallSite, int]]]
     object_param: Callable[[FKey, str], bool]  # Project's
+
+    # the compile context's mode (``Config.mode``: "train" makes training-only code certain)
+    mode: str | None = None
+    # what an input spec says of its entry's tensor inputs (``Config.spec_inputs``)
+    spec_inputs: tuple[str, str, tuple[tuple[str, int, str], ...]] | None = None
+
+    def set_spec_inputs(
+        self, got: tuple[str, str, tuple[tuple[str, int, str], ...]] | None
+    ) -> None:
+        """Take the spec's entry inputs (their rank and dtype decide ``!idx`` tests of the
+        entry's parameters); what was decided of such tests before is dropped."""
+        if got == self.spec_inputs:
+            return
+        self.spec_inputs = got
+        self._memo = {k: v for k, v in self._memo.items() if "!idx" not in k[1]}
+
+    def _spec_input(self, key: FKey, fn: FunctionFacts, prm: ParamFacts) -> Value | None:
+        """The spec's tensor for parameter ``prm`` of the entry ``key`` (a tensor of the rank
+        and dtype kind the spec gives), else None."""
+        got = self.spec_inputs
+        if got is None:
+            return None
+        path, name, inputs = got
+        if fn.qual not in (name, f"{name}.forward") or os.path.realpath(key[0]) != path:
+            return None
+        positional = [p.name for p in fn.params if p.index >= 0]
+        if fn.qual != name and positional[:1] == ["self"]:
+            positional = positional[1:]
+        for slot, rank, dtype in inputs:
+            if slot == prm.name or (
+                slot.isdigit() and positional[int(slot) : int(slot) + 1] == [prm.name]
+            ):
+                return V.tensor(rank, dtype)
+        return None
 
     def _init_summaries(self) -> None:
         self._memo: dict[tuple[str, str], bool] = {}
@@ -129,7 +164,7 @@ class Summaries:
             if t is None:
                 return False
             (cp, cq), _ = t
-            if (cp, cq) in self.graph_ops:  # type: ignore[attr-defined]
+            if (cp, cq) in self.graph_ops and "!idx" not in steps:  # type: ignore[attr-defined]
                 return True  # an allow_in_graph op returns tensors (fake-tensor traced)
             fn = self.files[cp].functions[cq]
             if fn.name == "__init__":
@@ -183,6 +218,13 @@ class Summaries:
         prm = next((p for p in fn.params if p.name == pname), None)
         if prm is None:
             return False
+        test = "!idx" in steps
+        if test and key in self.roots:
+            given = self._spec_input(key, fn, prm)
+            if given is not None:
+                return self._any(path, V.apply_steps(given, steps))
+        if test and prm.annotation == "tensor" and prm.default != "literal":
+            return _unknown_tensor(steps)
         if key in self.roots:
             if (
                 key in self.default_roots
@@ -201,13 +243,17 @@ class Summaries:
                 # a submodule's forward called by a traced parent: dynamo inlines it with what
                 # the parent passes (a `(height, width)` tuple is not a tensor), so the callers
                 # decide when every one of them shows the argument
+                # (a rank or dtype test, ``!idx``, holds only where a caller shows the value:
+                # an entry's tensor has no known rank)
                 by_callers = (
-                    None if prm.annotation == "tensor" else self._by_callers(key, prm, steps)
+                    None
+                    if prm.annotation == "tensor" and not test
+                    else self._by_callers(key, prm, steps)
                 )
-                return True if by_callers is None else by_callers
+                return _unknown_tensor(steps) if by_callers is None else by_callers
             if steps and (prm.annotation == "container" or prm.index == -2):
-                return True  # elements of a root's list[Tensor] / *args
-        if prm.annotation == "tensor" and prm.default != "literal":
+                return _unknown_tensor(steps)  # elements of a root's list[Tensor] / *args
+        if prm.annotation == "tensor" and prm.default != "literal" and not test:
             return True
         if prm.annotation == "nontensor" and not steps:
             return False
@@ -216,10 +262,19 @@ class Summaries:
                 # `transform: Transform` (torch's class): a caller's "tensor" is the value
                 # model's guess for a call it cannot see into (`self.transform(c)` of a module
                 # whose forward returns a `Transform`); the annotation says otherwise
-                others = [m for m in V.members(passed) if m != V.TENSOR]
+                others = [m for m in V.members(passed) if m[0] != "T" or m == V.CONST_TENSOR]
                 if not others:
                     continue
                 passed = V.join(*others)
             if self._any(cpath, V.apply_steps(passed, steps)):
                 return True
         return False
+
+
+def _unknown_tensor(steps: list[str]) -> bool:
+    """Whether a tensor of unknown rank and dtype, through ``steps``, is still one: always,
+    except through a rank or dtype test (``!idx``) its steps do not decide (``x.argmax()`` is a
+    0-d integer tensor whatever ``x`` is)."""
+    if "!idx" not in steps:
+        return True
+    return bool(V.sources(V.apply_steps(V.TENSOR, steps)))

@@ -9,6 +9,8 @@ kind               encoding                           dynamo's counterpart / mea
 =================  =================================  ===========================================
 tensor             ``("T",)``                         ``TensorVariable``: branching on it breaks
                    ``("T", "const")``                 one folded from Python constants only
+                   ``("T", "m", rank, dtype)``        one whose rank and/or dtype kind is known
+                                                      (:func:`tensor`, :func:`tensor_meta`)
 scalar             ``("S", type)`` or                 ``ConstantVariable`` / ``SymNodeVariable``:
                    ``("S", type, const)``             int, float, bool or str, with the constant
                                                       when it is known; ``data``: a number read
@@ -77,6 +79,52 @@ MAX_JOIN = 8
 MAX_ELEMS = 16  # longer literal tuples keep only their element join
 
 
+# What is known of a tensor's rank and dtype (``("T", "m", rank, dtype)``, see :func:`tensor`):
+# ``rank`` an int (-1: unknown) or ``(token, offset)``, the rank of the tensor a name was first
+# bound to in one function (``token``) plus ``offset``, so that a mask computed elementwise from
+# a tensor (``m = s > t``) is known to have its rank without knowing the rank itself; ``dtype``
+# one of ``"int"``, ``"bool"``, ``"float"`` or ``""`` (unknown). Unknown by default: a plain
+# :data:`TENSOR` knows neither.
+Rank = int | tuple[str, int]
+DTYPES = ("int", "bool", "float")
+
+
+def tensor(rank: Rank = -1, dtype: str = "") -> Value:
+    """A tensor of ``rank`` (an int, -1 unknown, or ``(token, offset)``) and dtype kind."""
+    if isinstance(rank, int) and rank < 0:
+        rank = -1
+        if not dtype:
+            return TENSOR
+    if isinstance(rank, tuple) and rank[1] < -8:
+        rank = -1
+    return ("T", "m", rank, dtype)
+
+
+def tensor_meta(v: Value) -> tuple[Rank, str]:
+    """(rank, dtype) of a tensor member (``-1``/``""`` when unknown)."""
+    if len(v) == 4:
+        return v[2], v[3]
+    return -1, ""
+
+
+def rank_add(r: Rank, d: int) -> Rank:
+    """``r + d``; unknown stays unknown, an absolute rank below 0 is unknown."""
+    if isinstance(r, tuple):
+        return (r[0], r[1] + d)
+    if r < 0:
+        return -1
+    return r + d if r + d >= 0 else -1
+
+
+def rank_diff(a: Rank, b: Rank) -> int | None:
+    """``a - b`` when both are known absolutely or relative to one token, else None."""
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return a[1] - b[1] if a[0] == b[0] else None
+    if isinstance(a, int) and isinstance(b, int) and a >= 0 and b >= 0:
+        return a - b
+    return None
+
+
 def scalar(typ: str, const: object = ...) -> Value:
     """A Python int/float/bool/str (``typ``), with its constant when known."""
     return ("S", typ) if const is ... else ("S", typ, const)
@@ -126,6 +174,12 @@ FLOAT: Value = ("S", "float")
 # read breaks the graph, and where the number becomes an input of a frame dynamo compiles (the
 # resume function after the break) it is specialised on its value, which changes with the data
 DATA: Value = ("S", "data")
+# A Python number drawn by a ``random`` function dynamo traces itself (``random.randint``,
+# ``uniform``, ``randrange``): dynamo holds it as a value of the graph, so it mixes with tensors
+# freely, but Python arithmetic with another Python number, a comparison, or another draw's
+# bound needs its value: torch 2.13 breaks there and cannot resume (GB0213, CL121)
+DRAWN: Value = ("S", "drawn")
+TRACED_DRAWS = frozenset({"random.randint", "random.uniform", "random.randrange"})
 
 
 def kind(v: Value) -> str:
@@ -177,6 +231,18 @@ def join(*vals: Value) -> Value:
             for m in scalars:
                 out.discard(m)
                 out.add(("S", m[1]))
+    if len(out) > 1:
+        tensors = [m for m in out if (m[0] == "T" and len(m) == 4) or m == TENSOR]
+        if len(tensors) > 1:
+            # one tensor member: what every joined tensor shares of rank and dtype
+            metas = [tensor_meta(m) for m in tensors]
+            r0, d0 = metas[0]
+            r = r0 if all(mr == r0 for mr, _ in metas) else -1
+            d = d0 if all(md == d0 for _, md in metas) else ""
+            out.difference_update(tensors)
+            out.add(tensor(r, d))
+            if len(out) == 1:
+                return next(iter(out))
     if len(out) > MAX_JOIN:
         # keep what matters for tensor-ness: tensors and symbols, the rest is unknown
         out = {m for m in out if m[0] in "TY"} or {UNKNOWN}
@@ -196,6 +262,9 @@ def element(v: Value, index: int | str | None) -> Value:
     (a slice keeps the container: use :func:`slice_of`)."""
     t = v[0]
     if t == "T":
+        if len(v) == 4:
+            r = v[2]
+            return tensor(rank_add(r, -1) if r != 0 else -1, v[3])
         return TENSOR
     if t == "Y":
         if isinstance(index, int) and index >= 0:
@@ -327,9 +396,62 @@ def split_source(source: str) -> tuple[str, list[str]]:
     return base, steps
 
 
+# Path steps of what a tensor op makes of a symbolic value, applied when it is decided (a
+# parameter by what its callers pass, a return, an attribute): ``#int``/``#bool``/``#float``
+# (the same shape as that dtype: ``x.argsort()``, ``x.long()``, ``x > 0``), ``~0`` (reduced to a
+# 0-d tensor: ``x.argmax()``, ``x.sum()``), ``~r`` (one dim less: ``x.sum(1)``), ``?`` (rank
+# unknown: ``x.view(...)``, ``x[mask]``) and ``!idx``: the value if it is a 0-d integer or bool
+# tensor, else nothing (a candidate that requires it holds only for such an index).
+def meta_step(v: Value, step: str) -> Value:
+    """``v`` through one of the meta steps above."""
+    t = v[0]
+    if t == "J":
+        return join(*(meta_step(m, step) for m in v[1]))
+    if t == "Y":
+        return _path(v, step)
+    if t != "T":
+        return UNKNOWN
+    r, d = tensor_meta(v)
+    if v == CONST_TENSOR:
+        return v if step[0] != "!" else UNKNOWN
+    if step[0] == "#":
+        return tensor(r, step[1:])
+    if step == "~0":
+        return tensor(0, d)
+    if step == "~r":
+        return tensor(rank_add(r, -1) if r != 0 else -1, d)
+    if step == "?":
+        return tensor(-1, d)
+    if step == "!idx":
+        return v if r == 0 and d in ("int", "bool") else UNKNOWN
+    return v
+
+
+def untokened(v: Value) -> Value:
+    """``v`` without ranks relative to a binding of the function it was computed in (what a
+    function returns: two calls bind two tensors)."""
+    t = v[0]
+    if t == "T" and len(v) == 4 and isinstance(v[2], tuple):
+        return tensor(-1, v[3])
+    if t == "J" and any(m[0] in "TQ" for m in v[1]):
+        return join(*(untokened(m) for m in v[1]))
+    if t == "Q":
+        if v[2] is not None:
+            return seq(v[1], (untokened(e) for e in v[2]))
+        return seq(v[1], None, untokened(v[3]))
+    return v
+
+
+def scalar_index(v: Value) -> Value:
+    """What of ``v`` is a 0-d integer or bool tensor (used as an index, torch reads its value)."""
+    return meta_step(v, "!idx")
+
+
 def apply_steps(v: Value, steps: Iterable[str]) -> Value:
     for s in steps:
-        if s == "*":
+        if s[:1] in "#~?!":
+            v = meta_step(v, s)
+        elif s == "*":
             v = element(v, None)
         elif s.startswith("k:"):
             v = element(v, s[2:])

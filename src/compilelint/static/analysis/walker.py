@@ -504,6 +504,7 @@ class Scope:
         # `if isinstance(sigma, (int, float)):` sigma is a Python number, not a tensor, while
         # it still holds what it held before the test
         self.narrowed: dict[str, tuple[Value, Value]] = {}
+        self.ntok = 0  # tokens of the ranks of tensors bound here (``values.tensor``)
 
     @property
     def qual(self) -> str:
@@ -791,6 +792,11 @@ class FileWalker(Evaluator):
                 self.scope.kwdicts[target.value] = got
             if target.value in self.scope.params:
                 self._rebind_param(target.value)
+            if value[0] == "T" and V.tensor_meta(value)[0] == -1 and value != V.CONST_TENSOR:
+                # a tensor of unknown rank: what is computed from it elementwise has its rank,
+                # a token of this binding says so (`m = s > t`, `s[m]` is 1-d)
+                self.scope.ntok += 1
+                value = V.tensor((f"{target.value}{self.scope.ntok}", 0), V.tensor_meta(value)[1])
             self.scope.env[target.value] = value
             self.scope.aliases[target.value] = src if first else None
             self.scope.rebound.add(target.value)
@@ -1880,7 +1886,8 @@ class FileWalker(Evaluator):
             for tgt in a.targets:
                 self.visit_expr(tgt.target)
                 if (
-                    tv == V.TENSOR
+                    tv[0] == "T"
+                    and tv != V.CONST_TENSOR
                     and isinstance(tgt.target, (cst.Tuple, cst.List))
                     and len(tgt.target.elements) > 1
                     and self._opaque_module_call(a.value)
@@ -1899,7 +1906,8 @@ class FileWalker(Evaluator):
                 self.bind_self_attr_classes(tgt.target, a.value)
                 self._own_method_store(tgt.target, a.value)
                 if (
-                    tv == V.TENSOR
+                    tv[0] == "T"
+                    and tv != V.CONST_TENSOR
                     and isinstance(tgt.target, cst.Name)
                     and self._opaque_module_call(a.value)
                 ):
@@ -1927,7 +1935,7 @@ class FileWalker(Evaluator):
                 if self.scope.facts is not None:
                     self._returned_def(r.value)
                     self._record_passes(r.value)
-                    rv = self.value(r.value)
+                    rv = V.untokened(self.value(r.value))
                     if rv not in self.scope.facts.returns:
                         self.scope.facts.returns.append(rv)
             elif self.scope.facts is not None:

@@ -1,0 +1,63 @@
+"""Helpers of the prediction tests (issue 23): the line of a marker, the break lines the
+static stage predicts for a model and a spec, and the break lines torch reports for them.
+
+(``tests/test_pred23g.py`` and ``tests/test_pred23i.py`` hold older copies of the first ones.)"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from compilelint.config import load_config
+
+
+def line_of(src: str, text: str) -> int:
+    """The first line of ``src`` that holds ``text`` (1-based)."""
+    return next(i for i, ln in enumerate(src.splitlines(), 1) if text in ln)
+
+
+def predicted_break_lines(
+    tmp_path: Path, src: str, spec: dict[str, Any] | None, rule: str | None = None
+) -> set[int]:
+    """The lines of ``m.py`` (``src``) where ``compilelint check --static-only`` predicts a
+    break, with ``spec`` (model ``m.py:M``) as its ``--input-spec`` (None: no spec): findings
+    of a break rule not behind another break (what ``fix_corpus_predict`` counts), only of
+    ``rule`` when given."""
+    from compilelint.api import check
+    from compilelint.catalog import load_catalog
+    from compilelint.static.analysis.breakpoints import is_break_rule
+
+    (tmp_path / "m.py").write_text(src)
+    spec_path = None
+    if spec is not None:
+        (tmp_path / "spec.json").write_text(json.dumps({"model": "m.py:M", **spec}))
+        spec_path = str(tmp_path / "spec.json")
+    cat = load_catalog()
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        report = check(["m.py"], load_config(["m.py"]), no_cache=True, predict_spec=spec_path)
+    finally:
+        os.chdir(old)
+    out: set[int] = set()
+    for f in report.findings:
+        if not f.path.endswith("m.py") or (rule is not None and f.rule != rule):
+            continue
+        r = cat.get(f.rule)
+        if r is not None and is_break_rule(r) and not getattr(f, "behind", None):
+            out.add(f.line)
+    return out
+
+
+def torch_break_lines(tmp_path: Path, src: str, spec: dict[str, Any]) -> set[int]:
+    """The lines of ``m.py`` where torch (the dynamic stage, ``run_dynamic``) reports a graph
+    break for ``spec`` (model ``m.py:M``)."""
+    from compilelint.dynamic.api import run_dynamic
+
+    (tmp_path / "m.py").write_text(src)
+    (tmp_path / "spec.json").write_text(json.dumps({"model": "m.py:M", **spec}))
+    block = run_dynamic(str(tmp_path / "spec.json"), cwd=str(tmp_path), cover=()).block
+    assert block["error"] is None, block["error"]
+    return {b["line"] for b in block["breaks"] if b["path"].endswith("m.py")}
