@@ -446,11 +446,16 @@ class _Param:
         return any(r[1] == "specialize" for r in self.rows)
 
     def line(self, fallback: int) -> int:
+        return self.where("", fallback)[1]
+
+    def where(self, path: str, fallback: int) -> tuple[str, int]:
+        """The file and line of the guard: a row inherited from a callee the parameter is
+        handed to (:func:`_handed_rows`) carries the callee's file as its sixth element."""
         for kind in ("specialize", "branch", "use"):
             for r in self.rows:
                 if r[1] == kind and r[2]:
-                    return int(r[2])
-        return fallback
+                    return (str(r[5]) if len(r) > 5 else path), int(r[2])
+        return path, fallback
 
 
 def _bind(
@@ -476,6 +481,53 @@ def _bind(
             else:
                 out[p.name] = defaults.get(p.name, ("N",) if p.default == "none" else DEFAULT)
     return out
+
+
+def _handed_rows(
+    project: Project, key: FKey, name: str, rows: Sequence[list[Any]], depth: int = 0
+) -> list[list[Any]] | None:
+    """The guard rows of parameter ``name`` of ``key`` when traced code only hands it on
+    unchanged to a user function before anything else reads it (``inner(z, scale, flag)``):
+    dynamo inlines the callee and guards the value where the callee first reads it (torch 2.13:
+    ``scale == 1.0  # return y * scale`` in ``inner``), so the callee parameter's rows, each
+    with the callee's file as a sixth element (recursively, four calls deep). None when the
+    parameter is specialised or tested in ``key`` itself, or its first read is not such a
+    hand-over (an argument of a torch op, arithmetic, a call that is not resolved)."""
+    if depth > 3 or any(r[1] in ("specialize", "branch") for r in rows):
+        return None
+    uses = [int(r[2]) for r in rows if r[1] == "use" and r[2]]
+    if not uses:
+        return None
+    first = min(uses)
+    fn = project.fn(key)
+    here = f"P|{key[1]}|{name}"
+    sites = [c for c in fn.calls if c.line == first and here in c.fwd.values()]
+    if len(sites) != 1:
+        return None
+    site = sites[0]
+    target = project._target(key[0], site.ref)
+    if target is None or project.opaque_to_dynamo(target[0]):
+        return None
+    (cpath, cqual), implicit = target
+    callee = project.fn((cpath, cqual))
+    slot = next(k for k, v in site.fwd.items() if v == here)
+    if slot.isdigit():
+        pos = [p for p in callee.params if p.index >= 0]
+        i = int(slot) + implicit
+        if i >= len(pos):
+            return None
+        cname = pos[i].name
+    elif any(p.name == slot for p in callee.params):
+        cname = slot
+    else:
+        return None
+    crows = [list(r) for r in callee.guards if r[0] == cname and r[1] != "default"]
+    deeper = _handed_rows(project, (cpath, cqual), cname, crows, depth + 1)
+    if deeper is not None:
+        return deeper
+    if not any(r[1] in ("specialize", "branch", "use") and r[2] for r in crows):
+        return []  # the callee never reads it: nothing guards it
+    return [[*r[:5], cpath] if len(r) <= 5 else r for r in crows]
 
 
 def _fmt(v: Any) -> str:
@@ -651,6 +703,10 @@ def predict_recompiles(
         if r[1] != "def":
             rows.setdefault(r[0], []).append(r)
     params = {p.name: _Param(p.name, rows.get(p.name, [])) for p in fn.params}
+    for name, prm in params.items():
+        handed = _handed_rows(project, entry, name, prm.rows)
+        if handed is not None:
+            prm.rows = handed
     for key, rs in rows.items():
         base, _, d = key.partition("#")
         if d and base in params:
@@ -742,11 +798,11 @@ def predict_recompiles(
             continue
         base = subject.split("[")[0]
         p = params.get(base)
-        line = p.line(def_line) if p is not None else def_line
+        at, line = p.where(path, def_line) if p is not None else (path, def_line)
         if guard.startswith("tensor '") or f"{base}.size()" in guard:
             # a guard on a tensor input (its size, dtype, rank, a symbolic size's range) is
             # checked before the frame runs: torch names no user line, only the frame's `def`
-            line = def_line
+            at, line = path, def_line
         kind = _kind_of(subject, guard)
         if kind == "number" and p is not None and p.specialized:
             reason = (
@@ -773,7 +829,7 @@ def predict_recompiles(
         else:
             reason = f"`{base}` is a Python constant torch guards on; each new value recompiles"
             fix = _FIX["string"]
-        out.append(PredictedRecompile(path, line, fn.name, base, guard, count, reason, fix))
+        out.append(PredictedRecompile(at, line, fn.name, base, guard, count, reason, fix))
     out.extend(
         _number_recompiles(
             project, [entry], value_breaks, len(calls), distinct, sites=break_sites_all
