@@ -480,6 +480,9 @@ class Evaluator:
                     refs = self._aliased_refs(func)
                     if refs:  # `spline_fn(...)` with `spline_fn = splines.rq_spline`
                         return V.join(*(V.sym(f"R|{r}") for r in refs))
+                own = self._module_forward(local)
+                if own is not None:  # `loss, stats = model(x, y)`, `model = Net()` above
+                    return own
                 return V.call_result(local)
             if name in _BUILTIN_NAMES and not self.shadowed(name):
                 got = self._builtin(name, node)
@@ -584,6 +587,20 @@ class Evaluator:
             elif prm.default == "literal":
                 bound[key] = V.UNKNOWN  # a Python literal: not a tensor
         return V.instantiate(summary, V.bind_params(bound))
+
+    def _module_forward(self, v: Value) -> Value | None:
+        """What calling a module instance of a top-level class of this file whose ``forward``
+        returns a tuple display gives (``model = Net()`` at module level, then ``loss, stats =
+        model(x, y)``): that forward's return, per position; None for other values (a module
+        call is then taken for a tensor, as before)."""
+        if v[0] != "M" or not isinstance(v[1], str) or not v[1].startswith("Q|"):
+            return None
+        forwards: frozenset[str] | None = getattr(self, "_forward_names", None)
+        if forwards is None:
+            forwards = _forward_classes(getattr(self, "module", None))
+            self._forward_names = forwards
+        name = v[1][2:]
+        return V.sym(f"R|M|{name}|forward") if name in forwards else None
 
     def _own_module_forward(self, attr: str) -> list[str]:
         """The classes ``self.<attr>`` is built from, when every one is a top-level class of
