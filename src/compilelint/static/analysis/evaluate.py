@@ -595,12 +595,17 @@ class Evaluator:
         call is then taken for a tensor, as before)."""
         if v[0] != "M" or not isinstance(v[1], str) or not v[1].startswith("Q|"):
             return None
+        name = v[1][2:]
+        return V.sym(f"R|M|{name}|forward") if name in self._tuple_forwards() else None
+
+    def _tuple_forwards(self) -> frozenset[str]:
+        """The top-level classes of this file whose ``forward`` returns a tuple display
+        (:func:`_forward_classes`), found once per file."""
         forwards: frozenset[str] | None = getattr(self, "_forward_names", None)
         if forwards is None:
             forwards = _forward_classes(getattr(self, "module", None))
             self._forward_names = forwards
-        name = v[1][2:]
-        return V.sym(f"R|M|{name}|forward") if name in forwards else None
+        return forwards
 
     def _own_module_forward(self, attr: str) -> list[str]:
         """The classes ``self.<attr>`` is built from, when every one is a top-level class of
@@ -610,10 +615,7 @@ class Evaluator:
         refs = getattr(cls, "attr_classes", {}).get(attr) if cls is not None else None
         if not refs:
             return []
-        forwards: frozenset[str] | None = getattr(self, "_forward_names", None)
-        if forwards is None:
-            forwards = _forward_classes(getattr(self, "module", None))
-            self._forward_names = forwards
+        forwards = self._tuple_forwards()
         out: list[str] = []
         for r in refs:
             r = r.removeprefix("*")
