@@ -348,7 +348,8 @@ def test_table_is_plain_and_ranked() -> None:
         "GB0124",
         "3",
     ]
-    assert lines[-1].startswith("Found 7 findings (2 errors, 4 warnings, 1 info)")
+    # the observed recompile at :41 (`peak` handed on at the branch's break) is one confirmed CL303
+    assert lines[-1].startswith("Found 6 findings (2 errors, 3 warnings, 1 info)")
     assert "torch 2.13.0+cpu (cpu, eval mode): 5 graphs, 2 graph breaks, 5 recompiles" in text
     hm = render("table", handmade())
     assert "second line" in hm and "\r" not in hm  # one row per finding

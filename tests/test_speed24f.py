@@ -221,7 +221,7 @@ MODULE_READERS = {
     ("analysis/walker.py", "FileWalker.walk_top"),
     ("analysis/walker.py", "FileWalker.code_for"),  # code_of: formatting only
     ("analysis/walker.py", "_walk_resuming"),
-    ("analysis/evaluate.py", "Evaluator._own_module_forward"),  # _forward_names: in the key
+    ("analysis/evaluate.py", "Evaluator._tuple_forwards"),  # _forward_names: in the key
     ("checks/cl111_boolean_mask_indexing.py", "BooleanMaskIndexing.visit_FunctionDef"),  # code_of
 }
 

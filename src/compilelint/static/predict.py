@@ -341,6 +341,44 @@ def _under_data_branch(
     return False
 
 
+def _breaks_in(
+    project: Project,
+    by_fn: Mapping[FKey, Sequence[BreakSite]],
+    k: FKey,
+    memo: dict[FKey, bool],
+    stack: frozenset[FKey] = frozenset(),
+) -> bool:
+    """Whether ``k`` breaks, itself or in the user code it calls."""
+    if k in memo:
+        return memo[k]
+    if k in stack:
+        return False
+    got = bool(by_fn.get(k)) or any(
+        _breaks_in(project, by_fn, c, memo, stack | {k}) for c, _loop in _user_calls(project, k)
+    )
+    memo[k] = got
+    return got
+
+
+def _breaking_loop_calls(project: Project, k: FKey, sites: Sequence[BreakSite]) -> list[int]:
+    """The lines of ``k``'s calls in loops whose callee breaks: dynamo skips ``k``'s frame there
+    as at a break in the loop itself."""
+    by_fn: dict[FKey, list[BreakSite]] = {}
+    for b in sites:
+        by_fn.setdefault((b.path, b.function), []).append(b)
+    memo: dict[FKey, bool] = {}
+    out: list[int] = []
+    for c in project.fn(k).calls:
+        if not c.in_loop or not c.line:
+            continue
+        t = project._target(k[0], c.ref)
+        if t is None or t[0] == k or project.opaque_to_dynamo(t[0]):
+            continue
+        if project.fn(t[0]).name != "__init__" and _breaks_in(project, by_fn, t[0], memo):
+            out.append(c.line)
+    return out
+
+
 def graph_count(project: Project, entry: FKey, sites: Sequence[BreakSite]) -> int:
     """Graphs compiled by the first call (see the module docstring)."""
     by_fn: dict[FKey, list[BreakSite]] = {}
@@ -348,16 +386,8 @@ def graph_count(project: Project, entry: FKey, sites: Sequence[BreakSite]) -> in
         by_fn.setdefault((b.path, b.function), []).append(b)
     memo_breaks: dict[FKey, bool] = {}
 
-    def breaks_in(k: FKey, stack: frozenset[FKey] = frozenset()) -> bool:
-        if k in memo_breaks:
-            return memo_breaks[k]
-        if k in stack:
-            return False
-        got = bool(by_fn.get(k)) or any(
-            breaks_in(c, stack | {k}) for c, _loop in _user_calls(project, k)
-        )
-        memo_breaks[k] = got
-        return got
+    def breaks_in(k: FKey) -> bool:
+        return _breaks_in(project, by_fn, k, memo_breaks)
 
     compiled: set[FKey] = set()
 
@@ -416,11 +446,16 @@ class _Param:
         return any(r[1] == "specialize" for r in self.rows)
 
     def line(self, fallback: int) -> int:
+        return self.where("", fallback)[1]
+
+    def where(self, path: str, fallback: int) -> tuple[str, int]:
+        """The file and line of the guard: a row inherited from a callee the parameter is
+        handed to (:func:`_handed_rows`) carries the callee's file as its sixth element."""
         for kind in ("specialize", "branch", "use"):
             for r in self.rows:
                 if r[1] == kind and r[2]:
-                    return int(r[2])
-        return fallback
+                    return (str(r[5]) if len(r) > 5 else path), int(r[2])
+        return path, fallback
 
 
 def _bind(
@@ -446,6 +481,53 @@ def _bind(
             else:
                 out[p.name] = defaults.get(p.name, ("N",) if p.default == "none" else DEFAULT)
     return out
+
+
+def _handed_rows(
+    project: Project, key: FKey, name: str, rows: Sequence[list[Any]], depth: int = 0
+) -> list[list[Any]] | None:
+    """The guard rows of parameter ``name`` of ``key`` when traced code only hands it on
+    unchanged to a user function before anything else reads it (``inner(z, scale, flag)``):
+    dynamo inlines the callee and guards the value where the callee first reads it (torch 2.13:
+    ``scale == 1.0  # return y * scale`` in ``inner``), so the callee parameter's rows, each
+    with the callee's file as a sixth element (recursively, four calls deep). None when the
+    parameter is specialised or tested in ``key`` itself, or its first read is not such a
+    hand-over (an argument of a torch op, arithmetic, a call that is not resolved)."""
+    if depth > 3 or any(r[1] in ("specialize", "branch") for r in rows):
+        return None
+    uses = [int(r[2]) for r in rows if r[1] == "use" and r[2]]
+    if not uses:
+        return None
+    first = min(uses)
+    fn = project.fn(key)
+    here = f"P|{key[1]}|{name}"
+    sites = [c for c in fn.calls if c.line == first and here in c.fwd.values()]
+    if len(sites) != 1:
+        return None
+    site = sites[0]
+    target = project._target(key[0], site.ref)
+    if target is None or project.opaque_to_dynamo(target[0]):
+        return None
+    (cpath, cqual), implicit = target
+    callee = project.fn((cpath, cqual))
+    slot = next(k for k, v in site.fwd.items() if v == here)
+    if slot.isdigit():
+        pos = [p for p in callee.params if p.index >= 0]
+        i = int(slot) + implicit
+        if i >= len(pos):
+            return None
+        cname = pos[i].name
+    elif any(p.name == slot for p in callee.params):
+        cname = slot
+    else:
+        return None
+    crows = [list(r) for r in callee.guards if r[0] == cname and r[1] != "default"]
+    deeper = _handed_rows(project, (cpath, cqual), cname, crows, depth + 1)
+    if deeper is not None:
+        return deeper
+    if not any(r[1] in ("specialize", "branch", "use") and r[2] for r in crows):
+        return []  # the callee never reads it: nothing guards it
+    return [[*r[:5], cpath] if len(r) <= 5 else r for r in crows]
 
 
 def _fmt(v: Any) -> str:
@@ -581,6 +663,9 @@ _FIX = {
     "its tensor arguments' shapes (`h.shape[1]`) instead of passing it in",
     "break": "the number comes from a graph break (`.item()`): keep it a tensor, or set "
     "`torch._dynamo.config.capture_scalar_outputs = True`",
+    "draw": "the number comes from a call dynamo does not trace (a `random` draw, a `time` "
+    "clock): take it outside the compiled region and pass it in as a tensor, or draw it with "
+    "torch (`torch.rand(())`)",
 }
 
 
@@ -605,6 +690,7 @@ def predict_recompiles(
     limit: int = RECOMPILE_LIMIT,
     automatic: bool = True,
     marked: Mapping[int | str, Sequence[int]] | None = None,
+    break_sites_all: Sequence[BreakSite] = (),
 ) -> tuple[list[PredictedRecompile], bool]:
     """Simulate dynamo's cache for the entry frame over the spec's calls. ``automatic``: automatic
     dynamic shapes (off under ``torch.compile(dynamic=False)``); ``marked``: dims the spec marks
@@ -617,6 +703,10 @@ def predict_recompiles(
         if r[1] != "def":
             rows.setdefault(r[0], []).append(r)
     params = {p.name: _Param(p.name, rows.get(p.name, [])) for p in fn.params}
+    for name, prm in params.items():
+        handed = _handed_rows(project, entry, name, prm.rows)
+        if handed is not None:
+            prm.rows = handed
     for key, rs in rows.items():
         base, _, d = key.partition("#")
         if d and base in params:
@@ -708,11 +798,11 @@ def predict_recompiles(
             continue
         base = subject.split("[")[0]
         p = params.get(base)
-        line = p.line(def_line) if p is not None else def_line
+        at, line = p.where(path, def_line) if p is not None else (path, def_line)
         if guard.startswith("tensor '") or f"{base}.size()" in guard:
             # a guard on a tensor input (its size, dtype, rank, a symbolic size's range) is
             # checked before the frame runs: torch names no user line, only the frame's `def`
-            line = def_line
+            at, line = path, def_line
         kind = _kind_of(subject, guard)
         if kind == "number" and p is not None and p.specialized:
             reason = (
@@ -739,8 +829,12 @@ def predict_recompiles(
         else:
             reason = f"`{base}` is a Python constant torch guards on; each new value recompiles"
             fix = _FIX["string"]
-        out.append(PredictedRecompile(path, line, fn.name, base, guard, count, reason, fix))
-    out.extend(_number_recompiles(project, [entry], value_breaks, len(calls), distinct))
+        out.append(PredictedRecompile(at, line, fn.name, base, guard, count, reason, fix))
+    out.extend(
+        _number_recompiles(
+            project, [entry], value_breaks, len(calls), distinct, sites=break_sites_all
+        )
+    )
     return out, hit
 
 
@@ -752,6 +846,7 @@ def _number_recompiles(
     data: int,
     source: Callable[[str], bytes | None] | None = None,
     known: Callable[[str], ast.Module | None] | None = None,
+    sites: Sequence[BreakSite] = (),
 ) -> list[PredictedRecompile]:
     """A number a break produced (``.item()``, a ``random`` draw) is an input of the resume
     function: torch guards on its value where it is first used (:func:`value_use_line`), and
@@ -759,7 +854,8 @@ def _number_recompiles(
     number read from a tensor when the data does (``data`` calls bring new tensors, or a
     method runs more than once per call of a root, from two call sites: one module class held
     by two attributes, each with its own layer's tensors); then the number is symbolic. ``calls``/``data`` of 2 stand for "more than one"
-    where no spec gives them."""
+    where no spec gives them. ``sites``: every break site, for the breaks the resume function
+    meets later (:func:`number_guard_lines`)."""
     out: list[PredictedRecompile] = []
     seen: set[tuple[str, int]] = set()
     for b in value_breaks:
@@ -778,27 +874,147 @@ def _number_recompiles(
             runs = max(runs, _runs_per_call(project, r, (b.path, b.function), memo=memo))
         if runs * per < 2:
             continue
-        line = value_use_line(b.path, b.line, draw, source, known)
-        if line is None or (b.path, line) in seen:
-            continue
-        seen.add((b.path, line))
+        later = [s for s in sites if s.path == b.path and s.function == b.function]
+        loop_calls = _breaking_loop_calls(project, (b.path, b.function), sites)
         changes = "is drawn anew on every run" if draw else "changes with the data"
         if runs > 1 and not draw:
             changes += " (its function runs more than once per call)"
-        out.append(
-            PredictedRecompile(
-                b.path,
-                line,
-                b.function.rsplit(".", 1)[-1],
-                "___stack0",
-                "___stack0 == <the value of the first call>",
-                1,
-                f"the Python number the break at line {b.line} produces {changes}: "
-                "the resume function recompiles once, then the number is symbolic",
-                _FIX["break"],
+        for line, subject, at in number_guard_lines(
+            b.path, b.line, later, draw, source, known, loop_calls
+        ):
+            if (b.path, line) in seen:
+                continue
+            seen.add((b.path, line))
+            where = (
+                f"; torch guards it at the break at line {line}, where the resume function "
+                "hands it on"
+                if at == "break"
+                else ""
             )
-        )
+            out.append(
+                PredictedRecompile(
+                    b.path,
+                    line,
+                    b.function.rsplit(".", 1)[-1],
+                    subject,
+                    f"{subject} == <the value of the first call>",
+                    1,
+                    f"the Python number the break at line {b.line} produces {changes}: "
+                    f"the resume function recompiles once, then the number is symbolic{where}",
+                    _FIX["draw" if draw else "break"],
+                )
+            )
     return out
+
+
+def number_guard_lines(
+    path: str,
+    line: int,
+    later: Sequence[BreakSite],
+    draw: bool = False,
+    source: Callable[[str], bytes | None] | None = None,
+    known: Callable[[str], ast.Module | None] | None = None,
+    loop_calls: Sequence[int] = (),
+) -> list[tuple[int, str, str]]:
+    """The lines torch 2.13 guards a number the break at ``line`` hands the resume function
+    on, with the guard's subject and why (``"use"`` or ``"break"``): its first use
+    (:func:`value_use_line`, as ``___stack0``); but when the number is stored in a name and
+    another break of the function (``later``: the function's break sites) comes between the
+    store and that use, the resume function hands the number on at that break, which guards
+    it there (``___stack0``), and the next resume function guards the name where it is then
+    used (``n``; checked: an `.item()` int, an `.item()` float, a `random` draw, a `time`
+    clock; one break or two between, a break in a taken branch). A break in a loop after the
+    number, or a call in a loop whose callee breaks (``loop_calls``: their lines), makes torch
+    skip the resume function (it runs eagerly) when it surely runs: no guard, no recompile."""
+    use = value_use_line(path, line, draw, source, known)
+    if use is None:
+        return []
+    breaks = sorted({s.line for s in later if not s.in_loop and s.line > line})
+    skips = sorted(
+        at
+        for at in {s.line for s in later if s.in_loop} | set(loop_calls)
+        if at > line and _surely_runs(path, at, source, known)
+    )
+    # the resume functions after ``line``: each runs from one break to the next; one that meets
+    # a skip point runs eagerly, and so does everything after it (no further resume functions)
+    bounds = [line, *(b for b in breaks if b < use)]
+    ends = [*bounds[1:], next((b for b in breaks if b >= use), None)]
+    out: list[tuple[int, str, str]] = []
+    if len(bounds) > 1:
+        out.append((bounds[1], "___stack0", "break"))
+    subject = "___stack0" if len(bounds) == 1 else _number_name(path, line, draw, source, known)
+    for k, (start, end) in enumerate(zip(bounds, ends, strict=True)):
+        if any(start < at and (end is None or at < end) for at in skips):
+            return out if k else []  # the first resume function skipped: nothing is guarded
+    return [*out, (use, subject or "___stack0", "use")]
+
+
+def _surely_runs(
+    path: str,
+    line: int,
+    source: Callable[[str], bytes | None] | None = None,
+    known: Callable[[str], ast.Module | None] | None = None,
+) -> bool:
+    """Whether the statement at ``line`` runs whenever its function's body reaches it: no
+    ``if``/``try``/``match`` between the function and the statement, no short-circuit or
+    conditional expression in it (``if self.training and random.random() < p:`` breaks in
+    training mode only)."""
+    tree = _parsed(path, source, known)
+    if tree is None:
+        return False
+    from compilelint.static.analysis.state import holder_of
+
+    holder = holder_of(tree, line)
+    if holder is None:
+        return False
+    node: ast.AST = holder
+    while True:
+        child = next(
+            (
+                c
+                for c in ast.iter_child_nodes(node)
+                if isinstance(c, ast.stmt) and c.lineno <= line <= (c.end_lineno or c.lineno)
+            ),
+            None,
+        )
+        if child is None:
+            break
+        if child.lineno == line or isinstance(child, (ast.If, ast.Try, ast.Match)):
+            node = child
+            break
+        node = child
+    if isinstance(node, (ast.Try, ast.Match)) or (isinstance(node, ast.If) and node.lineno != line):
+        return False
+    head = node.test if isinstance(node, (ast.If, ast.While)) else node
+    return not any(isinstance(n, (ast.BoolOp, ast.IfExp)) for n in ast.walk(head))
+
+
+def _number_name(
+    path: str,
+    line: int,
+    draw: bool = False,
+    source: Callable[[str], bytes | None] | None = None,
+    known: Callable[[str], ast.Module | None] | None = None,
+) -> str | None:
+    """The name the statement at ``line`` stores the number in (``n = x.item()``), if one."""
+    tree = _parsed(path, source, known)
+    if tree is None:
+        return None
+    from compilelint.static.analysis.state import holder_of
+
+    holder = holder_of(tree, line)
+    if holder is None:
+        return None
+    stmt = next(
+        (
+            n
+            for n in ast.walk(holder)
+            if isinstance(n, ast.stmt) and n.lineno == line and n is not holder
+        ),
+        None,
+    )
+    names = sorted(_stored_numbers(stmt, draw)) if stmt is not None else []
+    return names[0] if len(names) == 1 else None
 
 
 def number_breaks(
@@ -1104,6 +1320,7 @@ def predict(
         limit=int(limit) if isinstance(limit, int) else RECOMPILE_LIMIT,
         automatic=bool(automatic),
         marked=marked,
+        break_sites_all=sites,
     )
     recs.extend(_site_recompiles(project, keyset, recs))
     if _shapes_change(calls):
@@ -1776,12 +1993,13 @@ def spec_free_recompiles(
     out = _varying_size_recompiles(project, keyset, [], source, known)
     out.extend(_nested_frame_recompiles(project, keyset, out, source, known))
     if findings and catalog is not None:
-        numbers = number_breaks(
-            break_sites(project, keyset, findings, catalog, source), source, known
-        )
+        all_sites = break_sites(project, keyset, findings, catalog, source)
+        numbers = number_breaks(all_sites, source, known)
         if numbers:
             taken = {(r.path, r.line) for r in out}
-            got = _number_recompiles(project, sorted(project.roots), numbers, 2, 1, source, known)
+            got = _number_recompiles(
+                project, sorted(project.roots), numbers, 2, 1, source, known, all_sites
+            )
             out.extend(r for r in got if (r.path, r.line) not in taken)
     taken = {(r.path, r.line) for r in out}
     trees: dict[str, ast.Module | None] = {}

@@ -697,6 +697,9 @@ class Evaluator:
                     refs = self._aliased_refs(func)
                     if refs:  # `spline_fn(...)` with `spline_fn = splines.rq_spline`
                         return V.join(*(V.sym(f"R|{r}") for r in refs))
+                own = self._module_forward(local)
+                if own is not None:  # `loss, stats = model(x, y)`, `model = Net()` above
+                    return own
                 return V.call_result(local)
             if name in _BUILTIN_NAMES and not self.shadowed(name):
                 got = self._builtin(name, node)
@@ -806,6 +809,25 @@ class Evaluator:
                 bound[key] = V.UNKNOWN  # a Python literal: not a tensor
         return V.instantiate(summary, V.bind_params(bound))
 
+    def _module_forward(self, v: Value) -> Value | None:
+        """What calling a module instance of a top-level class of this file whose ``forward``
+        returns a tuple display gives (``model = Net()`` at module level, then ``loss, stats =
+        model(x, y)``): that forward's return, per position; None for other values (a module
+        call is then taken for a tensor, as before)."""
+        if v[0] != "M" or not isinstance(v[1], str) or not v[1].startswith("Q|"):
+            return None
+        name = v[1][2:]
+        return V.sym(f"R|M|{name}|forward") if name in self._tuple_forwards() else None
+
+    def _tuple_forwards(self) -> frozenset[str]:
+        """The top-level classes of this file whose ``forward`` returns a tuple display
+        (:func:`_forward_classes`), found once per file."""
+        forwards: frozenset[str] | None = getattr(self, "_forward_names", None)
+        if forwards is None:
+            forwards = _forward_classes(getattr(self, "module", None))
+            self._forward_names = forwards
+        return forwards
+
     def _own_module_forward(self, attr: str) -> list[str]:
         """The classes ``self.<attr>`` is built from, when every one is a top-level class of
         this file that defines ``forward`` itself (else [], and the call is taken for a
@@ -814,10 +836,7 @@ class Evaluator:
         refs = getattr(cls, "attr_classes", {}).get(attr) if cls is not None else None
         if not refs:
             return []
-        forwards: frozenset[str] | None = getattr(self, "_forward_names", None)
-        if forwards is None:
-            forwards = _forward_classes(getattr(self, "module", None))
-            self._forward_names = forwards
+        forwards = self._tuple_forwards()
         out: list[str] = []
         for r in refs:
             r = r.removeprefix("*")

@@ -763,7 +763,7 @@ class FileWalker(Evaluator):
         if isinstance(func, cst.Name):
             fv = self.value(func)
             if V.kind(fv) == "module":
-                return True
+                return self._module_forward(fv) is None
             # an element of a container on self (`for layer, blk in zip(self.a, self.b)`)
             return V.kind(fv) == "symbolic" and any(
                 src.startswith("A|") and "@" in src for src in V.sources(fv)
