@@ -52,6 +52,7 @@ class Summaries:
     mode: str | None = None
     # what an input spec says of its entry's tensor inputs (``Config.spec_inputs``)
     spec_inputs: tuple[str, str, tuple[tuple[str, int, str], ...]] | None = None
+    _memo: dict[tuple[str, str], bool]
 
     def set_spec_inputs(
         self, got: tuple[str, str, tuple[tuple[str, int, str], ...]] | None
@@ -83,7 +84,7 @@ class Summaries:
         return None
 
     def _init_summaries(self) -> None:
-        self._memo: dict[tuple[str, str], bool] = {}
+        self._memo = {}
         self._active: dict[tuple[str, str], int] = {}
         self._low = 1 << 30
         self._budget = _BUDGET
