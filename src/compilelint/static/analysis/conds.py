@@ -11,10 +11,13 @@ or ``lt``, ``le``, ``gt``, ``ge`` against a number (``if power < 0:``, ``if 1 < 
 Tests of what an input tensor is (:data:`INPUT_OPS`): ``not x.is_floating_point()``
 (``intdtype``), ``x.dtype == torch.float16`` / ``x.dtype in (torch.float16, torch.bfloat16)``
 (``halfdtype``), ``a.device != b.device`` (``otherdevice``, the literal the other parameter) and
-their negations (``floatdtype``, ``nothalfdtype``, ``samedevice``). Library mode judges its entry
-points on tensors of torch's default dtype (float32) on one device: code that runs only for
-integer or half-precision inputs, or inputs on different devices, is latent there
-(:meth:`~compilelint.static.analysis.project.Project.refuted`).
+their negations (``floatdtype``, ``nothalfdtype``, ``samedevice``), and tests of its values:
+``torch.isnan(x).any()``, ``torch.any(torch.isinf(x[0]))``, ``not torch.isfinite(x).all()``
+(``nonfinite``: true only where an element is NaN or infinite) and its negation (``allfinite``).
+Library mode judges its entry points on finite tensors of torch's default dtype (float32) on
+one device, as a user's first call makes them: code that runs only for integer or
+half-precision inputs, inputs on different devices or inputs holding NaN or infinity is latent
+there (:meth:`~compilelint.static.analysis.project.Project.refuted`).
 
 Phase 2 (:meth:`~compilelint.static.analysis.project.Project.compute`) knows the Python values
 the traced callers pass for a parameter (or its literal default when a caller leaves it out; a
@@ -86,16 +89,27 @@ _NEG = {
     "nothalfdtype": "halfdtype",
     "otherdevice": "samedevice",
     "samedevice": "otherdevice",
+    "nonfinite": "allfinite",
+    "allfinite": "nonfinite",
     "isinstance": "notisinstance",
     "notisinstance": "isinstance",
 }
-# tests of an input tensor's dtype or device: the ops that refute in library mode, and their
-# negations (which never refute); never carried to the rest of a block (``if
+# tests of an input tensor's dtype, device or values: the ops that refute in library mode, and
+# their negations (which never refute); never carried to the rest of a block (``if
 # target.is_floating_point(): raise ...`` says nothing about the code after it)
 INPUT_OPS = frozenset(
-    ("intdtype", "floatdtype", "halfdtype", "nothalfdtype", "otherdevice", "samedevice")
+    (
+        "intdtype",
+        "floatdtype",
+        "halfdtype",
+        "nothalfdtype",
+        "otherdevice",
+        "samedevice",
+        "nonfinite",
+        "allfinite",
+    )
 )
-UNUSUAL_INPUT_OPS = frozenset(("intdtype", "halfdtype", "otherdevice"))
+UNUSUAL_INPUT_OPS = frozenset(("intdtype", "halfdtype", "otherdevice", "nonfinite"))
 _HALF = ("torch.float16", "torch.half", "torch.bfloat16")
 # ``lit < param`` is ``param > lit``
 _FLIP = {"lt": "gt", "gt": "lt", "le": "ge", "ge": "le", "eq": "eq", "ne": "ne"}
@@ -120,6 +134,8 @@ def _atom(
     elif (got := _none_helper_test(test, is_param, none_test)) is not None:
         out = got
     elif (got := _input_test(test, is_param)) is not None:
+        out = got
+    elif (got := _values_test(test, is_param)) is not None:
         out = got
     elif (got := _isinstance_test(test, is_param)) is not None:
         out = got
@@ -319,6 +335,103 @@ def _input_test(
         if p is not None and els and all(dotted(e) in _HALF for e in els):
             return (p, "halfdtype" if isinstance(cmp.operator, cst.In) else "nothalfdtype", None)
     return None
+
+
+# torch's elementwise tests of a value: ``isnan``/``isinf`` are true only on a NaN or an
+# infinity, ``isfinite`` everywhere else
+_VALUE_TESTS = {"isnan": "nonfinite", "isinf": "nonfinite", "isfinite": "allfinite"}
+
+
+def _values_test(
+    test: cst.BaseExpression, is_param: Callable[[str], bool]
+) -> tuple[str, str, object] | None:
+    """A test that an input tensor holds NaN or infinity (``nonfinite``), or only finite values
+    (``allfinite``), as it holds in the body: ``torch.isnan(p).any()``, ``torch.any(p.isinf())``,
+    ``torch.isfinite(p[0])``, ``torch.isfinite(p).all()`` (``bool(...)`` and ``.item()``
+    around them), with ``p`` a parameter still unassigned or an element of one (``p[0]``,
+    ``p[..., 0, :]``). ``torch.isnan(p).all()`` and ``torch.isfinite(p).any()`` are not read
+    (true on an empty tensor, or for a tensor with one finite element)."""
+    import libcst as cst
+
+    from compilelint.static.analysis.walker import dotted  # (imported: walker imports this module)
+
+    def unwrap(node: cst.BaseExpression) -> cst.BaseExpression:
+        while True:
+            if (  # bool(t)
+                isinstance(node, cst.Call)
+                and isinstance(node.func, cst.Name)
+                and node.func.value == "bool"
+                and len(node.args) == 1
+                and not node.args[0].star
+                and node.args[0].keyword is None
+            ):
+                node = node.args[0].value
+            elif (  # t.item()
+                isinstance(node, cst.Call)
+                and not node.args
+                and isinstance(node.func, cst.Attribute)
+                and node.func.attr.value == "item"
+            ):
+                node = node.func.value
+            else:
+                return node
+
+    def reduced(node: cst.BaseExpression) -> tuple[str, cst.BaseExpression] | None:
+        """(``any``/``all``, the reduced tensor) of ``t.any()`` / ``torch.any(t)``."""
+        if not isinstance(node, cst.Call):
+            return None
+        q = dotted(node.func)
+        if (
+            isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in ("any", "all")
+            and q not in ("torch.any", "torch.all")
+        ):
+            return None if node.args else (node.func.attr.value, node.func.value)
+        if q in ("torch.any", "torch.all") and len(node.args) == 1:
+            a = node.args[0]
+            if not a.star and a.keyword is None:
+                return q[6:], a.value
+        return None
+
+    def elementwise(node: cst.BaseExpression) -> tuple[str, str] | None:
+        """(op, parameter) of ``torch.isnan(p)`` / ``p.isnan()`` (``p`` or ``p[...]``)."""
+        if not isinstance(node, cst.Call):
+            return None
+        if isinstance(node.func, cst.Attribute) and not node.args:
+            kind, arg = node.func.attr.value, node.func.value
+            if dotted(node.func) in ("torch.isnan", "torch.isinf", "torch.isfinite"):
+                return None
+        else:
+            q = dotted(node.func)
+            if not q or not q.startswith("torch.") or len(node.args) != 1:
+                return None
+            a = node.args[0]
+            if a.star or a.keyword is not None:
+                return None
+            kind, arg = q[6:], a.value
+        op = _VALUE_TESTS.get(kind)
+        if op is None:
+            return None
+        if isinstance(arg, cst.Subscript):
+            arg = arg.value
+        name = _subject(arg, is_param)
+        if name is None or name.startswith("self."):
+            return None
+        return op, name
+
+    node = unwrap(test)
+    red = reduced(node)
+    if red is not None:
+        how, node = red
+        got = elementwise(unwrap(node))
+        if got is None:
+            return None
+        op, name = got
+        if (op == "nonfinite") != (how == "any"):
+            return None  # `isnan(p).all()`, `isfinite(p).any()`: not read
+        return (name, op, None)
+    got = elementwise(node)
+    return None if got is None else (got[1], got[0], None)
 
 
 def _subject(node: cst.BaseExpression, is_param: Callable[[str], bool]) -> str | None:
