@@ -675,7 +675,7 @@ def _l_einmix() -> Any:
 
 
 # --------------------------------------------------------------------------- dev3 (lib23i)
-# Ten packages no other probe set or corpus uses, every entry development material: a set of its
+# Fifteen packages no other probe set or corpus uses, every entry development material: a set of its
 # own (``labels_dev3.json``), so the dev/held-out split of the eleven packages above is unchanged.
 DEV3: set[str] = set()
 
@@ -896,6 +896,132 @@ def _solve_ivp() -> Any:
         torch.randn(2, 2),
         torch.linspace(0, 1, 3).repeat(2, 1),
     )
+
+
+# dev3, second part: five more packages (normalising flows, LSH attention, metric-learning
+# losses and miners, k-means, Perceiver)
+for _pkg, _cls, _make, _kw in [
+    ("normflows.flows", "Planar", _x(8, 4), {"shape": (4,)}),
+    ("normflows.flows", "Radial", _x(8, 4), {"shape": (4,)}),
+    (
+        "normflows.flows",
+        "AutoregressiveRationalQuadraticSpline",
+        _x(8, 4),
+        {"num_input_channels": 4, "num_blocks": 1, "num_hidden_channels": 8},
+    ),
+    (
+        "normflows.flows",
+        "CoupledRationalQuadraticSpline",
+        _x(8, 4),
+        {"num_input_channels": 4, "num_blocks": 1, "num_hidden_channels": 8},
+    ),
+    (
+        "normflows.flows",
+        "MaskedAffineAutoregressive",
+        _x(8, 4),
+        {"features": 4, "hidden_features": 8},
+    ),
+    ("normflows.flows", "Permute", _x(8, 4), {"num_channels": 4}),
+    ("normflows.flows", "LULinearPermute", _x(8, 4), {"num_channels": 4}),
+    ("normflows.flows", "Invertible1x1Conv", _x(2, 4, 4, 4), {"num_channels": 4}),
+    (
+        "reformer_pytorch",
+        "LSHSelfAttention",
+        _x(2, 16, 16),
+        {"dim": 16, "heads": 2, "bucket_size": 4, "n_hashes": 2},
+    ),
+    (
+        "reformer_pytorch",
+        "Reformer",
+        _x(2, 16, 16),
+        {"dim": 16, "depth": 1, "heads": 2, "bucket_size": 4, "n_hashes": 2},
+    ),
+    (
+        "reformer_pytorch",
+        "ReformerLM",
+        _tok(2, 16),
+        {
+            "num_tokens": 20,
+            "dim": 16,
+            "depth": 1,
+            "max_seq_len": 16,
+            "heads": 2,
+            "bucket_size": 4,
+            "n_hashes": 2,
+        },
+    ),
+    (
+        "perceiver_pytorch",
+        "Perceiver",
+        _x(2, 8, 8, 3),
+        {
+            "num_freq_bands": 2,
+            "depth": 1,
+            "max_freq": 4.0,
+            "num_latents": 4,
+            "latent_dim": 16,
+            "cross_dim_head": 8,
+            "latent_dim_head": 8,
+            "latent_heads": 2,
+            "num_classes": 5,
+        },
+    ),
+]:
+    entry3(_pkg.split(".")[0], f"{_pkg}.{_cls}", cls=True)(_mod3(_pkg, _cls, _make, **_kw))
+
+
+def _pml(torch: Any) -> tuple[Any, ...]:
+    return torch.randn(8, 8), torch.randint(0, 3, (8,))
+
+
+for _pkg, _cls, _kw in [
+    ("pytorch_metric_learning.losses", "ContrastiveLoss", {}),
+    ("pytorch_metric_learning.losses", "TripletMarginLoss", {}),
+    ("pytorch_metric_learning.losses", "NTXentLoss", {}),
+    ("pytorch_metric_learning.losses", "MultiSimilarityLoss", {}),
+    ("pytorch_metric_learning.losses", "CircleLoss", {}),
+    ("pytorch_metric_learning.losses", "SupConLoss", {}),
+    ("pytorch_metric_learning.losses", "ArcFaceLoss", {"num_classes": 3, "embedding_size": 8}),
+    ("pytorch_metric_learning.miners", "MultiSimilarityMiner", {}),
+    ("pytorch_metric_learning.miners", "TripletMarginMiner", {}),
+    ("pytorch_metric_learning.miners", "BatchHardMiner", {}),
+]:
+    entry3("pytorch_metric_learning", f"{_pkg}.{_cls}", cls=True)(_mod3(_pkg, _cls, _pml, **_kw))
+
+
+@entry3("perceiver_pytorch", "perceiver_pytorch.PerceiverIO", cls=True)
+def _perceiver_io() -> Any:
+    torch = _t()
+    from perceiver_pytorch import PerceiverIO
+
+    m = PerceiverIO(
+        depth=1,
+        dim=16,
+        queries_dim=8,
+        logits_dim=5,
+        num_latents=4,
+        latent_dim=16,
+        cross_dim_head=8,
+        latent_dim_head=8,
+        latent_heads=2,
+    )
+    return (lambda d, q: m(d, queries=q)), (torch.randn(2, 8, 16), torch.randn(2, 4, 8))
+
+
+@entry3("kmeans_pytorch", "kmeans_pytorch.kmeans")
+def _kmeans() -> Any:
+    torch = _t()
+    from kmeans_pytorch import kmeans
+
+    return (lambda x: kmeans(x, num_clusters=3)), (torch.randn(20, 2),)
+
+
+@entry3("kmeans_pytorch", "kmeans_pytorch.kmeans_predict")
+def _kmeans_predict() -> Any:
+    torch = _t()
+    from kmeans_pytorch import kmeans_predict
+
+    return (lambda x, c: kmeans_predict(x, c)), (torch.randn(20, 2), torch.randn(3, 2))
 
 
 # --------------------------------------------------------------------------- the split
