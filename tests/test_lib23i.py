@@ -140,3 +140,135 @@ def test_torch_agrees_on_nan_tests(
     if nan:
         x[0] = float("nan")
     assert logged_break_lines(mod.coeffs, x, name) & {TEST_LINE, FILL_LINE, BODY_LINE} == want
+
+
+# ------------------------------------------------ keywords from a local dict chosen by a branch
+SPLINES = """\
+import torch
+
+
+def plain(x, scale=1.0):
+    return x * scale
+
+
+def spline(x, tails="linear", bound=1.0):
+    if tails == "circular":
+        x = x + x.nonzero().sum()
+    if torch.is_tensor(bound):
+        x = x + x.nonzero().sum()
+    return x * bound
+"""
+CIRCULAR_LINE, TENSOR_LINE = 10, 12
+
+FLOWS = """\
+import torch
+
+from . import _splines
+
+
+class Flow(torch.nn.Module):
+    def __init__(self, tails={tails}, bound=3.0):
+        super().__init__()
+        self.tails = tails
+        self.bound = bound
+
+    def forward(self, x):
+        if self.tails is None:
+            fn = _splines.plain
+            kw = {{}}
+        else:
+            fn = _splines.spline
+            kw = {{"tails": self.tails, "bound": {bound}}}
+{change}        return fn(x, **kw)
+
+
+class Periodic(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.flow = Flow(tails={periodic})
+
+    def forward(self, x):
+        return self.flow(x)
+"""
+
+
+def _flows(
+    tails: str = '"linear"',
+    bound: str = "self.bound",
+    change: str = "",
+    periodic: str = '["circular", "linear"]',
+) -> str:
+    return FLOWS.format(tails=tails, bound=bound, change=change, periodic=periodic)
+
+
+def _flow_lines(tmp_path: Path, flows: str, exports: str = "Flow") -> set[int]:
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text(f"from ._flows import {exports}\n")
+    (pkg / "_flows.py").write_text(flows)
+    (pkg / "_splines.py").write_text(SPLINES)
+    (tmp_path / "pyproject.toml").write_text('[tool.compilelint]\nentries = ["*"]\n')
+    code, out, err = invoke(["check", "mylib", "--format", "json", "--no-cache"], cwd=tmp_path)
+    assert code in (0, 1), err
+    return {f["line"] for f in json.loads(out)["findings"] if f["path"].endswith("_splines.py")}
+
+
+def test_keywords_of_a_local_dict_chosen_by_a_branch(tmp_path: Path) -> None:
+    # VALID: `kw` is `{}` or `{"tails": self.tails, "bound": self.bound}`: `tails` is the
+    # entry's "linear" (or the default), `bound` 3.0 (or 1.0): neither test holds; `Periodic`
+    # is neither an entry nor built by the package, so its list never reaches `Flow`
+    assert _flow_lines(tmp_path, _flows()) == set()
+
+
+def test_a_list_is_no_string(tmp_path: Path) -> None:
+    # VALID: `Periodic` is an entry too and builds `Flow(tails=[...])`: a list never equals
+    # "circular"
+    assert _flow_lines(tmp_path, _flows(), exports="Flow, Periodic") == set()
+
+
+@pytest.mark.parametrize(
+    ("kw", "exports", "line"),
+    [
+        ({"tails": '"circular"'}, "Flow", CIRCULAR_LINE),  # the entry's default
+        ({"periodic": '"circular"'}, "Flow, Periodic", CIRCULAR_LINE),  # a built object's
+        ({"bound": "torch.ones(())"}, "Flow", TENSOR_LINE),  # a tensor in the dict
+        ({"change": '        kw["tails"] = "circular"\n'}, "Flow", CIRCULAR_LINE),  # changed
+    ],
+)
+def test_what_the_dict_may_pass_keeps_the_finding(
+    tmp_path: Path, kw: dict[str, str], exports: str, line: int
+) -> None:
+    # INVALID: the dict may pass "circular" or a tensor (or was changed in place: unknown)
+    assert line in _flow_lines(tmp_path, _flows(**kw), exports=exports)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(
+    ("kw", "entry", "want"),
+    [
+        ({}, "Flow", set()),
+        ({}, "Periodic", set()),
+        ({"tails": '"circular"'}, "Flow", {CIRCULAR_LINE}),
+        ({"periodic": '"circular"'}, "Periodic", {CIRCULAR_LINE}),
+        ({"bound": "torch.ones(())"}, "Flow", {TENSOR_LINE}),
+        ({"change": '        kw["tails"] = "circular"\n'}, "Flow", {CIRCULAR_LINE}),
+    ],
+)
+def test_torch_agrees_on_the_dict_keywords(
+    monkeypatch: pytest.MonkeyPatch, kw: dict[str, str], entry: str, want: set[int]
+) -> None:
+    torch = pytest.importorskip("torch")
+    from tests.torch_checks import logged_break_lines
+
+    pkg = types.ModuleType("lib23i_pkg")
+    pkg.__path__ = []  # a package, for `from . import _splines`
+    monkeypatch.setitem(sys.modules, "lib23i_pkg", pkg)
+    splines = _module(SPLINES, "lib23i_pkg._splines", monkeypatch)
+    pkg._splines = splines  # type: ignore[attr-defined]
+    flows = types.ModuleType("lib23i_pkg._flows")
+    flows.__package__ = "lib23i_pkg"
+    monkeypatch.setitem(sys.modules, "lib23i_pkg._flows", flows)
+    exec(compile(_flows(**kw), "<lib23i_flows>", "exec"), flows.__dict__)
+    model = getattr(flows, entry)()
+    got = logged_break_lines(model, torch.randn(4), "lib23i_pkg._splines")
+    assert got & {CIRCULAR_LINE, TENSOR_LINE} == want

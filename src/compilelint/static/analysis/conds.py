@@ -249,6 +249,17 @@ def _isinstance_test(
     "isinstance", [type names])`` (the last part of each dotted name)."""
     import libcst as cst
 
+    from compilelint.static.analysis.walker import dotted  # (imported: walker imports this module)
+
+    if (  # `torch.is_tensor(p)`: `isinstance(p, torch.Tensor)`
+        isinstance(test, cst.Call)
+        and dotted(test.func) == "torch.is_tensor"
+        and len(test.args) == 1
+        and not test.args[0].star
+        and test.args[0].keyword is None
+    ):
+        name = _subject(test.args[0].value, is_param)
+        return None if name is None else (name, "isinstance", ["Tensor"])
     if not (
         isinstance(test, cst.Call)
         and isinstance(test.func, cst.Name)
@@ -284,6 +295,8 @@ _LITERAL_TYPES: dict[str, tuple[type, ...]] = {
     "list": (list,),
     "tuple": (list,),
     "NoneType": (type(None),),
+    # no literal is a tensor (``torch.is_tensor(p)`` is read as ``isinstance(p, Tensor)``)
+    "Tensor": (),
 }
 
 
@@ -592,6 +605,15 @@ class _Object:
 OBJECT = _Object()
 
 
+class _Container(_Object):
+    """A list, tuple or dict whose items are not known (``tails=[...]`` built by a
+    comprehension): not None, and never equal to (nor one of) the numbers, strings and None
+    a test compares with; any other test is undecided, as for :data:`OBJECT`."""
+
+
+CONTAINER = _Container()
+
+
 def params_of(tree: list[object]) -> set[str]:
     if tree[0] in ("p", "c"):
         return {str(tree[1])}
@@ -615,7 +637,7 @@ def evaluate(tree: list[object], values: dict[str, list[object]]) -> list[object
         return [holds(v, str(tree[2]), tree[3]) for v in vals]
     if kind == "if":
         test = evaluate(tree[1], values)  # type: ignore[arg-type]
-        if test is None or any(v is OBJECT for v in test):
+        if test is None or any(isinstance(v, _Object) for v in test):
             return None
         out: list[object] = []
         for truth in {bool(v) for v in test}:
@@ -626,11 +648,11 @@ def evaluate(tree: list[object], values: dict[str, list[object]]) -> list[object
         return out
     if kind == "not":
         got = evaluate(tree[1], values)  # type: ignore[arg-type]
-        if got is None or any(v is OBJECT for v in got):
+        if got is None or any(isinstance(v, _Object) for v in got):
             return None
         return [not v for v in got]
     left = evaluate(tree[1], values)  # type: ignore[arg-type]
-    if left is None or any(v is OBJECT for v in left):
+    if left is None or any(isinstance(v, _Object) for v in left):
         return None
     # `a and b` is `a` where `a` is falsy, else `b`; `a or b` the other way round
     stop = [v for v in left if (not v) == (kind == "and")]
@@ -672,7 +694,14 @@ def holds(value: object, op: str, lit: object) -> bool:
     """Whether a parameter holding ``value`` satisfies ``op lit``."""
     if op in INPUT_OPS:
         return True  # about a tensor: decided by the project (``Project.refuted``), not here
-    if value is OBJECT and op not in ("is", "isnot"):
+    if value is CONTAINER and op in ("eq", "ne", "in", "notin"):
+        scalars = lit if op in ("in", "notin") else [lit]
+        if isinstance(scalars, list) and all(
+            x is None or isinstance(x, (str, int, float)) for x in scalars
+        ):
+            return op in ("ne", "notin")  # a container equals no scalar literal
+        return True
+    if isinstance(value, _Object) and op not in ("is", "isnot"):
         return True  # an object: only whether it is None is known
     try:
         if op == "truthy":

@@ -39,6 +39,10 @@ from compilelint.static.analysis.facts import (
 from compilelint.static.analysis.params import root_param_is_tensor
 from compilelint.static.analysis.summaries import Summaries
 
+# value kinds (``analysis.values``) of a list, tuple or dict: a container whatever its items
+# (``conds.CONTAINER``)
+_CONTAINER_KINDS = ("Q", "D")
+
 if TYPE_CHECKING:
     from compilelint.static.analysis.breakpoints import CalleeBreaks
 
@@ -344,6 +348,33 @@ class Project(Summaries):
         got = self._param_values[memo] = self._site_values(ckey, caller, key_prm)
         return got
 
+    def _kwalt_values(
+        self, cpath: str, alts: list[dict[str, V.Value]], prm: ParamFacts
+    ) -> list[object] | None:
+        """What keyword ``prm.name`` holds where a call passes ``**d``, ``d`` a local bound only
+        to dicts of literal keys (``CallSite.kwalts``): the value each binding gives it, or the
+        callee's default ``prm.literal`` for a binding without it. None: unknown."""
+        vals: list[object] = []
+        for alt in alts:
+            v = alt.get(prm.name)
+            if v is None:
+                if not prm.literal:
+                    return None
+                vals.append(prm.literal[0])
+                continue
+            for m in V.members(v):
+                c = V.const(m)
+                if c is not ...:
+                    vals.append(c)
+                elif m[0] in _CONTAINER_KINDS:
+                    vals.append(C.CONTAINER)
+                else:
+                    got = self._forwarded(cpath, m[1]) if m[0] == "Y" else None
+                    if got is None:
+                        return None
+                    vals.extend(got)
+        return vals
+
     def _site_values(self, key: FKey, fn: FunctionFacts, prm: ParamFacts) -> list[object] | None:
         """The values parameter ``prm`` of ``fn`` (``key``) holds over its callers' sites
         (see :meth:`param_values`)."""
@@ -370,8 +401,12 @@ class Project(Summaries):
             if v is None:
                 v = call.kwargs.get(pname)
             if v is None and call.star:
-                kw = call.fwd.get(KWARGS_SLOT) if call.kwstar else None
-                got = self._kwargs_values(cpath, kw, prm) if kw else None
+                if call.kwalts and call.kwstar:
+                    # a local dict of literal keys: each binding's value, or the default
+                    got = self._kwalt_values(cpath, call.kwalts, prm)
+                else:
+                    kw = call.fwd.get(KWARGS_SLOT) if call.kwstar else None
+                    got = self._kwargs_values(cpath, kw, prm) if kw else None
                 if got is None:
                     return None  # left to a `**kwargs` dict whose other keys are not known
                 vals.extend(got)
@@ -397,6 +432,9 @@ class Project(Summaries):
                 c = V.const(m)
                 if c is not ...:
                     vals.append(c)
+                    continue
+                if m[0] in _CONTAINER_KINDS:
+                    vals.append(C.CONTAINER)
                     continue
                 got = self._forwarded(cpath, m[1]) if m[0] == "Y" else None
                 if got is None:
@@ -643,10 +681,11 @@ class Project(Summaries):
         entries: set[tuple[str, str]] = (
             getattr(self, "entry_classes", set()) if self.default_roots else set()
         )
-        if (cp, cqq) not in entries:
-            sites, named = self._constructions()
-            if (cp, cqq) not in sites or (cp, cqq) in named:
-                return None  # the class itself is built where the project does not show
+        sites, named = self._constructions()
+        if (cp, cqq) not in entries and (
+            (cp, cqq) in named or ((cp, cqq) not in sites and not entries)
+        ):
+            return None  # the class itself is built where the project does not show
         # each class whose instances run this __init__ (the class and its subclasses that
         # inherit it, the nearest in their MRO) is an entry class the user builds under its
         # defaults, or a class the project builds at call sites it can read
@@ -665,6 +704,10 @@ class Project(Summaries):
             return None  # (checked first, on the facts alone: most subclasses take no part)
         out: list[object] = []
         for u in users:
+            if entries and u not in entries and u not in sites and u not in named:
+                # library mode: the user builds the entry classes only, and the package never
+                # builds (nor names) this one: none of its instances runs this `__init__`
+                continue
             sub = nearest[u]
             if sub != init:
                 # a subclass's own `__init__` (`Decoder.__init__(self, **kwargs)`) that hands
@@ -678,6 +721,13 @@ class Project(Summaries):
                 if not prm.literal:
                     return None
                 out.append(prm.literal[0])
+                if u in sites:
+                    # an entry class the package builds too (`self.flow = Flow(tails=...)` in
+                    # another entry): what those constructions pass as well
+                    got = self._built_values(u, init, prm)
+                    if got is None:
+                        return None
+                    out.extend(got)
                 continue
             got = self._built_values(u, init, prm)
             if got is None:
@@ -725,9 +775,15 @@ class Project(Summaries):
             return None if any(c is ... for c in consts) else consts
         if not call.kwstar or KWARGS_SLOT not in call.fwd:
             return None  # `*args`, or a dict other than `sub`'s own `**kwargs`
-        if entry:
-            return list(prm.literal[:1]) or None
         key_prm = ParamFacts(prm.name, -1, "unknown", prm.default, list(prm.literal))
+        if entry:
+            if not prm.literal:
+                return None
+            if cls not in self._constructions()[0]:
+                return list(prm.literal[:1])
+            # an entry class the package builds too: those constructions as well
+            more = self._built_values(cls, sub, key_prm)
+            return None if more is None else [prm.literal[0], *more]
         return self._built_values(cls, sub, key_prm)
 
     def _constructions(
@@ -826,6 +882,8 @@ class Project(Summaries):
                     c = V.const(m)
                     if c is not ...:
                         out.append(c)
+                    elif m[0] in _CONTAINER_KINDS:
+                        out.append(C.CONTAINER)
                     elif m[0] == "Y" and m[1].startswith("P|") and "@" not in m[1]:
                         srcs.append(m[1])
                     else:
