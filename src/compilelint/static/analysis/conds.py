@@ -249,17 +249,6 @@ def _isinstance_test(
     "isinstance", [type names])`` (the last part of each dotted name)."""
     import libcst as cst
 
-    from compilelint.static.analysis.walker import dotted  # (imported: walker imports this module)
-
-    if (  # `torch.is_tensor(p)`: `isinstance(p, torch.Tensor)`
-        isinstance(test, cst.Call)
-        and dotted(test.func) == "torch.is_tensor"
-        and len(test.args) == 1
-        and not test.args[0].star
-        and test.args[0].keyword is None
-    ):
-        name = _subject(test.args[0].value, is_param)
-        return None if name is None else (name, "isinstance", ["Tensor"])
     if not (
         isinstance(test, cst.Call)
         and isinstance(test.func, cst.Name)
@@ -295,8 +284,6 @@ _LITERAL_TYPES: dict[str, tuple[type, ...]] = {
     "list": (list,),
     "tuple": (list,),
     "NoneType": (type(None),),
-    # no literal is a tensor (``torch.is_tensor(p)`` is read as ``isinstance(p, Tensor)``)
-    "Tensor": (),
 }
 
 
@@ -634,7 +621,8 @@ def evaluate(tree: list[object], values: dict[str, list[object]]) -> list[object
         vals = values.get(str(tree[1]))
         if vals is None:
             return None
-        return [holds(v, str(tree[2]), tree[3]) for v in vals]
+        op, lit = str(tree[2]), tree[3]
+        return [OBJECT if undecided(v, op, lit) else holds(v, op, lit) for v in vals]
     if kind == "if":
         test = evaluate(tree[1], values)  # type: ignore[arg-type]
         if test is None or any(isinstance(v, _Object) for v in test):
@@ -688,6 +676,22 @@ def guards(cond: str) -> list[list[str]]:
     """The guards of the re-bindings a condition depends on (:func:`guarded`), or ``[]``."""
     got = json.loads(cond)
     return got[3] if len(got) > 3 else []
+
+
+def undecided(value: object, op: str, lit: object) -> bool:
+    """Whether :func:`holds` answers True only for not knowing (an object, a container or a
+    tensor test): ``certain`` and a flag's evaluation must not read that as true."""
+    if op in INPUT_OPS:
+        return True
+    if not isinstance(value, _Object) or op in ("is", "isnot"):
+        return False
+    if value is CONTAINER and op in ("eq", "ne", "in", "notin"):
+        scalars = lit if op in ("in", "notin") else [lit]
+        return not (
+            isinstance(scalars, list)
+            and all(x is None or isinstance(x, (str, int, float)) for x in scalars)
+        )
+    return True
 
 
 def holds(value: object, op: str, lit: object) -> bool:

@@ -433,9 +433,6 @@ class Project(Summaries):
                 if c is not ...:
                     vals.append(c)
                     continue
-                if m[0] in _CONTAINER_KINDS:
-                    vals.append(C.CONTAINER)
-                    continue
                 got = self._forwarded(cpath, m[1]) if m[0] == "Y" else None
                 if got is None:
                     return None
@@ -979,7 +976,9 @@ class Project(Summaries):
             if op in C.INPUT_OPS or pname.startswith("self."):
                 return False
             vals = self._default_values(key, pname)
-            if not vals or not all(C.holds(v, op, lit) for v in vals):
+            if not vals or not all(
+                C.holds(v, op, lit) and not C.undecided(v, op, lit) for v in vals
+            ):
                 return False
         return True
 
