@@ -11,6 +11,14 @@ false there and the code under it, the calls it makes included, is latent. The t
 stays a finding (torch breaks on it). A tensor the library computes (``torch.log(x - 10)``)
 may hold NaN: the code under its test stays; a model file judges any input, as before.
 
+Second: normflows chooses its spline and its keywords by a branch (``spline_fn = ...``,
+``spline_kwargs = {}`` / ``{"tails": self.tails, "tail_bound": self.tail_bound}``, then
+``spline_fn(..., **spline_kwargs)``). A keyword taken from a local bound only to dicts of
+literal keys holds each binding's value (or the callee's default where a binding lacks it); a
+list passed for it (``tails=[...]``) equals no string; a class the package neither exports as an
+entry nor builds contributes no construction, and an entry class the package also builds takes
+those constructions' values too.
+
 Each static verdict comes with torch's own (``tests/torch_checks.py``, marked ``torch``).
 """
 
