@@ -679,13 +679,12 @@ def guards(cond: str) -> list[list[str]]:
 
 
 def undecided(value: object, op: str, lit: object) -> bool:
-    """Whether :func:`holds` answers True only for not knowing (an object, a container or a
-    tensor test): ``certain`` and a flag's evaluation must not read that as true."""
-    if op in INPUT_OPS:
-        return True
-    if not isinstance(value, _Object) or op in ("is", "isnot"):
+    """Whether :func:`holds` answers True for a :data:`CONTAINER` only for not knowing
+    (``truthy``: an empty list is false): ``certain`` and a flag's evaluation must not read that
+    as true. (:data:`OBJECT` keeps its older reading.)"""
+    if value is not CONTAINER or op in ("is", "isnot"):
         return False
-    if value is CONTAINER and op in ("eq", "ne", "in", "notin"):
+    if op in ("eq", "ne", "in", "notin"):
         scalars = lit if op in ("in", "notin") else [lit]
         return not (
             isinstance(scalars, list)

@@ -718,13 +718,6 @@ class Project(Summaries):
                 if not prm.literal:
                     return None
                 out.append(prm.literal[0])
-                if u in sites:
-                    # an entry class the package builds too (`self.flow = Flow(tails=...)` in
-                    # another entry): what those constructions pass as well
-                    got = self._built_values(u, init, prm)
-                    if got is None:
-                        return None
-                    out.extend(got)
                 continue
             got = self._built_values(u, init, prm)
             if got is None:
@@ -772,15 +765,9 @@ class Project(Summaries):
             return None if any(c is ... for c in consts) else consts
         if not call.kwstar or KWARGS_SLOT not in call.fwd:
             return None  # `*args`, or a dict other than `sub`'s own `**kwargs`
-        key_prm = ParamFacts(prm.name, -1, "unknown", prm.default, list(prm.literal))
         if entry:
-            if not prm.literal:
-                return None
-            if cls not in self._constructions()[0]:
-                return list(prm.literal[:1])
-            # an entry class the package builds too: those constructions as well
-            more = self._built_values(cls, sub, key_prm)
-            return None if more is None else [prm.literal[0], *more]
+            return list(prm.literal[:1]) or None
+        key_prm = ParamFacts(prm.name, -1, "unknown", prm.default, list(prm.literal))
         return self._built_values(cls, sub, key_prm)
 
     def _constructions(
