@@ -622,7 +622,9 @@ def evaluate(tree: list[object], values: dict[str, list[object]]) -> list[object
         if vals is None:
             return None
         op, lit = str(tree[2]), tree[3]
-        return [OBJECT if undecided(v, op, lit) else holds(v, op, lit) for v in vals]
+        return [
+            OBJECT if v is CONTAINER and undecided(v, op, lit) else holds(v, op, lit) for v in vals
+        ]
     if kind == "if":
         test = evaluate(tree[1], values)  # type: ignore[arg-type]
         if test is None or any(isinstance(v, _Object) for v in test):

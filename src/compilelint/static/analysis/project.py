@@ -678,11 +678,10 @@ class Project(Summaries):
         entries: set[tuple[str, str]] = (
             getattr(self, "entry_classes", set()) if self.default_roots else set()
         )
-        sites, named = self._constructions()
-        if (cp, cqq) not in entries and (
-            (cp, cqq) in named or ((cp, cqq) not in sites and not entries)
-        ):
-            return None  # the class itself is built where the project does not show
+        if (cp, cqq) not in entries:
+            sites, named = self._constructions()
+            if (cp, cqq) in named or ((cp, cqq) not in sites and not entries):
+                return None  # the class itself is built where the project does not show
         # each class whose instances run this __init__ (the class and its subclasses that
         # inherit it, the nearest in their MRO) is an entry class the user builds under its
         # defaults, or a class the project builds at call sites it can read
@@ -701,7 +700,7 @@ class Project(Summaries):
             return None  # (checked first, on the facts alone: most subclasses take no part)
         out: list[object] = []
         for u in users:
-            if entries and u not in entries and u not in sites and u not in named:
+            if entries and u not in entries and not self._built_or_named(u):
                 # library mode: the user builds the entry classes only, and the package never
                 # builds (nor names) this one: none of its instances runs this `__init__`
                 continue
@@ -724,6 +723,12 @@ class Project(Summaries):
                 return None
             out.extend(got)
         return out
+
+    def _built_or_named(self, cls: tuple[str, str]) -> bool:
+        """Whether the project builds class ``cls`` or names it without a call (see
+        :meth:`_constructions`)."""
+        sites, named = self._constructions()
+        return cls in sites or cls in named
 
     def _hands_over(self, sub: FKey, pname: str) -> bool:
         """Whether ``__init__`` ``sub`` may hand keyword ``pname`` to a base's ``__init__``
@@ -964,7 +969,8 @@ class Project(Summaries):
                 return False
             vals = self._default_values(key, pname)
             if not vals or not all(
-                C.holds(v, op, lit) and not C.undecided(v, op, lit) for v in vals
+                C.holds(v, op, lit) and (v is not C.CONTAINER or not C.undecided(v, op, lit))
+                for v in vals
             ):
                 return False
         return True
