@@ -278,3 +278,40 @@ def test_torch_agrees_on_the_dict_keywords(
     model = getattr(flows, entry)()
     got = logged_break_lines(model, torch.randn(4), "lib23i_pkg._splines")
     assert got & {CIRCULAR_LINE, BOUND_LINE} == want
+
+
+STEP = """\
+import torch
+
+
+def step(x, flag=True, mode="a"):
+    if flag:
+        x = x[x.nonzero()]
+    if mode == "b":
+        x.tolist()
+    return x
+
+
+def forward(x, extra=None):
+    kw = dict(flag=False)
+{more}    return step(x, **kw)
+"""
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(
+    ("more", "want"),
+    [("", set()), ('    kw["mode"] = "b"\n', {8})],
+)
+def test_torch_agrees_a_dict_of_literal_keys_leaves_the_default(
+    monkeypatch: pytest.MonkeyPatch, more: str, want: set[int]
+) -> None:
+    # tests/test_conds.py's `kw = dict(flag=False)`: `mode` keeps its default "a", no break at
+    # `x.tolist()` (VALID, silent); the dict changed to pass "b" breaks there (INVALID: the
+    # static stage keeps the finding, the dict changed in place being unknown)
+    torch = pytest.importorskip("torch")
+    from tests.torch_checks import logged_break_lines
+
+    name = "lib23i_step"
+    mod = _module(STEP.format(more=more), name, monkeypatch)
+    assert logged_break_lines(mod.forward, torch.randn(4), name) & {6, 8} == want
