@@ -1,7 +1,8 @@
 """Library mode labelled by the dynamic stage: public entry points of the installed libraries.
 
     python benchmarks/libmode_probe.py label [PACKAGE ...]   # dynamic stage, writes the dev labels
-    python benchmarks/libmode_probe.py score [--set heldout] [--json out.json] [--detail]
+    python benchmarks/libmode_probe.py label --set dev3                # the dev3 packages only
+    python benchmarks/libmode_probe.py score [--set heldout|dev3] [--json out.json] [--detail]
 
 Most library-mode findings of ``corpus_libs.py score`` sit in code no corpus model runs, so its
 "precision on all findings" counts every one of them as false. This probe labels the code library
@@ -44,7 +45,11 @@ from typing import Any
 from corpus_libs import SITE, ran_dirs, rel, static_json  # benchmarks/ is the script's folder
 
 HERE = Path(__file__).resolve().parent / "libmode_probe"
-LABELS = {"dev": HERE / "labels_dev.json", "heldout": HERE / "labels_heldout.json"}
+LABELS = {
+    "dev": HERE / "labels_dev.json",
+    "heldout": HERE / "labels_heldout.json",
+    "dev3": HERE / "labels_dev3.json",
+}
 
 Build = Callable[[], tuple[Callable[..., Any], tuple[Any, ...]]]
 # package folder -> [(entry name as the user imports it, class?, build)]
@@ -669,10 +674,363 @@ def _l_einmix() -> Any:
     return EinMix("b t c -> b t d", weight_shape="c d", c=4, d=6), (torch.randn(2, 3, 4),)
 
 
+# --------------------------------------------------------------------------- dev3 (lib23i)
+# Fifteen packages no other probe set or corpus uses, every entry development material: a set of its
+# own (``labels_dev3.json``), so the dev/held-out split of the eleven packages above is unchanged.
+DEV3: set[str] = set()
+
+
+def entry3(pkg: str, name: str, cls: bool = False) -> Callable[[Build], Build]:
+    DEV3.add(pkg)
+    return entry(pkg, name, cls)
+
+
+def _mod3(mod: str, cls: str, make: Callable[[Any], tuple[Any, ...]], **kw: Any) -> Build:
+    """A module of ``mod`` built with ``kw``, called on ``make(torch)``."""
+
+    def build() -> Any:
+        torch = _t()
+        import importlib
+
+        m = getattr(importlib.import_module(mod), cls)(**kw)
+        return m, make(torch)
+
+    return build
+
+
+def _x(*shape: int) -> Callable[[Any], tuple[Any, ...]]:
+    return lambda torch: (torch.randn(*shape),)
+
+
+def _tok(*shape: int) -> Callable[[Any], tuple[Any, ...]]:
+    return lambda torch: (torch.randint(0, 20, shape),)
+
+
+for _pkg, _cls, _make, _kw in [
+    (
+        "local_attention",
+        "LocalAttention",
+        lambda t: (t.randn(2, 8, 8),) * 3,
+        {"window_size": 4, "dim": 8},
+    ),
+    ("local_attention", "LocalMHA", _x(2, 8, 16), {"dim": 16, "window_size": 4, "heads": 2}),
+    (
+        "local_attention",
+        "LocalTransformer",
+        _tok(2, 8),
+        {
+            "num_tokens": 20,
+            "max_seq_len": 16,
+            "dim": 16,
+            "depth": 1,
+            "local_attn_window_size": 4,
+            "heads": 2,
+        },
+    ),
+    ("local_attention", "DynamicPositionBias", lambda t: (8, 8), {"dim": 8, "heads": 2}),
+    ("performer_pytorch", "FastAttention", lambda t: (t.randn(2, 2, 8, 8),) * 3, {"dim_heads": 8}),
+    ("performer_pytorch", "SelfAttention", _x(2, 8, 16), {"dim": 16, "heads": 2, "dim_head": 8}),
+    (
+        "performer_pytorch",
+        "Performer",
+        _x(2, 8, 16),
+        {"dim": 16, "depth": 1, "heads": 2, "dim_head": 8},
+    ),
+    (
+        "performer_pytorch",
+        "PerformerLM",
+        _tok(2, 8),
+        {"num_tokens": 20, "max_seq_len": 16, "dim": 16, "depth": 1, "heads": 2},
+    ),
+    (
+        "nystrom_attention",
+        "NystromAttention",
+        _x(2, 8, 16),
+        {"dim": 16, "dim_head": 8, "heads": 2, "num_landmarks": 4},
+    ),
+    (
+        "nystrom_attention",
+        "Nystromformer",
+        _x(2, 8, 16),
+        {"dim": 16, "depth": 1, "dim_head": 8, "heads": 2, "num_landmarks": 4},
+    ),
+    (
+        "linear_attention_transformer",
+        "LinearAttentionTransformer",
+        _x(2, 8, 16),
+        {"dim": 16, "depth": 1, "max_seq_len": 16, "heads": 2},
+    ),
+    (
+        "linear_attention_transformer",
+        "LinearAttentionTransformerLM",
+        _tok(2, 8),
+        {"num_tokens": 20, "dim": 16, "depth": 1, "max_seq_len": 16, "heads": 2},
+    ),
+    (
+        "linear_attention_transformer",
+        "ImageLinearAttention",
+        _x(2, 4, 8, 8),
+        {"chan": 4, "heads": 2, "key_dim": 8, "value_dim": 8},
+    ),
+    ("siren_pytorch", "Siren", _x(4, 2), {"dim_in": 2, "dim_out": 8}),
+    (
+        "siren_pytorch",
+        "SirenNet",
+        _x(4, 2),
+        {"dim_in": 2, "dim_hidden": 16, "dim_out": 3, "num_layers": 2},
+    ),
+    ("siren_pytorch", "Sine", _x(4, 2), {}),
+    (
+        "linformer",
+        "Linformer",
+        _x(2, 8, 16),
+        {"dim": 16, "seq_len": 8, "depth": 1, "k": 4, "heads": 2},
+    ),
+    (
+        "linformer",
+        "LinformerLM",
+        _tok(2, 8),
+        {"num_tokens": 20, "dim": 16, "seq_len": 8, "depth": 1, "k": 4, "heads": 2},
+    ),
+    (
+        "linformer",
+        "LinformerSelfAttention",
+        _x(2, 8, 16),
+        {"dim": 16, "seq_len": 8, "k": 4, "heads": 2},
+    ),
+    (
+        "product_key_memory",
+        "PKM",
+        _x(2, 8, 16),
+        {"dim": 16, "heads": 2, "num_keys": 8, "topk": 4, "dim_head": 8},
+    ),
+    (
+        "axial_positional_embedding",
+        "AxialPositionalEmbedding",
+        _x(2, 8, 16),
+        {"dim": 16, "axial_shape": (4, 4)},
+    ),
+    (
+        "axial_positional_embedding",
+        "AxialPositionalEmbeddingImage",
+        _x(2, 4, 8, 8),
+        {"dim": 4, "axial_shape": (8, 8)},
+    ),
+    (
+        "axial_positional_embedding",
+        "ContinuousAxialPositionalEmbedding",
+        lambda t: ((4, 4),),
+        {"dim": 16, "num_axial_dims": 2},
+    ),
+]:
+    entry3(_pkg, f"{_pkg}.{_cls}", cls=True)(_mod3(_pkg, _cls, _make, **_kw))
+
+
+@entry3("performer_pytorch", "performer_pytorch.CrossAttention", cls=True)
+def _perf_cross() -> Any:
+    torch = _t()
+    from performer_pytorch import CrossAttention
+
+    m = CrossAttention(dim=16, heads=2, dim_head=8)
+    return (lambda x, c: m(x, context=c)), (torch.randn(2, 8, 16), torch.randn(2, 6, 16))
+
+
+@entry3("siren_pytorch", "siren_pytorch.SirenWrapper", cls=True)
+def _siren_wrap() -> Any:
+    _t()
+    from siren_pytorch import SirenNet, SirenWrapper
+
+    net = SirenNet(dim_in=2, dim_hidden=16, dim_out=3, num_layers=2)
+    return SirenWrapper(net, image_width=4, image_height=4), ()
+
+
+def _cde_path(torch: Any) -> Any:
+    return torch.randn(2, 5, 3)
+
+
+for _fn in [
+    "natural_cubic_coeffs",
+    "linear_interpolation_coeffs",
+    "hermite_cubic_coefficients_with_backward_differences",
+]:
+
+    def _coeffs(fn: str = _fn) -> Any:
+        torch = _t()
+        import torchcde
+
+        f = getattr(torchcde, fn)
+        return (lambda x: f(x)), (_cde_path(torch),)
+
+    entry3("torchcde", f"torchcde.{_fn}")(_coeffs)
+
+
+@entry3("torchcde", "torchcde.cdeint")
+def _cdeint() -> Any:
+    torch = _t()
+    import torchcde
+
+    class F(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.lin = torch.nn.Linear(4, 4 * 3)
+
+        def forward(self, t: Any, z: Any) -> Any:
+            return torch.tanh(self.lin(z)).view(z.shape[0], 4, 3)
+
+    f = F()
+    coeffs = torchcde.natural_cubic_coeffs(_cde_path(torch))
+
+    def run(c: Any, z0: Any) -> Any:
+        X = torchcde.CubicSpline(c)
+        return torchcde.cdeint(X=X, func=f, z0=z0, t=X.interval)
+
+    return run, (coeffs, torch.randn(2, 4))
+
+
+@entry3("torchode", "torchode.solve_ivp")
+def _solve_ivp() -> Any:
+    torch = _t()
+    import torchode
+
+    return (lambda y0, t: torchode.solve_ivp(lambda t, y: -y, y0, t)), (
+        torch.randn(2, 2),
+        torch.linspace(0, 1, 3).repeat(2, 1),
+    )
+
+
+# dev3, second part: five more packages (normalising flows, LSH attention, metric-learning
+# losses and miners, k-means, Perceiver)
+for _pkg, _cls, _make, _kw in [
+    ("normflows.flows", "Planar", _x(8, 4), {"shape": (4,)}),
+    ("normflows.flows", "Radial", _x(8, 4), {"shape": (4,)}),
+    (
+        "normflows.flows",
+        "AutoregressiveRationalQuadraticSpline",
+        _x(8, 4),
+        {"num_input_channels": 4, "num_blocks": 1, "num_hidden_channels": 8},
+    ),
+    (
+        "normflows.flows",
+        "CoupledRationalQuadraticSpline",
+        _x(8, 4),
+        {"num_input_channels": 4, "num_blocks": 1, "num_hidden_channels": 8},
+    ),
+    (
+        "normflows.flows",
+        "MaskedAffineAutoregressive",
+        _x(8, 4),
+        {"features": 4, "hidden_features": 8},
+    ),
+    ("normflows.flows", "Permute", _x(8, 4), {"num_channels": 4}),
+    ("normflows.flows", "LULinearPermute", _x(8, 4), {"num_channels": 4}),
+    ("normflows.flows", "Invertible1x1Conv", _x(2, 4, 4, 4), {"num_channels": 4}),
+    (
+        "reformer_pytorch",
+        "LSHSelfAttention",
+        _x(2, 16, 16),
+        {"dim": 16, "heads": 2, "bucket_size": 4, "n_hashes": 2},
+    ),
+    (
+        "reformer_pytorch",
+        "Reformer",
+        _x(2, 16, 16),
+        {"dim": 16, "depth": 1, "heads": 2, "bucket_size": 4, "n_hashes": 2},
+    ),
+    (
+        "reformer_pytorch",
+        "ReformerLM",
+        _tok(2, 16),
+        {
+            "num_tokens": 20,
+            "dim": 16,
+            "depth": 1,
+            "max_seq_len": 16,
+            "heads": 2,
+            "bucket_size": 4,
+            "n_hashes": 2,
+        },
+    ),
+    (
+        "perceiver_pytorch",
+        "Perceiver",
+        _x(2, 8, 8, 3),
+        {
+            "num_freq_bands": 2,
+            "depth": 1,
+            "max_freq": 4.0,
+            "num_latents": 4,
+            "latent_dim": 16,
+            "cross_dim_head": 8,
+            "latent_dim_head": 8,
+            "latent_heads": 2,
+            "num_classes": 5,
+        },
+    ),
+]:
+    entry3(_pkg.split(".")[0], f"{_pkg}.{_cls}", cls=True)(_mod3(_pkg, _cls, _make, **_kw))
+
+
+def _pml(torch: Any) -> tuple[Any, ...]:
+    return torch.randn(8, 8), torch.randint(0, 3, (8,))
+
+
+for _pkg, _cls, _kw in [
+    ("pytorch_metric_learning.losses", "ContrastiveLoss", {}),
+    ("pytorch_metric_learning.losses", "TripletMarginLoss", {}),
+    ("pytorch_metric_learning.losses", "NTXentLoss", {}),
+    ("pytorch_metric_learning.losses", "MultiSimilarityLoss", {}),
+    ("pytorch_metric_learning.losses", "CircleLoss", {}),
+    ("pytorch_metric_learning.losses", "SupConLoss", {}),
+    ("pytorch_metric_learning.losses", "ArcFaceLoss", {"num_classes": 3, "embedding_size": 8}),
+    ("pytorch_metric_learning.miners", "MultiSimilarityMiner", {}),
+    ("pytorch_metric_learning.miners", "TripletMarginMiner", {}),
+    ("pytorch_metric_learning.miners", "BatchHardMiner", {}),
+]:
+    entry3("pytorch_metric_learning", f"{_pkg}.{_cls}", cls=True)(_mod3(_pkg, _cls, _pml, **_kw))
+
+
+@entry3("perceiver_pytorch", "perceiver_pytorch.PerceiverIO", cls=True)
+def _perceiver_io() -> Any:
+    torch = _t()
+    from perceiver_pytorch import PerceiverIO
+
+    m = PerceiverIO(
+        depth=1,
+        dim=16,
+        queries_dim=8,
+        logits_dim=5,
+        num_latents=4,
+        latent_dim=16,
+        cross_dim_head=8,
+        latent_dim_head=8,
+        latent_heads=2,
+    )
+    return (lambda d, q: m(d, queries=q)), (torch.randn(2, 8, 16), torch.randn(2, 4, 8))
+
+
+@entry3("kmeans_pytorch", "kmeans_pytorch.kmeans")
+def _kmeans() -> Any:
+    torch = _t()
+    from kmeans_pytorch import kmeans
+
+    return (lambda x: kmeans(x, num_clusters=3)), (torch.randn(20, 2),)
+
+
+@entry3("kmeans_pytorch", "kmeans_pytorch.kmeans_predict")
+def _kmeans_predict() -> Any:
+    torch = _t()
+    from kmeans_pytorch import kmeans_predict
+
+    return (lambda x, c: kmeans_predict(x, c)), (torch.randn(20, 2), torch.randn(3, 2))
+
+
 # --------------------------------------------------------------------------- the split
 def split_of(pkg: str) -> dict[str, str]:
     """Entry name -> "dev" | "heldout": per package, sorted by sha1 of the name, every second
-    one held out (decided by the names alone, before any labels existed)."""
+    one held out (decided by the names alone, before any labels existed). A dev3 package's
+    entries are all "dev3"."""
+    if pkg in DEV3:
+        return {n: "dev3" for n, _, _ in ENTRIES[pkg]}
     names = sorted(
         (n for n, _, _ in ENTRIES[pkg]), key=lambda n: hashlib.sha1(n.encode()).hexdigest()
     )
@@ -749,10 +1107,15 @@ def observe_package(pkg: str) -> dict[str, Any]:
     return out
 
 
-def label(pkgs: list[str], heldout: bool = False) -> None:
+def label(pkgs: list[str], heldout: bool = False, which: str | None = None) -> None:
+    """Label ``pkgs`` (all, or those of the set ``which``) and rewrite the labels files they
+    are in (the held-out file only with ``heldout``)."""
     HERE.mkdir(exist_ok=True)
     data = {s: (json.loads(p.read_text()) if p.is_file() else {}) for s, p in LABELS.items()}
-    for pkg in pkgs or sorted(ENTRIES):
+    if not pkgs:
+        pkgs = sorted(p for p in ENTRIES if which is None or (which == "dev3") == (p in DEV3))
+    touched: set[str] = set()
+    for pkg in pkgs:
         print(f"{pkg}: {len(ENTRIES[pkg])} entries", flush=True)
         with tempfile.TemporaryDirectory() as td:
             out = Path(td) / "out.json"
@@ -763,8 +1126,13 @@ def label(pkgs: list[str], heldout: bool = False) -> None:
             got = json.loads(out.read_text())
         sp = split_of(pkg)
         for s in data:
-            data[s][pkg] = {n: r for n, r in got.items() if sp[n] == s}
+            mine = {n: r for n, r in got.items() if sp[n] == s}
+            if mine:
+                data[s][pkg] = mine
+                touched.add(s)
     for s, p in LABELS.items():
+        if s not in touched:
+            continue
         if s == "heldout" and p.is_file() and not heldout:
             continue  # committed first and never edited: only rewritten on purpose
         p.write_text(json.dumps(data[s], indent=1, sort_keys=True) + "\n")
@@ -876,7 +1244,7 @@ def main() -> None:
     )
     a = ap.parse_args()
     if a.step == "label":
-        label(a.packages, a.write_heldout)
+        label(a.packages, a.write_heldout, a.set if "--set" in sys.argv else None)
         return
     res = score(a.set, a.detail, a.packages)
     for k in ("break_lines", "recall", "precision_on_ran_lines", "precision_all", "findings"):

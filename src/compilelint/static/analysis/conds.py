@@ -11,10 +11,13 @@ or ``lt``, ``le``, ``gt``, ``ge`` against a number (``if power < 0:``, ``if 1 < 
 Tests of what an input tensor is (:data:`INPUT_OPS`): ``not x.is_floating_point()``
 (``intdtype``), ``x.dtype == torch.float16`` / ``x.dtype in (torch.float16, torch.bfloat16)``
 (``halfdtype``), ``a.device != b.device`` (``otherdevice``, the literal the other parameter) and
-their negations (``floatdtype``, ``nothalfdtype``, ``samedevice``). Library mode judges its entry
-points on tensors of torch's default dtype (float32) on one device: code that runs only for
-integer or half-precision inputs, or inputs on different devices, is latent there
-(:meth:`~compilelint.static.analysis.project.Project.refuted`).
+their negations (``floatdtype``, ``nothalfdtype``, ``samedevice``), and tests of its values:
+``torch.isnan(x).any()``, ``torch.any(torch.isinf(x[0]))``, ``not torch.isfinite(x).all()``
+(``nonfinite``: true only where an element is NaN or infinite) and its negation (``allfinite``).
+Library mode judges its entry points on finite tensors of torch's default dtype (float32) on
+one device, as a user's first call makes them: code that runs only for integer or
+half-precision inputs, inputs on different devices or inputs holding NaN or infinity is latent
+there (:meth:`~compilelint.static.analysis.project.Project.refuted`).
 
 Phase 2 (:meth:`~compilelint.static.analysis.project.Project.compute`) knows the Python values
 the traced callers pass for a parameter (or its literal default when a caller leaves it out; a
@@ -86,16 +89,27 @@ _NEG = {
     "nothalfdtype": "halfdtype",
     "otherdevice": "samedevice",
     "samedevice": "otherdevice",
+    "nonfinite": "allfinite",
+    "allfinite": "nonfinite",
     "isinstance": "notisinstance",
     "notisinstance": "isinstance",
 }
-# tests of an input tensor's dtype or device: the ops that refute in library mode, and their
-# negations (which never refute); never carried to the rest of a block (``if
+# tests of an input tensor's dtype, device or values: the ops that refute in library mode, and
+# their negations (which never refute); never carried to the rest of a block (``if
 # target.is_floating_point(): raise ...`` says nothing about the code after it)
 INPUT_OPS = frozenset(
-    ("intdtype", "floatdtype", "halfdtype", "nothalfdtype", "otherdevice", "samedevice")
+    (
+        "intdtype",
+        "floatdtype",
+        "halfdtype",
+        "nothalfdtype",
+        "otherdevice",
+        "samedevice",
+        "nonfinite",
+        "allfinite",
+    )
 )
-UNUSUAL_INPUT_OPS = frozenset(("intdtype", "halfdtype", "otherdevice"))
+UNUSUAL_INPUT_OPS = frozenset(("intdtype", "halfdtype", "otherdevice", "nonfinite"))
 _HALF = ("torch.float16", "torch.half", "torch.bfloat16")
 # ``lit < param`` is ``param > lit``
 _FLIP = {"lt": "gt", "gt": "lt", "le": "ge", "ge": "le", "eq": "eq", "ne": "ne"}
@@ -120,6 +134,8 @@ def _atom(
     elif (got := _none_helper_test(test, is_param, none_test)) is not None:
         out = got
     elif (got := _input_test(test, is_param)) is not None:
+        out = got
+    elif (got := _values_test(test, is_param)) is not None:
         out = got
     elif (got := _isinstance_test(test, is_param)) is not None:
         out = got
@@ -321,6 +337,103 @@ def _input_test(
     return None
 
 
+# torch's elementwise tests of a value: ``isnan``/``isinf`` are true only on a NaN or an
+# infinity, ``isfinite`` everywhere else
+_VALUE_TESTS = {"isnan": "nonfinite", "isinf": "nonfinite", "isfinite": "allfinite"}
+
+
+def _values_test(
+    test: cst.BaseExpression, is_param: Callable[[str], bool]
+) -> tuple[str, str, object] | None:
+    """A test that an input tensor holds NaN or infinity (``nonfinite``), or only finite values
+    (``allfinite``), as it holds in the body: ``torch.isnan(p).any()``, ``torch.any(p.isinf())``,
+    ``torch.isfinite(p[0])``, ``torch.isfinite(p).all()`` (``bool(...)`` and ``.item()``
+    around them), with ``p`` a parameter still unassigned or an element of one (``p[0]``,
+    ``p[..., 0, :]``). ``torch.isnan(p).all()`` and ``torch.isfinite(p).any()`` are not read
+    (true on an empty tensor, or for a tensor with one finite element)."""
+    import libcst as cst
+
+    from compilelint.static.analysis.walker import dotted  # (imported: walker imports this module)
+
+    def unwrap(node: cst.BaseExpression) -> cst.BaseExpression:
+        while True:
+            if (  # bool(t)
+                isinstance(node, cst.Call)
+                and isinstance(node.func, cst.Name)
+                and node.func.value == "bool"
+                and len(node.args) == 1
+                and not node.args[0].star
+                and node.args[0].keyword is None
+            ):
+                node = node.args[0].value
+            elif (  # t.item()
+                isinstance(node, cst.Call)
+                and not node.args
+                and isinstance(node.func, cst.Attribute)
+                and node.func.attr.value == "item"
+            ):
+                node = node.func.value
+            else:
+                return node
+
+    def reduced(node: cst.BaseExpression) -> tuple[str, cst.BaseExpression] | None:
+        """(``any``/``all``, the reduced tensor) of ``t.any()`` / ``torch.any(t)``."""
+        if not isinstance(node, cst.Call):
+            return None
+        q = dotted(node.func)
+        if (
+            isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in ("any", "all")
+            and q not in ("torch.any", "torch.all")
+        ):
+            return None if node.args else (node.func.attr.value, node.func.value)
+        if q in ("torch.any", "torch.all") and len(node.args) == 1:
+            a = node.args[0]
+            if not a.star and a.keyword is None:
+                return q[6:], a.value
+        return None
+
+    def elementwise(node: cst.BaseExpression) -> tuple[str, str] | None:
+        """(op, parameter) of ``torch.isnan(p)`` / ``p.isnan()`` (``p`` or ``p[...]``)."""
+        if not isinstance(node, cst.Call):
+            return None
+        if isinstance(node.func, cst.Attribute) and not node.args:
+            kind, arg = node.func.attr.value, node.func.value
+            if dotted(node.func) in ("torch.isnan", "torch.isinf", "torch.isfinite"):
+                return None
+        else:
+            q = dotted(node.func)
+            if not q or not q.startswith("torch.") or len(node.args) != 1:
+                return None
+            a = node.args[0]
+            if a.star or a.keyword is not None:
+                return None
+            kind, arg = q[6:], a.value
+        op = _VALUE_TESTS.get(kind)
+        if op is None:
+            return None
+        if isinstance(arg, cst.Subscript):
+            arg = arg.value
+        name = _subject(arg, is_param)
+        if name is None or name.startswith("self."):
+            return None
+        return op, name
+
+    node = unwrap(test)
+    red = reduced(node)
+    if red is not None:
+        how, node = red
+        got = elementwise(unwrap(node))
+        if got is None:
+            return None
+        op, name = got
+        if (op == "nonfinite") != (how == "any"):
+            return None  # `isnan(p).all()`, `isfinite(p).any()`: not read
+        return (name, op, None)
+    got = elementwise(node)
+    return None if got is None else (got[1], got[0], None)
+
+
 def _subject(node: cst.BaseExpression, is_param: Callable[[str], bool]) -> str | None:
     """What a test is about: a parameter still unassigned (its name), or ``self.<attr>`` in a
     method whose ``self`` is (``"self.<attr>"``: decided from the attribute's one assignment,
@@ -479,6 +592,15 @@ class _Object:
 OBJECT = _Object()
 
 
+class _Container(_Object):
+    """A list, tuple or dict whose items are not known (``tails=[...]`` built by a
+    comprehension): not None, and never equal to (nor one of) the numbers, strings and None
+    a test compares with; any other test is undecided, as for :data:`OBJECT`."""
+
+
+CONTAINER = _Container()
+
+
 def params_of(tree: list[object]) -> set[str]:
     if tree[0] in ("p", "c"):
         return {str(tree[1])}
@@ -499,10 +621,13 @@ def evaluate(tree: list[object], values: dict[str, list[object]]) -> list[object
         vals = values.get(str(tree[1]))
         if vals is None:
             return None
-        return [holds(v, str(tree[2]), tree[3]) for v in vals]
+        op, lit = str(tree[2]), tree[3]
+        return [
+            OBJECT if v is CONTAINER and undecided(v, op, lit) else holds(v, op, lit) for v in vals
+        ]
     if kind == "if":
         test = evaluate(tree[1], values)  # type: ignore[arg-type]
-        if test is None or any(v is OBJECT for v in test):
+        if test is None or any(isinstance(v, _Object) for v in test):
             return None
         out: list[object] = []
         for truth in {bool(v) for v in test}:
@@ -513,11 +638,11 @@ def evaluate(tree: list[object], values: dict[str, list[object]]) -> list[object
         return out
     if kind == "not":
         got = evaluate(tree[1], values)  # type: ignore[arg-type]
-        if got is None or any(v is OBJECT for v in got):
+        if got is None or any(isinstance(v, _Object) for v in got):
             return None
         return [not v for v in got]
     left = evaluate(tree[1], values)  # type: ignore[arg-type]
-    if left is None or any(v is OBJECT for v in left):
+    if left is None or any(isinstance(v, _Object) for v in left):
         return None
     # `a and b` is `a` where `a` is falsy, else `b`; `a or b` the other way round
     stop = [v for v in left if (not v) == (kind == "and")]
@@ -555,11 +680,33 @@ def guards(cond: str) -> list[list[str]]:
     return got[3] if len(got) > 3 else []
 
 
+def undecided(value: object, op: str, lit: object) -> bool:
+    """Whether :func:`holds` answers True for a :data:`CONTAINER` only for not knowing
+    (``truthy``: an empty list is false): ``certain`` and a flag's evaluation must not read that
+    as true. (:data:`OBJECT` keeps its older reading.)"""
+    if value is not CONTAINER or op in ("is", "isnot"):
+        return False
+    if op in ("eq", "ne", "in", "notin"):
+        scalars = lit if op in ("in", "notin") else [lit]
+        return not (
+            isinstance(scalars, list)
+            and all(x is None or isinstance(x, (str, int, float)) for x in scalars)
+        )
+    return True
+
+
 def holds(value: object, op: str, lit: object) -> bool:
     """Whether a parameter holding ``value`` satisfies ``op lit``."""
     if op in INPUT_OPS:
         return True  # about a tensor: decided by the project (``Project.refuted``), not here
-    if value is OBJECT and op not in ("is", "isnot"):
+    if value is CONTAINER and op in ("eq", "ne", "in", "notin"):
+        scalars = lit if op in ("in", "notin") else [lit]
+        if isinstance(scalars, list) and all(
+            x is None or isinstance(x, (str, int, float)) for x in scalars
+        ):
+            return op in ("ne", "notin")  # a container equals no scalar literal
+        return True
+    if isinstance(value, _Object) and op not in ("is", "isnot"):
         return True  # an object: only whether it is None is known
     try:
         if op == "truthy":

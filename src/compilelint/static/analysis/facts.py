@@ -96,6 +96,11 @@ class CallSite:
     # (arithmetic, a comparison, ``len(...)``, an f-string): certainly not ``None`` whatever
     # their operands hold (``minlength=4 * num_labels``)
     never_none: list[str] = field(default_factory=list)
+    # the call's only ``**`` argument is a local bound only to dicts of literal keys (one per
+    # binding, their values): it passes the keys of one of them, a parameter none of them
+    # holds keeps its default (``spline_fn(**spline_kwargs)`` after ``spline_kwargs = {}`` /
+    # ``= {"tails": self.tails}``)
+    kwalts: list[dict[str, Value]] = field(default_factory=list)
 
 
 @dataclass

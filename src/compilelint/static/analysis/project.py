@@ -39,6 +39,10 @@ from compilelint.static.analysis.facts import (
 from compilelint.static.analysis.params import root_param_is_tensor
 from compilelint.static.analysis.summaries import Summaries
 
+# value kinds (``analysis.values``) of a list, tuple or dict: a container whatever its items
+# (``conds.CONTAINER``)
+_CONTAINER_KINDS = ("Q", "D")
+
 if TYPE_CHECKING:
     from compilelint.static.analysis.breakpoints import CalleeBreaks
 
@@ -344,6 +348,33 @@ class Project(Summaries):
         got = self._param_values[memo] = self._site_values(ckey, caller, key_prm)
         return got
 
+    def _kwalt_values(
+        self, cpath: str, alts: list[dict[str, V.Value]], prm: ParamFacts
+    ) -> list[object] | None:
+        """What keyword ``prm.name`` holds where a call passes ``**d``, ``d`` a local bound only
+        to dicts of literal keys (``CallSite.kwalts``): the value each binding gives it, or the
+        callee's default ``prm.literal`` for a binding without it. None: unknown."""
+        vals: list[object] = []
+        for alt in alts:
+            v = alt.get(prm.name)
+            if v is None:
+                if not prm.literal:
+                    return None
+                vals.append(prm.literal[0])
+                continue
+            for m in V.members(v):
+                c = V.const(m)
+                if c is not ...:
+                    vals.append(c)
+                elif m[0] in _CONTAINER_KINDS:
+                    vals.append(C.CONTAINER)
+                else:
+                    got = self._forwarded(cpath, m[1]) if m[0] == "Y" else None
+                    if got is None:
+                        return None
+                    vals.extend(got)
+        return vals
+
     def _site_values(self, key: FKey, fn: FunctionFacts, prm: ParamFacts) -> list[object] | None:
         """The values parameter ``prm`` of ``fn`` (``key``) holds over its callers' sites
         (see :meth:`param_values`)."""
@@ -370,8 +401,12 @@ class Project(Summaries):
             if v is None:
                 v = call.kwargs.get(pname)
             if v is None and call.star:
-                kw = call.fwd.get(KWARGS_SLOT) if call.kwstar else None
-                got = self._kwargs_values(cpath, kw, prm) if kw else None
+                if call.kwalts and call.kwstar:
+                    # a local dict of literal keys: each binding's value, or the default
+                    got = self._kwalt_values(cpath, call.kwalts, prm)
+                else:
+                    kw = call.fwd.get(KWARGS_SLOT) if call.kwstar else None
+                    got = self._kwargs_values(cpath, kw, prm) if kw else None
                 if got is None:
                     return None  # left to a `**kwargs` dict whose other keys are not known
                 vals.extend(got)
@@ -645,7 +680,7 @@ class Project(Summaries):
         )
         if (cp, cqq) not in entries:
             sites, named = self._constructions()
-            if (cp, cqq) not in sites or (cp, cqq) in named:
+            if (cp, cqq) in named or ((cp, cqq) not in sites and not entries):
                 return None  # the class itself is built where the project does not show
         # each class whose instances run this __init__ (the class and its subclasses that
         # inherit it, the nearest in their MRO) is an entry class the user builds under its
@@ -665,6 +700,10 @@ class Project(Summaries):
             return None  # (checked first, on the facts alone: most subclasses take no part)
         out: list[object] = []
         for u in users:
+            if entries and u not in entries and not self._built_or_named(u):
+                # library mode: the user builds the entry classes only, and the package never
+                # builds (nor names) this one: none of its instances runs this `__init__`
+                continue
             sub = nearest[u]
             if sub != init:
                 # a subclass's own `__init__` (`Decoder.__init__(self, **kwargs)`) that hands
@@ -684,6 +723,12 @@ class Project(Summaries):
                 return None
             out.extend(got)
         return out
+
+    def _built_or_named(self, cls: tuple[str, str]) -> bool:
+        """Whether the project builds class ``cls`` or names it without a call (see
+        :meth:`_constructions`)."""
+        sites, named = self._constructions()
+        return cls in sites or cls in named
 
     def _hands_over(self, sub: FKey, pname: str) -> bool:
         """Whether ``__init__`` ``sub`` may hand keyword ``pname`` to a base's ``__init__``
@@ -826,6 +871,8 @@ class Project(Summaries):
                     c = V.const(m)
                     if c is not ...:
                         out.append(c)
+                    elif m[0] in _CONTAINER_KINDS:
+                        out.append(C.CONTAINER)
                     elif m[0] == "Y" and m[1].startswith("P|") and "@" not in m[1]:
                         srcs.append(m[1])
                     else:
@@ -932,7 +979,10 @@ class Project(Summaries):
             if op in C.INPUT_OPS or pname.startswith("self."):
                 return False
             vals = self._default_values(key, pname)
-            if not vals or not all(C.holds(v, op, lit) for v in vals):
+            if not vals or not all(
+                C.holds(v, op, lit) and (v is not C.CONTAINER or not C.undecided(v, op, lit))
+                for v in vals
+            ):
                 return False
         return True
 

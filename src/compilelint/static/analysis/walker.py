@@ -455,6 +455,26 @@ _NUMBER_TYPES = {"int": "int", "float": "float", "bool": "bool", "str": "str", "
 _NUMBER_ABCS = frozenset(("numbers.Number", "numbers.Real", "numbers.Integral", "numbers.Complex"))
 
 
+def _literal_dict_items(src: cst.BaseExpression) -> list[tuple[str, cst.BaseExpression]] | None:
+    """The items of ``{"k": v, ...}`` / ``dict(k=v, ...)`` with literal string keys only (no
+    ``**`` inside), else None."""
+    if isinstance(src, cst.Dict):
+        out: list[tuple[str, cst.BaseExpression]] = []
+        for el in src.elements:
+            if not isinstance(el, cst.DictElement):
+                return None
+            key = C.literal(el.key)
+            if not isinstance(key, str):
+                return None
+            out.append((key, el.value))
+        return out
+    if isinstance(src, cst.Call) and dotted(src.func) == "dict":
+        if any(a.star or a.keyword is None for a in src.args):
+            return None
+        return [(a.keyword.value, a.value) for a in src.args if a.keyword is not None]
+    return None
+
+
 def _del_names(target: cst.BaseExpression) -> list[str]:
     """The names whose item a ``del`` statement removes (``del kw["eps"], d[k]``)."""
     if isinstance(target, (cst.Tuple, cst.List)):
@@ -484,6 +504,10 @@ class Scope:
         # eps=eps)``, later ``kw = dict(**kw, more=1)`` keeps them): key -> (value, the
         # ``P|<func>|<param>`` it passes on unchanged, or ""), for ``Cls(**kw)`` call sites
         self.kwdicts: dict[str, dict[str, tuple[Value, str]]] = {}
+        # local name -> the dicts of literal keys bound to it so far, one per binding
+        # (``spline_kwargs = {}`` in one branch, ``= {"tails": self.tails}`` in the other;
+        # None: some binding is not such a dict): what a ``f(**spline_kwargs)`` may pass
+        self.kwalts: dict[str, list[dict[str, Value]] | None] = {}
         # names of dicts changed in place so far (``kw["eps"] = 1e-3``, ``kw.pop("eps")``,
         # ``del kw["eps"]``): a ``**kwargs`` parameter among them no longer holds only what
         # the callers passed
@@ -790,6 +814,7 @@ class FileWalker(Evaluator):
             got = self._kwdict(target.value, src, prev, first) if src is not None else None
             if got is not None:
                 self.scope.kwdicts[target.value] = got
+            self._kwalt(target.value, src)
             if target.value in self.scope.params:
                 self._rebind_param(target.value)
             if value[0] == "T" and V.tensor_meta(value)[0] == -1 and value != V.CONST_TENSOR:
@@ -832,6 +857,19 @@ class FileWalker(Evaluator):
                 if not any(m[0] == "Y" and m[1].startswith("A|") for m in V.members(value)):
                     if value not in lst:
                         lst.append(value)
+
+    def _kwalt(self, name: str, src: cst.BaseExpression | None) -> None:
+        """Record one more binding of ``name`` (``Scope.kwalts``): a dict of literal string
+        keys (``{"k": v}``, ``dict(k=v)``) adds its keys' values; anything else (or a
+        parameter) makes the name's dicts unknown."""
+        alts = self.scope.kwalts
+        items = _literal_dict_items(src) if src is not None and not self.shadowed("dict") else None
+        if items is None or name in self.scope.params or alts.get(name, []) is None:
+            alts[name] = None
+            return
+        got = alts.setdefault(name, [])
+        assert got is not None
+        got.append({k: self.value(node) for k, node in items})
 
     def _kwdict(
         self,
@@ -1296,6 +1334,7 @@ class FileWalker(Evaluator):
         args: list[Value] = []
         kwargs: dict[str, Value] = {}
         fwd: dict[str, str] = {}
+        kwalts: list[dict[str, Value]] = []
         never_none: list[str] = []
         arg_names: list[tuple[str, str]] = []  # (position or keyword, name) in a loop
         if self.loop_depth and not any(a.star == "*" for a in node.args):
@@ -1318,6 +1357,15 @@ class FileWalker(Evaluator):
                             kwargs[k] = kv
                             if fref:
                                 fwd[k] = fref
+                    alts = self.scope.kwalts.get(a.value.value)
+                    if (
+                        alts
+                        and sum(b.star == "**" for b in node.args) == 1
+                        and a.value.value not in self.scope.changed_dicts
+                    ):
+                        # a local bound only to dicts of literal keys: the call passes the
+                        # keys of one of them (`spline_fn(..., **spline_kwargs)`)
+                        kwalts = alts
                     if sum(b.star == "**" for b in node.args) == 1 and self._kwargs_param(
                         a.value.value
                     ):
@@ -1349,6 +1397,7 @@ class FileWalker(Evaluator):
                 fwd=fwd,
                 branch=self.loose_depth > 0,
                 never_none=never_none,
+                kwalts=[dict(d) for d in kwalts],
             )
             facts.calls.append(site)
             if arg_names:
