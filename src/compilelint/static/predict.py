@@ -490,7 +490,8 @@ def _handed_rows(
     unchanged to a user function before anything else reads it (``inner(z, scale, flag)``):
     dynamo inlines the callee and guards the value where the callee first reads it (torch 2.13:
     ``scale == 1.0  # return y * scale`` in ``inner``), so the callee parameter's rows, each
-    with the callee's file as a sixth element (recursively, four calls deep). None when the
+    with the callee's file as a sixth element (recursively, four calls deep; not into an
+    installed package, where torch names the user's calling line). None when the
     parameter is specialised or tested in ``key`` itself, or its first read is not such a
     hand-over (an argument of a torch op, arithmetic, a call that is not resolved)."""
     if depth > 3 or any(r[1] in ("specialize", "branch") for r in rows):
@@ -509,6 +510,10 @@ def _handed_rows(
     if target is None or project.opaque_to_dynamo(target[0]):
         return None
     (cpath, cqual), implicit = target
+    if _installed(cpath):
+        # torch names a guard realised in an installed package by the user's line that
+        # called into it (the dynamic stage's user frame): the hand-over's own line
+        return None
     callee = project.fn((cpath, cqual))
     slot = next(k for k, v in site.fwd.items() if v == here)
     if slot.isdigit():
@@ -528,6 +533,12 @@ def _handed_rows(
     if not any(r[1] in ("specialize", "branch", "use") and r[2] for r in crows):
         return []  # the callee never reads it: nothing guards it
     return [[*r[:5], cpath] if len(r) <= 5 else r for r in crows]
+
+
+def _installed(path: str) -> bool:
+    """A file of an installed package (site-packages), not the user's code."""
+    parts = path.replace("\\", "/").split("/")
+    return "site-packages" in parts or "dist-packages" in parts
 
 
 def _fmt(v: Any) -> str:
