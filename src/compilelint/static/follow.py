@@ -620,19 +620,7 @@ def follow(
         return True
 
     def predicted(before: FollowProject) -> set[str]:
-        """The light files that the calls and refs of the functions ``before`` traces resolve
-        into: the next computation would demand them."""
-        pre = make()
-        need: set[str] = set()
-        for key in before.traced:
-            fn = before.fn(key)
-            if LR.is_light(before.files[key[0]]):
-                continue
-            for ref in [c.ref for c in fn.calls] + list(fn.refs):
-                r = pre.resolve(key[0], ref)
-                if r is not None and r[0] in library and LR.is_light(facts[r[0]]):
-                    need.add(r[0])
-        return need
+        return predict_upgrades(before, make())
 
     def load_round(batch: list[tuple[ModuleFile, tuple[str, str]]], before: FollowProject) -> bool:
         """A round's files: first those read only for resolution (or cached), then, in one call
@@ -667,7 +655,10 @@ def follow(
         for items, wait in begun:
             _store_all(both, out, items, wait(), cache, to_data)
         _analyse_all(both, out, sorted(later, key=lambda t: t[0]), analyse, cache, to_data)
-        enter(batch, out[:n], light=True)
+        # the round's files whose facts came now (the light ones are in already: the
+        # resolutions that read them hold)
+        now = [i for i in range(n) if out[i] is not got[i]]
+        enter([batch[i] for i in now], [out[i] for i in now], light=True)
         enter(redo, out[n:], light=False)
         # what the prediction could not see yet: the facts of the files analysed whole
         return bool(todo)
@@ -758,6 +749,23 @@ def follow(
     stats.seconds = time.perf_counter() - t0
     cache.save()
     return project
+
+
+def predict_upgrades(before: FollowProject, pre: FollowProject) -> set[str]:
+    """The light files that the calls and refs of the functions ``before`` traces resolve
+    into in ``pre`` (a view over the files loaded since): the next computation would demand
+    them."""
+    need: set[str] = set()
+    library, files = pre.library, pre.files
+    for key in before.traced:
+        fn = before.fn(key)
+        if LR.is_light(before.files[key[0]]):
+            continue
+        for ref in [c.ref for c in fn.calls] + list(fn.refs):
+            r = pre.resolve(key[0], ref)
+            if r is not None and r[0] in library and LR.is_light(files[r[0]]):
+                need.add(r[0])
+    return need
 
 
 def registering_modules(mf: ModuleFile, dist: tuple[str, str], cache: LibraryCache) -> list[str]:
