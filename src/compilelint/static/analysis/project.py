@@ -64,6 +64,7 @@ class Project(Summaries):
             for i in range(1, len(parts)):
                 self._suffix.setdefault(".".join(parts[i:]), []).append(path)
         self._resolve_cache: dict[tuple[str, str], tuple[str, str, str] | None] = {}
+        self._targets: dict[tuple[str, str], tuple[FKey, int] | None] = {}  # ``_target``
         self._stars: dict[str, list[str]] = {}
         self._is_module_cache: dict[FKey, bool] = {}
         self.traced: set[FKey] = set()
@@ -1088,7 +1089,19 @@ class Project(Summaries):
         return self.files[key[0]].functions[key[1]]
 
     def _target(self, path: str, ref: str) -> tuple[FKey, int] | None:
-        """Resolved callee and the number of implicit leading arguments (self)."""
+        """Resolved callee and the number of implicit leading arguments (self). Answered once
+        per (file, ref) in a project's life: its files do not change, and a resolution asked
+        again gives the same answer (reachability asks for every call of every traced
+        function, once per round of refuted conditions, and the callers' index again)."""
+        key = (path, ref)
+        try:
+            return self._targets[key]
+        except KeyError:
+            pass
+        out = self._targets[key] = self._target_uncached(path, ref)
+        return out
+
+    def _target_uncached(self, path: str, ref: str) -> tuple[FKey, int] | None:
         r = self.resolve(path, ref)
         if r is None:
             return None
