@@ -1317,6 +1317,13 @@ class _Scan:
 
         return wait
 
+    def start_call(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> Callable[[], Any] | None:
+        """``fn(*args)`` (a module-level function) begun in the scan's pool when it runs, and
+        what waits for its result; None when no pool runs (the caller runs it itself)."""
+        if self._pool is None:
+            return None
+        return self._pool.apply_async(fn, args).get  # type: ignore[no-any-return]
+
     def _pool_for(self, items: list[tuple[bytes, FileInput, bool, bool | str]]) -> Any:
         """The scan's worker pool, started on first need and kept until the scan ends (the
         rounds of following reuse it), or None to analyse in this process."""
@@ -1431,6 +1438,7 @@ class _Scan:
             resolver,
             analyse_libs,
             start=start_libs,
+            run=self.start_call,
             cache=s.lib_cache,
             to_data=self._lib_blob,
             from_data=s.lib_from_data,

@@ -65,6 +65,8 @@ class Project(Summaries):
                 self._suffix.setdefault(".".join(parts[i:]), []).append(path)
         self._resolve_cache: dict[tuple[str, str], tuple[str, str, str] | None] = {}
         self._targets: dict[tuple[str, str], tuple[FKey, int] | None] = {}  # ``_target``
+        self._ref_targets: dict[tuple[str, str], tuple[FKey, int] | None] = {}
+        self._wrappers: dict[FKey, list[tuple[FKey, CallSite]]] = {}  # ``decorator_wrappers``
         self._stars: dict[str, list[str]] = {}
         self._is_module_cache: dict[FKey, bool] = {}
         self.traced: set[FKey] = set()
@@ -1101,6 +1103,19 @@ class Project(Summaries):
         out = self._targets[key] = self._target_uncached(path, ref)
         return out
 
+    def _ref_target(self, path: str, ref: str) -> tuple[FKey, int] | None:
+        """The function a name a function mentions (``fn.refs``) passes on: none for a class
+        (`Cls.helper(...)`, `isinstance(x, Cls)` build nothing). Once per (file, ref)."""
+        key = (path, ref)
+        try:
+            return self._ref_targets[key]
+        except KeyError:
+            pass
+        r = self.resolve(path, ref)
+        out = None if r is not None and r[2] == "class" else self._target(path, ref)
+        self._ref_targets[key] = out
+        return out
+
     def _target_uncached(self, path: str, ref: str) -> tuple[FKey, int] | None:
         r = self.resolve(path, ref)
         if r is None:
@@ -1160,10 +1175,7 @@ class Project(Summaries):
                 if t[0] in self._with_defaults:
                     out.extend((d, False) for d in self.default_edges(t[0], c, t[1]))
         for ref in fn.refs:
-            r = self.resolve(key[0], ref)
-            if r is not None and r[2] == "class":
-                continue  # naming a class (`Cls.helper(...)`, `isinstance(x, Cls)`) builds nothing
-            t = self._target(key[0], ref)
+            t = self._ref_target(key[0], ref)
             if t is not None:
                 out.append((t[0], False))
                 if t[0] in self._with_defaults:
@@ -1184,6 +1196,12 @@ class Project(Summaries):
         fn = self.fn(key)
         if not fn.decorators:
             return []
+        got = self._wrappers.get(key)
+        if got is None:
+            got = self._wrappers[key] = self._decorator_wrappers(key, fn)
+        return got
+
+    def _decorator_wrappers(self, key: FKey, fn: FunctionFacts) -> list[tuple[FKey, CallSite]]:
         out: list[tuple[FKey, CallSite]] = []
         for site in fn.decorators:
             r = self.resolve(key[0], site.ref)
