@@ -241,3 +241,51 @@ def test_the_graph_op_search_runs_in_a_worker(
     calls.clear()
     three = _scan(proj, venv, jobs=2, cache_dir=tmp_path / "c2")
     assert calls == [] and three.findings == one.findings
+
+
+def test_a_submodule_not_loaded_yet_names_nothing_in_the_package_above(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``D|pkg.sub.name`` where ``pkg.sub`` is an installed module not loaded yet: the name is
+    ``sub``'s, so the answer waits for ``sub`` (named for the next round), instead of looking
+    ``sub.name`` up in ``pkg``'s ``__init__`` and through each of its star imports with ever
+    longer names (``sub.sub.name``, ...) to the depth bound, as transformers'
+    ``models/auto/__init__.py`` (eight star imports) made 11,700 resolutions of a prediction.
+    Once ``sub`` joins, the name resolves into it."""
+    from tests.test_follow import _facts
+
+    stars = "".join(f"from .m{i} import *\n" for i in range(8))
+    init = _facts("pkg/__init__.py", "pkg", stars)
+    app = _facts(
+        "app.py",
+        "app",
+        "import torch\nfrom pkg.m3 import helper\n\n\n@torch.compile\ndef f(x):\n"
+        "    return helper(x)\n",
+    )
+    m3 = _facts("pkg/m3.py", "pkg.m3", "def helper(x):\n    return x.sum()\n")
+    installed = {"pkg", *(f"pkg.m{i}" for i in range(8))}.__contains__
+    made = [0]
+    orig = F.FollowProject._resolve
+
+    def counted(self: F.FollowProject, path: str, ref: str, depth: int) -> object:
+        made[0] += 1
+        return orig(self, path, ref, depth)
+
+    monkeypatch.setattr(F.FollowProject, "_resolve", counted)
+    shared = F.SharedResolutions()
+    library = {"pkg/__init__.py": ("pkg", "1")}
+    view = F.FollowProject([app, init], library, installed, shared=shared)  # type: ignore[list-item]
+    assert view.resolve("app.py", "D|pkg.m3.helper") is None
+    assert "pkg.m3" in view.unresolved_modules
+    assert view.resolve("pkg/__init__.py", "Q|helper") is None  # in a star module not loaded
+    assert made[0] < 20, made[0]
+    fresh = F.FollowProject([app, init], library, installed)  # type: ignore[list-item]
+    assert fresh.resolve("app.py", "D|pkg.m3.helper") is None
+    shared.changed({"pkg/m3.py"}, {"pkg.m3"})
+    library["pkg/m3.py"] = ("pkg", "1")
+    for p in (
+        F.FollowProject([app, init, m3], library, installed, shared=shared),  # type: ignore[list-item]
+        F.FollowProject([app, init, m3], library, installed),  # type: ignore[list-item]
+    ):
+        assert p.resolve("app.py", "D|pkg.m3.helper") == ("pkg/m3.py", "helper", "function")
+        assert p.resolve("pkg/__init__.py", "Q|helper") == ("pkg/m3.py", "helper", "function")

@@ -418,6 +418,17 @@ class FollowProject(Project):
                     if f"{q}.{name}" in self.files[p].functions:
                         return (p, f"{q}.{name}", "function")
             return None
+        if ref.startswith("D|") and depth <= _DEPTH and path in self.files:
+            # ``pkg.sub.name`` where ``pkg.sub`` is an installed module not loaded yet: the
+            # name is ``sub``'s (loaded next round), not an attribute of a package above it
+            parts = ref[2:].split(".")
+            for i in range(len(parts) - 1, 0, -1):
+                dotted = ".".join(parts[:i])
+                mpath = self._module_file(dotted)
+                if mpath is not None:
+                    return self.resolve(mpath, "Q|" + ".".join(parts[i:]), depth + 1)
+                if self._mf[dotted][1]:
+                    return None
         out = super()._resolve(path, ref, depth)
         if out is not None or not ref.startswith("M|") or path not in self.files:
             return out
