@@ -58,6 +58,7 @@ from compilelint.static.follow import (
     FollowProject,
     FollowStats,
     LibraryCache,
+    SharedResolutions,
     follow,
     library_findings,
     library_mode_calls,
@@ -1129,6 +1130,8 @@ class _Scan:
         # calls through objects feed following; recorded in phase 1 from the syntax check's tree
         self.object_calls = bool(settings.resolver is not None and settings.resolver.site)
         self._pool: Any = None  # multiprocessing.Pool, while the scan needs one
+        # the project views' shared resolutions when the scan follows into installed packages
+        self._shared = SharedResolutions() if self.object_calls else None
         # the cache form of facts a worker analysed (``facts_blob``), by id of the facts
         self._blobs: dict[int, tuple[FileFacts, bytes]] = {}
 
@@ -1374,7 +1377,10 @@ class _Scan:
         return functools.partial(_is_installed, self.s.resolver)
 
     def _new_project(self) -> FollowProject:
-        return FollowProject(self.facts.values(), {}, self._installed, self.entries)
+        # a scan that follows shares its views' resolutions from the first (app mode: library
+        # mode's entries change what a resolution answers)
+        shared = self._shared if self.entries is None else None
+        return FollowProject(self.facts.values(), {}, self._installed, self.entries, shared=shared)
 
     def compute_project(self) -> None:
         """What is traced and what is a tensor, with torch-free helper files parsed on demand
@@ -1398,6 +1404,8 @@ class _Scan:
             self.analyse(
                 [(self.datas[p], self.by_path[p], True, False) for p in need if p in self.datas]
             )
+            if self._shared is not None:  # syntax-checked facts replaced by whole ones
+                self._shared.changed(set(need), {facts[p].module for p in need if p in facts})
             project = self._new_project()
         if self.s.cache:
             self.s.cache.save()
@@ -1439,6 +1447,7 @@ class _Scan:
             analyse_libs,
             start=start_libs,
             run=self.start_call,
+            shared=self._shared if self.entries is None else None,
             cache=s.lib_cache,
             to_data=self._lib_blob,
             from_data=s.lib_from_data,

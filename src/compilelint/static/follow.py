@@ -560,6 +560,7 @@ def follow(
     *,
     start: Callable[[list[LibSource]], Callable[[], list[FileFacts]] | None] | None = None,
     run: Callable[[Callable[..., Any], tuple[Any, ...]], Callable[[], Any] | None] | None = None,
+    shared: SharedResolutions | None = None,
     cache: LibraryCache,
     to_data: Callable[[FileFacts], object],  # the cache form (the engine's: marshal bytes)
     from_data: Callable[[Any], FileFacts],
@@ -591,7 +592,8 @@ def follow(
     use_light = LR.ENABLED and entries is None
     where: dict[str, tuple[ModuleFile, tuple[str, str]]] = {}  # library path -> file, dist
 
-    shared = SharedResolutions()
+    # the resolutions of ``project``'s view and those before it when they were shared
+    shared = shared if shared is not None else SharedResolutions()
 
     def make() -> FollowProject:
         return FollowProject(facts.values(), library, installed, entries, shared=shared)
