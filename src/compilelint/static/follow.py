@@ -236,6 +236,11 @@ class FollowProject(Project):
             self._frames[-1].missing.append(dotted)
         return got[0]  # type: ignore[no-any-return]
 
+    def _not_loaded(self, dotted: str) -> bool:
+        # asked right after ``_module_file(dotted)`` found no file: whether it is an installed
+        # module (loaded next round)
+        return self._mf[dotted][1]
+
     def resolve(self, path: str, ref: str, depth: int = 0) -> tuple[str, str, str] | None:
         sh = self.shared
         if sh is None:
@@ -418,17 +423,6 @@ class FollowProject(Project):
                     if f"{q}.{name}" in self.files[p].functions:
                         return (p, f"{q}.{name}", "function")
             return None
-        if ref.startswith("D|") and depth <= _DEPTH and path in self.files:
-            # ``pkg.sub.name`` where ``pkg.sub`` is an installed module not loaded yet: the
-            # name is ``sub``'s (loaded next round), not an attribute of a package above it
-            parts = ref[2:].split(".")
-            for i in range(len(parts) - 1, 0, -1):
-                dotted = ".".join(parts[:i])
-                mpath = self._module_file(dotted)
-                if mpath is not None:
-                    return self.resolve(mpath, "Q|" + ".".join(parts[i:]), depth + 1)
-                if self._mf[dotted][1]:
-                    return None
         out = super()._resolve(path, ref, depth)
         if out is not None or not ref.startswith("M|") or path not in self.files:
             return out

@@ -101,6 +101,11 @@ class Project(Summaries):
             return cands[0]
         return None
 
+    def _not_loaded(self, dotted: str) -> bool:
+        """Whether ``dotted``, which names no file of the project, is a module that will join
+        it (following's installed modules); a project of given files has none."""
+        return False
+
     def resolve(self, path: str, ref: str, depth: int = 0) -> tuple[str, str, str] | None:
         """Resolve a ref from file ``path`` to (path, qual, kind) with kind function|class."""
         key = (path, ref)
@@ -149,8 +154,14 @@ class Project(Summaries):
         if kind == "D":
             parts = rest.split(".")
             for i in range(len(parts) - 1, 0, -1):
-                mpath = self._module_file(".".join(parts[:i]))
+                dotted = ".".join(parts[:i])
+                mpath = self._module_file(dotted)
                 if mpath is None:
+                    if self._not_loaded(dotted):
+                        # ``pkg.sub.name`` with ``pkg.sub`` a module not loaded yet: the name is
+                        # ``sub``'s, not an attribute of a package above it (after ``import
+                        # pkg.sub``, ``pkg.sub`` is the submodule)
+                        return None
                     continue
                 return self.resolve(mpath, "Q|" + ".".join(parts[i:]), depth + 1)
             if parts and parts[0] not in ("torch", "numpy", "np", "math", "os", "sys"):
