@@ -12,8 +12,10 @@ and the process's own CPU (``time.process_time``) at: the interpreter's start (t
 before the bootstrap runs, measured from this script's spawn), the end of the imports, each
 phase of the scan (``_Scan.timed``), the pool's start, each pool call (submitted, waited for),
 each task in each worker (one file's phase 1), and the process's exit; also the CPU of named
-serial work in this process (``Project.compute``, light reads of library files, the re-parse of
-``_loop_shadowed``). It needs only the standard library and compilelint's own dependencies.
+serial work in this process (``Project.compute``, counted per phase, light reads of library
+files, the re-parse of ``_loop_shadowed``, and following's steps: the predictions, the graph-op
+search when it runs here, the resolutions dropped as files join, the factory, virtual and held
+calls and the prunings). It needs only the standard library and compilelint's own dependencies.
 
 It prints the critical path: this process's serial work before the first pool call, the pool's
 start, each worker's busy CPU, its CPU between tasks (pickling results and arguments) and its
@@ -139,6 +141,19 @@ E._worker = _worker_logged
 
 P.Project.compute = _span("Project.compute", P.Project.compute)
 LR.light_facts = _span("light read", LR.light_facts)
+# following's steps in this process (module-level names its loop looks up when it runs them)
+for _name, _label in (
+    ("predict_upgrades", "follow: prediction"),
+    ("registering_modules", "follow: graph-op search here"),
+    ("add_factory_calls", "follow: factory calls"),
+    ("add_virtual_calls", "follow: virtual calls"),
+    ("_resolve_held_arguments", "follow: held arguments"),
+    ("prune_registry_calls", "follow: prune registry"),
+    ("prune_virtual_calls", "follow: prune virtual"),
+):
+    if hasattr(F, _name):
+        setattr(F, _name, _span(_label, getattr(F, _name)))
+F.SharedResolutions.changed = _span("follow: shared.changed", F.SharedResolutions.changed)
 E._Scan._loop_shadowed = _span("_loop_shadowed", E._Scan._loop_shadowed)
 E._Scan.stored_results = _span("stored results", E._Scan.stored_results)
 
@@ -280,10 +295,20 @@ def report(
     print(f"  {'this process (the parent)':50s} {'start':>7s} {'wall':>7s} {'CPU':>7s}")
     for name, t0, w, c in rows:
         print(f"  {name:50s} {t0:7.2f} {w:7.2f} {c:7.2f}")
+    # named serial work, by the scan phase it ran in (a span nested in another is counted in
+    # both: the prediction's and the computations' resolutions are theirs)
+    phases = [
+        (b[2], b[3], e[3])
+        for b in mine
+        if b[1] == "begin" and b[2] in ("project", "follow", "findings")
+        for e in mine
+        if e[1] == "end" and e[2] == b[2] and e[3] >= b[3]
+    ]
     spans: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
     for e in mine:
         if e[1] == "span":
-            s = spans[e[2]]
+            where = next((n for n, t0, t1 in phases if t0 <= e[5]["t0"] <= t1), "")
+            s = spans[e[2] + (f" [{where}]" if where and e[2] == "Project.compute" else "")]
             s[0] += 1
             s[1] += e[3] - e[5]["t0"]
             s[2] += e[4] - e[5]["c0"]

@@ -58,6 +58,7 @@ from compilelint.static.follow import (
     FollowProject,
     FollowStats,
     LibraryCache,
+    SharedResolutions,
     follow,
     library_findings,
     library_mode_calls,
@@ -1129,6 +1130,8 @@ class _Scan:
         # calls through objects feed following; recorded in phase 1 from the syntax check's tree
         self.object_calls = bool(settings.resolver is not None and settings.resolver.site)
         self._pool: Any = None  # multiprocessing.Pool, while the scan needs one
+        # the project views' shared resolutions when the scan follows into installed packages
+        self._shared = SharedResolutions() if self.object_calls else None
         # the cache form of facts a worker analysed (``facts_blob``), by id of the facts
         self._blobs: dict[int, tuple[FileFacts, bytes]] = {}
 
@@ -1317,6 +1320,13 @@ class _Scan:
 
         return wait
 
+    def start_call(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> Callable[[], Any] | None:
+        """``fn(*args)`` (a module-level function) begun in the scan's pool when it runs, and
+        what waits for its result; None when no pool runs (the caller runs it itself)."""
+        if self._pool is None:
+            return None
+        return self._pool.apply_async(fn, args).get  # type: ignore[no-any-return]
+
     def _pool_for(self, items: list[tuple[bytes, FileInput, bool, bool | str]]) -> Any:
         """The scan's worker pool, started on first need and kept until the scan ends (the
         rounds of following reuse it), or None to analyse in this process."""
@@ -1367,7 +1377,12 @@ class _Scan:
         return functools.partial(_is_installed, self.s.resolver)
 
     def _new_project(self) -> FollowProject:
-        project = FollowProject(self.facts.values(), {}, self._installed, self.entries)
+        # a scan that follows shares its views' resolutions from the first (app mode: library
+        # mode's entries change what a resolution answers)
+        shared = self._shared if self.entries is None else None
+        project = FollowProject(
+            self.facts.values(), {}, self._installed, self.entries, shared=shared
+        )
         project.set_spec_inputs(self.cfg.spec_inputs)
         project.mode = self.cfg.mode
         return project
@@ -1394,6 +1409,8 @@ class _Scan:
             self.analyse(
                 [(self.datas[p], self.by_path[p], True, False) for p in need if p in self.datas]
             )
+            if self._shared is not None:  # syntax-checked facts replaced by whole ones
+                self._shared.changed(set(need), {facts[p].module for p in need if p in facts})
             project = self._new_project()
         if self.s.cache:
             self.s.cache.save()
@@ -1434,6 +1451,8 @@ class _Scan:
             resolver,
             analyse_libs,
             start=start_libs,
+            run=self.start_call,
+            shared=self._shared if self.entries is None else None,
             cache=s.lib_cache,
             to_data=self._lib_blob,
             from_data=s.lib_from_data,

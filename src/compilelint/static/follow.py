@@ -236,6 +236,11 @@ class FollowProject(Project):
             self._frames[-1].missing.append(dotted)
         return got[0]  # type: ignore[no-any-return]
 
+    def _not_loaded(self, dotted: str) -> bool:
+        # asked right after ``_module_file(dotted)`` found no file: whether it is an installed
+        # module (loaded next round)
+        return self._mf[dotted][1]
+
     def resolve(self, path: str, ref: str, depth: int = 0) -> tuple[str, str, str] | None:
         sh = self.shared
         if sh is None:
@@ -548,6 +553,8 @@ def follow(
     analyse: Callable[[list[LibSource]], list[FileFacts]],
     *,
     start: Callable[[list[LibSource]], Callable[[], list[FileFacts]] | None] | None = None,
+    run: Callable[[Callable[..., Any], tuple[Any, ...]], Callable[[], Any] | None] | None = None,
+    shared: SharedResolutions | None = None,
     cache: LibraryCache,
     to_data: Callable[[FileFacts], object],  # the cache form (the engine's: marshal bytes)
     from_data: Callable[[Any], FileFacts],
@@ -560,7 +567,9 @@ def follow(
     """Load the library files traced code reaches, round by round; the final project view.
     ``start`` begins analysing files and returns what waits for their facts (the engine's
     running pool analyses them while this process goes on), or None when nothing would run
-    meanwhile: those files are analysed together by one call of ``analyse`` at the round's end."""
+    meanwhile: those files are analysed together by one call of ``analyse`` at the round's end.
+    ``run(fn, args)`` begins ``fn(*args)`` likewise (a module-level function) and returns what
+    waits for its result, or None: it runs here when needed."""
     t0 = time.perf_counter()
     library: dict[str, tuple[str, str]] = {}
     tried: set[str] = set()
@@ -577,7 +586,8 @@ def follow(
     use_light = LR.ENABLED and entries is None
     where: dict[str, tuple[ModuleFile, tuple[str, str]]] = {}  # library path -> file, dist
 
-    shared = SharedResolutions()
+    # the resolutions of ``project``'s view and those before it when they were shared
+    shared = shared if shared is not None else SharedResolutions()
 
     def make() -> FollowProject:
         return FollowProject(facts.values(), library, installed, entries, shared=shared)
@@ -620,19 +630,7 @@ def follow(
         return True
 
     def predicted(before: FollowProject) -> set[str]:
-        """The light files that the calls and refs of the functions ``before`` traces resolve
-        into: the next computation would demand them."""
-        pre = make()
-        need: set[str] = set()
-        for key in before.traced:
-            fn = before.fn(key)
-            if LR.is_light(before.files[key[0]]):
-                continue
-            for ref in [c.ref for c in fn.calls] + list(fn.refs):
-                r = pre.resolve(key[0], ref)
-                if r is not None and r[0] in library and LR.is_light(facts[r[0]]):
-                    need.add(r[0])
-        return need
+        return predict_upgrades(before, make())
 
     def load_round(batch: list[tuple[ModuleFile, tuple[str, str]]], before: FollowProject) -> bool:
         """A round's files: first those read only for resolution (or cached), then, in one call
@@ -667,7 +665,10 @@ def follow(
         for items, wait in begun:
             _store_all(both, out, items, wait(), cache, to_data)
         _analyse_all(both, out, sorted(later, key=lambda t: t[0]), analyse, cache, to_data)
-        enter(batch, out[:n], light=True)
+        # the round's files whose facts came now (the light ones are in already: the
+        # resolutions that read them hold)
+        now = [i for i in range(n) if out[i] is not got[i]]
+        enter([batch[i] for i in now], [out[i] for i in now], light=True)
         enter(redo, out[n:], light=False)
         # what the prediction could not see yet: the facts of the files analysed whole
         return bool(todo)
@@ -730,15 +731,29 @@ def follow(
                     stats.bounds.append(f"{max_seconds:g} s")
                 break
             batch.append((mf, resolver.distribution(mf)))
-        # one round's files are analysed together (the engine's pool of workers)
-        project = settle(project, predict=load_round(batch, project))
         # a package's allow_in_graph registrations may lie in a module the call graph does not
         # reach (einops imports `_torch_specific` inside a function): load every module of a
-        # followed package that registers some, so its graph ops are known
+        # followed package that registers some, so its graph ops are known. The search of a
+        # package new to this round runs in a pool worker while the round loads (``run``)
+        searches: list[tuple[ModuleFile, tuple[str, str], Callable[[], list[str]] | None]] = []
         for mf, dist in batch:
             if (mf.site, mf.top) not in searched:
                 searched.add((mf.site, mf.top))
-                project.unresolved_modules.update(registering_modules(mf, dist, cache))
+                wait = None
+                if run is not None and cached_registering_modules(mf, dist, cache) is None:
+                    wait = run(search_registering_modules, (mf.site, mf.top))
+                searches.append((mf, dist, wait))
+        # one round's files are analysed together (the engine's pool of workers)
+        project = settle(project, predict=load_round(batch, project))
+        for mf, dist, wait in searches:
+            if wait is None:
+                mods = registering_modules(mf, dist, cache)
+            else:
+                mods = wait()
+                cache.put(
+                    dist, f"<graph-ops>{os.path.join(mf.site, mf.top)}", "", {"modules": mods}
+                )
+            project.unresolved_modules.update(mods)
     while True:
         with LR.Demand.recording() as demand:
             final = project
@@ -760,17 +775,53 @@ def follow(
     return project
 
 
+def predict_upgrades(before: FollowProject, pre: FollowProject) -> set[str]:
+    """The light files that the calls and refs of the functions ``before`` traces resolve
+    into in ``pre`` (a view over the files loaded since): the next computation would demand
+    them."""
+    need: set[str] = set()
+    library, files = pre.library, pre.files
+    for key in before.traced:
+        fn = before.fn(key)
+        if LR.is_light(before.files[key[0]]):
+            continue
+        for ref in [c.ref for c in fn.calls] + list(fn.refs):
+            r = pre.resolve(key[0], ref)
+            if r is not None and r[0] in library and LR.is_light(files[r[0]]):
+                need.add(r[0])
+    return need
+
+
 def registering_modules(mf: ModuleFile, dist: tuple[str, str], cache: LibraryCache) -> list[str]:
     """The modules of ``mf``'s top-level package whose text names ``allow_in_graph`` (a cheap
     byte search, no parsing; test and example folders skipped), cached per (distribution,
     version). Phase 1 then decides which functions they register on import."""
+    got = cached_registering_modules(mf, dist, cache)
+    if got is not None:
+        return got
+    out = search_registering_modules(mf.site, mf.top)
+    cache.put(dist, f"<graph-ops>{os.path.join(mf.site, mf.top)}", "", {"modules": out})
+    return out
+
+
+def cached_registering_modules(
+    mf: ModuleFile, dist: tuple[str, str], cache: LibraryCache
+) -> list[str] | None:
+    """:func:`registering_modules` when it needs no search (cached, or no package folder);
+    None: the search is to be made."""
     root = os.path.join(mf.site, mf.top)
     if not os.path.isdir(root):
         return []  # a single-module distribution: that module is loaded already
-    key = f"<graph-ops>{root}"
-    got = cache.get(dist, key, "")
+    got = cache.get(dist, f"<graph-ops>{root}", "")
     if got is not None:
         return [str(m) for m in got.get("modules", [])]
+    return None
+
+
+def search_registering_modules(site: str, top: str) -> list[str]:
+    """The search of :func:`registering_modules` (no cache): a pool worker may run it while
+    this process loads the round that found the package."""
+    root = os.path.join(site, top)
     out: list[str] = []
     seen = 0
     for dirpath, dirnames, filenames in os.walk(root):
@@ -786,12 +837,11 @@ def registering_modules(mf: ModuleFile, dist: tuple[str, str], cache: LibraryCac
                 continue
             if b"allow_in_graph" not in data or not _REGISTER_CALL.search(data):
                 continue
-            rel = os.path.relpath(os.path.join(dirpath, name[:-3]), mf.site).split(os.sep)
+            rel = os.path.relpath(os.path.join(dirpath, name[:-3]), site).split(os.sep)
             if rel[-1] == "__init__":
                 rel = rel[:-1]
             if all(p.isidentifier() for p in rel):
                 out.append(".".join(rel))
-    cache.put(dist, key, "", {"modules": out})
     return out
 
 

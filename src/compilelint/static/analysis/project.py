@@ -68,6 +68,9 @@ class Project(Summaries):
             for i in range(1, len(parts)):
                 self._suffix.setdefault(".".join(parts[i:]), []).append(path)
         self._resolve_cache: dict[tuple[str, str], tuple[str, str, str] | None] = {}
+        self._targets: dict[tuple[str, str], tuple[FKey, int] | None] = {}  # ``_target``
+        self._ref_targets: dict[tuple[str, str], tuple[FKey, int] | None] = {}
+        self._wrappers: dict[FKey, list[tuple[FKey, CallSite]]] = {}  # ``decorator_wrappers``
         self._stars: dict[str, list[str]] = {}
         self._is_module_cache: dict[FKey, bool] = {}
         self.traced: set[FKey] = set()
@@ -101,6 +104,11 @@ class Project(Summaries):
         if cands and len(cands) == 1:
             return cands[0]
         return None
+
+    def _not_loaded(self, dotted: str) -> bool:
+        """Whether ``dotted``, which names no file of the project, is a module that will join
+        it (following's installed modules); a project of given files has none."""
+        return False
 
     def resolve(self, path: str, ref: str, depth: int = 0) -> tuple[str, str, str] | None:
         """Resolve a ref from file ``path`` to (path, qual, kind) with kind function|class."""
@@ -150,8 +158,14 @@ class Project(Summaries):
         if kind == "D":
             parts = rest.split(".")
             for i in range(len(parts) - 1, 0, -1):
-                mpath = self._module_file(".".join(parts[:i]))
+                dotted = ".".join(parts[:i])
+                mpath = self._module_file(dotted)
                 if mpath is None:
+                    if self._not_loaded(dotted):
+                        # ``pkg.sub.name`` with ``pkg.sub`` a module not loaded yet: the name is
+                        # ``sub``'s, not an attribute of a package above it (after ``import
+                        # pkg.sub``, ``pkg.sub`` is the submodule)
+                        return None
                     continue
                 return self.resolve(mpath, "Q|" + ".".join(parts[i:]), depth + 1)
             if parts and parts[0] not in ("torch", "numpy", "np", "math", "os", "sys"):
@@ -1149,7 +1163,32 @@ class Project(Summaries):
         return self.files[key[0]].functions[key[1]]
 
     def _target(self, path: str, ref: str) -> tuple[FKey, int] | None:
-        """Resolved callee and the number of implicit leading arguments (self)."""
+        """Resolved callee and the number of implicit leading arguments (self). Answered once
+        per (file, ref) in a project's life: its files do not change, and a resolution asked
+        again gives the same answer (reachability asks for every call of every traced
+        function, once per round of refuted conditions, and the callers' index again)."""
+        key = (path, ref)
+        try:
+            return self._targets[key]
+        except KeyError:
+            pass
+        out = self._targets[key] = self._target_uncached(path, ref)
+        return out
+
+    def _ref_target(self, path: str, ref: str) -> tuple[FKey, int] | None:
+        """The function a name a function mentions (``fn.refs``) passes on: none for a class
+        (`Cls.helper(...)`, `isinstance(x, Cls)` build nothing). Once per (file, ref)."""
+        key = (path, ref)
+        try:
+            return self._ref_targets[key]
+        except KeyError:
+            pass
+        r = self.resolve(path, ref)
+        out = None if r is not None and r[2] == "class" else self._target(path, ref)
+        self._ref_targets[key] = out
+        return out
+
+    def _target_uncached(self, path: str, ref: str) -> tuple[FKey, int] | None:
         r = self.resolve(path, ref)
         if r is None:
             return None
@@ -1208,10 +1247,7 @@ class Project(Summaries):
                 if t[0] in self._with_defaults:
                     out.extend((d, False) for d in self.default_edges(t[0], c, t[1]))
         for ref in fn.refs:
-            r = self.resolve(key[0], ref)
-            if r is not None and r[2] == "class":
-                continue  # naming a class (`Cls.helper(...)`, `isinstance(x, Cls)`) builds nothing
-            t = self._target(key[0], ref)
+            t = self._ref_target(key[0], ref)
             if t is not None:
                 out.append((t[0], False))
                 if t[0] in self._with_defaults:
@@ -1232,6 +1268,12 @@ class Project(Summaries):
         fn = self.fn(key)
         if not fn.decorators:
             return []
+        got = self._wrappers.get(key)
+        if got is None:
+            got = self._wrappers[key] = self._decorator_wrappers(key, fn)
+        return got
+
+    def _decorator_wrappers(self, key: FKey, fn: FunctionFacts) -> list[tuple[FKey, CallSite]]:
         out: list[tuple[FKey, CallSite]] = []
         for site in fn.decorators:
             r = self.resolve(key[0], site.ref)
