@@ -468,7 +468,7 @@ def _literal_dict_items(src: cst.BaseExpression) -> list[tuple[str, cst.BaseExpr
                 return None
             out.append((key, el.value))
         return out
-    if isinstance(src, cst.Call) and dotted(src.func) == "dict":
+    if isinstance(src, cst.Call) and isinstance(src.func, cst.Name) and src.func.value == "dict":
         if any(a.star or a.keyword is None for a in src.args):
             return None
         return [(a.keyword.value, a.value) for a in src.args if a.keyword is not None]
@@ -863,7 +863,9 @@ class FileWalker(Evaluator):
         keys (``{"k": v}``, ``dict(k=v)``) adds its keys' values; anything else (or a
         parameter) makes the name's dicts unknown."""
         alts = self.scope.kwalts
-        items = _literal_dict_items(src) if src is not None and not self.shadowed("dict") else None
+        items = _literal_dict_items(src) if src is not None else None
+        if items is not None and self.shadowed("dict"):
+            items = None
         if items is None or name in self.scope.params or alts.get(name, []) is None:
             alts[name] = None
             return
