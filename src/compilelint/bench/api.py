@@ -906,9 +906,15 @@ def comparison_summary(label: str, comp: Sequence[Mapping[str, Any]]) -> str | N
 
 
 def annotate_rules(result: dict[str, Any], findings: Iterable[Any]) -> None:
-    """Name the static rules (``CL103``...) that flag each measured break's line."""
+    """Name the static break rules (``CL103``...) that flag each measured break's line (a
+    recompile finding on the same line, CL303, is not what broke)."""
+    from compilelint.static.analysis.breakpoints import break_codes
+
+    breaks = break_codes()
     by_line: dict[tuple[str, int], list[str]] = {}
     for f in findings:
+        if f.rule not in breaks:
+            continue
         by_line.setdefault((str(f.path).replace(os.sep, "/"), int(f.line)), []).append(f.rule)
     for run in result.get("runs", []):
         for m in run.get("modes", []):
