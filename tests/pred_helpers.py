@@ -1,7 +1,7 @@
 """Helpers of the prediction tests (issue 23): the line of a marker, the break lines the
 static stage predicts for a model and a spec, and the break lines torch reports for them.
 
-(``tests/test_pred23g.py`` and ``tests/test_pred23i.py`` hold older copies of the first ones.)"""
+The recompile lines of both sides too, for the recompile tests (pred23g-i, the lead's)."""
 
 from __future__ import annotations
 
@@ -61,3 +61,36 @@ def torch_break_lines(tmp_path: Path, src: str, spec: dict[str, Any]) -> set[int
     block = run_dynamic(str(tmp_path / "spec.json"), cwd=str(tmp_path), cover=()).block
     assert block["error"] is None, block["error"]
     return {b["line"] for b in block["breaks"] if b["path"].endswith("m.py")}
+
+
+def predicted_recompile_lines(tmp_path: Path, src: str, spec: dict[str, Any]) -> set[int]:
+    """The lines of ``m.py`` (``src``) where the static prediction for ``spec`` (model
+    ``m.py:M``) puts a recompile (``Prediction.recompile_sites``)."""
+    from compilelint.catalog import load_catalog
+    from compilelint.dynamic.spec import validate
+    from compilelint.static.engine import scan
+    from compilelint.static.predict import predict
+
+    (tmp_path / "m.py").write_text(src)
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        res = scan(["m.py"], load_config(["m.py"]), want_project=True, no_cache=True)
+        assert res.project is not None
+        s = validate({"model": "m.py:M", **spec}, source=str(tmp_path / "spec.json"))
+        got = predict(res.project, res.findings, s, load_catalog(), str(tmp_path))
+    finally:
+        os.chdir(old)
+    return {r.line for r in got.recompile_sites if r.path.endswith("m.py")}
+
+
+def torch_recompile_lines(tmp_path: Path, src: str, spec: dict[str, Any]) -> set[int]:
+    """The lines of ``m.py`` where torch (the dynamic stage, ``run_dynamic``) reports a
+    recompile for ``spec`` (model ``m.py:M``), invalidated cache entries left out."""
+    from compilelint.dynamic.api import run_dynamic
+
+    (tmp_path / "m.py").write_text(src)
+    (tmp_path / "spec.json").write_text(json.dumps({"model": "m.py:M", **spec}))
+    block = run_dynamic(str(tmp_path / "spec.json"), cwd=str(tmp_path), cover=()).block
+    assert block["error"] is None, block["error"]
+    return {r["line"] for r in block["recompiles"] if not r.get("invalidated")}

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_pred23i import _line_of, _predicted_lines, _torch_lines
+from tests.pred_helpers import line_of, predicted_recompile_lines, torch_recompile_lines
 
 HEAD = "import torch\nfrom torch import nn\n"
 
@@ -76,7 +76,7 @@ CASES: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_a_handed_argument_is_guarded_where_the_callee_reads_it(tmp_path: Path, name: str) -> None:
     src, spec, at = CASES[name]
-    assert _predicted_lines(tmp_path, src, spec) == {_line_of(src, a) for a in at}
+    assert predicted_recompile_lines(tmp_path, src, spec) == {line_of(src, a) for a in at}
 
 
 @pytest.mark.torch
@@ -84,4 +84,4 @@ def test_a_handed_argument_is_guarded_where_the_callee_reads_it(tmp_path: Path, 
 def test_the_handed_argument_guards_match_torch(tmp_path: Path, name: str) -> None:
     pytest.importorskip("torch")
     src, spec, at = CASES[name]
-    assert _torch_lines(tmp_path, src, spec) == {_line_of(src, a) for a in at}
+    assert torch_recompile_lines(tmp_path, src, spec) == {line_of(src, a) for a in at}

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_pred23i import _line_of, _predicted_lines, _torch_lines
+from tests.pred_helpers import line_of, predicted_recompile_lines, torch_recompile_lines
 
 HEAD = "import time\n\nimport torch\nfrom torch import nn\n"
 
@@ -140,7 +140,7 @@ SPEC: dict[str, Any] = {
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_a_number_handed_on_at_a_later_break_is_guarded_there(tmp_path: Path, name: str) -> None:
     src, at = CASES[name]
-    assert _predicted_lines(tmp_path, src, SPEC) == {_line_of(src, a) for a in at}
+    assert predicted_recompile_lines(tmp_path, src, SPEC) == {line_of(src, a) for a in at}
 
 
 @pytest.mark.torch
@@ -148,4 +148,4 @@ def test_a_number_handed_on_at_a_later_break_is_guarded_there(tmp_path: Path, na
 def test_the_later_break_guards_match_torch(tmp_path: Path, name: str) -> None:
     pytest.importorskip("torch")
     src, at = CASES[name]
-    assert _torch_lines(tmp_path, src, SPEC) == {_line_of(src, a) for a in at}
+    assert torch_recompile_lines(tmp_path, src, SPEC) == {line_of(src, a) for a in at}

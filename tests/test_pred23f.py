@@ -13,6 +13,7 @@ import pytest
 from compilelint.config import load_config
 from compilelint.static.analysis.loops import shadowed_breaks
 from compilelint.static.engine import scan
+from tests.pred_helpers import line_of
 
 HEAD = "import torch\nfrom torch import nn\n"
 
@@ -112,14 +113,10 @@ def _scan(src: str) -> list:  # type: ignore[type-arg]
             os.chdir(old)
 
 
-def _line_of(src: str, text: str) -> int:
-    return next(i for i, ln in enumerate(src.splitlines(), 1) if text in ln)
-
-
 def test_shadowed_breaks_of_a_loop() -> None:
-    first = _line_of(EVERY_ITERATION, "row[keep]")
-    later = _line_of(EVERY_ITERATION, "int(row.argmax())")
-    after = _line_of(EVERY_ITERATION, "x.sum().item()")
+    first = line_of(EVERY_ITERATION, "row[keep]")
+    later = line_of(EVERY_ITERATION, "int(row.argmax())")
+    after = line_of(EVERY_ITERATION, "x.sum().item()")
     assert shadowed_breaks(EVERY_ITERATION, [first, later, after]) == {
         later: first,
         after: first,
@@ -127,14 +124,12 @@ def test_shadowed_breaks_of_a_loop() -> None:
     assert (
         shadowed_breaks(
             UNDER_IF,
-            [_line_of(UNDER_IF, "row.sum().item()"), _line_of(UNDER_IF, "row.argmax()")],
+            [line_of(UNDER_IF, "row.sum().item()"), line_of(UNDER_IF, "row.argmax()")],
         )
         == {}
     )
-    assert (
-        shadowed_breaks(NO_LOOP, [_line_of(NO_LOOP, ".item()"), _line_of(NO_LOOP, "argmax")]) == {}
-    )
-    assert shadowed_breaks(NESTED, [_line_of(NESTED, ".item()"), _line_of(NESTED, "argmax")]) == {}
+    assert shadowed_breaks(NO_LOOP, [line_of(NO_LOOP, ".item()"), line_of(NO_LOOP, "argmax")]) == {}
+    assert shadowed_breaks(NESTED, [line_of(NESTED, ".item()"), line_of(NESTED, "argmax")]) == {}
 
 
 def test_a_statement_spanning_lines_breaks_at_its_first_candidate() -> None:
@@ -150,7 +145,7 @@ def test_a_statement_spanning_lines_breaks_at_its_first_candidate() -> None:
                 )
             return res
         """)
-    a, b = _line_of(src, '"a"'), _line_of(src, '"b"')
+    a, b = line_of(src, '"a"'), line_of(src, '"b"')
     assert shadowed_breaks(src, [a, b]) == {b: a}
 
 
@@ -159,8 +154,8 @@ def test_a_nested_loop_header_is_on_every_iteration_a_while_test_is_not() -> Non
     loop's body too, and that one hides the break after the loop (checked against torch by
     ``test_the_break_lines_match_torch[while_test]``)."""
     src = WHILE_TEST
-    w, y = _line_of(src, "while"), _line_of(src, "max()")
-    tail = _line_of(src, "x.min().item()")
+    w, y = line_of(src, "while"), line_of(src, "max()")
+    tail = line_of(src, "x.min().item()")
     assert shadowed_breaks(src, [w, y, tail]) == {tail: y}
     src = HEAD + textwrap.dedent("""
         def f(x, ids):
@@ -169,15 +164,15 @@ def test_a_nested_loop_header_is_on_every_iteration_a_while_test_is_not() -> Non
                     z = int(x[t])
             return x
         """)
-    inner, z = _line_of(src, "set(ids"), _line_of(src, "int(x[t])")
+    inner, z = line_of(src, "set(ids"), line_of(src, "int(x[t])")
     assert shadowed_breaks(src, [inner, z]) == {z: inner}
 
 
 def test_findings_keep_the_first_and_note_the_hidden_lines() -> None:
     found = [f for f in _scan(EVERY_ITERATION) if f.rule.startswith("CL1")]
-    first = _line_of(EVERY_ITERATION, "row[keep]")
-    later = _line_of(EVERY_ITERATION, "int(row.argmax())")
-    after = _line_of(EVERY_ITERATION, "x.sum().item()")
+    first = line_of(EVERY_ITERATION, "row[keep]")
+    later = line_of(EVERY_ITERATION, "int(row.argmax())")
+    after = line_of(EVERY_ITERATION, "x.sum().item()")
     # the later breaks stay findings (the constructs break once the first is fixed), marked
     # behind the first: torch reports only the first on this run
     assert sorted({f.line for f in found}) == [first, later, after]
@@ -217,7 +212,7 @@ def test_the_break_lines_match_torch(tmp_path: Path, name: str) -> None:
     if name == "under_if":
         # `self.debug` is False: torch reaches only the break after the `if`, which stays
         # reported (the static stage cannot tell that the branch is never taken)
-        assert seen == {_line_of(src, "row.argmax()")} and seen < set(_lines(src))
+        assert seen == {line_of(src, "row.argmax()")} and seen < set(_lines(src))
     else:
         assert seen == set(_lines(src))
 
@@ -235,9 +230,9 @@ def test_a_comprehension_after_the_loop_is_a_frame_of_its_own() -> None:
             return out, list(n), int(xs.argmax())
         """)
     first, gen, tail = (
-        _line_of(src, "x[m]"),
-        _line_of(src, "for o in out"),
-        _line_of(src, "int(xs.argmax())"),
+        line_of(src, "x[m]"),
+        line_of(src, "for o in out"),
+        line_of(src, "int(xs.argmax())"),
     )
     assert shadowed_breaks(src, [first, gen, tail]) == {tail: first}
 
@@ -268,9 +263,9 @@ DRAWS = HEAD + textwrap.dedent("""
 def test_random_draws_and_torch_save() -> None:
     got = {f.line for f in _scan(DRAWS) if f.rule == "CL205"}
     assert got == {
-        _line_of(DRAWS, "random.choice"),
-        _line_of(DRAWS, "torch.save"),
-        _line_of(DRAWS, "random.gauss"),
+        line_of(DRAWS, "random.choice"),
+        line_of(DRAWS, "torch.save"),
+        line_of(DRAWS, "random.gauss"),
     }
 
 
@@ -305,8 +300,8 @@ USED_AS_NUMBER = HEAD + textwrap.dedent("""
 
 def test_a_parameter_used_as_a_tensor_is_one() -> None:
     assert _lines(USED_AS_TENSOR) == [
-        _line_of(USED_AS_TENSOR, "num_rois.max()"),
-        _line_of(USED_AS_TENSOR, "num_rois.sum()"),
+        line_of(USED_AS_TENSOR, "num_rois.max()"),
+        line_of(USED_AS_TENSOR, "num_rois.sum()"),
     ]
     assert _lines(USED_AS_NUMBER) == []
 

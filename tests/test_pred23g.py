@@ -14,6 +14,7 @@ import pytest
 
 from compilelint.config import load_config
 from compilelint.static.engine import scan
+from tests.pred_helpers import line_of, predicted_recompile_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAD = (
@@ -69,19 +70,15 @@ def _scan(src: str) -> list[Any]:
             os.chdir(old)
 
 
-def _line_of(src: str, text: str) -> int:
-    return next(i for i, ln in enumerate(src.splitlines(), 1) if text in ln)
-
-
 def _breaks(src: str) -> dict[int, int | None]:
     """``{line: behind}`` of the break findings (CL1xx, CL2xx) of a scan of the source."""
     return {f.line: f.behind for f in _scan(src) if f.rule[:3] in ("CL1", "CL2")}
 
 
 def test_a_break_behind_a_logging_call_in_a_loop_is_found_and_marked() -> None:
-    log, branch = _line_of(LOG_IN_LOOP, "logger.debug"), _line_of(LOG_IN_LOOP, "isfinite")
+    log, branch = line_of(LOG_IN_LOOP, "logger.debug"), line_of(LOG_IN_LOOP, "isfinite")
     assert _breaks(LOG_IN_LOOP) == {log: None, branch: log}
-    log, branch = _line_of(LOG_UNDER_IF, "logger.debug"), _line_of(LOG_UNDER_IF, "isfinite")
+    log, branch = line_of(LOG_UNDER_IF, "logger.debug"), line_of(LOG_UNDER_IF, "isfinite")
     assert _breaks(LOG_UNDER_IF) == {log: None, branch: None}
 
 
@@ -99,7 +96,7 @@ def test_json_and_the_oracle_carry_behind() -> None:
         sys.path.pop(0)
     found = [f for f in _scan(LOG_IN_LOOP) if f.rule[:3] in ("CL1", "CL2")]
     rows = [finding_dict(f) for f in found]
-    log, branch = _line_of(LOG_IN_LOOP, "logger.debug"), _line_of(LOG_IN_LOOP, "isfinite")
+    log, branch = line_of(LOG_IN_LOOP, "logger.debug"), line_of(LOG_IN_LOOP, "isfinite")
     assert {r["line"]: r.get("behind") for r in rows} == {log: None, branch: log}
     for r in rows:
         r["path"] = "m.py"
@@ -130,7 +127,7 @@ def test_the_lines_torch_reports_are_those_not_behind(tmp_path: Path, src: str) 
     if src is LOG_UNDER_IF:
         # `self.verbose` is False: torch never reaches the logging call (the static stage
         # cannot tell the branch is never taken); the branch on data is reported
-        assert seen == {_line_of(src, "isfinite")} and seen < want
+        assert seen == {line_of(src, "isfinite")} and seen < want
     else:
         assert seen == want
 
@@ -141,7 +138,7 @@ def test_the_cnn_bench_fixture_matches_torch(tmp_path: Path) -> None:
     on the activations after it (line 53, behind it); both stay findings (its markers)."""
     pytest.importorskip("torch")
     src = (ROOT / "fixtures" / "bench" / "cnn.py").read_text(encoding="utf-8")
-    log, check = _line_of(src, "logger.debug"), _line_of(src, "torch.isfinite")
+    log, check = line_of(src, "logger.debug"), line_of(src, "torch.isfinite")
     assert _breaks(src) == {log: None, check: log}
     from compilelint.dynamic.api import run_dynamic
 
@@ -282,31 +279,13 @@ SIZE_CASES: dict[str, tuple[str, str | None, dict[str, Any]]] = {
 }
 
 
-def _predicted_lines(tmp_path: Path, src: str, spec: dict[str, Any]) -> set[int]:
-    from compilelint.catalog import load_catalog
-    from compilelint.dynamic.spec import validate
-    from compilelint.static.predict import predict
-
-    (tmp_path / "m.py").write_text(src)
-    old = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        res = scan(["m.py"], load_config(["m.py"]), want_project=True, no_cache=True)
-        assert res.project is not None
-        s = validate({"model": "m.py:M", **spec}, source=str(tmp_path / "spec.json"))
-        got = predict(res.project, res.findings, s, load_catalog(), str(tmp_path))
-    finally:
-        os.chdir(old)
-    return {r.line for r in got.recompile_sites if r.path.endswith("m.py")}
-
-
 @pytest.mark.parametrize("name", sorted(SIZE_CASES))
 def test_a_size_that_varies_between_iterations_recompiles_the_frame(
     tmp_path: Path, name: str
 ) -> None:
     src, at, spec = SIZE_CASES[name]
-    want = {_line_of(src, at)} if at else set()
-    assert _predicted_lines(tmp_path, src, spec) == want
+    want = {line_of(src, at)} if at else set()
+    assert predicted_recompile_lines(tmp_path, src, spec) == want
 
 
 @pytest.mark.torch
@@ -322,7 +301,7 @@ def test_the_size_recompiles_match_torch(tmp_path: Path, name: str) -> None:
     block = run_dynamic(str(tmp_path / "spec.json"), cwd=str(tmp_path), cover=()).block
     assert block["error"] is None
     seen = {r["line"] for r in block["recompiles"] if not r.get("invalidated")}
-    assert seen == ({_line_of(src, at)} if at else set())
+    assert seen == ({line_of(src, at)} if at else set())
 
 
 # ---------------------------------------------------------------------------- float state
@@ -376,7 +355,9 @@ def test_a_float_attribute_changed_in_traced_code_recompiles_once(
     tmp_path: Path, name: str
 ) -> None:
     src, at = FLOAT_CASES[name]
-    assert _predicted_lines(tmp_path, src, FLOAT_SPEC) == ({_line_of(src, at)} if at else set())
+    assert predicted_recompile_lines(tmp_path, src, FLOAT_SPEC) == (
+        {line_of(src, at)} if at else set()
+    )
 
 
 def test_the_float_fact_is_version_ranged(tmp_path: Path) -> None:
@@ -400,7 +381,7 @@ def test_the_float_recompiles_match_torch(tmp_path: Path, name: str) -> None:
     block = run_dynamic(str(tmp_path / "spec.json"), cwd=str(tmp_path), cover=()).block
     assert block["error"] is None
     rows = [r for r in block["recompiles"] if not r.get("invalidated")]
-    assert {r["line"] for r in rows} == ({_line_of(src, at)} if at else set())
+    assert {r["line"] for r in rows} == ({line_of(src, at)} if at else set())
     assert len(rows) == (1 if at else 0)
 
 
@@ -448,7 +429,7 @@ ITEM_SPEC: dict[str, Any] = {
 @pytest.mark.parametrize("name", sorted(ITEM_CASES))
 def test_the_item_guard_is_where_the_number_is_first_used(tmp_path: Path, name: str) -> None:
     src, at = ITEM_CASES[name]
-    assert _predicted_lines(tmp_path, src, ITEM_SPEC) == {_line_of(src, at)}
+    assert predicted_recompile_lines(tmp_path, src, ITEM_SPEC) == {line_of(src, at)}
 
 
 @pytest.mark.torch
@@ -463,7 +444,7 @@ def test_the_item_guard_lines_match_torch(tmp_path: Path, name: str) -> None:
     block = run_dynamic(str(tmp_path / "spec.json"), cwd=str(tmp_path), cover=()).block
     assert block["error"] is None
     seen = {r["line"] for r in block["recompiles"] if not r.get("invalidated")}
-    assert seen == {_line_of(src, at)}
+    assert seen == {line_of(src, at)}
 
 
 # ---------------------------------------------------------------------------- aliased arguments
@@ -510,7 +491,7 @@ def test_arguments_aliased_on_the_first_iteration_recompile_the_frame(
 ) -> None:
     src, at = ALIAS_CASES[name]
     spec: dict[str, Any] = {"inputs": [{"tensor": [2, 4]}]}
-    assert _predicted_lines(tmp_path, src, spec) == ({_line_of(src, at)} if at else set())
+    assert predicted_recompile_lines(tmp_path, src, spec) == ({line_of(src, at)} if at else set())
 
 
 @pytest.mark.torch
@@ -526,4 +507,4 @@ def test_the_alias_recompiles_match_torch(tmp_path: Path, name: str) -> None:
     block = run_dynamic(str(tmp_path / "spec.json"), cwd=str(tmp_path), cover=()).block
     assert block["error"] is None
     seen = {r["line"] for r in block["recompiles"] if not r.get("invalidated")}
-    assert seen == ({_line_of(src, at)} if at else set())
+    assert seen == ({line_of(src, at)} if at else set())

@@ -28,6 +28,7 @@ import pytest
 from compilelint.config import load_config
 from compilelint.model import Finding
 from compilelint.static.engine import scan
+from tests.pred_helpers import line_of
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
@@ -52,10 +53,6 @@ from test_pred23g import (  # noqa: E402
 )
 
 RECOMPILE_RULES = frozenset({"CL301", "CL303", "CL304", "CL501", "CL502"})
-
-
-def _line_of(src: str, text: str) -> int:
-    return next(i for i, ln in enumerate(src.splitlines(), 1) if text in ln)
 
 
 def _scan(tmp_path: Path, src: str) -> list[Finding]:
@@ -111,13 +108,13 @@ def test_a_state_change_names_the_line_of_its_guard(tmp_path: Path, name: str) -
     assert len(found) == 1, found
     f = found[0]
     if change is None:
-        assert f.line == _line_of(src, guard) and f.guard_line is None
+        assert f.line == line_of(src, guard) and f.guard_line is None
         assert "torch reports it at line" not in f.message
     else:
-        assert f.line == _line_of(src, change)  # the finding stays where the fix goes
-        assert f.guard_line == _line_of(src, guard)
+        assert f.line == line_of(src, change)  # the finding stays where the fix goes
+        assert f.guard_line == line_of(src, guard)
         assert f"torch reports it at line {f.guard_line}" in f.message
-    assert _recompile_lines(_scan(tmp_path, src)) == {_line_of(src, guard)}
+    assert _recompile_lines(_scan(tmp_path, src)) == {line_of(src, guard)}
 
 
 @pytest.mark.parametrize("name", sorted(STATE_CASES))
@@ -136,16 +133,16 @@ def test_with_a_spec_one_line_per_changing_value(tmp_path: Path, name: str) -> N
     finally:
         os.chdir(old)
     rec = [f for f in report.findings if f.rule in RECOMPILE_RULES]
-    want = {_line_of(src, guard)}
+    want = {line_of(src, guard)}
     if name == "read_in_branch":
         # a read in a branch's body: torch reports it when the first call takes the branch,
         # else the change; the prediction keeps both candidates (CL303 at the read)
-        want.add(_line_of(src, "x = x * self.step"))
+        want.add(line_of(src, "x = x * self.step"))
     assert len(rec) == len(want), rec
     assert _recompile_lines(rec) == want
     sites = report.extra["prediction"]["recompile_sites"]
     # the prediction's own site for the value: the first read on any path
-    assert {s["line"] for s in sites} == (want - {_line_of(src, guard)} or want)
+    assert {s["line"] for s in sites} == (want - {line_of(src, guard)} or want)
 
 
 def test_the_oracle_scores_a_state_change_at_its_guard_line() -> None:
@@ -191,7 +188,7 @@ assert {GROWN, MASKED, SLICED, KEPT, SKIPPED_HELPER} <= {v[0] for v in NO_SPEC_C
 def test_recompiles_the_source_shows_are_found_without_a_spec(tmp_path: Path, name: str) -> None:
     src, at, _spec = NO_SPEC_CASES[name]
     found = [f for f in _scan(tmp_path, src) if f.rule == "CL303"]
-    assert {f.line for f in found} == ({_line_of(src, at)} if at else set())
+    assert {f.line for f in found} == ({line_of(src, at)} if at else set())
     for f in found:
         assert "spec" not in f.message, f.message
 
@@ -222,11 +219,11 @@ def test_the_lines_without_a_spec_match_torch(tmp_path: Path, name: str) -> None
 
     if name in STATE_CASES:
         src, guard, _ = STATE_CASES[name]
-        spec, want = STATE_SPEC, {_line_of(src, guard)}
+        spec, want = STATE_SPEC, {line_of(src, guard)}
     else:
         src, at, spec = NO_SPEC_CASES[name]
         spec = spec or FLOAT_SPEC
-        want = {_line_of(src, at)} if at else set()
+        want = {line_of(src, at)} if at else set()
     static = _recompile_lines(_scan(tmp_path, src))
     (tmp_path / "spec.json").write_text(json.dumps({"model": "m.py:M", **spec}))
     block = run_dynamic(str(tmp_path / "spec.json"), cwd=str(tmp_path), cover=()).block
@@ -255,7 +252,7 @@ def test_the_fixture_moe_expert_recompiles_where_the_scan_says(tmp_path: Path) -
     block = run_dynamic(str(tmp_path / "spec.json"), cwd=str(tmp_path), cover=()).block
     assert block["error"] is None
     seen = {r["line"] for r in block["recompiles"] if not r.get("invalidated")}
-    want = _line_of(src, "def forward(self, x):  # error: CL303")
+    want = line_of(src, "def forward(self, x):  # error: CL303")
     assert want in seen
 
 

@@ -22,40 +22,9 @@ import pytest
 
 from compilelint.config import load_config
 from compilelint.static.engine import scan
+from tests.pred_helpers import line_of, predicted_recompile_lines, torch_recompile_lines
 
 TORCH = "import random\n\nimport torch\nfrom torch import nn\n"
-
-
-def _line_of(src: str, text: str) -> int:
-    return next(i for i, ln in enumerate(src.splitlines(), 1) if text in ln)
-
-
-def _predicted_lines(tmp_path: Path, src: str, spec: dict[str, Any]) -> set[int]:
-    from compilelint.catalog import load_catalog
-    from compilelint.dynamic.spec import validate
-    from compilelint.static.predict import predict
-
-    (tmp_path / "m.py").write_text(src)
-    old = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        res = scan(["m.py"], load_config(["m.py"]), want_project=True, no_cache=True)
-        assert res.project is not None
-        s = validate({"model": "m.py:M", **spec}, source=str(tmp_path / "spec.json"))
-        got = predict(res.project, res.findings, s, load_catalog(), str(tmp_path))
-    finally:
-        os.chdir(old)
-    return {r.line for r in got.recompile_sites if r.path.endswith("m.py")}
-
-
-def _torch_lines(tmp_path: Path, src: str, spec: dict[str, Any]) -> set[int]:
-    from compilelint.dynamic.api import run_dynamic
-
-    (tmp_path / "m.py").write_text(src)
-    (tmp_path / "spec.json").write_text(json.dumps({"model": "m.py:M", **spec}))
-    block = run_dynamic(str(tmp_path / "spec.json"), cwd=str(tmp_path), cover=()).block
-    assert block["error"] is None
-    return {r["line"] for r in block["recompiles"] if not r.get("invalidated")}
 
 
 # ---------------------------------------------------------------------------- numbers from breaks
@@ -155,8 +124,8 @@ def test_a_number_from_a_break_recompiles_when_it_changes_between_runs(
     tmp_path: Path, name: str
 ) -> None:
     src, at, spec = NUMBER_CASES[name]
-    want = {_line_of(src, at)} if at else set()
-    assert _predicted_lines(tmp_path, src, {**NUMBER_INPUTS, **spec}) == want
+    want = {line_of(src, at)} if at else set()
+    assert predicted_recompile_lines(tmp_path, src, {**NUMBER_INPUTS, **spec}) == want
 
 
 @pytest.mark.torch
@@ -164,8 +133,8 @@ def test_a_number_from_a_break_recompiles_when_it_changes_between_runs(
 def test_the_numbers_from_breaks_match_torch(tmp_path: Path, name: str) -> None:
     pytest.importorskip("torch")
     src, at, spec = NUMBER_CASES[name]
-    want = {_line_of(src, at)} if at else set()
-    assert _torch_lines(tmp_path, src, {**NUMBER_INPUTS, **spec}) == want
+    want = {line_of(src, at)} if at else set()
+    assert torch_recompile_lines(tmp_path, src, {**NUMBER_INPUTS, **spec}) == want
 
 
 # ---------------------------------------------------------------------------- nested frames
@@ -267,8 +236,8 @@ def test_a_nested_frame_run_with_another_int_recompiles(tmp_path: Path, name: st
     src, at, spec = NESTED_CASES[name]
     if name.startswith("comp_") and sys.version_info >= (3, 12):
         at = None  # PEP 709: the comprehension is inlined, no frame of its own
-    want = {_line_of(src, at)} if at else set()
-    assert _predicted_lines(tmp_path, src, spec) == want
+    want = {line_of(src, at)} if at else set()
+    assert predicted_recompile_lines(tmp_path, src, spec) == want
 
 
 @pytest.mark.torch
@@ -278,8 +247,8 @@ def test_the_nested_frames_match_torch(tmp_path: Path, name: str) -> None:
     src, at, spec = NESTED_CASES[name]
     if name.startswith("comp_") and sys.version_info >= (3, 12):
         at = None
-    want = {_line_of(src, at)} if at else set()
-    assert _torch_lines(tmp_path, src, spec) == want
+    want = {line_of(src, at)} if at else set()
+    assert torch_recompile_lines(tmp_path, src, spec) == want
 
 
 def test_cl114_flags_indices_ordered_by_a_tensor(tmp_path: Path) -> None:
@@ -294,7 +263,7 @@ def test_cl114_flags_indices_ordered_by_a_tensor(tmp_path: Path) -> None:
         finally:
             os.chdir(old)
         lines = {f.line for f in got if f.rule == "CL114"}
-        assert lines == ({_line_of(src, "key=lambda")} if want else set())
+        assert lines == ({line_of(src, "key=lambda")} if want else set())
 
 
 # ---------------------------------------------------------------------------- without a spec
@@ -327,7 +296,7 @@ def test_the_kinds_without_a_spec(tmp_path: Path, name: str) -> None:
     src, at = SPEC_FREE_CASES[name]
     if name.startswith("comp_") and sys.version_info >= (3, 12):
         at = None
-    assert _scan_cl303(tmp_path, src) == ({_line_of(src, at)} if at else set())
+    assert _scan_cl303(tmp_path, src) == ({line_of(src, at)} if at else set())
 
 
 def test_with_a_spec_the_prediction_decides_the_spec_free_lines(tmp_path: Path) -> None:
@@ -337,7 +306,7 @@ def test_with_a_spec_the_prediction_decides_the_spec_free_lines(tmp_path: Path) 
     from compilelint.api import check
 
     src = DRAW_COMPARED
-    at = _line_of(src, "if random.random()")
+    at = line_of(src, "if random.random()")
     assert _scan_cl303(tmp_path, src) == {at}
     for calls, want in ((1, set()), (3, {at})):
         spec = {"model": "m.py:M", **NUMBER_INPUTS, "calls": calls}
@@ -359,7 +328,7 @@ def test_the_editor_buffer_decides_spec_free_recompile_lines(tmp_path: Path) -> 
 
     path = tmp_path / "m.py"
     path.write_text(SHARED_ITEM, encoding="utf-8")  # on disk: no suppression, no added lines
-    line = _line_of(SHARED_ITEM, "self.span = max(")
+    line = line_of(SHARED_ITEM, "self.span = max(")
     an = Analyzer()
     got = [f for f in an.check(str(path), SHARED_ITEM).findings if f.rule == "CL303"]
     assert [f.line for f in got] == [line]
