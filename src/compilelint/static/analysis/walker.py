@@ -645,10 +645,11 @@ class FileWalker(Evaluator):
         got = self._dotted.get(id(node))
         if got is None or got[0] is not node:
             d = dotted(node)
-            got = self._dotted[id(node)] = (node, d, *d.partition(".")[::2]) if d else (node,)
-        if len(got) == 1:
-            return None
+            got = (node, d, *d.partition(".")[::2]) if d else (node, None, "", "")
+            self._dotted[id(node)] = got
         _node, d, head, rest = got
+        if d is None:  # (a None in the entry, not its length: no `len` call on this hot path)
+            return None
         target = self.imports.get(head)
         if target is None:
             return d
