@@ -135,8 +135,8 @@ def _atom(
         out = got
     elif (got := _input_test(test, is_param)) is not None:
         out = got
-    elif (got := _values_test(test, is_param)) is not None:
-        out = got
+    elif type(test) is cst.Call and (got := _values_test(test, is_param)) is not None:
+        out = got  # (a values test is a call: most tests are not, and pay no call here)
     elif (got := _isinstance_test(test, is_param)) is not None:
         out = got
     elif isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
@@ -353,65 +353,65 @@ def _values_test(
     (true on an empty tensor, or for a tensor with one finite element)."""
     import libcst as cst
 
-    from compilelint.static.analysis.walker import dotted  # (imported: walker imports this module)
-
+    # (exact type tests, no ``dotted``: ``torch.<op>`` is an Attribute on the Name ``torch``;
+    # this runs on every call a condition tests)
     def unwrap(node: cst.BaseExpression) -> cst.BaseExpression:
-        while True:
+        while type(node) is cst.Call:
+            func, args = node.func, node.args
             if (  # bool(t)
-                isinstance(node, cst.Call)
-                and isinstance(node.func, cst.Name)
-                and node.func.value == "bool"
-                and len(node.args) == 1
-                and not node.args[0].star
-                and node.args[0].keyword is None
+                type(func) is cst.Name
+                and func.value == "bool"
+                and len(args) == 1
+                and not args[0].star
+                and args[0].keyword is None
             ):
-                node = node.args[0].value
-            elif (  # t.item()
-                isinstance(node, cst.Call)
-                and not node.args
-                and isinstance(node.func, cst.Attribute)
-                and node.func.attr.value == "item"
-            ):
-                node = node.func.value
+                node = args[0].value
+            elif not args and type(func) is cst.Attribute and func.attr.value == "item":
+                node = func.value  # t.item()
             else:
-                return node
+                break
+        return node
+
+    def on_torch(func: cst.Attribute) -> bool:
+        return type(func.value) is cst.Name and func.value.value == "torch"
 
     def reduced(node: cst.BaseExpression) -> tuple[str, cst.BaseExpression] | None:
         """(``any``/``all``, the reduced tensor) of ``t.any()`` / ``torch.any(t)``."""
-        if not isinstance(node, cst.Call):
+        if type(node) is not cst.Call:
             return None
-        q = dotted(node.func)
-        if (
-            isinstance(node.func, cst.Attribute)
-            and node.func.attr.value in ("any", "all")
-            and q not in ("torch.any", "torch.all")
-        ):
-            return None if node.args else (node.func.attr.value, node.func.value)
-        if q in ("torch.any", "torch.all") and len(node.args) == 1:
+        func = node.func
+        if type(func) is not cst.Attribute or func.attr.value not in ("any", "all"):
+            return None
+        how = func.attr.value
+        if not on_torch(func):
+            return None if node.args else (how, func.value)
+        if len(node.args) == 1:
             a = node.args[0]
             if not a.star and a.keyword is None:
-                return q[6:], a.value
+                return how, a.value
         return None
 
     def elementwise(node: cst.BaseExpression) -> tuple[str, str] | None:
         """(op, parameter) of ``torch.isnan(p)`` / ``p.isnan()`` (``p`` or ``p[...]``)."""
-        if not isinstance(node, cst.Call):
+        if type(node) is not cst.Call:
             return None
-        if isinstance(node.func, cst.Attribute) and not node.args:
-            kind, arg = node.func.attr.value, node.func.value
-            if dotted(node.func) in ("torch.isnan", "torch.isinf", "torch.isfinite"):
+        func = node.func
+        if type(func) is not cst.Attribute:
+            return None
+        op = _VALUE_TESTS.get(func.attr.value)
+        if op is None:
+            return None
+        if not node.args:
+            if on_torch(func):
                 return None
+            arg = func.value
         else:
-            q = dotted(node.func)
-            if not q or not q.startswith("torch.") or len(node.args) != 1:
+            if len(node.args) != 1 or not on_torch(func):
                 return None
             a = node.args[0]
             if a.star or a.keyword is not None:
                 return None
-            kind, arg = q[6:], a.value
-        op = _VALUE_TESTS.get(kind)
-        if op is None:
-            return None
+            arg = a.value
         if isinstance(arg, cst.Subscript):
             arg = arg.value
         name = _subject(arg, is_param)

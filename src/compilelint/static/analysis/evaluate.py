@@ -187,6 +187,9 @@ _RESHAPES = frozenset(
 # of those, the ones that give a float whatever their receiver
 _FLOAT_OPS = frozenset({"exp", "log", "sqrt", "sigmoid", "tanh", "softmax", "log_softmax"})
 
+# the methods :func:`meta_result` models (any other is answered without looking at the call)
+_META_METHODS = frozenset((*_DTYPE_OPS, *_REDUCTIONS, *_BARE_REDUCTIONS, "nonzero"))
+
 
 def _keyword(node: cst.Call, name: str) -> cst.BaseExpression | None:
     return next((a.value for a in node.args if a.keyword and a.keyword.value == name), None)
@@ -195,6 +198,8 @@ def _keyword(node: cst.Call, name: str) -> cst.BaseExpression | None:
 def meta_result(recv: Value, meth: str, node: cst.Call, skip: int = 0) -> Value | None:
     """What the rank/dtype model knows of ``recv.<meth>(...)`` (``skip``: leading positional
     arguments that are the receiver, for ``torch.<meth>(x, ...)``), or None: not modelled."""
+    if meth not in _META_METHODS:
+        return None
     pos = [a for a in node.args if a.keyword is None][skip:]
     if meth in _DTYPE_OPS and not pos:
         return V.meta_step(recv, "#" + _DTYPE_OPS[meth])
@@ -287,6 +292,9 @@ class Evaluator:
     module_defs: dict[str, str]
     class_defs: set[str]
     _value_cache: dict[int, Value]
+    # the top-level classes whose ``forward`` returns a tuple display (``_tuple_forwards``),
+    # None until asked
+    _forward_names: frozenset[str] | None = None
 
     # provided by the walker
     cls: Any
@@ -822,7 +830,7 @@ class Evaluator:
     def _tuple_forwards(self) -> frozenset[str]:
         """The top-level classes of this file whose ``forward`` returns a tuple display
         (:func:`_forward_classes`), found once per file."""
-        forwards: frozenset[str] | None = getattr(self, "_forward_names", None)
+        forwards = self._forward_names
         if forwards is None:
             forwards = _forward_classes(getattr(self, "module", None))
             self._forward_names = forwards
@@ -836,7 +844,9 @@ class Evaluator:
         refs = getattr(cls, "attr_classes", {}).get(attr) if cls is not None else None
         if not refs:
             return []
-        forwards = self._tuple_forwards()
+        forwards = self._forward_names
+        if forwards is None:
+            forwards = self._tuple_forwards()
         out: list[str] = []
         for r in refs:
             r = r.removeprefix("*")
@@ -874,7 +884,7 @@ class Evaluator:
                 # not a Tensor method: the receiver is some other object (a cache, a config, a
                 # model output), and so is what the method returns, as far as we can tell
                 return V.UNKNOWN
-            got = meta_result(recv, meth, node)
+            got = meta_result(recv, meth, node) if meth in _META_METHODS else None
             if got is not None:
                 return got
             if k == "T" and len(recv) == 4:

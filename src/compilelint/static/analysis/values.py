@@ -219,37 +219,47 @@ def join(*vals: Value) -> Value:
             out.update(v[1])
         else:
             out.add(v)
-    if not out:
-        return UNKNOWN
-    if len(out) == 1:
-        return next(iter(out))
-    if len(out) > 1:
-        out.discard(UNKNOWN)
+    n = len(out)
+    if n < 2:
+        if not n:
+            return UNKNOWN
+        (only,) = out
+        return only
+    out.discard(UNKNOWN)
+    # (one pass that counts, no comprehension unless there is something to merge: a join of
+    # two values is made on every branch merge and call)
+    n_scalars = n_tensors = 0
+    for m in out:
+        k = m[0]
+        if k == "S":
+            if m[2:]:  # a constant
+                n_scalars += 1
+        elif k == "T" and m != CONST_TENSOR:
+            n_tensors += 1
+    if n_scalars > 1:
         # scalars of one type with different constants: the type without the constant
-        scalars = [m for m in out if m[0] == "S" and len(m) == 3]
-        if len(scalars) > 1:
-            for m in scalars:
-                out.discard(m)
-                out.add(("S", m[1]))
-    if len(out) > 1:
-        tensors = [m for m in out if (m[0] == "T" and len(m) == 4) or m == TENSOR]
-        if len(tensors) > 1:
-            # one tensor member: what every joined tensor shares of rank and dtype
-            metas = [tensor_meta(m) for m in tensors]
-            r0, d0 = metas[0]
-            r = r0 if all(mr == r0 for mr, _ in metas) else -1
-            d = d0 if all(md == d0 for _, md in metas) else ""
-            out.difference_update(tensors)
-            out.add(tensor(r, d))
-            if len(out) == 1:
-                return next(iter(out))
-    if len(out) > MAX_JOIN:
+        for m in [m for m in out if m[0] == "S" and m[2:]]:
+            out.discard(m)
+            out.add(("S", m[1]))
+    if n_tensors > 1:
+        # one tensor member: what every joined tensor shares of rank and dtype
+        tensors = [m for m in out if m[0] == "T" and m != CONST_TENSOR]
+        metas = [tensor_meta(m) for m in tensors]
+        r0, d0 = metas[0]
+        r = r0 if all(mr == r0 for mr, _ in metas) else -1
+        d = d0 if all(md == d0 for _, md in metas) else ""
+        out.difference_update(tensors)
+        out.add(tensor(r, d))
+    n = len(out)
+    if n > MAX_JOIN:
         # keep what matters for tensor-ness: tensors and symbols, the rest is unknown
         out = {m for m in out if m[0] in "TY"} or {UNKNOWN}
         if len(out) > MAX_JOIN:
             out = set(sorted(out)[:MAX_JOIN])
-    if len(out) == 1:
-        return next(iter(out))
+        n = len(out)
+    if n == 1:
+        (only,) = out
+        return only
     return ("J", frozenset(out))
 
 

@@ -458,20 +458,22 @@ _NUMBER_ABCS = frozenset(("numbers.Number", "numbers.Real", "numbers.Integral", 
 def _literal_dict_items(src: cst.BaseExpression) -> list[tuple[str, cst.BaseExpression]] | None:
     """The items of ``{"k": v, ...}`` / ``dict(k=v, ...)`` with literal string keys only (no
     ``**`` inside), else None."""
-    if isinstance(src, cst.Dict):
+    n: Any = src
+    t = type(n)  # (exact type tests: every assignment to a name asks)
+    if t is cst.Dict:
         out: list[tuple[str, cst.BaseExpression]] = []
-        for el in src.elements:
-            if not isinstance(el, cst.DictElement):
+        for el in n.elements:
+            if type(el) is not cst.DictElement:
                 return None
             key = C.literal(el.key)
-            if not isinstance(key, str):
+            if type(key) is not str:
                 return None
             out.append((key, el.value))
         return out
-    if isinstance(src, cst.Call) and isinstance(src.func, cst.Name) and src.func.value == "dict":
-        if any(a.star or a.keyword is None for a in src.args):
+    if t is cst.Call and type(n.func) is cst.Name and n.func.value == "dict":
+        if any(a.star or a.keyword is None for a in n.args):
             return None
-        return [(a.keyword.value, a.value) for a in src.args if a.keyword is not None]
+        return [(a.keyword.value, a.value) for a in n.args if a.keyword is not None]
     return None
 
 
@@ -643,10 +645,11 @@ class FileWalker(Evaluator):
         got = self._dotted.get(id(node))
         if got is None or got[0] is not node:
             d = dotted(node)
-            got = self._dotted[id(node)] = (node, d, *d.partition(".")[::2]) if d else (node,)
-        if len(got) == 1:
-            return None
+            got = (node, d, *d.partition(".")[::2]) if d else (node, None, "", "")
+            self._dotted[id(node)] = got
         _node, d, head, rest = got
+        if d is None:  # (a None in the entry, not its length: no `len` call on this hot path)
+            return None
         target = self.imports.get(head)
         if target is None:
             return d
@@ -814,14 +817,19 @@ class FileWalker(Evaluator):
             got = self._kwdict(target.value, src, prev, first) if src is not None else None
             if got is not None:
                 self.scope.kwdicts[target.value] = got
-            self._kwalt(target.value, src)
+            if type(src) is cst.Dict or type(src) is cst.Call:
+                self._kwalt(target.value, src)
+            else:  # no dict display nor `dict(...)`: the name's dicts are unknown (`_kwalt`)
+                self.scope.kwalts[target.value] = None
             if target.value in self.scope.params:
                 self._rebind_param(target.value)
-            if value[0] == "T" and V.tensor_meta(value)[0] == -1 and value != V.CONST_TENSOR:
-                # a tensor of unknown rank: what is computed from it elementwise has its rank,
-                # a token of this binding says so (`m = s > t`, `s[m]` is 1-d)
+            if value[0] == "T" and value != V.CONST_TENSOR and value[2:3] in ((), (-1,)):
+                # a tensor of unknown rank (``TENSOR``, or ``("T", "m", -1, dtype)``): what is
+                # computed from it elementwise has its rank, a token of this binding says so
+                # (`m = s > t`, `s[m]` is 1-d)
                 self.scope.ntok += 1
-                value = V.tensor((f"{target.value}{self.scope.ntok}", 0), V.tensor_meta(value)[1])
+                dtype = value[3] if value[2:] else ""  # (``V.tensor``'s, inlined)
+                value = ("T", "m", (f"{target.value}{self.scope.ntok}", 0), dtype)
             self.scope.env[target.value] = value
             self.scope.aliases[target.value] = src if first else None
             self.scope.rebound.add(target.value)
@@ -1399,7 +1407,7 @@ class FileWalker(Evaluator):
                 fwd=fwd,
                 branch=self.loose_depth > 0,
                 never_none=never_none,
-                kwalts=[dict(d) for d in kwalts],
+                kwalts=[dict(d) for d in kwalts] if kwalts else [],
             )
             facts.calls.append(site)
             if arg_names:

@@ -13,13 +13,16 @@ class TensorScalarIndex(Check):
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         base = self.w.value(node.value)
-        if base[0] in "DS" or all(m[0] in "DSNMF" for m in V.members(base)):
+        k = base[0]
+        if k in "DSNMF" or (k == "J" and all(m[0] in "DSNMF" for m in base[1])):
             return  # a dict keyed by tensors, a string, a type annotation
         for el in node.slice:
             it = el.slice
-            if not isinstance(it, cst.Index):
+            if type(it) is not cst.Index:
                 continue
             v = self.w.value(it.value)
+            if v[0] not in "TJY":
+                continue  # (``scalar_index`` has nothing else to find: no call for it)
             test = V.scalar_index(v)
             taint = V.sources(test)
             if not taint:

@@ -18,17 +18,24 @@ class DrawnNumberArithmetic(Check):
 
     def __init__(self, walker: FileWalker) -> None:
         super().__init__(walker)
-        self._seen = -1  # how many imports the file had when `_imports_random` was asked
+        # whether the file imports the ``random`` module or a function of it (nothing else
+        # draws: the check does no work in the other files), asked again after each import
+        # statement (``_stale``); the hooks below read the two flags, without a call of their
+        # own per node
+        self._stale = False
         self._random = False
 
-    def _imports_random(self) -> bool:
-        """Whether the file imports the ``random`` module or a function of it (nothing else
-        draws: the check does no work in the other files)."""
-        imports = self.w.imports
-        if len(imports) != self._seen:
-            self._seen = len(imports)
-            self._random = any(t == "random" or t.startswith("random.") for t in imports.values())
-        return self._random
+    def visit_Import(self, node: cst.Import) -> None:
+        self._stale = True  # (the walker records the names before it fires the hooks)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        self._stale = True
+
+    def _imports_random(self) -> None:
+        # "\n"-joined targets: one call, not one per imported name
+        targets = "\n" + "\n".join(self.w.imports.values()) + "\n"
+        self._random = "\nrandom\n" in targets or "\nrandom." in targets
+        self._stale = False
 
     def _drawn(self, node: cst.BaseExpression) -> bool:
         return V.DRAWN in V.members(self.w.value(node))
@@ -51,11 +58,15 @@ class DrawnNumberArithmetic(Check):
         return False
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
-        if self._imports_random():
+        if self._stale:
+            self._imports_random()
+        if self._random:
             self._pair(node, node.left, node.right)
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
-        if not self._imports_random():
+        if self._stale:
+            self._imports_random()
+        if not self._random:
             return
         left = node.left
         for ct in node.comparisons:
@@ -67,11 +78,15 @@ class DrawnNumberArithmetic(Check):
             left = ct.comparator
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if self._imports_random():
+        if self._stale:
+            self._imports_random()
+        if self._random:
             self._pair(node, node.target, node.value)
 
     def visit_Slice(self, node: cst.Slice) -> None:
-        if not self._imports_random():
+        if self._stale:
+            self._imports_random()
+        if not self._random:
             return
         for bound in (node.lower, node.upper, node.step):
             if (
@@ -83,14 +98,18 @@ class DrawnNumberArithmetic(Check):
                 return
 
     def visit_Index(self, node: cst.Index) -> None:
-        if not self._imports_random():
+        if self._stale:
+            self._imports_random()
+        if not self._random:
             return
         v = node.value
         if not isinstance(v, (cst.BinaryOperation, cst.UnaryOperation)) and self._drawn(v):
             self.report(v, expr=self.code(v), use="an index")
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not self._imports_random():
+        if self._stale:
+            self._imports_random()
+        if not self._random:
             return
         if self.qualify(node.func) not in V.TRACED_DRAWS:
             return
