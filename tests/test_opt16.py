@@ -30,7 +30,7 @@ import pytest
 from compilelint.static.analysis import values as V
 from tests.pred_helpers import line_of
 
-SRC = '''import torch
+SRC = """import torch
 from torch.optim import Optimizer
 
 model = torch.nn.Linear(4, 4)
@@ -122,7 +122,7 @@ def train_outside(x):
     opt.step()  # NOT outside
     opt.zero_grad()
     return loss
-'''
+"""
 
 FORMS = {
     "global-step": "step",
