@@ -37,6 +37,10 @@ model = torch.nn.Linear(4, 4)
 opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
 opt2 = torch.optim.SGD(model.parameters(), lr=0.1)
 sched = torch.optim.lr_scheduler.StepLR(opt2, step_size=1)
+opt3 = torch.optim.SGD(model.parameters(), lr=0.1)
+plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(opt3)
+opt4 = torch.optim.SGD(model.parameters(), lr=0.1)
+swa = torch.optim.swa_utils.SWALR(opt4, swa_lr=0.05)
 
 
 class Stepper:
@@ -83,6 +87,18 @@ def step_sched(x):
     return y + 1
 
 
+def step_plateau(x):
+    y = x * 2
+    plateau.step(1.0)  # FORM plateau-step
+    return y + 1
+
+
+def step_swa(x):
+    y = x * 2
+    swa.step()  # FORM swa-step
+    return y + 1
+
+
 def step_plain(x, optimizer):
     y = x * 2
     stepper.step()  # NOT plain-object
@@ -112,6 +128,8 @@ annotated_c = torch.compile(step_annotated)
 dotted_c = torch.compile(step_dotted)
 local_c = torch.compile(step_local)
 sched_c = torch.compile(step_sched)
+plateau_c = torch.compile(step_plateau)
+swa_c = torch.compile(step_swa)
 plain_c = torch.compile(step_plain)
 loss_compiled = torch.compile(loss_of)
 
@@ -132,6 +150,8 @@ FORMS = {
     "dotted-zero": "zero_grad",
     "local-step": "step",
     "scheduler-step": "step",
+    "plateau-step": "step",
+    "swa-step": "step",
     "attr-step": "step",
     "attr-zero": "zero_grad",
 }
@@ -170,6 +190,8 @@ def test_the_message_names_what_breaks(tmp_path: Path) -> None:
     assert "`self.opt.zero_grad()`" in zero and "`Adam`" in zero and "GB0008" in zero
     sched = by_line[line_of(SRC, "# FORM scheduler-step")]
     assert "LR scheduler" in sched and "`StepLR`" in sched
+    swa = by_line[line_of(SRC, "# FORM swa-step")]
+    assert "LR scheduler" in swa and "`SWALR`" in swa and "_use_grad" not in swa
 
 
 @pytest.mark.parametrize("name", NOT)
@@ -250,6 +272,8 @@ def _module(monkeypatch: pytest.MonkeyPatch, name: str) -> types.ModuleType:
         ("step_dotted", ["dotted-zero"], []),
         ("step_local", ["local-step"], []),
         ("step_sched", ["scheduler-step"], []),
+        ("step_plateau", ["plateau-step"], []),
+        ("step_swa", ["swa-step"], []),
         ("Trainer", ["attr-step", "attr-zero"], []),
         ("step_plain", [], ["plain-object"]),
         ("train_outside", [], ["outside"]),

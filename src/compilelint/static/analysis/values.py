@@ -172,6 +172,11 @@ OPTIMIZER_PREFIX = "torch.optim."
 SCHEDULER_PREFIX = "torch.optim.lr_scheduler."
 
 
+def is_scheduler(cls: str) -> bool:
+    """An LR scheduler class (``torch.optim.lr_scheduler.*``, ``torch.optim.swa_utils.SWALR``)."""
+    return cls.startswith(SCHEDULER_PREFIX) or cls == "torch.optim.swa_utils.SWALR"
+
+
 def object_classes(v: Value) -> set[str]:
     """The classes of the :func:`obj` members of ``v``."""
     return {m[1] for m in members(v) if m[0] == "O"}

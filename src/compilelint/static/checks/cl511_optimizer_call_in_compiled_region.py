@@ -26,7 +26,7 @@ class OptimizerCallInCompiledRegion(Check):
         if meth not in _OPTIMIZER_METHODS:
             return
         for cls in sorted(self._classes(self.w.value(func.value))):
-            scheduler = cls.startswith(V.SCHEDULER_PREFIX)
+            scheduler = V.is_scheduler(cls)
             if meth not in (_SCHEDULER_METHODS if scheduler else _OPTIMIZER_METHODS):
                 continue
             self.report(
