@@ -133,3 +133,50 @@ def logged_break_lines(model: Any, x: Any, file_marker: str) -> set[int]:
         torch._logging.set_logs()
         torch._dynamo.reset()
     return lines
+
+
+def logged_break_user_lines(
+    fn: Any, args: tuple[Any, ...], file_marker: str, *, compiled: bool = True
+) -> set[int]:
+    """Like :func:`logged_break_lines` for ``fn(*args)``, but a break torch logs inside its own
+    code (``Optimizer.step``'s ``torch._dynamo.graph_break()`` at ``torch/optim/optimizer.py``)
+    counts at the last line of the marked file in the record's user code traceback: the line
+    of the user's code that called into it. ``compiled=False`` calls ``fn`` as it is (its own
+    ``torch.compile`` regions log their breaks)."""
+    import logging
+    import re
+
+    import torch
+
+    lines: set[int] = set()
+    at = f" at <{file_marker}"
+    frame = re.compile(rf'File "<{re.escape(file_marker)}>", line (\d+)')
+
+    class Grab(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            msg = record.getMessage()
+            head = msg.strip().splitlines()[0] if msg.strip() else ""
+            if not head.startswith("Graph break"):
+                return
+            if at in head:
+                num = head.rsplit(":", 1)[1]
+                if num.isdigit():
+                    lines.add(int(num))
+                return
+            user = msg.split("User code traceback:", 1)
+            found = frame.findall(user[1]) if len(user) == 2 else []
+            if found:
+                lines.add(int(found[-1]))
+
+    log = logging.getLogger("torch._dynamo")
+    handler = Grab()
+    torch._logging.set_logs(graph_breaks=True)
+    log.addHandler(handler)
+    try:
+        torch._dynamo.reset()
+        (torch.compile(fn, backend="eager") if compiled else fn)(*args)
+    finally:
+        log.removeHandler(handler)
+        torch._logging.set_logs()
+        torch._dynamo.reset()
+    return lines

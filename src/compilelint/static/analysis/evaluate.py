@@ -938,6 +938,13 @@ class Evaluator:
 
     def torch_result(self, q: str, node: cst.Call | None = None) -> Value:
         """What calling the torch callable ``q`` returns."""
+        if q.startswith(V.OPTIMIZER_PREFIX):
+            last = q.rsplit(".", 1)[-1]
+            if last == "AveragedModel":  # torch.optim.swa_utils.AveragedModel: a module
+                return V.module(q)
+            if last[:1].isupper():
+                return V.obj(q)  # an optimizer or an LR scheduler
+            return V.UNKNOWN  # torch.optim.lr_scheduler helpers, torch.optim.swa_utils.*
         if q in N.NON_TENSOR_TORCH or q.startswith(N.NON_TENSOR_TORCH_PREFIXES):
             last = q.rsplit(".", 1)[-1]
             if last in _CONTAINER_MODULES and node is not None:

@@ -31,6 +31,11 @@ module             ``("M", cls, elem)``               an ``nn.Module`` instance 
                                                       else None. Calling a module gives a tensor.
 callable           ``("F", ref)``                     a function of the scanned code (``ref``, see
                                                       :mod:`facts`) or "" when unknown
+object             ``("O", cls)``                     an instance of the torch class ``cls``
+                                                      (qualified) that dynamo does not trace
+                                                      into: a ``torch.optim`` optimizer or LR
+                                                      scheduler (:func:`obj`); otherwise as
+                                                      unknown (no tensor, no element)
 unknown            ``("U",)``                         anything else (a config, a cache, an object)
 symbolic           ``("Y", source)``                  decided in phase 2, see below
 join               ``("J", frozenset(values))``       may be any of its members (at most
@@ -51,7 +56,7 @@ may grow new kinds but the functions below keep their meaning.
 Stable API (other analyses build on it):
 
 - constructors: :data:`TENSOR`, :data:`NONE`, :data:`UNKNOWN`, :func:`scalar`, :func:`seq`,
-  :func:`dict_of`, :func:`module`, :func:`func`, :func:`sym`
+  :func:`dict_of`, :func:`module`, :func:`func`, :func:`obj`, :func:`sym`
 - lattice: :func:`join`, :func:`members`
 - operations: :func:`element` (``v[i]``; ``i`` an int, a str key or None for "some element"),
   :func:`iter_elem` (what ``for x in v`` binds), :func:`call_result` (what ``v(...)`` gives)
@@ -155,6 +160,28 @@ def func(ref: str = "") -> Value:
     return ("F", ref)
 
 
+def obj(cls: str) -> Value:
+    """An instance of the torch class ``cls`` (``"torch.optim.AdamW"``): a ``torch.optim``
+    optimizer or LR scheduler, dynamo's ``OptimizerVariable`` / a user-defined object whose
+    methods it refuses to trace."""
+    return ("O", cls)
+
+
+# the torch classes an :func:`obj` value may be an instance of
+OPTIMIZER_PREFIX = "torch.optim."
+SCHEDULER_PREFIX = "torch.optim.lr_scheduler."
+
+
+def is_scheduler(cls: str) -> bool:
+    """An LR scheduler class (``torch.optim.lr_scheduler.*``, ``torch.optim.swa_utils.SWALR``)."""
+    return cls.startswith(SCHEDULER_PREFIX) or cls == "torch.optim.swa_utils.SWALR"
+
+
+def object_classes(v: Value) -> set[str]:
+    """The classes of the :func:`obj` members of ``v``."""
+    return {m[1] for m in members(v) if m[0] == "O"}
+
+
 def sym(source: str) -> Value:
     return ("Y", source)
 
@@ -191,6 +218,7 @@ def kind(v: Value) -> str:
         "D": "dict",
         "M": "module",
         "F": "callable",
+        "O": "object",
         "U": "unknown",
         "Y": "symbolic",
         "J": "join",

@@ -417,6 +417,23 @@ def _named_or_not(words: list[str]) -> str:
 _SCALAR_ANNOTATIONS = frozenset({"int", "float", "bool", "str"})
 
 
+def _optim_annotation(
+    qualify: Callable[[cst.BaseExpression], str | None], ann: cst.Annotation | None
+) -> str:
+    """The ``torch.optim`` class a parameter annotation names as a plain dotted name
+    (``torch.optim.Optimizer``, ``Optimizer`` imported from ``torch.optim``,
+    ``optim.lr_scheduler.LRScheduler``), else ``""``."""
+    if ann is None:
+        return ""
+    expr = ann.annotation
+    if not isinstance(expr, (cst.Name, cst.Attribute)):
+        return ""
+    q = qualify(expr) or ""
+    if q.startswith(V.OPTIMIZER_PREFIX) and q.rsplit(".", 1)[-1][:1].isupper():
+        return q if q.rsplit(".", 1)[-1] != "AveragedModel" else ""
+    return ""
+
+
 def _scalar_annotations(p: cst.Parameters) -> dict[str, str]:
     """Parameters annotated exactly ``int``/``float``/``bool``/``str`` (not Optional)."""
     out: dict[str, str] = {}
@@ -2355,6 +2372,10 @@ class FileWalker(Evaluator):
                 scope.env[pf.name] = V.scalar(typ) if typ else V.UNKNOWN
             else:
                 scope.env[pf.name] = V.sym(f"P|{qual}|{pf.name}")
+        for prm in (*p.posonly_params, *p.params, *p.kwonly_params):
+            optim = _optim_annotation(self.qualify, prm.annotation)
+            if optim:  # `opt: torch.optim.Optimizer`: an optimizer, whatever a caller passes
+                scope.env[prm.name.value] = V.obj(optim)
         if cls is not None and params and params[0].name in ("self", "cls"):
             scope.env[params[0].name] = V.module(f"Q|{cls.qual}")
         scope.params = {prm.name: scope.env[prm.name] for prm in params if prm.index >= -1}
