@@ -1008,22 +1008,7 @@ def _number_name(
     known: Callable[[str], ast.Module | None] | None = None,
 ) -> str | None:
     """The name the statement at ``line`` stores the number in (``n = x.item()``), if one."""
-    tree = _parsed(path, source, known)
-    if tree is None:
-        return None
-    from compilelint.static.analysis.state import holder_of
-
-    holder = holder_of(tree, line)
-    if holder is None:
-        return None
-    stmt = next(
-        (
-            n
-            for n in ast.walk(holder)
-            if isinstance(n, ast.stmt) and n.lineno == line and n is not holder
-        ),
-        None,
-    )
+    _holder, stmt = _statement_at(path, line, source, known)
     names = sorted(_stored_numbers(stmt, draw)) if stmt is not None else []
     return names[0] if len(names) == 1 else None
 
@@ -1047,6 +1032,33 @@ def number_breaks(
     ]
 
 
+def _statement_at(
+    path: str,
+    line: int,
+    source: Callable[[str], bytes | None] | None = None,
+    known: Callable[[str], ast.Module | None] | None = None,
+) -> tuple[ast.AST | None, ast.stmt | None]:
+    """The function holding ``line`` of ``path`` (``state.holder_of``) and its statement that
+    starts there, each None when not found."""
+    tree = _parsed(path, source, known)
+    if tree is None:
+        return None, None
+    from compilelint.static.analysis.state import holder_of
+
+    holder = holder_of(tree, line)
+    if holder is None:
+        return None, None
+    stmt = next(
+        (
+            n
+            for n in ast.walk(holder)
+            if isinstance(n, ast.stmt) and n.lineno == line and n is not holder
+        ),
+        None,
+    )
+    return holder, stmt
+
+
 def value_use_line(
     path: str,
     line: int,
@@ -1063,23 +1075,8 @@ def value_use_line(
     is (torch guards a number where traced code uses it, and an output not: no recompile);
     ``line + 1`` when the statement is not found. ``source``: the scan's text of a file
     (the editor's buffer), else the file on disk."""
-    tree = _parsed(path, source, known)
-    if tree is None:
-        return line + 1
-    from compilelint.static.analysis.state import holder_of
-
-    holder = holder_of(tree, line)
-    if holder is None:
-        return line + 1
-    stmt = next(
-        (
-            n
-            for n in ast.walk(holder)
-            if isinstance(n, ast.stmt) and n.lineno == line and n is not holder
-        ),
-        None,
-    )
-    if stmt is None:
+    holder, stmt = _statement_at(path, line, source, known)
+    if holder is None or stmt is None:
         return line + 1
     names = _stored_numbers(stmt, draw)
     if not names:
