@@ -27,14 +27,17 @@ from __future__ import annotations
 import ast
 import re
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import libcst as cst
 
 from compilelint.static.analysis.loops import LoopMemo
 from compilelint.static.analysis.resume import WalkMemo
 from compilelint.static.positions import SpanMemo
+
+M = TypeVar("M")
 
 
 @dataclass
@@ -135,29 +138,17 @@ class IncrementalParser:
     def span_memo(self, inp: object) -> SpanMemo:
         """The spans of the file's previous analysis (``positions.SpanMemo``): unchanged
         statements are the same objects here, so their spans move with them."""
-        key = str(getattr(inp, "real", inp))
-        got = self._spans.get(key)
-        if got is None:
-            got = self._spans[key] = SpanMemo()
-        return got
+        return _memo(self._spans, inp, SpanMemo)
 
     def loop_memo(self, inp: object) -> LoopMemo:
         """What the loop shadows found in the file's previous CPython tree
         (``analysis.loops.LoopMemo``): unchanged statements are the same objects here."""
-        key = str(getattr(inp, "real", inp))
-        got = self._loops.get(key)
-        if got is None:
-            got = self._loops[key] = LoopMemo()
-        return got
+        return _memo(self._loops, inp, LoopMemo)
 
     def walk_memo(self, inp: object) -> WalkMemo:
         """The walk's state before the statement the file's previous edit changed
         (``analysis.resume.WalkMemo``): unchanged statements are the same objects here."""
-        key = str(getattr(inp, "real", inp))
-        got = self._walks.get(key)
-        if got is None:
-            got = self._walks[key] = WalkMemo()
-        return got
+        return _memo(self._walks, inp, WalkMemo)
 
     def parse(self, key: str, data: bytes) -> cst.Module:
         prev = self._last.get(key)
@@ -421,3 +412,13 @@ def _move_lines(nodes: list[Any], shift: int) -> None:
         end = x.end_lineno
         if end is not None:
             x.end_lineno = end + shift
+
+
+def _memo(store: dict[str, M], inp: object, make: Callable[[], M]) -> M:
+    """The memo of the file ``inp`` names (its real path when it has one) in ``store``, made
+    on first use."""
+    key = str(getattr(inp, "real", inp))
+    got = store.get(key)
+    if got is None:
+        got = store[key] = make()
+    return got
