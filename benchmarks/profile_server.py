@@ -26,7 +26,6 @@ time over the edits, and ``--callers NAME``: who calls the functions whose name 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import cProfile
 import functools
 import gc
@@ -42,12 +41,14 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ab_server import _sites  # benchmarks/ is the script's folder
+from ab_server import _p95, _sites  # benchmarks/ is the script's folder
+from profile_static import Timer
+from profile_static import install as install_wrappers
 
 PHASES = [
     "python tree",
@@ -94,53 +95,9 @@ TARGETS: list[tuple[str, str, str]] = [
 ]
 
 
-class Timer:
-    """Exclusive thread CPU per phase: entering a phase pauses the one it is nested in."""
-
-    def __init__(self) -> None:
-        self.total: dict[str, float] = dict.fromkeys(PHASES, 0.0)
-        self.calls: dict[str, int] = dict.fromkeys(PHASES, 0)
-        self.stack: list[tuple[str, float]] = []
-
-    def enter(self, phase: str) -> None:
-        now = time.thread_time()
-        if self.stack:
-            outer, since = self.stack[-1]
-            self.total[outer] += now - since
-        self.stack.append((phase, now))
-        self.calls[phase] += 1
-
-    def leave(self) -> None:
-        now = time.thread_time()
-        phase, since = self.stack.pop()
-        self.total[phase] += now - since
-        if self.stack:
-            outer, _ = self.stack[-1]
-            self.stack[-1] = (outer, now)
-
-    @contextlib.contextmanager
-    def phase(self, name: str) -> Iterator[None]:
-        self.enter(name)
-        try:
-            yield
-        finally:
-            self.leave()
-
-    def wrap(self, fn: Callable[..., Any], phase: str) -> Callable[..., Any]:
-        @functools.wraps(fn)
-        def inner(*a: Any, **k: Any) -> Any:
-            self.enter(phase)
-            try:
-                return fn(*a, **k)
-            finally:
-                self.leave()
-
-        inner.__profile_wrapped__ = True  # type: ignore[attr-defined]
-        return inner
-
-
 def install(timer: Timer, hooks: bool = False) -> list[str]:
-    missing = []
+    """profile_static's wrappers over this script's targets, and the cyclic collector's
+    passes on the profiled thread as a phase of their own."""
 
     def collecting(phase: str, info: dict[str, int]) -> None:
         if threading.current_thread().name != "profile-server":
@@ -151,41 +108,9 @@ def install(timer: Timer, hooks: bool = False) -> list[str]:
             timer.leave()
 
     gc.callbacks.append(collecting)
-    for modname, attr, phase in TARGETS:
-        try:
-            mod = importlib.import_module(modname)
-        except ImportError:
-            missing.append(f"{modname}.{attr}")
-            continue
-        owner: Any = mod
-        *path, name = attr.split(".")
-        try:
-            for p in path:
-                owner = getattr(owner, p)
-            fn = owner.__dict__[name] if isinstance(owner, type) else getattr(owner, name)
-        except (AttributeError, KeyError):
-            missing.append(f"{modname}.{attr}")
-            continue
-        if getattr(fn, "__profile_wrapped__", False):
-            continue
-        setattr(owner, name, timer.wrap(fn, phase))
-    if not hooks:
-        return missing
-    # the checks' hooks apart from the walk: wrapped hooks cannot be pickled, which turns the
-    # resumed walk off (``analysis.resume``), and the wrappers cost more than many hooks
-    from compilelint.static.checks import base
-
-    orig = base.build_hooks
-
-    def build_hooks(walker: Any, checks: Any) -> Any:
-        hooks = orig(walker, checks)
-        return {t: [timer.wrap(h, "checks") for h in hs] for t, hs in hooks.items()}
-
-    for modname in ("compilelint.static.checks.base", "compilelint.static.engine"):
-        mod = importlib.import_module(modname)
-        if hasattr(mod, "build_hooks"):
-            mod.build_hooks = build_hooks  # type: ignore[attr-defined]
-    return missing
+    # the checks' hooks apart from the walk (``hooks``): wrapped hooks cannot be pickled, which
+    # turns the resumed walk off (``analysis.resume``), and the wrappers cost more than many hooks
+    return install_wrappers(timer, TARGETS, hooks)
 
 
 def _on_this_thread() -> None:
@@ -246,7 +171,7 @@ def run(args: argparse.Namespace, out: dict[str, Any]) -> None:
         got = an.check(str(target), text)
         _publish_json(got.findings, target.as_uri(), 1)
         out["cold"] = time.thread_time() - c
-        timer = Timer()
+        timer = Timer(PHASES, time.thread_time)
         out["missing"] = install(timer, args.hooks)
         prof = cProfile.Profile() if args.cprofile or args.callers or args.callees else None
         per: list[float] = []
@@ -280,10 +205,6 @@ def run(args: argparse.Namespace, out: dict[str, Any]) -> None:
         out["lines"] = len(lines)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-
-
-def _p95(xs: list[float]) -> float:
-    return sorted(xs)[int(0.95 * (len(xs) - 1))]
 
 
 def main() -> None:

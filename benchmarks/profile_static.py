@@ -71,15 +71,20 @@ PHASES = [
 
 
 class Timer:
-    """Exclusive wall time per phase: entering a phase pauses the one it is nested in."""
+    """Exclusive time per phase (``clock``: wall by default): entering a phase pauses the one
+    it is nested in."""
 
-    def __init__(self) -> None:
-        self.total: dict[str, float] = dict.fromkeys(PHASES, 0.0)
-        self.calls: dict[str, int] = dict.fromkeys(PHASES, 0)
+    def __init__(
+        self, phases: list[str] | None = None, clock: Callable[[], float] = time.perf_counter
+    ) -> None:
+        phases = PHASES if phases is None else phases
+        self.total: dict[str, float] = dict.fromkeys(phases, 0.0)
+        self.calls: dict[str, int] = dict.fromkeys(phases, 0)
         self.stack: list[tuple[str, float]] = []
+        self.clock = clock
 
     def enter(self, phase: str) -> None:
-        now = time.perf_counter()
+        now = self.clock()
         if self.stack:
             outer, since = self.stack[-1]
             self.total[outer] += now - since
@@ -87,7 +92,7 @@ class Timer:
         self.calls[phase] += 1
 
     def leave(self) -> None:
-        now = time.perf_counter()
+        now = self.clock()
         phase, since = self.stack.pop()
         self.total[phase] += now - since
         if self.stack:
@@ -150,9 +155,13 @@ TARGETS: list[tuple[str, str, str]] = [
 ]
 
 
-def install(timer: Timer) -> list[str]:
+def install(
+    timer: Timer, targets: list[tuple[str, str, str]] | None = None, hooks: bool = True
+) -> list[str]:
+    """Wrap each of ``targets`` (default :data:`TARGETS`) in ``timer``'s phase; ``hooks``:
+    every hook a check registers too. Returns the targets not found."""
     missing = []
-    for modname, attr, phase in TARGETS:
+    for modname, attr, phase in TARGETS if targets is None else targets:
         try:
             mod = importlib.import_module(modname)
         except ImportError:
@@ -170,6 +179,8 @@ def install(timer: Timer) -> list[str]:
         if getattr(fn, "__profile_wrapped__", False):
             continue
         setattr(owner, name, timer.wrap(fn, phase))
+    if not hooks:
+        return missing
     # checks: every hook a check registers is timed (they run inside the walk)
     from compilelint.static.checks import base
 
