@@ -3,6 +3,8 @@ lines against the lines the dynamic stage observed in each model before any fix.
 
     python benchmarks/fix_corpus_predict.py dev                 # totals and one row per model
     python benchmarks/fix_corpus_predict.py heldout             # totals only (never tuned on)
+    python benchmarks/fix_corpus_predict.py dev2                # 175 more dev models (rows)
+    python benchmarks/fix_corpus_predict.py held2               # their held-out half: totals only
     python benchmarks/fix_corpus_predict.py dev --only NAME ... # a few dev models
     python benchmarks/fix_corpus_predict.py dev --json FILE     # the dev rows as JSON
 
@@ -21,6 +23,11 @@ record) and ``--fail-on never``; following into installed packages as by default
   ``fix_corpus_dev_fresh_base_torch2.13.json``;
 - ``heldout``: the five held-out batches (``fix_corpus_heldout{,2,3,4,5}/``), labels from
   ``fix_corpus_heldout*_after_round10_torch2.13.json``. Only totals are printed for them.
+- ``dev2`` and ``held2``: the other 331 models of ``fix_corpus/`` (written by earlier rounds for
+  ``fix``, never used to tune the prediction), split in two by the parity of ``sha1(name)``
+  before any prediction work on them (``fix_corpus_predict_{dev2,held2}.json``: each model's
+  ``observed_lines`` copied from the newest committed ``fix_corpus.py --json`` run holding it).
+  ``held2`` is held out: totals only.
 
 **Predicted lines**: the findings in the model's file whose rule predicts a break (a catalogue
 rule with graph-break types outside the ``recompiles`` category) or a recompile (``recompiles``
@@ -65,6 +72,8 @@ HERE = Path(__file__).resolve().parent
 DEV_LIST = HERE / "fix_corpus_dev_fresh.txt"
 DEV_LABELS = HERE / "fix_corpus_dev_fresh_base_torch2.13.json"
 HELDOUT = ("", "2", "3", "4", "5")
+SPLIT = ("dev2", "held2")  # the other fix-corpus models, split before tuning on them
+HELD = frozenset({"heldout", "held2"})
 RECOMPILE_EXTRA = frozenset({"CL501", "CL507"})  # module state torch guards on
 
 
@@ -87,6 +96,13 @@ def _rows(result: Path) -> dict[str, list[Mapping[str, Any]]]:
 
 
 def load_set(name: str) -> list[Model]:
+    if name in SPLIT:
+        data = json.loads((HERE / f"fix_corpus_predict_{name}.json").read_text(encoding="utf-8"))
+        folder = HERE / "fix_corpus"
+        return [
+            Model(n, folder / f"{n}.py", tuple(r["observed_lines"]))
+            for n, r in sorted(data["models"].items())
+        ]
     if name == "dev":
         names = DEV_LIST.read_text(encoding="utf-8").split()
         rows = _rows(DEV_LABELS)
@@ -354,14 +370,14 @@ def run_set(
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("sets", nargs="+", choices=("dev", "heldout"))
+    ap.add_argument("sets", nargs="+", choices=("dev", "dev2", "heldout", "held2"))
     ap.add_argument("--only", nargs="*", help="dev model names")
     ap.add_argument("--jobs", type=int, default=2, help="models checked at once (default 2)")
     ap.add_argument("--json", help="write the dev rows and totals here")
     a = ap.parse_args(argv)
     out: dict[str, Any] = {}
     for s in a.sets:
-        held = s != "dev"
+        held = s in HELD
         if held and a.only:
             raise SystemExit("--only is for dev models: held-out rows are never printed")
         ts, tn, rows = run_set(s, a.only, a.jobs, per_model=not held)
