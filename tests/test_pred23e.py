@@ -105,6 +105,16 @@ def test_the_dev_set_loads_its_labels() -> None:
     assert all(m.path.is_file() for m in models)
 
 
+def test_the_second_split_is_disjoint_and_covers_the_other_models() -> None:
+    dev = {m.name for m in fcp.load_set("dev")}
+    dev2 = {m.name for m in fcp.load_set("dev2")}
+    held2 = {m.name for m in fcp.load_set("held2")}
+    assert (len(dev2), len(held2)) == (175, 156)
+    assert not (dev & dev2 or dev & held2 or dev2 & held2)
+    folder = fcp.HERE / "fix_corpus"
+    assert dev | dev2 | held2 == {p.stem for p in folder.glob("*.py")}
+
+
 # ---------------------------------------------------------------------------- guard lines
 HEAD = "import torch\nfrom torch import nn\n"
 
