@@ -57,12 +57,13 @@ class Summaries:
     def set_spec_inputs(
         self, got: tuple[str, str, tuple[tuple[str, int, str], ...]] | None
     ) -> None:
-        """Take the spec's entry inputs (their rank and dtype decide ``!idx`` tests of the
-        entry's parameters); what was decided of such tests before is dropped."""
+        """Take the spec's entry inputs (their rank and dtype decide the tests, ``!idx`` and
+        ``!mask``, of the entry's parameters); what was decided of such tests before is
+        dropped."""
         if got == self.spec_inputs:
             return
         self.spec_inputs = got
-        self._memo = {k: v for k, v in self._memo.items() if "!idx" not in k[1]}
+        self._memo = {k: v for k, v in self._memo.items() if "@!" not in k[1]}
 
     def _spec_input(self, key: FKey, fn: FunctionFacts, prm: ParamFacts) -> Value | None:
         """The spec's tensor for parameter ``prm`` of the entry ``key`` (a tensor of the rank
@@ -165,7 +166,7 @@ class Summaries:
             if t is None:
                 return False
             (cp, cq), _ = t
-            if (cp, cq) in self.graph_ops and "!idx" not in steps:  # type: ignore[attr-defined]
+            if (cp, cq) in self.graph_ops and not V.has_test(steps):  # type: ignore[attr-defined]
                 return True  # an allow_in_graph op returns tensors (fake-tensor traced)
             fn = self.files[cp].functions[cq]
             if fn.name == "__init__":
@@ -219,7 +220,7 @@ class Summaries:
         prm = next((p for p in fn.params if p.name == pname), None)
         if prm is None:
             return False
-        test = "!idx" in steps
+        test = V.has_test(steps)
         if test and key in self.roots:
             given = self._spec_input(key, fn, prm)
             if given is not None:
@@ -276,6 +277,6 @@ def _unknown_tensor(steps: list[str]) -> bool:
     """Whether a tensor of unknown rank and dtype, through ``steps``, is still one: always,
     except through a rank or dtype test (``!idx``) its steps do not decide (``x.argmax()`` is a
     0-d integer tensor whatever ``x`` is)."""
-    if "!idx" not in steps:
+    if not V.has_test(steps):
         return True
     return bool(V.sources(V.apply_steps(V.TENSOR, steps)))
