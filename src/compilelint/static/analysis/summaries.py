@@ -63,11 +63,14 @@ class Summaries:
         if got == self.spec_inputs:
             return
         self.spec_inputs = got
-        self._memo = {k: v for k, v in self._memo.items() if "@!" not in k[1]}
+        self._memo = {
+            k: v for k, v in self._memo.items() if "@!" not in k[1] and not k[1].startswith("P|")
+        }
 
     def _spec_input(self, key: FKey, fn: FunctionFacts, prm: ParamFacts) -> Value | None:
         """The spec's tensor for parameter ``prm`` of the entry ``key`` (a tensor of the rank
-        and dtype kind the spec gives), else None."""
+        and dtype kind the spec gives; a Python number of its type where every call passes a
+        number), else None."""
         got = self.spec_inputs
         if got is None:
             return None
@@ -81,7 +84,7 @@ class Summaries:
             if slot == prm.name or (
                 slot.isdigit() and positional[int(slot) : int(slot) + 1] == [prm.name]
             ):
-                return V.tensor(rank, dtype)
+                return V.scalar(dtype) if rank == V.SPEC_NUMBER_RANK else V.tensor(rank, dtype)
         return None
 
     def _init_summaries(self) -> None:
@@ -221,7 +224,9 @@ class Summaries:
         if prm is None:
             return False
         test = V.has_test(steps)
-        if test and key in self.roots:
+        if key in self.roots:
+            # what the spec passes the entry decides: a tensor (of its rank and dtype kind, for
+            # the tests) or a Python number, whatever the parameter's name or default suggests
             given = self._spec_input(key, fn, prm)
             if given is not None:
                 return self._any(path, V.apply_steps(given, steps))

@@ -92,6 +92,8 @@ MAX_ELEMS = 16  # longer literal tuples keep only their element join
 # :data:`TENSOR` knows neither.
 Rank = int | tuple[str, int]
 DTYPES = ("int", "bool", "float")
+# the rank an input spec's entry inputs (``Config.spec_inputs``) give a Python number
+SPEC_NUMBER_RANK = -2
 
 
 def tensor(rank: Rank = -1, dtype: str = "") -> Value:
