@@ -148,7 +148,9 @@ _INT_DTYPES = frozenset({"int64", "int32", "int16", "int8", "uint8", "long", "in
 
 def spec_tensor_inputs(spec: Any) -> tuple[tuple[str, int, str], ...]:
     """The rank and dtype kind of each tensor input the spec gives its entry (position as a
-    string, or keyword), where every call (the inputs and each variant) agrees on them."""
+    string, or keyword), where every call (the inputs and each variant) agrees on them; a Python
+    number is ``(key, SPEC_NUMBER_RANK, "int"|"float"|"bool")`` (not a tensor in any call)."""
+    from compilelint.static.analysis.values import SPEC_NUMBER_RANK
 
     def metas(args: Any, kwargs: Any) -> dict[str, tuple[int, str]]:
         out: dict[str, tuple[int, str]] = {}
@@ -158,6 +160,8 @@ def spec_tensor_inputs(spec: Any) -> tuple[tuple[str, int, str], ...]:
                 dt = str(a.get("dtype", "float32")).removeprefix("torch.")
                 kind = "int" if dt in _INT_DTYPES else "bool" if dt == "bool" else "float"
                 out[key] = (len(a["tensor"]), kind)
+            elif isinstance(a, (bool, int, float)):
+                out[key] = (SPEC_NUMBER_RANK, type(a).__name__)
         return out
 
     if not spec.inputs_given:

@@ -187,8 +187,42 @@ _RESHAPES = frozenset(
 # of those, the ones that give a float whatever their receiver
 _FLOAT_OPS = frozenset({"exp", "log", "sqrt", "sigmoid", "tanh", "softmax", "log_softmax"})
 
+# methods (and torch functions) that give a 1-d tensor of their receiver's dtype: the distinct
+# values (without a ``dim``, an inverse or counts), all the elements (``flatten()``)
+_ONE_DIM = frozenset({"unique", "unique_consecutive", "flatten", "ravel"})
 # the methods :func:`meta_result` models (any other is answered without looking at the call)
-_META_METHODS = frozenset((*_DTYPE_OPS, *_REDUCTIONS, *_BARE_REDUCTIONS, "nonzero"))
+_META_METHODS = frozenset((*_DTYPE_OPS, *_REDUCTIONS, *_BARE_REDUCTIONS, *_ONE_DIM, "nonzero"))
+# ``dtype=`` of a factory (``torch.eye(n, dtype=torch.bool)``): the dtype kind it gives
+_DTYPE_KINDS: dict[str, str] = {
+    "torch.bool": "bool",
+    **{f"torch.{n}": "int" for n in ("long", "int", "int64", "int32", "int16", "int8", "short")},
+    **{
+        f"torch.{n}": "float"
+        for n in ("float", "float32", "float64", "float16", "double", "half", "bfloat16")
+    },
+}
+# factories whose ``dtype=`` is their result's dtype (their rank: :meth:`Evaluator._factory`)
+_FACTORIES = frozenset(
+    {
+        "eye",
+        "zeros",
+        "ones",
+        "empty",
+        "full",
+        "rand",
+        "randn",
+        "randint",
+        "zeros_like",
+        "ones_like",
+        "empty_like",
+        "full_like",
+        "rand_like",
+        "randn_like",
+        "randint_like",
+        "arange",
+        "linspace",
+    }
+)
 
 
 def _keyword(node: cst.Call, name: str) -> cst.BaseExpression | None:
@@ -224,6 +258,13 @@ def meta_result(recv: Value, meth: str, node: cst.Call, skip: int = 0) -> Value 
         if meth in ("sum", "prod", "count_nonzero"):
             return _bool_counts(out)
         return out
+    if meth in _ONE_DIM:
+        if meth in ("flatten", "ravel"):
+            keywords = any(a.keyword is not None for a in node.args)
+            return V.meta_step(recv, "~1") if not pos and not keywords else None
+        if pos or any(a.keyword is not None and a.keyword.value != "sorted" for a in node.args):
+            return None  # a dim, an inverse, counts: not one tensor of the distinct values
+        return V.meta_step(recv, "~1")
     if meth == "nonzero" and _keyword(node, "as_tuple") is None:
         if recv[0] == "T":
             return V.tensor(2, "int")
@@ -980,6 +1021,10 @@ class Evaluator:
             # call (CL101 reports it), and what it gives is a Python bool
             return V.BOOL
         if node is not None and q.count(".") == 1:
+            if last in _FACTORIES:
+                got = self._factory(last, pos, node)
+                if got is not None:
+                    return got
             if last == "arange" and pos and not any(a.star for a in pos):
                 vals = [self.value(a.value) for a in pos]
                 ints = all(
@@ -987,14 +1032,52 @@ class Evaluator:
                 )
                 return V.tensor(1, "int" if ints and _keyword(node, "dtype") is None else "")
             if pos and (
-                last in _REDUCTIONS or last in _BARE_REDUCTIONS or last in ("argsort", "nonzero")
+                last in _REDUCTIONS
+                or last in _BARE_REDUCTIONS
+                or last in _ONE_DIM
+                or last in ("argsort", "nonzero")
             ):
                 x = tensor_part(self.value(pos[0].value))
                 if x[0] == "T":
                     got = meta_result(x, last, node, skip=1)
                     if got is not None and got[0] == "T":
                         return got
+                elif x[0] == "Y" and last in _ONE_DIM:
+                    # a tensor whatever its argument; of one dim and the argument's dtype where
+                    # the argument is decided (an entry's by the spec, a helper's by its callers)
+                    got = meta_result(x, last, node, skip=1)
+                    if got is not None:
+                        return V.join(V.TENSOR, got)
         return V.TENSOR
+
+    def _factory(self, last: str, pos: list[cst.Arg], node: cst.Call) -> Value | None:
+        """``torch.<last>(...)`` with a ``dtype=`` keyword: a tensor of that dtype kind, of rank
+        2 for ``eye``, the given size's for ``zeros``/``ones``/``empty``/``full``, the model
+        tensor's for ``*_like``; None without a known dtype."""
+        dt = _keyword(node, "dtype")
+        kind = _DTYPE_KINDS.get(self.qualify(dt) or "") if dt is not None else None
+        if kind is None or any(a.star for a in pos):
+            return None
+        rank: V.Rank = -1
+        if last == "eye":
+            rank = 2
+        elif last.endswith("_like") and pos:
+            x = tensor_part(self.value(pos[0].value))
+            rank = V.tensor_meta(x)[0] if x[0] == "T" else -1
+        elif last in ("zeros", "ones", "empty", "full") and pos:
+            first = pos[0].value
+            if isinstance(first, (cst.Tuple, cst.List)):
+                if not any(isinstance(e, cst.StarredElement) for e in first.elements):
+                    rank = len(first.elements)
+            elif last != "full":
+                sizes = [self.value(a.value) for a in pos]
+                if all(
+                    m[0] == "S" and m[1] in ("int", "size") for v in sizes for m in V.members(v)
+                ):
+                    rank = len(pos)
+        elif last in ("arange", "linspace"):
+            rank = 1
+        return V.tensor(rank, kind)
 
     def _children(self, node: cst.Call) -> Value:
         """The value of the children of ``nn.ModuleList([...])``/``nn.Sequential(a, b)``."""

@@ -221,8 +221,10 @@ REBUILD_CODES = frozenset({REBUILT, GENERATOR_ARG, HELD_OBJECT})
 # ... skipping the rest of the function"): a tensor read as a slice bound (``x[:i]`` calls
 # ``Tensor.item()`` inside ``BUILD_SLICE``/``BINARY_SUBSCR``, no resume point), unlike a boolean
 # mask or an integer tensor index (resumed after). The function's later lines run eagerly.
-# Python arithmetic on a drawn number (CL121, GB0213) the same ("skipping the rest of the frame")
-UNRESUMABLE_CODES = frozenset({"CL113", "CL121"})
+# Python arithmetic on a drawn number (CL121, GB0213) the same ("skipping the rest of the frame");
+# an `nn.RNN`/`GRU`/`LSTM` call (CL510, GB0014: "Failed to handle graph break gracefully.
+# Skipping the function and falling back to eager"): the rest of the function holding the call
+UNRESUMABLE_CODES = frozenset({"CL113", "CL121", "CL510"})
 EAGER_REST_CODES = REBUILD_CODES | UNRESUMABLE_CODES
 
 

@@ -57,16 +57,20 @@ class Summaries:
     def set_spec_inputs(
         self, got: tuple[str, str, tuple[tuple[str, int, str], ...]] | None
     ) -> None:
-        """Take the spec's entry inputs (their rank and dtype decide ``!idx`` tests of the
-        entry's parameters); what was decided of such tests before is dropped."""
+        """Take the spec's entry inputs (their rank and dtype decide the tests, ``!idx`` and
+        ``!mask``, of the entry's parameters); what was decided of such tests before is
+        dropped."""
         if got == self.spec_inputs:
             return
         self.spec_inputs = got
-        self._memo = {k: v for k, v in self._memo.items() if "!idx" not in k[1]}
+        self._memo = {
+            k: v for k, v in self._memo.items() if "@!" not in k[1] and not k[1].startswith("P|")
+        }
 
     def _spec_input(self, key: FKey, fn: FunctionFacts, prm: ParamFacts) -> Value | None:
         """The spec's tensor for parameter ``prm`` of the entry ``key`` (a tensor of the rank
-        and dtype kind the spec gives), else None."""
+        and dtype kind the spec gives; a Python number of its type where every call passes a
+        number), else None."""
         got = self.spec_inputs
         if got is None:
             return None
@@ -80,7 +84,7 @@ class Summaries:
             if slot == prm.name or (
                 slot.isdigit() and positional[int(slot) : int(slot) + 1] == [prm.name]
             ):
-                return V.tensor(rank, dtype)
+                return V.scalar(dtype) if rank == V.SPEC_NUMBER_RANK else V.tensor(rank, dtype)
         return None
 
     def _init_summaries(self) -> None:
@@ -165,7 +169,7 @@ class Summaries:
             if t is None:
                 return False
             (cp, cq), _ = t
-            if (cp, cq) in self.graph_ops and "!idx" not in steps:  # type: ignore[attr-defined]
+            if (cp, cq) in self.graph_ops and not V.has_test(steps):  # type: ignore[attr-defined]
                 return True  # an allow_in_graph op returns tensors (fake-tensor traced)
             fn = self.files[cp].functions[cq]
             if fn.name == "__init__":
@@ -219,8 +223,10 @@ class Summaries:
         prm = next((p for p in fn.params if p.name == pname), None)
         if prm is None:
             return False
-        test = "!idx" in steps
-        if test and key in self.roots:
+        test = V.has_test(steps)
+        if key in self.roots:
+            # what the spec passes the entry decides: a tensor (of its rank and dtype kind, for
+            # the tests) or a Python number, whatever the parameter's name or default suggests
             given = self._spec_input(key, fn, prm)
             if given is not None:
                 return self._any(path, V.apply_steps(given, steps))
@@ -276,6 +282,6 @@ def _unknown_tensor(steps: list[str]) -> bool:
     """Whether a tensor of unknown rank and dtype, through ``steps``, is still one: always,
     except through a rank or dtype test (``!idx``) its steps do not decide (``x.argmax()`` is a
     0-d integer tensor whatever ``x`` is)."""
-    if "!idx" not in steps:
+    if not V.has_test(steps):
         return True
     return bool(V.sources(V.apply_steps(V.TENSOR, steps)))

@@ -92,6 +92,8 @@ MAX_ELEMS = 16  # longer literal tuples keep only their element join
 # :data:`TENSOR` knows neither.
 Rank = int | tuple[str, int]
 DTYPES = ("int", "bool", "float")
+# the rank an input spec's entry inputs (``Config.spec_inputs``) give a Python number
+SPEC_NUMBER_RANK = -2
 
 
 def tensor(rank: Rank = -1, dtype: str = "") -> Value:
@@ -438,8 +440,18 @@ def split_source(source: str) -> tuple[str, list[str]]:
 # parameter by what its callers pass, a return, an attribute): ``#int``/``#bool``/``#float``
 # (the same shape as that dtype: ``x.argsort()``, ``x.long()``, ``x > 0``), ``~0`` (reduced to a
 # 0-d tensor: ``x.argmax()``, ``x.sum()``), ``~r`` (one dim less: ``x.sum(1)``), ``?`` (rank
-# unknown: ``x.view(...)``, ``x[mask]``) and ``!idx``: the value if it is a 0-d integer or bool
-# tensor, else nothing (a candidate that requires it holds only for such an index).
+# unknown: ``x.view(...)``, ``x[mask]``), ``~1`` (one dim: ``x.unique()``, ``x.flatten()``) and
+# the tests (:data:`TESTS`): ``!idx``, the value if it is a 0-d integer or bool tensor, else
+# nothing (a candidate that requires it holds only for such an index); ``!mask``, the value if it
+# is a bool tensor of at least one dim (a boolean mask: ``x[mask]`` has a data-dependent size).
+TESTS = ("!idx", "!mask")
+
+
+def has_test(steps: Iterable[str]) -> bool:
+    """Whether path steps end in a rank or dtype test (:data:`TESTS`)."""
+    return any(s in TESTS for s in steps)
+
+
 def meta_step(v: Value, step: str) -> Value:
     """``v`` through one of the meta steps above."""
     t = v[0]
@@ -460,8 +472,12 @@ def meta_step(v: Value, step: str) -> Value:
         return tensor(rank_add(r, -1) if r != 0 else -1, d)
     if step == "?":
         return tensor(-1, d)
+    if step == "~1":
+        return tensor(1, d)
     if step == "!idx":
         return v if r == 0 and d in ("int", "bool") else UNKNOWN
+    if step == "!mask":
+        return v if r != 0 and d == "bool" else UNKNOWN
     return v
 
 
@@ -483,6 +499,11 @@ def untokened(v: Value) -> Value:
 def scalar_index(v: Value) -> Value:
     """What of ``v`` is a 0-d integer or bool tensor (used as an index, torch reads its value)."""
     return meta_step(v, "!idx")
+
+
+def bool_mask(v: Value) -> Value:
+    """What of ``v`` is a bool tensor of at least one dim (as an index, a boolean mask)."""
+    return meta_step(v, "!mask")
 
 
 def apply_steps(v: Value, steps: Iterable[str]) -> Value:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from compilelint.static.analysis import values as V
 from compilelint.static.analysis.facts import NO_TAINT, Taint
 from compilelint.static.analysis.walker import FileWalker, code_of
 from compilelint.static.checks.base import Check, ScopedNames
@@ -170,7 +171,9 @@ class BooleanMaskIndexing(Check):
         for el in node.slice:
             sl = el.slice
             if isinstance(sl, cst.Index) and sl.star is None:
-                taint = self.mask_taint(sl.value)
+                # a mask by its form here (`x > 0`, `m.bool()`), else by the value model's dtype
+                # (a spec's bool input, `torch.eye(n, dtype=torch.bool)`, a helper's return)
+                taint = self.mask_taint(sl.value) or V.sources(V.bool_mask(self.w.value(sl.value)))
                 if taint and self.taint(node.value):
                     self.report(node, requires=taint, mask=self.code(sl.value))
                     return
