@@ -225,15 +225,16 @@ _NEWLINE = re.compile(r"\r\n?|\n")
 
 def _as_parsed(text: str) -> str | None:
     """The text libcst's parser reads for ``text``: ``text`` itself when it ends its last line;
-    else ``text`` and the module's newline (the first one in it, else a line feed), which libcst
-    appends before parsing and leaves out of the module's code again
+    else ``text`` and the module's newline (the first one in it, else a line feed), which
+    libcst appends before parsing and leaves out of the module's code again
     (``Module.has_trailing_newline`` False): the same statements, so a splice of that text
-    with ``has_trailing_newline`` False is the full parse. None for an empty text and one that
-    ends in a backslash (libcst would append a newline to that text too): parsed whole."""
-    if not text or text.endswith("\\"):
-        return None
-    if text.endswith(("\n", "\r")) and not text.endswith(("\\\n", "\\\r", "\\\r\n")):
+    with ``has_trailing_newline`` False is the full parse. None (parsed whole) for an empty
+    text, and one without a newline at its end that ends in a backslash or has a ``\\r``
+    that ends no ``\\r\\n`` (libcst's parser does not give such a text back)."""
+    if text.endswith("\n"):
         return text
+    if not text or text.endswith("\\") or text.count("\r") != text.count("\r\n"):
+        return None
     m = _NEWLINE.search(text)
     return text + (m.group(0) if m is not None else "\n")
 
