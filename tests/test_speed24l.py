@@ -297,3 +297,38 @@ def test_func_and_cls_after_a_resumed_walk(tmp_path: Path) -> None:
     W.thaw()
     assert walker.func is None and walker.cls is None
     assert walker.scope is walker.module_scope and not walker.class_stack
+
+
+def test_forward_classes_with_the_memo_equal_a_fresh_search() -> None:
+    """``_forward_classes`` with the memo kept between versions (the walk memo's ``forward``)
+    gives the answer of a fresh search after each edit (a forward's return made a tuple and
+    back, a class renamed, a class added), and keeps an answer only for its own statement."""
+    from compilelint.static.analysis.evaluate import _forward_classes
+
+    text = BASE
+    steps = [
+        ("        return self.third(h) * n\n", "        return self.third(h) * n, 1\n"),
+        ("        return self.third(h) * n, 1\n", "        return self.third(h) * n\n"),
+        ("        return y.sum().item()\n", "        return y, y.sum().item()\n"),
+        ("class Top(", "class Upper("),
+        (
+            "model = ",
+            "class Extra(nn.Module):\n    def forward(self, x):\n        return x, 1\n\n\nmodel = ",
+        ),
+    ]
+    parser = IncrementalParser()
+    memo: dict[int, tuple[cst.ClassDef, bool]] = {}
+    module = parser.parse("m", text.encode())
+    assert _forward_classes(module, memo) == _forward_classes(module) == frozenset()
+    answers = []
+    for old, new in steps:
+        text = text.replace(old, new, 1)
+        before = {k: v for k, v in memo.items()}
+        module = parser.parse("m", text.encode())
+        got = _forward_classes(module, memo)
+        assert got == _forward_classes(module)
+        answers.append(got)
+        assert set(memo) == {id(s) for s in module.body if isinstance(s, cst.ClassDef)}
+        assert all(memo[k][0] is v[0] for k, v in before.items() if k in memo)
+    assert answers[0] == {"Big"} and answers[1] == frozenset()
+    assert answers[2] == {"Top"} and answers[3] == {"Upper"} and answers[4] == {"Upper", "Extra"}

@@ -2691,7 +2691,7 @@ def _walk_resuming(
     # otherwise computed on first use and kept), each ``visit_Module`` hook's pre-pass. All
     # are in the memo's key: a state made before a later statement changed is not resumed.
     walker.declare()
-    walker._forward_names = _forward_classes(module)
+    walker._forward_names = _forward_classes(module, memo.forward)
     hooks = tuple((t, tuple(h.__qualname__ for h in hs)) for t, hs in walker.hooks.items())
     signatures: list[object] = []
     for h in walker.hooks.get(cst.Module, ()):
