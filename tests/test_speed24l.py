@@ -20,7 +20,7 @@ from compilelint.config import load_config
 from compilelint.lsp.analyzer import Analyzer
 from compilelint.static.analysis import walker as W
 from compilelint.static.engine import scan
-from compilelint.static.incremental import IncrementalParser, _as_parsed
+from compilelint.static.incremental import IncrementalParser, _as_parsed, _footer, _header
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -175,7 +175,8 @@ def test_a_splice_without_a_final_newline_is_the_full_parse(seed: int) -> None:
     """Over random edits of the fixtures with the newline at the end taken away (lines
     inserted, deleted, changed, added at the end, indented comments and blank lines last),
     the spliced module is libcst's full parse of the text (``deep_equals``, and
-    ``has_trailing_newline`` False), and most edits are spliced."""
+    ``has_trailing_newline`` False), most edits are spliced, and the header's and footer's
+    code the parser keeps for the next splice are the module's."""
     rng = random.Random(seed)
     spliced = tried = 0
     for name, text in _fixture_texts()[:40]:
@@ -207,6 +208,9 @@ def test_a_splice_without_a_final_newline_is_the_full_parse(seed: int) -> None:
             assert got.has_trailing_newline == full.has_trailing_newline, name
             if full.code == new:  # libcst gives its input back (its rule; not always so)
                 assert got.code == new, name
+            kept = parser._last.get(name)
+            if kept is not None:  # the header's and footer's code kept with the module's
+                assert (kept.head, kept.foot) == (_header(got), _footer(got)), name
             text = new
     assert tried > 100
     assert spliced > tried // 2

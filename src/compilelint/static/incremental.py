@@ -49,6 +49,10 @@ class _Parsed:
     # that does not end its last line (``module.has_trailing_newline`` False); the header,
     # the chunks and the footer give this back
     parsed: str = ""
+    # the code of the module's header and footer (kept by a splice, which changes the body
+    # only): generated once per full parse instead of on every edit
+    head: str | None = None
+    foot: str | None = None
 
 
 @dataclass
@@ -188,10 +192,14 @@ class IncrementalParser:
                 self.forget(key)  # an empty text, or one that ends in a backslash
                 return module
             chunks = [module.code_for_node(s) for s in module.body]
-            if _header(module) + "".join(chunks) + _footer(module) != parsed:
+            head, foot = _header(module), _footer(module)
+            if head + "".join(chunks) + foot != parsed:
                 self.forget(key)  # pragma: no cover - libcst reproduces its input
                 return module
-        self._remember(key, _Parsed(text, module, chunks, parsed))
+        else:  # spliced: the previous module's header and footer
+            assert prev is not None
+            head, foot = prev.head, prev.foot
+        self._remember(key, _Parsed(text, module, chunks, parsed, head, foot))
         return module
 
     def _remember(self, key: str, parsed: _Parsed) -> None:
@@ -244,7 +252,8 @@ def _splice(prev: _Parsed, text: str, trailing: bool = True) -> tuple[cst.Module
     statements and a parse of the rest; ``trailing``: whether the file's text ends its last
     line (``Module.has_trailing_newline``)."""
     old = prev.module
-    head, foot = _header(old), _footer(old)
+    head = prev.head if prev.head is not None else _header(old)
+    foot = prev.foot if prev.foot is not None else _footer(old)
     if not text.startswith(head) or not text.endswith(foot) or len(text) < len(head) + len(foot):
         return None
     rest = text[len(head) : len(text) - len(foot)]
