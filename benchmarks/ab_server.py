@@ -7,6 +7,7 @@ shared machine in the same seconds.
 
     python benchmarks/ab_server.py --base /tmp/base/src [--new src] [--model wav2vec2]
                                    [--repeat 3] [--pattern spread|typing]
+                                   [--no-final-newline]
 
 Prints, per version, the CPU time (``time.process_time`` of the process: its threads
 included) and wall time of each ``Analyzer.check`` (median and 95th percentile), the cold
@@ -58,7 +59,7 @@ def _sites(lines: list[str]) -> list[tuple[int, str]]:
     return sites
 
 
-def worker(model: str, edits: int, pattern: str = "spread") -> None:
+def worker(model: str, edits: int, pattern: str = "spread", no_final_newline: bool = False) -> None:
     """One version's side: reads edit numbers on stdin, answers one JSON line per edit."""
     from compilelint.lsp.analyzer import Analyzer
 
@@ -74,6 +75,8 @@ def worker(model: str, edits: int, pattern: str = "spread") -> None:
     )
     target = work / f"modeling_{model}.py"
     text = target.read_text(encoding="utf-8")
+    if no_final_newline:  # the file's last line not ended (every edit's text too)
+        text = text.rstrip("\n")
     lines = text.split("\n")
     sites = _sites(lines)
     an = Analyzer()
@@ -121,10 +124,15 @@ def main() -> None:
         "different lines at one place, then the next place (every text new)",
     )
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument(
+        "--no-final-newline",
+        action="store_true",
+        help="take the newline at the end of the file away (every edit's text has none)",
+    )
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
-        worker(args.model, args.edits, args.pattern)
+        worker(args.model, args.edits, args.pattern, args.no_final_newline)
         return
     procs = {}
     for name, src in (("base", args.base), ("new", args.new)):
@@ -148,6 +156,7 @@ def main() -> None:
                 str(args.edits),
                 "--pattern",
                 args.pattern,
+                *(["--no-final-newline"] if args.no_final_newline else []),
             ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,

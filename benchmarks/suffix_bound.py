@@ -3,7 +3,9 @@ site of ``ab_server.py`` (the first line of each ``forward``), the walk time of 
 statements from the edited one to the end (what the server walks after resuming,
 ``static/analysis/resume.py``), and of those among them that name the edited statement's
 top-level names, transitively (a class that names a class that names it): a record of which
-statements read which names would still walk those.
+statements read which names would still walk those. Also the edited statement's own walk and,
+for a class, that of its methods before the one edited: what resuming the walk at the edited
+method instead of its class would skip.
 
     python benchmarks/suffix_bound.py [--model wav2vec2]
 
@@ -23,6 +25,7 @@ from typing import Any
 
 import libcst as cst
 from ab_server import _sites  # benchmarks/ is the script's folder
+from libcst.metadata import MetadataWrapper, PositionProvider
 
 
 def main() -> None:
@@ -44,7 +47,8 @@ def main() -> None:
     visit = W.FileWalker.visit_stmt
 
     def timed(self: Any, stmt: cst.CSTNode) -> None:
-        if self.scope.facts is not None or self.class_stack:
+        # top-level statements, and those of a top-level class's body (its methods)
+        if self.scope.facts is not None or len(self.class_stack) > 1:
             visit(self, stmt)
             return
         t = time.thread_time()
@@ -83,9 +87,22 @@ def main() -> None:
     for c in codes:
         starts.append(line)
         line += c.count("\n")
-    suffix_total = named_total = 0.0
+    # where each statement of a class body starts and ends (the same node objects)
+    pos = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    suffix_total = named_total = own_total = before_total = 0.0
     for k, _ in _sites(text.split("\n")):
         e = max(i for i, s in enumerate(starts) if s <= k + 1)
+        # the edited statement's own walk, and (a class) that of its body's statements before
+        # the one holding the edit: what resuming the walk at the edited method would skip
+        own = ms[e]
+        before = 0.0
+        if isinstance(body[e], cst.ClassDef):
+            for st in getattr(body[e].body, "body", ()):
+                if pos[st].end.line >= k + 1:
+                    break
+                before += spent.get(id(st), 0.0) / 3 * 1000
+        own_total += own
+        before_total += before
         names, named = set(bound[e]), {e}
         grew = True
         while grew:
@@ -100,12 +117,15 @@ def main() -> None:
         suffix_total += suffix
         named_total += part
         print(
-            f"edit in statement {e}: walk from it {suffix:.1f} ms, of which statements naming "
-            f"it {part:.1f} ms ({len(named)} of {len(body) - e})"
+            f"edit in statement {e}: walk from it {suffix:.1f} ms (itself {own:.1f}, its methods "
+            f"before the edited one {before:.1f}), of which statements naming it {part:.1f} ms "
+            f"({len(named)} of {len(body) - e})"
         )
     print(
         f"all sites: walk from the edit {suffix_total:.0f} ms, statements naming it "
-        f"{named_total:.0f} ms ({named_total / suffix_total:.0%})"
+        f"{named_total:.0f} ms ({named_total / suffix_total:.0%}); the edited statements "
+        f"{own_total:.0f} ms ({own_total / suffix_total:.0%}), their methods before the edited "
+        f"one {before_total:.0f} ms ({before_total / suffix_total:.0%})"
     )
 
 

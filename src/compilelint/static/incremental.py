@@ -45,6 +45,14 @@ class _Parsed:
     text: str
     module: cst.Module
     chunks: list[str]  # the code of each statement of module.body, in order
+    # ``text`` as libcst parses it (``_as_parsed``): with the newline it appends to a text
+    # that does not end its last line (``module.has_trailing_newline`` False); the header,
+    # the chunks and the footer give this back
+    parsed: str = ""
+    # the code of the module's header and footer (kept by a splice, which changes the body
+    # only): generated once per full parse instead of on every edit
+    head: str | None = None
+    foot: str | None = None
 
 
 @dataclass
@@ -154,6 +162,7 @@ class IncrementalParser:
         prev = self._last.get(key)
         module: cst.Module | None = None
         text: str | None = None
+        parsed: str | None = None
         chunks: list[str] | None = None
         if prev is not None:
             try:
@@ -164,12 +173,13 @@ class IncrementalParser:
                 self.stats.reused += 1
                 self._remember(key, prev)
                 return prev.module
-            if text is not None:
-                got = _splice(prev, text)
+            parsed = _as_parsed(text) if text is not None else None
+            if parsed is not None and prev.parsed:
+                got = _splice(prev, parsed, parsed is text)
                 if got is not None:
                     module, chunks = got
                     self.stats.spliced += 1
-        if module is None or chunks is None or text is None:
+        if module is None or chunks is None or text is None or parsed is None:
             module = cst.parse_module(data)  # raises as a full parse does
             self.stats.full += 1
             try:
@@ -177,11 +187,19 @@ class IncrementalParser:
             except (UnicodeDecodeError, LookupError):
                 self.forget(key)
                 return module
+            parsed = _as_parsed(text)
+            if parsed is None or module.has_trailing_newline != (parsed is text):
+                self.forget(key)  # an empty text, or one that ends in a backslash
+                return module
             chunks = [module.code_for_node(s) for s in module.body]
-            if _header(module) + "".join(chunks) + _footer(module) != text:
+            head, foot = _header(module), _footer(module)
+            if head + "".join(chunks) + foot != parsed:
                 self.forget(key)  # pragma: no cover - libcst reproduces its input
                 return module
-        self._remember(key, _Parsed(text, module, chunks))
+        else:  # spliced: the previous module's header and footer
+            assert prev is not None
+            head, foot = prev.head, prev.foot
+        self._remember(key, _Parsed(text, module, chunks, parsed, head, foot))
         return module
 
     def _remember(self, key: str, parsed: _Parsed) -> None:
@@ -210,9 +228,32 @@ def _indented_start(text: str) -> bool:
     return False
 
 
-def _splice(prev: _Parsed, text: str) -> tuple[cst.Module, list[str]] | None:
+_NEWLINE = re.compile(r"\r\n?|\n")
+
+
+def _as_parsed(text: str) -> str | None:
+    """The text libcst's parser reads for ``text``: ``text`` itself when it ends its last line;
+    else ``text`` and the module's newline (the first one in it, else a line feed), which
+    libcst appends before parsing and leaves out of the module's code again
+    (``Module.has_trailing_newline`` False): the same statements, so a splice of that text
+    with ``has_trailing_newline`` False is the full parse. None (parsed whole) for an empty
+    text, and one without a newline at its end that ends in a backslash or has a ``\\r``
+    that ends no ``\\r\\n`` (libcst's parser does not give such a text back)."""
+    if text.endswith("\n"):
+        return text
+    if not text or text.endswith("\\") or text.count("\r") != text.count("\r\n"):
+        return None
+    m = _NEWLINE.search(text)
+    return text + (m.group(0) if m is not None else "\n")
+
+
+def _splice(prev: _Parsed, text: str, trailing: bool = True) -> tuple[cst.Module, list[str]] | None:
+    """The module of ``text`` (libcst's parsed text, ``_as_parsed``) from ``prev``'s unchanged
+    statements and a parse of the rest; ``trailing``: whether the file's text ends its last
+    line (``Module.has_trailing_newline``)."""
     old = prev.module
-    head, foot = _header(old), _footer(old)
+    head = prev.head if prev.head is not None else _header(old)
+    foot = prev.foot if prev.foot is not None else _footer(old)
     if not text.startswith(head) or not text.endswith(foot) or len(text) < len(head) + len(foot):
         return None
     rest = text[len(head) : len(text) - len(foot)]
@@ -254,7 +295,7 @@ def _splice(prev: _Parsed, text: str) -> tuple[cst.Module, list[str]] | None:
     if part.header:
         body[0] = body[0].with_changes(leading_lines=[*part.header, *body[0].leading_lines])
     new_body = [*old.body[:i], *body, *old.body[j:]]
-    module = old.with_changes(body=new_body)
+    module = old.with_changes(body=new_body, has_trailing_newline=trailing)
     if len(body) == 1 and part.has_trailing_newline and _same_layout(part, old):
         # one statement (an edit inside a class or function): its code in the new module is
         # the text, without generating it (about a third of the splice). libcst gives back

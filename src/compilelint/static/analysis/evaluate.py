@@ -1129,19 +1129,36 @@ def _is_str_or_none(node: cst.BaseExpression) -> bool:
     )
 
 
-def _forward_classes(module: cst.Module | None) -> frozenset[str]:
+def _forward_classes(
+    module: cst.Module | None, memo: dict[int, tuple[cst.ClassDef, bool]] | None = None
+) -> frozenset[str]:
     """Top-level classes of a module whose own ``forward`` returns a tuple display
     (``return out, lengths``): calling such a submodule gives what that forward returns, per
-    position, instead of "a tensor" (a tuple of a tensor and Python ints is not all tensors)."""
+    position, instead of "a tensor" (a tuple of a tensor and Python ints is not all tensors).
+    ``memo``: id of a class statement -> (the statement, the answer), kept between versions of
+    a file (the editor server keeps unchanged statements as the same objects): an answer is
+    used for its own statement only, and the memo is left with this module's classes."""
     if module is None:
         return frozenset()
     out: set[str] = set()
+    kept: dict[int, tuple[cst.ClassDef, bool]] = {}
     for stmt in module.body:
         if not isinstance(stmt, cst.ClassDef):
             continue
-        for b in getattr(stmt.body, "body", ()):
-            if isinstance(b, cst.FunctionDef) and b.name.value == "forward" and _returns_tuple(b):
-                out.add(stmt.name.value)
+        got = memo.get(id(stmt)) if memo is not None else None
+        if got is not None and got[0] is stmt:
+            tuple_forward = got[1]
+        else:
+            tuple_forward = any(
+                isinstance(b, cst.FunctionDef) and b.name.value == "forward" and _returns_tuple(b)
+                for b in getattr(stmt.body, "body", ())
+            )
+        kept[id(stmt)] = (stmt, tuple_forward)
+        if tuple_forward:
+            out.add(stmt.name.value)
+    if memo is not None:
+        memo.clear()
+        memo.update(kept)
     return frozenset(out)
 
 

@@ -268,10 +268,21 @@ class GuardUses:
         fn = w.scope.facts  # ``w.func``, without the property's call: this hook sees every name
         if fn is None or w.untraced_depth:
             return
-        name = self._param(fn, node)
+        # ``self._param(fn, node)`` for a name, inline: this hook sees every name walked
+        uses = self._fns.get(id(fn))
+        if uses is None:
+            uses = self._uses(fn)
+        sizes, value = uses.sizes, node.value
+        if sizes and value in sizes:
+            name: str | None = sizes[value]
+        else:
+            names = uses.params
+            if names is None:
+                name = self._param(fn, node)
+            else:
+                name = value if value in names else None
         if name is None or "#" in name:
             return
-        uses = self._uses(fn)
         nested = uses.nested
         if name not in uses.used:
             if self._row(fn, name, "use", node):

@@ -187,6 +187,8 @@ class WalkMemo:
     resumed: int = 0  # walks that resumed (statistics)
     skipped: int = 0  # top-level statements not walked again thanks to the memo
     full: int = 0  # walks from the start
+    # ``evaluate._forward_classes``' answer per class statement of the last walked module
+    forward: dict[int, tuple[cst.ClassDef, bool]] = field(default_factory=dict)
 
     def first_changed(self, body: list[cst.CSTNode]) -> int:
         """The index of the first statement of ``body`` that is not the previous walk's."""
