@@ -391,8 +391,15 @@ class Project(Summaries):
 
     def _site_values(self, key: FKey, fn: FunctionFacts, prm: ParamFacts) -> list[object] | None:
         """The values parameter ``prm`` of ``fn`` (``key``) holds over its callers' sites
-        (see :meth:`param_values`)."""
-        pname = prm.name
+        (see :meth:`param_values`).
+
+        A call of ``fn`` from its own body under conditions (entmax's
+        ``_sparsemax_threshold_and_support(X_, k=2 * k)`` under ``if k is not None and ...:``)
+        is counted last: what the other sites give is what the first frame holds, and where
+        that refutes the recursive call's conditions, no frame makes it (by induction on the
+        frames), so its arguments add nothing. Before, its value (``2 * k``, unknown) made the
+        parameter unknown, and the branch holding the call could not be refuted by the very
+        values that make it dead."""
         vals: list[object] = []
         if key in self.roots:
             if key not in self.default_roots or not prm.literal:
@@ -402,56 +409,88 @@ class Project(Summaries):
         if not sites and key not in self.roots:
             return None
         positional = [p.name for p in fn.params if p.index >= 0]
-        for cpath, call, implicit in sites:
-            if call.star and not call.kwstar:
+        own = {id(c) for c in fn.calls if c.conds}
+        later: list[tuple[str, CallSite, int]] = []
+        for site in sites:
+            if site[0] == key[0] and id(site[1]) in own:
+                later.append(site)  # a recursive call under conditions: after the others
+            elif not self._add_site_values(site, prm, positional, vals):
                 return None
-            v = None
-            slot = pname
-            if prm.index >= 0:
-                j = positional.index(pname) - implicit
-                if 0 <= j < len(call.args):
-                    v = call.args[j]
-                    slot = str(j)
-            if v is None:
-                v = call.kwargs.get(pname)
-            if v is None and call.star:
-                if call.kwalts and call.kwstar:
-                    # a local dict of literal keys: each binding's value, or the default
-                    got = self._kwalt_values(cpath, call.kwalts, prm)
+        if later:
+            memo = (key, prm.name)
+            before = self._param_values.get(memo, ...)
+            self._param_values[memo] = list(vals)  # the first frame's values, for the test
+            try:
+                live = [t for t in later if not self.refuted(key, t[1].conds)]
+            finally:
+                if before is ...:
+                    self._param_values.pop(memo, None)
                 else:
-                    kw = call.fwd.get(KWARGS_SLOT) if call.kwstar else None
-                    got = self._kwargs_values(cpath, kw, prm) if kw else None
-                if got is None:
-                    return None  # left to a `**kwargs` dict whose other keys are not known
-                vals.extend(got)
-                continue
-            if v is None:
-                if not prm.literal:
+                    self._param_values[memo] = before
+            for site in live:
+                if not self._add_site_values(site, prm, positional, vals):
                     return None
-                vals.append(prm.literal[0])
-                continue
-            if slot in call.fwd:
-                # the caller's own parameter passed on unchanged (``ignore_index=ignore_index``):
-                # whatever the caller's callers (or its defaults, for an entry point) give it
-                got = self._forwarded(cpath, call.fwd[slot])
-                if got is None:
-                    return None
-                vals.extend(got)
-                continue
-            if slot in call.never_none and V.const(v) is ...:
-                # `minlength=4 * num_labels`: a value not known, but never None
-                vals.append(C.OBJECT)
-                continue
-            for m in V.members(v):
-                c = V.const(m)
-                if c is not ...:
-                    vals.append(c)
-                    continue
-                got = self._forwarded(cpath, m[1]) if m[0] == "Y" else None
-                if got is None:
-                    return None
-                vals.extend(got)
         return vals
+
+    def _add_site_values(
+        self,
+        site: tuple[str, CallSite, int],
+        prm: ParamFacts,
+        positional: list[str],
+        vals: list[object],
+    ) -> bool:
+        """Add to ``vals`` what one call site passes for ``prm``; False where it is unknown."""
+        cpath, call, implicit = site
+        pname = prm.name
+        if call.star and not call.kwstar:
+            return False
+        v = None
+        slot = pname
+        if prm.index >= 0:
+            j = positional.index(pname) - implicit
+            if 0 <= j < len(call.args):
+                v = call.args[j]
+                slot = str(j)
+        if v is None:
+            v = call.kwargs.get(pname)
+        if v is None and call.star:
+            if call.kwalts and call.kwstar:
+                # a local dict of literal keys: each binding's value, or the default
+                got = self._kwalt_values(cpath, call.kwalts, prm)
+            else:
+                kw = call.fwd.get(KWARGS_SLOT) if call.kwstar else None
+                got = self._kwargs_values(cpath, kw, prm) if kw else None
+            if got is None:
+                return False  # left to a `**kwargs` dict whose other keys are not known
+            vals.extend(got)
+            return True
+        if v is None:
+            if not prm.literal:
+                return False
+            vals.append(prm.literal[0])
+            return True
+        if slot in call.fwd:
+            # the caller's own parameter passed on unchanged (``ignore_index=ignore_index``):
+            # whatever the caller's callers (or its defaults, for an entry point) give it
+            got = self._forwarded(cpath, call.fwd[slot])
+            if got is None:
+                return False
+            vals.extend(got)
+            return True
+        if slot in call.never_none and V.const(v) is ...:
+            # `minlength=4 * num_labels`: a value not known, but never None
+            vals.append(C.OBJECT)
+            return True
+        for m in V.members(v):
+            c = V.const(m)
+            if c is not ...:
+                vals.append(c)
+                continue
+            got = self._forwarded(cpath, m[1]) if m[0] == "Y" else None
+            if got is None:
+                return False
+            vals.extend(got)
+        return True
 
     def site_noneness(
         self, key: FKey, pname: str, depth: int = 0
