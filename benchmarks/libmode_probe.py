@@ -1199,6 +1199,27 @@ def _ema() -> Any:
     return EMA(torch.nn.Linear(4, 4)), (torch.randn(2, 4),)
 
 
+# dev4, second part: image-quality metrics and batched k-means (real breaks, optional paths)
+def _img(torch: Any) -> tuple[Any, ...]:
+    return torch.rand(2, 3, 16, 16), torch.rand(2, 3, 16, 16)
+
+
+def _img_large(torch: Any) -> tuple[Any, ...]:
+    return torch.rand(1, 3, 180, 180), torch.rand(1, 3, 180, 180)
+
+
+entry4("pytorch_msssim", "pytorch_msssim.ssim")(_fn4("pytorch_msssim", "ssim", _img))
+entry4("pytorch_msssim", "pytorch_msssim.ms_ssim")(_fn4("pytorch_msssim", "ms_ssim", _img_large))
+entry4("pytorch_msssim", "pytorch_msssim.SSIM", cls=True)(_mod3("pytorch_msssim", "SSIM", _img))
+entry4("pytorch_msssim", "pytorch_msssim.MS_SSIM", cls=True)(
+    _mod3("pytorch_msssim", "MS_SSIM", _img_large)
+)
+for _cls in ("KMeans", "SoftKMeans"):
+    entry4("torch_kmeans", f"torch_kmeans.{_cls}", cls=True)(
+        _mod3("torch_kmeans", _cls, _x(2, 20, 2), n_clusters=3)
+    )
+
+
 # --------------------------------------------------------------------------- the split
 def split_of(pkg: str) -> dict[str, str]:
     """Entry name -> "dev" | "heldout": per package, sorted by sha1 of the name, every second
