@@ -87,11 +87,17 @@ def given(X):
 ANY_LINE, TWICE_LINE = 8, 47
 
 
-def _lines(tmp_path: Path, entries: list[str]) -> set[int]:
+def _lines(
+    tmp_path: Path, entries: list[str], src: str = LIB, exports: list[str] | None = None
+) -> set[int]:
+    """Library mode on package ``mylib`` (``src`` in ``mylib/_ops.py``, exporting ``exports``,
+    ``entries`` by default): the lines of ``_ops.py`` reported. An entry ending in ``.*`` is
+    a class (its ``forward``)."""
     pkg = tmp_path / "mylib"
     pkg.mkdir()
-    (pkg / "__init__.py").write_text(f"from ._ops import {', '.join(entries)}\n")
-    (pkg / "_ops.py").write_text(LIB)
+    names = exports or [e.removesuffix(".*") for e in entries]
+    (pkg / "__init__.py").write_text(f"from ._ops import {', '.join(names)}\n")
+    (pkg / "_ops.py").write_text(src)
     (tmp_path / "pyproject.toml").write_text(
         "[tool.compilelint]\nentries = " + json.dumps([f"mylib.{e}" for e in entries]) + "\n"
     )
@@ -124,10 +130,10 @@ def test_a_recursive_call_the_first_frame_makes_counts(tmp_path: Path) -> None:
     assert TWICE_LINE in _lines(tmp_path, ["twice"])
 
 
-def _module(name: str, monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
+def _module(name: str, monkeypatch: pytest.MonkeyPatch, src: str = LIB) -> types.ModuleType:
     mod = types.ModuleType(name)
     monkeypatch.setitem(sys.modules, name, mod)
-    exec(compile(LIB, f"<{name}>", "exec"), mod.__dict__)
+    exec(compile(src, f"<{name}>", "exec"), mod.__dict__)
     return mod
 
 
@@ -154,3 +160,214 @@ def test_torch_agrees_on_the_recursive_branch(
     mod = _module(name, monkeypatch)
     x = torch.randn(4, 6).abs()
     assert logged_break_lines(getattr(mod, entry), x, name) & {ANY_LINE, TWICE_LINE} == want
+
+
+# ------------------------------------- a mode string normalised in a base's `__init__`
+# torch-kmeans: `KMeans.__init__` stores `self.init_method = init_method.lower()`; the entry
+# classes build it directly or through `super(SoftKMeans, self).__init__(init_method=init_method,
+# ...)`, and the exported `ConstrainedKMeans` (not an entry, built nowhere) names itself only in
+# `super(ConstrainedKMeans, self)`. Under the defaults `init_method` is "rnd", so the
+# "k-means++" initialisation (`.item()`, `torch.Generator`, `torch.multinomial`) never runs.
+KMEANS = """\
+import torch
+from torch import nn
+
+
+class KMeans(nn.Module):
+    def __init__(self, init_method: str = "rnd", num_init: int = 8):
+        super(KMeans, self).__init__()
+        self.init_method = init_method.lower()
+        self.num_init = num_init
+
+    def forward(self, x):
+        return self._center_init(x)
+
+    def _center_init(self, x):
+        if self.init_method == "rnd":
+            return x * 2
+        elif self.init_method == "k-means++":
+            return self._init_plus(x)
+        raise ValueError(self.init_method)
+
+    def _init_plus(self, x):
+        k = int(x.sum().item())
+        return x * k
+
+
+class SoftKMeans(KMeans):
+    def __init__(self, init_method: str = "{soft}", temp: float = 5.0):
+        super(SoftKMeans, self).__init__(init_method=init_method, num_init=1)
+        self.temp = temp
+
+
+class ConstrainedKMeans(KMeans):
+    def __init__(self, init_method: str = "rnd", trials: int = 5):
+        super(ConstrainedKMeans, self).__init__(init_method=init_method)
+        self.trials = trials
+{extra}"""
+ITEM_LINE = 22
+MAKE = """
+
+def make():
+    return ConstrainedKMeans(init_method="k-means++")
+"""
+NAMES = """
+
+def registry():
+    return {"constrained": ConstrainedKMeans}
+"""
+KM_ENTRIES = ["KMeans.*", "SoftKMeans.*"]
+KM_EXPORTS = ["KMeans", "SoftKMeans", "ConstrainedKMeans"]
+
+
+def _km(soft: str = "rnd", extra: str = "") -> str:
+    return KMEANS.format(soft=soft, extra=extra)
+
+
+def test_the_item_line_is_where_the_tests_say() -> None:
+    assert _km().splitlines()[ITEM_LINE - 1].strip() == "k = int(x.sum().item())"
+
+
+def test_a_lowered_mode_handed_through_super_decides_the_branch(tmp_path: Path) -> None:
+    # VALID: "rnd".lower() is "rnd" for both entry classes (SoftKMeans passes its own default
+    # on), and ConstrainedKMeans is only named by its own `super(...)` call
+    assert _lines(tmp_path, KM_ENTRIES, _km(), KM_EXPORTS) == set()
+
+
+def test_a_lowered_mode_that_selects_the_branch_is_reported(tmp_path: Path) -> None:
+    # INVALID: SoftKMeans's default "K-Means++" lowers to "k-means++"
+    assert ITEM_LINE in _lines(tmp_path, KM_ENTRIES, _km(soft="K-Means++"), KM_EXPORTS)
+
+
+def test_a_class_the_package_builds_with_the_mode_is_reported(tmp_path: Path) -> None:
+    # INVALID: the package builds ConstrainedKMeans(init_method="k-means++")
+    src = _km(extra=MAKE)
+    assert ITEM_LINE in _lines(tmp_path, [*KM_ENTRIES, "make"], src, [*KM_EXPORTS, "make"])
+
+
+def test_a_class_named_outside_super_keeps_its_constructions_unknown(tmp_path: Path) -> None:
+    # INVALID: a function hands ConstrainedKMeans on (a registry): who builds it, with what, is
+    # not known, so the branch stays
+    src = _km(extra=NAMES)
+    got = _lines(tmp_path, [*KM_ENTRIES, "registry"], src, [*KM_EXPORTS, "registry"])
+    assert ITEM_LINE in got
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(
+    ("soft", "build", "want"),
+    [
+        ("rnd", "KMeans", set()),
+        ("rnd", "SoftKMeans", set()),
+        ("K-Means++", "SoftKMeans", {ITEM_LINE}),
+        ("rnd", "make", {ITEM_LINE}),
+        ("rnd", "registry", {ITEM_LINE}),
+    ],
+)
+def test_torch_agrees_on_the_lowered_mode(
+    monkeypatch: pytest.MonkeyPatch, soft: str, build: str, want: set[int]
+) -> None:
+    # the defaults never run `_init_plus` (no break); "k-means++" breaks on `.item()`
+    torch = pytest.importorskip("torch")
+    from tests.torch_checks import logged_break_lines
+
+    name = "lib23j_km"
+    mod = _module(name, monkeypatch, _km(soft=soft, extra=MAKE + NAMES))
+    if build == "registry":
+        model = mod.registry()["constrained"](init_method="k-means++")
+    else:
+        model = getattr(mod, build)()
+    assert logged_break_lines(model, torch.randn(4, 2), name) & {ITEM_LINE} == want
+
+
+BASE = """\
+import torch
+from torch import nn
+
+
+class KMeans(nn.Module):
+    def __init__(self, init_method: str = "rnd"):
+        super().__init__()
+        self.init_method = {store}
+
+    def forward(self, x):
+        if self.init_method == "k-means++":
+            x = x * int(x.sum().item())
+        return x
+{sub}"""
+BASE_ITEM = 12
+FORWARDS = """
+
+class SoftKMeans(KMeans):
+    def __init__(self, init_method: str = "rnd", temp: float = 5.0):
+        super().__init__(init_method=init_method)
+        self.temp = temp
+"""
+NAMED = """
+
+class ConstrainedKMeans(KMeans):
+    def __init__(self, init_method: str = "k-means++", trials: int = 5):
+        super(ConstrainedKMeans, self).__init__(init_method=init_method)
+        self.trials = trials
+"""
+
+
+@pytest.mark.parametrize(
+    ("store", "sub", "entries", "exports"),
+    [
+        # the string method alone; the subclass's own parameter passed on through `super()`;
+        # with it, a class named only by its own `super(Cls, self)` call and built nowhere
+        # (its "k-means++" default is no construction of this judgement)
+        ("init_method.lower()", "", ["KMeans.*"], ["KMeans"]),
+        ("init_method", FORWARDS, ["KMeans.*", "SoftKMeans.*"], ["KMeans", "SoftKMeans"]),
+        ("init_method", NAMED, ["KMeans.*"], ["KMeans", "ConstrainedKMeans"]),
+    ],
+)
+def test_each_piece_decides_the_branch(
+    tmp_path: Path, store: str, sub: str, entries: list[str], exports: list[str]
+) -> None:
+    src = BASE.format(store=store, sub=sub)
+    assert src.splitlines()[BASE_ITEM - 1].strip() == "x = x * int(x.sum().item())"
+    assert _lines(tmp_path, entries, src, exports) == set()
+
+
+@pytest.mark.parametrize(
+    ("store", "sub"),
+    [
+        ('init_method.replace("rnd", "k-means++")', ""),  # a method with arguments: unknown
+        ("init_method.lower()", FORWARDS.replace('"rnd"', '"K-MEANS++"')),
+        ("init_method", NAMED),  # built by the package (`make()`) with its default
+    ],
+)
+def test_each_piece_keeps_a_branch_its_values_reach(tmp_path: Path, store: str, sub: str) -> None:
+    src = BASE.format(store=store, sub=sub)
+    exports = ["KMeans", *(["SoftKMeans"] if "SoftKMeans" in sub else [])]
+    exports += ["ConstrainedKMeans"] if "ConstrainedKMeans" in sub else []
+    entries = [f"{e}.*" for e in exports if e != "ConstrainedKMeans"]
+    if "ConstrainedKMeans" in sub:
+        src += "\n\ndef make():\n    return ConstrainedKMeans()\n"
+        exports.append("make")
+        entries.append("make")
+    assert BASE_ITEM in _lines(tmp_path, entries, src, exports)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(
+    ("store", "build", "want"),
+    [
+        ("init_method.lower()", "KMeans", set()),
+        ("init_method", "SoftKMeans", set()),
+        ('init_method.replace("rnd", "k-means++")', "KMeans", {BASE_ITEM}),
+        ("init_method", "ConstrainedKMeans", {BASE_ITEM}),
+    ],
+)
+def test_torch_agrees_on_each_piece(
+    monkeypatch: pytest.MonkeyPatch, store: str, build: str, want: set[int]
+) -> None:
+    torch = pytest.importorskip("torch")
+    from tests.torch_checks import logged_break_lines
+
+    name = "lib23j_base"
+    mod = _module(name, monkeypatch, BASE.format(store=store, sub=FORWARDS + NAMED))
+    model = getattr(mod, build)()
+    assert logged_break_lines(model, torch.randn(4, 2), name) & {BASE_ITEM} == want

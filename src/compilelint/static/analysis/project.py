@@ -789,7 +789,12 @@ class Project(Summaries):
         call passes the keyword or ``sub``'s own ``**kwargs``."""
         fn = self.fn(sub)
         if any(p.name == pname and p.index >= -1 for p in fn.params):
-            return False
+            # a parameter of that name takes the keyword: handed over only where a `super()`
+            # call passes it on unchanged (`super().__init__(init_method=init_method)`)
+            return any(
+                c.ref.startswith("S|") and (c.args or c.fwd.get(pname) == f"P|{sub[1]}|{pname}")
+                for c in fn.calls
+            )
         return any(
             c.ref.startswith("S|") and (pname in c.kwargs or KWARGS_SLOT in c.fwd or c.args)
             for c in fn.calls
@@ -800,7 +805,9 @@ class Project(Summaries):
     ) -> list[object] | None:
         """What parameter ``prm`` of ``init`` holds for instances of ``cls``, whose nearest
         ``__init__`` ``sub`` calls ``init`` once, unconditionally, through ``super()``: the
-        literal that call passes, or, where it leaves the keyword to ``sub``'s own
+        literal that call passes, or what ``sub``'s own parameter that it passes on unchanged
+        holds (``super().__init__(init_method=init_method)``: an entry class's default, or what
+        ``cls``'s constructions pass), or, where it leaves the keyword to ``sub``'s own
         ``**kwargs`` passed on unchanged (and ``sub`` has no parameter of that name), what
         ``cls``'s constructions pass by that keyword (an entry class: ``init``'s default, the
         user building it under its defaults). None: unknown."""
@@ -814,11 +821,24 @@ class Project(Summaries):
             return None
         call = sites[0]
         positional = [p.name for p in self.fn(init).params if p.index >= 0]
+        slot = prm.name
         if prm.index >= 0 and 0 <= positional.index(prm.name) - 1 < len(call.args):
-            v: V.Value | None = call.args[positional.index(prm.name) - 1]
+            slot = str(positional.index(prm.name) - 1)
+            v: V.Value | None = call.args[int(slot)]
         else:
             v = call.kwargs.get(prm.name)
         if v is not None:
+            src = call.fwd.get(slot)
+            if src is not None:
+                # `sub`'s own parameter passed on unchanged (`init_method=init_method`): what
+                # it holds for `cls` (an entry class: its default; else its constructions)
+                qual, _, name = src[2:].rpartition("|")
+                sprm = next((p for p in sfn.params if p.name == name and p.index >= -1), None)
+                if not src.startswith("P|") or qual != sub[1] or sprm is None:
+                    return None
+                if entry:
+                    return list(sprm.literal[:1]) or None
+                return self._built_values(cls, sub, sprm)
             consts = [V.const(m) for m in V.members(v)]
             return None if any(c is ... for c in consts) else consts
         if not call.kwstar or KWARGS_SLOT not in call.fwd:
