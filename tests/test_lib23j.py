@@ -371,3 +371,46 @@ def test_torch_agrees_on_each_piece(
     mod = _module(name, monkeypatch, BASE.format(store=store, sub=FORWARDS + NAMED))
     model = getattr(mod, build)()
     assert logged_break_lines(model, torch.randn(4, 2), name) & {BASE_ITEM} == want
+
+
+FORWARDED = """\
+import torch
+
+
+def helper(x, k=None):
+    if k is not None:
+        x = x * float(x.sum().item())
+    return x
+
+
+def rec(x, k=None, depth=0):
+    x = helper(x, k=k)
+    if depth == 0 and k is None:
+        x = rec(x, k=3, depth=1)
+    return x
+
+
+def entry(x):
+    return rec(x)
+"""
+FORWARDED_ITEM = 6
+
+
+def test_a_live_recursive_call_reaches_what_its_parameter_is_passed_to(tmp_path: Path) -> None:
+    # INVALID: the first frame (k=None, depth=0) makes the recursive call, whose k=3 `helper`
+    # receives: its `.item()` stays (values computed while testing the recursive call against
+    # the first frame's values are not kept)
+    assert FORWARDED.splitlines()[FORWARDED_ITEM - 1].strip() == "x = x * float(x.sum().item())"
+    assert FORWARDED_ITEM in _lines(tmp_path, ["entry"], FORWARDED)
+
+
+@pytest.mark.torch
+def test_torch_agrees_on_the_live_recursion(monkeypatch: pytest.MonkeyPatch) -> None:
+    torch = pytest.importorskip("torch")
+    from tests.torch_checks import logged_break_lines
+
+    name = "lib23j_fwd"
+    mod = _module(name, monkeypatch, FORWARDED)
+    assert logged_break_lines(mod.entry, torch.randn(4), name) & {FORWARDED_ITEM} == {
+        FORWARDED_ITEM
+    }

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 from itertools import chain
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from compilelint.static.analysis import conds as C
 from compilelint.static.analysis import names as N
@@ -419,10 +419,24 @@ class Project(Summaries):
         if later:
             memo = (key, prm.name)
             before = self._param_values.get(memo, ...)
+            memos: list[dict[Any, Any]] = [
+                self._param_values,
+                self._attr_memo,
+                self._init_memo,
+                self._reached,
+            ]
+            known = [set(m) for m in memos]
             self._param_values[memo] = list(vals)  # the first frame's values, for the test
+            live = later
             try:
                 live = [t for t in later if not self.refuted(key, t[1].conds)]
             finally:
+                if live:
+                    # what the test computed took the first frame's values for all of them:
+                    # not the parameter's values once a recursive call adds to them
+                    for m, had in zip(memos, known, strict=True):
+                        for k in set(m) - had:
+                            del m[k]
                 if before is ...:
                     self._param_values.pop(memo, None)
                 else:
