@@ -2,7 +2,7 @@
 
     python benchmarks/libmode_probe.py label [PACKAGE ...]   # dynamic stage, writes the dev labels
     python benchmarks/libmode_probe.py label --set dev3                # the dev3 packages only
-    python benchmarks/libmode_probe.py score [--set heldout|dev3] [--json out.json] [--detail]
+    python benchmarks/libmode_probe.py score [--set heldout|dev3|dev4] [--json out.json] [--detail]
 
 Most library-mode findings of ``corpus_libs.py score`` sit in code no corpus model runs, so its
 "precision on all findings" counts every one of them as false. This probe labels the code library
@@ -49,6 +49,7 @@ LABELS = {
     "dev": HERE / "labels_dev.json",
     "heldout": HERE / "labels_heldout.json",
     "dev3": HERE / "labels_dev3.json",
+    "dev4": HERE / "labels_dev4.json",
 }
 
 Build = Callable[[], tuple[Callable[..., Any], tuple[Any, ...]]]
@@ -1024,17 +1025,219 @@ def _kmeans_predict() -> Any:
     return (lambda x, c: kmeans_predict(x, c)), (torch.randn(20, 2), torch.randn(3, 2))
 
 
+# --------------------------------------------------------------------------- dev4 (lib23j)
+# Eleven more packages no other probe set or corpus uses, every entry development material, in a set
+# of its own (``labels_dev4.json``): sparse softmaxes, DCTs, mixtures of experts (training and eval
+# routing, capacity, auxiliary losses), memory-efficient and routed attention, an EMA wrapper.
+DEV4: set[str] = set()
+
+
+def entry4(pkg: str, name: str, cls: bool = False) -> Callable[[Build], Build]:
+    DEV4.add(pkg)
+    return entry(pkg, name, cls)
+
+
+def _fn4(mod: str, fn: str, make: Callable[[Any], tuple[Any, ...]], **kw: Any) -> Build:
+    """The function ``mod.fn`` called on ``make(torch)`` with ``kw`` (the rest left at defaults)."""
+
+    def build() -> Any:
+        torch = _t()
+        import importlib
+
+        f = getattr(importlib.import_module(mod), fn)
+        return (lambda *a: f(*a, **kw)), make(torch)
+
+    return build
+
+
+def _xt(torch: Any) -> tuple[Any, ...]:
+    return torch.randn(4, 6), torch.randint(0, 6, (4,))
+
+
+for _fn in ("sparsemax", "entmax15", "entmax_bisect", "sparsemax_bisect", "normmax_bisect"):
+    entry4("entmax", f"entmax.{_fn}")(_fn4("entmax", _fn, _x(4, 6)))
+for _fn in ("sparsemax_loss", "entmax15_loss", "sparsemax_bisect_loss", "entmax_bisect_loss"):
+    entry4("entmax", f"entmax.{_fn}")(_fn4("entmax", _fn, _xt))
+for _cls in ("Sparsemax", "Entmax15", "EntmaxBisect", "BudgetBisect"):
+    entry4("entmax", f"entmax.{_cls}", cls=True)(_mod3("entmax", _cls, _x(4, 6)))
+for _cls in ("SparsemaxLoss", "Entmax15Loss", "EntmaxBisectLoss"):
+    entry4("entmax", f"entmax.{_cls}", cls=True)(_mod3("entmax", _cls, _xt))
+for _fn in ("dct", "idct", "dct1", "dct_2d", "idct_2d", "dct_3d"):
+    entry4("torch_dct", f"torch_dct.{_fn}")(_fn4("torch_dct", _fn, _x(2, 4, 4, 4)))
+entry4("torch_dct", "torch_dct.LinearDCT", cls=True)(
+    _mod3("torch_dct", "LinearDCT", _x(2, 4), in_features=4, type="dct")
+)
+entry4("sparsemax", "sparsemax.Sparsemax", cls=True)(_mod3("sparsemax", "Sparsemax", _x(4, 6)))
+for _fn, _make, _kw in [
+    ("check_shape", _x(2, 3), {"pattern": "b n", "b": 2}),
+    (
+        "rearrange_many",
+        lambda t: ((t.randn(2, 3, 4), t.randn(2, 3, 4)),),
+        {"pattern": "b n (h d) -> b h n d", "h": 2},
+    ),
+    ("repeat_many", lambda t: ((t.randn(2, 3),),), {"pattern": "b n -> b n r", "r": 2}),
+    ("rearrange_with_anon_dims", _x(2, 3, 4), {"pattern": "b ... d -> b d ..."}),
+]:
+    entry4("einops_exts", f"einops_exts.{_fn}")(_fn4("einops_exts", _fn, _make, **_kw))
+
+
+@entry4("einops_exts", "einops_exts.torch.EinopsToAndFrom", cls=True)
+def _to_and_from() -> Any:
+    torch = _t()
+    from einops_exts.torch import EinopsToAndFrom
+
+    return EinopsToAndFrom("b c h w", "b (h w) c", torch.nn.Identity()), (torch.randn(2, 3, 4, 4),)
+
+
+_MEGA = {"num_tokens": 20, "dim": (16, 8), "depth": (1, 1), "max_seq_len": (4, 4)}
+for _pkg, _cls, _make, _kw in [
+    ("MEGABYTE_pytorch", "MEGABYTE", _tok(2, 16), {**_MEGA, "dim_head": 8, "heads": 2}),
+    ("mixture_of_experts", "MoE", _x(2, 6, 8), {"dim": 8, "num_experts": 4}),
+    ("mixture_of_experts", "HeirarchicalMoE", _x(2, 6, 8), {"dim": 8, "num_experts": (2, 2)}),
+    ("mixture_of_experts", "Experts", _x(4, 6, 8), {"dim": 8, "num_experts": 4}),
+    ("st_moe_pytorch", "MoE", _x(2, 6, 8), {"dim": 8, "num_experts": 4}),
+    ("soft_moe_pytorch", "SoftMoE", _x(2, 6, 8), {"dim": 8, "seq_len": 6, "num_experts": 4}),
+    ("soft_moe_pytorch", "DynamicSlotsSoftMoE", _x(2, 6, 8), {"dim": 8, "num_experts": 4}),
+    (
+        "memory_efficient_attention_pytorch",
+        "Attention",
+        _x(2, 8, 16),
+        {"dim": 16, "heads": 2, "dim_head": 8},
+    ),
+    (
+        "memory_efficient_attention_pytorch",
+        "CosineSimAttention",
+        _x(2, 8, 16),
+        {"dim": 16, "seq_len": 8, "heads": 2, "dim_head": 8},
+    ),
+    (
+        "memory_efficient_attention_pytorch",
+        "FlashAttention",
+        _x(2, 8, 16),
+        {"dim": 16, "heads": 2, "dim_head": 8, "q_bucket_size": 4, "k_bucket_size": 4},
+    ),
+    (
+        "colt5_attention",
+        "ConditionalRoutedFeedForward",
+        _x(2, 8, 16),
+        {"dim": 16, "num_heavy_tokens": 4},
+    ),
+    (
+        "colt5_attention",
+        "ConditionalRoutedAttention",
+        _x(2, 8, 16),
+        {
+            "dim": 16,
+            "num_heavy_tokens_q": 4,
+            "num_heavy_tokens_kv": 4,
+            "light_dim_head": 8,
+            "light_heads": 2,
+            "light_window_size": 4,
+            "heavy_dim_head": 8,
+            "heavy_heads": 2,
+        },
+    ),
+    (
+        "colt5_attention",
+        "ConditionalRoutedAutoregressiveAttention",
+        _x(2, 8, 16),
+        {
+            "dim": 16,
+            "num_heavy_tokens_q": 2,
+            "num_heavy_tokens_kv": 2,
+            "light_dim_head": 8,
+            "light_heads": 2,
+            "light_window_size": 4,
+            "heavy_window_size": 4,
+            "heavy_dim_head": 8,
+            "heavy_heads": 2,
+        },
+    ),
+]:
+    entry4(_pkg, f"{_pkg}.{_cls}", cls=True)(_mod3(_pkg, _cls, _make, **_kw))
+
+
+@entry4("st_moe_pytorch", "st_moe_pytorch.SparseMoEBlock", cls=True)
+def _sparse_moe_block() -> Any:
+    torch = _t()
+    from st_moe_pytorch import MoE, SparseMoEBlock
+
+    return SparseMoEBlock(MoE(dim=8, num_experts=4)), (torch.randn(2, 6, 8),)
+
+
+@entry4(
+    "memory_efficient_attention_pytorch",
+    "memory_efficient_attention_pytorch.memory_efficient_attention",
+)
+def _mea() -> Any:
+    torch = _t()
+    from memory_efficient_attention_pytorch import memory_efficient_attention
+
+    return memory_efficient_attention, (torch.randn(2, 2, 8, 8),) * 3
+
+
+@entry4("colt5_attention", "colt5_attention.CoordinateDescentRouter", cls=True)
+def _router() -> Any:
+    torch = _t()
+    from colt5_attention import CoordinateDescentRouter
+
+    r = CoordinateDescentRouter(16)
+    return (lambda x: r(x, num_tokens=4)), (torch.randn(2, 8, 16),)
+
+
+entry4("colt5_attention", "colt5_attention.topk")(_fn4("colt5_attention", "topk", _x(2, 8), k=3))
+entry4("colt5_attention", "colt5_attention.coor_descent")(
+    _fn4("colt5_attention", "coor_descent", _x(2, 8), n_iters=5, k=3)
+)
+
+
+@entry4("ema_pytorch", "ema_pytorch.EMA", cls=True)
+def _ema() -> Any:
+    torch = _t()
+    from ema_pytorch import EMA
+
+    return EMA(torch.nn.Linear(4, 4)), (torch.randn(2, 4),)
+
+
+# dev4, second part: image-quality metrics and batched k-means (real breaks, optional paths)
+def _img(torch: Any) -> tuple[Any, ...]:
+    return torch.rand(2, 3, 16, 16), torch.rand(2, 3, 16, 16)
+
+
+def _img_large(torch: Any) -> tuple[Any, ...]:
+    return torch.rand(1, 3, 180, 180), torch.rand(1, 3, 180, 180)
+
+
+entry4("pytorch_msssim", "pytorch_msssim.ssim")(_fn4("pytorch_msssim", "ssim", _img))
+entry4("pytorch_msssim", "pytorch_msssim.ms_ssim")(_fn4("pytorch_msssim", "ms_ssim", _img_large))
+entry4("pytorch_msssim", "pytorch_msssim.SSIM", cls=True)(_mod3("pytorch_msssim", "SSIM", _img))
+entry4("pytorch_msssim", "pytorch_msssim.MS_SSIM", cls=True)(
+    _mod3("pytorch_msssim", "MS_SSIM", _img_large)
+)
+for _cls in ("KMeans", "SoftKMeans"):
+    entry4("torch_kmeans", f"torch_kmeans.{_cls}", cls=True)(
+        _mod3("torch_kmeans", _cls, _x(2, 20, 2), n_clusters=3)
+    )
+
+
 # --------------------------------------------------------------------------- the split
 def split_of(pkg: str) -> dict[str, str]:
     """Entry name -> "dev" | "heldout": per package, sorted by sha1 of the name, every second
-    one held out (decided by the names alone, before any labels existed). A dev3 package's
-    entries are all "dev3"."""
+    one held out (decided by the names alone, before any labels existed). A dev3 (dev4)
+    package's entries are all "dev3" ("dev4")."""
     if pkg in DEV3:
         return {n: "dev3" for n, _, _ in ENTRIES[pkg]}
+    if pkg in DEV4:
+        return {n: "dev4" for n, _, _ in ENTRIES[pkg]}
     names = sorted(
         (n for n, _, _ in ENTRIES[pkg]), key=lambda n: hashlib.sha1(n.encode()).hexdigest()
     )
     return {n: ("heldout" if i % 2 else "dev") for i, n in enumerate(names)}
+
+
+def set_of(pkg: str) -> str:
+    """The labels set a package's entries go to first: its own dev set, or the split dev half."""
+    return "dev3" if pkg in DEV3 else "dev4" if pkg in DEV4 else "dev"
 
 
 def globs(name: str, cls: bool) -> list[str]:
@@ -1113,7 +1316,11 @@ def label(pkgs: list[str], heldout: bool = False, which: str | None = None) -> N
     HERE.mkdir(exist_ok=True)
     data = {s: (json.loads(p.read_text()) if p.is_file() else {}) for s, p in LABELS.items()}
     if not pkgs:
-        pkgs = sorted(p for p in ENTRIES if which is None or (which == "dev3") == (p in DEV3))
+        pkgs = sorted(
+            p
+            for p in ENTRIES
+            if which is None or set_of(p) == ("dev" if which == "heldout" else which)
+        )
     touched: set[str] = set()
     for pkg in pkgs:
         print(f"{pkg}: {len(ENTRIES[pkg])} entries", flush=True)

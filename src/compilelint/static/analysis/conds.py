@@ -542,7 +542,8 @@ def expr_tree(
 ) -> list[object] | None:
     """A flag computed from parameters and literals (``threshold > 0``, ``dropout and n > 1``,
     ``not causal``, ``exists(p)``) as JSON-able data (``["p", name]``, ``["l", value]``,
-    ``["c", name, op, literal]``, ``["not", t]``, ``["and"|"or", t, t]``), or a value chosen by
+    ``["c", name, op, literal]``, ``["not", t]``, ``["and"|"or", t, t]``, a string method
+    without arguments, ``["s", "lower", t]``: ``init_method.lower()``), or a value chosen by
     one (``opt(params) if exists(opt) else None``: ``["if", test, then, else]``, where a branch
     that is neither a literal nor a parameter is ``["o"]``, an object that is not None) that
     :func:`evaluate` reads; None for anything else."""
@@ -573,11 +574,26 @@ def expr_tree(
         if sides == [["o"], ["o"]]:
             return None  # nothing known either way
         return ["if", test, *sides]
+    if (
+        type(node) is cst.Call
+        and not node.args
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in STR_METHODS
+    ):
+        # a string normalised (`self.init_method = init_method.lower()`): the method of each
+        # string value (a value that is not a string: unknown)
+        inner = expr_tree(node.func.value, is_param, none_test)
+        if inner is not None and inner[0] in ("p", "l", "s"):
+            return ["s", node.func.attr.value, inner]
     if isinstance(node, (cst.Comparison, cst.Call)):
         a = _atom(node, is_param, none_test)
         if a is not None and a[1] not in INPUT_OPS and not a[0].startswith("self."):
             return ["c", a[0], a[1], a[2]]
     return None
+
+
+# ``str`` methods without arguments that :func:`expr_tree` applies to a parameter's string values
+STR_METHODS = frozenset(("lower", "upper", "strip", "lstrip", "rstrip", "casefold"))
 
 
 class _Object:
@@ -617,6 +633,11 @@ def evaluate(tree: list[object], values: dict[str, list[object]]) -> list[object
         return [OBJECT]
     if kind == "p":
         return values.get(str(tree[1]))
+    if kind == "s":
+        got = evaluate(tree[2], values)  # type: ignore[arg-type]
+        if got is None or not all(isinstance(v, str) for v in got):
+            return None  # (`None.lower()` raises: no value the attribute holds)
+        return [getattr(v, str(tree[1]))() for v in got]
     if kind == "c":
         vals = values.get(str(tree[1]))
         if vals is None:

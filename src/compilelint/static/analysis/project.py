@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 from itertools import chain
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from compilelint.static.analysis import conds as C
 from compilelint.static.analysis import names as N
@@ -391,8 +391,15 @@ class Project(Summaries):
 
     def _site_values(self, key: FKey, fn: FunctionFacts, prm: ParamFacts) -> list[object] | None:
         """The values parameter ``prm`` of ``fn`` (``key``) holds over its callers' sites
-        (see :meth:`param_values`)."""
-        pname = prm.name
+        (see :meth:`param_values`).
+
+        A call of ``fn`` from its own body under conditions (entmax's
+        ``_sparsemax_threshold_and_support(X_, k=2 * k)`` under ``if k is not None and ...:``)
+        is counted last: what the other sites give is what the first frame holds, and where
+        that refutes the recursive call's conditions, no frame makes it (by induction on the
+        frames), so its arguments add nothing. Before, its value (``2 * k``, unknown) made the
+        parameter unknown, and the branch holding the call could not be refuted by the very
+        values that make it dead."""
         vals: list[object] = []
         if key in self.roots:
             if key not in self.default_roots or not prm.literal:
@@ -402,56 +409,102 @@ class Project(Summaries):
         if not sites and key not in self.roots:
             return None
         positional = [p.name for p in fn.params if p.index >= 0]
-        for cpath, call, implicit in sites:
-            if call.star and not call.kwstar:
+        own = {id(c) for c in fn.calls if c.conds}
+        later: list[tuple[str, CallSite, int]] = []
+        for site in sites:
+            if site[0] == key[0] and id(site[1]) in own:
+                later.append(site)  # a recursive call under conditions: after the others
+            elif not self._add_site_values(site, prm, positional, vals):
                 return None
-            v = None
-            slot = pname
-            if prm.index >= 0:
-                j = positional.index(pname) - implicit
-                if 0 <= j < len(call.args):
-                    v = call.args[j]
-                    slot = str(j)
-            if v is None:
-                v = call.kwargs.get(pname)
-            if v is None and call.star:
-                if call.kwalts and call.kwstar:
-                    # a local dict of literal keys: each binding's value, or the default
-                    got = self._kwalt_values(cpath, call.kwalts, prm)
+        if later:
+            memo = (key, prm.name)
+            before = self._param_values.get(memo, ...)
+            memos: list[dict[Any, Any]] = [
+                self._param_values,
+                self._attr_memo,
+                self._init_memo,
+                self._reached,
+            ]
+            known = [set(m) for m in memos]
+            self._param_values[memo] = list(vals)  # the first frame's values, for the test
+            live = later
+            try:
+                live = [t for t in later if not self.refuted(key, t[1].conds)]
+            finally:
+                if live:
+                    # what the test computed took the first frame's values for all of them:
+                    # not the parameter's values once a recursive call adds to them
+                    for m, had in zip(memos, known, strict=True):
+                        for k in set(m) - had:
+                            del m[k]
+                if before is ...:
+                    self._param_values.pop(memo, None)
                 else:
-                    kw = call.fwd.get(KWARGS_SLOT) if call.kwstar else None
-                    got = self._kwargs_values(cpath, kw, prm) if kw else None
-                if got is None:
-                    return None  # left to a `**kwargs` dict whose other keys are not known
-                vals.extend(got)
-                continue
-            if v is None:
-                if not prm.literal:
+                    self._param_values[memo] = before
+            for site in live:
+                if not self._add_site_values(site, prm, positional, vals):
                     return None
-                vals.append(prm.literal[0])
-                continue
-            if slot in call.fwd:
-                # the caller's own parameter passed on unchanged (``ignore_index=ignore_index``):
-                # whatever the caller's callers (or its defaults, for an entry point) give it
-                got = self._forwarded(cpath, call.fwd[slot])
-                if got is None:
-                    return None
-                vals.extend(got)
-                continue
-            if slot in call.never_none and V.const(v) is ...:
-                # `minlength=4 * num_labels`: a value not known, but never None
-                vals.append(C.OBJECT)
-                continue
-            for m in V.members(v):
-                c = V.const(m)
-                if c is not ...:
-                    vals.append(c)
-                    continue
-                got = self._forwarded(cpath, m[1]) if m[0] == "Y" else None
-                if got is None:
-                    return None
-                vals.extend(got)
         return vals
+
+    def _add_site_values(
+        self,
+        site: tuple[str, CallSite, int],
+        prm: ParamFacts,
+        positional: list[str],
+        vals: list[object],
+    ) -> bool:
+        """Add to ``vals`` what one call site passes for ``prm``; False where it is unknown."""
+        cpath, call, implicit = site
+        pname = prm.name
+        if call.star and not call.kwstar:
+            return False
+        v = None
+        slot = pname
+        if prm.index >= 0:
+            j = positional.index(pname) - implicit
+            if 0 <= j < len(call.args):
+                v = call.args[j]
+                slot = str(j)
+        if v is None:
+            v = call.kwargs.get(pname)
+        if v is None and call.star:
+            if call.kwalts and call.kwstar:
+                # a local dict of literal keys: each binding's value, or the default
+                got = self._kwalt_values(cpath, call.kwalts, prm)
+            else:
+                kw = call.fwd.get(KWARGS_SLOT) if call.kwstar else None
+                got = self._kwargs_values(cpath, kw, prm) if kw else None
+            if got is None:
+                return False  # left to a `**kwargs` dict whose other keys are not known
+            vals.extend(got)
+            return True
+        if v is None:
+            if not prm.literal:
+                return False
+            vals.append(prm.literal[0])
+            return True
+        if slot in call.fwd:
+            # the caller's own parameter passed on unchanged (``ignore_index=ignore_index``):
+            # whatever the caller's callers (or its defaults, for an entry point) give it
+            got = self._forwarded(cpath, call.fwd[slot])
+            if got is None:
+                return False
+            vals.extend(got)
+            return True
+        if slot in call.never_none and V.const(v) is ...:
+            # `minlength=4 * num_labels`: a value not known, but never None
+            vals.append(C.OBJECT)
+            return True
+        for m in V.members(v):
+            c = V.const(m)
+            if c is not ...:
+                vals.append(c)
+                continue
+            got = self._forwarded(cpath, m[1]) if m[0] == "Y" else None
+            if got is None:
+                return False
+            vals.extend(got)
+        return True
 
     def site_noneness(
         self, key: FKey, pname: str, depth: int = 0
@@ -750,7 +803,12 @@ class Project(Summaries):
         call passes the keyword or ``sub``'s own ``**kwargs``."""
         fn = self.fn(sub)
         if any(p.name == pname and p.index >= -1 for p in fn.params):
-            return False
+            # a parameter of that name takes the keyword: handed over only where a `super()`
+            # call passes it on unchanged (`super().__init__(init_method=init_method)`)
+            return any(
+                c.ref.startswith("S|") and (c.args or c.fwd.get(pname) == f"P|{sub[1]}|{pname}")
+                for c in fn.calls
+            )
         return any(
             c.ref.startswith("S|") and (pname in c.kwargs or KWARGS_SLOT in c.fwd or c.args)
             for c in fn.calls
@@ -761,7 +819,9 @@ class Project(Summaries):
     ) -> list[object] | None:
         """What parameter ``prm`` of ``init`` holds for instances of ``cls``, whose nearest
         ``__init__`` ``sub`` calls ``init`` once, unconditionally, through ``super()``: the
-        literal that call passes, or, where it leaves the keyword to ``sub``'s own
+        literal that call passes, or what ``sub``'s own parameter that it passes on unchanged
+        holds (``super().__init__(init_method=init_method)``: an entry class's default, or what
+        ``cls``'s constructions pass), or, where it leaves the keyword to ``sub``'s own
         ``**kwargs`` passed on unchanged (and ``sub`` has no parameter of that name), what
         ``cls``'s constructions pass by that keyword (an entry class: ``init``'s default, the
         user building it under its defaults). None: unknown."""
@@ -775,11 +835,24 @@ class Project(Summaries):
             return None
         call = sites[0]
         positional = [p.name for p in self.fn(init).params if p.index >= 0]
+        slot = prm.name
         if prm.index >= 0 and 0 <= positional.index(prm.name) - 1 < len(call.args):
-            v: V.Value | None = call.args[positional.index(prm.name) - 1]
+            slot = str(positional.index(prm.name) - 1)
+            v: V.Value | None = call.args[int(slot)]
         else:
             v = call.kwargs.get(prm.name)
         if v is not None:
+            src = call.fwd.get(slot)
+            if src is not None:
+                # `sub`'s own parameter passed on unchanged (`init_method=init_method`): what
+                # it holds for `cls` (an entry class: its default; else its constructions)
+                qual, _, name = src[2:].rpartition("|")
+                sprm = next((p for p in sfn.params if p.name == name and p.index >= -1), None)
+                if not src.startswith("P|") or qual != sub[1] or sprm is None:
+                    return None
+                if entry:
+                    return list(sprm.literal[:1]) or None
+                return self._built_values(cls, sub, sprm)
             consts = [V.const(m) for m in V.members(v)]
             return None if any(c is ... for c in consts) else consts
         if not call.kwstar or KWARGS_SLOT not in call.fwd:

@@ -633,6 +633,7 @@ class FileWalker(Evaluator):
         # ids of names called at a recorded call site (`helper(x)`): the site is the edge, and
         # the name is not a reference to a function passed as a value
         self._called_names: set[int] = set()
+        self._super_args: set[int] = set()  # `super(Cls, self)` calls: `Cls` is not passed on
         # id(node) -> (node, its dotted name, head, rest) or (node,) when it has none
         self._dotted: dict[int, tuple[Any, ...]] = {}
 
@@ -1321,6 +1322,16 @@ class FileWalker(Evaluator):
         ):
             self.scope.kwdicts.pop(node.func.value.value, None)  # a dict changed in place
             self.scope.changed_dicts.add(node.func.value.value)
+        if (
+            type(node.func) is cst.Name
+            and node.func.value == "super"
+            and node.args
+            and type(node.args[0].value) is cst.Name
+        ):
+            # `super(Cls, self)` names the class to find the next one in its MRO: neither a
+            # construction of it nor a reference that escapes (its constructions stay known)
+            self._called_names.add(id(node.args[0].value))
+            self._super_args.add(id(node))
         if facts is None or self.untraced_depth:
             return  # calls in code torch.compile does not trace do not make their callees traced
         if isinstance(node.func, cst.Name) and self._closure_param(node.func.value):
@@ -1350,7 +1361,7 @@ class FileWalker(Evaluator):
                 self.cond_calls.append((facts, node, list(self.conds)))
                 self.stmt_of.setdefault(id(node), self.current_stmt)
             # functions passed as arguments (checkpoint(self.block, x), map(fn, xs), ...)
-            for a in node.args:
+            for a in () if id(node) in self._super_args else node.args:
                 r = self._func_ref_of(a.value)
                 if r and r not in facts.refs:
                     facts.refs.append(r)
