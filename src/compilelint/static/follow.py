@@ -212,6 +212,8 @@ class FollowProject(Project):
         # any arguments (what ``--report-untraced`` shows, marked latent)
         self.broad = broad
         self.entry_classes: set[tuple[str, str]] = set()  # library mode: exported classes
+        # told of each installed module this view finds no file for (next round's), when found
+        self.on_missing: Callable[[str], None] | None = None
         self._mf: dict[str, tuple[str | None, bool]] = {}
         self._suffix = {}
         for mod, path in self.modules.items():
@@ -230,6 +232,8 @@ class FollowProject(Project):
             got = self._mf[dotted] = (out, out is None and self.installed(dotted))
             if got[1]:
                 self.unresolved_modules.add(dotted)  # load it in the next round
+                if self.on_missing is not None:
+                    self.on_missing(dotted)
         elif got[1] and self._frames:
             self._frames[-1].unres.append(dotted)
         if got[1] and self._frames:
@@ -588,9 +592,73 @@ def follow(
 
     # the resolutions of ``project``'s view and those before it when they were shared
     shared = shared if shared is not None else SharedResolutions()
+    # files read, or begun in the pool, as soon as a computation showed they are needed
+    early = _Early()
+    noticed: set[str] = set()  # modules ``read_ahead`` was told of
+    ahead = [use_light and LR.PREDICT and start is not None]  # read_ahead is on (next round)
+
+    def read_ahead(mod: str) -> None:
+        """A module a computation found installed but not loaded (the next round loads its
+        file): a file that may not be light (``LR.may_be_heavy``) is read now, and when it
+        cannot be, its whole analysis begun in the pool, instead of after the computation
+        (``transformers/modeling_utils.py``: the first run's longest task)."""
+        if not ahead[0] or mod in tried or mod in noticed or len(library) >= max_files:
+            return
+        noticed.add(mod)
+        mf = resolver.find(mod)
+        if mf is None or mf.path in library or mf.path in early.light:
+            return
+        stamp = _stamp(mf.path)
+        if stamp is None or cache.get(resolver.distribution(mf), mf.path, stamp) is not None:
+            return  # the round reads the cache
+        try:
+            with open(mf.path, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            return
+        if not LR.may_be_heavy(data):
+            return  # light: read in its round, as before
+        src = (data, mf.path, mf.module, mf.is_package)
+        with LR.Demand.paused():
+            lf = LR.light_facts(*src)
+        early.light[mf.path] = (stamp, src, lf)
+        if lf is None and start is not None:
+            wait = start([src])
+            if wait is not None:
+                early.whole[mf.path] = (stamp, src, wait)
+
+    def begin_whole(path: str) -> None:
+        """A light file a computation demanded (:meth:`LR.Demand.recording`): its whole
+        analysis begun in the pool now, while the computation goes on; ``upgrade`` takes it."""
+        if start is None or path in early.whole or path not in where:
+            return
+        f = facts.get(path)
+        if f is None or not LR.is_light(f):
+            return
+        mf, dist = where[path]
+        stamp = _stamp(path)
+        if stamp is None:
+            return
+        got = cache.get(dist, path, stamp)
+        if got is not None and not LR.is_plain(got):
+            return  # its whole facts are cached
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            return
+        src = (data, mf.path, mf.module, mf.is_package)
+        wait = start([src])
+        if wait is not None:
+            early.whole[path] = (stamp, src, wait)
+
+    def recording() -> Any:
+        return LR.Demand.recording(on_new=begin_whole if start is not None else None)
 
     def make() -> FollowProject:
-        return FollowProject(facts.values(), library, installed, entries, shared=shared)
+        view = FollowProject(facts.values(), library, installed, entries, shared=shared)
+        view.on_missing = read_ahead
+        return view
 
     def enter(
         batch: list[tuple[ModuleFile, tuple[str, str]]], got: list[FileFacts | None], light: bool
@@ -612,9 +680,8 @@ def follow(
             stats.packages[dist[0]] = dist[1]
 
     def load(batch: list[tuple[ModuleFile, tuple[str, str]]], light: bool) -> None:
-        enter(
-            batch, _load_all(batch, analyse, cache, to_data, from_data, stats, light=light), light
-        )
+        got = _load_all(batch, analyse, cache, to_data, from_data, stats, light=light, early=early)
+        enter(batch, got, light)
 
     def to_upgrade(need: set[str]) -> list[tuple[ModuleFile, tuple[str, str]]]:
         redo = [where[p] for p in sorted(need) if p in facts and LR.is_light(facts[p])]
@@ -643,7 +710,7 @@ def follow(
             return True
         # a file found not to be light (``modeling_utils.py``) starts at once, largest first:
         # it is analysed while this process reads the others and predicts
-        begun: list[tuple[_Todo, Callable[[], list[FileFacts]]]] = []
+        begun: _Begun = []
         later: _Todo = []
 
         def begin(items: _Todo) -> None:
@@ -653,13 +720,21 @@ def follow(
             else:
                 begun.append((items, wait))
 
-        got, todo = _read_all(batch, cache, from_data, stats, light=True, begin=begin)
+        got, todo = _read_all(
+            batch, cache, from_data, stats, light=True, begin=begin, early=early, begun=begun
+        )
+        heavy = bool(todo) or bool(begun)
         enter(batch, got, light=True)
         redo = to_upgrade(predicted(before))
-        rgot, rtodo = _read_all(redo, cache, from_data, stats, light=False)
+        rbegun: _Begun = []
+        rgot, rtodo = _read_all(
+            redo, cache, from_data, stats, light=False, early=early, begun=rbegun
+        )
         n = len(batch)
         if rtodo:
             begin([(i + n, st, src) for i, st, src in rtodo])
+        for items, wait in rbegun:
+            begun.append(([(i + n, st, src) for i, st, src in items], wait))
         both = batch + redo
         out = got + rgot
         for items, wait in begun:
@@ -671,7 +746,7 @@ def follow(
         enter([batch[i] for i in now], [out[i] for i in now], light=True)
         enter(redo, out[n:], light=False)
         # what the prediction could not see yet: the facts of the files analysed whole
-        return bool(todo)
+        return heavy
 
     def settle(before: FollowProject, predict: bool = True) -> FollowProject:
         """The project view over the files loaded so far, every file it reads into whole.
@@ -680,7 +755,7 @@ def follow(
         if LR.PREDICT and predict:
             upgrade(predicted(before))
         while True:
-            with LR.Demand.recording() as demand:
+            with recording() as demand:
                 project = make()
                 project.compute()
                 if add_factory_calls(project):
@@ -743,7 +818,9 @@ def follow(
                 if run is not None and cached_registering_modules(mf, dist, cache) is None:
                     wait = run(search_registering_modules, (mf.site, mf.top))
                 searches.append((mf, dist, wait))
-        # one round's files are analysed together (the engine's pool of workers)
+        # one round's files are analysed together (the engine's pool of workers); modules
+        # its computations find missing are read ahead while a next round may load them
+        ahead[0] = ahead[0] and rnd + 1 < max_rounds
         project = settle(project, predict=load_round(batch, project))
         for mf, dist, wait in searches:
             if wait is None:
@@ -754,8 +831,9 @@ def follow(
                     dist, f"<graph-ops>{os.path.join(mf.site, mf.top)}", "", {"modules": mods}
                 )
             project.unresolved_modules.update(mods)
+    ahead[0] = False  # no round after these
     while True:
-        with LR.Demand.recording() as demand:
+        with recording() as demand:
             final = project
             if prune_registry_calls(final):
                 final = make()
@@ -1194,16 +1272,37 @@ def _load_all(
     from_data: Callable[[Any], FileFacts],
     stats: FollowStats,
     light: bool = False,
+    early: _Early | None = None,
 ) -> list[FileFacts | None]:
     """The facts of each library file of ``batch`` (None: unreadable or unparsable): from the
     library cache, else analysed, all of them in one call of ``analyse`` (phase 1 with calls
-    through objects, in the engine's pool of workers when it pays)."""
-    out, todo = _read_all(batch, cache, from_data, stats, light=light)
+    through objects, in the engine's pool of workers when it pays), but those ``early`` began
+    analysing."""
+    begun: _Begun = []
+    out, todo = _read_all(batch, cache, from_data, stats, light=light, early=early, begun=begun)
     _analyse_all(batch, out, todo, analyse, cache, to_data)
+    for items, wait in begun:
+        _store_all(batch, out, items, wait(), cache, to_data)
     return out
 
 
 _Todo = list[tuple[int, str, LibSource]]  # (index in the batch, stamp, source) to analyse whole
+# files of a batch whose whole analysis runs in the pool, and what waits for their facts
+_Begun = list[tuple[_Todo, Callable[[], list[FileFacts]]]]
+
+
+class _Early:
+    """Library files read before their round or their analysis (a first run's serial path):
+    ``light``, files of modules a computation found missing (next round's), read then: path ->
+    (stamp, source, the light facts or None: it cannot be light); ``whole``, files whose whole
+    analysis was begun in the pool then (those that cannot be light, and light files a
+    computation demanded): path -> (stamp, source, what waits for the facts). A round or an
+    upgrade takes a file's entry when its stamp is unchanged and reads it as before otherwise;
+    an entry never taken was not needed after all."""
+
+    def __init__(self) -> None:
+        self.light: dict[str, tuple[str, LibSource, FileFacts | None]] = {}
+        self.whole: dict[str, tuple[str, LibSource, Callable[[], list[FileFacts]]]] = {}
 
 
 def _read_all(
@@ -1213,12 +1312,15 @@ def _read_all(
     stats: FollowStats,
     light: bool = False,
     begin: Callable[[_Todo], None] | None = None,
+    early: _Early | None = None,
+    begun: _Begun | None = None,
 ) -> tuple[list[FileFacts | None], _Todo]:
     """The first half of :func:`_load_all`: the facts the library cache has and those read
     only for resolution (``light``), and the files left to analyse whole (in the batch's
     order). With ``begin``, the files are read largest first and each file left to analyse
     whole is handed to ``begin`` as soon as it is known (the caller analyses those, not
-    the returned list's)."""
+    the returned list's). A file ``early`` read or began is taken from it: its light facts,
+    or its analysis in the pool, into ``begun`` (neither returned nor handed to ``begin``)."""
     out: list[FileFacts | None] = [None] * len(batch)
     todo: _Todo = []
     stamps = [_stamp(mf.path) for mf, _ in batch]
@@ -1244,19 +1346,31 @@ def _read_all(
                 continue
             except (TypeError, KeyError):
                 stats.cached -= 1
-        try:
-            with open(mf.path, "rb") as fh:
-                data = fh.read()
-        except OSError:
-            continue
-        if light:  # read only for resolution while nothing reads its functions' bodies
-            lf = LR.light_facts(data, mf.path, mf.module, mf.is_package)
-            if lf is not None:
-                out[i] = lf
-                if cache.keeps:
-                    cache.put(dist, mf.path, stamp, LR.to_plain(lf))
+        ahead = early.light.pop(mf.path, None) if early is not None else None
+        if ahead is not None and (ahead[0] != stamp or not light):
+            ahead = None
+        if early is not None and begun is not None and (ahead is None or ahead[2] is None):
+            w = early.whole.pop(mf.path, None)
+            if w is not None and w[0] == stamp:
+                begun.append(([(i, stamp, w[1])], w[2]))
                 continue
-        item = (i, stamp, (data, mf.path, mf.module, mf.is_package))
+        if ahead is not None:  # read while a computation found its module missing
+            src, lf = ahead[1], ahead[2]
+        else:
+            try:
+                with open(mf.path, "rb") as fh:
+                    data = fh.read()
+            except OSError:
+                continue
+            src = (data, mf.path, mf.module, mf.is_package)
+            # read only for resolution while nothing reads its functions' bodies
+            lf = LR.light_facts(*src) if light else None
+        if lf is not None:
+            out[i] = lf
+            if cache.keeps:
+                cache.put(dist, mf.path, stamp, LR.to_plain(lf))
+            continue
+        item = (i, stamp, src)
         todo.append(item)
         if begin is not None:
             begin([item])
