@@ -597,16 +597,21 @@ def follow(
     noticed: set[str] = set()  # modules ``read_ahead`` was told of
     ahead = [use_light and LR.PREDICT and start is not None]  # read_ahead is on (next round)
 
+    # files of modules ``read_ahead`` was told of that are light by their bytes, read for
+    # resolution while this process would wait for the pool (``idle``)
+    pending: list[tuple[str, LibSource]] = []
+
     def read_ahead(mod: str) -> None:
         """A module a computation found installed but not loaded (the next round loads its
         file): a file that may not be light (``LR.may_be_heavy``) is read now, and when it
         cannot be, its whole analysis begun in the pool, instead of after the computation
-        (``transformers/modeling_utils.py``: the first run's longest task)."""
+        (``transformers/modeling_utils.py``: the first run's longest task); the others are
+        read while this process waits for the pool."""
         if not ahead[0] or mod in tried or mod in noticed or len(library) >= max_files:
             return
         noticed.add(mod)
         mf = resolver.find(mod)
-        if mf is None or mf.path in library or mf.path in early.light:
+        if mf is None or mf.path in library or mf.path in early.light or mf.path in early.whole:
             return
         stamp = _stamp(mf.path)
         if stamp is None or cache.get(resolver.distribution(mf), mf.path, stamp) is not None:
@@ -616,9 +621,10 @@ def follow(
                 data = fh.read()
         except OSError:
             return
-        if not LR.may_be_heavy(data):
-            return  # light: read in its round, as before
         src = (data, mf.path, mf.module, mf.is_package)
+        if not LR.may_be_heavy(data):
+            pending.append((stamp, src))  # light: read when this process would wait
+            return
         with LR.Demand.paused():
             lf = LR.light_facts(*src)
         early.light[mf.path] = (stamp, src, lf)
@@ -626,6 +632,16 @@ def follow(
             wait = start([src])
             if wait is not None:
                 early.whole[mf.path] = (stamp, src, wait)
+
+    def idle() -> None:
+        """About to wait for the pool: the files ``read_ahead`` left are read for resolution
+        meanwhile (those their round then loads need no read there)."""
+        while pending:
+            stamp, src = pending.pop()
+            if src[1] in library or src[1] in early.light:
+                continue
+            with LR.Demand.paused():
+                early.light[src[1]] = (stamp, src, LR.light_facts(*src))
 
     def begin_whole(path: str) -> None:
         """A light file a computation demanded (:meth:`LR.Demand.recording`): its whole
@@ -680,7 +696,9 @@ def follow(
             stats.packages[dist[0]] = dist[1]
 
     def load(batch: list[tuple[ModuleFile, tuple[str, str]]], light: bool) -> None:
-        got = _load_all(batch, analyse, cache, to_data, from_data, stats, light=light, early=early)
+        got = _load_all(
+            batch, analyse, cache, to_data, from_data, stats, light=light, early=early, idle=idle
+        )
         enter(batch, got, light)
 
     def to_upgrade(need: set[str]) -> list[tuple[ModuleFile, tuple[str, str]]]:
@@ -737,6 +755,8 @@ def follow(
             begun.append(([(i + n, st, src) for i, st, src in items], wait))
         both = batch + redo
         out = got + rgot
+        if begun:
+            idle()
         for items, wait in begun:
             _store_all(both, out, items, wait(), cache, to_data)
         _analyse_all(both, out, sorted(later, key=lambda t: t[0]), analyse, cache, to_data)
@@ -1273,14 +1293,17 @@ def _load_all(
     stats: FollowStats,
     light: bool = False,
     early: _Early | None = None,
+    idle: Callable[[], None] | None = None,
 ) -> list[FileFacts | None]:
     """The facts of each library file of ``batch`` (None: unreadable or unparsable): from the
     library cache, else analysed, all of them in one call of ``analyse`` (phase 1 with calls
     through objects, in the engine's pool of workers when it pays), but those ``early`` began
-    analysing."""
+    analysing; ``idle`` runs before waiting for those."""
     begun: _Begun = []
     out, todo = _read_all(batch, cache, from_data, stats, light=light, early=early, begun=begun)
     _analyse_all(batch, out, todo, analyse, cache, to_data)
+    if begun and idle is not None:
+        idle()
     for items, wait in begun:
         _store_all(batch, out, items, wait(), cache, to_data)
     return out
