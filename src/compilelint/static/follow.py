@@ -43,6 +43,11 @@ LibSource = tuple[bytes, str, str, bool]  # data, real path, module, is a packag
 # folders of a package not searched for allow_in_graph registrations (not imported by its API)
 _REGISTRY_SKIP = frozenset({"tests", "test", "testing", "examples", "benchmarks", "docs"})
 _MAX_REGISTRY_FILES = 3000  # files of one package searched for registrations
+# begin a library file's reads as soon as a computation shows it needed: a missing module's
+# file that cannot be light analysed whole in the pool while the computation goes on, the
+# others read for resolution while this process waits for the pool, a demanded light file's
+# whole analysis begun at the demand (off: each in its round or after the computation)
+EARLY = True
 # a call that registers a function (`allow_in_graph(rearrange)`), not a decorator: a decorated
 # function is known once its own module loads (whoever calls it imports that module), so only
 # modules with call-form registrations need loading (transformers' decorators do not)
@@ -595,7 +600,8 @@ def follow(
     # files read, or begun in the pool, as soon as a computation showed they are needed
     early = _Early()
     noticed: set[str] = set()  # modules ``read_ahead`` was told of
-    ahead = [use_light and LR.PREDICT and start is not None]  # read_ahead is on (next round)
+    # read_ahead is on (while a next round may load what it is told of)
+    ahead = [EARLY and use_light and LR.PREDICT and start is not None]
 
     # files of modules ``read_ahead`` was told of that are light by their bytes, read for
     # resolution while this process would wait for the pool (``idle``)
@@ -669,7 +675,7 @@ def follow(
             early.whole[path] = (stamp, src, wait)
 
     def recording() -> Any:
-        return LR.Demand.recording(on_new=begin_whole if start is not None else None)
+        return LR.Demand.recording(on_new=begin_whole if EARLY and start is not None else None)
 
     def make() -> FollowProject:
         view = FollowProject(facts.values(), library, installed, entries, shared=shared)
