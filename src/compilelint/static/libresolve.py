@@ -303,6 +303,7 @@ class _Reader:
         self.bound: dict[str, set[str]] = {}  # every target a local name was imported as
         self.all_names: list[str] | None = None
         self.all_computed = False
+        self.stars = 0  # star imports so far
         self.tree_facts = _TreeFacts(tree)
 
     def outer_params(self) -> set[str]:
@@ -401,7 +402,9 @@ class _Reader:
             mod = f"{base}.{mod}" if base and mod else (base or mod)
         if len(node.names) == 1 and node.names[0].name == "*":
             if mod:
-                self.imports[f"*{sum(k.startswith('*') for k in self.imports)}"] = mod
+                # ``*<n>``: the n-th star import (no other key of the table starts with ``*``)
+                self.imports[f"*{self.stars}"] = mod
+                self.stars += 1
             return
         for a in node.names:
             local = a.asname if a.asname is not None else a.name
