@@ -723,13 +723,18 @@ def follow(
     def predicted(before: FollowProject) -> set[str]:
         return predict_upgrades(before, make())
 
-    def load_round(batch: list[tuple[ModuleFile, tuple[str, str]]], before: FollowProject) -> bool:
+    def load_round(
+        batch: list[tuple[ModuleFile, tuple[str, str]]],
+        before: FollowProject,
+        then: Callable[[], None],
+    ) -> bool:
         """A round's files: first those read only for resolution (or cached), then, in one call
         of ``analyse`` (the pool runs them side by side), the files to analyse whole together
         with the light files that ``before``'s traced calls name, known from the light facts
         (the heavy files of the round analysed first, the prediction after them, ran one after
         the other). Whether to predict again once they are in (``settle``)."""
         if not (use_light and LR.PREDICT):
+            then()
             load(batch, light=use_light)
             return True
         # a file found not to be light (``modeling_utils.py``) starts at once, largest first:
@@ -761,6 +766,7 @@ def follow(
             begun.append(([(i + n, st, src) for i, st, src in items], wait))
         both = batch + redo
         out = got + rgot
+        then()  # after the round's own files: the pool takes them first
         if begun:
             idle()
         for items, wait in begun:
@@ -835,20 +841,34 @@ def follow(
         # a package's allow_in_graph registrations may lie in a module the call graph does not
         # reach (einops imports `_torch_specific` inside a function): load every module of a
         # followed package that registers some, so its graph ops are known. The search of a
-        # package new to this round runs in a pool worker while the round loads (``run``)
-        searches: list[tuple[ModuleFile, tuple[str, str], Callable[[], list[str]] | None]] = []
+        # package new to this round runs in a pool worker while the round loads (``run``),
+        # begun once the round's own files are (a round that waits for a small file does not
+        # wait for a search before it)
+        searches: list[tuple[ModuleFile, tuple[str, str]]] = []
         for mf, dist in batch:
             if (mf.site, mf.top) not in searched:
                 searched.add((mf.site, mf.top))
+                searches.append((mf, dist))
+        waits: list[Callable[[], list[str]] | None] = []
+
+        def begin_searches(
+            searches: list[tuple[ModuleFile, tuple[str, str]]] = searches,
+            waits: list[Callable[[], list[str]] | None] = waits,
+        ) -> None:
+            if len(waits) == len(searches):
+                return  # begun
+            for mf, dist in searches:
                 wait = None
                 if run is not None and cached_registering_modules(mf, dist, cache) is None:
                     wait = run(search_registering_modules, (mf.site, mf.top))
-                searches.append((mf, dist, wait))
+                waits.append(wait)
+
         # one round's files are analysed together (the engine's pool of workers); modules
         # its computations find missing are read ahead while a next round may load them
         ahead[0] = ahead[0] and rnd + 1 < max_rounds
-        project = settle(project, predict=load_round(batch, project))
-        for mf, dist, wait in searches:
+        project = settle(project, predict=load_round(batch, project, begin_searches))
+        begin_searches()
+        for (mf, dist), wait in zip(searches, waits):
             if wait is None:
                 mods = registering_modules(mf, dist, cache)
             else:
