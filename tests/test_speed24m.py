@@ -342,3 +342,29 @@ def test_may_be_heavy_misses_no_refused_file() -> None:
             if heavy:
                 assert LR.may_be_heavy(data), path
     assert refused and said >= refused
+
+
+def test_the_graph_op_search_begins_after_the_rounds_own_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The round waits for its own files (``api.py``, predicted): they go to the pool before the
+    package's ``allow_in_graph`` search, which is begun once and waited for after the round."""
+    proj, venv = _env(tmp_path)
+    monkeypatch.setattr(engine, "POOL_BYTES", 0)
+    events: list[str] = []
+    start, call = engine._Scan.start_files, engine._Scan.start_call
+
+    def start_files(scan: engine._Scan, items: list[Any]) -> Any:
+        events.extend(os.path.basename(it[1].path) for it in items if it[3] == "all")
+        return start(scan, items)
+
+    def start_call(scan: engine._Scan, fn: Any, args: tuple[Any, ...]) -> Any:
+        events.append(getattr(fn, "__name__", ""))
+        return call(scan, fn, args)
+
+    monkeypatch.setattr(engine._Scan, "start_files", start_files)
+    monkeypatch.setattr(engine._Scan, "start_call", start_call)
+    got = _scan(proj, venv, 2)
+    assert events.count("search_registering_modules") == 1, events
+    assert events.index("api.py") < events.index("search_registering_modules"), events
+    assert got.findings
