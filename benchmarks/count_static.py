@@ -13,7 +13,8 @@ bounded in time) over a copy of all 200 files, as ``bench_static.py --ratios`` r
 counts of its serial work after phase 1, which the machine's load does not change: project
 computations (``Project.compute``), the calls of ``analyse_files`` for library files (each a
 wait for the pool: files, bytes, and the bytes on the critical path, the larger of the largest
-file and half the call's bytes), light reads, and the Python function calls of the parent
+file and half the call's bytes), the library files begun in the pool while this process goes
+on (``start_files``: files and bytes), light reads, and the Python function calls of the parent
 (cProfile) in the project and follow phases, in ``compute`` and in the light reads. The files are a fixed subset of the first 200 files
 (sorted paths) of the installed transformers package's ``models/`` folder: every k-th of those
 that phase 1 analyses (they mention ``torch`` or ``forward``) and every k-th of the others. The
@@ -175,6 +176,8 @@ def first_run_counts(root: Path, paths: list[Path]) -> None:
             "library bytes analysed whole",
             "critical-path bytes",
             "light reads",
+            "library files begun in the pool",
+            "library bytes begun in the pool",
         ],
         0,
     )
@@ -183,7 +186,8 @@ def first_run_counts(root: Path, paths: list[Path]) -> None:
 
     def profiled(name: str, fn: Any) -> Any:
         def run(*a: Any, **k: Any) -> Any:
-            outer = next((p for p in prof.values() if p is not None), None)
+            # the innermost profile running (a light read inside a computation: read ahead)
+            outer = next(reversed(prof.values()), None)
             if outer is not None:
                 outer.disable()
             p = prof[name] = cProfile.Profile()
@@ -225,6 +229,15 @@ def first_run_counts(root: Path, paths: list[Path]) -> None:
         return analyse(self, items, progress)
 
     E._Scan.analyse_files = counted_analyse  # type: ignore[method-assign]
+    start = E._Scan.start_files
+
+    def counted_start(self: Any, items: list[Any]) -> Any:
+        libs = [len(it[0]) for it in items if it[3] == "all"]
+        counts["library files begun in the pool"] += len(libs)
+        counts["library bytes begun in the pool"] += sum(libs)
+        return start(self, items)
+
+    E._Scan.start_files = counted_start  # type: ignore[method-assign]
     for phase in ("compute_project", "follow_libraries"):
         setattr(E._Scan, phase, profiled("project+follow (the rest)", getattr(E._Scan, phase)))
     d = Path(tempfile.mkdtemp())

@@ -43,6 +43,11 @@ LibSource = tuple[bytes, str, str, bool]  # data, real path, module, is a packag
 # folders of a package not searched for allow_in_graph registrations (not imported by its API)
 _REGISTRY_SKIP = frozenset({"tests", "test", "testing", "examples", "benchmarks", "docs"})
 _MAX_REGISTRY_FILES = 3000  # files of one package searched for registrations
+# begin a library file's reads as soon as a computation shows it needed: a missing module's
+# file that cannot be light analysed whole in the pool while the computation goes on, the
+# others read for resolution while this process waits for the pool, a demanded light file's
+# whole analysis begun at the demand (off: each in its round or after the computation)
+EARLY = True
 # a call that registers a function (`allow_in_graph(rearrange)`), not a decorator: a decorated
 # function is known once its own module loads (whoever calls it imports that module), so only
 # modules with call-form registrations need loading (transformers' decorators do not)
@@ -212,6 +217,8 @@ class FollowProject(Project):
         # any arguments (what ``--report-untraced`` shows, marked latent)
         self.broad = broad
         self.entry_classes: set[tuple[str, str]] = set()  # library mode: exported classes
+        # told of each installed module this view finds no file for (next round's), when found
+        self.on_missing: Callable[[str], None] | None = None
         self._mf: dict[str, tuple[str | None, bool]] = {}
         self._suffix = {}
         for mod, path in self.modules.items():
@@ -230,6 +237,8 @@ class FollowProject(Project):
             got = self._mf[dotted] = (out, out is None and self.installed(dotted))
             if got[1]:
                 self.unresolved_modules.add(dotted)  # load it in the next round
+                if self.on_missing is not None:
+                    self.on_missing(dotted)
         elif got[1] and self._frames:
             self._frames[-1].unres.append(dotted)
         if got[1] and self._frames:
@@ -588,9 +597,90 @@ def follow(
 
     # the resolutions of ``project``'s view and those before it when they were shared
     shared = shared if shared is not None else SharedResolutions()
+    # files read, or begun in the pool, as soon as a computation showed they are needed
+    early = _Early()
+    noticed: set[str] = set()  # modules ``read_ahead`` was told of
+    # read_ahead is on (while a next round may load what it is told of)
+    ahead = [EARLY and use_light and LR.PREDICT and start is not None]
+
+    # files of modules ``read_ahead`` was told of that are light by their bytes, read for
+    # resolution while this process would wait for the pool (``idle``)
+    pending: list[tuple[str, LibSource]] = []
+
+    def read_ahead(mod: str) -> None:
+        """A module a computation found installed but not loaded (the next round loads its
+        file): a file that may not be light (``LR.may_be_heavy``) is read now, and when it
+        cannot be, its whole analysis begun in the pool, instead of after the computation
+        (``transformers/modeling_utils.py``: the first run's longest task); the others are
+        read while this process waits for the pool."""
+        if not ahead[0] or mod in tried or mod in noticed or len(library) >= max_files:
+            return
+        noticed.add(mod)
+        mf = resolver.find(mod)
+        if mf is None or mf.path in library or mf.path in early.light or mf.path in early.whole:
+            return
+        stamp = _stamp(mf.path)
+        if stamp is None or cache.get(resolver.distribution(mf), mf.path, stamp) is not None:
+            return  # the round reads the cache
+        try:
+            with open(mf.path, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            return
+        src = (data, mf.path, mf.module, mf.is_package)
+        if not LR.may_be_heavy(data):
+            pending.append((stamp, src))  # light: read when this process would wait
+            return
+        with LR.Demand.paused():
+            lf = LR.light_facts(*src)
+        early.light[mf.path] = (stamp, src, lf)
+        if lf is None and start is not None:
+            wait = start([src])
+            if wait is not None:
+                early.whole[mf.path] = (stamp, src, wait)
+
+    def idle() -> None:
+        """About to wait for the pool: the files ``read_ahead`` left are read for resolution
+        meanwhile (those their round then loads need no read there)."""
+        while pending:
+            stamp, src = pending.pop()
+            if src[1] in library or src[1] in early.light:
+                continue
+            with LR.Demand.paused():
+                early.light[src[1]] = (stamp, src, LR.light_facts(*src))
+
+    def begin_whole(path: str) -> None:
+        """A light file a computation demanded (:meth:`LR.Demand.recording`): its whole
+        analysis begun in the pool now, while the computation goes on; ``upgrade`` takes it."""
+        if start is None or path in early.whole or path not in where:
+            return
+        f = facts.get(path)
+        if f is None or not LR.is_light(f):
+            return
+        mf, dist = where[path]
+        stamp = _stamp(path)
+        if stamp is None:
+            return
+        got = cache.get(dist, path, stamp)
+        if got is not None and not LR.is_plain(got):
+            return  # its whole facts are cached
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            return
+        src = (data, mf.path, mf.module, mf.is_package)
+        wait = start([src])
+        if wait is not None:
+            early.whole[path] = (stamp, src, wait)
+
+    def recording() -> Any:
+        return LR.Demand.recording(on_new=begin_whole if EARLY and start is not None else None)
 
     def make() -> FollowProject:
-        return FollowProject(facts.values(), library, installed, entries, shared=shared)
+        view = FollowProject(facts.values(), library, installed, entries, shared=shared)
+        view.on_missing = read_ahead
+        return view
 
     def enter(
         batch: list[tuple[ModuleFile, tuple[str, str]]], got: list[FileFacts | None], light: bool
@@ -612,9 +702,10 @@ def follow(
             stats.packages[dist[0]] = dist[1]
 
     def load(batch: list[tuple[ModuleFile, tuple[str, str]]], light: bool) -> None:
-        enter(
-            batch, _load_all(batch, analyse, cache, to_data, from_data, stats, light=light), light
+        got = _load_all(
+            batch, analyse, cache, to_data, from_data, stats, light=light, early=early, idle=idle
         )
+        enter(batch, got, light)
 
     def to_upgrade(need: set[str]) -> list[tuple[ModuleFile, tuple[str, str]]]:
         redo = [where[p] for p in sorted(need) if p in facts and LR.is_light(facts[p])]
@@ -632,18 +723,23 @@ def follow(
     def predicted(before: FollowProject) -> set[str]:
         return predict_upgrades(before, make())
 
-    def load_round(batch: list[tuple[ModuleFile, tuple[str, str]]], before: FollowProject) -> bool:
+    def load_round(
+        batch: list[tuple[ModuleFile, tuple[str, str]]],
+        before: FollowProject,
+        then: Callable[[], None],
+    ) -> bool:
         """A round's files: first those read only for resolution (or cached), then, in one call
         of ``analyse`` (the pool runs them side by side), the files to analyse whole together
         with the light files that ``before``'s traced calls name, known from the light facts
         (the heavy files of the round analysed first, the prediction after them, ran one after
         the other). Whether to predict again once they are in (``settle``)."""
         if not (use_light and LR.PREDICT):
+            then()
             load(batch, light=use_light)
             return True
         # a file found not to be light (``modeling_utils.py``) starts at once, largest first:
         # it is analysed while this process reads the others and predicts
-        begun: list[tuple[_Todo, Callable[[], list[FileFacts]]]] = []
+        begun: _Begun = []
         later: _Todo = []
 
         def begin(items: _Todo) -> None:
@@ -653,15 +749,26 @@ def follow(
             else:
                 begun.append((items, wait))
 
-        got, todo = _read_all(batch, cache, from_data, stats, light=True, begin=begin)
+        got, todo = _read_all(
+            batch, cache, from_data, stats, light=True, begin=begin, early=early, begun=begun
+        )
+        heavy = bool(todo) or bool(begun)
         enter(batch, got, light=True)
         redo = to_upgrade(predicted(before))
-        rgot, rtodo = _read_all(redo, cache, from_data, stats, light=False)
+        rbegun: _Begun = []
+        rgot, rtodo = _read_all(
+            redo, cache, from_data, stats, light=False, early=early, begun=rbegun
+        )
         n = len(batch)
         if rtodo:
             begin([(i + n, st, src) for i, st, src in rtodo])
+        for items, wait in rbegun:
+            begun.append(([(i + n, st, src) for i, st, src in items], wait))
         both = batch + redo
         out = got + rgot
+        then()  # after the round's own files: the pool takes them first
+        if begun:
+            idle()
         for items, wait in begun:
             _store_all(both, out, items, wait(), cache, to_data)
         _analyse_all(both, out, sorted(later, key=lambda t: t[0]), analyse, cache, to_data)
@@ -671,7 +778,7 @@ def follow(
         enter([batch[i] for i in now], [out[i] for i in now], light=True)
         enter(redo, out[n:], light=False)
         # what the prediction could not see yet: the facts of the files analysed whole
-        return bool(todo)
+        return heavy
 
     def settle(before: FollowProject, predict: bool = True) -> FollowProject:
         """The project view over the files loaded so far, every file it reads into whole.
@@ -680,7 +787,7 @@ def follow(
         if LR.PREDICT and predict:
             upgrade(predicted(before))
         while True:
-            with LR.Demand.recording() as demand:
+            with recording() as demand:
                 project = make()
                 project.compute()
                 if add_factory_calls(project):
@@ -734,18 +841,34 @@ def follow(
         # a package's allow_in_graph registrations may lie in a module the call graph does not
         # reach (einops imports `_torch_specific` inside a function): load every module of a
         # followed package that registers some, so its graph ops are known. The search of a
-        # package new to this round runs in a pool worker while the round loads (``run``)
-        searches: list[tuple[ModuleFile, tuple[str, str], Callable[[], list[str]] | None]] = []
+        # package new to this round runs in a pool worker while the round loads (``run``),
+        # begun once the round's own files are (a round that waits for a small file does not
+        # wait for a search before it)
+        searches: list[tuple[ModuleFile, tuple[str, str]]] = []
         for mf, dist in batch:
             if (mf.site, mf.top) not in searched:
                 searched.add((mf.site, mf.top))
+                searches.append((mf, dist))
+        waits: list[Callable[[], list[str]] | None] = []
+
+        def begin_searches(
+            searches: list[tuple[ModuleFile, tuple[str, str]]] = searches,
+            waits: list[Callable[[], list[str]] | None] = waits,
+        ) -> None:
+            if len(waits) == len(searches):
+                return  # begun
+            for mf, dist in searches:
                 wait = None
                 if run is not None and cached_registering_modules(mf, dist, cache) is None:
                     wait = run(search_registering_modules, (mf.site, mf.top))
-                searches.append((mf, dist, wait))
-        # one round's files are analysed together (the engine's pool of workers)
-        project = settle(project, predict=load_round(batch, project))
-        for mf, dist, wait in searches:
+                waits.append(wait)
+
+        # one round's files are analysed together (the engine's pool of workers); modules
+        # its computations find missing are read ahead while a next round may load them
+        ahead[0] = ahead[0] and rnd + 1 < max_rounds
+        project = settle(project, predict=load_round(batch, project, begin_searches))
+        begin_searches()
+        for (mf, dist), wait in zip(searches, waits):
             if wait is None:
                 mods = registering_modules(mf, dist, cache)
             else:
@@ -754,8 +877,9 @@ def follow(
                     dist, f"<graph-ops>{os.path.join(mf.site, mf.top)}", "", {"modules": mods}
                 )
             project.unresolved_modules.update(mods)
+    ahead[0] = False  # no round after these
     while True:
-        with LR.Demand.recording() as demand:
+        with recording() as demand:
             final = project
             if prune_registry_calls(final):
                 final = make()
@@ -1194,16 +1318,40 @@ def _load_all(
     from_data: Callable[[Any], FileFacts],
     stats: FollowStats,
     light: bool = False,
+    early: _Early | None = None,
+    idle: Callable[[], None] | None = None,
 ) -> list[FileFacts | None]:
     """The facts of each library file of ``batch`` (None: unreadable or unparsable): from the
     library cache, else analysed, all of them in one call of ``analyse`` (phase 1 with calls
-    through objects, in the engine's pool of workers when it pays)."""
-    out, todo = _read_all(batch, cache, from_data, stats, light=light)
+    through objects, in the engine's pool of workers when it pays), but those ``early`` began
+    analysing; ``idle`` runs before waiting for those."""
+    begun: _Begun = []
+    out, todo = _read_all(batch, cache, from_data, stats, light=light, early=early, begun=begun)
     _analyse_all(batch, out, todo, analyse, cache, to_data)
+    if begun and idle is not None:
+        idle()
+    for items, wait in begun:
+        _store_all(batch, out, items, wait(), cache, to_data)
     return out
 
 
 _Todo = list[tuple[int, str, LibSource]]  # (index in the batch, stamp, source) to analyse whole
+# files of a batch whose whole analysis runs in the pool, and what waits for their facts
+_Begun = list[tuple[_Todo, Callable[[], list[FileFacts]]]]
+
+
+class _Early:
+    """Library files read before their round or their analysis (a first run's serial path):
+    ``light``, files of modules a computation found missing (next round's), read then: path ->
+    (stamp, source, the light facts or None: it cannot be light); ``whole``, files whose whole
+    analysis was begun in the pool then (those that cannot be light, and light files a
+    computation demanded): path -> (stamp, source, what waits for the facts). A round or an
+    upgrade takes a file's entry when its stamp is unchanged and reads it as before otherwise;
+    an entry never taken was not needed after all."""
+
+    def __init__(self) -> None:
+        self.light: dict[str, tuple[str, LibSource, FileFacts | None]] = {}
+        self.whole: dict[str, tuple[str, LibSource, Callable[[], list[FileFacts]]]] = {}
 
 
 def _read_all(
@@ -1213,12 +1361,15 @@ def _read_all(
     stats: FollowStats,
     light: bool = False,
     begin: Callable[[_Todo], None] | None = None,
+    early: _Early | None = None,
+    begun: _Begun | None = None,
 ) -> tuple[list[FileFacts | None], _Todo]:
     """The first half of :func:`_load_all`: the facts the library cache has and those read
     only for resolution (``light``), and the files left to analyse whole (in the batch's
     order). With ``begin``, the files are read largest first and each file left to analyse
     whole is handed to ``begin`` as soon as it is known (the caller analyses those, not
-    the returned list's)."""
+    the returned list's). A file ``early`` read or began is taken from it: its light facts,
+    or its analysis in the pool, into ``begun`` (neither returned nor handed to ``begin``)."""
     out: list[FileFacts | None] = [None] * len(batch)
     todo: _Todo = []
     stamps = [_stamp(mf.path) for mf, _ in batch]
@@ -1244,19 +1395,31 @@ def _read_all(
                 continue
             except (TypeError, KeyError):
                 stats.cached -= 1
-        try:
-            with open(mf.path, "rb") as fh:
-                data = fh.read()
-        except OSError:
-            continue
-        if light:  # read only for resolution while nothing reads its functions' bodies
-            lf = LR.light_facts(data, mf.path, mf.module, mf.is_package)
-            if lf is not None:
-                out[i] = lf
-                if cache.keeps:
-                    cache.put(dist, mf.path, stamp, LR.to_plain(lf))
+        ahead = early.light.pop(mf.path, None) if early is not None else None
+        if ahead is not None and (ahead[0] != stamp or not light):
+            ahead = None
+        if early is not None and begun is not None and (ahead is None or ahead[2] is None):
+            w = early.whole.pop(mf.path, None)
+            if w is not None and w[0] == stamp:
+                begun.append(([(i, stamp, w[1])], w[2]))
                 continue
-        item = (i, stamp, (data, mf.path, mf.module, mf.is_package))
+        if ahead is not None:  # read while a computation found its module missing
+            src, lf = ahead[1], ahead[2]
+        else:
+            try:
+                with open(mf.path, "rb") as fh:
+                    data = fh.read()
+            except OSError:
+                continue
+            src = (data, mf.path, mf.module, mf.is_package)
+            # read only for resolution while nothing reads its functions' bodies
+            lf = LR.light_facts(*src) if light else None
+        if lf is not None:
+            out[i] = lf
+            if cache.keeps:
+                cache.put(dist, mf.path, stamp, LR.to_plain(lf))
+            continue
+        item = (i, stamp, src)
         todo.append(item)
         if begin is not None:
             begin([item])

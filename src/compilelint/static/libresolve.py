@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import re
 from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
@@ -50,21 +51,48 @@ _CLASS_CALLS = frozenset({"register_buffer", "register_parameter"})
 _KNOWN = frozenset({"qual", "name", "cls", "line", "compiled", "returned_defs", "returned_calls"})
 
 
+class _Noticed(set):  # type: ignore[type-arg]
+    """A demand's paths that tell ``on_new`` of each path when it is first recorded."""
+
+    def __init__(self, on_new: Callable[[str], None]) -> None:
+        super().__init__()
+        self.on_new = on_new
+
+    def add(self, path: str) -> None:
+        if path not in self:
+            super().add(path)
+            self.on_new(path)
+
+
 class Demand:
-    """The light files whose functions' body facts were read while recording."""
+    """The light files whose functions' body facts were read while recording. With
+    ``on_new``, each path is handed to it when first recorded (following begins that file's
+    whole analysis in the pool while the computation goes on)."""
 
     active: ClassVar[bool] = False
     paths: ClassVar[set[str]] = set()
 
     @classmethod
     @contextlib.contextmanager
-    def recording(cls) -> Iterator[set[str]]:
+    def recording(cls, on_new: Callable[[str], None] | None = None) -> Iterator[set[str]]:
         saved = cls.active, cls.paths
-        cls.active, cls.paths = True, set()
+        cls.active, cls.paths = True, (set() if on_new is None else _Noticed(on_new))
         try:
             yield cls.paths
         finally:
             cls.active, cls.paths = saved
+
+    @classmethod
+    @contextlib.contextmanager
+    def paused(cls) -> Iterator[None]:
+        """Nothing read meanwhile is a demand (a file read for the next round while a
+        computation records)."""
+        saved = cls.active
+        cls.active = False
+        try:
+            yield
+        finally:
+            cls.active = saved
 
 
 class LightFunction(FunctionFacts):
@@ -275,6 +303,7 @@ class _Reader:
         self.bound: dict[str, set[str]] = {}  # every target a local name was imported as
         self.all_names: list[str] | None = None
         self.all_computed = False
+        self.stars = 0  # star imports so far
         self.tree_facts = _TreeFacts(tree)
 
     def outer_params(self) -> set[str]:
@@ -373,7 +402,9 @@ class _Reader:
             mod = f"{base}.{mod}" if base and mod else (base or mod)
         if len(node.names) == 1 and node.names[0].name == "*":
             if mod:
-                self.imports[f"*{sum(k.startswith('*') for k in self.imports)}"] = mod
+                # ``*<n>``: the n-th star import (no other key of the table starts with ``*``)
+                self.imports[f"*{self.stars}"] = mod
+                self.stars += 1
             return
         for a in node.names:
             local = a.asname if a.asname is not None else a.name
@@ -475,6 +506,27 @@ class _Reader:
         self.class_stack.append(cf)
         self.block(node.body)
         self.class_stack.pop()
+
+
+# every word one of :func:`light_facts`'s refusals needs in the file's text (a sensitive
+# call's last name, a forward hook, a ``__main__`` block, a forward-replacing class decorator):
+# a file with none of them is not refused for its module-level facts (only one that does not
+# parse or nests too deep is)
+_HEAVY_WORDS = re.compile(
+    b"|".join(
+        re.escape(w).encode()
+        for w in sorted(
+            _SENSITIVE_LAST | _HOOKS | {"__main__"} | N.FORWARD_REPLACING_CLASS_DECORATORS
+        )
+    )
+)
+
+
+def may_be_heavy(data: bytes) -> bool:
+    """Whether :func:`light_facts` may refuse ``data`` for its module-level facts (a byte
+    search, no parse: most files it says yes to are light after all; none it says no to is
+    refused but for a syntax error or its depth)."""
+    return _HEAVY_WORDS.search(data) is not None
 
 
 def count_lines(data: bytes) -> int:
