@@ -198,7 +198,8 @@ class IncrementalParser:
                 return module
         else:  # spliced: the previous module's header and footer
             assert prev is not None
-            head, foot = prev.head, prev.foot
+            head = prev.head if prev.head is not None else _header(module)
+            foot = prev.foot if prev.foot is not None else _footer(module)
         self._remember(key, _Parsed(text, module, chunks, parsed, head, foot))
         return module
 
