@@ -674,6 +674,9 @@ _FIX = {
     "its tensor arguments' shapes (`h.shape[1]`) instead of passing it in",
     "break": "the number comes from a graph break (`.item()`): keep it a tensor, or set "
     "`torch._dynamo.config.capture_scalar_outputs = True`",
+    "loop": "one recompile, then the number is symbolic: keep the loop's counter in a tensor, or "
+    "decide the loop's end with tensor ops (a mask, `torch.cumprod`) instead of a data-dependent "
+    "`while`",
     "draw": "the number comes from a call dynamo does not trace (a `random` draw, a `time` "
     "clock): take it outside the compiled region and pass it in as a tensor, or draw it with "
     "torch (`torch.rand(())`)",
@@ -1335,6 +1338,7 @@ def predict(
         recs.extend(_size_recompiles(project, keyset, recs))
     recs.extend(_varying_size_recompiles(project, keyset, recs))
     recs.extend(_nested_frame_recompiles(project, keyset, recs))
+    recs.extend(_while_resume_recompiles(project, keyset, findings, recs))
     if len(calls) > 1:
         recs.extend(_flag_recompiles(project, entry, keys, recs))
     return Prediction(
@@ -1674,6 +1678,81 @@ def _varying_size_recompiles(
     return out
 
 
+# the breaks torch 2.13 compiles as a jump it cannot trace (GB0170, "data-dependent branching"):
+# the resume functions start at the jump's targets
+_JUMP_BREAKS = frozenset({"CL101", "CL104"})
+
+
+def _while_resume_recompiles(
+    project: Project,
+    keyset: set[FKey],
+    findings: Sequence[Finding],
+    recs: Sequence[PredictedRecompile],
+    source: Callable[[str], bytes | None] | None = None,
+    known: Callable[[str], ast.Module | None] | None = None,
+) -> list[PredictedRecompile]:
+    """A ``while`` whose test breaks on a tensor's value (:data:`_JUMP_BREAKS`) re-enters the
+    resume function of its body on every iteration (the next test is the same jump); the
+    Python numbers the body carries from one iteration to the next
+    (:func:`~compilelint.static.analysis.carried.carried_numbers`) come with new values on the
+    second entry: one recompile, guarded where the body first reads one of them, then they are
+    symbolic (torch 2.13). Not for a loop inside another loop of its function, nor in a frame
+    dynamo skips (a break in one of its loops, or a call in one whose callee breaks). A test
+    whose tensor part only some inputs reach (``while i < t.size(0) and t[i] > 0:``, a
+    "latent" break) counts: the counter starts where the size test holds."""
+    from compilelint.static.analysis.carried import (
+        carried_numbers,
+        enclosing_loops,
+        first_read,
+    )
+
+    taken = {(r.path, r.line) for r in recs}
+    breaks = None
+    out: list[PredictedRecompile] = []
+    sites: list[BreakSite] = []
+    for f in findings:
+        if f.rule in _JUMP_BREAKS and f.stage != "dynamic" and f.behind is None:
+            func, in_loop = _candidate_in_loop(project, f.path, f.line, f.rule)
+            if not in_loop and (f.path, func) in keyset:
+                sites.append(BreakSite(f.path, f.line, f.rule, func, in_loop))
+    for b in sites:
+        key = (b.path, b.function)
+        tree = _parsed(b.path, source, known)
+        fn = _function_node(tree, b.function) if tree is not None else None
+        if fn is None:
+            continue
+        loop = next(
+            (n for n in _own_nodes(fn) if isinstance(n, ast.While) and n.lineno == b.line), None
+        )
+        if loop is None or enclosing_loops(fn, loop):
+            continue
+        if breaks is None:
+            breaks = project.callee_breaks()
+        if breaks.skips_from(key) is not None:
+            continue
+        hit = first_read(loop, carried_numbers(fn, loop))
+        if hit is None or (b.path, hit[0]) in taken:
+            continue
+        line, name = hit
+        taken.add((b.path, line))
+        out.append(
+            PredictedRecompile(
+                b.path,
+                line,
+                b.function.rsplit(".", 1)[-1],
+                name,
+                f"{name} == <its value on the first iteration>",
+                1,
+                f"the `while` test at line {b.line} branches on a tensor's value: the graph "
+                "breaks there on every iteration and re-enters the resume function of the "
+                f"loop's body, whose Python number `{name}` changes between the iterations: "
+                "it recompiles once, then the number is symbolic",
+                _FIX["loop"],
+            )
+        )
+    return out
+
+
 # list, set and dict comprehensions are frames of their own before Python 3.12 (PEP 709 inlines
 # them); generator expressions are frames in every version, but not modelled here (unchecked)
 _COMP_FRAMES: tuple[type[ast.AST], ...] = (
@@ -2002,6 +2081,7 @@ def spec_free_recompiles(
     out.extend(_nested_frame_recompiles(project, keyset, out, source, known))
     if findings and catalog is not None:
         all_sites = break_sites(project, keyset, findings, catalog, source)
+        out.extend(_while_resume_recompiles(project, keyset, findings, out, source, known))
         numbers = number_breaks(all_sites, source, known)
         if numbers:
             taken = {(r.path, r.line) for r in out}
