@@ -1341,6 +1341,7 @@ def predict(
     recs.extend(_while_resume_recompiles(project, keyset, findings, recs))
     if len(calls) > 1:
         recs.extend(_flag_recompiles(project, entry, keys, recs))
+        recs.extend(_dict_state_recompiles(project, [entry], keyset, recs))
     return Prediction(
         entry=spec.model,
         function=f"{entry[0]}:{entry[1]}",
@@ -1442,6 +1443,153 @@ def float_state(
             if a in floats and all(o[0] != a for o in out):
                 line = first_read_line(tree, a, getattr(sub, "lineno", m.lineno), every_path=False)
                 out.append((a, line, qual))
+    return out
+
+
+# constructors of an empty dict (`self.cache = {}` in `__init__`)
+_DICT_CTORS = frozenset({"dict", "Counter", "defaultdict", "OrderedDict"})
+_DICT_FILL = frozenset({"update", "setdefault", "__setitem__"})
+
+
+def _empty_dict(v: ast.expr) -> str | None:
+    """The kind of empty dict ``v`` makes (``"dict"``, or the constructor's name), else None."""
+    if isinstance(v, ast.Dict):
+        return None if v.keys else "dict"
+    if isinstance(v, ast.Call) and not v.args[1:]:
+        f = v.func
+        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+        if name in _DICT_CTORS and (name == "defaultdict" or not v.args) and not v.keywords:
+            return name
+    return None
+
+
+def dict_state(
+    project: Project,
+    entry: FKey,
+    keyset: set[FKey],
+    trees: dict[str, ast.Module | None] | None = None,
+) -> list[tuple[str, int, str]]:
+    """``(attr, line of its first read, function)`` for each dict attribute of the entry's
+    own class that ``__init__`` makes empty (``self.usage = {}``, ``dict()``, ``Counter()``,
+    ``defaultdict(int)``, ``OrderedDict()``; assigned nowhere else in ``__init__``) and a
+    reachable method fills (``self.usage[c] = ...``, ``self.usage[c] += 1``,
+    ``self.counts.update(...)``, ``.setdefault(...)``) without ever rebinding it: dynamo
+    guards on the dict where traced code first reads it (``not self.usage`` on the first
+    call, its keys and the int values it reads later), so the second call, which finds it
+    filled, recompiles at that line (torch 2.13; a cache keyed by a size: once; a counter per
+    key: again while its values change). A ``Counter`` is guarded by ``len(self.c) != 0``,
+    which torch reports without a line of user code: at the ``def`` of the function reading
+    it (and where a subscript fills it, its values' guard at the first read too)."""
+    path = entry[0]
+    cls = project.fn(entry).cls
+    if not cls:
+        return []
+    tree = trees.get(path) if trees is not None and path in trees else _parsed(path)
+    if tree is None:
+        return []
+    from compilelint.static.analysis.state import first_read_line
+
+    node = _class_node(tree, cls)
+    if node is None:
+        return []
+
+    def self_attr(t: ast.AST | None) -> str | None:
+        if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+            return t.attr
+        return None
+
+    methods = [m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    dicts: dict[str, int] = {}
+    kinds: dict[str, str] = {}
+    for m in methods:
+        if m.name != "__init__":
+            continue
+        for sub in ast.walk(m):
+            if isinstance(sub, (ast.Assign, ast.AnnAssign)) and sub.value is not None:
+                targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+                for t in targets:
+                    a = self_attr(t)
+                    if a is not None:
+                        kind = _empty_dict(sub.value)
+                        dicts[a] = dicts.get(a, 0) + (1 if kind else 2)
+                        kinds[a] = kind or ""
+    empty = {a for a, n in dicts.items() if n == 1}
+    if not empty:
+        return []
+    fills: list[tuple[str, int, ast.FunctionDef | ast.AsyncFunctionDef, bool]] = []
+    for m in methods:
+        if m.name == "__init__":
+            continue
+        traced = (path, f"{cls}.{m.name}") in keyset
+        for sub in ast.walk(m):
+            if isinstance(sub, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+                for t in targets:
+                    if self_attr(t) in empty:
+                        empty.discard(self_attr(t) or "")  # rebound: a new dict every call
+                    elif isinstance(t, ast.Subscript) and traced and self_attr(t.value) in empty:
+                        fills.append((self_attr(t.value) or "", sub.lineno, m, True))
+            elif (
+                traced
+                and isinstance(sub, ast.Call)
+                and isinstance(sub.func, ast.Attribute)
+                and sub.func.attr in _DICT_FILL
+                and self_attr(sub.func.value) in empty
+            ):
+                fills.append((self_attr(sub.func.value) or "", sub.lineno, m, False))
+    out: list[tuple[str, int, str]] = []
+    done: set[str] = set()
+    for attr, line, m, subscript in sorted(fills, key=lambda f: f[1]):
+        if attr not in empty or attr in done:
+            continue
+        done.add(attr)
+        read = first_read_line(tree, attr, line, every_path=False)
+        qual = f"{cls}.{m.name}"
+        if kinds.get(attr) == "Counter":
+            out.append((attr, m.lineno, qual))  # `len(self.c) != 0`: no line of user code
+            if not subscript:
+                continue
+        out.append((attr, read, qual))
+    return out
+
+
+def _dict_state_recompiles(
+    project: Project,
+    roots: Iterable[FKey],
+    keyset: set[FKey],
+    recs: Sequence[PredictedRecompile],
+    source: Callable[[str], bytes | None] | None = None,
+    known: Callable[[str], ast.Module | None] | None = None,
+) -> list[PredictedRecompile]:
+    """:func:`dict_state` of each root's class as predicted recompiles (one at least: the
+    second call finds the dict filled)."""
+    taken = {(r.path, r.line) for r in recs}
+    trees: dict[str, ast.Module | None] = {}
+    out: list[PredictedRecompile] = []
+    for root in roots:
+        if not project.fn(root).cls:
+            continue
+        if root[0] not in trees:
+            data = _read(root[0], source)
+            trees[root[0]] = _parsed(root[0], source, known) if _DICT_INIT.search(data) else None
+        for attr, line, qual in dict_state(project, root, keyset, trees):
+            if (root[0], line) in taken:
+                continue
+            taken.add((root[0], line))
+            out.append(
+                PredictedRecompile(
+                    root[0],
+                    line,
+                    qual.rsplit(".", 1)[-1],
+                    f"self.{attr}",
+                    f"not self.{attr}",
+                    1,
+                    f"`self.{attr}` is a dict of the module, empty until traced code fills it; "
+                    "torch guards on it where traced code first reads it, so the next call, "
+                    "which finds it filled, recompiles",
+                    _FIX["state"],
+                )
+            )
     return out
 
 
@@ -2053,6 +2201,9 @@ def _flag_recompiles(
 
 # a float literal assigned to an attribute of `self` (the cheap test before parsing a file for
 # float state): `self.c = 0.0`, `self.c: float = 1e-3`
+_DICT_INIT = re.compile(
+    rb"self\.\w+\s*(?::[^=\n]*)?=\s*(?:\{\s*\}|(?:\w+\.)?(?:dict|Counter|defaultdict|OrderedDict)\()"
+)
 _FLOAT_INIT = re.compile(rb"self\.\w+\s*(?::[^=\n]*)?=\s*-?(?:\d+\.\d*|\.\d+|\d+[eE][-+]?\d+)")
 
 
@@ -2089,6 +2240,7 @@ def spec_free_recompiles(
                 project, sorted(project.roots), numbers, 2, 1, source, known, all_sites
             )
             out.extend(r for r in got if (r.path, r.line) not in taken)
+    out.extend(_dict_state_recompiles(project, sorted(project.roots), keyset, out, source, known))
     taken = {(r.path, r.line) for r in out}
     trees: dict[str, ast.Module | None] = {}
     for root in sorted(project.roots) if _float_state_applies(torch_version) else ():
