@@ -1,0 +1,346 @@
+"""Issue 23, pred23k: recompile kinds of the second development set (dev2), each predicted from
+the model of values and guards and checked against torch 2.13.
+
+- **Index tuples select rows** (``analysis/sizes.py``): ``torch.where(mask)`` with one argument
+  and ``nonzero(as_tuple=True)`` give index tensors whose length follows the data, and
+  ``(idx == i).any(dim=-1)`` is a mask of rows: an expert called in a loop (a frame of its own
+  where the loop breaks) with ``x[rows]`` gets another size per iteration and recompiles once,
+  at its ``def``.
+- **A ``while`` test that branches on a tensor** (``analysis/carried.py``,
+  ``predict._while_resume_recompiles``): torch re-enters the resume function of the loop's body
+  on every iteration; the Python numbers the body carries from its previous value recompile it
+  once, where the body first reads one of them.
+- **An empty dict of the module that traced code fills** (``predict.dict_state``): guarded where
+  traced code first reads it (``not self.cache``), so the second call recompiles there; a
+  ``Counter`` is guarded by ``len(self.c) != 0``, reported at the ``def``.
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compilelint.config import load_config
+from compilelint.static.engine import scan
+from tests.pred_helpers import line_of, predicted_recompile_lines, torch_recompile_lines
+
+TORCH = "from collections import Counter, defaultdict\n\nimport torch\nfrom torch import nn\n"
+
+# ---------------------------------------------------------------------------- expert frames
+EXPERTS = TORCH + textwrap.dedent("""
+    class Expert(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+
+        def forward(self, x):
+            return self.fc(x)
+
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.experts = nn.ModuleList([Expert() for _ in range(3)])
+
+        def forward(self, x):
+            route = torch.arange(x.shape[0]).float().sqrt().long()  # 0,1,1,1,2,2: 1, 3, 2 rows
+            out = torch.zeros_like(x)
+            for i, expert in enumerate(self.experts):
+                SELECT
+            return out
+    """)
+_DEF = "def forward(self, x):\n        return self.fc(x)"
+# VALID: `torch.where(mask)` unpacked (DeepSeek-V3's MoE)
+WHERE_TUPLE = EXPERTS.replace(
+    "SELECT",
+    "rows, = torch.where(route == i)\n            out[rows] += expert(x[rows])",
+)
+# VALID: an element of `nonzero(as_tuple=True)` (fairseq's top-2 gating)
+NONZERO_TUPLE = EXPERTS.replace(
+    "SELECT",
+    "rows = (route == i).nonzero(as_tuple=True)[0]\n"
+    "            if rows.numel() == 0:\n"
+    "                continue\n"
+    "            out.index_add_(0, rows, expert(x[rows]))",
+)
+# VALID: a row mask reduced over a dim (the blog-post MoE)
+ANY_MASK = EXPERTS.replace(
+    "SELECT",
+    "mask = (torch.stack([route, route], -1) == i).any(dim=-1)\n"
+    "            if mask.any():\n"
+    "                out[mask] += expert(x[mask])",
+)
+# INVALID: the three-argument `torch.where` keeps the size: one graph per expert frame
+WHERE_SELECT = EXPERTS.replace(
+    "SELECT",
+    "mask = route == i\n"
+    "            if mask.any():\n"
+    "                out = out + expert(torch.where(mask[:, None], x, 0.0))",
+)
+# INVALID: `.any()` without a dim is one flag, not a mask of rows
+ANY_FLAG = EXPERTS.replace(
+    "SELECT",
+    "hit = (route == i).any()\n"
+    "            if hit:\n"
+    "                out = out + expert(x[route.clamp(max=0)])",
+)
+EXPERT_CASES: dict[str, tuple[str, str | None]] = {
+    "where_tuple": (WHERE_TUPLE, _DEF),
+    "nonzero_tuple": (NONZERO_TUPLE, _DEF),
+    "any_mask": (ANY_MASK, _DEF),
+    "where_select": (WHERE_SELECT, None),
+    "any_flag": (ANY_FLAG, None),
+}
+EXPERT_SPEC: dict[str, Any] = {"inputs": [{"tensor": [6, 4]}]}
+
+
+def _def_line(src: str, at: str) -> int:
+    return line_of(src, at.split("\n")[0]) if "\n" not in at else _block_line(src, at)
+
+
+def _block_line(src: str, block: str) -> int:
+    """The line of the first line of ``block`` in ``src`` (a block of several lines)."""
+    offset = src.index(block)
+    return src.count("\n", 0, offset) + 1
+
+
+@pytest.mark.parametrize("name", sorted(EXPERT_CASES))
+def test_an_expert_given_selected_rows_recompiles_at_its_def(tmp_path: Path, name: str) -> None:
+    src, at = EXPERT_CASES[name]
+    want = {_def_line(src, at)} if at else set()
+    assert predicted_recompile_lines(tmp_path, src, EXPERT_SPEC) == want
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(EXPERT_CASES))
+def test_the_expert_frames_match_torch(tmp_path: Path, name: str) -> None:
+    pytest.importorskip("torch")
+    src, at = EXPERT_CASES[name]
+    want = {_def_line(src, at)} if at else set()
+    assert torch_recompile_lines(tmp_path, src, EXPERT_SPEC) == want
+
+
+# ---------------------------------------------------------------------------- while tests
+LOOP = TORCH + textwrap.dedent("""
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.score = nn.Linear(4, 1)
+
+        def forward(self, x):
+            t = self.score(x).squeeze(-1).abs() + 1.0  # all positive: six iterations
+            total = torch.zeros(())
+            BODY
+            return total
+    """)
+# VALID: the test branches on `t[i]`; `i` is read first by `total + t[i]`
+WHILE_COUNTER = LOOP.replace(
+    "BODY",
+    "i = 0\n"
+    "        while i < t.size(0) and t[i] > 0:\n"
+    "            total = total + t[i]\n"
+    "            i += 1",
+)
+# VALID: two carried numbers, one recompile where the first of them is read; a float too
+WHILE_TWO = LOOP.replace(
+    "BODY",
+    "n = 0\n"
+    "        w = 1.0\n"
+    "        while t.sum() > 0:\n"
+    "            t = t - 0.5\n"
+    "            total = total + w\n"
+    "            w = w * 0.5\n"
+    "            n += 1",
+)
+# VALID: nothing reads the counter before its step (`n += 1` is the read)
+WHILE_STEP_ONLY = LOOP.replace(
+    "BODY",
+    "n = 0\n"
+    "        while t.sum() > 0:\n"
+    "            t = t - 0.5\n"
+    "            total = total + t.sum()\n"
+    "            n += 1",
+)
+# INVALID: the `while` inside a `for`: the break in the outer loop skips the frame
+WHILE_IN_FOR = LOOP.replace(
+    "BODY",
+    "for j in range(2):\n"
+    "            n = 0\n"
+    "            while t.sum() > j:\n"
+    "                t = t - 0.5\n"
+    "                total = total + n\n"
+    "                n += 1",
+)
+# INVALID: the branch on a tensor in the body, not the test: dynamo skips the frame
+WHILE_BODY_BRANCH = LOOP.replace(
+    "BODY",
+    "i = 0\n"
+    "        while i < 4:\n"
+    "            if t[i] > 0:\n"
+    "                total = total + t[i]\n"
+    "            i += 1",
+)
+# INVALID: a number the body sets anew, not carried over (the same on every entry)
+WHILE_RESET = LOOP.replace(
+    "BODY",
+    "while t.sum() > 0:\n"
+    "            k = 2\n"
+    "            t = t - k\n"
+    "            total = total + t.sum()",
+)
+WHILE_CASES: dict[str, tuple[str, str | None]] = {
+    "counter": (WHILE_COUNTER, "total = total + t[i]"),
+    "two": (WHILE_TWO, "total = total + w"),
+    "step_only": (WHILE_STEP_ONLY, "n += 1"),
+    "in_for": (WHILE_IN_FOR, None),
+    "body_branch": (WHILE_BODY_BRANCH, None),
+    "reset": (WHILE_RESET, None),
+}
+WHILE_SPEC: dict[str, Any] = {"inputs": [{"tensor": [6, 4]}]}
+
+
+@pytest.mark.parametrize("name", sorted(WHILE_CASES))
+def test_a_while_test_on_a_tensor_recompiles_on_its_carried_numbers(
+    tmp_path: Path, name: str
+) -> None:
+    src, at = WHILE_CASES[name]
+    want = {line_of(src, at)} if at else set()
+    assert predicted_recompile_lines(tmp_path, src, WHILE_SPEC) == want
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(WHILE_CASES))
+def test_the_while_loops_match_torch(tmp_path: Path, name: str) -> None:
+    pytest.importorskip("torch")
+    src, at = WHILE_CASES[name]
+    want = {line_of(src, at)} if at else set()
+    assert torch_recompile_lines(tmp_path, src, WHILE_SPEC) == want
+
+
+def test_carried_numbers_are_numbers_the_body_rebinds_from_themselves() -> None:
+    import ast
+
+    from compilelint.static.analysis.carried import carried_numbers, first_read, number_names
+
+    fn = ast.parse(
+        textwrap.dedent("""
+        def f(x, m):
+            i = 0
+            s = 0.0
+            n = x.shape[0]
+            h = x
+            k = len(m)
+            while h.sum() > 0:
+                h = h - 1
+                s = s + i * 0.5
+                i += 1
+                k = 3
+                j = i + 1
+        """)
+    ).body[0]
+    loop = next(n for n in ast.walk(fn) if isinstance(n, ast.While))
+    assert number_names(fn) >= {"i", "s", "n", "k", "j"}
+    assert "h" not in number_names(fn) and "x" not in number_names(fn)
+    assert carried_numbers(fn, loop) == {"i", "s", "j"}
+    assert first_read(loop, {"i", "s", "j"}) == (10, "s")
+
+
+# ---------------------------------------------------------------------------- dict state
+DICT = TORCH + textwrap.dedent("""
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+            INIT
+
+        def forward(self, x):
+            y = self.fc(x)
+            BODY
+            return y
+    """)
+# VALID: a cache keyed by a size, filled on the first call: `not ___dict_contains(4, ...)`
+DICT_CACHE = DICT.replace("INIT", "self.cache = {}").replace(
+    "BODY",
+    "n = x.shape[-1]\n"
+    "        if n not in self.cache:\n"
+    "            self.cache[n] = torch.arange(n)\n"
+    "        y = y + self.cache[n]",
+)
+# VALID: a defaultdict counting sizes (`not self.hist`, then its values)
+DICT_COUNTS = DICT.replace("INIT", "self.hist = defaultdict(int)").replace(
+    "BODY", "self.hist[x.shape[0]] += 1"
+)
+# VALID: a Counter updated: `len(self.seen) != 0`, reported at the `def`
+COUNTER_UPDATE = DICT.replace("INIT", "self.seen = Counter()").replace(
+    "BODY", "self.seen.update([x.shape[0]])"
+)
+# INVALID: a dict made anew on every call (a new object, filled the same way)
+DICT_REBOUND = DICT.replace("INIT", "self.stats = {}").replace(
+    "BODY", 'self.stats = {}\n        self.stats["n"] = x.shape[0]'
+)
+# INVALID: a dict only read (never filled in traced code)
+DICT_READ = DICT.replace("INIT", "self.table = {}").replace("BODY", "y = y + len(self.table)")
+DICT_CASES: dict[str, tuple[str, str | None]] = {
+    "cache": (DICT_CACHE, "if n not in self.cache"),
+    "counts": (DICT_COUNTS, "self.hist[x.shape[0]] += 1"),
+    "counter_update": (COUNTER_UPDATE, "def forward"),
+    "rebound": (DICT_REBOUND, None),
+    "read_only": (DICT_READ, None),
+}
+DICT_SPEC: dict[str, Any] = {"inputs": [{"tensor": [2, 4]}], "calls": 3}
+
+
+@pytest.mark.parametrize("name", sorted(DICT_CASES))
+def test_an_empty_dict_filled_in_traced_code_recompiles_at_its_first_read(
+    tmp_path: Path, name: str
+) -> None:
+    src, at = DICT_CASES[name]
+    want = {line_of(src, at)} if at else set()
+    assert predicted_recompile_lines(tmp_path, src, DICT_SPEC) == want
+
+
+def test_one_call_finds_the_dict_empty(tmp_path: Path) -> None:
+    # INVALID: one call compiles once, with the dict as it was
+    assert predicted_recompile_lines(tmp_path, DICT_CACHE, {**DICT_SPEC, "calls": 1}) == set()
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(DICT_CASES))
+def test_the_dicts_match_torch(tmp_path: Path, name: str) -> None:
+    pytest.importorskip("torch")
+    src, at = DICT_CASES[name]
+    want = {line_of(src, at)} if at else set()
+    assert torch_recompile_lines(tmp_path, src, DICT_SPEC) == want
+
+
+# ---------------------------------------------------------------------------- without a spec
+def _scan_cl303(tmp_path: Path, src: str) -> set[int]:
+    (tmp_path / "m.py").write_text(src)
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        got = scan(["m.py"], load_config(["m.py"]), no_cache=True).findings
+    finally:
+        os.chdir(old)
+    return {f.line for f in got if f.rule == "CL303"}
+
+
+SPEC_FREE_CASES: dict[str, tuple[str, str | None]] = {
+    "where_tuple": (WHERE_TUPLE, "def forward(self, x):\n        return self.fc(x)"),
+    "where_select": (WHERE_SELECT, None),
+    "counter": (WHILE_COUNTER, "total = total + t[i]"),
+    "in_for": (WHILE_IN_FOR, None),
+    "cache": (DICT_CACHE, "if n not in self.cache"),
+    "rebound": (DICT_REBOUND, None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPEC_FREE_CASES))
+def test_the_kinds_without_a_spec(tmp_path: Path, name: str) -> None:
+    src, at = SPEC_FREE_CASES[name]
+    want = {_def_line(src, at)} if at else set()
+    assert _scan_cl303(tmp_path, src) == want
