@@ -17,6 +17,7 @@ the model of values and guards and checked against torch 2.13.
 
 from __future__ import annotations
 
+import json
 import os
 import textwrap
 from pathlib import Path
@@ -344,3 +345,71 @@ def test_the_kinds_without_a_spec(tmp_path: Path, name: str) -> None:
     src, at = SPEC_FREE_CASES[name]
     want = {_def_line(src, at)} if at else set()
     assert _scan_cl303(tmp_path, src) == want
+
+
+# ---------------------------------------------------------------------------- drawn in the graph
+def _cli_recompile_lines(tmp_path: Path, src: str, spec: dict[str, Any]) -> set[int]:
+    """The prediction's recompile lines the way the CLI makes it (``api.check`` with the
+    spec: the spec's ``mode`` sets the compile context's)."""
+    from compilelint.api import check
+
+    (tmp_path / "m.py").write_text(src)
+    (tmp_path / "spec.json").write_text(json.dumps({"model": "m.py:M", **spec}))
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        report = check(
+            ["m.py"], load_config(["m.py"]), no_cache=True, predict_spec=str(tmp_path / "spec.json")
+        )
+    finally:
+        os.chdir(old)
+    sites = report.extra["prediction"]["recompile_sites"]
+    return {r["line"] for r in sites if r["path"].endswith("m.py")}
+
+
+DRAWN = TORCH + textwrap.dedent("""
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+            self.kept = 1.0
+
+        def forward(self, x):
+            h = self.fc(x)
+            DRAW
+            self.kept = float(keep.float().mean())
+            return h * keep
+    """)
+# VALID: the graph draws the mask (train mode): the number differs on every call, even with the
+# spec's one tensor: the resume function recompiles once where it stores the number
+DRAWN_TRAIN = DRAWN.replace(
+    "DRAW",
+    "keep = torch.ones(x.shape[0], 1)\n"
+    "        if self.training:\n"
+    "            keep = torch.rand(x.shape[0], 1) > 0.5",
+)
+# INVALID: no draw: the same tensor on every call gives the same number
+NOT_DRAWN = DRAWN.replace("DRAW", "keep = h > 0")
+DRAWN_CASES: dict[str, tuple[str, str | None, dict[str, Any]]] = {
+    "train": (DRAWN_TRAIN, "self.kept = float(", {"mode": "train"}),
+    # INVALID: the draw is training-only and the model is in eval mode
+    "eval": (DRAWN_TRAIN, None, {"mode": "eval"}),
+    "not_drawn": (NOT_DRAWN, None, {"mode": "train"}),
+}
+DRAWN_SPEC: dict[str, Any] = {"inputs": [{"tensor": [8, 4]}], "calls": 3}
+
+
+@pytest.mark.parametrize("name", sorted(DRAWN_CASES))
+def test_a_number_read_from_a_drawn_tensor_changes_between_calls(tmp_path: Path, name: str) -> None:
+    src, at, spec = DRAWN_CASES[name]
+    want = {line_of(src, at)} if at else set()
+    assert _cli_recompile_lines(tmp_path, src, {**DRAWN_SPEC, **spec}) == want
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(DRAWN_CASES))
+def test_the_drawn_numbers_match_torch(tmp_path: Path, name: str) -> None:
+    pytest.importorskip("torch")
+    src, at, spec = DRAWN_CASES[name]
+    want = {line_of(src, at)} if at else set()
+    assert torch_recompile_lines(tmp_path, src, {**DRAWN_SPEC, **spec}) == want

@@ -874,6 +874,11 @@ def _number_recompiles(
     seen: set[tuple[str, int]] = set()
     for b in value_breaks:
         draw = b.rule == "CL205"
+        # a number read from a tensor the graph drew (`torch.rand` before the break, in the
+        # break's function): new on every call, whatever the inputs
+        fresh = not draw and calls >= 2 and _drawn_in_graph(project, b, source, known)
+        if fresh:
+            data = max(data, calls)
         if not draw and data < 2 and not project.fn((b.path, b.function)).cls:
             # within one call only a method's runs are known to see other data (one class
             # held by two attributes: two layers' tensors); a helper function called twice
@@ -891,6 +896,8 @@ def _number_recompiles(
         later = [s for s in sites if s.path == b.path and s.function == b.function]
         loop_calls = _breaking_loop_calls(project, (b.path, b.function), sites)
         changes = "is drawn anew on every run" if draw else "changes with the data"
+        if fresh:
+            changes = "changes on every call (it is read from a tensor the graph draws at random)"
         if runs > 1 and not draw:
             changes += " (its function runs more than once per call)"
         for line, subject, at in number_guard_lines(
@@ -919,6 +926,63 @@ def _number_recompiles(
                 )
             )
     return out
+
+
+# torch's random tensor ops: a graph that calls one draws new values on every run
+_GRAPH_DRAWS = frozenset(
+    {
+        "rand", "rand_like", "randn", "randn_like", "randint", "randint_like", "randperm",
+        "bernoulli", "bernoulli_", "multinomial", "normal", "normal_", "uniform_", "dropout",
+        "exponential_", "geometric_", "cauchy_", "log_normal_", "random_", "poisson",
+    }
+)  # fmt: skip
+
+
+def _drawn_in_graph(
+    project: Project,
+    b: BreakSite,
+    source: Callable[[str], bytes | None] | None = None,
+    known: Callable[[str], ast.Module | None] | None = None,
+) -> bool:
+    """Whether the function holding the break calls one of torch's random ops
+    (:data:`_GRAPH_DRAWS`, as ``torch.rand(...)``, ``F.dropout(...)`` or a method
+    ``t.bernoulli_()``) before the break's line, where every call runs it: outside ``if``/``try``
+    and loops, or under ``if self.training:`` when the compile context's mode is train. The
+    number the break reads then differs between calls even with the same inputs (torch 2.13:
+    timm's drop-path statistics recompile the resume function once)."""
+    tree = _parsed(b.path, source, known)
+    fn = _function_node(tree, b.function) if tree is not None else None
+    if fn is None:
+        return False
+
+    def surely(stmts: list[ast.stmt]) -> Iterable[ast.stmt]:
+        for st in stmts:
+            if isinstance(st, ast.If):
+                t = st.test
+                training = (
+                    isinstance(t, ast.Attribute)
+                    and t.attr == "training"
+                    and isinstance(t.value, ast.Name)
+                    and t.value.id == "self"
+                )
+                if training and getattr(project, "mode", None) == "train":
+                    yield from surely(st.body)
+                continue
+            if isinstance(st, (ast.For, ast.AsyncFor, ast.While, ast.Try, ast.With)):
+                continue
+            yield st
+
+    for st in surely(fn.body):
+        if st.lineno >= b.line:
+            break
+        for n in ast.walk(st):
+            if (
+                isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Attribute)
+                and n.func.attr in _GRAPH_DRAWS
+            ):
+                return True
+    return False
 
 
 def number_guard_lines(
