@@ -1543,7 +1543,8 @@ def dict_state(
     filled, recompiles at that line (torch 2.13; a cache keyed by a size: once; a counter per
     key: again while its values change). A ``Counter`` is guarded by ``len(self.c) != 0``,
     which torch reports without a line of user code: at the ``def`` of the function reading
-    it (and where a subscript fills it, its values' guard at the first read too)."""
+    it; its counts' guard (``dict.__getitem__(self.c, ...) == 1``) then recompiles the next
+    call at the first read."""
     path = entry[0]
     cls = project.fn(entry).cls
     if not cls:
@@ -1580,7 +1581,7 @@ def dict_state(
     empty = {a for a, n in dicts.items() if n == 1}
     if not empty:
         return []
-    fills: list[tuple[str, int, ast.FunctionDef | ast.AsyncFunctionDef, bool]] = []
+    fills: list[tuple[str, int, ast.FunctionDef | ast.AsyncFunctionDef]] = []
     for m in methods:
         if m.name == "__init__":
             continue
@@ -1592,7 +1593,7 @@ def dict_state(
                     if self_attr(t) in empty:
                         empty.discard(self_attr(t) or "")  # rebound: a new dict every call
                     elif isinstance(t, ast.Subscript) and traced and self_attr(t.value) in empty:
-                        fills.append((self_attr(t.value) or "", sub.lineno, m, True))
+                        fills.append((self_attr(t.value) or "", sub.lineno, m))
             elif (
                 traced
                 and isinstance(sub, ast.Call)
@@ -1600,10 +1601,10 @@ def dict_state(
                 and sub.func.attr in _DICT_FILL
                 and self_attr(sub.func.value) in empty
             ):
-                fills.append((self_attr(sub.func.value) or "", sub.lineno, m, False))
+                fills.append((self_attr(sub.func.value) or "", sub.lineno, m))
     out: list[tuple[str, int, str]] = []
     done: set[str] = set()
-    for attr, line, m, subscript in sorted(fills, key=lambda f: f[1]):
+    for attr, line, m in sorted(fills, key=lambda f: f[1]):
         if attr not in empty or attr in done:
             continue
         done.add(attr)
@@ -1611,8 +1612,6 @@ def dict_state(
         qual = f"{cls}.{m.name}"
         if kinds.get(attr) == "Counter":
             out.append((attr, m.lineno, qual))  # `len(self.c) != 0`: no line of user code
-            if not subscript:
-                continue
         out.append((attr, read, qual))
     return out
 
@@ -1942,7 +1941,7 @@ def _while_resume_recompiles(
             breaks = project.callee_breaks()
         if breaks.skips_from(key) is not None:
             continue
-        hit = first_read(loop, carried_numbers(fn, loop))
+        hit = first_read(loop, carried_numbers(fn, loop), fn)
         if hit is None or (b.path, hit[0]) in taken:
             continue
         line, name = hit

@@ -166,9 +166,48 @@ def carried_numbers(fn: ast.AST, loop: ast.While) -> set[str]:
     return carried
 
 
-def first_read(loop: ast.While, names: set[str]) -> tuple[int, str] | None:
+def float_names(fn: ast.AST, names: set[str]) -> set[str]:
+    """Those of ``names`` (numbers of ``fn``) that hold a float: a binding with a float literal,
+    a true division, ``float(...)``, or another such name (a fixpoint)."""
+    binds = _bindings(fn)
+    floats: set[str] = set()
+
+    def is_float(e: ast.AST | None) -> bool:
+        for n in ast.walk(e) if e is not None else ():
+            if isinstance(n, ast.Constant) and isinstance(n.value, float):
+                return True
+            if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div):
+                return True
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "float":
+                return True
+            if isinstance(n, ast.Name) and n.id in floats:
+                return True
+        return False
+
+    changed = True
+    while changed:
+        changed = False
+        for name in names - floats:
+            if any(is_float(v) for v in binds.get(name, ())):
+                floats.add(name)
+                changed = True
+    return floats
+
+
+def first_read(
+    loop: ast.While, names: set[str], fn: ast.AST | None = None
+) -> tuple[int, str] | None:
     """The first line of ``loop``'s body (in source order) that reads one of ``names``, with
-    the name; an augmented assignment reads its target. None when the body reads none."""
+    the name; an augmented assignment reads its target. None when the body reads none. With
+    ``fn`` (the function holding the loop), ints come first: torch 2.13 checks the guard on a
+    changed int before one on a changed float (a carried float is reported only without an
+    int)."""
+    if fn is not None:
+        ints = names - float_names(fn, names)
+        if ints and ints != names:
+            got = first_read(loop, ints)
+            if got is not None:
+                return got
     best: tuple[int, str] | None = None
     for node in _own(loop.body):
         hit = ""
