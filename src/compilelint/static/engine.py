@@ -892,6 +892,53 @@ def _context_frames(path: str, c: Candidate) -> tuple[Frame, ...]:
     return (Frame(cpath, int(cline), cfunc), Frame(path, c.line, c.func))
 
 
+def _shared_state_guards(out: list[Finding], path: str, data: bytes | None) -> list[Finding]:
+    """Module state changed on the same calls shares one recompile: a counter (or list) a
+    function changes on every call (outside branches and loops) fails its guard on each next
+    call, and torch reports the guard it checks first: a list's length before an int's value,
+    else the state read first (torch 2.13: `self.correct` and `self.seen` counted in one
+    `forward` recompile at `self.correct`'s line, `self.seen`'s never shows; a stage counter
+    stepped every other call behind a step counter read first neither). Each other change of
+    the function whose guard comes later records that line as its ``guard_line``, and says
+    so."""
+    from compilelint.static.predict import _SELF_ATTR, _surely_runs
+
+    def source(p: str) -> bytes | None:
+        return data if p == path else None
+
+    groups: dict[str, list[int]] = {}
+    for i, fd in enumerate(out):
+        if fd.rule == STATE_CHANGE and fd.function and _SELF_ATTR.search(fd.message):
+            groups.setdefault(fd.function, []).append(i)
+
+    def is_list(i: int) -> bool:
+        return "a Python list" in out[i].message
+
+    def read(i: int) -> int:
+        return out[i].guard_line or out[i].line
+
+    for idx in groups.values():
+        if len(idx) < 2:
+            continue
+        every = [i for i in idx if _surely_runs(path, out[i].line, source)]
+        if not every:
+            continue
+        first = min(every, key=lambda i: (not is_list(i), read(i), out[i].line))
+        line = read(first)
+        m = _SELF_ATTR.search(out[first].message)
+        for i in idx:
+            fd = out[i]
+            later = (is_list(first) and not is_list(i)) or read(i) > line
+            if i == first or not later or (is_list(i) and not is_list(first)):
+                continue
+            note = (
+                f"; it changes on the same calls as `self.{m.group(1) if m else '?'}`, whose "
+                f"guard torch checks first: the recompile is reported at line {line}"
+            )
+            out[i] = dataclasses.replace(fd, message=fd.message + note, guard_line=line)
+    return out
+
+
 def _per_file_ignored(cfg: Config, path: str) -> set[str]:
     import fnmatch
 
@@ -1594,6 +1641,8 @@ class _Scan:
             if first is not None:
                 fd = dataclasses.replace(fd, message=fd.message + shadow.after(first), behind=first)
             out.append(fd)
+        if sum(1 for fd in out if fd.rule == STATE_CHANGE) > 1:
+            out = _shared_state_guards(out, path, self.datas.get(path))
         if UNUSED_SUPPRESSION in enabled and sup:
             out.extend(
                 _unused_suppressions(catalog, path, sup, used, enabled, self.datas.get(path))

@@ -1405,7 +1405,10 @@ def predict(
     recs.extend(_while_resume_recompiles(project, keyset, findings, recs))
     if len(calls) > 1:
         recs.extend(_flag_recompiles(project, entry, keys, recs))
-        recs.extend(_dict_state_recompiles(project, [entry], keyset, recs))
+        if not _shapes_change(calls):
+            # a call that brings another size fails the input's tensor guard first: torch
+            # reports that one (at the `def`), not the dict's (checked: a cache keyed by length)
+            recs.extend(_dict_state_recompiles(project, [entry], keyset, recs))
     return Prediction(
         entry=spec.model,
         function=f"{entry[0]}:{entry[1]}",
