@@ -818,6 +818,14 @@ def predict_recompiles(
             # checked before the frame runs: torch names no user line, only the frame's `def`
             at, line = path, def_line
         kind = _kind_of(subject, guard)
+        if kind == "string" and "== '" in guard and p is not None and p.rows:
+            if all(len(r) <= 5 for r in p.rows):
+                # a string is a constant guarded where traced code first reads it (torch 2.13:
+                # `task == 'cls'` at `getattr(self, f"head_{task}")`, not at a later `if`)
+                line = min(
+                    (int(r[2]) for r in p.rows if r[1] in ("use", "branch", "specialize") and r[2]),
+                    default=line,
+                )
         if kind == "number" and p is not None and p.specialized:
             reason = (
                 f"`{base}` is a Python number that traced code needs as a constant "
