@@ -416,3 +416,122 @@ def test_the_drawn_numbers_match_torch(tmp_path: Path, name: str) -> None:
     src, at, spec = DRAWN_CASES[name]
     want = {line_of(src, at)} if at else set()
     assert torch_recompile_lines(tmp_path, src, {**DRAWN_SPEC, **spec}) == want
+
+
+# ---------------------------------------------------------------------------- strings
+TASK = TORCH + textwrap.dedent("""
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.head_cls = nn.Linear(4, 3)
+            self.head_reg = nn.Linear(4, 1)
+
+        def forward(self, x, task):
+            READ
+            return out.log_softmax(-1) if task == "cls" else out
+    """)
+# VALID: the f-string reads `task` first: torch's `task == 'cls'` is reported there
+TASK_FSTRING = TASK.replace("READ", 'out = getattr(self, f"head_{task}")(x)')
+# VALID too: nothing reads it before the branch, which is then its first read
+TASK_BRANCH = TASK.replace("READ", "out = self.head_cls(x)")
+STRING_CASES: dict[str, tuple[str, str]] = {
+    "fstring": (TASK_FSTRING, 'getattr(self, f"head_{task}")'),
+    "branch": (TASK_BRANCH, 'if task == "cls"'),
+}
+STRING_SPEC: dict[str, Any] = {
+    "inputs": [{"tensor": [2, 4]}],
+    "kwargs": {"task": "cls"},
+    "variants": [{"inputs": [{"tensor": [2, 4]}], "kwargs": {"task": "reg"}}],
+}
+
+
+@pytest.mark.parametrize("name", sorted(STRING_CASES))
+def test_a_string_is_guarded_at_its_first_read(tmp_path: Path, name: str) -> None:
+    src, at = STRING_CASES[name]
+    assert predicted_recompile_lines(tmp_path, src, STRING_SPEC) == {line_of(src, at)}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(STRING_CASES))
+def test_the_strings_match_torch(tmp_path: Path, name: str) -> None:
+    pytest.importorskip("torch")
+    src, at = STRING_CASES[name]
+    assert torch_recompile_lines(tmp_path, src, STRING_SPEC) == {line_of(src, at)}
+
+
+# ---------------------------------------------------------------------------- shared state
+STATE = TORCH + textwrap.dedent("""
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+            self.correct = 0
+            self.seen = 0
+            self.stage = 0
+            self.k = 0
+
+        def forward(self, x):
+            y = self.fc(x)
+            BODY
+            return y
+    """)
+# VALID: two counters every call steps: one recompile per call, reported at one guard
+TWO_COUNTERS = STATE.replace("BODY", "self.correct += x.shape[0]\n        self.seen += 1")
+# VALID: a stage stepped every other call, behind a step counter read first
+STAGED = STATE.replace(
+    "BODY",
+    "self.seen += 1\n"
+    "        if self.seen % 2 == 0:\n"
+    "            self.stage += 1\n"
+    "        y = y * (1 + 0.1 * self.stage)",
+)
+# VALID: `self.correct` is read before the `.item()` break in its statement, in the frame that
+# runs first: its guard fails first
+BREAK_BETWEEN = STATE.replace(
+    "BODY", "self.correct += int(y.sum().item() > 0)\n        self.seen += 1"
+)
+# INVALID (no shared line): a counter stepped every other call whose guard sorts first
+# (`self.k`): on the calls where it changes torch reports its guard, on the others `self.seen`'s
+SHORT_FIRST = STATE.replace(
+    "BODY",
+    "y = y * (1 + 0.1 * self.k)\n"
+    "        self.seen += 1\n"
+    "        if self.seen % 2 == 0:\n"
+    "            self.k += 1",
+)
+STATE_CASES: dict[str, tuple[str, set[str]]] = {
+    # torch sorts a frame's guards by the length of their name: `self.seen` comes first
+    "two_counters": (TWO_COUNTERS, {"self.seen += 1"}),
+    "staged": (STAGED, {"self.seen += 1"}),
+    # the counter read before a break is guarded in the frame that runs first
+    "break_between": (BREAK_BETWEEN, {"self.correct += int(y.sum().item() > 0)"}),
+    "short_first": (SHORT_FIRST, {"y = y * (1 + 0.1 * self.k)", "self.seen += 1"}),
+}
+STATE_SPEC: dict[str, Any] = {"inputs": [{"tensor": [2, 4]}], "calls": 4}
+
+
+def _state_lines(tmp_path: Path, src: str) -> set[int]:
+    """The recompile lines of CL501's findings as the oracle reads them (``guard_line``, else
+    ``line``)."""
+    (tmp_path / "m.py").write_text(src)
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        got = scan(["m.py"], load_config(["m.py"]), no_cache=True).findings
+    finally:
+        os.chdir(old)
+    return {f.guard_line or f.line for f in got if f.rule == "CL501"}
+
+
+@pytest.mark.parametrize("name", sorted(STATE_CASES))
+def test_state_changed_on_the_same_calls_shares_one_line(tmp_path: Path, name: str) -> None:
+    src, ats = STATE_CASES[name]
+    assert _state_lines(tmp_path, src) == {line_of(src, a) for a in ats}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(STATE_CASES))
+def test_the_shared_state_matches_torch(tmp_path: Path, name: str) -> None:
+    pytest.importorskip("torch")
+    src, ats = STATE_CASES[name]
+    assert torch_recompile_lines(tmp_path, src, STATE_SPEC) == {line_of(src, a) for a in ats}

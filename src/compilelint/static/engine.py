@@ -892,48 +892,53 @@ def _context_frames(path: str, c: Candidate) -> tuple[Frame, ...]:
     return (Frame(cpath, int(cline), cfunc), Frame(path, c.line, c.func))
 
 
-def _shared_state_guards(out: list[Finding], path: str, data: bytes | None) -> list[Finding]:
+def _shared_state_guards(
+    out: list[Finding], path: str, data: bytes | None, breaks: set[tuple[str | None, int]]
+) -> list[Finding]:
     """Module state changed on the same calls shares one recompile: a counter (or list) a
     function changes on every call (outside branches and loops) fails its guard on each next
-    call, and torch reports the guard it checks first: a list's length before an int's value,
-    else the state read first (torch 2.13: `self.correct` and `self.seen` counted in one
-    `forward` recompile at `self.correct`'s line, `self.seen`'s never shows; a stage counter
-    stepped every other call behind a step counter read first neither). Each other change of
-    the function whose guard comes later records that line as its ``guard_line``, and says
-    so."""
+    call, and torch reports the guard it checks first. torch 2.13 checks the guards of the
+    frame that runs first (the state read before the function's first break, in the frame
+    before the resume function), and within a frame sorts them by the length of their name,
+    then the name (``Guard.sort_key``: ``self.seen`` before ``self.correct``, ``self.a`` before
+    ``self.b``): the other changes' guards never show. Each of them records the line of the
+    reported one as its ``guard_line``, and says so (``breaks``: the function and line of each
+    break finding of the file)."""
     from compilelint.static.predict import _SELF_ATTR, _surely_runs
 
     def source(p: str) -> bytes | None:
         return data if p == path else None
 
     groups: dict[str, list[int]] = {}
+    attrs: dict[int, str] = {}
     for i, fd in enumerate(out):
-        if fd.rule == STATE_CHANGE and fd.function and _SELF_ATTR.search(fd.message):
+        m = _SELF_ATTR.search(fd.message) if fd.rule == STATE_CHANGE and fd.function else None
+        if m is not None and fd.function:
             groups.setdefault(fd.function, []).append(i)
-
-    def is_list(i: int) -> bool:
-        return "a Python list" in out[i].message
+            attrs[i] = m.group(1)
 
     def read(i: int) -> int:
         return out[i].guard_line or out[i].line
 
+    def order(i: int) -> tuple[int, int, str]:
+        frame = sum(1 for f, ln in breaks if f == out[i].function and ln < read(i))
+        return frame, len(attrs[i]), attrs[i]
+
     for idx in groups.values():
-        if len(idx) < 2:
+        if len(idx) < 2 or len({attrs[i] for i in idx}) < 2:
             continue
         every = [i for i in idx if _surely_runs(path, out[i].line, source)]
         if not every:
             continue
-        first = min(every, key=lambda i: (not is_list(i), read(i), out[i].line))
+        first = min(every, key=order)
         line = read(first)
-        m = _SELF_ATTR.search(out[first].message)
         for i in idx:
             fd = out[i]
-            later = (is_list(first) and not is_list(i)) or read(i) > line
-            if i == first or not later or (is_list(i) and not is_list(first)):
+            if i == first or order(i) < order(first) or read(i) == line:
                 continue
             note = (
-                f"; it changes on the same calls as `self.{m.group(1) if m else '?'}`, whose "
-                f"guard torch checks first: the recompile is reported at line {line}"
+                f"; it changes on the same calls as `self.{attrs[first]}`, whose guard torch "
+                f"checks first: the recompile is reported at line {line}"
             )
             out[i] = dataclasses.replace(fd, message=fd.message + note, guard_line=line)
     return out
@@ -1642,7 +1647,12 @@ class _Scan:
                 fd = dataclasses.replace(fd, message=fd.message + shadow.after(first), behind=first)
             out.append(fd)
         if sum(1 for fd in out if fd.rule == STATE_CHANGE) > 1:
-            out = _shared_state_guards(out, path, self.datas.get(path))
+            breaks = {
+                (fd.function, fd.line)
+                for fd in out
+                if fd.rule in catalog.rules and is_break_rule(catalog.rules[fd.rule])
+            }
+            out = _shared_state_guards(out, path, self.datas.get(path), breaks)
         if UNUSED_SUPPRESSION in enabled and sup:
             out.extend(
                 _unused_suppressions(catalog, path, sup, used, enabled, self.datas.get(path))
