@@ -535,3 +535,44 @@ def test_the_shared_state_matches_torch(tmp_path: Path, name: str) -> None:
     pytest.importorskip("torch")
     src, ats = STATE_CASES[name]
     assert torch_recompile_lines(tmp_path, src, STATE_SPEC) == {line_of(src, a) for a in ats}
+
+
+# ---------------------------------------------------------------------------- specialised ints
+STEPS = TORCH + textwrap.dedent("""
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.v = nn.Linear(4, 4)
+
+        def forward(self, x, num_steps):
+            READ
+            for i in range(num_steps):
+                x = x + dt * self.v(x)
+            return x
+    """)
+# VALID: read first by `1.0 / num_steps`: the first recompile there, the later ones at `range`
+STEPS_READ = STEPS.replace("READ", "dt = 1.0 / num_steps")
+# VALID: `range` is the first read: every recompile there
+STEPS_RANGE = STEPS.replace("READ", "dt = 0.25")
+STEPS_CASES: dict[str, tuple[str, set[str]]] = {
+    "read_first": (STEPS_READ, {"dt = 1.0 / num_steps", "for i in range(num_steps)"}),
+    "range_first": (STEPS_RANGE, {"for i in range(num_steps)"}),
+}
+STEPS_SPEC: dict[str, Any] = {
+    "inputs": [{"tensor": [2, 4]}, 4],
+    "variants": [{"inputs": [{"tensor": [2, 4]}, 6]}, {"inputs": [{"tensor": [2, 4]}, 3]}],
+}
+
+
+@pytest.mark.parametrize("name", sorted(STEPS_CASES))
+def test_a_specialised_int_recompiles_first_at_its_first_read(tmp_path: Path, name: str) -> None:
+    src, ats = STEPS_CASES[name]
+    assert predicted_recompile_lines(tmp_path, src, STEPS_SPEC) == {line_of(src, a) for a in ats}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(STEPS_CASES))
+def test_the_specialised_ints_match_torch(tmp_path: Path, name: str) -> None:
+    pytest.importorskip("torch")
+    src, ats = STEPS_CASES[name]
+    assert torch_recompile_lines(tmp_path, src, STEPS_SPEC) == {line_of(src, a) for a in ats}

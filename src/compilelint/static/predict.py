@@ -832,6 +832,18 @@ def predict_recompiles(
                 "(`range()` or a functional op's argument): every new value recompiles"
             )
             fix = _FIX["specialized"]
+            first = min(
+                (int(r[2]) for r in p.rows if r[1] in ("use", "branch") and r[2]), default=line
+            )
+            if count > 1 and first < line and all(len(r) <= 5 for r in p.rows):
+                # the first recompile fails the guard on the constant installed where traced
+                # code first reads it (`dt = 1.0 / num_steps`); automatic dynamic then meets
+                # the use that needs the value (`range(num_steps)`) and guards it there: the
+                # later ones (torch 2.13)
+                out.append(
+                    PredictedRecompile(at, first, fn.name, base, guard, 1, reason, _FIX["number"])
+                )
+                count -= 1
         elif kind == "number":
             reason = (
                 f"`{base}` is a Python number and the spec passes another value: torch "
