@@ -499,12 +499,17 @@ SHORT_FIRST = STATE.replace(
     "        if self.seen % 2 == 0:\n"
     "            self.k += 1",
 )
+SAME_COUNTER = STATE.replace(
+    "BODY", "self.seen += 1\n        y = y * 2\n        self.seen = self.seen + x.shape[0]"
+)
 STATE_CASES: dict[str, tuple[str, set[str]]] = {
     # torch sorts a frame's guards by the length of their name: `self.seen` comes first
     "two_counters": (TWO_COUNTERS, {"self.seen += 1"}),
     "staged": (STAGED, {"self.seen += 1"}),
     # the counter read before a break is guarded in the frame that runs first
     "break_between": (BREAK_BETWEEN, {"self.correct += int(y.sum().item() > 0)"}),
+    # one counter changed twice: one value, one guard, at its first read
+    "same_counter": (SAME_COUNTER, {"self.seen += 1"}),
     "short_first": (SHORT_FIRST, {"y = y * (1 + 0.1 * self.k)", "self.seen += 1"}),
 }
 STATE_SPEC: dict[str, Any] = {"inputs": [{"tensor": [2, 4]}], "calls": 4}

@@ -903,7 +903,8 @@ def _shared_state_guards(
     then the name (``Guard.sort_key``: ``self.seen`` before ``self.correct``, ``self.a`` before
     ``self.b``): the other changes' guards never show. Each of them records the line of the
     reported one as its ``guard_line``, and says so (``breaks``: the function and line of each
-    break finding of the file)."""
+    break finding of the file). Two changes of one attribute are one value with one guard:
+    the later records the line of the first."""
     from compilelint.static.predict import _SELF_ATTR, _surely_runs
 
     def source(p: str) -> bytes | None:
@@ -925,7 +926,7 @@ def _shared_state_guards(
         return frame, len(attrs[i]), attrs[i]
 
     for idx in groups.values():
-        if len(idx) < 2 or len({attrs[i] for i in idx}) < 2:
+        if len(idx) < 2:
             continue
         every = [i for i in idx if _surely_runs(path, out[i].line, source)]
         if not every:
@@ -937,8 +938,11 @@ def _shared_state_guards(
             if i == first or order(i) < order(first) or read(i) == line:
                 continue
             note = (
-                f"; it changes on the same calls as `self.{attrs[first]}`, whose guard torch "
-                f"checks first: the recompile is reported at line {line}"
+                f"; torch guards `self.{attrs[i]}` once, where it is first read: the recompile "
+                f"is reported at line {line}"
+                if attrs[i] == attrs[first]
+                else f"; it changes on the same calls as `self.{attrs[first]}`, whose guard "
+                f"torch checks first: the recompile is reported at line {line}"
             )
             out[i] = dataclasses.replace(fd, message=fd.message + note, guard_line=line)
     return out
