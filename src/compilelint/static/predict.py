@@ -2312,7 +2312,10 @@ def spec_free_recompiles(
     differ between calls) needs the spec. Since pred23i also: nested frames run with another
     int (:func:`_nested_frame_recompiles`), and a number a break hands the resume function that
     differs between its runs (:func:`_number_recompiles`): a ``random`` draw (between calls), a
-    number read from a tensor in a function that runs twice per call (two call sites)."""
+    number read from a tensor in a function that runs twice per call (two call sites). Since
+    pred23k also: a ``while`` test on a tensor re-entering its body's resume function with the
+    numbers the body carries (:func:`_while_resume_recompiles`), and an empty dict of a root's
+    class that traced code fills (:func:`dict_state`)."""
     keyset = set(project.traced)
     out = _varying_size_recompiles(project, keyset, [], source, known)
     out.extend(_nested_frame_recompiles(project, keyset, out, source, known))
