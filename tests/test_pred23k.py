@@ -338,7 +338,8 @@ SPEC_FREE_CASES: dict[str, tuple[str, str | None]] = {
     "where_select": (WHERE_SELECT, None),
     "counter": (WHILE_COUNTER, "total = total + t[i]"),
     "in_for": (WHILE_IN_FOR, None),
-    "cache": (DICT_CACHE, "if n not in self.cache"),
+    # dict state is predicted with a spec only (the rules' fixed examples keep such caches)
+    "cache": (DICT_CACHE, None),
     "rebound": (DICT_REBOUND, None),
 }
 

@@ -2314,8 +2314,10 @@ def spec_free_recompiles(
     differs between its runs (:func:`_number_recompiles`): a ``random`` draw (between calls), a
     number read from a tensor in a function that runs twice per call (two call sites). Since
     pred23k also: a ``while`` test on a tensor re-entering its body's resume function with the
-    numbers the body carries (:func:`_while_resume_recompiles`), and an empty dict of a root's
-    class that traced code fills (:func:`dict_state`)."""
+    numbers the body carries (:func:`_while_resume_recompiles`). An empty dict of the module
+    that traced code fills (:func:`dict_state`) is predicted with a spec only: a metrics dict
+    or a cache filled on every call recompiles once, on the second call, which the rules'
+    fixed examples (a cache keyed by a size, a stats dict) would all report without one."""
     keyset = set(project.traced)
     out = _varying_size_recompiles(project, keyset, [], source, known)
     out.extend(_nested_frame_recompiles(project, keyset, out, source, known))
@@ -2329,7 +2331,6 @@ def spec_free_recompiles(
                 project, sorted(project.roots), numbers, 2, 1, source, known, all_sites
             )
             out.extend(r for r in got if (r.path, r.line) not in taken)
-    out.extend(_dict_state_recompiles(project, sorted(project.roots), keyset, out, source, known))
     taken = {(r.path, r.line) for r in out}
     trees: dict[str, ast.Module | None] = {}
     for root in sorted(project.roots) if _float_state_applies(torch_version) else ():
