@@ -892,6 +892,62 @@ def _context_frames(path: str, c: Candidate) -> tuple[Frame, ...]:
     return (Frame(cpath, int(cline), cfunc), Frame(path, c.line, c.func))
 
 
+def _shared_state_guards(
+    out: list[Finding], path: str, data: bytes | None, breaks: set[tuple[str | None, int]]
+) -> list[Finding]:
+    """Module state changed on the same calls shares one recompile: a counter (or list) a
+    function changes on every call (outside branches and loops) fails its guard on each next
+    call, and torch reports the guard it checks first. torch 2.13 checks the guards of the
+    frame that runs first (the state read before the function's first break, in the frame
+    before the resume function), and within a frame sorts them by the length of their name,
+    then the name (``Guard.sort_key``: ``self.seen`` before ``self.correct``, ``self.a`` before
+    ``self.b``): the other changes' guards never show. Each of them records the line of the
+    reported one as its ``guard_line``, and says so (``breaks``: the function and line of each
+    break finding of the file). Two changes of one attribute are one value with one guard:
+    the later records the line of the first."""
+    from compilelint.static.predict import _SELF_ATTR, _surely_runs
+
+    def source(p: str) -> bytes | None:
+        return data if p == path else None
+
+    groups: dict[str, list[int]] = {}
+    attrs: dict[int, str] = {}
+    for i, fd in enumerate(out):
+        m = _SELF_ATTR.search(fd.message) if fd.rule == STATE_CHANGE and fd.function else None
+        if m is not None and fd.function:
+            groups.setdefault(fd.function, []).append(i)
+            attrs[i] = m.group(1)
+
+    def read(i: int) -> int:
+        return out[i].guard_line or out[i].line
+
+    def order(i: int) -> tuple[int, int, str]:
+        frame = sum(1 for f, ln in breaks if f == out[i].function and ln < read(i))
+        return frame, len(attrs[i]), attrs[i]
+
+    for idx in groups.values():
+        if len(idx) < 2:
+            continue
+        every = [i for i in idx if _surely_runs(path, out[i].line, source)]
+        if not every:
+            continue
+        first = min(every, key=order)
+        line = read(first)
+        for i in idx:
+            fd = out[i]
+            if i == first or order(i) < order(first) or read(i) == line:
+                continue
+            note = (
+                f"; torch guards `self.{attrs[i]}` once, where it is first read: the recompile "
+                f"is reported at line {line}"
+                if attrs[i] == attrs[first]
+                else f"; it changes on the same calls as `self.{attrs[first]}`, whose guard "
+                f"torch checks first: the recompile is reported at line {line}"
+            )
+            out[i] = dataclasses.replace(fd, message=fd.message + note, guard_line=line)
+    return out
+
+
 def _per_file_ignored(cfg: Config, path: str) -> set[str]:
     import fnmatch
 
@@ -1594,6 +1650,13 @@ class _Scan:
             if first is not None:
                 fd = dataclasses.replace(fd, message=fd.message + shadow.after(first), behind=first)
             out.append(fd)
+        if sum(1 for fd in out if fd.rule == STATE_CHANGE) > 1:
+            breaks = {
+                (fd.function, fd.line)
+                for fd in out
+                if fd.rule in catalog.rules and is_break_rule(catalog.rules[fd.rule])
+            }
+            out = _shared_state_guards(out, path, self.datas.get(path), breaks)
         if UNUSED_SUPPRESSION in enabled and sup:
             out.extend(
                 _unused_suppressions(catalog, path, sup, used, enabled, self.datas.get(path))

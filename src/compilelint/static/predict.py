@@ -674,6 +674,9 @@ _FIX = {
     "its tensor arguments' shapes (`h.shape[1]`) instead of passing it in",
     "break": "the number comes from a graph break (`.item()`): keep it a tensor, or set "
     "`torch._dynamo.config.capture_scalar_outputs = True`",
+    "loop": "one recompile, then the number is symbolic: keep the loop's counter in a tensor, or "
+    "decide the loop's end with tensor ops (a mask, `torch.cumprod`) instead of a data-dependent "
+    "`while`",
     "draw": "the number comes from a call dynamo does not trace (a `random` draw, a `time` "
     "clock): take it outside the compiled region and pass it in as a tensor, or draw it with "
     "torch (`torch.rand(())`)",
@@ -815,12 +818,32 @@ def predict_recompiles(
             # checked before the frame runs: torch names no user line, only the frame's `def`
             at, line = path, def_line
         kind = _kind_of(subject, guard)
+        if kind == "string" and "== '" in guard and p is not None and p.rows:
+            if all(len(r) <= 5 for r in p.rows):
+                # a string is a constant guarded where traced code first reads it (torch 2.13:
+                # `task == 'cls'` at `getattr(self, f"head_{task}")`, not at a later `if`)
+                line = min(
+                    (int(r[2]) for r in p.rows if r[1] in ("use", "branch", "specialize") and r[2]),
+                    default=line,
+                )
         if kind == "number" and p is not None and p.specialized:
             reason = (
                 f"`{base}` is a Python number that traced code needs as a constant "
                 "(`range()` or a functional op's argument): every new value recompiles"
             )
             fix = _FIX["specialized"]
+            first = min(
+                (int(r[2]) for r in p.rows if r[1] in ("use", "branch") and r[2]), default=line
+            )
+            if count > 1 and first < line and all(len(r) <= 5 for r in p.rows):
+                # the first recompile fails the guard on the constant installed where traced
+                # code first reads it (`dt = 1.0 / num_steps`); automatic dynamic then meets
+                # the use that needs the value (`range(num_steps)`) and guards it there: the
+                # later ones (torch 2.13)
+                out.append(
+                    PredictedRecompile(at, first, fn.name, base, guard, 1, reason, _FIX["number"])
+                )
+                count -= 1
         elif kind == "number":
             reason = (
                 f"`{base}` is a Python number and the spec passes another value: torch "
@@ -871,6 +894,11 @@ def _number_recompiles(
     seen: set[tuple[str, int]] = set()
     for b in value_breaks:
         draw = b.rule == "CL205"
+        # a number read from a tensor the graph drew (`torch.rand` before the break, in the
+        # break's function): new on every call, whatever the inputs
+        fresh = not draw and calls >= 2 and _drawn_in_graph(project, b, source, known)
+        if fresh:
+            data = max(data, calls)
         if not draw and data < 2 and not project.fn((b.path, b.function)).cls:
             # within one call only a method's runs are known to see other data (one class
             # held by two attributes: two layers' tensors); a helper function called twice
@@ -888,6 +916,8 @@ def _number_recompiles(
         later = [s for s in sites if s.path == b.path and s.function == b.function]
         loop_calls = _breaking_loop_calls(project, (b.path, b.function), sites)
         changes = "is drawn anew on every run" if draw else "changes with the data"
+        if fresh:
+            changes = "changes on every call (it is read from a tensor the graph draws at random)"
         if runs > 1 and not draw:
             changes += " (its function runs more than once per call)"
         for line, subject, at in number_guard_lines(
@@ -916,6 +946,63 @@ def _number_recompiles(
                 )
             )
     return out
+
+
+# torch's random tensor ops: a graph that calls one draws new values on every run
+_GRAPH_DRAWS = frozenset(
+    {
+        "rand", "rand_like", "randn", "randn_like", "randint", "randint_like", "randperm",
+        "bernoulli", "bernoulli_", "multinomial", "normal", "normal_", "uniform_", "dropout",
+        "exponential_", "geometric_", "cauchy_", "log_normal_", "random_", "poisson",
+    }
+)  # fmt: skip
+
+
+def _drawn_in_graph(
+    project: Project,
+    b: BreakSite,
+    source: Callable[[str], bytes | None] | None = None,
+    known: Callable[[str], ast.Module | None] | None = None,
+) -> bool:
+    """Whether the function holding the break calls one of torch's random ops
+    (:data:`_GRAPH_DRAWS`, as ``torch.rand(...)``, ``F.dropout(...)`` or a method
+    ``t.bernoulli_()``) before the break's line, where every call runs it: outside ``if``/``try``
+    and loops, or under ``if self.training:`` when the compile context's mode is train. The
+    number the break reads then differs between calls even with the same inputs (torch 2.13:
+    timm's drop-path statistics recompile the resume function once)."""
+    tree = _parsed(b.path, source, known)
+    fn = _function_node(tree, b.function) if tree is not None else None
+    if fn is None:
+        return False
+
+    def surely(stmts: list[ast.stmt]) -> Iterable[ast.stmt]:
+        for st in stmts:
+            if isinstance(st, ast.If):
+                t = st.test
+                training = (
+                    isinstance(t, ast.Attribute)
+                    and t.attr == "training"
+                    and isinstance(t.value, ast.Name)
+                    and t.value.id == "self"
+                )
+                if training and getattr(project, "mode", None) == "train":
+                    yield from surely(st.body)
+                continue
+            if isinstance(st, (ast.For, ast.AsyncFor, ast.While, ast.Try, ast.With)):
+                continue
+            yield st
+
+    for st in surely(fn.body):
+        if st.lineno >= b.line:
+            break
+        for n in ast.walk(st):
+            if (
+                isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Attribute)
+                and n.func.attr in _GRAPH_DRAWS
+            ):
+                return True
+    return False
 
 
 def number_guard_lines(
@@ -1335,8 +1422,13 @@ def predict(
         recs.extend(_size_recompiles(project, keyset, recs))
     recs.extend(_varying_size_recompiles(project, keyset, recs))
     recs.extend(_nested_frame_recompiles(project, keyset, recs))
+    recs.extend(_while_resume_recompiles(project, keyset, findings, recs))
     if len(calls) > 1:
         recs.extend(_flag_recompiles(project, entry, keys, recs))
+        if not _shapes_change(calls):
+            # a call that brings another size fails the input's tensor guard first: torch
+            # reports that one (at the `def`), not the dict's (checked: a cache keyed by length)
+            recs.extend(_dict_state_recompiles(project, [entry], keyset, recs))
     return Prediction(
         entry=spec.model,
         function=f"{entry[0]}:{entry[1]}",
@@ -1438,6 +1530,152 @@ def float_state(
             if a in floats and all(o[0] != a for o in out):
                 line = first_read_line(tree, a, getattr(sub, "lineno", m.lineno), every_path=False)
                 out.append((a, line, qual))
+    return out
+
+
+# constructors of an empty dict (`self.cache = {}` in `__init__`)
+_DICT_CTORS = frozenset({"dict", "Counter", "defaultdict", "OrderedDict"})
+_DICT_FILL = frozenset({"update", "setdefault", "__setitem__"})
+
+
+def _empty_dict(v: ast.expr) -> str | None:
+    """The kind of empty dict ``v`` makes (``"dict"``, or the constructor's name), else None."""
+    if isinstance(v, ast.Dict):
+        return None if v.keys else "dict"
+    if isinstance(v, ast.Call) and not v.args[1:]:
+        f = v.func
+        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+        if name in _DICT_CTORS and (name == "defaultdict" or not v.args) and not v.keywords:
+            return name
+    return None
+
+
+def dict_state(
+    project: Project,
+    entry: FKey,
+    keyset: set[FKey],
+    trees: dict[str, ast.Module | None] | None = None,
+) -> list[tuple[str, int, str]]:
+    """``(attr, line of its first read, function)`` for each dict attribute of the entry's
+    own class that ``__init__`` makes empty (``self.usage = {}``, ``dict()``, ``Counter()``,
+    ``defaultdict(int)``, ``OrderedDict()``; assigned nowhere else in ``__init__``) and a
+    reachable method fills (``self.usage[c] = ...``, ``self.usage[c] += 1``,
+    ``self.counts.update(...)``, ``.setdefault(...)``) without ever rebinding it: dynamo
+    guards on the dict where traced code first reads it (``not self.usage`` on the first
+    call, its keys and the int values it reads later), so the second call, which finds it
+    filled, recompiles at that line (torch 2.13; a cache keyed by a size: once; a counter per
+    key: again while its values change). A ``Counter`` is guarded by ``len(self.c) != 0``,
+    which torch reports without a line of user code: at the ``def`` of the function reading
+    it; its counts' guard (``dict.__getitem__(self.c, ...) == 1``) then recompiles the next
+    call at the first read."""
+    path = entry[0]
+    cls = project.fn(entry).cls
+    if not cls:
+        return []
+    tree = trees.get(path) if trees is not None and path in trees else _parsed(path)
+    if tree is None:
+        return []
+    from compilelint.static.analysis.state import first_read_line
+
+    node = _class_node(tree, cls)
+    if node is None:
+        return []
+
+    def self_attr(t: ast.AST | None) -> str | None:
+        if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+            return t.attr
+        return None
+
+    methods = [m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    dicts: dict[str, int] = {}
+    kinds: dict[str, str] = {}
+    for m in methods:
+        if m.name != "__init__":
+            continue
+        for sub in ast.walk(m):
+            if isinstance(sub, (ast.Assign, ast.AnnAssign)) and sub.value is not None:
+                targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+                for t in targets:
+                    a = self_attr(t)
+                    if a is not None:
+                        kind = _empty_dict(sub.value)
+                        dicts[a] = dicts.get(a, 0) + (1 if kind else 2)
+                        kinds[a] = kind or ""
+    empty = {a for a, n in dicts.items() if n == 1}
+    if not empty:
+        return []
+    fills: list[tuple[str, int, ast.FunctionDef | ast.AsyncFunctionDef]] = []
+    for m in methods:
+        if m.name == "__init__":
+            continue
+        traced = (path, f"{cls}.{m.name}") in keyset
+        for sub in ast.walk(m):
+            if isinstance(sub, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+                for t in targets:
+                    if self_attr(t) in empty:
+                        empty.discard(self_attr(t) or "")  # rebound: a new dict every call
+                    elif isinstance(t, ast.Subscript) and traced and self_attr(t.value) in empty:
+                        fills.append((self_attr(t.value) or "", sub.lineno, m))
+            elif (
+                traced
+                and isinstance(sub, ast.Call)
+                and isinstance(sub.func, ast.Attribute)
+                and sub.func.attr in _DICT_FILL
+                and self_attr(sub.func.value) in empty
+            ):
+                fills.append((self_attr(sub.func.value) or "", sub.lineno, m))
+    out: list[tuple[str, int, str]] = []
+    done: set[str] = set()
+    for attr, line, m in sorted(fills, key=lambda f: f[1]):
+        if attr not in empty or attr in done:
+            continue
+        done.add(attr)
+        read = first_read_line(tree, attr, line, every_path=False)
+        qual = f"{cls}.{m.name}"
+        if kinds.get(attr) == "Counter":
+            out.append((attr, m.lineno, qual))  # `len(self.c) != 0`: no line of user code
+        out.append((attr, read, qual))
+    return out
+
+
+def _dict_state_recompiles(
+    project: Project,
+    roots: Iterable[FKey],
+    keyset: set[FKey],
+    recs: Sequence[PredictedRecompile],
+    source: Callable[[str], bytes | None] | None = None,
+    known: Callable[[str], ast.Module | None] | None = None,
+) -> list[PredictedRecompile]:
+    """:func:`dict_state` of each root's class as predicted recompiles (one at least: the
+    second call finds the dict filled)."""
+    taken = {(r.path, r.line) for r in recs}
+    trees: dict[str, ast.Module | None] = {}
+    out: list[PredictedRecompile] = []
+    for root in roots:
+        if not project.fn(root).cls:
+            continue
+        if root[0] not in trees:
+            data = _read(root[0], source)
+            trees[root[0]] = _parsed(root[0], source, known) if _DICT_INIT.search(data) else None
+        for attr, line, qual in dict_state(project, root, keyset, trees):
+            if (root[0], line) in taken:
+                continue
+            taken.add((root[0], line))
+            out.append(
+                PredictedRecompile(
+                    root[0],
+                    line,
+                    qual.rsplit(".", 1)[-1],
+                    f"self.{attr}",
+                    f"not self.{attr}",
+                    1,
+                    f"`self.{attr}` is a dict of the module, empty until traced code fills it; "
+                    "torch guards on it where traced code first reads it, so the next call, "
+                    "which finds it filled, recompiles",
+                    _FIX["state"],
+                )
+            )
     return out
 
 
@@ -1671,6 +1909,81 @@ def _varying_size_recompiles(
                 )
             )
             break
+    return out
+
+
+# the breaks torch 2.13 compiles as a jump it cannot trace (GB0170, "data-dependent branching"):
+# the resume functions start at the jump's targets
+_JUMP_BREAKS = frozenset({"CL101", "CL104"})
+
+
+def _while_resume_recompiles(
+    project: Project,
+    keyset: set[FKey],
+    findings: Sequence[Finding],
+    recs: Sequence[PredictedRecompile],
+    source: Callable[[str], bytes | None] | None = None,
+    known: Callable[[str], ast.Module | None] | None = None,
+) -> list[PredictedRecompile]:
+    """A ``while`` whose test breaks on a tensor's value (:data:`_JUMP_BREAKS`) re-enters the
+    resume function of its body on every iteration (the next test is the same jump); the
+    Python numbers the body carries from one iteration to the next
+    (:func:`~compilelint.static.analysis.carried.carried_numbers`) come with new values on the
+    second entry: one recompile, guarded where the body first reads one of them, then they are
+    symbolic (torch 2.13). Not for a loop inside another loop of its function, nor in a frame
+    dynamo skips (a break in one of its loops, or a call in one whose callee breaks). A test
+    whose tensor part only some inputs reach (``while i < t.size(0) and t[i] > 0:``, a
+    "latent" break) counts: the counter starts where the size test holds."""
+    from compilelint.static.analysis.carried import (
+        carried_numbers,
+        enclosing_loops,
+        first_read,
+    )
+
+    taken = {(r.path, r.line) for r in recs}
+    breaks = None
+    out: list[PredictedRecompile] = []
+    sites: list[BreakSite] = []
+    for f in findings:
+        if f.rule in _JUMP_BREAKS and f.stage != "dynamic" and f.behind is None:
+            func, in_loop = _candidate_in_loop(project, f.path, f.line, f.rule)
+            if not in_loop and (f.path, func) in keyset:
+                sites.append(BreakSite(f.path, f.line, f.rule, func, in_loop))
+    for b in sites:
+        key = (b.path, b.function)
+        tree = _parsed(b.path, source, known)
+        fn = _function_node(tree, b.function) if tree is not None else None
+        if fn is None:
+            continue
+        loop = next(
+            (n for n in _own_nodes(fn) if isinstance(n, ast.While) and n.lineno == b.line), None
+        )
+        if loop is None or enclosing_loops(fn, loop):
+            continue
+        if breaks is None:
+            breaks = project.callee_breaks()
+        if breaks.skips_from(key) is not None:
+            continue
+        hit = first_read(loop, carried_numbers(fn, loop), fn)
+        if hit is None or (b.path, hit[0]) in taken:
+            continue
+        line, name = hit
+        taken.add((b.path, line))
+        out.append(
+            PredictedRecompile(
+                b.path,
+                line,
+                b.function.rsplit(".", 1)[-1],
+                name,
+                f"{name} == <its value on the first iteration>",
+                1,
+                f"the `while` test at line {b.line} branches on a tensor's value: the graph "
+                "breaks there on every iteration and re-enters the resume function of the "
+                f"loop's body, whose Python number `{name}` changes between the iterations: "
+                "it recompiles once, then the number is symbolic",
+                _FIX["loop"],
+            )
+        )
     return out
 
 
@@ -1974,6 +2287,9 @@ def _flag_recompiles(
 
 # a float literal assigned to an attribute of `self` (the cheap test before parsing a file for
 # float state): `self.c = 0.0`, `self.c: float = 1e-3`
+_DICT_INIT = re.compile(
+    rb"self\.\w+\s*(?::[^=\n]*)?=\s*(?:\{\s*\}|(?:\w+\.)?(?:dict|Counter|defaultdict|OrderedDict)\()"
+)
 _FLOAT_INIT = re.compile(rb"self\.\w+\s*(?::[^=\n]*)?=\s*-?(?:\d+\.\d*|\.\d+|\d+[eE][-+]?\d+)")
 
 
@@ -1996,12 +2312,18 @@ def spec_free_recompiles(
     differ between calls) needs the spec. Since pred23i also: nested frames run with another
     int (:func:`_nested_frame_recompiles`), and a number a break hands the resume function that
     differs between its runs (:func:`_number_recompiles`): a ``random`` draw (between calls), a
-    number read from a tensor in a function that runs twice per call (two call sites)."""
+    number read from a tensor in a function that runs twice per call (two call sites). Since
+    pred23k also: a ``while`` test on a tensor re-entering its body's resume function with the
+    numbers the body carries (:func:`_while_resume_recompiles`). An empty dict of the module
+    that traced code fills (:func:`dict_state`) is predicted with a spec only: a metrics dict
+    or a cache filled on every call recompiles once, on the second call, which the rules'
+    fixed examples (a cache keyed by a size, a stats dict) would all report without one."""
     keyset = set(project.traced)
     out = _varying_size_recompiles(project, keyset, [], source, known)
     out.extend(_nested_frame_recompiles(project, keyset, out, source, known))
     if findings and catalog is not None:
         all_sites = break_sites(project, keyset, findings, catalog, source)
+        out.extend(_while_resume_recompiles(project, keyset, findings, out, source, known))
         numbers = number_breaks(all_sites, source, known)
         if numbers:
             taken = {(r.path, r.line) for r in out}

@@ -33,6 +33,23 @@ import ast
 from collections.abc import Iterator
 
 _DATA_SHAPE = frozenset({"nonzero", "unique", "masked_select", "argwhere", "unique_consecutive"})
+# reductions over a dim keep a mask a mask (``(idx == i).any(dim=-1)``)
+_MASK_REDUCE = frozenset({"any", "all"})
+
+
+def _index_tuple(e: ast.expr) -> bool:
+    """A call returning a tuple of index tensors whose lengths follow the data: ``torch.where(c)``
+    with one argument, ``c.nonzero(as_tuple=True)`` (torch 2.13: both are ``nonzero``)."""
+    if not isinstance(e, ast.Call) or not isinstance(e.func, ast.Attribute):
+        return False
+    if e.func.attr == "where":
+        return len(e.args) == 1 and not e.keywords and not isinstance(e.args[0], ast.Starred)
+    return e.func.attr == "nonzero" and any(
+        k.arg == "as_tuple" and isinstance(k.value, ast.Constant) and k.value.value is True
+        for k in e.keywords
+    )
+
+
 _REDUCE = frozenset(
     {
         "sum", "mean", "max", "min", "prod", "all", "any", "item", "numel", "size", "dim",
@@ -107,6 +124,12 @@ class _Loop:
         while changed:
             changed = False
             for t, v in self.pairs:
+                if isinstance(t, ast.Tuple) and v is not None and _index_tuple(v):
+                    # `idx, top = torch.where(indices == i)`: each element's length varies
+                    fresh = set(_names(t)) - self.vary
+                    self.vary |= fresh
+                    changed = changed or bool(fresh)
+                    continue
                 if v is None or not isinstance(t, ast.Name):
                     continue
                 if t.id not in self.masks and self._mask(v):
@@ -125,6 +148,13 @@ class _Loop:
             return self._mask(e.operand)
         if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
             return self._mask(e.left) or self._mask(e.right)
+        if (
+            isinstance(e, ast.Call)
+            and isinstance(e.func, ast.Attribute)
+            and e.func.attr in _MASK_REDUCE
+            and (e.args or e.keywords)
+        ):
+            return self._mask(e.func.value)  # `(top_idx == i).any(dim=-1)`: a mask of rows
         return False
 
     def _changing_bound(self, e: ast.expr | None) -> bool:
@@ -160,7 +190,9 @@ class _Loop:
         if isinstance(e, ast.Subscript):
             s = e.slice
             if isinstance(s, ast.Constant) and isinstance(s.value, int):
-                return False  # drops a dim the model cannot name
+                # an element of `nonzero(as_tuple=True)` / `torch.where(m)`; else it drops a
+                # dim the model cannot name
+                return _index_tuple(e.value)
             if self._index_varies(s, target):
                 return True
             if (
@@ -182,7 +214,7 @@ class _Loop:
             f = e.func
             if not isinstance(f, ast.Attribute):
                 return False  # a module or a function: not followed
-            if f.attr in _DATA_SHAPE:
+            if f.attr in _DATA_SHAPE or _index_tuple(e):
                 return True
             if f.attr in _CONCAT and e.args and isinstance(e.args[0], (ast.List, ast.Tuple)):
                 elts = e.args[0].elts
