@@ -319,15 +319,25 @@ def test_demand_tells_each_path_once_and_pauses() -> None:
 
 
 def _packages() -> list[Path]:
-    import einops
+    """Installed packages to search: the hard dependencies (always there), and einops and
+    transformers' ``utils`` where installed (the development environment)."""
+    import importlib.util
 
-    site = Path(einops.__file__).parent.parent
-    return [site / "einops", site / "transformers" / "utils"]
+    import click
+    import rich
+
+    out = [Path(click.__file__).parent, Path(rich.__file__).parent]
+    for name in ("einops", "transformers"):
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.origin:
+            root = Path(spec.origin).parent
+            out.append(root / "utils" if name == "transformers" else root)
+    return out
 
 
 def test_may_be_heavy_misses_no_refused_file() -> None:
     """Every installed file that ``light_facts`` refuses and that parses has one of the words
-    ``may_be_heavy`` searches for (einops, transformers' ``utils``)."""
+    ``may_be_heavy`` searches for (click, rich; einops, transformers' ``utils``)."""
     refused = said = 0
     for root in _packages():
         for path in sorted(root.rglob("*.py")):

@@ -1651,7 +1651,7 @@ class _Scan:
                 fd = dataclasses.replace(fd, message=fd.message + shadow.after(first), behind=first)
             out.append(fd)
         if sum(1 for fd in out if fd.rule == STATE_CHANGE) > 1:
-            breaks = {
+            breaks: set[tuple[str | None, int]] = {
                 (fd.function, fd.line)
                 for fd in out
                 if fd.rule in catalog.rules and is_break_rule(catalog.rules[fd.rule])

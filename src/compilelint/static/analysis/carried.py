@@ -114,11 +114,9 @@ def number_names(fn: ast.AST) -> set[str]:
 
 
 def _reads(e: ast.AST | None) -> set[str]:
-    return {
-        n.id
-        for n in ast.walk(e) if e is not None
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-    }  # fmt: skip
+    if e is None:
+        return set()
+    return {n.id for n in ast.walk(e) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
 def enclosing_loops(fn: ast.AST, node: ast.AST) -> list[ast.AST]:
@@ -211,6 +209,7 @@ def first_read(
     best: tuple[int, str] | None = None
     for node in _own(loop.body):
         hit = ""
+        line = getattr(node, "lineno", 0)
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in names:
             hit = node.id
         elif (
@@ -219,6 +218,6 @@ def first_read(
             and node.target.id in names
         ):
             hit = node.target.id
-        if hit and (best is None or node.lineno < best[0]):
-            best = (node.lineno, hit)
+        if hit and (best is None or line < best[0]):
+            best = (line, hit)
     return best
