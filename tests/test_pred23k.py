@@ -394,8 +394,13 @@ DRAWN_TRAIN = DRAWN.replace(
 )
 # INVALID: no draw: the same tensor on every call gives the same number
 NOT_DRAWN = DRAWN.replace("DRAW", "keep = h > 0")
+# INVALID: the graph draws, but the number does not read the draw (only the output does)
+NOT_READ = DRAWN.replace(
+    "DRAW", "noise = torch.rand(x.shape[0], 1)\n        keep = h > 0\n        h = h + noise"
+)
 DRAWN_CASES: dict[str, tuple[str, str | None, dict[str, Any]]] = {
     "train": (DRAWN_TRAIN, "self.kept = float(", {"mode": "train"}),
+    "draw_not_read": (NOT_READ, None, {"mode": "train"}),
     # INVALID: the draw is training-only and the model is in eval mode
     "eval": (DRAWN_TRAIN, None, {"mode": "eval"}),
     "not_drawn": (NOT_DRAWN, None, {"mode": "train"}),

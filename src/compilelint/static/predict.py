@@ -964,12 +964,14 @@ def _drawn_in_graph(
     source: Callable[[str], bytes | None] | None = None,
     known: Callable[[str], ast.Module | None] | None = None,
 ) -> bool:
-    """Whether the function holding the break calls one of torch's random ops
+    """Whether the number the break reads comes from one of torch's random ops
     (:data:`_GRAPH_DRAWS`, as ``torch.rand(...)``, ``F.dropout(...)`` or a method
-    ``t.bernoulli_()``) before the break's line, where every call runs it: outside ``if``/``try``
-    and loops, or under ``if self.training:`` when the compile context's mode is train. The
-    number the break reads then differs between calls even with the same inputs (torch 2.13:
-    timm's drop-path statistics recompile the resume function once)."""
+    ``t.bernoulli_()``) called before the break's line where every call runs it (outside
+    ``if``/``try`` and loops, or under ``if self.training:`` when the compile context's mode is
+    train): the break's statement reads a name (or ``self.<attr>``) bound from the draw, through
+    the assignments between. The number then differs between calls even with the same inputs
+    (torch 2.13: timm's drop-path statistics recompile the resume function once); a draw the
+    number does not read changes nothing."""
     tree = _parsed(b.path, source, known)
     fn = _function_node(tree, b.function) if tree is not None else None
     if fn is None:
@@ -992,15 +994,79 @@ def _drawn_in_graph(
                 continue
             yield st
 
+    def draws(node: ast.AST) -> list[ast.Call]:
+        return [
+            n
+            for n in ast.walk(node)
+            if isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute)
+            and n.func.attr in _GRAPH_DRAWS
+        ]
+
+    # the names (and ``self.<attr>``s) whose value comes from a draw: bound by a statement that
+    # draws or that reads one of them, in the surely-run statements before the break
+    tainted: set[str] = set()
     for st in surely(fn.body):
         if st.lineno >= b.line:
             break
-        for n in ast.walk(st):
-            if (
-                isinstance(n, ast.Call)
-                and isinstance(n.func, ast.Attribute)
-                and n.func.attr in _GRAPH_DRAWS
-            ):
+        drawn = draws(st)
+        if not drawn and not _reads_any(st, tainted):
+            continue
+        tainted |= _bound_keys(st)
+        for d in drawn:  # an in-place draw (`t.bernoulli_(p)`) changes its receiver
+            if isinstance(d.func, ast.Attribute) and d.func.attr.endswith("_"):
+                key = _key_of(d.func.value)
+                if key:
+                    tainted.add(key)
+    if not tainted:
+        return False
+    # the statement that reads the number must read a drawn value (or draw itself)
+    here = [n for n in ast.walk(fn) if isinstance(n, ast.stmt) and n.lineno == b.line]
+    return any(draws(st) or _reads_any(st, tainted) for st in here)
+
+
+def _key_of(e: ast.AST) -> str:
+    """``x`` for a name, ``self.x`` for an attribute of ``self``, else ``""``."""
+    if isinstance(e, ast.Name):
+        return e.id
+    if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == "self":
+        return f"self.{e.attr}"
+    return ""
+
+
+def _bound_keys(st: ast.stmt) -> set[str]:
+    """What a statement binds: its assignment targets (tuples unpacked), and the receiver of
+    an in-place method call statement (``x.mul_(m)``)."""
+    targets: list[ast.AST] = []
+    if isinstance(st, ast.Assign):
+        targets = list(st.targets)
+    elif isinstance(st, (ast.AugAssign, ast.AnnAssign)):
+        targets = [st.target]
+    elif (
+        isinstance(st, ast.Expr)
+        and isinstance(st.value, ast.Call)
+        and isinstance(st.value.func, ast.Attribute)
+        and st.value.func.attr.endswith("_")
+    ):
+        targets = [st.value.func.value]
+    out: set[str] = set()
+    while targets:
+        t = targets.pop()
+        if isinstance(t, (ast.Tuple, ast.List)):
+            targets.extend(t.elts)
+        elif isinstance(t, ast.Starred):
+            targets.append(t.value)
+        elif key := _key_of(t):
+            out.add(key)
+    return out
+
+
+def _reads_any(node: ast.AST, keys: set[str]) -> bool:
+    if not keys:
+        return False
+    for n in ast.walk(node):
+        if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load):
+            if _key_of(n) in keys:
                 return True
     return False
 
