@@ -405,9 +405,56 @@ def graph_count(project: Project, entry: FKey, sites: Sequence[BreakSite]) -> in
             # dynamo skips the frame; the user code it calls runs as frames of its own
             return sum(frame(c, depth + 1) for c in dict.fromkeys(c for c, _l in calls))
         segments = len({b.line for b in direct}) + len(breaking) + 1
+        if _empty_tail(project, k, direct, [c for c, _l in breaking]):
+            segments -= 1  # the resume function after the last break only returns
         return segments + sum(frame(c, depth + 1) for c in dict.fromkeys(c for c, _l in breaking))
 
     return frame(entry)
+
+
+_VALUE_READS = frozenset({"CL102", "CL103", "CL105"})  # `int(t)`, `t.item()`, `t.tolist()`
+
+
+def _empty_tail(
+    project: Project, k: FKey, direct: Sequence[BreakSite], breaking: Sequence[FKey]
+) -> bool:
+    """Whether the last break of frame ``k`` is the outermost call of its final ``return``
+    (``return self.head(h)`` with a callee that breaks, ``return t.sum().item()``): its
+    arguments ran before it, in the graph before the break, and the resume function after it
+    only returns a value: it makes no graph, and torch counts none (torch 2.13, `explain`'s
+    graph count). Not when a call is made on the result (``return self.head(h).relu()``)."""
+    tree = _parsed(k[0])
+    fn = _function_node(tree, k[1]) if tree is not None else None
+    if fn is None or not fn.body or not isinstance(fn.body[-1], ast.Return):
+        return False
+    call = fn.body[-1].value
+    if not isinstance(call, ast.Call):
+        return False
+    wanted = set(breaking)
+    sites = [
+        c
+        for c in project.fn(k).calls
+        if c.line and (t := project._target(k[0], c.ref)) is not None and t[0] in wanted
+    ]
+    lines = {b.line for b in direct} | {c.line for c in sites}
+    if not lines or max(lines) != call.lineno:
+        return False
+    last = [b for b in direct if b.line == call.lineno]
+    if last:  # a direct break there: the return's call must be the value read itself
+        f = call.func
+        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+        return all(b.rule in _VALUE_READS for b in last) and name in {
+            "item",
+            "tolist",
+            "int",
+            "float",
+            "bool",
+        }
+    # a callee's break: the breaking call is the return's outermost call, on no call's result
+    return not any(isinstance(n, ast.Call) for n in ast.walk(call.func)) and any(
+        c.line == call.lineno and c.col == call.col_offset + 1
+        for c in sites  # 1-based
+    )
 
 
 def _user_calls(project: Project, k: FKey) -> list[tuple[FKey, bool]]:
