@@ -8,9 +8,12 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from compilelint.config import load_config
+
+if TYPE_CHECKING:
+    from compilelint.static.predict import Prediction
 
 
 def line_of(src: str, text: str) -> int:
@@ -63,9 +66,9 @@ def torch_break_lines(tmp_path: Path, src: str, spec: dict[str, Any]) -> set[int
     return {b["line"] for b in block["breaks"] if b["path"].endswith("m.py")}
 
 
-def predicted_recompile_lines(tmp_path: Path, src: str, spec: dict[str, Any]) -> set[int]:
-    """The lines of ``m.py`` (``src``) where the static prediction for ``spec`` (model
-    ``m.py:M``) puts a recompile (``Prediction.recompile_sites``)."""
+def prediction(tmp_path: Path, src: str, spec: dict[str, Any]) -> Prediction:
+    """The static prediction for ``spec`` (a whole spec, its model in ``m.py``) of the
+    project made of ``m.py`` (``src``) in ``tmp_path``."""
     from compilelint.catalog import load_catalog
     from compilelint.dynamic.spec import validate
     from compilelint.static.engine import scan
@@ -77,10 +80,16 @@ def predicted_recompile_lines(tmp_path: Path, src: str, spec: dict[str, Any]) ->
     try:
         res = scan(["m.py"], load_config(["m.py"]), want_project=True, no_cache=True)
         assert res.project is not None
-        s = validate({"model": "m.py:M", **spec}, source=str(tmp_path / "spec.json"))
-        got = predict(res.project, res.findings, s, load_catalog(), str(tmp_path))
+        s = validate(spec, source=str(tmp_path / "spec.json"))
+        return predict(res.project, res.findings, s, load_catalog(), str(tmp_path))
     finally:
         os.chdir(old)
+
+
+def predicted_recompile_lines(tmp_path: Path, src: str, spec: dict[str, Any]) -> set[int]:
+    """The lines of ``m.py`` (``src``) where the static prediction for ``spec`` (model
+    ``m.py:M``) puts a recompile (``Prediction.recompile_sites``)."""
+    got = prediction(tmp_path, src, {"model": "m.py:M", **spec})
     return {r.line for r in got.recompile_sites if r.path.endswith("m.py")}
 
 

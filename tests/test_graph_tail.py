@@ -6,14 +6,13 @@ count one. Each case predicted without torch and compared with the dynamic stage
 from __future__ import annotations
 
 import json
-import os
 import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from compilelint.config import load_config
+from .pred_helpers import prediction
 
 HEAD = textwrap.dedent("""
     import torch
@@ -72,21 +71,7 @@ def _src(name: str) -> str:
 
 
 def _predicted(tmp_path: Path, src: str) -> int:
-    from compilelint.catalog import load_catalog
-    from compilelint.dynamic.spec import validate
-    from compilelint.static.engine import scan
-    from compilelint.static.predict import predict
-
-    (tmp_path / "m.py").write_text(src)
-    old = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        res = scan(["m.py"], load_config(["m.py"]), want_project=True, no_cache=True)
-        assert res.project is not None
-        s = validate(SPEC, source=str(tmp_path / "spec.json"))
-        return predict(res.project, res.findings, s, load_catalog(), str(tmp_path)).graph_count
-    finally:
-        os.chdir(old)
+    return prediction(tmp_path, src, SPEC).graph_count
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

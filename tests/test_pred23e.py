@@ -12,10 +12,9 @@ from typing import Any
 
 import pytest
 
-from compilelint.config import load_config
-from compilelint.dynamic.spec import validate
-from compilelint.static.engine import scan
-from compilelint.static.predict import Prediction, first_read, predict
+from compilelint.static.predict import Prediction, first_read
+
+from .pred_helpers import prediction
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -120,20 +119,7 @@ HEAD = "import torch\nfrom torch import nn\n"
 
 
 def _predict(tmp_path: Path, src: str, spec: dict[str, Any]) -> Prediction:
-    import os
-
-    (tmp_path / "m.py").write_text(src)
-    old = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        res = scan(["m.py"], load_config(["m.py"]), want_project=True, no_cache=True)
-        assert res.project is not None
-        from compilelint.catalog import load_catalog
-
-        s = validate(spec, source=str(tmp_path / "spec.json"))
-        return predict(res.project, res.findings, s, load_catalog(), str(tmp_path))
-    finally:
-        os.chdir(old)
+    return prediction(tmp_path, src, spec)
 
 
 def _t(*shape: int) -> dict[str, Any]:
