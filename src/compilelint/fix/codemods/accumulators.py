@@ -359,7 +359,7 @@ def key_counts(ctx: FixContext, call: cst.Call) -> Rewrite | Proposal | NoFix | 
     new_init = buf.with_changes(
         leading_lines=line.leading_lines, trailing_whitespace=line.trailing_whitespace
     )
-    changes: list[tuple[cst.CSTNode, cst.CSTNode]] = [
+    changes: list[tuple[cst.CSTNode, cst.CSTNode | cst.FlattenSentinel[cst.BaseStatement]]] = [
         (line, new_init),
         (stmt, cst.FlattenSentinel([first, *body[1:]])),
     ]

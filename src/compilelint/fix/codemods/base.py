@@ -196,6 +196,13 @@ def side_effect(e: cst.CSTNode) -> cst.CSTNode | None:
     return found[0] if found else None
 
 
+def leading_lines(node: cst.CSTNode) -> Sequence[cst.EmptyLine]:
+    """The comment and blank lines above a statement (none above another node)."""
+    if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        return node.leading_lines
+    return ()
+
+
 def name_nodes(
     node: cst.CSTNode, name: str | None = None, *, reads_only: bool = False
 ) -> list[cst.Name]:

@@ -10,6 +10,8 @@ whose result feeds a branch), get no fix.
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
 
 from compilelint.fix.codemods.base import TORCH_OF
@@ -36,7 +38,7 @@ class MathToTorch(TensorItemDrop):
             return NoFix("the `math` call was not found in the file")
         call = calls[0]
         f = call.func
-        name = f.attr.value if isinstance(f, cst.Attribute) else f.value  # type: ignore[union-attr]
+        name = f.attr.value if isinstance(f, cst.Attribute) else cast(cst.Name, f).value
         if name not in TORCH_OF:
             return NoFix(f"`math.{name}` has no torch function of the same meaning here")
         if len(call.args) != 1 or call.args[0].keyword or call.args[0].star:

@@ -16,6 +16,8 @@ before (the keys are not differentiated in either form).
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
 
 from compilelint.fix.codemods.base import (
@@ -57,17 +59,19 @@ class SortByTensorKey(Codemod):
             if call is None:
                 return NoFix("the ordering call was not found in the file")
             stmt = ctx.parent(call)
-            if not isinstance(stmt, cst.Expr) or not isinstance(
-                call.func.value,
-                (cst.Name, cst.Attribute),  # type: ignore[attr-defined]
+            func = call.func
+            if (
+                not isinstance(stmt, cst.Expr)
+                or not isinstance(func, cst.Attribute)
+                or not isinstance(func.value, (cst.Name, cst.Attribute))
             ):
                 return NoFix("`list.sort(key=...)` is not a statement of its own")
             # `xs.sort(key=k)` -> `xs[:] = <sorted(xs, key=k)>`: the same list, reordered
             inplace = stmt
             how = "sorted"
-            pos = [cst.Arg(call.func.value)]  # type: ignore[attr-defined]
+            pos = [cst.Arg(func.value)]
         else:
-            how = call.func.value  # type: ignore[attr-defined]
+            how = cast(cst.Name, call.func).value
             pos = [a for a in call.args if a.keyword is None]
         kw = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
         if len(pos) != 1 or pos[0].star or set(kw) - {"key", "reverse"} or "key" not in kw:
@@ -579,15 +583,16 @@ def _item_reads(
     p = ctx.parent(call)
     target: cst.BaseExpression | None = None
     if isinstance(p, cst.Assign) and p.value is call:
-        assign: cst.CSTNode = p
+        assign: cst.Assign = p
     elif isinstance(p, cst.Subscript) and p.value is call and how == "sorted":
-        assign = ctx.parent(p)
-        if not isinstance(assign, cst.Assign) or assign.value is not p:
+        up = ctx.parent(p)
+        if not isinstance(up, cst.Assign) or up.value is not p:
             return []
+        assign = up
     else:
         return []  # read where it is made (`x[sorted(...)]`): as a tensor
-    if len(assign.targets) == 1:  # type: ignore[attr-defined]
-        target = assign.targets[0].target  # type: ignore[attr-defined]
+    if len(assign.targets) == 1:
+        target = assign.targets[0].target
     if not isinstance(target, cst.Name):
         return NoFix("the ordered indices are bound to something other than one name")
     fn = ctx.function(call)
@@ -635,7 +640,9 @@ def _item_reads(
             if not isinstance(loop.target, cst.Name):
                 return NoFix(f"the items of `{name}` are unpacked in a loop")
             var = loop.target.value
-            scope: cst.CSTNode = loop.body if isinstance(loop, cst.For) else ctx.parent(loop)
+            scope: cst.CSTNode = (
+                loop.body if isinstance(loop, cst.For) else ctx.parent(loop) or loop
+            )
             for v in name_nodes(scope, var, reads_only=True):
                 if v is loop.target:
                     continue

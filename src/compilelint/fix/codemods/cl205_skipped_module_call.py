@@ -246,6 +246,7 @@ def _hash_key(ctx: FixContext, seed: cst.BaseStatement) -> Rewrite | None:
                 if call.func.value == "len":
                     continue
         return None
+    new: cst.BaseExpression
     if isinstance(data, cst.FormattedString) or isinstance(data, cst.SimpleString):
         new = data
     else:
@@ -340,7 +341,7 @@ def _random_branch(ctx: FixContext, finding: Finding, seed: cst.BaseStatement) -
         new: cst.BaseStatement = seed.with_changes(
             test=flags[0], body=cst.IndentedBlock(body=lines)
         )
-        out: cst.CSTNode = new
+        out: cst.CSTNode | cst.FlattenSentinel[cst.SimpleStatementLine] = new
     else:
         out = cst.FlattenSentinel(
             [lines[0].with_changes(leading_lines=seed.leading_lines), *lines[1:]]

@@ -33,7 +33,7 @@ def _reread(ctx: FixContext, module: cst.Module) -> FixContext:
     )
 
 
-def _at(ctx: FixContext, kind: type, line: int, col: int) -> cst.CSTNode | None:
+def _at(ctx: FixContext, kind: type[cst.CSTNode], line: int, col: int) -> cst.CSTNode | None:
     for n in ctx.on_line(line, kind):
         if ctx.span(n)[1] == col:
             return n

@@ -145,7 +145,9 @@ def _uses(ctx: FixContext, wrapper: cst.BaseExpression) -> list[cst.BaseExpressi
     if fn is None or len(bound_names(fn.body).get(name, [])) != 1:
         return None
     line = ctx.span(p)[0]
-    reads = [r for r in name_nodes(fn.body, name) if ctx.span(r)[0] > line]
+    reads: list[cst.BaseExpression] = [
+        r for r in name_nodes(fn.body, name) if ctx.span(r)[0] > line
+    ]
     if any(ctx.function(r) is not fn for r in reads):
         return None
     return reads

@@ -28,6 +28,8 @@ placed after the branch would shift: then the verifier sees different outputs an
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
 
 from compilelint.fix.codemods.base import name_nodes
@@ -156,7 +158,7 @@ class _Uses:
                     "F",
                 ):
                     return True
-                self.why = f"the drawn number is an argument of `{ctx.code(call)[:50]}`"
+                self.why = f"the drawn number is an argument of `{ctx.code(call or p)[:50]}`"
                 return False
             if isinstance(p, cst.If) and p.test is child:
                 if self.lowered is not None and p is self.lowered:
@@ -253,9 +255,9 @@ def _lower_if(
         return "a branch holds more than assignments to names"
     th = ctx.torch()
     keep = ctx.fresh_name("keep")
-    new_cmp = cmp
+    new_cmp: cst.BaseExpression = cmp
     for d in drawn:
-        new_cmp = new_cmp.deep_replace(d, _tensor_draw(ctx, d))  # type: ignore[assignment]
+        new_cmp = cast(cst.BaseExpression, new_cmp.deep_replace(d, _tensor_draw(ctx, d)))
     lines: list[cst.BaseStatement] = [
         cst.SimpleStatementLine(
             body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(keep))], value=new_cmp)]
@@ -289,6 +291,7 @@ def _lower_if(
                     return f"`{n}` is read inside the branches"
                 joined.setdefault(n, [cst.Name(n), cst.Name(n)])[side] = a.value
                 continue
+            new_v: cst.BaseExpression
             if before:
                 new_v = (
                     where(keep, a.value, cst.Name(n))

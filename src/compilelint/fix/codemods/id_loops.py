@@ -52,7 +52,7 @@ from compilelint.fix.codemods.base import (
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 
-_AUG = {
+_AUG: dict[type[cst.BaseAugOp], type[cst.BaseBinaryOp]] = {
     cst.AddAssign: cst.Add,
     cst.SubtractAssign: cst.Subtract,
     cst.MultiplyAssign: cst.Multiply,

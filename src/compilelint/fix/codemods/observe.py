@@ -15,7 +15,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import bound_names, name_nodes, not_compiling, side_effect
+from compilelint.fix.codemods.base import (
+    bound_names,
+    leading_lines,
+    name_nodes,
+    not_compiling,
+    side_effect,
+)
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 from compilelint.static.analysis.walker import self_attr
@@ -155,8 +161,8 @@ def guard_group(
         for r in reads:
             if _inside(ctx, r, group) or eager_only(ctx, r):
                 continue
-            st = _statement(ctx, r)
-            if st is None or ctx.function(st) is not fn:
+            holder = _statement(ctx, r)
+            if holder is None or ctx.function(holder) is not fn:
                 return NoFix(f"`{ctx.code(r)}` is read where it cannot be moved")
             if isinstance(st, (cst.FunctionDef, cst.ClassDef)):
                 return NoFix(f"`{ctx.code(r)}` is read by a nested definition")
@@ -320,7 +326,7 @@ def guard_rewrite(ctx: FixContext, group: list[cst.BaseStatement], title: str) -
             for n in crossing_out
         ]
         lines.append(guard)
-        lines[0] = lines[0].with_changes(leading_lines=first.leading_lines)
+        lines[0] = lines[0].with_changes(leading_lines=leading_lines(first))
         changes.append((first, cst.FlattenSentinel(lines) if len(lines) > 1 else lines[0]))
         for st in run[1:]:
             changes.append((st, cst.RemoveFromParent()))

@@ -468,12 +468,12 @@ def _tensor_use(
                 splits[id(call)] = call
                 return None
             if slot is not None and slot.startswith("split:"):
-                other = _clamp_bound(
+                bound = _clamp_bound(
                     call,
                     0 if _torch_func(ctx, call) is None else 1,
                     "max" if slot == "split:min" else "min",
                 )
-                both = other is not None and _over(other, names) and not number_expr(other)
+                both = bound is not None and _over(bound, names) and not number_expr(bound)
                 if not both:
                     splits[id(call)] = call
                 return None

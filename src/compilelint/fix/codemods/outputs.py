@@ -72,8 +72,10 @@ def _returned_list(ctx: FixContext, lst: cst.BaseExpression) -> bool:
         p = ctx.parent(r)
         if isinstance(p, cst.Attribute) and p.value is r and p.attr.value == "append":
             continue
-        if isinstance(p, cst.Element) and isinstance(ctx.parent(p), cst.Tuple):
-            p = ctx.parent(ctx.parent(p))
+        if isinstance(p, cst.Element):
+            tup = ctx.parent(p)
+            if isinstance(tup, cst.Tuple):
+                p = ctx.parent(tup)
         if isinstance(p, cst.Return) and ctx.function(p) is fn:
             continue
         return False
@@ -121,9 +123,10 @@ def _carrier(ctx: FixContext, node: cst.CSTNode) -> tuple[cst.BaseExpression, st
                 continue
             return None
         if isinstance(p, (cst.Element, cst.DictElement)) and p.value is e:
-            e = ctx.parent(p)  # the display (a tuple, list or dict) holding it
-            if not isinstance(e, (cst.Tuple, cst.List, cst.Dict)):
+            display = ctx.parent(p)  # the display (a tuple, list or dict) holding it
+            if not isinstance(display, (cst.Tuple, cst.List, cst.Dict)):
                 return None
+            e = display
             continue
         return None
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 import libcst as cst
 
@@ -74,7 +75,7 @@ def _static_index(e: cst.SubscriptElement) -> bool:
             b is None or number_expr(b) or isinstance(b, (cst.Name, cst.Attribute))
             for b in (s.lower, s.upper, s.step)
         )
-    v = s.value  # type: ignore[union-attr]
+    v = cast(cst.Index, s).value
     return number_expr(v) or (isinstance(v, cst.Name) and v.value == "None")
 
 
@@ -116,13 +117,13 @@ def normalized_selection(
             and all(_static_index(e) for e in outer.slice[1:])
             and side_effect(sub.value) is None
         ):
-            x = outer.with_changes(value=atom(sub.value), lpar=[], rpar=[])
+            x: cst.BaseExpression = outer.with_changes(value=atom(sub.value), lpar=[], rpar=[])
             return Selection(outer, x, sel.m)
         return sel
     if len(at) != 1:
         return None
     i = at[0]
-    m = els[i].slice.value  # type: ignore[union-attr]
+    m = cast(cst.Index, els[i].slice).value
     if side_effect(sub.value) is not None or not isinstance(m, cst.Name):
         return None  # the rewrites broadcast a named mask over the indexed tensor's rank
     if i == 0:
@@ -167,7 +168,7 @@ def one_element_index(
     for k, e in enumerate(els):
         if isinstance(e.slice, cst.Slice):
             continue
-        v = e.slice.value
+        v = cast(cst.Index, e.slice).value
         if e is el or number_expr(v):
             adv.append(k)
             continue

@@ -35,6 +35,7 @@ slicing does.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import libcst as cst
 
@@ -155,7 +156,9 @@ def masked_cuts(
     ``int(e)``/``e.item()`` conversions of the bounds, which become 0-d tensors; ``anchor``:
     a bound expression for the messages."""
     th = ctx.torch()
-    changes: list[tuple[cst.CSTNode, cst.CSTNode | cst.RemovalSentinel]] = []
+    changes: list[
+        tuple[cst.CSTNode, cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel[cst.CSTNode]]
+    ] = []
     for call, value in reads:
         bound = _bound_of(call, value, th)
         if isinstance(bound, NoFix):
@@ -265,8 +268,12 @@ def masked_cuts(
     rest0 = (
         []
         if same0
-        else [line0.deep_replace(line0.body[0].value, x0).with_changes(leading_lines=[])]
-    )  # type: ignore[attr-defined, arg-type]
+        else [
+            line0.deep_replace(cast(cst.Assign, line0.body[0]).value, x0).with_changes(
+                leading_lines=[]
+            )
+        ]
+    )
     changes.append((line0, cst.FlattenSentinel([mask_line, *rest0])))
     for kind, red in reds:
         recv = red.func.value  # type: ignore[attr-defined]
