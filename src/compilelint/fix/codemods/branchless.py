@@ -453,7 +453,7 @@ class Lowering:
         if eff is not None:
             return NoFix(f"`{code(eff)}` in a nested condition has a side effect")
         if not_compiling(st.test) and st.orelse is None:
-            return [self._eager(guard, list(st.body.body))]  # type: ignore[attr-defined]
+            return [self._eager(guard, list(st.body.body))]  # type: ignore[arg-type, attr-defined]
         if not isinstance(st.body, cst.IndentedBlock):
             body_stmts: list[Stmt] = [cst.SimpleStatementLine(body=list(st.body.body))]
         else:
@@ -462,7 +462,7 @@ class Lowering:
         if isinstance(orelse, cst.If):
             else_stmts: list[Stmt] = [orelse]
         elif orelse is not None:
-            else_stmts = list(orelse.body.body)  # type: ignore[attr-defined]
+            else_stmts = list(orelse.body.body)  # type: ignore[arg-type, attr-defined]
         else:
             else_stmts = []
         if not self.tensor_part(st.test):

@@ -372,7 +372,7 @@ class TensorDependentBranchWhere(Codemod):
                 f"; `{attr}` (a Python counter the model's outputs never read) counts "
                 "eager calls only"
             )
-        stmts = with_comments(stmts, node.leading_lines, comments_in(node), header_comment(node))  # type: ignore[arg-type]
+        stmts = with_comments(stmts, node.leading_lines, comments_in(node), header_comment(node))  # type: ignore[arg-type, assignment]
         rewrite = Rewrite(
             title=title, changes=[(node, cst.FlattenSentinel(stmts))], imports=("torch",)
         )
@@ -1012,7 +1012,7 @@ class TensorDependentBranchWhere(Codemod):
             title += (
                 "; the reports run only in eager, under `if not torch.compiler.is_compiling():`"
             )
-        stmts = with_comments(stmts, node.leading_lines, comments_in(node), header_comment(node))  # type: ignore[arg-type]
+        stmts = with_comments(stmts, node.leading_lines, comments_in(node), header_comment(node))  # type: ignore[arg-type, assignment]
         rewrite = Rewrite(
             title=title,
             changes=[(node, cst.FlattenSentinel(stmts))],
@@ -1120,7 +1120,7 @@ _LOWERING_SAYS_MORE = (
 def _suite(suite: cst.BaseSuite) -> list[cst.BaseStatement]:
     if isinstance(suite, cst.SimpleStatementSuite):
         return [cst.SimpleStatementLine(body=list(suite.body))]
-    return list(suite.body)  # type: ignore[attr-defined]
+    return list(suite.body)  # type: ignore[arg-type, attr-defined]
 
 
 def _stmt(target: cst.BaseExpression, value: cst.BaseExpression) -> cst.SimpleStatementLine:

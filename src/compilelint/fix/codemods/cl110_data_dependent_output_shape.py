@@ -802,7 +802,7 @@ def _column_extreme(ctx: FixContext, call: cst.Call, m: cst.BaseExpression) -> R
     red = ctx.parent(attr) if isinstance(attr, cst.Attribute) and attr.value is p else None
     if d is None or not isinstance(red, cst.Call) or red.func is not attr or red.args:
         return None
-    end = _COLUMN_END.get(attr.attr.value)  # type: ignore[union-attr]
+    end = _COLUMN_END.get(attr.attr.value)  # type: ignore[attr-defined, union-attr]
     if end is None or side_effect(m) is not None:
         return None
     counts = ".long().cumsum(0)" if end == "last" else ".long()"

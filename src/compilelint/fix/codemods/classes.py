@@ -153,7 +153,7 @@ def _unique_loop_lists(ctx: FixContext, call: cst.Call) -> Rewrite | NoFix | Non
     )
     changes.append((loop, cst.FlattenSentinel([init, new_loop])))
     for red, how in reductions:
-        stacked = red.func.value  # type: ignore[attr-defined]
+        stacked = red.func.value  # type: ignore[attr-defined, union-attr]
         keep = template(f"{t}.stack({present})")
         kept = template(f"{t}.where(__p__, __s__, 0).sum()", p=keep, s=stacked)
         new = kept if how == "sum" else template(f"__k__ / {t}.stack({present}).sum()", k=kept)
@@ -429,7 +429,7 @@ def unique_index(ctx: FixContext, call: cst.Call) -> Rewrite | NoFix | None:
         changes.append(got)  # type: ignore[arg-type]
     for red, how in [*reds, *direct.values()]:
         method = isinstance(red.func, cst.Attribute) and ctx.code(red.func.value).strip() != t
-        recv: cst.BaseExpression = red.func.value if method else red.args[0].value  # type: ignore[attr-defined]
+        recv: cst.BaseExpression = red.func.value if method else red.args[0].value  # type: ignore[attr-defined, union-attr]
         for sub in sels:
             if id(red) in direct and any(n is sub for n in all_nodes(recv)):
                 recv = recv.deep_replace(sub, sub.value)  # type: ignore[assignment]
@@ -441,7 +441,7 @@ def unique_index(ctx: FixContext, call: cst.Call) -> Rewrite | NoFix | None:
         inner = {id(n): r for n, r in changes if any(a is before for a in ctx.ancestors(n))}
         changes = [(n, r) for n, r in changes if id(n) not in inner]
         line_of = cst.SimpleStatementLine([new_assign], leading_lines=before.leading_lines)
-        kept = before.visit(_Replace(inner)).with_changes(leading_lines=[])  # type: ignore[union-attr]
+        kept = before.visit(_Replace(inner)).with_changes(leading_lines=[])  # type: ignore[arg-type, assignment, union-attr]
         changes.append((before, cst.FlattenSentinel([line_of, kept])))
     return Rewrite(
         title="score every class and reduce over a presence mask (`torch.isin`) instead of "

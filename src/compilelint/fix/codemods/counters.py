@@ -367,10 +367,10 @@ class _Walk:
         self.plan.ifs[id(node)] = node
         self.plan.reads.append(ctx.code(node.test).strip())
         tensors = {
-            st.body[0].targets[0].target.value  # type: ignore[attr-defined]
+            st.body[0].targets[0].target.value  # type: ignore[attr-defined, union-attr]
             for body in branches
             for st in body.body  # type: ignore[attr-defined]
-            if _tensor(ctx, st.body[0].value)  # type: ignore[attr-defined]
+            if _tensor(ctx, st.body[0].value)  # type: ignore[attr-defined, union-attr]
         }
         for t in targets:
             if t in tensors:
@@ -854,7 +854,7 @@ class _Apply(cst.CSTTransformer):
 def _suite(suite: cst.BaseSuite) -> list[cst.BaseStatement]:
     if isinstance(suite, cst.SimpleStatementSuite):
         return [cst.SimpleStatementLine(body=list(suite.body))]
-    return list(suite.body)  # type: ignore[attr-defined]
+    return list(suite.body)  # type: ignore[arg-type, attr-defined]
 
 
 def _arg(e: cst.BaseExpression) -> cst.Arg:

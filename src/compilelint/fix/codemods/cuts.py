@@ -168,10 +168,10 @@ def index_cut(
     stores: dict[int, cst.BaseSmallStatement] = {}
     seen: set[int] = set()
     for r in name_nodes(fn.body, cut, reads_only=True):
-        got = _store_of(ctx, r, cut)
-        if isinstance(got, NoFix):
-            return got
-        stores[id(got)] = got
+        store = _store_of(ctx, r, cut)
+        if isinstance(store, NoFix):
+            return store
+        stores[id(store)] = store
         seen.add(id(r))
     if not stores:
         return NoFix(f"`{cut}` is not used")
@@ -213,10 +213,10 @@ def index_cut(
         )
     )
     for st in stores.values():
-        got = _masked_store(ctx, st, cut, keep, th)
-        if isinstance(got, NoFix):
-            return got
-        changes.append(got)
+        masked = _masked_store(ctx, st, cut, keep, th)
+        if isinstance(masked, NoFix):
+            return masked
+        changes.append(masked)
     changes.extend(sibling)
     title = (
         f"keep the cut `{cut}` whole and mask its stores: the entries the slice cut off write "
@@ -419,7 +419,7 @@ def _masked_store(
     what = ctx.code(st).strip().splitlines()[0][:40]
     if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
         return NoFix(f"`{what}` shares its line with other statements")
-    target = st.targets[0].target if isinstance(st, cst.Assign) else st.target  # type: ignore[union-attr]
+    target = st.targets[0].target if isinstance(st, cst.Assign) else st.target  # type: ignore[attr-defined, union-attr]
     assert isinstance(target, cst.Subscript)
     prefix = _prefix(target, ctx)
     value = _full_value(ctx, st.value, cut, prefix)  # type: ignore[attr-defined]

@@ -1071,13 +1071,13 @@ def _tuple_target(
     tgt = assign.targets[0].target
     if not isinstance(tgt, (cst.Tuple, cst.List)):
         return None
-    values, names = seq.elements, tgt.elements  # type: ignore[union-attr]
+    values, names = seq.elements, tgt.elements  # type: ignore[attr-defined, union-attr]
     if len(values) != len(names) or not all(
         type(v) is cst.Element and type(n) is cst.Element and isinstance(n.value, cst.Name)
         for v, n in zip(values, names, strict=True)
     ):
         return None
-    spelled = [n.value.value for n in names]  # type: ignore[union-attr]
+    spelled = [n.value.value for n in names]  # type: ignore[attr-defined, union-attr]
     if len(set(spelled)) != len(spelled):
         return None
     i = next(i for i, v in enumerate(values) if v is el)
@@ -1123,7 +1123,7 @@ def reference_tensor(ctx: FixContext, x: cst.BaseExpression) -> cst.BaseExpressi
         and isinstance(x.value, (cst.Name, cst.Attribute))
         and reference_tensor(ctx, x.value) is not None
         and all(
-            isinstance(e.slice, cst.Slice) or number_expr(e.slice.value)  # type: ignore[union-attr]
+            isinstance(e.slice, cst.Slice) or number_expr(e.slice.value)  # type: ignore[attr-defined, union-attr]
             for e in x.slice
         )
     ):
@@ -1764,7 +1764,7 @@ def _drop_self_binds(
             continue
         assign = stmt.body[0]
         new = assign.visit(_Apply({id(changes[i][0]): (lambda _, i=i: changes[i][1]) for i in ids}))
-        if _same_names(assign.targets[0].target, new.value):  # type: ignore[attr-defined]
+        if _same_names(assign.targets[0].target, new.value):  # type: ignore[attr-defined, union-attr]
             for i in ids:
                 drop[i] = stmt
     out: list[tuple[cst.CSTNode, cst.CSTNode | cst.RemovalSentinel]] = [
@@ -1929,7 +1929,7 @@ def nonzero_extreme(ctx: FixContext, call: cst.Call, m: cst.BaseExpression) -> R
     red = ctx.parent(p) if isinstance(p, cst.Attribute) and p.value is call else None
     if not isinstance(red, cst.Call) or red.func is not p or red.args:
         return None
-    op = p.attr.value  # type: ignore[union-attr]
+    op = p.attr.value  # type: ignore[attr-defined, union-attr]
     if op not in _EXTREME or side_effect(m) is not None:
         return None
     as_long = ".long()" if isinstance(m, cst.Comparison) else ".bool().long()"

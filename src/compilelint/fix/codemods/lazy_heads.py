@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import all_nodes, bound_names, name_nodes
+from compilelint.fix.codemods.base import all_nodes, bound_names, leading_lines, name_nodes
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 from compilelint.static.analysis.walker import self_attr
@@ -194,8 +194,8 @@ def lookup_forms(ctx: FixContext, call: cst.Call, lazy: str, dim: int) -> Rewrit
         return NoFix(f"`self.{keys_attr}` is not set in `__init__` before the heads: {RECIPE}")
     if self_attr(first) is not None and self_attr(first) not in known:
         return NoFix(f"`{ctx.code(first).strip()}` is not known in `__init__`: {RECIPE}")
-    for a in args[1:]:
-        bad = _not_in_init(ctx, a.value, known, fn, init)
+    for arg in args[1:]:
+        bad = _not_in_init(ctx, arg.value, known, fn, init)
         if bad is not None:
             return NoFix(f"`{bad}` is not known in `__init__`: {RECIPE}")
     # the heads are only called, with one input (the one whose size was read)
@@ -294,9 +294,9 @@ def lookup_forms(ctx: FixContext, call: cst.Call, lazy: str, dim: int) -> Rewrit
         plain = cst.parse_statement(
             f"{local} = getattr(self, {holder})\n" if attr else f"{local} = self.{holder}[{key}]\n"
         )
-        changes.append((keep, plain.with_changes(leading_lines=keep.leading_lines)))
-    for r in remove:
-        changes.append((r, cst.RemovalSentinel.REMOVE))
+        changes.append((keep, plain.with_changes(leading_lines=leading_lines(keep))))
+    for gone in remove:
+        changes.append((gone, cst.RemovalSentinel.REMOVE))
     return Rewrite(title=title, changes=changes)  # type: ignore[arg-type]
 
 
@@ -329,7 +329,7 @@ def _match(
         local = a.targets[0].target.value
         key = a.value.slice[0].slice.value if len(a.value.slice) == 1 else None  # type: ignore[attr-defined]
         if not isinstance(key, cst.Name) or not _builds(
-            list(h.body.body),  # type: ignore[union-attr]
+            list(h.body.body),  # type: ignore[arg-type, union-attr]
             call,
             holder,  # type: ignore[arg-type]
             key.value,
@@ -417,7 +417,7 @@ def _match(
         if (
             not isinstance(key, cst.Name)
             or not _none_lookup(prev.value, holder, key.value)
-            or not _builds(list(top.body.body), call, holder, key.value, local)  # type: ignore[union-attr]
+            or not _builds(list(top.body.body), call, holder, key.value, local)  # type: ignore[arg-type, union-attr]
         ):
             return NoFix(
                 f"a layer per key of `self.{holder}` is built when `{local} is None`, with more "

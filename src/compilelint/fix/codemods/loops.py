@@ -463,7 +463,7 @@ def counted_for(
         )
     act, cnt = ctx.fresh_name("active"), ctx.fresh_name("n_iter")
     low = lowering(ctx, loop, need_select=reads_after(ctx, loop, assigned))
-    body = low.block(list(loop.body.body), cst.Name(act), 0, False)  # type: ignore[attr-defined]
+    body = low.block(list(loop.body.body), cst.Name(act), 0, False)  # type: ignore[arg-type, attr-defined]
     if isinstance(body, NoFix):
         return body
     if not low.values[0]:

@@ -217,11 +217,11 @@ def find_memos(cls: cst.ClassDef) -> tuple[list[Memo], list[str]]:
             if not isinstance(node, cst.If):
                 continue
             written = {
-                a
+                attr
                 for n in iter_nodes(node.body)
                 if isinstance(n, cst.Assign)
                 for t in n.targets
-                if (a := self_attr(t.target)) is not None
+                if (attr := self_attr(t.target)) is not None
             }
             group = {a for a in written if _init_value(inits.get(a, cst.Dict([]))) == "const"}
             built = _builds_state(node.body)
@@ -484,8 +484,8 @@ def observed_recompile_findings(
         for node in iter_nodes(wrapper.module):
             if not isinstance(node, cst.ClassDef):
                 continue
-            r = pos[node]
-            if not any(r.start.line <= ln <= r.end.line for ln in want):
+            span = pos[node]
+            if not any(span.start.line <= ln <= span.end.line for ln in want):
                 continue
             memos, _ = find_memos(node)
             if not memos:
@@ -496,10 +496,10 @@ def observed_recompile_findings(
                     rule="CL501",
                     name=RECOMPILE_FINDING,
                     path=display(real),
-                    line=r.start.line,
-                    col=r.start.column + 1,
-                    end_line=r.end.line,
-                    end_col=r.end.column + 1,
+                    line=span.start.line,
+                    col=span.start.column + 1,
+                    end_line=span.end.line,
+                    end_col=span.end.column + 1,
                     severity="warning",
                     message=(
                         f"torch observed a recompile in `{node.name.value}`; forward fills "
@@ -507,7 +507,7 @@ def observed_recompile_findings(
                     ),
                     fix="",
                     stage="dynamic",
-                    line_text=text[r.start.line - 1] if r.start.line <= len(text) else "",
+                    line_text=text[span.start.line - 1] if span.start.line <= len(text) else "",
                     gb_id=None,
                     observed=True,
                     package=None,

@@ -848,7 +848,7 @@ class _Dispatch:
                             assigned.add(t.target.value)
         assigned -= self._combined
         after = False
-        for st in fn.body.body:  # type: ignore[union-attr]
+        for st in fn.body.body:  # type: ignore[assignment, union-attr]
             if after:
                 read = names_in(st) & assigned
                 if read:
@@ -1287,7 +1287,7 @@ def _topk_ids(
     els = rets[0].value.elements
     if pos >= len(els) or not isinstance(els[pos].value, cst.Name):
         return False
-    return _topk_ids(ctx, fwd, els[pos].value.value, sub, depth + 1)  # type: ignore[union-attr]
+    return _topk_ids(ctx, fwd, els[pos].value.value, sub, depth + 1)  # type: ignore[attr-defined, union-attr]
 
 
 def _is_topk(v: cst.BaseExpression) -> bool:
