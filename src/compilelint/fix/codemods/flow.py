@@ -46,7 +46,8 @@ and names the torch setting that traces it (``capture_dynamic_output_shape_ops``
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -514,19 +515,19 @@ class _Walker:
                 # a reduction over the last dim of selected rows: one value per row
                 return self.member(f.value) and self.rows_of(f.value)
             if isinstance(e.func, cst.Attribute) and not e.args:
-                a = e.func.attr.value
-                if a in ("sum", "mean", "amax", "amin", "max", "min"):
+                meth = e.func.attr.value
+                if meth in ("sum", "mean", "amax", "amin", "max", "min"):
                     return True  # a 0-d reduction broadcasts against anything
-                return a in _METHODS and self.member(e.func.value)
-            f = _torch_call(ctx, e)
+                return meth in _METHODS and self.member(e.func.value)
+            tf = _torch_call(ctx, e)
             pos = [a.value for a in e.args if a.keyword is None and not a.star]
             if len(pos) != len(e.args):
                 return False
-            if f in _FUNCS and len(pos) == 1:
+            if tf in _FUNCS and len(pos) == 1:
                 return self.member(pos[0])
-            if f in _BINARY and len(pos) == 2 and _is_torch(ctx, e):
+            if tf in _BINARY and len(pos) == 2 and _is_torch(ctx, e):
                 return all(self.member(p) for p in pos)
-            if f in ("sum", "mean") and len(pos) == 1 and _is_torch(ctx, e):
+            if tf in ("sum", "mean") and len(pos) == 1 and _is_torch(ctx, e):
                 return True
         return False
 
@@ -934,8 +935,8 @@ class _Walker:
                 isinstance(b, cst.AssignTarget)
                 and isinstance(a, cst.Assign)
                 and len(a.targets) == 1
-                and ctx.statement(a) is not None
-                and ctx.parent(ctx.statement(a)) is self.block
+                and (held := ctx.statement(a)) is not None
+                and ctx.parent(held) is self.block
             ):
                 raise _Stop(f"`{name}` is bound again after the selection")
             self.flow.rebinds[id(a)] = (a, False)
@@ -971,6 +972,8 @@ def _rows_index(sub: cst.Subscript) -> bool:
     rest = sub.slice[1].slice
     if isinstance(rest, cst.Index):
         return isinstance(rest.value, cst.Ellipsis)
+    if not isinstance(rest, cst.Slice):
+        return False
     return rest.lower is None and rest.upper is None and rest.step is None
 
 
@@ -1264,7 +1267,7 @@ def bind_mask(
         return None
     inside = {id(n): new for n, new in changes if ctx.statement(n) is stmt}
     rest = [(n, new) for n, new in changes if ctx.statement(n) is not stmt]
-    new_stmt = stmt.visit(_Apply({k: (lambda _u, v=v: v) for k, v in inside.items()}))
+    new_stmt = stmt.visit(_Apply({k: _built(v) for k, v in inside.items()}))
     bind = shape.binding.with_changes(leading_lines=stmt.leading_lines)
     new_stmt = new_stmt.with_changes(leading_lines=[])  # type: ignore[union-attr]
     target = shape.where
@@ -1420,11 +1423,19 @@ def _subscripts(fn: cst.FunctionDef) -> list[cst.Subscript]:
     return out
 
 
+_Built = cst.CSTNode | cst.FlattenSentinel[Any] | cst.RemovalSentinel
+
+
+def _built(new: _Built) -> Callable[[cst.CSTNode], _Built]:
+    """A builder that gives ``new`` whatever the node became."""
+    return lambda _updated: new
+
+
 class _Apply(cst.CSTTransformer):
-    def __init__(self, builders: dict[int, Callable[[cst.CSTNode], cst.CSTNode]]) -> None:
+    def __init__(self, builders: Mapping[int, Callable[[cst.CSTNode], _Built]]) -> None:
         self.builders = builders
 
-    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:  # type: ignore[override]
+    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode) -> _Built:  # type: ignore[override]
         b = self.builders.get(id(original))
         return b(updated) if b is not None else updated
 
@@ -1763,15 +1774,15 @@ def _drop_self_binds(
         ):
             continue
         assign = stmt.body[0]
-        new = assign.visit(_Apply({id(changes[i][0]): (lambda _, i=i: changes[i][1]) for i in ids}))
+        new = assign.visit(_Apply({id(changes[i][0]): _built(changes[i][1]) for i in ids}))
         if _same_names(assign.targets[0].target, new.value):  # type: ignore[attr-defined, union-attr]
             for i in ids:
                 drop[i] = stmt
     out: list[tuple[cst.CSTNode, cst.CSTNode | cst.RemovalSentinel]] = [
         c for i, c in enumerate(changes) if i not in drop
     ]
-    for stmt in {id(s): s for s in drop.values()}.values():
-        out.append((stmt, cst.RemovalSentinel.REMOVE))
+    for gone in {id(s): s for s in drop.values()}.values():
+        out.append((gone, cst.RemovalSentinel.REMOVE))
     return out
 
 
