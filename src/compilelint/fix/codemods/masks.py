@@ -26,6 +26,7 @@ from compilelint.fix.codemods.base import (
     atom,
     bound_names,
     comments_in,
+    leading_lines,
     name_nodes,
     names_in,
     not_compiling,
@@ -99,7 +100,7 @@ def widen(ctx: FixContext, sel: Selection) -> Selection:
                     return sel
                 o = s.x
             a, b = (sel.x, o) if left is sel.node else (o, sel.x)
-            x = p.with_changes(
+            x: cst.BaseExpression = p.with_changes(
                 left=_operand(a, p.operator, False),
                 right=_operand(b, p.operator, True),
                 lpar=[],
@@ -612,7 +613,7 @@ def reduced_by_name(
     def filled(mk: cst.BaseExpression) -> cst.BaseExpression:
         return _filled(ctx, sel.x, mk, fill, rows)
 
-    def reads(shape: flow.MaskShape) -> list[tuple[cst.CSTNode, cst.CSTNode]]:
+    def read_changes(shape: flow.MaskShape) -> list[tuple[cst.CSTNode, cst.CSTNode]]:
         """The counts and means of the selection, as the mask ``shape`` counts."""
         out: list[tuple[cst.CSTNode, cst.CSTNode]] = []
         count = shape.rows if rows else shape.elements
@@ -649,10 +650,10 @@ def reduced_by_name(
             body=[assign.with_changes(value=filled(mask if rows else shape.where))],
         )
         changes.append((line_stmt, cst.FlattenSentinel([first, second])))
-        changes.extend(reads(shape))
+        changes.extend(read_changes(shape))
     elif rows:
         changes.append((sel.node, filled(sel.m)))
-        changes.extend(reads(flow.mask_shape(ctx, sel.m, sel.m, assign)))
+        changes.extend(read_changes(flow.mask_shape(ctx, sel.m, sel.m, assign)))
     else:
         changes.extend(
             flow.shaped_changes(
@@ -660,7 +661,7 @@ def reduced_by_name(
                 sel.m,
                 sel.x,
                 assign,
-                lambda shape: [(sel.node, filled(shape.where)), *reads(shape)],
+                lambda shape: [(sel.node, filled(shape.where)), *read_changes(shape)],
             )
         )
     return Rewrite(
@@ -766,8 +767,11 @@ def fallback(
     )
 
 
-def _attr_of(call: cst.Call) -> str:
-    return call.func.attr.value if isinstance(call.func, cst.Attribute) else ""
+def _attr_of(e: cst.BaseExpression) -> str:
+    """The method a call calls (``n.numel()``: ``numel``); "" for any other expression."""
+    if isinstance(e, cst.Call) and isinstance(e.func, cst.Attribute):
+        return e.func.attr.value
+    return ""
 
 
 def _ancestors_to(ctx: FixContext, node: cst.CSTNode, top: cst.CSTNode) -> list[cst.CSTNode]:
@@ -1054,7 +1058,7 @@ def guarded_masked_writes(ctx: FixContext, node: cst.If) -> Rewrite | None:
         leading_lines=[
             *node.leading_lines,
             *[cst.EmptyLine(indent=True, comment=c) for c in comments],
-            *lines[0].leading_lines,
+            *leading_lines(lines[0]),
         ]
     )
     return Rewrite(
