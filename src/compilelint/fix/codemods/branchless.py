@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from typing import cast
+
 import libcst as cst
 
 from compilelint.fix.codemods.base import (
@@ -66,7 +68,12 @@ def _line(s: cst.BaseSmallStatement | cst.BaseCompoundStatement) -> Stmt:
 
 
 def _assign(target: cst.BaseExpression, value: cst.BaseExpression) -> Stmt:
-    return _line(cst.Assign(targets=[cst.AssignTarget(target)], value=value))
+    # `target` is an assignment's target (a name, attribute, subscript) or a branch's
+    return _line(
+        cst.Assign(
+            targets=[cst.AssignTarget(cast(cst.BaseAssignTargetExpression, target))], value=value
+        )
+    )
 
 
 _RANDOM = {
@@ -346,8 +353,8 @@ class Lowering:
                 else:
                     pairs.append((t, s.value))
         out: list[Stmt] = list(pre)
-        for t, v in pairs:
-            r = self.select(t, v, guard, side, top, s)
+        for tgt, val in pairs:
+            r = self.select(tgt, val, guard, side, top, s)
             if isinstance(r, NoFix):
                 return r
             out.extend(r)
@@ -455,7 +462,9 @@ class Lowering:
         if not_compiling(st.test) and st.orelse is None:
             return [self._eager(guard, list(st.body.body))]  # type: ignore[arg-type, attr-defined]
         if not isinstance(st.body, cst.IndentedBlock):
-            body_stmts: list[Stmt] = [cst.SimpleStatementLine(body=list(st.body.body))]
+            body_stmts: list[Stmt] = [
+                cst.SimpleStatementLine(body=list(cast(cst.SimpleStatementSuite, st.body).body))
+            ]
         else:
             body_stmts = list(st.body.body)
         orelse = st.orelse
@@ -524,10 +533,10 @@ def _eager_parts(st: Stmt) -> tuple[str, list[Stmt]] | None:
     """``if not torch.compiler.is_compiling(): if g: <body>``: (code of ``g``, body)."""
     if not (isinstance(st, cst.If) and not_compiling(st.test) and st.orelse is None):
         return None
-    inner = st.body.body  # type: ignore[attr-defined]
+    inner = st.body.body
     if len(inner) != 1 or not isinstance(inner[0], cst.If) or inner[0].orelse is not None:
         return None
-    return code(inner[0].test), list(inner[0].body.body)
+    return code(inner[0].test), list(cast(cst.IndentedBlock, inner[0].body).body)
 
 
 def _merge_eager(stmts: list[Stmt]) -> list[Stmt]:
