@@ -42,7 +42,13 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import bound_names, name_nodes, names_in, side_effect
+from compilelint.fix.codemods.base import (
+    bound_names,
+    leading_lines,
+    name_nodes,
+    names_in,
+    side_effect,
+)
 from compilelint.fix.codemods.branchless import Lowering, reads_after
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
@@ -312,7 +318,9 @@ def bounded_while(
                 if bad is not None:
                     return bad
             if py:
-                body.append(st.with_changes(test=_join(py, cst.Or), leading_lines=st.leading_lines))
+                body.append(
+                    st.with_changes(test=_join(py, cst.Or), leading_lines=leading_lines(st))
+                )
             continue
         pending.append(st)
     bad = flush()
@@ -338,13 +346,16 @@ def bounded_while(
         new_loop = loop.with_changes(
             test=head, body=loop.body.with_changes(body=body), leading_lines=[]
         )
-        start = _assign(cap, "0").with_changes(leading_lines=loop.leading_lines)
+        cap_init = _assign(cap, "0").with_changes(leading_lines=loop.leading_lines)
         return Proposal(
             title=f"cap the loop at {DEFAULT_CAP} iterations (`{cap} < {DEFAULT_CAP}`) and turn "
             "its tensor exits into a flag `active`; each update selects with "
             "`torch.where(active, new, old)`",
             changes=[
-                (loop, cst.FlattenSentinel([start, init.with_changes(leading_lines=[]), new_loop]))
+                (
+                    loop,
+                    cst.FlattenSentinel([cap_init, init.with_changes(leading_lines=[]), new_loop]),
+                )
             ],
             reason=f"{why}: the loop runs until a tensor condition holds, which no fixed trip "
             f"count shows. With a cap the outputs equal eager's only when eager stops within "
@@ -771,10 +782,10 @@ def masked_for(
         for u in name_nodes(fn.body, name, reads_only=True):
             if ctx.span(u)[0] <= ctx.span(loop)[0] or any(a is loop for a in ctx.ancestors(u)):
                 continue
-            p = ctx.parent(u)
-            if isinstance(p, cst.BinaryOperation):
+            up = ctx.parent(u)
+            if isinstance(up, cst.BinaryOperation):
                 continue
-            call = ctx.parent(p) if isinstance(p, cst.Arg) else None
+            call = ctx.parent(up) if isinstance(up, cst.Arg) else None
             if (
                 isinstance(call, cst.Call)
                 and isinstance(call.func, cst.Name)
@@ -782,9 +793,9 @@ def masked_for(
                 and len(call.args) == 2
                 and all(isinstance(a.value, (cst.Integer, cst.Name)) for a in call.args)
             ):
-                other = next(a.value for a in call.args if a is not p)
-                if isinstance(other, cst.Integer):
-                    clamps.append((call, name, other.value))
+                bound = next(a.value for a in call.args if a is not up)
+                if isinstance(bound, cst.Integer):
+                    clamps.append((call, name, bound.value))
                     continue
             stmt = ctx.statement(u)
             what = ctx.code(stmt).strip().splitlines()[0] if stmt is not None else name
@@ -875,18 +886,18 @@ def masked_for(
                         f"`{_code(_join(ts, cst.Or))}` cannot be written as one boolean tensor"
                         + recipe
                     )
-                cond = _code(tt)
+                stop_code = _code(tt)
                 if kind == "break":
                     body.append(
                         _assign(
                             act,
                             f"{t('logical_and')}({act}, {t('logical_not')}("
-                            f"{t('logical_and')}({keep}, {cond})))",
+                            f"{t('logical_and')}({keep}, {stop_code})))",
                         )
                     )
                 else:
                     seen_tensor_continue = True
-                notc = f"{t('logical_not')}({cond})"
+                notc = f"{t('logical_not')}({stop_code})"
                 body.append(_assign(keep, f"{t('logical_and')}({keep}, {notc})" if cur else notc))
                 cur = True
             continue
@@ -926,12 +937,16 @@ def masked_for(
     else:
         repl = new_loop.with_changes(leading_lines=loop.leading_lines)
     changes: list[tuple[cst.CSTNode, cst.CSTNode | cst.FlattenSentinel]] = [(loop, repl)]
-    for call, n, k in clamps:
-        changes.append((call, cst.parse_expression(f"{t('as_tensor')}({n}).clamp(min={k})")))
-    for red, how, n in reductions:
+    for clamped, cname, floor in clamps:
+        changes.append(
+            (clamped, cst.parse_expression(f"{t('as_tensor')}({cname}).clamp(min={floor})"))
+        )
+    for reduced, how, lname in reductions:
         if how == "mean":
-            kept = f"{t('stack')}({keeps[n]})"
-            changes.append((red, cst.parse_expression(f"({t('stack')}({n}).sum() / {kept}.sum())")))
+            kept = f"{t('stack')}({keeps[lname]})"
+            changes.append(
+                (reduced, cst.parse_expression(f"({t('stack')}({lname}).sum() / {kept}.sum())"))
+            )
     title = (
         "turn the loop's tensor exits into masks: a `continue` skips the rest of its "
         f"iteration through `{keep}` (each update selects with `torch.where({keep}, new, old)`)"
