@@ -40,7 +40,13 @@ from collections.abc import Callable
 import libcst as cst
 
 from compilelint.fix.codemods import loops, masks
-from compilelint.fix.codemods.base import all_nodes, bound_names, name_nodes, template
+from compilelint.fix.codemods.base import (
+    all_nodes,
+    bound_names,
+    leading_lines,
+    name_nodes,
+    template,
+)
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
 from compilelint.static.analysis.walker import self_attr
@@ -152,12 +158,12 @@ def _unique_loop_lists(ctx: FixContext, call: cst.Call) -> Rewrite | NoFix | Non
         leading_lines=loop.leading_lines,
     )
     changes.append((loop, cst.FlattenSentinel([init, new_loop])))
-    for red, how in reductions:
-        stacked = red.func.value  # type: ignore[attr-defined, union-attr]
+    for rcall, how in reductions:
+        stacked = rcall.func.value  # type: ignore[attr-defined, union-attr]
         keep = template(f"{t}.stack({present})")
         kept = template(f"{t}.where(__p__, __s__, 0).sum()", p=keep, s=stacked)
         new = kept if how == "sum" else template(f"__k__ / {t}.stack({present}).sum()", k=kept)
-        changes.append((red, _paren_for(ctx, red, new)))
+        changes.append((rcall, _paren_for(ctx, rcall, new)))
     return Rewrite(
         title="loop over every class (the size of the dimension the class indexes) with a "
         "presence mask, and reduce over the present classes only: `torch.unique` gave as "
@@ -394,10 +400,10 @@ def unique_index(ctx: FixContext, call: cst.Call) -> Rewrite | NoFix | None:
     if fixed:
         changes = [(assign, new_assign)]
     else:
-        got = _first_use_statement(ctx, assign, [*sels, *counts])
-        if isinstance(got, str):
-            return NoFix(got)
-        before = got
+        first_use = _first_use_statement(ctx, assign, [*sels, *counts])
+        if isinstance(first_use, str):
+            return NoFix(first_use)
+        before = first_use
         at = ctx.span(before)[0]
         scored = first.value  # type: ignore[attr-defined]
         if rebound(scored, at - 1):
@@ -427,20 +433,20 @@ def unique_index(ctx: FixContext, call: cst.Call) -> Rewrite | NoFix | None:
         got = masks.count_change(ctx, c, cst.Name(present))
         assert got is not None
         changes.append(got)  # type: ignore[arg-type]
-    for red, how in [*reds, *direct.values()]:
-        method = isinstance(red.func, cst.Attribute) and ctx.code(red.func.value).strip() != t
-        recv: cst.BaseExpression = red.func.value if method else red.args[0].value  # type: ignore[attr-defined, union-attr]
+    for rcall, how in [*reds, *direct.values()]:
+        method = isinstance(rcall.func, cst.Attribute) and ctx.code(rcall.func.value).strip() != t
+        recv: cst.BaseExpression = rcall.func.value if method else rcall.args[0].value  # type: ignore[attr-defined, union-attr]
         for sub in sels:
-            if id(red) in direct and any(n is sub for n in all_nodes(recv)):
+            if id(rcall) in direct and any(n is sub for n in all_nodes(recv)):
                 recv = recv.deep_replace(sub, sub.value)  # type: ignore[assignment]
         kept = template(f"{t}.where({present}, __s__, 0).sum()", s=recv)
         new = kept if how == "sum" else template(f"__k__ / {present}.sum()", k=kept)
-        changes.append((red, _paren_for(ctx, red, new)))
+        changes.append((rcall, _paren_for(ctx, rcall, new)))
     if before is not None:
         # the mask's line goes just before the first use, with that statement's own changes
         inner = {id(n): r for n, r in changes if any(a is before for a in ctx.ancestors(n))}
         changes = [(n, r) for n, r in changes if id(n) not in inner]
-        line_of = cst.SimpleStatementLine([new_assign], leading_lines=before.leading_lines)
+        line_of = cst.SimpleStatementLine([new_assign], leading_lines=leading_lines(before))
         kept = before.visit(_Replace(inner)).with_changes(leading_lines=[])  # type: ignore[arg-type, assignment, union-attr]
         changes.append((before, cst.FlattenSentinel([line_of, kept])))
     return Rewrite(
