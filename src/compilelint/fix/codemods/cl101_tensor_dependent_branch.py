@@ -19,6 +19,8 @@ visible side effect and at least one side is a tensor.
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
 
 from compilelint.fix.codemods import classes, loops, masks, moe
@@ -984,11 +986,7 @@ class TensorDependentBranchWhere(Codemod):
                 stmts.append(self._assign(ctx, n, cond, a, b, targets.get(n)))
         elif all(always):
             for n, v, _ in tb:
-                stmts.append(
-                    cst.SimpleStatementLine(
-                        body=[cst.Assign(targets=[cst.AssignTarget(read(n))], value=v)]
-                    )
-                )
+                stmts.append(_stmt(read(n), v))
         else:
             for n, v, _ in tb:
                 stmts.append(self._assign(ctx, n, cond, v, read(n), targets.get(n)))
@@ -1124,8 +1122,14 @@ def _suite(suite: cst.BaseSuite) -> list[cst.BaseStatement]:
 
 
 def _stmt(target: cst.BaseExpression, value: cst.BaseExpression) -> cst.SimpleStatementLine:
+    # `target` is a name or an attribute read as an assignment's target
     return cst.SimpleStatementLine(
-        body=[cst.Assign(targets=[cst.AssignTarget(target)], value=value)]
+        body=[
+            cst.Assign(
+                targets=[cst.AssignTarget(cast(cst.BaseAssignTargetExpression, target))],
+                value=value,
+            )
+        ]
     )
 
 

@@ -216,7 +216,7 @@ class _Walk:
                     return got
                 if got is None:
                     cast = _cast(call) if isinstance(call, cst.Call) else None
-                    if cast is not None:
+                    if cast is not None and isinstance(call, cst.Call):
                         # `float(self.n)`: the 0-d buffer in the dtype the number had
                         self.plan.casts[id(call)] = cast
                         cur = call
@@ -225,7 +225,7 @@ class _Walk:
                         cur = call  # a torch function of a tensor is a tensor
                         continue
                     fn = _math_call(call) if isinstance(call, cst.Call) else None
-                    if fn is not None:
+                    if fn is not None and isinstance(call, cst.Call):
                         # `math.cos(math.pi * self.it / n)`, `math.exp(-self.steps / tau)`:
                         # the torch function of the same meaning on the 0-d tensor
                         self.plan.funcs[id(call)] = fn
