@@ -23,7 +23,6 @@ branchless form: the lowering stops with the reason, naming the statement.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-
 from typing import cast
 
 import libcst as cst

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from typing import cast
 
 import libcst as cst
 
@@ -194,7 +195,7 @@ class TensorItemDrop(Codemod):
         origin: cst.Call,
         replacement: cst.BaseExpression,
         wrap: str,
-    ) -> Rewrite | NoFix:
+    ) -> Rewrite | Proposal | NoFix:
         plan: _Plan = {id(origin): "origin"}
         self._float = wrap == "float" or _float_read(origin)
         self._bool = wrap == "bool"
@@ -366,12 +367,12 @@ class TensorItemDrop(Codemod):
             rw.imports = tuple(sorted({*rw.imports, "torch"}))
         accums = [e.accum for e in ends if e.accum is not None]
         if accums:
-            got = buffer_changes(ctx, accums)
-            if isinstance(got, NoFix):
-                return got
-            rw.changes = [*rw.changes, *got[0]]
-            if got[1]:
-                rw.title += f"; {got[1]}"
+            buffered = buffer_changes(ctx, accums)
+            if isinstance(buffered, NoFix):
+                return buffered
+            rw.changes = [*rw.changes, *buffered[0]]
+            if buffered[1]:
+                rw.title += f"; {buffered[1]}"
         if attrs:
             names = ", ".join(f"`self.{a}`" for a in sorted(set(attrs)))
             rw.title += (
@@ -458,9 +459,9 @@ class TensorItemDrop(Codemod):
                 )
             changes.extend(c for c in got.changes if c[0] is not call)
             imports.update(got.imports)
-        n = len(sites)
+        count = len(sites)
         title = (
-            f"`{name}()` returns the 0-d tensor; its {n} call{'s' * (n > 1)} in this file "
+            f"`{name}()` returns the 0-d tensor; its {count} call{'s' * (count > 1)} in this file "
             "use it as one"
         )
         return changes, title, tuple(sorted(imports))
@@ -489,7 +490,7 @@ class TensorItemDrop(Codemod):
             if self._bool:
                 # `if bad:` / `if not bad:` with `bad = bool(t)`: CL101 lowers the `if`
                 neg = isinstance(p, cst.UnaryOperation) and isinstance(p.operator, cst.Not)
-                holder = ctx.parent(p) if neg else p
+                holder = ctx.parent(p) if neg and p is not None else p
                 test = p if neg else cur
                 if (
                     isinstance(holder, cst.If)
@@ -548,7 +549,7 @@ class TensorItemDrop(Codemod):
                         return _End()
                     if slot == "new_tensor":
                         # `torch.tensor(n_neg / n_pos)`: the dtype the number's kind gives
-                        kind = python_kind(ctx, cur)
+                        kind = python_kind(ctx, cast(cst.BaseExpression, cur))
                         if kind is None:
                             return NoFix(
                                 f"the value is passed to `{ctx.code(call).strip()[:40]}` "
@@ -644,7 +645,7 @@ class TensorItemDrop(Codemod):
                     return got_cut
                 if got_cut is not None:
                     return _End(cut=got_cut)
-            if store_slot(ctx, cur):
+            if store_slot(ctx, cast(cst.BaseExpression, cur)):
                 # `x[i] = v`, `x[mask] += v` into a tensor: a 0-d tensor stores as the number
                 # does (see `operands`)
                 return _End()
@@ -926,7 +927,8 @@ class TensorItemDrop(Codemod):
                 assert isinstance(sl, cst.Slice) and isinstance(sl.upper, cst.BinaryOperation)
                 lo = sl.lower
                 up = sl.upper
-                width = up.right if ctx.code(up.left).strip() == ctx.code(lo).strip() else up.left
+                lo_code = ctx.code(lo).strip() if lo is not None else ""
+                width = up.right if ctx.code(up.left).strip() == lo_code else up.left
                 rest = [
                     *u.slice[:k],
                     u.slice[k].with_changes(slice=cst.Slice(lower=None, upper=None)),

@@ -47,8 +47,8 @@ and names the torch setting that traces it (``capture_dynamic_output_shape_ops``
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
 from dataclasses import dataclass, field
+from typing import Any
 
 import libcst as cst
 
