@@ -20,6 +20,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import cast
 
 import libcst as cst
 
@@ -302,7 +303,9 @@ def _end_index(
     return _reading_index(ctx, sub, rw) if len(sub.slice) == 2 else rw
 
 
-def _indices_to_mask(ctx: FixContext, call: cst.Call, m: cst.BaseExpression) -> Rewrite | NoFix:
+def _indices_to_mask(
+    ctx: FixContext, call: cst.Call, m: cst.BaseExpression
+) -> Rewrite | Proposal | NoFix:
     col_end = _column_extreme(ctx, call, m)  # `[:, 0].min()` before `[:, 0]` as a 1-d index
     if col_end is not None:
         return col_end
@@ -334,8 +337,7 @@ def _indices_to_mask(ctx: FixContext, call: cst.Call, m: cst.BaseExpression) -> 
             "(`x[idx[:, 0], idx[:, 1]]`) reduced"
         )
     # inline: x[torch.where(m)] = v / x[m.nonzero().squeeze(1)] = v
-    sub = _store_index(ctx, expr)
-    if sub is not None:
+    if _store_index(ctx, expr) is not None:
         return Rewrite(
             title="assign through the mask itself (`x[mask] = v`), not its indices",
             changes=[(expr, m)],
@@ -436,10 +438,10 @@ def _indices_to_mask(ctx: FixContext, call: cst.Call, m: cst.BaseExpression) -> 
         ctx.fresh_name(mname)  # reserved now that it is used
     done: set[int] = set()
     unique = []
-    for t, new in changes:
+    for t, repl in changes:
         if id(t) not in done:
             done.add(id(t))
-            unique.append((t, new))
+            unique.append((t, repl))
     return Rewrite(
         title="index with the mask itself, not its indices (`x[mask] = v`; a read reduced "
         "with the mask)",
@@ -531,7 +533,8 @@ def _coordinates(ctx: FixContext, call: cst.Call, m: cst.BaseExpression) -> Rewr
         col = _column(ctx, r)
         if col is None:
             return None
-        se = ctx.parent(ctx.parent(col[0]))
+        up = ctx.parent(col[0])
+        se = ctx.parent(up) if up is not None else None
         outer = ctx.parent(se) if isinstance(se, cst.SubscriptElement) else None
         if not isinstance(outer, cst.Subscript) or isinstance(ctx.parent(outer), cst.AssignTarget):
             return None
@@ -592,7 +595,8 @@ def _swap(tree: cst.CSTNode, old: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode:
         def on_leave(self, o: cst.CSTNode, u: cst.CSTNode) -> cst.CSTNode:  # type: ignore[override]
             return new if o.deep_equals(old) else u
 
-    return tree.visit(T())
+    # a transformer that replaces nodes by nodes gives a node
+    return cast(cst.CSTNode, tree.visit(T()))
 
 
 def _index_select_x(ctx: FixContext, call: cst.Call) -> cst.BaseExpression:
@@ -759,7 +763,7 @@ def _swap_identity(tree: cst.CSTNode, old: cst.CSTNode, new: cst.CSTNode) -> cst
         def on_leave(self, o: cst.CSTNode, u: cst.CSTNode) -> cst.CSTNode:  # type: ignore[override]
             return new if o is old else u
 
-    return tree.visit(T())
+    return cast(cst.CSTNode, tree.visit(T()))
 
 
 def _int_index(e: cst.SubscriptElement) -> int | None:
