@@ -45,6 +45,7 @@ they go with the skip (``_Counts``, ``count_dispatch``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 import libcst as cst
 
@@ -53,6 +54,7 @@ from compilelint.fix.codemods.base import (
     atom,
     bound_names,
     last_name,
+    leading_lines,
     names_in,
     template,
 )
@@ -205,8 +207,13 @@ class _Reject(Exception):
 
 
 # ---------------------------------------------------------------------------- small helpers
-def _attr(call: cst.BaseExpression) -> str:
+def _attr(call: cst.CSTNode) -> str:
     return last_name(call.func) if isinstance(call, cst.Call) else ""
+
+
+def _through(e: cst.BaseExpression, t: cst.CSTTransformer) -> cst.BaseExpression:
+    """``e`` as ``t`` rewrites it (an expression transformer gives an expression)."""
+    return cast(cst.BaseExpression, e.visit(t))
 
 
 def _code(e: cst.CSTNode) -> str:
@@ -580,11 +587,13 @@ class _Subst(cst.CSTTransformer):
         if len(hits) > 1:
             raise _Reject(f"`{_code(original)}` selects with two token masks")
         i = hits[0]
-        kind, m = _token_mask(self.sel, keys[i])  # type: ignore[misc,arg-type]
+        key = keys[i]
+        assert key is not None  # a hit is an index with a token mask
+        kind, m = _token_mask(self.sel, key)  # type: ignore[misc]
         self.sel.used.append(_code(m))
         rest = [el for j, el in enumerate(updated.slice) if j != i]
         if kind == "pairs":
-            slot = self.sel.pairs[_code(keys[i])][0]  # type: ignore[arg-type]
+            slot = self.sel.pairs[_code(key)][0]
             nxt = keys[i + 1] if i + 1 < len(keys) else None
             if i != 0 or not (isinstance(nxt, cst.Name) and nxt.value == slot):
                 # rows of the pairs: the token's own row (one per pair, summed below)
@@ -596,9 +605,9 @@ class _Subst(cst.CSTTransformer):
                         f"`{_code(original)}` is not a factor of the expert's output: the "
                         "per-token sum of the pairs is not the same"
                     )
-                m_pairs = self.sel.pairs[_code(keys[i])][1]  # type: ignore[arg-type]
+                m_pairs = self.sel.pairs[_code(key)][1]
                 self.sel.weighted = True
-                m_t = "__m__" if _code(keys[i]) in self.sel.token_first else "__m__.t()"
+                m_t = "__m__" if _code(key) in self.sel.token_first else "__m__.t()"
                 dense = template(f"(__w__ * {m_t}).sum(-1)", w=atom(updated.value), m=atom(m_pairs))
                 tail = [el for el in updated.slice[2:]]
                 if not tail:
@@ -1113,7 +1122,7 @@ class _Dispatch:
                 if got is None or _attr(call) != "index_add_":
                     raise _Reject(f"`{_code(call)}` does not scatter by the selected tokens")
                 self.sel.used.append(_code(got[1]))
-                y = args[2].visit(subst)
+                y = _through(args[2], subst)
                 self.sel.pair_sums |= got[0] == "pairs"
                 new = template(
                     f"__out__.add_({torch}.where(__m__[..., None], __y__, 0))",
@@ -1134,7 +1143,7 @@ class _Dispatch:
                     f"__out__.copy_({torch}.where(__m__[..., None], __y__, __out__))",
                     out=call.func.value,
                     m=atom(got[1]),
-                    y=args[2].visit(subst),
+                    y=_through(args[2], subst),
                 )
                 return small.with_changes(value=new)
         # out[sel] += y / out[sel] = y
@@ -1150,7 +1159,9 @@ class _Dispatch:
                 if got is None or not isinstance(tgt.value, cst.Name):
                     raise _Reject(f"`{_code(small)}` writes into rows that are not the tokens'")
                 if got[0] == "pairs" and not (
-                    isinstance(small, cst.AugAssign) and _code(key) in self.sel.token_first
+                    isinstance(small, cst.AugAssign)
+                    and key is not None
+                    and _code(key) in self.sel.token_first
                 ):
                     raise _Reject(f"`{_code(small)}` writes the pairs' rows without adding them")
                 if got[0] == "pairs":
@@ -1163,7 +1174,7 @@ class _Dispatch:
                             "(top-k indices), which is not shown here"
                         )
                 self.sel.used.append(_code(got[1]))
-                y = small.value.visit(subst)
+                y = _through(small.value, subst)
                 out = tgt.value
                 self._combined = self._combined | {out.value}
                 if isinstance(small, cst.AugAssign):
@@ -1373,7 +1384,7 @@ class _Hits:
             return f"the loop's selections do not read `{sel_reads}`"
         return got
 
-    def body(self, d: _Dispatch, body: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
+    def body(self, d: _Dispatch, body: Sequence[cst.BaseStatement]) -> list[cst.BaseStatement]:
         """The dense body: the rebinding ``e = e[0]`` (of a 2-d ``nonzero()`` row) goes, as
         do ``e = e.item()`` / ``int(e)`` (``e`` is a Python int now)."""
         tgt = _code(d.loop.target)
@@ -1667,6 +1678,7 @@ class _Counts:
                 and not in_place
                 and isinstance(stmt, cst.SimpleStatementLine)
                 and len(stmt.body) == 1
+                and isinstance(a, cst.Assign)  # not a loop binding the name
                 and len(a.targets) == 1
                 and isinstance(a.targets[0].target, cst.Name)
             ):
@@ -1764,7 +1776,7 @@ _SPLIT_TITLE = (
 def _assigns(fn: cst.FunctionDef, name: str) -> list[cst.CSTNode]:
     """Every statement in ``fn`` that binds ``name`` (alone or in a tuple): assignments and
     ``for`` loops (a loop target is a binding too, and has no ``.value``)."""
-    out = []
+    out: list[cst.CSTNode] = []
     for n in all_nodes(fn):
         if isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
             targets = [t.target for t in n.targets] if isinstance(n, cst.Assign) else [n.target]
@@ -2079,7 +2091,8 @@ def sorted_dispatch(ctx: FixContext, node: cst.CSTNode) -> Rewrite | Proposal | 
     else:
         target_list = loop
         stmt = cst.SimpleStatementLine(
-            [cst.Expr(template(f"{lst}.append(__d__)", d=dense))], leading_lines=loop.leading_lines
+            [cst.Expr(template(f"{lst}.append(__d__)", d=dense))],
+            leading_lines=leading_lines(loop),
         )
         changes.append((loop, stmt))
         cat = None
