@@ -164,11 +164,11 @@ def guard_group(
             holder = _statement(ctx, r)
             if holder is None or ctx.function(holder) is not fn:
                 return NoFix(f"`{ctx.code(r)}` is read where it cannot be moved")
-            if isinstance(st, (cst.FunctionDef, cst.ClassDef)):
+            if isinstance(holder, (cst.FunctionDef, cst.ClassDef)):
                 return NoFix(f"`{ctx.code(r)}` is read by a nested definition")
-            if _flows(st) is not None:
-                return NoFix(f"`{ctx.code(r)}` flows into `{ctx.code(st).strip().splitlines()[0]}`")
-            group.append(st)
+            if _flows(holder) is not None:
+                return NoFix(f"`{ctx.code(r)}` flows into `{ctx.code(holder).strip().splitlines()[0]}`")
+            group.append(holder)
             changed = True
     _take_producers(ctx, fn, group, params)
     group.sort(key=lambda s: ctx.span(s)[:2])
