@@ -189,6 +189,10 @@ class WalkMemo:
     full: int = 0  # walks from the start
     # ``evaluate._forward_classes``' answer per class statement of the last walked module
     forward: dict[int, tuple[cst.ClassDef, bool]] = field(default_factory=dict)
+    # the last walk's tail after its edited statements (``analysis.tail.TailRecord``), or None
+    record: Any = None
+    tails: int = 0  # walks that took the statements after the edit from the last walk
+    skipped_tail: int = 0  # top-level statements after an edit not walked (``analysis.tail``)
 
     def first_changed(self, body: list[cst.CSTNode]) -> int:
         """The index of the first statement of ``body`` that is not the previous walk's."""

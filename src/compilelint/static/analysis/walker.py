@@ -2749,11 +2749,73 @@ def _walk_resuming(
         snap = memo.dump((walker, uses), module)
         memo.data, memo.nodes = snap if snap is not None else (None, [])
         memo.at, memo.prefix, memo.key = changed, body[:changed], key
+        if snap is not None and changed < len(body):
+            # Go on from the copy, as the next edit will: its objects are the next edit's
+            # (equal values, and sets iterated in the same order), so what the statements
+            # after the edit see can be compared with the next edit's (``analysis.tail``)
+            walker, uses = memo.load(module)
     elif not keep:
         memo.data = None
-    walker.walk_top(start, len(body))
-    memo.body = body
+    old_body, memo.body = memo.body, body
+    if key is None or start != changed or changed >= len(body):
+        memo.record = None
+        walker.walk_top(start, len(body))
+        return walker, uses
+    _walk_region_and_tail(walker, uses, memo, key, old_body, changed)
     return walker, uses
+
+
+def _walk_region_and_tail(
+    walker: FileWalker,
+    uses: GuardUses,
+    memo: WalkMemo,
+    key: Hashable,
+    old_body: Sequence[cst.CSTNode],
+    changed: int,
+) -> None:
+    """Walk the statements from ``changed`` (the first this version changed) to the end, or
+    only those up to the *tail* (the statements ending both versions as the same objects) when
+    what they leave for the tail equals what the previous walk's left there: the tail's
+    effect on the walk's outputs is then the previous walk's (``analysis.tail``)."""
+    from compilelint.static.analysis import tail as T
+
+    module = walker.module
+    body = module.body
+    n = 0
+    most = min(len(old_body), len(body)) - changed
+    while n < most and body[-1 - n] is old_body[-1 - n]:
+        n += 1
+    at = len(body) - n  # the tail's first statement
+    if n == 0:
+        memo.record = None
+        walker.walk_top(changed, len(body))
+        return
+    had = len(walker.functions)
+    walker.walk_top(changed, at)
+    ids = T.region_ids(body[changed:at])
+    quals = frozenset(list(walker.functions)[had:])
+    try:
+        exports: dict[tuple[str, str], bytes] | None = T.digest(walker, uses, ids, quals)
+    except T.RegionRef:
+        exports = None
+    tail = list(body[at:])
+    rec = memo.record
+    if rec is not None and rec.matches(key, changed, tail):
+        if exports is not None and exports == rec.exports:
+            T.apply_record(walker, uses, rec, module)
+            rec.used += 1
+            memo.tails += 1
+            memo.skipped_tail += n
+            return
+        rec.refused += 1
+    memo.record = None
+    mark = T.marks(walker, uses) if exports is not None else None
+    walker.walk_top(at, len(body))
+    if exports is None or mark is None:
+        return
+    made = T.make_record(walker, uses, module, mark, exports, ids, quals)
+    if made is not None:
+        memo.record = T.TailRecord(key, changed, tail, exports, made[0], made[1])
 
 
 def _is_main_guard(test: cst.BaseExpression) -> bool:

@@ -1,0 +1,405 @@
+"""Not walking the statements after an edited one when what it leaves for them is unchanged
+(the editor server; ``analysis.resume`` resumes the walk *before* the edit, this skips the walk
+*after* it).
+
+The walk of a module is a function of the state each top-level statement leaves for the next.
+Split that state (every attribute of the walker, of ``GuardUses`` and of each check) in three:
+
+- **outputs** (``OUTPUTS``): what the walk writes and never reads (the candidate reports, the
+  call sites and guard rows whose positions the post-pass fills, the statement of each
+  reported node). Later statements cannot see what an earlier one put there.
+- **private** entries: the rows of a table read only for the function being walked
+  (``PRIVATE``: the checks' per-function and per-scope tables, keyed by the function's facts,
+  its qualified name or its scopes) that belong to a function the edited statements define,
+  and the entries of any table keyed by ``id()`` of one of the edited statements' own nodes
+  (a memo of a node's value, a set of reported nodes): a later statement reaches them only
+  through the node or while walking that function, and it does neither (a reference to an
+  edited node anywhere else refuses the skip).
+- **exports**: everything else, whatever it is; a table nobody listed is an export.
+
+After walking the edited statements (the *region*: from the first statement the edit changed
+to the first of the statements that end both versions as the same objects, the *tail*), the
+exports are written as a canonical pickle per table (nodes outside the region by identity:
+the tail's and the head's nodes are the same objects in both versions; sets sorted; tables
+keyed by node ids sorted by key) and compared with the previous walk's at the same place. If
+they are equal, the walk of the tail would read the same and do the same, so its effect on the
+final state is the previous walk's: ``TailRecord`` keeps that effect on what
+``analyze_module``'s post-pass and ``FileFacts`` read (``FINAL``) as a pickle of what the tail
+added (list items, dict and set entries; the tail's own nodes by reference), and it is added to
+this walk's state instead of walking the tail. A record is only made when the tail changed no
+entry that existed before it in those tables (compared the same way) and none of what it added
+refers to a function's or class's facts or call site from before it (a copy would not be the
+object the post-pass writes positions into): otherwise the next edit walks on, as before.
+"""
+
+from __future__ import annotations
+
+import io
+import pickle
+from collections.abc import Hashable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import libcst as cst
+
+from compilelint.static.analysis.resume import ByIdentity, _module, _module_constants, _node
+
+# written by the walk, never read by it (``analyze_module``'s post-pass reads them)
+OUTPUTS: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("walker", "pending"),
+        ("walker", "call_nodes"),
+        ("walker", "cond_calls"),
+        ("walker", "closure_calls"),
+        ("walker", "stmt_of"),
+        ("walker", "jump_at"),
+        ("GuardUses", "sites"),
+    }
+)
+
+# The facts of functions and classes: the post-pass writes positions into the objects (call
+# sites) the walk made, so the tail's effect on these is taken as what it added, and a tail that
+# changed an entry from before it makes no record. The other ``FINAL`` tables that are not
+# outputs hold plain values: the tail's final value is taken whole.
+ADDED_ONLY: frozenset[tuple[str, str]] = frozenset({("walker", "functions"), ("walker", "classes")})
+
+# What ``analyze_module`` reads of the final state (its post-pass and ``FileFacts``): the tail's
+# effect on these is what a skipped walk takes from the previous walk.
+FINAL: tuple[tuple[str, str], ...] = (
+    ("walker", "imports"),
+    ("walker", "functions"),
+    ("walker", "classes"),
+    ("walker", "compiled_refs"),
+    ("walker", "graph_op_sites"),
+    ("walker", "module_calls"),
+    ("walker", "script_refs"),
+    ("walker", "all_names"),
+    ("walker", "all_computed"),
+    *sorted(OUTPUTS),
+)
+
+# Tables read only for the function (or scope) being walked: keyed by the function's facts
+# (``ByIdentity``), its qualified name (a dict or a set of names, a set of ``(qual, name)``),
+# or its scopes (``ScopedNames``). Each was read through on 2026-11-27: every read passes
+# ``w.func``/``w.scope.facts`` or ``fn.qual`` of the function being walked, or walks the current
+# scope's chain.
+PRIVATE: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("GuardUses", "_fns"),
+        ("SizeAcrossGraphBreak", "_fns"),
+        ("ModuleBuiltInCompiledCode", "_super_init"),
+        ("ModuleBuiltInCompiledCode", "_done"),
+        ("ParameterCreatedInForward", "_seen"),
+        ("RequiresGradChange", "_created"),
+        ("TensorNumpy", "_arrays"),
+        ("NumpyUntraceable", "_objects"),
+        ("TensorDataPtr", "_ptrs"),
+        ("BooleanMaskIndexing", "_masks"),
+        ("ShapeDependentBranch", "_sizes"),
+        ("TensorDataAssignment", "_created"),
+    }
+)
+
+# not state: the walker and its bound methods held by the checks, the hooks, the module, and a
+# memo of a function of the node alone (``FileWalker.qualify``'s dotted names)
+IGNORED: frozenset[str] = frozenset({"w", "qualify", "taint", "hooks", "module", "_dotted"})
+
+
+class RegionRef(Exception):
+    """An export refers to one of the edited statements' nodes: no comparison."""
+
+
+def owners(walker: Any, uses: Any) -> list[tuple[str, Any]]:
+    """The objects whose attributes make the walk's state, by name: the walker, the guard uses
+    and each check (by class name; the hooks hold each check once)."""
+    out: list[tuple[str, Any]] = [("walker", walker), ("GuardUses", uses)]
+    seen = {id(walker), id(uses)}
+    for hs in walker.hooks.values():
+        for h in hs:
+            o = getattr(h, "__self__", None)
+            if o is not None and id(o) not in seen:
+                seen.add(id(o))
+                out.append((type(o).__name__, o))
+    return out
+
+
+def region_ids(stmts: Iterable[cst.CSTNode]) -> set[int]:
+    """Ids of every node of the edited statements."""
+    out: set[int] = set()
+    stack: list[cst.CSTNode] = list(stmts)
+    while stack:
+        n = stack.pop()
+        out.add(id(n))
+        stack.extend(n.children)
+    return out
+
+
+class _Canonical(pickle.Pickler):
+    def __init__(self, buf: io.BytesIO, region: set[int]) -> None:
+        super().__init__(buf, protocol=pickle.HIGHEST_PROTOCOL)
+        self._region = region
+        self._consts = _module_constants()
+
+    def reducer_override(self, obj: Any) -> Any:
+        if isinstance(obj, cst.CSTNode):
+            if id(obj) in self._region:
+                raise RegionRef
+            return (tuple, (("node", id(obj)),))  # the head's and tail's nodes: the same objects
+        if self._consts.get(id(obj)) is obj:
+            return (tuple, (("constant", id(obj)),))
+        if isinstance(obj, ByIdentity):
+            return (list, ([(obj.held[i], v) for i, v in obj.items()],))
+        if isinstance(obj, (set, frozenset)):
+            return (list, (_sorted(obj),))
+        return NotImplemented
+
+
+def _sorted(items: Iterable[Any]) -> list[Any]:
+    got = list(items)
+    try:
+        return sorted(got)
+    except TypeError:
+        return sorted(got, key=repr)
+
+
+def _qual_of(key: Any) -> str | None:
+    """The qualified name a private table's key stands for (a function's facts, a scope, a
+    name, a ``(qual, name)``)."""
+    if isinstance(key, str):
+        return key
+    if isinstance(key, tuple) and key and isinstance(key[0], str):
+        return key[0]
+    facts = getattr(key, "facts", key)  # a scope, or the facts themselves
+    return getattr(facts, "qual", None)
+
+
+def _without_region(value: Any, region: set[int], quals: frozenset[str], private: bool) -> Any:
+    """``value`` less its entries keyed by the region's nodes (any table) or, for a private
+    table, by the region's functions; sets and tables keyed by node ids in a canonical order."""
+    if private:
+        if isinstance(value, ByIdentity):
+            return [
+                (value.held[i], v) for i, v in value.items() if _qual_of(value.held[i]) not in quals
+            ]
+        tables = getattr(value, "_tables", None)
+        if isinstance(tables, dict):  # ScopedNames: keyed by scope
+            return [(s, v) for s, v in tables.items() if _qual_of(s) not in quals]
+        if isinstance(value, dict):
+            return [(k, v) for k, v in value.items() if _qual_of(k) not in quals]
+        if isinstance(value, (set, frozenset)):
+            return _sorted(k for k in value if _qual_of(k) not in quals)
+    if isinstance(value, ByIdentity):  # keyed by copies: by its keys' values, in order
+        return [(value.held[i], v) for i, v in value.items()]
+    if isinstance(value, dict) and value and type(next(iter(value))) is int:
+        return sorted((k, v) for k, v in value.items() if k not in region)
+    if isinstance(value, (set, frozenset)) and value and type(next(iter(value))) is int:
+        return sorted(k for k in value if k not in region)
+    if isinstance(value, (set, frozenset)):
+        return _sorted(value)
+    return value
+
+
+def digest(
+    walker: Any,
+    uses: Any,
+    region: set[int],
+    quals: frozenset[str],
+    only: dict[tuple[str, str], Any] | None = None,
+) -> dict[tuple[str, str], bytes]:
+    """The exports, as a canonical pickle per table (``RegionRef`` when one refers to a node of
+    the region). ``only``: the tables to write, each as the given value instead of the
+    attribute's (the restricted tables of ``TailRecord``)."""
+    out: dict[tuple[str, str], bytes] = {}
+    for name, obj in owners(walker, uses):
+        for attr, value in vars(obj).items():
+            key = (name, attr)
+            if attr in IGNORED or key in OUTPUTS:
+                continue
+            if only is not None:
+                if key not in only:
+                    continue
+                value = only[key]
+            value = _without_region(value, region, quals, key in PRIVATE)
+            buf = io.BytesIO()
+            _Canonical(buf, region).dump(value)
+            out[key] = buf.getvalue()
+    return out
+
+
+def _attr(walker: Any, uses: Any, key: tuple[str, str]) -> Any:
+    return getattr(walker if key[0] == "walker" else uses, key[1])
+
+
+def marks(walker: Any, uses: Any) -> dict[tuple[str, str], Any]:
+    """Where each ``FINAL`` table stands before the tail: a list's length, a dict's keys, a set's
+    elements, a scalar's value."""
+    out: dict[tuple[str, str], Any] = {}
+    for key in FINAL:
+        v = _attr(walker, uses, key)
+        if isinstance(v, list):
+            out[key] = len(v)
+        elif isinstance(v, dict):
+            out[key] = list(v)
+        elif isinstance(v, set):
+            out[key] = set(v)
+        else:
+            out[key] = v
+    return out
+
+
+def _restricted(value: Any, mark: Any) -> Any:
+    """``value`` as it would be had nothing been added after ``mark``."""
+    if isinstance(value, list) and isinstance(mark, int):
+        return value[:mark]
+    if isinstance(value, dict) and isinstance(mark, list):
+        return {k: value[k] for k in mark if k in value}
+    if isinstance(value, set) and isinstance(mark, set):
+        return value & mark
+    return value
+
+
+class _Missing:
+    pass
+
+
+def _added(value: Any, mark: Any) -> Any:
+    """What was added to ``value`` after ``mark`` (``_Missing`` when it was not only added to:
+    an entry taken away, a scalar changed)."""
+    if isinstance(value, list) and isinstance(mark, int):
+        return value[mark:] if len(value) >= mark else _Missing
+    if isinstance(value, dict) and isinstance(mark, list):
+        if len(value) < len(mark) or any(k not in value for k in mark):
+            return _Missing
+        old = set(mark)
+        return [(k, v) for k, v in value.items() if k not in old]
+    if isinstance(value, set) and isinstance(mark, set):
+        return list(value - mark) if mark <= value else _Missing
+    return None if value == mark else _Missing
+
+
+class _DeltaPickler(pickle.Pickler):
+    """Writes the tail's additions: its nodes by reference (the next version holds the same
+    objects), the module as the module being walked, compilelint's constants as themselves; an
+    object the tail did not make that the post-pass writes into (facts and call sites from
+    before the tail), or a node of the region, cannot be written."""
+
+    def __init__(
+        self, buf: io.BytesIO, module: cst.Module, before: set[int], region: set[int]
+    ) -> None:
+        super().__init__(buf, protocol=pickle.HIGHEST_PROTOCOL)
+        self._module = module
+        self._before = before
+        self._region = region
+        self.nodes: list[cst.CSTNode] = []
+        self._consts = _module_constants()
+
+    def reducer_override(self, obj: Any) -> Any:
+        if isinstance(obj, cst.CSTNode):
+            if obj is self._module:
+                return (_module, ())
+            if id(obj) in self._region:
+                raise pickle.PicklingError("a node of the region")
+            self.nodes.append(obj)
+            return (_node, (len(self.nodes) - 1,))
+        if id(obj) in self._before:
+            raise pickle.PicklingError("an object from before the tail")
+        if self._consts.get(id(obj)) is obj:
+            return (_const, (id(obj),))
+        return NotImplemented
+
+
+def _const(i: int) -> object:
+    return _module_constants()[i]
+
+
+@dataclass
+class TailRecord:
+    """The previous walk's tail: where it began, its statements, the exports the region left
+    for it, and what it added to the ``FINAL`` tables."""
+
+    key: Hashable = None
+    start: int = 0  # the region's first statement
+    tail: list[cst.CSTNode] = field(default_factory=list)
+    exports: dict[tuple[str, str], bytes] = field(default_factory=dict)
+    data: bytes = b""
+    nodes: list[cst.CSTNode] = field(default_factory=list)
+    used: int = 0  # walks that took the tail from the record (statistics)
+    refused: int = 0  # walks whose exports differed from the record's
+
+    def matches(self, key: Hashable, start: int, tail: list[cst.CSTNode]) -> bool:
+        t = self.tail
+        return (
+            bool(self.data)
+            and key == self.key
+            and start == self.start
+            and len(t) == len(tail)
+            and all(a is b for a, b in zip(t, tail, strict=True))
+        )
+
+
+def make_record(
+    walker: Any,
+    uses: Any,
+    module: cst.Module,
+    mark: dict[tuple[str, str], Any],
+    exports: dict[tuple[str, str], bytes],
+    region: set[int],
+    quals: frozenset[str],
+) -> tuple[bytes, list[cst.CSTNode]] | None:
+    """The tail's additions to the ``FINAL`` tables as a pickle, or None when the tail changed
+    an entry from before it (or refers to one): then it is not only additions."""
+    restricted: dict[tuple[str, str], Any] = {}
+    added: dict[tuple[str, str], Any] = {}
+    for key in FINAL:
+        value, m = _attr(walker, uses, key), mark[key]
+        if key not in OUTPUTS and key not in ADDED_ONLY:
+            added[key] = ("whole", value)
+            continue
+        got = _added(value, m)
+        if got is _Missing:
+            return None
+        added[key] = ("added", got)
+        if key not in OUTPUTS:
+            restricted[key] = _restricted(value, m)
+    try:
+        now = digest(walker, uses, region, quals, only=restricted)
+    except RegionRef:
+        return None
+    if any(now[k] != exports.get(k) for k in now):
+        return None  # the tail changed an export the post-pass reads
+    before: set[int] = set()
+    for q in mark[("walker", "functions")]:
+        fn = walker.functions.get(q)
+        if fn is not None:
+            before.add(id(fn))
+            before.update(id(c) for c in fn.calls)
+    before.update(id(walker.classes[q]) for q in mark[("walker", "classes")] if q in walker.classes)
+    buf = io.BytesIO()
+    p = _DeltaPickler(buf, module, before, region)
+    try:
+        p.dump(added)
+    except (pickle.PicklingError, TypeError, AttributeError, RecursionError, ValueError):
+        return None
+    return buf.getvalue(), p.nodes
+
+
+def apply_record(walker: Any, uses: Any, record: TailRecord, module: cst.Module) -> None:
+    """Add the recorded tail's additions to this walk's ``FINAL`` tables."""
+    from compilelint.static.analysis import resume
+
+    resume._LOADING.module, resume._LOADING.nodes = module, record.nodes
+    try:
+        added = pickle.loads(record.data)
+    finally:
+        resume._LOADING.module = resume._LOADING.nodes = None
+    for key, (how, got) in added.items():
+        if how == "whole":
+            setattr(walker if key[0] == "walker" else uses, key[1], got)
+            continue
+        target = _attr(walker, uses, key)
+        if isinstance(target, list):
+            target.extend(got)
+        elif isinstance(target, dict):
+            target.update(got)
+        elif isinstance(target, set):
+            target.update(got)
