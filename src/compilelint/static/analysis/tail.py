@@ -34,6 +34,7 @@ object the post-pass writes positions into): otherwise the next edit walks on, a
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import pickle
 from collections.abc import Hashable, Iterable
@@ -123,22 +124,74 @@ def owners(walker: Any, uses: Any) -> list[tuple[str, Any]]:
     return out
 
 
-def region_ids(stmts: Iterable[cst.CSTNode]) -> set[int]:
-    """Ids of every node of the edited statements."""
+# fields of libcst nodes that hold only layout (whitespace, brackets, commas, operators,
+# keywords): no table keys their nodes (a table keyed by one would only refuse the skip, its
+# key being another node's id in each version)
+_LAYOUT = (
+    "whitespace",
+    "lpar",
+    "rpar",
+    "comma",
+    "semicolon",
+    "colon",
+    "leading_lines",
+    "lines_after",
+    "header",
+    "footer",
+    "newline",
+    "equal",
+    "dot",
+    "trailing",
+    "lbracket",
+    "rbracket",
+    "lbrace",
+    "rbrace",
+    "asynchronous",
+    "operator",
+    "arrow",
+    "star",
+    "keyword",
+)
+_FIELDS: dict[tuple[type, bool], tuple[str, ...]] = {}
+
+
+def _fields(t: type, layout: bool) -> tuple[str, ...]:
+    got = tuple(
+        f.name
+        for f in dataclasses.fields(t)  # type: ignore[arg-type]
+        if layout or not f.name.startswith(_LAYOUT)
+    )
+    _FIELDS[(t, layout)] = got
+    return got
+
+
+def region_ids(stmts: Iterable[cst.CSTNode], layout: bool = False) -> set[int]:
+    """Ids of the nodes of the edited statements; ``layout``: those of whitespace, brackets,
+    commas and operators too (the check of what a record refers to needs every node; a
+    comparison that misses one only refuses: the node's id differs between the versions)."""
     out: set[int] = set()
+    add = out.add
     stack: list[cst.CSTNode] = list(stmts)
+    node_type = cst.CSTNode
+    fields = _FIELDS
     while stack:
         n = stack.pop()
-        out.add(id(n))
-        stack.extend(n.children)
+        add(id(n))
+        t = type(n)
+        for f in fields.get((t, layout)) or _fields(t, layout):
+            v = getattr(n, f)
+            if isinstance(v, node_type):
+                stack.append(v)
+            elif type(v) is tuple or type(v) is list:
+                stack.extend(x for x in v if isinstance(x, node_type))
     return out
 
 
 class _Canonical(pickle.Pickler):
-    def __init__(self, buf: io.BytesIO, region: set[int]) -> None:
+    def __init__(self, buf: io.BytesIO, region: set[int], consts: dict[int, object]) -> None:
         super().__init__(buf, protocol=pickle.HIGHEST_PROTOCOL)
         self._region = region
-        self._consts = _module_constants()
+        self._consts = consts
 
     def reducer_override(self, obj: Any) -> Any:
         if isinstance(obj, cst.CSTNode):
@@ -210,6 +263,7 @@ def digest(
     the region). ``only``: the tables to write, each as the given value instead of the
     attribute's (the restricted tables of ``TailRecord``)."""
     out: dict[tuple[str, str], bytes] = {}
+    consts = _module_constants()
     for name, obj in owners(walker, uses):
         for attr, value in vars(obj).items():
             key = (name, attr)
@@ -221,7 +275,7 @@ def digest(
                 value = only[key]
             value = _without_region(value, region, quals, key in PRIVATE)
             buf = io.BytesIO()
-            _Canonical(buf, region).dump(value)
+            _Canonical(buf, region, consts).dump(value)
             out[key] = buf.getvalue()
     return out
 
@@ -345,9 +399,11 @@ def make_record(
     exports: dict[tuple[str, str], bytes],
     region: set[int],
     quals: frozenset[str],
+    stmts: list[cst.CSTNode],
 ) -> tuple[bytes, list[cst.CSTNode]] | None:
     """The tail's additions to the ``FINAL`` tables as a pickle, or None when the tail changed
-    an entry from before it (or refers to one): then it is not only additions."""
+    an entry from before it (or refers to one): then it is not only additions. ``stmts``: the
+    region's statements."""
     restricted: dict[tuple[str, str], Any] = {}
     added: dict[tuple[str, str], Any] = {}
     for key in FINAL:
@@ -375,7 +431,7 @@ def make_record(
             before.update(id(c) for c in fn.calls)
     before.update(id(walker.classes[q]) for q in mark[("walker", "classes")] if q in walker.classes)
     buf = io.BytesIO()
-    p = _DeltaPickler(buf, module, before, region)
+    p = _DeltaPickler(buf, module, before, region_ids(stmts, layout=True))
     try:
         p.dump(added)
     except (pickle.PicklingError, TypeError, AttributeError, RecursionError, ValueError):

@@ -2813,7 +2813,7 @@ def _walk_region_and_tail(
     walker.walk_top(at, len(body))
     if exports is None or mark is None:
         return
-    made = T.make_record(walker, uses, module, mark, exports, ids, quals)
+    made = T.make_record(walker, uses, module, mark, exports, ids, quals, body[changed:at])
     if made is not None:
         memo.record = T.TailRecord(key, changed, tail, exports, made[0], made[1])
 
