@@ -368,94 +368,123 @@ def _const(i: int) -> object:
 
 @dataclass
 class TailRecord:
-    """The previous walk's tail: where it began, its statements, the exports the region left
-    for it, and what it added to the ``FINAL`` tables."""
+    """What the last walk that walked its tail left: the ``FINAL`` tables at its end (a pickle,
+    its nodes by reference), where each of them stood before each statement of its tail
+    (``marks``, by statement), and the exports its edited statements (or, after a walk that
+    took its tail from here, that walk's) left."""
 
     key: Hashable = None
-    start: int = 0  # the region's first statement
-    tail: list[cst.CSTNode] = field(default_factory=list)
-    exports: dict[tuple[str, str], bytes] = field(default_factory=dict)
-    data: bytes = b""
+    final: bytes = b""
     nodes: list[cst.CSTNode] = field(default_factory=list)
-    used: int = 0  # walks that took the tail from the record (statistics)
-    refused: int = 0  # walks whose exports differed from the record's
+    marks: dict[int, tuple[cst.CSTNode, dict[tuple[str, str], Any]]] = field(default_factory=dict)
+    start: int = 0  # the edited statements of the walk that left ``exports``
+    region: list[cst.CSTNode] = field(default_factory=list)
+    exports: dict[tuple[str, str], bytes] | None = None
+    used: int = 0  # walks that took their tail from the record (statistics)
+    refused: int = 0  # walks whose exports differed, or whose tail was not only additions
 
-    def matches(self, key: Hashable, start: int, tail: list[cst.CSTNode]) -> bool:
-        t = self.tail
-        return (
-            bool(self.data)
-            and key == self.key
-            and start == self.start
-            and len(t) == len(tail)
-            and all(a is b for a, b in zip(t, tail, strict=True))
-        )
+    def mark(self, stmt: cst.CSTNode) -> dict[tuple[str, str], Any] | None:
+        got = self.marks.get(id(stmt))
+        return got[1] if got is not None and got[0] is stmt else None
 
-
-def make_record(
-    walker: Any,
-    uses: Any,
-    module: cst.Module,
-    mark: dict[tuple[str, str], Any],
-    exports: dict[tuple[str, str], bytes],
-    region: set[int],
-    quals: frozenset[str],
-    stmts: list[cst.CSTNode],
-) -> tuple[bytes, list[cst.CSTNode]] | None:
-    """The tail's additions to the ``FINAL`` tables as a pickle, or None when the tail changed
-    an entry from before it (or refers to one): then it is not only additions. ``stmts``: the
-    region's statements."""
-    restricted: dict[tuple[str, str], Any] = {}
-    added: dict[tuple[str, str], Any] = {}
-    for key in FINAL:
-        value, m = _attr(walker, uses, key), mark[key]
-        if key not in OUTPUTS and key not in ADDED_ONLY:
-            added[key] = ("whole", value)
-            continue
-        got = _added(value, m)
-        if got is _Missing:
+    def exports_for(
+        self, start: int, region: list[cst.CSTNode]
+    ) -> dict[tuple[str, str], bytes] | None:
+        """The recorded exports when they are those of ``region`` at ``start``."""
+        r = self.region
+        if self.exports is None or start != self.start or len(r) != len(region):
             return None
-        added[key] = ("added", got)
-        if key not in OUTPUTS:
-            restricted[key] = _restricted(value, m)
-    try:
-        now = digest(walker, uses, region, quals, only=restricted)
-    except RegionRef:
-        return None
-    if any(now[k] != exports.get(k) for k in now):
-        return None  # the tail changed an export the post-pass reads
-    before: set[int] = set()
-    for q in mark[("walker", "functions")]:
-        fn = walker.functions.get(q)
-        if fn is not None:
-            before.add(id(fn))
-            before.update(id(c) for c in fn.calls)
-    before.update(id(walker.classes[q]) for q in mark[("walker", "classes")] if q in walker.classes)
+        return self.exports if all(a is b for a, b in zip(r, region, strict=True)) else None
+
+
+def dump_final(
+    walker: Any, uses: Any, module: cst.Module
+) -> tuple[bytes, list[cst.CSTNode]] | None:
+    """The ``FINAL`` tables at the end of a walk, as a pickle (nodes by reference)."""
+    from compilelint.static.analysis.resume import _Pickler
+
+    nodes: list[cst.CSTNode] = []
     buf = io.BytesIO()
-    p = _DeltaPickler(buf, module, before, region_ids(stmts, layout=True))
     try:
-        p.dump(added)
+        _Pickler(buf, module, nodes).dump({key: _attr(walker, uses, key) for key in FINAL})
     except (pickle.PicklingError, TypeError, AttributeError, RecursionError, ValueError):
         return None
-    return buf.getvalue(), p.nodes
+    return buf.getvalue(), nodes
 
 
-def apply_record(walker: Any, uses: Any, record: TailRecord, module: cst.Module) -> None:
-    """Add the recorded tail's additions to this walk's ``FINAL`` tables."""
+def _load_final(record: TailRecord, module: cst.Module) -> dict[tuple[str, str], Any]:
     from compilelint.static.analysis import resume
 
     resume._LOADING.module, resume._LOADING.nodes = module, record.nodes
     try:
-        added = pickle.loads(record.data)
+        got: dict[tuple[str, str], Any] = pickle.loads(record.final)
     finally:
         resume._LOADING.module = resume._LOADING.nodes = None
-    for key, (how, got) in added.items():
-        if how == "whole":
-            setattr(walker if key[0] == "walker" else uses, key[1], got)
+    return got
+
+
+def take_tail(
+    record: TailRecord,
+    first: cst.CSTNode,
+    module: cst.Module,
+    walker: Any,
+    uses: Any,
+    old_region: list[cst.CSTNode],
+) -> dict[tuple[str, str], tuple[str, Any]] | None:
+    """What the recorded walk's statements from ``first`` on did to the ``FINAL`` tables, as
+    fresh objects: the entries they added to the outputs and to the facts, and the final value
+    of the other tables (plain values). None when they did more than add to the facts (changed
+    an entry from before ``first``: it differs from this walk's, whose exports there are the
+    recorded walk's) or
+    what they added refers to facts or call sites from before ``first`` or to a node of the
+    previous version's edited statements (``old_region``)."""
+    m = record.mark(first)
+    if m is None:
+        return None
+    final = _load_final(record, module)
+    out: dict[tuple[str, str], tuple[str, Any]] = {}
+    restricted: dict[tuple[str, str], Any] = {}
+    for key in FINAL:
+        value = final[key]
+        if key not in OUTPUTS and key not in ADDED_ONLY:
+            out[key] = ("whole", value)
             continue
-        target = _attr(walker, uses, key)
+        got = _added(value, m[key])
+        if got is _Missing:
+            return None
+        out[key] = ("added", got)
+        if key in ADDED_ONLY:
+            restricted[key] = _restricted(value, m[key])
+    # the facts from before ``first`` as the recorded walk left them, against this walk's (whose
+    # exports, these among them, equal the recorded walk's there): by value (a copy's sets
+    # need not iterate in the original's order)
+    for key, value in restricted.items():
+        if value != _attr(walker, uses, key):
+            return None
+    old: set[int] = set()
+    fns, classes = final[("walker", "functions")], final[("walker", "classes")]
+    for q in m[("walker", "functions")]:
+        fn = fns.get(q)
+        if fn is not None:
+            old.add(id(fn))
+            old.update(id(c) for c in fn.calls)
+    old.update(id(classes[q]) for q in m[("walker", "classes")] if q in classes)
+    try:
+        _DeltaPickler(io.BytesIO(), module, old, region_ids(old_region, layout=True)).dump(out)
+    except (pickle.PicklingError, TypeError, AttributeError, RecursionError, ValueError):
+        return None
+    return out
+
+
+def apply_tail(walker: Any, uses: Any, tail: dict[tuple[str, str], tuple[str, Any]]) -> None:
+    """Add what ``take_tail`` found to this walk's ``FINAL`` tables."""
+    for key, (how, got) in tail.items():
+        owner = walker if key[0] == "walker" else uses
+        if how == "whole":
+            setattr(owner, key[1], got)
+            continue
+        target = getattr(owner, key[1])
         if isinstance(target, list):
             target.extend(got)
-        elif isinstance(target, dict):
-            target.update(got)
-        elif isinstance(target, set):
+        elif isinstance(target, (dict, set)):
             target.update(got)

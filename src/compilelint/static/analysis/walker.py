@@ -2792,30 +2792,62 @@ def _walk_region_and_tail(
         return
     had = len(walker.functions)
     walker.walk_top(changed, at)
-    ids = T.region_ids(body[changed:at])
+    region = list(body[changed:at])
+    ids = T.region_ids(region)
     quals = frozenset(list(walker.functions)[had:])
     try:
         exports: dict[tuple[str, str], bytes] | None = T.digest(walker, uses, ids, quals)
     except T.RegionRef:
         exports = None
-    tail = list(body[at:])
     rec = memo.record
-    if rec is not None and rec.matches(key, changed, tail):
-        if exports is not None and exports == rec.exports:
-            T.apply_record(walker, uses, rec, module)
+    first = body[at]
+    if exports is not None and rec is not None and rec.key == key and rec.mark(first) is not None:
+        old_region = list(old_body[changed : len(old_body) - n])
+        before = rec.exports_for(changed, old_region)
+        if before is None:
+            before = _old_exports(memo, module, old_region)
+        got = (
+            T.take_tail(rec, first, module, walker, uses, old_region) if before == exports else None
+        )
+        if got is not None:
+            T.apply_tail(walker, uses, got)
+            rec.start, rec.region, rec.exports = changed, region, exports
             rec.used += 1
             memo.tails += 1
             memo.skipped_tail += n
             return
         rec.refused += 1
     memo.record = None
-    mark = T.marks(walker, uses) if exports is not None else None
-    walker.walk_top(at, len(body))
-    if exports is None or mark is None:
+    marks: dict[int, tuple[cst.CSTNode, dict[tuple[str, str], Any]]] = {}
+    for i in range(at, len(body)):
+        if exports is not None:
+            marks[id(body[i])] = (body[i], T.marks(walker, uses))
+        walker.walk_top(i, i + 1)
+    if exports is None:
         return
-    made = T.make_record(walker, uses, module, mark, exports, ids, quals, body[changed:at])
-    if made is not None:
-        memo.record = T.TailRecord(key, changed, tail, exports, made[0], made[1])
+    final = T.dump_final(walker, uses, module)
+    if final is not None:
+        memo.record = T.TailRecord(key, final[0], final[1], marks, changed, region, exports)
+
+
+def _old_exports(
+    memo: WalkMemo, module: cst.Module, old_region: list[cst.CSTNode]
+) -> dict[tuple[str, str], bytes]:
+    """The exports the previous version's statements ``old_region`` left after the state
+    before them (``memo``'s, taken before this edit's first changed statement): walked again
+    from a copy of that state ({} when they refer to one of those statements' nodes)."""
+    from compilelint.static.analysis import tail as T
+
+    walker, uses = memo.load(module)
+    had = len(walker.functions)
+    for stmt in old_region:
+        walker.visit_stmt(stmt)
+    try:
+        return T.digest(
+            walker, uses, T.region_ids(old_region), frozenset(list(walker.functions)[had:])
+        )
+    except T.RegionRef:
+        return {}
 
 
 def _is_main_guard(test: cst.BaseExpression) -> bool:
