@@ -383,9 +383,24 @@ class TailRecord:
     used: int = 0  # walks that took their tail from the record (statistics)
     refused: int = 0  # walks whose exports differed, or whose tail was not only additions
 
-    def mark(self, stmt: cst.CSTNode) -> dict[tuple[str, str], Any] | None:
+    body: list[cst.CSTNode] = field(default_factory=list)  # the recorded walk's statements
+
+    def mark(
+        self, stmt: cst.CSTNode, tail: list[cst.CSTNode] | None = None
+    ) -> dict[tuple[str, str], Any] | None:
+        """Where the ``FINAL`` tables stood before ``stmt`` in the recorded walk, when it walked
+        ``stmt`` and, from there, the statements ``tail`` (the same objects) to its end."""
         got = self.marks.get(id(stmt))
-        return got[1] if got is not None and got[0] is stmt else None
+        if got is None or got[0] is not stmt:
+            return None
+        if tail is not None:
+            at = got[2]
+            body = self.body
+            if len(body) - at != len(tail) or not all(
+                a is b for a, b in zip(body[at:], tail, strict=True)
+            ):
+                return None
+        return got[1]
 
     def exports_for(
         self, start: int, region: list[cst.CSTNode]
@@ -426,19 +441,21 @@ def _load_final(record: TailRecord, module: cst.Module) -> dict[tuple[str, str],
 def take_tail(
     record: TailRecord,
     first: cst.CSTNode,
+    tail: list[cst.CSTNode],
     module: cst.Module,
     walker: Any,
     uses: Any,
     old_region: list[cst.CSTNode],
 ) -> dict[tuple[str, str], tuple[str, Any]] | None:
-    """What the recorded walk's statements from ``first`` on did to the ``FINAL`` tables, as
+    """What the recorded walk's statements from ``first`` on (``tail``, the same objects) did
+    to the ``FINAL`` tables, as
     fresh objects: the entries they added to the outputs and to the facts, and the final value
     of the other tables (plain values). None when they did more than add to the facts (changed
     an entry from before ``first``: it differs from this walk's, whose exports there are the
     recorded walk's) or
     what they added refers to facts or call sites from before ``first`` or to a node of the
     previous version's edited statements (``old_region``)."""
-    m = record.mark(first)
+    m = record.mark(first, tail)
     if m is None:
         return None
     final = _load_final(record, module)

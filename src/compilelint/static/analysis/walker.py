@@ -2801,13 +2801,21 @@ def _walk_region_and_tail(
         exports = None
     rec = memo.record
     first = body[at]
-    if exports is not None and rec is not None and rec.key == key and rec.mark(first) is not None:
+    tail = list(body[at:])
+    if (
+        exports is not None
+        and rec is not None
+        and rec.key == key
+        and rec.mark(first, tail) is not None
+    ):
         old_region = list(old_body[changed : len(old_body) - n])
         before = rec.exports_for(changed, old_region)
-        if before is None:
+        if before is None and memo.data is not None and memo.at == changed:
             before = _old_exports(memo, module, old_region)
         got = (
-            T.take_tail(rec, first, module, walker, uses, old_region) if before == exports else None
+            T.take_tail(rec, first, tail, module, walker, uses, old_region)
+            if before == exports
+            else None
         )
         if got is not None:
             T.apply_tail(walker, uses, got)
@@ -2818,16 +2826,18 @@ def _walk_region_and_tail(
             return
         rec.refused += 1
     memo.record = None
-    marks: dict[int, tuple[cst.CSTNode, dict[tuple[str, str], Any]]] = {}
+    marks: dict[int, tuple[cst.CSTNode, dict[tuple[str, str], Any], int]] = {}
     for i in range(at, len(body)):
         if exports is not None:
-            marks[id(body[i])] = (body[i], T.marks(walker, uses))
+            marks[id(body[i])] = (body[i], T.marks(walker, uses), i)
         walker.walk_top(i, i + 1)
     if exports is None:
         return
     final = T.dump_final(walker, uses, module)
     if final is not None:
-        memo.record = T.TailRecord(key, final[0], final[1], marks, changed, region, exports)
+        memo.record = T.TailRecord(
+            key, final[0], final[1], marks, changed, region, exports, body=list(body)
+        )
 
 
 def _old_exports(
