@@ -150,8 +150,35 @@ _LAYOUT = (
     "operator",
     "arrow",
     "star",
-    "keyword",
 )
+# the node types those fields hold (a node of these types is never a table's key or an output's
+# node: ``take_tail`` refuses a record whose additions refer to one, not knowing whether it is
+# one of the edited statements')
+_LAYOUT_TYPES: tuple[type, ...] = (
+    cst.BaseParenthesizableWhitespace,
+    cst.Newline,
+    cst.TrailingWhitespace,
+    cst.EmptyLine,
+    cst.Comment,
+    cst.Comma,
+    cst.Semicolon,
+    cst.Colon,
+    cst.Dot,
+    cst.LeftParen,
+    cst.RightParen,
+    cst.LeftSquareBracket,
+    cst.RightSquareBracket,
+    cst.LeftCurlyBrace,
+    cst.RightCurlyBrace,
+    cst.AssignEqual,
+    cst.Asynchronous,
+    cst.BaseBinaryOp,
+    cst.BaseUnaryOp,
+    cst.BaseBooleanOp,
+    cst.BaseCompOp,
+    cst.BaseAugOp,
+)
+_NOT_LAYOUT = frozenset({"star_arg", "star_kwarg", "start"})  # named like layout, are not
 _FIELDS: dict[tuple[type, bool], tuple[str, ...]] = {}
 
 
@@ -159,7 +186,7 @@ def _fields(t: type, layout: bool) -> tuple[str, ...]:
     got = tuple(
         f.name
         for f in dataclasses.fields(t)  # type: ignore[arg-type]
-        if layout or not f.name.startswith(_LAYOUT)
+        if layout or not f.name.startswith(_LAYOUT) or f.name in _NOT_LAYOUT
     )
     _FIELDS[(t, layout)] = got
     return got
@@ -351,8 +378,8 @@ class _DeltaPickler(pickle.Pickler):
         if isinstance(obj, cst.CSTNode):
             if obj is self._module:
                 return (_module, ())
-            if id(obj) in self._region:
-                raise pickle.PicklingError("a node of the region")
+            if id(obj) in self._region or isinstance(obj, _LAYOUT_TYPES):
+                raise pickle.PicklingError("a node of the region, or a layout node")
             self.nodes.append(obj)
             return (_node, (len(self.nodes) - 1,))
         if id(obj) in self._before:
@@ -380,6 +407,7 @@ class TailRecord:
     start: int = 0  # the edited statements of the walk that left ``exports``
     region: list[cst.CSTNode] = field(default_factory=list)
     exports: dict[tuple[str, str], bytes] | None = None
+    region_ids: set[int] = field(default_factory=set)  # ``region_ids(region)``
     used: int = 0  # walks that took their tail from the record (statistics)
     refused: int = 0  # walks whose exports differed, or whose tail was not only additions
 
@@ -445,7 +473,7 @@ def take_tail(
     module: cst.Module,
     walker: Any,
     uses: Any,
-    old_region: list[cst.CSTNode],
+    old_ids: set[int],
 ) -> dict[tuple[str, str], tuple[str, Any]] | None:
     """What the recorded walk's statements from ``first`` on (``tail``, the same objects) did
     to the ``FINAL`` tables, as
@@ -454,7 +482,8 @@ def take_tail(
     an entry from before ``first``: it differs from this walk's, whose exports there are the
     recorded walk's) or
     what they added refers to facts or call sites from before ``first`` or to a node of the
-    previous version's edited statements (``old_region``)."""
+    previous version's edited statements (``old_ids``, ``region_ids``' without layout nodes;
+    a layout node refuses too)."""
     m = record.mark(first, tail)
     if m is None:
         return None
@@ -487,7 +516,7 @@ def take_tail(
             old.update(id(c) for c in fn.calls)
     old.update(id(classes[q]) for q in m[("walker", "classes")] if q in classes)
     try:
-        _DeltaPickler(io.BytesIO(), module, old, region_ids(old_region, layout=True)).dump(out)
+        _DeltaPickler(io.BytesIO(), module, old, old_ids).dump(out)
     except (pickle.PicklingError, TypeError, AttributeError, RecursionError, ValueError):
         return None
     return out

@@ -2810,16 +2810,18 @@ def _walk_region_and_tail(
     ):
         old_region = list(old_body[changed : len(old_body) - n])
         before = rec.exports_for(changed, old_region)
+        old_ids = rec.region_ids
         if before is None and memo.data is not None and memo.at == changed:
-            before = _old_exports(memo, module, old_region)
+            old_ids = T.region_ids(old_region)
+            before = _old_exports(memo, module, old_region, old_ids)
         got = (
-            T.take_tail(rec, first, tail, module, walker, uses, old_region)
+            T.take_tail(rec, first, tail, module, walker, uses, old_ids)
             if before == exports
             else None
         )
         if got is not None:
             T.apply_tail(walker, uses, got)
-            rec.start, rec.region, rec.exports = changed, region, exports
+            rec.start, rec.region, rec.exports, rec.region_ids = changed, region, exports, ids
             rec.used += 1
             memo.tails += 1
             memo.skipped_tail += n
@@ -2836,12 +2838,12 @@ def _walk_region_and_tail(
     final = T.dump_final(walker, uses, module)
     if final is not None:
         memo.record = T.TailRecord(
-            key, final[0], final[1], marks, changed, region, exports, body=list(body)
+            key, final[0], final[1], marks, changed, region, exports, ids, body=list(body)
         )
 
 
 def _old_exports(
-    memo: WalkMemo, module: cst.Module, old_region: list[cst.CSTNode]
+    memo: WalkMemo, module: cst.Module, old_region: list[cst.CSTNode], ids: set[int]
 ) -> dict[tuple[str, str], bytes]:
     """The exports the previous version's statements ``old_region`` left after the state
     before them (``memo``'s, taken before this edit's first changed statement): walked again
@@ -2853,9 +2855,7 @@ def _old_exports(
     for stmt in old_region:
         walker.visit_stmt(stmt)
     try:
-        return T.digest(
-            walker, uses, T.region_ids(old_region), frozenset(list(walker.functions)[had:])
-        )
+        return T.digest(walker, uses, ids, frozenset(list(walker.functions)[had:]))
     except T.RegionRef:
         return {}
 
