@@ -58,6 +58,8 @@ OUTPUTS: frozenset[tuple[str, str]] = frozenset(
     }
 )
 
+_FACTS = frozenset({("walker", "functions"), ("walker", "classes")})
+
 # The facts of functions and classes: the post-pass writes positions into the objects (call
 # sites) the walk made, so the tail's effect on these is taken as what it added, and a tail that
 # changed an entry from before it makes no record. The other ``FINAL`` tables that are not
@@ -215,12 +217,24 @@ def region_ids(stmts: Iterable[cst.CSTNode], layout: bool = False) -> set[int]:
 
 
 class _Canonical(pickle.Pickler):
-    def __init__(self, buf: io.BytesIO, region: set[int], consts: dict[int, object]) -> None:
+    def __init__(
+        self,
+        buf: io.BytesIO,
+        region: set[int],
+        consts: dict[int, object],
+        facts: dict[int, tuple[str, str, object]],
+    ) -> None:
         super().__init__(buf, protocol=pickle.HIGHEST_PROTOCOL)
         self._region = region
         self._consts = consts
+        self._facts = facts
 
     def reducer_override(self, obj: Any) -> Any:
+        got = self._facts.get(id(obj))
+        if got is not None and got[2] is obj:
+            # a function's or class's facts, by name: their value is compared in
+            # ``walker.functions`` and ``walker.classes``
+            return (tuple, ((got[0], got[1]),))
         if isinstance(obj, cst.CSTNode):
             if id(obj) in self._region:
                 raise RegionRef
@@ -271,7 +285,8 @@ def _without_region(value: Any, region: set[int], quals: frozenset[str], private
     if isinstance(value, ByIdentity):  # keyed by copies: by its keys' values, in order
         return [(value.held[i], v) for i, v in value.items()]
     if isinstance(value, dict) and value and type(next(iter(value))) is int:
-        return sorted((k, v) for k, v in value.items() if k not in region)
+        # in the order written (the head's entries are the memo's, in its order)
+        return [(k, v) for k, v in value.items() if k not in region]
     if isinstance(value, (set, frozenset)) and value and type(next(iter(value))) is int:
         return sorted(k for k in value if k not in region)
     if isinstance(value, (set, frozenset)):
@@ -291,6 +306,10 @@ def digest(
     attribute's (the restricted tables of ``TailRecord``)."""
     out: dict[tuple[str, str], bytes] = {}
     consts = _module_constants()
+    facts: dict[int, tuple[str, str, object]] = {
+        id(f): ("function", q, f) for q, f in walker.functions.items()
+    }
+    facts.update((id(c), ("class", q, c)) for q, c in walker.classes.items())
     for name, obj in owners(walker, uses):
         for attr, value in vars(obj).items():
             key = (name, attr)
@@ -302,7 +321,8 @@ def digest(
                 value = only[key]
             value = _without_region(value, region, quals, key in PRIVATE)
             buf = io.BytesIO()
-            _Canonical(buf, region, consts).dump(value)
+            by_name = {} if key in _FACTS else facts
+            _Canonical(buf, region, consts, by_name).dump(value)
             out[key] = buf.getvalue()
     return out
 
