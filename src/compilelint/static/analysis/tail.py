@@ -432,6 +432,9 @@ class TailRecord:
     refused: int = 0  # walks whose exports differed, or whose tail was not only additions
 
     body: list[cst.CSTNode] = field(default_factory=list)  # the recorded walk's statements
+    # id of a statement of the tail -> (the statement, ``take_tail``'s answer from there as a
+    # pickle, its nodes)
+    taken: dict[int, tuple[cst.CSTNode, bytes, list[cst.CSTNode]]] = field(default_factory=dict)
 
     def mark(
         self, stmt: cst.CSTNode, tail: list[cst.CSTNode] | None = None
@@ -475,15 +478,14 @@ def dump_final(
     return buf.getvalue(), nodes
 
 
-def _load_final(record: TailRecord, module: cst.Module) -> dict[tuple[str, str], Any]:
+def _loads(data: bytes, nodes: list[cst.CSTNode], module: cst.Module) -> Any:
     from compilelint.static.analysis import resume
 
-    resume._LOADING.module, resume._LOADING.nodes = module, record.nodes
+    resume._LOADING.module, resume._LOADING.nodes = module, nodes
     try:
-        got: dict[tuple[str, str], Any] = pickle.loads(record.final)
+        return pickle.loads(data)
     finally:
         resume._LOADING.module = resume._LOADING.nodes = None
-    return got
 
 
 def take_tail(
@@ -507,7 +509,12 @@ def take_tail(
     m = record.mark(first, tail)
     if m is None:
         return None
-    final = _load_final(record, module)
+    got = record.taken.get(id(first))
+    if got is not None and got[0] is first:
+        # found for this statement before (an edit at the same place): what the checks
+        # below found holds of the recorded walk alone, the same this time
+        return _loads(got[1], got[2], module)
+    final = _loads(record.final, record.nodes, module)
     out: dict[tuple[str, str], tuple[str, Any]] = {}
     restricted: dict[tuple[str, str], Any] = {}
     for key in FINAL:
@@ -535,10 +542,13 @@ def take_tail(
             old.add(id(fn))
             old.update(id(c) for c in fn.calls)
     old.update(id(classes[q]) for q in m[("walker", "classes")] if q in classes)
+    buf = io.BytesIO()
+    p = _DeltaPickler(buf, module, old, old_ids)
     try:
-        _DeltaPickler(io.BytesIO(), module, old, old_ids).dump(out)
+        p.dump(out)
     except (pickle.PicklingError, TypeError, AttributeError, RecursionError, ValueError):
         return None
+    record.taken[id(first)] = (first, buf.getvalue(), p.nodes)
     return out
 
 
