@@ -192,6 +192,7 @@ class WalkMemo:
     # the last walk's tail after its edited statements (``analysis.tail.TailRecord``), or None
     record: Any = None
     tails: int = 0  # walks that took the statements after the edit from the last walk
+    refused: int = 0  # walks that found a record for their tail and walked it (exports differ)
     skipped_tail: int = 0  # top-level statements after an edit not walked (``analysis.tail``)
 
     def first_changed(self, body: list[cst.CSTNode]) -> int:

@@ -45,7 +45,12 @@ import libcst as cst
 
 from compilelint.static.analysis.resume import ByIdentity, _module, _module_constants, _node
 
-# written by the walk, never read by it (``analyze_module``'s post-pass reads them)
+# Written by the walk and read by it only in ways that the statements before do not change:
+# ``analyze_module``'s post-pass reads them; during the walk, a check reads the reports of the
+# function being walked (CL304's ``_scan_direct``: ``pending`` entries whose ``func`` is that
+# function's name; CL119: the entry it just wrote) and ``len(pending)`` as a sequence number
+# compared only with other sequence numbers of the same function (shifted alike when the
+# statements before report more or less). ``tests/test_speed24n.py`` lists every read.
 OUTPUTS: frozenset[tuple[str, str]] = frozenset(
     {
         ("walker", "pending"),
@@ -256,6 +261,12 @@ def _sorted(items: Iterable[Any]) -> list[Any]:
         return sorted(got, key=repr)
 
 
+def made_in(walker: Any, had: tuple[int, int]) -> frozenset[str]:
+    """The functions and classes the edited statements defined: those added to the walker's
+    tables since they held ``had`` (their lengths before)."""
+    return frozenset([*list(walker.functions)[had[0] :], *list(walker.classes)[had[1] :]])
+
+
 def _qual_of(key: Any) -> str | None:
     """The qualified name a private table's key stands for (a function's facts, a scope, a
     name, a ``(qual, name)``)."""
@@ -263,7 +274,9 @@ def _qual_of(key: Any) -> str | None:
         return key
     if isinstance(key, tuple) and key and isinstance(key[0], str):
         return key[0]
-    facts = getattr(key, "facts", key)  # a scope, or the facts themselves
+    if getattr(key, "class_qual", ""):  # a class body's scope
+        return str(key.class_qual)
+    facts = getattr(key, "facts", key)  # a function's scope, or its facts
     return getattr(facts, "qual", None)
 
 
@@ -488,6 +501,12 @@ def _loads(data: bytes, nodes: list[cst.CSTNode], module: cst.Module) -> Any:
         resume._LOADING.module = resume._LOADING.nodes = None
 
 
+def differs(key: tuple[str, str], recorded: Any, current: Any) -> bool:
+    """Whether a ``FINAL`` table's entries from before the tail, as the recorded walk left
+    them, differ from this walk's (by value)."""
+    return bool(recorded != current)
+
+
 def take_tail(
     record: TailRecord,
     first: cst.CSTNode,
@@ -532,7 +551,7 @@ def take_tail(
     # exports, these among them, equal the recorded walk's there): by value (a copy's sets
     # need not iterate in the original's order)
     for key, value in restricted.items():
-        if value != _attr(walker, uses, key):
+        if differs(key, value, _attr(walker, uses, key)):
             return None
     old: set[int] = set()
     fns, classes = final[("walker", "functions")], final[("walker", "classes")]

@@ -509,6 +509,9 @@ class Scope:
     def __init__(self, facts: FunctionFacts | None, parent: Scope | None) -> None:
         self.facts = facts
         self.parent = parent
+        # a class body's scope: the class's qualified name (the checks' per-scope tables keyed
+        # by it are read only while that class is walked: ``analysis.tail``)
+        self.class_qual = ""
         self.env: dict[str, Value] = {}
         self.local_defs: dict[str, str] = {}  # nested def name -> qual
         self.local_classes: set[str] = set()
@@ -2462,7 +2465,11 @@ class FileWalker(Evaluator):
             if (dotted(d) or "").rsplit(".", 1)[-1] in N.FORWARD_REPLACING_CLASS_DECORATORS:
                 self.forward_replaced.add(qual)
         parent_scope = self.scope
-        self.scope = Scope(None, None) if parent_scope.facts is None else parent_scope
+        if parent_scope.facts is None:
+            self.scope = Scope(None, None)
+            self.scope.class_qual = qual
+        else:
+            self.scope = parent_scope
         self.func = self.scope.facts
         self.class_stack.append(cf)
         self.cls = cf
@@ -2790,11 +2797,11 @@ def _walk_region_and_tail(
         memo.record = None
         walker.walk_top(changed, len(body))
         return
-    had = len(walker.functions)
+    had = len(walker.functions), len(walker.classes)
     walker.walk_top(changed, at)
     region = list(body[changed:at])
     ids = T.region_ids(region)
-    quals = frozenset(list(walker.functions)[had:])
+    quals = T.made_in(walker, had)
     try:
         exports: dict[tuple[str, str], bytes] | None = T.digest(walker, uses, ids, quals)
     except T.RegionRef:
@@ -2827,13 +2834,24 @@ def _walk_region_and_tail(
             memo.skipped_tail += n
             return
         rec.refused += 1
+        memo.refused += 1
     memo.record = None
     marks: dict[int, tuple[cst.CSTNode, dict[tuple[str, str], Any], int]] = {}
+    # the facts before the tail: a tail that defines a function or class again (replaces
+    # one of these) leaves no record (the checks read the reports of the function being
+    # walked by its name: a function of the tail named as one of the edited statements' would
+    # read theirs)
+    defined = list(walker.functions.items()), list(walker.classes.items())
     for i in range(at, len(body)):
         if exports is not None:
             marks[id(body[i])] = (body[i], T.marks(walker, uses), i)
         walker.walk_top(i, i + 1)
     if exports is None:
+        return
+    fns, classes = walker.functions, walker.classes
+    if any(fns.get(q) is not f for q, f in defined[0]) or any(
+        classes.get(q) is not c for q, c in defined[1]
+    ):
         return
     final = T.dump_final(walker, uses, module)
     if final is not None:
@@ -2851,11 +2869,11 @@ def _old_exports(
     from compilelint.static.analysis import tail as T
 
     walker, uses = memo.load(module)
-    had = len(walker.functions)
+    had = len(walker.functions), len(walker.classes)
     for stmt in old_region:
         walker.visit_stmt(stmt)
     try:
-        return T.digest(walker, uses, ids, frozenset(list(walker.functions)[had:]))
+        return T.digest(walker, uses, ids, T.made_in(walker, had))
     except T.RegionRef:
         return {}
 
