@@ -114,7 +114,8 @@ IGNORED: frozenset[str] = frozenset({"w", "qualify", "taint", "hooks", "module",
 
 
 class RegionRef(Exception):
-    """An export refers to one of the edited statements' nodes: no comparison."""
+    """An export refers to one of the edited statements' nodes, or cannot be written (a
+    ``ByIdentity`` entry written without ``put``): no comparison."""
 
 
 def owners(walker: Any, uses: Any) -> list[tuple[str, Any]]:
@@ -332,10 +333,22 @@ def digest(
                 if key not in only:
                     continue
                 value = only[key]
-            value = _without_region(value, region, quals, key in PRIVATE)
             buf = io.BytesIO()
             by_name = {} if key in _FACTS else facts
-            _Canonical(buf, region, consts, by_name).dump(value)
+            try:
+                value = _without_region(value, region, quals, key in PRIVATE)
+                _Canonical(buf, region, consts, by_name).dump(value)
+            except RegionRef:
+                raise
+            except (
+                KeyError,
+                pickle.PicklingError,
+                TypeError,
+                AttributeError,
+                RecursionError,
+                ValueError,
+            ) as exc:
+                raise RegionRef from exc
             out[key] = buf.getvalue()
     return out
 
