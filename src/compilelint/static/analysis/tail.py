@@ -449,7 +449,10 @@ class TailRecord:
     key: Hashable = None
     final: bytes = b""
     nodes: list[cst.CSTNode] = field(default_factory=list)
-    marks: dict[int, tuple[cst.CSTNode, dict[tuple[str, str], Any]]] = field(default_factory=dict)
+    # id of a statement of the tail -> (the statement, the marks before it, its index)
+    marks: dict[int, tuple[cst.CSTNode, dict[tuple[str, str], Any], int]] = field(
+        default_factory=dict
+    )
     start: int = 0  # the edited statements of the walk that left ``exports``
     region: list[cst.CSTNode] = field(default_factory=list)
     exports: dict[tuple[str, str], bytes] | None = None

@@ -2799,7 +2799,7 @@ def _walk_region_and_tail(
         return
     had = len(walker.functions), len(walker.classes)
     walker.walk_top(changed, at)
-    region = list(body[changed:at])
+    region: list[cst.CSTNode] = list(body[changed:at])
     ids = T.region_ids(region)
     quals = T.made_in(walker, had)
     try:
@@ -2808,7 +2808,7 @@ def _walk_region_and_tail(
         exports = None
     rec = memo.record
     first = body[at]
-    tail = list(body[at:])
+    tail: list[cst.CSTNode] = list(body[at:])
     if (
         exports is not None
         and rec is not None
