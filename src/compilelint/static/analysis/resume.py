@@ -36,6 +36,10 @@ _own_module_forward``, computed before the walk when it resumes) and each ``visi
 hook's ``module_signature`` (a check with a ``visit_Module`` hook and no signature turns the
 memo off); ``tests/test_speed24f.py`` lists every place that reads the module object. Anything the pickle cannot copy (a closure, a lock)
 gives no memo, and a full walk: the memo is an optimisation that can only be absent.
+
+The statements *after* the edited ones are the subject of ``analysis.tail``: they are not walked
+when what the edited statements leave for them is what the previous version's left there
+(``WalkMemo.record``).
 """
 
 from __future__ import annotations
