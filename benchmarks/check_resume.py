@@ -39,7 +39,7 @@ def main() -> None:
     rnd = random.Random(args.seed)
     files = rnd.sample(files, min(args.files, len(files)))
     checks = _checks_for(sorted(all_checks()))
-    compared = different = resumed = 0
+    compared = different = resumed = tails = 0
     for path in files:
         inp = FileInput(str(path), str(path), "m", False)
         parser = IncrementalParser()
@@ -74,7 +74,11 @@ def main() -> None:
                 print(f"different: {path.name}, edit at line {k + 1}", flush=True)
             lines = new
         resumed += parser.walk_memo(inp).resumed
-    print(f"{compared} edits compared, {different} different, {resumed} walks resumed")
+        tails += parser.walk_memo(inp).tails
+    print(
+        f"{compared} edits compared, {different} different, {resumed} walks resumed, "
+        f"{tails} tails taken from the previous walk"
+    )
     sys.exit(1 if different else 0)
 
 

@@ -55,6 +55,10 @@ PHASES = [
     "libcst parse",
     "walk",
     "walk memo",
+    "tail: exports",
+    "tail: previous exports",
+    "tail: record",
+    "tail: take",
     "checks",
     "positions",
     "object calls",
@@ -80,6 +84,16 @@ TARGETS: list[tuple[str, str, str]] = [
     ("compilelint.static.analysis.walker", "FileWalker.walk_top", "walk"),
     ("compilelint.static.analysis.resume", "WalkMemo.load", "walk memo"),
     ("compilelint.static.analysis.resume", "WalkMemo.dump", "walk memo"),
+    # the statements after the edit (``analysis.tail``): the exports' digest after the edited
+    # statements, the previous version's walked again from the memo, the record a walk of the
+    # tail leaves (marks, the final tables' pickle), and taking the tail from it
+    ("compilelint.static.analysis.tail", "digest", "tail: exports"),
+    ("compilelint.static.analysis.tail", "region_ids", "tail: exports"),
+    ("compilelint.static.analysis.walker", "_old_exports", "tail: previous exports"),
+    ("compilelint.static.analysis.tail", "marks", "tail: record"),
+    ("compilelint.static.analysis.tail", "dump_final", "tail: record"),
+    ("compilelint.static.analysis.tail", "take_tail", "tail: take"),
+    ("compilelint.static.analysis.tail", "apply_tail", "tail: take"),
     ("compilelint.static.positions", "spans", "positions"),
     ("compilelint.static.positions", "spans_in_statements", "positions"),
     ("compilelint.static.engine", "add_object_calls", "object calls"),

@@ -221,6 +221,8 @@ MODULE_READERS = {
     ("analysis/walker.py", "FileWalker.walk_top"),
     ("analysis/walker.py", "FileWalker.code_for"),  # code_of: formatting only
     ("analysis/walker.py", "_walk_resuming"),
+    # splits the body into the edited statements and the tail (``analysis.tail``)
+    ("analysis/walker.py", "_walk_region_and_tail"),
     ("analysis/evaluate.py", "Evaluator._tuple_forwards"),  # _forward_names: in the key
     ("checks/cl111_boolean_mask_indexing.py", "BooleanMaskIndexing.visit_FunctionDef"),  # code_of
 }

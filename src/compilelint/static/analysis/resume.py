@@ -36,6 +36,10 @@ _own_module_forward``, computed before the walk when it resumes) and each ``visi
 hook's ``module_signature`` (a check with a ``visit_Module`` hook and no signature turns the
 memo off); ``tests/test_speed24f.py`` lists every place that reads the module object. Anything the pickle cannot copy (a closure, a lock)
 gives no memo, and a full walk: the memo is an optimisation that can only be absent.
+
+The statements *after* the edited ones are the subject of ``analysis.tail``: they are not walked
+when what the edited statements leave for them is what the previous version's left there
+(``WalkMemo.record``).
 """
 
 from __future__ import annotations
@@ -189,6 +193,11 @@ class WalkMemo:
     full: int = 0  # walks from the start
     # ``evaluate._forward_classes``' answer per class statement of the last walked module
     forward: dict[int, tuple[cst.ClassDef, bool]] = field(default_factory=dict)
+    # the last walk's tail after its edited statements (``analysis.tail.TailRecord``), or None
+    record: Any = None
+    tails: int = 0  # walks that took the statements after the edit from the last walk
+    refused: int = 0  # walks that found a record for their tail and walked it (exports differ)
+    skipped_tail: int = 0  # top-level statements after an edit not walked (``analysis.tail``)
 
     def first_changed(self, body: list[cst.CSTNode]) -> int:
         """The index of the first statement of ``body`` that is not the previous walk's."""

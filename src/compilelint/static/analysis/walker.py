@@ -509,6 +509,9 @@ class Scope:
     def __init__(self, facts: FunctionFacts | None, parent: Scope | None) -> None:
         self.facts = facts
         self.parent = parent
+        # a class body's scope: the class's qualified name (the checks' per-scope tables keyed
+        # by it are read only while that class is walked: ``analysis.tail``)
+        self.class_qual = ""
         self.env: dict[str, Value] = {}
         self.local_defs: dict[str, str] = {}  # nested def name -> qual
         self.local_classes: set[str] = set()
@@ -2462,7 +2465,11 @@ class FileWalker(Evaluator):
             if (dotted(d) or "").rsplit(".", 1)[-1] in N.FORWARD_REPLACING_CLASS_DECORATORS:
                 self.forward_replaced.add(qual)
         parent_scope = self.scope
-        self.scope = Scope(None, None) if parent_scope.facts is None else parent_scope
+        if parent_scope.facts is None:
+            self.scope = Scope(None, None)
+            self.scope.class_qual = qual
+        else:
+            self.scope = parent_scope
         self.func = self.scope.facts
         self.class_stack.append(cf)
         self.cls = cf
@@ -2749,11 +2756,126 @@ def _walk_resuming(
         snap = memo.dump((walker, uses), module)
         memo.data, memo.nodes = snap if snap is not None else (None, [])
         memo.at, memo.prefix, memo.key = changed, body[:changed], key
+        if snap is not None and changed < len(body):
+            # Go on from the copy, as the next edit will: its objects are the next edit's
+            # (equal values, and sets iterated in the same order), so what the statements
+            # after the edit see can be compared with the next edit's (``analysis.tail``)
+            walker, uses = memo.load(module)
     elif not keep:
         memo.data = None
-    walker.walk_top(start, len(body))
-    memo.body = body
+    old_body, memo.body = memo.body, body
+    if key is None or start != changed or changed >= len(body):
+        memo.record = None
+        walker.walk_top(start, len(body))
+        return walker, uses
+    _walk_region_and_tail(walker, uses, memo, key, old_body, changed)
     return walker, uses
+
+
+def _walk_region_and_tail(
+    walker: FileWalker,
+    uses: GuardUses,
+    memo: WalkMemo,
+    key: Hashable,
+    old_body: Sequence[cst.CSTNode],
+    changed: int,
+) -> None:
+    """Walk the statements from ``changed`` (the first this version changed) to the end, or
+    only those up to the *tail* (the statements ending both versions as the same objects) when
+    what they leave for the tail equals what the previous walk's left there: the tail's
+    effect on the walk's outputs is then the previous walk's (``analysis.tail``)."""
+    from compilelint.static.analysis import tail as T
+
+    module = walker.module
+    body = module.body
+    n = 0
+    most = min(len(old_body), len(body)) - changed
+    while n < most and body[-1 - n] is old_body[-1 - n]:
+        n += 1
+    at = len(body) - n  # the tail's first statement
+    if n == 0:
+        memo.record = None
+        walker.walk_top(changed, len(body))
+        return
+    had = len(walker.functions), len(walker.classes)
+    walker.walk_top(changed, at)
+    region: list[cst.CSTNode] = list(body[changed:at])
+    ids = T.region_ids(region)
+    quals = T.made_in(walker, had)
+    try:
+        exports: dict[tuple[str, str], bytes] | None = T.digest(walker, uses, ids, quals)
+    except T.RegionRef:
+        exports = None
+    rec = memo.record
+    first = body[at]
+    tail: list[cst.CSTNode] = list(body[at:])
+    if (
+        exports is not None
+        and rec is not None
+        and rec.key == key
+        and rec.mark(first, tail) is not None
+    ):
+        old_region = list(old_body[changed : len(old_body) - n])
+        before = rec.exports_for(changed, old_region)
+        old_ids = rec.region_ids
+        if before is None and memo.data is not None and memo.at == changed:
+            old_ids = T.region_ids(old_region)
+            before = _old_exports(memo, module, old_region, old_ids)
+        got = (
+            T.take_tail(rec, first, tail, module, walker, uses, old_ids)
+            if before == exports
+            else None
+        )
+        if got is not None:
+            T.apply_tail(walker, uses, got)
+            rec.start, rec.region, rec.exports, rec.region_ids = changed, region, exports, ids
+            rec.used += 1
+            memo.tails += 1
+            memo.skipped_tail += n
+            return
+        rec.refused += 1
+        memo.refused += 1
+    memo.record = None
+    marks: dict[int, tuple[cst.CSTNode, dict[tuple[str, str], Any], int]] = {}
+    # the facts before the tail: a tail that defines a function or class again (replaces
+    # one of these) leaves no record (the checks read the reports of the function being
+    # walked by its name: a function of the tail named as one of the edited statements' would
+    # read theirs)
+    defined = list(walker.functions.items()), list(walker.classes.items())
+    for i in range(at, len(body)):
+        if exports is not None:
+            marks[id(body[i])] = (body[i], T.marks(walker, uses), i)
+        walker.walk_top(i, i + 1)
+    if exports is None:
+        return
+    fns, classes = walker.functions, walker.classes
+    if any(fns.get(q) is not f for q, f in defined[0]) or any(
+        classes.get(q) is not c for q, c in defined[1]
+    ):
+        return
+    final = T.dump_final(walker, uses, module)
+    if final is not None:
+        memo.record = T.TailRecord(
+            key, final[0], final[1], marks, changed, region, exports, ids, body=list(body)
+        )
+
+
+def _old_exports(
+    memo: WalkMemo, module: cst.Module, old_region: list[cst.CSTNode], ids: set[int]
+) -> dict[tuple[str, str], bytes]:
+    """The exports the previous version's statements ``old_region`` left after the state
+    before them (``memo``'s, taken before this edit's first changed statement): walked again
+    from a copy of that state ({} when they refer to one of those statements' nodes)."""
+    from compilelint.static.analysis import tail as T
+
+    walker, uses = memo.load(module)
+    had = len(walker.functions), len(walker.classes)
+    for stmt in old_region:
+        walker.visit_stmt(stmt)
+    try:
+        return T.digest(walker, uses, ids, T.made_in(walker, had))
+    except T.RegionRef:
+        return {}
 
 
 def _is_main_guard(test: cst.BaseExpression) -> bool:
