@@ -1208,7 +1208,7 @@ def _ema() -> Any:
 
 
 # dev4, second part: image-quality metrics and batched k-means (real breaks, optional paths)
-def _img(torch: Any) -> tuple[Any, ...]:
+def _img_pair(torch: Any) -> tuple[Any, ...]:
     return torch.rand(2, 3, 16, 16), torch.rand(2, 3, 16, 16)
 
 
@@ -1216,9 +1216,11 @@ def _img_large(torch: Any) -> tuple[Any, ...]:
     return torch.rand(1, 3, 180, 180), torch.rand(1, 3, 180, 180)
 
 
-entry4("pytorch_msssim", "pytorch_msssim.ssim")(_fn4("pytorch_msssim", "ssim", _img))
+entry4("pytorch_msssim", "pytorch_msssim.ssim")(_fn4("pytorch_msssim", "ssim", _img_pair))
 entry4("pytorch_msssim", "pytorch_msssim.ms_ssim")(_fn4("pytorch_msssim", "ms_ssim", _img_large))
-entry4("pytorch_msssim", "pytorch_msssim.SSIM", cls=True)(_mod3("pytorch_msssim", "SSIM", _img))
+entry4("pytorch_msssim", "pytorch_msssim.SSIM", cls=True)(
+    _mod3("pytorch_msssim", "SSIM", _img_pair)
+)
 entry4("pytorch_msssim", "pytorch_msssim.MS_SSIM", cls=True)(
     _mod3("pytorch_msssim", "MS_SSIM", _img_large)
 )
