@@ -90,6 +90,51 @@ def _frame_lines(fn: ast.AST) -> tuple[set[int], list[tuple[int, int]]]:
     return own, always
 
 
+def _guarded_spans(fn: ast.AST) -> list[tuple[int, int]]:
+    """The spans of ``fn``'s own statements that an iteration of a loop of ``fn`` reaches
+    through ``if`` bodies (and ``else`` bodies) only: each run of the loop body reaches them
+    whenever the tests on the way hold (an ``if``'s test inside such a body, a simple
+    statement). Not through ``with``/``try``/``match`` bodies, nor into nested loops' bodies
+    (``_frame_lines`` reads those as loops of their own)."""
+    out: list[tuple[int, int]] = []
+
+    def in_if(body: list[ast.stmt]) -> None:
+        for st in body:
+            if isinstance(st, (*_FUNCS, *_LOOPS)):
+                continue
+            if _compound(st):
+                out.extend(_header(st))
+                if isinstance(st, ast.If):
+                    in_if(st.body)
+                    in_if(st.orelse)
+            else:
+                out.append((st.lineno, st.end_lineno or st.lineno))
+
+    def walk(body: list[ast.stmt], in_loop: bool) -> None:
+        for st in body:
+            if isinstance(st, _FUNCS):
+                continue
+            if isinstance(st, _LOOPS):
+                walk(st.body, True)
+                walk(st.orelse, False)
+                continue
+            if in_loop and isinstance(st, ast.If):
+                in_if(st.body)
+                in_if(st.orelse)
+            for field in ("body", "orelse", "finalbody"):
+                sub = getattr(st, field, None)
+                if isinstance(sub, list) and sub and isinstance(sub[0], ast.stmt):
+                    walk(sub, False)
+            for h in getattr(st, "handlers", None) or ():
+                walk(h.body, False)
+            for case in getattr(st, "cases", None) or ():
+                walk(case.body, False)
+
+    body = getattr(fn, "body", [])
+    walk(body if isinstance(body, list) else [], False)
+    return out
+
+
 def _comprehension_lines(tree: ast.AST) -> set[int]:
     """Lines of the comprehensions that run as frames of their own: generator expressions, and
     before Python 3.12 (PEP 709) list, set and dict comprehensions too. When dynamo skips the
@@ -167,11 +212,16 @@ def shadowed_breaks(
     lines: Iterable[int],
     tree: ast.Module | None = None,
     memo: LoopMemo | None = None,
+    sure: Iterable[int] = (),
 ) -> dict[int, int]:
     """``{line: first}`` for the break lines (of ``lines``) that follow, in the same frame, a
     break every iteration of a loop reaches (``first``): dynamo skips the frame there, and the
     later ones run eagerly (see the module docstring). ``memo``: what the previous call found
-    in the same file's previous tree (the editor server's; refilled with this call's)."""
+    in the same file's previous tree (the editor server's; refilled with this call's).
+    ``sure``: break lines whose every enclosing test is known to hold (``Project.surely_holds``
+    on the candidate's conditions): one inside a loop's body under ``if`` statements only
+    (:func:`_guarded_spans`) is reached by every iteration too, so it can be the first."""
+    sure_lines = set(sure)
     want = sorted(set(lines))
     if len(want) < 2:
         return {}
@@ -189,8 +239,15 @@ def shadowed_breaks(
             continue
         own, always, comps = _frame_facts(fn, memo, used)
         mine = [ln for ln in want if ln in own]
+        mine_sure = [ln for ln in mine if ln in sure_lines]
+        guarded = _guarded_spans(fn) if mine_sure else []
         first = next(
-            (ln for ln in mine if any(a <= ln <= b for a, b in always)),
+            (
+                ln
+                for ln in mine
+                if any(a <= ln <= b for a, b in always)
+                or (ln in sure_lines and any(a <= ln <= b for a, b in guarded))
+            ),
             None,
         )
         if first is None:
