@@ -170,3 +170,146 @@ def test_score_counts_recompile_lines_for_recompile_rules_only(
     ]
     got = lp.confirmed(findings, {("p/a.py", 10)}, {("p/a.py", 20), ("p/a.py", 30), ("p/a.py", 41)})
     assert got == {("p/a.py", 10), ("p/a.py", 20), ("p/a.py", 40)}
+
+
+# --------------------------------------------- library mode: code behind a loop break
+# torch-kmeans: `_cluster` breaks inside `for i in range(self.max_iter):` on `if (shift <
+# self.tol).all():`, under `if self.tol is not None:` (`tol` stored from a default 1e-4), so
+# dynamo skips the rest of the frame and runs it eagerly: the breaks after it are never
+# reported on a user's call. Library mode now reads the test around the loop break with the
+# project's values (`Project.surely_holds`) and treats what lies behind it as latent.
+LOOP = """\
+import torch
+from torch import nn
+
+
+class Cluster(nn.Module):
+    def __init__(self, tol=1e-4, max_iter=3):
+        super().__init__()
+        self.tol = tol
+        self.max_iter = max_iter
+
+    def forward(self, x):
+        c = x
+        for i in range(self.max_iter):
+            c = c * 0.5
+            if self.tol is not None:
+                if (c.abs() < self.tol).all():
+                    break
+        n = c.sum().item()
+        return c + n
+
+
+class NoTol(nn.Module):
+    def __init__(self, tol=None, max_iter=3):
+        super().__init__()
+        self.tol = tol
+        self.max_iter = max_iter
+
+    def forward(self, x):
+        c = x
+        for i in range(self.max_iter):
+            c = c * 0.5
+            if self.tol is not None:
+                if (c.abs() < self.tol).all():
+                    break
+        n = c.sum().item()
+        return c + n
+"""
+LOOP_BREAK, AFTER = 16, 18
+NOTOL_AFTER, NOTOL_BREAK = 35, 33
+# the package builds a `Cluster` without a tolerance too: the test around the loop break is
+# not decided
+BUILT = (
+    LOOP
+    + """
+
+def exact():
+    return Cluster(tol=None)
+"""
+)
+
+
+def _library(
+    tmp_path: Path, entries: list[str], *extra: str, src: str = LOOP
+) -> list[dict[str, Any]]:
+    """Library mode on package ``mylib`` (``src`` in ``mylib/_ops.py``): its findings there."""
+    import json
+
+    from tests.cli_invoke import invoke
+
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    names = [e.removesuffix(".*") for e in entries]
+    (pkg / "__init__.py").write_text(f"from ._ops import {', '.join(names)}\n")
+    (pkg / "_ops.py").write_text(src)
+    (tmp_path / "pyproject.toml").write_text(
+        "[tool.compilelint]\nentries = " + json.dumps([f"mylib.{e}" for e in entries]) + "\n"
+    )
+    code, out, err = invoke(
+        ["check", "mylib", "--format", "json", "--no-cache", *extra], cwd=tmp_path
+    )
+    assert code in (0, 1), err
+    return [f for f in json.loads(out)["findings"] if f["path"].endswith("_ops.py")]
+
+
+def test_the_loop_lines_are_where_the_tests_say() -> None:
+    lines = LOOP.splitlines()
+    assert lines[LOOP_BREAK - 1].strip() == "if (c.abs() < self.tol).all():"
+    assert lines[AFTER - 1].strip() == "n = c.sum().item()"
+    assert lines[NOTOL_AFTER - 1].strip() == "n = c.sum().item()"
+    assert lines[NOTOL_BREAK - 1].strip() == "if (c.abs() < self.tol).all():"
+
+
+def test_behind_a_loop_break_the_defaults_reach_is_latent(tmp_path: Path) -> None:
+    # VALID: `tol` is 1e-4 under the defaults, every iteration reaches the loop break, torch
+    # skips the frame there and never reports `.item()` after the loop
+    lines = {f["line"] for f in _library(tmp_path, ["Cluster.*"])}
+    assert LOOP_BREAK in lines
+    assert AFTER not in lines
+
+
+def test_behind_a_loop_break_is_shown_with_report_untraced(tmp_path: Path) -> None:
+    got = [f for f in _library(tmp_path, ["Cluster.*"], "--report-untraced") if f["line"] == AFTER]
+    assert got and all(f.get("behind") == LOOP_BREAK for f in got)
+    assert all("latent" in f["message"] for f in got)
+
+
+def test_a_loop_break_the_defaults_refute_hides_nothing(tmp_path: Path) -> None:
+    # INVALID: `tol` is None under the defaults, the loop never breaks, torch compiles the
+    # rest of the frame and breaks on `.item()`
+    lines = {f["line"] for f in _library(tmp_path, ["NoTol.*"])}
+    assert NOTOL_AFTER in lines
+
+
+def test_a_loop_break_under_an_undecided_test_hides_nothing(tmp_path: Path) -> None:
+    # INVALID: the package's public `exact()` builds `Cluster(tol=None)`, whose loop never
+    # breaks: the test around the loop break may not hold, so the `.item()` stays reported
+    lines = {f["line"] for f in _library(tmp_path, ["Cluster.*", "exact"], src=BUILT)}
+    assert AFTER in lines
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(
+    ("build", "want"),
+    [
+        ("Cluster()", {LOOP_BREAK}),
+        ("NoTol()", {NOTOL_AFTER}),
+        ("exact()", {AFTER}),  # the instance the package builds without a tolerance
+    ],
+)
+def test_torch_agrees_on_the_loop_break(
+    monkeypatch: pytest.MonkeyPatch, build: str, want: set[int]
+) -> None:
+    # torch logs the loop break and nothing after it (the frame runs eagerly from there) where
+    # the tolerance is set; without one it compiles on and breaks on `.item()`
+    torch = pytest.importorskip("torch")
+    from tests.torch_checks import logged_break_lines
+
+    name = "lib23k_loop"
+    mod = ModuleType(name)
+    monkeypatch.setitem(sys.modules, name, mod)
+    exec(compile(BUILT, f"<{name}>", "exec"), mod.__dict__)
+    x = torch.randn(4, 3)
+    got = logged_break_lines(eval(build, mod.__dict__), x, name)
+    assert got & {LOOP_BREAK, AFTER, NOTOL_BREAK, NOTOL_AFTER} == want
