@@ -1734,23 +1734,27 @@ class _Scan:
             behind.setdefault(first, []).append(ln)
         return _Shadow(hidden, behind)
 
-    def _sure_lines(self, path: str, brk: list[Candidate]) -> set[int]:
-        """The break candidates' lines whose every enclosing test the project's values decide
-        to hold (``Project.surely_holds``: a parameter's or a ``self.<attr>``'s known values),
-        for ``shadowed_breaks``: a loop break under ``if self.tol is not None:`` with ``tol``
-        stored from a default ``1e-4`` is reached by every iteration."""
+    def _sure_lines(self, path: str, brk: list[Candidate]) -> Callable[[int], bool] | None:
+        """Whether a break candidate at a line has every enclosing test decided to hold by the
+        project's values (``Project.surely_holds``: a parameter's or a ``self.<attr>``'s known
+        values), for ``shadowed_breaks``: a loop break under ``if self.tol is not None:`` with
+        ``tol`` stored from a default ``1e-4`` is reached by every iteration."""
         project = self.project
         if project is None or path not in project.files:
-            return set()
-        return {
-            c.line
-            for c in brk
-            if c.conds
-            and not c.args.get(BRANCH)
-            and not c.args.get(IN_TRY)
-            and c.func in project.files[path].functions
-            and project.surely_holds((path, c.func), c.conds)
-        }
+            return None
+        functions = project.files[path].functions
+        by_line: dict[int, list[Candidate]] = {}
+        for c in brk:
+            if c.conds and not c.args.get(BRANCH) and not c.args.get(IN_TRY):
+                if c.func in functions:
+                    by_line.setdefault(c.line, []).append(c)
+        if not by_line:
+            return None
+
+        def sure(line: int) -> bool:
+            return any(project.surely_holds((path, c.func), c.conds) for c in by_line.get(line, ()))
+
+        return sure
 
     def _frame_inputs(self, path: str) -> list[Candidate]:
         """CL304's per-call ints passed to functions that break (found over the project)."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import sys
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -212,16 +212,16 @@ def shadowed_breaks(
     lines: Iterable[int],
     tree: ast.Module | None = None,
     memo: LoopMemo | None = None,
-    sure: Iterable[int] = (),
+    sure: Callable[[int], bool] | None = None,
 ) -> dict[int, int]:
     """``{line: first}`` for the break lines (of ``lines``) that follow, in the same frame, a
     break every iteration of a loop reaches (``first``): dynamo skips the frame there, and the
     later ones run eagerly (see the module docstring). ``memo``: what the previous call found
     in the same file's previous tree (the editor server's; refilled with this call's).
-    ``sure``: break lines whose every enclosing test is known to hold (``Project.surely_holds``
-    on the candidate's conditions): one inside a loop's body under ``if`` statements only
-    (:func:`_guarded_spans`) is reached by every iteration too, so it can be the first."""
-    sure_lines = set(sure)
+    ``sure``: whether a break line's every enclosing test is known to hold
+    (``Project.surely_holds`` on the candidate's conditions), asked only of lines inside a
+    loop's body under ``if`` statements only (:func:`_guarded_spans`) of a frame holding two of
+    the lines: such a line is reached by every iteration too, so it can be the first."""
     want = sorted(set(lines))
     if len(want) < 2:
         return {}
@@ -239,17 +239,19 @@ def shadowed_breaks(
             continue
         own, always, comps = _frame_facts(fn, memo, used)
         mine = [ln for ln in want if ln in own]
-        mine_sure = [ln for ln in mine if ln in sure_lines]
-        guarded = _guarded_spans(fn) if mine_sure else []
-        first = next(
-            (
-                ln
-                for ln in mine
-                if any(a <= ln <= b for a, b in always)
-                or (ln in sure_lines and any(a <= ln <= b for a, b in guarded))
-            ),
-            None,
-        )
+        first = None
+        guarded: list[tuple[int, int]] | None = None
+        for ln in mine:
+            if any(a <= ln <= b for a, b in always):
+                first = ln
+                break
+            if sure is None:
+                continue
+            if guarded is None:
+                guarded = _guarded_spans(fn)
+            if any(a <= ln <= b for a, b in guarded) and sure(ln):
+                first = ln
+                break
         if first is None:
             continue
         for ln in mine:
