@@ -1441,6 +1441,9 @@ def observe_calls(build: Build, site: str, prefix: str) -> dict[str, Any]:
             {
                 "at": list(at) if at else None,
                 "function": r.function,
+                # the recompiled code (a resume function's first line is its break line): not
+                # in the label files written in lib23k, kept by later relabels
+                "code": [_rel_to(r.code_path, site), r.code_line, r.code_name],
                 "guard": r.guard[:200],
                 "count": r.count,
                 "hit_limit": r.hit_limit,

@@ -138,6 +138,10 @@ def test_second_size_recompiles_where_torch_says(probe: tuple[ModuleType, Path])
     # the resume function's guard on `n` is named at the line that uses it after the break
     # (and the new size at the function's first line)
     assert ("tinyrec/rows.py", _line(ROWS, "return y / n")) in rec["recompiles"]
+    # the record names the recompiled code: the resume function, which starts at the break
+    (use,) = [r for r in rec["records"] if r["at"] == ["tinyrec/rows.py", _line(ROWS, "return y")]]
+    assert use["code"][:2] == ["tinyrec/rows.py", _line(ROWS, "graph_break()")]
+    assert use["code"][2].startswith("torch_dynamo_resume_in_mean_rows")
     assert all(p == "tinyrec/rows.py" for p, _ in rec["recompiles"])
 
 
