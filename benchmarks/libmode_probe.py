@@ -51,6 +51,9 @@ LABELS = {
     "dev3": HERE / "labels_dev3.json",
     "dev4": HERE / "labels_dev4.json",
 }
+# The second-call labels (``label --recompiles``): files of their own, the break labels above
+# are never rewritten by them.
+RECOMPILE_LABELS = {s: p.with_name(p.stem + "_recompiles.json") for s, p in LABELS.items()}
 
 Build = Callable[[], tuple[Callable[..., Any], tuple[Any, ...]]]
 # package folder -> [(entry name as the user imports it, class?, build)]
@@ -65,10 +68,15 @@ def entry(pkg: str, name: str, cls: bool = False) -> Callable[[Build], Build]:
     return deco
 
 
+# The seed every entry's ``build`` draws its module and inputs with: 0 for the labelled first
+# call; ``label --recompiles`` builds once more under another seed for the second call's inputs.
+SEED = [0]
+
+
 def _t() -> Any:
     import torch
 
-    torch.manual_seed(0)
+    torch.manual_seed(SEED[0])
     return torch
 
 
@@ -1200,7 +1208,7 @@ def _ema() -> Any:
 
 
 # dev4, second part: image-quality metrics and batched k-means (real breaks, optional paths)
-def _img(torch: Any) -> tuple[Any, ...]:
+def _img_pair(torch: Any) -> tuple[Any, ...]:
     return torch.rand(2, 3, 16, 16), torch.rand(2, 3, 16, 16)
 
 
@@ -1208,9 +1216,11 @@ def _img_large(torch: Any) -> tuple[Any, ...]:
     return torch.rand(1, 3, 180, 180), torch.rand(1, 3, 180, 180)
 
 
-entry4("pytorch_msssim", "pytorch_msssim.ssim")(_fn4("pytorch_msssim", "ssim", _img))
+entry4("pytorch_msssim", "pytorch_msssim.ssim")(_fn4("pytorch_msssim", "ssim", _img_pair))
 entry4("pytorch_msssim", "pytorch_msssim.ms_ssim")(_fn4("pytorch_msssim", "ms_ssim", _img_large))
-entry4("pytorch_msssim", "pytorch_msssim.SSIM", cls=True)(_mod3("pytorch_msssim", "SSIM", _img))
+entry4("pytorch_msssim", "pytorch_msssim.SSIM", cls=True)(
+    _mod3("pytorch_msssim", "SSIM", _img_pair)
+)
 entry4("pytorch_msssim", "pytorch_msssim.MS_SSIM", cls=True)(
     _mod3("pytorch_msssim", "MS_SSIM", _img_large)
 )
@@ -1310,6 +1320,228 @@ def observe_package(pkg: str) -> dict[str, Any]:
     return out
 
 
+def second_inputs(first: tuple[Any, ...], drawn: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The inputs of a user's second call: each tensor of ``first`` replaced by the one at the
+    same place of ``drawn`` (the entry's inputs built again under another seed) where that has
+    the same shape and dtype; anything else (a module, a number, a string) is the first call's
+    own object, as a loop would pass it again."""
+    import torch
+
+    out = []
+    for i, a in enumerate(first):
+        b = drawn[i] if i < len(drawn) else None
+        same = (
+            isinstance(a, torch.Tensor)
+            and isinstance(b, torch.Tensor)
+            and a.shape == b.shape
+            and a.dtype == b.dtype
+        )
+        out.append(b if same else a)
+    return tuple(out)
+
+
+def resized_inputs(args: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """The inputs with a second batch size: every tensor of two or more dimensions gets one more
+    row along its first dimension (a copy of its first row, so integer inputs keep their range);
+    vectors (a time grid, a state) and scalars stay. None where no input changes."""
+    import torch
+
+    out: list[Any] = []
+    changed = False
+    for a in args:
+        if isinstance(a, torch.Tensor) and a.dim() >= 2 and a.shape[0] > 0:
+            out.append(torch.cat([a, a[:1]]).detach().requires_grad_(a.requires_grad))
+            changed = True
+        else:
+            out.append(a)
+    return tuple(out) if changed else None
+
+
+def _innermost(frames: Any, site: str, prefix: str) -> tuple[str, int] | None:
+    own = [
+        (r, fr.line)
+        for fr in frames
+        for r in [_rel_to(fr.path, site)]
+        if r is not None and r.startswith(prefix) and fr.line
+    ]
+    return own[-1] if own else None
+
+
+def _rel_to(path: str | None, site: str) -> str | None:
+    if not path:
+        return None
+    p = os.path.realpath(path)
+    s = os.path.realpath(site)
+    return p[len(s) + 1 :] if p.startswith(s + os.sep) else None
+
+
+def observe_calls(build: Build, site: str, prefix: str) -> dict[str, Any]:
+    """One entry called as a user's loop would: the first call (seed 0), a second call on the
+    same object with new random inputs of the same shapes, and, where it has batched inputs, a
+    third with one more row (:func:`resized_inputs`). Each further call is first tried eagerly
+    on an object of its own and kept only where it runs. Then all of them go through the
+    dynamic stage on one compiled object; recompiles and breaks are named by the innermost frame
+    inside ``prefix`` (a folder of ``site``)."""
+    from compilelint.dynamic.api import build_result
+    from compilelint.dynamic.inprocess import observe_live
+
+    SEED[0] = 1
+    try:
+        _, drawn = build()
+    finally:
+        SEED[0] = 0
+
+    def further(args: tuple[Any, ...]) -> list[tuple[str, tuple[Any, ...]]]:
+        second = second_inputs(args, drawn)
+        bigger = resized_inputs(second)
+        return [("new inputs, same shapes", second)] + (
+            [("one more row", bigger)] if bigger is not None else []
+        )
+
+    f, a = build()
+    runs = []
+    try:
+        f(*a)
+    except Exception:
+        pass
+    for what, v in further(a):
+        try:
+            f(*v)
+        except Exception:
+            continue
+        runs.append(what)
+    res = None
+    for n in range(len(runs), -1, -1):  # a compiled call that raises: retry with fewer calls
+        fn, args = build()  # a fresh object for the compiled calls
+        kept = [(w, v) for w, v in further(args) if w in runs[:n]]
+        try:
+            with tempfile.TemporaryDirectory() as td:
+                raw = observe_live(fn, args, {}, [v for _, v in kept], root=td)
+                res = build_result(raw, td)
+            break
+        except Exception:
+            if n == 0:
+                raise
+    assert res is not None
+    breaks = set()
+    for b in res.breaks:
+        own = _innermost(b.frames, site, prefix)
+        if own:
+            breaks.add(own)
+    recompiles = set()
+    records = []
+    for r in res.recompiles:
+        at = _innermost(r.frames, site, prefix)
+        if at is None:
+            p = _rel_to(r.path, site)
+            at = (p, r.line) if p and p.startswith(prefix) and r.line else None
+        if at:
+            recompiles.add(at)
+        records.append(
+            {
+                "at": list(at) if at else None,
+                "function": r.function,
+                # the recompiled code (a resume function's first line is its break line): not
+                # in the label files written in lib23k, kept by later relabels
+                "code": [_rel_to(r.code_path, site), r.code_line, r.code_name],
+                "guard": r.guard[:200],
+                "count": r.count,
+                "hit_limit": r.hit_limit,
+            }
+        )
+    return {
+        "calls": ["first"] + [w for w, _ in kept],
+        "breaks": sorted(breaks),
+        "recompiles": sorted(recompiles),
+        "records": records,
+        "graphs": res.block.get("graph_count"),
+        "recompile_count": res.block.get("recompile_count"),
+        "error": None,
+    }
+
+
+def observe_package_recompiles(pkg: str) -> dict[str, Any]:
+    """In the child (``label --recompiles``): each entry's breaks and recompiles over the calls
+    of :func:`observe_calls`."""
+    import torch._dynamo  # noqa: F401
+
+    out: dict[str, Any] = {}
+    for name, cls, build in ENTRIES[pkg]:
+        try:
+            rec = observe_calls(build, str(SITE), pkg + "/")
+        except Exception as e:  # recorded, not labelled
+            rec = {
+                "calls": [],
+                "breaks": [],
+                "recompiles": [],
+                "records": [],
+                "graphs": None,
+                "recompile_count": None,
+                "error": f"{type(e).__name__}: {e}"[:300],
+            }
+        rec.update({"class": cls, "globs": globs(name, cls)})
+        out[name] = rec
+        if split_of(pkg)[name] == "heldout":
+            continue  # held-out rows are not shown
+        print(
+            f"  {name}: calls {len(rec['calls'])}, {len(rec['breaks'])} break lines, "
+            f"{len(rec['recompiles'])} recompile lines"
+            + (f", ERROR {rec['error']}" if rec["error"] else ""),
+            file=sys.stderr,
+            flush=True,
+        )
+    return out
+
+
+def label_recompiles(pkgs: list[str], which: str | None = None, heldout: bool = False) -> None:
+    """Second-call labels of ``pkgs`` (all, or those of the set ``which``) into the
+    ``*_recompiles.json`` files; the held-out one only with ``heldout`` (written once). Each
+    record keeps the break lines of all calls and ``new_breaks``: those the first call's labels
+    (the committed break files) do not have."""
+    HERE.mkdir(exist_ok=True)
+    first = {s: (json.loads(p.read_text()) if p.is_file() else {}) for s, p in LABELS.items()}
+    data = {
+        s: (json.loads(p.read_text()) if p.is_file() else {}) for s, p in RECOMPILE_LABELS.items()
+    }
+    if not pkgs:
+        pkgs = sorted(
+            p
+            for p in ENTRIES
+            if which is None or set_of(p) == ("dev" if which == "heldout" else which)
+        )
+    touched: set[str] = set()
+    for pkg in pkgs:
+        print(f"{pkg}: {len(ENTRIES[pkg])} entries", flush=True)
+        with tempfile.TemporaryDirectory() as td:
+            out = Path(td) / "out.json"
+            subprocess.run(
+                [sys.executable, __file__, "_child_recompiles", pkg, str(out)], check=False, cwd=td
+            )
+            if not out.is_file():
+                print(f"{pkg}: the child failed", flush=True)
+                continue
+            got = json.loads(out.read_text())
+        sp = split_of(pkg)
+        for s in data:
+            mine = {n: r for n, r in got.items() if sp[n] == s}
+            for n, r in mine.items():
+                old = first[s].get(pkg, {}).get(n, {})
+                had = {tuple(b) for b in old.get("breaks", [])}
+                r["new_breaks"] = sorted(tuple(b) for b in r["breaks"] if tuple(b) not in had)
+                r["lost_breaks"] = (
+                    sorted(had - {tuple(b) for b in r["breaks"]}) if not r["error"] else []
+                )
+            if mine:
+                data[s][pkg] = mine
+                touched.add(s)
+    for s, p in RECOMPILE_LABELS.items():
+        if s not in touched:
+            continue
+        if s == "heldout" and p.is_file() and not heldout:
+            continue  # written once, never edited
+        p.write_text(json.dumps(data[s], indent=1, sort_keys=True) + "\n")
+
+
 def label(pkgs: list[str], heldout: bool = False, which: str | None = None) -> None:
     """Label ``pkgs`` (all, or those of the set ``which``) and rewrite the labels files they
     are in (the held-out file only with ``heldout``)."""
@@ -1346,18 +1578,53 @@ def label(pkgs: list[str], heldout: bool = False, which: str | None = None) -> N
 
 
 # --------------------------------------------------------------------------- score
-def library_mode(dirs: list[str], entry_globs: list[str]) -> set[tuple[str, int]]:
+# The rules whose findings say "recompiles here" (catalogue family CL3, and the module-state
+# rules the prediction counts as recompiles: ``compilelint.static.predict._RECOMPILE_RULES``).
+RECOMPILE_RULES = ("CL3", "CL501", "CL502")
+
+
+def is_recompile_rule(code: str) -> bool:
+    return any(code == r or (len(r) == 3 and code.startswith(r)) for r in RECOMPILE_RULES)
+
+
+Finding = tuple[str, int, str, int | None]  # path (site-relative), line, rule, guard line
+
+
+def library_mode_findings(dirs: list[str], entry_globs: list[str]) -> list[Finding]:
+    """Library mode's findings on ``dirs``: path, line, rule and the ``guard_line`` a recompile
+    finding names (where torch reports the recompile; None where it gives none)."""
     with tempfile.TemporaryDirectory() as td:
         cfg = Path(td) / "pyproject.toml"
         cfg.write_text("[tool.compilelint]\nentries = " + json.dumps(entry_globs) + "\n")
         paths = [str(SITE / d) for d in dirs]
         rep, _ = static_json([*paths, "--no-cache", "--no-follow", "--config", str(cfg)], Path(td))
-        found = set()
+        out: list[Finding] = []
         for f in rep["findings"]:
             r = rel(f["path"] if os.path.isabs(f["path"]) else os.path.join(td, f["path"]))
             if r:
-                found.add((r, f["line"]))
-    return found
+                out.append((r, f["line"], f["rule"], f.get("guard_line")))
+    return out
+
+
+def library_mode(dirs: list[str], entry_globs: list[str]) -> set[tuple[str, int]]:
+    """The lines library mode reports on ``dirs``."""
+    return {(p, ln) for p, ln, _, _ in library_mode_findings(dirs, entry_globs)}
+
+
+def confirmed(
+    findings: list[Finding], breaks: set[tuple[str, int]], recompiles: set[tuple[str, int]]
+) -> set[tuple[str, int]]:
+    """The finding lines torch confirms: a break line, or the line of a recompile rule's finding
+    that is (or whose guard line is) a line torch names for a recompile."""
+    return {
+        (p, ln)
+        for p, ln, rule, guard in findings
+        if (p, ln) in breaks
+        or (
+            is_recompile_rule(rule)
+            and ((p, ln) in recompiles or (guard is not None and (p, guard) in recompiles))
+        )
+    }
 
 
 def exporting(entries: dict[str, Any]) -> set[tuple[str, int]]:
@@ -1379,9 +1646,16 @@ def exporting(entries: dict[str, Any]) -> set[tuple[str, int]]:
 
 
 def score(which: str, detail: bool, only: list[str]) -> dict[str, Any]:
+    """Both figures: against the first call's break lines (as before), and against breaks and
+    recompiles (the second-call labels of ``RECOMPILE_LABELS``, where written: a break only a
+    further call saw is a break line there, a recompile line confirms a recompile rule's finding
+    at it). Held-out: the totals only are printed."""
     data = json.loads(LABELS[which].read_text())
+    rp = RECOMPILE_LABELS[which]
+    second = json.loads(rp.read_text()) if rp.is_file() else {}
     rows = []
     tb = th = tf = tr = trh = 0
+    tb2 = th2 = tc2 = tfr = 0
     for pkg, entries in sorted(data.items()):
         if only and pkg not in only:
             continue
@@ -1391,7 +1665,12 @@ def score(which: str, detail: bool, only: list[str]) -> dict[str, Any]:
         ran = {tuple(x) for r in ok.values() for x in r["ran"]}
         breaks = {tuple(x) for r in ok.values() for x in r["breaks"]}
         gl = sorted({g for r in ok.values() for g in r["globs"]})
-        found = library_mode(ran_dirs(ran | exporting(ok)), gl)
+        findings = library_mode_findings(ran_dirs(ran | exporting(ok)), gl)
+        found = {(p, ln) for p, ln, _, _ in findings}
+        sec = {n: r for n, r in second.get(pkg, {}).items() if n in ok and not r.get("error")}
+        breaks2 = breaks | {tuple(x) for r in sec.values() for x in r["breaks"]}
+        recompiles = {tuple(x) for r in sec.values() for x in r["recompiles"]}
+        good = confirmed(findings, breaks2, recompiles)  # type: ignore[arg-type]
         on_ran = found & ran
         hit = found & breaks
         tb += len(breaks)
@@ -1399,6 +1678,10 @@ def score(which: str, detail: bool, only: list[str]) -> dict[str, Any]:
         tf += len(found)
         tr += len(on_ran)
         trh += len(on_ran & breaks)
+        tb2 += len(breaks2)
+        th2 += len(found & breaks2)
+        tc2 += len(good)
+        tfr += len(recompiles)
         row = {
             "package": pkg,
             "entries": len(ok),
@@ -1408,19 +1691,33 @@ def score(which: str, detail: bool, only: list[str]) -> dict[str, Any]:
             "findings": len(found),
             "findings_on_ran_lines": len(on_ran),
             "precision_all": round(len(hit) / len(found), 3) if found else None,
+            "second_call_entries": len(sec),
+            "break_lines_all_calls": len(breaks2),
+            "recompile_lines": len(recompiles),
+            "confirmed": len(good),
+            "precision_all_with_recompiles": round(len(good) / len(found), 3) if found else None,
         }
         if detail:
+            rules: dict[tuple[str, int], list[str]] = {}
+            for p, ln, rule, _ in findings:
+                rules.setdefault((p, ln), []).append(rule)
             row.update(
                 missed=sorted(breaks - found),
                 false_on_ran_lines=sorted(on_ran - breaks),
                 not_ran=sorted(found - ran),
+                false_all=sorted([p, ln, sorted(set(rules[p, ln]))] for p, ln in found - good),
+                confirmed_recompiles=sorted(good - breaks2),
+                recompile_lines=sorted(recompiles),
+                new_breaks=sorted(breaks2 - breaks),
             )
         rows.append(row)
-        print(
-            f"{pkg:<24} entries {len(ok):>2}  breaks {len(breaks):>3}  found {len(hit):>3}  "
-            f"findings {len(found):>3} (on ran lines {len(on_ran):>3})",
-            flush=True,
-        )
+        if which != "heldout":
+            print(
+                f"{pkg:<24} entries {len(ok):>2}  breaks {len(breaks):>3}  found {len(hit):>3}  "
+                f"findings {len(found):>3} (on ran lines {len(on_ran):>3})  "
+                f"+recompiles: confirmed {len(good):>3} (recompile lines {len(recompiles)})",
+                flush=True,
+            )
     return {
         "set": which,
         "packages": rows,
@@ -1429,10 +1726,21 @@ def score(which: str, detail: bool, only: list[str]) -> dict[str, Any]:
         "precision_on_ran_lines": round(trh / tr, 3) if tr else None,
         "precision_all": round(th / tf, 3) if tf else None,
         "findings": tf,
+        "confirmed_breaks_only": th,
+        "break_lines_all_calls": tb2,
+        "recall_all_calls": round(th2 / tb2, 3) if tb2 else None,
+        "recompile_lines": tfr,
+        "confirmed_with_recompiles": tc2,
+        "precision_all_with_recompiles": round(tc2 / tf, 3) if tf else None,
     }
 
 
 def main() -> None:
+    if len(sys.argv) == 4 and sys.argv[1] == "_child_recompiles":
+        warnings.filterwarnings("ignore")
+        got = observe_package_recompiles(sys.argv[2])
+        Path(sys.argv[3]).write_text(json.dumps(got))
+        return
     if len(sys.argv) == 4 and sys.argv[1] == "_child":
         warnings.filterwarnings("ignore")
         got = observe_package(sys.argv[2])
@@ -1449,12 +1757,32 @@ def main() -> None:
         action="store_true",
         help="label: also rewrite the committed held-out labels (never for tuning)",
     )
+    ap.add_argument(
+        "--recompiles",
+        action="store_true",
+        help="label: the second-call labels (breaks and recompiles) into *_recompiles.json",
+    )
     a = ap.parse_args()
+    if a.step == "label" and a.recompiles:
+        label_recompiles(a.packages, a.set if "--set" in sys.argv else None, a.write_heldout)
+        return
     if a.step == "label":
         label(a.packages, a.write_heldout, a.set if "--set" in sys.argv else None)
         return
     res = score(a.set, a.detail, a.packages)
-    for k in ("break_lines", "recall", "precision_on_ran_lines", "precision_all", "findings"):
+    for k in (
+        "break_lines",
+        "recall",
+        "precision_on_ran_lines",
+        "precision_all",
+        "findings",
+        "confirmed_breaks_only",
+        "break_lines_all_calls",
+        "recall_all_calls",
+        "recompile_lines",
+        "confirmed_with_recompiles",
+        "precision_all_with_recompiles",
+    ):
         print(f"{k}: {res[k]}")
     if a.json:
         Path(a.json).write_text(json.dumps(res, indent=1) + "\n")

@@ -46,6 +46,8 @@ from compilelint.static.analysis.breakpoints import (
 )
 from compilelint.static.analysis.dispatch import add_object_calls
 from compilelint.static.analysis.facts import (
+    BRANCH,
+    IN_TRY,
     Candidate,
     FileFacts,
 )
@@ -820,6 +822,11 @@ def _message(rule: Rule, args: dict[str, str]) -> str:
 LATENT_ENTRY = (
     "latent: no public entry point of the package reaches it under default arguments "
     "(shown by --report-untraced)"
+)
+
+
+LATENT_BEHIND = (
+    "latent: behind a loop break every call under the defaults reaches (shown by --report-untraced)"
 )
 
 
@@ -1649,6 +1656,15 @@ class _Scan:
             first = shadow.hidden.get((c.line, c.code))
             if first is not None:
                 fd = dataclasses.replace(fd, message=fd.message + shadow.after(first), behind=first)
+                if self.entries is not None:
+                    # library mode judges a user's first call under the defaults: torch runs
+                    # the rest of the frame eagerly and reports no break here, so the finding
+                    # is latent (shown by --report-untraced), like code no entry reaches
+                    if not cfg.report_untraced:
+                        continue
+                    fd = dataclasses.replace(
+                        fd, message=f"{fd.message} ({LATENT_BEHIND})", latent=LATENT_BEHIND
+                    )
             out.append(fd)
         if sum(1 for fd in out if fd.rule == STATE_CHANGE) > 1:
             breaks: set[tuple[str | None, int]] = {
@@ -1703,7 +1719,13 @@ class _Scan:
         data = self.datas.get(path, b"")
         tree = self._known_tree(path)
         source = data.decode("utf-8", errors="replace")
-        moved = shadowed_breaks(source, (c.line for c in brk), tree, self._loop_memo(path, tree))
+        moved = shadowed_breaks(
+            source,
+            (c.line for c in brk),
+            tree,
+            self._loop_memo(path, tree),
+            self._sure_lines(path, brk),
+        )
         if not moved:
             return _Shadow()
         hidden = {(c.line, c.code): moved[c.line] for c in brk if c.line in moved}
@@ -1711,6 +1733,28 @@ class _Scan:
         for ln, first in sorted(moved.items()):
             behind.setdefault(first, []).append(ln)
         return _Shadow(hidden, behind)
+
+    def _sure_lines(self, path: str, brk: list[Candidate]) -> Callable[[int], bool] | None:
+        """Whether a break candidate at a line has every enclosing test decided to hold by the
+        project's values (``Project.surely_holds``: a parameter's or a ``self.<attr>``'s known
+        values), for ``shadowed_breaks``: a loop break under ``if self.tol is not None:`` with
+        ``tol`` stored from a default ``1e-4`` is reached by every iteration."""
+        project = self.project
+        if project is None or path not in project.files:
+            return None
+        functions = project.files[path].functions
+        by_line: dict[int, list[Candidate]] = {}
+        for c in brk:
+            if c.conds and not c.args.get(BRANCH) and not c.args.get(IN_TRY):
+                if c.func in functions:
+                    by_line.setdefault(c.line, []).append(c)
+        if not by_line:
+            return None
+
+        def sure(line: int) -> bool:
+            return any(project.surely_holds((path, c.func), c.conds) for c in by_line.get(line, ()))
+
+        return sure
 
     def _frame_inputs(self, path: str) -> list[Candidate]:
         """CL304's per-call ints passed to functions that break (found over the project)."""

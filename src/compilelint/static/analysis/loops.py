@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import sys
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -88,6 +88,51 @@ def _frame_lines(fn: ast.AST) -> tuple[set[int], list[tuple[int, int]]]:
                 if ln is not None:
                     own.discard(ln)
     return own, always
+
+
+def _guarded_spans(fn: ast.AST) -> list[tuple[int, int]]:
+    """The spans of ``fn``'s own statements that an iteration of a loop of ``fn`` reaches
+    through ``if`` bodies (and ``else`` bodies) only: each run of the loop body reaches them
+    whenever the tests on the way hold (an ``if``'s test inside such a body, a simple
+    statement). Not through ``with``/``try``/``match`` bodies, nor into nested loops' bodies
+    (``_frame_lines`` reads those as loops of their own)."""
+    out: list[tuple[int, int]] = []
+
+    def in_if(body: list[ast.stmt]) -> None:
+        for st in body:
+            if isinstance(st, (*_FUNCS, *_LOOPS)):
+                continue
+            if _compound(st):
+                out.extend(_header(st))
+                if isinstance(st, ast.If):
+                    in_if(st.body)
+                    in_if(st.orelse)
+            else:
+                out.append((st.lineno, st.end_lineno or st.lineno))
+
+    def walk(body: list[ast.stmt], in_loop: bool) -> None:
+        for st in body:
+            if isinstance(st, _FUNCS):
+                continue
+            if isinstance(st, _LOOPS):
+                walk(st.body, True)
+                walk(st.orelse, False)
+                continue
+            if in_loop and isinstance(st, ast.If):
+                in_if(st.body)
+                in_if(st.orelse)
+            for field in ("body", "orelse", "finalbody"):
+                sub = getattr(st, field, None)
+                if isinstance(sub, list) and sub and isinstance(sub[0], ast.stmt):
+                    walk(sub, False)
+            for h in getattr(st, "handlers", None) or ():
+                walk(h.body, False)
+            for case in getattr(st, "cases", None) or ():
+                walk(case.body, False)
+
+    body = getattr(fn, "body", [])
+    walk(body if isinstance(body, list) else [], False)
+    return out
 
 
 def _comprehension_lines(tree: ast.AST) -> set[int]:
@@ -167,11 +212,16 @@ def shadowed_breaks(
     lines: Iterable[int],
     tree: ast.Module | None = None,
     memo: LoopMemo | None = None,
+    sure: Callable[[int], bool] | None = None,
 ) -> dict[int, int]:
     """``{line: first}`` for the break lines (of ``lines``) that follow, in the same frame, a
     break every iteration of a loop reaches (``first``): dynamo skips the frame there, and the
     later ones run eagerly (see the module docstring). ``memo``: what the previous call found
-    in the same file's previous tree (the editor server's; refilled with this call's)."""
+    in the same file's previous tree (the editor server's; refilled with this call's).
+    ``sure``: whether a break line's every enclosing test is known to hold
+    (``Project.surely_holds`` on the candidate's conditions), asked only of lines inside a
+    loop's body under ``if`` statements only (:func:`_guarded_spans`) of a frame holding two of
+    the lines: such a line is reached by every iteration too, so it can be the first."""
     want = sorted(set(lines))
     if len(want) < 2:
         return {}
@@ -189,10 +239,19 @@ def shadowed_breaks(
             continue
         own, always, comps = _frame_facts(fn, memo, used)
         mine = [ln for ln in want if ln in own]
-        first = next(
-            (ln for ln in mine if any(a <= ln <= b for a, b in always)),
-            None,
-        )
+        first = None
+        guarded: list[tuple[int, int]] | None = None
+        for ln in mine:
+            if any(a <= ln <= b for a, b in always):
+                first = ln
+                break
+            if sure is None:
+                continue
+            if guarded is None:
+                guarded = _guarded_spans(fn)
+            if any(a <= ln <= b for a, b in guarded) and sure(ln):
+                first = ln
+                break
         if first is None:
             continue
         for ln in mine:

@@ -1039,6 +1039,32 @@ class Project(Summaries):
                 return True
         return False
 
+    def surely_holds(self, key: FKey, conds: list[str]) -> bool:
+        """:meth:`certain`, where a condition on ``self.<attr>`` holds too when it holds for
+        every value :meth:`attr_values` knows the attribute to hold in a traced method (``if
+        self.tol is not None:`` with ``self.tol = tol`` stored from a default ``1e-4``), as
+        :meth:`refuted` reads them."""
+        if not conds:
+            return False
+        plain = []
+        for cond in conds:
+            pname, op, lit = C.decode(cond)
+            if not pname.startswith("self."):
+                plain.append(cond)
+                continue
+            if op in C.INPUT_OPS or C.guards(cond):
+                return False
+            cls = self.fn(key).cls
+            if cls is None or key not in self.traced:
+                return False
+            vals = self.attr_values(key[0], f"A|{cls}|{pname[5:]}")
+            if not vals or not all(
+                C.holds(v, op, lit) and (v is not C.CONTAINER or not C.undecided(v, op, lit))
+                for v in vals
+            ):
+                return False
+        return not plain or self.certain(key, plain)
+
     def surely_runs(self, key: FKey, call: CallSite) -> bool:
         """Every call of ``key`` makes this call: outside branches its conditions do not
         describe, and its conditions (if any) :meth:`certain`."""
