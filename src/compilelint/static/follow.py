@@ -606,6 +606,9 @@ def follow(
     # files of modules ``read_ahead`` was told of that are light by their bytes, read for
     # resolution while this process would wait for the pool (``idle``)
     pending: list[tuple[str, LibSource]] = []
+    # files ``read_ahead`` began in the pool on their bytes alone (``LR.must_be_heavy``), not
+    # read light yet
+    guessed: list[tuple[str, LibSource]] = []
 
     def read_ahead(mod: str) -> None:
         """A module a computation found installed but not loaded (the next round loads its
@@ -628,6 +631,14 @@ def follow(
         except OSError:
             return
         src = (data, mf.path, mf.module, mf.is_package)
+        if start is not None and LR.must_be_heavy(data):
+            # refused by its text (``modeling_utils.py``): its whole analysis begun before its
+            # light read, which still decides (``idle``, or its round's read)
+            wait = start([src])
+            if wait is not None:
+                early.whole[mf.path] = (stamp, src, wait)
+                guessed.append((stamp, src))
+                return
         if not LR.may_be_heavy(data):
             pending.append((stamp, src))  # light: read when this process would wait
             return
@@ -641,7 +652,18 @@ def follow(
 
     def idle() -> None:
         """About to wait for the pool: the files ``read_ahead`` left are read for resolution
-        meanwhile (those their round then loads need no read there)."""
+        meanwhile (those their round then loads need no read there); first those it began
+        on their bytes alone: a file found light after all is read light by its round (the
+        pool's analysis of it is left)."""
+        while guessed:
+            stamp, src = guessed.pop(0)
+            if src[1] in library or src[1] in early.light or src[1] not in early.whole:
+                continue
+            with LR.Demand.paused():
+                lf = LR.light_facts(*src)
+            early.light[src[1]] = (stamp, src, lf)
+            if lf is not None:
+                early.whole.pop(src[1], None)
         while pending:
             stamp, src = pending.pop()
             if src[1] in library or src[1] in early.light:
@@ -1398,6 +1420,15 @@ def _read_all(
         ahead = early.light.pop(mf.path, None) if early is not None else None
         if ahead is not None and (ahead[0] != stamp or not light):
             ahead = None
+        if light and ahead is None and early is not None and mf.path in early.whole:
+            # begun on its bytes alone (``LR.must_be_heavy``) and not read light yet: the
+            # light read decides, as for any file of the round (light after all: the pool's
+            # analysis is left)
+            w = early.whole[mf.path]
+            if w[0] == stamp:
+                ahead = (stamp, w[1], LR.light_facts(*w[1]))
+                if ahead[2] is not None:
+                    del early.whole[mf.path]
         if early is not None and begun is not None and (ahead is None or ahead[2] is None):
             w = early.whole.pop(mf.path, None)
             if w is not None and w[0] == stamp:
