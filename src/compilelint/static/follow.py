@@ -653,8 +653,8 @@ def follow(
     def idle() -> None:
         """About to wait for the pool: the files ``read_ahead`` left are read for resolution
         meanwhile (those their round then loads need no read there); first those it began
-        on their bytes alone: a file found light after all is read light by its round (the
-        pool's analysis of it is left)."""
+        on their bytes alone: a file found light after all is read light by its round, and
+        an upgrade of it takes the analysis begun."""
         while guessed:
             stamp, src = guessed.pop(0)
             if src[1] in library or src[1] in early.light or src[1] not in early.whole:
@@ -662,8 +662,6 @@ def follow(
             with LR.Demand.paused():
                 lf = LR.light_facts(*src)
             early.light[src[1]] = (stamp, src, lf)
-            if lf is not None:
-                early.whole.pop(src[1], None)
         while pending:
             stamp, src = pending.pop()
             if src[1] in library or src[1] in early.light:
@@ -1422,13 +1420,11 @@ def _read_all(
             ahead = None
         if light and ahead is None and early is not None and mf.path in early.whole:
             # begun on its bytes alone (``LR.must_be_heavy``) and not read light yet: the
-            # light read decides, as for any file of the round (light after all: the pool's
-            # analysis is left)
+            # light read decides, as for any file of the round (light after all: the analysis
+            # begun is left for an upgrade of it)
             w = early.whole[mf.path]
             if w[0] == stamp:
                 ahead = (stamp, w[1], LR.light_facts(*w[1]))
-                if ahead[2] is not None:
-                    del early.whole[mf.path]
         if early is not None and begun is not None and (ahead is None or ahead[2] is None):
             w = early.whole.pop(mf.path, None)
             if w is not None and w[0] == stamp:
