@@ -280,3 +280,77 @@ def test_a_guess_read_light_by_its_round(tmp_path: Path) -> None:
                 [(mf, ("d", "1"))], cache, lambda d: d, stats, light=False, early=early, begun=up
             )
             assert todo == [] and up == [([(0, stamp, src)], wait)] and not early.whole
+
+
+def test_a_refused_file_read_while_waiting_is_begun_then(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A missing module's file that ``must_be_heavy`` says no to but ``light_facts`` refuses
+    (``disable`` imported from ``torch._dynamo``) is read while this process waits, and begun
+    in the pool then; the round takes it (analysed once), with the results of a run without
+    the early starts."""
+    proj, venv = _env(tmp_path)
+    text = (
+        "from torch._dynamo import disable\n\n\n@disable\ndef clamp(x):\n"
+        "    n = int(x.max())\n    return x.clamp(0, n)\n"
+    )
+    assert not LR.must_be_heavy(text.encode())
+    assert LR.light_facts(text.encode(), "h", "h", False) is None
+    venv.joinpath(*SITE, "fakelib", "helpers.py").write_text(text)
+    monkeypatch.setattr(engine, "POOL_BYTES", 0)
+    monkeypatch.setattr(F, "EARLY", False)
+    before = _scan(proj, venv, 2)
+    monkeypatch.setattr(F, "EARLY", True)
+    spy = _Order(monkeypatch)
+    now = _scan(proj, venv, 2)
+    _same(before, now)
+    ev = spy.events
+    assert spy.light["helpers.py"] == 1 and spy.whole["helpers.py"] == 1, " ; ".join(ev)
+    assert ev.index("light helpers.py") < ev.index("start helpers.py"), ev
+
+
+def _predictions(monkeypatch: pytest.MonkeyPatch, events: list[str]) -> None:
+    predict = F.predict_upgrades
+
+    def logged(before: F.FollowProject, pre: F.FollowProject) -> set[str]:
+        out = predict(before, pre)
+        events.extend("predict " + os.path.basename(p) for p in sorted(out))
+        return out
+
+    monkeypatch.setattr(F, "predict_upgrades", logged)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_foreseen_prediction_the_same_as_the_rounds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int
+) -> None:
+    """Every round foreseen (``FORESEE_BYTES`` 0): round 0's prediction over the files read so
+    far misses ``fakelib.api``, which is read first, and the prediction again names it: its
+    whole analysis is begun before the round's own prediction, which takes it. The same
+    library files, facts and findings as without the early starts, nothing read light or
+    analysed whole twice; without the foresight, ``api.py`` is begun after the round's
+    prediction."""
+    proj, venv = _env(tmp_path)
+    monkeypatch.setattr(engine, "POOL_BYTES", 0)
+    monkeypatch.setattr(F, "EARLY", False)
+    before = _scan(proj, venv, jobs)
+    monkeypatch.setattr(F, "EARLY", True)
+    monkeypatch.setattr(F, "FORESEE_BYTES", 0)
+    spy = _Order(monkeypatch)
+    _predictions(monkeypatch, spy.events)
+    now = _scan(proj, venv, jobs)
+    _same(before, now)
+    assert max(spy.light.values()) == 1, spy.light
+    assert max(spy.whole.values()) == 1, spy.whole
+    ev = spy.events
+    if jobs == 2:
+        assert ev.count("start api.py") == 1, ev
+        last = len(ev) - 1 - ev[::-1].index("predict api.py")
+        assert ev.index("light api.py") < ev.index("start api.py") < last, ev
+        monkeypatch.setattr(F, "FORESEE_BYTES", 10**12)
+        spy = _Order(monkeypatch)
+        _predictions(monkeypatch, spy.events)
+        _same(before, _scan(proj, venv, jobs))
+        ev = spy.events
+        assert ev.index("predict api.py") < ev.index("start api.py"), ev
+        assert ev.count("predict api.py") == 1, ev

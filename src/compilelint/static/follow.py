@@ -613,6 +613,7 @@ def follow(
     # files ``read_ahead`` began in the pool on their bytes alone (``LR.must_be_heavy``), not
     # read light yet
     guessed: list[tuple[str, LibSource]] = []
+    batched: set[str] = set()  # the files of the rounds so far
 
     def read_ahead(mod: str) -> None:
         """A module a computation found installed but not loaded (the next round loads its
@@ -655,15 +656,15 @@ def follow(
         an upgrade of it takes the analysis begun."""
         while guessed:
             stamp, src = guessed.pop(0)
-            if src[1] in library or src[1] in early.light or src[1] not in early.whole:
+            if src[1] in batched or src[1] in early.light or src[1] not in early.whole:
                 continue
             with LR.Demand.paused():
                 lf = LR.light_facts(*src)
             early.light[src[1]] = (stamp, src, lf)
         while pending:
             stamp, src = pending.pop()
-            if src[1] in library or src[1] in early.light:
-                continue
+            if src[1] in batched or src[1] in early.light:
+                continue  # its round read it (a refused file's facts are not in yet)
             with LR.Demand.paused():
                 lf = LR.light_facts(*src)
             early.light[src[1]] = (stamp, src, lf)
@@ -931,6 +932,7 @@ def follow(
                     stats.bounds.append(f"{max_seconds:g} s")
                 break
             batch.append((mf, resolver.distribution(mf)))
+        batched.update(mf.path for mf, _ in batch)
         # a package's allow_in_graph registrations may lie in a module the call graph does not
         # reach (einops imports `_torch_specific` inside a function): load every module of a
         # followed package that registers some, so its graph ops are known. The search of a
