@@ -49,7 +49,7 @@ def main() -> None:
     only = set(args.only.split(",")) if args.only else None
     counts: dict[str, Counter[str]] = {"may_be_heavy": Counter(), "must_be_heavy": Counter()}
     wrong: dict[str, list[str]] = {"may_be_heavy": [], "must_be_heavy": []}
-    spent: Counter[str] = Counter()
+    spent: dict[str, float] = {"may_be_heavy": 0.0, "must_be_heavy": 0.0}
     verdicts: Counter[str] = Counter()
     for path in _files(args.site, only):
         try:

@@ -1497,9 +1497,9 @@ def _read_all(
             # begun on its bytes alone (``LR.must_be_heavy``) and not read light yet: the
             # light read decides, as for any file of the round (light after all: the analysis
             # begun is left for an upgrade of it)
-            w = early.whole[mf.path]
-            if w[0] == stamp:
-                ahead = (stamp, w[1], LR.light_facts(*w[1]))
+            guess = early.whole[mf.path]
+            if guess[0] == stamp:
+                ahead = (stamp, guess[1], LR.light_facts(*guess[1]))
         if early is not None and begun is not None and (ahead is None or ahead[2] is None):
             w = early.whole.pop(mf.path, None)
             if w is not None and w[0] == stamp:
