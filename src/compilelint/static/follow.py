@@ -48,6 +48,10 @@ _MAX_REGISTRY_FILES = 3000  # files of one package searched for registrations
 # others read for resolution while this process waits for the pool, a demanded light file's
 # whole analysis begun at the demand (off: each in its round or after the computation)
 EARLY = True
+# a round's prediction is foreseen (``follow``'s ``foresee``) when this many bytes of its files
+# are left to read light before it (a light read costs about 0.4 ms a KB, a prediction 0.01 to
+# 0.03 s): round 1 of the 200-file corpus (``generation/utils.py``, ``modeling_outputs.py``)
+FORESEE_BYTES = 200_000
 # a call that registers a function (`allow_in_graph(rearrange)`), not a decorator: a decorated
 # function is known once its own module loads (whoever calls it imports that module), so only
 # modules with call-form registrations need loading (transformers' decorators do not)
@@ -606,13 +610,17 @@ def follow(
     # files of modules ``read_ahead`` was told of that are light by their bytes, read for
     # resolution while this process would wait for the pool (``idle``)
     pending: list[tuple[str, LibSource]] = []
+    # files ``read_ahead`` began in the pool on their bytes alone (``LR.must_be_heavy``), not
+    # read light yet
+    guessed: list[tuple[str, LibSource]] = []
+    batched: set[str] = set()  # the files of the rounds so far
 
     def read_ahead(mod: str) -> None:
         """A module a computation found installed but not loaded (the next round loads its
-        file): a file that may not be light (``LR.may_be_heavy``) is read now, and when it
-        cannot be, its whole analysis begun in the pool, instead of after the computation
-        (``transformers/modeling_utils.py``: the first run's longest task); the others are
-        read while this process waits for the pool."""
+        file): a file refused by its text (``LR.must_be_heavy``) is begun in the pool now,
+        instead of after the computation (``transformers/modeling_utils.py``: the first run's
+        longest task); the others are read while this process waits for the pool (``idle``),
+        and one found refused then is begun then."""
         if not ahead[0] or mod in tried or mod in noticed or len(library) >= max_files:
             return
         noticed.add(mod)
@@ -628,26 +636,42 @@ def follow(
         except OSError:
             return
         src = (data, mf.path, mf.module, mf.is_package)
-        if not LR.may_be_heavy(data):
-            pending.append((stamp, src))  # light: read when this process would wait
-            return
-        with LR.Demand.paused():
-            lf = LR.light_facts(*src)
-        early.light[mf.path] = (stamp, src, lf)
-        if lf is None and start is not None:
+        if start is not None and LR.must_be_heavy(data):
+            # refused by its text (``modeling_utils.py``): its whole analysis begun before its
+            # light read, which still decides (``idle``, or its round's read)
             wait = start([src])
             if wait is not None:
                 early.whole[mf.path] = (stamp, src, wait)
+                guessed.append((stamp, src))
+                return
+        # read when this process would wait, those that may not be light first (a
+        # computation or prediction that reads them now waits for their parse: round 1's
+        # prediction read ``generation/utils.py``, 247 KB, before it named ``import_utils.py``)
+        pending.insert(len(pending) if LR.may_be_heavy(data) else 0, (stamp, src))
 
     def idle() -> None:
         """About to wait for the pool: the files ``read_ahead`` left are read for resolution
-        meanwhile (those their round then loads need no read there)."""
-        while pending:
-            stamp, src = pending.pop()
-            if src[1] in library or src[1] in early.light:
+        meanwhile (those their round then loads need no read there); first those it began
+        on their bytes alone: a file found light after all is read light by its round, and
+        an upgrade of it takes the analysis begun."""
+        while guessed:
+            stamp, src = guessed.pop(0)
+            if src[1] in batched or src[1] in early.light or src[1] not in early.whole:
                 continue
             with LR.Demand.paused():
-                early.light[src[1]] = (stamp, src, LR.light_facts(*src))
+                lf = LR.light_facts(*src)
+            early.light[src[1]] = (stamp, src, lf)
+        while pending:
+            stamp, src = pending.pop()
+            if src[1] in batched or src[1] in early.light:
+                continue  # its round read it (a refused file's facts are not in yet)
+            with LR.Demand.paused():
+                lf = LR.light_facts(*src)
+            early.light[src[1]] = (stamp, src, lf)
+            if lf is None and start is not None:  # cannot be light: begun now
+                wait = start([src])
+                if wait is not None:
+                    early.whole[src[1]] = (stamp, src, wait)
 
     def begin_whole(path: str) -> None:
         """A light file a computation demanded (:meth:`LR.Demand.recording`): its whole
@@ -723,6 +747,75 @@ def follow(
     def predicted(before: FollowProject) -> set[str]:
         return predict_upgrades(before, make())
 
+    def foresee(batch: list[tuple[ModuleFile, tuple[str, str]]], before: FollowProject) -> None:
+        """A round with many bytes of its files left to read light before its prediction:
+        the prediction foreseen over a view with the round's files read so far, the round's
+        files it finds missing read first (round 1's ``import_utils.py``, before 300 KB of
+        others), and again with them; the light files each names are begun in the pool now.
+        The round's own prediction, after all its reads, still decides what is upgraded and
+        takes what was begun (the same files and facts); what it does not name is left."""
+        if not (EARLY and start is not None and ahead[0]):
+            return
+        known: dict[str, FileFacts] = {}
+        lib = dict(library)
+        unread: dict[str, tuple[str, ModuleFile, tuple[str, str]]] = {}  # module -> to read
+        left = 0  # bytes of the round's files left to read light
+        for mf, dist in batch:
+            stamp = _stamp(mf.path)
+            if stamp is None:
+                continue
+            e = early.light.get(mf.path)
+            if e is not None and e[0] == stamp:
+                if e[2] is not None:
+                    known[mf.path] = e[2]
+                    lib[mf.path] = dist
+            elif mf.path not in early.whole and cache.get(dist, mf.path, stamp) is None:
+                unread[mf.module] = (stamp, mf, dist)
+                left += int(stamp.split(":", 1)[0])
+        if left < FORESEE_BYTES:
+            return  # the round's prediction comes soon: one more would cost what it saves
+        # the kept resolutions that missed the round's modules, dropped now rather than when
+        # the round enters them (nothing else resolves in between): the view below finds
+        # those modules missing again (``on_missing``)
+        shared.changed(set(), {mf.module for mf, _ in batch} | {f.module for f in known.values()})
+        for again in (False, True):
+            missed: set[str] = set()
+            view = FollowProject(
+                [*facts.values(), *known.values()], lib, installed, entries, shared=shared
+            )
+            view.on_missing = missed.add
+            for path in sorted(predict_upgrades(before, view)):
+                if path in early.whole:
+                    continue
+                if path in known:
+                    stamp, src, _lf = early.light[path]
+                    wait = start([src])
+                    if wait is not None:
+                        early.whole[path] = (stamp, src, wait)
+                else:
+                    begin_whole(path)  # a light file of an earlier round
+            first = [unread.pop(m) for m in sorted(missed) if m in unread]
+            if again or not first:
+                return
+            for stamp, mf, dist in first:
+                try:
+                    with open(mf.path, "rb") as fh:
+                        data = fh.read()
+                except OSError:
+                    continue
+                src = (data, mf.path, mf.module, mf.is_package)
+                with LR.Demand.paused():
+                    lf = LR.light_facts(*src)
+                early.light[mf.path] = (stamp, src, lf)  # the round takes it
+                if lf is None:
+                    wait = start([src])
+                    if wait is not None:
+                        early.whole[mf.path] = (stamp, src, wait)
+                else:
+                    known[mf.path] = lf
+                    lib[mf.path] = dist
+            shared.changed(set(), {mf.module for _s, mf, _d in first})
+
     def load_round(
         batch: list[tuple[ModuleFile, tuple[str, str]]],
         before: FollowProject,
@@ -749,6 +842,7 @@ def follow(
             else:
                 begun.append((items, wait))
 
+        foresee(batch, before)
         got, todo = _read_all(
             batch, cache, from_data, stats, light=True, begin=begin, early=early, begun=begun
         )
@@ -838,6 +932,7 @@ def follow(
                     stats.bounds.append(f"{max_seconds:g} s")
                 break
             batch.append((mf, resolver.distribution(mf)))
+        batched.update(mf.path for mf, _ in batch)
         # a package's allow_in_graph registrations may lie in a module the call graph does not
         # reach (einops imports `_torch_specific` inside a function): load every module of a
         # followed package that registers some, so its graph ops are known. The search of a
@@ -1398,6 +1493,13 @@ def _read_all(
         ahead = early.light.pop(mf.path, None) if early is not None else None
         if ahead is not None and (ahead[0] != stamp or not light):
             ahead = None
+        if light and ahead is None and early is not None and mf.path in early.whole:
+            # begun on its bytes alone (``LR.must_be_heavy``) and not read light yet: the
+            # light read decides, as for any file of the round (light after all: the analysis
+            # begun is left for an upgrade of it)
+            guess = early.whole[mf.path]
+            if guess[0] == stamp:
+                ahead = (stamp, guess[1], LR.light_facts(*guess[1]))
         if early is not None and begun is not None and (ahead is None or ahead[2] is None):
             w = early.whole.pop(mf.path, None)
             if w is not None and w[0] == stamp:

@@ -529,6 +529,53 @@ def may_be_heavy(data: bytes) -> bool:
     return _HEAVY_WORDS.search(data) is not None
 
 
+# what makes :func:`light_facts` refuse a file, as code text: a sensitive call by its full name
+# (``torch.compile(...)``, ``@torch.compiler.disable``), a forward hook's registration, a
+# ``__main__`` block, a forward-replacing class decorator. A hit inside a triple-quoted string,
+# a comment, a quoted or back-quoted name (a docstring's example) does not count
+_CERTAIN = re.compile(
+    rb"torch\.(?:compile|_disable_dynamo|_dynamo\.(?:disable|optimize|allow_in_graph)"
+    rb"|compiler\.(?:disable|allow_in_graph))\b"
+    rb"|\.(?:" + b"|".join(re.escape(h).encode() for h in sorted(_HOOKS)) + rb")\("
+    rb"|^if __name__ == ['\"]__main__['\"]"
+    rb"|^[ \t]*@[\w.]*\b(?:"
+    + b"|".join(re.escape(d).encode() for d in sorted(N.FORWARD_REPLACING_CLASS_DECORATORS))
+    + rb")\b",
+    re.M,
+)
+# a line's text before a hit that is code: no comment, quote or back-quote, not a doctest line
+_CODE_PREFIX = re.compile(rb"[ \t]*(?!>>>|\.\.\.)[^#`'\"\n]*\Z")
+
+
+def must_be_heavy(data: bytes) -> bool:
+    """Whether :func:`light_facts` will refuse ``data`` by its text alone (a byte search, no
+    parse): a call of ``torch.compile`` or another sensitive function by its full name, a
+    forward hook, a module-level ``__main__`` block, a forward-replacing class decorator, in
+    code (not a docstring's or comment's example). Following begins such a file's whole
+    analysis before its light read; the light read still decides (a yes is a guess: over
+    every installed package's files, ``benchmarks/heavy_bytes.py``, it said yes to no light
+    file and to 687 of the 695 refused ones)."""
+    for m in _CERTAIN.finditer(data):
+        s = m.start()
+        if data.count(b'"""', 0, s) % 2 or data.count(b"'''", 0, s) % 2:
+            continue  # inside a triple-quoted string
+        hit = m.group()
+        if hit.startswith(b"if __name__") or hit.lstrip().startswith(b"@"):
+            return True
+        prefix = data[data.rfind(b"\n", 0, s) + 1 : s]
+        if hit.startswith(b"torch"):
+            last = prefix[-1:]
+            if last in (b".", b"`", b"_") or last.isalnum():
+                continue  # ``x.torch.compile``, ``my_torch.compile``: not torch's
+            if prefix.strip() == b"@":
+                return True  # a decorator
+            if data[m.end() : m.end() + 1] != b"(":
+                continue  # named, not called
+        if _CODE_PREFIX.match(prefix):
+            return True
+    return False
+
+
 def count_lines(data: bytes) -> int:
     """As the engine counts a file's lines."""
     nl = b"\n" if b"\n" in data or b"\r" not in data else b"\r"
