@@ -180,11 +180,15 @@ class Summaries:
             return self.is_module_class(path, rest)  # type: ignore[attr-defined]
         if kind == "A":
             cq, _, attr = rest.rpartition("|")
+            dyn = V.DYN_ATTR in attr
             for cp, cqq in self.mro(path, cq):  # type: ignore[attr-defined]
                 cf = self.files[cp].classes[cqq]
-                if cf.attrs.get(attr):
-                    if self._any(cp, V.apply_steps(V.join(*cf.attrs[attr]), steps)):
-                        return True
+                # a dynamic name (``getattr(self, f"running_{s}")``): every attribute it may be
+                names = [a for a in cf.attrs if V.attr_names_match(attr, a)] if dyn else [attr]
+                for a in names:
+                    if cf.attrs.get(a):
+                        if self._any(cp, V.apply_steps(V.join(*cf.attrs[a]), steps)):
+                            return True
             return False
         return False
 

@@ -107,6 +107,32 @@ def tensor(rank: Rank = -1, dtype: str = "") -> Value:
     return ("T", "m", rank, dtype)
 
 
+# The placeholder of a dynamic attribute name: ``getattr(self, f"running_{stat}")``,
+# ``setattr(self, f"to_{n}", ...)``, ``register_buffer(f"running_{stat}", ...)`` name the
+# attribute ``running___dyn__`` (:func:`attr_names_match`; see ``A|<class>|<attr>``).
+DYN_ATTR = "__dyn__"
+
+
+def attr_names_match(pattern: str, name: str) -> bool:
+    """Whether attribute ``name`` may be the dynamic name ``pattern`` (holding
+    :data:`DYN_ATTR` for each replacement field): each field stands for any text."""
+    if DYN_ATTR not in pattern:
+        return pattern == name
+    parts = pattern.split(DYN_ATTR)
+    if not (name.startswith(parts[0]) and name.endswith(parts[-1])):
+        return False
+    if len(name) < len(parts[0]) + len(parts[-1]):
+        return False
+    pos = len(parts[0])
+    end = len(name) - len(parts[-1])
+    for mid in parts[1:-1]:
+        i = name.find(mid, pos, end)
+        if i < 0:
+            return False
+        pos = i + len(mid)
+    return True
+
+
 def tensor_meta(v: Value) -> tuple[Rank, str]:
     """(rank, dtype) of a tensor member (``-1``/``""`` when unknown)."""
     if len(v) == 4:
