@@ -9,6 +9,10 @@ Each kind is a change of the value model, checked against the break lines torch 
   registers, a module ``setattr(self, f"to_{n}", nn.Linear(...))`` stores); an item stored in
   forward (``self.cache["score"] = y.mean()``) is what reading the item back gives. A branch on
   such a tensor breaks (GB0170); on a Python number there it does not.
+- **a parameter's name does not make it a Python value**: an entry's ``step``/``use_mask``
+  (named like a flag or counter) is what the spec passes (a 0-d tensor ``step``: ``float(step)``
+  reads its value, GB0124; a Python int: no break), and a submodule's is what its caller passes.
+  Without a spec an entry's flag-named parameter stays a Python value, as before.
 """
 
 from __future__ import annotations
@@ -148,6 +152,58 @@ CONFIG_ITEMS = TORCH + textwrap.dedent("""
     """)
 X24 = {"inputs": [{"tensor": [2, 4]}], "mode": "eval"}
 
+# ------------------------------------------------------------- flag-named parameters
+# VALID with a tensor step (INVALID with an int one): a warmup factor from the step (a
+# scheduler inlined in the model)
+WARMUP_STEP = TORCH + textwrap.dedent("""
+    class M(nn.Module):
+        def __init__(self, warmup=50):
+            super().__init__()
+            self.lin = nn.Linear(4, 4)
+            self.warmup = warmup
+
+        def forward(self, x, step):
+            factor = min(1.0, (int(step) + 1) / self.warmup)
+            return self.lin(x) * factor
+    """)
+TENSOR_STEP = {"inputs": [{"tensor": [2, 4]}, {"tensor": [], "dtype": "int64", "data": [7]}]}
+INT_STEP = {"inputs": [{"tensor": [2, 4]}, 7]}
+# VALID: a `use_mask` flag the spec passes as a bool tensor (a per-batch switch)
+USE_MASK = TORCH + textwrap.dedent("""
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(4, 4)
+
+        def forward(self, x, use_mask):
+            h = self.lin(x)
+            if use_mask:
+                h = h.masked_fill(h < 0, 0.0)
+            return h
+    """)
+BOOL_FLAG = {"inputs": [{"tensor": [2, 4]}, {"tensor": [], "dtype": "bool", "data": [True]}]}
+# VALID: a submodule's `step` is the tensor its caller passes (a time embedding of a
+# diffusion step)
+SUB_STEP = TORCH + textwrap.dedent("""
+    import math
+
+
+    class StepScale(nn.Module):
+        def forward(self, h, step):
+            return h * math.cos(float(step) / 100.0)
+
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(4, 4)
+            self.scale = StepScale()
+
+        def forward(self, x, t):
+            return self.scale(self.lin(x), t)
+    """)
+TENSOR_T = {"inputs": [{"tensor": [2, 4]}, {"tensor": [], "data": [30.0]}]}
+
 # name -> (source, spec, the lines' markers torch reports and the static stage predicts)
 CASES: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
     "split_stats": (SPLIT_STATS, X24, ("if var.min() <= 0",)),
@@ -157,6 +213,10 @@ CASES: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
     "stats_dict": (STATS_DICT, X24, ('if self.stats["norm"]',)),
     "last_output": (LAST_OUTPUT, X24, ("if drift < 0",)),
     "config_items": (CONFIG_ITEMS, X24, ()),
+    "warmup_tensor_step": (WARMUP_STEP, TENSOR_STEP, ("int(step)",)),
+    "warmup_int_step": (WARMUP_STEP, INT_STEP, ()),
+    "use_mask_tensor": (USE_MASK, BOOL_FLAG, ("if use_mask",)),
+    "submodule_step": (SUB_STEP, TENSOR_T, ("float(step)",)),
 }
 
 
@@ -197,3 +257,11 @@ def test_attribute_name_keys() -> None:
     assert attr_name_key(cst.parse_expression('f"to_{n}"')) == f"to_{V.DYN_ATTR}"
     assert attr_name_key(cst.parse_expression('f"{a}.{b}"')) is None  # no identifier
     assert attr_name_key(cst.parse_expression("name")) is None
+
+
+def test_without_a_spec_a_flag_named_entry_parameter_is_no_tensor(tmp_path: Path) -> None:
+    """Without a spec nothing says what the entry's `step` or `use_mask` is: their names keep
+    them Python values (no finding); a submodule's `step` is still its caller's tensor."""
+    assert predicted_break_lines(tmp_path, WARMUP_STEP, None) == set()
+    assert predicted_break_lines(tmp_path, USE_MASK, None) == set()
+    assert predicted_break_lines(tmp_path, SUB_STEP, None) == _lines(SUB_STEP, ("float(step)",))

@@ -2563,7 +2563,9 @@ def _locally_false(w: FileWalker, src: str) -> bool:
             return False
         for i, prm in enumerate(fn.params):
             if prm.name == pname:
-                return not root_param_is_tensor(fn, i)
+                # a name alone (`step`, `use_cache`) leaves it to phase 2: the spec's input or
+                # a caller's argument may be a tensor there
+                return not root_param_is_tensor(fn, i, by_name=False)
     return False
 
 
