@@ -13,6 +13,11 @@ Each kind is a change of the value model, checked against the break lines torch 
   (named like a flag or counter) is what the spec passes (a 0-d tensor ``step``: ``float(step)``
   reads its value, GB0124; a Python int: no break), and a submodule's is what its caller passes.
   Without a spec an entry's flag-named parameter stays a Python value, as before.
+- **an entry's own 0-d integer tensor input as an index is not read**: ``self.sigmas[step]``,
+  ``x[:, offset]`` with the spec's 0-d ``int64`` input as it came do not break in torch 2.13;
+  a computed index (``step + 1``, ``offset - 1``, a rebound ``step = step.clamp(...)``, a
+  ``clone``) is read (GB0033). CL120 asks ``!inp`` of a parameter used as it came, which phase 2
+  holds false for an entry's spec tensor (``!idx`` elsewhere).
 """
 
 from __future__ import annotations
@@ -204,6 +209,51 @@ SUB_STEP = TORCH + textwrap.dedent("""
     """)
 TENSOR_T = {"inputs": [{"tensor": [2, 4]}, {"tensor": [], "data": [30.0]}]}
 
+# ------------------------------------------------------------- an entry's own index input
+# VALID: an Euler scheduler's step index picks its sigma (no break) and the next one (a
+# computed index: a break)
+EULER_STEP = TORCH + textwrap.dedent("""
+    class M(nn.Module):
+        def __init__(self, n=10):
+            super().__init__()
+            self.lin = nn.Linear(4, 4)
+            self.register_buffer("sigmas", torch.linspace(1.0, 0.0, n + 1))
+
+        def forward(self, x, step_index):
+            sigma = self.sigmas[step_index]
+            sigma_next = self.sigmas[step_index + 1]
+            return self.lin(x) * sigma + (sigma_next - sigma)
+    """)
+# VALID: a decoding offset picks a position embedding and a column (no break); the previous
+# column's index is computed (a break)
+DECODE_OFFSET = TORCH + textwrap.dedent("""
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.pe = nn.Parameter(torch.randn(16, 4))
+
+        def forward(self, x, offset):
+            pe = self.pe[offset]
+            cur = x[:, offset]
+            prev = x[:, offset - 1]
+            return cur[:, None] * pe + prev[:, None]
+    """)
+# INVALID: the step is rebound (clamped) before it indexes: a computed tensor, read
+CLAMPED_STEP = TORCH + textwrap.dedent("""
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("table", torch.linspace(0.0, 1.0, 8))
+
+        def forward(self, x, step):
+            step = step.clamp(max=7)
+            return x * self.table[step]
+    """)
+STEP_SPEC = {
+    "inputs": [{"tensor": [2, 4]}, {"tensor": [], "dtype": "int64", "data": [3]}],
+    "mode": "eval",
+}
+
 # name -> (source, spec, the lines' markers torch reports and the static stage predicts)
 CASES: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
     "split_stats": (SPLIT_STATS, X24, ("if var.min() <= 0",)),
@@ -217,6 +267,9 @@ CASES: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
     "warmup_int_step": (WARMUP_STEP, INT_STEP, ()),
     "use_mask_tensor": (USE_MASK, BOOL_FLAG, ("if use_mask",)),
     "submodule_step": (SUB_STEP, TENSOR_T, ("float(step)",)),
+    "euler_step": (EULER_STEP, STEP_SPEC, ("self.sigmas[step_index + 1]",)),
+    "decode_offset": (DECODE_OFFSET, STEP_SPEC, ("x[:, offset - 1]",)),
+    "clamped_step": (CLAMPED_STEP, STEP_SPEC, ("self.table[step]",)),
 }
 
 
@@ -265,3 +318,11 @@ def test_without_a_spec_a_flag_named_entry_parameter_is_no_tensor(tmp_path: Path
     assert predicted_break_lines(tmp_path, WARMUP_STEP, None) == set()
     assert predicted_break_lines(tmp_path, USE_MASK, None) == set()
     assert predicted_break_lines(tmp_path, SUB_STEP, None) == _lines(SUB_STEP, ("float(step)",))
+
+
+def test_the_index_tests() -> None:
+    """``!inp`` holds of a 0-d integer or bool tensor, as ``!idx``; phase 2 tells them apart."""
+    assert V.input_index(V.tensor(0, "int")) == V.tensor(0, "int")
+    assert V.input_index(V.tensor(1, "int")) == V.UNKNOWN
+    assert V.sources(V.input_index(V.sym("P|M.forward|i"))) == {"P|M.forward|i@!inp"}
+    assert V.has_test(["!inp"])

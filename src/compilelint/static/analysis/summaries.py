@@ -227,6 +227,17 @@ class Summaries:
         prm = next((p for p in fn.params if p.name == pname), None)
         if prm is None:
             return False
+        if "!inp" in steps:
+            if steps == ["!inp"] and key in self.roots:
+                given = self._spec_input(key, fn, prm)
+                if given is not None and given[0] == "T":
+                    # the entry's own tensor input as an index (`self.sigmas[step_index]`):
+                    # torch 2.13 does not read its value (a computed one, `step_index + 1`,
+                    # is read: GB0033)
+                    return False
+            # elsewhere (a callee's parameter, an entry without the spec's tensor) as any
+            # 0-d index
+            steps = ["!idx" if st == "!inp" else st for st in steps]
         test = V.has_test(steps)
         if key in self.roots:
             # what the spec passes the entry decides: a tensor (of its rank and dtype kind, for

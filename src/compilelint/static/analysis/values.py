@@ -469,8 +469,11 @@ def split_source(source: str) -> tuple[str, list[str]]:
 # unknown: ``x.view(...)``, ``x[mask]``), ``~1`` (one dim: ``x.unique()``, ``x.flatten()``) and
 # the tests (:data:`TESTS`): ``!idx``, the value if it is a 0-d integer or bool tensor, else
 # nothing (a candidate that requires it holds only for such an index); ``!mask``, the value if it
-# is a bool tensor of at least one dim (a boolean mask: ``x[mask]`` has a data-dependent size).
-TESTS = ("!idx", "!mask")
+# is a bool tensor of at least one dim (a boolean mask: ``x[mask]`` has a data-dependent size);
+# ``!inp``, as ``!idx`` for a parameter used as an index as it came (``table[step]``): where
+# the parameter is an entry's own tensor input, torch does not read its value there (an entry's
+# ``table[step + 1]`` is a computed index, ``!idx``).
+TESTS = ("!idx", "!mask", "!inp")
 
 
 def has_test(steps: Iterable[str]) -> bool:
@@ -500,7 +503,7 @@ def meta_step(v: Value, step: str) -> Value:
         return tensor(-1, d)
     if step == "~1":
         return tensor(1, d)
-    if step == "!idx":
+    if step == "!idx" or step == "!inp":
         return v if r == 0 and d in ("int", "bool") else UNKNOWN
     if step == "!mask":
         return v if r != 0 and d == "bool" else UNKNOWN
@@ -525,6 +528,12 @@ def untokened(v: Value) -> Value:
 def scalar_index(v: Value) -> Value:
     """What of ``v`` is a 0-d integer or bool tensor (used as an index, torch reads its value)."""
     return meta_step(v, "!idx")
+
+
+def input_index(v: Value) -> Value:
+    """:func:`scalar_index` of a parameter's own value as an index: an entry's tensor input
+    there is no read of data (``!inp``, decided in phase 2)."""
+    return meta_step(v, "!inp")
 
 
 def bool_mask(v: Value) -> Value:
