@@ -18,6 +18,9 @@ Each kind is a change of the value model, checked against the break lines torch 
   a computed index (``step + 1``, ``offset - 1``, a rebound ``step = step.clamp(...)``, a
   ``clone``) is read (GB0033). CL120 asks ``!inp`` of a parameter used as it came, which phase 2
   holds false for an entry's spec tensor (``!idx`` elsewhere).
+- **a module's ``parameters()``/``buffers()`` (and their ``named_`` forms) yield tensors**:
+  ``for p in self.backbone.parameters(): p.requires_grad_(flag)`` breaks (GB0125), a branch on
+  ``p.norm()`` breaks (GB0170); ``p.requires_grad`` and ``p.numel()`` are Python values.
 """
 
 from __future__ import annotations
@@ -254,6 +257,51 @@ STEP_SPEC = {
     "mode": "eval",
 }
 
+# ------------------------------------------------------------- a module's parameters
+# VALID: encoder layers frozen by name in forward (a fine-tuning schedule)
+FREEZE_BY_NAME = TORCH + textwrap.dedent("""
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.enc = nn.Linear(4, 4)
+            self.head = nn.Linear(4, 2)
+            self.frozen = True
+
+        def forward(self, x):
+            for name, p in self.enc.named_parameters():
+                if name.startswith("weight"):
+                    p.requires_grad_(not self.frozen)
+            return self.head(self.enc(x))
+    """)
+# VALID: a branch on a head parameter's norm (a max-norm check in forward)
+PARAM_NORM = TORCH + textwrap.dedent("""
+    class M(nn.Module):
+        def __init__(self, max_norm=100.0):
+            super().__init__()
+            self.head = nn.Linear(4, 2)
+            self.max_norm = max_norm
+
+        def forward(self, x):
+            for p in self.head.parameters():
+                if p.norm() > self.max_norm:
+                    print("head weights exploded")
+            return self.head(x)
+    """)
+# INVALID: what a parameter's flags and sizes give are Python values
+PARAM_FLAGS = TORCH + textwrap.dedent("""
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.head = nn.Linear(4, 2)
+
+        def forward(self, x):
+            n = sum(p.numel() for p in self.head.parameters() if p.requires_grad)
+            for _, b in self.named_buffers():
+                if b.dim() > 1:
+                    x = x * 2
+            return self.head(x) / n
+    """)
+
 # name -> (source, spec, the lines' markers torch reports and the static stage predicts)
 CASES: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
     "split_stats": (SPLIT_STATS, X24, ("if var.min() <= 0",)),
@@ -270,6 +318,9 @@ CASES: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
     "euler_step": (EULER_STEP, STEP_SPEC, ("self.sigmas[step_index + 1]",)),
     "decode_offset": (DECODE_OFFSET, STEP_SPEC, ("x[:, offset - 1]",)),
     "clamped_step": (CLAMPED_STEP, STEP_SPEC, ("self.table[step]",)),
+    "freeze_by_name": (FREEZE_BY_NAME, {**X24, "mode": "train"}, ("p.requires_grad_(",)),
+    "param_norm": (PARAM_NORM, X24, ("if p.norm() > self.max_norm",)),
+    "param_flags": (PARAM_FLAGS, X24, ()),
 }
 
 

@@ -325,6 +325,16 @@ def _literal(node: cst.BaseExpression) -> Value | None:
     return None
 
 
+# what iterating a module's parameters or buffers yields (``nn.Module`` methods): tensors, or
+# (name, tensor) pairs
+_MODULE_TENSOR_ITERS: dict[str, Value] = {
+    "parameters": V.seq("list", None, V.TENSOR),
+    "buffers": V.seq("list", None, V.TENSOR),
+    "named_parameters": V.seq("list", None, V.seq("tuple", [V.STR, V.TENSOR])),
+    "named_buffers": V.seq("list", None, V.seq("tuple", [V.STR, V.TENSOR])),
+}
+
+
 def attr_name_key(node: cst.BaseExpression) -> str | None:
     """The attribute a string argument names (``getattr``/``setattr``/``register_buffer``):
     a literal string's text, or an f-string's with :data:`values.DYN_ATTR` for each
@@ -828,6 +838,15 @@ class Evaluator:
             if ref is not None and ref.endswith("|forward"):
                 return V.sym(f"R|{ref}")  # an autograd.Function: what its forward returns
         recv_node = func.value
+        own_method = (
+            isinstance(recv_node, cst.Name)
+            and recv_node.value == "self"
+            and self.cls is not None
+            and meth in self.cls.methods
+        )
+        if meth in _MODULE_TENSOR_ITERS and not own_method:
+            # `self.backbone.parameters()`, `model.named_buffers()`: a module's tensors
+            return _MODULE_TENSOR_ITERS[meth]
         if isinstance(recv_node, cst.Name) and recv_node.value == "self" and self.cls is not None:
             if meth in self.cls.methods:
                 local_fn = self._walked_function(f"{self.cls.qual}.{meth}")
