@@ -35,12 +35,12 @@ GATE = HEAD + textwrap.dedent(
     class Model(nn.Module):
         def __init__(self, name="mix", threshold=0.4):
             super().__init__()
-            setattr(self, f"to_{name}", nn.Linear(8, 8))
-            self.name = name
+            self.proj_name = f"to_{name}"
+            setattr(self, self.proj_name, nn.Linear(8, 8))
             self.threshold = threshold
 
         def forward(self, x):
-            h = getattr(self, f"to_{self.name}")(x)
+            h = getattr(self, self.proj_name)(x)
             energy = h.pow(2).mean()
             if energy > self.threshold:
                 h = h * 0.5
@@ -80,7 +80,7 @@ AMBIGUOUS = HEAD + textwrap.dedent(
 
         def forward(self, x):
             y = self.proj(x)
-            self.cache["score"] = y.sigmoid().mean()
+            self.cache.update(score=y.sigmoid().mean())
             score = self.cache["score"]
             if self.cfg["gate"] and score > self.cfg["thresh"]:
                 y = y * 2
@@ -163,6 +163,40 @@ def test_an_observed_branch_on_an_untyped_value_is_rewritten(tmp_path: Path) -> 
     assert text == GATE  # the static stage alone does not know `energy` is a tensor
     text, _ = _fix(tmp_path, GATE, "if energy >")
     assert GATE_FIXED in text
+
+
+# the same gate and score read through an f-string name and an item stored into an attribute:
+# the value model knows both are tensors (pred23m), so no observation is needed
+GATE_FSTRING = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self, name="mix", threshold=0.4):
+            super().__init__()
+            setattr(self, f"to_{name}", nn.Linear(8, 8))
+            self.name = name
+            self.threshold = threshold
+
+        def forward(self, x):
+            h = getattr(self, f"to_{self.name}")(x)
+            energy = h.pow(2).mean()
+            if energy > self.threshold:
+                h = h * 0.5
+            return x + h
+    """
+)
+ITEM_STORED = AMBIGUOUS.replace(
+    "self.cache.update(score=y.sigmoid().mean())", 'self.cache["score"] = y.sigmoid().mean()'
+)
+
+
+def test_a_branch_on_a_value_read_by_an_f_string_name_or_stored_item_is_rewritten(
+    tmp_path: Path,
+) -> None:
+    text, _ = _fix(tmp_path, GATE_FSTRING, None)
+    assert GATE_FIXED in text
+    text, _ = _fix(tmp_path, ITEM_STORED, None)
+    assert '        if self.cfg["gate"]:\n' in text
+    assert '            y = torch.where(score > self.cfg["thresh"], y * 2, y)\n' in text
 
 
 def test_the_observed_name_is_a_tensor_where_it_is_read_again(tmp_path: Path) -> None:

@@ -325,6 +325,37 @@ def _literal(node: cst.BaseExpression) -> Value | None:
     return None
 
 
+# what iterating a module's parameters or buffers yields (``nn.Module`` methods): tensors, or
+# (name, tensor) pairs
+_MODULE_TENSOR_ITERS: dict[str, Value] = {
+    "parameters": V.seq("list", None, V.TENSOR),
+    "buffers": V.seq("list", None, V.TENSOR),
+    "named_parameters": V.seq("list", None, V.seq("tuple", [V.STR, V.TENSOR])),
+    "named_buffers": V.seq("list", None, V.seq("tuple", [V.STR, V.TENSOR])),
+}
+
+
+def attr_name_key(node: cst.BaseExpression) -> str | None:
+    """The attribute a string argument names (``getattr``/``setattr``/``register_buffer``):
+    a literal string's text, or an f-string's with :data:`values.DYN_ATTR` for each
+    replacement field (``f"to_{n}"`` is ``to___dyn__``); None for any other expression or a
+    name that is no identifier once the fields are replaced."""
+    if isinstance(node, cst.SimpleString):
+        ev = node.evaluated_value
+        key = ev if isinstance(ev, str) else None
+    elif isinstance(node, cst.FormattedString):
+        out: list[str] = []
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringText):
+                out.append(part.value)
+            else:
+                out.append(V.DYN_ATTR)
+        key = "".join(out)
+    else:
+        return None
+    return key if key is not None and key.isidentifier() and len(key) <= 64 else None
+
+
 class Evaluator:
     """Computes (and caches per node) the abstract value of expressions."""
 
@@ -677,6 +708,10 @@ class Evaluator:
             return V.BOOL
         if name in _STR_BUILTINS:
             return V.STR
+        if name == "getattr" and len(args) in (2, 3):
+            got = self._self_getattr(args)
+            if got is not None:
+                return got
         if name in _UNKNOWN_BUILTINS:
             return V.NONE if name == "print" else V.UNKNOWN
         if name in ("dict",):
@@ -727,6 +762,27 @@ class Evaluator:
             # a tensor element breaks the graph (CL101 reports the call)
             return V.BOOL
         return None
+
+    def _self_getattr(self, args: list[cst.BaseExpression]) -> Value | None:
+        """``getattr(self, "name")`` is ``self.name``; ``getattr(self, f"to_{n}")`` is the
+        attribute of the dynamic name ``to___dyn__`` (``A|<class>|to___dyn__``: in phase 2 every
+        attribute of the class the name may be); a default argument joins in. None for other
+        receivers and names, and for a dynamic name a method of the class may have."""
+        cls = self.cls
+        if cls is None or not (isinstance(args[0], cst.Name) and args[0].value == "self"):
+            return None
+        key = attr_name_key(args[1])
+        if key is None:
+            return None
+        if key in N.META_ATTRS:
+            got = _META_ATTR_VALUES.get(key, V.UNKNOWN)
+        elif any(V.attr_names_match(key, m) for m in cls.methods):
+            if V.DYN_ATTR in key:
+                return None
+            got = V.func(f"M|{cls.qual}|{key}")
+        else:
+            got = V.sym(f"A|{cls.qual}|{key}")
+        return V.join(got, self.value(args[2])) if len(args) == 3 else got
 
     def _call(self, node: cst.Call) -> Value:
         func = node.func
@@ -782,6 +838,15 @@ class Evaluator:
             if ref is not None and ref.endswith("|forward"):
                 return V.sym(f"R|{ref}")  # an autograd.Function: what its forward returns
         recv_node = func.value
+        own_method = (
+            isinstance(recv_node, cst.Name)
+            and recv_node.value == "self"
+            and self.cls is not None
+            and meth in self.cls.methods
+        )
+        if meth in _MODULE_TENSOR_ITERS and not own_method:
+            # `self.backbone.parameters()`, `model.named_buffers()`: a module's tensors
+            return _MODULE_TENSOR_ITERS[meth]
         if isinstance(recv_node, cst.Name) and recv_node.value == "self" and self.cls is not None:
             if meth in self.cls.methods:
                 local_fn = self._walked_function(f"{self.cls.qual}.{meth}")

@@ -12,8 +12,10 @@ from compilelint.static.analysis import names as N
 from compilelint.static.analysis.facts import FunctionFacts
 
 
-def root_param_is_tensor(fn: FunctionFacts, i: int) -> bool:
-    """Whether parameter ``i`` of a compiled-region root (``forward``) is taken as a tensor."""
+def root_param_is_tensor(fn: FunctionFacts, i: int, by_name: bool = True) -> bool:
+    """Whether parameter ``i`` of a compiled-region root (``forward``) is taken as a tensor;
+    ``by_name=False``: whether anything but its name (``step``, ``use_cache``) says it is not
+    (what an input spec or a caller passes may still make a flag-named parameter a tensor)."""
     prm = fn.params[i]
     if prm.index == 0 and fn.cls is not None and prm.name in ("self", "cls"):
         return False
@@ -27,6 +29,8 @@ def root_param_is_tensor(fn: FunctionFacts, i: int) -> bool:
         return False
     if prm.tensor_use:
         return True  # `num_rois.max()`: only a tensor has the method
+    if not by_name:
+        return True
     name = prm.name.lower()
     return not (
         name in N.FLAG_NAMES or name.startswith(N.FLAG_PREFIXES) or name.endswith(N.FLAG_SUFFIXES)

@@ -180,11 +180,15 @@ class Summaries:
             return self.is_module_class(path, rest)  # type: ignore[attr-defined]
         if kind == "A":
             cq, _, attr = rest.rpartition("|")
+            dyn = V.DYN_ATTR in attr
             for cp, cqq in self.mro(path, cq):  # type: ignore[attr-defined]
                 cf = self.files[cp].classes[cqq]
-                if cf.attrs.get(attr):
-                    if self._any(cp, V.apply_steps(V.join(*cf.attrs[attr]), steps)):
-                        return True
+                # a dynamic name (``getattr(self, f"running_{s}")``): every attribute it may be
+                names = [a for a in cf.attrs if V.attr_names_match(attr, a)] if dyn else [attr]
+                for a in names:
+                    if cf.attrs.get(a):
+                        if self._any(cp, V.apply_steps(V.join(*cf.attrs[a]), steps)):
+                            return True
             return False
         return False
 
@@ -223,6 +227,17 @@ class Summaries:
         prm = next((p for p in fn.params if p.name == pname), None)
         if prm is None:
             return False
+        if "!inp" in steps:
+            if steps == ["!inp"] and key in self.roots:
+                given = self._spec_input(key, fn, prm)
+                if given is not None and given[0] == "T":
+                    # the entry's own tensor input as an index (`self.sigmas[step_index]`):
+                    # torch 2.13 does not read its value (a computed one, `step_index + 1`,
+                    # is read: GB0033)
+                    return False
+            # elsewhere (a callee's parameter, an entry without the spec's tensor) as any
+            # 0-d index
+            steps = ["!idx" if st == "!inp" else st for st in steps]
         test = V.has_test(steps)
         if key in self.roots:
             # what the spec passes the entry decides: a tensor (of its rank and dtype kind, for

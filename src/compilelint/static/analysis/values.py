@@ -107,6 +107,32 @@ def tensor(rank: Rank = -1, dtype: str = "") -> Value:
     return ("T", "m", rank, dtype)
 
 
+# The placeholder of a dynamic attribute name: ``getattr(self, f"running_{stat}")``,
+# ``setattr(self, f"to_{n}", ...)``, ``register_buffer(f"running_{stat}", ...)`` name the
+# attribute ``running___dyn__`` (:func:`attr_names_match`; see ``A|<class>|<attr>``).
+DYN_ATTR = "__dyn__"
+
+
+def attr_names_match(pattern: str, name: str) -> bool:
+    """Whether attribute ``name`` may be the dynamic name ``pattern`` (holding
+    :data:`DYN_ATTR` for each replacement field): each field stands for any text."""
+    if DYN_ATTR not in pattern:
+        return pattern == name
+    parts = pattern.split(DYN_ATTR)
+    if not (name.startswith(parts[0]) and name.endswith(parts[-1])):
+        return False
+    if len(name) < len(parts[0]) + len(parts[-1]):
+        return False
+    pos = len(parts[0])
+    end = len(name) - len(parts[-1])
+    for mid in parts[1:-1]:
+        i = name.find(mid, pos, end)
+        if i < 0:
+            return False
+        pos = i + len(mid)
+    return True
+
+
 def tensor_meta(v: Value) -> tuple[Rank, str]:
     """(rank, dtype) of a tensor member (``-1``/``""`` when unknown)."""
     if len(v) == 4:
@@ -443,8 +469,11 @@ def split_source(source: str) -> tuple[str, list[str]]:
 # unknown: ``x.view(...)``, ``x[mask]``), ``~1`` (one dim: ``x.unique()``, ``x.flatten()``) and
 # the tests (:data:`TESTS`): ``!idx``, the value if it is a 0-d integer or bool tensor, else
 # nothing (a candidate that requires it holds only for such an index); ``!mask``, the value if it
-# is a bool tensor of at least one dim (a boolean mask: ``x[mask]`` has a data-dependent size).
-TESTS = ("!idx", "!mask")
+# is a bool tensor of at least one dim (a boolean mask: ``x[mask]`` has a data-dependent size);
+# ``!inp``, as ``!idx`` for a parameter used as an index as it came (``table[step]``): where
+# the parameter is an entry's own tensor input, torch does not read its value there (an entry's
+# ``table[step + 1]`` is a computed index, ``!idx``).
+TESTS = ("!idx", "!mask", "!inp")
 
 
 def has_test(steps: Iterable[str]) -> bool:
@@ -474,7 +503,7 @@ def meta_step(v: Value, step: str) -> Value:
         return tensor(-1, d)
     if step == "~1":
         return tensor(1, d)
-    if step == "!idx":
+    if step == "!idx" or step == "!inp":
         return v if r == 0 and d in ("int", "bool") else UNKNOWN
     if step == "!mask":
         return v if r != 0 and d == "bool" else UNKNOWN
@@ -499,6 +528,12 @@ def untokened(v: Value) -> Value:
 def scalar_index(v: Value) -> Value:
     """What of ``v`` is a 0-d integer or bool tensor (used as an index, torch reads its value)."""
     return meta_step(v, "!idx")
+
+
+def input_index(v: Value) -> Value:
+    """:func:`scalar_index` of a parameter's own value as an index: an entry's tensor input
+    there is no read of data (``!inp``, decided in phase 2)."""
+    return meta_step(v, "!inp")
 
 
 def bool_mask(v: Value) -> Value:

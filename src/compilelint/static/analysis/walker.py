@@ -25,7 +25,7 @@ import libcst as cst
 from compilelint.static.analysis import conds as C
 from compilelint.static.analysis import names as N
 from compilelint.static.analysis import values as V
-from compilelint.static.analysis.evaluate import Evaluator, _forward_classes
+from compilelint.static.analysis.evaluate import Evaluator, _forward_classes, attr_name_key
 from compilelint.static.analysis.facts import (
     BRANCH,
     IN_TRY,
@@ -871,6 +871,17 @@ class FileWalker(Evaluator):
             if isinstance(target.value, cst.Name):
                 self.scope.kwdicts.pop(target.value.value, None)  # `kw["eps"] = 1e-3`
                 self.scope.changed_dicts.add(target.value.value)
+            elif (
+                isinstance(target.value, cst.Attribute)
+                and isinstance(target.value.value, cst.Name)
+                and target.value.value.value == "self"
+                and self.cls is not None
+                and len(target.slice) == 1
+                and isinstance(target.slice[0].slice, cst.Index)
+            ):
+                # an item stored into an attribute (`self.cache["score"] = y.mean()`): reading
+                # the item back (`self.cache["score"]`) may give the value stored
+                self._attr_item_store(target.value.attr.value, target.slice[0].slice.value, value)
         elif isinstance(target, cst.Attribute):
             if (
                 isinstance(target.value, cst.Name)
@@ -883,6 +894,20 @@ class FileWalker(Evaluator):
                 if not any(m[0] == "Y" and m[1].startswith("A|") for m in V.members(value)):
                     if value not in lst:
                         lst.append(value)
+
+    def _attr_item_store(self, attr: str, key: cst.BaseExpression, value: Value) -> None:
+        """Record ``self.<attr>[key] = value`` as a value of ``self.<attr>``: a dict holding
+        ``value`` at a literal string key, else at any key (its elements)."""
+        assert self.cls is not None
+        if value == V.UNKNOWN or any(
+            m[0] == "Y" and m[1].startswith("A|") for m in V.members(value)
+        ):
+            return
+        k = key.evaluated_value if isinstance(key, cst.SimpleString) else None
+        held = V.dict_of([(k, value)]) if isinstance(k, str) else V.dict_of(None, value)
+        lst = self.cls.attrs.setdefault(attr, [])
+        if held not in lst:
+            lst.append(held)
 
     def _kwalt(self, name: str, src: cst.BaseExpression | None) -> None:
         """Record one more binding of ``name`` (``Scope.kwalts``): a dict of literal string
@@ -1287,11 +1312,28 @@ class FileWalker(Evaluator):
             and node.func.value.value == "self"
             and self.cls is not None
             and node.args
-            and isinstance(node.args[0].value, cst.SimpleString)
         ):
-            name = node.args[0].value.evaluated_value
-            if isinstance(name, str):
+            # a literal name, or an f-string's (``register_buffer(f"running_{stat}", ...)``)
+            name = attr_name_key(node.args[0].value)
+            if name is not None:
                 self.cls.attrs[name] = [V.TENSOR]
+        if (
+            type(node.func) is cst.Name
+            and node.func.value == "setattr"
+            and len(node.args) == 3
+            and not any(a.star or a.keyword for a in node.args)
+            and isinstance(node.args[0].value, cst.Name)
+            and node.args[0].value.value == "self"
+            and self.cls is not None
+            and not self.shadowed("setattr")
+        ):
+            # `setattr(self, f"to_{n}", nn.Linear(d, d))` stores as `self.to___dyn__ = ...`
+            name = attr_name_key(node.args[1].value)
+            if name is not None:
+                target = cst.Attribute(value=cst.Name("self"), attr=cst.Name(name))
+                src = node.args[2].value
+                self.bind(target, self.value(src), src)
+                self.bind_self_attr_classes(target, src)
         if (
             isinstance(node.func, cst.Attribute)
             and node.func.attr.value in _FORWARD_HOOK_REGISTRARS
@@ -2528,7 +2570,9 @@ def _locally_false(w: FileWalker, src: str) -> bool:
             return False
         for i, prm in enumerate(fn.params):
             if prm.name == pname:
-                return not root_param_is_tensor(fn, i)
+                # a name alone (`step`, `use_cache`) leaves it to phase 2: the spec's input or
+                # a caller's argument may be a tensor there
+                return not root_param_is_tensor(fn, i, by_name=False)
     return False
 
 

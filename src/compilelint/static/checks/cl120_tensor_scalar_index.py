@@ -23,7 +23,13 @@ class TensorScalarIndex(Check):
             v = self.w.value(it.value)
             if v[0] not in "TJY":
                 continue  # (``scalar_index`` has nothing else to find: no call for it)
-            test = V.scalar_index(v)
+            iv = it.value
+            if type(iv) is cst.Name and self.w._is_param(iv.value):
+                # the parameter as it came (``sigmas[step_index]``): no read where it is an
+                # entry's own input (phase 2, ``!inp``)
+                test = V.input_index(v)
+            else:
+                test = V.scalar_index(v)
             taint = V.sources(test)
             if not taint:
                 continue
