@@ -167,7 +167,9 @@ def guard_group(
             if isinstance(holder, (cst.FunctionDef, cst.ClassDef)):
                 return NoFix(f"`{ctx.code(r)}` is read by a nested definition")
             if _flows(holder) is not None:
-                return NoFix(f"`{ctx.code(r)}` flows into `{ctx.code(holder).strip().splitlines()[0]}`")
+                return NoFix(
+                    f"`{ctx.code(r)}` flows into `{ctx.code(holder).strip().splitlines()[0]}`"
+                )
             group.append(holder)
             changed = True
     _take_producers(ctx, fn, group, params)
