@@ -117,6 +117,9 @@ class Prediction:
     # the files of the functions the entry reaches (not reported): where the prediction, which
     # knows the spec's calls, decides the recompiles the scan without a spec assumed
     files: tuple[str, ...] = ()
+    # the (path, line) of each CL304 finding whose int the spec's calls cannot change
+    # (:func:`settled_sizes`; not reported): with a spec the prediction decides them
+    settled: tuple[tuple[str, int], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -1554,6 +1557,7 @@ def predict(
         recompile_sites=tuple(recs),
         notes=tuple(notes),
         files=tuple(sorted({k[0] for k in keys})),
+        settled=settled_sizes(project, entry, keyset, findings, calls) if spec.inputs_given else (),
     )
 
 
@@ -1876,6 +1880,43 @@ def _shapes_change(calls: Sequence[tuple[list[Abstract], dict[str, Abstract]]]) 
                 return True
             seen.setdefault(k, a[1])
     return False
+
+
+SIZE_RULE = "CL304"  # a size read as an int before a break and used after it
+
+
+def settled_sizes(
+    project: Project,
+    entry: FKey,
+    keyset: set[FKey],
+    findings: Sequence[Finding],
+    calls: Sequence[tuple[list[Abstract], dict[str, Abstract]]],
+) -> tuple[tuple[str, int], ...]:
+    """The CL304 findings (a size read as a Python int before a break, an int input of the
+    resume function) whose int the spec's calls cannot change, so that no guard on it fails:
+    every call brings the tensors of the first (same shapes, and no new data that a size read
+    from ``nonzero``/``unique``/a mask could follow), and the finding's function runs once per
+    call of the entry (a method of a class two attributes hold runs on two layers' tensors).
+    Without a spec the scan assumes sizes that change between calls (serving); with one, the
+    prediction knows the calls and decides (checked on torch 2.13: one call, or calls with
+    the same tensor, never recompile the resume function)."""
+    if _shapes_change(calls) or _distinct_tensor_calls(calls) > 1:
+        return ()
+    out: list[tuple[str, int]] = []
+    for f in findings:
+        if f.rule != SIZE_RULE:
+            continue
+        # a finding of a library reached from the model is reported at the model's call; its
+        # last frame is where the size is read
+        at = f.frames[-1] if f.frames else None
+        path, line = (at.path, at.line) if at is not None else (f.path, f.line)
+        func, _loop = _candidate_in_loop(project, path, line, f.rule)
+        if (path, func) not in keyset:
+            continue
+        if _runs_per_call(project, entry, (path, func)) >= 2:
+            continue
+        out.append((f.path, f.line))
+    return tuple(out)
 
 
 def _size_recompiles(
@@ -2482,7 +2523,8 @@ def spec_decided(
     """``findings`` less the scan's own ``CL303`` findings (the recompiles it predicts without a
     spec, "between its calls") in the files the spec's entry reaches at lines the prediction
     has no recompile for: with a spec the prediction knows the calls (one call draws one
-    number, runs a frame once), so it decides; elsewhere they stay."""
+    number, runs a frame once), so it decides; elsewhere they stay. Likewise the ``CL304``
+    findings whose int the spec's calls cannot change (:func:`settled_sizes`)."""
     base = cwd or os.getcwd()
 
     def key(path: str, line: int) -> tuple[str, int]:
@@ -2490,12 +2532,16 @@ def spec_decided(
 
     files = {key(p, 0)[0] for p in pred.files}
     sites = {key(r.path, r.line) for r in pred.recompile_sites}
+    settled = {key(p, line) for p, line in pred.settled}
     return [
         f
         for f in findings
-        if f.rule != PREDICTED_RECOMPILE
-        or key(f.path, f.line)[0] not in files
-        or key(f.path, f.line) in sites
+        if (
+            f.rule != PREDICTED_RECOMPILE
+            or key(f.path, f.line)[0] not in files
+            or key(f.path, f.line) in sites
+        )
+        and not (f.rule == SIZE_RULE and key(f.path, f.line) in settled - sites)
     ]
 
 
