@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests.pred_helpers import line_of, torch_recompile_lines
+from tests.pred_helpers import line_of, predicted_recompile_lines, torch_recompile_lines
 
 TORCH = "import torch\nfrom torch import nn\n"
 
@@ -158,3 +158,126 @@ def test_the_settled_sizes_match_torch(tmp_path: Path, name: str) -> None:
         assert got == set(), got
     else:  # the resume function recompiles
         assert any(n > line_of(src, _READ[src]) for n in got), got
+
+
+# ---------------------------------------------------------------------------- moving reads
+MOVES = "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n"
+
+
+def _moves(body: str) -> str:
+    return (
+        MOVES
+        + textwrap.dedent(
+            """
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.weight = nn.Parameter(torch.randn(2, 1, 3, 3) * 0.1)
+
+        """
+        )
+        + textwrap.indent(textwrap.dedent(body), "    ")
+    )
+
+
+def _spec(values: list[Any]) -> dict[str, Any]:
+    def arg(v: Any) -> Any:
+        return {"tuple": v} if isinstance(v, list) else v
+
+    x = {"tensor": [1, 2, 12, 12]}
+    return {
+        "inputs": [x, arg(values[0])],
+        "variants": [{"inputs": [x, arg(v)]} for v in values[1:]],
+    }
+
+
+MOVE_CASES: dict[str, tuple[str, str, list[Any]]] = {
+    # VALID: a pooling size renamed first (timm-style `kernel = self.pool_size if ... else size`)
+    "alias_pool": (
+        """
+        def forward(self, x, size):
+            k = size
+            x = x * 2
+            return F.avg_pool2d(x, k)
+        """,
+        "return F.avg_pool2d(x, k)",
+        [2, 3, 4],
+    ),
+    # VALID: a sampler's step count renamed, then divided by
+    "alias_steps": (
+        """
+        def forward(self, x, steps):
+            n = steps
+            h = x + 1
+            dt = 1.0 / n
+            return h * dt
+        """,
+        "dt = 1.0 / n",
+        [4, 6, 3],
+    ),
+    # VALID: a stride packed in a list, the list passed to the op
+    "packed_stride": (
+        """
+        def forward(self, x, stride):
+            strides = [stride, stride]
+            h = x.relu()
+            return F.max_pool2d(h, 2, stride=strides)
+        """,
+        "return F.max_pool2d(h, 2, stride=strides)",
+        [1, 2, 3],
+    ),
+    # VALID: a dilation tuple iterated into the padding (ConvNeXt-style depthwise mixer)
+    "iterated_dilation": (
+        """
+        def forward(self, x, dilation=(1, 1)):
+            pad = tuple(d for d in dilation)
+            h = x * 1
+            return F.conv2d(h, self.weight, padding=pad, dilation=dilation, groups=2)
+        """,
+        "return F.conv2d(h, self.weight",
+        [[1, 1], [2, 2], [3, 1]],
+    ),
+    # INVALID: the first read computes with it: the guard is there
+    "computed_first": (
+        """
+        def forward(self, x, steps):
+            n = steps * 2
+            h = x + 1
+            dt = 1.0 / n
+            return h * dt
+        """,
+        "n = steps * 2",
+        [4, 6, 3],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MOVE_CASES))
+def test_a_moved_value_is_guarded_where_it_is_needed(tmp_path: Path, name: str) -> None:
+    body, at, values = MOVE_CASES[name]
+    src = _moves(body)
+    assert predicted_recompile_lines(tmp_path, src, _spec(values)) == {line_of(src, at)}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(MOVE_CASES))
+def test_the_moved_values_match_torch(tmp_path: Path, name: str) -> None:
+    body, at, values = MOVE_CASES[name]
+    src = _moves(body)
+    assert torch_recompile_lines(tmp_path, src, _spec(values)) == {line_of(src, at)}
+
+
+def test_guarding_read_follows_the_names_a_value_moves_into() -> None:
+    import ast
+
+    from compilelint.static.predict import guarding_read
+
+    def first(src: str, name: str) -> int | None:
+        fn = ast.parse(textwrap.dedent(src)).body[0]
+        assert isinstance(fn, ast.FunctionDef)
+        return guarding_read(fn, name)
+
+    assert first("def f(n):\n    a = n\n    b, c = a, 1\n    return b + 1\n", "n") == 4
+    assert first("def f(n):\n    for k in (n, n):\n        print(k)\n", "n") == 3
+    assert first("def f(n):\n    if n > 2:\n        pass\n", "n") == 2
+    assert first("def f(n):\n    a = n\n    return x\n", "n") is None

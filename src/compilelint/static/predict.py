@@ -495,6 +495,13 @@ class _Param:
     def specialized(self) -> bool:
         return any(r[1] == "specialize" for r in self.rows)
 
+    @property
+    def first_use(self) -> int | None:
+        """The line of the first read (its ``"use"`` row), when :meth:`where` falls to it."""
+        if any(r[1] in ("specialize", "branch") and r[2] for r in self.rows):
+            return None
+        return next((int(r[2]) for r in self.rows if r[1] == "use" and r[2]), None)
+
     def line(self, fallback: int) -> int:
         return self.where("", fallback)[1]
 
@@ -868,6 +875,16 @@ def predict_recompiles(
             # checked before the frame runs: torch names no user line, only the frame's `def`
             at, line = path, def_line
         kind = _kind_of(subject, guard)
+        if (
+            kind in ("number", "string")
+            and p is not None
+            and at == path
+            and line == p.first_use
+            and all(len(r) <= 5 for r in p.rows)
+        ):
+            # the first read only moved the value (`k = size`, `[s, s]`, `for d in dilation`):
+            # dynamo keeps it lazy and guards where traced code first needs it
+            line = _guarding_read_line(path, entry[1], base, line)
         if kind == "string" and "== '" in guard and p is not None and p.rows:
             if all(len(r) <= 5 for r in p.rows):
                 # a string is a constant guarded where traced code first reads it (torch 2.13:
@@ -883,7 +900,14 @@ def predict_recompiles(
             )
             fix = _FIX["specialized"]
             first = min(
-                (int(r[2]) for r in p.rows if r[1] in ("use", "branch") and r[2]), default=line
+                (
+                    _guarding_read_line(path, entry[1], base, int(r[2]))
+                    if r[1] == "use"
+                    else int(r[2])
+                    for r in p.rows
+                    if r[1] in ("use", "branch") and r[2]
+                ),
+                default=line,
             )
             if count > 1 and first < line and all(len(r) <= 5 for r in p.rows):
                 # the first recompile fails the guard on the constant installed where traced
@@ -2224,6 +2248,71 @@ def _frame_reads(comp: ast.expr, names: set[str]) -> list[tuple[int, str]]:
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names
     ]
     return inside + first
+
+
+def _moved_into(node: ast.expr, parents: Mapping[int, ast.AST]) -> list[str] | None:
+    """Where a read of a value only moves it, the names it is moved into (``[]``: none, e.g.
+    an element of a tuple that is passed on); None where the read needs the value. Moving: a
+    plain assignment's value (``k = size``), an element of a tuple, list or set display or of
+    ``tuple(...)``/``list(...)`` (``strides = [s, s]``), the iterable of a comprehension or of
+    ``for`` (its target is bound to the elements) and a comprehension's element. dynamo keeps
+    such a value lazy (an unrealised variable tracker) and installs its guard at the first use
+    that needs it: an operation, a comparison, an argument of a call (checked on torch 2.13:
+    ``k = size`` then ``F.avg_pool2d(x, k)``, ``n = steps`` then ``1.0 / n``, ``[s, s]`` as a
+    ``stride``, ``tuple(d for d in dilation)``: each guard names the later line)."""
+    cur: ast.AST = node
+    while True:
+        par = parents.get(id(cur))
+        if isinstance(par, (ast.Tuple, ast.List, ast.Set, ast.Starred)):
+            cur = par
+            continue
+        if isinstance(par, (ast.GeneratorExp, ast.ListComp, ast.SetComp)) and par.elt is cur:
+            cur = par
+            continue
+        if (
+            isinstance(par, ast.Call)
+            and isinstance(par.func, ast.Name)
+            and par.func.id in ("tuple", "list")
+            and cur in par.args
+        ):
+            cur = par
+            continue
+        if isinstance(par, ast.comprehension) and par.iter is cur:
+            return [n.id for n in ast.walk(par.target) if isinstance(n, ast.Name)]
+        if isinstance(par, ast.For) and par.iter is cur:
+            return [n.id for n in ast.walk(par.target) if isinstance(n, ast.Name)]
+        if isinstance(par, ast.Assign) and par.value is cur:
+            return [n.id for t in par.targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+        return None if cur is node else []
+
+
+def guarding_read(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> int | None:
+    """The line of the first read of ``name`` (or of a name it was moved into) that needs its
+    value, where dynamo installs the guard on it (:func:`_moved_into`); None when none does."""
+    parents: dict[int, ast.AST] = {id(c): fn for c in ast.iter_child_nodes(fn)}
+    loads: list[ast.Name] = []
+    for n in _own_nodes(fn):
+        for c in ast.iter_child_nodes(n):
+            parents[id(c)] = n
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            loads.append(n)
+    names = {name}
+    for n in sorted(loads, key=lambda e: (e.lineno, e.col_offset)):
+        if n.id not in names:
+            continue
+        moved = _moved_into(n, parents)
+        if moved is None:
+            return n.lineno
+        names.update(moved)
+    return None
+
+
+def _guarding_read_line(path: str, qual: str, name: str, line: int) -> int:
+    """:func:`guarding_read` of ``name`` in the function ``qual`` of ``path``, else ``line``."""
+    tree = _parsed(path)
+    fn = _function_node(tree, qual) if tree is not None else None
+    got = guarding_read(fn, name) if fn is not None else None
+    return got if got is not None and got >= line else line
 
 
 def _own_nodes(fn: ast.AST) -> Iterable[ast.AST]:
