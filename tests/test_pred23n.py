@@ -281,3 +281,103 @@ def test_guarding_read_follows_the_names_a_value_moves_into() -> None:
     assert first("def f(n):\n    for k in (n, n):\n        print(k)\n", "n") == 3
     assert first("def f(n):\n    if n > 2:\n        pass\n", "n") == 2
     assert first("def f(n):\n    a = n\n    return x\n", "n") is None
+
+
+# ---------------------------------------------------------------------------- graphless tails
+TAIL = "import json\nfrom collections import defaultdict\n\nimport torch\nfrom torch import nn\n"
+
+
+def _tail(body: str) -> str:
+    return (
+        TAIL
+        + textwrap.dedent(
+            """
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+                self.records = []
+                self.total = 0.0
+                self.n = 0
+                self.hist = defaultdict(int)
+
+        """
+        )
+        + textwrap.indent(textwrap.dedent(body), "    ")
+    )
+
+
+TAIL_CASES: dict[str, tuple[str, str, bool]] = {
+    # VALID: a structured log record kept on the module (one per batch)
+    "records": (
+        """
+        def forward(self, x):
+            h = self.fc(x)
+            rec = json.dumps({"max": h.max().item()})
+            self.records.append(rec)
+            return h
+        """,
+        "self.records.append(rec)",
+        True,
+    ),
+    # VALID: a running mean's counters (the float's guard is read before the break: kept)
+    "running_mean": (
+        """
+        def forward(self, x):
+            loss = self.fc(x).pow(2).mean()
+            self.total += loss.item()
+            self.n += 1
+            return loss
+        """,
+        "self.n += 1",
+        True,
+    ),
+    # VALID: a class histogram counted over `.tolist()`
+    "histogram": (
+        """
+        def forward(self, x):
+            logits = self.fc(x)
+            for p in logits.argmax(dim=1).tolist():
+                self.hist[p] += 1
+            return logits
+        """,
+        "self.hist[p] += 1",
+        True,
+    ),
+    # INVALID: a tensor op after the append makes a graph: it recompiles there
+    "op_after": (
+        """
+        def forward(self, x):
+            h = self.fc(x)
+            rec = json.dumps({"max": h.max().item()})
+            self.records.append(rec)
+            return h * 2
+        """,
+        "self.records.append(rec)",
+        False,
+    ),
+}
+_TAIL_SPEC = {"inputs": [{"tensor": [3, 4]}], "calls": 3}
+
+
+@pytest.mark.parametrize("name", sorted(TAIL_CASES))
+def test_state_changed_where_no_graph_is_made_is_no_recompile(tmp_path: Path, name: str) -> None:
+    body, at, graphless = TAIL_CASES[name]
+    src = _tail(body)
+    line = line_of(src, at)
+    got = findings_with_spec(tmp_path, src, _TAIL_SPEC)
+    assert (line in {n for _r, n in got}) != graphless, sorted(got)
+    assert (line in predicted_recompile_lines(tmp_path, src, _TAIL_SPEC)) != graphless
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(TAIL_CASES))
+def test_the_graphless_tails_match_torch(tmp_path: Path, name: str) -> None:
+    body, at, graphless = TAIL_CASES[name]
+    src = _tail(body)
+    got = torch_recompile_lines(tmp_path, src, _TAIL_SPEC)
+    assert (line_of(src, at) in got) != graphless, got
+    if name == "running_mean":  # the float attribute's guard, read before the break
+        total = line_of(src, "self.total += loss.item()")
+        assert total in got, got
+        assert total in predicted_recompile_lines(tmp_path, src, _TAIL_SPEC)

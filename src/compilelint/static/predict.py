@@ -460,6 +460,142 @@ def _empty_tail(
     )
 
 
+# calls that make no graph op: a value read that breaks, Python's own conversions and JSON,
+# and the methods that fill a Python container of the module (``self.records.append(r)``)
+_PLAIN_CALLS = frozenset({"item", "tolist", "int", "float", "bool", "str", "round", "dumps"})
+_FILL_METHODS = frozenset({"append", "extend", "add", "update", "appendleft"})
+
+
+def _is_self_state(e: ast.expr) -> bool:
+    """``self.a``, ``self.a.b``, ``self.a[k]``."""
+    while isinstance(e, (ast.Attribute, ast.Subscript)):
+        e = e.value
+    return isinstance(e, ast.Name) and e.id == "self"
+
+
+def _plain_value(e: ast.expr, numbers: set[str]) -> bool:
+    """An expression of Python values only: constants, names of :func:`graphless_tail`'s
+    numbers, displays and arithmetic of those, and calls of :data:`_PLAIN_CALLS`."""
+    if isinstance(e, ast.Constant):
+        return True
+    if isinstance(e, ast.Name):
+        return e.id in numbers
+    if isinstance(e, ast.BinOp):
+        return _plain_value(e.left, numbers) and _plain_value(e.right, numbers)
+    if isinstance(e, ast.UnaryOp):
+        return _plain_value(e.operand, numbers)
+    if isinstance(e, (ast.Tuple, ast.List)):
+        return all(_plain_value(x, numbers) for x in e.elts)
+    if isinstance(e, ast.Dict):
+        return all(_plain_value(x, numbers) for x in [*e.keys, *e.values] if x is not None)
+    if isinstance(e, ast.Subscript):  # self.hist[p]
+        return _is_self_state(e) and _plain_value(e.slice, numbers)
+    if isinstance(e, ast.Attribute):
+        return _is_self_state(e)
+    return False
+
+
+def graphless_tail(fn: ast.FunctionDef | ast.AsyncFunctionDef, last: int) -> tuple[int, int] | None:
+    """The lines (first, last) of the resume function after the frame's last break at line
+    ``last`` (after the break's statement, or its loop's body), where it makes no graph: the break's statement is a top-level statement of the
+    function that stores what the break read (``self.total += loss.item()``, ``rec =
+    json.dumps({"m": h.max().item()})``, ``for p in preds.tolist():``), and every statement after
+    it only moves Python values: stores into module state or names (``self.n += 1``,
+    ``self.hist[p] += 1``), fills a container of the module (``self.records.append(rec)``), and
+    returns names. dynamo compiles no graph for it, so it installs no guard there: a change of
+    module state there never recompiles (checked on torch 2.13: a list appended to after an
+    ``.item()`` break recompiles only when a tensor op follows the append). None otherwise."""
+    body = fn.body
+    idx = next(
+        (i for i, st in enumerate(body) if st.lineno <= last <= (st.end_lineno or st.lineno)),
+        None,
+    )
+    if idx is None:
+        return None
+    numbers: set[str] = set()
+
+    def targets(t: ast.expr) -> bool:
+        if _is_self_state(t):
+            return True
+        if isinstance(t, ast.Name):
+            numbers.add(t.id)
+            return True
+        if isinstance(t, (ast.Tuple, ast.List)):
+            return all(targets(x) for x in t.elts)
+        return False
+
+    def value_read(e: ast.expr) -> bool:  # the break's statement: its outer calls are plain
+        return isinstance(e, ast.Call) and (
+            (isinstance(e.func, ast.Attribute) and e.func.attr in _PLAIN_CALLS)
+            or (isinstance(e.func, ast.Name) and e.func.id in _PLAIN_CALLS)
+        )
+
+    def plain(st: ast.stmt) -> bool:
+        if isinstance(st, ast.Return):
+            return (
+                st.value is None
+                or isinstance(st.value, ast.Name)
+                or (
+                    isinstance(st.value, ast.Tuple)
+                    and all(isinstance(x, ast.Name) for x in st.value.elts)
+                )
+            )
+        if isinstance(st, ast.Assign):
+            return _plain_value(st.value, numbers) and all(targets(t) for t in st.targets)
+        if isinstance(st, ast.AugAssign):
+            return _plain_value(st.value, numbers) and targets(st.target)
+        if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call):
+            f = st.value.func
+            return (
+                isinstance(f, ast.Attribute)
+                and f.attr in _FILL_METHODS
+                and _is_self_state(f.value)
+                and all(_plain_value(a, numbers) for a in st.value.args)
+            )
+        if isinstance(st, ast.For) and not st.orelse and targets(st.target):
+            return all(plain(x) for x in st.body)
+        return False
+
+    st = body[idx]
+    if isinstance(st, (ast.Assign, ast.AugAssign)) and st.value is not None:
+        value, tgts = st.value, (st.targets if isinstance(st, ast.Assign) else [st.target])
+        if not value_read(value) or not all(targets(t) for t in tgts):
+            return None
+    elif isinstance(st, ast.For) and not st.orelse and value_read(st.iter):
+        if not targets(st.target) or not all(plain(x) for x in st.body):
+            return None
+    else:
+        return None
+    if not all(plain(x) for x in body[idx + 1 :]):
+        return None
+    # the break's own statement reads what it stores into before the break, in the graph
+    # before it (`self.total += loss.item()` guards `self.total` there): the tail starts after
+    # it, or in the loop's body
+    start = st.body[0].lineno if isinstance(st, ast.For) else (st.end_lineno or st.lineno) + 1
+    end = body[-1].end_lineno or body[-1].lineno
+    return (start, end) if start <= end else None
+
+
+def graphless_lines(
+    project: Project, sites: Sequence[BreakSite]
+) -> dict[str, list[tuple[int, int]]]:
+    """By file, the line ranges of :func:`graphless_tail` of each frame with a break outside a
+    loop (a break in a loop makes dynamo skip the frame: none of its lines is compiled)."""
+    last: dict[FKey, int] = {}
+    for b in sites:
+        k = (b.path, b.function)
+        if not b.in_loop:
+            last[k] = max(last.get(k, 0), b.line)
+    out: dict[str, list[tuple[int, int]]] = {}
+    for (path, qual), line in sorted(last.items()):
+        tree = _parsed(path)
+        fn = _function_node(tree, qual) if tree is not None else None
+        got = graphless_tail(fn, line) if fn is not None else None
+        if got is not None:
+            out.setdefault(path, []).append(got)
+    return out
+
+
 def _user_calls(project: Project, k: FKey) -> list[tuple[FKey, bool]]:
     fn = project.fn(k)
     out: list[tuple[FKey, bool]] = []
@@ -1569,6 +1705,21 @@ def predict(
             # a call that brings another size fails the input's tensor guard first: torch
             # reports that one (at the `def`), not the dict's (checked: a cache keyed by length)
             recs.extend(_dict_state_recompiles(project, [entry], keyset, recs))
+    tails = graphless_lines(project, sites)
+
+    def graphless(path: str, line: int) -> bool:
+        return any(a <= line <= b for a, b in tails.get(path, ()))
+
+    recs = [r for r in recs if not graphless(r.path, r.line)]
+    settled = settled_sizes(project, entry, keyset, findings, calls) if spec.inputs_given else ()
+    for f in findings:
+        if f.rule not in (STATE_RULE, SIZE_RULE) or not graphless(f.path, f.line):
+            continue
+        m = _SELF_ATTR.search(f.message) if f.rule == STATE_RULE else None
+        # module state is guarded at its first read: that read must lie in the tail too
+        read = first_read(f.path, m.group(1), f.line) if m is not None else f.line
+        if graphless(f.path, read) and graphless(f.path, f.guard_line or f.line):
+            settled += ((f.path, f.line),)
     return Prediction(
         entry=spec.model,
         function=f"{entry[0]}:{entry[1]}",
@@ -1581,7 +1732,7 @@ def predict(
         recompile_sites=tuple(recs),
         notes=tuple(notes),
         files=tuple(sorted({k[0] for k in keys})),
-        settled=settled_sizes(project, entry, keyset, findings, calls) if spec.inputs_given else (),
+        settled=settled,
     )
 
 
@@ -2630,7 +2781,7 @@ def spec_decided(
             or key(f.path, f.line)[0] not in files
             or key(f.path, f.line) in sites
         )
-        and not (f.rule == SIZE_RULE and key(f.path, f.line) in settled - sites)
+        and not (f.rule in (SIZE_RULE, STATE_RULE) and key(f.path, f.line) in settled - sites)
     ]
 
 
