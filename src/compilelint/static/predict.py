@@ -117,6 +117,9 @@ class Prediction:
     # the files of the functions the entry reaches (not reported): where the prediction, which
     # knows the spec's calls, decides the recompiles the scan without a spec assumed
     files: tuple[str, ...] = ()
+    # the (path, line) of each CL304 finding whose int the spec's calls cannot change
+    # (:func:`settled_sizes`; not reported): with a spec the prediction decides them
+    settled: tuple[tuple[str, int], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -457,6 +460,142 @@ def _empty_tail(
     )
 
 
+# calls that make no graph op: a value read that breaks, Python's own conversions and JSON,
+# and the methods that fill a Python container of the module (``self.records.append(r)``)
+_PLAIN_CALLS = frozenset({"item", "tolist", "int", "float", "bool", "str", "round", "dumps"})
+_FILL_METHODS = frozenset({"append", "extend", "add", "update", "appendleft"})
+
+
+def _is_self_state(e: ast.expr) -> bool:
+    """``self.a``, ``self.a.b``, ``self.a[k]``."""
+    while isinstance(e, (ast.Attribute, ast.Subscript)):
+        e = e.value
+    return isinstance(e, ast.Name) and e.id == "self"
+
+
+def _plain_value(e: ast.expr, numbers: set[str]) -> bool:
+    """An expression of Python values only: constants, names of :func:`graphless_tail`'s
+    numbers, displays and arithmetic of those, and calls of :data:`_PLAIN_CALLS`."""
+    if isinstance(e, ast.Constant):
+        return True
+    if isinstance(e, ast.Name):
+        return e.id in numbers
+    if isinstance(e, ast.BinOp):
+        return _plain_value(e.left, numbers) and _plain_value(e.right, numbers)
+    if isinstance(e, ast.UnaryOp):
+        return _plain_value(e.operand, numbers)
+    if isinstance(e, (ast.Tuple, ast.List)):
+        return all(_plain_value(x, numbers) for x in e.elts)
+    if isinstance(e, ast.Dict):
+        return all(_plain_value(x, numbers) for x in [*e.keys, *e.values] if x is not None)
+    if isinstance(e, ast.Subscript):  # self.hist[p]
+        return _is_self_state(e) and _plain_value(e.slice, numbers)
+    if isinstance(e, ast.Attribute):
+        return _is_self_state(e)
+    return False
+
+
+def graphless_tail(fn: ast.FunctionDef | ast.AsyncFunctionDef, last: int) -> tuple[int, int] | None:
+    """The lines (first, last) of the resume function after the frame's last break at line
+    ``last`` (after the break's statement, or its loop's body), where it makes no graph: the break's statement is a top-level statement of the
+    function that stores what the break read (``self.total += loss.item()``, ``rec =
+    json.dumps({"m": h.max().item()})``, ``for p in preds.tolist():``), and every statement after
+    it only moves Python values: stores into module state or names (``self.n += 1``,
+    ``self.hist[p] += 1``), fills a container of the module (``self.records.append(rec)``), and
+    returns names. dynamo compiles no graph for it, so it installs no guard there: a change of
+    module state there never recompiles (checked on torch 2.13: a list appended to after an
+    ``.item()`` break recompiles only when a tensor op follows the append). None otherwise."""
+    body = fn.body
+    idx = next(
+        (i for i, st in enumerate(body) if st.lineno <= last <= (st.end_lineno or st.lineno)),
+        None,
+    )
+    if idx is None:
+        return None
+    numbers: set[str] = set()
+
+    def targets(t: ast.expr) -> bool:
+        if _is_self_state(t):
+            return True
+        if isinstance(t, ast.Name):
+            numbers.add(t.id)
+            return True
+        if isinstance(t, (ast.Tuple, ast.List)):
+            return all(targets(x) for x in t.elts)
+        return False
+
+    def value_read(e: ast.expr) -> bool:  # the break's statement: its outer calls are plain
+        return isinstance(e, ast.Call) and (
+            (isinstance(e.func, ast.Attribute) and e.func.attr in _PLAIN_CALLS)
+            or (isinstance(e.func, ast.Name) and e.func.id in _PLAIN_CALLS)
+        )
+
+    def plain(st: ast.stmt) -> bool:
+        if isinstance(st, ast.Return):
+            return (
+                st.value is None
+                or isinstance(st.value, ast.Name)
+                or (
+                    isinstance(st.value, ast.Tuple)
+                    and all(isinstance(x, ast.Name) for x in st.value.elts)
+                )
+            )
+        if isinstance(st, ast.Assign):
+            return _plain_value(st.value, numbers) and all(targets(t) for t in st.targets)
+        if isinstance(st, ast.AugAssign):
+            return _plain_value(st.value, numbers) and targets(st.target)
+        if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call):
+            f = st.value.func
+            return (
+                isinstance(f, ast.Attribute)
+                and f.attr in _FILL_METHODS
+                and _is_self_state(f.value)
+                and all(_plain_value(a, numbers) for a in st.value.args)
+            )
+        if isinstance(st, ast.For) and not st.orelse and targets(st.target):
+            return all(plain(x) for x in st.body)
+        return False
+
+    st = body[idx]
+    if isinstance(st, (ast.Assign, ast.AugAssign)) and st.value is not None:
+        value, tgts = st.value, (st.targets if isinstance(st, ast.Assign) else [st.target])
+        if not value_read(value) or not all(targets(t) for t in tgts):
+            return None
+    elif isinstance(st, ast.For) and not st.orelse and value_read(st.iter):
+        if not targets(st.target) or not all(plain(x) for x in st.body):
+            return None
+    else:
+        return None
+    if not all(plain(x) for x in body[idx + 1 :]):
+        return None
+    # the break's own statement reads what it stores into before the break, in the graph
+    # before it (`self.total += loss.item()` guards `self.total` there): the tail starts after
+    # it, or in the loop's body
+    start = st.body[0].lineno if isinstance(st, ast.For) else (st.end_lineno or st.lineno) + 1
+    end = body[-1].end_lineno or body[-1].lineno
+    return (start, end) if start <= end else None
+
+
+def graphless_lines(
+    project: Project, sites: Sequence[BreakSite]
+) -> dict[str, list[tuple[int, int]]]:
+    """By file, the line ranges of :func:`graphless_tail` of each frame with a break outside a
+    loop (a break in a loop makes dynamo skip the frame: none of its lines is compiled)."""
+    last: dict[FKey, int] = {}
+    for b in sites:
+        k = (b.path, b.function)
+        if not b.in_loop:
+            last[k] = max(last.get(k, 0), b.line)
+    out: dict[str, list[tuple[int, int]]] = {}
+    for (path, qual), line in sorted(last.items()):
+        tree = _parsed(path)
+        fn = _function_node(tree, qual) if tree is not None else None
+        got = graphless_tail(fn, line) if fn is not None else None
+        if got is not None:
+            out.setdefault(path, []).append(got)
+    return out
+
+
 def _user_calls(project: Project, k: FKey) -> list[tuple[FKey, bool]]:
     fn = project.fn(k)
     out: list[tuple[FKey, bool]] = []
@@ -491,6 +630,13 @@ class _Param:
     @property
     def specialized(self) -> bool:
         return any(r[1] == "specialize" for r in self.rows)
+
+    @property
+    def first_use(self) -> int | None:
+        """The line of the first read (its ``"use"`` row), when :meth:`where` falls to it."""
+        if any(r[1] in ("specialize", "branch") and r[2] for r in self.rows):
+            return None
+        return next((int(r[2]) for r in self.rows if r[1] == "use" and r[2]), None)
 
     def line(self, fallback: int) -> int:
         return self.where("", fallback)[1]
@@ -865,6 +1011,16 @@ def predict_recompiles(
             # checked before the frame runs: torch names no user line, only the frame's `def`
             at, line = path, def_line
         kind = _kind_of(subject, guard)
+        if (
+            kind in ("number", "string")
+            and p is not None
+            and at == path
+            and line == p.first_use
+            and all(len(r) <= 5 for r in p.rows)
+        ):
+            # the first read only moved the value (`k = size`, `[s, s]`, `for d in dilation`):
+            # dynamo keeps it lazy and guards where traced code first needs it
+            line = _guarding_read_line(path, entry[1], base, line)
         if kind == "string" and "== '" in guard and p is not None and p.rows:
             if all(len(r) <= 5 for r in p.rows):
                 # a string is a constant guarded where traced code first reads it (torch 2.13:
@@ -880,7 +1036,14 @@ def predict_recompiles(
             )
             fix = _FIX["specialized"]
             first = min(
-                (int(r[2]) for r in p.rows if r[1] in ("use", "branch") and r[2]), default=line
+                (
+                    _guarding_read_line(path, entry[1], base, int(r[2]))
+                    if r[1] == "use"
+                    else int(r[2])
+                    for r in p.rows
+                    if r[1] in ("use", "branch") and r[2]
+                ),
+                default=line,
             )
             if count > 1 and first < line and all(len(r) <= 5 for r in p.rows):
                 # the first recompile fails the guard on the constant installed where traced
@@ -1542,6 +1705,21 @@ def predict(
             # a call that brings another size fails the input's tensor guard first: torch
             # reports that one (at the `def`), not the dict's (checked: a cache keyed by length)
             recs.extend(_dict_state_recompiles(project, [entry], keyset, recs))
+    tails = graphless_lines(project, sites)
+
+    def graphless(path: str, line: int) -> bool:
+        return any(a <= line <= b for a, b in tails.get(path, ()))
+
+    recs = [r for r in recs if not graphless(r.path, r.line)]
+    settled = settled_sizes(project, entry, keyset, findings, calls) if spec.inputs_given else ()
+    for f in findings:
+        if f.rule not in (STATE_RULE, SIZE_RULE) or not graphless(f.path, f.line):
+            continue
+        m = _SELF_ATTR.search(f.message) if f.rule == STATE_RULE else None
+        # module state is guarded at its first read: that read must lie in the tail too
+        read = first_read(f.path, m.group(1), f.line) if m is not None else f.line
+        if graphless(f.path, read) and graphless(f.path, f.guard_line or f.line):
+            settled += ((f.path, f.line),)
     return Prediction(
         entry=spec.model,
         function=f"{entry[0]}:{entry[1]}",
@@ -1554,6 +1732,7 @@ def predict(
         recompile_sites=tuple(recs),
         notes=tuple(notes),
         files=tuple(sorted({k[0] for k in keys})),
+        settled=settled,
     )
 
 
@@ -1878,6 +2057,43 @@ def _shapes_change(calls: Sequence[tuple[list[Abstract], dict[str, Abstract]]]) 
     return False
 
 
+SIZE_RULE = "CL304"  # a size read as an int before a break and used after it
+
+
+def settled_sizes(
+    project: Project,
+    entry: FKey,
+    keyset: set[FKey],
+    findings: Sequence[Finding],
+    calls: Sequence[tuple[list[Abstract], dict[str, Abstract]]],
+) -> tuple[tuple[str, int], ...]:
+    """The CL304 findings (a size read as a Python int before a break, an int input of the
+    resume function) whose int the spec's calls cannot change, so that no guard on it fails:
+    every call brings the tensors of the first (same shapes, and no new data that a size read
+    from ``nonzero``/``unique``/a mask could follow), and the finding's function runs once per
+    call of the entry (a method of a class two attributes hold runs on two layers' tensors).
+    Without a spec the scan assumes sizes that change between calls (serving); with one, the
+    prediction knows the calls and decides (checked on torch 2.13: one call, or calls with
+    the same tensor, never recompile the resume function)."""
+    if _shapes_change(calls) or _distinct_tensor_calls(calls) > 1:
+        return ()
+    out: list[tuple[str, int]] = []
+    for f in findings:
+        if f.rule != SIZE_RULE:
+            continue
+        # a finding of a library reached from the model is reported at the model's call; its
+        # last frame is where the size is read
+        at = f.frames[-1] if f.frames else None
+        path, line = (at.path, at.line) if at is not None else (f.path, f.line)
+        func, _loop = _candidate_in_loop(project, path, line, f.rule)
+        if (path, func) not in keyset:
+            continue
+        if _runs_per_call(project, entry, (path, func)) >= 2:
+            continue
+        out.append((f.path, f.line))
+    return tuple(out)
+
+
 def _size_recompiles(
     project: Project, keyset: set[FKey], recs: Sequence[PredictedRecompile]
 ) -> list[PredictedRecompile]:
@@ -2185,6 +2401,71 @@ def _frame_reads(comp: ast.expr, names: set[str]) -> list[tuple[int, str]]:
     return inside + first
 
 
+def _moved_into(node: ast.expr, parents: Mapping[int, ast.AST]) -> list[str] | None:
+    """Where a read of a value only moves it, the names it is moved into (``[]``: none, e.g.
+    an element of a tuple that is passed on); None where the read needs the value. Moving: a
+    plain assignment's value (``k = size``), an element of a tuple, list or set display or of
+    ``tuple(...)``/``list(...)`` (``strides = [s, s]``), the iterable of a comprehension or of
+    ``for`` (its target is bound to the elements) and a comprehension's element. dynamo keeps
+    such a value lazy (an unrealised variable tracker) and installs its guard at the first use
+    that needs it: an operation, a comparison, an argument of a call (checked on torch 2.13:
+    ``k = size`` then ``F.avg_pool2d(x, k)``, ``n = steps`` then ``1.0 / n``, ``[s, s]`` as a
+    ``stride``, ``tuple(d for d in dilation)``: each guard names the later line)."""
+    cur: ast.AST = node
+    while True:
+        par = parents.get(id(cur))
+        if isinstance(par, (ast.Tuple, ast.List, ast.Set, ast.Starred)):
+            cur = par
+            continue
+        if isinstance(par, (ast.GeneratorExp, ast.ListComp, ast.SetComp)) and par.elt is cur:
+            cur = par
+            continue
+        if (
+            isinstance(par, ast.Call)
+            and isinstance(par.func, ast.Name)
+            and par.func.id in ("tuple", "list")
+            and cur in par.args
+        ):
+            cur = par
+            continue
+        if isinstance(par, ast.comprehension) and par.iter is cur:
+            return [n.id for n in ast.walk(par.target) if isinstance(n, ast.Name)]
+        if isinstance(par, ast.For) and par.iter is cur:
+            return [n.id for n in ast.walk(par.target) if isinstance(n, ast.Name)]
+        if isinstance(par, ast.Assign) and par.value is cur:
+            return [n.id for t in par.targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+        return None if cur is node else []
+
+
+def guarding_read(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> int | None:
+    """The line of the first read of ``name`` (or of a name it was moved into) that needs its
+    value, where dynamo installs the guard on it (:func:`_moved_into`); None when none does."""
+    parents: dict[int, ast.AST] = {id(c): fn for c in ast.iter_child_nodes(fn)}
+    loads: list[ast.Name] = []
+    for n in _own_nodes(fn):
+        for c in ast.iter_child_nodes(n):
+            parents[id(c)] = n
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            loads.append(n)
+    names = {name}
+    for n in sorted(loads, key=lambda e: (e.lineno, e.col_offset)):
+        if n.id not in names:
+            continue
+        moved = _moved_into(n, parents)
+        if moved is None:
+            return n.lineno
+        names.update(moved)
+    return None
+
+
+def _guarding_read_line(path: str, qual: str, name: str, line: int) -> int:
+    """:func:`guarding_read` of ``name`` in the function ``qual`` of ``path``, else ``line``."""
+    tree = _parsed(path)
+    fn = _function_node(tree, qual) if tree is not None else None
+    got = guarding_read(fn, name) if fn is not None else None
+    return got if got is not None and got >= line else line
+
+
 def _own_nodes(fn: ast.AST) -> Iterable[ast.AST]:
     """The nodes of a function's own frame (not those of nested ``def``s and lambdas)."""
     stack = list(ast.iter_child_nodes(fn))
@@ -2482,7 +2763,8 @@ def spec_decided(
     """``findings`` less the scan's own ``CL303`` findings (the recompiles it predicts without a
     spec, "between its calls") in the files the spec's entry reaches at lines the prediction
     has no recompile for: with a spec the prediction knows the calls (one call draws one
-    number, runs a frame once), so it decides; elsewhere they stay."""
+    number, runs a frame once), so it decides; elsewhere they stay. Likewise the ``CL304``
+    findings whose int the spec's calls cannot change (:func:`settled_sizes`)."""
     base = cwd or os.getcwd()
 
     def key(path: str, line: int) -> tuple[str, int]:
@@ -2490,12 +2772,16 @@ def spec_decided(
 
     files = {key(p, 0)[0] for p in pred.files}
     sites = {key(r.path, r.line) for r in pred.recompile_sites}
+    settled = {key(p, line) for p, line in pred.settled}
     return [
         f
         for f in findings
-        if f.rule != PREDICTED_RECOMPILE
-        or key(f.path, f.line)[0] not in files
-        or key(f.path, f.line) in sites
+        if (
+            f.rule != PREDICTED_RECOMPILE
+            or key(f.path, f.line)[0] not in files
+            or key(f.path, f.line) in sites
+        )
+        and not (f.rule in (SIZE_RULE, STATE_RULE) and key(f.path, f.line) in settled - sites)
     ]
 
 
