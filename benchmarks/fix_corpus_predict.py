@@ -7,6 +7,7 @@ lines against the lines the dynamic stage observed in each model before any fix.
     python benchmarks/fix_corpus_predict.py held2               # their held-out half: totals only
     python benchmarks/fix_corpus_predict.py dev --only NAME ... # a few dev models
     python benchmarks/fix_corpus_predict.py dev --json FILE     # the dev rows as JSON
+    python benchmarks/fix_corpus_predict.py heldout --relabel   # labels from today's dynamic stage
 
 Each model (``benchmarks/fix_corpus*/NAME.py``, its input spec in the ``# spec: {...}`` first
 line) is copied alone into a temporary folder, as ``fix_corpus.py`` observed it, and checked the
@@ -29,6 +30,12 @@ record) and ``--fail-on never``; following into installed packages as by default
   ``observed_lines`` copied from the newest committed ``fix_corpus.py --json`` run holding it).
   ``held2`` is held out: totals only.
 
+``--relabel`` scores against labels made now, by today's dynamic stage on the installed torch
+(``fix_corpus.observe``, what ``fix_corpus.py`` records as ``observed_lines``), instead of the
+committed ones, and prints how many models' labels differ from the committed labels (totals):
+the dynamic stage's attribution has changed since some sets were labelled (a recompile whose
+guard has no user stack took the ``def`` line before ``61b75d9``). The committed labels stay
+the set's figure of record; the relabelled one is a second figure.
 **Predicted lines**: the findings in the model's file whose rule predicts a break (a catalogue
 rule with graph-break types outside the ``recompiles`` category) or a recompile (``recompiles``
 category, and ``CL501``/``CL507``, module state torch guards on), plus, with a spec, the
@@ -338,15 +345,33 @@ def row(name: str, s: Score, n: Score) -> str:
     )
 
 
+def _label_keys(observed: Iterable[Mapping[str, Any]]) -> set[tuple[Any, ...]]:
+    return {(o["kind"], o.get("file"), o.get("line")) for o in observed}
+
+
+def relabelled(m: Model, timeout: float = 300.0) -> Model:
+    """``m`` with the labels today's dynamic stage gives (``fix_corpus.observe``)."""
+    sys.path.insert(0, str(HERE))
+    from fix_corpus import observe
+
+    return Model(m.name, m.path, tuple(observe(m.path, timeout)))
+
+
 def run_set(
-    name: str, only: Sequence[str] | None, jobs: int, per_model: bool
+    name: str, only: Sequence[str] | None, jobs: int, per_model: bool, relabel: bool = False
 ) -> tuple[dict[str, int], dict[str, int], list[dict[str, Any]]]:
     models = load_set(name)
     if only:
         models = [m for m in models if m.name in set(only)]
     kinds = rule_kinds()
+    changed: list[tuple[int, int]] = []  # per relabelled model: (labels added, labels gone)
 
     def one(m: Model) -> tuple[Model, Score, Score]:
+        if relabel:
+            new = relabelled(m)
+            was, now = _label_keys(m.observed), _label_keys(new.observed)
+            changed.append((len(now - was), len(was - now)))
+            m = new
         source = m.path.read_text(encoding="utf-8")
         got = [
             match(m.observed, check(m, with_spec), m.path.name, source, kinds)
@@ -363,6 +388,13 @@ def run_set(
             rows.append({"model": m.name, "spec": asdict(s), "no_spec": asdict(n)})
     ts = totals([s for _m, s, _n in results])
     tn = totals([n for _m, _s, n in results])
+    if relabel:
+        name += " relabelled"
+        diff = [c for c in changed if c != (0, 0)]
+        print(
+            f"{name}: {len(models)} models labelled again, {len(diff)} with labels unlike the "
+            f"committed ones ({sum(a for a, _ in diff)} lines added, {sum(b for _, b in diff)} gone)"
+        )
     print(totals_line(f"{name} (--input-spec --static-only)", ts))
     print(totals_line(f"{name} (no spec)", tn))
     return ts, tn, rows
@@ -374,13 +406,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--only", nargs="*", help="dev model names")
     ap.add_argument("--jobs", type=int, default=2, help="models checked at once (default 2)")
     ap.add_argument("--json", help="write the dev rows and totals here")
+    ap.add_argument(
+        "--relabel",
+        action="store_true",
+        help="labels from today's dynamic stage instead of the committed ones (a second figure)",
+    )
     a = ap.parse_args(argv)
     out: dict[str, Any] = {}
     for s in a.sets:
         held = s in HELD
         if held and a.only:
             raise SystemExit("--only is for dev models: held-out rows are never printed")
-        ts, tn, rows = run_set(s, a.only, a.jobs, per_model=not held)
+        ts, tn, rows = run_set(s, a.only, a.jobs, per_model=not held, relabel=a.relabel)
         out[s] = {"spec": ts, "no_spec": tn, **({} if held else {"models": rows})}
     if a.json:
         Path(a.json).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")

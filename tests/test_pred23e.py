@@ -13,8 +13,7 @@ from typing import Any
 import pytest
 
 from compilelint.static.predict import Prediction, first_read
-
-from .pred_helpers import prediction
+from tests.pred_helpers import prediction
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
