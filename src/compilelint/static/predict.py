@@ -1931,6 +1931,54 @@ def dict_state(
     return out
 
 
+_StateFinder = Callable[
+    [Project, FKey, set[FKey], dict[str, "ast.Module | None"]], list[tuple[str, int, str]]
+]
+
+
+def _state_recompiles(
+    project: Project,
+    roots: Iterable[FKey],
+    keyset: set[FKey],
+    taken: set[tuple[str, int]],
+    finder: _StateFinder,
+    init: re.Pattern[bytes],
+    guard: str,
+    why: str,
+    source: Callable[[str], bytes | None] | None = None,
+    known: Callable[[str], ast.Module | None] | None = None,
+) -> list[PredictedRecompile]:
+    """The module state ``finder`` (:func:`float_state`, :func:`dict_state`) finds for each
+    root of a class, as predicted recompiles at the lines not in ``taken`` (added to it); a
+    file is parsed only when its bytes match ``init`` (the attribute's ``__init__`` form).
+    ``guard`` and ``why`` are formats of ``attr``."""
+    trees: dict[str, ast.Module | None] = {}
+    out: list[PredictedRecompile] = []
+    for root in roots:
+        if not project.fn(root).cls:
+            continue
+        if root[0] not in trees:
+            data = _read(root[0], source)
+            trees[root[0]] = _parsed(root[0], source, known) if init.search(data) else None
+        for attr, line, qual in finder(project, root, keyset, trees):
+            if (root[0], line) in taken:
+                continue
+            taken.add((root[0], line))
+            out.append(
+                PredictedRecompile(
+                    root[0],
+                    line,
+                    qual.rsplit(".", 1)[-1],
+                    f"self.{attr}",
+                    guard.format(attr=attr),
+                    1,
+                    why.format(attr=attr),
+                    _FIX["state"],
+                )
+            )
+    return out
+
+
 def _dict_state_recompiles(
     project: Project,
     roots: Iterable[FKey],
@@ -1941,34 +1989,20 @@ def _dict_state_recompiles(
 ) -> list[PredictedRecompile]:
     """:func:`dict_state` of each root's class as predicted recompiles (one at least: the
     second call finds the dict filled)."""
-    taken = {(r.path, r.line) for r in recs}
-    trees: dict[str, ast.Module | None] = {}
-    out: list[PredictedRecompile] = []
-    for root in roots:
-        if not project.fn(root).cls:
-            continue
-        if root[0] not in trees:
-            data = _read(root[0], source)
-            trees[root[0]] = _parsed(root[0], source, known) if _DICT_INIT.search(data) else None
-        for attr, line, qual in dict_state(project, root, keyset, trees):
-            if (root[0], line) in taken:
-                continue
-            taken.add((root[0], line))
-            out.append(
-                PredictedRecompile(
-                    root[0],
-                    line,
-                    qual.rsplit(".", 1)[-1],
-                    f"self.{attr}",
-                    f"not self.{attr}",
-                    1,
-                    f"`self.{attr}` is a dict of the module, empty until traced code fills it; "
-                    "torch guards on it where traced code first reads it, so the next call, "
-                    "which finds it filled, recompiles",
-                    _FIX["state"],
-                )
-            )
-    return out
+    return _state_recompiles(
+        project,
+        roots,
+        keyset,
+        {(r.path, r.line) for r in recs},
+        dict_state,
+        _DICT_INIT,
+        "not self.{attr}",
+        "`self.{attr}` is a dict of the module, empty until traced code fills it; torch guards "
+        "on it where traced code first reads it, so the next call, which finds it filled, "
+        "recompiles",
+        source,
+        known,
+    )
 
 
 def _class_node(tree: ast.Module, qual: str) -> ast.ClassDef | None:
@@ -2725,31 +2759,22 @@ def spec_free_recompiles(
                 project, sorted(project.roots), numbers, 2, 1, source, known, all_sites
             )
             out.extend(r for r in got if (r.path, r.line) not in taken)
-    taken = {(r.path, r.line) for r in out}
-    trees: dict[str, ast.Module | None] = {}
-    for root in sorted(project.roots) if _float_state_applies(torch_version) else ():
-        if not root[1].endswith(".forward") or not project.fn(root).cls:
-            continue
-        if root[0] not in trees:
-            data = _read(root[0], source)
-            trees[root[0]] = _parsed(root[0], source, known) if _FLOAT_INIT.search(data) else None
-        for attr, line, qual in float_state(project, root, keyset, trees):
-            if (root[0], line) in taken:
-                continue
-            taken.add((root[0], line))
-            out.append(
-                PredictedRecompile(
-                    root[0],
-                    line,
-                    qual.rsplit(".", 1)[-1],
-                    f"self.{attr}",
-                    f"self.{attr} == <its first value>",
-                    1,
-                    f"`self.{attr}` is a float attribute changed in traced code; torch guards on "
-                    "its value at its first read, recompiles once, then keeps it symbolic",
-                    _FIX["state"],
-                )
+    if _float_state_applies(torch_version):
+        out.extend(
+            _state_recompiles(
+                project,
+                [r for r in sorted(project.roots) if r[1].endswith(".forward")],
+                keyset,
+                {(r.path, r.line) for r in out},
+                float_state,
+                _FLOAT_INIT,
+                "self.{attr} == <its first value>",
+                "`self.{attr}` is a float attribute changed in traced code; torch guards on its "
+                "value at its first read, recompiles once, then keeps it symbolic",
+                source,
+                known,
             )
+        )
     return out
 
 
