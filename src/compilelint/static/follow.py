@@ -630,13 +630,10 @@ def follow(
         stamp = _stamp(mf.path)
         if stamp is None or cache.get(resolver.distribution(mf), mf.path, stamp) is not None:
             return  # the round reads the cache
-        try:
-            with open(mf.path, "rb") as fh:
-                data = fh.read()
-        except OSError:
+        src = _source(mf)
+        if src is None:
             return
-        src = (data, mf.path, mf.module, mf.is_package)
-        if start is not None and LR.must_be_heavy(data):
+        if start is not None and LR.must_be_heavy(src[0]):
             # refused by its text (``modeling_utils.py``): its whole analysis begun before its
             # light read, which still decides (``idle``, or its round's read)
             wait = start([src])
@@ -647,7 +644,7 @@ def follow(
         # read when this process would wait, those that may not be light first (a
         # computation or prediction that reads them now waits for their parse: round 1's
         # prediction read ``generation/utils.py``, 247 KB, before it named ``import_utils.py``)
-        pending.insert(len(pending) if LR.may_be_heavy(data) else 0, (stamp, src))
+        pending.insert(len(pending) if LR.may_be_heavy(src[0]) else 0, (stamp, src))
 
     def idle() -> None:
         """About to wait for the pool: the files ``read_ahead`` left are read for resolution
@@ -688,12 +685,9 @@ def follow(
         got = cache.get(dist, path, stamp)
         if got is not None and not LR.is_plain(got):
             return  # its whole facts are cached
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read()
-        except OSError:
+        src = _source(mf, path)
+        if src is None:
             return
-        src = (data, mf.path, mf.module, mf.is_package)
         wait = start([src])
         if wait is not None:
             early.whole[path] = (stamp, src, wait)
@@ -798,12 +792,10 @@ def follow(
             if again or not first:
                 return
             for stamp, mf, dist in first:
-                try:
-                    with open(mf.path, "rb") as fh:
-                        data = fh.read()
-                except OSError:
+                read = _source(mf)
+                if read is None:
                     continue
-                src = (data, mf.path, mf.module, mf.is_package)
+                src = read
                 with LR.Demand.paused():
                     lf = LR.light_facts(*src)
                 early.light[mf.path] = (stamp, src, lf)  # the round takes it
@@ -1449,6 +1441,17 @@ class _Early:
         self.whole: dict[str, tuple[str, LibSource, Callable[[], list[FileFacts]]]] = {}
 
 
+def _source(mf: ModuleFile, path: str | None = None) -> tuple[bytes, str, str, bool] | None:
+    """The light read's source of module file ``mf`` (its bytes read from ``path``, by default
+    its own), or None when the file cannot be read."""
+    try:
+        with open(path or mf.path, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    return (data, mf.path, mf.module, mf.is_package)
+
+
 def _read_all(
     batch: list[tuple[ModuleFile, tuple[str, str]]],
     cache: LibraryCache,
@@ -1508,12 +1511,10 @@ def _read_all(
         if ahead is not None:  # read while a computation found its module missing
             src, lf = ahead[1], ahead[2]
         else:
-            try:
-                with open(mf.path, "rb") as fh:
-                    data = fh.read()
-            except OSError:
+            read = _source(mf)
+            if read is None:
                 continue
-            src = (data, mf.path, mf.module, mf.is_package)
+            src = read
             # read only for resolution while nothing reads its functions' bodies
             lf = LR.light_facts(*src) if light else None
         if lf is not None:
