@@ -8,6 +8,7 @@ lines against the lines the dynamic stage observed in each model before any fix.
     python benchmarks/fix_corpus_predict.py dev --only NAME ... # a few dev models
     python benchmarks/fix_corpus_predict.py dev --json FILE     # the dev rows as JSON
     python benchmarks/fix_corpus_predict.py heldout --relabel   # labels from today's dynamic stage
+    python benchmarks/fix_corpus_predict.py dev3b --write-labels # label a new set's folder (torch)
 
 Each model (``benchmarks/fix_corpus*/NAME.py``, its input spec in the ``# spec: {...}`` first
 line) is copied alone into a temporary folder, as ``fix_corpus.py`` observed it, and checked the
@@ -29,6 +30,10 @@ record) and ``--fail-on never``; following into installed packages as by default
   before any prediction work on them (``fix_corpus_predict_{dev2,held2}.json``: each model's
   ``observed_lines`` copied from the newest committed ``fix_corpus.py --json`` run holding it).
   ``held2`` is held out: totals only.
+- ``dev3b`` and ``dev3r`` (round 19): new development models written for the prediction (breaks,
+  recompiles), in ``fix_corpus_<set>/``; labels in ``fix_corpus_predict_<set>.json``, written by
+  ``--write-labels`` (``fix_corpus.observe`` on every model of the folder: the dynamic stage on the
+  installed torch is the oracle).
 
 ``--relabel`` scores against labels made now, by today's dynamic stage on the installed torch
 (``fix_corpus.observe``, what ``fix_corpus.py`` records as ``observed_lines``), instead of the
@@ -81,6 +86,7 @@ DEV_LABELS = HERE / "fix_corpus_dev_fresh_base_torch2.13.json"
 HELDOUT = ("", "2", "3", "4", "5")
 SPLIT = ("dev2", "held2")  # the other fix-corpus models, split before tuning on them
 HELD = frozenset({"heldout", "held2"})
+NEW = ("dev3b", "dev3r")  # development sets with a folder of their own, labelled by --write-labels
 RECOMPILE_EXTRA = frozenset({"CL501", "CL507"})  # module state torch guards on
 
 
@@ -103,9 +109,9 @@ def _rows(result: Path) -> dict[str, list[Mapping[str, Any]]]:
 
 
 def load_set(name: str) -> list[Model]:
-    if name in SPLIT:
+    if name in SPLIT or name in NEW:
         data = json.loads((HERE / f"fix_corpus_predict_{name}.json").read_text(encoding="utf-8"))
-        folder = HERE / "fix_corpus"
+        folder = HERE / ("fix_corpus" if name in SPLIT else f"fix_corpus_{name}")
         return [
             Model(n, folder / f"{n}.py", tuple(r["observed_lines"]))
             for n, r in sorted(data["models"].items())
@@ -357,6 +363,33 @@ def relabelled(m: Model, timeout: float = 300.0) -> Model:
     return Model(m.name, m.path, tuple(observe(m.path, timeout)))
 
 
+def write_labels(name: str, only: Sequence[str] | None, jobs: int) -> Path:
+    """Label the models of a new set's folder with today's dynamic stage (``observe``); models
+    already labelled keep their labels unless named in ``only``."""
+    sys.path.insert(0, str(HERE))
+    from fix_corpus import observe
+
+    folder = HERE / f"fix_corpus_{name}"
+    out = HERE / f"fix_corpus_predict_{name}.json"
+    data = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {"models": {}}
+    todo = [
+        p
+        for p in sorted(folder.glob("*.py"))
+        if (only and p.stem in set(only)) or (not only and p.stem not in data["models"])
+    ]
+
+    def one(p: Path) -> tuple[str, list[dict[str, Any]]]:
+        return p.stem, observe(p, 300.0)
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        for n, obs in pool.map(one, todo):
+            data["models"][n] = {"observed_lines": obs}
+            print(f"{n}: {len(obs)} observed lines")
+    data["models"] = dict(sorted(data["models"].items()))
+    out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    return out
+
+
 def run_set(
     name: str, only: Sequence[str] | None, jobs: int, per_model: bool, relabel: bool = False
 ) -> tuple[dict[str, int], dict[str, int], list[dict[str, Any]]]:
@@ -402,7 +435,7 @@ def run_set(
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("sets", nargs="+", choices=("dev", "dev2", "heldout", "held2"))
+    ap.add_argument("sets", nargs="+", choices=("dev", "dev2", "heldout", "held2", *NEW))
     ap.add_argument("--only", nargs="*", help="dev model names")
     ap.add_argument("--jobs", type=int, default=2, help="models checked at once (default 2)")
     ap.add_argument("--json", help="write the dev rows and totals here")
@@ -411,7 +444,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="labels from today's dynamic stage instead of the committed ones (a second figure)",
     )
+    ap.add_argument(
+        "--write-labels",
+        action="store_true",
+        help=f"label the models of a new set ({', '.join(NEW)}) not yet labelled (or --only ones)",
+    )
     a = ap.parse_args(argv)
+    if a.write_labels:
+        for s in a.sets:
+            if s not in NEW:
+                raise SystemExit(f"--write-labels is for the new sets ({', '.join(NEW)}), not {s}")
+            print(f"wrote {write_labels(s, a.only, a.jobs)}")
+        return 0
     out: dict[str, Any] = {}
     for s in a.sets:
         held = s in HELD
