@@ -44,11 +44,11 @@ import time
 from typing import Any
 
 from compilelint.dynamic.runner import (
-    INSTALL_HINT,
     StepError,
     TraceCollector,
     WarningCollector,
     error_record,
+    import_error_record,
     import_target,
     mark_dynamic,
     pick_device,
@@ -444,14 +444,7 @@ def run(ns: argparse.Namespace, root: str) -> dict[str, Any]:
             import torch
             import torch._dynamo
         except ImportError as exc:
-            result["error"] = {
-                "step": "import torch",
-                "type": "ImportError",
-                "message": INSTALL_HINT,
-                "detail": str(exc),
-                "frame": None,
-                "frames": [],
-            }
+            result["error"] = import_error_record(exc)
             return result
         spec = load_spec(ns.spec)
         trace = BenchTraceCollector()

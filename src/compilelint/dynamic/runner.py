@@ -32,6 +32,20 @@ from compilelint.dynamic.spec import Spec, SpecError, load_spec
 from compilelint.model import Frame
 
 INSTALL_HINT = "torch is not installed: pip install 'compilelint[torch]' (or pip install torch)"
+
+
+def import_error_record(exc: ImportError) -> dict[str, Any]:
+    """The error record of a run whose ``import torch`` failed (the dynamic stage and bench)."""
+    return {
+        "step": "import torch",
+        "type": "ImportError",
+        "message": INSTALL_HINT,
+        "detail": str(exc),
+        "frame": None,
+        "frames": [],
+    }
+
+
 PROGRESS_PREFIX = "compilelint: "
 RESULT_VERSION = 1
 
@@ -826,14 +840,7 @@ def run(
             import torch
             import torch._dynamo
         except ImportError as exc:
-            result["error"] = {
-                "step": "import torch",
-                "type": "ImportError",
-                "message": INSTALL_HINT,
-                "detail": str(exc),
-                "frame": None,
-                "frames": [],
-            }
+            result["error"] = import_error_record(exc)
             return result
         result["torch"] = torch.__version__
         result["import_seconds"] = round(time.perf_counter() - t_import, 3)
