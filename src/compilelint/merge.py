@@ -24,7 +24,7 @@ from typing import Any
 from compilelint.breakkinds import label_break
 from compilelint.catalog import Catalog
 from compilelint.dynamic.capture import guard_input_dim
-from compilelint.model import Finding, Frame, ObservedBreak, ObservedRecompile, Rule
+from compilelint.model import Finding, Frame, ObservedBreak, ObservedRecompile, Rule, Severity
 from compilelint.remedies import recipe_text
 
 CATCH_ALL_BREAK = "CL002"
@@ -186,6 +186,36 @@ def recompile_fix(r: ObservedRecompile) -> str:
     return "Make the guarded value stable across calls, or mark it dynamic"
 
 
+def _dynamic_finding(
+    code: str,
+    rule: Rule | None,
+    default: tuple[str, Severity],
+    *,
+    path: str,
+    npath: str,
+    root: str,
+    line: int,
+    line_text: str,
+    **fields: Any,
+) -> Finding:
+    """A finding of the dynamic stage alone at ``line`` of ``path`` (from its first column, one
+    character wide): the rule's name and severity, or ``default`` (name, severity) without one."""
+    col = _first_col(npath, line)
+    return Finding(
+        rule=code,
+        name=rule.name if rule else default[0],
+        path=display_path(path, root),
+        line=line,
+        col=col,
+        end_line=line,
+        end_col=col + 1,
+        severity=rule.severity if rule else default[1],
+        stage="dynamic",
+        line_text=line_text,
+        **fields,
+    )
+
+
 def compile_failure_finding(
     failure: dict[str, Any], catalog: Catalog, *, root: str
 ) -> Finding | None:
@@ -223,20 +253,18 @@ def compile_failure_finding(
     )
     if cfg:
         fix += f"; the error names {', '.join(f'`{c}`' for c in cfg)}"
-    return Finding(
-        rule=COMPILE_FAILURE_RULE,
-        name=rule.name if rule else "compile-failure",
-        path=display_path(path, root),
+    return _dynamic_finding(
+        COMPILE_FAILURE_RULE,
+        rule,
+        ("compile-failure", "error"),
+        path=path,
+        npath=npath,
+        root=root,
         line=line,
-        col=_first_col(npath, line),
-        end_line=line,
-        end_col=_first_col(npath, line) + 1,
-        severity=rule.severity if rule else "error",
+        line_text=_line_text(npath, line),
         message=message,
         fix=fix,
-        stage="dynamic",
         function=str(frame.get("function") or ""),
-        line_text=_line_text(npath, line),
         frames=tuple(
             Frame(
                 display_path(str(f["path"]), root),
@@ -332,20 +360,18 @@ def merge_findings(
         if b.in_loop or b.frame_skipped:
             msg += ": torch skipped the whole frame, which now runs eagerly"
         extra.append(
-            Finding(
-                rule=code,
-                name=rule.name if rule else "observed-graph-break",
-                path=display_path(path, root),
+            _dynamic_finding(
+                code,
+                rule,
+                ("observed-graph-break", "warning"),
+                path=path,
+                npath=npath,
+                root=root,
                 line=line,
-                col=_first_col(npath, line),
-                end_line=line,
-                end_col=_first_col(npath, line) + 1,
-                severity=rule.severity if rule else "warning",
+                line_text=text,
                 message=msg,
                 fix=break_fix(b, rule),
-                stage="dynamic",
                 function=b.function,
-                line_text=text,
                 gb_type=b.gb_type,
                 gb_id=b.gb_id,
                 hints=b.hints,
@@ -404,20 +430,18 @@ def merge_findings(
         if r.explanation:
             base += f": {r.explanation}"
         extra.append(
-            Finding(
-                rule=RECOMPILE_RULE,
-                name=rec_rule.name if rec_rule else "observed-recompile",
-                path=display_path(rpath, root),
+            _dynamic_finding(
+                RECOMPILE_RULE,
+                rec_rule,
+                ("observed-recompile", "warning"),
+                path=rpath,
+                npath=npath,
+                root=root,
                 line=line,
-                col=_first_col(npath, line),
-                end_line=line,
-                end_col=_first_col(npath, line) + 1,
-                severity=rec_rule.severity if rec_rule else "warning",
+                line_text=_line_text(npath, line),
                 message=base,
                 fix=recompile_fix(r),
-                stage="dynamic",
                 function=r.function,
-                line_text=_line_text(npath, line),
                 hints=(r.hint,) if r.hint else (),
                 count=r.count,
                 frames=_rel_frames(r.frames, root),
