@@ -126,3 +126,22 @@ def test_predicted_recompile_joins_the_observed_one_on_the_same_state(tmp_path: 
     [f] = merge_findings([predicted], (), [rec], cat, root=str(tmp_path), reached={})
     assert (f.rule, f.stage, f.count, f.observed) == ("CL501", "both", 3, True)
     assert "not observed" not in f.message and "len(self.seen) == 1" in f.message
+
+
+def test_a_guard_on_a_tensors_value_is_not_called_an_int_attribute() -> None:
+    # torch 2.13 on diffusers' DDIM step with `for t in scheduler.timesteps`: the failing guard
+    # is `L['timestep'].item() == 75` (the 0-d tensor's value, specialised where it is read)
+    g = describe("L['timestep'].item() == 75")
+    assert g.text == "timestep.item() == 75"
+    assert "`timestep` is a 0-d tensor" in g.explanation
+    assert "int attribute" not in g.explanation and not g.every_call
+    attr = describe("L['self'].pos == 3")
+    assert "Python int attribute" in attr.explanation and attr.every_call
+    from compilelint.merge import recompile_fix
+
+    def rec(guard: str, readable: str) -> ObservedRecompile:
+        return ObservedRecompile("step", "/p/s.py", 9, guard, "", None, 2, False, readable=readable)
+
+    fix = recompile_fix(rec("L['timestep'].item() == 75", g.text))
+    assert "Keep `timestep` a tensor" in fix and "timestep.view(1)" in fix
+    assert "Python scalar" in recompile_fix(rec("L['self'].pos == 3", attr.text))

@@ -28,6 +28,7 @@ from compilelint.model import Finding, Frame, ObservedBreak, ObservedRecompile, 
 from compilelint.remedies import recipe_text
 
 CATCH_ALL_BREAK = "CL002"
+ITEM_GUARD_RE = re.compile(r"^(?P<x>.+)\.item\(\) == -?\d+$")  # a 0-d tensor's value guarded
 RECOMPILE_RULE = "CL003"
 COMPILE_FAILURE_RULE = "CL004"
 LINE_SLACK = 1
@@ -175,6 +176,13 @@ def recompile_fix(r: ObservedRecompile) -> str:
         return (
             "Keep the counter in a tensor (a registered buffer), or set "
             "torch._dynamo.config.allow_unspec_int_on_nn_module = True"
+        )
+    item = ITEM_GUARD_RE.match(r.readable or "")
+    if item:
+        return (
+            f"Keep `{item.group('x')}` a tensor where it is used, so that torch need not read "
+            f"its value: index with `{item.group('x')}.view(1)` (or `index_select`/`gather`), "
+            "select with `torch.where` instead of a Python `if`"
         )
     if "==" in r.guard and any(c.isdigit() for c in r.guard.split("==", 1)[1]):
         return (

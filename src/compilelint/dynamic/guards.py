@@ -200,6 +200,17 @@ def describe(
     m = EQ_INT_RE.match(guard)
     if m:
         lhs = map_names(m.group("lhs").strip(), stack_names)
+        if lhs.endswith(".item()"):
+            # torch specialised on a 0-d tensor's value (``L['t'].item() == 75``): the tensor is
+            # read as a Python number where it is used, and each new value compiles again
+            x = lhs[: -len(".item()")]
+            return GuardText(
+                text=text,
+                explanation=(
+                    f"`{x}` is a 0-d tensor whose value torch specialised on where it is used as "
+                    "a Python number (an index, a branch, a size), so each new value recompiles"
+                ),
+            )
         where = "attribute" if "." in lhs else "value"
         return GuardText(
             text=text,
