@@ -712,7 +712,11 @@ class Project(Summaries):
             tree: list[object] = what  # type: ignore[assignment]
             vals: dict[str, list[object]] = {}
             for name in C.params_of(tree):
-                got = self._init_param_values(cp, cqq, name)
+                got = (
+                    self._distributed_values()
+                    if name == C.DISTRIBUTED
+                    else self._init_param_values(cp, cqq, name)
+                )
                 if got is not None:
                     vals[name] = got
             return C.evaluate(tree, vals)
@@ -1011,11 +1015,44 @@ class Project(Summaries):
                 todo.extend(self._subclasses.get(c, ()))
         return out
 
+    def _distributed_values(self) -> list[object] | None:
+        """What ``torch.distributed.is_initialized()`` (:data:`conds.DISTRIBUTED`) returns: in
+        library mode ``False`` (a user's first call of an entry point runs in one process, no
+        process group initialised); unknown for model files (a training script may run them
+        under DDP)."""
+        return [False] if self.default_roots else None
+
+    def _fallback_values(self, key: FKey, pname: str, other: str) -> list[object] | None:
+        """The values parameter ``pname`` holds after ``pname = default(pname, self.<attr>)``
+        (:func:`conds.fallback`): its own that are not None, and where it may be None the
+        attribute's (:meth:`attr_values`); None when either is unknown."""
+        vals = self.param_values(key, pname)
+        if vals is None:
+            return None
+        out = [v for v in vals if v is not None]
+        if len(out) == len(vals):
+            return out
+        cls = self.fn(key).cls
+        if cls is None or key not in self.traced or not other.startswith("self."):
+            return None
+        got = self.attr_values(key[0], f"A|{cls}|{other[5:]}")
+        return None if got is None else out + got
+
     def refuted(self, key: FKey, conds: list[str], depth: int = 0) -> bool:
         """Whether some condition (``analysis.conds``) holds for none of the values the
         function's parameter may take here: the guarded code never runs in this project."""
         for cond in conds:
             pname, op, lit = C.decode(cond)
+            if pname == C.DISTRIBUTED:
+                vals = self._distributed_values()
+                if vals and not any(C.holds(v, op, lit) for v in vals):
+                    return True
+                continue
+            if (fb := C.split_fallback(pname)) is not None:
+                vals = self._fallback_values(key, *fb)
+                if vals and not any(C.holds(v, op, lit) for v in vals):
+                    return True
+                continue
             gs = C.guards(cond)
             if gs and (depth >= 4 or any(not self._harmless(key, g, depth + 1) for g in gs)):
                 continue  # a re-binding of the parameter before the test may change it
@@ -1091,7 +1128,11 @@ class Project(Summaries):
             pname, op, lit = C.decode(cond)
             if op in C.INPUT_OPS or pname.startswith("self."):
                 return False
-            vals = self._default_values(key, pname)
+            vals = (
+                self._distributed_values()
+                if pname == C.DISTRIBUTED
+                else self._default_values(key, pname)
+            )
             if not vals or not all(
                 C.holds(v, op, lit) and (v is not C.CONTAINER or not C.undecided(v, op, lit))
                 for v in vals
