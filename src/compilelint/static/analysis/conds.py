@@ -133,8 +133,12 @@ def _atom(
         out = (subject, "truthy", None)
     elif (got := _none_helper_test(test, is_param, none_test)) is not None:
         out = got
-    elif (got := _distributed_test(test, none_test)) is not None:
-        out = got
+    elif (
+        type(test) is cst.Call
+        and not test.args
+        and (got := _distributed_test(test, none_test)) is not None
+    ):
+        out = got  # (a call without arguments: most tests are not, and pay no call here)
     elif (got := _input_test(test, is_param)) is not None:
         out = got
     elif type(test) is cst.Call and (got := _values_test(test, is_param)) is not None:
@@ -334,20 +338,20 @@ def distributed_test_function(node: cst.CSTNode) -> str | None:
 DEFAULT_OP = "default"
 # the subject of a test of a parameter re-bound to ``default(param, self.<attr>)``:
 # ``"param??self.<attr>"`` (:func:`fallback`)
-_FALLBACK = "??"
+FALLBACK_SEP = "??"
 
 
 def fallback(param: str, other: str) -> str:
     """The subject of a test of ``param`` after ``param = default(param, other)``: the
     parameter's value where it is not None, else ``other``'s (``self.<attr>``)."""
-    return f"{param}{_FALLBACK}{other}"
+    return f"{param}{FALLBACK_SEP}{other}"
 
 
 def split_fallback(subject: str) -> tuple[str, str] | None:
     """``(param, other)`` of a :func:`fallback` subject, else None."""
-    if _FALLBACK not in subject:
+    if FALLBACK_SEP not in subject:
         return None
-    param, _, other = subject.partition(_FALLBACK)
+    param, _, other = subject.partition(FALLBACK_SEP)
     return param, other
 
 

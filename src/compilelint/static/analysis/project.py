@@ -1022,10 +1022,14 @@ class Project(Summaries):
         under DDP)."""
         return [False] if self.default_roots else None
 
-    def _fallback_values(self, key: FKey, pname: str, other: str) -> list[object] | None:
+    def _fallback_values(self, key: FKey, subject: str) -> list[object] | None:
         """The values parameter ``pname`` holds after ``pname = default(pname, self.<attr>)``
-        (:func:`conds.fallback`): its own that are not None, and where it may be None the
-        attribute's (:meth:`attr_values`); None when either is unknown."""
+        (``subject``, :func:`conds.fallback`): its own that are not None, and where it may be
+        None the attribute's (:meth:`attr_values`); None when either is unknown."""
+        got = C.split_fallback(subject)
+        if got is None:
+            return None
+        pname, other = got
         vals = self.param_values(key, pname)
         if vals is None:
             return None
@@ -1048,8 +1052,8 @@ class Project(Summaries):
                 if vals and not any(C.holds(v, op, lit) for v in vals):
                     return True
                 continue
-            if (fb := C.split_fallback(pname)) is not None:
-                vals = self._fallback_values(key, *fb)
+            if C.FALLBACK_SEP in pname:
+                vals = self._fallback_values(key, pname)
                 if vals and not any(C.holds(v, op, lit) for v in vals):
                     return True
                 continue

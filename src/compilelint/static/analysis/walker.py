@@ -844,11 +844,11 @@ class FileWalker(Evaluator):
             else:  # no dict display nor `dict(...)`: the name's dicts are unknown (`_kwalt`)
                 self.scope.kwalts[target.value] = None
             if target.value in self.scope.params:
-                fb = self._fallback_of(target.value, src)
+                fb = self._fallback_of(target.value, src) if type(src) is cst.Call else None
                 self._rebind_param(target.value)
                 if fb is not None:
                     self.scope.fallbacks[target.value] = fb
-                else:
+                elif self.scope.fallbacks:
                     self.scope.fallbacks.pop(target.value, None)
             if value[0] == "T" and value != V.CONST_TENSOR and value[2:3] in ((), (-1,)):
                 # a tensor of unknown rank (``TENSOR``, or ``("T", "m", -1, dtype)``): what is
@@ -900,7 +900,10 @@ class FileWalker(Evaluator):
                 attr = target.attr.value
                 stores = self.cls.attr_stores.setdefault(attr, [])
                 store = self._attr_store(src)
-                fallback = self._fallback_store(attr, stores, store)
+                # (a second store under a test: the one case `_fallback_store` reads)
+                fallback = (
+                    self._fallback_store(attr, stores, store) if stores and self.conds else None
+                )
                 if fallback is not None:
                     stores[0] = fallback
                 else:
@@ -1769,6 +1772,8 @@ class FileWalker(Evaluator):
                     self.class_defs.add(stmt.name.value)
                 elif (op := C.none_test_function(stmt)) is not None:
                     self.none_tests[stmt.name.value] = op
+                elif len(stmt.params.params) > 2:
+                    pass  # (neither helper below takes more than two parameters)
                 elif (op := C.distributed_test_function(stmt)) is not None:
                     self.none_tests[stmt.name.value] = op
                 elif C.default_function(stmt, self.none_tests.get):
