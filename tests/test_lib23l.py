@@ -261,3 +261,105 @@ def test_torch_agrees(monkeypatch: pytest.MonkeyPatch, entry: str) -> None:
     got = logged_break_lines(model, torch.randn(4, 3), name)
     want = {_line(_marker(entry))} if entry in INVALID else set()
     assert got & {_line(_marker(e)) for e in (*VALID, *INVALID)} == want
+
+
+# A parameter re-bound only under conditions (`if exists(lens): mask = ...`) and passed on
+# (`_pick(x, mask=mask)`, or through a keyword dict): the callee's parameter holds the caller's
+# callers' values where each re-binding is dead code under them (vector-quantize-pytorch's
+# `VectorQuantize.forward` -> `Codebook.forward` -> `init_embed_(flatten, mask=mask)`).
+GUARDED = """\
+import torch
+
+
+def exists(v):
+    return v is not None
+
+
+def lens_to_mask(lens, x):
+    return x[:, 0] > lens
+
+
+def _pick(x, mask=None):
+    if exists(mask):
+        print("masked")  # QUANTIZE
+        x = x * mask[:, None]
+    return x * 2
+
+
+def _pick_kw(x, mask=None):
+    if exists(mask):
+        print("masked")  # QUANTIZE_KW
+        x = x * mask[:, None]
+    return x * 2
+
+
+def _pick_lens(x, mask=None):
+    if exists(mask):
+        print("masked")  # QUANTIZE_LENS
+        x = x * mask[:, None]
+    return x * 2
+
+
+def _pick_lens_kw(x, mask=None):
+    if exists(mask):
+        print("masked")  # QUANTIZE_LENS_KW
+        x = x * mask[:, None]
+    return x * 2
+
+
+def quantize(x, mask=None, lens=None):
+    if exists(lens):
+        mask = lens_to_mask(lens, x)
+    return _pick(x, mask=mask)
+
+
+def quantize_kw(x, mask=None, lens=None):
+    if exists(lens):
+        mask = lens_to_mask(lens, x)
+    kw = dict(mask=mask)
+    return _pick_kw(x, **kw)
+
+
+def quantize_lens(x, mask=None, lens=0.0):
+    if exists(lens):
+        mask = lens_to_mask(lens, x)
+    return _pick_lens(x, mask=mask)
+
+
+def quantize_lens_kw(x, mask=None, lens=0.0):
+    if exists(lens):
+        mask = lens_to_mask(lens, x)
+    kw = dict(mask=mask)
+    return _pick_lens_kw(x, **kw)
+"""
+GUARDED_VALID = ("quantize", "quantize_kw")
+GUARDED_INVALID = ("quantize_lens", "quantize_lens_kw")
+
+
+def _gline(entry: str) -> int:
+    return next(
+        i for i, t in enumerate(GUARDED.splitlines(), 1) if t.endswith(f"# {entry.upper()}")
+    )
+
+
+def test_guarded_parameter_passed_on_under_refuted_guards(tmp_path: Path) -> None:
+    # VALID: `lens` is None under the defaults, `mask` stays the caller's None: the callee's
+    # `if exists(mask):` never runs; INVALID: `lens=0.0` builds a mask, the callee prints
+    lines = {f["line"] for f in _library(tmp_path, [*GUARDED_VALID, *GUARDED_INVALID], src=GUARDED)}
+    assert {_gline(e) for e in GUARDED_INVALID} <= lines
+    assert not {_gline(e) for e in GUARDED_VALID} & lines
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("entry", [*GUARDED_VALID, *GUARDED_INVALID])
+def test_torch_agrees_on_guarded_parameters(monkeypatch: pytest.MonkeyPatch, entry: str) -> None:
+    torch = pytest.importorskip("torch")
+    from tests.torch_checks import logged_break_lines
+
+    name = "lib23l_guarded"
+    mod = ModuleType(name)
+    monkeypatch.setitem(sys.modules, name, mod)
+    exec(compile(GUARDED, f"<{name}>", "exec"), mod.__dict__)
+    got = logged_break_lines(getattr(mod, entry), torch.randn(4, 3), name)
+    want = {_gline(entry)} if entry in GUARDED_INVALID else set()
+    assert got & {_gline(e) for e in (*GUARDED_VALID, *GUARDED_INVALID)} == want

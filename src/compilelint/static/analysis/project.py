@@ -491,6 +491,16 @@ class Project(Summaries):
                 return False
             vals.extend(got)
             return True
+        if slot in call.gfwd:
+            # the caller's parameter re-bound only under conditions (`if exists(lens): mask =
+            # ...`): its callers' values where each re-binding is dead code in the caller
+            src, guards = call.gfwd[slot]
+            owner = self._owners().get(id(call), (None, None))[1]
+            if owner is not None and all(self._harmless(owner, g, 1) for g in guards):
+                got = self._forwarded(cpath, src)
+                if got is not None:
+                    vals.extend(got)
+                    return True
         if slot in call.never_none and V.const(v) is ...:
             # `minlength=4 * num_labels`: a value not known, but never None
             vals.append(C.OBJECT)

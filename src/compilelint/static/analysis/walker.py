@@ -530,6 +530,10 @@ class Scope:
         # eps=eps)``, later ``kw = dict(**kw, more=1)`` keeps them): key -> (value, the
         # ``P|<func>|<param>`` it passes on unchanged, or ""), for ``Cls(**kw)`` call sites
         self.kwdicts: dict[str, dict[str, tuple[Value, str]]] = {}
+        # (dict name, key) -> the guards of the re-bindings of the parameter that key's
+        # ``P|<func>|<param>`` names, where it was re-bound only under conditions
+        # (``CallSite.gfwd``)
+        self.kwguards: dict[tuple[str, str], list[Any]] = {}
         # local name -> the dicts of literal keys bound to it so far, one per binding
         # (``spline_kwargs = {}`` in one branch, ``= {"tails": self.tails}`` in the other;
         # None: some binding is not such a dict): what a ``f(**spline_kwargs)`` may pass
@@ -982,10 +986,23 @@ class FileWalker(Evaluator):
         facts = self.scope.facts
         for k, node in items:
             fref = ""
-            if facts is not None and isinstance(node, cst.Name) and self._is_param(node.value):
-                fref = f"P|{facts.qual}|{node.value}"
+            self.scope.kwguards.pop((name, k), None)
+            if facts is not None and isinstance(node, cst.Name):
+                if self._is_param(node.value):
+                    fref = f"P|{facts.qual}|{node.value}"
+                elif gs := self._param_guards(node.value):
+                    fref = f"P|{facts.qual}|{node.value}"
+                    self.scope.kwguards[(name, k)] = gs
             out[k] = (self.value(node), fref)
         return out
+
+    def _param_guards(self, name: str) -> list[Any] | None:
+        """The guards of parameter ``name``'s re-bindings, where every one so far is under
+        conditions (``Scope.guarded``); None otherwise."""
+        if name not in self.scope.params:
+            return None
+        gs = self.scope.guarded.get(name)
+        return list(gs) if gs else None
 
     def _fallback_of(self, name: str, src: cst.BaseExpression | None) -> str | None:
         """``self.<attr>`` where parameter ``name``, still unassigned, is re-bound to
@@ -1482,6 +1499,7 @@ class FileWalker(Evaluator):
         args: list[Value] = []
         kwargs: dict[str, Value] = {}
         fwd: dict[str, str] = {}
+        gfwd: dict[str, list[Any]] = {}
         kwalts: list[dict[str, Value]] = []
         never_none: list[str] = []
         arg_names: list[tuple[str, str]] = []  # (position or keyword, name) in a loop
@@ -1503,7 +1521,10 @@ class FileWalker(Evaluator):
                     for k, (kv, fref) in self.scope.kwdicts.get(a.value.value, {}).items():
                         if k not in kwargs:
                             kwargs[k] = kv
-                            if fref:
+                            gs = self.scope.kwguards.get((a.value.value, k))
+                            if fref and gs:
+                                gfwd[k] = [fref, gs]
+                            elif fref:
                                 fwd[k] = fref
                     alts = self.scope.kwalts.get(a.value.value)
                     if (
@@ -1524,8 +1545,11 @@ class FileWalker(Evaluator):
             else:
                 args.append(tv)
                 slot = str(len(args) - 1) if not a.star else None
-            if slot is not None and isinstance(a.value, cst.Name) and self._is_param(a.value.value):
-                fwd[slot] = f"P|{facts.qual}|{a.value.value}"
+            if slot is not None and isinstance(a.value, cst.Name):
+                if self._is_param(a.value.value):
+                    fwd[slot] = f"P|{facts.qual}|{a.value.value}"
+                elif gs := self._param_guards(a.value.value):
+                    gfwd[slot] = [f"P|{facts.qual}|{a.value.value}", gs]
             if slot is not None and _never_none(a.value):
                 never_none.append(slot)
             r = self._func_ref_of(a.value)
@@ -1546,6 +1570,7 @@ class FileWalker(Evaluator):
                 branch=self.loose_depth > 0,
                 never_none=never_none,
                 kwalts=[dict(d) for d in kwalts] if kwalts else [],
+                gfwd=gfwd,
             )
             facts.calls.append(site)
             if arg_names:
