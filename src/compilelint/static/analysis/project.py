@@ -1049,8 +1049,8 @@ class Project(Summaries):
         cls = self.fn(key).cls
         if cls is None or key not in self.traced or not other.startswith("self."):
             return None
-        got = self.attr_values(key[0], f"A|{cls}|{other[5:]}")
-        return None if got is None else out + got
+        held = self.attr_values(key[0], f"A|{cls}|{other[5:]}")
+        return None if held is None else out + held
 
     def refuted(self, key: FKey, conds: list[str], depth: int = 0) -> bool:
         """Whether some condition (``analysis.conds``) holds for none of the values the
