@@ -133,6 +133,12 @@ def _atom(
         out = (subject, "truthy", None)
     elif (got := _none_helper_test(test, is_param, none_test)) is not None:
         out = got
+    elif (
+        type(test) is cst.Call
+        and not test.args
+        and (got := _distributed_test(test, none_test)) is not None
+    ):
+        out = got  # (a call without arguments: most tests are not, and pay no call here)
     elif (got := _input_test(test, is_param)) is not None:
         out = got
     elif type(test) is cst.Call and (got := _values_test(test, is_param)) is not None:
@@ -236,10 +242,188 @@ def _none_helper_test(
     ):
         return None
     op = none_test(test.func.value)
-    if op is None:
+    if op not in ("is", "isnot"):
         return None
     name = _subject(test.args[0].value, is_param)
     return None if name is None else (name, op, None)
+
+
+# the subject of a test whether a distributed run is initialised (``dist.is_initialized()``,
+# a helper returning it): no parameter, the process group (see :func:`_distributed_test`)
+DISTRIBUTED = "@distributed"
+# what ``none_test`` answers for a call that tests whether a distributed run is initialised
+DIST_OP = "dist"
+
+
+def _distributed_test(
+    test: cst.BaseExpression, none_test: Callable[[str], str | None] | None
+) -> tuple[str, str, object] | None:
+    """``torch.distributed.is_initialized()`` (as the module imports it: ``dist.`` or
+    ``torch.distributed.``), or a call of the module's helper returning it
+    (:func:`distributed_test_function`, ``is_distributed()``), as ``(DISTRIBUTED, "truthy",
+    None)``: true only in a run whose process group is initialised. ``none_test`` (the walker)
+    says what the called name is."""
+    import libcst as cst
+
+    if none_test is None or type(test) is not cst.Call or test.args:
+        return None
+    parts: list[str] = []
+    node = test.func
+    while type(node) is cst.Attribute:
+        parts.append(node.attr.value)
+        node = node.value
+    if type(node) is not cst.Name:
+        return None
+    parts.append(node.value)
+    if none_test(".".join(reversed(parts))) != DIST_OP:
+        return None
+    return (DISTRIBUTED, "truthy", None)
+
+
+def distributed_test_function(node: cst.CSTNode) -> str | None:
+    """``"dist:<receiver>"`` for a function of no parameters whose whole body returns
+    ``<receiver>.is_initialized()`` or a conjunction holding it (``def is_distributed(): return
+    dist.is_initialized() and dist.get_world_size() > 1``, vector-quantize-pytorch's and
+    torchmetrics' helpers): true only where a distributed run is initialised, once the walker
+    knows ``<receiver>`` names ``torch.distributed``. None for anything else."""
+    import libcst as cst
+
+    if (
+        not isinstance(node, cst.FunctionDef)
+        or node.decorators
+        or node.asynchronous
+        or node.params.params
+        or node.params.posonly_params
+        or node.params.kwonly_params
+        or not isinstance(node.params.star_arg, cst.MaybeSentinel)
+        or node.params.star_kwarg is not None
+        or not isinstance(node.body, cst.IndentedBlock)
+    ):
+        return None
+    stmts = list(node.body.body)
+    if (
+        stmts
+        and isinstance(stmts[0], cst.SimpleStatementLine)
+        and len(stmts[0].body) == 1
+        and isinstance(stmts[0].body[0], cst.Expr)
+        and isinstance(stmts[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    ):
+        stmts = stmts[1:]  # a docstring
+    if len(stmts) != 1 or not isinstance(stmts[0], cst.SimpleStatementLine):
+        return None
+    small = stmts[0].body
+    if len(small) != 1 or not isinstance(small[0], cst.Return) or small[0].value is None:
+        return None
+    terms = [small[0].value]
+    while terms:
+        t = terms.pop()
+        if isinstance(t, cst.BooleanOperation) and isinstance(t.operator, cst.And):
+            terms.extend((t.left, t.right))  # the conjunction is true only where each term is
+            continue
+        if (
+            isinstance(t, cst.Call)
+            and not t.args
+            and isinstance(t.func, cst.Attribute)
+            and t.func.attr.value == "is_initialized"
+        ):
+            from compilelint.static.analysis.walker import dotted
+
+            recv = dotted(t.func.value)
+            if recv is not None:
+                return f"{DIST_OP}:{recv}"
+    return None
+
+
+# what ``none_test`` answers for a module's ``default(val, d)`` helper (:func:`default_function`)
+DEFAULT_OP = "default"
+# the subject of a test of a parameter re-bound to ``default(param, self.<attr>)``:
+# ``"param??self.<attr>"`` (:func:`fallback`)
+FALLBACK_SEP = "??"
+
+
+def fallback(param: str, other: str) -> str:
+    """The subject of a test of ``param`` after ``param = default(param, other)``: the
+    parameter's value where it is not None, else ``other``'s (``self.<attr>``)."""
+    return f"{param}{FALLBACK_SEP}{other}"
+
+
+def split_fallback(subject: str) -> tuple[str, str] | None:
+    """``(param, other)`` of a :func:`fallback` subject, else None."""
+    if FALLBACK_SEP not in subject:
+        return None
+    param, _, other = subject.partition(FALLBACK_SEP)
+    return param, other
+
+
+def default_function(node: cst.CSTNode, none_test: Callable[[str], str | None]) -> bool:
+    """Whether a function of two parameters returns its first where it is not None, else its
+    second: ``def default(val, d): return val if exists(val) else d``, or ``if exists(val):
+    return val`` then ``return d`` (``return d() if callable(d) else d``: a value that is not
+    callable, as a flag is), the helper lucidrains-style libraries define beside ``exists``."""
+    import libcst as cst
+
+    if (
+        not isinstance(node, cst.FunctionDef)
+        or node.decorators
+        or node.asynchronous
+        or len(node.params.params) != 2
+        or node.params.posonly_params
+        or node.params.kwonly_params
+        or not isinstance(node.params.star_arg, cst.MaybeSentinel)
+        or node.params.star_kwarg is not None
+        or not isinstance(node.body, cst.IndentedBlock)
+    ):
+        return False
+    first, second = (p.name.value for p in node.params.params)
+
+    def name(e: cst.BaseExpression | None, want: str) -> bool:
+        return isinstance(e, cst.Name) and e.value == want
+
+    def returned(stmt: cst.CSTNode) -> cst.BaseExpression | None:
+        if isinstance(stmt, cst.IndentedBlock) and len(stmt.body) == 1:
+            stmt = stmt.body[0]
+        if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            small = stmt.body
+            if len(small) == 1 and isinstance(small[0], cst.Return):
+                return small[0].value
+        return None
+
+    def test_op(test: cst.BaseExpression) -> str | None:
+        a = _atom(test, lambda n: n == first, none_test)
+        return a[1] if a is not None and a[0] == first and a[1] in ("is", "isnot") else None
+
+    def is_second(e: cst.BaseExpression | None) -> bool:
+        if name(e, second):
+            return True
+        # `d() if callable(d) else d`: `d` itself where it is not callable
+        return (
+            isinstance(e, cst.IfExp)
+            and name(e.orelse, second)
+            and isinstance(e.body, cst.Call)
+            and name(e.body.func, second)
+            and not e.body.args
+            and isinstance(e.test, cst.Call)
+            and name(e.test.func, "callable")
+            and len(e.test.args) == 1
+            and name(e.test.args[0].value, second)
+        )
+
+    body = list(node.body.body)
+    if len(body) == 1:
+        exp = returned(body[0])
+        if not isinstance(exp, cst.IfExp):
+            return False
+        op = test_op(exp.test)
+        if op == "isnot":
+            return name(exp.body, first) and is_second(exp.orelse)
+        return op == "is" and is_second(exp.body) and name(exp.orelse, first)
+    if len(body) == 2 and isinstance(body[0], cst.If) and body[0].orelse is None:
+        return (
+            test_op(body[0].test) == "isnot"
+            and name(returned(body[0].body), first)
+            and is_second(returned(body[1]))
+        )
+    return False
 
 
 def _isinstance_test(
@@ -546,7 +730,8 @@ def expr_tree(
     without arguments, ``["s", "lower", t]``: ``init_method.lower()``), or a value chosen by
     one (``opt(params) if exists(opt) else None``: ``["if", test, then, else]``, where a branch
     that is neither a literal nor a parameter is ``["o"]``, an object that is not None) that
-    :func:`evaluate` reads; None for anything else."""
+    :func:`evaluate` reads; None for anything else. The right side of ``and``/``or`` that is
+    none of these is ``["u"]``, unknown: read only where the left side does not decide."""
     import libcst as cst
 
     if isinstance(node, cst.Name) and is_param(node.value):
@@ -559,9 +744,11 @@ def expr_tree(
         return None if inner is None else ["not", inner]
     if isinstance(node, cst.BooleanOperation):
         left = expr_tree(node.left, is_param, none_test)
-        right = expr_tree(node.right, is_param, none_test)
-        if left is None or right is None:
+        if left is None:
             return None
+        # the right side is read only where the left does not decide: unknown there (``["u"]``,
+        # ``dist.is_initialized() and dist.get_world_size() > 1`` is False in one process)
+        right = expr_tree(node.right, is_param, none_test) or ["u"]
         return ["and" if isinstance(node.operator, cst.And) else "or", left, right]
     if isinstance(node, cst.IfExp):
         test = expr_tree(node.test, is_param, none_test)
@@ -629,6 +816,8 @@ def evaluate(tree: list[object], values: dict[str, list[object]]) -> list[object
     kind = tree[0]
     if kind == "l":
         return [tree[1]]
+    if kind == "u":
+        return None
     if kind == "o":
         return [OBJECT]
     if kind == "p":

@@ -101,6 +101,12 @@ class CallSite:
     # holds keeps its default (``spline_fn(**spline_kwargs)`` after ``spline_kwargs = {}`` /
     # ``= {"tails": self.tails}``)
     kwalts: list[dict[str, Value]] = field(default_factory=list)
+    # arguments that pass one of the enclosing function's own parameters re-bound only under
+    # conditions (``if exists(lens): mask = lens_to_mask(...)``, then ``f(mask=mask)``):
+    # position or keyword -> ``[P|<func>|<param>, the guards of its re-bindings]``
+    # (:func:`~compilelint.static.analysis.conds.guarded`): the caller's callers' values where
+    # every re-binding is dead code there, else the argument's own value
+    gfwd: dict[str, list[Any]] = field(default_factory=dict)
 
 
 @dataclass

@@ -491,6 +491,16 @@ class Project(Summaries):
                 return False
             vals.extend(got)
             return True
+        if slot in call.gfwd:
+            # the caller's parameter re-bound only under conditions (`if exists(lens): mask =
+            # ...`): its callers' values where each re-binding is dead code in the caller
+            src, guards = call.gfwd[slot]
+            owner = self._owners().get(id(call), (None, None))[1]
+            if owner is not None and all(self._harmless(owner, g, 1) for g in guards):
+                got = self._forwarded(cpath, src)
+                if got is not None:
+                    vals.extend(got)
+                    return True
         if slot in call.never_none and V.const(v) is ...:
             # `minlength=4 * num_labels`: a value not known, but never None
             vals.append(C.OBJECT)
@@ -712,7 +722,11 @@ class Project(Summaries):
             tree: list[object] = what  # type: ignore[assignment]
             vals: dict[str, list[object]] = {}
             for name in C.params_of(tree):
-                got = self._init_param_values(cp, cqq, name)
+                got = (
+                    self._distributed_values()
+                    if name == C.DISTRIBUTED
+                    else self._init_param_values(cp, cqq, name)
+                )
                 if got is not None:
                     vals[name] = got
             return C.evaluate(tree, vals)
@@ -1011,11 +1025,48 @@ class Project(Summaries):
                 todo.extend(self._subclasses.get(c, ()))
         return out
 
+    def _distributed_values(self) -> list[object] | None:
+        """What ``torch.distributed.is_initialized()`` (:data:`conds.DISTRIBUTED`) returns: in
+        library mode ``False`` (a user's first call of an entry point runs in one process, no
+        process group initialised); unknown for model files (a training script may run them
+        under DDP)."""
+        return [False] if self.default_roots else None
+
+    def _fallback_values(self, key: FKey, subject: str) -> list[object] | None:
+        """The values parameter ``pname`` holds after ``pname = default(pname, self.<attr>)``
+        (``subject``, :func:`conds.fallback`): its own that are not None, and where it may be
+        None the attribute's (:meth:`attr_values`); None when either is unknown."""
+        got = C.split_fallback(subject)
+        if got is None:
+            return None
+        pname, other = got
+        vals = self.param_values(key, pname)
+        if vals is None:
+            return None
+        out = [v for v in vals if v is not None]
+        if len(out) == len(vals):
+            return out
+        cls = self.fn(key).cls
+        if cls is None or key not in self.traced or not other.startswith("self."):
+            return None
+        held = self.attr_values(key[0], f"A|{cls}|{other[5:]}")
+        return None if held is None else out + held
+
     def refuted(self, key: FKey, conds: list[str], depth: int = 0) -> bool:
         """Whether some condition (``analysis.conds``) holds for none of the values the
         function's parameter may take here: the guarded code never runs in this project."""
         for cond in conds:
             pname, op, lit = C.decode(cond)
+            if pname == C.DISTRIBUTED:
+                vals = self._distributed_values()
+                if vals and not any(C.holds(v, op, lit) for v in vals):
+                    return True
+                continue
+            if C.FALLBACK_SEP in pname:
+                vals = self._fallback_values(key, pname)
+                if vals and not any(C.holds(v, op, lit) for v in vals):
+                    return True
+                continue
             gs = C.guards(cond)
             if gs and (depth >= 4 or any(not self._harmless(key, g, depth + 1) for g in gs)):
                 continue  # a re-binding of the parameter before the test may change it
@@ -1091,7 +1142,11 @@ class Project(Summaries):
             pname, op, lit = C.decode(cond)
             if op in C.INPUT_OPS or pname.startswith("self."):
                 return False
-            vals = self._default_values(key, pname)
+            vals = (
+                self._distributed_values()
+                if pname == C.DISTRIBUTED
+                else self._default_values(key, pname)
+            )
             if not vals or not all(
                 C.holds(v, op, lit) and (v is not C.CONTAINER or not C.undecided(v, op, lit))
                 for v in vals

@@ -522,10 +522,18 @@ class Scope:
         self.guarded: dict[str, list[Any] | None] = {}
         # local name -> the expression it was bound to, when bound once (None: more than once)
         self.aliases: dict[str, cst.BaseExpression | None] = {}
+        # parameter -> the ``self.<attr>`` it was re-bound to where it is None, by its one
+        # re-binding so far (``is_distributed = default(is_distributed, self.is_distributed)``):
+        # a test of it is about the parameter's values, or the attribute's (``conds.fallback``)
+        self.fallbacks: dict[str, str] = {}
         # local name -> the keywords a dict bound to it certainly holds (``kw = dict(dim=dim,
         # eps=eps)``, later ``kw = dict(**kw, more=1)`` keeps them): key -> (value, the
         # ``P|<func>|<param>`` it passes on unchanged, or ""), for ``Cls(**kw)`` call sites
         self.kwdicts: dict[str, dict[str, tuple[Value, str]]] = {}
+        # (dict name, key) -> the guards of the re-bindings of the parameter that key's
+        # ``P|<func>|<param>`` names, where it was re-bound only under conditions
+        # (``CallSite.gfwd``)
+        self.kwguards: dict[tuple[str, str], list[Any]] = {}
         # local name -> the dicts of literal keys bound to it so far, one per binding
         # (``spline_kwargs = {}`` in one branch, ``= {"tails": self.tails}`` in the other;
         # None: some binding is not such a dict): what a ``f(**spline_kwargs)`` may pass
@@ -840,7 +848,12 @@ class FileWalker(Evaluator):
             else:  # no dict display nor `dict(...)`: the name's dicts are unknown (`_kwalt`)
                 self.scope.kwalts[target.value] = None
             if target.value in self.scope.params:
+                fb = self._fallback_of(target.value, src) if type(src) is cst.Call else None
                 self._rebind_param(target.value)
+                if fb is not None:
+                    self.scope.fallbacks[target.value] = fb
+                elif self.scope.fallbacks:
+                    self.scope.fallbacks.pop(target.value, None)
             if value[0] == "T" and value != V.CONST_TENSOR and value[2:3] in ((), (-1,)):
                 # a tensor of unknown rank (``TENSOR``, or ``("T", "m", -1, dtype)``): what is
                 # computed from it elementwise has its rank, a token of this binding says so
@@ -889,7 +902,16 @@ class FileWalker(Evaluator):
                 and self.cls is not None
             ):
                 attr = target.attr.value
-                self.cls.attr_stores.setdefault(attr, []).append(self._attr_store(src))
+                stores = self.cls.attr_stores.setdefault(attr, [])
+                store = self._attr_store(src)
+                # (a second store under a test: the one case `_fallback_store` reads)
+                fallback = (
+                    self._fallback_store(attr, stores, store) if stores and self.conds else None
+                )
+                if fallback is not None:
+                    stores[0] = fallback
+                else:
+                    stores.append(store)
                 lst = self.cls.attrs.setdefault(attr, [])
                 if not any(m[0] == "Y" and m[1].startswith("A|") for m in V.members(value)):
                     if value not in lst:
@@ -964,10 +986,73 @@ class FileWalker(Evaluator):
         facts = self.scope.facts
         for k, node in items:
             fref = ""
-            if facts is not None and isinstance(node, cst.Name) and self._is_param(node.value):
-                fref = f"P|{facts.qual}|{node.value}"
+            self.scope.kwguards.pop((name, k), None)
+            if facts is not None and isinstance(node, cst.Name):
+                if self._is_param(node.value):
+                    fref = f"P|{facts.qual}|{node.value}"
+                elif gs := self._param_guards(node.value):
+                    fref = f"P|{facts.qual}|{node.value}"
+                    self.scope.kwguards[(name, k)] = gs
             out[k] = (self.value(node), fref)
         return out
+
+    def _param_guards(self, name: str) -> list[Any] | None:
+        """The guards of parameter ``name``'s re-bindings, where every one so far is under
+        conditions (``Scope.guarded``); None otherwise."""
+        if name not in self.scope.params:
+            return None
+        gs = self.scope.guarded.get(name)
+        return list(gs) if gs else None
+
+    def _fallback_of(self, name: str, src: cst.BaseExpression | None) -> str | None:
+        """``self.<attr>`` where parameter ``name``, still unassigned, is re-bound to
+        ``default(name, self.<attr>)`` (``default`` the module's helper,
+        :func:`conds.default_function`) at the top of the function (no condition, no branch
+        the conditions do not describe); else None."""
+        if (
+            type(src) is not cst.Call
+            or type(src.func) is not cst.Name
+            or len(src.args) != 2
+            or any(a.star or a.keyword is not None for a in src.args)
+            or self.conds
+            or self.loose_depth > 0
+            or not self._is_param(name)
+            or self._none_test(src.func.value) != C.DEFAULT_OP
+        ):
+            return None
+        first, other = src.args[0].value, src.args[1].value
+        if not isinstance(first, cst.Name) or first.value != name:
+            return None
+        attr = self_attr(other)
+        return None if attr is None or not self._is_param("self") else f"self.{attr}"
+
+    def _fallback_store(
+        self, attr: str, stores: list[list[object]], store: list[object]
+    ) -> list[object] | None:
+        """One store for ``self.<attr> = p`` followed in ``__init__`` by ``if not
+        exists(self.<attr>): self.<attr> = <flag>`` (a default computed where the parameter
+        is None, soft-moe's and st-moe's ``is_distributed``): ``["X", ["if", p is not None,
+        p, flag]]``, the value chosen the way the two stores choose it. None where the store
+        is anything else (then it is one more store)."""
+        if (
+            len(stores) != 1
+            or stores[0][:1] != ["P"]
+            or not store
+            or store[0] not in ("P", "X", "L")
+            or self.loose_depth > 0
+            or self.cls is None
+            or self.scope.qual != f"{self.cls.qual}.__init__"
+            or self.conds != [C.encode(f"self.{attr}", "is", None)]
+        ):
+            return None
+        first = str(stores[0][1])
+        if store[0] == "X":
+            other: object = store[1]
+        elif store[0] == "P":
+            other = ["p", store[1]]
+        else:
+            other = ["l", store[1]]
+        return ["X", ["if", ["c", first, "isnot", None], ["p", first], other]]
 
     def _attr_store(self, src: cst.BaseExpression | None) -> list[object]:
         if src is None or self.cls is None:
@@ -1414,6 +1499,7 @@ class FileWalker(Evaluator):
         args: list[Value] = []
         kwargs: dict[str, Value] = {}
         fwd: dict[str, str] = {}
+        gfwd: dict[str, list[Any]] = {}
         kwalts: list[dict[str, Value]] = []
         never_none: list[str] = []
         arg_names: list[tuple[str, str]] = []  # (position or keyword, name) in a loop
@@ -1435,7 +1521,10 @@ class FileWalker(Evaluator):
                     for k, (kv, fref) in self.scope.kwdicts.get(a.value.value, {}).items():
                         if k not in kwargs:
                             kwargs[k] = kv
-                            if fref:
+                            gs = self.scope.kwguards.get((a.value.value, k))
+                            if fref and gs:
+                                gfwd[k] = [fref, gs]
+                            elif fref:
                                 fwd[k] = fref
                     alts = self.scope.kwalts.get(a.value.value)
                     if (
@@ -1456,8 +1545,11 @@ class FileWalker(Evaluator):
             else:
                 args.append(tv)
                 slot = str(len(args) - 1) if not a.star else None
-            if slot is not None and isinstance(a.value, cst.Name) and self._is_param(a.value.value):
-                fwd[slot] = f"P|{facts.qual}|{a.value.value}"
+            if slot is not None and isinstance(a.value, cst.Name):
+                if self._is_param(a.value.value):
+                    fwd[slot] = f"P|{facts.qual}|{a.value.value}"
+                elif gs := self._param_guards(a.value.value):
+                    gfwd[slot] = [f"P|{facts.qual}|{a.value.value}", gs]
             if slot is not None and _never_none(a.value):
                 never_none.append(slot)
             r = self._func_ref_of(a.value)
@@ -1478,6 +1570,7 @@ class FileWalker(Evaluator):
                 branch=self.loose_depth > 0,
                 never_none=never_none,
                 kwalts=[dict(d) for d in kwalts] if kwalts else [],
+                gfwd=gfwd,
             )
             facts.calls.append(site)
             if arg_names:
@@ -1704,6 +1797,12 @@ class FileWalker(Evaluator):
                     self.class_defs.add(stmt.name.value)
                 elif (op := C.none_test_function(stmt)) is not None:
                     self.none_tests[stmt.name.value] = op
+                elif len(stmt.params.params) > 2:
+                    pass  # (neither helper below takes more than two parameters)
+                elif (op := C.distributed_test_function(stmt)) is not None:
+                    self.none_tests[stmt.name.value] = op
+                elif C.default_function(stmt, self.none_tests.get):
+                    self.none_tests[stmt.name.value] = C.DEFAULT_OP
 
     def walk_top(self, start: int, stop: int) -> None:
         """Walk the module's top-level statements ``start`` to ``stop`` (``walk_module``
@@ -1878,15 +1977,20 @@ class FileWalker(Evaluator):
     def param_cond(self, cond: str) -> str:
         """``cond`` (about a parameter :meth:`_cond_param` accepts) with the guards of the
         parameter's re-bindings so far, if any."""
-        p = C.decode(cond)[0]
+        p, op, lit = C.decode(cond)
+        fb = self.scope.fallbacks.get(p)
+        if fb is not None and not self._is_param(p):
+            return C.encode(C.fallback(p, fb), op, lit)
         gs = self.scope.guarded.get(p)
         return C.guarded(cond, gs) if gs and not self._is_param(p) else cond
 
     def _conds_of(self, test: cst.BaseExpression) -> tuple[list[str], list[str]]:
         if self.scope.facts is None:
             return [], []
-        body, orelse = C.parse(test, self._cond_param, self._alias, none_test=self._none_test)
-        if any(self.scope.guarded.values()):
+        fbs = self.scope.fallbacks
+        is_param = (lambda n: self._cond_param(n) or n in fbs) if fbs else self._cond_param
+        body, orelse = C.parse(test, is_param, self._alias, none_test=self._none_test)
+        if any(self.scope.guarded.values()) or fbs:
             body = [self.param_cond(c) for c in body]
             orelse = [self.param_cond(c) for c in orelse]
         return body, orelse
@@ -1898,11 +2002,28 @@ class FileWalker(Evaluator):
 
     def _none_test(self, name: str) -> str | None:
         """``"isnot"``/``"is"`` when ``name`` calls this module's ``exists``-style helper (not
-        shadowed by a parameter or local of the function)."""
+        shadowed by a parameter or local of the function); :data:`conds.DIST_OP` when it is
+        ``torch.distributed.is_initialized`` or a helper returning it."""
+        if "." in name:
+            # `dist.is_initialized()`: torch.distributed's own test, as this module imports it
+            head, _, rest = name.rpartition(".")
+            return C.DIST_OP if rest == "is_initialized" and self._torch_distributed(head) else None
         op = self.none_tests.get(name)
         if op is None or name in self.scope.env or name in self.scope.params:
             return None
+        if op.startswith(C.DIST_OP + ":"):
+            # a helper returning `<receiver>.is_initialized()` (and more)
+            return C.DIST_OP if self._torch_distributed(op[len(C.DIST_OP) + 1 :]) else None
         return op
+
+    def _torch_distributed(self, name: str) -> bool:
+        """Whether dotted ``name`` is ``torch.distributed`` as this module imports it (``dist``
+        of ``import torch.distributed as dist``, ``torch.distributed``), not shadowed by a
+        parameter or local of the function."""
+        head, _, rest = name.partition(".")
+        if head in self.scope.env or head in self.scope.params or head not in self.imports:
+            return False
+        return f"{self.imports[head]}.{rest}".rstrip(".") == "torch.distributed"
 
     def _alias(self, name: str) -> cst.BaseExpression | None:
         """The expression a local variable of this function was bound to once."""
