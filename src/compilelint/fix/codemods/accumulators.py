@@ -115,6 +115,7 @@ def buffer_changes(
         if line is None or literal is None:
             return NoFix(f"`__init__` does not set `self.{attr}` in its top-level statements")
         readers: set[str] = set()
+        traced: list[cst.Attribute] = []  # reads in the traced function, besides updates
         fn = ctx.function(up)
         for n in all_nodes(cls):
             if self_attr(n) != attr or ctx.enclosing(n, cst.FunctionDef) is init:
@@ -126,17 +127,37 @@ def buffer_changes(
             if eager_only(ctx, n):
                 continue
             if where is fn or where is None:
-                code = ctx.code(ctx.statement(n) or n).strip().splitlines()[0][:50]
-                return NoFix(
-                    f"`self.{attr}` is also read in `{code}`: as a tensor buffer the traced "
-                    "code would compute with it"
-                )
+                if not isinstance(n, cst.Attribute):
+                    code = ctx.code(ctx.statement(n) or n).strip().splitlines()[0][:50]
+                    return NoFix(f"`self.{attr}` is also used in `{code}`")
+                traced.append(n)
+                continue
             readers.add(where.name.value)
         is_float = isinstance(
             literal.expression if isinstance(literal, cst.UnaryOperation) else literal,
             cst.Float,
         )
-        dtype = f", dtype={ctx.torch('float64')}" if is_float else ""
+        if traced:
+            # the running value is read by the model too (`loss / (self.ema + eps)`, `x /
+            # self.amax`): each read must compute the same with a 0-d tensor, as tensor
+            # arithmetic (`counters.tensor_reads`); a read that needs a Python number (a size,
+            # a Python `if`, a number-only argument) keeps it a number: refused with the reason
+            from compilelint.fix.codemods.counters import tensor_reads
+
+            joint = tensor_reads(ctx, cls, attr, traced)
+            if isinstance(joint, NoFix):
+                return NoFix(
+                    joint.reason.replace(
+                        "keep it a Python int outside `forward` (the training loop) or pass "
+                        "it in",
+                        "the statistic must stay a Python number there: update it outside "
+                        "`forward` (a hook or the training loop) or pass it in",
+                    )
+                )
+            changes += joint
+        # read by the traced code, the buffer takes the default dtype, so that its reads
+        # compute in the dtype of the tensors they meet (float64 would promote a 0-d loss)
+        dtype = f", dtype={ctx.torch('float64')}" if is_float and not traced else ""
         new = cst.parse_statement(
             f'self.register_buffer("{attr}", {ctx.torch("tensor")}({ctx.code(literal).strip()}'
             f"{dtype}), persistent=False)\n"
@@ -159,6 +180,11 @@ def buffer_changes(
         words.append(
             f"`self.{attr}` becomes a non-persistent 0-d buffer accumulated as a tensor "
             f"(`model.{attr}` is now a tensor{also}; the state_dict is unchanged)"
+            + (
+                "; forward reads it as a 0-d tensor (float32 where it started as a float)"
+                if traced
+                else ""
+            )
         )
     return changes, "; ".join(words)
 

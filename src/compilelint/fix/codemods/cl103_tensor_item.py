@@ -487,6 +487,12 @@ class TensorItemDrop(Codemod):
             return _End(accum=acc)
         while True:
             p = ctx.parent(cur)
+            if not self._bool and isinstance(p, cst.Assign) and p.value is cur:
+                acc = accumulation(ctx, cur)
+                if acc is not None:
+                    # `self.amax = torch.clamp(v, min=self.amax)` (from `max(self.amax, v)`):
+                    # a running statistic of the value, a tensor buffer as a running sum is
+                    return _End(accum=acc)
             if self._bool:
                 # `if bad:` / `if not bad:` with `bad = bool(t)`: CL101 lowers the `if`
                 neg = isinstance(p, cst.UnaryOperation) and isinstance(p.operator, cst.Not)
