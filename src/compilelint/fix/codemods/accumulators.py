@@ -148,8 +148,7 @@ def buffer_changes(
             if isinstance(joint, NoFix):
                 return NoFix(
                     joint.reason.replace(
-                        "keep it a Python int outside `forward` (the training loop) or pass "
-                        "it in",
+                        "keep it a Python int outside `forward` (the training loop) or pass it in",
                         "the statistic must stay a Python number there: update it outside "
                         "`forward` (a hook or the training loop) or pass it in",
                     )
