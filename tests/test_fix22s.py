@@ -104,13 +104,75 @@ LOCAL = HEAD + textwrap.dedent(
     """
 )
 
-CASES = {"ema": EMA, "amax": AMAX, "minmax": MINMAX, "local": LOCAL}
+# Burgess et al.'s KL capacity, raised while training when the KL passes half of it: a
+# guarded update (the test mixes a Python flag and the tensor's number)
+CAPACITY = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self, c_step=0.5, c_max=1.2):
+            super().__init__()
+            self.enc = nn.Linear(6, 4)
+            self.c_step = c_step
+            self.c_max = c_max
+            self.capacity = 0.0
+
+        def forward(self, x, y):
+            mu, logvar = self.enc(x).chunk(2, dim=-1)
+            kl = -0.5 * (1 + logvar - mu.pow(2) - logvar.exp()).sum(-1).mean()
+            if self.training and kl.item() > self.capacity * 0.5:
+                self.capacity = min(self.capacity + self.c_step, self.c_max)
+            return (kl - self.capacity).abs() + y.sum()
+    """
+)
+
+# the best loss so far kept when a batch beats it (no Python flag): a guarded update
+BEST = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(6, 1)
+            self.best = 10.0
+            self.margin = 0.1
+
+        def forward(self, x, y):
+            loss = F.mse_loss(self.lin(x).squeeze(-1), y)
+            if loss.item() < self.best - self.margin:
+                self.best = max(self.best * 0.5, 0.25)
+            return loss * self.best
+    """
+)
+
+CASES = {
+    "ema": EMA,
+    "amax": AMAX,
+    "minmax": MINMAX,
+    "local": LOCAL,
+    "capacity": CAPACITY,
+    "best": BEST,
+}
 STATE = {
     "ema": ("scale_a", "scale_b"),
     "amax": ("amax",),
     "minmax": ("lo", "hi"),
     "local": ("running",),
+    "capacity": ("capacity",),
+    "best": ("best",),
 }
+
+# INVALID: a part of the test reads the running value as a Python number
+MIXED = CAPACITY.replace(
+    "if self.training and kl.item() > self.capacity * 0.5:",
+    "if self.training and kl.item() > self.capacity * 0.5 and self.capacity < 1.0:",
+)
+
+# INVALID: the guarded body also reports (not only updates of the running value)
+REPORTS = CAPACITY.replace(
+    "            self.capacity = min(self.capacity + self.c_step, self.c_max)\n",
+    "            self.capacity = min(self.capacity + self.c_step, self.c_max)\n"
+    "            print(self.capacity)\n",
+)
+assert REPORTS != CAPACITY and MIXED != CAPACITY
 
 # INVALID: the range is a number-only argument of `torch.histc`
 HISTC = HEAD + textwrap.dedent(
@@ -199,7 +261,34 @@ def test_a_number_read_into_a_local_then_accumulated(tmp_path: Path) -> None:
     assert ".item()" not in fixed
 
 
+def test_a_guarded_update_becomes_a_choice_made_by_the_tensor(tmp_path: Path) -> None:
+    fixed, _ = _fix(tmp_path, CAPACITY)
+    assert 'self.register_buffer("capacity", torch.tensor(0.0), persistent=False)' in fixed
+    assert (
+        "        if self.training:\n            self.capacity = torch.where(kl.detach() > "
+        "self.capacity * 0.5, torch.clamp(self.capacity + self.c_step, max=self.c_max), "
+        "self.capacity)\n"
+    ) in fixed
+    fixed, _ = _fix(tmp_path, BEST)
+    assert (
+        "        self.best = torch.where(loss.detach() < self.best - self.margin, "
+        "torch.clamp(self.best * 0.5, min=0.25), self.best)\n"
+    ) in fixed
+
+
 # ---------------------------------------------------------------------------- INVALID
+def test_a_test_that_reads_the_running_value_as_a_number_is_not_lowered(tmp_path: Path) -> None:
+    fixed, why = _fix(tmp_path, MIXED)
+    assert "torch.where" not in fixed
+    assert "is neither a Python flag nor the tensor's test" in why
+
+
+def test_a_guarded_body_that_does_more_than_update_is_not_lowered(tmp_path: Path) -> None:
+    fixed, _ = _fix(tmp_path, REPORTS)
+    assert "torch.where" not in fixed
+    assert 'register_buffer("capacity"' not in fixed
+
+
 def test_a_number_only_argument_keeps_the_statistic_a_number(tmp_path: Path) -> None:
     fixed, why = _fix(tmp_path, HISTC)
     assert 'register_buffer("lo"' not in fixed

@@ -124,6 +124,13 @@ class TensorItemDrop(Codemod):
                 f"the value comes from NumPy (`{ctx.code(numpy).strip()[:40]}`), a tensor only "
                 "while dynamo traces it"
             )
+        from compilelint.fix.codemods.accumulators import guarded_update
+
+        guarded = guarded_update(ctx, origin, replacement)
+        if guarded is not None:
+            # `if v.item() > self.cap * k: self.cap = ...`: a running value updated when the
+            # number passes a test
+            return guarded
         res = self.keep_tensor(ctx, origin, replacement, wrap)
         if isinstance(res, NoFix):
             # `for i in range(int(n)):` over a body indexing `x[i]`: a flag over `x`'s length
