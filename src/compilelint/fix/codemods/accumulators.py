@@ -16,6 +16,8 @@ eager-only code, or a read in another method (a trainer's ``average()``): that c
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
 
 from compilelint.fix.codemods.base import all_nodes, arithmetic_top
@@ -304,11 +306,11 @@ def guarded_update(
         def on_leave(self, o: cst.CSTNode, u: cst.CSTNode) -> cst.CSTNode:  # type: ignore[override]
             return replacement if o is origin else u
 
-    cond = ctx.code(cmp.visit(_Origin())).strip()
-    lines = []
+    cond = ctx.code(cast(cst.CSTNode, cmp.visit(_Origin()))).strip()
+    lines: list[str] = []
     for a in updates:
         attr = _target(a)
-        new = ctx.code(a.value.visit(_LowerMinMax(ctx, state))).strip()
+        new = ctx.code(cast(cst.CSTNode, a.value.visit(_LowerMinMax(ctx, state)))).strip()
         lines.append(f"self.{attr} = {ctx.torch('where')}({cond}, {new}, self.{attr})")
     indent = "    "
     if py:
