@@ -16,6 +16,8 @@ eager-only code, or a read in another method (a trainer's ``average()``): that c
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
 
 from compilelint.fix.codemods.base import all_nodes, arithmetic_top
@@ -76,10 +78,13 @@ def _registered(body: cst.IndentedBlock, attr: str) -> bool:
 
 
 def buffer_changes(
-    ctx: FixContext, updates: list[cst.BaseSmallStatement]
+    ctx: FixContext,
+    updates: list[cst.BaseSmallStatement],
+    rewritten: cst.CSTNode | None = None,
 ) -> tuple[list[tuple[cst.CSTNode, cst.CSTNode]], str] | NoFix:
     """The ``__init__`` lines that make the running values of ``updates`` buffers, and the
-    title's words; or why one cannot be."""
+    title's words; or why one cannot be. ``rewritten``: a statement the caller rewrites
+    whole (a guarded update, :func:`guarded_update`), whose reads are its own."""
     changes: list[tuple[cst.CSTNode, cst.CSTNode]] = []
     words: list[str] = []
     done: set[str] = set()
@@ -115,6 +120,7 @@ def buffer_changes(
         if line is None or literal is None:
             return NoFix(f"`__init__` does not set `self.{attr}` in its top-level statements")
         readers: set[str] = set()
+        traced: list[cst.Attribute] = []  # reads in the traced function, besides updates
         fn = ctx.function(up)
         for n in all_nodes(cls):
             if self_attr(n) != attr or ctx.enclosing(n, cst.FunctionDef) is init:
@@ -123,20 +129,41 @@ def buffer_changes(
             own = next((a for a in ctx.ancestors(n) if _target(a) == attr), None)
             if own is not None:
                 continue  # an update of the running value (this one or another)
+            if rewritten is not None and any(a is rewritten for a in ctx.ancestors(n)):
+                continue
             if eager_only(ctx, n):
                 continue
             if where is fn or where is None:
-                code = ctx.code(ctx.statement(n) or n).strip().splitlines()[0][:50]
-                return NoFix(
-                    f"`self.{attr}` is also read in `{code}`: as a tensor buffer the traced "
-                    "code would compute with it"
-                )
+                if not isinstance(n, cst.Attribute):
+                    code = ctx.code(ctx.statement(n) or n).strip().splitlines()[0][:50]
+                    return NoFix(f"`self.{attr}` is also used in `{code}`")
+                traced.append(n)
+                continue
             readers.add(where.name.value)
         is_float = isinstance(
             literal.expression if isinstance(literal, cst.UnaryOperation) else literal,
             cst.Float,
         )
-        dtype = f", dtype={ctx.torch('float64')}" if is_float else ""
+        if traced:
+            # the running value is read by the model too (`loss / (self.ema + eps)`, `x /
+            # self.amax`): each read must compute the same with a 0-d tensor, as tensor
+            # arithmetic (`counters.tensor_reads`); a read that needs a Python number (a size,
+            # a Python `if`, a number-only argument) keeps it a number: refused with the reason
+            from compilelint.fix.codemods.counters import tensor_reads
+
+            joint = tensor_reads(ctx, cls, attr, traced)
+            if isinstance(joint, NoFix):
+                return NoFix(
+                    joint.reason.replace(
+                        "keep it a Python int outside `forward` (the training loop) or pass it in",
+                        "the statistic must stay a Python number there: update it outside "
+                        "`forward` (a hook or the training loop) or pass it in",
+                    )
+                )
+            changes += joint
+        # read by the traced code, the buffer takes the default dtype, so that its reads
+        # compute in the dtype of the tensors they meet (float64 would promote a 0-d loss)
+        dtype = f", dtype={ctx.torch('float64')}" if is_float and not traced else ""
         new = cst.parse_statement(
             f'self.register_buffer("{attr}", {ctx.torch("tensor")}({ctx.code(literal).strip()}'
             f"{dtype}), persistent=False)\n"
@@ -159,8 +186,173 @@ def buffer_changes(
         words.append(
             f"`self.{attr}` becomes a non-persistent 0-d buffer accumulated as a tensor "
             f"(`model.{attr}` is now a tensor{also}; the state_dict is unchanged)"
+            + (
+                "; forward reads it as a 0-d tensor (float32 where it started as a float)"
+                if traced
+                else ""
+            )
         )
     return changes, "; ".join(words)
+
+
+# ---------------------------------------------------------------------------- guarded updates
+def _conjuncts(e: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if isinstance(e, cst.BooleanOperation) and isinstance(e.operator, cst.And):
+        return [*_conjuncts(e.left), *_conjuncts(e.right)]
+    return [e]
+
+
+class _LowerMinMax(cst.CSTTransformer):
+    """``min(a, b)``/``max(a, b)`` of an update whose state ``attrs`` are 0-d tensors:
+    ``torch.clamp(a, max=b)`` where only ``a`` holds state (``b`` a number), ``torch.minimum``
+    where both do."""
+
+    def __init__(self, ctx: FixContext, attrs: set[str]) -> None:
+        self.ctx, self.attrs = ctx, attrs
+
+    def _state(self, e: cst.CSTNode) -> bool:
+        return any(self_attr(n) in self.attrs for n in all_nodes(e))
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        f = updated.func
+        if not (isinstance(f, cst.Name) and f.value in ("min", "max")):
+            return updated
+        a, b = updated.args[0].value, updated.args[1].value
+        sa, sb = self._state(a), self._state(b)
+        if sa and sb:
+            fn = "minimum" if f.value == "min" else "maximum"
+            return cst.parse_expression(
+                f"{self.ctx.torch(fn)}({self.ctx.code(a).strip()}, {self.ctx.code(b).strip()})"
+            )
+        t, n = (a, b) if sa else (b, a)
+        bound = "max" if f.value == "min" else "min"
+        return cst.parse_expression(
+            f"{self.ctx.torch('clamp')}({self.ctx.code(t).strip()}, "
+            f"{bound}={self.ctx.code(n).strip()})"
+        )
+
+
+def guarded_update(
+    ctx: FixContext, origin: cst.CSTNode, replacement: cst.BaseExpression
+) -> Rewrite | NoFix | None:
+    """``if <py> and v.item() > self.cap * k: self.cap = min(self.cap + d, m)``: a running value
+    on ``self`` updated when a tensor's number passes a test (a KL capacity raised, a best
+    score kept). The value becomes a 0-d buffer (:func:`buffer_changes`) and the update a
+    choice made by a tensor: ``self.cap = torch.where(v.detach() > self.cap * k, torch.clamp(
+    self.cap + d, max=m), self.cap)``, under the test's Python parts (``self.training``). None
+    when ``origin`` (the ``.item()``) is not in the test of such an ``if``."""
+    from compilelint.fix.codemods.counters import _number_like
+
+    node = next(
+        (
+            a
+            for a in ctx.ancestors(origin)
+            if isinstance(a, cst.If) and any(x is origin for x in all_nodes(a.test))
+        ),
+        None,
+    )
+    if node is None or node.orelse is not None or not isinstance(node.body, cst.IndentedBlock):
+        return None
+    updates: list[cst.Assign] = []
+    for st in node.body.body:
+        a = st.body[0] if isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1 else None
+        if not isinstance(a, cst.Assign) or _target(a) is None:
+            return None
+        updates.append(a)
+    attrs = {_target(a) for a in updates}
+    assert None not in attrs
+    state: set[str] = {a for a in attrs if a}
+    py: list[cst.BaseExpression] = []
+    tensor: list[cst.BaseExpression] = []
+    for part in _conjuncts(node.test):
+        if any(x is origin for x in all_nodes(part)):
+            tensor.append(part)
+        elif any(self_attr(x) in state for x in all_nodes(part)) or any(
+            isinstance(x, cst.Call) for x in all_nodes(part)
+        ):
+            return NoFix(
+                f"the test `{ctx.code(part).strip()[:40]}` of the guarded update is neither a "
+                "Python flag nor the tensor's test"
+            )
+        else:
+            py.append(part)
+    if len(tensor) != 1 or not isinstance(tensor[0], cst.Comparison):
+        return NoFix("the tensor's number is not compared in the test of the guarded update")
+    cmp = tensor[0]
+    for side in [cmp.left, *(c.comparator for c in cmp.comparisons)]:
+        if any(x is origin for x in all_nodes(side)):
+            continue
+        if not _number_like(ctx, side, ""):
+            return NoFix(
+                f"the tensor's number is compared with `{ctx.code(side).strip()[:40]}`, not a "
+                "number or the running value"
+            )
+    for a in updates:
+        for x in all_nodes(a.value):
+            if isinstance(x, cst.Call) and not (
+                isinstance(x.func, cst.Name)
+                and x.func.value in ("min", "max")
+                and len(x.args) == 2
+                and not any(g.keyword or g.star for g in x.args)
+            ):
+                return NoFix(
+                    f"the update `{ctx.code(a).strip()[:40]}` calls "
+                    f"`{ctx.code(x.func).strip()[:30]}`, not arithmetic of the running value"
+                )
+        if not _number_like(ctx, _strip_minmax(a.value), ""):
+            return NoFix(f"the update `{ctx.code(a).strip()[:40]}` is not arithmetic of numbers")
+
+    class _Origin(cst.CSTTransformer):
+        def on_leave(self, o: cst.CSTNode, u: cst.CSTNode) -> cst.CSTNode:  # type: ignore[override]
+            return replacement if o is origin else u
+
+    cond = ctx.code(cast(cst.CSTNode, cmp.visit(_Origin()))).strip()
+    lines: list[str] = []
+    for a in updates:
+        attr = _target(a)
+        new = ctx.code(cast(cst.CSTNode, a.value.visit(_LowerMinMax(ctx, state)))).strip()
+        lines.append(f"self.{attr} = {ctx.torch('where')}({cond}, {new}, self.{attr})")
+    indent = "    "
+    if py:
+        test = " and ".join(ctx.code(x).strip() for x in py)
+        text = f"if {test}:\n" + "".join(f"{indent}{ln}\n" for ln in lines)
+    else:
+        text = "".join(f"{ln}\n" for ln in lines)
+    stmts = list(cst.parse_module(text).body)
+    stmts[0] = stmts[0].with_changes(leading_lines=node.leading_lines)
+    buffered = buffer_changes(ctx, list(updates), rewritten=node)
+    if isinstance(buffered, NoFix):
+        return buffered
+    names = ", ".join(f"`self.{a}`" for a in sorted(state))
+    return Rewrite(
+        title=(
+            f"the guarded update of {names} becomes a choice made by a tensor (`torch.where`: "
+            f"the update is computed on every call and kept where the test holds); " + buffered[1]
+        ),
+        changes=[(node, cst.FlattenSentinel(stmts)), *buffered[0]],
+        imports=("torch",),
+    )
+
+
+def _strip_minmax(e: cst.BaseExpression) -> cst.BaseExpression:
+    """``e`` with each ``min(a, b)``/``max(a, b)`` replaced by ``a + b`` (for the check that
+    the rest is arithmetic of numbers)."""
+
+    class T(cst.CSTTransformer):
+        def leave_Call(self, o: cst.Call, u: cst.Call) -> cst.BaseExpression:
+            if isinstance(u.func, cst.Name) and u.func.value in ("min", "max"):
+                return cst.BinaryOperation(
+                    left=u.args[0].value.with_changes(
+                        lpar=[cst.LeftParen()], rpar=[cst.RightParen()]
+                    ),
+                    operator=cst.Add(),
+                    right=u.args[1].value.with_changes(
+                        lpar=[cst.LeftParen()], rpar=[cst.RightParen()]
+                    ),
+                )
+            return u
+
+    return e.visit(T())  # type: ignore[return-value]
 
 
 # ---------------------------------------------------------------------------- key counts

@@ -124,6 +124,13 @@ class TensorItemDrop(Codemod):
                 f"the value comes from NumPy (`{ctx.code(numpy).strip()[:40]}`), a tensor only "
                 "while dynamo traces it"
             )
+        from compilelint.fix.codemods.accumulators import guarded_update
+
+        guarded = guarded_update(ctx, origin, replacement)
+        if guarded is not None:
+            # `if v.item() > self.cap * k: self.cap = ...`: a running value updated when the
+            # number passes a test
+            return guarded
         res = self.keep_tensor(ctx, origin, replacement, wrap)
         if isinstance(res, NoFix):
             # `for i in range(int(n)):` over a body indexing `x[i]`: a flag over `x`'s length
@@ -487,6 +494,12 @@ class TensorItemDrop(Codemod):
             return _End(accum=acc)
         while True:
             p = ctx.parent(cur)
+            if not self._bool and isinstance(p, cst.Assign) and p.value is cur:
+                acc = accumulation(ctx, cur)
+                if acc is not None:
+                    # `self.amax = torch.clamp(v, min=self.amax)` (from `max(self.amax, v)`):
+                    # a running statistic of the value, a tensor buffer as a running sum is
+                    return _End(accum=acc)
             if self._bool:
                 # `if bad:` / `if not bad:` with `bad = bool(t)`: CL101 lowers the `if`
                 neg = isinstance(p, cst.UnaryOperation) and isinstance(p.operator, cst.Not)

@@ -222,6 +222,12 @@ class _Walk:
                         cur = call
                         continue
                     if isinstance(call, cst.Call) and _torch_call(ctx, call):
+                        param = _number_param(call, p)
+                        if param is not None:
+                            return (
+                                f"it is the `{param}=` argument of `{ctx.code(call.func).strip()}`, "
+                                "which takes a Python number, not a tensor"
+                            )
                         cur = call  # a torch function of a tensor is a tensor
                         continue
                     fn = _math_call(call) if isinstance(call, cst.Call) else None
@@ -534,6 +540,41 @@ def _torch_call(ctx: FixContext, call: cst.Call) -> bool:
         and isinstance(f.value, cst.Name)
         and f.value.value in ("torch", ctx.torch())
     )
+
+
+# torch functions whose parameters (after the tensor input, by position and keyword) take
+# Python numbers only: a 0-d tensor there raises or is read back with `.item()` by dynamo
+_NUMBER_PARAMS: dict[str, tuple[str, ...]] = {
+    "histc": ("input", "bins", "min", "max"),
+    "topk": ("input", "k"),
+    "kthvalue": ("input", "k"),
+    "bincount": ("input", "weights", "minlength"),
+    "multinomial": ("input", "num_samples"),
+    "arange": ("start", "end", "step"),
+    "zeros": ("size",),
+    "ones": ("size",),
+    "empty": ("size",),
+    "full": ("size",),
+    "randint": ("low", "high", "size"),
+}
+_TENSOR_PARAMS = frozenset({"input", "weights"})
+
+
+def _number_param(call: cst.Call, arg: cst.Arg) -> str | None:
+    """The name of the number-only parameter of ``torch.<f>`` that ``arg`` fills, else None."""
+    f = call.func
+    params = _NUMBER_PARAMS.get(f.attr.value) if isinstance(f, cst.Attribute) else None
+    if params is None:
+        return None
+    if arg.keyword is not None:
+        name = arg.keyword.value
+    else:
+        pos = [a for a in call.args if a.keyword is None]
+        i = next((k for k, a in enumerate(pos) if a is arg), None)
+        if i is None or arg.star or i >= len(params):
+            return None
+        name = params[i]
+    return None if name in _TENSOR_PARAMS or name not in params else name
 
 
 def _math_call(call: cst.Call) -> str | None:
