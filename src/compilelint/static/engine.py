@@ -1501,10 +1501,10 @@ class _Scan:
         """Following's first round begun while the project phase waits for its torch-free
         helpers (``follow.prefetch``: read and begun, decided by ``follow`` as before); once,
         and only where following reads ahead (a running pool, app mode)."""
-        resolver, shared = self.s.resolver, self._shared
+        resolver = self.s.resolver
         if (
             self._prefetched is not None
-            or shared is None
+            or self._shared is None
             or self._pool is None
             or resolver is None
             or not resolver.site
@@ -1515,9 +1515,9 @@ class _Scan:
             return None
 
         def run() -> None:
-            assert resolver is not None and shared is not None
+            assert resolver is not None
             self._prefetched = prefetch(
-                project, self.facts, resolver, self._start_libs, self.s.lib_cache, shared
+                project, self.facts, resolver, self._start_libs, self.s.lib_cache, self._shared
             )
 
         return run

@@ -180,6 +180,30 @@ class SharedResolutions:
             todo += r.users
 
 
+class _Overlay(SharedResolutions):
+    """A view's own table over another's: the other's resolutions are answered but those that
+    missed one of ``modules`` (the view has files for them: their answers may differ), and
+    what the view resolves is kept here only (the other's views are not told of it)."""
+
+    def __init__(self, base: SharedResolutions, modules: set[str]) -> None:
+        super().__init__()
+        self.base = base
+        todo = [r for m in modules for r in base._by_missing.get(m, ())]
+        self.stale: set[int] = set()  # ids of the base's resolutions that missed one
+        while todo:
+            r = todo.pop()
+            if id(r) not in self.stale:
+                self.stale.add(id(r))
+                todo += r.users
+
+    def get(self, path: str, ref: str, depth: int) -> tuple[_Resolution | None, bool]:
+        got = super().get(path, ref, depth)
+        if got[0] is not None:
+            return got
+        got = self.base.get(path, ref, depth)
+        return got if got[0] is not None and id(got[0]) not in self.stale else (None, False)
+
+
 class _Unresolved(set):  # type: ignore[type-arg]
     """``unresolved_modules``: what a resolution in progress adds is recorded with it."""
 
@@ -1002,7 +1026,7 @@ def prefetch(
     resolver: Resolver,
     start: Callable[[list[LibSource]], Callable[[], list[FileFacts]] | None],
     cache: LibraryCache,
-    shared: SharedResolutions,
+    shared: SharedResolutions | None = None,
 ) -> _Early | None:
     """Following's first round begun while the project phase waits for the pool (its
     torch-free helpers): the files ``project`` (a computed view of the scanned files, not
@@ -1014,10 +1038,11 @@ def prefetch(
     Nothing is decided here: :func:`follow` takes a file's entry (its light facts, its analysis
     begun) only when its own round reads or upgrades that file under the same stamp, reads
     it as before otherwise, and reads a file begun on its text light as any (``guessed``);
-    what no round takes never reaches a view. The view shares ``shared``, the scan's
-    resolutions: those that read the files read here are dropped before returning (the
-    project phase's next views have none of them). None when following would not read ahead
-    (light reads or predictions off, library mode)."""
+    what no round takes never reaches a view. The view resolves with a table of its own over
+    ``shared`` (the scan's: what it keeps is answered, but what missed the modules read here;
+    what the view resolves is not kept there, the project phase's next views have none of
+    those files). None when following would not read ahead (light reads or predictions off,
+    library mode)."""
     if not (EARLY and LR.ENABLED and LR.PREDICT) or project.entries is not None:
         return None
     early = _Early()
@@ -1062,7 +1087,9 @@ def prefetch(
             known[mf.path] = lf
             lib[mf.path] = resolver.distribution(mf)
     missed: set[str] = set()
-    view = FollowProject([*facts.values(), *known.values()], lib, installed, None, shared=shared)
+    modules = {f.module for f in known.values()}
+    table = _Overlay(shared, modules) if shared is not None else SharedResolutions()
+    view = FollowProject([*facts.values(), *known.values()], lib, installed, None, shared=table)
     view.on_missing = missed.add
     with LR.Demand.paused():
         for path in sorted(predict_upgrades(project, view)):
@@ -1074,8 +1101,6 @@ def prefetch(
         got = source(mf) if mf is not None else None
         if mf is not None and got is not None and LR.must_be_heavy(got[1][0]):
             begin(mf.path, *got)
-    # the resolutions that read the files read here: no view but this one has them
-    shared.changed(set(lib), set())
     return early
 
 
