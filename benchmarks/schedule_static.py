@@ -37,7 +37,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--first", type=int, default=200)
     ap.add_argument("--repeat", type=int, default=1)
-    ap.add_argument("--timeline", action="store_true", help="print the modelled follow phase")
+    ap.add_argument("--timeline", action="store_true", help="print the modelled project and follow phases")
     args = ap.parse_args()
     for _ in range(args.repeat):
         one_run(args.first, args.timeline)
@@ -186,8 +186,8 @@ def one_run(first: int, timeline: bool = False) -> None:
         clock += cpu - last
         parent += cpu - last
         last = cpu
-        if timeline and "follow" in marks and kind in ("submit", "wait", "followed"):
-            f0 = marks["follow"][0]
+        if timeline and "project" in marks and kind in ("submit", "wait", "follow", "followed"):
+            f0 = marks["project"][0]
             names = (
                 ", ".join(f"{os.path.basename(k)} {tasks.get(k, 0.0):.2f}" for k in what)
                 if kind == "submit"
