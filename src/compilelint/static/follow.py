@@ -1087,6 +1087,8 @@ def prefetch(
             known[mf.path] = lf
             lib[mf.path] = resolver.distribution(mf)
     missed: set[str] = set()
+    if not known:
+        return early  # nothing new to resolve into (the round reads the library cache)
     modules = {f.module for f in known.values()}
     table = _Overlay(shared, modules) if shared is not None else SharedResolutions()
     view = FollowProject([*facts.values(), *known.values()], lib, installed, None, shared=table)
