@@ -37,7 +37,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--first", type=int, default=200)
     ap.add_argument("--repeat", type=int, default=1)
-    ap.add_argument("--timeline", action="store_true", help="print the modelled project and follow phases")
+    ap.add_argument(
+        "--timeline", action="store_true", help="print the modelled project and follow phases"
+    )
     args = ap.parse_args()
     for _ in range(args.repeat):
         one_run(args.first, args.timeline)
