@@ -1099,10 +1099,10 @@ def prefetch(
                 stamp, src, _lf = early.light[path]
                 begin(path, stamp, src)
     for m in sorted(missed):
-        mf = resolver.find(m)
-        got = source(mf) if mf is not None else None
-        if mf is not None and got is not None and LR.must_be_heavy(got[1][0]):
-            begin(mf.path, *got)
+        found = resolver.find(m)
+        got = source(found) if found is not None else None
+        if found is not None and got is not None and LR.must_be_heavy(got[1][0]):
+            begin(found.path, *got)
     return early
 
 
