@@ -1323,7 +1323,13 @@ class _Scan:
         wait = self.start_files(items) if meanwhile is not None else None
         if meanwhile is not None:
             meanwhile()
-        results = wait() if wait is not None else self.analyse_files(items, self.progress)
+        if wait is not None:
+            results = wait()
+            if self.progress:
+                for n in range(len(items)):
+                    self.progress(n + 1, len(items))
+        else:
+            results = self.analyse_files(items, self.progress)
         cache = self.s.cache
         for i, f in enumerate(results):
             self.facts[f.path] = f
