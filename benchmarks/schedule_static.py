@@ -14,7 +14,8 @@ of the call; waiting for a call's results ends when its last task does. The mode
 process start-up, the pool's messages and the sharing of two cores between this process and
 two busy workers, so it is below a real idle run's wall time; its differences between two
 versions of the source are the differences of their serial paths. Prints the modelled wall
-time of the run and of its following phase, with this process's and the workers' CPU.
+time of the run, of its project phase and of its following phase, with this process's and
+the workers' CPU.
 """
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--first", type=int, default=200)
     ap.add_argument("--repeat", type=int, default=1)
-    ap.add_argument("--timeline", action="store_true", help="print the modelled follow phase")
+    ap.add_argument(
+        "--timeline", action="store_true", help="print the modelled project and follow phases"
+    )
     args = ap.parse_args()
     for _ in range(args.repeat):
         one_run(args.first, args.timeline)
@@ -140,6 +143,14 @@ def one_run(first: int, timeline: bool = False) -> None:
         ev("followed")
 
     E._Scan.follow_libraries = follow_libraries  # type: ignore[method-assign]
+    compute_project = E._Scan.compute_project
+
+    def project_phase(self: Any) -> None:
+        ev("project")
+        compute_project(self)
+        ev("projected")
+
+    E._Scan.compute_project = project_phase  # type: ignore[method-assign]
     root = default_root()
     paths = sorted(root.rglob("*.py"))[:first]
     work = Path(tempfile.mkdtemp(prefix="cl-schedule-"))
@@ -177,8 +188,8 @@ def one_run(first: int, timeline: bool = False) -> None:
         clock += cpu - last
         parent += cpu - last
         last = cpu
-        if timeline and "follow" in marks and kind in ("submit", "wait", "followed"):
-            f0 = marks["follow"][0]
+        if timeline and "project" in marks and kind in ("submit", "wait", "follow", "followed"):
+            f0 = marks["project"][0]
             names = (
                 ", ".join(f"{os.path.basename(k)} {tasks.get(k, 0.0):.2f}" for k in what)
                 if kind == "submit"
@@ -199,8 +210,11 @@ def one_run(first: int, timeline: bool = False) -> None:
     f0, p0 = marks.get("follow", (clock, parent))
     f1, p1 = marks.get("followed", (clock, parent))
     lib = sum(c for k, c in tasks.items() if "site-packages" in k)
+    j0, _ = marks.get("project", (clock, parent))
+    j1, _ = marks.get("projected", (clock, parent))
     print(
-        f"modelled wall {clock:.2f} s, following {f1 - f0:.2f} s; this process's CPU "
+        f"modelled wall {clock:.2f} s, project phase {j1 - j0:.2f} s, following {f1 - f0:.2f} s"
+        f" (the two {f1 - j0:.2f} s); this process's CPU "
         f"{parent:.2f} s ({p1 - p0:.2f} s following); workers' CPU {sum(tasks.values()):.2f} s "
         f"({lib:.2f} s on library files); {len(res.findings)} findings; "
         f"load {os.getloadavg()[0]:.1f}",

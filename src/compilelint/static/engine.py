@@ -61,9 +61,11 @@ from compilelint.static.follow import (
     FollowStats,
     LibraryCache,
     SharedResolutions,
+    _Early,
     follow,
     library_findings,
     library_mode_calls,
+    prefetch,
     site_key,
 )
 from compilelint.suppress import is_suppressed, parse_suppressions
@@ -1197,6 +1199,9 @@ class _Scan:
         self._shared = SharedResolutions() if self.object_calls else None
         # the cache form of facts a worker analysed (``facts_blob``), by id of the facts
         self._blobs: dict[int, tuple[FileFacts, bytes]] = {}
+        # following's first round read and begun during the project phase (``_prefetch``;
+        # None: not tried yet)
+        self._prefetched: _Early | None = None
 
     def timed(self, name: str, fn: Callable[..., Any], *args: Any) -> Any:
         t = time.perf_counter()
@@ -1307,10 +1312,24 @@ class _Scan:
                 todo.append((self.datas[inp.path], inp, False, self.object_calls))
         self.analyse(todo)
 
-    def analyse(self, items: list[tuple[bytes, FileInput, bool, bool | str]]) -> None:
+    def analyse(
+        self,
+        items: list[tuple[bytes, FileInput, bool, bool | str]],
+        meanwhile: Callable[[], None] | None = None,
+    ) -> None:
         """Phase 1 for ``items`` (data, input, force, object calls), into ``facts`` and the
-        facts cache."""
-        results = self.analyse_files(items, self.progress)
+        facts cache. ``meanwhile`` runs while the running pool analyses them (before, when
+        they are analysed here)."""
+        wait = self.start_files(items) if meanwhile is not None else None
+        if meanwhile is not None:
+            meanwhile()
+        if wait is not None:
+            results = wait()
+            if self.progress:
+                for n in range(len(items)):
+                    self.progress(n + 1, len(items))
+        else:
+            results = self.analyse_files(items, self.progress)
         cache = self.s.cache
         for i, f in enumerate(results):
             self.facts[f.path] = f
@@ -1470,7 +1489,8 @@ class _Scan:
             if not need:
                 break
             self.analyse(
-                [(self.datas[p], self.by_path[p], True, False) for p in need if p in self.datas]
+                [(self.datas[p], self.by_path[p], True, False) for p in need if p in self.datas],
+                meanwhile=self._prefetch(project),
             )
             if self._shared is not None:  # syntax-checked facts replaced by whole ones
                 self._shared.changed(set(need), {facts[p].module for p in need if p in facts})
@@ -1482,6 +1502,39 @@ class _Scan:
             self.stats.entries = len(project.entry_points(self.entries))
         self.user_paths = set(facts)
         self.project = project
+
+    def _prefetch(self, project: Project) -> Callable[[], None] | None:
+        """Following's first round begun while the project phase waits for its torch-free
+        helpers (``follow.prefetch``: read and begun, decided by ``follow`` as before); once,
+        and only where following reads ahead (a running pool, app mode)."""
+        resolver = self.s.resolver
+        if (
+            self._prefetched is not None
+            or self._shared is None
+            or self._pool is None
+            or resolver is None
+            or not resolver.site
+            or self.entries is not None
+            or not isinstance(project, FollowProject)
+            or not project.unresolved_modules
+        ):
+            return None
+
+        def run() -> None:
+            assert resolver is not None
+            self._prefetched = prefetch(
+                project, self.facts, resolver, self._start_libs, self.s.lib_cache, self._shared
+            )
+
+        return run
+
+    def _start_libs(
+        self, items: list[tuple[bytes, str, str, bool]]
+    ) -> Callable[[], list[FileFacts]] | None:
+        # calls through objects recorded from the syntax check's tree
+        return self.start_files(
+            [(d, FileInput(real, real, mod, pkg), True, "all") for d, real, mod, pkg in items]
+        )
 
     def follow_libraries(self) -> None:
         s = self.s
@@ -1503,17 +1556,12 @@ class _Scan:
             # the scan's pool when it runs or the files are worth one
             return self.analyse_files(lib_items(items))
 
-        def start_libs(
-            items: list[tuple[bytes, str, str, bool]],
-        ) -> Callable[[], list[FileFacts]] | None:
-            return self.start_files(lib_items(items))
-
         self.project = follow(
             project,  # type: ignore[arg-type]
             self.facts,
             resolver,
             analyse_libs,
-            start=start_libs,
+            start=self._start_libs,
             run=self.start_call,
             shared=self._shared if self.entries is None else None,
             cache=s.lib_cache,
@@ -1521,6 +1569,7 @@ class _Scan:
             from_data=s.lib_from_data,
             stats=self.stats,
             entries=self.entries,
+            prefetched=self._prefetched,
         )
 
     # ------------------------------------------------------------------ findings

@@ -180,6 +180,30 @@ class SharedResolutions:
             todo += r.users
 
 
+class _Overlay(SharedResolutions):
+    """A view's own table over another's: the other's resolutions are answered but those that
+    missed one of ``modules`` (the view has files for them: their answers may differ), and
+    what the view resolves is kept here only (the other's views are not told of it)."""
+
+    def __init__(self, base: SharedResolutions, modules: set[str]) -> None:
+        super().__init__()
+        self.base = base
+        todo = [r for m in modules for r in base._by_missing.get(m, ())]
+        self.stale: set[int] = set()  # ids of the base's resolutions that missed one
+        while todo:
+            r = todo.pop()
+            if id(r) not in self.stale:
+                self.stale.add(id(r))
+                todo += r.users
+
+    def get(self, path: str, ref: str, depth: int) -> tuple[_Resolution | None, bool]:
+        got = super().get(path, ref, depth)
+        if got[0] is not None:
+            return got
+        got = self.base.get(path, ref, depth)
+        return got if got[0] is not None and id(got[0]) not in self.stale else (None, False)
+
+
 class _Unresolved(set):  # type: ignore[type-arg]
     """``unresolved_modules``: what a resolution in progress adds is recorded with it."""
 
@@ -576,13 +600,15 @@ def follow(
     max_rounds: int = MAX_ROUNDS,
     max_files: int = MAX_FILES,
     max_seconds: float = MAX_SECONDS,
+    prefetched: _Early | None = None,
 ) -> FollowProject:
     """Load the library files traced code reaches, round by round; the final project view.
     ``start`` begins analysing files and returns what waits for their facts (the engine's
     running pool analyses them while this process goes on), or None when nothing would run
     meanwhile: those files are analysed together by one call of ``analyse`` at the round's end.
     ``run(fn, args)`` begins ``fn(*args)`` likewise (a module-level function) and returns what
-    waits for its result, or None: it runs here when needed."""
+    waits for its result, or None: it runs here when needed. ``prefetched``: what
+    :func:`prefetch` read and began (taken as the files ``early`` read: under their stamps)."""
     t0 = time.perf_counter()
     library: dict[str, tuple[str, str]] = {}
     tried: set[str] = set()
@@ -601,8 +627,9 @@ def follow(
 
     # the resolutions of ``project``'s view and those before it when they were shared
     shared = shared if shared is not None else SharedResolutions()
-    # files read, or begun in the pool, as soon as a computation showed they are needed
-    early = _Early()
+    # files read, or begun in the pool, as soon as a computation showed they are needed (or
+    # while the project phase waited: ``prefetch``)
+    early = prefetched if prefetched is not None else _Early()
     noticed: set[str] = set()  # modules ``read_ahead`` was told of
     # read_ahead is on (while a next round may load what it is told of)
     ahead = [EARLY and use_light and LR.PREDICT and start is not None]
@@ -612,7 +639,9 @@ def follow(
     pending: list[tuple[str, LibSource]] = []
     # files ``read_ahead`` began in the pool on their bytes alone (``LR.must_be_heavy``), not
     # read light yet
-    guessed: list[tuple[str, LibSource]] = []
+    guessed: list[tuple[str, LibSource]] = [
+        (stamp, src) for p, (stamp, src, _w) in early.whole.items() if p not in early.light
+    ]
     batched: set[str] = set()  # the files of the rounds so far
 
     def read_ahead(mod: str) -> None:
@@ -890,24 +919,7 @@ def follow(
                 return project
 
     for rnd in range(max_rounds + 1):
-        wanted: list[ModuleFile] = []
-        for mod in sorted(project.unresolved_modules):
-            if mod in tried:
-                continue
-            tried.add(mod)
-            parts = mod.split(".")
-            for i in range(len(parts), 0, -1):
-                name = ".".join(parts[:i])
-                mf = resolver.find(name)
-                if mf is not None:
-                    wanted.append(mf)
-                    # the packages above it run first on import: their __init__ re-exports
-                    for j in range(1, i):
-                        up = resolver.find(".".join(parts[:j]))
-                        if up is not None:
-                            wanted.append(up)
-                    break
-        wanted = [mf for mf in wanted if mf.path not in library]
+        wanted = [mf for mf in _round_modules(project, tried, resolver) if mf.path not in library]
         if not wanted:
             break
         if rnd == max_rounds:
@@ -984,6 +996,114 @@ def follow(
     stats.seconds = time.perf_counter() - t0
     cache.save()
     return project
+
+
+def _round_modules(project: Project, tried: set[str], resolver: Resolver) -> list[ModuleFile]:
+    """The files a round loads for ``project``'s unresolved modules not ``tried`` yet (added to
+    it): each module's file, or its nearest package's, with the packages above it (their
+    ``__init__`` runs first on import and re-exports)."""
+    wanted: list[ModuleFile] = []
+    for mod in sorted(project.unresolved_modules):
+        if mod in tried:
+            continue
+        tried.add(mod)
+        parts = mod.split(".")
+        for i in range(len(parts), 0, -1):
+            mf = resolver.find(".".join(parts[:i]))
+            if mf is not None:
+                wanted.append(mf)
+                for j in range(1, i):
+                    up = resolver.find(".".join(parts[:j]))
+                    if up is not None:
+                        wanted.append(up)
+                break
+    return wanted
+
+
+def prefetch(
+    project: FollowProject,
+    facts: Mapping[str, FileFacts],
+    resolver: Resolver,
+    start: Callable[[list[LibSource]], Callable[[], list[FileFacts]] | None],
+    cache: LibraryCache,
+    shared: SharedResolutions | None = None,
+) -> _Early | None:
+    """Following's first round begun while the project phase waits for the pool (its
+    torch-free helpers): the files ``project`` (a computed view of the scanned files, not
+    necessarily the last) would load first are read for resolution, and a view over them
+    predicts as the round would (:func:`predict_upgrades`); the files it names, those that
+    cannot be light, and the files of the modules its traced calls find missing (the next
+    round's) that their text says cannot be light (``LR.must_be_heavy``:
+    ``transformers/modeling_utils.py``, the first run's longest task) are begun in the pool.
+    Nothing is decided here: :func:`follow` takes a file's entry (its light facts, its analysis
+    begun) only when its own round reads or upgrades that file under the same stamp, reads
+    it as before otherwise, and reads a file begun on its text light as any (``guessed``);
+    what no round takes never reaches a view. The view resolves with a table of its own over
+    ``shared`` (the scan's: what it keeps is answered, but what missed the modules read here;
+    what the view resolves is not kept there, the project phase's next views have none of
+    those files). None when following would not read ahead (light reads or predictions off,
+    library mode)."""
+    if not (EARLY and LR.ENABLED and LR.PREDICT) or project.entries is not None:
+        return None
+    early = _Early()
+    known: dict[str, FileFacts] = {}  # path -> light facts read here
+    lib: dict[str, tuple[str, str]] = {}
+
+    def installed(m: str) -> bool:
+        return resolver.find(m) is not None
+
+    def begin(path: str, stamp: str, src: LibSource) -> None:
+        if path not in early.whole:
+            wait = start([src])
+            if wait is not None:
+                early.whole[path] = (stamp, src, wait)
+
+    def source(mf: ModuleFile) -> tuple[str, LibSource] | None:
+        if mf.path in early.light or mf.path in early.whole or mf.path in facts:
+            return None
+        stamp = _stamp(mf.path)
+        if stamp is None or cache.get(resolver.distribution(mf), mf.path, stamp) is not None:
+            return None  # the round reads the cache
+        src = _source(mf)
+        return None if src is None else (stamp, src)
+
+    for mf in sorted(
+        {m.path: m for m in _round_modules(project, set(), resolver)}.values(),
+        key=lambda m: m.path,
+    ):
+        got = source(mf)
+        if got is None:
+            continue
+        stamp, src = got
+        if LR.must_be_heavy(src[0]):
+            begin(mf.path, stamp, src)  # its round reads it light (a guess)
+            continue
+        with LR.Demand.paused():
+            lf = LR.light_facts(*src)
+        early.light[mf.path] = (stamp, src, lf)
+        if lf is None:
+            begin(mf.path, stamp, src)
+        else:
+            known[mf.path] = lf
+            lib[mf.path] = resolver.distribution(mf)
+    missed: set[str] = set()
+    if not known:
+        return early  # nothing new to resolve into (the round reads the library cache)
+    modules = {f.module for f in known.values()}
+    table = _Overlay(shared, modules) if shared is not None else SharedResolutions()
+    view = FollowProject([*facts.values(), *known.values()], lib, installed, None, shared=table)
+    view.on_missing = missed.add
+    with LR.Demand.paused():
+        for path in sorted(predict_upgrades(project, view)):
+            if path in known:
+                stamp, src, _lf = early.light[path]
+                begin(path, stamp, src)
+    for m in sorted(missed):
+        found = resolver.find(m)
+        got = source(found) if found is not None else None
+        if found is not None and got is not None and LR.must_be_heavy(got[1][0]):
+            begin(found.path, *got)
+    return early
 
 
 def predict_upgrades(before: FollowProject, pre: FollowProject) -> set[str]:
