@@ -129,6 +129,26 @@ def test_light_facts_equal_walker(pkg: str) -> None:
     assert light > 0
 
 
+def test_an_item_stored_into_a_base_class_attribute_is_not_said_absent(tmp_path: Path) -> None:
+    # transformers 5.24's cache allocators and integrations: ``self.block_table[k] = []`` and
+    # ``self.__dict__[k] = v`` in a class whose base binds the attribute; the walker gives the
+    # attribute facts, so the light read must not answer that there are none
+    path = tmp_path / "alloc.py"
+    path.write_text(
+        "from .base import Allocator\n\n\n"
+        "class Full(Allocator):\n"
+        "    def __init__(self, n):\n"
+        "        self.n = n\n\n"
+        "    def add(self, rid):\n"
+        "        self.block_table[rid] = []\n"
+        "        self.__dict__[rid] = 1\n"
+        "        return self.n\n",
+        encoding="utf-8",
+    )
+    ok, diffs = compare(path, "pkg.alloc", False)
+    assert ok and not diffs
+
+
 if __name__ == "__main__":
     import sys
 

@@ -206,7 +206,7 @@ class _TreeFacts:
     """What the reader needs from whole subtrees, from one walk of the module's tree (every
     node once, instead of a walk per function and per class): per function node, the names it
     calls by name anywhere in it (nested defs included); per class node, the attributes its
-    body stores to (``self.<attr> = ...``; the walker's ``append``/``extend`` facts extend an
+    body stores to (``self.<attr> = ...``, ``self.<attr>[k] = ...``; the walker's ``append``/``extend`` facts extend an
     attribute stored before) and whether it registers a buffer or parameter (any name); and
     every call's and decorator's callee, for the module-level test."""
 
@@ -220,7 +220,7 @@ class _TreeFacts:
         self.callees: list[str] = []  # dotted callees of calls and decorators
         AST = ast.AST
         Call, Attribute, Name = ast.Call, ast.Attribute, ast.Name
-        Load, ClassDef = ast.Load, ast.ClassDef
+        Load, ClassDef, Subscript = ast.Load, ast.ClassDef, ast.Subscript
         fields = _CHILD_FIELDS
         leaves = _LEAVES
         stack: list[tuple[ast.AST, tuple[set[str], ...], tuple[tuple[set[str], list[bool]], ...]]]
@@ -249,6 +249,14 @@ class _TreeFacts:
                     if type(v) is Name and v.id == "self":
                         for st, _reg in classes:
                             st.add(n.attr)  # type: ignore[attr-defined]
+            elif t is Subscript:
+                # an item stored into an attribute (``self.table[k] = v``, ``self.__dict__[k]
+                # = v``): the walker gives the attribute facts even where a base class binds it
+                if classes and type(n.ctx) is not Load:  # type: ignore[attr-defined]
+                    v = n.value  # type: ignore[attr-defined]
+                    if type(v) is Attribute and type(v.value) is Name and v.value.id == "self":
+                        for st, _reg in classes:
+                            st.add(v.attr)
             elif t in _DEFS:
                 for dec in n.decorator_list:  # type: ignore[attr-defined]
                     d = _dotted(dec.func if isinstance(dec, Call) else dec)
