@@ -334,27 +334,6 @@ _MODULE_TENSOR_ITERS: dict[str, Value] = {
     "named_buffers": V.seq("list", None, V.seq("tuple", [V.STR, V.TENSOR])),
 }
 
-# ``torch.nn`` modules whose output has the rank of their (first) input: a float tensor
-# (``"float"``: linear maps, convolutions, normalisations, float activations) or the input's
-# own dtype too (``"same"``: ``ReLU`` keeps an integer tensor integer, ``Dropout``,
-# ``Identity``). Calling ``self.<attr>(x)`` of such a module gives that (issue 23, pred23o).
-_RANK_KEEPING_MODULES: dict[str, str] = {
-    **{
-        f"torch.nn.{c}": "float"
-        for c in (
-            "Linear LazyLinear Bilinear LayerNorm RMSNorm GroupNorm LocalResponseNorm"
-            " BatchNorm1d BatchNorm2d BatchNorm3d InstanceNorm1d InstanceNorm2d InstanceNorm3d"
-            " Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d ConvTranspose3d"
-            " Softmax LogSoftmax Sigmoid Tanh GELU SiLU Mish ELU SELU CELU Softplus Hardswish"
-            " Hardsigmoid LogSigmoid PReLU"
-        ).split()
-    },
-    **{
-        f"torch.nn.{c}": "same"
-        for c in "ReLU ReLU6 LeakyReLU Dropout Dropout1d Dropout2d Dropout3d Identity".split()
-    },
-}
-
 
 def attr_name_key(node: cst.BaseExpression) -> str | None:
     """The attribute a string argument names (``getattr``/``setattr``/``register_buffer``):
@@ -880,9 +859,6 @@ class Evaluator:
             own = self._own_module_forward(meth)
             if own:  # a submodule of a class defined in this file: what its forward returns
                 return V.join(*(V.sym(f"R|M|{q}|forward") for q in own))
-            kept = self._rank_keeping_call(meth, node)
-            if kept is not None:
-                return kept
             return V.TENSOR  # self.<submodule>(...) of a class we cannot see: a tensor
         if (
             isinstance(recv_node, cst.Call)
@@ -905,28 +881,6 @@ class Evaluator:
         if k == "J":
             return V.join(*(self._method_on(m, meth, node) for m in recv[1]))
         return self._method_on(recv, meth, node)
-
-    def _rank_keeping_call(self, attr: str, node: cst.Call) -> Value | None:
-        """``self.<attr>(x)`` where every class ``self.<attr>`` is built from is a ``torch.nn``
-        module whose output has the rank of its input (:data:`_RANK_KEEPING_MODULES`): ``x``'s
-        tensor with a float dtype (or its own), so that ``self.out(h).argmax(-1)`` of a 2-d
-        ``h`` is known to be 1-d. None where it is not such a call (a tensor, as before)."""
-        refs = getattr(self.cls, "attr_classes", {}).get(attr)
-        if not refs or any(a.star for a in node.args):
-            return None
-        kinds = {_RANK_KEEPING_MODULES.get(r.removeprefix("*")) for r in refs}
-        if len(kinds) != 1:
-            return None
-        kind = kinds.pop()
-        pos = [a for a in node.args if a.keyword is None]
-        if kind is None or not pos:
-            return None
-        out: list[Value] = []
-        for m in V.members(self.value(pos[0].value)):
-            if m[0] not in "TY":
-                return None
-            out.append(V.meta_step(m, "#float") if kind == "float" else m)
-        return V.join(*out) if out else None
 
     def _walked_function(self, qual: str) -> Any:
         """The facts of a function of this file already walked to its end (its returns are
