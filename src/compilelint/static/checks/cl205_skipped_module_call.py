@@ -97,6 +97,20 @@ SKIPPED = frozenset(
         "hashlib.sha1",
         "hashlib.sha256",
         "hashlib.sha512",
+        # `heapq`'s selections: pure-Python functions over the C `_heapq` helpers
+        # (`_heapify_max`, `heapify`), which dynamo skips whatever the items are (torch 2.13:
+        # GB0007 in a module's `forward`, for Python numbers too; GB0207 where `n` is at least
+        # the number of items, as `sorted`)
+        "heapq.nlargest",
+        "heapq.nsmallest",
+        # torch functions dynamo itself marks as skipped or cannot trace (torch 2.13): packed
+        # sequences ("Attempted to call function marked as skipped", GB0007) and sparse
+        # tensors (GB0007 for the COO constructor, "Sparse tensor creation not supported" for
+        # CSR; the sparse tensor a resume function then gets is not traced either)
+        "torch.nn.utils.rnn.pack_padded_sequence",
+        "torch.nn.utils.rnn.pack_sequence",
+        "torch.sparse_coo_tensor",
+        "torch.sparse_csr_tensor",
     }
 )
 # Lock types: ``with <lock>:`` is a context manager dynamo does not support (GB0142).
