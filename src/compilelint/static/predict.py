@@ -150,7 +150,9 @@ def _plural(n: int, word: str) -> str:
 
 
 # ---------------------------------------------------------------------------- the spec's calls
-Abstract = tuple[Any, ...]  # ("T", shape, dtype) | ("N",) | ("I"|"F"|"S"|"B", v) | ("L", items)
+Abstract = tuple[
+    Any, ...
+]  # ("T", shape, dtype, data, grad) | ("N",) | ("I"|"F"|"S"|"B", v) | ("L", items)
 DEFAULT: Abstract = ("DEF",)
 UNKNOWN: Abstract = ("?",)
 
@@ -172,7 +174,8 @@ def abstract(v: Any) -> Abstract:
     if isinstance(v, dict):
         if "tensor" in v:
             data = v.get("data")
-            return ("T", tuple(v["tensor"]), str(v.get("dtype", "float32")), data is not None)
+            grad = bool(v.get("requires_grad", False))
+            return ("T", tuple(v["tensor"]), str(v.get("dtype", "float32")), data is not None, grad)
         if "tuple" in v:
             return ("L", tuple(abstract(x) for x in v["tuple"]))
         if "dict" in v:
@@ -625,7 +628,10 @@ class _Param:
 
     @property
     def used(self) -> bool:
-        return bool(self.rows)
+        """Whether traced code reads the parameter: a literal default (its ``"default"`` row)
+        is no read, and dynamo installs no guard on an argument it never reads (torch 2.13: a
+        flag passed for API compatibility, ``output_attentions=True``, recompiles nothing)."""
+        return any(r[1] != "default" for r in self.rows)
 
     @property
     def specialized(self) -> bool:
@@ -771,6 +777,13 @@ class _Entry:
         if old[0] == "T" and new[0] == "T":
             if old[2] != new[2]:
                 return f"tensor '{name}' dtype mismatch. expected {old[2]}, actual {new[2]}"
+            if old[4:5] != new[4:5]:
+                # dynamo's tensor guard checks requires_grad with the dtype and sizes (torch
+                # 2.13: `tensor 'x' requires_grad mismatch. expected requires_grad=0`)
+                return (
+                    f"tensor '{name}' requires_grad mismatch. "
+                    f"expected requires_grad={int(bool(old[4:5] and old[4]))}"
+                )
             if len(old[1]) != len(new[1]):
                 return (
                     f"tensor '{name}' rank mismatch. expected {len(old[1])}, actual {len(new[1])}"
@@ -857,6 +870,10 @@ _FIX = {
     "skip it, or pass a tensor",
     "string": "each distinct value compiles its own graph: keep the set of values small, or "
     "move the choice out of the compiled function (one compiled callable per value)",
+    "grown": "preallocate the tensor at its largest size and write into it in place "
+    "(`self.cache[:, pos : pos + t] = k`), or keep it outside the compiled module and pass it in",
+    "grad": "pass inputs with one `requires_grad` setting (`x.detach()`, or "
+    "`x.requires_grad_()` on every call), or accept one entry per setting",
     "none": "each combination of `None`/tensor compiles once: pass a tensor every call (e.g. "
     "an all-ones mask) to keep one graph",
     "tensor": "one recompile, then the dim is dynamic: `torch._dynamo.mark_dynamic(x, dim)` "
@@ -1060,6 +1077,12 @@ def predict_recompiles(
                 "specialised on the first one"
             )
             fix = _FIX["number"]
+        elif kind == "tensor" and "requires_grad" in guard:
+            reason = (
+                f"`{base}` requires grad in some calls and not in others: each setting "
+                "compiles its own entry (once each)"
+            )
+            fix = _FIX["grad"]
         elif kind == "tensor":
             reason = (
                 f"`{base}` comes with another shape: the first change recompiles, then the "
@@ -1699,6 +1722,17 @@ def predict(
     recs.extend(_varying_size_recompiles(project, keyset, recs))
     recs.extend(_nested_frame_recompiles(project, keyset, recs))
     recs.extend(_while_resume_recompiles(project, keyset, findings, recs))
+    recs.extend(
+        _grown_tensor_recompiles(
+            project,
+            entry,
+            keyset,
+            sites,
+            recs,
+            len(calls),
+            int(limit) if isinstance(limit, int) else RECOMPILE_LIMIT,
+        )
+    )
     if len(calls) > 1:
         recs.extend(_flag_recompiles(project, entry, keys, recs))
         if not _shapes_change(calls):
@@ -1712,6 +1746,8 @@ def predict(
 
     recs = [r for r in recs if not graphless(r.path, r.line)]
     settled = settled_sizes(project, entry, keyset, findings, calls) if spec.inputs_given else ()
+    if spec.inputs_given and spec.compile.get("dynamic") is not True:
+        settled += settled_numbers(project, entry, findings, calls, recs, bool(automatic))
     for f in findings:
         if f.rule not in (STATE_RULE, SIZE_RULE) or not graphless(f.path, f.line):
             continue
@@ -2005,6 +2041,126 @@ def _dict_state_recompiles(
     )
 
 
+_CAT = frozenset({"cat", "concat", "concatenate"})
+
+
+def grown_tensors(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[str, int, int]]:
+    """``(attr, line, dim)`` for each ``self.<attr> = torch.cat([self.<attr>, ...], dim)`` in
+    the function's own body (not in a nested function): a tensor on the module that traced code
+    rebinds with its size grown along ``dim`` on every call (a streaming cache, a history)."""
+    out: list[tuple[str, int, int]] = []
+    for node in _own_nodes(fn):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        t, v = node.targets[0], node.value
+        if not (
+            isinstance(t, ast.Attribute)
+            and isinstance(t.value, ast.Name)
+            and t.value.id == "self"
+            and isinstance(v, ast.Call)
+            and isinstance(v.func, ast.Attribute)
+            and v.func.attr in _CAT
+            and isinstance(v.func.value, ast.Name)
+            and v.func.value.id == "torch"
+            and v.args
+            and isinstance(v.args[0], (ast.List, ast.Tuple))
+        ):
+            continue
+        if not any(_key_of(e) == f"self.{t.attr}" for e in v.args[0].elts):
+            continue
+        dim_e = (
+            v.args[1]
+            if len(v.args) > 1
+            else next((k.value for k in v.keywords if k.arg in ("dim", "axis")), None)
+        )
+        dim = 0
+        if isinstance(dim_e, ast.Constant) and isinstance(dim_e.value, int):
+            dim = dim_e.value
+        elif isinstance(dim_e, ast.UnaryOp) and isinstance(dim_e.operand, ast.Constant):
+            dim = -int(dim_e.operand.value)
+        elif dim_e is not None:
+            continue
+        out.append((t.attr, node.lineno, dim))
+    return out
+
+
+def _registered_buffers(cls: ast.ClassDef | None) -> set[str]:
+    """Names a class registers with ``self.register_buffer("name", ...)``."""
+    out: set[str] = set()
+    for node in ast.walk(cls) if cls is not None else ():
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "register_buffer"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            out.add(node.args[0].value)
+    return out
+
+
+def _grown_tensor_recompiles(
+    project: Project,
+    entry: FKey,
+    keyset: set[FKey],
+    sites: Sequence[BreakSite],
+    recs: Sequence[PredictedRecompile],
+    calls: int,
+    limit: int,
+) -> list[PredictedRecompile]:
+    """A tensor attribute traced code grows by concatenation (:func:`grown_tensors`), in the
+    entry or a function it calls, with no break in the entry before it: dynamo guards the
+    tensor's sizes as an input of the frame, so the next call fails `tensor 'self.<attr>' size
+    mismatch` before the frame runs, and torch names no user line: the recompile is reported
+    at the entry's `def` (torch 2.13). A plain attribute then gets a dynamic dim (automatic
+    dynamic: once, twice from an empty start); a registered buffer stays static, so every
+    call recompiles."""
+    if calls < 2:
+        return []
+    fn = project.fn(entry)
+    def_line = next((int(r[2]) for r in fn.guards if r[1] == "def"), fn.line)
+    if (entry[0], def_line) in {(r.path, r.line) for r in recs}:
+        return []
+    first_break = min((s.line for s in sites if (s.path, s.function) == entry), default=None)
+    out: list[PredictedRecompile] = []
+    for path, qual in sorted(keyset):
+        if path != entry[0] or "." not in qual:
+            continue
+        tree = _parsed(path)
+        node = _function_node(tree, qual) if tree is not None else None
+        if tree is None or node is None:
+            continue
+        cls = _class_node(tree, qual.rsplit(".", 1)[0])
+        buffers = _registered_buffers(cls)
+        for attr, line, dim in grown_tensors(node):
+            if (path, qual) == entry and first_break is not None and first_break < line:
+                continue
+            if out:
+                break  # every grown tensor fails on the same calls: one recompile each time
+            static = attr in buffers
+            count = min(calls - 1, limit) if static else 1
+            out.append(
+                PredictedRecompile(
+                    entry[0],
+                    def_line,
+                    fn.name,
+                    f"self.{attr}",
+                    f"tensor 'self.{attr}' size mismatch at index {dim}",
+                    count,
+                    f"`self.{attr}` is a tensor of the module that traced code grows with "
+                    f"`torch.cat` (line {line}): torch guards its sizes before the frame runs"
+                    + (
+                        ", and a registered buffer stays static, so every call recompiles"
+                        if static
+                        else "; the first change recompiles, then the dim is dynamic"
+                    ),
+                    _FIX["grown"],
+                )
+            )
+    return out
+
+
 def _class_node(tree: ast.Module, qual: str) -> ast.ClassDef | None:
     body: list[ast.stmt] = tree.body
     node: ast.ClassDef | None = None
@@ -2125,6 +2281,49 @@ def settled_sizes(
         if _runs_per_call(project, entry, (path, func)) >= 2:
             continue
         out.append((f.path, f.line))
+    return tuple(out)
+
+
+NUMBER_RULE = "CL301"  # a Python number argument a use bakes into the graph
+_NUMBER_NAME = re.compile(r"^`(\w+)` is a Python number")
+
+
+def settled_numbers(
+    project: Project,
+    entry: FKey,
+    findings: Sequence[Finding],
+    calls: Sequence[tuple[list[Abstract], dict[str, Abstract]]],
+    recs: Sequence[PredictedRecompile],
+    automatic: bool = True,
+) -> tuple[tuple[str, int], ...]:
+    """The CL301 findings on a parameter of the entry whose use the spec's calls do not
+    recompile, where the prediction has no recompile at the finding's line: the spec passes
+    the same value in every call (a left-out argument takes its default every time: torch 2.13,
+    `range(num_steps)` over three calls with `num_steps=4` compiles once), or the value changes
+    but no use needs it as a constant (the guard rows hold no ``"specialize"`` row: `.view(-1,
+    k)`, `repeat_interleave(k)` take a symbol), so automatic dynamic makes it symbolic after
+    the one recompile the prediction reports where the value is first read. Without a spec
+    CL301 stays a finding (the scan assumes values that change)."""
+    fn = project.fn(entry)
+    names = {p.name for p in fn.params}
+    bound = [_bind(fn, args, kw) for args, kw in calls]
+    specialized = {str(r[0]) for r in fn.guards if r[1] == "specialize"}
+    sites = {(os.path.realpath(r.path), r.line) for r in recs}
+    out: list[tuple[str, int]] = []
+    for f in findings:
+        if f.rule != NUMBER_RULE:
+            continue
+        m = _NUMBER_NAME.search(f.message)
+        if m is None or m.group(1) not in names:
+            continue
+        func, _loop = _candidate_in_loop(project, f.path, f.line, f.rule)
+        if (f.path, func) != entry or (os.path.realpath(f.path), f.line) in sites:
+            continue
+        vals = [b.get(m.group(1), DEFAULT) for b in bound]
+        if any(v[0] == "?" for v in vals):
+            continue
+        if all(v == vals[0] for v in vals) or (automatic and m.group(1) not in specialized):
+            out.append((f.path, f.line))
     return tuple(out)
 
 
@@ -2806,7 +3005,10 @@ def spec_decided(
             or key(f.path, f.line)[0] not in files
             or key(f.path, f.line) in sites
         )
-        and not (f.rule in (SIZE_RULE, STATE_RULE) and key(f.path, f.line) in settled - sites)
+        and not (
+            f.rule in (SIZE_RULE, STATE_RULE, NUMBER_RULE)
+            and key(f.path, f.line) in settled - sites
+        )
     ]
 
 
