@@ -253,6 +253,74 @@ CASES: dict[str, tuple[str, dict[str, Any], set[str]]] = {
         {"inputs": [X], "calls": 3},
         set(),
     ),
+    # VALID: a list of lengths iterated with enumerate: its elements are guarded where the
+    # loop's body first needs one, not at the `for`
+    "enumerate_lengths": (
+        _model("""
+            def forward(self, x, lengths):
+                h = self.fc(x)
+                mask = torch.zeros(h.shape[0], 4, dtype=torch.bool)
+                for i, n in enumerate(lengths):
+                    mask[i, :n] = True
+                return h * mask.float().mean(1, keepdim=True)
+            """),
+        {"inputs": [X, [3, 1]], "variants": [{"inputs": [X, [2, 2]]}]},
+        {"mask[i, :n] = True"},
+    ),
+    # VALID: the same through zip
+    "zip_scales": (
+        _model("""
+            def forward(self, x, scales):
+                outs = []
+                for row, s in zip(x, scales):
+                    outs.append(self.fc(row) * s)
+                return torch.stack(outs)
+            """),
+        {"inputs": [X, [0.5, 2.0]], "variants": [{"inputs": [X, [1.5, 2.0]]}]},
+        {"outs.append(self.fc(row) * s)"},
+    ),
+    # VALID: a batch dict whose labels come in the second call only: guarded at the test
+    "dict_key_tested": (
+        _model("""
+            def forward(self, batch):
+                y = self.fc(batch["x"])
+                if "t" in batch:
+                    y = y - batch["t"]
+                return y
+            """),
+        {
+            "inputs": [{"dict": {"x": X}}],
+            "variants": [{"inputs": [{"dict": {"x": X, "t": X}}]}],
+        },
+        {'if "t" in batch:'},
+    ),
+    # INVALID: an extra key traced code never reads: not guarded, no recompile
+    "dict_key_unread": (
+        _model("""
+            def forward(self, batch):
+                return self.fc(batch["x"])
+            """),
+        {
+            "inputs": [{"dict": {"x": X}}],
+            "variants": [{"inputs": [{"dict": {"x": X, "meta": 3}}]}],
+        },
+        set(),
+    ),
+    # VALID: a branch on a size that became symbolic: its range guard fails at a size past
+    # the branch's literal, and the guard's comment names the branch
+    "size_branch": (
+        _model("""
+            def forward(self, x):
+                if x.size(0) > 8:
+                    x = x[-8:]
+                return self.fc(x).mean(0)
+            """),
+        {
+            "inputs": [{"tensor": [3, 8]}],
+            "variants": [{"inputs": [{"tensor": [5, 8]}]}, {"inputs": [{"tensor": [11, 8]}]}],
+        },
+        {"def", "if x.size(0) > 8:"},
+    ),
 }
 
 

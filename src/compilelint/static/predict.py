@@ -152,7 +152,7 @@ def _plural(n: int, word: str) -> str:
 # ---------------------------------------------------------------------------- the spec's calls
 Abstract = tuple[
     Any, ...
-]  # ("T", shape, dtype, data, grad) | ("N",) | ("I"|"F"|"S"|"B", v) | ("L", items)
+]  # ("T", shape, dtype, data, grad) | ("N",) | ("I"|"F"|"S"|"B", v) | ("L", items) | ("D", (k, v)...)
 DEFAULT: Abstract = ("DEF",)
 UNKNOWN: Abstract = ("?",)
 
@@ -179,7 +179,7 @@ def abstract(v: Any) -> Abstract:
         if "tuple" in v:
             return ("L", tuple(abstract(x) for x in v["tuple"]))
         if "dict" in v:
-            return ("L", tuple(abstract(x) for x in v["dict"].values()))
+            return ("D", tuple((str(k), abstract(x)) for k, x in v["dict"].items()))
     return UNKNOWN
 
 
@@ -619,6 +619,7 @@ class _Param:
     name: str
     rows: list[list[Any]]
     dims: dict[int, list[list[Any]]] = field(default_factory=dict)  # sizes read as ints
+    keys: dict[str, int] | None = None  # a dict argument's keys traced code reads: their lines
 
     def dim_rows(self, d: int, rank: int) -> list[list[Any]]:
         return self.dims.get(d, []) + self.dims.get(d - rank, [])
@@ -797,7 +798,9 @@ class _Entry:
                     return f"tensor '{name}' size mismatch at index {d}. expected {a}, actual {b}"
                 for r in p.dim_rows(d, rank) if p is not None else ():
                     if r[1] == "branch" and _outcome(r, a) != _outcome(r, b):
-                        return _size_branch_text(name, d, r, a)
+                        # the guard's comment names the branch (`# if x.size(1) > n:`): the
+                        # dynamic stage reports that line (torch 2.13)
+                        return f"{_size_branch_text(name, d, r, a)}{_LINE_SEP}{r[2]}"
             return None
         if old[0] in ("I", "F") and new[0] in ("I", "F"):
             specialized = p is not None and p.specialized
@@ -814,6 +817,22 @@ class _Entry:
                 if a is not None and a != b:
                     return f"{name} {r[3]} {_fmt(r[4])}" if r[3] != "truth" else f"bool({name})"
             return None
+        if old[0] == "D" and new[0] == "D":
+            # dynamo guards a dict argument per key that traced code reads or tests (`batch["x"]`,
+            # `"y" in batch`, `batch.get("y")`), not its whole key set (torch 2.13)
+            ok, nk = dict(old[1]), dict(new[1])
+            for k in [*ok, *(k for k in nk if k not in ok)]:
+                if (k in ok) != (k in nk):
+                    if p is not None and p.keys is not None and k not in p.keys:
+                        continue  # never read nor tested: not guarded
+                    return (
+                        f"{'not ' if k not in ok else ''}___dict_contains({k!r}, {name})"
+                        f"{_KEY_SEP}{k}"
+                    )
+                got = self._check(f"{name}[{k!r}]", ok[k], nk[k])
+                if got is not None:
+                    return got
+            return None
         if old[0] == "L" and new[0] == "L":
             if len(old[1]) != len(new[1]):
                 return f"len({name}) == {len(old[1])}"
@@ -825,6 +844,57 @@ class _Entry:
         if old[0] != new[0]:
             return f"type({name}) is the type seen when compiling"
         return f"{name} == {_fmt(old[1])}"
+
+
+_KEY_SEP = "\x00"  # between a dict-key guard's text and the key (split off where it is placed)
+_LINE_SEP = "\x01"  # between a guard's text and the line its comment names
+
+
+def _dict_keys_read(path: str, qual: str, name: str) -> dict[str, int] | None:
+    """The keys of parameter ``name`` that the function ``qual`` reads or tests with a literal
+    key (``name["k"]``, ``"k" in name``, ``name.get("k")``, ``name.pop("k")``), each with its
+    first line: where dynamo installs the guard on the key. None when the function uses the
+    dict otherwise too (iterates it, takes its length, passes it on: its keys are unknown)."""
+    tree = _parsed(path)
+    fn = _function_node(tree, qual) if tree is not None else None
+    if fn is None:
+        return None
+
+    def this(e: ast.AST) -> bool:
+        return isinstance(e, ast.Name) and e.id == name
+
+    def key_of(e: ast.AST | None) -> str | None:
+        return e.value if isinstance(e, ast.Constant) and isinstance(e.value, str) else None
+
+    out: dict[str, int] = {}
+    keyed: set[int] = set()  # the ids of the reads of `name` that name a key
+    for n in _own_nodes(fn):
+        k: str | None = None
+        at: ast.AST | None = None
+        if isinstance(n, ast.Subscript) and this(n.value):
+            k, at = key_of(n.slice), n.value
+        elif (
+            isinstance(n, ast.Compare)
+            and len(n.ops) == 1
+            and isinstance(n.ops[0], (ast.In, ast.NotIn))
+            and this(n.comparators[0])
+        ):
+            k, at = key_of(n.left), n.comparators[0]
+        elif (
+            isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute)
+            and this(n.func.value)
+            and n.func.attr in ("get", "pop", "setdefault")
+            and n.args
+        ):
+            k, at = key_of(n.args[0]), n.func.value
+        if k is None or at is None:
+            continue
+        keyed.add(id(at))
+        out[k] = min(out.get(k, n.lineno), n.lineno)
+    if any(this(n) and id(n) not in keyed for n in _own_nodes(fn)):
+        return None
+    return out
 
 
 def _size_branch_text(name: str, d: int, row: list[Any], v: int) -> str:
@@ -870,6 +940,8 @@ _FIX = {
     "skip it, or pass a tensor",
     "string": "each distinct value compiles its own graph: keep the set of values small, or "
     "move the choice out of the compiled function (one compiled callable per value)",
+    "key": "pass the same keys on every call (a missing one as `None`, tested with `is None`), "
+    "or choose outside the compiled model",
     "grown": "preallocate the tensor at its largest size and write into it in place "
     "(`self.cache[:, pos : pos + t] = k`), or keep it outside the compiled module and pass it in",
     "grad": "pass inputs with one `requires_grad` setting (`x.detach()`, or "
@@ -928,6 +1000,8 @@ def predict_recompiles(
             rows.setdefault(r[0], []).append(r)
     params = {p.name: _Param(p.name, rows.get(p.name, [])) for p in fn.params}
     for name, prm in params.items():
+        if any(v[0] == "D" for args, kw in calls for v in [*args, *kw.values()]):
+            prm.keys = _dict_keys_read(path, entry[1], name)
         handed = _handed_rows(project, entry, name, prm.rows)
         if handed is not None:
             prm.rows = handed
@@ -1023,6 +1097,30 @@ def predict_recompiles(
         base = subject.split("[")[0]
         p = params.get(base)
         at, line = p.where(path, def_line) if p is not None else (path, def_line)
+        if _KEY_SEP in guard:
+            guard, key = guard.split(_KEY_SEP, 1)
+            line = (p.keys or {}).get(key, def_line) if p is not None else def_line
+            reason = (
+                f"`{base}` is a dict that has the key {key!r} in some calls only: torch guards "
+                "on the key where traced code first reads or tests it"
+            )
+            out.append(
+                PredictedRecompile(path, line, fn.name, base, guard, count, reason, _FIX["key"])
+            )
+            continue
+        if _LINE_SEP in guard:
+            guard, named = guard.split(_LINE_SEP, 1)
+            if named.isdigit() and int(named) > 0:
+                reason = (
+                    f"`{base}`'s size is symbolic after its first change, and the branch on it "
+                    "guards its range: a size past the range recompiles"
+                )
+                out.append(
+                    PredictedRecompile(
+                        path, int(named), fn.name, base, guard, count, reason, _FIX["tensor"]
+                    )
+                )
+                continue
         if guard.startswith("tensor '") or f"{base}.size()" in guard:
             # a guard on a tensor input (its size, dtype, rank, a symbolic size's range) is
             # checked before the frame runs: torch names no user line, only the frame's `def`
@@ -2634,11 +2732,17 @@ def _frame_reads(comp: ast.expr, names: set[str]) -> list[tuple[int, str]]:
     return inside + first
 
 
+# builtins whose result only carries its arguments' values: `enumerate(lengths)` in a `for`
+# binds the elements lazily, and the guard on `lengths[0]` is installed where the loop's body
+# first needs an element (torch 2.13: `mask[i, :n] = True`, not the `for` line)
+_MOVING_CALLS = frozenset({"tuple", "list", "enumerate", "zip"})
+
+
 def _moved_into(node: ast.expr, parents: Mapping[int, ast.AST]) -> list[str] | None:
     """Where a read of a value only moves it, the names it is moved into (``[]``: none, e.g.
     an element of a tuple that is passed on); None where the read needs the value. Moving: a
     plain assignment's value (``k = size``), an element of a tuple, list or set display or of
-    ``tuple(...)``/``list(...)`` (``strides = [s, s]``), the iterable of a comprehension or of
+    ``tuple(...)``/``list(...)``/``enumerate(...)``/``zip(...)`` (``strides = [s, s]``), the iterable of a comprehension or of
     ``for`` (its target is bound to the elements) and a comprehension's element. dynamo keeps
     such a value lazy (an unrealised variable tracker) and installs its guard at the first use
     that needs it: an operation, a comparison, an argument of a call (checked on torch 2.13:
@@ -2656,7 +2760,7 @@ def _moved_into(node: ast.expr, parents: Mapping[int, ast.AST]) -> list[str] | N
         if (
             isinstance(par, ast.Call)
             and isinstance(par.func, ast.Name)
-            and par.func.id in ("tuple", "list")
+            and par.func.id in _MOVING_CALLS
             and cur in par.args
         ):
             cur = par
