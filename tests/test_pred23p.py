@@ -321,6 +321,44 @@ CASES: dict[str, tuple[str, dict[str, Any], set[str]]] = {
         },
         {"def", "if x.size(0) > 8:"},
     ),
+    # VALID: a counter in a frame that breaks in a loop: dynamo skips the frame, it runs
+    # eagerly, and no compiled entry guards the counter
+    "skipped_frame": (
+        _model(
+            """
+            def forward(self, x):
+                w = min(1.0, self.step / 10)
+                for _ in range(2):
+                    if x.sum() > 0:
+                        x = x * 0.5
+                self.step += 1
+                return self.fc(x) * w
+            """,
+            "self.step = 0\n",
+        ),
+        {"inputs": [X], "calls": 3},
+        set(),
+    ),
+    # INVALID: the counter is read before a break outside the loop: that part is a graph, and
+    # its entry guards the counter
+    "read_before_skip": (
+        _model(
+            """
+            def forward(self, x):
+                w = min(1.0, self.step / 10)
+                y = self.fc(x) * w
+                print("scaled")
+                for _ in range(2):
+                    if y.sum() > 0:
+                        y = y * 0.5
+                self.step += 1
+                return y
+            """,
+            "self.step = 0\n",
+        ),
+        {"inputs": [X], "calls": 3},
+        {"w = min(1.0, self.step / 10)"},
+    ),
 }
 
 

@@ -1770,12 +1770,16 @@ def predict(
     graphs = graph_count(project, entry, sites)
     state: list[tuple[str, str, int, str]] = []
     keyset = set(keys)
+    eager: list[tuple[str, int]] = []  # CL501 findings whose state is read where dynamo skips
     for f in findings:
         if f.rule != STATE_RULE:
             continue
         func, _loop = _candidate_in_loop(project, f.path, f.line, f.rule)
         m = _SELF_ATTR.search(f.message)
         if m is None or (f.path, func) not in keyset:
+            continue
+        if _read_eagerly(project, (f.path, func), first_read(f.path, m.group(1), f.line)):
+            eager.append((f.path, f.line))
             continue
         what = "list" if "list" in f.message or "deque" in f.message else "int"
         if all(s[0] != m.group(1) for s in state):
@@ -1844,6 +1848,7 @@ def predict(
 
     recs = [r for r in recs if not graphless(r.path, r.line)]
     settled = settled_sizes(project, entry, keyset, findings, calls) if spec.inputs_given else ()
+    settled += tuple(eager)
     if spec.inputs_given and spec.compile.get("dynamic") is not True:
         settled += settled_numbers(project, entry, findings, calls, recs, bool(automatic))
     for f in findings:
@@ -1875,6 +1880,18 @@ def predict(
 # automatic dynamic makes it symbolic (int attributes stay static: every call recompiles).
 # Earlier versions were not checked: a ``--target-torch`` below this gives no prediction.
 FLOAT_STATE_SINCE = (2, 13)
+
+
+def _read_eagerly(project: Project, key: FKey, read: int) -> bool:
+    """Whether line ``read`` of the function ``key`` runs in a part of its frame dynamo skips
+    (``CalleeBreaks.skips_from``: a graph break in one of its loops, torch 2.13, skips the
+    frame from its start or from the last break before that loop; the skipped part runs
+    eagerly): module state read there is guarded by no compiled entry, so its change
+    recompiles nothing (dev ``speculative_accept_loop``, ``freeze_schedule_requires_grad``)."""
+    if read <= 0:
+        return False
+    start = project.callee_breaks().skips_from(key)
+    return start is not None and read > start
 
 
 def _float_state_applies(torch_version: str | None) -> bool:
