@@ -359,6 +359,40 @@ CASES: dict[str, tuple[str, dict[str, Any], set[str]]] = {
         {"inputs": [X], "calls": 3},
         {"w = min(1.0, self.step / 10)"},
     ),
+    # VALID: a task id that picks a head from a ModuleList: the first recompile where it is
+    # first read, the later ones at the `def` (the container's `__getitem__` specialises it)
+    "modulelist_index": (
+        TORCH
+        + textwrap.dedent("""
+
+            class M(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.heads = nn.ModuleList([nn.Linear(8, 2) for _ in range(3)])
+
+                def forward(self, x, task):
+                    return self.heads[task](x)
+            """),
+        {"inputs": [X, 0], "variants": [{"inputs": [X, 1]}, {"inputs": [X, 2]}]},
+        {"def", "return self.heads[task](x)"},
+    ),
+    # INVALID: two values only: the one recompile at the read
+    "modulelist_two": (
+        TORCH
+        + textwrap.dedent("""
+
+            class M(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.blocks = nn.Sequential(nn.Linear(8, 8), nn.Linear(8, 8))
+
+                def forward(self, x, i):
+                    y = x * 2
+                    return self.blocks[i](y)
+            """),
+        {"inputs": [X, 0], "variants": [{"inputs": [X, 1]}]},
+        {"return self.blocks[i](y)"},
+    ),
 }
 
 

@@ -620,6 +620,7 @@ class _Param:
     rows: list[list[Any]]
     dims: dict[int, list[list[Any]]] = field(default_factory=dict)  # sizes read as ints
     keys: dict[str, int] | None = None  # a dict argument's keys traced code reads: their lines
+    indexes: int | None = None  # the line where it first indexes a module container
 
     def dim_rows(self, d: int, rank: int) -> list[list[Any]]:
         return self.dims.get(d, []) + self.dims.get(d - rank, [])
@@ -636,7 +637,7 @@ class _Param:
 
     @property
     def specialized(self) -> bool:
-        return any(r[1] == "specialize" for r in self.rows)
+        return self.indexes is not None or any(r[1] == "specialize" for r in self.rows)
 
     @property
     def first_use(self) -> int | None:
@@ -850,6 +851,44 @@ _KEY_SEP = "\x00"  # between a dict-key guard's text and the key (split off wher
 _LINE_SEP = "\x01"  # between a guard's text and the line its comment names
 
 
+_CONTAINERS = frozenset({"ModuleList", "Sequential", "ParameterList"})
+
+
+def _container_index(path: str, qual: str, name: str) -> int | None:
+    """The first line of the method ``qual`` that indexes a module container of its class
+    with its parameter ``name`` (``self.heads[name]``, the attribute made by
+    ``nn.ModuleList(...)``/``nn.Sequential(...)``/``nn.ParameterList(...)`` in ``__init__``);
+    None when it does not."""
+    tree = _parsed(path)
+    if tree is None or "." not in qual:
+        return None
+    fn = _function_node(tree, qual)
+    cls = _class_node(tree, qual.rsplit(".", 1)[0])
+    if fn is None or cls is None:
+        return None
+    held: set[str] = set()
+    for n in ast.walk(cls):
+        if (
+            isinstance(n, ast.Assign)
+            and len(n.targets) == 1
+            and _key_of(n.targets[0]).startswith("self.")
+            and isinstance(n.value, ast.Call)
+        ):
+            f = n.value.func
+            callee = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+            if callee in _CONTAINERS:
+                held.add(_key_of(n.targets[0]))
+    lines = [
+        n.lineno
+        for n in _own_nodes(fn)
+        if isinstance(n, ast.Subscript)
+        and _key_of(n.value) in held
+        and isinstance(n.slice, ast.Name)
+        and n.slice.id == name
+    ]
+    return min(lines, default=None)
+
+
 def _dict_keys_read(path: str, qual: str, name: str) -> dict[str, int] | None:
     """The keys of parameter ``name`` that the function ``qual`` reads or tests with a literal
     key (``name["k"]``, ``"k" in name``, ``name.get("k")``, ``name.pop("k")``), each with its
@@ -1002,6 +1041,8 @@ def predict_recompiles(
     for name, prm in params.items():
         if any(v[0] == "D" for args, kw in calls for v in [*args, *kw.values()]):
             prm.keys = _dict_keys_read(path, entry[1], name)
+        if any(v[0] == "I" for args, kw in calls for v in [*args, *kw.values()]):
+            prm.indexes = _container_index(path, entry[1], name)
         handed = _handed_rows(project, entry, name, prm.rows)
         if handed is not None:
             prm.rows = handed
@@ -1160,7 +1201,26 @@ def predict_recompiles(
                 ),
                 default=line,
             )
-            if count > 1 and first < line and all(len(r) <= 5 for r in p.rows):
+            if p.indexes is not None:
+                reason = (
+                    f"`{base}` is a Python int that indexes a module container: every new "
+                    "value recompiles"
+                )
+            if p.indexes is not None and all(len(r) <= 5 for r in p.rows):
+                # an index into a module container (`self.heads[task_id]`): the first
+                # recompile fails `task_id == 0` where traced code first reads it; automatic
+                # dynamic then makes it a symbol, which the container's `__getitem__`
+                # specialises in torch's own file (`operator.index(idx)`): the later guards
+                # name no user line, and torch reports them at the `def` (torch 2.13)
+                line = min(first, p.indexes)
+                out.append(
+                    PredictedRecompile(at, line, fn.name, base, guard, 1, reason, _FIX["number"])
+                )
+                count -= 1
+                line = def_line
+                if count < 1:
+                    continue
+            elif count > 1 and first < line and all(len(r) <= 5 for r in p.rows):
                 # the first recompile fails the guard on the constant installed where traced
                 # code first reads it (`dt = 1.0 / num_steps`); automatic dynamic then meets
                 # the use that needs the value (`range(num_steps)`) and guards it there: the
