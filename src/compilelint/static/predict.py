@@ -150,7 +150,9 @@ def _plural(n: int, word: str) -> str:
 
 
 # ---------------------------------------------------------------------------- the spec's calls
-Abstract = tuple[Any, ...]  # ("T", shape, dtype) | ("N",) | ("I"|"F"|"S"|"B", v) | ("L", items)
+Abstract = tuple[
+    Any, ...
+]  # ("T", shape, dtype, data, grad) | ("N",) | ("I"|"F"|"S"|"B", v) | ("L", items) | ("D", (k, v)...)
 DEFAULT: Abstract = ("DEF",)
 UNKNOWN: Abstract = ("?",)
 
@@ -172,11 +174,12 @@ def abstract(v: Any) -> Abstract:
     if isinstance(v, dict):
         if "tensor" in v:
             data = v.get("data")
-            return ("T", tuple(v["tensor"]), str(v.get("dtype", "float32")), data is not None)
+            grad = bool(v.get("requires_grad", False))
+            return ("T", tuple(v["tensor"]), str(v.get("dtype", "float32")), data is not None, grad)
         if "tuple" in v:
             return ("L", tuple(abstract(x) for x in v["tuple"]))
         if "dict" in v:
-            return ("L", tuple(abstract(x) for x in v["dict"].values()))
+            return ("D", tuple((str(k), abstract(x)) for k, x in v["dict"].items()))
     return UNKNOWN
 
 
@@ -616,6 +619,8 @@ class _Param:
     name: str
     rows: list[list[Any]]
     dims: dict[int, list[list[Any]]] = field(default_factory=dict)  # sizes read as ints
+    keys: dict[str, int] | None = None  # a dict argument's keys traced code reads: their lines
+    indexes: int | None = None  # the line where it first indexes a module container
 
     def dim_rows(self, d: int, rank: int) -> list[list[Any]]:
         return self.dims.get(d, []) + self.dims.get(d - rank, [])
@@ -625,11 +630,14 @@ class _Param:
 
     @property
     def used(self) -> bool:
-        return bool(self.rows)
+        """Whether traced code reads the parameter: a literal default (its ``"default"`` row)
+        is no read, and dynamo installs no guard on an argument it never reads (torch 2.13: a
+        flag passed for API compatibility, ``output_attentions=True``, recompiles nothing)."""
+        return any(r[1] != "default" for r in self.rows)
 
     @property
     def specialized(self) -> bool:
-        return any(r[1] == "specialize" for r in self.rows)
+        return self.indexes is not None or any(r[1] == "specialize" for r in self.rows)
 
     @property
     def first_use(self) -> int | None:
@@ -771,6 +779,13 @@ class _Entry:
         if old[0] == "T" and new[0] == "T":
             if old[2] != new[2]:
                 return f"tensor '{name}' dtype mismatch. expected {old[2]}, actual {new[2]}"
+            if old[4:5] != new[4:5]:
+                # dynamo's tensor guard checks requires_grad with the dtype and sizes (torch
+                # 2.13: `tensor 'x' requires_grad mismatch. expected requires_grad=0`)
+                return (
+                    f"tensor '{name}' requires_grad mismatch. "
+                    f"expected requires_grad={int(bool(old[4:5] and old[4]))}"
+                )
             if len(old[1]) != len(new[1]):
                 return (
                     f"tensor '{name}' rank mismatch. expected {len(old[1])}, actual {len(new[1])}"
@@ -784,7 +799,9 @@ class _Entry:
                     return f"tensor '{name}' size mismatch at index {d}. expected {a}, actual {b}"
                 for r in p.dim_rows(d, rank) if p is not None else ():
                     if r[1] == "branch" and _outcome(r, a) != _outcome(r, b):
-                        return _size_branch_text(name, d, r, a)
+                        # the guard's comment names the branch (`# if x.size(1) > n:`): the
+                        # dynamic stage reports that line (torch 2.13)
+                        return f"{_size_branch_text(name, d, r, a)}{_LINE_SEP}{r[2]}"
             return None
         if old[0] in ("I", "F") and new[0] in ("I", "F"):
             specialized = p is not None and p.specialized
@@ -801,6 +818,22 @@ class _Entry:
                 if a is not None and a != b:
                     return f"{name} {r[3]} {_fmt(r[4])}" if r[3] != "truth" else f"bool({name})"
             return None
+        if old[0] == "D" and new[0] == "D":
+            # dynamo guards a dict argument per key that traced code reads or tests (`batch["x"]`,
+            # `"y" in batch`, `batch.get("y")`), not its whole key set (torch 2.13)
+            ok, nk = dict(old[1]), dict(new[1])
+            for k in [*ok, *(k for k in nk if k not in ok)]:
+                if (k in ok) != (k in nk):
+                    if p is not None and p.keys is not None and k not in p.keys:
+                        continue  # never read nor tested: not guarded
+                    return (
+                        f"{'not ' if k not in ok else ''}___dict_contains({k!r}, {name})"
+                        f"{_KEY_SEP}{k}"
+                    )
+                got = self._check(f"{name}[{k!r}]", ok[k], nk[k])
+                if got is not None:
+                    return got
+            return None
         if old[0] == "L" and new[0] == "L":
             if len(old[1]) != len(new[1]):
                 return f"len({name}) == {len(old[1])}"
@@ -812,6 +845,95 @@ class _Entry:
         if old[0] != new[0]:
             return f"type({name}) is the type seen when compiling"
         return f"{name} == {_fmt(old[1])}"
+
+
+_KEY_SEP = "\x00"  # between a dict-key guard's text and the key (split off where it is placed)
+_LINE_SEP = "\x01"  # between a guard's text and the line its comment names
+
+
+_CONTAINERS = frozenset({"ModuleList", "Sequential", "ParameterList"})
+
+
+def _container_index(path: str, qual: str, name: str) -> int | None:
+    """The first line of the method ``qual`` that indexes a module container of its class
+    with its parameter ``name`` (``self.heads[name]``, the attribute made by
+    ``nn.ModuleList(...)``/``nn.Sequential(...)``/``nn.ParameterList(...)`` in ``__init__``);
+    None when it does not."""
+    tree = _parsed(path)
+    if tree is None or "." not in qual:
+        return None
+    fn = _function_node(tree, qual)
+    cls = _class_node(tree, qual.rsplit(".", 1)[0])
+    if fn is None or cls is None:
+        return None
+    held: set[str] = set()
+    for n in ast.walk(cls):
+        if (
+            isinstance(n, ast.Assign)
+            and len(n.targets) == 1
+            and _key_of(n.targets[0]).startswith("self.")
+            and isinstance(n.value, ast.Call)
+        ):
+            f = n.value.func
+            callee = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+            if callee in _CONTAINERS:
+                held.add(_key_of(n.targets[0]))
+    lines = [
+        n.lineno
+        for n in _own_nodes(fn)
+        if isinstance(n, ast.Subscript)
+        and _key_of(n.value) in held
+        and isinstance(n.slice, ast.Name)
+        and n.slice.id == name
+    ]
+    return min(lines, default=None)
+
+
+def _dict_keys_read(path: str, qual: str, name: str) -> dict[str, int] | None:
+    """The keys of parameter ``name`` that the function ``qual`` reads or tests with a literal
+    key (``name["k"]``, ``"k" in name``, ``name.get("k")``, ``name.pop("k")``), each with its
+    first line: where dynamo installs the guard on the key. None when the function uses the
+    dict otherwise too (iterates it, takes its length, passes it on: its keys are unknown)."""
+    tree = _parsed(path)
+    fn = _function_node(tree, qual) if tree is not None else None
+    if fn is None:
+        return None
+
+    def this(e: ast.AST) -> bool:
+        return isinstance(e, ast.Name) and e.id == name
+
+    def key_of(e: ast.AST | None) -> str | None:
+        return e.value if isinstance(e, ast.Constant) and isinstance(e.value, str) else None
+
+    out: dict[str, int] = {}
+    keyed: set[int] = set()  # the ids of the reads of `name` that name a key
+    for n in _own_nodes(fn):
+        k: str | None = None
+        at: ast.AST | None = None
+        if isinstance(n, ast.Subscript) and this(n.value):
+            k, at = key_of(n.slice), n.value
+        elif (
+            isinstance(n, ast.Compare)
+            and len(n.ops) == 1
+            and isinstance(n.ops[0], (ast.In, ast.NotIn))
+            and this(n.comparators[0])
+        ):
+            k, at = key_of(n.left), n.comparators[0]
+        elif (
+            isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute)
+            and this(n.func.value)
+            and n.func.attr in ("get", "pop", "setdefault")
+            and n.args
+        ):
+            k, at = key_of(n.args[0]), n.func.value
+        if k is None or at is None:
+            continue
+        keyed.add(id(at))
+        out[k] = min(out.get(k, n.lineno), n.lineno)
+    if any(this(n) and id(n) not in keyed for n in _own_nodes(fn)):
+        return None
+    return out
 
 
 def _size_branch_text(name: str, d: int, row: list[Any], v: int) -> str:
@@ -857,6 +979,12 @@ _FIX = {
     "skip it, or pass a tensor",
     "string": "each distinct value compiles its own graph: keep the set of values small, or "
     "move the choice out of the compiled function (one compiled callable per value)",
+    "key": "pass the same keys on every call (a missing one as `None`, tested with `is None`), "
+    "or choose outside the compiled model",
+    "grown": "preallocate the tensor at its largest size and write into it in place "
+    "(`self.cache[:, pos : pos + t] = k`), or keep it outside the compiled module and pass it in",
+    "grad": "pass inputs with one `requires_grad` setting (`x.detach()`, or "
+    "`x.requires_grad_()` on every call), or accept one entry per setting",
     "none": "each combination of `None`/tensor compiles once: pass a tensor every call (e.g. "
     "an all-ones mask) to keep one graph",
     "tensor": "one recompile, then the dim is dynamic: `torch._dynamo.mark_dynamic(x, dim)` "
@@ -911,6 +1039,10 @@ def predict_recompiles(
             rows.setdefault(r[0], []).append(r)
     params = {p.name: _Param(p.name, rows.get(p.name, [])) for p in fn.params}
     for name, prm in params.items():
+        if any(v[0] == "D" for args, kw in calls for v in [*args, *kw.values()]):
+            prm.keys = _dict_keys_read(path, entry[1], name)
+        if any(v[0] == "I" for args, kw in calls for v in [*args, *kw.values()]):
+            prm.indexes = _container_index(path, entry[1], name)
         handed = _handed_rows(project, entry, name, prm.rows)
         if handed is not None:
             prm.rows = handed
@@ -1006,6 +1138,30 @@ def predict_recompiles(
         base = subject.split("[")[0]
         p = params.get(base)
         at, line = p.where(path, def_line) if p is not None else (path, def_line)
+        if _KEY_SEP in guard:
+            guard, key = guard.split(_KEY_SEP, 1)
+            line = (p.keys or {}).get(key, def_line) if p is not None else def_line
+            reason = (
+                f"`{base}` is a dict that has the key {key!r} in some calls only: torch guards "
+                "on the key where traced code first reads or tests it"
+            )
+            out.append(
+                PredictedRecompile(path, line, fn.name, base, guard, count, reason, _FIX["key"])
+            )
+            continue
+        if _LINE_SEP in guard:
+            guard, named = guard.split(_LINE_SEP, 1)
+            if named.isdigit() and int(named) > 0:
+                reason = (
+                    f"`{base}`'s size is symbolic after its first change, and the branch on it "
+                    "guards its range: a size past the range recompiles"
+                )
+                out.append(
+                    PredictedRecompile(
+                        path, int(named), fn.name, base, guard, count, reason, _FIX["tensor"]
+                    )
+                )
+                continue
         if guard.startswith("tensor '") or f"{base}.size()" in guard:
             # a guard on a tensor input (its size, dtype, rank, a symbolic size's range) is
             # checked before the frame runs: torch names no user line, only the frame's `def`
@@ -1045,7 +1201,26 @@ def predict_recompiles(
                 ),
                 default=line,
             )
-            if count > 1 and first < line and all(len(r) <= 5 for r in p.rows):
+            if p.indexes is not None:
+                reason = (
+                    f"`{base}` is a Python int that indexes a module container: every new "
+                    "value recompiles"
+                )
+            if p.indexes is not None and all(len(r) <= 5 for r in p.rows):
+                # an index into a module container (`self.heads[task_id]`): the first
+                # recompile fails `task_id == 0` where traced code first reads it; automatic
+                # dynamic then makes it a symbol, which the container's `__getitem__`
+                # specialises in torch's own file (`operator.index(idx)`): the later guards
+                # name no user line, and torch reports them at the `def` (torch 2.13)
+                line = min(first, p.indexes)
+                out.append(
+                    PredictedRecompile(at, line, fn.name, base, guard, 1, reason, _FIX["number"])
+                )
+                count -= 1
+                line = def_line
+                if count < 1:
+                    continue
+            elif count > 1 and first < line and all(len(r) <= 5 for r in p.rows):
                 # the first recompile fails the guard on the constant installed where traced
                 # code first reads it (`dt = 1.0 / num_steps`); automatic dynamic then meets
                 # the use that needs the value (`range(num_steps)`) and guards it there: the
@@ -1060,6 +1235,12 @@ def predict_recompiles(
                 "specialised on the first one"
             )
             fix = _FIX["number"]
+        elif kind == "tensor" and "requires_grad" in guard:
+            reason = (
+                f"`{base}` requires grad in some calls and not in others: each setting "
+                "compiles its own entry (once each)"
+            )
+            fix = _FIX["grad"]
         elif kind == "tensor":
             reason = (
                 f"`{base}` comes with another shape: the first change recompiles, then the "
@@ -1649,12 +1830,16 @@ def predict(
     graphs = graph_count(project, entry, sites)
     state: list[tuple[str, str, int, str]] = []
     keyset = set(keys)
+    eager: list[tuple[str, int]] = []  # CL501 findings whose state is read where dynamo skips
     for f in findings:
         if f.rule != STATE_RULE:
             continue
         func, _loop = _candidate_in_loop(project, f.path, f.line, f.rule)
         m = _SELF_ATTR.search(f.message)
         if m is None or (f.path, func) not in keyset:
+            continue
+        if _read_eagerly(project, (f.path, func), first_read(f.path, m.group(1), f.line)):
+            eager.append((f.path, f.line))
             continue
         what = "list" if "list" in f.message or "deque" in f.message else "int"
         if all(s[0] != m.group(1) for s in state):
@@ -1699,6 +1884,17 @@ def predict(
     recs.extend(_varying_size_recompiles(project, keyset, recs))
     recs.extend(_nested_frame_recompiles(project, keyset, recs))
     recs.extend(_while_resume_recompiles(project, keyset, findings, recs))
+    recs.extend(
+        _grown_tensor_recompiles(
+            project,
+            entry,
+            keyset,
+            sites,
+            recs,
+            len(calls),
+            int(limit) if isinstance(limit, int) else RECOMPILE_LIMIT,
+        )
+    )
     if len(calls) > 1:
         recs.extend(_flag_recompiles(project, entry, keys, recs))
         if not _shapes_change(calls):
@@ -1712,6 +1908,9 @@ def predict(
 
     recs = [r for r in recs if not graphless(r.path, r.line)]
     settled = settled_sizes(project, entry, keyset, findings, calls) if spec.inputs_given else ()
+    settled += tuple(eager)
+    if spec.inputs_given and spec.compile.get("dynamic") is not True:
+        settled += settled_numbers(project, entry, findings, calls, recs, bool(automatic))
     for f in findings:
         if f.rule not in (STATE_RULE, SIZE_RULE) or not graphless(f.path, f.line):
             continue
@@ -1741,6 +1940,18 @@ def predict(
 # automatic dynamic makes it symbolic (int attributes stay static: every call recompiles).
 # Earlier versions were not checked: a ``--target-torch`` below this gives no prediction.
 FLOAT_STATE_SINCE = (2, 13)
+
+
+def _read_eagerly(project: Project, key: FKey, read: int) -> bool:
+    """Whether line ``read`` of the function ``key`` runs in a part of its frame dynamo skips
+    (``CalleeBreaks.skips_from``: a graph break in one of its loops, torch 2.13, skips the
+    frame from its start or from the last break before that loop; the skipped part runs
+    eagerly): module state read there is guarded by no compiled entry, so its change
+    recompiles nothing (dev ``speculative_accept_loop``, ``freeze_schedule_requires_grad``)."""
+    if read <= 0:
+        return False
+    start = project.callee_breaks().skips_from(key)
+    return start is not None and read > start
 
 
 def _float_state_applies(torch_version: str | None) -> bool:
@@ -2005,6 +2216,126 @@ def _dict_state_recompiles(
     )
 
 
+_CAT = frozenset({"cat", "concat", "concatenate"})
+
+
+def grown_tensors(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[str, int, int]]:
+    """``(attr, line, dim)`` for each ``self.<attr> = torch.cat([self.<attr>, ...], dim)`` in
+    the function's own body (not in a nested function): a tensor on the module that traced code
+    rebinds with its size grown along ``dim`` on every call (a streaming cache, a history)."""
+    out: list[tuple[str, int, int]] = []
+    for node in _own_nodes(fn):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        t, v = node.targets[0], node.value
+        if not (
+            isinstance(t, ast.Attribute)
+            and isinstance(t.value, ast.Name)
+            and t.value.id == "self"
+            and isinstance(v, ast.Call)
+            and isinstance(v.func, ast.Attribute)
+            and v.func.attr in _CAT
+            and isinstance(v.func.value, ast.Name)
+            and v.func.value.id == "torch"
+            and v.args
+            and isinstance(v.args[0], (ast.List, ast.Tuple))
+        ):
+            continue
+        if not any(_key_of(e) == f"self.{t.attr}" for e in v.args[0].elts):
+            continue
+        dim_e = (
+            v.args[1]
+            if len(v.args) > 1
+            else next((k.value for k in v.keywords if k.arg in ("dim", "axis")), None)
+        )
+        dim = 0
+        if isinstance(dim_e, ast.Constant) and isinstance(dim_e.value, int):
+            dim = dim_e.value
+        elif isinstance(dim_e, ast.UnaryOp) and isinstance(dim_e.operand, ast.Constant):
+            dim = -int(dim_e.operand.value)
+        elif dim_e is not None:
+            continue
+        out.append((t.attr, node.lineno, dim))
+    return out
+
+
+def _registered_buffers(cls: ast.ClassDef | None) -> set[str]:
+    """Names a class registers with ``self.register_buffer("name", ...)``."""
+    out: set[str] = set()
+    for node in ast.walk(cls) if cls is not None else ():
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "register_buffer"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            out.add(node.args[0].value)
+    return out
+
+
+def _grown_tensor_recompiles(
+    project: Project,
+    entry: FKey,
+    keyset: set[FKey],
+    sites: Sequence[BreakSite],
+    recs: Sequence[PredictedRecompile],
+    calls: int,
+    limit: int,
+) -> list[PredictedRecompile]:
+    """A tensor attribute traced code grows by concatenation (:func:`grown_tensors`), in the
+    entry or a function it calls, with no break in the entry before it: dynamo guards the
+    tensor's sizes as an input of the frame, so the next call fails `tensor 'self.<attr>' size
+    mismatch` before the frame runs, and torch names no user line: the recompile is reported
+    at the entry's `def` (torch 2.13). A plain attribute then gets a dynamic dim (automatic
+    dynamic: once, twice from an empty start); a registered buffer stays static, so every
+    call recompiles."""
+    if calls < 2:
+        return []
+    fn = project.fn(entry)
+    def_line = next((int(r[2]) for r in fn.guards if r[1] == "def"), fn.line)
+    if (entry[0], def_line) in {(r.path, r.line) for r in recs}:
+        return []
+    first_break = min((s.line for s in sites if (s.path, s.function) == entry), default=None)
+    out: list[PredictedRecompile] = []
+    for path, qual in sorted(keyset):
+        if path != entry[0] or "." not in qual:
+            continue
+        tree = _parsed(path)
+        node = _function_node(tree, qual) if tree is not None else None
+        if tree is None or node is None:
+            continue
+        cls = _class_node(tree, qual.rsplit(".", 1)[0])
+        buffers = _registered_buffers(cls)
+        for attr, line, dim in grown_tensors(node):
+            if (path, qual) == entry and first_break is not None and first_break < line:
+                continue
+            if out:
+                break  # every grown tensor fails on the same calls: one recompile each time
+            static = attr in buffers
+            count = min(calls - 1, limit) if static else 1
+            out.append(
+                PredictedRecompile(
+                    entry[0],
+                    def_line,
+                    fn.name,
+                    f"self.{attr}",
+                    f"tensor 'self.{attr}' size mismatch at index {dim}",
+                    count,
+                    f"`self.{attr}` is a tensor of the module that traced code grows with "
+                    f"`torch.cat` (line {line}): torch guards its sizes before the frame runs"
+                    + (
+                        ", and a registered buffer stays static, so every call recompiles"
+                        if static
+                        else "; the first change recompiles, then the dim is dynamic"
+                    ),
+                    _FIX["grown"],
+                )
+            )
+    return out
+
+
 def _class_node(tree: ast.Module, qual: str) -> ast.ClassDef | None:
     body: list[ast.stmt] = tree.body
     node: ast.ClassDef | None = None
@@ -2125,6 +2456,49 @@ def settled_sizes(
         if _runs_per_call(project, entry, (path, func)) >= 2:
             continue
         out.append((f.path, f.line))
+    return tuple(out)
+
+
+NUMBER_RULE = "CL301"  # a Python number argument a use bakes into the graph
+_NUMBER_NAME = re.compile(r"^`(\w+)` is a Python number")
+
+
+def settled_numbers(
+    project: Project,
+    entry: FKey,
+    findings: Sequence[Finding],
+    calls: Sequence[tuple[list[Abstract], dict[str, Abstract]]],
+    recs: Sequence[PredictedRecompile],
+    automatic: bool = True,
+) -> tuple[tuple[str, int], ...]:
+    """The CL301 findings on a parameter of the entry whose use the spec's calls do not
+    recompile, where the prediction has no recompile at the finding's line: the spec passes
+    the same value in every call (a left-out argument takes its default every time: torch 2.13,
+    `range(num_steps)` over three calls with `num_steps=4` compiles once), or the value changes
+    but no use needs it as a constant (the guard rows hold no ``"specialize"`` row: `.view(-1,
+    k)`, `repeat_interleave(k)` take a symbol), so automatic dynamic makes it symbolic after
+    the one recompile the prediction reports where the value is first read. Without a spec
+    CL301 stays a finding (the scan assumes values that change)."""
+    fn = project.fn(entry)
+    names = {p.name for p in fn.params}
+    bound = [_bind(fn, args, kw) for args, kw in calls]
+    specialized = {str(r[0]) for r in fn.guards if r[1] == "specialize"}
+    sites = {(os.path.realpath(r.path), r.line) for r in recs}
+    out: list[tuple[str, int]] = []
+    for f in findings:
+        if f.rule != NUMBER_RULE:
+            continue
+        m = _NUMBER_NAME.search(f.message)
+        if m is None or m.group(1) not in names:
+            continue
+        func, _loop = _candidate_in_loop(project, f.path, f.line, f.rule)
+        if (f.path, func) != entry or (os.path.realpath(f.path), f.line) in sites:
+            continue
+        vals = [b.get(m.group(1), DEFAULT) for b in bound]
+        if any(v[0] == "?" for v in vals):
+            continue
+        if all(v == vals[0] for v in vals) or (automatic and m.group(1) not in specialized):
+            out.append((f.path, f.line))
     return tuple(out)
 
 
@@ -2435,11 +2809,17 @@ def _frame_reads(comp: ast.expr, names: set[str]) -> list[tuple[int, str]]:
     return inside + first
 
 
+# builtins whose result only carries its arguments' values: `enumerate(lengths)` in a `for`
+# binds the elements lazily, and the guard on `lengths[0]` is installed where the loop's body
+# first needs an element (torch 2.13: `mask[i, :n] = True`, not the `for` line)
+_MOVING_CALLS = frozenset({"tuple", "list", "enumerate", "zip"})
+
+
 def _moved_into(node: ast.expr, parents: Mapping[int, ast.AST]) -> list[str] | None:
     """Where a read of a value only moves it, the names it is moved into (``[]``: none, e.g.
     an element of a tuple that is passed on); None where the read needs the value. Moving: a
     plain assignment's value (``k = size``), an element of a tuple, list or set display or of
-    ``tuple(...)``/``list(...)`` (``strides = [s, s]``), the iterable of a comprehension or of
+    ``tuple(...)``/``list(...)``/``enumerate(...)``/``zip(...)`` (``strides = [s, s]``), the iterable of a comprehension or of
     ``for`` (its target is bound to the elements) and a comprehension's element. dynamo keeps
     such a value lazy (an unrealised variable tracker) and installs its guard at the first use
     that needs it: an operation, a comparison, an argument of a call (checked on torch 2.13:
@@ -2457,7 +2837,7 @@ def _moved_into(node: ast.expr, parents: Mapping[int, ast.AST]) -> list[str] | N
         if (
             isinstance(par, ast.Call)
             and isinstance(par.func, ast.Name)
-            and par.func.id in ("tuple", "list")
+            and par.func.id in _MOVING_CALLS
             and cur in par.args
         ):
             cur = par
@@ -2806,7 +3186,10 @@ def spec_decided(
             or key(f.path, f.line)[0] not in files
             or key(f.path, f.line) in sites
         )
-        and not (f.rule in (SIZE_RULE, STATE_RULE) and key(f.path, f.line) in settled - sites)
+        and not (
+            f.rule in (SIZE_RULE, STATE_RULE, NUMBER_RULE)
+            and key(f.path, f.line) in settled - sites
+        )
     ]
 
 

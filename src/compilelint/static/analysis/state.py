@@ -153,5 +153,50 @@ def first_read_line(tree: ast.Module, attr: str, upto: int, every_path: bool = T
     if holder is None:
         return upto
     if not every_path:
-        return min([upto, *(ln for st in holder.body for ln in _reads(st, attr, upto))])
-    return min([upto, *_dominating(holder.body, attr, upto)])
+        line = min([upto, *(ln for st in holder.body for ln in _reads(st, attr, upto))])
+    else:
+        line = min([upto, *_dominating(holder.body, attr, upto)])
+    return _through_callee(tree, holder, attr, upto, line, every_path)
+
+
+def _class_of(tree: ast.Module, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.ClassDef | None:
+    """The class whose body defines ``fn`` (a method), else None."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and any(st is fn for st in node.body):
+            return node
+    return None
+
+
+def _through_callee(
+    tree: ast.Module,
+    holder: ast.FunctionDef | ast.AsyncFunctionDef,
+    attr: str,
+    upto: int,
+    line: int,
+    every_path: bool,
+) -> int:
+    """``line``, or the read of ``self.<attr>`` inside another method or property of the same
+    class that the holder reaches first (``self.aux_weight`` or ``self.ramp()`` before the
+    holder's own first read): dynamo inlines it, installs the guard at the read in its body and
+    torch names that line (torch 2.13: `self._step == 0` at `return min(1.0, self._step /
+    self.ramp)` in a property read before `self._step += 1`). One level deep."""
+    cls = _class_of(tree, holder)
+    if cls is None:
+        return line
+    best: tuple[int, int] | None = None  # (the holder's line that reaches it, the read's line)
+    for st in cls.body:
+        if not isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)) or st is holder:
+            continue
+        if st.name == "__init__":
+            continue
+        inner = [ln for b in st.body for ln in _reads(b, attr, st.end_lineno or st.lineno)]
+        if not inner:
+            continue
+        if every_path:
+            at = _dominating(holder.body, st.name, upto)
+        else:
+            at = [ln for b in holder.body for ln in _reads(b, st.name, upto)]
+        reach = min(at, default=None)
+        if reach is not None and reach < line and (best is None or reach < best[0]):
+            best = (reach, min(inner))
+    return line if best is None else best[1]
