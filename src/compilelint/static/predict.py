@@ -927,7 +927,7 @@ def _dict_keys_read(path: str, qual: str, name: str) -> dict[str, int] | None:
             and n.args
         ):
             k, at = key_of(n.args[0]), n.func.value
-        if k is None or at is None:
+        if k is None or at is None or not isinstance(n, ast.expr):
             continue
         keyed.add(id(at))
         out[k] = min(out.get(k, n.lineno), n.lineno)
@@ -2251,8 +2251,12 @@ def grown_tensors(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[str,
         dim = 0
         if isinstance(dim_e, ast.Constant) and isinstance(dim_e.value, int):
             dim = dim_e.value
-        elif isinstance(dim_e, ast.UnaryOp) and isinstance(dim_e.operand, ast.Constant):
-            dim = -int(dim_e.operand.value)
+        elif (
+            isinstance(dim_e, ast.UnaryOp)
+            and isinstance(dim_e.operand, ast.Constant)
+            and isinstance(dim_e.operand.value, int)
+        ):
+            dim = -dim_e.operand.value
         elif dim_e is not None:
             continue
         out.append((t.attr, node.lineno, dim))

@@ -180,6 +180,22 @@ def _atom(
     return (out[0], _NEG[out[1]], out[2]) if negated else out
 
 
+def _statements(body: cst.IndentedBlock) -> list[cst.BaseStatement]:
+    """A block's statements less a leading docstring."""
+    import libcst as cst
+
+    stmts = list(body.body)
+    first = stmts[0] if stmts else None
+    if (
+        isinstance(first, cst.SimpleStatementLine)
+        and len(first.body) == 1
+        and isinstance(first.body[0], cst.Expr)
+        and isinstance(first.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    ):
+        return stmts[1:]
+    return stmts
+
+
 def none_test_function(node: cst.CSTNode) -> str | None:
     """``"isnot"`` for a function whose whole body returns whether its first parameter is not
     None (``def exists(v): return v is not None``, the helper lucidrains-style libraries define
@@ -200,15 +216,7 @@ def none_test_function(node: cst.CSTNode) -> str | None:
     if not isinstance(body, cst.IndentedBlock):
         stmts: list[cst.CSTNode] = [body]
     else:
-        stmts = list(body.body)
-        if (
-            stmts
-            and isinstance(stmts[0], cst.SimpleStatementLine)
-            and len(stmts[0].body) == 1
-            and isinstance(stmts[0].body[0], cst.Expr)
-            and isinstance(stmts[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-        ):
-            stmts = stmts[1:]  # a docstring
+        stmts = list(_statements(body))
     if len(stmts) != 1:
         return None
     line = stmts[0]
@@ -300,15 +308,7 @@ def distributed_test_function(node: cst.CSTNode) -> str | None:
         or not isinstance(node.body, cst.IndentedBlock)
     ):
         return None
-    stmts = list(node.body.body)
-    if (
-        stmts
-        and isinstance(stmts[0], cst.SimpleStatementLine)
-        and len(stmts[0].body) == 1
-        and isinstance(stmts[0].body[0], cst.Expr)
-        and isinstance(stmts[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-    ):
-        stmts = stmts[1:]  # a docstring
+    stmts = _statements(node.body)
     if len(stmts) != 1 or not isinstance(stmts[0], cst.SimpleStatementLine):
         return None
     small = stmts[0].body
