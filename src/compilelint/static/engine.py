@@ -51,7 +51,7 @@ from compilelint.static.analysis.facts import (
     Candidate,
     FileFacts,
 )
-from compilelint.static.analysis.loops import LoopMemo, shadowed_breaks
+from compilelint.static.analysis.loops import LoopMemo, reported_at_with, shadowed_breaks
 from compilelint.static.analysis.project import Project
 from compilelint.static.analysis.resolve import ResolveError, Resolver, search_path
 from compilelint.static.analysis.state import first_read_line, parse_source
@@ -1714,6 +1714,8 @@ class _Scan:
                     fd = dataclasses.replace(
                         fd, message=f"{fd.message} ({LATENT_BEHIND})", latent=LATENT_BEHIND
                     )
+            if is_break_rule(rule) and fd.behind is None:
+                fd = self._at_with(path, fd, trees)
             out.append(fd)
         if sum(1 for fd in out if fd.rule == STATE_CHANGE) > 1:
             breaks: set[tuple[str | None, int]] = {
@@ -1746,6 +1748,29 @@ class _Scan:
             return fd
         note = f"; torch reports it at line {line}, where traced code first reads `self.{attr}`"
         return dataclasses.replace(fd, message=fd.message + note, guard_line=line)
+
+    def _at_with(self, path: str, fd: Finding, trees: dict[str, ast.Module | None]) -> Finding:
+        """``fd`` (a break not behind another) placed at the ``with`` line when it lies in the
+        body of a ``with`` whose manager torch reports there (``loops.reported_at_with``:
+        ``torch.random.fork_rng``, ``torch.backends.cuda.sdp_kernel``; torch 2.13 GB0142, the
+        rest of the frame runs eagerly, ``loops.UNRESUMABLE``)."""
+        data = self.datas.get(path, b"")
+        if b"fork_rng" not in data and b"sdp_kernel" not in data:
+            return fd
+        if path not in trees:
+            trees[path] = parse_source(data)
+        tree = trees[path]
+        for first, last, line, col in reported_at_with(tree) if tree is not None else ():
+            if first <= fd.line <= last:
+                note = (
+                    f" (inside the `with` at line {line}: its context manager cannot be entered "
+                    "again in a resume function, so torch reports the break at the `with` line "
+                    f"and runs the rest of the frame eagerly; the break itself is at line {fd.line})"
+                )
+                return dataclasses.replace(
+                    fd, line=line, col=col, end_line=line, end_col=col, message=fd.message + note
+                )
+        return fd
 
     def _loop_shadowed(self, path: str, kept: list[Candidate], enabled: set[str]) -> _Shadow:
         """Break candidates of ``path`` after a break every iteration of a loop of the same

@@ -21,6 +21,101 @@ from collections.abc import Callable, Iterable, Iterator
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
+# Context managers dynamo cannot enter again in a resume function (issue 23, pred23q; torch
+# 2.13, an inner ``.item()`` break, docs/corpus.md): a break inside their ``with`` body skips
+# the rest of the frame, as a break in a loop does (it runs eagerly; later breaks of the frame
+# are not reported). ``contextlib.suppress`` and ``warnings.catch_warnings``, a user
+# ``@contextmanager`` function or a class of the file with ``__enter__``: the inner line is
+# reported; ``torch.random.fork_rng`` and ``torch.backends.cuda.sdp_kernel``: torch reports the
+# ``with`` line itself (GB0142), here the inner line stands for it. torch's own ``no_grad``,
+# ``enable_grad``, ``inference_mode``, ``autocast``, ``record_function``, ``sdpa_kernel`` and
+# ``contextlib.nullcontext`` resume inside the block (not listed). Names are matched by their
+# dotted tail as written (``from contextlib import suppress``: ``suppress``).
+UNRESUMABLE = frozenset(
+    {
+        "contextlib.suppress",
+        "suppress",
+        "warnings.catch_warnings",
+        "catch_warnings",
+        "torch.random.fork_rng",
+        "random.fork_rng",
+        "fork_rng",
+        "torch.backends.cuda.sdp_kernel",
+        "cuda.sdp_kernel",
+        "sdp_kernel",
+    }
+)
+
+
+# of those, the ones torch reports at the ``with`` line (GB0142: the manager cannot be entered
+# again in a resume function; torch 2.13 skips the frame there)
+AT_WITH = frozenset(
+    {
+        "torch.random.fork_rng",
+        "random.fork_rng",
+        "fork_rng",
+        "torch.backends.cuda.sdp_kernel",
+        "cuda.sdp_kernel",
+        "sdp_kernel",
+    }
+)
+
+
+def reported_at_with(tree: ast.Module) -> list[tuple[int, int, int, int]]:
+    """(first, last line of the body, the ``with`` line, its column) of each ``with`` of ``tree`` whose
+    manager is one of :data:`AT_WITH`: torch reports a break inside its body at the ``with``
+    line."""
+    out: list[tuple[int, int, int, int]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.With, ast.AsyncWith)) and node.body:
+            for item in node.items:
+                e = item.context_expr
+                if _dotted(e.func if isinstance(e, ast.Call) else e) in AT_WITH:
+                    last = node.body[-1]
+                    end = last.end_lineno or last.lineno
+                    out.append((node.body[0].lineno, end, node.lineno, node.col_offset))
+                    break
+    return out
+
+
+def _dotted(e: ast.expr) -> str | None:
+    if isinstance(e, ast.Name):
+        return e.id
+    if isinstance(e, ast.Attribute):
+        inner = _dotted(e.value)
+        return None if inner is None else f"{inner}.{e.attr}"
+    return None
+
+
+def user_managers(tree: ast.Module) -> frozenset[str]:
+    """The names of the module-level context managers of ``tree`` dynamo cannot resume in: a
+    function decorated with ``contextmanager`` (``contextlib.contextmanager``) and a class
+    that defines ``__enter__``."""
+    out: set[str] = set()
+    for st in tree.body:
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for d in st.decorator_list:
+                name = _dotted(d)
+                if name is not None and name.rsplit(".", 1)[-1] == "contextmanager":
+                    out.add(st.name)
+        elif isinstance(st, ast.ClassDef):
+            if any(
+                isinstance(x, (ast.FunctionDef, ast.AsyncFunctionDef)) and x.name == "__enter__"
+                for x in st.body
+            ):
+                out.add(st.name)
+    return frozenset(out)
+
+
+def _unresumable(st: ast.With | ast.AsyncWith, users: frozenset[str]) -> bool:
+    """Whether one of ``st``'s managers is one dynamo cannot enter again after a break."""
+    for item in st.items:
+        e = item.context_expr
+        name = _dotted(e.func if isinstance(e, ast.Call) else e)
+        if name is not None and (name in UNRESUMABLE or name in users):
+            return True
+    return False
+
 
 def _compound(st: ast.stmt) -> bool:
     return any(isinstance(getattr(st, f, None), list) for f in ("body", "cases"))
@@ -39,9 +134,12 @@ def _header(st: ast.stmt) -> list[tuple[int, int]]:
     return [(h.lineno, h.end_lineno or h.lineno) for h in heads]
 
 
-def _frame_lines(fn: ast.AST) -> tuple[set[int], list[tuple[int, int]]]:
+def _frame_lines(
+    fn: ast.AST, users: frozenset[str] = frozenset()
+) -> tuple[set[int], list[tuple[int, int]]]:
     """(lines of ``fn``'s own code, not nested functions'; (first, last) line of each statement
-    every iteration of some loop of ``fn`` reaches)."""
+    every iteration of some loop of ``fn`` reaches, or every run of the body of a ``with``
+    whose manager dynamo cannot resume in (:data:`UNRESUMABLE`, ``users``))."""
     own: set[int] = set()
     always: list[tuple[int, int]] = []
 
@@ -61,6 +159,8 @@ def _frame_lines(fn: ast.AST) -> tuple[set[int], list[tuple[int, int]]]:
                     always.append((head.lineno, head.end_lineno or head.lineno))
                 statements(st.body, True)
                 statements(st.orelse, False)
+            elif isinstance(st, (ast.With, ast.AsyncWith)) and _unresumable(st, users):
+                statements(st.body, True)
             else:
                 for field in ("body", "orelse", "finalbody", "handlers"):
                     sub = getattr(st, field, None)
@@ -168,16 +268,22 @@ class LoopMemo:
         # id(function) -> (it, own lines, always-reached spans, comprehension lines), all
         # relative to the function's line
         self.frames: dict[int, tuple[ast.AST, set[int], list[tuple[int, int]], set[int]]] = {}
+        # the file's own context managers the frames were read with (``user_managers``): the
+        # frames are reused only while they are the same
+        self.users: frozenset[str] = frozenset()
 
 
 def _frame_facts(
-    fn: ast.FunctionDef | ast.AsyncFunctionDef, memo: LoopMemo | None, used: LoopMemo | None
+    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+    memo: LoopMemo | None,
+    used: LoopMemo | None,
+    users: frozenset[str] = frozenset(),
 ) -> tuple[set[int], list[tuple[int, int]], set[int]]:
     """``_frame_lines(fn)`` and ``_comprehension_lines(fn)``, from ``memo`` when it has them."""
     base = fn.lineno
     got = memo.frames.get(id(fn)) if memo is not None else None
     if got is None or got[0] is not fn:
-        own, always = _frame_lines(fn)
+        own, always = _frame_lines(fn, users)
         comps = _comprehension_lines(fn)
         got = (
             fn,
@@ -230,14 +336,19 @@ def shadowed_breaks(
             tree = ast.parse(source)
         except (SyntaxError, ValueError):
             return {}
+    users = user_managers(tree)
+    if memo is not None and memo.users != users:
+        memo = LoopMemo()  # a manager added or removed: each frame's spans are read again
     used = LoopMemo() if memo is not None else None
+    if used is not None:
+        used.users = users
     out: dict[int, int] = {}
     for fn in _all_functions(tree, memo, used):
         # only a frame holding two of the lines can hide one behind another
         lo = bisect_left(want, fn.lineno)
         if bisect_right(want, fn.end_lineno or fn.lineno) - lo < 2:
             continue
-        own, always, comps = _frame_facts(fn, memo, used)
+        own, always, comps = _frame_facts(fn, memo, used, users)
         mine = [ln for ln in want if ln in own]
         first = None
         guarded: list[tuple[int, int]] | None = None
@@ -258,7 +369,7 @@ def shadowed_breaks(
             if ln > first and ln not in comps:
                 out[ln] = first
     if memo is not None and used is not None:
-        memo.functions, memo.frames = used.functions, used.frames
+        memo.functions, memo.frames, memo.users = used.functions, used.frames, used.users
     return out
 
 
