@@ -116,7 +116,7 @@ def test_server_edits_with_reuse_give_a_fresh_checks_diagnostics(tmp_path: Path)
     text = BASE
     first = an.check(real, text).findings
     assert first == _fresh(real, text)
-    assert any("behind the loop break" in f.message for f in first)
+    assert any("behind the break at line" in f.message for f in first)
     reused_frames = reused_pairs = 0
     for what, old, new in EDITS:
         assert old in text, what

@@ -1875,7 +1875,8 @@ class _Scan:
 
 @dataclass
 class _Shadow:
-    """Break candidates behind a loop's first break (``Engine._loop_shadowed``)."""
+    """Break candidates behind the first break of a loop or of a ``with`` torch cannot resume in
+    (``Engine._loop_shadowed``)."""
 
     hidden: dict[tuple[int, str], int] = field(default_factory=dict)  # (line, code) -> first
     behind: dict[int, list[int]] = field(default_factory=dict)  # first line -> hidden lines
@@ -1883,8 +1884,9 @@ class _Shadow:
     @staticmethod
     def after(first: int) -> str:
         return (
-            f" (behind the loop break at line {first}: torch runs this frame eagerly from there "
-            "and reports this break only once that one is fixed)"
+            f" (behind the break at line {first}, in a loop or in a `with` torch cannot resume "
+            "in: torch runs this frame eagerly from there and reports this break only once that "
+            "one is fixed)"
         )
 
     @staticmethod
@@ -1892,7 +1894,8 @@ class _Shadow:
         where = ", ".join(str(x) for x in lines)
         s = "s" if len(lines) > 1 else ""
         return (
-            f" (in a loop: torch skips this frame here and runs it eagerly, so the break{s} at "
+            f" (in a loop or in a `with` torch cannot resume in: torch skips this frame here and "
+            f"runs it eagerly, so the break{s} at "
             f"line{s} {where} of the same frame show{'' if s else 's'} only once this one is fixed)"
         )
 

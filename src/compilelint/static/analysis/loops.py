@@ -1,4 +1,5 @@
-"""Breaks torch never reaches because an earlier break in a loop makes dynamo skip the frame.
+"""Breaks torch never reaches because an earlier break in a loop, or in a ``with`` block whose
+manager dynamo cannot enter again (:data:`UNRESUMABLE`, below), makes dynamo skip the frame.
 
 torch 2.13: a graph break inside a ``for``/``while`` loop of the frame being compiled makes
 dynamo give up on that frame ("graph break in for loop": the frame runs eagerly; the functions
