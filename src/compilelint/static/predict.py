@@ -889,6 +889,119 @@ def _container_index(path: str, qual: str, name: str) -> int | None:
     return min(lines, default=None)
 
 
+_CMP_OPS: dict[type, str] = {
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+}
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+def _init_value(
+    init: ast.FunctionDef | ast.AsyncFunctionDef,
+    value: ast.expr,
+    args: Sequence[Any],
+    kwargs: Mapping[str, Any],
+) -> tuple[bool, Any]:
+    """(known, value) of what ``__init__`` binds: a literal number, or a parameter of
+    ``__init__`` that it never rebinds, valued by the spec's constructor arguments (``args``,
+    ``kwargs``) or else by its literal default."""
+
+    def number(v: Any) -> bool:
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+    if isinstance(value, ast.Constant):
+        return number(value.value), value.value
+    if not isinstance(value, ast.Name):
+        return False, None
+    name = value.id
+    a = init.args
+    pos = [*a.posonlyargs, *a.args][1:]  # after `self`
+    if name not in {p.arg for p in [*pos, *a.kwonlyargs]}:
+        return False, None
+    for n in ast.walk(init):
+        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store):
+            return False, None  # rebound (`max_len = max_len or 512`): not the argument
+    if name in kwargs:
+        v = kwargs[name]
+        return number(v), v
+    idx = next((i for i, p in enumerate(pos) if p.arg == name), None)
+    if idx is not None and idx < len(args):
+        return number(args[idx]), args[idx]
+    defaults: dict[str, ast.expr] = dict(
+        zip([p.arg for p in pos][len(pos) - len(a.defaults) :], a.defaults)
+    )
+    defaults.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None})
+    d = defaults.get(name)
+    if isinstance(d, ast.Constant) and number(d.value):
+        return True, d.value
+    return False, None
+
+
+def _bound_attr_branches(
+    path: str, qual: str, args: Sequence[Any], kwargs: Mapping[str, Any]
+) -> dict[int, tuple[str, Any]]:
+    """By line, the comparison of a branch of the method ``qual`` with an attribute of its
+    module that is a constant (``if x.size(1) > self.max_len:``): ``(op, value)``, the op as
+    read with the other side on the left. Such an attribute is bound once, in a statement of
+    ``__init__``'s own body, from a literal number or an ``__init__`` parameter (the spec's
+    constructor arguments, else its literal default), and stored nowhere else in the class:
+    dynamo reads it as a constant, and the guard a branch on a symbolic size installs compares
+    the size with its value (torch 2.13)."""
+    tree = _parsed(path)
+    if tree is None or "." not in qual:
+        return {}
+    fn = _function_node(tree, qual)
+    cls = _class_node(tree, qual.rsplit(".", 1)[0])
+    init = _function_node(tree, f"{qual.rsplit('.', 1)[0]}.__init__")
+    if fn is None or cls is None or init is None:
+        return {}
+    stores: dict[str, int] = {}
+    for n in ast.walk(cls):
+        tgts: list[ast.expr] = []
+        if isinstance(n, ast.Assign):
+            tgts = list(n.targets)
+        elif isinstance(n, (ast.AugAssign, ast.AnnAssign)):
+            tgts = [n.target]
+        for t in tgts:
+            for e in ast.walk(t):
+                k = _key_of(e) if isinstance(e, ast.Attribute) else ""
+                if k.startswith("self.") and k.count(".") == 1:
+                    stores[k] = stores.get(k, 0) + 1
+    consts: dict[str, Any] = {}
+    for st in init.body:
+        if (
+            isinstance(st, ast.Assign)
+            and len(st.targets) == 1
+            and isinstance(st.targets[0], ast.Attribute)
+        ):
+            k = _key_of(st.targets[0])
+            if k.startswith("self.") and stores.get(k) == 1:
+                ok, v = _init_value(init, st.value, args, kwargs)
+                if ok:
+                    consts[k] = v
+    if not consts:
+        return {}
+    out: dict[int, tuple[str, Any]] = {}
+    seen: dict[int, int] = {}
+    for n in _own_nodes(fn):
+        if not isinstance(n, ast.Compare) or len(n.ops) != 1:
+            continue
+        op = _CMP_OPS.get(type(n.ops[0]))
+        seen[n.lineno] = seen.get(n.lineno, 0) + 1
+        left, right = _key_of(n.left), _key_of(n.comparators[0])
+        if op is None or (left in consts) == (right in consts):
+            continue
+        if right in consts:
+            out[n.lineno] = (op, consts[right])
+        else:
+            out[n.lineno] = (_FLIP.get(op, op), consts[left])
+    return {ln: v for ln, v in out.items() if seen[ln] == 1}  # one comparison on the line
+
+
 def _dict_keys_read(path: str, qual: str, name: str) -> dict[str, int] | None:
     """The keys of parameter ``name`` that the function ``qual`` reads or tests with a literal
     key (``name["k"]``, ``"k" in name``, ``name.get("k")``, ``name.pop("k")``), each with its
@@ -1026,15 +1139,25 @@ def predict_recompiles(
     automatic: bool = True,
     marked: Mapping[int | str, Sequence[int]] | None = None,
     break_sites_all: Sequence[BreakSite] = (),
+    init: tuple[Sequence[Any], Mapping[str, Any]] = ((), {}),
 ) -> tuple[list[PredictedRecompile], bool]:
     """Simulate dynamo's cache for the entry frame over the spec's calls. ``automatic``: automatic
     dynamic shapes (off under ``torch.compile(dynamic=False)``); ``marked``: dims the spec marks
-    dynamic (``mark_dynamic``), by input index or keyword."""
+    dynamic (``mark_dynamic``), by input index or keyword; ``init``: the spec's constructor
+    arguments (positional, keyword)."""
     fn = project.fn(entry)
     path = entry[0]
     def_line = next((int(r[2]) for r in fn.guards if r[1] == "def"), fn.line)
     rows: dict[str, list[list[Any]]] = {}
+    bound: dict[int, tuple[str, Any]] | None = None
     for r in fn.guards:
+        if r[1] == "branch" and r[3] == "" and r[4] is None and r[2]:
+            # a comparison with a module constant (`x.size(1) > self.max_len`): its value
+            if bound is None:
+                bound = _bound_attr_branches(path, entry[1], init[0], init[1])
+            got = bound.get(int(r[2]))
+            if got is not None:
+                r = [*r[:3], *got, *r[5:]]
         if r[1] != "def":
             rows.setdefault(r[0], []).append(r)
     params = {p.name: _Param(p.name, rows.get(p.name, [])) for p in fn.params}
@@ -1877,6 +2000,7 @@ def predict(
         automatic=bool(automatic),
         marked=marked,
         break_sites_all=sites,
+        init=(tuple(spec.init_args), dict(spec.init_kwargs)),
     )
     recs.extend(_site_recompiles(project, keyset, recs))
     if _shapes_change(calls):
