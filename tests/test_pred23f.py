@@ -179,7 +179,7 @@ def test_findings_keep_the_first_and_note_the_hidden_lines() -> None:
     assert {f.line: f.behind for f in found} == {first: None, later: first, after: first}
     assert _lines(EVERY_ITERATION) == [first]
     assert any(f"lines {later}, {after}" in f.message for f in found if f.line == first)
-    assert all(f"loop break at line {first}" in f.message for f in found if f.behind)
+    assert all(f"behind the break at line {first}" in f.message for f in found if f.behind)
     assert len(_lines(UNDER_IF)) == 2
     assert len(_lines(NO_LOOP)) == 2
     assert len(_lines(NESTED)) == 2
