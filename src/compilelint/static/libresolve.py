@@ -177,17 +177,6 @@ def is_light(f: FileFacts) -> bool:
     return bool(f.__dict__.get("_light"))
 
 
-def _dotted(node: ast.expr) -> str | None:
-    parts: list[str] = []
-    while type(node) is ast.Attribute:
-        parts.append(node.attr)
-        node = node.value
-    if type(node) is ast.Name:
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
-
-
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
@@ -240,7 +229,7 @@ class _TreeFacts:
                             reg[0] = True
                     if f.attr in _HOOKS:
                         self.hooks = True
-                d = _dotted(f)
+                d = N.ast_dotted(f)
                 if d is not None:
                     self.callees.append(d)
             elif t is Attribute:
@@ -259,7 +248,7 @@ class _TreeFacts:
                             st.add(v.attr)
             elif t in _DEFS:
                 for dec in n.decorator_list:  # type: ignore[attr-defined]
-                    d = _dotted(dec.func if isinstance(dec, Call) else dec)
+                    d = N.ast_dotted(dec.func if isinstance(dec, Call) else dec)
                     if d is not None:
                         self.callees.append(d)
                 called = self.called[id(n)] = set()
@@ -350,7 +339,7 @@ class _Reader:
         self.all_names = (self.all_names or []) + names if extend else names
 
     def qualify(self, node: ast.expr) -> str | None:
-        d = _dotted(node)
+        d = N.ast_dotted(node)
         if d is None:
             return None
         head, _, rest = d.partition(".")
@@ -489,13 +478,13 @@ class _Reader:
             head = q.split(".", 1)[0]
             if isinstance(v, ast.Name) and v.id in self.module_defs:
                 bases.append(f"Q|{v.id}")
-            elif head in self.imports.values() or _dotted(v) != q:
+            elif head in self.imports.values() or N.ast_dotted(v) != q:
                 bases.append(f"D|{q}")
             else:
                 bases.append(f"D|{q}" if "." in q else f"Q|{q}")
         methods = [st.name for st in node.body if isinstance(st, _DEFS)]
         for d in node.decorator_list:
-            dd = _dotted(d.func if isinstance(d, ast.Call) else d) or ""
+            dd = N.ast_dotted(d.func if isinstance(d, ast.Call) else d) or ""
             if dd.rsplit(".", 1)[-1] in N.FORWARD_REPLACING_CLASS_DECORATORS:
                 raise _Heavy  # its forward is disabled
         stored, reg = self.tree_facts.stores[id(node)]

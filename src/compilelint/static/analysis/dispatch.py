@@ -20,22 +20,12 @@ import json
 from collections import OrderedDict
 from typing import Any
 
+from compilelint.static.analysis import names as N
 from compilelint.static.analysis import values as V
 from compilelint.static.analysis.facts import CallSite, FileFacts, FunctionFacts
 from compilelint.static.analysis.values import Value
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
-
-
-def _dotted(node: ast.expr) -> str | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
 
 
 class _Module:
@@ -65,7 +55,7 @@ class _Module:
     def factory_ref(self, func: ast.expr) -> str | None:
         """``K|<function ref>`` for a call of a function that may return classes
         (``solver_fn = methods.select(method)``): which classes is decided on the project."""
-        name = _dotted(func)
+        name = N.ast_dotted(func)
         if name is None or name.rsplit(".", 1)[-1][:1].isupper():
             return None
         head, _, tail = name.partition(".")
@@ -79,7 +69,7 @@ class _Module:
         """Refs of the classes a call of ``func`` may construct."""
         if isinstance(func, ast.Subscript) and isinstance(func.value, ast.Name):
             return list(self.registries.get(func.value.id, ()))
-        name = _dotted(func)
+        name = N.ast_dotted(func)
         if name is None:
             return []
         head, _, tail = name.partition(".")
@@ -222,7 +212,7 @@ def _rebind(mod: _Module, node: ast.Assign, name: str) -> list[object] | None:
     """``[helper ref, argument slot, tuple index]`` of ``..., name, ... = helper(..., name,
     ...)``: the slot is the position (an int) or keyword the name is passed at, the index the
     target position it is unpacked from (-1: the whole result)."""
-    ref = _dotted(node.value.func) if isinstance(node.value, ast.Call) else None
+    ref = N.ast_dotted(node.value.func) if isinstance(node.value, ast.Call) else None
     if ref is None or len(node.targets) != 1 or not isinstance(node.value, ast.Call):
         return None
     head, _, tail = ref.partition(".")

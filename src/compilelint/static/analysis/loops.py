@@ -19,6 +19,8 @@ import sys
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
 
+from compilelint.static.analysis import names as N
+
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
@@ -71,21 +73,12 @@ def reported_at_with(tree: ast.Module) -> list[tuple[int, int, int, int]]:
         if isinstance(node, (ast.With, ast.AsyncWith)) and node.body:
             for item in node.items:
                 e = item.context_expr
-                if _dotted(e.func if isinstance(e, ast.Call) else e) in AT_WITH:
+                if N.ast_dotted(e.func if isinstance(e, ast.Call) else e) in AT_WITH:
                     last = node.body[-1]
                     end = last.end_lineno or last.lineno
                     out.append((node.body[0].lineno, end, node.lineno, node.col_offset))
                     break
     return out
-
-
-def _dotted(e: ast.expr) -> str | None:
-    if isinstance(e, ast.Name):
-        return e.id
-    if isinstance(e, ast.Attribute):
-        inner = _dotted(e.value)
-        return None if inner is None else f"{inner}.{e.attr}"
-    return None
 
 
 def user_managers(tree: ast.Module) -> frozenset[str]:
@@ -96,7 +89,7 @@ def user_managers(tree: ast.Module) -> frozenset[str]:
     for st in tree.body:
         if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for d in st.decorator_list:
-                name = _dotted(d)
+                name = N.ast_dotted(d)
                 if name is not None and name.rsplit(".", 1)[-1] == "contextmanager":
                     out.add(st.name)
         elif isinstance(st, ast.ClassDef):
@@ -112,7 +105,7 @@ def _unresumable(st: ast.With | ast.AsyncWith, users: frozenset[str]) -> bool:
     """Whether one of ``st``'s managers is one dynamo cannot enter again after a break."""
     for item in st.items:
         e = item.context_expr
-        name = _dotted(e.func if isinstance(e, ast.Call) else e)
+        name = N.ast_dotted(e.func if isinstance(e, ast.Call) else e)
         if name is not None and (name in UNRESUMABLE or name in users):
             return True
     return False

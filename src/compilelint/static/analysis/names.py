@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+
 # Tensor attributes that are not tensors (metadata is static under torch.compile).
 META_ATTRS = frozenset(
     {
@@ -576,3 +578,16 @@ TENSOR_ATTRIBUTES = frozenset(
     view view_as volatile vsplit where xlogy xlogy_ xpu zero_
     """.split()
 )
+
+
+def ast_dotted(node: ast.expr) -> str | None:
+    """``a.b.c`` of a name or an attribute chain of Python's ``ast``; None for anything else
+    (the light read, phase 2's dispatch and the loop-shadow model read their trees with it)."""
+    parts: list[str] = []
+    while type(node) is ast.Attribute:
+        parts.append(node.attr)
+        node = node.value
+    if type(node) is ast.Name:
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
