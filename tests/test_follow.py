@@ -319,8 +319,8 @@ def test_library_mode_judges_public_functions(tmp_path: Path) -> None:
     assert ("ops.py", 15, "CL101") in latent
     (tmp_path / "pyproject.toml").write_text('[tool.compilelint]\nentries = ["mylib.ops.helper"]\n')
     code, out, err = invoke(["check", "mylib", "--format", "json", "--no-cache"], cwd=tmp_path)
-    found = {(Path(f["path"]).name, f["line"]) for f in json.loads(out)["findings"]}
-    assert found == {("ops.py", 21)}
+    entry = {(Path(f["path"]).name, f["line"]) for f in json.loads(out)["findings"]}
+    assert entry == {("ops.py", 21)}
 
 
 KEYED = """\
