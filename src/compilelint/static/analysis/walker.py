@@ -1067,10 +1067,32 @@ class FileWalker(Evaluator):
             ):
                 # a flag computed from `__init__`'s parameters (`threshold > 0`), or a value
                 # chosen by one (`opt(...) if exists(opt) else None`)
-                tree = C.expr_tree(src, self._is_param, self._none_test)
+                tree = C.expr_tree(src, self._is_param, self._none_test, self._global_ref)
                 return ["X", tree] if tree is not None else []
             return []
         return ["L", lit]
+
+    def _global_ref(self, node: cst.BaseExpression) -> str | None:
+        """``G|<module>.<name>`` for a module-level name the function reads: a name that is
+        not one of its parameters or locals (``DEBUG``, or ``COLLECT_STATS`` imported from
+        another module), or ``mod.NAME`` through a module this file imports
+        (``c_f.COLLECT_STATS``); None for anything else (``FileFacts.module_consts`` says
+        which of them are constants)."""
+        env, params = self.scope.env, self.scope.params
+        if type(node) is cst.Name:
+            name = node.value
+            if name in env or name in params or name in self.module_defs:
+                return None
+            if name in self.imports:
+                target = self.imports[name]
+                return f"G|{target}" if "." in target and not name.startswith("*") else None
+            return f"G|{self.module_name}.{name}" if self.module_name else None
+        if type(node) is cst.Attribute and type(node.value) is cst.Name:  # type: ignore[attr-defined]
+            head = node.value.value  # type: ignore[attr-defined]
+            if head in env or head in params or head not in self.imports:
+                return None
+            return f"G|{self.imports[head]}.{node.attr.value}"  # type: ignore[attr-defined]
+        return None
 
     def bind_self_attr_classes(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         """Which classes ``self.<attr> = Cls(...)`` instantiates (for regional compilation), or
@@ -2858,7 +2880,106 @@ def analyze_module(
         graph_op_refs=walker.graph_op_refs(),
         script_refs=walker.script_refs,
         all_names=None if walker.all_computed else walker.all_names,
+        **_module_constants(module, walker.imports, source),
     )
+
+
+# an attribute of a name stored by an assignment (``c_f.COLLECT_STATS = True``, ``m.X += 1``)
+_ATTR_STORE = re.compile(
+    rb"\b([A-Za-z_]\w*)\.([A-Za-z_]\w*)\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)"
+)
+_GLOBAL = re.compile(rb"^[ \t]*global[ \t]+([\w \t,]+)", re.M)
+
+
+def _module_constants(
+    module: cst.Module, imports: dict[str, str], source: bytes | None
+) -> dict[str, Any]:
+    """``FileFacts.module_consts`` and ``module_stores``: the module-level names bound once,
+    by a plain assignment of a literal at the top level (``COLLECT_STATS = False``), that no
+    ``global`` statement of the file and no other binding at module level (in a branch, a
+    loop, an import, a definition) re-binds; and the ``<module>.<name>`` attributes this file
+    stores through a module it imports (``c_f.COLLECT_STATS = True``: not a constant). Both
+    empty without the source text."""
+    if source is None:
+        return {}
+    counts: dict[str, int] = {}
+    consts: dict[str, object] = {}
+
+    def bound(target: cst.BaseExpression) -> None:
+        if type(target) is cst.Name:
+            counts[target.value] = counts.get(target.value, 0) + 1
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for el in target.elements:
+                bound(el.value)
+        elif type(target) is cst.StarredElement:
+            bound(target.value)
+
+    def small(node: cst.CSTNode, top: bool) -> None:
+        t = type(node)
+        if t is cst.Assign:
+            targets = node.targets  # type: ignore[attr-defined]
+            if top and len(targets) == 1 and type(targets[0].target) is cst.Name:
+                lit = C.literal(node.value)  # type: ignore[attr-defined]
+                if lit is not C.UNKNOWN and not isinstance(lit, list):
+                    consts[targets[0].target.value] = lit
+            for tg in targets:
+                bound(tg.target)
+        elif t is cst.AnnAssign:
+            bound(node.target)  # type: ignore[attr-defined]
+        elif t is cst.AugAssign:
+            bound(node.target)  # type: ignore[attr-defined]
+            bound(node.target)  # type: ignore[attr-defined]  (a second binding: no constant)
+
+    def nested(node: cst.CSTNode) -> None:
+        """The bindings in a compound statement's suites (an `if`'s, `try`'s, `with`'s...):
+        none of them is a constant, each counts."""
+        for child in node.children:
+            if type(child) is cst.IndentedBlock:
+                visit(child.body, False)
+            elif type(child) is cst.SimpleStatementSuite:
+                for sm in child.body:
+                    small(sm, False)
+            elif type(child) in (cst.Name, cst.Tuple, cst.List) and type(node) is cst.For:
+                bound(child)  # type: ignore[arg-type]
+                bound(child)  # type: ignore[arg-type]
+            elif isinstance(
+                child,
+                (
+                    cst.BaseCompoundStatement,
+                    cst.Else,
+                    cst.ExceptHandler,
+                    cst.Finally,
+                    cst.ExceptStarHandler,
+                ),
+            ):
+                nested(child)
+
+    def visit(body: Sequence[cst.CSTNode], top: bool) -> None:
+        for stmt in body:
+            if type(stmt) is cst.SimpleStatementLine:
+                for sm in stmt.body:  # type: ignore[attr-defined]
+                    small(sm, top)
+            elif type(stmt) in (cst.FunctionDef, cst.ClassDef):
+                bound(stmt.name)  # type: ignore[attr-defined]
+            elif isinstance(stmt, cst.BaseCompoundStatement):
+                nested(stmt)
+
+    visit(module.body, True)
+    rebound = {n.strip() for m in _GLOBAL.finditer(source) for n in m.group(1).decode().split(",")}
+    out = {
+        k: v
+        for k, v in consts.items()
+        if counts.get(k) == 1 and k not in imports and k not in rebound
+    }
+    stores = sorted(
+        {
+            f"{imports[head]}.{attr}"
+            for m in _ATTR_STORE.finditer(source)
+            if (head := m.group(1).decode()) in imports and head != "self"
+            for attr in (m.group(2).decode(),)
+        }
+    )
+    return {"module_consts": out, "module_stores": stores}
 
 
 def _walk_resuming(
