@@ -1114,6 +1114,8 @@ class Project(Summaries):
         path = self.modules.get(mod)
         if path is None:
             return None
+        if f"*.{name}" in stores:
+            return None  # stored through a name the file's imports do not tell
         consts = self.files[path].module_consts
         return [consts[name]] if name in consts else None
 

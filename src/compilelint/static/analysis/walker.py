@@ -2880,7 +2880,7 @@ def analyze_module(
         graph_op_refs=walker.graph_op_refs(),
         script_refs=walker.script_refs,
         all_names=None if walker.all_computed else walker.all_names,
-        **_module_constants(module, walker.imports, source),
+        **_module_constants(tree, walker.imports, source),
     )
 
 
@@ -2892,94 +2892,81 @@ _GLOBAL = re.compile(rb"^[ \t]*global[ \t]+([\w \t,]+)", re.M)
 
 
 def _module_constants(
-    module: cst.Module, imports: dict[str, str], source: bytes | None
+    tree: ast.Module | None, imports: dict[str, str] | None, source: bytes | None
 ) -> dict[str, Any]:
-    """``FileFacts.module_consts`` and ``module_stores``: the module-level names bound once,
-    by a plain assignment of a literal at the top level (``COLLECT_STATS = False``), that no
-    ``global`` statement of the file and no other binding at module level (in a branch, a
-    loop, an import, a definition) re-binds; and the ``<module>.<name>`` attributes this file
-    stores through a module it imports (``c_f.COLLECT_STATS = True``: not a constant). Both
-    empty without the source text."""
+    """``FileFacts.module_consts`` and ``module_stores`` from CPython's parse of the module's
+    text: the module-level names bound once, by a plain assignment of a literal at the top
+    level (``COLLECT_STATS = False``), that no ``global`` statement of the file and no other
+    binding at module level (in a branch, a loop, an import, a definition) re-binds; and the
+    ``<module>.<name>`` attributes the file stores through a module it imports
+    (``c_f.COLLECT_STATS = True``: not a constant), ``*.<name>`` where the imports are not
+    known (``imports`` None: a file only syntax-checked). Both empty without the text."""
     if source is None:
         return {}
+    if tree is None:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError):
+            return {}
     counts: dict[str, int] = {}
     consts: dict[str, object] = {}
 
-    def bound(target: cst.BaseExpression) -> None:
-        if type(target) is cst.Name:
-            counts[target.value] = counts.get(target.value, 0) + 1
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for el in target.elements:
-                bound(el.value)
-        elif type(target) is cst.StarredElement:
-            bound(target.value)
+    def count(name: str, n: int = 1) -> None:
+        counts[name] = counts.get(name, 0) + n
 
-    def small(node: cst.CSTNode, top: bool) -> None:
-        t = type(node)
-        if t is cst.Assign:
-            targets = node.targets  # type: ignore[attr-defined]
-            if top and len(targets) == 1 and type(targets[0].target) is cst.Name:
-                lit = C.literal(node.value)  # type: ignore[attr-defined]
-                if lit is not C.UNKNOWN and not isinstance(lit, list):
-                    consts[targets[0].target.value] = lit
-            for tg in targets:
-                bound(tg.target)
-        elif t is cst.AnnAssign:
-            bound(node.target)  # type: ignore[attr-defined]
-        elif t is cst.AugAssign:
-            bound(node.target)  # type: ignore[attr-defined]
-            bound(node.target)  # type: ignore[attr-defined]  (a second binding: no constant)
-
-    def nested(node: cst.CSTNode) -> None:
-        """The bindings in a compound statement's suites (an `if`'s, `try`'s, `with`'s...):
-        none of them is a constant, each counts."""
-        for child in node.children:
-            if type(child) is cst.IndentedBlock:
-                visit(child.body, False)
-            elif type(child) is cst.SimpleStatementSuite:
-                for sm in child.body:
-                    small(sm, False)
-            elif type(child) in (cst.Name, cst.Tuple, cst.List) and type(node) is cst.For:
-                bound(child)  # type: ignore[arg-type]
-                bound(child)  # type: ignore[arg-type]
-            elif isinstance(
-                child,
-                (
-                    cst.BaseCompoundStatement,
-                    cst.Else,
-                    cst.ExceptHandler,
-                    cst.Finally,
-                    cst.ExceptStarHandler,
-                ),
-            ):
+    def nested(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            t = type(child)
+            if t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+                count(child.name)  # type: ignore[attr-defined]
+            elif t is ast.Name:
+                if type(child.ctx) is not ast.Load:  # type: ignore[attr-defined]
+                    count(child.id)  # type: ignore[attr-defined]
+            elif t in (ast.Import, ast.ImportFrom):
+                for al in child.names:  # type: ignore[attr-defined]
+                    count(al.asname or al.name.partition(".")[0])
+            elif t in (ast.For, ast.AsyncFor, ast.AugAssign):
+                count_targets(child.target)  # type: ignore[attr-defined]  (a second binding)
+                nested(child)
+            elif t not in (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp):
                 nested(child)
 
-    def visit(body: Sequence[cst.CSTNode], top: bool) -> None:
-        for stmt in body:
-            if type(stmt) is cst.SimpleStatementLine:
-                for sm in stmt.body:  # type: ignore[attr-defined]
-                    small(sm, top)
-            elif type(stmt) in (cst.FunctionDef, cst.ClassDef):
-                bound(stmt.name)  # type: ignore[attr-defined]
-            elif isinstance(stmt, cst.BaseCompoundStatement):
-                nested(stmt)
+    def count_targets(node: ast.AST) -> None:
+        for n in ast.walk(node):
+            if type(n) is ast.Name:
+                count(n.id)
 
-    visit(module.body, True)
+    for stmt in tree.body:
+        if (
+            type(stmt) is ast.Assign
+            and len(stmt.targets) == 1
+            and type(stmt.targets[0]) is ast.Name
+        ):
+            v = stmt.value
+            if (
+                type(v) is ast.UnaryOp
+                and type(v.op) is ast.USub
+                and type(v.operand) is ast.Constant
+            ):
+                lit = v.operand.value
+                lit = -lit if type(lit) in (int, float) else ...
+            else:
+                lit = v.value if type(v) is ast.Constant else ...
+            if lit is None or type(lit) in (bool, int, float, str):
+                consts[stmt.targets[0].id] = lit
+        nested(ast.Module(body=[stmt], type_ignores=[]))
     rebound = {n.strip() for m in _GLOBAL.finditer(source) for n in m.group(1).decode().split(",")}
-    out = {
-        k: v
-        for k, v in consts.items()
-        if counts.get(k) == 1 and k not in imports and k not in rebound
-    }
-    stores = sorted(
-        {
-            f"{imports[head]}.{attr}"
-            for m in _ATTR_STORE.finditer(source)
-            if (head := m.group(1).decode()) in imports and head != "self"
-            for attr in (m.group(2).decode(),)
-        }
-    )
-    return {"module_consts": out, "module_stores": stores}
+    out = {k: v for k, v in consts.items() if counts.get(k) == 1 and k not in rebound}
+    stores: set[str] = set()
+    for m in _ATTR_STORE.finditer(source):
+        head, attr = m.group(1).decode(), m.group(2).decode()
+        if head == "self":
+            continue
+        if imports is None:
+            stores.add(f"*.{attr}")
+        elif head in imports:
+            stores.add(f"{imports[head]}.{attr}")
+    return {"module_consts": out, "module_stores": sorted(stores)}
 
 
 def _walk_resuming(
