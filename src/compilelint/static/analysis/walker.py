@@ -2926,7 +2926,8 @@ def _module_constants(
                 for al in child.names:  # type: ignore[attr-defined]
                     count(al.asname or al.name.partition(".")[0])
             elif t in (ast.For, ast.AsyncFor, ast.AugAssign):
-                count_targets(child.target)  # type: ignore[attr-defined]  (a second binding)
+                # (counted again in ``nested``: a name a loop or `+=` binds is no constant)
+                count_targets(child.target)  # type: ignore[attr-defined]
                 nested(child)
             elif t not in (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp):
                 nested(child)
@@ -2948,8 +2949,10 @@ def _module_constants(
                 and type(v.op) is ast.USub
                 and type(v.operand) is ast.Constant
             ):
-                lit = v.operand.value
-                lit = -lit if type(lit) in (int, float) else ...
+                neg = v.operand.value
+                lit: object = (
+                    -neg if isinstance(neg, (int, float)) and type(neg) is not bool else ...
+                )
             else:
                 lit = v.value if type(v) is ast.Constant else ...
             if lit is None or type(lit) in (bool, int, float, str):
