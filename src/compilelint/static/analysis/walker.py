@@ -2884,9 +2884,9 @@ def analyze_module(
     )
 
 
-# an attribute of a name stored by an assignment (``c_f.COLLECT_STATS = True``, ``m.X += 1``)
+# an attribute of a name stored by an assignment statement (``c_f.COLLECT_STATS = True``, ``m.X += 1``)
 _ATTR_STORE = re.compile(
-    rb"\b([A-Za-z_]\w*)\.([A-Za-z_]\w*)\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)"
+    rb"^[ \t]*([A-Za-z_]\w*)\.([A-Za-z_]\w*)[ \t]*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)", re.M
 )
 _GLOBAL = re.compile(rb"^[ \t]*global[ \t]+([\w \t,]+)", re.M)
 
@@ -2914,28 +2914,53 @@ def _module_constants(
     def count(name: str, n: int = 1) -> None:
         counts[name] = counts.get(name, 0) + n
 
-    def nested(node: ast.AST) -> None:
-        for child in ast.iter_child_nodes(node):
-            t = type(child)
-            if t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
-                count(child.name)  # type: ignore[attr-defined]
-            elif t is ast.Name:
-                if type(child.ctx) is not ast.Load:  # type: ignore[attr-defined]
-                    count(child.id)  # type: ignore[attr-defined]
-            elif t in (ast.Import, ast.ImportFrom):
-                for al in child.names:  # type: ignore[attr-defined]
-                    count(al.asname or al.name.partition(".")[0])
-            elif t in (ast.For, ast.AsyncFor, ast.AugAssign):
-                # (counted again in ``nested``: a name a loop or `+=` binds is no constant)
-                count_targets(child.target)  # type: ignore[attr-defined]
-                nested(child)
-            elif t not in (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp):
-                nested(child)
+    def count_targets(node: ast.AST, n: int = 1) -> None:
+        for sub in ast.walk(node):
+            if type(sub) is ast.Name:
+                count(sub.id, n)
+            elif type(sub) in (ast.MatchAs, ast.MatchStar) and sub.name:  # type: ignore[attr-defined]
+                count(sub.name, n)  # type: ignore[attr-defined]
 
-    def count_targets(node: ast.AST) -> None:
-        for n in ast.walk(node):
-            if type(n) is ast.Name:
-                count(n.id)
+    def bindings(body: list[ast.stmt]) -> None:
+        """Count the names the module-level statements ``body`` bind (their expressions are
+        not walked: a walrus at module level is not seen)."""
+        for stmt in body:
+            t = type(stmt)
+            if t is ast.Assign:
+                for tg in stmt.targets:  # type: ignore[attr-defined]
+                    count_targets(tg)
+            elif t is ast.AnnAssign:
+                count_targets(stmt.target)  # type: ignore[attr-defined]
+            elif t in (ast.AugAssign, ast.For, ast.AsyncFor):
+                # (bound twice: no constant)
+                count_targets(stmt.target, 2)  # type: ignore[attr-defined]
+            elif t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+                count(stmt.name)  # type: ignore[attr-defined]
+            elif t in (ast.Import, ast.ImportFrom):
+                for al in stmt.names:  # type: ignore[attr-defined]
+                    count(al.asname or al.name.partition(".")[0])
+            elif t in (ast.With, ast.AsyncWith):
+                for item in stmt.items:  # type: ignore[attr-defined]
+                    if item.optional_vars is not None:
+                        count_targets(item.optional_vars)
+            elif t is ast.Delete:
+                for tg in stmt.targets:  # type: ignore[attr-defined]
+                    count_targets(tg, 2)
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(stmt, field, None)
+                if type(inner) is list and t not in (
+                    ast.FunctionDef,
+                    ast.AsyncFunctionDef,
+                    ast.ClassDef,
+                ):
+                    bindings(inner)
+            for h in getattr(stmt, "handlers", ()):
+                if h.name:
+                    count(h.name)
+                bindings(h.body)
+            for case in getattr(stmt, "cases", ()):
+                count_targets(case.pattern, 2)  # (capture patterns)
+                bindings(case.body)
 
     for stmt in tree.body:
         if (
@@ -2957,8 +2982,12 @@ def _module_constants(
                 lit = v.value if type(v) is ast.Constant else ...
             if lit is None or type(lit) in (bool, int, float, str):
                 consts[stmt.targets[0].id] = lit
-        nested(ast.Module(body=[stmt], type_ignores=[]))
-    rebound = {n.strip() for m in _GLOBAL.finditer(source) for n in m.group(1).decode().split(",")}
+    bindings(tree.body)
+    rebound = (
+        {n.strip() for m in _GLOBAL.finditer(source) for n in m.group(1).decode().split(",")}
+        if b"global" in source
+        else set()
+    )
     out = {k: v for k, v in consts.items() if counts.get(k) == 1 and k not in rebound}
     stores: set[str] = set()
     for m in _ATTR_STORE.finditer(source):
