@@ -723,6 +723,7 @@ def expr_tree(
     node: cst.BaseExpression,
     is_param: Callable[[str], bool],
     none_test: Callable[[str], str | None] | None = None,
+    global_ref: Callable[[cst.BaseExpression], str | None] | None = None,
 ) -> list[object] | None:
     """A flag computed from parameters and literals (``threshold > 0``, ``dropout and n > 1``,
     ``not causal``, ``exists(p)``) as JSON-able data (``["p", name]``, ``["l", value]``,
@@ -731,7 +732,10 @@ def expr_tree(
     one (``opt(params) if exists(opt) else None``: ``["if", test, then, else]``, where a branch
     that is neither a literal nor a parameter is ``["o"]``, an object that is not None) that
     :func:`evaluate` reads; None for anything else. The right side of ``and``/``or`` that is
-    none of these is ``["u"]``, unknown: read only where the left side does not decide."""
+    none of these is ``["u"]``, unknown: read only where the left side does not decide.
+    ``global_ref`` (the walker) names a module-level name the expression reads
+    (``c_f.COLLECT_STATS``, ``DEBUG``) as ``G|<module>.<name>``: ``["g", ref]``, the value of
+    that module constant where the project knows it (``Project.module_constant``)."""
     import libcst as cst
 
     if isinstance(node, cst.Name) and is_param(node.value):
@@ -739,24 +743,32 @@ def expr_tree(
     lit = literal(node)
     if lit is not UNKNOWN and not isinstance(lit, list):
         return ["l", lit]
+    if global_ref is not None and type(node) in (cst.Name, cst.Attribute):
+        ref = global_ref(node)
+        if ref is not None:
+            return ["g", ref]
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
-        inner = expr_tree(node.expression, is_param, none_test)
+        inner = expr_tree(node.expression, is_param, none_test, global_ref)
         return None if inner is None else ["not", inner]
     if isinstance(node, cst.BooleanOperation):
-        left = expr_tree(node.left, is_param, none_test)
+        left = expr_tree(node.left, is_param, none_test, global_ref)
         if left is None:
             return None
         # the right side is read only where the left does not decide: unknown there (``["u"]``,
         # ``dist.is_initialized() and dist.get_world_size() > 1`` is False in one process)
-        right = expr_tree(node.right, is_param, none_test) or ["u"]
+        right = expr_tree(node.right, is_param, none_test, global_ref) or ["u"]
         return ["and" if isinstance(node.operator, cst.And) else "or", left, right]
     if isinstance(node, cst.IfExp):
-        test = expr_tree(node.test, is_param, none_test)
+        test = expr_tree(node.test, is_param, none_test, global_ref)
         if test is None:
             return None
         sides = []
         for side in (node.body, node.orelse):
-            got = expr_tree(side, is_param, none_test)
+            got = expr_tree(side, is_param, none_test, global_ref)
+            if got is not None and got[0] == "g":
+                # a branch holding a module-level name: an object that is not None where
+                # the project does not know it as a constant (as any other object here)
+                got = [*got, "o"]
             sides.append(got if got is not None else ["o"])
         if sides == [["o"], ["o"]]:
             return None  # nothing known either way
@@ -769,8 +781,8 @@ def expr_tree(
     ):
         # a string normalised (`self.init_method = init_method.lower()`): the method of each
         # string value (a value that is not a string: unknown)
-        inner = expr_tree(node.func.value, is_param, none_test)
-        if inner is not None and inner[0] in ("p", "l", "s"):
+        inner = expr_tree(node.func.value, is_param, none_test, global_ref)
+        if inner is not None and inner[0] in ("p", "l", "s", "g"):
             return ["s", node.func.attr.value, inner]
     if isinstance(node, (cst.Comparison, cst.Call)):
         a = _atom(node, is_param, none_test)
@@ -805,7 +817,8 @@ CONTAINER = _Container()
 
 
 def params_of(tree: list[object]) -> set[str]:
-    if tree[0] in ("p", "c"):
+    """The parameters a flag (:func:`expr_tree`) reads, and its module-level names (``G|...``)."""
+    if tree[0] in ("p", "c", "g"):
         return {str(tree[1])}
     return set().union(*(params_of(t) for t in tree[1:] if isinstance(t, list)))
 
@@ -822,6 +835,11 @@ def evaluate(tree: list[object], values: dict[str, list[object]]) -> list[object
         return [OBJECT]
     if kind == "p":
         return values.get(str(tree[1]))
+    if kind == "g":
+        got = values.get(str(tree[1]))
+        if got is None and len(tree) > 2:
+            return [OBJECT]  # (a branch of `["if", ...]`: not None, as before it was read)
+        return got
     if kind == "s":
         got = evaluate(tree[2], values)  # type: ignore[arg-type]
         if got is None or not all(isinstance(v, str) for v in got):

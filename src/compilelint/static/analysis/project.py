@@ -722,11 +722,12 @@ class Project(Summaries):
             tree: list[object] = what  # type: ignore[assignment]
             vals: dict[str, list[object]] = {}
             for name in C.params_of(tree):
-                got = (
-                    self._distributed_values()
-                    if name == C.DISTRIBUTED
-                    else self._init_param_values(cp, cqq, name)
-                )
+                if name == C.DISTRIBUTED:
+                    got = self._distributed_values()
+                elif name.startswith("G|"):
+                    got = self.module_constant(name)
+                else:
+                    got = self._init_param_values(cp, cqq, name)
                 if got is not None:
                     vals[name] = got
             return C.evaluate(tree, vals)
@@ -768,6 +769,10 @@ class Project(Summaries):
         # defaults, or a class the project builds at call sites it can read
         related = self._related_classes(cp, cqq)
         users = [c for c in related if c == (cp, cqq) or (cp, cqq) in self.mro(*c)]
+        if entries:
+            # library mode: the user builds the entry classes only; a class the package never
+            # builds (nor names) has no instance, and its `__init__` hands nothing over
+            users = [u for u in users if u in entries or self._built_or_named(u)]
         nearest: dict[tuple[str, str], FKey] = {}
         for u in users:
             n = self._nearest_init(*u)
@@ -781,10 +786,6 @@ class Project(Summaries):
             return None  # (checked first, on the facts alone: most subclasses take no part)
         out: list[object] = []
         for u in users:
-            if entries and u not in entries and not self._built_or_named(u):
-                # library mode: the user builds the entry classes only, and the package never
-                # builds (nor names) this one: none of its instances runs this `__init__`
-                continue
             sub = nearest[u]
             if sub != init:
                 # a subclass's own `__init__` (`Decoder.__init__(self, **kwargs)`) that hands
@@ -845,6 +846,15 @@ class Project(Summaries):
             for c in sfn.calls
             if c.ref.startswith("S|") and (t := self._target(sub[0], c.ref)) and t[0] == init
         ]
+        if (entry or self._built_without(cls, prm.name)) and self._kwargs_only_chain(
+            cls, init, prm.name, entry or self._built_with_positional(cls)
+        ):
+            # `super().__init__(**kwargs)` through bases in between (pytorch-metric-learning's
+            # losses: `TripletMarginLoss` -> mixins -> `ModuleWithRecords`): no `__init__` on the
+            # way names the keyword, so where the user (an entry class, built under its
+            # defaults) or each of the package's constructions passes none, it holds `init`'s
+            # default
+            return list(prm.literal[:1]) or None
         if len(sites) != 1 or sites[0].conds or sites[0].branch:
             return None
         call = sites[0]
@@ -875,6 +885,57 @@ class Project(Summaries):
             return list(prm.literal[:1]) or None
         key_prm = ParamFacts(prm.name, -1, "unknown", prm.default, list(prm.literal))
         return self._built_values(cls, sub, key_prm)
+
+    def _built_without(self, cls: tuple[str, str], pname: str) -> bool:
+        """Whether the project builds class ``cls`` (and never names it without a call), each
+        construction without keyword ``pname`` nor ``*``/``**`` arguments."""
+        sites, named = self._constructions()
+        mine = sites.get(cls, ())
+        return (
+            bool(mine)
+            and cls not in named
+            and all(not c.star and pname not in c.kwargs for _p, _q, c in mine)
+        )
+
+    def _built_with_positional(self, cls: tuple[str, str]) -> bool:
+        """Whether some construction of class ``cls`` the project makes passes a positional
+        argument."""
+        return any(c.args for _p, _q, c in self._constructions()[0].get(cls, ()))
+
+    def _kwargs_only_chain(
+        self, cls: tuple[str, str], init: FKey, pname: str, positional: bool
+    ) -> bool:
+        """Whether no ``__init__`` of class ``cls``'s MRO other than ``init`` can give
+        ``init`` a value for keyword ``pname``: none has a parameter of that name, none calls
+        a base's ``__init__`` with positional arguments, ``*args``, that keyword or a keyword
+        dict other than its own ``**kwargs`` passed on unchanged (``super().__init__(**kwargs)``
+        hands on only what the user passed). Own ``*args`` passed on are empty past the class's
+        nearest ``__init__``, and in it too where no construction passes a positional argument
+        (``positional`` False: not an entry the user builds, no construction that does)."""
+        first = positional
+        for p, q in self.mro(*cls):
+            key = (p, f"{q}.__init__")
+            if key == init or key[1] not in self.files[p].functions:
+                continue
+            fn = self.fn(key)
+            if any(pr.name == pname for pr in fn.params):
+                return False
+            # its own `*args` passed on (`super().__init__(*args, **kwargs)`) is empty past the
+            # class's nearest `__init__`: the calls up to it pass no positional argument
+            own = [("Y", f"P|{key[1]}|{pr.name}") for pr in fn.params if pr.index == -2]
+            for c in fn.calls:
+                if pname in c.kwargs:
+                    return False
+                if not c.ref.startswith("S|") and not c.ref.endswith(".__init__"):
+                    continue
+                if c.star and c.fwd.get(KWARGS_SLOT) != f"P|{key[1]}|" + next(
+                    (pr.name for pr in fn.params if pr.index == -3), ""
+                ):
+                    return False  # a keyword dict other than its own `**kwargs`
+                if c.args and (first or [tuple(a) for a in c.args] != own):
+                    return False
+            first = False
+        return True
 
     def _constructions(
         self,
@@ -1031,6 +1092,32 @@ class Project(Summaries):
         process group initialised); unknown for model files (a training script may run them
         under DDP)."""
         return [False] if self.default_roots else None
+
+    def module_constant(self, ref: str) -> list[object] | None:
+        """The value of module-level name ``ref`` (``G|<module>.<name>``, see
+        :func:`conds.expr_tree`): in library mode, ``[value]`` where the module binds the name
+        once to a literal (``COLLECT_STATS = False``, ``FileFacts.module_consts``) and no file
+        of the project stores it through the module (``c_f.COLLECT_STATS = True``): a user's
+        first call of an entry runs under the package's configuration as shipped, as under
+        the entry's defaults. Unknown (None) for model files, whose scripts may set it."""
+        if not self.default_roots:
+            return None
+        stores = self.__dict__.get("_module_stores")
+        if stores is None:
+            stores = self.__dict__["_module_stores"] = {
+                s for f in self.files.values() for s in f.module_stores
+            }
+        dotted = ref[2:]
+        if dotted in stores:
+            return None
+        mod, _, name = dotted.rpartition(".")
+        path = self.modules.get(mod)
+        if path is None:
+            return None
+        if f"*.{name}" in stores:
+            return None  # stored through a name the file's imports do not tell
+        consts = self.files[path].module_consts
+        return [consts[name]] if name in consts else None
 
     def _fallback_values(self, key: FKey, subject: str) -> list[object] | None:
         """The values parameter ``pname`` holds after ``pname = default(pname, self.<attr>)``
