@@ -1,0 +1,450 @@
+"""Lengths read with ``.tolist()`` where a tensor of the lengths does the same job (CL105).
+
+A batch padded to ``T`` steps carries one length per row, a 1-d int tensor ``lengths``. Code
+that reads it back as Python ints to build a padding mask, to pool each row over its valid
+steps, or to hand the lengths to a loss, breaks the graph at the ``.tolist()``; each of those
+uses has a tensor form with static shapes that computes the same values::
+
+    lens = lengths.tolist()
+    mask = torch.stack([torch.arange(T) < n for n in lens])        # (B, T) bool
+        -> mask = torch.arange(T) < lengths[:, None]
+    pooled = torch.stack([h[i, :n].mean(0) for i, n in enumerate(lens)])
+    pooled = torch.stack([x[:n].mean(dim=0) for x, n in zip(h, lens)])
+        -> n_valid = torch.where(lengths < 0, lengths + h.shape[1], lengths).clamp(0, h.shape[1])
+           pooled = torch.where(<arange < n_valid[:, None], shaped as h>, h, 0).sum(1)
+                    / n_valid.reshape(<n_valid's shape, then 1 per trailing dim of h>)
+    out_lens = [(n + 1) // 2 for n in feat_lens.tolist()]
+    F.ctc_loss(log_probs, targets, out_lens, target_lens.tolist(), ...)
+        -> out_lens = (feat_lens + 1) // 2
+           F.ctc_loss(log_probs, targets, out_lens, target_lens, ...)
+
+Why each is the same: the comparison of ``arange`` with each length, stacked, is the
+comparison broadcast against the lengths as a column. The slice ``[:n]`` keeps the first
+``n`` steps, ``T + n`` of them for a negative ``n``, all of them for ``n >= T``: ``n_valid`` is
+that count, so the masked sum is the slice's sum (the same terms, in another order: equal up
+to float rounding) and the division its mean (an empty slice's mean is ``0 / 0``, NaN, in
+both); the gradient of each step is the slice's (``torch.where`` sends none to the masked
+steps). ``ctc_loss`` takes its ``input_lengths``/``target_lengths`` as a list of ints or as a
+tensor of them; the comprehension's arithmetic (``+ - * // %`` with int literals) is the same
+on an int64 tensor (``//`` floors, as Python's does). ``ctc_loss`` itself still breaks the
+graph on torch 2.13 (an operator whose output shape depends on data): the ``.tolist()`` breaks
+go, that one stays.
+
+Required, or no rewrite: the list (``E.tolist()`` inline, or a name bound once to it) is read
+only in such places: the iterable of a one-``for`` comprehension without ``if`` passed alone to
+``torch.stack`` (dim 0), whose element is a comparison of a ``torch.arange(...)`` with the
+length, or ``sum``/``mean`` over dim 0 of ``X[i, :n]`` (``for i, n in enumerate(lens)``) or of
+``x[:n]`` (``for x, n in zip(X, lens)``), ``X`` a name (or attribute) bound once; or a length
+argument of ``ctc_loss``, directly or through a name bound once to such a comprehension. The
+rows of ``X`` are taken to be one per length (``enumerate`` reads ``X[i]`` for each length;
+``zip`` stops at the shorter): the verifier compares the outputs on the spec's inputs.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from compilelint.fix.codemods.base import atom, bound_names, name_nodes, template
+from compilelint.fix.context import FixContext
+from compilelint.fix.records import Rewrite
+
+_CMP = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
+_ARITH = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)
+_CTC_KW = {"input_lengths": 2, "target_lengths": 3}
+
+
+def lengths_rewrite(ctx: FixContext, tolist: cst.Call) -> Rewrite | None:
+    """The rewrite of ``E.tolist()`` whose every read is a mask, a pooled row or a length
+    argument of ``ctc_loss`` (the module's doc), or None."""
+    fn = ctx.function(tolist)
+    if fn is None or not isinstance(tolist.func, cst.Attribute):
+        return None
+    src = tolist.func.value
+    bound = bound_names(fn)
+    named = _named(ctx, fn, tolist, bound)
+    uses: list[cst.BaseExpression] = [tolist] if named is None else list(named[1])
+    if named is None and not _pure(src, fn, bound):
+        return None
+    lens: cst.BaseExpression = src
+    changes: list[tuple[cst.CSTNode, object]] = []
+    if named is not None:
+        stmt, _ = named
+        if _pure(src, fn, bound):
+            changes.append((stmt, cst.RemoveFromParent()))
+        else:
+            fresh = ctx.fresh_name(f"{_target(stmt)}_t")
+            lens = cst.Name(fresh)
+            changes.append((stmt, _assign(fresh, src, stmt)))
+    lens = lens.with_changes(lpar=[], rpar=[]) if isinstance(lens, cst.Name) else lens
+    by_stmt: dict[int, tuple[cst.BaseStatement, list[tuple[cst.CSTNode, cst.CSTNode]]]] = {}
+    pre: dict[int, list[cst.BaseStatement]] = {}
+    kinds: set[str] = set()
+    for use in uses:
+        got = _use(ctx, fn, bound, use, lens)
+        if got is None:
+            return None
+        old, new, before, kind = got
+        kinds.add(kind)
+        anchor = ctx.statement(old)
+        if anchor is None or (named is not None and anchor is named[0]):
+            return None
+        by_stmt.setdefault(id(anchor), (anchor, []))[1].append((old, new))
+        pre.setdefault(id(anchor), []).extend(before)
+    for key, (anchor, swaps) in by_stmt.items():
+        new_stmt = _swap_nodes(anchor, swaps)
+        if pre[key]:
+            changes.append((anchor, cst.FlattenSentinel([*pre[key], new_stmt])))
+        else:
+            changes.append((anchor, new_stmt))
+    what = {
+        "mask": "the mask compares `arange` with the lengths as a column",
+        "pool": "each row pooled over its valid steps with a mask (`torch.where(m, x, 0).sum(1)`)",
+        "ctc": "`ctc_loss` takes the lengths as a tensor",
+    }
+    return Rewrite(
+        title=(
+            f"keep the lengths `{ctx.code(src).strip()}` a tensor: "
+            + "; ".join(what[k] for k in ("mask", "pool", "ctc") if k in kinds)
+            + ": static shapes, no `.tolist()`"
+        ),
+        changes=changes,  # type: ignore[arg-type]
+        imports=("torch",),
+    )
+
+
+def _use(
+    ctx: FixContext,
+    fn: cst.FunctionDef,
+    bound: dict[str, list[cst.CSTNode]],
+    use: cst.BaseExpression,
+    lens: cst.BaseExpression,
+) -> tuple[cst.CSTNode, cst.CSTNode, list[cst.BaseStatement], str] | None:
+    """(the node to replace, its replacement, statements to put before its statement, the kind)
+    for one read of the list, or None."""
+    if _ctc_arg(ctx, use):
+        return use, lens, [], "ctc"
+    par = ctx.parent(use)
+    # enumerate(lens) / zip(X, lens)
+    wrap: str | None = None
+    other: cst.BaseExpression | None = None
+    it: cst.CSTNode = use
+    if isinstance(par, cst.Arg) and par.keyword is None and par.star == "":
+        call = ctx.parent(par)
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Name):
+            if call.func.value == "enumerate" and len(call.args) == 1:
+                wrap, it = "enumerate", call
+            elif call.func.value == "zip" and len(call.args) == 2 and call.args[1] is par:
+                if call.args[0].keyword is None and call.args[0].star == "":
+                    wrap, it, other = "zip", call, call.args[0].value
+    comp_for = ctx.parent(it)
+    if not (
+        isinstance(comp_for, cst.CompFor)
+        and comp_for.iter is it
+        and not comp_for.ifs
+        and comp_for.inner_for_in is None
+        and comp_for.asynchronous is None
+    ):
+        return None
+    comp = ctx.parent(comp_for)
+    if not isinstance(comp, (cst.ListComp, cst.GeneratorExp)):
+        return None
+    stack = _stack_of(ctx, comp)
+    if stack is None:
+        return _mapped(ctx, fn, bound, use, comp_for, lens) if wrap is None else None
+    target = comp_for.target
+    if wrap is None:
+        if not isinstance(target, cst.Name):
+            return None
+        n, row = target.value, None
+    else:
+        if not (isinstance(target, cst.Tuple) and len(target.elements) == 2):
+            return None
+        a, b = (e.value for e in target.elements)
+        if not (isinstance(a, cst.Name) and isinstance(b, cst.Name)):
+            return None
+        n, row = b.value, a.value
+    elt = comp.elt
+    mask = _mask_elt(ctx, elt, n, {n} | ({row} if row else set()), lens)
+    if mask is not None:
+        return stack, mask, [], "mask"
+    if row is None:
+        return None
+    x = _pooled_src(elt, n, row, wrap, other)
+    if x is None:
+        return None
+    xs, kind = x
+    if not _plain(xs):
+        return None
+    t = ctx.torch()
+    nv = ctx.fresh_name("n_valid")
+    first = [
+        cst.parse_statement(
+            f"{nv} = {t}.where(__L__ < 0, __L__ + __X__.shape[1], __L__).clamp(0, __X__.shape[1])\n"
+        )
+    ]
+    before: list[cst.BaseStatement] = [_fill(s, L=lens, X=xs) for s in first]
+    total = template(
+        f"{t}.where(({t}.arange(__X__.shape[1], device=__X__.device) < {nv}[:, None])"
+        f".reshape({nv}.shape + (__X__.shape[1],) + (1,) * (__X__.dim() - 2)), __X__, 0).sum(1)",
+        X=xs,
+    )
+    if kind == "mean":
+        total = template(
+            f"__s__ / {nv}.reshape({nv}.shape + (1,) * (__X__.dim() - 2))", s=total, X=xs
+        )
+    return stack, total.with_changes(lpar=stack.lpar, rpar=stack.rpar), before, "pool"
+
+
+def _mapped(
+    ctx: FixContext,
+    fn: cst.FunctionDef,
+    bound: dict[str, list[cst.CSTNode]],
+    use: cst.BaseExpression,
+    comp_for: cst.CSTNode | None,
+    lens: cst.BaseExpression,
+) -> tuple[cst.CSTNode, cst.CSTNode, list[cst.BaseStatement], str] | None:
+    """``name = [(n + 1) // 2 for n in lens]`` whose name is read only as ``ctc_loss``'s
+    lengths: the comprehension -> ``(lens + 1) // 2``."""
+    if not (
+        isinstance(comp_for, cst.CompFor)
+        and comp_for.iter is use
+        and not comp_for.ifs
+        and comp_for.inner_for_in is None
+        and isinstance(comp_for.target, cst.Name)
+    ):
+        return None
+    comp = ctx.parent(comp_for)
+    if not isinstance(comp, cst.ListComp):
+        return None
+    n = comp_for.target.value
+    if not _int_arith(comp.elt, n):
+        return None
+    named = _named(ctx, fn, comp, bound)
+    if named is None or not all(_ctc_arg(ctx, r) for r in named[1]):
+        return None
+    new = comp.elt.visit(_Rename(n, atom(lens)))
+    if not isinstance(new, cst.BaseExpression):
+        return None
+    return comp, new.with_changes(lpar=[], rpar=[]), [], "ctc"
+
+
+def _int_arith(e: cst.BaseExpression, n: str) -> bool:
+    """Is ``e`` arithmetic (``+ - * // %``) of the name ``n`` and int literals, reading ``n``?"""
+    if isinstance(e, cst.Name):
+        return e.value == n
+    if isinstance(e, cst.Integer):
+        return True
+    if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, _ARITH):
+        return _int_arith(e.left, n) and _int_arith(e.right, n) and bool(name_nodes(e, n))
+    return False
+
+
+def _ctc_arg(ctx: FixContext, e: cst.CSTNode) -> bool:
+    """Is ``e`` the ``input_lengths``/``target_lengths`` argument of a ``ctc_loss`` call?"""
+    arg = ctx.parent(e)
+    call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+    if not (isinstance(arg, cst.Arg) and isinstance(call, cst.Call) and arg.star == ""):
+        return False
+    f = call.func
+    if not (isinstance(f, cst.Attribute) and f.attr.value == "ctc_loss"):
+        return False
+    if ctx.foreign_module(f.value) is not None:
+        return False
+    if arg.keyword is not None:
+        return arg.keyword.value in _CTC_KW
+    pos = [a for a in call.args if a.keyword is None]
+    return pos.index(arg) in (2, 3) and all(a.star == "" for a in pos[:4])
+
+
+def _stack_of(ctx: FixContext, comp: cst.CSTNode) -> cst.Call | None:
+    """The ``torch.stack(comp)`` (dim 0) taking the comprehension alone, or None."""
+    arg = ctx.parent(comp)
+    call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+    if not (
+        isinstance(arg, cst.Arg)
+        and isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Attribute)
+        and call.func.attr.value == "stack"
+        and call.args
+        and call.args[0] is arg
+        and arg.keyword is None
+    ):
+        return None
+    if ctx.foreign_module(call.func.value) is not None:
+        return None
+    for a in call.args[1:]:
+        if a.keyword is not None and a.keyword.value != "dim":
+            return None
+        if not (isinstance(a.value, cst.Integer) and a.value.value == "0"):
+            return None
+    return call
+
+
+def _mask_elt(
+    ctx: FixContext, elt: cst.BaseExpression, n: str, loop: set[str], lens: cst.BaseExpression
+) -> cst.BaseExpression | None:
+    """``torch.arange(...) < n`` (any of ``< <= > >=``, either side) -> ``arange < lens[:, None]``."""
+    if not (isinstance(elt, cst.Comparison) and len(elt.comparisons) == 1):
+        return None
+    op = elt.comparisons[0].operator
+    if not isinstance(op, _CMP):
+        return None
+    left, right = elt.left, elt.comparisons[0].comparator
+    col = template("__L__[:, None]", L=atom(lens))
+    if isinstance(right, cst.Name) and right.value == n and _arange(ctx, left, loop):
+        return elt.with_changes(comparisons=[elt.comparisons[0].with_changes(comparator=col)])
+    if isinstance(left, cst.Name) and left.value == n and _arange(ctx, right, loop):
+        return elt.with_changes(left=col)
+    return None
+
+
+def _arange(ctx: FixContext, e: cst.BaseExpression, loop: set[str]) -> bool:
+    return (
+        isinstance(e, cst.Call)
+        and isinstance(e.func, cst.Attribute)
+        and e.func.attr.value == "arange"
+        and ctx.foreign_module(e.func.value) is None
+        and not (loop & {m.value for m in name_nodes(e)})
+    )
+
+
+def _pooled_src(
+    elt: cst.BaseExpression, n: str, row: str, wrap: str | None, other: cst.BaseExpression | None
+) -> tuple[cst.BaseExpression, str] | None:
+    """(``X``, ``sum``/``mean``) for ``X[i, :n].mean(0)`` (enumerate) or ``x[:n].sum(dim=0)``
+    (zip over ``X``), else None."""
+    if not (
+        isinstance(elt, cst.Call)
+        and isinstance(elt.func, cst.Attribute)
+        and elt.func.attr.value in ("sum", "mean")
+        and len(elt.args) == 1
+        and (elt.args[0].keyword is None or elt.args[0].keyword.value == "dim")
+    ):
+        return None
+    a = elt.args[0].value
+    if not (isinstance(a, cst.Integer) and a.value == "0"):
+        return None
+    sub = elt.func.value  # type: ignore[attr-defined]
+    if not isinstance(sub, cst.Subscript):
+        return None
+    els = [s.slice for s in sub.slice]
+    cut = els[-1]
+    if not (
+        isinstance(cut, cst.Slice)
+        and cut.lower is None
+        and cut.step is None
+        and isinstance(cut.upper, cst.Name)
+        and cut.upper.value == n
+    ):
+        return None
+    if wrap == "enumerate":
+        if not (
+            len(els) == 2
+            and isinstance(els[0], cst.Index)
+            and isinstance(els[0].value, cst.Name)
+            and els[0].value.value == row
+        ):
+            return None
+        x = sub.value
+    elif wrap == "zip" and other is not None:
+        if not (len(els) == 1 and isinstance(sub.value, cst.Name) and sub.value.value == row):
+            return None
+        x = other
+    else:
+        return None
+    if {row, n} & {m.value for m in name_nodes(x)}:
+        return None
+    return x, elt.func.attr.value  # type: ignore[attr-defined]
+
+
+def _pure(e: cst.BaseExpression, fn: cst.FunctionDef, bound: dict[str, list[cst.CSTNode]]) -> bool:
+    """A name (or attribute of one) bound at most once in ``fn`` (a parameter, or one
+    assignment): reading it again reads the same value."""
+    while isinstance(e, cst.Attribute):
+        e = e.value
+    if not isinstance(e, cst.Name):
+        return False
+    params = {p.name.value for p in _params(fn)}
+    return len(bound.get(e.value, [])) + (e.value in params) <= 1
+
+
+def _plain(e: cst.BaseExpression) -> bool:
+    """A name or an attribute of one: read again in the same statement, the same value."""
+    while isinstance(e, cst.Attribute):
+        e = e.value
+    return isinstance(e, cst.Name)
+
+
+def _params(fn: cst.FunctionDef) -> list[cst.Param]:
+    ps = fn.params
+    star = [ps.star_arg] if isinstance(ps.star_arg, cst.Param) else []
+    kw = [ps.star_kwarg] if ps.star_kwarg is not None else []
+    return [*ps.posonly_params, *ps.params, *star, *ps.kwonly_params, *kw]
+
+
+def _named(
+    ctx: FixContext, fn: cst.FunctionDef, value: cst.CSTNode, bound: dict[str, list[cst.CSTNode]]
+) -> tuple[cst.SimpleStatementLine, list[cst.Name]] | None:
+    """(``name = value``, the reads of ``name``) when ``value`` is the whole value of a plain
+    assignment to a name bound only there, else None."""
+    a = ctx.parent(value)
+    st = ctx.parent(a) if isinstance(a, cst.Assign) else None
+    if not (
+        isinstance(a, cst.Assign)
+        and a.value is value
+        and len(a.targets) == 1
+        and isinstance(a.targets[0].target, cst.Name)
+        and isinstance(st, cst.SimpleStatementLine)
+        and len(st.body) == 1
+        and ctx.parent(st) is not None
+    ):
+        return None
+    name = a.targets[0].target.value
+    if len(bound.get(name, [])) != 1 or name in {p.name.value for p in _params(fn)}:
+        return None
+    reads = name_nodes(fn.body, name, reads_only=True)
+    if not reads:
+        return None
+    return st, reads
+
+
+def _target(stmt: cst.SimpleStatementLine) -> str:
+    return stmt.body[0].targets[0].target.value  # type: ignore[attr-defined, no-any-return]
+
+
+def _assign(
+    name: str, value: cst.BaseExpression, like: cst.SimpleStatementLine
+) -> cst.SimpleStatementLine:
+    return like.with_changes(body=[cst.Assign([cst.AssignTarget(cst.Name(name))], value)])
+
+
+class _Rename(cst.CSTTransformer):
+    def __init__(self, name: str, to: cst.BaseExpression) -> None:
+        self.name, self.to = name, to
+
+    def leave_Name(self, o: cst.Name, u: cst.Name) -> cst.BaseExpression:
+        return self.to if o.value == self.name else u
+
+
+def _fill(stmt: cst.BaseStatement, **nodes: cst.CSTNode) -> cst.BaseStatement:
+    class T(cst.CSTTransformer):
+        def leave_Name(self, o: cst.Name, u: cst.Name) -> cst.BaseExpression:
+            v = o.value
+            if v.startswith("__") and v.endswith("__") and v[2:-2] in nodes:
+                return nodes[v[2:-2]]  # type: ignore[return-value]
+            return u
+
+    return stmt.visit(T())  # type: ignore[return-value]
+
+
+def _swap_nodes(
+    tree: cst.BaseStatement, swaps: list[tuple[cst.CSTNode, cst.CSTNode]]
+) -> cst.BaseStatement:
+    """``tree`` with each ``old`` node (by identity) replaced by its ``new``."""
+    table = {id(o): n for o, n in swaps}
+
+    class T(cst.CSTTransformer):
+        def on_leave(self, o: cst.CSTNode, u: cst.CSTNode) -> cst.CSTNode:  # type: ignore[override]
+            return table.get(id(o), u)
+
+    return tree.visit(T())  # type: ignore[return-value]

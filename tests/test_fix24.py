@@ -1,0 +1,280 @@
+"""Lengths read with ``.tolist()`` where a tensor of the lengths does the same job (issue 22,
+branch fix24).
+
+A padded batch carries one length per row. Reading the lengths back as Python ints to build a
+padding mask (``torch.stack([torch.arange(T) < n for n in lens])``), to pool each row over its
+valid steps (``torch.stack([h[i, :n].mean(0) for i, n in enumerate(lens)])``, ``zip(h, lens)``)
+or to hand them to ``ctc_loss`` breaks the graph at the ``.tolist()``; each has a tensor form
+with static shapes (:mod:`compilelint.fix.codemods.lengths`).
+
+Each VALID case is checked as text and, marked ``torch``, against the original: the original
+breaks; the fixed model compiles without a break (``ctc_loss``: with fewer breaks, the one
+``ctc_loss`` itself makes on torch 2.13 kept); outputs and parameter gradients equal, compiled
+and uncompiled. Each INVALID case is checked for what it keeps.
+"""
+
+from __future__ import annotations
+
+import copy
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .fix_modules import fix_text, load_pair
+from .torch_checks import assert_same_as_original
+
+HEAD = "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
+
+# an encoder's key padding mask and a mean over each row's valid steps (enumerate)
+MASK_MEAN = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(6, 8)
+            self.att = nn.MultiheadAttention(8, 2, batch_first=True)
+
+        def forward(self, x, lengths):
+            T = x.shape[1]
+            lens = lengths.tolist()
+            pad = torch.stack([torch.arange(T) >= n for n in lens])
+            h = self.proj(x)
+            h, _ = self.att(h, h, h, key_padding_mask=pad, need_weights=False)
+            return torch.stack([h[i, :n].mean(0) for i, n in enumerate(lens)])
+    """
+)
+
+# the valid-step mask the other way round, and a mean over `zip(h, lens)` with `dim=0`
+ZIP_MEAN = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(6, 8)
+
+        def forward(self, x, lengths):
+            lens = lengths.tolist()
+            valid = torch.stack([n > torch.arange(x.size(1)) for n in lens])
+            h = self.proj(x) * valid[..., None]
+            pooled = torch.stack([r[:n].mean(dim=0) for r, n in zip(h, lens)])
+            return pooled
+    """
+)
+
+# a bag of embeddings summed over each sentence's tokens, the lengths inline
+BAG_SUM = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(20, 8)
+            self.fc = nn.Linear(8, 3)
+
+        def forward(self, ids, lengths):
+            e = self.emb(ids)
+            bags = torch.stack([e[b, :n].sum(0) for b, n in enumerate(lengths.tolist())])
+            return self.fc(bags)
+    """
+)
+
+# CTC lengths as lists: mapped by the conv arithmetic, and read directly
+CTC = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv1d(6, 8, 3, stride=2, padding=1)
+            self.out = nn.Linear(8, 5)
+
+        def forward(self, x, lengths, targets, target_lengths):
+            h = self.conv(x.transpose(1, 2)).transpose(1, 2)
+            log_probs = self.out(h).log_softmax(-1).transpose(0, 1)
+            out_lens = [(n + 1) // 2 for n in lengths.tolist()]
+            return F.ctc_loss(
+                log_probs, targets, out_lens, target_lengths=target_lengths.tolist(), zero_infinity=True
+            )
+    """
+)
+
+CASES = {"mask_mean": MASK_MEAN, "zip_mean": ZIP_MEAN, "bag_sum": BAG_SUM, "ctc": CTC}
+
+# INVALID: the list is also returned to the caller
+RETURNED = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def forward(self, x, lengths):
+            lens = lengths.tolist()
+            mask = torch.stack([torch.arange(x.shape[1]) < n for n in lens])
+            return x * mask[..., None], lens
+    """
+)
+
+# INVALID: each row keeps a window that does not start at 0
+WINDOW = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def forward(self, x, lengths):
+            return torch.stack([x[i, 1:n].mean(0) for i, n in enumerate(lengths.tolist())])
+    """
+)
+
+# INVALID: `max(0)` (values and indices), not a sum or a mean
+ROW_MAX = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def forward(self, x, lengths):
+            return torch.stack([x[i, :n].max(0).values for i, n in enumerate(lengths.tolist())])
+    """
+)
+
+# INVALID: the mapped lengths are also summed as Python numbers
+CTC_ALSO_SUMMED = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def forward(self, log_probs, targets, lengths, target_lengths):
+            out_lens = [n // 2 for n in lengths.tolist()]
+            loss = F.ctc_loss(log_probs, targets, out_lens, target_lengths)
+            return loss / sum(out_lens)
+    """
+)
+
+
+def _fix(tmp_path: Path, code: str) -> tuple[str, str]:
+    fixed, reasons = fix_text(tmp_path, code, ("CL105",))
+    return fixed, " | ".join(reasons)
+
+
+# ---------------------------------------------------------------------------- VALID (text)
+def test_a_padding_mask_compares_arange_with_the_lengths_as_a_column(tmp_path: Path) -> None:
+    fixed, _ = _fix(tmp_path, MASK_MEAN)
+    assert ".tolist()" not in fixed
+    assert "lens = " not in fixed
+    assert "pad = torch.arange(T) >= lengths[:, None]" in fixed
+    fixed, _ = _fix(tmp_path, ZIP_MEAN)
+    assert "valid = lengths[:, None] > torch.arange(x.size(1))" in fixed
+
+
+def test_a_mean_over_each_rows_valid_steps_is_a_masked_mean(tmp_path: Path) -> None:
+    fixed, _ = _fix(tmp_path, MASK_MEAN)
+    assert (
+        "n_valid = torch.where(lengths < 0, lengths + h.shape[1], lengths).clamp(0, h.shape[1])"
+        in fixed
+    )
+    assert "return torch.where(" in fixed
+    assert ".sum(1) / n_valid.reshape(n_valid.shape + (1,) * (h.dim() - 2))" in fixed
+    fixed, _ = _fix(tmp_path, ZIP_MEAN)
+    assert "pooled = torch.where(" in fixed
+    assert "zip(" not in fixed
+
+
+def test_a_sum_over_each_rows_tokens_is_a_masked_sum(tmp_path: Path) -> None:
+    fixed, _ = _fix(tmp_path, BAG_SUM)
+    assert ".tolist()" not in fixed
+    assert "bags = torch.where(" in fixed
+    assert "e, 0).sum(1)\n" in fixed
+
+
+def test_ctc_lengths_stay_tensors(tmp_path: Path) -> None:
+    fixed, _ = _fix(tmp_path, CTC)
+    assert "out_lens = (lengths + 1) // 2" in fixed
+    assert "target_lengths=target_lengths," in fixed
+    assert ".tolist()" not in fixed
+
+
+# ---------------------------------------------------------------------------- INVALID
+def test_a_list_returned_to_the_caller_is_kept(tmp_path: Path) -> None:
+    fixed, _ = _fix(tmp_path, RETURNED)
+    assert "lens = lengths.tolist()" in fixed
+    assert "lengths[:, None]" not in fixed
+
+
+def test_a_window_not_starting_at_zero_is_kept(tmp_path: Path) -> None:
+    fixed, _ = _fix(tmp_path, WINDOW)
+    assert "n_valid" not in fixed
+
+
+def test_a_row_max_is_kept(tmp_path: Path) -> None:
+    fixed, _ = _fix(tmp_path, ROW_MAX)
+    assert "n_valid" not in fixed
+
+
+def test_lengths_also_read_as_numbers_are_kept(tmp_path: Path) -> None:
+    fixed, _ = _fix(tmp_path, CTC_ALSO_SUMMED)
+    assert "out_lens = [n // 2 for n in lengths.tolist()]" in fixed
+
+
+# ---------------------------------------------------------------------------- torch
+def _inputs(torch: Any, case: str) -> tuple[Any, ...]:
+    torch.manual_seed(3)
+    lengths = torch.tensor([7, 3, 5, 2])
+    if case == "bag_sum":
+        return torch.randint(0, 20, (4, 7)), torch.tensor([7, 3, 5, 0])
+    if case == "ctc":
+        targets = torch.randint(1, 5, (4, 3))
+        return torch.randn(4, 7, 6), torch.tensor([7, 3, 5, 6]), targets, torch.tensor([3, 1, 2, 2])
+    return torch.randn(4, 7, 6), lengths
+
+
+def _breaks(torch: Any, model: Any, inputs: tuple[Any, ...]) -> list[str]:
+    """The graph breaks dynamo counts compiling ``model`` (not ``fullgraph``) on ``inputs``
+    (``explain`` misses a break at the top of a frame, where the graph before it is empty;
+    ``fullgraph=True`` on torch 2.13 traces a ``.tolist()`` without breaking)."""
+    from torch._dynamo.utils import counters
+
+    torch._dynamo.reset()
+    counters.clear()
+    torch.compile(copy.deepcopy(model), backend="eager")(*inputs)
+    got = list(counters["graph_break"])
+    torch._dynamo.reset()
+    counters.clear()
+    return got
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_fixed_model_compiles_and_keeps_outputs_and_grads(tmp_path: Path, case: str) -> None:
+    torch = pytest.importorskip("torch")
+    code = CASES[case]
+    fixed, _ = _fix(tmp_path, code)
+    assert fixed != code
+    a, b = load_pair(tmp_path, code, fixed, "fix24")
+    inputs = _inputs(torch, case)
+    before = _breaks(torch, a.Model(), inputs)
+    assert any("_local_scalar_dense" in r for r in before), (case, before)
+    if case == "ctc":
+        # `ctc_loss` itself breaks on torch 2.13 (an output shape from the data): that one
+        # stays; the `.tolist()` reads (`_local_scalar_dense`) are gone
+        after = _breaks(torch, b.Model(), inputs)
+        assert after and all("aten._ctc_loss" in r for r in after), after
+        torch.manual_seed(0)
+        want = a.Model()
+        torch.manual_seed(0)
+        got = b.Model()
+        for compiled in (False, True):
+            want.zero_grad()
+            got.zero_grad()
+            fn = torch.compile(got, backend="eager") if compiled else got
+            la, lb = want(*inputs), fn(*inputs)
+            la.backward()
+            lb.backward()
+            torch.testing.assert_close(lb, la)
+            for p, q in zip(got.parameters(), want.parameters()):
+                torch.testing.assert_close(p.grad, q.grad)
+        torch._dynamo.reset()
+        return
+    assert _breaks(torch, b.Model(), inputs) == []
+    assert_same_as_original(a, b, inputs)
+    torch._dynamo.reset()
+
+
+@pytest.mark.torch
+def test_a_negative_or_too_long_length_slices_as_python_does(tmp_path: Path) -> None:
+    """``[:n]`` keeps ``T + n`` steps for a negative ``n`` and all of them for ``n >= T``."""
+    torch = pytest.importorskip("torch")
+    fixed, _ = _fix(tmp_path, BAG_SUM)
+    a, b = load_pair(tmp_path, BAG_SUM, fixed, "fix24")
+    inputs = (torch.randint(0, 20, (4, 7)), torch.tensor([-2, 9, 0, -9]))
+    assert_same_as_original(a, b, inputs)
+    torch._dynamo.reset()
