@@ -98,7 +98,49 @@ CTC = HEAD + textwrap.dedent(
     """
 )
 
-CASES = {"mask_mean": MASK_MEAN, "zip_mean": ZIP_MEAN, "bag_sum": BAG_SUM, "ctc": CTC}
+# a per-utterance L1 loss over its valid frames, the losses appended in a loop and stacked
+L1_LOOP = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(6, 4)
+
+        def forward(self, x, lengths):
+            pred = self.proj(x)
+            target = x[..., :4].flip(-1)
+            losses = []
+            for b, n in enumerate(lengths.tolist()):
+                losses.append(F.mse_loss(pred[b, :n], target[b, :n], reduction="mean"))
+            return torch.stack(losses).mean()
+    """
+)
+
+# each row's mean appended in a loop over `zip(h, lens)`
+ZIP_LOOP = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(6, 8)
+
+        def forward(self, x, lengths):
+            h = torch.tanh(self.proj(x))
+            rows = []
+            for r, n in zip(h, lengths.tolist()):
+                rows.append(r[:n].mean(0))
+            return torch.stack(rows) @ self.proj.weight
+    """
+)
+
+CASES = {
+    "mask_mean": MASK_MEAN,
+    "zip_mean": ZIP_MEAN,
+    "bag_sum": BAG_SUM,
+    "ctc": CTC,
+    "l1_loop": L1_LOOP,
+    "zip_loop": ZIP_LOOP,
+}
 
 # INVALID: the list is also returned to the caller
 RETURNED = HEAD + textwrap.dedent(
@@ -183,6 +225,19 @@ def test_ctc_lengths_stay_tensors(tmp_path: Path) -> None:
     assert ".tolist()" not in fixed
 
 
+def test_a_loop_of_per_row_losses_is_one_masked_loss(tmp_path: Path) -> None:
+    fixed, _ = _fix(tmp_path, L1_LOOP)
+    assert "for b, n in" not in fixed
+    assert "losses = []" not in fixed
+    assert "(pred - target).pow(2), 0).flatten(1).sum(1) / (n_valid * pred.shape[2:].numel())" in (
+        fixed
+    )
+    assert "return losses.mean()" in fixed
+    fixed, _ = _fix(tmp_path, ZIP_LOOP)
+    assert "rows = torch.where(" in fixed
+    assert "return rows @ self.proj.weight" in fixed
+
+
 # ---------------------------------------------------------------------------- INVALID
 def test_a_list_returned_to_the_caller_is_kept(tmp_path: Path) -> None:
     fixed, _ = _fix(tmp_path, RETURNED)
@@ -203,6 +258,25 @@ def test_a_row_max_is_kept(tmp_path: Path) -> None:
 def test_lengths_also_read_as_numbers_are_kept(tmp_path: Path) -> None:
     fixed, _ = _fix(tmp_path, CTC_ALSO_SUMMED)
     assert "out_lens = [n // 2 for n in lengths.tolist()]" in fixed
+
+
+# INVALID: the loop also logs each length
+LOOP_PRINTS = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def forward(self, x, lengths):
+            rows = []
+            for i, n in enumerate(lengths.tolist()):
+                rows.append(x[i, :n].sum(0))
+                print(n)
+            return torch.stack(rows)
+    """
+)
+
+
+def test_a_loop_that_does_more_than_append_is_kept(tmp_path: Path) -> None:
+    fixed, _ = _fix(tmp_path, LOOP_PRINTS)
+    assert "n_valid" not in fixed
 
 
 # ---------------------------------------------------------------------------- torch

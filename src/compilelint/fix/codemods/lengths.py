@@ -83,13 +83,20 @@ def lengths_rewrite(ctx: FixContext, tolist: cst.Call) -> Rewrite | None:
         got = _use(ctx, fn, bound, use, lens)
         if got is None:
             return None
-        old, new, before, kind = got
+        edits, kind = got
         kinds.add(kind)
-        anchor = ctx.statement(old)
-        if anchor is None or (named is not None and anchor is named[0]):
-            return None
-        by_stmt.setdefault(id(anchor), (anchor, []))[1].append((old, new))
-        pre.setdefault(id(anchor), []).extend(before)
+        for old, new, before in edits:
+            if isinstance(new, cst.RemovalSentinel):
+                changes.append((old, new))
+                continue
+            if isinstance(old, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+                changes.append((old, cst.FlattenSentinel([*before, new])))  # type: ignore[list-item]
+                continue
+            anchor = ctx.statement(old)
+            if anchor is None or (named is not None and anchor is named[0]):
+                return None
+            by_stmt.setdefault(id(anchor), (anchor, []))[1].append((old, new))
+            pre.setdefault(id(anchor), []).extend(before)
     for key, (anchor, swaps) in by_stmt.items():
         new_stmt = _swap_nodes(anchor, swaps)
         if pre[key]:
@@ -99,17 +106,21 @@ def lengths_rewrite(ctx: FixContext, tolist: cst.Call) -> Rewrite | None:
     what = {
         "mask": "the mask compares `arange` with the lengths as a column",
         "pool": "each row pooled over its valid steps with a mask (`torch.where(m, x, 0).sum(1)`)",
+        "loss": "each row's loss over its valid steps with a mask (a masked sum over the count)",
         "ctc": "`ctc_loss` takes the lengths as a tensor",
     }
     return Rewrite(
         title=(
             f"keep the lengths `{ctx.code(src).strip()}` a tensor: "
-            + "; ".join(what[k] for k in ("mask", "pool", "ctc") if k in kinds)
+            + "; ".join(what[k] for k in ("mask", "pool", "loss", "ctc") if k in kinds)
             + ": static shapes, no `.tolist()`"
         ),
         changes=changes,  # type: ignore[arg-type]
         imports=("torch",),
     )
+
+
+Edit = tuple[cst.CSTNode, cst.CSTNode | cst.RemovalSentinel, list[cst.BaseStatement]]
 
 
 def _use(
@@ -118,11 +129,11 @@ def _use(
     bound: dict[str, list[cst.CSTNode]],
     use: cst.BaseExpression,
     lens: cst.BaseExpression,
-) -> tuple[cst.CSTNode, cst.CSTNode, list[cst.BaseStatement], str] | None:
-    """(the node to replace, its replacement, statements to put before its statement, the kind)
-    for one read of the list, or None."""
+) -> tuple[list[Edit], str] | None:
+    """The edits (the node to replace, its replacement, statements to put before it) for one
+    read of the list, and their kind, or None."""
     if _ctc_arg(ctx, use):
-        return use, lens, [], "ctc"
+        return [(use, lens, [])], "ctc"
     par = ctx.parent(use)
     # enumerate(lens) / zip(X, lens)
     wrap: str | None = None
@@ -136,7 +147,10 @@ def _use(
             elif call.func.value == "zip" and len(call.args) == 2 and call.args[1] is par:
                 if call.args[0].keyword is None and call.args[0].star == "":
                     wrap, it, other = "zip", call, call.args[0].value
-    comp_for = ctx.parent(it)
+    holder = ctx.parent(it)
+    if isinstance(holder, cst.For) and holder.iter is it and wrap is not None:
+        return _loop(ctx, fn, bound, holder, wrap, other, lens)
+    comp_for = holder
     if not (
         isinstance(comp_for, cst.CompFor)
         and comp_for.iter is it
@@ -150,49 +164,224 @@ def _use(
         return None
     stack = _stack_of(ctx, comp)
     if stack is None:
-        return _mapped(ctx, fn, bound, use, comp_for, lens) if wrap is None else None
-    target = comp_for.target
-    if wrap is None:
-        if not isinstance(target, cst.Name):
-            return None
-        n, row = target.value, None
-    else:
-        if not (isinstance(target, cst.Tuple) and len(target.elements) == 2):
-            return None
-        a, b = (e.value for e in target.elements)
-        if not (isinstance(a, cst.Name) and isinstance(b, cst.Name)):
-            return None
-        n, row = b.value, a.value
+        mapped = _mapped(ctx, fn, bound, use, comp_for, lens) if wrap is None else None
+        return ([(mapped[0], mapped[1], [])], "ctc") if mapped is not None else None
+    names = _names(comp_for.target, wrap)
+    if names is None:
+        return None
+    n, row = names
     elt = comp.elt
     mask = _mask_elt(ctx, elt, n, {n} | ({row} if row else set()), lens)
     if mask is not None:
-        return stack, mask, [], "mask"
+        return [(stack, mask, [])], "mask"
     if row is None:
         return None
-    x = _pooled_src(elt, n, row, wrap, other)
-    if x is None:
+    got = _row_total(ctx, elt, n, row, wrap, other, lens)
+    if got is None:
         return None
-    xs, kind = x
-    if not _plain(xs):
+    before, total, kind = got
+    return [(stack, total.with_changes(lpar=stack.lpar, rpar=stack.rpar), before)], kind
+
+
+def _names(target: cst.BaseExpression, wrap: str | None) -> tuple[str, str | None] | None:
+    """(the length's name, the row's or index's name) bound by the loop's target."""
+    if wrap is None:
+        return (target.value, None) if isinstance(target, cst.Name) else None
+    if not (isinstance(target, cst.Tuple) and len(target.elements) == 2):
         return None
+    a, b = (e.value for e in target.elements)
+    if not (isinstance(a, cst.Name) and isinstance(b, cst.Name)) or a.value == b.value:
+        return None
+    return b.value, a.value
+
+
+def _row_total(
+    ctx: FixContext,
+    elt: cst.BaseExpression,
+    n: str,
+    row: str,
+    wrap: str | None,
+    other: cst.BaseExpression | None,
+    lens: cst.BaseExpression,
+) -> tuple[list[cst.BaseStatement], cst.BaseExpression, str] | None:
+    """(statements binding the valid counts, the stacked rows' value, the kind) for a row
+    element ``X[i, :n].mean(0)`` / ``x[:n].sum(0)`` / ``F.l1_loss(A[i, :n], B[i, :n])``."""
     t = ctx.torch()
-    nv = ctx.fresh_name("n_valid")
-    first = [
-        cst.parse_statement(
-            f"{nv} = {t}.where(__L__ < 0, __L__ + __X__.shape[1], __L__).clamp(0, __X__.shape[1])\n"
+    nv = ctx.fresh_name("n_valid", reserve=False)
+    pooled = _pooled_src(elt, n, row, wrap, other)
+    loss = _loss_src(ctx, elt, n, row) if wrap == "enumerate" else None
+    if pooled is not None and _plain(pooled[0]):
+        xs, kind = pooled
+    elif loss is not None:
+        xs, kind = loss[0], loss[2]
+    else:
+        return None
+    ctx.fresh_name("n_valid")
+    before: list[cst.BaseStatement] = [
+        _fill(
+            cst.parse_statement(
+                f"{nv} = {t}.where(__L__ < 0, __L__ + __X__.shape[1], __L__)"
+                ".clamp(0, __X__.shape[1])\n"
+            ),
+            L=lens,
+            X=xs,
         )
     ]
-    before: list[cst.BaseStatement] = [_fill(s, L=lens, X=xs) for s in first]
-    total = template(
-        f"{t}.where(({t}.arange(__X__.shape[1], device=__X__.device) < {nv}[:, None])"
-        f".reshape({nv}.shape + (__X__.shape[1],) + (1,) * (__X__.dim() - 2)), __X__, 0).sum(1)",
-        X=xs,
+    valid = (
+        f"({t}.arange(__X__.shape[1], device=__X__.device) < {nv}[:, None])"
+        f".reshape({nv}.shape + (__X__.shape[1],) + (1,) * (__X__.dim() - 2))"
     )
+    if loss is not None and pooled is None:
+        a, b, kind = loss
+        term = "(__A__ - __B__).abs()" if kind == "l1" else "(__A__ - __B__).pow(2)"
+        total = template(
+            f"{t}.where({valid}, {term}, 0).flatten(1).sum(1) / ({nv} * __X__.shape[2:].numel())",
+            X=a,
+            A=a,
+            B=b,
+        )
+        return before, total, "loss"
+    total = template(f"{t}.where({valid}, __X__, 0).sum(1)", X=xs)
     if kind == "mean":
         total = template(
             f"__s__ / {nv}.reshape({nv}.shape + (1,) * (__X__.dim() - 2))", s=total, X=xs
         )
-    return stack, total.with_changes(lpar=stack.lpar, rpar=stack.rpar), before, "pool"
+    return before, total, "pool"
+
+
+def _loss_src(
+    ctx: FixContext, elt: cst.BaseExpression, n: str, row: str
+) -> tuple[cst.BaseExpression, cst.BaseExpression, str] | None:
+    """(``A``, ``B``, ``l1``/``mse``) for ``F.l1_loss(A[i, :n], B[i, :n])`` (``mse_loss``; no
+    argument but the two, or ``reduction="mean"``), else None."""
+    if not (
+        isinstance(elt, cst.Call)
+        and isinstance(elt.func, cst.Attribute)
+        and elt.func.attr.value in ("l1_loss", "mse_loss")
+        and ctx.foreign_module(elt.func.value) is None
+    ):
+        return None
+    pos = [a for a in elt.args if a.keyword is None and a.star == ""]
+    rest = [a for a in elt.args if a.keyword is not None]
+    if len(pos) != 2 or len(pos) + len(rest) != len(elt.args):
+        return None
+    for a in rest:
+        if not (
+            a.keyword is not None
+            and a.keyword.value == "reduction"
+            and isinstance(a.value, cst.SimpleString)
+            and a.value.evaluated_value == "mean"
+        ):
+            return None
+    xs = [_row_slice(p.value, n, row) for p in pos]
+    if xs[0] is None or xs[1] is None:
+        return None
+    return xs[0], xs[1], "l1" if elt.func.attr.value == "l1_loss" else "mse"
+
+
+def _row_slice(e: cst.BaseExpression, n: str, row: str) -> cst.BaseExpression | None:
+    """``X`` for ``X[i, :n]`` (``X`` a name or attribute not reading ``i``/``n``), else None."""
+    if not isinstance(e, cst.Subscript) or len(e.slice) != 2:
+        return None
+    first, cut = e.slice[0].slice, e.slice[1].slice
+    if not (
+        isinstance(first, cst.Index)
+        and isinstance(first.value, cst.Name)
+        and first.value.value == row
+        and isinstance(cut, cst.Slice)
+        and cut.lower is None
+        and cut.step is None
+        and isinstance(cut.upper, cst.Name)
+        and cut.upper.value == n
+    ):
+        return None
+    x = e.value
+    if not _plain(x) or {row, n} & {m.value for m in name_nodes(x)}:
+        return None
+    return x
+
+
+def _loop(
+    ctx: FixContext,
+    fn: cst.FunctionDef,
+    bound: dict[str, list[cst.CSTNode]],
+    loop: cst.For,
+    wrap: str,
+    other: cst.BaseExpression | None,
+    lens: cst.BaseExpression,
+) -> tuple[list[Edit], str] | None:
+    """``L = []`` / ``for i, n in enumerate(lens): L.append(<row element>)`` / ``torch.stack(L)``
+    read once: ``L = <the rows' value>`` at the loop, ``torch.stack(L)`` -> ``L``."""
+    if loop.orelse is not None or loop.asynchronous is not None:
+        return None
+    names = _names(loop.target, wrap)
+    body = loop.body
+    if names is None or names[1] is None or not isinstance(body, cst.IndentedBlock):
+        return None
+    if len(body.body) != 1 or not isinstance(body.body[0], cst.SimpleStatementLine):
+        return None
+    st = body.body[0]
+    ex = st.body[0] if len(st.body) == 1 else None
+    if not (
+        isinstance(ex, cst.Expr)
+        and isinstance(ex.value, cst.Call)
+        and isinstance(ex.value.func, cst.Attribute)
+        and ex.value.func.attr.value == "append"
+        and isinstance(ex.value.func.value, cst.Name)
+        and len(ex.value.args) == 1
+    ):
+        return None
+    lst = ex.value.func.value.value
+    if lst in names:
+        return None
+    block = ctx.parent(loop)
+    stmts = list(getattr(block, "body", ()))
+    i = next((k for k, s in enumerate(stmts) if s is loop), None)
+    if i is None or i == 0:
+        return None
+    empty = stmts[i - 1]
+    if not (
+        isinstance(empty, cst.SimpleStatementLine)
+        and len(empty.body) == 1
+        and isinstance(empty.body[0], cst.Assign)
+        and len(empty.body[0].targets) == 1
+        and isinstance(empty.body[0].targets[0].target, cst.Name)
+        and empty.body[0].targets[0].target.value == lst
+        and isinstance(empty.body[0].value, cst.List)
+        and not empty.body[0].value.elements
+    ):
+        return None
+    if len(bound.get(lst, [])) != 1:
+        return None
+    reads = [
+        r
+        for r in name_nodes(fn.body, lst, reads_only=True)
+        if not any(a is loop for a in ctx.ancestors(r))
+    ]
+    if len(reads) != 1:
+        return None
+    arg = ctx.parent(reads[0])
+    stack = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+    if not (
+        isinstance(arg, cst.Arg)
+        and isinstance(stack, cst.Call)
+        and _stack_of(ctx, reads[0]) is stack
+    ):
+        return None
+    n, row = names
+    if row is None:
+        return None
+    got = _row_total(ctx, ex.value.args[0].value, n, row, wrap, other, lens)
+    if got is None:
+        return None
+    before, total, kind = got
+    assign = st.with_changes(body=[cst.Assign([cst.AssignTarget(cst.Name(lst))], total)])
+    assign = assign.with_changes(leading_lines=loop.leading_lines)
+    return [
+        (empty, cst.RemoveFromParent(), []),
+        (loop, assign, before),
+        (stack, cst.Name(lst).with_changes(lpar=stack.lpar, rpar=stack.rpar), []),
+    ], kind
 
 
 def _mapped(
