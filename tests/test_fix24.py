@@ -279,6 +279,49 @@ def test_a_loop_that_does_more_than_append_is_kept(tmp_path: Path) -> None:
     assert "n_valid" not in fixed
 
 
+# INVALID (a number `topk` and `histc` take): refused with the static form named
+TOPK_K = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gate = nn.Linear(6, 1)
+
+        def forward(self, x):
+            scores = self.gate(x).squeeze(-1).sigmoid()
+            budget = max(2, int(scores.mean().item() * x.shape[1]))
+            top = scores.topk(budget, dim=1).indices
+            return torch.gather(x, 1, top[..., None].expand(-1, -1, x.shape[-1])).mean(1)
+    """
+)
+
+HISTC_RANGE = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def forward(self, x):
+            lo = x.min().item()
+            hi = x.max().item()
+            return torch.histc(x, 8, min=lo, max=hi)
+    """
+)
+
+
+def test_topk_k_read_from_a_tensor_names_the_static_selection(tmp_path: Path) -> None:
+    fixed, reasons = fix_text(tmp_path, TOPK_K, ("CL103",))
+    why = " | ".join(reasons)
+    assert ".item()" in fixed
+    assert "`topk`'s `k`, a Python int" in why
+    assert "`torch.arange(x.shape[dim]) < k_tensor`" in why
+
+
+def test_histc_range_read_from_a_tensor_names_the_static_count(tmp_path: Path) -> None:
+    fixed, reasons = fix_text(tmp_path, HISTC_RANGE, ("CL103",))
+    why = " | ".join(reasons)
+    assert ".item()" in fixed
+    assert "`torch.histc`'s `bins`/`min`/`max` take Python numbers" in why
+    assert "index_add_(0, idx" in why
+
+
 # ---------------------------------------------------------------------------- torch
 def _inputs(torch: Any, case: str) -> tuple[Any, ...]:
     torch.manual_seed(3)
@@ -352,3 +395,36 @@ def test_a_negative_or_too_long_length_slices_as_python_does(tmp_path: Path) -> 
     inputs = (torch.randint(0, 20, (4, 7)), torch.tensor([-2, 9, 0, -9]))
     assert_same_as_original(a, b, inputs)
     torch._dynamo.reset()
+
+
+@pytest.mark.torch
+def test_the_histc_recipe_counts_as_histc_does() -> None:
+    """The static count the `histc` refusal names equals `torch.histc` (a range from the data,
+    values outside it, a value on the top edge)."""
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    x = torch.cat([torch.randn(500), torch.tensor([0.5, 2.0])])
+    bins = 8
+    for lo_, hi_ in ((-1.0, 0.5), (float(x.min()), float(x.max())), (-0.3, 2.0)):
+        lo, hi = torch.tensor(lo_), torch.tensor(hi_)
+        idx = ((x - lo) * bins / (hi - lo)).floor().clamp(0, bins - 1).long()
+        got = torch.zeros(bins).index_add_(0, idx, ((x >= lo) & (x <= hi)).float())
+        torch.testing.assert_close(got, torch.histc(x, bins, min=lo_, max=hi_))
+
+
+@pytest.mark.torch
+def test_the_topk_recipe_keeps_the_same_entries() -> None:
+    """The static selection the `topk` refusal names (all entries sorted, the ranks `>= k`
+    masked) gives the mean over the top `k` that `topk(k)` gives, with `k` a 0-d tensor."""
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    x, scores = torch.randn(3, 10, 4), torch.rand(3, 10)
+    for k in (1, 4, 10):
+        top = scores.topk(k, dim=1).indices
+        want = torch.gather(x, 1, top[..., None].expand(-1, -1, 4)).mean(1)
+        k_t = torch.tensor(k)
+        order = scores.topk(scores.shape[1], dim=1).indices
+        kept = (torch.arange(scores.shape[1]) < k_t)[None, :, None]
+        allx = torch.gather(x, 1, order[..., None].expand(-1, -1, 4))
+        got = torch.where(kept, allx, 0).sum(1) / k_t
+        torch.testing.assert_close(got, want)
