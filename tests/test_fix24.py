@@ -193,16 +193,16 @@ def test_a_padding_mask_compares_arange_with_the_lengths_as_a_column(tmp_path: P
     fixed, _ = _fix(tmp_path, MASK_MEAN)
     assert ".tolist()" not in fixed
     assert "lens = " not in fixed
-    assert "pad = torch.arange(T) >= lengths[:, None]" in fixed
+    assert "pad = torch.arange(T, device=lengths.device) >= lengths[:, None]" in fixed
     fixed, _ = _fix(tmp_path, ZIP_MEAN)
-    assert "valid = lengths[:, None] > torch.arange(x.size(1))" in fixed
+    assert "valid = lengths[:, None] > torch.arange(x.size(1), device=lengths.device)" in fixed
 
 
 def test_a_mean_over_each_rows_valid_steps_is_a_masked_mean(tmp_path: Path) -> None:
     fixed, _ = _fix(tmp_path, MASK_MEAN)
     assert (
         "n_valid = torch.where(lengths < 0, lengths + h.shape[1], lengths).clamp(0, h.shape[1])"
-        in fixed
+        ".to(h.device)" in fixed
     )
     assert "return torch.where(" in fixed
     assert ".sum(1) / n_valid.reshape(n_valid.shape + (1,) * (h.dim() - 2))" in fixed

@@ -221,7 +221,7 @@ def _row_total(
         _fill(
             cst.parse_statement(
                 f"{nv} = {t}.where(__L__ < 0, __L__ + __X__.shape[1], __L__)"
-                ".clamp(0, __X__.shape[1])\n"
+                ".clamp(0, __X__.shape[1]).to(__X__.device)\n"
             ),
             L=lens,
             X=xs,
@@ -481,10 +481,38 @@ def _mask_elt(
     left, right = elt.left, elt.comparisons[0].comparator
     col = template("__L__[:, None]", L=atom(lens))
     if isinstance(right, cst.Name) and right.value == n and _arange(ctx, left, loop):
-        return elt.with_changes(comparisons=[elt.comparisons[0].with_changes(comparator=col)])
+        return elt.with_changes(
+            left=_on_device(left, lens),  # type: ignore[arg-type]
+            comparisons=[elt.comparisons[0].with_changes(comparator=col)],
+        )
     if isinstance(left, cst.Name) and left.value == n and _arange(ctx, right, loop):
-        return elt.with_changes(left=col)
+        return elt.with_changes(
+            left=col,
+            comparisons=[elt.comparisons[0].with_changes(comparator=_on_device(right, lens))],  # type: ignore[arg-type]
+        )
     return None
+
+
+def _on_device(arange: cst.Call, lens: cst.BaseExpression) -> cst.Call:
+    """``torch.arange(T)`` made on the lengths' device (``device=lengths.device``) when it
+    names none: compared with the lengths, a tensor on another device raises (the original
+    compared with Python ints; a mask on the CPU while the lengths are on an accelerator
+    would not have worked with the data either)."""
+    if any(a.keyword is not None and a.keyword.value == "device" for a in arange.args):
+        return arange
+    dev = cst.Arg(
+        template("__L__.device", L=atom(lens)),
+        keyword=cst.Name("device"),
+        equal=cst.AssignEqual(
+            whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+        ),
+    )
+    args = list(arange.args)
+    if args:
+        args[-1] = args[-1].with_changes(
+            comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        )
+    return arange.with_changes(args=[*args, dev])
 
 
 def _arange(ctx: FixContext, e: cst.BaseExpression, loop: set[str]) -> bool:
