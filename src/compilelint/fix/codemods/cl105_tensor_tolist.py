@@ -32,6 +32,7 @@ from compilelint.fix.codemods.accumulators import key_counts
 from compilelint.fix.codemods.base import Codemod
 from compilelint.fix.codemods.cl103_tensor_item import _self_store, _store_readers
 from compilelint.fix.codemods.id_loops import element_updates
+from compilelint.fix.codemods.lengths import lengths_rewrite
 from compilelint.fix.codemods.observe import _statement, guard_group, guard_rewrite
 from compilelint.fix.codemods.operands import unpacked_elements
 from compilelint.fix.codemods.segments import segment_reduction
@@ -74,6 +75,10 @@ class TolistObservedEagerOnly(Codemod):
         pieces = segment_reduction(ctx, calls[0])
         if pieces is not None:
             return pieces
+        lengths = lengths_rewrite(ctx, calls[0])
+        if lengths is not None:
+            # `torch.stack([torch.arange(T) < n for n in lengths.tolist()])`: a mask
+            return lengths
         split = split_of(ctx, calls[0])
         seed = _statement(ctx, calls[0])
         stmt = ctx.statement(calls[0])

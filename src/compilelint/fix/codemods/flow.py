@@ -1915,10 +1915,35 @@ SIZE_REMEDY = (
 )
 
 
+# number-only parameters of selections and histograms: what keeps the shape static instead
+_NUMBER_REMEDY = {
+    "topk": (
+        ": it is `topk`'s `k`, a Python int, so the selection's size is the data's. Where the "
+        "selection is only reduced (a mean or sum over the kept entries), select them all, "
+        "`x.topk(x.shape[dim], dim)` (a static bound, sorted), and mask the ranks `>= k` with "
+        "`torch.arange(x.shape[dim]) < k_tensor` (the number kept a 0-d tensor): the same "
+        "entries, ties aside; otherwise pass `k` in from the caller, or set "
+        "`torch._dynamo.config.capture_scalar_outputs = True` (the config remedy `fix --verify` "
+        "tries)"
+    ),
+    "histc": (
+        ": `torch.histc`'s `bins`/`min`/`max` take Python numbers. With the range a 0-d tensor, "
+        "count the bins with a static shape instead: `idx = ((x - lo) * bins / (hi - lo))"
+        ".floor().clamp(0, bins - 1).long()`, `torch.zeros(bins).index_add_(0, idx, ((x >= lo) "
+        "& (x <= hi)).float())` (values outside the range not counted, as `histc` does); or "
+        "update the range outside `forward`"
+    ),
+}
+_NUMBER_REMEDY["kthvalue"] = _NUMBER_REMEDY["topk"].replace("`topk`'s `k`", "`kthvalue`'s `k`")
+
+
 def size_reason(ctx: FixContext, call: cst.Call) -> str | None:
     """The remedy text when ``call`` takes the value as a size (``torch.zeros(n, d)``,
-    ``x.new_zeros(n)``, ``x.view(n, -1)``), else None."""
+    ``x.new_zeros(n)``, ``x.view(n, -1)``) or as a number-only parameter of a selection or a
+    histogram (``x.topk(k)``, ``torch.histc(x, bins, min=lo)``), else None."""
     f = call.func
+    if isinstance(f, cst.Attribute) and f.attr.value in _NUMBER_REMEDY:
+        return _NUMBER_REMEDY[f.attr.value]
     if isinstance(f, cst.Attribute):
         if ctx.code(f.value).strip() == ctx.torch() and f.attr.value in _FACTORIES:
             return SIZE_REMEDY
