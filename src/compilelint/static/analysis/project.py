@@ -71,6 +71,9 @@ class Project(Summaries):
         self._targets: dict[tuple[str, str], tuple[FKey, int] | None] = {}  # ``_target``
         self._ref_targets: dict[tuple[str, str], tuple[FKey, int] | None] = {}
         self._wrappers: dict[FKey, list[tuple[FKey, CallSite]]] = {}  # ``decorator_wrappers``
+        # ``compute``'s edges of each function reached in its first pass (no call refuted yet):
+        # the later passes only drop the sites a refuted condition guards (``_edge_list``)
+        self._edge_memo: dict[FKey, list[tuple[FKey, bool, int]]] | None = None
         self._stars: dict[str, list[str]] = {}
         self._is_module_cache: dict[FKey, bool] = {}
         self.traced: set[FKey] = set()
@@ -271,29 +274,36 @@ class Project(Summaries):
         self._callee_breaks = None
         # Call-site sensitivity: a call under a condition on a parameter that no traced caller's
         # value satisfies is not traced; dropping it can refute more, so repeat (few rounds).
-        for _ in range(4):
-            self._reach()
-            self.link_callers()
-            dead = {
-                id(c): c
-                for key in self.traced
-                for c in self.fn(key).calls
-                if c.conds and id(c) not in self._dead_calls and self.refuted(key, c.conds)
-            }
-            if not dead:
-                break
-            self._dead_calls |= dead
+        self._edge_memo = {}
+        try:
+            for _ in range(4):
+                self._reach()
+                self.link_callers()
+                dead = {
+                    id(c): c
+                    for key in self.traced
+                    for c in self.fn(key).calls
+                    if c.conds and id(c) not in self._dead_calls and self.refuted(key, c.conds)
+                }
+                if not dead:
+                    break
+                self._dead_calls |= dead
+        finally:
+            self._edge_memo = None
 
     def _reach(self) -> None:
         traced: set[FKey] = set()
         opaque: set[FKey] = set()
         queue = deque(sorted(self.roots))
+        dead = self._dead_calls
         while queue:
             key = queue.popleft()
             if key in traced:
                 continue
             traced.add(key)
-            for callee, by_site in self._edges(key):
+            for callee, by_site, site in self._edge_list(key):
+                if site and site in dead:
+                    continue
                 if not by_site:
                     opaque.add(callee)
                 if callee not in traced and not self.opaque_to_dynamo(callee):
@@ -1390,25 +1400,44 @@ class Project(Summaries):
 
     def _edges(self, key: FKey) -> list[tuple[FKey, bool]]:
         """Callees, each with whether it is reached by a call site (whose arguments show)."""
+        dead = self._dead_calls
+        return [(k, by_site) for k, by_site, site in self._edge_list(key) if site not in dead]
+
+    def _edge_list(self, key: FKey) -> list[tuple[FKey, bool, int]]:
+        """:meth:`_edges` with the id of the call site each comes from (0: a name the function
+        mentions, a default, a decorator's wrapper); those of refuted sites may be in it, to
+        be skipped. In ``compute``, a function's edges are made once, in the first pass (when
+        no site is refuted: the later passes reach a subset of its functions), and the later
+        passes take them; elsewhere, or for a function the first pass did not reach, they are
+        made without the refuted sites (whose callees are not resolved)."""
+        memo = self._edge_memo
+        if memo is not None:
+            got = memo.get(key)
+            if got is not None:
+                return got
+        dead = self._dead_calls
         fn = self.fn(key)
-        out: list[tuple[FKey, bool]] = []
+        out: list[tuple[FKey, bool, int]] = []
         for c in fn.calls:
-            if id(c) in self._dead_calls:
+            cid = id(c)
+            if cid in dead:
                 continue
             t = self._target(key[0], c.ref)
             if t is not None:
-                out.append((t[0], True))
+                out.append((t[0], True, cid))
                 if t[0] in self._with_defaults:
-                    out.extend((d, False) for d in self.default_edges(t[0], c, t[1]))
+                    out.extend((d, False, cid) for d in self.default_edges(t[0], c, t[1]))
         for ref in fn.refs:
             t = self._ref_target(key[0], ref)
             if t is not None:
-                out.append((t[0], False))
+                out.append((t[0], False, 0))
                 if t[0] in self._with_defaults:
-                    out.extend((d, False) for d in self.default_edges(t[0]))
+                    out.extend((d, False, 0) for d in self.default_edges(t[0]))
         if key in self.roots and key in self._with_defaults:
-            out.extend((d, False) for d in self.default_edges(key))
-        out.extend((w, False) for w, _site in self.decorator_wrappers(key))
+            out.extend((d, False, 0) for d in self.default_edges(key))
+        out.extend((w, False, 0) for w, _site in self.decorator_wrappers(key))
+        if memo is not None and not dead:
+            memo[key] = out
         return out
 
     def decorator_wrappers(self, key: FKey) -> list[tuple[FKey, CallSite]]:
