@@ -13,6 +13,8 @@ from __future__ import annotations
 import glob
 import os
 import sysconfig
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -128,3 +130,51 @@ def test_must_be_heavy_hits_equal_on_installed_files() -> None:
             assert [m.span() for m in LR._certain_hits(data)] == want, path
             seen += 1
     assert seen > 50
+
+
+@pytest.mark.parametrize("all_in", [True, False])
+def test_idle_leaves_a_file_begun_on_its_text_to_its_round_when_nothing_waits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, all_in: bool
+) -> None:
+    """speed24p's package: ``heavy.py`` (refused by its text) is begun in the project phase;
+    round 0 waits for ``api.py``. When that wait has nothing left to wait for (made so here),
+    ``idle`` does not read ``heavy.py`` light: its round (after round 0's computation) does;
+    while it waits, ``idle`` reads it (the first). The same files, facts, findings, and each
+    file read light once, either way."""
+    from compilelint.static import follow as F
+    from tests.test_speed24m import _same, _scan
+    from tests.test_speed24p import _env, _Order
+
+    proj, venv = _env(tmp_path)
+    monkeypatch.setattr(engine, "POOL_BYTES", 0)
+    before = _scan(proj, venv, 2)
+    real = F._all_in
+
+    def settled(begun: Any) -> bool:
+        if not all_in:
+            return False
+        for _items, wait in begun:
+            wait._got.wait()  # the pool's result: in before the check
+        return real(begun)
+
+    monkeypatch.setattr(F, "_all_in", settled)
+    spy = _Order(monkeypatch)
+    compute = F.FollowProject.compute  # the spy's
+
+    def computed(project: F.FollowProject) -> None:
+        spy.events.append("compute")
+        compute(project)
+
+    monkeypatch.setattr(F.FollowProject, "compute", computed)
+    now = _scan(proj, venv, 2)
+    _same(before, now)
+    assert now.findings
+    assert max(spy.light.values()) == 1 and max(spy.whole.values()) == 1, (spy.light, spy.whole)
+    ev = spy.events
+    follow = ev.index("follow")
+    assert ev.index("start heavy.py") < follow, ev  # begun in the project phase
+    round0 = ev.index("compute", follow)
+    if all_in:
+        assert ev.index("light heavy.py") > round0, ev
+    else:
+        assert follow < ev.index("light heavy.py") < round0, ev
