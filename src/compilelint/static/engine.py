@@ -1409,7 +1409,9 @@ class _Scan:
         if pool is None:
             return None
         order = sorted(range(len(items)), key=lambda i: -_weight(items[i]))
-        return _Started(self, pool.map_async(_worker, [items[i] for i in order], chunksize=1), order)
+        return _Started(
+            self, pool.map_async(_worker, [items[i] for i in order], chunksize=1), order
+        )
 
     def start_call(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> Callable[[], Any] | None:
         """``fn(*args)`` (a module-level function) begun in the scan's pool when it runs, and
