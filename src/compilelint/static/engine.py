@@ -1160,6 +1160,25 @@ def _quiet_pool() -> type[Any]:
     return QuietPool
 
 
+class _Started:
+    """Files begun in a scan's pool (:meth:`_Scan.start_files`): called, it waits for their
+    facts (in the items' order); ``ready`` says, without waiting, whether all are in."""
+
+    def __init__(self, scan: _Scan, got: Any, order: list[int]) -> None:
+        self._scan, self._got, self._order = scan, got, order
+
+    def ready(self) -> bool:
+        return bool(self._got.ready())
+
+    def __call__(self) -> list[FileFacts]:
+        slots: list[FileFacts | None] = [None] * len(self._order)
+        for i, (f, blob) in zip(self._order, self._got.get()):
+            slots[i] = f
+            if blob is not None:
+                self._scan._blobs[id(f)] = (f, blob)
+        return [f for f in slots if f is not None]
+
+
 def _is_installed(r: Resolver | None, m: str) -> bool:
     return r is not None and r.find(m) is not None
 
@@ -1397,17 +1416,9 @@ class _Scan:
         if pool is None:
             return None
         order = sorted(range(len(items)), key=lambda i: -_weight(items[i]))
-        got = pool.imap(_worker, [items[i] for i in order], chunksize=1)
-
-        def wait() -> list[FileFacts]:
-            slots: list[FileFacts | None] = [None] * len(items)
-            for i, (f, blob) in zip(order, got):
-                slots[i] = f
-                if blob is not None:
-                    self._blobs[id(f)] = (f, blob)
-            return [f for f in slots if f is not None]
-
-        return wait
+        return _Started(
+            self, pool.map_async(_worker, [items[i] for i in order], chunksize=1), order
+        )
 
     def start_call(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> Callable[[], Any] | None:
         """``fn(*args)`` (a module-level function) begun in the scan's pool when it runs, and

@@ -71,6 +71,13 @@ class Project(Summaries):
         self._targets: dict[tuple[str, str], tuple[FKey, int] | None] = {}  # ``_target``
         self._ref_targets: dict[tuple[str, str], tuple[FKey, int] | None] = {}
         self._wrappers: dict[FKey, list[tuple[FKey, CallSite]]] = {}  # ``decorator_wrappers``
+        # ``compute``'s edges of each function reached in its first pass (no call refuted yet):
+        # the later passes only drop the sites a refuted condition guards (``_edge_list``)
+        self._edge_memo: dict[FKey, list[tuple[FKey, bool, int]]] | None = None
+        # and, likewise, each traced function's call sites with their callees
+        # (``_call_targets``) and those under a condition (``_cond_sites``)
+        self._site_memo: dict[FKey, list[tuple[CallSite, FKey, int]]] | None = None
+        self._cond_memo: dict[FKey, list[CallSite]] | None = None
         self._stars: dict[str, list[str]] = {}
         self._is_module_cache: dict[FKey, bool] = {}
         self.traced: set[FKey] = set()
@@ -271,29 +278,46 @@ class Project(Summaries):
         self._callee_breaks = None
         # Call-site sensitivity: a call under a condition on a parameter that no traced caller's
         # value satisfies is not traced; dropping it can refute more, so repeat (few rounds).
-        for _ in range(4):
-            self._reach()
-            self.link_callers()
-            dead = {
-                id(c): c
-                for key in self.traced
-                for c in self.fn(key).calls
-                if c.conds and id(c) not in self._dead_calls and self.refuted(key, c.conds)
-            }
-            if not dead:
-                break
-            self._dead_calls |= dead
+        self._edge_memo, self._site_memo, self._cond_memo = {}, {}, {}
+        try:
+            for _ in range(4):
+                self._reach()
+                self.link_callers()
+                dead = {
+                    id(c): c
+                    for key in self.traced
+                    for c in self._cond_sites(key)
+                    if id(c) not in self._dead_calls and self.refuted(key, c.conds)
+                }
+                if not dead:
+                    break
+                self._dead_calls |= dead
+        finally:
+            self._edge_memo = self._site_memo = self._cond_memo = None
+
+    def _cond_sites(self, key: FKey) -> list[CallSite]:
+        """The call sites of ``key`` under a condition (once per ``compute``)."""
+        memo = self._cond_memo
+        got = memo.get(key) if memo is not None else None
+        if got is None:
+            got = [c for c in self.fn(key).calls if c.conds]
+            if memo is not None:
+                memo[key] = got
+        return got
 
     def _reach(self) -> None:
         traced: set[FKey] = set()
         opaque: set[FKey] = set()
         queue = deque(sorted(self.roots))
+        dead = self._dead_calls
         while queue:
             key = queue.popleft()
             if key in traced:
                 continue
             traced.add(key)
-            for callee, by_site in self._edges(key):
+            for callee, by_site, site in self._edge_list(key):
+                if site and site in dead:
+                    continue
                 if not by_site:
                     opaque.add(callee)
                 if callee not in traced and not self.opaque_to_dynamo(callee):
@@ -304,13 +328,11 @@ class Project(Summaries):
     def link_callers(self) -> None:
         """Index every traced call site by its callee (the argument values summaries read)."""
         callers: dict[FKey, list[tuple[str, CallSite, int]]] = {}
-        for key in sorted(self.traced):
-            for c in self.fn(key).calls:
-                if id(c) in self._dead_calls:
-                    continue
-                t = self._target(key[0], c.ref)
-                if t is not None and t[0] in self.traced:
-                    callers.setdefault(t[0], []).append((key[0], c, t[1]))
+        traced, dead = self.traced, self._dead_calls
+        for key in sorted(traced):
+            for c, callee, implicit in self._call_targets(key):
+                if callee in traced and id(c) not in dead:
+                    callers.setdefault(callee, []).append((key[0], c, implicit))
         self.callers = callers
         self._param_values = {}
         self._init_summaries()
@@ -1475,27 +1497,67 @@ class Project(Summaries):
                 out.append(t[0])
         return out
 
-    def _edges(self, key: FKey) -> list[tuple[FKey, bool]]:
-        """Callees, each with whether it is reached by a call site (whose arguments show)."""
-        fn = self.fn(key)
-        out: list[tuple[FKey, bool]] = []
-        for c in fn.calls:
-            if id(c) in self._dead_calls:
+    def _call_targets(self, key: FKey) -> list[tuple[CallSite, FKey, int]]:
+        """``key``'s call sites that resolve, each with its callee and implicit leading
+        arguments (:meth:`_target`); made once per ``compute`` as :meth:`_edge_list`'s edges
+        are (refuted sites may be in it, to be skipped)."""
+        memo = self._site_memo
+        if memo is not None:
+            got = memo.get(key)
+            if got is not None:
+                return got
+        dead = self._dead_calls
+        out: list[tuple[CallSite, FKey, int]] = []
+        for c in self.fn(key).calls:
+            if id(c) in dead:
                 continue
             t = self._target(key[0], c.ref)
             if t is not None:
-                out.append((t[0], True))
+                out.append((c, t[0], t[1]))
+        if memo is not None and not dead:
+            memo[key] = out
+        return out
+
+    def _edges(self, key: FKey) -> list[tuple[FKey, bool]]:
+        """Callees, each with whether it is reached by a call site (whose arguments show)."""
+        dead = self._dead_calls
+        return [(k, by_site) for k, by_site, site in self._edge_list(key) if site not in dead]
+
+    def _edge_list(self, key: FKey) -> list[tuple[FKey, bool, int]]:
+        """:meth:`_edges` with the id of the call site each comes from (0: a name the function
+        mentions, a default, a decorator's wrapper); those of refuted sites may be in it, to
+        be skipped. In ``compute``, a function's edges are made once, in the first pass (when
+        no site is refuted: the later passes reach a subset of its functions), and the later
+        passes take them; elsewhere, or for a function the first pass did not reach, they are
+        made without the refuted sites (whose callees are not resolved)."""
+        memo = self._edge_memo
+        if memo is not None:
+            got = memo.get(key)
+            if got is not None:
+                return got
+        dead = self._dead_calls
+        fn = self.fn(key)
+        out: list[tuple[FKey, bool, int]] = []
+        for c in fn.calls:
+            cid = id(c)
+            if cid in dead:
+                continue
+            t = self._target(key[0], c.ref)
+            if t is not None:
+                out.append((t[0], True, cid))
                 if t[0] in self._with_defaults:
-                    out.extend((d, False) for d in self.default_edges(t[0], c, t[1]))
+                    out.extend((d, False, cid) for d in self.default_edges(t[0], c, t[1]))
         for ref in fn.refs:
             t = self._ref_target(key[0], ref)
             if t is not None:
-                out.append((t[0], False))
+                out.append((t[0], False, 0))
                 if t[0] in self._with_defaults:
-                    out.extend((d, False) for d in self.default_edges(t[0]))
+                    out.extend((d, False, 0) for d in self.default_edges(t[0]))
         if key in self.roots and key in self._with_defaults:
-            out.extend((d, False) for d in self.default_edges(key))
-        out.extend((w, False) for w, _site in self.decorator_wrappers(key))
+            out.extend((d, False, 0) for d in self.default_edges(key))
+        out.extend((w, False, 0) for w, _site in self.decorator_wrappers(key))
+        if memo is not None and not dead:
+            memo[key] = out
         return out
 
     def decorator_wrappers(self, key: FKey) -> list[tuple[FKey, CallSite]]:
