@@ -174,7 +174,11 @@ class SkippedModuleCall(Check):
         q = self.qualify(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
         if q is not None and q in _LAYOUTS:
             return _LAYOUTS[q], NO_TAINT
-        if isinstance(func, cst.Attribute) and func.attr.value in _LAYOUTS and q is None:
+        if (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in _LAYOUTS
+            and (q is None or not q.startswith("torch."))
+        ):
             recv = self.taint(func.value)
             if recv:
                 return _LAYOUTS[func.attr.value], recv
@@ -242,7 +246,8 @@ class SkippedModuleCall(Check):
             and not any(a.star for a in node.args)
         ):
             recv = self.taint(func.value)
-            if recv and self.qualify(func) is None:
+            q = self.qualify(func)
+            if recv and (q is None or not q.startswith("torch.")):
                 self.report(node, requires=recv, func=f"Tensor.{func.attr.value}")
                 return
         if isinstance(func, cst.Name):
