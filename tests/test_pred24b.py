@@ -152,3 +152,17 @@ class M(nn.Module):
         return self.fc(x) + len(str(type(g)))
 """
     assert predicted_break_lines(tmp_path, src, SPEC) == set()
+
+
+def test_the_generator_state_restore_is_no_observation(tmp_path: Path) -> None:
+    """CL205's codemod runs a call that only observes in eager only; ``set_rng_state`` sets
+    the generator's next draws (paired noise): no fix, for either call."""
+    from compilelint.config import Config
+    from compilelint.fix.engine import run_fixes
+
+    src, _want, _spec = _case("rng_state")
+    work = tmp_path / "m.py"
+    work.write_text(src, encoding="utf-8")
+    res = run_fixes([str(work)], Config(select=("CL205",), cache=False), unsafe=True)
+    assert not res.changes
+    assert [r.status for r in res.records] == ["no-fix", "no-fix"]
