@@ -33,7 +33,8 @@ record) and ``--fail-on never``; following into installed packages as by default
 - ``dev3b`` and ``dev3r`` (round 19): new development models written for the prediction (breaks,
   recompiles), in ``fix_corpus_<set>/``; labels in ``fix_corpus_predict_<set>.json``, written by
   ``--write-labels`` (``fix_corpus.observe`` on every model of the folder: the dynamic stage on the
-  installed torch is the oracle).
+  installed torch is the oracle). ``dev3d`` (round 20, pred24b): the same for new break forms
+  (scipy, sparse, nested tensors, host round-trips, dynamic-shape ops, training-time calls).
 
 ``--relabel`` scores against labels made now, by today's dynamic stage on the installed torch
 (``fix_corpus.observe``, what ``fix_corpus.py`` records as ``observed_lines``), instead of the
@@ -86,7 +87,7 @@ DEV_LABELS = HERE / "fix_corpus_dev_fresh_base_torch2.13.json"
 HELDOUT = ("", "2", "3", "4", "5")
 SPLIT = ("dev2", "held2")  # the other fix-corpus models, split before tuning on them
 HELD = frozenset({"heldout", "held2"})
-NEW = ("dev3b", "dev3r")  # development sets with a folder of their own, labelled by --write-labels
+NEW = ("dev3b", "dev3r", "dev3d")  # development sets with a folder of their own, labelled by --write-labels
 RECOMPILE_EXTRA = frozenset({"CL501", "CL507"})  # module state torch guards on
 
 

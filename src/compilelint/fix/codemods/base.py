@@ -155,7 +155,8 @@ def not_compiling(test: cst.BaseExpression) -> bool:
 
 def mutating_call(node: cst.Call) -> bool:
     """An in-place tensor method, ``append``/``extend``/``insert``/``pop``/``update``,
-    ``backward``, or ``print``/``next``/``setattr``/... ."""
+    ``backward``, ``set_rng_state`` (the generator's next draws), or
+    ``print``/``next``/``setattr``/... ."""
     f = node.func
     if isinstance(f, cst.Attribute):
         a = f.attr.value
@@ -166,6 +167,7 @@ def mutating_call(node: cst.Call) -> bool:
             "pop",
             "update",
             "backward",
+            "set_rng_state",
         )
     return isinstance(f, cst.Name) and f.value in _MUTATORS
 

@@ -12,6 +12,13 @@ _OPS = frozenset(
 )
 
 
+# Functions outside ``torch.<name>`` whose aten operator torch tags ``dynamic_output_shape``
+# (torch 2.13: GB0036 "Dynamic shape operator", on every device): least squares (its residuals'
+# shape depends on the rank), and one-hot encoding without ``num_classes`` (the largest label).
+_QUALIFIED = frozenset({"torch.linalg.lstsq"})
+_ONE_HOT = frozenset({"torch.nn.functional.one_hot"})
+
+
 def _kw(node: cst.Call, name: str) -> cst.Arg | None:
     for a in node.args:
         if a.keyword is not None and a.keyword.value == name:
@@ -24,6 +31,22 @@ class DataDependentOutputShape(Check):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in ("lstsq", "one_hot"):
+            q = self.qualify(func)
+            if q in _QUALIFIED and not any(a.star for a in node.args):
+                self.report(node, op=q)
+                return
+            if q in _ONE_HOT:
+                self._one_hot(node, q)
+                return
+        if isinstance(func, cst.Name) and func.value in ("lstsq", "one_hot"):
+            q = self.qualify(func)
+            if q in _QUALIFIED and not any(a.star for a in node.args):
+                self.report(node, op=q)
+                return
+            if q in _ONE_HOT:
+                self._one_hot(node, q)
+                return
         if isinstance(func, cst.Name):
             q = self.qualify(func)
             if q is not None and q.startswith("torch.") and q.count(".") == 1:
@@ -43,6 +66,25 @@ class DataDependentOutputShape(Check):
             self._function(node, name)
         else:
             self._method(node, func, name)
+
+    def _one_hot(self, node: cst.Call, q: str) -> None:
+        """``F.one_hot(labels)``: the number of classes is the largest label plus one unless
+        ``num_classes`` is given (a second positional argument or the keyword, not ``-1``)."""
+        if any(a.star for a in node.args):
+            return
+        pos = [a for a in node.args if a.keyword is None]
+        given = _kw(node, "num_classes")
+        n = given.value if given is not None else pos[1].value if len(pos) > 1 else None
+        if n is not None and not (
+            isinstance(n, cst.UnaryOperation)
+            and isinstance(n.operator, cst.Minus)
+            and isinstance(n.expression, cst.Integer)
+        ):
+            return
+        if pos:
+            taint = self.taint(pos[0].value)
+            if taint:
+                self.report(node, requires=taint, op=q)
 
     def _function(self, node: cst.Call, name: str) -> None:
         args = node.args

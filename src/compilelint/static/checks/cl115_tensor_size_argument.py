@@ -18,7 +18,10 @@ _SIZE_METHODS = frozenset({"view", "reshape", "expand", "repeat"})
 _NEW_METHODS = frozenset({"new_zeros", "new_ones", "new_empty"})
 _NEW_FIRST = frozenset({"new_full"})
 # positions of sizes in other methods
-_POSITIONS: dict[str, tuple[int, ...]] = {"narrow": (1, 2)}
+_POSITIONS: dict[str, tuple[int, ...]] = {"narrow": (1, 2), "tensor_split": (0,)}
+# torch functions whose second positional argument (or a keyword) holds sizes or split points:
+# `torch.tensor_split(x, t)` reads a tensor `t`'s values (GB0033, "Data dependent operator")
+_SECOND = {"tensor_split": ("indices", "sections", "tensor_indices_or_sections")}
 
 
 class TensorSizeArgument(Check):
@@ -35,6 +38,11 @@ class TensorSizeArgument(Check):
                 sizes = [a.value for a in pos]
             elif name in _FIRST_ONLY:
                 sizes = [pos[0].value] if pos else []
+            elif name in _SECOND:
+                sizes = [pos[1].value] if len(pos) > 1 else []
+                sizes += [
+                    a.value for a in node.args if a.keyword and a.keyword.value in _SECOND[name]
+                ]
             else:
                 return
             sizes += [a.value for a in node.args if a.keyword and a.keyword.value == "size"]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from compilelint.static.analysis import values as V
+from compilelint.static.analysis.facts import NO_TAINT, Taint
+from compilelint.static.analysis.walker import FileWalker, Scope
 from compilelint.static.checks.base import Check
 
 # Each verified to break the graph on torch 2.13 (see the rule's catalogue entry). Functions
@@ -111,8 +113,39 @@ SKIPPED = frozenset(
         "torch.nn.utils.rnn.pack_sequence",
         "torch.sparse_coo_tensor",
         "torch.sparse_csr_tensor",
+        # nested tensors: the constructor does not run on fake tensors (GB0090, "Operator does
+        # not support running with fake tensors"); the nested tensor it makes then reaches the
+        # resume function, which cannot take it either (GB0016)
+        "torch.nested.nested_tensor",
+        "torch.nested.as_nested_tensor",
+        # the CPU generator's state (GB0007: C functions dynamo marks as skipped)
+        "torch.get_rng_state",
+        "torch.set_rng_state",
+        "torch.random.get_rng_state",
+        "torch.random.set_rng_state",
+        # a checkpointed Sequential (GB0007; `checkpoint` itself is traced)
+        "torch.utils.checkpoint.checkpoint_sequential",
+        # autograd's functional API takes a Python callable torch cannot put in a graph
+        # (GB0055, "Failed to convert args/kwargs to proxy"; `torch.func` is traced)
+        "torch.autograd.functional.jacobian",
+        "torch.autograd.functional.hessian",
+        "torch.autograd.functional.vjp",
     }
 )
+# Tensor methods dynamo cannot trace, on a tensor: a sparse copy (GB0277, "Attempted to wrap
+# sparse Tensor with VariableTracker") and per-element Python callables (GB0055).
+_METHODS = frozenset({"to_sparse", "apply_", "map_"})
+# Calls making a tensor of a layout dynamo cannot wrap (sparse, strided nested): the call
+# itself breaks, and the resume function that follows gets the tensor as an input, which it
+# cannot wrap either (GB0015 "Attempted to wrap sparse Tensor", GB0016 "... strided
+# NestedTensor"): its first use breaks the graph again.
+_LAYOUTS = {
+    "torch.sparse_coo_tensor": "sparse",
+    "torch.sparse_csr_tensor": "sparse",
+    "to_sparse": "sparse",
+    "torch.nested.nested_tensor": "nested",
+    "torch.nested.as_nested_tensor": "nested",
+}
 # Lock types: ``with <lock>:`` is a context manager dynamo does not support (GB0142).
 _LOCKS = frozenset(
     {"threading.Lock", "threading.RLock", "threading.Semaphore", "threading.Condition"}
@@ -126,8 +159,97 @@ _BUILTINS = frozenset({"open", "input"})
 class SkippedModuleCall(Check):
     CODE = "CL205"
 
+    def __init__(self, walker: FileWalker) -> None:
+        super().__init__(walker)
+        # names bound to a sparse or nested tensor (the kind, the call that made it and the
+        # taint its finding requires), per scope like ScopedNames
+        self._layouts: dict[Scope, dict[str, tuple[str, str, Taint]]] = {}
+        self._made_in: object = None  # the statement that bound the latest one
+
+    def _layout_call(self, e: cst.BaseExpression) -> tuple[str, Taint] | None:
+        """The layout of the tensor a call makes (and the taint its report requires)."""
+        if not isinstance(e, cst.Call) or any(a.star for a in e.args):
+            return None
+        func = e.func
+        q = self.qualify(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
+        if q is not None and q in _LAYOUTS:
+            return _LAYOUTS[q], NO_TAINT
+        if (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in _LAYOUTS
+            and (q is None or not q.startswith("torch."))
+        ):
+            recv = self.taint(func.value)
+            if recv:
+                return _LAYOUTS[func.attr.value], recv
+        return None
+
+    def _layout_of(self, name: str) -> tuple[str, str, Taint] | None:
+        s = self.w.scope
+        while s is not None:
+            got = self._layouts.get(s)
+            if got is not None and name in got:
+                return got[name]
+            if name in s.env:
+                return None
+            s = s.parent
+        return None
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        made = self._layout_call(node.value)
+        for t in node.targets:
+            if isinstance(t.target, cst.Name):
+                table = self._layouts.setdefault(self.w.scope, {})
+                if made is None:
+                    table.pop(t.target.value, None)
+                else:
+                    table[t.target.value] = (made[0], self.code(node.value, 40), made[1])
+                    self._made_in = self.w.current_stmt
+
+    def _resumed_use(self, node: cst.CSTNode, operands: list[cst.BaseExpression]) -> None:
+        """Report the first use of a sparse or nested tensor made by a breaking call earlier in
+        the function: the resume function receives it and cannot wrap it."""
+        if self.w.current_stmt is self._made_in:
+            return  # `s = s.to_sparse()`: the statement that makes it
+        for e in operands:
+            if not isinstance(e, cst.Name):
+                continue
+            held = self._layout_of(e.value)
+            if held is None:
+                continue
+            kind, made, requires = held
+            for table in self._layouts.values():
+                table.pop(e.value, None)
+            self.report(
+                node,
+                requires=requires,
+                func=(
+                    f"{self.code(node, 40)} with {e.value} (a {kind} tensor from {made}: "
+                    "the resume function after that break gets it and cannot wrap it)"
+                ),
+            )
+            return
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        self._resumed_use(node, [node.left, node.right])
+
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
+        if self._layouts:
+            operands = [a.value for a in node.args]
+            if isinstance(func, cst.Attribute):
+                operands.append(func.value)
+            self._resumed_use(node, operands)
+        if (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in _METHODS
+            and not any(a.star for a in node.args)
+        ):
+            recv = self.taint(func.value)
+            q = self.qualify(func)
+            if recv and (q is None or not q.startswith("torch.")):
+                self.report(node, requires=recv, func=f"Tensor.{func.attr.value}")
+                return
         if isinstance(func, cst.Name):
             name = func.value
             if name in _BUILTINS:

@@ -10,6 +10,17 @@ from compilelint.static.checks.base import Check
 _NEW_VALUE = (cst.Call, cst.BinaryOperation, cst.UnaryOperation)
 
 
+def _tensor_copy(e: cst.BaseExpression) -> bool:
+    """``<x>.detach()`` / ``<x>.clone()`` (or a chain ending in one): only tensors have both."""
+    return (
+        isinstance(e, cst.Call)
+        and isinstance(e.func, cst.Attribute)
+        and e.func.attr.value in ("detach", "clone")
+        and isinstance(e.func.value, (cst.Call, cst.Attribute))
+        and not e.args
+    )
+
+
 class RequiresGradChange(Check):
     CODE = "CL502"
 
@@ -24,6 +35,9 @@ class RequiresGradChange(Check):
         # (function, name) -> requires_grad_() calls not differentiated (yet)
         self._grad_pending: dict[tuple[str, str], list[cst.Call]] = {}
         self._reported: set[int] = set()
+        # (function, name) -> requires_grad_() calls before a `.backward()`, reported when the
+        # name is read after it
+        self._after_backward: dict[tuple[str, str], list[cst.Call]] = {}
 
     def _is_intermediate(self, recv: cst.BaseExpression) -> bool:
         if isinstance(recv, _NEW_VALUE):
@@ -38,6 +52,17 @@ class RequiresGradChange(Check):
         if self.qualify(func) == "torch.autograd.grad":
             self._differentiated(node)
             return
+        if (
+            isinstance(func, cst.Attribute)
+            and func.attr.value == "backward"
+            and self.taint(func.value)
+        ):
+            self._backward()
+            return
+        if self._after_backward:
+            for a in node.args:
+                if isinstance(a.value, cst.Name):
+                    self._read_after_backward(a.value.value)
         if isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_":
             # On an input or a parameter it always breaks (GB0125); on a tensor computed in the
             # region only when it reaches the output (GB8985), which is not decided here.
@@ -116,6 +141,41 @@ class RequiresGradChange(Check):
                 taint = self.taint(recv)
                 if taint:
                     self.report(call, requires=taint, expr=self.code(call))
+
+    def _backward(self) -> None:
+        """``loss.backward()`` breaks the graph (GB0123, CL504): a ``t`` given
+        ``requires_grad_()`` here (at this loop depth) that is read after it is an output of
+        the graph before the break, which torch refuses (GB8985 at the ``requires_grad_()``)."""
+        fn = self.w.func
+        if fn is None:
+            return
+        for (qual, name), calls in list(self._grad_pending.items()):
+            if qual != fn.qual:
+                continue
+            kept = [c for c in calls if self._depth.get(id(c)) == self.w.loop_depth]
+            if kept:
+                self._after_backward.setdefault((qual, name), []).extend(kept)
+
+    def _read_after_backward(self, name: str) -> None:
+        fn = self.w.func
+        if fn is None:
+            return
+        for call in self._after_backward.pop((fn.qual, name), []):
+            if id(call) in self._reported:
+                continue
+            self._reported.add(id(call))
+            recv = call.func.value  # type: ignore[attr-defined]
+            if _tensor_copy(recv):
+                # `w.detach().clone()`: a tensor whatever `w` is (a module's weight too)
+                self.report(call, expr=self.code(call))
+                continue
+            taint = self.taint(recv)
+            if taint:
+                self.report(call, requires=taint, expr=self.code(call))
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if self._after_backward and isinstance(node.value, cst.Name):
+            self._read_after_backward(node.value.value)
 
     def visit_Return(self, node: cst.Return) -> None:
         fn = self.w.func
