@@ -2205,6 +2205,20 @@ def _module_literals(tree: ast.Module) -> dict[str, Any]:
             out[t.id] = ast.literal_eval(v)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             continue
+    for st in tree.body:
+        # a class attribute bound in the class body (`num_calls = 0`): `Cls.num_calls`
+        if isinstance(st, ast.ClassDef) and count.get(st.name) is None:
+            for a in st.body:
+                if (
+                    isinstance(a, ast.Assign)
+                    and len(a.targets) == 1
+                    and isinstance(a.targets[0], ast.Name)
+                ):
+                    try:
+                        out[f"{st.name}.{a.targets[0].id}"] = ast.literal_eval(a.value)
+                    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                        continue
+                    count[f"{st.name}.{a.targets[0].id}"] = 1
     return {k: v for k, v in out.items() if count.get(k) == 1}
 
 
@@ -2227,8 +2241,9 @@ def global_state(
     function reads and then changes: a name it declares ``global`` and stores (``STEP += 1``,
     ``STEP = STEP + 1``, ``WARNED = True`` after ``if not WARNED:``), or an item of a
     module-level dict with a constant key (``STATE["warned"] = True`` after ``if not
-    STATE["warned"]:``), the stored value another than the one read: a counter, or a literal
-    other than the module's. dynamo guards a global's value where traced code first reads it
+    STATE["warned"]:``), or an attribute of a module-level class bound in its body
+    (``Tracker.num_calls += 1``), the stored value another than the one read: a counter, or a
+    literal other than the module's. dynamo guards a global's value where traced code first reads it
     (torch 2.13: ``G['_STEP'] == 0  # _STEP += 1``, ``G['_STATE']['warned'] == False``): the
     value lives across the calls, so the next call recompiles (once: automatic dynamic makes
     an int symbolic, a flag keeps its new value)."""
@@ -2242,6 +2257,9 @@ def global_state(
     def subject(e: ast.AST) -> tuple[str, Any] | None:
         if isinstance(e, ast.Name) and e.id in declared and e.id in names:
             return e.id, None
+        if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name):
+            k = f"{e.value.id}.{e.attr}"
+            return (k, None) if k in names else None
         return _global_item(e, names)
 
     def initial(k: tuple[str, Any]) -> Any:
@@ -2272,7 +2290,7 @@ def global_state(
             k = subject(n)
             if k is not None:
                 reads[k] = min(reads.get(k, n.lineno), n.lineno)
-        elif isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load):
+        elif isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.ctx, ast.Load):
             k = subject(n)
             if k is not None:
                 reads[k] = min(reads.get(k, n.lineno), n.lineno)
@@ -2281,7 +2299,10 @@ def global_state(
         read = reads.get(k)
         if read is None or read > line:
             continue  # stored before any read: nothing guarded the old value
-        text = f"G[{k[0]!r}]" + ("" if k[1] is None else f"[{k[1]!r}]")
+        owner, _, attr = k[0].partition(".")
+        text = f"G[{owner!r}]" + (f".{attr}" if attr else "") + (
+            "" if k[1] is None else f"[{k[1]!r}]"
+        )
         guard = (
             f"not ___dict_contains({k[1]!r}, G[{k[0]!r}])"
             if initial(k) is _MISSING
