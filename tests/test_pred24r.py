@@ -171,5 +171,9 @@ def test_global_state_rows() -> None:
     assert fn is not None
     got = global_state(fn, tree)
     assert got == [
-        ("_STATE['warned']", line_of(src, 'if not _STATE["warned"]:'), "G['_STATE']['warned'] == False")
+        (
+            "_STATE['warned']",
+            line_of(src, 'if not _STATE["warned"]:'),
+            "G['_STATE']['warned'] == False",
+        )
     ]

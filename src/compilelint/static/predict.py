@@ -2300,8 +2300,8 @@ def global_state(
         if read is None or read > line:
             continue  # stored before any read: nothing guarded the old value
         owner, _, attr = k[0].partition(".")
-        text = f"G[{owner!r}]" + (f".{attr}" if attr else "") + (
-            "" if k[1] is None else f"[{k[1]!r}]"
+        text = (
+            f"G[{owner!r}]" + (f".{attr}" if attr else "") + ("" if k[1] is None else f"[{k[1]!r}]")
         )
         guard = (
             f"not ___dict_contains({k[1]!r}, G[{k[0]!r}])"
@@ -2352,8 +2352,11 @@ def _torch_submodules(cls: ast.ClassDef | None) -> dict[str, str]:
     """``self.<name>`` -> the ``torch.nn`` class ``__init__`` builds it from (``nn.Dropout``)."""
     out: dict[str, str] = {}
     init = next(
-        (n for n in (cls.body if cls else ()) if isinstance(n, ast.FunctionDef)
-         and n.name == "__init__"),
+        (
+            n
+            for n in (cls.body if cls else ())
+            if isinstance(n, ast.FunctionDef) and n.name == "__init__"
+        ),
         None,
     )
     for n in ast.walk(init) if init is not None else ():
@@ -2392,7 +2395,7 @@ def submodule_state(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[st
             continue
         k = ast_dotted(target) or ""
         if k.startswith("self.") and k.count(".") >= 2:
-            changed[k] = min(changed.get(k, n.lineno), n.lineno)
+            changed[k] = min(changed.get(k, target.lineno), target.lineno)
     out: list[tuple[str, int]] = []
     for k, line in sorted(changed.items(), key=lambda kv: kv[1]):
         reads = [
