@@ -2340,12 +2340,9 @@ def _numeric_expr(e: ast.AST) -> bool:
 # torch.nn modules whose forward hands an attribute to a functional op that needs it as a
 # constant (guards.SPECIALIZING_OPS: ``F.dropout(input, self.p, ...)``): after automatic
 # dynamic made a changed value symbolic, that op specialises it again, in torch's file
-_SPECIALIZED_ATTRS: dict[str, frozenset[str]] = {
-    **dict.fromkeys(
-        ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout"), frozenset({"p"})
-    ),
-    **dict.fromkeys(("LayerNorm", "GroupNorm"), frozenset({"eps"})),
-}
+_SPECIALIZED_ATTRS: dict[str, frozenset[str]] = dict.fromkeys(
+    ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout"), frozenset({"p"})
+)
 
 
 def _torch_submodules(cls: ast.ClassDef | None) -> dict[str, str]:
