@@ -774,6 +774,11 @@ class _Entry:
         p = self.params.get(name)
         if p is not None and not p.used and not name.startswith("self."):
             return None  # never read: dynamo installed no guard on it
+        if old[0] == "T" and new[0] != "T":
+            # the tensor guard checks the argument's type before the frame runs (torch 2.13:
+            # `expected type of 'mask' to be a tensor type, but found <class 'NoneType'>`):
+            # no user line, the `def`; the other way round the guard is the read's (`is None`)
+            return f"{_TYPE_GUARD}'{name}' to be a tensor type, but found {_type_name(new)}"
         if old[0] == "N" or new[0] == "N":
             return f"{name} is None" if old[0] == "N" else f"{name} is not None"
         if old[0] == "T" and new[0] == "T":
@@ -845,6 +850,15 @@ class _Entry:
         if old[0] != new[0]:
             return f"type({name}) is the type seen when compiling"
         return f"{name} == {_fmt(old[1])}"
+
+
+_TYPE_GUARD = "expected type of "  # a tensor input's type guard (torch 2.13's wording)
+
+
+def _type_name(v: Abstract) -> str:
+    return {"N": "NoneType", "I": "int", "F": "float", "L": "list", "D": "dict"}.get(
+        v[0], "another type"
+    )
 
 
 _KEY_SEP = "\x00"  # between a dict-key guard's text and the key (split off where it is placed)
@@ -1122,7 +1136,7 @@ def _kind_of(subject: str, guard: str) -> str:
         return "state"
     if guard.startswith("tensor "):
         return "tensor"
-    if " is None" in guard or " is not None" in guard:
+    if " is None" in guard or " is not None" in guard or guard.startswith(_TYPE_GUARD):
         return "none"
     if re.search(r"== '", guard) or guard.endswith(("True", "False")):
         return "string"
@@ -1285,7 +1299,7 @@ def predict_recompiles(
                     )
                 )
                 continue
-        if guard.startswith("tensor '") or f"{base}.size()" in guard:
+        if guard.startswith(("tensor '", _TYPE_GUARD)) or f"{base}.size()" in guard:
             # a guard on a tensor input (its size, dtype, rank, a symbolic size's range) is
             # checked before the frame runs: torch names no user line, only the frame's `def`
             at, line = path, def_line
@@ -1373,6 +1387,11 @@ def predict_recompiles(
             fix = _FIX["tensor"].replace("(x, dim)", f"({base}, {m.group(1) if m else 'dim'})")
         elif kind == "none":
             reason = f"`{base}` is `None` in some calls and a tensor in others"
+            if guard.startswith(_TYPE_GUARD):
+                reason += (
+                    ": a tensor first, so its tensor guard fails on the type before the frame "
+                    "runs (reported at the `def`)"
+                )
             fix = _FIX["none"]
         else:
             reason = f"`{base}` is a Python constant torch guards on; each new value recompiles"
@@ -2021,6 +2040,8 @@ def predict(
     )
     if len(calls) > 1:
         recs.extend(_flag_recompiles(project, entry, keys, recs))
+        recs.extend(_global_state_recompiles(project, keyset, recs))
+        recs.extend(_submodule_state_recompiles(project, entry, keyset, recs, len(calls)))
         if not _shapes_change(calls):
             # a call that brings another size fails the input's tensor guard first: torch
             # reports that one (at the `def`), not the dict's (checked: a cache keyed by length)
@@ -2157,6 +2178,330 @@ def float_state(
             if a in floats and all(o[0] != a for o in out):
                 line = first_read_line(tree, a, getattr(sub, "lineno", m.lineno), every_path=False)
                 out.append((a, line, qual))
+    return out
+
+
+def _module_literals(tree: ast.Module) -> dict[str, Any]:
+    """The module-level names bound once at the top level of ``tree``, to a literal or a dict
+    of literals with constant keys (``_STEP = 0``, ``_STATE = {"warned": False}``): by name,
+    the value (a dict as a ``dict``)."""
+    count: dict[str, int] = {}
+    out: dict[str, Any] = {}
+    for st in tree.body:
+        tgts: list[ast.expr] = []
+        if isinstance(st, ast.Assign):
+            tgts = list(st.targets)
+        elif isinstance(st, (ast.AugAssign, ast.AnnAssign)):
+            tgts = [st.target]
+        for t in tgts:
+            if isinstance(t, ast.Name):
+                count[t.id] = count.get(t.id, 0) + 1
+        if not isinstance(st, ast.Assign) or len(st.targets) != 1:
+            continue
+        t, v = st.targets[0], st.value
+        if not isinstance(t, ast.Name):
+            continue
+        try:
+            out[t.id] = ast.literal_eval(v)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            continue
+    for st in tree.body:
+        # a class attribute bound in the class body (`num_calls = 0`): `Cls.num_calls`
+        if isinstance(st, ast.ClassDef) and count.get(st.name) is None:
+            for a in st.body:
+                if (
+                    isinstance(a, ast.Assign)
+                    and len(a.targets) == 1
+                    and isinstance(a.targets[0], ast.Name)
+                ):
+                    try:
+                        out[f"{st.name}.{a.targets[0].id}"] = ast.literal_eval(a.value)
+                    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                        continue
+                    count[f"{st.name}.{a.targets[0].id}"] = 1
+    return {k: v for k, v in out.items() if count.get(k) == 1}
+
+
+def _global_item(e: ast.AST, names: Mapping[str, Any]) -> tuple[str, Any] | None:
+    """``(name, key)`` of ``NAME[key]`` (a constant key) of a module-level dict, else None."""
+    if (
+        isinstance(e, ast.Subscript)
+        and isinstance(e.value, ast.Name)
+        and isinstance(names.get(e.value.id), dict)
+        and isinstance(e.slice, ast.Constant)
+    ):
+        return e.value.id, e.slice.value
+    return None
+
+
+def global_state(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module
+) -> list[tuple[str, int, str]]:
+    """``(subject, line of its first read, guard)`` for each module-level value that the
+    function reads and then changes: a name it declares ``global`` and stores (``STEP += 1``,
+    ``STEP = STEP + 1``, ``WARNED = True`` after ``if not WARNED:``), or an item of a
+    module-level dict with a constant key (``STATE["warned"] = True`` after ``if not
+    STATE["warned"]:``), or an attribute of a module-level class bound in its body
+    (``Tracker.num_calls += 1``), the stored value another than the one read: a counter, or a
+    literal other than the module's. dynamo guards a global's value where traced code first reads it
+    (torch 2.13: ``G['_STEP'] == 0  # _STEP += 1``, ``G['_STATE']['warned'] == False``): the
+    value lives across the calls, so the next call recompiles (once: automatic dynamic makes
+    an int symbolic, a flag keeps its new value)."""
+    names = _module_literals(tree)
+    if not names:
+        return []
+    declared = {n for st in _own_nodes(fn) if isinstance(st, ast.Global) for n in st.names}
+    reads: dict[tuple[str, Any], int] = {}
+    changed: dict[tuple[str, Any], int] = {}
+
+    def subject(e: ast.AST) -> tuple[str, Any] | None:
+        if isinstance(e, ast.Name) and e.id in declared and e.id in names:
+            return e.id, None
+        if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name):
+            k = f"{e.value.id}.{e.attr}"
+            return (k, None) if k in names else None
+        return _global_item(e, names)
+
+    def initial(k: tuple[str, Any]) -> Any:
+        v = names[k[0]]
+        return v if k[1] is None else v.get(k[1], _MISSING)
+
+    for n in _own_nodes(fn):
+        if isinstance(n, ast.AugAssign):
+            k = subject(n.target)
+            if k is not None:
+                reads[k] = min(reads.get(k, n.lineno), n.lineno)
+                changed[k] = min(changed.get(k, n.lineno), n.lineno)
+        elif isinstance(n, ast.Assign) and len(n.targets) == 1:
+            k = subject(n.targets[0])
+            if k is None:
+                continue
+            v = n.value
+            if any(subject(x) == k for x in ast.walk(v)):
+                changed[k] = min(changed.get(k, n.lineno), n.lineno)
+                continue
+            try:
+                lit = ast.literal_eval(v)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                continue
+            if lit != initial(k) or type(lit) is not type(initial(k)):
+                changed[k] = min(changed.get(k, n.lineno), n.lineno)
+        elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            k = subject(n)
+            if k is not None:
+                reads[k] = min(reads.get(k, n.lineno), n.lineno)
+        elif isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.ctx, ast.Load):
+            k = subject(n)
+            if k is not None:
+                reads[k] = min(reads.get(k, n.lineno), n.lineno)
+    out: list[tuple[str, int, str]] = []
+    for k, line in sorted(changed.items(), key=lambda kv: kv[1]):
+        read = reads.get(k)
+        if read is None or read > line:
+            continue  # stored before any read: nothing guarded the old value
+        owner, _, attr = k[0].partition(".")
+        text = (
+            f"G[{owner!r}]" + (f".{attr}" if attr else "") + ("" if k[1] is None else f"[{k[1]!r}]")
+        )
+        guard = (
+            f"not ___dict_contains({k[1]!r}, G[{k[0]!r}])"
+            if initial(k) is _MISSING
+            else f"{text} == {initial(k)!r}"
+        )
+        out.append((k[0] if k[1] is None else f"{k[0]}[{k[1]!r}]", read, guard))
+    return out
+
+
+_MISSING = object()
+
+_NUMERIC_CALLS = frozenset({"min", "max", "abs", "round", "float", "int"})
+
+
+def _numeric_expr(e: ast.AST) -> bool:
+    """Arithmetic on numbers and attribute chains (``min(self.final_p, self.drop.p + 0.1)``):
+    a Python number, not a tensor op."""
+    if isinstance(e, ast.Constant):
+        return isinstance(e.value, (int, float)) and not isinstance(e.value, bool)
+    if isinstance(e, (ast.Name, ast.Attribute)):
+        return True
+    if isinstance(e, ast.BinOp):
+        return _numeric_expr(e.left) and _numeric_expr(e.right)
+    if isinstance(e, ast.UnaryOp):
+        return _numeric_expr(e.operand)
+    if isinstance(e, ast.Call):
+        f = e.func
+        named = (isinstance(f, ast.Name) and f.id in _NUMERIC_CALLS) or (
+            isinstance(f, ast.Attribute) and _key_of(f.value) == "math"
+        )
+        return named and not e.keywords and all(_numeric_expr(a) for a in e.args)
+    return False
+
+
+# torch.nn modules whose forward hands an attribute to a functional op that needs it as a
+# constant (guards.SPECIALIZING_OPS: ``F.dropout(input, self.p, ...)``): after automatic
+# dynamic made a changed value symbolic, that op specialises it again, in torch's file
+_SPECIALIZED_ATTRS: dict[str, frozenset[str]] = dict.fromkeys(
+    ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout"), frozenset({"p"})
+)
+
+
+def _torch_submodules(cls: ast.ClassDef | None) -> dict[str, str]:
+    """``self.<name>`` -> the ``torch.nn`` class ``__init__`` builds it from (``nn.Dropout``)."""
+    out: dict[str, str] = {}
+    init = next(
+        (
+            n
+            for n in (cls.body if cls else ())
+            if isinstance(n, ast.FunctionDef) and n.name == "__init__"
+        ),
+        None,
+    )
+    for n in ast.walk(init) if init is not None else ():
+        if (
+            isinstance(n, ast.Assign)
+            and len(n.targets) == 1
+            and _key_of(n.targets[0]).startswith("self.")
+            and isinstance(n.value, ast.Call)
+            and isinstance(n.value.func, ast.Attribute)
+            and isinstance(n.value.func.value, ast.Name)
+            and n.value.func.value.id == "nn"
+        ):
+            out[_key_of(n.targets[0])] = n.value.func.attr
+    return out
+
+
+def submodule_state(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[str, int]]:
+    """``(chain, line of its first read)`` for each attribute of a submodule (``self.drop.p``,
+    two or more attributes deep) that the method changes from its own value by arithmetic
+    (``self.drop.p = min(m, self.drop.p + s)``, ``self.bn.momentum *= 0.9``): state of the
+    module tree that lives across the calls. dynamo guards its value where traced code first
+    reads it (torch 2.13: ``self._modules['dropout'].p == 0.0``), so the next call recompiles
+    there."""
+    from compilelint.static.analysis.names import ast_dotted
+
+    changed: dict[str, int] = {}
+    for n in _own_nodes(fn):
+        target: ast.expr | None = None
+        if isinstance(n, ast.AugAssign) and _numeric_expr(n.value):
+            target = n.target
+        elif isinstance(n, ast.Assign) and len(n.targets) == 1 and _numeric_expr(n.value):
+            k = ast_dotted(n.targets[0]) or ""
+            if any(isinstance(x, ast.Attribute) and ast_dotted(x) == k for x in ast.walk(n.value)):
+                target = n.targets[0]
+        if target is None or not isinstance(target, ast.Attribute):
+            continue
+        k = ast_dotted(target) or ""
+        if k.startswith("self.") and k.count(".") >= 2:
+            changed[k] = min(changed.get(k, target.lineno), target.lineno)
+    out: list[tuple[str, int]] = []
+    for k, line in sorted(changed.items(), key=lambda kv: kv[1]):
+        reads = [
+            n.lineno
+            for n in _own_nodes(fn)
+            if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and ast_dotted(n) == k
+        ]
+        out.append((k, min([*reads, line])))
+    return out
+
+
+def _submodule_state_recompiles(
+    project: Project,
+    entry: FKey,
+    keyset: set[FKey],
+    recs: Sequence[PredictedRecompile],
+    calls: int,
+) -> list[PredictedRecompile]:
+    """A submodule's attribute that traced code changes (:func:`submodule_state`), for a spec
+    whose calls run the model more than once: a recompile at its first read."""
+    taken = {(r.path, r.line) for r in recs}
+    out: list[PredictedRecompile] = []
+    for path, qual in sorted(keyset):
+        if _installed(path) or "." not in qual:
+            continue
+        tree = _parsed(path)
+        fn = _function_node(tree, qual) if tree is not None else None
+        if fn is None or tree is None:
+            continue
+        held: dict[str, str] | None = None
+        for chain, line in submodule_state(fn):
+            owner, attr = chain.rsplit(".", 1)
+            if held is None:
+                held = _torch_submodules(_class_node(tree, qual.rsplit(".", 1)[0]))
+            if calls > 2 and attr in _SPECIALIZED_ATTRS.get(held.get(owner, ""), ()):
+                # symbolic after the first recompile, the value reaches the functional op the
+                # module's forward calls, which specialises it in torch's file: every later
+                # call recompiles, reported at the `def` (torch 2.13: `min(0.5, 0.1 +
+                # self._modules['dropout'].p) == 0.2  # F.dropout(input, self.p, ...)`)
+                efn = project.fn(entry)
+                def_line = next((int(r[2]) for r in efn.guards if r[1] == "def"), efn.line)
+                if (entry[0], def_line) not in taken:
+                    taken.add((entry[0], def_line))
+                    out.append(
+                        PredictedRecompile(
+                            entry[0],
+                            def_line,
+                            entry[1].rsplit(".", 1)[-1],
+                            chain,
+                            f"<{chain} as of the last call> == <its value>",
+                            calls - 2,
+                            f"`{chain}` changes on every call and `nn.{held[owner]}` hands it "
+                            "to a functional op that needs it as a constant: every later call "
+                            "recompiles",
+                            _FIX["state"],
+                        )
+                    )
+            if (path, line) in taken or _read_eagerly(project, (path, qual), line):
+                continue
+            taken.add((path, line))
+            parts = chain.split(".")
+            guard = "self" + "".join(f"._modules[{p!r}]" for p in parts[1:-1]) + f".{parts[-1]}"
+            out.append(
+                PredictedRecompile(
+                    path,
+                    line,
+                    qual.rsplit(".", 1)[-1],
+                    chain,
+                    f"{guard} == <its first value>",
+                    1,
+                    f"`{chain}` is an attribute of a submodule that traced code changes: torch "
+                    "guards on its value where it is first read, so the next call recompiles",
+                    _FIX["state"],
+                )
+            )
+    return out
+
+
+def _global_state_recompiles(
+    project: Project, keyset: set[FKey], recs: Sequence[PredictedRecompile]
+) -> list[PredictedRecompile]:
+    """Module-level values traced code reads and changes (:func:`global_state`), for a spec
+    whose calls run the model more than once: one recompile each, at its first read."""
+    taken = {(r.path, r.line) for r in recs}
+    out: list[PredictedRecompile] = []
+    for path, qual in sorted(keyset):
+        if _installed(path):
+            continue
+        tree = _parsed(path)
+        fn = _function_node(tree, qual) if tree is not None else None
+        if tree is None or fn is None:
+            continue
+        for subj, line, guard in global_state(fn, tree):
+            if (path, line) in taken or _read_eagerly(project, (path, qual), line):
+                continue
+            taken.add((path, line))
+            out.append(
+                PredictedRecompile(
+                    path,
+                    line,
+                    qual.rsplit(".", 1)[-1],
+                    subj,
+                    guard,
+                    1,
+                    f"`{subj}` is module-level state that traced code reads and changes: torch "
+                    "guards on its value where it is first read, so the next call recompiles",
+                    _FIX["state"],
+                )
+            )
     return out
 
 
