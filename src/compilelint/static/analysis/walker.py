@@ -2332,7 +2332,7 @@ class FileWalker(Evaluator):
         body_exact, else_exact = self._exact(node.test)
         self.branch_depth += 1
         self.loose_depth += not body_exact
-        narrow = self._number_test(node.test)
+        narrow = self._number_test(node.test) or self._tensor_test(node.test)
         restore = self._narrow(narrow[0], narrow[1]) if narrow and narrow[2] else None
         self.visit_suite(node.body)
         self._unnarrow(restore)
@@ -2396,6 +2396,46 @@ class FileWalker(Evaluator):
         if not kinds:
             return None
         return test.args[0].value.value, V.join(*kinds), body
+
+    def _tensor_test(self, test: cst.BaseExpression) -> tuple[str, Value, bool] | None:
+        """``torch.is_tensor(name)`` / ``isinstance(name, torch.Tensor)`` (or a tuple of types
+        holding ``torch.Tensor``): (name, what it holds where the test is False, whether that is
+        the body's: ``not torch.is_tensor(name)``). There it is no tensor, whatever the caller
+        passes (``elif mask is not None: x * float(mask)`` never reads tensor data); the side
+        where it is one is left as it is (a subclass test, ``torch.FloatTensor``, narrows
+        nothing)."""
+        body = False
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, body = test.expression, not body
+        if not (
+            isinstance(test, cst.Call)
+            and test.args
+            and isinstance(test.args[0].value, cst.Name)
+            and test.args[0].keyword is None
+        ):
+            return None
+        name = test.args[0].value.value
+        if len(test.args) == 1 and self.qualify(test.func) == "torch.is_tensor":
+            pass
+        elif (
+            len(test.args) == 2
+            and isinstance(test.func, cst.Name)
+            and test.func.value == "isinstance"
+            and not self.shadowed("isinstance")
+        ):
+            typ = test.args[1].value
+            elems = [e.value for e in typ.elements] if isinstance(typ, cst.Tuple) else [typ]
+            if not any(self.qualify(e) == "torch.Tensor" for e in elems):
+                return None
+        else:
+            return None
+        cur = self.scope.env.get(name)
+        if cur is None:
+            return None
+        # drop the tensors; a symbolic part (a parameter's value, decided later) may still be
+        # any other value
+        rest = [V.UNKNOWN if m[0] == "Y" else m for m in V.members(cur) if m[0] != "T"]
+        return name, V.join(*rest) if rest else V.UNKNOWN, body
 
     def _narrow(self, name: str, value: Value) -> tuple[str, tuple[Value, Value] | None]:
         nar = self.scope.narrowed
