@@ -101,3 +101,82 @@ def test_the_predicted_break_lines_match_torch(tmp_path: Path, name: str) -> Non
     pytest.importorskip("torch")
     src, want = _case(name)
     assert torch_break_lines(tmp_path, src, {**SPEC, "calls": 1}) == want
+
+
+# --------------------------------------------------------------------------- training-only operands
+# The right operand of `self.training and ...` and the body of `... if self.training else ...` run
+# in training only (x-transformers' layer dropout `if self.training and layer_dropout > 0. and
+# random() < layer_dropout:`, its `randrange(n) + 1 if self.training else None`): in eval mode
+# torch never evaluates them.
+DROP = """\
+import random
+
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.layer_dropout = 0.5
+
+    def forward(self, x):
+        if self.training and self.layer_dropout > 0.0 and random.random() < self.layer_dropout:
+            return x
+        k = random.randrange(3) + 1 if self.training else 2
+        return self.fc(x) * k
+"""
+
+
+@pytest.mark.parametrize("mode", ["eval", "train"])
+def test_training_only_operands(tmp_path: Path, mode: str) -> None:
+    want = set() if mode == "eval" else {line_of(DROP, "random.random()"), line_of(DROP, "randrange")}
+    spec = {"inputs": [{"tensor": [2, 4]}], "mode": mode}
+    assert predicted_break_lines(tmp_path, DROP, spec) == want
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("mode", ["eval", "train"])
+def test_training_only_operands_match_torch(tmp_path: Path, mode: str) -> None:
+    pytest.importorskip("torch")
+    want = set() if mode == "eval" else {line_of(DROP, "random.random()"), line_of(DROP, "randrange")}
+    spec = {"inputs": [{"tensor": [2, 4]}], "mode": mode, "calls": 1}
+    assert torch_break_lines(tmp_path, DROP, spec) == want
+
+
+def test_a_librarys_training_only_break_is_left_out_in_eval(tmp_path: Path) -> None:
+    """The same marks in a followed library's code: its findings, anchored at the user's call,
+    are left out in the other mode, as the user's own are."""
+    import json
+
+    from tests.cli_invoke import invoke
+
+    site = tmp_path / "env" / "lib" / "python3.11" / "site-packages"
+    (site / "droplib").mkdir(parents=True)
+    (tmp_path / "env" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    body = DROP.split("class M(nn.Module):", 1)[1]
+    (site / "droplib" / "__init__.py").write_text(
+        DROP.split("class M", 1)[0] + "class Layers(nn.Module):" + body
+    )
+    meta = site / "droplib-0.1.dist-info"
+    meta.mkdir()
+    (meta / "METADATA").write_text("Metadata-Version: 2.1\nName: droplib\nVersion: 0.1\n\n")
+    (meta / "top_level.txt").write_text("droplib\n")
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "m.py").write_text(
+        "from torch import nn\nfrom droplib import Layers\n\n\nclass M(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.layers = Layers()\n\n"
+        "    def forward(self, x):\n        return self.layers(x)\n"
+    )
+
+    def lines(mode: str) -> set[tuple[str, int]]:
+        args = ["check", "m.py", "--python", str(tmp_path / "env"), "--mode", mode]
+        code, out, err = invoke([*args, "--format", "json", "--no-cache"], cwd=proj)
+        assert code in (0, 1), err
+        return {(f["rule"], f["frames"][-1]["line"]) for f in json.loads(out)["findings"]}
+
+    lib_line = line_of(DROP, "random.random()")
+    assert ("CL205", lib_line) in lines("train")
+    assert lines("eval") == set()

@@ -1260,23 +1260,33 @@ class FileWalker(Evaluator):
         elif t is cst.BooleanOperation:
             # `not is_compiling() and bool(cond)`, `x or is_compiling() or y`: torch.compile
             # never evaluates the right operand (no findings, no calls into it)
+            # `self.training and random() < p`: the right operand runs in training only (in eval
+            # only after `not self.training and`, or after `self.training or`)
             self.fire(node)
             self.visit_expr(n.left)
             false, true = self._compiling_guard(n.left)
-            skip = false if isinstance(n.operator, cst.And) else true
+            conj = isinstance(n.operator, cst.And)
+            skip = false if conj else true
+            mode = _mode_test(n.left)[0 if conj else 1]
             self.untraced_depth += skip
+            self._enter_mode(mode, 1)
             self.visit_expr(n.right)
+            self._enter_mode(mode, -1)
             self.untraced_depth -= skip
             return
         elif t is cst.IfExp:
             # `a if torch.jit.is_tracing() else b`: the branch torch.compile does not take is
             # not traced (no findings, no calls into it)
+            # (`randrange(n) + 1 if self.training else None`: the body runs in training only)
             self.fire(node)
             self.visit_expr(n.test)
             skip_body, skip_else = self._compiling_guard(n.test)
-            for branch, skip in ((n.body, skip_body), (n.orelse, skip_else)):
+            modes = _mode_test(n.test)
+            for branch, skip, mode in ((n.body, skip_body, modes[0]), (n.orelse, skip_else, modes[1])):
                 self.untraced_depth += skip
+                self._enter_mode(mode, 1)
                 self.visit_expr(branch)
+                self._enter_mode(mode, -1)
                 self.untraced_depth -= skip
             return
         hooks = self.hooks.get(t)
