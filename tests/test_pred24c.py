@@ -131,7 +131,9 @@ class M(nn.Module):
 
 @pytest.mark.parametrize("mode", ["eval", "train"])
 def test_training_only_operands(tmp_path: Path, mode: str) -> None:
-    want = set() if mode == "eval" else {line_of(DROP, "random.random()"), line_of(DROP, "randrange")}
+    want = (
+        set() if mode == "eval" else {line_of(DROP, "random.random()"), line_of(DROP, "randrange")}
+    )
     spec = {"inputs": [{"tensor": [2, 4]}], "mode": mode}
     assert predicted_break_lines(tmp_path, DROP, spec) == want
 
@@ -140,7 +142,9 @@ def test_training_only_operands(tmp_path: Path, mode: str) -> None:
 @pytest.mark.parametrize("mode", ["eval", "train"])
 def test_training_only_operands_match_torch(tmp_path: Path, mode: str) -> None:
     pytest.importorskip("torch")
-    want = set() if mode == "eval" else {line_of(DROP, "random.random()"), line_of(DROP, "randrange")}
+    want = (
+        set() if mode == "eval" else {line_of(DROP, "random.random()"), line_of(DROP, "randrange")}
+    )
     spec = {"inputs": [{"tensor": [2, 4]}], "mode": mode, "calls": 1}
     assert torch_break_lines(tmp_path, DROP, spec) == want
 

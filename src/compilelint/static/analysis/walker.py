@@ -1282,7 +1282,10 @@ class FileWalker(Evaluator):
             self.visit_expr(n.test)
             skip_body, skip_else = self._compiling_guard(n.test)
             modes = _mode_test(n.test)
-            for branch, skip, mode in ((n.body, skip_body, modes[0]), (n.orelse, skip_else, modes[1])):
+            for branch, skip, mode in (
+                (n.body, skip_body, modes[0]),
+                (n.orelse, skip_else, modes[1]),
+            ):
                 self.untraced_depth += skip
                 self._enter_mode(mode, 1)
                 self.visit_expr(branch)
