@@ -1941,6 +1941,8 @@ def _followed_findings(
             return None
         if is_suppressed(facts[path].noqa, c.code, c.line, c.end_line) is not None:
             return None  # the library's own noqa
+        if (cfg.mode or cfg.dtype) and _outside_context(c.args, cfg):
+            return None  # as in the user's files: `if self.training and random() < p:` in eval
         rule = catalog.rules[c.code]
         return _make_finding(rule, path, c, rule.severity)
 

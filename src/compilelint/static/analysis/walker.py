@@ -1282,23 +1282,36 @@ class FileWalker(Evaluator):
         elif t is cst.BooleanOperation:
             # `not is_compiling() and bool(cond)`, `x or is_compiling() or y`: torch.compile
             # never evaluates the right operand (no findings, no calls into it)
+            # `self.training and random() < p`: the right operand runs in training only (in eval
+            # only after `not self.training and`, or after `self.training or`)
             self.fire(node)
             self.visit_expr(n.left)
             false, true = self._compiling_guard(n.left)
-            skip = false if isinstance(n.operator, cst.And) else true
+            conj = isinstance(n.operator, cst.And)
+            skip = false if conj else true
+            mode = _mode_test(n.left)[0 if conj else 1]
             self.untraced_depth += skip
+            self._enter_mode(mode, 1)
             self.visit_expr(n.right)
+            self._enter_mode(mode, -1)
             self.untraced_depth -= skip
             return
         elif t is cst.IfExp:
             # `a if torch.jit.is_tracing() else b`: the branch torch.compile does not take is
             # not traced (no findings, no calls into it)
+            # (`randrange(n) + 1 if self.training else None`: the body runs in training only)
             self.fire(node)
             self.visit_expr(n.test)
             skip_body, skip_else = self._compiling_guard(n.test)
-            for branch, skip in ((n.body, skip_body), (n.orelse, skip_else)):
+            modes = _mode_test(n.test)
+            for branch, skip, mode in (
+                (n.body, skip_body, modes[0]),
+                (n.orelse, skip_else, modes[1]),
+            ):
                 self.untraced_depth += skip
+                self._enter_mode(mode, 1)
                 self.visit_expr(branch)
+                self._enter_mode(mode, -1)
                 self.untraced_depth -= skip
             return
         hooks = self.hooks.get(t)
@@ -2354,7 +2367,7 @@ class FileWalker(Evaluator):
         body_exact, else_exact = self._exact(node.test)
         self.branch_depth += 1
         self.loose_depth += not body_exact
-        narrow = self._number_test(node.test)
+        narrow = self._number_test(node.test) or self._tensor_test(node.test)
         restore = self._narrow(narrow[0], narrow[1]) if narrow and narrow[2] else None
         self.visit_suite(node.body)
         self._unnarrow(restore)
@@ -2418,6 +2431,46 @@ class FileWalker(Evaluator):
         if not kinds:
             return None
         return test.args[0].value.value, V.join(*kinds), body
+
+    def _tensor_test(self, test: cst.BaseExpression) -> tuple[str, Value, bool] | None:
+        """``torch.is_tensor(name)`` / ``isinstance(name, torch.Tensor)`` (or a tuple of types
+        holding ``torch.Tensor``): (name, what it holds where the test is False, whether that is
+        the body's: ``not torch.is_tensor(name)``). There it is no tensor, whatever the caller
+        passes (``elif mask is not None: x * float(mask)`` never reads tensor data); the side
+        where it is one is left as it is (a subclass test, ``torch.FloatTensor``, narrows
+        nothing)."""
+        body = False
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, body = test.expression, not body
+        if not (
+            isinstance(test, cst.Call)
+            and test.args
+            and isinstance(test.args[0].value, cst.Name)
+            and test.args[0].keyword is None
+        ):
+            return None
+        name = test.args[0].value.value
+        if len(test.args) == 1 and self.qualify(test.func) == "torch.is_tensor":
+            pass
+        elif (
+            len(test.args) == 2
+            and isinstance(test.func, cst.Name)
+            and test.func.value == "isinstance"
+            and not self.shadowed("isinstance")
+        ):
+            typ = test.args[1].value
+            elems = [e.value for e in typ.elements] if isinstance(typ, cst.Tuple) else [typ]
+            if not any(self.qualify(e) == "torch.Tensor" for e in elems):
+                return None
+        else:
+            return None
+        cur = self.scope.env.get(name)
+        if cur is None:
+            return None
+        # drop the tensors; a symbolic part (a parameter's value, decided later) may still be
+        # any other value
+        rest = [V.UNKNOWN if m[0] == "Y" else m for m in V.members(cur) if m[0] != "T"]
+        return name, V.join(*rest) if rest else V.UNKNOWN, body
 
     def _narrow(self, name: str, value: Value) -> tuple[str, tuple[Value, Value] | None]:
         nar = self.scope.narrowed
