@@ -105,6 +105,7 @@ PRIVATE: frozenset[tuple[str, str]] = frozenset(
         ("BooleanMaskIndexing", "_masks"),
         ("ShapeDependentBranch", "_sizes"),
         ("TensorDataAssignment", "_created"),
+        ("SkippedModuleCall", "_layouts"),
     }
 )
 

@@ -163,8 +163,9 @@ class SkippedModuleCall(Check):
         super().__init__(walker)
         # names bound to a sparse or nested tensor (the kind, the call that made it and the
         # taint its finding requires), per scope like ScopedNames
+        # (only scopes that bound one have a table: the editor server's tail comparison
+        # reads these tables, see ``analysis.tail.PRIVATE``)
         self._layouts: dict[Scope, dict[str, tuple[str, str, Taint]]] = {}
-        self._made_in: object = None  # the statement that bound the latest one
 
     def _layout_call(self, e: cst.BaseExpression) -> tuple[str, Taint] | None:
         """The layout of the tensor a call makes (and the taint its report requires)."""
@@ -199,24 +200,40 @@ class SkippedModuleCall(Check):
         made = self._layout_call(node.value)
         for t in node.targets:
             if isinstance(t.target, cst.Name):
-                table = self._layouts.setdefault(self.w.scope, {})
                 if made is None:
-                    table.pop(t.target.value, None)
+                    table = self._layouts.get(self.w.scope)
+                    if table:
+                        table.pop(t.target.value, None)
                 else:
-                    table[t.target.value] = (made[0], self.code(node.value, 40), made[1])
-                    self._made_in = self.w.current_stmt
+                    self._layouts.setdefault(self.w.scope, {})[t.target.value] = (
+                        made[0],
+                        self.code(node.value, 40),
+                        made[1],
+                    )
+
+    def _made_here(self, name: str) -> bool:
+        """Whether the statement being walked binds ``name`` to the call that makes it
+        (``s = s.to_sparse()``: that call's operands are not a use after the break)."""
+        stmt = self.w.current_stmt
+        smalls = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()
+        return any(
+            isinstance(a, cst.Assign)
+            and any(isinstance(t.target, cst.Name) and t.target.value == name for t in a.targets)
+            and self._layout_call(a.value) is not None
+            for a in smalls
+        )
 
     def _resumed_use(self, node: cst.CSTNode, operands: list[cst.BaseExpression]) -> None:
         """Report the first use of a sparse or nested tensor made by a breaking call earlier in
         the function: the resume function receives it and cannot wrap it."""
-        if self.w.current_stmt is self._made_in:
-            return  # `s = s.to_sparse()`: the statement that makes it
         for e in operands:
             if not isinstance(e, cst.Name):
                 continue
             held = self._layout_of(e.value)
             if held is None:
                 continue
+            if self._made_here(e.value):
+                return  # `s = s.to_sparse()`: the statement that makes it
             kind, made, requires = held
             for table in self._layouts.values():
                 table.pop(e.value, None)
