@@ -200,7 +200,7 @@ def test_model_files_keep_configuration_branches(tmp_path: Path) -> None:
 def test_module_constants_forms() -> None:
     import ast
 
-    from compilelint.static.analysis.walker import _module_constants
+    from compilelint.static.analysis.constants import module_constants as _module_constants
 
     src = """\
 import os

@@ -564,13 +564,6 @@ def _analyze_source(
         # Not analysed unless traced code turns out to call into it; the syntax check above
         # keeps unparsable files visible (CL000).
         empty.torch_free = True
-        if tree is not None:
-            # a configuration module's constants (``COLLECT_STATS = False``) and the module
-            # attributes it stores: library mode reads them (``Project.module_constant``)
-            from compilelint.static.analysis.walker import _module_constants
-
-            got = _module_constants(tree, None, data)
-            empty.module_consts, empty.module_stores = got["module_consts"], got["module_stores"]
         return empty
     if empty.error is not None:
         longest = _longest_logical_line(data) if may_try else None

@@ -257,9 +257,4 @@ class FileFacts:
     script_refs: list[str] = field(default_factory=list)
     # the module's ``__all__`` (literal names; None: none, or computed): its public names
     all_names: list[str] | None = None
-    # module-level names bound once to a literal (``COLLECT_STATS = False``): name -> value;
-    # and ``<module>.<name>`` attributes the file stores through a module it imports
-    # (``c_f.COLLECT_STATS = True``), which make that name no constant
-    module_consts: dict[str, Any] = field(default_factory=dict)
-    module_stores: list[str] = field(default_factory=list)
     noqa: dict[int, list[str]] = field(default_factory=dict)  # line -> suppressed codes

@@ -21,6 +21,7 @@ from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from compilelint.static.analysis import conds as C
+from compilelint.static.analysis import constants as K
 from compilelint.static.analysis import names as N
 from compilelint.static.analysis import values as V
 from compilelint.static.analysis.facts import (
@@ -1118,7 +1119,7 @@ class Project(Summaries):
     def module_constant(self, ref: str) -> list[object] | None:
         """The value of module-level name ``ref`` (``G|<module>.<name>``, see
         :func:`conds.expr_tree`): in library mode, ``[value]`` where the module binds the name
-        once to a literal (``COLLECT_STATS = False``, ``FileFacts.module_consts``) and no file
+        once to a literal (``COLLECT_STATS = False``, :mod:`analysis.constants`) and no file
         of the project stores it through the module (``c_f.COLLECT_STATS = True``): a user's
         first call of an entry runs under the package's configuration as shipped, as under
         the entry's defaults. Unknown (None) for model files, whose scripts may set it."""
@@ -1126,8 +1127,12 @@ class Project(Summaries):
             return None
         stores = self.__dict__.get("_module_stores")
         if stores is None:
+            # every file's stores through a module, read from its text when first asked
             stores = self.__dict__["_module_stores"] = {
-                s for f in self.files.values() for s in f.module_stores
+                s
+                for p, f in self.files.items()
+                if (text := _read(p)) is not None
+                for s in K.module_stores(None if f.torch_free else f.imports, text)
             }
         dotted = ref[2:]
         if dotted in stores:
@@ -1138,7 +1143,12 @@ class Project(Summaries):
             return None
         if f"*.{name}" in stores:
             return None  # stored through a name the file's imports do not tell
-        consts = self.files[path].module_consts
+        memo: dict[str, dict[str, Any]] = self.__dict__.setdefault("_module_consts", {})
+        consts = memo.get(path)
+        if consts is None:
+            text = _read(path)
+            got = K.module_constants(None, None, text) if text is not None else {}
+            consts = memo[path] = got.get("module_consts", {})
         return [consts[name]] if name in consts else None
 
     def _fallback_values(self, key: FKey, subject: str) -> list[object] | None:
@@ -1733,3 +1743,12 @@ def _after_under(first: Candidate, c: Candidate) -> bool:
         and set(first.conds) <= set(c.conds)
         and (not first.args.get("training") or bool(c.args.get("training")))
     )
+
+
+def _read(path: str) -> bytes | None:
+    """The text of file ``path`` as it is on disk (None where it cannot be read)."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
