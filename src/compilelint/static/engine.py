@@ -151,6 +151,19 @@ def module_name(path: Path) -> tuple[str, bool]:
 
 
 # ---------------------------------------------------------------------------- reading
+def _scan_source(datas: Mapping[str, bytes], path: str) -> bytes | None:
+    """The text of ``path`` as the scan read it (``_Scan.datas``: an unsaved buffer's where
+    the editor server gave one); a file the scan did not read (a library's, followed), from
+    disk: ``Project.source``."""
+    data = datas.get(path)
+    if data is not None:
+        return data
+    try:
+        return read_source(path)
+    except (OSError, ValueError):
+        return None
+
+
 def read_source(path: str) -> bytes:
     """The bytes of a regular file. Never blocks: a fifo, a socket or a device (a ``.py`` name
     pointing at ``/dev/zero``) is refused with an ``OSError`` instead of being read."""
@@ -1478,6 +1491,7 @@ class _Scan:
         )
         project.set_spec_inputs(self.cfg.spec_inputs)
         project.mode = self.cfg.mode
+        project.source = functools.partial(_scan_source, self.datas)
         return project
 
     def compute_project(self) -> None:
@@ -1598,6 +1612,7 @@ class _Scan:
             self.latent_project = FollowProject(
                 facts.values(), project.library, self._installed, self.entries, broad=True
             )
+            self.latent_project.source = project.source
             self.latent_project.compute()
         findings: list[Finding] = []
         lib_used: set[tuple[str, int, str]] = set()

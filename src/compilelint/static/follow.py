@@ -731,6 +731,7 @@ def follow(
 
     def make() -> FollowProject:
         view = FollowProject(facts.values(), library, installed, entries, shared=shared)
+        view.source = project.source
         view.on_missing = read_ahead
         return view
 
@@ -811,6 +812,7 @@ def follow(
             view = FollowProject(
                 [*facts.values(), *known.values()], lib, installed, entries, shared=shared
             )
+            view.source = project.source
             view.on_missing = missed.add
             for path in sorted(predict_upgrades(before, view)):
                 if path in early.whole:

@@ -16,7 +16,7 @@ Answers the two questions a graph-break linter must get right:
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
@@ -98,6 +98,9 @@ class Project(Summaries):
         self._param_values: dict[tuple[FKey, str], list[object] | None] = {}
         self._subclasses: dict[tuple[str, str], list[tuple[str, str]]] | None = None
         self._attr_memo: dict[tuple[str, str], list[object] | None] = {}
+        # the text of a file of the project: the scan's (``engine``: an editor's unsaved
+        # buffer where the server has one), the disk's where the scan did not read it
+        self.source: Callable[[str], bytes | None] = _read
         self._init_memo: dict[tuple[str, str, str], list[object] | None] = {}
         self._init_summaries()
         self.unresolved_modules: set[str] = set()
@@ -1131,7 +1134,7 @@ class Project(Summaries):
             stores = self.__dict__["_module_stores"] = {
                 s
                 for p, f in self.files.items()
-                if (text := _read(p)) is not None
+                if (text := self.source(p)) is not None
                 for s in K.module_stores(None if f.torch_free else f.imports, text)
             }
         dotted = ref[2:]
@@ -1146,7 +1149,7 @@ class Project(Summaries):
         memo: dict[str, dict[str, Any]] = self.__dict__.setdefault("_module_consts", {})
         consts = memo.get(path)
         if consts is None:
-            text = _read(path)
+            text = self.source(path)
             got = K.module_constants(None, None, text) if text is not None else {}
             consts = memo[path] = got.get("module_consts", {})
         return [consts[name]] if name in consts else None
