@@ -54,7 +54,7 @@ from compilelint.static.analysis.facts import (
 from compilelint.static.analysis.loops import LoopMemo, reported_at_with, shadowed_breaks
 from compilelint.static.analysis.project import Project
 from compilelint.static.analysis.resolve import ResolveError, Resolver, search_path
-from compilelint.static.analysis.state import first_read_line, parse_source
+from compilelint.static.analysis.state import cached_tree, first_read_line, parse_source
 from compilelint.static.discovery import discover
 from compilelint.static.follow import (
     FollowProject,
@@ -151,6 +151,18 @@ def module_name(path: Path) -> tuple[str, bool]:
 
 
 # ---------------------------------------------------------------------------- reading
+def _plain_utf8(data: bytes) -> bool:
+    """Whether CPython parses ``data`` as it parses its UTF-8 decoding: no byte-order mark,
+    no coding declaration in its first two lines, valid UTF-8."""
+    if data.startswith(b"\xef\xbb\xbf") or b"coding" in b"\n".join(data.split(b"\n", 2)[:2]):
+        return False
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def _scan_source(datas: Mapping[str, bytes], path: str) -> bytes | None:
     """The text of ``path`` as the scan read it (``_Scan.datas``: an unsaved buffer's where
     the editor server gave one); a file the scan did not read (a library's, followed), from
@@ -1818,6 +1830,10 @@ class _Scan:
             return _Shadow()
         data = self.datas.get(path, b"")
         tree = self._known_tree(path)
+        if tree is None and _plain_utf8(data):
+            # the text's CPython tree, kept for the predictions that read it next
+            # (``predict._parsed``): parsed once, not here and again there
+            tree = cached_tree(data)
         source = data.decode("utf-8", errors="replace")
         moved = shadowed_breaks(
             source,
