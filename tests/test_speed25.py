@@ -9,6 +9,7 @@ them (``engine.scan``'s ``sources``) and the findings are a scan's of the same t
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -61,3 +62,87 @@ def test_module_constants_read_the_unsaved_buffer(
     # the edit does not move the marked line (`_ops.py`'s edit replaces one line by one)
     assert miner in on_disk
     assert unsaved == on_disk
+
+
+# ---------------------------------------------------------------- one CPython parse per text
+# a loop whose first break every iteration reaches: the later breaks of the frame are `behind`
+LOOP = """\
+import torch
+from torch import nn
+
+
+class Pooler(nn.Module):
+    def forward(self, x):
+        out = []
+        for row in x:
+            keep = row > 0
+            out.append(row[keep].sum())
+            out.append(int(row.argmax()))
+        n = x.sum().item()
+        return out, n
+"""
+
+
+def _scan_counting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data: bytes) -> tuple:  # type: ignore[type-arg]
+    import ast
+
+    (tmp_path / "pooler.py").write_bytes(data)
+    monkeypatch.chdir(tmp_path)
+    parses: list[object] = []
+    real = ast.parse
+
+    def counting(source: object, *a: object, **k: object) -> ast.Module:
+        f = sys._getframe(1)
+        while f is not None and f.f_code.co_name != "_python_error":
+            f = f.f_back  # type: ignore[assignment]
+        if f is None:  # (phase 1's syntax check, in a worker when a pool runs, aside)
+            parses.append(source)
+        return real(source, *a, **k)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ast, "parse", counting)
+    got = scan(["pooler.py"], load_config(["pooler.py"]), no_cache=True, sources=None)
+    found = sorted((f.line, f.rule, f.behind) for f in got.findings)
+    return found, parses
+
+
+def test_loop_shadowed_tree_is_the_predictions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The findings' loop-shadow check parses the text through ``state.cached_tree``: the
+    predictions that read the same text (``predict._parsed``) take that tree, not a parse of
+    their own."""
+    from compilelint.static.analysis.state import cached_tree
+
+    data = (LOOP + f"# {tmp_path.name}\n").encode()  # a text no other test parsed
+    found, parses = _scan_counting(tmp_path, monkeypatch, data)
+    assert any(b is not None for _, _, b in found)  # the check ran: later breaks are behind
+    mine = [p for p in parses if p in (data, data.decode())]
+    assert len(mine) == 1
+    before = len(parses)
+    assert cached_tree(data) is not None
+    assert len(parses) == before  # kept for the predictions
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    [
+        b"\xef\xbb\xbf",  # a byte-order mark: CPython parses the bytes, not the decoded text
+        b"# -*- coding: latin-1 -*-\n",  # a declared coding other than UTF-8
+    ],
+)
+def test_loop_shadowed_texts_parsed_as_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, prefix: bytes
+) -> None:
+    """Where CPython's parse of the bytes may differ from its parse of the decoded text, the
+    check parses the decoded text as before (``engine._plain_utf8``): the same findings as
+    the check gave before the tree was shared (computed here with the shared tree refused)."""
+    from compilelint.static import engine
+
+    data = prefix + LOOP.encode() + f"# {tmp_path.name}\n".encode()
+    assert not engine._plain_utf8(data)
+    assert engine._plain_utf8(LOOP.encode())
+    assert not engine._plain_utf8(b"x = '\xff'\n")
+    found, _ = _scan_counting(tmp_path, monkeypatch, data)
+    monkeypatch.setattr(engine, "_plain_utf8", lambda d: False)
+    again, _ = _scan_counting(tmp_path, monkeypatch, data)
+    assert found == again
