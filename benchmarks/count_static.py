@@ -15,7 +15,8 @@ computations (``Project.compute``), the calls of ``analyse_files`` for library f
 wait for the pool: files, bytes, and the bytes on the critical path, the larger of the largest
 file and half the call's bytes), the library files begun in the pool while this process goes
 on (``start_files``: files and bytes), light reads, and the Python function calls of the parent
-(cProfile) in the project and follow phases, in ``compute`` and in the light reads. The files are a fixed subset of the first 200 files
+(cProfile) in the project and follow phases, in ``compute``, in the light reads and in the findings
+phase, and the CPython parses (``ast.parse``) this process makes, by the same parts. The files are a fixed subset of the first 200 files
 (sorted paths) of the installed transformers package's ``models/`` folder: every k-th of those
 that phase 1 analyses (they mention ``torch`` or ``forward``) and every k-th of the others. The
 work runs inside one ``functools.reduce`` call, so that callgrind's ``--toggle-collect`` counts
@@ -181,7 +182,15 @@ def first_run_counts(root: Path, paths: list[Path]) -> None:
         ],
         0,
     )
-    calls: dict[str, int] = {"project+follow (the rest)": 0, "compute": 0, "light reads": 0}
+    calls: dict[str, int] = {
+        "project+follow (the rest)": 0,
+        "compute": 0,
+        "light reads": 0,
+        "findings": 0,
+    }
+    # CPython parses in this process (``ast.parse``: the pool's workers make phase 1's), by
+    # the innermost profile running: [parses, bytes]
+    parses: dict[str, list[int]] = {}
     prof: dict[str, cProfile.Profile] = {}
 
     def profiled(name: str, fn: Any) -> Any:
@@ -240,6 +249,18 @@ def first_run_counts(root: Path, paths: list[Path]) -> None:
     E._Scan.start_files = counted_start  # type: ignore[method-assign]
     for phase in ("compute_project", "follow_libraries"):
         setattr(E._Scan, phase, profiled("project+follow (the rest)", getattr(E._Scan, phase)))
+    E._Scan.findings = profiled("findings", E._Scan.findings)  # type: ignore[method-assign]
+    import ast
+
+    ast_parse = ast.parse
+
+    def counted_parse(source: Any, *a: Any, **k: Any) -> Any:
+        got = parses.setdefault(next(reversed(prof), "other"), [0, 0])
+        got[0] += 1
+        got[1] += len(source)
+        return ast_parse(source, *a, **k)
+
+    ast.parse = counted_parse  # type: ignore[assignment]
     d = Path(tempfile.mkdtemp())
     try:
         copy_corpus(root, paths, d)
@@ -254,6 +275,8 @@ def first_run_counts(root: Path, paths: list[Path]) -> None:
         print(f"{k:40} {v:>12,}")
     for k, v in calls.items():
         print(f"{'Python calls, ' + k:40} {v:>12,}")
+    for k, (n, b) in sorted(parses.items()):
+        print(f"{'CPython parses here, ' + k:40} {n:>12,} ({b:,} bytes)")
     fl = res.follow or {}
     print(
         f"findings {len(res.findings)}; follow: files {fl.get('files')}, light {fl.get('light')}, "

@@ -25,9 +25,7 @@ def _package(tmp_path: Path, entry: str) -> Path:
     (pkg / "__init__.py").write_text(f"from ._ops import {entry}\n")
     (pkg / "_ops.py").write_text(SRC)
     (pkg / "_config.py").write_text(CONFIG)
-    (tmp_path / "pyproject.toml").write_text(
-        f'[tool.compilelint]\nentries = ["mylib.{entry}.*"]\n'
-    )
+    (tmp_path / "pyproject.toml").write_text(f'[tool.compilelint]\nentries = ["mylib.{entry}.*"]\n')
     return pkg
 
 
