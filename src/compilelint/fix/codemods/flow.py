@@ -62,7 +62,7 @@ from compilelint.fix.codemods.base import (
     template,
 )
 from compilelint.fix.codemods.rowwise import MIX, call_step, row_vector, two_dim
-from compilelint.fix.codemods.selection import masked_select, normalized_selection
+from compilelint.fix.codemods.selection import index_select, masked_select, normalized_selection
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 from compilelint.static.analysis.walker import self_attr
@@ -172,6 +172,14 @@ class _Flow:
     # id(assign) -> (assign, reached by the walk) for later bindings of flow names
     rebinds: dict[int, tuple[cst.Assign, bool]] = field(default_factory=dict)
     row_steps: int = 0  # row-wise steps followed (their rows kept full-size)
+    # ids of reshapes that leave the selection as it is (`t.view(-1)` of a 1-d element
+    # selection, `r.view(-1, r.size(-1))` of rows): dropped in the rewrite, where the value
+    # is full-size and the reshape would change its shape
+    identity: dict[int, cst.Call] = field(default_factory=dict)
+    # ids of `F.one_hot(t, n)` of a one-dimensional selection `t`: one row per selected
+    # element; kept on the full-size index, whose positions the mask leaves out read 0 (a
+    # class in range: one_hot raises for one that is not, `-100` of an ignored label)
+    one_hot: dict[int, cst.Call] = field(default_factory=dict)
 
 
 class _Stop(Exception):
@@ -230,7 +238,7 @@ def _selection_index(ctx: FixContext, sub: cst.BaseExpression) -> str | None:
     normalized forms of :func:`selection.normalized_selection` too; ``torch.masked_select(x,
     m)``)."""
     if isinstance(sub, cst.Call):
-        got = masked_select(ctx, sub)
+        got = masked_select(ctx, sub) or index_select(ctx, sub)
         return ctx.code(got.m).strip() if got is not None else None
     if not isinstance(sub, cst.Subscript):
         return None
@@ -306,6 +314,19 @@ class _Walker:
         ``x`` (computed from it elementwise): ``masked_select`` broadcasts ``m`` and ``x``,
         which for equal shapes selects what ``x[m]`` selects, in the same order."""
         ctx = self.ctx
+        rows = index_select(ctx, call)
+        if rows is not None:
+            # `x.index_select(0, i)` with `i` the indices of a mask's Trues (CL110 gives the
+            # mask): the rows `x[i]`, which read like the selection `x[m]`
+            if side_effect(rows.x) is not None:
+                raise _Stop(f"`{ctx.code(rows.x).strip()}` has a side effect")
+            if self.flow.as_rows and not isinstance(rows.x, (cst.Name, cst.Attribute)):
+                raise _Stop(
+                    f"`{ctx.code(call).strip()[:40]}`: a row-wise step follows, and the "
+                    "selection is not of a named tensor"
+                )
+            self.flow.leaves[id(call)] = (call, rows.x, self.flow.as_rows)
+            return call
         got = masked_select(ctx, call)
         assert got is not None
         if self.flow.as_rows:
@@ -329,6 +350,9 @@ class _Walker:
         got = self.direct_leaf(e)
         if got is not None or depth > 8:
             return got
+        inner = self.through_views(e, True, ce=True)
+        if inner is not e:
+            return self.row_leaf(inner, depth + 1)
         if isinstance(e, cst.Name):
             a = self.single_bind(e)
             return None if a is None else self.row_leaf(a.value, depth + 1)
@@ -346,6 +370,91 @@ class _Walker:
             if self.free(e.right) and two_dim(self.ctx, e.right):
                 return self.row_leaf(e.left, depth + 1)
         return None
+
+    def identity_view(
+        self, e: cst.BaseExpression, call: cst.Call, rows: bool, ce: bool = False
+    ) -> bool:
+        """``call`` reshapes the flow value ``e`` to the shape it has: ``t.view(-1)``
+        (``reshape``, ``flatten()``) of ``t`` a one-dimensional selection ``y[m]`` (``m`` an
+        element mask of ``y``, or a name bound once to one), or ``r.view(-1, r.size(-1))``
+        (``r.shape[-1]``) of rows, which a cross-entropy reads as its ``[N, C]`` input (the
+        fairseq and transformers heads' ``logits.view(-1, logits.size(-1))``; ``ce``: asked
+        while that cross-entropy is matched)."""
+        ctx = self.ctx
+        f = call.func
+        if not (isinstance(f, cst.Attribute) and f.value is e):
+            return False
+        if f.attr.value not in ("view", "reshape", "flatten"):
+            return False
+        if any(a.keyword is not None or a.star for a in call.args):
+            return False
+        args = [a.value for a in call.args]
+        if not rows:
+            if self.flow.as_rows or self.flow.unordered:
+                return False
+            if f.attr.value == "flatten":
+                if args:
+                    return False
+            elif len(args) != 1 or ctx.code(args[0]).strip() != "-1":
+                return False
+            return self.element_leaf(e)
+        if f.attr.value == "flatten" or len(args) != 2 or ctx.code(args[0]).strip() != "-1":
+            return False
+        if not (ce or self.flow.ce_rows or self.flow.as_rows):
+            return False
+        n = args[1]
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute):
+            return _row_size(ctx, n, n.func.value) and ctx.code(n.func.value).strip() == ctx.code(
+                e
+            ).strip()
+        if isinstance(n, cst.Subscript) and isinstance(n.value, cst.Attribute):
+            return _row_size(ctx, n, n.value.value) and ctx.code(n.value.value).strip() == ctx.code(
+                e
+            ).strip()
+        return False
+
+    def one_hot_of(self, e: cst.BaseExpression, call: cst.Call) -> bool:
+        """``F.one_hot(e, n)`` (``num_classes=n``) of a one-dimensional selection ``e`` with
+        ``n`` a number the model is configured with (a literal, ``self.num_experts`` set in
+        ``__init__``): ``[N, n]``, the rows of ``F.one_hot(x, n)`` the mask selects."""
+        ctx = self.ctx
+        if self.flow.as_rows or self.flow.unordered or self.flow.flat:
+            return False
+        if len(call.args) != 2 or call.args[0].value is not e or call.args[0].keyword:
+            return False
+        n = call.args[1]
+        if n.star or (n.keyword is not None and n.keyword.value != "num_classes"):
+            return False
+        v = n.value
+        if not (number_expr(v) or (isinstance(v, cst.Attribute) and _init_config(ctx, v))):
+            return False
+        return self.element_leaf(e)
+
+    def element_leaf(self, e: cst.BaseExpression) -> bool:
+        """``e`` is (a name bound once to) a plain selection ``y[m]`` whose mask is an element
+        mask of ``y`` (computed from it elementwise): a one-dimensional selection."""
+        leaf = self.direct_leaf(e)
+        if leaf is None:
+            return False
+        node, x, rows = self.flow.leaves[leaf]
+        if rows or not isinstance(node, cst.Subscript) or len(node.slice) != 1:
+            return False
+        if node.value is not x or not isinstance(self.flow.mask, cst.Name):
+            return False
+        shape = mask_shape(self.ctx, self.flow.mask, x, node)
+        return self.ctx.code(shape.where).strip() == self.flow.mask.value
+
+    def through_views(
+        self, e: cst.BaseExpression, rows: bool, ce: bool = False
+    ) -> cst.BaseExpression:
+        """``e`` without the identity reshapes (:meth:`identity_view`) around it."""
+        while (
+            isinstance(e, cst.Call)
+            and isinstance(e.func, cst.Attribute)
+            and self.identity_view(e.func.value, e, rows, ce)
+        ):
+            e = e.func.value
+        return e
 
     def single_bind(self, e: cst.Name) -> cst.Assign | None:
         """The plain assignment that binds ``e`` once in the function, before ``e``."""
@@ -403,11 +512,13 @@ class _Walker:
         ):
             return None
         ig = kws.get("ignore_index")
-        if ig is not None and not number_expr(ig):
-            return None
+        if ig is not None and not (
+            number_expr(ig) or (isinstance(ig, cst.Attribute) and _init_config(ctx, ig))
+        ):
+            return None  # a number, or `self.padding_idx` set in `__init__` only
         if any(side_effect(v) is not None for v in kws.values()):
             return None
-        a, b = self.row_leaf(pos[0]), self.direct_leaf(pos[1])
+        a, b = self.row_leaf(pos[0]), self.direct_leaf(self.through_views(pos[1], False))
         if a is None or b is None or a == b:
             return None
         na, xa, _ = self.flow.leaves[a]
@@ -589,6 +700,9 @@ class _Walker:
             return self.push(p, rows)
         if isinstance(p, cst.Attribute) and p.value is e:
             call = ctx.parent(p)
+            if rows and p.attr.value == "shape" and isinstance(call, cst.Subscript):
+                if _row_size(ctx, call, e):
+                    return None  # `r.shape[-1]` of rows: the row size, a static number
             if not (isinstance(call, cst.Call) and call.func is p):
                 raise self.stop(e)
             return self.method(e, call, p.attr.value, rows)
@@ -675,6 +789,11 @@ class _Walker:
     def method(self, e: cst.BaseExpression, call: cst.Call, name: str, rows: bool) -> None:
         if name == "bincount" and not rows:
             return self.bincount(e, call, method=True)
+        if self.identity_view(e, call, rows):
+            self.flow.identity[id(call)] = call
+            return self.push(call, rows)
+        if name == "size" and rows and _row_size(self.ctx, call, e):
+            return None  # `r.size(-1)` of rows: the row size, a static number
         if not rows and _cast_or_flat(self.ctx, call, name):
             self.flow.flat |= name in ("view", "reshape", "flatten")
             return self.push(call, rows)
@@ -758,6 +877,9 @@ class _Walker:
             return None
         if f in _LOSSES and (not rows or self.flow.as_rows):
             return self.loss(e, call)
+        if f == "one_hot" and not rows and self.one_hot_of(e, call):
+            self.flow.one_hot[id(call)] = call
+            return self.push(call, True)  # one row per selected element
         if f == "logsumexp" and _is_torch(ctx, call) and not rows and _lse_dim0(call, 1):
             return self.terminal(call, e, f, rows)
         if f == "bincount" and _is_torch(ctx, call) and not rows:
@@ -1045,6 +1167,29 @@ def bincount_args(
 _INT_DTYPES = frozenset({"long", "int", "int64", "int32", "int16", "int8", "uint8"})
 
 
+def _row_size(ctx: FixContext, node: cst.BaseExpression, recv: cst.BaseExpression) -> bool:
+    """``node`` is ``recv.size(-1)`` or ``recv.shape[-1]``: the size of the last dim."""
+    if isinstance(node, cst.Call):
+        return (
+            isinstance(node.func, cst.Attribute)
+            and node.func.value is recv
+            and node.func.attr.value == "size"
+            and len(node.args) == 1
+            and node.args[0].keyword is None
+            and ctx.code(node.args[0].value).strip() == "-1"
+        )
+    if isinstance(node, cst.Subscript):
+        return (
+            isinstance(node.value, cst.Attribute)
+            and node.value.value is recv
+            and node.value.attr.value == "shape"
+            and len(node.slice) == 1
+            and isinstance(node.slice[0].slice, cst.Index)
+            and ctx.code(node.slice[0].slice.value).strip() == "-1"
+        )
+    return False
+
+
 def _cast_or_flat(ctx: FixContext, call: cst.Call, name: str) -> bool:
     """``.long()``/``.int()``, ``.to(torch.long)`` (an integer dtype), ``.view(-1)``,
     ``.reshape(-1)``, ``.flatten()``: the same values per position."""
@@ -1178,12 +1323,26 @@ def _elementwise_of(ctx: FixContext, e: cst.BaseExpression, text: str) -> bool:
         return _elementwise_of(ctx, e.expression, text)
     if isinstance(e, cst.Call) and not e.args and isinstance(e.func, cst.Attribute):
         return e.func.attr.value in _ELEMENTWISE_TESTS and _elementwise_of(ctx, e.func.value, text)
+    if (
+        isinstance(e, cst.Call)
+        and isinstance(e.func, cst.Attribute)
+        and e.func.attr.value in _COMPARE_METHODS
+        and len(e.args) == 1
+        and e.args[0].keyword is None
+        and not e.args[0].star
+    ):
+        # `x.ne(pad)`, `x.eq(self.ignore_index)`: a comparison with a scalar, as `x != pad`
+        o = e.args[0].value
+        return (number_expr(o) or isinstance(o, (cst.Name, cst.Attribute))) and _elementwise_of(
+            ctx, e.func.value, text
+        )
     if isinstance(e, cst.Call) and len(e.args) == 1 and _torch_call(ctx, e) in _ELEMENTWISE_TESTS:
         return _elementwise_of(ctx, e.args[0].value, text)
     return False
 
 
 _ELEMENTWISE_TESTS = frozenset({"isfinite", "isnan", "isinf", "logical_not", "bool", "abs"})
+_COMPARE_METHODS = frozenset({"ne", "eq", "gt", "ge", "lt", "le"})
 
 
 def mask_shape(
@@ -1305,10 +1464,12 @@ _LOSS_MODULES = {
 def loss_module(ctx: FixContext, func: cst.BaseExpression) -> tuple[str, list[cst.Arg]] | None:
     """(functional name, the constructor's keyword arguments) of ``self.X`` when the class
     binds ``self.X`` once, in ``__init__``, to ``nn.<Loss>(kw=...)`` (keywords only, each a
-    number or a string) and nowhere else; None otherwise."""
+    number or a string) and nowhere else; of a local name bound once in the function, before
+    the call, to such a constructor (``loss_fct = nn.BCEWithLogitsLoss()``, the transformers
+    heads' form); None otherwise."""
     attr = self_attr(func)
     if attr is None:
-        return None
+        return _local_loss_module(ctx, func)
     cls = ctx.enclosing(func, cst.ClassDef)
     if cls is None:
         return None
@@ -1322,7 +1483,12 @@ def loss_module(ctx: FixContext, func: cst.BaseExpression) -> tuple[str, list[cs
                     found.append((meth.name.value, node))
     if len(found) != 1 or found[0][0] != "__init__":
         return None
-    v = found[0][1].value
+    return _loss_ctor(ctx, found[0][1].value)
+
+
+def _loss_ctor(ctx: FixContext, v: cst.BaseExpression) -> tuple[str, list[cst.Arg]] | None:
+    """(functional name, keyword arguments) of ``nn.<Loss>(kw=...)`` (keywords only, each a
+    number or a string)."""
     if not isinstance(v, cst.Call):
         return None
     head, _, last = ctx.code(v.func).strip().rpartition(".")
@@ -1334,6 +1500,28 @@ def loss_module(ctx: FixContext, func: cst.BaseExpression) -> tuple[str, list[cs
         return None
     ctor = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in v.args]
     return _LOSS_MODULES[last], ctor
+
+
+def _local_loss_module(
+    ctx: FixContext, func: cst.BaseExpression
+) -> tuple[str, list[cst.Arg]] | None:
+    """``loss_fct(a, b)`` with ``loss_fct = nn.CrossEntropyLoss(...)`` bound once in the
+    function, by a plain assignment before the call: a module without state, built and called
+    in the same forward, is its functional loss with its options."""
+    if not isinstance(func, cst.Name):
+        return None
+    fn = ctx.function(func)
+    if fn is None:
+        return None
+    binds = bound_names(fn.body).get(func.value, [])
+    if len(binds) != 1 or not isinstance(binds[0], cst.AssignTarget):
+        return None
+    a = ctx.parent(binds[0])
+    if not isinstance(a, cst.Assign) or len(a.targets) != 1:
+        return None
+    if ctx.span(a)[0] >= ctx.span(func)[0] or ctx.function(a) is not fn:
+        return None
+    return _loss_ctor(ctx, a.value)
 
 
 def _loss_view(ctx: FixContext, call: cst.Call) -> tuple[str, cst.Call]:
@@ -1399,11 +1587,12 @@ def _calls(fn: cst.FunctionDef) -> list[cst.Call]:
 
 
 def _selection_calls(fn: cst.FunctionDef) -> list[cst.Call]:
-    """The ``masked_select`` calls in ``fn``'s body."""
+    """The ``masked_select`` and ``index_select`` calls in ``fn``'s body."""
     return [
         c
         for c in _calls(fn)
-        if isinstance(c.func, cst.Attribute) and c.func.attr.value == "masked_select"
+        if isinstance(c.func, cst.Attribute)
+        and c.func.attr.value in ("masked_select", "index_select")
     ]
 
 
@@ -1460,7 +1649,7 @@ def masked_flow(
     elif isinstance(start, cst.Call):
         got = masked_select(ctx, start)
         if got is None:
-            return NoFix("the selection is not a `masked_select`")
+            return NoFix("the selection is not a `masked_select` (or its mask is not known)")
         m = got.m
     elif len(start.slice) == 1:
         m = start.slice[0].slice.value  # type: ignore[attr-defined]
@@ -1708,6 +1897,25 @@ def masked_flow(
 
     for c in flow.counts:
         builders[id(c)] = count_builder(c)
+
+    def drop_view(updated: cst.CSTNode) -> cst.CSTNode:
+        assert isinstance(updated, cst.Call) and isinstance(updated.func, cst.Attribute)
+        return updated.func.value.with_changes(
+            lpar=[*updated.lpar, *updated.func.value.lpar],
+            rpar=[*updated.func.value.rpar, *updated.rpar],
+        )
+
+    for key in flow.identity:
+        builders[key] = drop_view
+
+    def one_hot_build(updated: cst.CSTNode) -> cst.CSTNode:
+        assert isinstance(updated, cst.Call)
+        first = updated.args[0]
+        idx = template(f"{t}.where(__m__, __i__, 0)", m=shape.where, i=first.value)
+        return updated.with_changes(args=[first.with_changes(value=idx), *updated.args[1:]])
+
+    for key in flow.one_hot:
+        builders[key] = one_hot_build
     # the top-most nodes to replace, each rebuilt with what it holds replaced
     targets = {
         k: n
@@ -1715,6 +1923,8 @@ def masked_flow(
             [(k, v[0]) for k, v in flow.leaves.items()]
             + [(k, v[0]) for k, v in flow.terminals.items()]
             + [(id(c), c) for c in flow.counts]
+            + list(flow.identity.items())
+            + list(flow.one_hot.items())
         )
     }
     tops = [n for n in targets.values() if not any(id(a) in targets for a in ctx.ancestors(n))]
