@@ -180,6 +180,7 @@ class _Flow:
     # element; kept on the full-size index, whose positions the mask leaves out read 0 (a
     # class in range: one_hot raises for one that is not, `-100` of an ignored label)
     one_hot: dict[int, cst.Call] = field(default_factory=dict)
+    ce_leaves: set[int] = field(default_factory=set)  # the leaves a cross-entropy reads as rows
 
 
 class _Stop(Exception):
@@ -400,8 +401,8 @@ class _Walker:
             return self.element_leaf(e)
         if f.attr.value == "flatten" or len(args) != 2 or ctx.code(args[0]).strip() != "-1":
             return False
-        if not (ce or self.flow.ce_rows or self.flow.as_rows):
-            return False
+        if not (ce or self.flow.as_rows or self.row_leaf(e) in self.flow.ce_leaves):
+            return False  # rows of two dims: stated, or the `[N, C]` input of a cross-entropy
         n = args[1]
         if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute):
             return _row_size(ctx, n, n.func.value) and ctx.code(n.func.value).strip() == ctx.code(
@@ -576,6 +577,7 @@ class _Walker:
                 node, x, _ = self.flow.leaves[pair[0]]
                 self.flow.leaves[pair[0]] = (node, x, True)
                 self.flow.ce_rows = True
+                self.flow.ce_leaves.add(pair[0])
         if not any(
             n is start or any(a is n for a in self.ctx.ancestors(start))
             for n, _, _ in self.flow.leaves.values()
@@ -1739,6 +1741,26 @@ def masked_flow(
     for key, (_, x, rows) in flow.leaves.items():
         builders[key] = leaf_builder(x, rows)
 
+    def local_shape(e: cst.BaseExpression, at: cst.CSTNode) -> MaskShape:
+        """The mask as it broadcasts against the flow value ``e`` (an original node): shaped
+        against the full tensor of a leaf ``e`` is computed from, where the leaves differ in
+        rank (``pos_bbox[idx]`` of ``[N, 4]`` and ``pos_centerness[idx]`` of ``[N]``: a mask
+        shaped once against the first would broadcast the second to ``[N, N]``)."""
+        if ctx.code(shape.where).strip() == ctx.code(m).strip() or ref is None:
+            return shape
+        todo: list[cst.CSTNode] = [e]
+        while todo:
+            node = todo.pop()
+            if isinstance(node, cst.BaseExpression):
+                leaf = w.direct_leaf(node)
+                if leaf is not None:
+                    _, x, rows = flow.leaves[leaf]
+                    if rows or ctx.code(x).strip() == ctx.code(ref).strip():
+                        return shape
+                    return mask_shape(ctx, m, x, at)
+            todo.extend(node.children)
+        return shape
+
     def first_build(updated: cst.Call, op: str, recv: cst.BaseExpression) -> cst.CSTNode:
         """A reduction over the selection's first dimension, rank-agnostic: the mask's dims of
         the full-size value flattened into one and moved last, where the flattened mask
@@ -1776,10 +1798,13 @@ def masked_flow(
                 return bincount_build(updated, method)
             if method:
                 recv = updated.func.value  # type: ignore[attr-defined]
+                orig = original.func.value  # type: ignore[attr-defined]
             else:
                 recv = updated.args[0].value
+                orig = original.args[0].value
             recv = recv.with_changes(lpar=[], rpar=[]) if not isinstance(recv, cst.Name) else recv
-            mk = mb_rows if rows else shape.where
+            here = local_shape(orig, original)
+            mk = mb_rows if rows else here.where
             if op == "logsumexp":  # over the selected elements: the others weigh exp(-inf) = 0
                 lse = template(
                     f'{t}.logsumexp({t}.where(__m__, __r__, -float("inf")).flatten(), 0)',
@@ -1796,7 +1821,7 @@ def masked_flow(
             kept = template(f"{t}.where(__m__, __r__, 0).sum({dim})", m=mk, r=recv)
             new: cst.BaseExpression = kept
             if op == "mean":
-                n = shape.rows if rows else shape.elements
+                n = shape.rows if rows else here.elements
                 if rows and not dim0:  # every element of the stated rows
                     n = paren(template("__m__.sum() * __r__.shape[-1]", m=atom(m), r=recv))
                 new = template("__k__ / __n__", k=kept, n=n)
@@ -1868,11 +1893,12 @@ def masked_flow(
         args = [a for a in updated.args if a.keyword is None or a.keyword.value != "reduction"]
         args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in [*args, none]]
         per = updated.with_changes(args=args, lpar=[], rpar=[])
+        here = local_shape(next(a.value for a in original.args if a.keyword is None), original)
         new: cst.BaseExpression = template(
-            f"{t}.where(__m__, __l__, 0).sum()", m=mb_rows if rows else shape.where, l=per
+            f"{t}.where(__m__, __l__, 0).sum()", m=mb_rows if rows else here.where, l=per
         )
         if op == "mean":
-            n = shape.elements
+            n = here.elements
             if rows:  # the stated rows: their count times the row size of a named input
                 named = next(a.value for a in args if isinstance(a.value, cst.Name))
                 n = paren(template("__m__.sum() * __a__.shape[-1]", m=atom(m), a=named))
