@@ -429,7 +429,19 @@ class _Walker:
         v = n.value
         if not (number_expr(v) or (isinstance(v, cst.Attribute) and _init_config(ctx, v))):
             return False
-        return self.element_leaf(e)
+        leaf = self.direct_leaf(e)
+        if leaf is None:
+            return False
+        node, x, rows = self.flow.leaves[leaf]
+        # a plain `x[m]`: where `m` is not known to be an element mask of `x`, the rewrite
+        # states it (`m.view(x.shape)` raises for a mask of another shape)
+        return (
+            not rows
+            and isinstance(node, cst.Subscript)
+            and len(node.slice) == 1
+            and node.value is x
+            and isinstance(self.flow.mask, cst.Name)
+        )
 
     def element_leaf(self, e: cst.BaseExpression) -> bool:
         """``e`` is (a name bound once to) a plain selection ``y[m]`` whose mask is an element
@@ -1934,14 +1946,24 @@ def masked_flow(
     for key in flow.identity:
         builders[key] = drop_view
 
-    def one_hot_build(updated: cst.CSTNode) -> cst.CSTNode:
-        assert isinstance(updated, cst.Call)
-        first = updated.args[0]
-        idx = template(f"{t}.where(__m__, __i__, 0)", m=shape.where, i=first.value)
-        return updated.with_changes(args=[first.with_changes(value=idx), *updated.args[1:]])
+    def one_hot_builder(original: cst.Call) -> Callable[[cst.CSTNode], cst.CSTNode]:
+        leaf = w.direct_leaf(original.args[0].value)
+        mk: cst.BaseExpression = m
+        if leaf is not None:
+            x = flow.leaves[leaf][1]
+            if ctx.code(mask_shape(ctx, m, x, original).where).strip() != ctx.code(m).strip():
+                mk = template("__m__.view(__x__.shape)", m=atom(m), x=atom(x))
 
-    for key in flow.one_hot:
-        builders[key] = one_hot_build
+        def build(updated: cst.CSTNode) -> cst.CSTNode:
+            assert isinstance(updated, cst.Call)
+            first = updated.args[0]
+            idx = template(f"{t}.where(__m__, __i__, 0)", m=mk, i=first.value)
+            return updated.with_changes(args=[first.with_changes(value=idx), *updated.args[1:]])
+
+        return build
+
+    for key, oh in flow.one_hot.items():
+        builders[key] = one_hot_builder(oh)
     # the top-most nodes to replace, each rebuilt with what it holds replaced
     targets = {
         k: n
