@@ -1095,7 +1095,37 @@ class _Walker:
         use = use if len(use) <= 70 else use[:67] + "..."
         return _Stop(
             f"`{what[:40]}` is used in `{use}`, not only in elementwise steps ending in "
-            "reductions (sum, mean) or counts"
+            f"reductions (sum, mean) or counts{self.local_function(e)}"
+        )
+
+    def local_function(self, e: cst.BaseExpression) -> str:
+        """Where ``e`` is passed to a function defined at the top of this file (a copied
+        ``sigmoid_focal_loss``, a ``bbox_iou`` helper): what the codemod does not follow
+        there, and the remedy that keeps the shape when the function acts on each element."""
+        ctx = self.ctx
+        p = ctx.parent(e)
+        call = ctx.parent(p) if isinstance(p, cst.Arg) else None
+        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name):
+            return ""
+        name = call.func.value
+        fn = next(
+            (d for d in ctx.module.body if isinstance(d, cst.FunctionDef) and d.name.value == name),
+            None,
+        )
+        if fn is None:
+            return ""
+        params = {q.name.value for q in (*fn.params.params, *fn.params.kwonly_params)}
+        if "reduction" in params:
+            return (
+                f" (`{name}` is a function of this file, which the codemod does not follow: "
+                f"if it acts on each element until its `reduction`, call it on the full-size "
+                f'tensors with `reduction="none"` and reduce with the mask, '
+                f'`torch.where(m, {name}(x, y, reduction="none"), 0).sum()`)'
+            )
+        return (
+            f" (`{name}` is a function of this file, which the codemod does not follow: if "
+            "it acts on each element or row alone, call it on the full-size tensors and "
+            "reduce its result with the mask)"
         )
 
 
