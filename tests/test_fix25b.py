@@ -268,8 +268,7 @@ def test_one_hot_of_a_selection_keeps_one_row_per_element(tmp_path: Path) -> Non
     out = _fix(tmp_path, SWITCH)
     assert "valid_mask = attention_mask.reshape(-1) > 0" in out
     assert (
-        "F.one_hot(torch.where(valid_mask, expert_index.reshape(-1), 0), self.num_experts)"
-        in out
+        "F.one_hot(torch.where(valid_mask, expert_index.reshape(-1), 0), self.num_experts)" in out
     )
     assert "torch.where(valid_mask.unsqueeze(-1), expert_mask, 0).sum(0) / valid_mask.sum()" in out
 
@@ -304,8 +303,7 @@ def test_one_hot_with_a_class_count_from_the_data_is_not_followed(tmp_path: Path
 def test_a_count_read_as_a_size_stays_a_python_number(tmp_path: Path) -> None:
     code = TOKACC.replace(
         "        n_words = max(num_non_padding, 1)\n",
-        "        n_words = max(num_non_padding, 1)\n"
-        "        buf = torch.zeros(num_non_padding)\n",
+        "        n_words = max(num_non_padding, 1)\n        buf = torch.zeros(num_non_padding)\n",
     )
     out = _fix(tmp_path, code)
     assert "tgt_out.masked_select(non_padding).numel()" in out

@@ -405,13 +405,15 @@ class _Walker:
             return False  # rows of two dims: stated, or the `[N, C]` input of a cross-entropy
         n = args[1]
         if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute):
-            return _row_size(ctx, n, n.func.value) and ctx.code(n.func.value).strip() == ctx.code(
-                e
-            ).strip()
+            return (
+                _row_size(ctx, n, n.func.value)
+                and ctx.code(n.func.value).strip() == ctx.code(e).strip()
+            )
         if isinstance(n, cst.Subscript) and isinstance(n.value, cst.Attribute):
-            return _row_size(ctx, n, n.value.value) and ctx.code(n.value.value).strip() == ctx.code(
-                e
-            ).strip()
+            return (
+                _row_size(ctx, n, n.value.value)
+                and ctx.code(n.value.value).strip() == ctx.code(e).strip()
+            )
         return False
 
     def one_hot_of(self, e: cst.BaseExpression, call: cst.Call) -> bool:

@@ -331,7 +331,9 @@ def count_by_name(
     ):
         return None
     fn = ctx.function(assign)
-    if fn is None or any(isinstance(a, (cst.For, cst.While)) for a in _ancestors_to(ctx, assign, fn)):
+    if fn is None or any(
+        isinstance(a, (cst.For, cst.While)) for a in _ancestors_to(ctx, assign, fn)
+    ):
         return None
     name = assign.targets[0].target.value
     if len(bound_names(fn.body).get(name, [])) != 1 or _rebound_after(
