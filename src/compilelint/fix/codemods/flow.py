@@ -1793,17 +1793,19 @@ def masked_flow(
         if ctx.code(shape.where).strip() == ctx.code(m).strip() or ref is None:
             return shape
         todo: list[cst.CSTNode] = [e]
+        found: list[cst.BaseExpression] = []
         while todo:
-            node = todo.pop()
+            node = todo.pop(0)
             if isinstance(node, cst.BaseExpression):
                 leaf = w.direct_leaf(node)
                 if leaf is not None:
                     _, x, rows = flow.leaves[leaf]
                     if rows or ctx.code(x).strip() == ctx.code(ref).strip():
-                        return shape
-                    return mask_shape(ctx, m, x, at)
+                        return shape  # a leaf of the reference's own tensor
+                    found.append(x)
+                    continue
             todo.extend(node.children)
-        return shape
+        return mask_shape(ctx, m, found[0], at) if found else shape
 
     def first_build(updated: cst.Call, op: str, recv: cst.BaseExpression) -> cst.CSTNode:
         """A reduction over the selection's first dimension, rank-agnostic: the mask's dims of
