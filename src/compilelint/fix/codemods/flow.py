@@ -62,7 +62,7 @@ from compilelint.fix.codemods.base import (
     template,
 )
 from compilelint.fix.codemods.rowwise import MIX, call_step, row_vector, two_dim
-from compilelint.fix.codemods.selection import masked_select, normalized_selection
+from compilelint.fix.codemods.selection import index_select, masked_select, normalized_selection
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Rewrite
 from compilelint.static.analysis.walker import self_attr
@@ -172,6 +172,15 @@ class _Flow:
     # id(assign) -> (assign, reached by the walk) for later bindings of flow names
     rebinds: dict[int, tuple[cst.Assign, bool]] = field(default_factory=dict)
     row_steps: int = 0  # row-wise steps followed (their rows kept full-size)
+    # ids of reshapes that leave the selection as it is (`t.view(-1)` of a 1-d element
+    # selection, `r.view(-1, r.size(-1))` of rows): dropped in the rewrite, where the value
+    # is full-size and the reshape would change its shape
+    identity: dict[int, cst.Call] = field(default_factory=dict)
+    # ids of `F.one_hot(t, n)` of a one-dimensional selection `t`: one row per selected
+    # element; kept on the full-size index, whose positions the mask leaves out read 0 (a
+    # class in range: one_hot raises for one that is not, `-100` of an ignored label)
+    one_hot: dict[int, cst.Call] = field(default_factory=dict)
+    ce_leaves: set[int] = field(default_factory=set)  # the leaves a cross-entropy reads as rows
 
 
 class _Stop(Exception):
@@ -230,7 +239,7 @@ def _selection_index(ctx: FixContext, sub: cst.BaseExpression) -> str | None:
     normalized forms of :func:`selection.normalized_selection` too; ``torch.masked_select(x,
     m)``)."""
     if isinstance(sub, cst.Call):
-        got = masked_select(ctx, sub)
+        got = masked_select(ctx, sub) or index_select(ctx, sub)
         return ctx.code(got.m).strip() if got is not None else None
     if not isinstance(sub, cst.Subscript):
         return None
@@ -306,6 +315,19 @@ class _Walker:
         ``x`` (computed from it elementwise): ``masked_select`` broadcasts ``m`` and ``x``,
         which for equal shapes selects what ``x[m]`` selects, in the same order."""
         ctx = self.ctx
+        rows = index_select(ctx, call)
+        if rows is not None:
+            # `x.index_select(0, i)` with `i` the indices of a mask's Trues (CL110 gives the
+            # mask): the rows `x[i]`, which read like the selection `x[m]`
+            if side_effect(rows.x) is not None:
+                raise _Stop(f"`{ctx.code(rows.x).strip()}` has a side effect")
+            if self.flow.as_rows and not isinstance(rows.x, (cst.Name, cst.Attribute)):
+                raise _Stop(
+                    f"`{ctx.code(call).strip()[:40]}`: a row-wise step follows, and the "
+                    "selection is not of a named tensor"
+                )
+            self.flow.leaves[id(call)] = (call, rows.x, self.flow.as_rows)
+            return call
         got = masked_select(ctx, call)
         assert got is not None
         if self.flow.as_rows:
@@ -329,6 +351,9 @@ class _Walker:
         got = self.direct_leaf(e)
         if got is not None or depth > 8:
             return got
+        inner = self.through_views(e, True, ce=True)
+        if inner is not e:
+            return self.row_leaf(inner, depth + 1)
         if isinstance(e, cst.Name):
             a = self.single_bind(e)
             return None if a is None else self.row_leaf(a.value, depth + 1)
@@ -346,6 +371,105 @@ class _Walker:
             if self.free(e.right) and two_dim(self.ctx, e.right):
                 return self.row_leaf(e.left, depth + 1)
         return None
+
+    def identity_view(
+        self, e: cst.BaseExpression, call: cst.Call, rows: bool, ce: bool = False
+    ) -> bool:
+        """``call`` reshapes the flow value ``e`` to the shape it has: ``t.view(-1)``
+        (``reshape``, ``flatten()``) of ``t`` a one-dimensional selection ``y[m]`` (``m`` an
+        element mask of ``y``, or a name bound once to one), or ``r.view(-1, r.size(-1))``
+        (``r.shape[-1]``) of rows, which a cross-entropy reads as its ``[N, C]`` input (the
+        fairseq and transformers heads' ``logits.view(-1, logits.size(-1))``; ``ce``: asked
+        while that cross-entropy is matched)."""
+        ctx = self.ctx
+        f = call.func
+        if not (isinstance(f, cst.Attribute) and f.value is e):
+            return False
+        if f.attr.value not in ("view", "reshape", "flatten"):
+            return False
+        if any(a.keyword is not None or a.star for a in call.args):
+            return False
+        args = [a.value for a in call.args]
+        if not rows:
+            if self.flow.as_rows or self.flow.unordered:
+                return False
+            if f.attr.value == "flatten":
+                if args:
+                    return False
+            elif len(args) != 1 or ctx.code(args[0]).strip() != "-1":
+                return False
+            return self.element_leaf(e)
+        if f.attr.value == "flatten" or len(args) != 2 or ctx.code(args[0]).strip() != "-1":
+            return False
+        if not (ce or self.flow.as_rows or self.row_leaf(e) in self.flow.ce_leaves):
+            return False  # rows of two dims: stated, or the `[N, C]` input of a cross-entropy
+        n = args[1]
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute):
+            return (
+                _row_size(ctx, n, n.func.value)
+                and ctx.code(n.func.value).strip() == ctx.code(e).strip()
+            )
+        if isinstance(n, cst.Subscript) and isinstance(n.value, cst.Attribute):
+            return (
+                _row_size(ctx, n, n.value.value)
+                and ctx.code(n.value.value).strip() == ctx.code(e).strip()
+            )
+        return False
+
+    def one_hot_of(self, e: cst.BaseExpression, call: cst.Call) -> bool:
+        """``F.one_hot(e, n)`` (``num_classes=n``) of a one-dimensional selection ``e`` with
+        ``n`` a number the model is configured with (a literal, ``self.num_experts`` set in
+        ``__init__``): ``[N, n]``, the rows of ``F.one_hot(x, n)`` the mask selects."""
+        ctx = self.ctx
+        if self.flow.as_rows or self.flow.unordered or self.flow.flat:
+            return False
+        if len(call.args) != 2 or call.args[0].value is not e or call.args[0].keyword:
+            return False
+        n = call.args[1]
+        if n.star or (n.keyword is not None and n.keyword.value != "num_classes"):
+            return False
+        v = n.value
+        if not (number_expr(v) or (isinstance(v, cst.Attribute) and _init_config(ctx, v))):
+            return False
+        leaf = self.direct_leaf(e)
+        if leaf is None:
+            return False
+        node, x, rows = self.flow.leaves[leaf]
+        # a plain `x[m]`: where `m` is not known to be an element mask of `x`, the rewrite
+        # states it (`m.view(x.shape)` raises for a mask of another shape)
+        return (
+            not rows
+            and isinstance(node, cst.Subscript)
+            and len(node.slice) == 1
+            and node.value is x
+            and isinstance(self.flow.mask, cst.Name)
+        )
+
+    def element_leaf(self, e: cst.BaseExpression) -> bool:
+        """``e`` is (a name bound once to) a plain selection ``y[m]`` whose mask is an element
+        mask of ``y`` (computed from it elementwise): a one-dimensional selection."""
+        leaf = self.direct_leaf(e)
+        if leaf is None:
+            return False
+        node, x, rows = self.flow.leaves[leaf]
+        if rows or not isinstance(node, cst.Subscript) or len(node.slice) != 1:
+            return False
+        if node.value is not x or not isinstance(self.flow.mask, cst.Name):
+            return False
+        shape = mask_shape(self.ctx, self.flow.mask, x, node)
+        return self.ctx.code(shape.where).strip() == self.flow.mask.value
+
+    def through_views(
+        self, e: cst.BaseExpression, rows: bool, ce: bool = False
+    ) -> cst.BaseExpression:
+        """``e`` without the identity reshapes (:meth:`identity_view`) around it."""
+        while (
+            isinstance(e, cst.Call)
+            and isinstance(e.func, cst.Attribute)
+            and self.identity_view(e.func.value, e, rows, ce)
+        ):
+            e = e.func.value
+        return e
 
     def single_bind(self, e: cst.Name) -> cst.Assign | None:
         """The plain assignment that binds ``e`` once in the function, before ``e``."""
@@ -403,11 +527,13 @@ class _Walker:
         ):
             return None
         ig = kws.get("ignore_index")
-        if ig is not None and not number_expr(ig):
-            return None
+        if ig is not None and not (
+            number_expr(ig) or (isinstance(ig, cst.Attribute) and _init_config(ctx, ig))
+        ):
+            return None  # a number, or `self.padding_idx` set in `__init__` only
         if any(side_effect(v) is not None for v in kws.values()):
             return None
-        a, b = self.row_leaf(pos[0]), self.direct_leaf(pos[1])
+        a, b = self.row_leaf(pos[0]), self.direct_leaf(self.through_views(pos[1], False))
         if a is None or b is None or a == b:
             return None
         na, xa, _ = self.flow.leaves[a]
@@ -465,6 +591,7 @@ class _Walker:
                 node, x, _ = self.flow.leaves[pair[0]]
                 self.flow.leaves[pair[0]] = (node, x, True)
                 self.flow.ce_rows = True
+                self.flow.ce_leaves.add(pair[0])
         if not any(
             n is start or any(a is n for a in self.ctx.ancestors(start))
             for n, _, _ in self.flow.leaves.values()
@@ -589,6 +716,9 @@ class _Walker:
             return self.push(p, rows)
         if isinstance(p, cst.Attribute) and p.value is e:
             call = ctx.parent(p)
+            if rows and p.attr.value == "shape" and isinstance(call, cst.Subscript):
+                if _row_size(ctx, call, e):
+                    return None  # `r.shape[-1]` of rows: the row size, a static number
             if not (isinstance(call, cst.Call) and call.func is p):
                 raise self.stop(e)
             return self.method(e, call, p.attr.value, rows)
@@ -675,6 +805,11 @@ class _Walker:
     def method(self, e: cst.BaseExpression, call: cst.Call, name: str, rows: bool) -> None:
         if name == "bincount" and not rows:
             return self.bincount(e, call, method=True)
+        if self.identity_view(e, call, rows):
+            self.flow.identity[id(call)] = call
+            return self.push(call, rows)
+        if name == "size" and rows and _row_size(self.ctx, call, e):
+            return None  # `r.size(-1)` of rows: the row size, a static number
         if not rows and _cast_or_flat(self.ctx, call, name):
             self.flow.flat |= name in ("view", "reshape", "flatten")
             return self.push(call, rows)
@@ -758,6 +893,9 @@ class _Walker:
             return None
         if f in _LOSSES and (not rows or self.flow.as_rows):
             return self.loss(e, call)
+        if f == "one_hot" and not rows and self.one_hot_of(e, call):
+            self.flow.one_hot[id(call)] = call
+            return self.push(call, True)  # one row per selected element
         if f == "logsumexp" and _is_torch(ctx, call) and not rows and _lse_dim0(call, 1):
             return self.terminal(call, e, f, rows)
         if f == "bincount" and _is_torch(ctx, call) and not rows:
@@ -959,7 +1097,37 @@ class _Walker:
         use = use if len(use) <= 70 else use[:67] + "..."
         return _Stop(
             f"`{what[:40]}` is used in `{use}`, not only in elementwise steps ending in "
-            "reductions (sum, mean) or counts"
+            f"reductions (sum, mean) or counts{self.local_function(e)}"
+        )
+
+    def local_function(self, e: cst.BaseExpression) -> str:
+        """Where ``e`` is passed to a function defined at the top of this file (a copied
+        ``sigmoid_focal_loss``, a ``bbox_iou`` helper): what the codemod does not follow
+        there, and the remedy that keeps the shape when the function acts on each element."""
+        ctx = self.ctx
+        p = ctx.parent(e)
+        call = ctx.parent(p) if isinstance(p, cst.Arg) else None
+        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name):
+            return ""
+        name = call.func.value
+        fn = next(
+            (d for d in ctx.module.body if isinstance(d, cst.FunctionDef) and d.name.value == name),
+            None,
+        )
+        if fn is None:
+            return ""
+        params = {q.name.value for q in (*fn.params.params, *fn.params.kwonly_params)}
+        if "reduction" in params:
+            return (
+                f" (`{name}` is a function of this file, which the codemod does not follow: "
+                f"if it acts on each element until its `reduction`, call it on the full-size "
+                f'tensors with `reduction="none"` and reduce with the mask, '
+                f'`torch.where(m, {name}(x, y, reduction="none"), 0).sum()`)'
+            )
+        return (
+            f" (`{name}` is a function of this file, which the codemod does not follow: if "
+            "it acts on each element or row alone, call it on the full-size tensors and "
+            "reduce its result with the mask)"
         )
 
 
@@ -1043,6 +1211,29 @@ def bincount_args(
 
 
 _INT_DTYPES = frozenset({"long", "int", "int64", "int32", "int16", "int8", "uint8"})
+
+
+def _row_size(ctx: FixContext, node: cst.BaseExpression, recv: cst.BaseExpression) -> bool:
+    """``node`` is ``recv.size(-1)`` or ``recv.shape[-1]``: the size of the last dim."""
+    if isinstance(node, cst.Call):
+        return (
+            isinstance(node.func, cst.Attribute)
+            and node.func.value is recv
+            and node.func.attr.value == "size"
+            and len(node.args) == 1
+            and node.args[0].keyword is None
+            and ctx.code(node.args[0].value).strip() == "-1"
+        )
+    if isinstance(node, cst.Subscript):
+        return (
+            isinstance(node.value, cst.Attribute)
+            and node.value.value is recv
+            and node.value.attr.value == "shape"
+            and len(node.slice) == 1
+            and isinstance(node.slice[0].slice, cst.Index)
+            and ctx.code(node.slice[0].slice.value).strip() == "-1"
+        )
+    return False
 
 
 def _cast_or_flat(ctx: FixContext, call: cst.Call, name: str) -> bool:
@@ -1178,12 +1369,26 @@ def _elementwise_of(ctx: FixContext, e: cst.BaseExpression, text: str) -> bool:
         return _elementwise_of(ctx, e.expression, text)
     if isinstance(e, cst.Call) and not e.args and isinstance(e.func, cst.Attribute):
         return e.func.attr.value in _ELEMENTWISE_TESTS and _elementwise_of(ctx, e.func.value, text)
+    if (
+        isinstance(e, cst.Call)
+        and isinstance(e.func, cst.Attribute)
+        and e.func.attr.value in _COMPARE_METHODS
+        and len(e.args) == 1
+        and e.args[0].keyword is None
+        and not e.args[0].star
+    ):
+        # `x.ne(pad)`, `x.eq(self.ignore_index)`: a comparison with a scalar, as `x != pad`
+        o = e.args[0].value
+        return (number_expr(o) or isinstance(o, (cst.Name, cst.Attribute))) and _elementwise_of(
+            ctx, e.func.value, text
+        )
     if isinstance(e, cst.Call) and len(e.args) == 1 and _torch_call(ctx, e) in _ELEMENTWISE_TESTS:
         return _elementwise_of(ctx, e.args[0].value, text)
     return False
 
 
 _ELEMENTWISE_TESTS = frozenset({"isfinite", "isnan", "isinf", "logical_not", "bool", "abs"})
+_COMPARE_METHODS = frozenset({"ne", "eq", "gt", "ge", "lt", "le"})
 
 
 def mask_shape(
@@ -1305,10 +1510,12 @@ _LOSS_MODULES = {
 def loss_module(ctx: FixContext, func: cst.BaseExpression) -> tuple[str, list[cst.Arg]] | None:
     """(functional name, the constructor's keyword arguments) of ``self.X`` when the class
     binds ``self.X`` once, in ``__init__``, to ``nn.<Loss>(kw=...)`` (keywords only, each a
-    number or a string) and nowhere else; None otherwise."""
+    number or a string) and nowhere else; of a local name bound once in the function, before
+    the call, to such a constructor (``loss_fct = nn.BCEWithLogitsLoss()``, the transformers
+    heads' form); None otherwise."""
     attr = self_attr(func)
     if attr is None:
-        return None
+        return _local_loss_module(ctx, func)
     cls = ctx.enclosing(func, cst.ClassDef)
     if cls is None:
         return None
@@ -1322,7 +1529,12 @@ def loss_module(ctx: FixContext, func: cst.BaseExpression) -> tuple[str, list[cs
                     found.append((meth.name.value, node))
     if len(found) != 1 or found[0][0] != "__init__":
         return None
-    v = found[0][1].value
+    return _loss_ctor(ctx, found[0][1].value)
+
+
+def _loss_ctor(ctx: FixContext, v: cst.BaseExpression) -> tuple[str, list[cst.Arg]] | None:
+    """(functional name, keyword arguments) of ``nn.<Loss>(kw=...)`` (keywords only, each a
+    number or a string)."""
     if not isinstance(v, cst.Call):
         return None
     head, _, last = ctx.code(v.func).strip().rpartition(".")
@@ -1334,6 +1546,28 @@ def loss_module(ctx: FixContext, func: cst.BaseExpression) -> tuple[str, list[cs
         return None
     ctor = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in v.args]
     return _LOSS_MODULES[last], ctor
+
+
+def _local_loss_module(
+    ctx: FixContext, func: cst.BaseExpression
+) -> tuple[str, list[cst.Arg]] | None:
+    """``loss_fct(a, b)`` with ``loss_fct = nn.CrossEntropyLoss(...)`` bound once in the
+    function, by a plain assignment before the call: a module without state, built and called
+    in the same forward, is its functional loss with its options."""
+    if not isinstance(func, cst.Name):
+        return None
+    fn = ctx.function(func)
+    if fn is None:
+        return None
+    binds = bound_names(fn.body).get(func.value, [])
+    if len(binds) != 1 or not isinstance(binds[0], cst.AssignTarget):
+        return None
+    a = ctx.parent(binds[0])
+    if not isinstance(a, cst.Assign) or len(a.targets) != 1:
+        return None
+    if ctx.span(a)[0] >= ctx.span(func)[0] or ctx.function(a) is not fn:
+        return None
+    return _loss_ctor(ctx, a.value)
 
 
 def _loss_view(ctx: FixContext, call: cst.Call) -> tuple[str, cst.Call]:
@@ -1399,11 +1633,12 @@ def _calls(fn: cst.FunctionDef) -> list[cst.Call]:
 
 
 def _selection_calls(fn: cst.FunctionDef) -> list[cst.Call]:
-    """The ``masked_select`` calls in ``fn``'s body."""
+    """The ``masked_select`` and ``index_select`` calls in ``fn``'s body."""
     return [
         c
         for c in _calls(fn)
-        if isinstance(c.func, cst.Attribute) and c.func.attr.value == "masked_select"
+        if isinstance(c.func, cst.Attribute)
+        and c.func.attr.value in ("masked_select", "index_select")
     ]
 
 
@@ -1460,7 +1695,7 @@ def masked_flow(
     elif isinstance(start, cst.Call):
         got = masked_select(ctx, start)
         if got is None:
-            return NoFix("the selection is not a `masked_select`")
+            return NoFix("the selection is not a `masked_select` (or its mask is not known)")
         m = got.m
     elif len(start.slice) == 1:
         m = start.slice[0].slice.value  # type: ignore[attr-defined]
@@ -1550,6 +1785,28 @@ def masked_flow(
     for key, (_, x, rows) in flow.leaves.items():
         builders[key] = leaf_builder(x, rows)
 
+    def local_shape(e: cst.BaseExpression, at: cst.CSTNode) -> MaskShape:
+        """The mask as it broadcasts against the flow value ``e`` (an original node): shaped
+        against the full tensor of a leaf ``e`` is computed from, where the leaves differ in
+        rank (``pos_bbox[idx]`` of ``[N, 4]`` and ``pos_centerness[idx]`` of ``[N]``: a mask
+        shaped once against the first would broadcast the second to ``[N, N]``)."""
+        if ctx.code(shape.where).strip() == ctx.code(m).strip() or ref is None:
+            return shape
+        todo: list[cst.CSTNode] = [e]
+        found: list[cst.BaseExpression] = []
+        while todo:
+            node = todo.pop(0)
+            if isinstance(node, cst.BaseExpression):
+                leaf = w.direct_leaf(node)
+                if leaf is not None:
+                    _, x, rows = flow.leaves[leaf]
+                    if rows or ctx.code(x).strip() == ctx.code(ref).strip():
+                        return shape  # a leaf of the reference's own tensor
+                    found.append(x)
+                    continue
+            todo.extend(node.children)
+        return mask_shape(ctx, m, found[0], at) if found else shape
+
     def first_build(updated: cst.Call, op: str, recv: cst.BaseExpression) -> cst.CSTNode:
         """A reduction over the selection's first dimension, rank-agnostic: the mask's dims of
         the full-size value flattened into one and moved last, where the flattened mask
@@ -1587,10 +1844,13 @@ def masked_flow(
                 return bincount_build(updated, method)
             if method:
                 recv = updated.func.value  # type: ignore[attr-defined]
+                orig = original.func.value  # type: ignore[attr-defined]
             else:
                 recv = updated.args[0].value
+                orig = original.args[0].value
             recv = recv.with_changes(lpar=[], rpar=[]) if not isinstance(recv, cst.Name) else recv
-            mk = mb_rows if rows else shape.where
+            here = local_shape(orig, original)
+            mk = mb_rows if rows else here.where
             if op == "logsumexp":  # over the selected elements: the others weigh exp(-inf) = 0
                 lse = template(
                     f'{t}.logsumexp({t}.where(__m__, __r__, -float("inf")).flatten(), 0)',
@@ -1607,7 +1867,7 @@ def masked_flow(
             kept = template(f"{t}.where(__m__, __r__, 0).sum({dim})", m=mk, r=recv)
             new: cst.BaseExpression = kept
             if op == "mean":
-                n = shape.rows if rows else shape.elements
+                n = shape.rows if rows else here.elements
                 if rows and not dim0:  # every element of the stated rows
                     n = paren(template("__m__.sum() * __r__.shape[-1]", m=atom(m), r=recv))
                 new = template("__k__ / __n__", k=kept, n=n)
@@ -1679,11 +1939,12 @@ def masked_flow(
         args = [a for a in updated.args if a.keyword is None or a.keyword.value != "reduction"]
         args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in [*args, none]]
         per = updated.with_changes(args=args, lpar=[], rpar=[])
+        here = local_shape(next(a.value for a in original.args if a.keyword is None), original)
         new: cst.BaseExpression = template(
-            f"{t}.where(__m__, __l__, 0).sum()", m=mb_rows if rows else shape.where, l=per
+            f"{t}.where(__m__, __l__, 0).sum()", m=mb_rows if rows else here.where, l=per
         )
         if op == "mean":
-            n = shape.elements
+            n = here.elements
             if rows:  # the stated rows: their count times the row size of a named input
                 named = next(a.value for a in args if isinstance(a.value, cst.Name))
                 n = paren(template("__m__.sum() * __a__.shape[-1]", m=atom(m), a=named))
@@ -1708,6 +1969,35 @@ def masked_flow(
 
     for c in flow.counts:
         builders[id(c)] = count_builder(c)
+
+    def drop_view(updated: cst.CSTNode) -> cst.CSTNode:
+        assert isinstance(updated, cst.Call) and isinstance(updated.func, cst.Attribute)
+        return updated.func.value.with_changes(
+            lpar=[*updated.lpar, *updated.func.value.lpar],
+            rpar=[*updated.func.value.rpar, *updated.rpar],
+        )
+
+    for key in flow.identity:
+        builders[key] = drop_view
+
+    def one_hot_builder(original: cst.Call) -> Callable[[cst.CSTNode], cst.CSTNode]:
+        leaf = w.direct_leaf(original.args[0].value)
+        mk: cst.BaseExpression = m
+        if leaf is not None:
+            x = flow.leaves[leaf][1]
+            if ctx.code(mask_shape(ctx, m, x, original).where).strip() != ctx.code(m).strip():
+                mk = template("__m__.view(__x__.shape)", m=atom(m), x=atom(x))
+
+        def build(updated: cst.CSTNode) -> cst.CSTNode:
+            assert isinstance(updated, cst.Call)
+            first = updated.args[0]
+            idx = template(f"{t}.where(__m__, __i__, 0)", m=mk, i=first.value)
+            return updated.with_changes(args=[first.with_changes(value=idx), *updated.args[1:]])
+
+        return build
+
+    for key, oh in flow.one_hot.items():
+        builders[key] = one_hot_builder(oh)
     # the top-most nodes to replace, each rebuilt with what it holds replaced
     targets = {
         k: n
@@ -1715,6 +2005,8 @@ def masked_flow(
             [(k, v[0]) for k, v in flow.leaves.items()]
             + [(k, v[0]) for k, v in flow.terminals.items()]
             + [(id(c), c) for c in flow.counts]
+            + list(flow.identity.items())
+            + list(flow.one_hot.items())
         )
     }
     tops = [n for n in targets.values() if not any(id(a) in targets for a in ctx.ancestors(n))]

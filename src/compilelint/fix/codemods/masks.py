@@ -38,6 +38,7 @@ from compilelint.fix.codemods.base import (
 from compilelint.fix.codemods.counted import counted as count_rewrite
 from compilelint.fix.codemods.selection import (
     Selection,
+    index_select,
     normalized_selection,
     subscript_selection,
 )
@@ -281,12 +282,106 @@ def count_at_once(ctx: FixContext, sel: Selection) -> Rewrite | None:
     elements = flow.mask_shape(ctx, sel.m, sel.x, sel.node).elements
     got = count_change(ctx, cnt, sel.m, elements) if cnt is not None else None
     if got is None:
-        return None
+        named = count_by_name(ctx, cnt, sel.m, elements) if cnt is not None else None
+        if named is None:
+            return None
+        return Rewrite(
+            title="count the selection with `mask.sum()` instead of selecting; the count's "
+            "name is read only in arithmetic (`max(n, c)` as `n.clamp(min=c)`)",
+            changes=named,  # type: ignore[arg-type]
+            imports=(),
+        )
     return Rewrite(
         title="count the selection with `mask.sum()` instead of selecting",
         changes=[got],
         imports=(),
     )
+
+
+def _arith_reads(ctx: FixContext, fn: cst.FunctionDef, name: str, line: int) -> list[cst.Name]:
+    """The reads of ``name`` (bound once, at ``line``) when each is an operand of arithmetic
+    (``a / n``); else []."""
+    reads = [
+        r
+        for r in name_nodes(fn.body, name, reads_only=True)
+        if ctx.span(r)[0] > line and ctx.function(r) is fn
+    ]
+    if not reads or any(not isinstance(ctx.parent(r), cst.BinaryOperation) for r in reads):
+        return []
+    return reads
+
+
+def count_by_name(
+    ctx: FixContext,
+    cnt: cst.BaseExpression,
+    m: cst.BaseExpression,
+    elements: cst.BaseExpression | None = None,
+) -> list[tuple[cst.CSTNode, cst.CSTNode]] | None:
+    """``n = x[m].numel()`` (``len``, ``.shape[0]``, ``masked_select(x, m).numel()``) bound
+    once to a name whose every read is arithmetic (``loss / n``) or ``k = max(n, c)`` (``c`` a
+    number) bound once to a name read only in arithmetic: ``n = m.sum()`` (a 0-d tensor) and
+    ``k = n.clamp(min=c)``; arithmetic with a 0-d tensor gives the number's value as a
+    tensor. None: another read (a size, a branch, a return of the Python number)."""
+    assign = ctx.parent(cnt)
+    if (
+        not isinstance(assign, cst.Assign)
+        or assign.value is not cnt
+        or len(assign.targets) != 1
+        or not isinstance(assign.targets[0].target, cst.Name)
+    ):
+        return None
+    fn = ctx.function(assign)
+    if fn is None or any(
+        isinstance(a, (cst.For, cst.While)) for a in _ancestors_to(ctx, assign, fn)
+    ):
+        return None
+    name = assign.targets[0].target.value
+    if len(bound_names(fn.body).get(name, [])) != 1 or _rebound_after(
+        ctx, fn, names_in(m), ctx.span(assign)[0] + 1
+    ):
+        return None
+    count = template("__m__.sum()", m=atom(m))
+    if elements is not None and isinstance(cnt, cst.Call) and _attr_of(cnt) == "numel":
+        count = elements
+    changes: list[tuple[cst.CSTNode, cst.CSTNode]] = [(cnt, count)]
+    line = ctx.span(assign)[0]
+    reads = [
+        r
+        for r in name_nodes(fn.body, name, reads_only=True)
+        if ctx.span(r)[0] > line and ctx.function(r) is fn
+    ]
+    if not reads:
+        return None
+    for r in reads:
+        p = ctx.parent(r)
+        if isinstance(p, cst.BinaryOperation):
+            continue
+        call = ctx.parent(p) if isinstance(p, cst.Arg) else None
+        if not (
+            isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Name)
+            and call.func.value == "max"
+            and len(call.args) == 2
+            and not any(a.keyword or a.star for a in call.args)
+        ):
+            return None
+        other = call.args[1].value if call.args[0] is p else call.args[0].value
+        if not number_expr(other):
+            return None
+        outer = ctx.parent(call)
+        if not isinstance(outer, cst.BinaryOperation):
+            if not (
+                isinstance(outer, cst.Assign)
+                and len(outer.targets) == 1
+                and isinstance(outer.targets[0].target, cst.Name)
+                and outer.value is call
+                and len(bound_names(fn.body).get(outer.targets[0].target.value, [])) == 1
+                and _arith_reads(ctx, fn, outer.targets[0].target.value, ctx.span(outer)[0])
+            ):
+                return None
+        new = template("__c__.clamp(min=__o__)", c=cst.Name(name), o=other)
+        changes.append((call, new.with_changes(lpar=call.lpar, rpar=call.rpar)))
+    return changes
 
 
 def _reduction(ctx: FixContext, node: cst.CSTNode) -> tuple[cst.Call, str] | None:
@@ -858,7 +953,9 @@ def rewrite_selection(ctx: FixContext, sel: Selection, *, rows: bool) -> Rewrite
     by_name = reduced_by_name(ctx, sel, rows=rows)
     if isinstance(by_name, Rewrite):
         return by_name
-    if isinstance(sel.node, cst.Subscript):
+    if isinstance(sel.node, cst.Subscript) or (
+        isinstance(sel.node, cst.Call) and index_select(ctx, sel.node) is not None
+    ):
         return flow.masked_flow(ctx, sel.node, mask=sel.m, stable=True)
     return by_name if by_name is not None else NoFix(NOT_REDUCED)
 

@@ -118,6 +118,8 @@ def _last_dim_args(args: list[cst.Arg], skip: int) -> bool:
     """The arguments after the first ``skip`` positional ones are exactly a ``dim`` of -1
     (positional or keyword; ``normalize``'s ``p=`` a number too)."""
     rest = list(args)[skip:]
+    # `dtype=torch.float32` (softmax/log_softmax): the input cast first, each row alike
+    rest = [a for a in rest if not _float_dtype(a)]
     dims = [a.value for a in rest if a.keyword is None or a.keyword.value == "dim"]
     others = [a for a in rest if a.keyword is not None and a.keyword.value not in ("dim", "p")]
     if any(a.star for a in args) or others or len(dims) != 1:
@@ -125,6 +127,22 @@ def _last_dim_args(args: list[cst.Arg], skip: int) -> bool:
     if any(a.keyword is not None and not number_expr(a.value) for a in rest if a not in others):
         return False
     return _minus_one(dims[0])
+
+
+_FLOAT_DTYPES = frozenset({"float", "float32", "float64", "double", "float16", "half", "bfloat16"})
+
+
+def _float_dtype(a: cst.Arg) -> bool:
+    """``dtype=torch.float32`` (a floating dtype of torch, by attribute)."""
+    v = a.value
+    return (
+        a.keyword is not None
+        and a.keyword.value == "dtype"
+        and isinstance(v, cst.Attribute)
+        and isinstance(v.value, cst.Name)
+        and v.value.value == "torch"
+        and v.attr.value in _FLOAT_DTYPES
+    )
 
 
 # reductions over the last dim that keep it (``keepdim=True``): one value per row

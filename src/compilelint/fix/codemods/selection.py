@@ -61,6 +61,28 @@ def masked_select(ctx: FixContext, call: cst.Call) -> Selection | None:
     return None
 
 
+def index_select(ctx: FixContext, call: cst.Call) -> Selection | None:
+    """``x.index_select(0, i)`` / ``torch.index_select(x, 0, i)`` (positional): the rows
+    ``x[i]``, as a :class:`Selection` with ``m`` the index ``i``."""
+    f = call.func
+    if not isinstance(f, cst.Attribute) or f.attr.value != "index_select":
+        return None
+    if any(a.star or a.keyword for a in call.args):
+        return None
+    args = [a.value for a in call.args]
+    if ctx.code(f.value).strip() == ctx.torch():
+        if len(args) != 3:
+            return None
+        x, dim, i = args
+    else:
+        if len(args) != 2:
+            return None
+        x, (dim, i) = f.value, args
+    if not (isinstance(dim, cst.Integer) and dim.value == "0"):
+        return None
+    return Selection(call, x, i)
+
+
 def _full_slice(e: cst.SubscriptElement) -> bool:
     s = e.slice
     return isinstance(s, cst.Slice) and s.lower is None and s.upper is None and s.step is None
