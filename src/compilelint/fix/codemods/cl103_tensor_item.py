@@ -133,6 +133,16 @@ class TensorItemDrop(Codemod):
             return guarded
         res = self.keep_tensor(ctx, origin, replacement, wrap)
         if isinstance(res, NoFix):
+            # `for i in range(B): n = int(lengths[i])`: the loop over the rows, one masked
+            # expression (`row_lengths`)
+            from compilelint.fix.codemods.row_lengths import row_loop_fix
+
+            rows = row_loop_fix(ctx, origin)
+            if isinstance(rows, (Rewrite, Proposal)):
+                return rows
+            if rows is not None:
+                res = NoFix(f"{res.reason}; the loop over the rows: {rows.reason}")
+        if isinstance(res, NoFix):
             # `for i in range(int(n)):` over a body indexing `x[i]`: a flag over `x`'s length
             from compilelint.fix.codemods import loops
             from compilelint.fix.codemods.cl101_tensor_dependent_branch import (
