@@ -327,9 +327,7 @@ def _loop(
     arg = ctx.parent(read)
     stack = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
     if not (
-        isinstance(arg, cst.Arg)
-        and isinstance(stack, cst.Call)
-        and _stack_of(ctx, read) is stack
+        isinstance(arg, cst.Arg) and isinstance(stack, cst.Call) and _stack_of(ctx, read) is stack
     ):
         return None
     n, row = names

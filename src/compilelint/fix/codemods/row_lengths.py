@@ -161,9 +161,16 @@ def row_loop_fix(ctx: FixContext, origin: cst.Call) -> Rewrite | Proposal | NoFi
         up = ctx.parent(par)
         if isinstance(up, cst.Call) and (length_read(up) or _max_read(up)) is not None:
             read = up
-    if length_read(read) is not None:
+    got = length_read(read)
+    if got is not None:
         loop = ctx.enclosing(read, cst.For)
-        if loop is None or ctx.function(loop) is not fn:
+        if (
+            loop is None
+            or ctx.function(loop) is not fn
+            or not isinstance(loop.target, cst.Name)
+            or loop.target.value != got[1]
+            or not any(a is loop.body for a in ctx.ancestors(read))
+        ):
             return None
         return _fix_loop(ctx, fn, loop)
     # `int(L.max())` sizing a buffer that such a loop fills
@@ -275,9 +282,7 @@ def _calls(node: cst.CSTNode) -> list[cst.Call]:
     return out
 
 
-def _over_batch(
-    ctx: FixContext, fn: cst.FunctionDef, it: cst.BaseExpression, bound: dict
-) -> bool:
+def _over_batch(ctx: FixContext, fn: cst.FunctionDef, it: cst.BaseExpression, bound: dict) -> bool:
     """``range(R)``, ``R`` the size of a tensor's first dim, or a name bound once to one."""
     if not (
         isinstance(it, cst.Call)
@@ -399,11 +404,7 @@ def _assign_name(
             plan.out.append(line.with_changes(body=[new], leading_lines=()))
             plan.kinds.add("sum")
             return
-        if (
-            isinstance(right, cst.Name)
-            and right.value == v
-            and isinstance(value.operator, cst.Add)
-        ):
+        if isinstance(right, cst.Name) and right.value == v and isinstance(value.operator, cst.Add):
             _accumulate(ctx, loop, plan, v, left, in_loop, what)
             new = small.with_changes(
                 value=value.with_changes(left=_total(ctx, plan, left, in_loop, what))
@@ -648,7 +649,19 @@ def _sub_form(plan: _Plan, x: cst.Subscript) -> tuple[cst.BaseExpression, str, s
             return (x.value, key, "tail") if key is not None else None
         return None
     if isinstance(second, cst.Index):
-        key = _key(plan, second.value)
+        v = second.value
+        key = _key(plan, v)
+        if (
+            key is None
+            and isinstance(v, cst.BinaryOperation)
+            and isinstance(v.operator, (cst.Add, cst.Subtract))
+            and _int(v.right) is not None
+        ):
+            # `H[i, n - 1]`: the step before the length
+            inner = _key(plan, v.left)
+            if inner is not None:
+                key = f"{inner}{type(v.operator).__name__}{_int(v.right)}"
+                plan.ns.setdefault(key, v.with_changes(left=_n_expr(plan, inner), lpar=[], rpar=[]))
         return (x.value, key, "index") if key is not None else None
     return None
 
