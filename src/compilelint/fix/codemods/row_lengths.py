@@ -175,9 +175,9 @@ def row_loop_fix(ctx: FixContext, origin: cst.Call) -> Rewrite | Proposal | NoFi
         return _fix_loop(ctx, fn, loop)
     # `int(L.max())` sizing a buffer that such a loop fills
     for loop in _loops(fn):
-        got = _fix_loop(ctx, fn, loop)
-        if isinstance(got, Proposal) and id(read) in getattr(got, "_max_reads", ()):
-            return got
+        prop = _fix_loop(ctx, fn, loop)
+        if isinstance(prop, Proposal) and id(read) in getattr(prop, "_max_reads", ()):
+            return prop
     return None
 
 
@@ -243,7 +243,8 @@ def _plan_loop(ctx: FixContext, fn: cst.FunctionDef, loop: cst.For) -> Rewrite |
         raise _Refuse(f"`{head}` reads no length `int(L[{i}])`/`L[{i}].item()`")
     if {n.value for n in name_nodes(plan.lens)} & set(in_loop):
         raise _Refuse("the lengths are bound in the loop")
-    for small, st in zip(stmts, body.body, strict=True):
+    lines = [st for st in body.body if isinstance(st, cst.SimpleStatementLine)]
+    for small, st in zip(stmts, lines, strict=True):
         try:
             _statement(ctx, fn, loop, plan, small, st, bound, in_loop)
         except _Refuse:
