@@ -151,6 +151,23 @@ LAST_STEP = _model(
     """
 )
 
+# a padded buffer as long as the longest length, made by a helper whose one caller sums it over
+# the steps: the zeros past each length change no value read, so the static size is the same
+SUMMED_MAX = _model(
+    """\
+    def pad_frames(self, h, lengths):
+        max_len = int(lengths.max())
+        out = h.new_zeros(h.size(0), max_len, h.size(2))
+        for i in range(h.size(0)):
+            n = int(lengths[i])
+            out[i, :n] = h[i, :n]
+        return out
+
+    def forward(self, x, lengths):
+        return self.pad_frames(self.proj(x), lengths).sum(1)
+    """
+)
+
 CASES = {
     "mask_loop": MASK_LOOP,
     "tail_zero": TAIL_ZERO,
@@ -160,6 +177,7 @@ CASES = {
     "pool_item": POOL_ITEM,
     "row_buffer": ROW_BUFFER,
     "last_step": LAST_STEP,
+    "summed_max": SUMMED_MAX,
 }
 
 
@@ -214,6 +232,15 @@ def test_rows_written_pooled_or_indexed_become_one_expression(tmp_path: Path) ->
         in fixed
     )
     assert "mean.copy_(torch.where(" in fixed
+
+
+def test_a_buffer_sized_by_the_longest_length_and_only_summed_takes_the_static_size(
+    tmp_path: Path,
+) -> None:
+    fixed, _ = _fix(tmp_path, SUMMED_MAX)
+    assert "int(lengths" not in fixed and "max_len" not in fixed
+    assert "out = h.new_zeros(h.size(0), h.size(1), h.size(2))" in fixed
+    assert "out.copy_(torch.where(" in fixed
 
 
 # ---------------------------------------------------------------------------- INVALID

@@ -176,7 +176,7 @@ def row_loop_fix(ctx: FixContext, origin: cst.Call) -> Rewrite | Proposal | NoFi
     # `int(L.max())` sizing a buffer that such a loop fills
     for loop in _loops(fn):
         prop = _fix_loop(ctx, fn, loop)
-        if isinstance(prop, Proposal) and id(read) in getattr(prop, "_max_reads", ()):
+        if isinstance(prop, (Rewrite, Proposal)) and id(read) in getattr(prop, "_max_reads", ()):
             return prop
     return None
 
@@ -996,6 +996,18 @@ def _finish(
     changes.append((call, call.with_changes(args=new_args)))
     src_code = ctx.code(src).strip()
     max_code = ctx.code(ctx.parent(bound[buf][0]).value).strip()  # type: ignore[union-attr]
+    if _only_summed(ctx, fn, loop, buf):
+        # the zeros past each length add nothing to a sum over the steps: the same values
+        fixed = Rewrite(
+            title=title.replace(
+                "static shapes",
+                f"`{buf}` sized by `{src_code}.size(1)`, read only summed over its steps",
+            ),
+            changes=changes,  # type: ignore[arg-type]
+            imports=("torch",),
+        )
+        fixed._max_reads = max_reads  # type: ignore[attr-defined]
+        return fixed
     prop = Proposal(
         title=title.replace("static shapes", f"`{buf}` sized by `{src_code}.size(1)`"),
         changes=changes,  # type: ignore[arg-type]
@@ -1011,6 +1023,60 @@ def _finish(
     )
     prop._max_reads = max_reads  # type: ignore[attr-defined]
     return prop
+
+
+def _only_summed(ctx: FixContext, fn: cst.FunctionDef, loop: cst.For, buf: str) -> bool:
+    """Is every read of ``buf`` after the loop ``buf.sum(1)``, or ``return buf`` from a function
+    whose every call in the file (at least one) is summed so: the steps past each length, zeros
+    either way, change no value read?"""
+    reads = [
+        r
+        for r in name_nodes(fn.body, buf, reads_only=True)
+        if not any(a is loop for a in ctx.ancestors(r))
+    ]
+    if not reads:
+        return False
+    for r in reads:
+        par = ctx.parent(r)
+        if isinstance(par, cst.Return) and par.value is r:
+            calls = _calls_of(ctx, fn)
+            if not calls or not all(_summed_over_steps(ctx, c) for c in calls):
+                return False
+        elif not _summed_over_steps(ctx, r):
+            return False
+    return True
+
+
+def _summed_over_steps(ctx: FixContext, e: cst.CSTNode) -> bool:
+    """``e.sum(1)`` / ``e.sum(dim=1)``."""
+    attr = ctx.parent(e)
+    call = ctx.parent(attr) if isinstance(attr, cst.Attribute) else None
+    return (
+        isinstance(attr, cst.Attribute)
+        and attr.value is e
+        and attr.attr.value == "sum"
+        and isinstance(call, cst.Call)
+        and call.func is attr
+        and len(call.args) == 1
+        and (call.args[0].keyword is None or call.args[0].keyword.value == "dim")
+        and _int(call.args[0].value) == 1
+    )
+
+
+def _calls_of(ctx: FixContext, fn: cst.FunctionDef) -> list[cst.Call]:
+    """The calls of ``fn`` in the file: ``self.<name>(...)`` for a method, ``<name>(...)``
+    for a function; empty where the name is also read otherwise."""
+    name = fn.name.value
+    method = any(isinstance(a, cst.ClassDef) for a in ctx.ancestors(fn))
+    out: list[cst.Call] = []
+    for c in _calls(ctx.module):
+        f = c.func
+        if method and isinstance(f, cst.Attribute) and f.attr.value == name:
+            if isinstance(f.value, cst.Name) and f.value.value == "self":
+                out.append(c)
+        elif not method and isinstance(f, cst.Name) and f.value == name:
+            out.append(c)
+    return out
 
 
 def _constant(e: cst.BaseExpression) -> bool:
