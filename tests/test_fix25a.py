@@ -168,6 +168,23 @@ SUMMED_MAX = _model(
     """
 )
 
+# the lengths left 0-d tensors, read by the slices themselves (`__index__`, CL113), inline and
+# through a name
+BARE = _model(
+    """\
+    def forward(self, x, target, lengths):
+        pred = self.proj(x)
+        err = pred.new_zeros(())
+        for i in range(len(lengths)):
+            err = err + (pred[i, : lengths[i]] - target[i, : lengths[i]]).pow(2).sum()
+        out = torch.zeros_like(pred)
+        for i in range(len(lengths)):
+            n = lengths[i]
+            out[i, :n] = pred[i, :n].tanh()
+        return out.sum(1) + err / 100
+    """
+)
+
 CASES = {
     "mask_loop": MASK_LOOP,
     "tail_zero": TAIL_ZERO,
@@ -178,6 +195,7 @@ CASES = {
     "row_buffer": ROW_BUFFER,
     "last_step": LAST_STEP,
     "summed_max": SUMMED_MAX,
+    "bare": BARE,
 }
 
 
@@ -191,7 +209,7 @@ def _observed(code: str) -> list[tuple[str, str]]:
 
 
 def _fix(tmp_path: Path, code: str) -> tuple[str, str]:
-    fixed, reasons = fix_text(tmp_path, code, ("CL102", "CL103"), observed=_observed(code))
+    fixed, reasons = fix_text(tmp_path, code, ("CL102", "CL103", "CL113"), observed=_observed(code))
     return fixed, " | ".join(reasons)
 
 
@@ -241,6 +259,13 @@ def test_a_buffer_sized_by_the_longest_length_and_only_summed_takes_the_static_s
     assert "int(lengths" not in fixed and "max_len" not in fixed
     assert "out = h.new_zeros(h.size(0), h.size(1), h.size(2))" in fixed
     assert "out.copy_(torch.where(" in fixed
+
+
+def test_lengths_left_tensors_and_read_by_the_slices_are_masked(tmp_path: Path) -> None:
+    fixed, _ = _fix(tmp_path, BARE)
+    assert "for i in range" not in fixed and "lengths[i]" not in fixed
+    assert "rows = (pred - target).pow(2)" in fixed
+    assert "out.copy_(torch.where(" in fixed and "pred.tanh(), out))" in fixed
 
 
 # ---------------------------------------------------------------------------- INVALID
@@ -368,8 +393,8 @@ def _inputs(torch: Any, case: str, lengths: Any = None) -> tuple[Any, ...]:
     torch.manual_seed(3)
     lengths = torch.tensor([7, 3, 5, 1]) if lengths is None else lengths
     x = torch.randn(4, 7, 6)
-    if case in ("l1_sum", "write_rows"):
-        y = torch.randn(4, 7, 6) if case == "l1_sum" else torch.randn(4, 7, 3)
+    if case in ("l1_sum", "write_rows", "bare"):
+        y = torch.randn(4, 7, 3) if case == "write_rows" else torch.randn(4, 7, 6)
         return x, y, lengths
     if case == "mse_mean":
         return x, torch.randn(4, 7), lengths
@@ -409,7 +434,9 @@ def test_fixed_model_compiles_and_keeps_outputs_and_grads(tmp_path: Path, case: 
 
 
 @pytest.mark.torch
-@pytest.mark.parametrize("case", ["mask_loop", "tail_zero", "l1_sum", "write_rows", "row_buffer"])
+@pytest.mark.parametrize(
+    "case", ["mask_loop", "tail_zero", "l1_sum", "write_rows", "row_buffer", "bare"]
+)
 def test_negative_zero_or_too_long_lengths_slice_as_python_does(tmp_path: Path, case: str) -> None:
     """``[:n]`` keeps ``T + n`` steps for a negative ``n``, none for 0, all for ``n >= T``."""
     torch = pytest.importorskip("torch")

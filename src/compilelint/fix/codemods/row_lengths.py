@@ -101,7 +101,7 @@ class _Plan:
     lens: cst.BaseExpression  # the lengths tensor L
     i: str  # the loop's index
     ns: dict[str, cst.BaseExpression] = field(default_factory=dict)  # n -> L (or L - 1 ...)
-    reads: list[cst.Call] = field(default_factory=list)  # the int()/.item() reads of L[i]
+    reads: list[cst.CSTNode] = field(default_factory=list)  # the reads of L[i]
     bases: dict[str, cst.BaseExpression] = field(default_factory=dict)  # code -> sliced tensor
     rowvars: set[str] = field(default_factory=set)
     rowbase: dict[str, tuple[cst.BaseExpression, str]] = field(default_factory=dict)
@@ -142,13 +142,49 @@ def length_read(e: cst.CSTNode) -> tuple[cst.BaseExpression, str] | None:
     return inner.value, idx.value.value
 
 
+def bare_read(e: cst.CSTNode) -> tuple[cst.BaseExpression, str] | None:
+    """(``L``, ``i``) for ``L[i]`` itself, a 0-d tensor that a slice reads with ``__index__``
+    (CL113): a length only where it bounds a slice (see ``_bare_lengths``)."""
+    if not (isinstance(e, cst.Subscript) and len(e.slice) == 1 and _plain(e.value)):
+        return None
+    idx = e.slice[0].slice
+    if not (isinstance(idx, cst.Index) and isinstance(idx.value, cst.Name)):
+        return None
+    return e.value, idx.value.value
+
+
+def _bare_lengths(loop: cst.For, i: str) -> list[cst.Subscript]:
+    """The reads ``L[i]`` that bound a slice in the loop, inline or through ``n = L[i]``."""
+    bounds: list[cst.BaseExpression] = []
+
+    class V(cst.CSTVisitor):
+        def visit_Slice(self, n: cst.Slice) -> None:
+            bounds.extend(b for b in (n.lower, n.upper) if b is not None)
+
+    loop.body.visit(V())
+    names = {b.value for b in bounds if isinstance(b, cst.Name)}
+    out = [b for b in bounds if isinstance(b, cst.Subscript) and (bare_read(b) or ("", ""))[1] == i]
+    for st in getattr(loop.body, "body", ()):
+        small = st.body[0] if isinstance(st, cst.SimpleStatementLine) and st.body else None
+        if (
+            isinstance(small, cst.Assign)
+            and len(small.targets) == 1
+            and isinstance(small.targets[0].target, cst.Name)
+            and small.targets[0].target.value in names
+            and isinstance(small.value, cst.Subscript)
+            and (bare_read(small.value) or ("", ""))[1] == i
+        ):
+            out.append(small.value)
+    return out
+
+
 def _item_of(e: cst.Call) -> cst.BaseExpression | None:
     if isinstance(e.func, cst.Attribute) and e.func.attr.value == "item" and not e.args:
         return e.func.value
     return None
 
 
-def row_loop_fix(ctx: FixContext, origin: cst.Call) -> Rewrite | Proposal | NoFix | None:
+def row_loop_fix(ctx: FixContext, origin: cst.CSTNode) -> Rewrite | Proposal | NoFix | None:
     """The rewrite (or proposal) of the loop over the batch that reads ``origin``, a length
     read one at a time, or the length bound of a buffer that loop fills; None when ``origin``
     is neither."""
@@ -173,12 +209,37 @@ def row_loop_fix(ctx: FixContext, origin: cst.Call) -> Rewrite | Proposal | NoFi
         ):
             return None
         return _fix_loop(ctx, fn, loop)
+    if isinstance(read, cst.Name) or bare_read(read) is not None:
+        # a slice bound `n` (`n = L[i]`) or `L[i]` itself (CL113)
+        loop = ctx.enclosing(read, cst.For)
+        if (
+            loop is None
+            or ctx.function(loop) is not fn
+            or not isinstance(loop.target, cst.Name)
+            or not any(
+                id(b) == id(read) or _bound_by(ctx, loop, read, b)
+                for b in _bare_lengths(loop, loop.target.value)
+            )
+        ):
+            return None
+        return _fix_loop(ctx, fn, loop)
     # `int(L.max())` sizing a buffer that such a loop fills
     for loop in _loops(fn):
         prop = _fix_loop(ctx, fn, loop)
         if isinstance(prop, (Rewrite, Proposal)) and id(read) in getattr(prop, "_max_reads", ()):
             return prop
     return None
+
+
+def _bound_by(ctx: FixContext, loop: cst.For, read: cst.CSTNode, value: cst.CSTNode) -> bool:
+    """Is ``read`` the name ``n`` of ``n = value`` (a statement of the loop)?"""
+    a = ctx.parent(value)
+    return (
+        isinstance(read, cst.Name)
+        and isinstance(a, cst.Assign)
+        and isinstance(a.targets[0].target, cst.Name)
+        and a.targets[0].target.value == read.value
+    )
 
 
 def _loops(fn: cst.FunctionDef) -> list[cst.For]:
@@ -229,8 +290,8 @@ def _plan_loop(ctx: FixContext, fn: cst.FunctionDef, loop: cst.For) -> Rewrite |
             )
         stmts.append(st.body[0])
     # the lengths read: one tensor L, indexed by the loop's index
-    for node in _calls(loop.body):
-        got = length_read(node)
+    for node in [*_calls(loop.body), *_bare_lengths(loop, i)]:
+        got = length_read(node) or bare_read(node)
         if got is None or got[1] != i:
             continue
         lens, _ = got
@@ -670,10 +731,22 @@ def _sub_form(plan: _Plan, x: cst.Subscript) -> tuple[cst.BaseExpression, str, s
 def _key(plan: _Plan, e: cst.BaseExpression) -> str | None:
     if isinstance(e, cst.Name) and e.value in plan.ns:
         return e.value
-    got = length_read(e)
+    got = length_read(e) or _same_bare(plan, e)
     if got is not None and got[1] == plan.i:
         return ""
     return None
+
+
+def _same_bare(plan: _Plan, e: cst.CSTNode) -> tuple[cst.BaseExpression, str] | None:
+    """``L[i]`` itself, ``L`` the loop's lengths."""
+    got = bare_read(e)
+    if got is None or not _same(got[0], plan.lens):
+        return None
+    return got
+
+
+def _same(a: cst.CSTNode, b: cst.CSTNode) -> bool:
+    return cst.Module([]).code_for_node(a) == cst.Module([]).code_for_node(b)
 
 
 def _n_expr(plan: _Plan, key: str) -> cst.BaseExpression:
@@ -682,7 +755,7 @@ def _n_expr(plan: _Plan, key: str) -> cst.BaseExpression:
 
 def _length_value(plan: _Plan, value: cst.BaseExpression) -> cst.BaseExpression | None:
     """``L`` for ``int(L[i])``, ``L - 1`` for ``L[i].item() - 1`` (``+``/``-`` an int), else None."""
-    got = length_read(value)
+    got = length_read(value) or _same_bare(plan, value)
     if got is not None and got[1] == plan.i:
         return plan.lens
     if (
