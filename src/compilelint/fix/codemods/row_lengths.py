@@ -50,47 +50,18 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from compilelint.fix.codemods.appends import append_call, filled_list
-from compilelint.fix.codemods.base import atom, bound_names, name_nodes, template
+from compilelint.fix.codemods.base import all_nodes, atom, bound_names, name_nodes, template
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
 
 # elementwise, with a finite derivative at every finite input
-_METHODS = {
-    "abs",
-    "neg",
-    "exp",
-    "tanh",
-    "sigmoid",
-    "relu",
-    "float",
-    "double",
-    "half",
-    "detach",
-    "clone",
-    "square",
-    "sin",
-    "cos",
-    "clamp",
-    "clamp_min",
-    "clamp_max",
-}
-_FUNCS = {
-    "abs",
-    "neg",
-    "exp",
-    "tanh",
-    "sigmoid",
-    "relu",
-    "square",
-    "sin",
-    "cos",
-    "clamp",
-    "gelu",
-    "silu",
-    "softplus",
-    "leaky_relu",
-    "elu",
-}
+_METHODS = frozenset(
+    "abs neg exp tanh sigmoid relu float double half detach clone square sin cos clamp "
+    "clamp_min clamp_max".split()
+)
+_FUNCS = frozenset(
+    "abs neg exp tanh sigmoid relu square sin cos clamp gelu silu softplus leaky_relu elu".split()
+)
 _TORCH_MODULES = {"torch", "F", "functional", "nn"}
 
 
@@ -334,14 +305,7 @@ def _offsets(ctx: FixContext, plan: _Plan, stmts: list[cst.BaseSmallStatement]) 
 
 
 def _calls(node: cst.CSTNode) -> list[cst.Call]:
-    out: list[cst.Call] = []
-
-    class V(cst.CSTVisitor):
-        def visit_Call(self, n: cst.Call) -> None:
-            out.append(n)
-
-    node.visit(V())
-    return out
+    return [n for n in all_nodes(node) if isinstance(n, cst.Call)]
 
 
 def _over_batch(ctx: FixContext, fn: cst.FunctionDef, it: cst.BaseExpression, bound: dict) -> bool:
@@ -458,19 +422,20 @@ def _assign_name(
         value.operator, (cst.Add, cst.Subtract)
     ):
         left, right = value.left, value.right
-        if isinstance(left, cst.Name) and left.value == v:
-            _accumulate(ctx, loop, plan, v, right, in_loop, what)
-            new = small.with_changes(
-                value=value.with_changes(right=_total(ctx, plan, right, in_loop, what))
-            )
-            plan.out.append(line.with_changes(body=[new], leading_lines=()))
-            plan.kinds.add("sum")
-            return
-        if isinstance(right, cst.Name) and right.value == v and isinstance(value.operator, cst.Add):
-            _accumulate(ctx, loop, plan, v, left, in_loop, what)
-            new = small.with_changes(
-                value=value.with_changes(left=_total(ctx, plan, left, in_loop, what))
-            )
+        side = (
+            "right"
+            if isinstance(left, cst.Name) and left.value == v
+            else "left"
+            if isinstance(right, cst.Name)
+            and right.value == v
+            and isinstance(value.operator, cst.Add)
+            else None
+        )
+        if side is not None:
+            term = right if side == "right" else left
+            _accumulate(ctx, loop, plan, v, term, in_loop, what)
+            total = _total(ctx, plan, term, in_loop, what)
+            new = small.with_changes(value=value.with_changes(**{side: total}))
             plan.out.append(line.with_changes(body=[new], leading_lines=()))
             plan.kinds.add("sum")
             return
@@ -553,7 +518,7 @@ def _rows_bound(
     if _plain(full):
         return full, base
     name = ctx.fresh_name("rows")
-    plan.out.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], full)]))
+    plan.out.append(_bind(name, full))
     return cst.Name(name), base
 
 
@@ -659,14 +624,7 @@ def _has_slice(x: cst.CSTNode) -> bool:
 
 
 def _subs(x: cst.CSTNode) -> list[cst.Subscript]:
-    out: list[cst.Subscript] = []
-
-    class V(cst.CSTVisitor):
-        def visit_Subscript(self, n: cst.Subscript) -> None:
-            out.append(n)
-
-    x.visit(V())
-    return out
+    return [n for n in all_nodes(x) if isinstance(n, cst.Subscript)]
 
 
 def _torch_module(ctx: FixContext, e: cst.BaseExpression) -> bool:
@@ -784,22 +742,23 @@ def _valid(
         valid = ctx.fresh_name("valid")
         plan.out.insert(
             _n_head(plan),
-            _fill(
-                cst.parse_statement(
-                    f"{nv} = {t}.where(__L__ < 0, __L__ + __X__.shape[1], __L__)"
-                    ".clamp(0, __X__.shape[1]).to(__X__.device)\n"
+            _bind(
+                nv,
+                template(
+                    f"{t}.where(__L__ < 0, __L__ + __X__.shape[1], __L__)"
+                    ".clamp(0, __X__.shape[1]).to(__X__.device)",
+                    L=lens,
+                    X=base,
                 ),
-                L=lens,
-                X=base,
             ),
         )
         plan.out.insert(
             _n_head(plan) + 1,
-            _fill(
-                cst.parse_statement(
-                    f"{valid} = {t}.arange(__X__.shape[1], device=__X__.device) < {nv}[:, None]\n"
+            _bind(
+                valid,
+                template(
+                    f"{t}.arange(__X__.shape[1], device=__X__.device) < {nv}[:, None]", X=base
                 ),
-                X=base,
             ),
         )
         plan.bases[code] = base
@@ -1177,12 +1136,5 @@ def _plain(e: cst.BaseExpression) -> bool:
     return isinstance(e, cst.Name)
 
 
-def _fill(stmt: cst.BaseStatement, **nodes: cst.CSTNode) -> cst.BaseStatement:
-    class T(cst.CSTTransformer):
-        def leave_Name(self, o: cst.Name, u: cst.Name) -> cst.BaseExpression:
-            v = o.value
-            if v.startswith("__") and v.endswith("__") and v[2:-2] in nodes:
-                return nodes[v[2:-2]]  # type: ignore[return-value]
-            return u
-
-    return stmt.visit(T())  # type: ignore[return-value]
+def _bind(name: str, value: cst.BaseExpression) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)])
