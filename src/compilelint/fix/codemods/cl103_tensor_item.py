@@ -132,6 +132,17 @@ class TensorItemDrop(Codemod):
             # number passes a test
             return guarded
         res = self.keep_tensor(ctx, origin, replacement, wrap)
+        rows_refused: NoFix | None = None
+        if isinstance(res, NoFix):
+            # `for i in range(B): n = int(lengths[i])`: the loop over the rows, one masked
+            # expression (`row_lengths`)
+            from compilelint.fix.codemods.row_lengths import row_loop_fix
+
+            rows = row_loop_fix(ctx, origin)
+            if isinstance(rows, (Rewrite, Proposal)):
+                return rows
+            if rows is not None:
+                res = rows_refused = NoFix(f"{res.reason}; the loop over the rows: {rows.reason}")
         if isinstance(res, NoFix):
             # `for i in range(int(n)):` over a body indexing `x[i]`: a flag over `x`'s length
             from compilelint.fix.codemods import loops
@@ -163,10 +174,11 @@ class TensorItemDrop(Codemod):
             value = _read(origin)
             if value is not None:
                 prop = SliceBoundMask()._from_read(ctx, origin, value)
-                if (
-                    not isinstance(prop, NoFix)
-                    or "is not used as an upper slice" not in prop.reason
-                ):
+                if not isinstance(prop, NoFix):
+                    return prop
+                if rows_refused is not None:
+                    return rows_refused  # the loop's reason is the precise one
+                if "is not used as an upper slice" not in prop.reason:
                     return prop
         return res
 

@@ -51,6 +51,14 @@ class SliceBoundMask(Codemod):
         if not nodes:
             return NoFix("the slice bound was not found in the file")
         node = nodes[0]
+        if isinstance(node, (cst.Name, cst.Subscript)):
+            # `for i in range(B): n = lengths[i]` ... `x[i, :n]`: the loop over the rows, one
+            # masked expression (`row_lengths`)
+            from compilelint.fix.codemods.row_lengths import row_loop_fix
+
+            rows = row_loop_fix(ctx, node)
+            if isinstance(rows, (Rewrite, Proposal)):
+                return rows
         # the value read from the tensor: `int(e)`, `float(e)`, `e.item()`
         read = _read(node)
         if read is not None:

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from compilelint.fix.codemods.appends import filled_list, sole_append
 from compilelint.fix.codemods.base import atom, bound_names, name_nodes, template
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import Rewrite
@@ -315,66 +316,28 @@ def _loop(
     if loop.orelse is not None or loop.asynchronous is not None:
         return None
     names = _names(loop.target, wrap)
-    body = loop.body
-    if names is None or names[1] is None or not isinstance(body, cst.IndentedBlock):
+    got_append = sole_append(loop)
+    if names is None or names[1] is None or got_append is None:
         return None
-    if len(body.body) != 1 or not isinstance(body.body[0], cst.SimpleStatementLine):
+    call, lst = got_append
+    filled = filled_list(ctx, fn, loop, lst)
+    if filled is None:
         return None
-    st = body.body[0]
-    ex = st.body[0] if len(st.body) == 1 else None
-    if not (
-        isinstance(ex, cst.Expr)
-        and isinstance(ex.value, cst.Call)
-        and isinstance(ex.value.func, cst.Attribute)
-        and ex.value.func.attr.value == "append"
-        and isinstance(ex.value.func.value, cst.Name)
-        and len(ex.value.args) == 1
-    ):
-        return None
-    lst = ex.value.func.value.value
-    if lst in names:
-        return None
-    block = ctx.parent(loop)
-    stmts = list(getattr(block, "body", ()))
-    i = next((k for k, s in enumerate(stmts) if s is loop), None)
-    if i is None or i == 0:
-        return None
-    empty = stmts[i - 1]
-    if not (
-        isinstance(empty, cst.SimpleStatementLine)
-        and len(empty.body) == 1
-        and isinstance(empty.body[0], cst.Assign)
-        and len(empty.body[0].targets) == 1
-        and isinstance(empty.body[0].targets[0].target, cst.Name)
-        and empty.body[0].targets[0].target.value == lst
-        and isinstance(empty.body[0].value, cst.List)
-        and not empty.body[0].value.elements
-    ):
-        return None
-    if len(bound.get(lst, [])) != 1:
-        return None
-    reads = [
-        r
-        for r in name_nodes(fn.body, lst, reads_only=True)
-        if not any(a is loop for a in ctx.ancestors(r))
-    ]
-    if len(reads) != 1:
-        return None
-    arg = ctx.parent(reads[0])
+    empty, read = filled
+    arg = ctx.parent(read)
     stack = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
     if not (
-        isinstance(arg, cst.Arg)
-        and isinstance(stack, cst.Call)
-        and _stack_of(ctx, reads[0]) is stack
+        isinstance(arg, cst.Arg) and isinstance(stack, cst.Call) and _stack_of(ctx, read) is stack
     ):
         return None
     n, row = names
     if row is None:
         return None
-    got = _row_total(ctx, ex.value.args[0].value, n, row, wrap, other, lens)
+    got = _row_total(ctx, call.args[0].value, n, row, wrap, other, lens)
     if got is None:
         return None
     before, total, kind = got
+    st = loop.body.body[0]  # type: ignore[attr-defined]
     assign = st.with_changes(body=[cst.Assign([cst.AssignTarget(cst.Name(lst))], total)])
     assign = assign.with_changes(leading_lines=loop.leading_lines)
     return [

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from compilelint.fix.codemods.appends import filled_list, sole_append
 from compilelint.fix.codemods.base import all_nodes, atom, bound_names, name_nodes, template
 from compilelint.fix.codemods.tolist_uses import split_of
 from compilelint.fix.context import FixContext
@@ -445,54 +446,19 @@ def _pieces_use(
         loop = parent
         if loop.orelse is not None or not isinstance(loop.target, cst.Name):
             return None
-        body = loop.body
-        if not isinstance(body, cst.IndentedBlock) or len(body.body) != 1:
+        got = sole_append(loop)
+        if got is None:
             return None
-        st = body.body[0]
-        if not isinstance(st, cst.SimpleStatementLine) or len(st.body) != 1:
-            return None
-        ex = st.body[0]
-        if not (
-            isinstance(ex, cst.Expr)
-            and isinstance(ex.value, cst.Call)
-            and isinstance(ex.value.func, cst.Attribute)
-            and ex.value.func.attr.value == "append"
-            and isinstance(ex.value.func.value, cst.Name)
-            and len(ex.value.args) == 1
-        ):
-            return None
-        lst = ex.value.func.value.value
-        red = _reduced(ctx, ex.value.args[0].value, loop.target.value)
+        call, lst = got
+        red = _reduced(ctx, call.args[0].value, loop.target.value)
         if red is None:
             return None
         kind, keep = red
-        block = ctx.parent(loop)
-        stmts = list(getattr(block, "body", ()))
-        i = next((k for k, s in enumerate(stmts) if s is loop), None)
-        if i is None or i == 0:
+        filled = filled_list(ctx, fn, loop, lst)
+        if filled is None:
             return None
-        empty = stmts[i - 1]
-        if not (
-            isinstance(empty, cst.SimpleStatementLine)
-            and len(empty.body) == 1
-            and isinstance(empty.body[0], cst.Assign)
-            and len(empty.body[0].targets) == 1
-            and isinstance(empty.body[0].targets[0].target, cst.Name)
-            and empty.body[0].targets[0].target.value == lst
-            and isinstance(empty.body[0].value, cst.List)
-            and not empty.body[0].value.elements
-        ):
-            return None
-        if len(bound_names(fn).get(lst, [])) != 1 or loop.target.value == lst:
-            return None
-        reads = [
-            r
-            for r in name_nodes(fn.body, lst, reads_only=True)
-            if not any(a is loop for a in ctx.ancestors(r))
-        ]
-        if len(reads) != 1:
-            return None
-        stack = _stacked(ctx, reads[0], keep)
+        empty, read = filled
+        stack = _stacked(ctx, read, keep)
         if stack is None or len(stack.args) != 1:
             return None
         return kind, stack, (loop, lst, empty)
