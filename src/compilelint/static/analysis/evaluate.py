@@ -22,6 +22,9 @@ from compilelint.static.analysis.values import Value
 
 _BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
 _INT_BUILTINS = frozenset({"len", "int", "round", "hash", "id", "ord"})
+# packages whose capitalised callables construct modules: ``torch.nn`` and the quantization
+# modules (``torch.ao.quantization.FakeQuantize``, its observers, ``torch.ao.nn.quantized``)
+_MODULE_PREFIXES = ("torch.nn.", "torch.ao.nn.", "torch.ao.quantization.", "torch.quantization.")
 _BOOL_BUILTINS = frozenset({"bool", "isinstance", "hasattr", "callable", "issubclass"})
 _STR_BUILTINS = frozenset({"str", "repr", "format", "chr", "ascii"})
 _UNKNOWN_BUILTINS = frozenset({"type", "getattr", "vars", "super", "object", "print", "open"})
@@ -1067,7 +1070,7 @@ class Evaluator:
         last = q.rsplit(".", 1)[-1]
         if (
             last[:1].isupper()
-            and q.startswith("torch.nn.")
+            and q.startswith(_MODULE_PREFIXES)
             and not q.startswith("torch.nn.functional")
         ):
             if last in ("Parameter", "Buffer"):

@@ -130,11 +130,31 @@ SKIPPED = frozenset(
         "torch.autograd.functional.jacobian",
         "torch.autograd.functional.hessian",
         "torch.autograd.functional.vjp",
+        # torch.testing's comparisons: `assert_close` branches on the comparison's result
+        # (GB0170, "Data-dependent branching"), `assert_allclose` is skipped (GB0007)
+        "torch.testing.assert_close",
+        "torch.testing.assert_allclose",
+        # tqdm's bars: the constructor takes locks and weak references dynamo skips (GB0007,
+        # GB0008 at the loop `for _ in tqdm(...)`, for a disabled bar too; torch 2.13)
+        "tqdm.tqdm",
+        "tqdm.trange",
+        "tqdm.auto.tqdm",
+        "tqdm.auto.trange",
+        "tqdm.std.tqdm",
+        "tqdm.std.trange",
+        "tqdm.notebook.tqdm",
+        "tqdm.notebook.trange",
+        # scipy's KD-trees: classes of a compiled extension (`scipy.spatial._ckdtree`),
+        # constructed and queried by C code dynamo cannot trace (GB0156 "Unsupported method
+        # call" at the constructor and at each method call, see _OPAQUE)
+        "scipy.spatial.cKDTree",
+        "scipy.spatial.KDTree",
     }
 )
 # Tensor methods dynamo cannot trace, on a tensor: a sparse copy (GB0277, "Attempted to wrap
 # sparse Tensor with VariableTracker") and per-element Python callables (GB0055).
-_METHODS = frozenset({"to_sparse", "apply_", "map_"})
+# In-place resizing (GB0148, "Unsupported Tensor.resize_() call", also `resize_as_`).
+_METHODS = frozenset({"to_sparse", "apply_", "map_", "resize_", "resize_as_"})
 # Calls making a tensor of a layout dynamo cannot wrap (sparse, strided nested): the call
 # itself breaks, and the resume function that follows gets the tensor as an input, which it
 # cannot wrap either (GB0015 "Attempted to wrap sparse Tensor", GB0016 "... strided
@@ -154,6 +174,31 @@ _LOCKS = frozenset(
 _CONTEXTVARS = frozenset({"contextvars.ContextVar"})
 _CONTEXTVAR_METHODS = frozenset({"get", "set", "reset"})
 _BUILTINS = frozenset({"open", "input"})
+# Objects of classes dynamo cannot trace whose every method call breaks (GB0156 "Unsupported
+# method call"): a KD-tree's `query`, `query_ball_point`...
+_OPAQUE = frozenset({"scipy.spatial.cKDTree", "scipy.spatial.KDTree"})
+# Module classes whose ``forward`` lives in files dynamo skips: torch.ao's observers and fake
+# quantizers (GB0008 "Attempted to inline function marked as skipped" where the module is
+# called; torch 2.13, each checked as a submodule; `QuantStub`/`DeQuantStub` trace)
+_AO = ("torch.ao.quantization.", "torch.quantization.")
+_SKIPPED_MODULES = frozenset(
+    {
+        "FakeQuantize",
+        "FusedMovingAvgObsFakeQuantize",
+        "FixedQParamsFakeQuantize",
+        "MinMaxObserver",
+        "MovingAverageMinMaxObserver",
+        "PerChannelMinMaxObserver",
+        "MovingAveragePerChannelMinMaxObserver",
+        "HistogramObserver",
+    }
+)
+
+
+def _skipped_module(cls: str) -> bool:
+    """Whether a module class (qualified) is one of torch.ao's observers or fake quantizers."""
+    head, _, name = cls.rpartition(".")
+    return name in _SKIPPED_MODULES and any((head + ".").startswith(p) for p in _AO)
 
 
 class SkippedModuleCall(Check):
@@ -286,6 +331,29 @@ class SkippedModuleCall(Check):
             and self._holds(func.value, _CONTEXTVARS)
         ):
             self.report(node, func=f"{self.code(func.value)}.{func.attr.value}() (a ContextVar)")
+        elif isinstance(func, cst.Attribute) and self._holds(func.value, _OPAQUE):
+            self.report(node, func=f"{self.code(func.value, 30)}.{func.attr.value}() (a KD-tree)")
+        else:
+            cls = self._module_class(func)
+            if cls is not None:
+                self.report(node, func=f"{self.code(func, 30)} (a {cls.rsplit('.', 1)[-1]} module)")
+
+    def _module_class(self, func: cst.BaseExpression) -> str | None:
+        """The torch.ao observer or fake-quantizer class of a called module (``self.act_fq =
+        FakeQuantize(...)`` in ``__init__``, then ``self.act_fq(x)``), or None."""
+        if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+            func = func.value
+        for m in V.members(self.w.value(func)):
+            if m[0] == "M" and isinstance(m[1], str) and _skipped_module(m[1]):
+                return m[1]
+            if m[0] == "Y" and isinstance(m[1], str) and m[1].startswith("A|"):
+                _, cq, attr = m[1].split("|", 2)
+                facts = self.w.classes.get(cq)
+                for a in facts.attrs.get(attr, ()) if facts is not None else ():
+                    for am in V.members(a):
+                        if am[0] == "M" and isinstance(am[1], str) and _skipped_module(am[1]):
+                            return am[1]
+        return None
 
     def _holds(self, expr: cst.BaseExpression, kinds: frozenset[str]) -> bool:
         """Whether ``expr`` holds an object made by one of ``kinds`` (a local, a module-level
