@@ -29,6 +29,9 @@ _BOOL_BUILTINS = frozenset({"bool", "isinstance", "hasattr", "callable", "issubc
 _STR_BUILTINS = frozenset({"str", "repr", "format", "chr", "ascii"})
 _UNKNOWN_BUILTINS = frozenset({"type", "getattr", "vars", "super", "object", "print", "open"})
 _PYTHON_MODULES = frozenset({"np", "numpy", "math", "random", "os", "sys", "time"})
+_NUMPY_GENERATORS = frozenset(
+    {"numpy.random.default_rng", "numpy.random.RandomState", "numpy.random.Generator"}
+)
 _META_ATTR_VALUES: dict[str, Value] = {
     "shape": V.SIZE,
     "ndim": V.INT,
@@ -875,6 +878,10 @@ class Evaluator:
             if head in _PYTHON_MODULES:
                 if q in V.TRACED_DRAWS:
                     return V.DRAWN
+                if q in _NUMPY_GENERATORS:
+                    # a generator object whose methods dynamo skips (CL107 follows it into
+                    # ``self.rng`` by this source)
+                    return V.sym(f"R|D|{q}")
                 return V.FLOAT if head == "math" else V.UNKNOWN
             if q in self.imports.values() or q.rsplit(".", 1)[0] in self.imports.values():
                 if q.split(".", 1)[0] in self.imports or head in self.imports.values():

@@ -14,6 +14,7 @@ from typing import Any, ClassVar, TypedDict
 
 import libcst as cst
 
+from compilelint.static.analysis import values as V
 from compilelint.static.analysis.facts import NO_TAINT, Taint
 from compilelint.static.analysis.walker import FileWalker, Hook, Scope
 
@@ -53,6 +54,28 @@ class Check:
 
     def code(self, node: cst.CSTNode, limit: int = 60) -> str:
         return self.w.code_for(node, limit)
+
+    def holds(self, expr: cst.BaseExpression, kinds: frozenset[str]) -> bool:
+        """Whether ``expr`` holds an object made by a call of one of ``kinds`` (qualified
+        names): a local, a module-level variable or ``self.<attr>`` assigned
+        ``threading.Lock()``, ``ContextVar(...)``, ``np.random.default_rng(seed)``..."""
+        value = self.w.value(expr)
+        if isinstance(expr, cst.Name) and self.w.lookup(expr.value) is None:
+            # a module-level variable read in a method (class bodies do not see module scope)
+            value = self.w.module_scope.env.get(expr.value, value)
+        for m in V.members(value):
+            if m[0] != "Y":
+                continue
+            src = m[1]
+            if src.startswith("R|D|") and src[4:] in kinds:
+                return True
+            if src.startswith("A|"):
+                cq, _, attr = src[2:].rpartition("|")
+                cf = self.w.classes.get(cq)
+                for v in cf.attrs.get(attr, ()) if cf is not None else ():
+                    if any(x[0] == "Y" and x[1][4:] in kinds for x in V.members(v)):
+                        return True
+        return False
 
     def diagnostic_branch(self) -> Branch:
         """For a diagnostic (a warning, a log record): ``{"guarded": "1"}`` when it sits in a

@@ -328,10 +328,10 @@ class SkippedModuleCall(Check):
         elif (
             isinstance(func, cst.Attribute)
             and func.attr.value in _CONTEXTVAR_METHODS
-            and self._holds(func.value, _CONTEXTVARS)
+            and self.holds(func.value, _CONTEXTVARS)
         ):
             self.report(node, func=f"{self.code(func.value)}.{func.attr.value}() (a ContextVar)")
-        elif isinstance(func, cst.Attribute) and self._holds(func.value, _OPAQUE):
+        elif isinstance(func, cst.Attribute) and self.holds(func.value, _OPAQUE):
             self.report(node, func=f"{self.code(func.value, 30)}.{func.attr.value}() (a KD-tree)")
         else:
             cls = self._module_class(func)
@@ -355,28 +355,7 @@ class SkippedModuleCall(Check):
                             return am[1]
         return None
 
-    def _holds(self, expr: cst.BaseExpression, kinds: frozenset[str]) -> bool:
-        """Whether ``expr`` holds an object made by one of ``kinds`` (a local, a module-level
-        variable or ``self.<attr>`` assigned ``threading.Lock()``, ``ContextVar(...)``...)."""
-        value = self.w.value(expr)
-        if isinstance(expr, cst.Name) and self.w.lookup(expr.value) is None:
-            # a module-level variable read in a method (class bodies do not see module scope)
-            value = self.w.module_scope.env.get(expr.value, value)
-        for m in V.members(value):
-            if m[0] != "Y":
-                continue
-            src = m[1]
-            if src.startswith("R|D|") and src[4:] in kinds:
-                return True
-            if src.startswith("A|"):
-                cq, _, attr = src[2:].rpartition("|")
-                cf = self.w.classes.get(cq)
-                for v in cf.attrs.get(attr, ()) if cf is not None else ():
-                    if any(x[0] == "Y" and x[1][4:] in kinds for x in V.members(v)):
-                        return True
-        return False
-
     def visit_With(self, node: cst.With) -> None:
         for item in node.items:
-            if self._holds(item.item, _LOCKS):
+            if self.holds(item.item, _LOCKS):
                 self.report(item.item, func=f"with {self.code(item.item)}")
