@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import Any, ClassVar, TypedDict
+from typing import Any, ClassVar, Generic, TypedDict, TypeVar
 
 import libcst as cst
 
@@ -119,6 +119,53 @@ class ScopedNames:
                 table[target.value] = taint
             else:
                 table.pop(target.value, None)
+
+
+_T = TypeVar("_T")
+
+
+class ScopedTable(Generic[_T]):
+    """:class:`ScopedNames` for any property of a local name (the layout of the tensor it is
+    bound to and the call that made it, the hook method whose handle it holds): ``get`` gives
+    the innermost binding's entry, None for a name rebound or shadowed. Only scopes that bound
+    one get a table (the editor server's tail comparison reads these tables, see
+    ``analysis.tail.PRIVATE``)."""
+
+    def __init__(self, walker: FileWalker) -> None:
+        self.w = walker
+        self._tables: dict[Scope, dict[str, _T]] = {}
+
+    def __bool__(self) -> bool:
+        """Whether any scope bound a name (most files: none, and no lookups)."""
+        return bool(self._tables)
+
+    def get(self, name: str) -> _T | None:
+        s = self.w.scope
+        while s is not None:
+            got = self._tables.get(s)
+            if got is not None and name in got:
+                return got[name]
+            if name in s.env:
+                return None
+            s = s.parent
+        return None
+
+    def put(self, target: cst.BaseExpression, entry: _T | None) -> None:
+        """Record ``entry`` for a plain-name assignment target in the current scope, or
+        forget the name there (None)."""
+        if not isinstance(target, cst.Name):
+            return
+        if entry is not None:
+            self._tables.setdefault(self.w.scope, {})[target.value] = entry
+        else:
+            table = self._tables.get(self.w.scope)
+            if table:
+                table.pop(target.value, None)
+
+    def drop(self, name: str) -> None:
+        """Forget ``name`` in every scope (its first use was reported)."""
+        for table in self._tables.values():
+            table.pop(name, None)
 
 
 _REGISTRY: dict[str, type[Check]] = {}

@@ -6,8 +6,8 @@ import libcst as cst
 
 from compilelint.static.analysis import values as V
 from compilelint.static.analysis.facts import NO_TAINT, Taint
-from compilelint.static.analysis.walker import FileWalker, Scope
-from compilelint.static.checks.base import Check
+from compilelint.static.analysis.walker import FileWalker
+from compilelint.static.checks.base import Check, ScopedTable
 
 # Each verified to break the graph on torch 2.13 (see the rule's catalogue entry). Functions
 # that dynamo traces (os.getenv, os.environ.get, os.path.join, sys.exc_info, inspect.signature,
@@ -207,10 +207,8 @@ class SkippedModuleCall(Check):
     def __init__(self, walker: FileWalker) -> None:
         super().__init__(walker)
         # names bound to a sparse or nested tensor (the kind, the call that made it and the
-        # taint its finding requires), per scope like ScopedNames
-        # (only scopes that bound one have a table: the editor server's tail comparison
-        # reads these tables, see ``analysis.tail.PRIVATE``)
-        self._layouts: dict[Scope, dict[str, tuple[str, str, Taint]]] = {}
+        # taint its finding requires)
+        self._layouts: ScopedTable[tuple[str, str, Taint]] = ScopedTable(walker)
 
     def _layout_call(self, e: cst.BaseExpression) -> tuple[str, Taint] | None:
         """The layout of the tensor a call makes (and the taint its report requires)."""
@@ -230,31 +228,11 @@ class SkippedModuleCall(Check):
                 return _LAYOUTS[func.attr.value], recv
         return None
 
-    def _layout_of(self, name: str) -> tuple[str, str, Taint] | None:
-        s = self.w.scope
-        while s is not None:
-            got = self._layouts.get(s)
-            if got is not None and name in got:
-                return got[name]
-            if name in s.env:
-                return None
-            s = s.parent
-        return None
-
     def visit_Assign(self, node: cst.Assign) -> None:
         made = self._layout_call(node.value)
+        entry = None if made is None else (made[0], self.code(node.value, 40), made[1])
         for t in node.targets:
-            if isinstance(t.target, cst.Name):
-                if made is None:
-                    table = self._layouts.get(self.w.scope)
-                    if table:
-                        table.pop(t.target.value, None)
-                else:
-                    self._layouts.setdefault(self.w.scope, {})[t.target.value] = (
-                        made[0],
-                        self.code(node.value, 40),
-                        made[1],
-                    )
+            self._layouts.put(t.target, entry)
 
     def _made_here(self, name: str) -> bool:
         """Whether the statement being walked binds ``name`` to the call that makes it
@@ -274,14 +252,13 @@ class SkippedModuleCall(Check):
         for e in operands:
             if not isinstance(e, cst.Name):
                 continue
-            held = self._layout_of(e.value)
+            held = self._layouts.get(e.value)
             if held is None:
                 continue
             if self._made_here(e.value):
                 return  # `s = s.to_sparse()`: the statement that makes it
             kind, made, requires = held
-            for table in self._layouts.values():
-                table.pop(e.value, None)
+            self._layouts.drop(e.value)
             self.report(
                 node,
                 requires=requires,

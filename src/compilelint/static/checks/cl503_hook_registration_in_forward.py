@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.static.analysis.facts import Taint
 from compilelint.static.analysis.walker import FileWalker
-from compilelint.static.checks.base import Check, ScopedNames
+from compilelint.static.checks.base import Check, ScopedTable
 
 _MODULE_HOOKS = frozenset(
     {
@@ -17,8 +16,6 @@ _MODULE_HOOKS = frozenset(
         "register_backward_hook",
     }
 )
-_HANDLE: Taint = frozenset({"T"})
-_NO_HANDLE: Taint = frozenset()
 
 
 def _registration(e: cst.BaseExpression) -> str | None:
@@ -39,35 +36,30 @@ class HookRegistrationInForward(Check):
         # graph, and the resume function after it gets the handle as an input, which it
         # cannot represent either (GB0013 "Attempted to represent unregistered
         # RemovableHandle"): the handle's first use breaks again (`handle.remove()`)
-        self._handles = ScopedNames(walker)
-        self._methods: dict[str, str] = {}  # the registration each handle name came from
+        self._handles: ScopedTable[str] = ScopedTable(walker)  # the registration's method
 
     def visit_Assign(self, node: cst.Assign) -> None:
         meth = _registration(node.value)
-        if meth is not None:
+        if meth is not None or self._handles:
             for t in node.targets:
-                self._handles.bind(t.target, _HANDLE)
-                if isinstance(t.target, cst.Name):
-                    self._methods[t.target.value] = meth
-        elif self._methods:
-            for t in node.targets:
-                self._handles.bind(t.target, _NO_HANDLE)
+                self._handles.put(t.target, meth)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in _MODULE_HOOKS:
             self.report(node, method=func.attr.value, use="")
-        if not self._methods:
+        if not self._handles:
             return
         operands = [a.value for a in node.args]
         if isinstance(func, cst.Attribute):
             operands.append(func.value)
         for e in operands:
-            if type(e) is cst.Name and self._handles.lookup(e.value):
-                self._handles.bind(e, _NO_HANDLE)  # the first use only
+            meth = self._handles.get(e.value) if type(e) is cst.Name else None
+            if meth is not None:
+                self._handles.drop(e.value)  # the first use only
                 self.report(
                     node,
-                    method=self._methods[e.value],
+                    method=meth,
                     use=(
                         f" and returns `{e.value}`, used here in `{self.code(node, 40)}` (the "
                         "resume function after that break gets the handle and cannot represent it)"
