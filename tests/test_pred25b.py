@@ -94,7 +94,12 @@ CASES: dict[str, tuple[str, tuple[str, ...]]] = {
         ("BRK1", "BRK2"),
     ),
 }
-SPEC = {"inputs": [{"tensor": [3, 4]}, {"tensor": [], "dtype": "int64", "init": "randint", "low": 0, "high": 4}]}
+SPEC = {
+    "inputs": [
+        {"tensor": [3, 4]},
+        {"tensor": [], "dtype": "int64", "init": "randint", "low": 0, "high": 4},
+    ]
+}
 
 
 def _case(name: str) -> tuple[str, set[int]]:

@@ -54,7 +54,9 @@ class HookRegistrationInForward(Check):
         if isinstance(func, cst.Attribute):
             operands.append(func.value)
         for e in operands:
-            meth = self._handles.get(e.value) if type(e) is cst.Name else None
+            if not isinstance(e, cst.Name):
+                continue
+            meth = self._handles.get(e.value)
             if meth is not None:
                 self._handles.drop(e.value)  # the first use only
                 self.report(
