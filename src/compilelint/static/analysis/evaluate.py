@@ -22,10 +22,16 @@ from compilelint.static.analysis.values import Value
 
 _BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
 _INT_BUILTINS = frozenset({"len", "int", "round", "hash", "id", "ord"})
+# packages whose capitalised callables construct modules: ``torch.nn`` and the quantization
+# modules (``torch.ao.quantization.FakeQuantize``, its observers, ``torch.ao.nn.quantized``)
+_MODULE_PREFIXES = ("torch.nn.", "torch.ao.nn.", "torch.ao.quantization.", "torch.quantization.")
 _BOOL_BUILTINS = frozenset({"bool", "isinstance", "hasattr", "callable", "issubclass"})
 _STR_BUILTINS = frozenset({"str", "repr", "format", "chr", "ascii"})
 _UNKNOWN_BUILTINS = frozenset({"type", "getattr", "vars", "super", "object", "print", "open"})
 _PYTHON_MODULES = frozenset({"np", "numpy", "math", "random", "os", "sys", "time"})
+_NUMPY_GENERATORS = frozenset(
+    {"numpy.random.default_rng", "numpy.random.RandomState", "numpy.random.Generator"}
+)
 _META_ATTR_VALUES: dict[str, Value] = {
     "shape": V.SIZE,
     "ndim": V.INT,
@@ -872,6 +878,10 @@ class Evaluator:
             if head in _PYTHON_MODULES:
                 if q in V.TRACED_DRAWS:
                     return V.DRAWN
+                if q in _NUMPY_GENERATORS:
+                    # a generator object whose methods dynamo skips (CL107 follows it into
+                    # ``self.rng`` by this source)
+                    return V.sym(f"R|D|{q}")
                 return V.FLOAT if head == "math" else V.UNKNOWN
             if q in self.imports.values() or q.rsplit(".", 1)[0] in self.imports.values():
                 if q.split(".", 1)[0] in self.imports or head in self.imports.values():
@@ -1067,7 +1077,7 @@ class Evaluator:
         last = q.rsplit(".", 1)[-1]
         if (
             last[:1].isupper()
-            and q.startswith("torch.nn.")
+            and q.startswith(_MODULE_PREFIXES)
             and not q.startswith("torch.nn.functional")
         ):
             if last in ("Parameter", "Buffer"):

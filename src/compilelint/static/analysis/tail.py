@@ -106,6 +106,7 @@ PRIVATE: frozenset[tuple[str, str]] = frozenset(
         ("ShapeDependentBranch", "_sizes"),
         ("TensorDataAssignment", "_created"),
         ("SkippedModuleCall", "_layouts"),
+        ("HookRegistrationInForward", "_handles"),
     }
 )
 

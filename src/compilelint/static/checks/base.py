@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import Any, ClassVar, TypedDict
+from typing import Any, ClassVar, Generic, TypedDict, TypeVar
 
 import libcst as cst
 
+from compilelint.static.analysis import values as V
 from compilelint.static.analysis.facts import NO_TAINT, Taint
 from compilelint.static.analysis.walker import FileWalker, Hook, Scope
 
@@ -53,6 +54,28 @@ class Check:
 
     def code(self, node: cst.CSTNode, limit: int = 60) -> str:
         return self.w.code_for(node, limit)
+
+    def holds(self, expr: cst.BaseExpression, kinds: frozenset[str]) -> bool:
+        """Whether ``expr`` holds an object made by a call of one of ``kinds`` (qualified
+        names): a local, a module-level variable or ``self.<attr>`` assigned
+        ``threading.Lock()``, ``ContextVar(...)``, ``np.random.default_rng(seed)``..."""
+        value = self.w.value(expr)
+        if isinstance(expr, cst.Name) and self.w.lookup(expr.value) is None:
+            # a module-level variable read in a method (class bodies do not see module scope)
+            value = self.w.module_scope.env.get(expr.value, value)
+        for m in V.members(value):
+            if m[0] != "Y":
+                continue
+            src = m[1]
+            if src.startswith("R|D|") and src[4:] in kinds:
+                return True
+            if src.startswith("A|"):
+                cq, _, attr = src[2:].rpartition("|")
+                cf = self.w.classes.get(cq)
+                for v in cf.attrs.get(attr, ()) if cf is not None else ():
+                    if any(x[0] == "Y" and x[1][4:] in kinds for x in V.members(v)):
+                        return True
+        return False
 
     def diagnostic_branch(self) -> Branch:
         """For a diagnostic (a warning, a log record): ``{"guarded": "1"}`` when it sits in a
@@ -96,6 +119,53 @@ class ScopedNames:
                 table[target.value] = taint
             else:
                 table.pop(target.value, None)
+
+
+_T = TypeVar("_T")
+
+
+class ScopedTable(Generic[_T]):
+    """:class:`ScopedNames` for any property of a local name (the layout of the tensor it is
+    bound to and the call that made it, the hook method whose handle it holds): ``get`` gives
+    the innermost binding's entry, None for a name rebound or shadowed. Only scopes that bound
+    one get a table (the editor server's tail comparison reads these tables, see
+    ``analysis.tail.PRIVATE``)."""
+
+    def __init__(self, walker: FileWalker) -> None:
+        self.w = walker
+        self._tables: dict[Scope, dict[str, _T]] = {}
+
+    def __bool__(self) -> bool:
+        """Whether any scope bound a name (most files: none, and no lookups)."""
+        return bool(self._tables)
+
+    def get(self, name: str) -> _T | None:
+        s = self.w.scope
+        while s is not None:
+            got = self._tables.get(s)
+            if got is not None and name in got:
+                return got[name]
+            if name in s.env:
+                return None
+            s = s.parent
+        return None
+
+    def put(self, target: cst.BaseExpression, entry: _T | None) -> None:
+        """Record ``entry`` for a plain-name assignment target in the current scope, or
+        forget the name there (None)."""
+        if not isinstance(target, cst.Name):
+            return
+        if entry is not None:
+            self._tables.setdefault(self.w.scope, {})[target.value] = entry
+        else:
+            table = self._tables.get(self.w.scope)
+            if table:
+                table.pop(target.value, None)
+
+    def drop(self, name: str) -> None:
+        """Forget ``name`` in every scope (its first use was reported)."""
+        for table in self._tables.values():
+            table.pop(name, None)
 
 
 _REGISTRY: dict[str, type[Check]] = {}

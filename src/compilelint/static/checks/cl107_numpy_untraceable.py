@@ -38,6 +38,8 @@ _RANDOM: dict[str, int | None] = {
 _OBJECTS = frozenset(k for k, v in _RANDOM.items() if v is None and k[:1].isupper()) | {
     "default_rng"
 }
+# the same, qualified: ``self.rng = np.random.default_rng(seed)`` in ``__init__``
+_QUALIFIED = frozenset(f"numpy.random.{k}" for k in _OBJECTS)
 _OBJECT: Taint = frozenset({"T"})
 _NO_OBJECT: Taint = frozenset()
 
@@ -84,6 +86,13 @@ class NumpyUntraceable(Check):
             if func.value not in self.w.imports:  # type: ignore[attr-defined]
                 return
         elif t is not cst.Attribute:
+            return
+        elif (
+            type(func.value) is cst.Attribute  # type: ignore[attr-defined]
+            and self.holds(func.value, _QUALIFIED)  # type: ignore[attr-defined]
+        ):
+            # `self.rng.integers(...)` where `__init__` made `self.rng` a numpy generator
+            self.report(node, func=f"{self.code(func, 40)}()")
             return
         q = self.qualify(func)
         if q is None or not q.startswith("numpy.random."):

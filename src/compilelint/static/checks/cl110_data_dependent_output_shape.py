@@ -15,8 +15,13 @@ _OPS = frozenset(
 # Functions outside ``torch.<name>`` whose aten operator torch tags ``dynamic_output_shape``
 # (torch 2.13: GB0036 "Dynamic shape operator", on every device): least squares (its residuals'
 # shape depends on the rank), and one-hot encoding without ``num_classes`` (the largest label).
-_QUALIFIED = frozenset({"torch.linalg.lstsq"})
-_ONE_HOT = frozenset({"torch.nn.functional.one_hot"})
+# Each with the argument that fixes the output's size when given (keyword, position; a given
+# ``-1`` does not), or None: the shape is data-dependent whatever the call passes.
+_QUALIFIED: dict[str, tuple[str, int] | None] = {
+    "torch.linalg.lstsq": None,
+    "torch.nn.functional.one_hot": ("num_classes", 1),
+}
+_QUALIFIED_NAMES = frozenset(q.rsplit(".", 1)[1] for q in _QUALIFIED)
 
 
 def _kw(node: cst.Call, name: str) -> cst.Arg | None:
@@ -31,21 +36,17 @@ class DataDependentOutputShape(Check):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in ("lstsq", "one_hot"):
+        last = (
+            func.attr.value
+            if isinstance(func, cst.Attribute)
+            else func.value
+            if isinstance(func, cst.Name)
+            else None
+        )
+        if last in _QUALIFIED_NAMES:
             q = self.qualify(func)
-            if q in _QUALIFIED and not any(a.star for a in node.args):
-                self.report(node, op=q)
-                return
-            if q in _ONE_HOT:
-                self._one_hot(node, q)
-                return
-        if isinstance(func, cst.Name) and func.value in ("lstsq", "one_hot"):
-            q = self.qualify(func)
-            if q in _QUALIFIED and not any(a.star for a in node.args):
-                self.report(node, op=q)
-                return
-            if q in _ONE_HOT:
-                self._one_hot(node, q)
+            if q in _QUALIFIED:
+                self._qualified(node, q)
                 return
         if isinstance(func, cst.Name):
             q = self.qualify(func)
@@ -67,14 +68,19 @@ class DataDependentOutputShape(Check):
         else:
             self._method(node, func, name)
 
-    def _one_hot(self, node: cst.Call, q: str) -> None:
-        """``F.one_hot(labels)``: the number of classes is the largest label plus one unless
-        ``num_classes`` is given (a second positional argument or the keyword, not ``-1``)."""
+    def _qualified(self, node: cst.Call, q: str) -> None:
+        """A call of a :data:`_QUALIFIED` function: ``torch.linalg.lstsq(a, b)`` always;
+        ``F.one_hot(labels)`` unless ``num_classes`` is given (the number of classes is then
+        the largest label plus one), and only on a tensor."""
         if any(a.star for a in node.args):
             return
+        size = _QUALIFIED[q]
+        if size is None:
+            self.report(node, op=q)
+            return
         pos = [a for a in node.args if a.keyword is None]
-        given = _kw(node, "num_classes")
-        n = given.value if given is not None else pos[1].value if len(pos) > 1 else None
+        given = _kw(node, size[0])
+        n = given.value if given is not None else pos[size[1]].value if len(pos) > size[1] else None
         if n is not None and not (
             isinstance(n, cst.UnaryOperation)
             and isinstance(n.operator, cst.Minus)

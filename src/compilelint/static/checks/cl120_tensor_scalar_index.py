@@ -24,9 +24,10 @@ class TensorScalarIndex(Check):
             if v[0] not in "TJY":
                 continue  # (``scalar_index`` has nothing else to find: no call for it)
             iv = it.value
-            if type(iv) is cst.Name and self.w._is_param(iv.value):
+            if type(iv) is cst.Name and self.w._is_param(iv.value) and not self._sequence(base):
                 # the parameter as it came (``sigmas[step_index]``): no read where it is an
-                # entry's own input (phase 2, ``!inp``)
+                # entry's own input (phase 2, ``!inp``) indexing a tensor; a Python list or
+                # tuple reads it whatever it is (``Tensor.__index__``, GB0124)
                 test = V.input_index(v)
             else:
                 test = V.scalar_index(v)
@@ -41,3 +42,19 @@ class TensorScalarIndex(Check):
                 dtype="bool" if dtypes == {"bool"} else "integer",
             )
             return
+
+    def _sequence(self, base: V.Value) -> bool:
+        """Whether the indexed value is a Python list or tuple: a sequence value, or
+        ``self.<attr>`` every assignment of which in its class makes one (``self.sigmas =
+        sigmas.tolist()``)."""
+        ms = V.members(base)
+        if ms and all(m[0] == "Q" for m in ms):
+            return True
+        for m in ms:
+            if m[0] == "Y" and isinstance(m[1], str) and m[1].startswith("A|"):
+                _, cq, attr = m[1].split("|", 2)
+                facts = self.w.classes.get(cq)
+                vals = facts.attrs.get(attr, ()) if facts is not None else ()
+                if vals and all(x[0] == "Q" for v in vals for x in V.members(v)):
+                    return True
+        return False

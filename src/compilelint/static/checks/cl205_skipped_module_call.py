@@ -6,8 +6,8 @@ import libcst as cst
 
 from compilelint.static.analysis import values as V
 from compilelint.static.analysis.facts import NO_TAINT, Taint
-from compilelint.static.analysis.walker import FileWalker, Scope
-from compilelint.static.checks.base import Check
+from compilelint.static.analysis.walker import FileWalker
+from compilelint.static.checks.base import Check, ScopedTable
 
 # Each verified to break the graph on torch 2.13 (see the rule's catalogue entry). Functions
 # that dynamo traces (os.getenv, os.environ.get, os.path.join, sys.exc_info, inspect.signature,
@@ -130,11 +130,31 @@ SKIPPED = frozenset(
         "torch.autograd.functional.jacobian",
         "torch.autograd.functional.hessian",
         "torch.autograd.functional.vjp",
+        # torch.testing's comparisons: `assert_close` branches on the comparison's result
+        # (GB0170, "Data-dependent branching"), `assert_allclose` is skipped (GB0007)
+        "torch.testing.assert_close",
+        "torch.testing.assert_allclose",
+        # tqdm's bars: the constructor takes locks and weak references dynamo skips (GB0007,
+        # GB0008 at the loop `for _ in tqdm(...)`, for a disabled bar too; torch 2.13)
+        "tqdm.tqdm",
+        "tqdm.trange",
+        "tqdm.auto.tqdm",
+        "tqdm.auto.trange",
+        "tqdm.std.tqdm",
+        "tqdm.std.trange",
+        "tqdm.notebook.tqdm",
+        "tqdm.notebook.trange",
+        # scipy's KD-trees: classes of a compiled extension (`scipy.spatial._ckdtree`),
+        # constructed and queried by C code dynamo cannot trace (GB0156 "Unsupported method
+        # call" at the constructor and at each method call, see _OPAQUE)
+        "scipy.spatial.cKDTree",
+        "scipy.spatial.KDTree",
     }
 )
 # Tensor methods dynamo cannot trace, on a tensor: a sparse copy (GB0277, "Attempted to wrap
 # sparse Tensor with VariableTracker") and per-element Python callables (GB0055).
-_METHODS = frozenset({"to_sparse", "apply_", "map_"})
+# In-place resizing (GB0148, "Unsupported Tensor.resize_() call", also `resize_as_`).
+_METHODS = frozenset({"to_sparse", "apply_", "map_", "resize_", "resize_as_"})
 # Calls making a tensor of a layout dynamo cannot wrap (sparse, strided nested): the call
 # itself breaks, and the resume function that follows gets the tensor as an input, which it
 # cannot wrap either (GB0015 "Attempted to wrap sparse Tensor", GB0016 "... strided
@@ -154,6 +174,31 @@ _LOCKS = frozenset(
 _CONTEXTVARS = frozenset({"contextvars.ContextVar"})
 _CONTEXTVAR_METHODS = frozenset({"get", "set", "reset"})
 _BUILTINS = frozenset({"open", "input"})
+# Objects of classes dynamo cannot trace whose every method call breaks (GB0156 "Unsupported
+# method call"): a KD-tree's `query`, `query_ball_point`...
+_OPAQUE = frozenset({"scipy.spatial.cKDTree", "scipy.spatial.KDTree"})
+# Module classes whose ``forward`` lives in files dynamo skips: torch.ao's observers and fake
+# quantizers (GB0008 "Attempted to inline function marked as skipped" where the module is
+# called; torch 2.13, each checked as a submodule; `QuantStub`/`DeQuantStub` trace)
+_AO = ("torch.ao.quantization.", "torch.quantization.")
+_SKIPPED_MODULES = frozenset(
+    {
+        "FakeQuantize",
+        "FusedMovingAvgObsFakeQuantize",
+        "FixedQParamsFakeQuantize",
+        "MinMaxObserver",
+        "MovingAverageMinMaxObserver",
+        "PerChannelMinMaxObserver",
+        "MovingAveragePerChannelMinMaxObserver",
+        "HistogramObserver",
+    }
+)
+
+
+def _skipped_module(cls: str) -> bool:
+    """Whether a module class (qualified) is one of torch.ao's observers or fake quantizers."""
+    head, _, name = cls.rpartition(".")
+    return name in _SKIPPED_MODULES and any((head + ".").startswith(p) for p in _AO)
 
 
 class SkippedModuleCall(Check):
@@ -162,10 +207,8 @@ class SkippedModuleCall(Check):
     def __init__(self, walker: FileWalker) -> None:
         super().__init__(walker)
         # names bound to a sparse or nested tensor (the kind, the call that made it and the
-        # taint its finding requires), per scope like ScopedNames
-        # (only scopes that bound one have a table: the editor server's tail comparison
-        # reads these tables, see ``analysis.tail.PRIVATE``)
-        self._layouts: dict[Scope, dict[str, tuple[str, str, Taint]]] = {}
+        # taint its finding requires)
+        self._layouts: ScopedTable[tuple[str, str, Taint]] = ScopedTable(walker)
 
     def _layout_call(self, e: cst.BaseExpression) -> tuple[str, Taint] | None:
         """The layout of the tensor a call makes (and the taint its report requires)."""
@@ -185,31 +228,11 @@ class SkippedModuleCall(Check):
                 return _LAYOUTS[func.attr.value], recv
         return None
 
-    def _layout_of(self, name: str) -> tuple[str, str, Taint] | None:
-        s = self.w.scope
-        while s is not None:
-            got = self._layouts.get(s)
-            if got is not None and name in got:
-                return got[name]
-            if name in s.env:
-                return None
-            s = s.parent
-        return None
-
     def visit_Assign(self, node: cst.Assign) -> None:
         made = self._layout_call(node.value)
+        entry = None if made is None else (made[0], self.code(node.value, 40), made[1])
         for t in node.targets:
-            if isinstance(t.target, cst.Name):
-                if made is None:
-                    table = self._layouts.get(self.w.scope)
-                    if table:
-                        table.pop(t.target.value, None)
-                else:
-                    self._layouts.setdefault(self.w.scope, {})[t.target.value] = (
-                        made[0],
-                        self.code(node.value, 40),
-                        made[1],
-                    )
+            self._layouts.put(t.target, entry)
 
     def _made_here(self, name: str) -> bool:
         """Whether the statement being walked binds ``name`` to the call that makes it
@@ -229,14 +252,13 @@ class SkippedModuleCall(Check):
         for e in operands:
             if not isinstance(e, cst.Name):
                 continue
-            held = self._layout_of(e.value)
+            held = self._layouts.get(e.value)
             if held is None:
                 continue
             if self._made_here(e.value):
                 return  # `s = s.to_sparse()`: the statement that makes it
             kind, made, requires = held
-            for table in self._layouts.values():
-                table.pop(e.value, None)
+            self._layouts.drop(e.value)
             self.report(
                 node,
                 requires=requires,
@@ -283,32 +305,34 @@ class SkippedModuleCall(Check):
         elif (
             isinstance(func, cst.Attribute)
             and func.attr.value in _CONTEXTVAR_METHODS
-            and self._holds(func.value, _CONTEXTVARS)
+            and self.holds(func.value, _CONTEXTVARS)
         ):
             self.report(node, func=f"{self.code(func.value)}.{func.attr.value}() (a ContextVar)")
+        elif isinstance(func, cst.Attribute) and self.holds(func.value, _OPAQUE):
+            self.report(node, func=f"{self.code(func.value, 30)}.{func.attr.value}() (a KD-tree)")
+        else:
+            cls = self._module_class(func)
+            if cls is not None:
+                self.report(node, func=f"{self.code(func, 30)} (a {cls.rsplit('.', 1)[-1]} module)")
 
-    def _holds(self, expr: cst.BaseExpression, kinds: frozenset[str]) -> bool:
-        """Whether ``expr`` holds an object made by one of ``kinds`` (a local, a module-level
-        variable or ``self.<attr>`` assigned ``threading.Lock()``, ``ContextVar(...)``...)."""
-        value = self.w.value(expr)
-        if isinstance(expr, cst.Name) and self.w.lookup(expr.value) is None:
-            # a module-level variable read in a method (class bodies do not see module scope)
-            value = self.w.module_scope.env.get(expr.value, value)
-        for m in V.members(value):
-            if m[0] != "Y":
-                continue
-            src = m[1]
-            if src.startswith("R|D|") and src[4:] in kinds:
-                return True
-            if src.startswith("A|"):
-                cq, _, attr = src[2:].rpartition("|")
-                cf = self.w.classes.get(cq)
-                for v in cf.attrs.get(attr, ()) if cf is not None else ():
-                    if any(x[0] == "Y" and x[1][4:] in kinds for x in V.members(v)):
-                        return True
-        return False
+    def _module_class(self, func: cst.BaseExpression) -> str | None:
+        """The torch.ao observer or fake-quantizer class of a called module (``self.act_fq =
+        FakeQuantize(...)`` in ``__init__``, then ``self.act_fq(x)``), or None."""
+        if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+            func = func.value
+        for m in V.members(self.w.value(func)):
+            if m[0] == "M" and isinstance(m[1], str) and _skipped_module(m[1]):
+                return m[1]
+            if m[0] == "Y" and isinstance(m[1], str) and m[1].startswith("A|"):
+                _, cq, attr = m[1].split("|", 2)
+                facts = self.w.classes.get(cq)
+                for a in facts.attrs.get(attr, ()) if facts is not None else ():
+                    for am in V.members(a):
+                        if am[0] == "M" and isinstance(am[1], str) and _skipped_module(am[1]):
+                            return am[1]
+        return None
 
     def visit_With(self, node: cst.With) -> None:
         for item in node.items:
-            if self._holds(item.item, _LOCKS):
+            if self.holds(item.item, _LOCKS):
                 self.report(item.item, func=f"with {self.code(item.item)}")
