@@ -1435,6 +1435,17 @@ class Project(Summaries):
     def fn(self, key: FKey) -> FunctionFacts:
         return self.files[key[0]].functions[key[1]]
 
+    def call_target(self, path: str, ref: str) -> tuple[FKey, int] | None:
+        """The function a call of ``ref`` in file ``path`` runs (a class: its ``__init__``) and
+        its implicit leading arguments (``self``): the edge reachability follows, for the
+        analyses' consumers (the prediction's user calls, hand-overs and loop calls)."""
+        return self._target(path, ref)
+
+    def site_refuted(self, site: CallSite) -> bool:
+        """Whether reachability refuted call site ``site`` (its conditions cannot hold: the
+        callee is not reached through it)."""
+        return id(site) in self._dead_calls
+
     def _target(self, path: str, ref: str) -> tuple[FKey, int] | None:
         """Resolved callee and the number of implicit leading arguments (self). Answered once
         per (file, ref) in a project's life: its files do not change, and a resolution asked

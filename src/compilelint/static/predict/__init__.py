@@ -51,6 +51,7 @@ This module re-exports what the engine, the API, the dynamic stage, tests and be
 from __future__ import annotations
 
 from compilelint.static.analysis.trees import function_node as _function_node
+from compilelint.static.analysis.trees import surely_runs as _surely_runs
 from compilelint.static.predict.entry import predict
 from compilelint.static.predict.findings import (
     _RECOMPILE_RULES,
@@ -75,7 +76,6 @@ from compilelint.static.predict.recompiles.globals import global_state
 from compilelint.static.predict.recompiles.inputs import _bound_attr_branches, predict_recompiles
 from compilelint.static.predict.recompiles.loops import guarding_read
 from compilelint.static.predict.recompiles.numbers import (
-    _surely_runs,
     number_break,
     number_breaks,
     number_guard_lines,

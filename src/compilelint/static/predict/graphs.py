@@ -44,7 +44,7 @@ def _breaking_loop_calls(project: Project, k: FKey, sites: Sequence[BreakSite]) 
     for c in project.fn(k).calls:
         if not c.in_loop or not c.line:
             continue
-        t = project._target(k[0], c.ref)
+        t = project.call_target(k[0], c.ref)
         if t is None or t[0] == k or project.opaque_to_dynamo(t[0]):
             continue
         if project.fn(t[0]).name != "__init__" and _breaks_in(project, by_fn, t[0], memo):
@@ -107,7 +107,7 @@ def _empty_tail(
     sites = [
         c
         for c in project.fn(k).calls
-        if c.line and (t := project._target(k[0], c.ref)) is not None and t[0] in wanted
+        if c.line and (t := project.call_target(k[0], c.ref)) is not None and t[0] in wanted
     ]
     lines = {b.line for b in direct} | {c.line for c in sites}
     if not lines or max(lines) != call.lineno:

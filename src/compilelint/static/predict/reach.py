@@ -160,7 +160,7 @@ def _user_calls(project: Project, k: FKey) -> list[tuple[FKey, bool]]:
     fn = project.fn(k)
     out: list[tuple[FKey, bool]] = []
     for c in fn.calls:
-        t = project._target(k[0], c.ref)
+        t = project.call_target(k[0], c.ref)
         if t is None or t[0] == k:
             continue
         callee = project.fn(t[0])

@@ -106,7 +106,7 @@ def _handed_rows(
     if len(sites) != 1:
         return None
     site = sites[0]
-    target = project._target(key[0], site.ref)
+    target = project.call_target(key[0], site.ref)
     if target is None or project.opaque_to_dynamo(target[0]):
         return None
     (cpath, cqual), implicit = target

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from compilelint.model import Finding
 from compilelint.static.analysis.bindings import bound_keys, key_of, reads_any, stored_numbers
 from compilelint.static.analysis.project import Project
-from compilelint.static.analysis.trees import function_node, parsed_tree, statement_at
+from compilelint.static.analysis.trees import function_node, parsed_tree, statement_at, surely_runs
 from compilelint.static.predict.graphs import _breaking_loop_calls
 from compilelint.static.predict.prediction import (
     DEFAULT,
@@ -209,7 +209,7 @@ def number_guard_lines(
     skips = sorted(
         at
         for at in {s.line for s in later if s.in_loop} | set(loop_calls)
-        if at > line and _surely_runs(path, at, source, known)
+        if at > line and surely_runs(path, at, source, known)
     )
     # the resume functions after ``line``: each runs from one break to the next; one that meets
     # a skip point runs eagerly, and so does everything after it (no further resume functions)
@@ -223,46 +223,6 @@ def number_guard_lines(
         if any(start < at and (end is None or at < end) for at in skips):
             return out if k else []  # the first resume function skipped: nothing is guarded
     return [*out, (use, subject or "___stack0", "use")]
-
-
-def _surely_runs(
-    path: str,
-    line: int,
-    source: Callable[[str], bytes | None] | None = None,
-    known: Callable[[str], ast.Module | None] | None = None,
-) -> bool:
-    """Whether the statement at ``line`` runs whenever its function's body reaches it: no
-    ``if``/``try``/``match`` between the function and the statement, no short-circuit or
-    conditional expression in it (``if self.training and random.random() < p:`` breaks in
-    training mode only)."""
-    tree = parsed_tree(path, source, known)
-    if tree is None:
-        return False
-    from compilelint.static.analysis.state import holder_of
-
-    holder = holder_of(tree, line)
-    if holder is None:
-        return False
-    node: ast.AST = holder
-    while True:
-        child = next(
-            (
-                c
-                for c in ast.iter_child_nodes(node)
-                if isinstance(c, ast.stmt) and c.lineno <= line <= (c.end_lineno or c.lineno)
-            ),
-            None,
-        )
-        if child is None:
-            break
-        if child.lineno == line or isinstance(child, (ast.If, ast.Try, ast.Match)):
-            node = child
-            break
-        node = child
-    if isinstance(node, (ast.Try, ast.Match)) or (isinstance(node, ast.If) and node.lineno != line):
-        return False
-    head = node.test if isinstance(node, (ast.If, ast.While)) else node
-    return not any(isinstance(n, (ast.BoolOp, ast.IfExp)) for n in ast.walk(head))
 
 
 def _number_name(

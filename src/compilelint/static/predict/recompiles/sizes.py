@@ -161,7 +161,7 @@ def _varying_size_recompiles(
         pos = [p.name for p in fn.params if p.index >= 0]
         names = {p.name for p in fn.params if p.index > -2}
         for cpath, cs, implicit in project.callers.get(key, ()):
-            if not cs.in_loop or cs.star or id(cs) in project._dead_calls:
+            if not cs.in_loop or cs.star or project.site_refuted(cs):
                 continue
             if cpath not in trees:
                 trees[cpath] = parsed_tree(cpath, source, known)
