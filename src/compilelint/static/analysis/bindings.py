@@ -1,7 +1,8 @@
 """What a statement of CPython's tree binds and reads, in the names a frame keeps (``x``,
 ``self.x``: :func:`key_of`): its targets and in-place receivers (:func:`bound_keys`), whether a
 node reads any of some names (:func:`reads_any`), and the names it only stores Python numbers
-read from tensors in (:func:`stored_numbers`: ``n = x.item()``).
+read from tensors in (:func:`stored_numbers`: ``n = x.item()``); and the outside names a
+comprehension's own frame reads (:func:`comprehension_reads`).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ def bound_keys(st: ast.stmt) -> set[str]:
 
 
 def reads_any(node: ast.AST, keys: set[str]) -> bool:
+    """Whether ``node`` loads any of ``keys`` (:func:`key_of`'s names: ``x``, ``self.x``)."""
     if not keys:
         return False
     for n in ast.walk(node):
@@ -81,3 +83,37 @@ def stored_numbers(stmt: ast.stmt, draw: bool = False) -> set[str]:
     ):
         return {t.id for t in target.elts if isinstance(t, ast.Name)}
     return set()
+
+
+def comprehension_reads(comp: ast.expr, names: set[str]) -> list[tuple[int, str]]:
+    """``(line, name)`` of the reads of ``names`` that reach a comprehension's own frame, when
+    the frame does work dynamo traces (an index or a call): inside it (a name the comprehension
+    binds itself is not read from outside), and in its first iterable, which the enclosing
+    frame evaluates and passes as the frame's argument (a ``range`` iterator is guarded on its
+    bounds, ``___normalize_range_iter(.0) == (0, 2, 1)``, at the comprehension's line)."""
+    gens: list[ast.comprehension] = getattr(comp, "generators", [])
+    if not gens:
+        return []
+    bound = {n.id for g in gens for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+    parts: list[ast.AST] = [
+        *(getattr(comp, f) for f in ("elt", "key", "value") if hasattr(comp, f)),
+        *(c for g in gens for c in g.ifs),
+        *(g.iter for g in gens[1:]),
+    ]
+    if not any(isinstance(n, (ast.Subscript, ast.Call)) for p in parts for n in ast.walk(p)):
+        return []
+    inside = [
+        (n.lineno, n.id)
+        for p in parts
+        for n in ast.walk(p)
+        if isinstance(n, ast.Name)
+        and isinstance(n.ctx, ast.Load)
+        and n.id in names
+        and n.id not in bound
+    ]
+    first = [
+        (comp.lineno, n.id)
+        for n in ast.walk(gens[0].iter)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names
+    ]
+    return inside + first

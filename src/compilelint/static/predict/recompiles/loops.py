@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 
 from compilelint.model import Finding
+from compilelint.static.analysis.bindings import comprehension_reads
 from compilelint.static.analysis.facts import Candidate
 from compilelint.static.analysis.project import Project
 from compilelint.static.analysis.trees import function_node, own_nodes, parsed_tree
@@ -142,40 +143,6 @@ def _varying_names(loop: ast.For, target: str) -> set[str]:
         ):
             out.update(n.id for t in st.targets for n in ast.walk(t) if isinstance(n, ast.Name))
     return out
-
-
-def _frame_reads(comp: ast.expr, names: set[str]) -> list[tuple[int, str]]:
-    """``(line, name)`` of the reads of ``names`` that reach a comprehension's own frame, when
-    the frame does work dynamo traces (an index or a call): inside it (a name the comprehension
-    binds itself is not read from outside), and in its first iterable, which the enclosing
-    frame evaluates and passes as the frame's argument (a ``range`` iterator is guarded on its
-    bounds, ``___normalize_range_iter(.0) == (0, 2, 1)``, at the comprehension's line)."""
-    gens: list[ast.comprehension] = getattr(comp, "generators", [])
-    if not gens:
-        return []
-    bound = {n.id for g in gens for n in ast.walk(g.target) if isinstance(n, ast.Name)}
-    parts: list[ast.AST] = [
-        *(getattr(comp, f) for f in ("elt", "key", "value") if hasattr(comp, f)),
-        *(c for g in gens for c in g.ifs),
-        *(g.iter for g in gens[1:]),
-    ]
-    if not any(isinstance(n, (ast.Subscript, ast.Call)) for p in parts for n in ast.walk(p)):
-        return []
-    inside = [
-        (n.lineno, n.id)
-        for p in parts
-        for n in ast.walk(p)
-        if isinstance(n, ast.Name)
-        and isinstance(n.ctx, ast.Load)
-        and n.id in names
-        and n.id not in bound
-    ]
-    first = [
-        (comp.lineno, n.id)
-        for n in ast.walk(gens[0].iter)
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names
-    ]
-    return inside + first
 
 
 # builtins whose result only carries its arguments' values: `enumerate(lengths)` in a `for`
@@ -360,7 +327,7 @@ def _nested_frame_recompiles(
                 continue
             varying = _varying_names(loop, target)
             for comp in comps:
-                uses = _frame_reads(comp, varying)
+                uses = comprehension_reads(comp, varying)
                 if uses:
                     line, name = min(uses)
                     add(
