@@ -939,7 +939,8 @@ def _shared_state_guards(
     reported one as its ``guard_line``, and says so (``breaks``: the function and line of each
     break finding of the file). Two changes of one attribute are one value with one guard:
     the later records the line of the first."""
-    from compilelint.static.predict import _SELF_ATTR, _surely_runs
+    from compilelint.static.analysis.trees import surely_runs
+    from compilelint.static.predict import _SELF_ATTR
 
     def source(p: str) -> bytes | None:
         return data if p == path else None
@@ -962,7 +963,7 @@ def _shared_state_guards(
     for idx in groups.values():
         if len(idx) < 2:
             continue
-        every = [i for i in idx if _surely_runs(path, out[i].line, source)]
+        every = [i for i in idx if surely_runs(path, out[i].line, source)]
         if not every:
             continue
         first = min(every, key=order)

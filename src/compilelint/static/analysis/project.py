@@ -1438,6 +1438,11 @@ class Project(Summaries):
     def fn(self, key: FKey) -> FunctionFacts:
         return self.files[key[0]].functions[key[1]]
 
+    def site_refuted(self, site: CallSite) -> bool:
+        """Whether reachability refuted call site ``site`` (its conditions cannot hold: the
+        callee is not reached through it)."""
+        return id(site) in self._dead_calls
+
     def _target(self, path: str, ref: str) -> tuple[FKey, int] | None:
         """Resolved callee and the number of implicit leading arguments (self). Answered once
         per (file, ref) in a project's life: its files do not change, and a resolution asked
@@ -1450,6 +1455,12 @@ class Project(Summaries):
             pass
         out = self._targets[key] = self._target_uncached(path, ref)
         return out
+
+    # the function a call of ``ref`` in file ``path`` runs (a class: its ``__init__``) and its
+    # implicit leading arguments (``self``), the edge reachability follows: for the analyses'
+    # consumers (the prediction's user calls, hand-overs and loop calls); the same function,
+    # no call in between
+    call_target = _target
 
     def _ref_target(self, path: str, ref: str) -> tuple[FKey, int] | None:
         """The function a name a function mentions (``fn.refs``) passes on: none for a class

@@ -6,7 +6,7 @@ that line: ``tf = self.k / (... self.step ...)`` before ``self.step += 1``, ``if
 before ``self.queue.append(k)``. The change is where the fix goes; the first read is where torch
 reports the recompile. One changing value gives one guard, so one recompile line: CL501 keeps
 its finding at the change and records the guard's line (``Finding.guard_line``), and the
-prediction puts the state's recompile there (``static/predict.py``).
+prediction puts the state's recompile there (``static/predict/recompiles/state.py``).
 
 Reads CPython's tree of the file: only for a file with such a change.
 """
