@@ -80,8 +80,6 @@ def spec_context(cfg: Config, spec_path: str) -> Config:
         base = os.path.dirname(spec.source or spec_path)
         path = target if os.path.isabs(target) else os.path.join(base, target)
         cfg = dataclasses.replace(cfg, spec_inputs=(os.path.realpath(path), name, inputs))
-    if cfg.mode is not None and cfg.dtype is not None:
-        return cfg
     is_class = False
     if target.endswith(".py") and "." not in name:
         base = os.path.dirname(spec.source or spec_path)
@@ -89,6 +87,11 @@ def spec_context(cfg: Config, spec_path: str) -> Config:
         with contextlib.suppress(OSError, UnicodeDecodeError):
             text = Path(path).read_text(encoding="utf-8")
             is_class = re.search(rf"^class\s+{re.escape(name)}\b", text, re.M) is not None
+        if is_class:
+            init = json.dumps({"args": list(spec.init_args), "kwargs": spec.init_kwargs})
+            cfg = dataclasses.replace(cfg, spec_init=(os.path.realpath(path), name, init))
+    if cfg.mode is not None and cfg.dtype is not None:
+        return cfg
     mode = cfg.mode or spec.mode or ("eval" if is_class else None)
     dtype = cfg.dtype or ("float32" if is_class else None)
     return dataclasses.replace(cfg, mode=mode, dtype=dtype)

@@ -1477,6 +1477,7 @@ class _Scan:
             self.facts.values(), {}, self._installed, self.entries, shared=shared
         )
         project.set_spec_inputs(self.cfg.spec_inputs)
+        project.set_spec_init(self.cfg.spec_init)
         project.mode = self.cfg.mode
         return project
 
@@ -1589,6 +1590,7 @@ class _Scan:
         project, facts = self.project, self.facts
         assert project is not None
         project.set_spec_inputs(cfg.spec_inputs)
+        project.set_spec_init(cfg.spec_init)
         project.mode = cfg.mode
         self.latent_project = None
         self._inputs = None
