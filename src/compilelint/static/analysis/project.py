@@ -789,9 +789,7 @@ class Project(Summaries):
         spec = self._spec_class()
         if (cp, cqq) not in entries:
             sites, named = self._constructions()
-            if (cp, cqq) in named or (
-                (cp, cqq) not in sites and (cp, cqq) != spec and not entries
-            ):
+            if (cp, cqq) in named or ((cp, cqq) not in sites and (cp, cqq) != spec and not entries):
                 return None  # the class itself is built where the project does not show
         # each class whose instances run this __init__ (the class and its subclasses that
         # inherit it, the nearest in their MRO) is an entry class the user builds under its
@@ -836,10 +834,10 @@ class Project(Summaries):
                 out.append(prm.literal[0])
                 continue
             if u == spec:
-                got = self._spec_init_value(init, prm)
-                if got is None:
+                value = self._spec_init_value(init, prm)
+                if value is None:
                     return None
-                out.append(got)
+                out.append(value)
                 if not self._live_sites(u):
                     continue
             got = self._built_values(u, init, prm)
