@@ -835,7 +835,7 @@ class Project(Summaries):
                 continue
             if u == spec:
                 value = self._spec_init_value(init, prm)
-                if value is None:
+                if value is ...:
                     return None
                 out.append(value)
                 if not self._live_sites(u):
@@ -1049,10 +1049,10 @@ class Project(Summaries):
         self._init_memo.clear()
         self.__dict__.pop("_live_built_memo", None)
 
-    def _spec_init_value(self, init: FKey, prm: ParamFacts) -> object | None:
+    def _spec_init_value(self, init: FKey, prm: ParamFacts) -> object:
         """What the spec's class is built with for ``prm`` of its ``__init__`` ``init``: the
         spec's argument (a JSON scalar; a list or dict is a container), else the parameter's
-        literal default; None where unknown (a tagged value such as a tensor, no default)."""
+        literal default; ``...`` where unknown (a tagged value such as a tensor, no default)."""
         assert self.spec_init is not None
         given = json.loads(self.spec_init[2])
         args, kwargs = given.get("args", []), given.get("kwargs", {})
@@ -1065,9 +1065,9 @@ class Project(Summaries):
         elif prm.literal:
             return prm.literal[0]
         else:
-            return None
+            return ...
         if isinstance(v, dict) and any(k in v for k in ("tensor", "tuple", "dict")):
-            return C.CONTAINER if set(v) <= {"tuple", "dict"} else None
+            return C.CONTAINER if set(v) <= {"tuple", "dict"} else ...
         if isinstance(v, (list, dict)):
             return C.CONTAINER
         return v
