@@ -76,6 +76,22 @@ HELD = textwrap.dedent("""\
             return self.inner(x) + 1
     """)
 
+LENGTHS = textwrap.dedent("""\
+    import torch
+    from torch import nn
+
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(8, 8)
+
+        def forward(self, hidden, lengths):
+            hidden = self.proj(hidden)
+            first = [hidden[i, :n].max(dim=0).values for i, n in enumerate(lengths)]
+            return torch.stack(first)
+    """)
+
 X = {"tensor": [2, 8]}
 
 # name: (model, spec without its model, markers of the lines torch reports a break on)
@@ -97,6 +113,8 @@ CASES: dict[str, tuple[str, dict[str, Any], set[str]]] = {
     # VALID: the held object is built under its default; the factory that builds it with
     # `debug=True` never runs in the spec's run
     "unbuilt_factory": (HELD, {"init": {"args": [8]}, "inputs": [X], "calls": 2}, set()),
+    # VALID: the spec's list of ints: `n` is an int slice bound
+    "lengths_list": (LENGTHS, {"inputs": [{"tensor": [3, 5, 8]}, [5, 3, 2]], "calls": 2}, set()),
 }
 
 
