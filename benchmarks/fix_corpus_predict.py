@@ -35,6 +35,8 @@ record) and ``--fail-on never``; following into installed packages as by default
   ``--write-labels`` (``fix_corpus.observe`` on every model of the folder: the dynamic stage on the
   installed torch is the oracle). ``dev3d`` (round 20, pred24b): the same for new break forms
   (scipy, sparse, nested tensors, host round-trips, dynamic-shape ops, training-time calls).
+  ``dev3s`` (round 20, pred24r): recompile forms; ``dev3c`` (pred24c) and ``dev3f`` (round 21,
+  pred25c): models torch compiles clean, in real repositories' styles (precision).
 
 ``--relabel`` scores against labels made now, by today's dynamic stage on the installed torch
 (``fix_corpus.observe``, what ``fix_corpus.py`` records as ``observed_lines``), instead of the
