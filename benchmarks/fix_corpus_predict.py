@@ -35,6 +35,9 @@ record) and ``--fail-on never``; following into installed packages as by default
   ``--write-labels`` (``fix_corpus.observe`` on every model of the folder: the dynamic stage on the
   installed torch is the oracle). ``dev3d`` (round 20, pred24b): the same for new break forms
   (scipy, sparse, nested tensors, host round-trips, dynamic-shape ops, training-time calls).
+  ``dev3s`` (round 20, pred24r): recompile forms; ``dev3c`` (pred24c) and ``dev3f`` (round 21,
+  pred25c): models torch compiles clean, in real repositories' styles (precision); ``dev3e``
+  (round 21, pred25b): break forms of further domains (samplers, NMS, point clouds, quantisation).
 
 ``--relabel`` scores against labels made now, by today's dynamic stage on the installed torch
 (``fix_corpus.observe``, what ``fix_corpus.py`` records as ``observed_lines``), instead of the
@@ -87,7 +90,7 @@ DEV_LABELS = HERE / "fix_corpus_dev_fresh_base_torch2.13.json"
 HELDOUT = ("", "2", "3", "4", "5")
 SPLIT = ("dev2", "held2")  # the other fix-corpus models, split before tuning on them
 HELD = frozenset({"heldout", "held2"})
-NEW = ("dev3b", "dev3r", "dev3d", "dev3s", "dev3c", "dev3e")  # development sets with a folder of their own, labelled by --write-labels
+NEW = ("dev3b", "dev3r", "dev3d", "dev3s", "dev3c", "dev3e", "dev3f")  # development sets with a folder of their own, labelled by --write-labels
 RECOMPILE_EXTRA = frozenset({"CL501", "CL507"})  # module state torch guards on
 
 

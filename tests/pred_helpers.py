@@ -1,14 +1,18 @@
 """Helpers of the prediction tests (issue 23): the line of a marker, the break lines the
 static stage predicts for a model and a spec, and the break lines torch reports for them.
 
-The recompile lines of both sides too, for the recompile tests (pred23g-i, the lead's)."""
+The recompile lines of both sides too, for the recompile tests (pred23g-i, the lead's), and
+the pair of tests a table of recompile cases gets (``recompile_case_tests``)."""
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import pytest
 
 from compilelint.config import load_config
 
@@ -103,3 +107,35 @@ def torch_recompile_lines(tmp_path: Path, src: str, spec: dict[str, Any]) -> set
     block = run_dynamic(str(tmp_path / "spec.json"), cwd=str(tmp_path), cover=()).block
     assert block["error"] is None, block["error"]
     return {r["line"] for r in block["recompiles"] if not r.get("invalidated")}
+
+
+def marked_lines(src: str, texts: set[str]) -> set[int]:
+    """The lines of ``src`` the markers ``texts`` name: each marker's first line, ``"def"`` the
+    ``def forward`` line (a recompile torch reports without a user stack)."""
+    return {line_of(src, "def forward") if t == "def" else line_of(src, t) for t in texts}
+
+
+RecompileCases = Mapping[str, tuple[str, dict[str, Any], set[str]]]
+
+
+def recompile_case_tests(
+    cases: RecompileCases,
+) -> tuple[Callable[[Path, str], None], Callable[[Path, str], None]]:
+    """The two tests of a table of recompile cases (name -> model source, spec without its
+    ``model``, markers of the expected lines): the static prediction puts its recompiles on
+    exactly the marked lines, and so does torch (``torch`` mark). A test module binds them to
+    its own ``test_`` names (``test_the_prediction, test_the_prediction_matches_torch =
+    recompile_case_tests(CASES)``); pytest collects them there, one test per case."""
+
+    @pytest.mark.parametrize("name", sorted(cases))
+    def test_the_prediction(tmp_path: Path, name: str) -> None:
+        src, spec, texts = cases[name]
+        assert predicted_recompile_lines(tmp_path, src, spec) == marked_lines(src, texts)
+
+    @pytest.mark.torch
+    @pytest.mark.parametrize("name", sorted(cases))
+    def test_the_prediction_matches_torch(tmp_path: Path, name: str) -> None:
+        src, spec, texts = cases[name]
+        assert torch_recompile_lines(tmp_path, src, spec) == marked_lines(src, texts)
+
+    return test_the_prediction, test_the_prediction_matches_torch

@@ -14,12 +14,12 @@ against torch 2.13.
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
 from typing import Any
 
-import pytest
-
-from tests.pred_helpers import line_of, predicted_recompile_lines, torch_recompile_lines
+from tests.pred_helpers import (
+    line_of,
+    recompile_case_tests,
+)
 
 HEAD = "import torch\nfrom torch import nn\n"
 
@@ -143,21 +143,7 @@ CASES: dict[str, tuple[str, dict[str, Any], set[str]]] = {
 }
 
 
-def _lines(src: str, texts: set[str]) -> set[int]:
-    return {line_of(src, "def forward") if t == "def" else line_of(src, t) for t in texts}
-
-
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_the_prediction(tmp_path: Path, name: str) -> None:
-    src, spec, texts = CASES[name]
-    assert predicted_recompile_lines(tmp_path, src, spec) == _lines(src, texts)
-
-
-@pytest.mark.torch
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_the_prediction_matches_torch(tmp_path: Path, name: str) -> None:
-    src, spec, texts = CASES[name]
-    assert torch_recompile_lines(tmp_path, src, spec) == _lines(src, texts)
+test_the_prediction, test_the_prediction_matches_torch = recompile_case_tests(CASES)
 
 
 def test_global_state_rows() -> None:

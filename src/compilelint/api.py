@@ -80,8 +80,6 @@ def spec_context(cfg: Config, spec_path: str) -> Config:
         base = os.path.dirname(spec.source or spec_path)
         path = target if os.path.isabs(target) else os.path.join(base, target)
         cfg = dataclasses.replace(cfg, spec_inputs=(os.path.realpath(path), name, inputs))
-    if cfg.mode is not None and cfg.dtype is not None:
-        return cfg
     is_class = False
     if target.endswith(".py") and "." not in name:
         base = os.path.dirname(spec.source or spec_path)
@@ -89,6 +87,11 @@ def spec_context(cfg: Config, spec_path: str) -> Config:
         with contextlib.suppress(OSError, UnicodeDecodeError):
             text = Path(path).read_text(encoding="utf-8")
             is_class = re.search(rf"^class\s+{re.escape(name)}\b", text, re.M) is not None
+        if is_class:
+            init = json.dumps({"args": list(spec.init_args), "kwargs": spec.init_kwargs})
+            cfg = dataclasses.replace(cfg, spec_init=(os.path.realpath(path), name, init))
+    if cfg.mode is not None and cfg.dtype is not None:
+        return cfg
     mode = cfg.mode or spec.mode or ("eval" if is_class else None)
     dtype = cfg.dtype or ("float32" if is_class else None)
     return dataclasses.replace(cfg, mode=mode, dtype=dtype)
@@ -149,8 +152,9 @@ _INT_DTYPES = frozenset({"int64", "int32", "int16", "int8", "uint8", "long", "in
 def spec_tensor_inputs(spec: Any) -> tuple[tuple[str, int, str], ...]:
     """The rank and dtype kind of each tensor input the spec gives its entry (position as a
     string, or keyword), where every call (the inputs and each variant) agrees on them; a Python
-    number is ``(key, SPEC_NUMBER_RANK, "int"|"float"|"bool")`` (not a tensor in any call)."""
-    from compilelint.static.analysis.values import SPEC_NUMBER_RANK
+    number is ``(key, SPEC_NUMBER_RANK, "int"|"float"|"bool")`` (not a tensor in any call), a
+    list of numbers of one type ``(key, SPEC_NUMBERS_RANK, type)``."""
+    from compilelint.static.analysis.values import SPEC_NUMBER_RANK, SPEC_NUMBERS_RANK
 
     def metas(args: Any, kwargs: Any) -> dict[str, tuple[int, str]]:
         out: dict[str, tuple[int, str]] = {}
@@ -162,6 +166,13 @@ def spec_tensor_inputs(spec: Any) -> tuple[tuple[str, int, str], ...]:
                 out[key] = (len(a["tensor"]), kind)
             elif isinstance(a, (bool, int, float)):
                 out[key] = (SPEC_NUMBER_RANK, type(a).__name__)
+            elif (
+                isinstance(a, list)
+                and a
+                and isinstance(a[0], (bool, int, float))
+                and all(type(e) is type(a[0]) for e in a)
+            ):
+                out[key] = (SPEC_NUMBERS_RANK, type(a[0]).__name__)
         return out
 
     if not spec.inputs_given:

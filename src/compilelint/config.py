@@ -55,6 +55,10 @@ class Config:
     # name, ((position "0"/"1"/... or keyword, rank, dtype kind), ...)); the rank and dtype
     # model (``values.tensor``) takes them for the entry's parameters (CL120's 0-d indices)
     spec_inputs: tuple[str, str, tuple[tuple[str, int, str], ...]] | None = None
+    # what an input spec builds its class with: (model file, class name, JSON of its
+    # ``{"args": [...], "kwargs": {...}}``); the values ``__init__``'s parameters hold for the
+    # spec's run (``Project.attr_values``: `if self.recycling:` with `recycling=False`)
+    spec_init: tuple[str, str, str] | None = None
     # following calls into installed packages (issue 18)
     follow: bool = True
     python: str | None = None  # interpreter or virtual environment whose packages are followed

@@ -1503,6 +1503,7 @@ class _Scan:
             self.facts.values(), {}, self._installed, self.entries, shared=shared
         )
         project.set_spec_inputs(self.cfg.spec_inputs)
+        project.set_spec_init(self.cfg.spec_init)
         project.mode = self.cfg.mode
         project.source = functools.partial(_scan_source, self.datas)
         return project
@@ -1616,6 +1617,7 @@ class _Scan:
         project, facts = self.project, self.facts
         assert project is not None
         project.set_spec_inputs(cfg.spec_inputs)
+        project.set_spec_init(cfg.spec_init)
         project.mode = cfg.mode
         self.latent_project = None
         self._inputs = None

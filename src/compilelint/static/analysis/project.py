@@ -15,6 +15,8 @@ Answers the two questions a graph-break linter must get right:
 
 from __future__ import annotations
 
+import json
+import os
 from collections import deque
 from collections.abc import Callable, Iterable
 from itertools import chain
@@ -102,6 +104,7 @@ class Project(Summaries):
         # buffer where the server has one), the disk's where the scan did not read it
         self.source: Callable[[str], bytes | None] = _read
         self._init_memo: dict[tuple[str, str, str], list[object] | None] = {}
+        self.spec_init: tuple[str, str, str] | None = None  # ``Config.spec_init``
         self._init_summaries()
         self.unresolved_modules: set[str] = set()
         self._callee_breaks: CalleeBreaks | None = None  # calls that break their caller
@@ -786,19 +789,26 @@ class Project(Summaries):
         entries: set[tuple[str, str]] = (
             getattr(self, "entry_classes", set()) if self.default_roots else set()
         )
+        spec = self._spec_class()
         if (cp, cqq) not in entries:
             sites, named = self._constructions()
-            if (cp, cqq) in named or ((cp, cqq) not in sites and not entries):
+            if (cp, cqq) in named or ((cp, cqq) not in sites and (cp, cqq) != spec and not entries):
                 return None  # the class itself is built where the project does not show
         # each class whose instances run this __init__ (the class and its subclasses that
         # inherit it, the nearest in their MRO) is an entry class the user builds under its
-        # defaults, or a class the project builds at call sites it can read
+        # defaults, the spec's class, or a class the project builds at call sites it can read
         related = self._related_classes(cp, cqq)
         users = [c for c in related if c == (cp, cqq) or (cp, cqq) in self.mro(*c)]
         if entries:
             # library mode: the user builds the entry classes only; a class the package never
             # builds (nor names) has no instance, and its `__init__` hands nothing over
             users = [u for u in users if u in entries or self._built_or_named(u)]
+        elif spec is not None:
+            # an input spec's run: the objects are those building the spec's class makes; a
+            # class no live construction builds has no instance there
+            users = [u for u in users if u == spec or self._live_sites(u)]
+            if not users:
+                return None
         nearest: dict[tuple[str, str], FKey] = {}
         for u in users:
             n = self._nearest_init(*u)
@@ -826,6 +836,13 @@ class Project(Summaries):
                     return None
                 out.append(prm.literal[0])
                 continue
+            if u == spec:
+                value = self._spec_init_value(init, prm)
+                if value is ...:
+                    return None
+                out.append(value)
+                if not self._live_sites(u):
+                    continue
             got = self._built_values(u, init, prm)
             if got is None:
                 return None
@@ -1014,6 +1031,103 @@ class Project(Summaries):
         self.__dict__["_built_index"] = (sites, named)
         return sites, named
 
+    def _spec_class(self) -> tuple[str, str] | None:
+        """The class an input spec builds (``Config.spec_init``), as a project class."""
+        got = self.spec_init
+        if got is None:
+            return None
+        path, name, _ = got
+        for p, f in self.files.items():
+            if name in f.classes and os.path.realpath(p) == path:
+                return (p, name)
+        return None
+
+    def set_spec_init(self, got: tuple[str, str, str] | None) -> None:
+        """Take what an input spec builds its class with; the attribute values known before
+        are dropped."""
+        if got == self.spec_init:
+            return
+        self.spec_init = got
+        self._attr_memo.clear()
+        self._init_memo.clear()
+        self.__dict__.pop("_live_built_memo", None)
+
+    def _spec_init_value(self, init: FKey, prm: ParamFacts) -> object:
+        """What the spec's class is built with for ``prm`` of its ``__init__`` ``init``: the
+        spec's argument (a JSON scalar; a list or dict is a container), else the parameter's
+        literal default; ``...`` where unknown (a tagged value such as a tensor, no default)."""
+        assert self.spec_init is not None
+        given = json.loads(self.spec_init[2])
+        args, kwargs = given.get("args", []), given.get("kwargs", {})
+        positional = [p.name for p in self.fn(init).params if p.index >= 0]
+        j = positional.index(prm.name) - 1 if prm.name in positional else -1
+        if 0 <= j < len(args):
+            v = args[j]
+        elif prm.name in kwargs:
+            v = kwargs[prm.name]
+        elif prm.literal:
+            return prm.literal[0]
+        else:
+            return ...
+        if isinstance(v, dict) and any(k in v for k in ("tensor", "tuple", "dict")):
+            return C.CONTAINER if set(v) <= {"tuple", "dict"} else ...
+        if isinstance(v, (list, dict)):
+            return C.CONTAINER
+        return v
+
+    def _live_built(self) -> set[FKey] | None:
+        """With an input spec's class: the functions that run while the spec builds it (the
+        ``__init__``s of its MRO, and what they call or name: functions, the ``__init__``s of
+        the classes they build, their local functions), transitively. None without one."""
+        got = self.__dict__.get("_live_built_memo", ...)
+        if got is not ...:
+            return got  # type: ignore[no-any-return]
+        spec = self._spec_class()
+        out: set[FKey] | None = None
+        if spec is not None:
+            live: set[FKey] = set()
+            todo: list[FKey] = []
+
+            def add(key: FKey) -> None:
+                if key not in live and key[1] in self.files[key[0]].functions:
+                    live.add(key)
+                    todo.append(key)
+                    inner = f"{key[1]}.<locals>."
+                    for q in self.files[key[0]].functions:
+                        if q.startswith(inner):
+                            add((key[0], q))
+
+            def add_class(path: str, qual: str) -> None:
+                for cp, cq in self.mro(path, qual):
+                    add((cp, f"{cq}.__init__"))
+
+            add_class(*spec)
+            while todo:
+                key = todo.pop()
+                fn = self.fn(key)
+                for ref in [c.ref for c in fn.calls] + list(fn.refs):
+                    r = self.resolve(key[0], ref)
+                    if r is not None and r[2] == "class":
+                        add_class(r[0], r[1])
+                        continue
+                    t = self._target(key[0], ref)
+                    if t is not None:
+                        add(t[0])
+            out = live
+        self.__dict__["_live_built_memo"] = out
+        return out
+
+    def _live_sites(self, cls: tuple[str, str]) -> list[tuple[str, str, CallSite]]:
+        """The constructions of ``cls`` (:meth:`_constructions`) that run in an input spec's
+        run: in a function that runs while the spec builds its class, or in traced code;
+        without a spec class, all of them (a script may call any function)."""
+        sites, _ = self._constructions()
+        mine = sites.get(cls, [])
+        live = self._live_built()
+        if live is None:
+            return list(mine)
+        return [s for s in mine if (s[0], s[1]) in live or (s[0], s[1]) in self.traced]
+
     def _built_class(
         self, path: str, ref: str, memo: dict[str, tuple[str, str] | None]
     ) -> tuple[str, str] | None:
@@ -1032,8 +1146,8 @@ class Project(Summaries):
         parameters: ``self._codebook = Codebook(threshold=threshold)``, also through a keyword
         dict, whose values are what that class is built with in turn). None: unknown (no call
         site, a class also named without a call, ``*args``, a computed value)."""
-        sites, named = self._constructions()
-        mine = sites.get(cls, ())
+        _, named = self._constructions()
+        mine = self._live_sites(cls)
         if not mine or cls in named:
             return None
         positional = [p.name for p in self.fn(init).params if p.index >= 0]

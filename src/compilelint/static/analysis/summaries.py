@@ -84,6 +84,8 @@ class Summaries:
             if slot == prm.name or (
                 slot.isdigit() and positional[int(slot) : int(slot) + 1] == [prm.name]
             ):
+                if rank == V.SPEC_NUMBERS_RANK:
+                    return V.seq("list", None, V.scalar(dtype))
                 return V.scalar(dtype) if rank == V.SPEC_NUMBER_RANK else V.tensor(rank, dtype)
         return None
 

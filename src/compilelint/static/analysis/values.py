@@ -94,6 +94,8 @@ Rank = int | tuple[str, int]
 DTYPES = ("int", "bool", "float")
 # the rank an input spec's entry inputs (``Config.spec_inputs``) give a Python number
 SPEC_NUMBER_RANK = -2
+# ... a list of Python numbers of one type (a collate function's ``lengths``)
+SPEC_NUMBERS_RANK = -3
 
 
 def tensor(rank: Rank = -1, dtype: str = "") -> Value:
