@@ -85,54 +85,21 @@ class Check:
         return {"guarded": "1"} if self.w.branch_depth else {}
 
 
-class ScopedNames:
-    """A check's own per-scope table of local names with a property (an ndarray made from a
-    tensor, a data pointer, a boolean mask), keyed like the walker's scopes: a name rebound to
-    something else, or shadowed by an inner scope's variable, is no longer in the table."""
-
-    def __init__(self, walker: FileWalker) -> None:
-        self.w = walker
-        # the walker's own methods, without a frame of this class's per call (the checks ask
-        # ``qualify`` about 8,000 times per walk of a 2,000-line file)
-        self.qualify = walker.qualify
-        self.taint = walker.taint
-        # keyed by the scope itself (it hashes by identity), which the table holds: a table
-        # keyed by its id would give a later scope made at a freed one's address its names
-        self._tables: dict[Scope, dict[str, Taint]] = {}
-
-    def lookup(self, name: str) -> Taint:
-        s = self.w.scope
-        while s is not None:
-            got = self._tables.get(s)
-            if got is not None and name in got:
-                return got[name]
-            if name in s.env:
-                return NO_TAINT
-            s = s.parent
-        return NO_TAINT
-
-    def bind(self, target: cst.BaseExpression, taint: Taint) -> None:
-        """Record (or forget) a plain-name assignment target in the current scope."""
-        if isinstance(target, cst.Name):
-            table = self._tables.setdefault(self.w.scope, {})
-            if taint:
-                table[target.value] = taint
-            else:
-                table.pop(target.value, None)
-
-
 _T = TypeVar("_T")
 
 
 class ScopedTable(Generic[_T]):
-    """:class:`ScopedNames` for any property of a local name (the layout of the tensor it is
-    bound to and the call that made it, the hook method whose handle it holds): ``get`` gives
-    the innermost binding's entry, None for a name rebound or shadowed. Only scopes that bound
+    """A check's own per-scope table of local names with a property (the layout of the tensor
+    it is bound to and the call that made it, the hook method whose handle it holds), keyed
+    like the walker's scopes: ``get`` gives the innermost binding's entry, None for a name
+    rebound to something else or shadowed by an inner scope's variable. Only scopes that bound
     one get a table (the editor server's tail comparison reads these tables, see
     ``analysis.tail.PRIVATE``)."""
 
     def __init__(self, walker: FileWalker) -> None:
         self.w = walker
+        # keyed by the scope itself (it hashes by identity), which the table holds: a table
+        # keyed by its id would give a later scope made at a freed one's address its names
         self._tables: dict[Scope, dict[str, _T]] = {}
 
     def __bool__(self) -> bool:
@@ -166,6 +133,20 @@ class ScopedTable(Generic[_T]):
         """Forget ``name`` in every scope (its first use was reported)."""
         for table in self._tables.values():
             table.pop(name, None)
+
+
+class ScopedNames(ScopedTable[Taint]):
+    """A check's own per-scope table of local names with a property held as a taint (an
+    ndarray made from a tensor, a data pointer, a boolean mask): :class:`ScopedTable` whose
+    absent entry is ``NO_TAINT`` and whose empty taint forgets the name."""
+
+    def lookup(self, name: str) -> Taint:
+        got = self.get(name)
+        return NO_TAINT if got is None else got
+
+    def bind(self, target: cst.BaseExpression, taint: Taint) -> None:
+        """Record (or forget) a plain-name assignment target in the current scope."""
+        self.put(target, taint or None)
 
 
 _REGISTRY: dict[str, type[Check]] = {}
