@@ -192,6 +192,23 @@ def test_static_stage_never_imports_torch(tree: Path) -> None:
     assert "ok" in res.stderr, res.stderr
 
 
+def test_a_warm_run_imports_neither_libcst_nor_the_walker(tree: Path) -> None:
+    """A warm run answers from stored results: the parser and the analyses stay unimported
+    (they cost about 0.2 s of a 0.3 s budget; the numbers analysis once pulled them in)."""
+    script = (
+        "import sys, runpy\n"
+        "sys.argv = ['compilelint', 'check', '.']\n"
+        "try:\n    runpy.run_module('compilelint.cli', run_name='__main__')\n"
+        "except SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m == 'libcst'"
+        " or m.startswith('compilelint.static.analysis.walker')), file=sys.stderr)\n"
+    )
+    first = subprocess.run([sys.executable, "-c", script], cwd=tree, capture_output=True, text=True)
+    assert (tree / ".compilelint_cache").is_dir(), first.stderr
+    warm = subprocess.run([sys.executable, "-c", script], cwd=tree, capture_output=True, text=True)
+    assert warm.stderr.strip().splitlines()[-1] == "[]", warm.stderr
+
+
 CONTEXT = textwrap.dedent(
     """
     import torch

@@ -32,7 +32,6 @@ from compilelint.static.analysis.facts import (
     Candidate,
     FunctionFacts,
 )
-from compilelint.static.analysis.numbers import certainly_number
 from compilelint.static.analysis.project import FKey, Project
 
 _MAX_DEPTH = 4  # call depth searched for a break below the called function
@@ -287,6 +286,10 @@ def _per_call_size(project: Project, path: str, v: Any) -> bool:
             # `__init__` is given (never a tensor); an attribute assigned a tensor, a buffer or
             # anything else is unknown there (None), as one read from a config is
             continue
+        # imported here: the numbers analysis imports libcst and the walker, which a warm run
+        # (stored results, no file analysed) never needs; the engine imports this module
+        from compilelint.static.analysis.numbers import certainly_number
+
         if not certainly_number(m, project.files[path]):
             return False
     return True
