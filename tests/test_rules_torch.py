@@ -33,8 +33,12 @@ CASES = [
 def _missing_packages(code: str) -> list[str]:
     """The top-level packages ``code`` imports that are not installed (scipy, tqdm: an
     example about them is checked where they are, and skipped elsewhere)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:  # an example of a parse error: torch says what it says
+        return []
     names = set()
-    for node in ast.walk(ast.parse(code)):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names.update(a.name.split(".")[0] for a in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
