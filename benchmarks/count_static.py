@@ -16,7 +16,9 @@ wait for the pool: files, bytes, and the bytes on the critical path, the larger 
 file and half the call's bytes), the library files begun in the pool while this process goes
 on (``start_files``: files and bytes), light reads, and the Python function calls of the parent
 (cProfile) in the project and follow phases, in ``compute``, in the light reads and in the findings
-phase, and the CPython parses (``ast.parse``) this process makes, by the same parts. The files are a fixed subset of the first 200 files
+phase, and the CPython parses (``ast.parse``) this process makes, by the same parts, and the runs of the
+cyclic collector (``gc.callbacks``) in this process during the scan and after it (2,000 new
+objects, as a report makes) and in the workers, by generation, with their CPU. The files are a fixed subset of the first 200 files
 (sorted paths) of the installed transformers package's ``models/`` folder: every k-th of those
 that phase 1 analyses (they mention ``torch`` or ``forward``) and every k-th of the others. The
 work runs inside one ``functools.reduce`` call, so that callgrind's ``--toggle-collect`` counts
@@ -120,6 +122,7 @@ def follow_run(root: Path, sub: list[tuple[bytes, Path]]) -> None:
     import dataclasses
     import shutil
     import tempfile
+    import time
 
     from bench_static import copy_corpus
 
@@ -261,6 +264,22 @@ def first_run_counts(root: Path, paths: list[Path]) -> None:
         return ast_parse(source, *a, **k)
 
     ast.parse = counted_parse  # type: ignore[assignment]
+    # the cyclic collector's runs, in this process and in the pool's workers (forked from it,
+    # they inherit the callback and the log's descriptor): pid, generation, CPU, when
+    import gc
+
+    gfd, glog = tempfile.mkstemp(suffix=".gc")
+    me, when, began = os.getpid(), ["scan"], [0.0]
+
+    def on_collect(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            began[0] = time.process_time()
+            return
+        cpu = time.process_time() - began[0]
+        rec = f"{os.getpid()} {info['generation']} {cpu:.6f} {when[0]}\n"
+        os.write(gfd, rec.encode())
+
+    gc.callbacks.append(on_collect)
     d = Path(tempfile.mkdtemp())
     try:
         copy_corpus(root, paths, d)
@@ -268,15 +287,31 @@ def first_run_counts(root: Path, paths: list[Path]) -> None:
         os.chdir(d)
         cfg = dataclasses.replace(load_config(["."]), select=("ALL",))
         res = E.scan(["."], cfg, no_cache=True, want_project=True)
+        # after the scan (the report and output): the collection the restored thresholds set off
+        when[0] = "after"
+        _made = [{} for _ in range(2000)]  # noqa: F841  (a report's worth of new objects)
         os.chdir(cwd)
     finally:
         shutil.rmtree(d, ignore_errors=True)
+        gc.callbacks.remove(on_collect)
+        os.close(gfd)
+    runs: dict[str, list[float]] = {}
+    with open(glog) as fh:
+        for line in fh:
+            pid, gen, cpu, at = line.split()
+            who = ("this process, " + at) if int(pid) == me else "the workers"
+            got = runs.setdefault(f"{who}, generation {gen}", [0, 0.0])
+            got[0] += 1
+            got[1] += float(cpu)
+    os.unlink(glog)
     for k, v in counts.items():
         print(f"{k:40} {v:>12,}")
     for k, v in calls.items():
         print(f"{'Python calls, ' + k:40} {v:>12,}")
     for k, (n, b) in sorted(parses.items()):
         print(f"{'CPython parses here, ' + k:40} {n:>12,} ({b:,} bytes)")
+    for k, (n, cpu) in sorted(runs.items()):
+        print(f"{'collections, ' + k:40} {int(n):>12,} ({cpu:.3f} s CPU)")
     fl = res.follow or {}
     print(
         f"findings {len(res.findings)}; follow: files {fl.get('files')}, light {fl.get('light')}, "
