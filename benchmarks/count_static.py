@@ -122,7 +122,6 @@ def follow_run(root: Path, sub: list[tuple[bytes, Path]]) -> None:
     import dataclasses
     import shutil
     import tempfile
-    import time
 
     from bench_static import copy_corpus
 
@@ -162,6 +161,7 @@ def first_run_counts(root: Path, paths: list[Path]) -> None:
     import pstats
     import shutil
     import tempfile
+    import time
 
     from bench_static import copy_corpus
 
