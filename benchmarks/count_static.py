@@ -289,7 +289,7 @@ def first_run_counts(root: Path, paths: list[Path]) -> None:
         res = E.scan(["."], cfg, no_cache=True, want_project=True)
         # after the scan (the report and output): the collection the restored thresholds set off
         when[0] = "after"
-        _made = [[] for _ in range(2000)]  # noqa: F841  (a report's worth of new objects)
+        _made = [[] for _ in range(2000)]  # a report's worth of new objects
         os.chdir(cwd)
     finally:
         shutil.rmtree(d, ignore_errors=True)

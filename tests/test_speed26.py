@@ -79,7 +79,7 @@ def test_objects_frozen_before_a_scan_stay_frozen() -> None:
     try:
         frozen = gc.get_freeze_count()
         with E._fewer_collections():
-            _more = [{"j": i} for i in range(100)]  # noqa: F841
+            _more = [{"j": i} for i in range(100)]
         assert gc.get_freeze_count() == frozen  # the caller's frozen objects left alone
     finally:
         gc.unfreeze()
