@@ -280,3 +280,54 @@ class _nothing:
 
     def __exit__(self, *a: object) -> None:
         return None
+
+
+# torchmetrics retrieval_normalized_dcg on one query: the gain is 0-d, and torch reads the mask's
+# value to write through it ("Data dependent operator")
+NDCG0 = HEAD + textwrap.dedent(
+    """\
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.net = nn.Linear(4, 1)
+
+        def forward(self, x, relevance):
+            gain = self.net(x).exp().sum()
+            normalized_gain = relevance.sum()
+            all_irrelevant = normalized_gain == 0
+            gain[all_irrelevant] = 0
+            return gain
+    """
+)
+
+
+def test_a_write_of_a_number_torch_observed_breaking_is_a_masked_fill(tmp_path: Path) -> None:
+    from .fix_modules import fix_text
+
+    out = fix_text(tmp_path, NDCG0, ("CL111",), observed=[("gain[all_irrelevant] = 0", "GB0033")])[
+        0
+    ]
+    assert (
+        "gain.masked_fill_(all_irrelevant.reshape(all_irrelevant.shape + (1,) * "
+        "(gain.dim() - all_irrelevant.dim())), 0)"
+    ) in out
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("rel", [0.0, 1.0])
+def test_the_masked_fill_computes_the_same_and_compiles_whole(tmp_path: Path, rel: float) -> None:
+    torch = pytest.importorskip("torch")
+    from .fix_modules import fix_text
+
+    fixed = fix_text(
+        tmp_path, NDCG0, ("CL111",), observed=[("gain[all_irrelevant] = 0", "GB0033")]
+    )[0]
+    (tmp_path / "a.py").write_text(NDCG0, encoding="utf-8")
+    (tmp_path / "b.py").write_text(fixed, encoding="utf-8")
+    a, b = load_module(tmp_path / "a.py", "fix26a"), load_module(tmp_path / "b.py", "fix26a")
+    inputs = (torch.randn(5, 4), torch.full((5,), rel))
+    torch._dynamo.reset()
+    got = torch._dynamo.explain(a.Model())(*inputs)
+    assert got.graph_break_count > 0 or got.break_reasons
+    torch._dynamo.reset()
+    assert_same_as_original(a, b, inputs)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import libcst as cst
 
 from compilelint.fix.codemods.base import last_name, number_expr, side_effect, template
+from compilelint.fix.codemods.masks import looks_like_mask
 from compilelint.fix.codemods.selection import subscript_selection
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import Rewrite
@@ -245,6 +246,8 @@ def masked_write(ctx: FixContext, read: cst.Subscript) -> Rewrite | None:
     if tsel is None or not isinstance(tsel.x, cst.Name) or side_effect(tsel.m) is not None:
         return None
     m = ctx.code(tsel.m).strip()
+    if number_expr(stmt.value) and looks_like_mask(ctx, target, tsel.m):
+        return _filled(ctx, stmt, tsel.x, tsel.m)
     low = _Lower(ctx, m)
     value = low(stmt.value)
     if value is None or not low.reads:
@@ -262,6 +265,26 @@ def masked_write(ctx: FixContext, read: cst.Subscript) -> Rewrite | None:
         f"on the whole tensors ({how}the same elements where the mask holds), no selection",
         changes=[(stmt, new)],
         imports=("torch",),
+    )
+
+
+def _filled(
+    ctx: FixContext, stmt: cst.Assign, x: cst.BaseExpression, m: cst.BaseExpression
+) -> Rewrite:
+    """``x[m] = number`` -> ``x.masked_fill_(m, number)`` with the mask shaped over ``x``'s
+    leading dims (a row mask fills whole rows, as the write does): the same in-place write,
+    without reading the mask's values into an index (a 0-d ``x`` breaks there)."""
+    shaped = template("__m__.reshape(__m__.shape + (1,) * (__x__.dim() - __m__.dim()))", m=m, x=x)
+    new = cst.Expr(
+        value=cst.Call(
+            func=cst.Attribute(value=x, attr=cst.Name("masked_fill_")),
+            args=[cst.Arg(shaped), cst.Arg(stmt.value)],
+        )
+    )
+    return Rewrite(
+        title="fill through the mask in place (`x.masked_fill_(mask, v)`) instead of writing "
+        "through an index",
+        changes=[(stmt, new)],
     )
 
 
