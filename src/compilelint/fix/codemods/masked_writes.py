@@ -133,13 +133,13 @@ class _Lower:
                 if any(side_effect(a.value) is not None for a in e.args):
                     return None
                 return e.with_changes(func=f.with_changes(value=recv))
-            args = []
+            lowered: list[cst.Arg] = []
             for a in e.args:
                 v = self(a.value)
                 if v is None:
                     return None
-                args.append(a.with_changes(value=v))
-            return e.with_changes(func=f.with_changes(value=recv), args=args)
+                lowered.append(a.with_changes(value=v))
+            return e.with_changes(func=f.with_changes(value=recv), args=lowered)
         return None
 
 
@@ -228,7 +228,7 @@ def masked_write(ctx: FixContext, read: cst.Subscript) -> Rewrite | None:
     """The rewrite of the write through ``m`` that holds ``read`` (its target ``x[m]`` or a
     read ``a[m]`` of its value); None when it is not in such a write, or the write is not of
     the shape above."""
-    stmt: cst.CSTNode | None = None
+    stmt: cst.Assign | cst.AugAssign | None = None
     for a in ctx.ancestors(read):
         if isinstance(a, (cst.Assign, cst.AugAssign)):
             stmt = a
