@@ -171,7 +171,18 @@ def _is_with(n: cst.CSTNode) -> bool:
 # the node a rule's finding points at, given the node the predicate matched
 _TARGET: dict[str, Callable[[cst.CSTNode], cst.CSTNode]] = {
     "CL101": lambda n: n.test if isinstance(n, (cst.If, cst.IfExp, cst.While)) else n,
+    "CL111": lambda n: n.targets[0].target if isinstance(n, cst.Assign) else n,
 }
+
+
+def _is_masked_store(n: cst.CSTNode) -> bool:
+    """``x[m] = v``: a write through an index (a 0-d tensor's ``gain[m] = 0`` reads its mask's
+    value: "Data dependent operator")."""
+    return (
+        isinstance(n, cst.Assign)
+        and len(n.targets) == 1
+        and isinstance(n.targets[0].target, cst.Subscript)
+    )
 
 
 def _is_assert(n: cst.CSTNode) -> bool:
@@ -253,6 +264,7 @@ GB_RULES: dict[str, tuple[tuple[str, Callable[[cst.CSTNode], bool]], ...]] = {
         ("CL102", _is_cast),
         ("CL501", _is_log_value),
         ("CL105", _call_named("tolist")),
+        ("CL111", _is_masked_store),
     ),
 }
 

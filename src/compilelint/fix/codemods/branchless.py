@@ -53,7 +53,25 @@ AUG_OPS: dict[type, type[cst.BaseBinaryOp]] = {
     cst.PowerAssign: cst.Power,
     cst.MatrixMultiplyAssign: cst.MatrixMultiply,
 }
-_REPORTERS = {"print", "warn", "debug", "info", "warning", "error", "exception", "critical", "log"}
+_REPORTERS = {
+    "print",
+    "warn",
+    "debug",
+    "info",
+    "warning",
+    "error",
+    "exception",
+    "critical",
+    "log",
+    # the libraries' own reporters, kept by code vendored from them: Lightning's and
+    # torchmetrics' rank-zero helpers, transformers' `logger.warning_once`/`info_once`
+    "rank_zero_warn",
+    "rank_zero_info",
+    "rank_zero_debug",
+    "warning_once",
+    "info_once",
+    "warn_once",
+}
 
 
 def code(e: cst.CSTNode) -> str:

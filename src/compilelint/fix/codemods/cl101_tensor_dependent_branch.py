@@ -62,11 +62,30 @@ from compilelint.static.checks.cl111_boolean_mask_indexing import BOOL_METHODS
 Branch = list[tuple[str, cst.BaseExpression, cst.BaseExpression]]
 
 
+def _parenthesized_test(ctx: FixContext, finding: Finding) -> list[cst.BaseExpression]:
+    """The condition of an ``if (`` / ``while (`` whose test is wrapped over several lines in
+    parentheses: the finding's span starts at the opening parenthesis on the statement's line
+    (``if (`` then the condition on the next lines), libcst's test span after it; the two end
+    together. Only when no node has the finding's span exactly."""
+    if ctx.nodes_at(finding, cst.BaseExpression):
+        return []
+    out: list[cst.BaseExpression] = []
+    for node in ctx.on_line(finding.line, cst.CSTNode):  # type: ignore[type-abstract]
+        if isinstance(node, (cst.If, cst.While)) and node.test.lpar:
+            _, _, end_line, end_col = ctx.span(node.test)
+            if (end_line, end_col) == (finding.end_line, finding.end_col):
+                out.append(node.test)
+    return out
+
+
 class TensorDependentBranchWhere(Codemod):
     CODE = "CL101"
 
     def fix(self, ctx: FixContext, finding: Finding) -> Rewrite | Proposal | NoFix:
-        for test in ctx.nodes_at(finding, cst.BaseExpression):
+        for test in [
+            *ctx.nodes_at(finding, cst.BaseExpression),
+            *_parenthesized_test(ctx, finding),
+        ]:
             p = ctx.parent(test)
             if isinstance(p, cst.IfExp) and p.test is test:
                 return self._ifexp(ctx, p)

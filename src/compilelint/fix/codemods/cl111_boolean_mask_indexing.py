@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods import masks, moe, weighted
+from compilelint.fix.codemods import masked_writes, masks, moe, weighted
 from compilelint.fix.codemods.base import Codemod, bound_names, name_nodes, names_in
 from compilelint.fix.context import FixContext
 from compilelint.fix.records import NoFix, Proposal, Rewrite
@@ -31,6 +31,9 @@ class MaskedReductionWhere(Codemod):
         dense = moe.dense_dispatch(ctx, subs[0])
         if dense is not None:
             return dense
+        written = masked_writes.masked_write(ctx, subs[0])
+        if written is not None:
+            return written
         sel = masks.subscript_selection(subs[0])
         got = weighted.last_axis_mask(subs[0])
         if got is not None and (
