@@ -267,3 +267,58 @@ def test_a_generator_passed_as_a_plain_argument_is_left(tmp_path: Path) -> None:
     out, reasons = _run(tmp_path, code, ("CL118",))
     assert "Composed(layer(x) for layer in self.layers)" in out
     assert "may consume it lazily" in reasons
+
+
+ASSERT_LINE = 1 + COMPOSE.splitlines().index(
+    "        assert transforms, \"'transforms' cannot be empty\""
+)
+
+
+def test_an_assert_on_a_star_args_tuple_asserts_its_length(tmp_path: Path) -> None:
+    out, _ = _run(tmp_path, COMPOSE, ("CL117",))
+    assert "assert len(transforms) > 0, \"'transforms' cannot be empty\"\n" in out
+
+
+@pytest.mark.torch
+def test_the_length_assert_removes_the_break_and_still_fails_on_an_empty_tuple(
+    tmp_path: Path,
+) -> None:
+    import torch
+
+    out, _ = _run(tmp_path, COMPOSE, ("CL117",))
+    before = observe(COMPOSE, tmp_path)
+    after = observe(out, tmp_path)
+    assert before is not None and after is not None
+    assert ASSERT_LINE in {line for _, f, line in before.breaks if "cl_example" in f}
+    assert ASSERT_LINE not in {line for _, f, line in after.breaks if "cl_example" in f}
+    fixed = load_module(_write(tmp_path, out), "fixed")
+    with pytest.raises(AssertionError, match="cannot be empty"):
+        fixed.Composed()
+    assert fixed.Composed(torch.ones(1)).total().item() == 1.0
+
+
+@pytest.mark.parametrize(
+    ("src", "known"),
+    [
+        ("def f(*args):\n    assert args\n", True),
+        ("def f(x):\n    parts = [x, x]\n    assert parts\n", True),
+        ("def f(x):\n    parts = {'a': x}\n    assert parts\n", True),
+        ("def f(*args):\n    args = args[1:]\n    assert args\n", False),
+        ("def f(parts):\n    assert parts\n", False),
+        ("def f(x):\n    parts = [x]\n    parts = x.split(1)\n    assert parts\n", False),
+        ("def f(x):\n    parts = x.split(1)\n    assert parts\n", False),
+        (
+            "def f(x):\n    parts = [x]\n    for parts in x:\n        pass\n    assert parts\n",
+            False,
+        ),
+    ],
+)
+def test_only_a_tuple_list_or_dict_gets_the_length_assert(src: str, known: bool) -> None:
+    """The codemod's own check of the name (the rule decides which asserts it flags)."""
+    import libcst as cst
+
+    from compilelint.fix.codemods.cl117_assert_on_container import _is_container
+
+    fn = cst.parse_module(src).body[0]
+    assert isinstance(fn, cst.FunctionDef)
+    assert _is_container(fn, "args" if "args" in src else "parts") is known
