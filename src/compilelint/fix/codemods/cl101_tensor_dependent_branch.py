@@ -217,7 +217,15 @@ class TensorDependentBranchWhere(Codemod):
         inner = self._if_core(ctx, node, test, tensors)
         if isinstance(inner, NoFix):
             return inner
-        repl = next(new for old, new in inner.changes if old is node)
+        repl = next((new for old, new in inner.changes if old is node), None)
+        if repl is None:
+            # the tensor part's rewrite replaces more than the `if` (a `break` lowered into its
+            # loop's mask): the flag cannot stay a Python `if` around the rewritten statement
+            return NoFix(
+                f"the rewrite of `{ctx.code(tensors).strip()}` changes the enclosing loop, and "
+                f"the Python part `{ctx.code(flags).strip()}` of the condition cannot stay an "
+                "`if` around it; by hand: test the flag once before the loop"
+            )
         if isinstance(repl, cst.FlattenSentinel):
             stmts = list(repl.nodes)
         else:

@@ -1,6 +1,9 @@
 """CL104: an assert on a tensor whose message is computed gets its literal template instead
 (``f"bad {x}"`` -> ``"bad {x}"``, ``"bad %d" % n`` -> ``"bad %d"``, ``"{}".format(n)`` ->
-``"{}"``); torch.compile turns an assert with a literal message into an in-graph check."""
+``"{}"``); torch.compile turns an assert with a literal message into an in-graph check. A test
+that joins tensor conditions with ``and``/``or``/``not`` (torchdiffeq's ``assert diff.all() or
+(~diff).all(), ...``) calls ``bool()`` on a tensor, a break either way: it becomes one boolean
+tensor (``torch.logical_or(diff.all(), (~diff).all())``), which asserts the same truth value."""
 
 from __future__ import annotations
 
@@ -17,18 +20,43 @@ class AssertLiteralMessage(Codemod):
 
     def fix(self, ctx: FixContext, finding: Finding) -> Rewrite | NoFix:
         found = ctx.nodes_at(finding, cst.Assert)
-        if not found or found[0].msg is None:
+        if not found:
             return NoFix("the assert was not found in the file")
         node = found[0]
+        changes: list[tuple[cst.CSTNode, cst.CSTNode]] = []
+        titles: list[str] = []
+        test = joined_test(ctx, node.test)
+        if test is not None:
+            changes.append((node.test, test))
+            titles.append("join the tensor conditions with `torch.logical_*`")
         msg = node.msg
-        assert msg is not None
-        literal = literal_message(ctx, msg)
-        if literal is None:
-            return NoFix("the message is not built from a string literal; write one by hand")
-        return Rewrite(
-            title="use the message's literal text",
-            changes=[(msg, literal.with_changes(lpar=msg.lpar, rpar=msg.rpar))],
-        )
+        if msg is not None and not isinstance(msg, cst.SimpleString):
+            literal = literal_message(ctx, msg)
+            if literal is None:
+                return NoFix("the message is not built from a string literal; write one by hand")
+            changes.append((msg, literal.with_changes(lpar=msg.lpar, rpar=msg.rpar)))
+            titles.append("use the message's literal text")
+        if not changes:
+            return NoFix(
+                "the assert has a literal message and tests one tensor: nothing to rewrite"
+            )
+        return Rewrite(title="; ".join(titles), changes=changes)
+
+
+def joined_test(ctx: FixContext, test: cst.BaseExpression) -> cst.BaseExpression | None:
+    """A test of tensor conditions joined by ``and``/``or``/``not`` as one boolean tensor, or
+    None when it is not such a join (a single condition, or a part not known to be a tensor)."""
+    from compilelint.fix.codemods.cl101_tensor_dependent_branch import tensor_test
+
+    inner = test
+    while isinstance(inner, cst.UnaryOperation) and isinstance(inner.operator, cst.Not):
+        inner = inner.expression
+    if not isinstance(inner, cst.BooleanOperation) and inner is test:
+        return None
+    got = tensor_test(ctx, test)
+    if got is None:
+        return None
+    return got.with_changes(lpar=test.lpar, rpar=test.rpar)
 
 
 def literal_message(ctx: FixContext, msg: cst.BaseExpression) -> cst.SimpleString | None:
