@@ -6,6 +6,8 @@
   parameter may be, so ``len_t == len_target`` compares sizes and never reads tensor data.
 - ``if DEBUG:`` / ``if cfg.DEBUG:`` tested directly in a function: in library mode the module
   constant as shipped decides the branch (before, only a flag an ``__init__`` stored from one).
+- a module constant assigned from an earlier one (``SHOW_STATS = VERBOSE``, ``LOUD = not
+  VERBOSE``) holds its value (before, unknown).
 
 Each verdict beside torch's ``graph_breaks`` log (:func:`tests.torch_checks.logged_break_lines`):
 VALID, library mode is silent and torch logs no break; INVALID, library mode reports and torch
@@ -37,6 +39,8 @@ from ._config import TRACE
 
 VERBOSE = False
 CHECKS = "off"
+SHOW_STATS = VERBOSE
+LOUD = not VERBOSE
 
 cfg.STORED = True  # the package turns it on when imported
 
@@ -73,6 +77,18 @@ def verbose_mean(x):
     return x * 2
 
 
+def shown_mean(x):
+    if SHOW_STATS:
+        print("mean", x.mean().item())  # SHOWN
+    return x * 2
+
+
+def loud_mean(x):
+    if LOUD:
+        print("mean", x.mean().item())  # LOUD
+    return x * 2
+
+
 def checked_mean(x):
     if CHECKS == "on":
         assert x.abs().max().item() < 1e4  # CHECKS
@@ -97,9 +113,26 @@ VALID = {
     "debug_mean": ("DEBUG",),
     "verbose_mean": ("VERBOSE",),
     "checked_mean": ("CHECKS",),
+    "shown_mean": ("SHOWN",),
 }
-INVALID = {"scaled": ("SCALED",), "traced_mean": ("TRACE",), "stored_mean": ("STORED",)}
-ALL_MARKERS = ("SIZES", "REPEAT", "SCALED", "DEBUG", "VERBOSE", "CHECKS", "TRACE", "STORED")
+INVALID = {
+    "scaled": ("SCALED",),
+    "traced_mean": ("TRACE",),
+    "stored_mean": ("STORED",),
+    "loud_mean": ("LOUD",),
+}
+ALL_MARKERS = (
+    "SIZES",
+    "REPEAT",
+    "SCALED",
+    "DEBUG",
+    "VERBOSE",
+    "CHECKS",
+    "SHOWN",
+    "LOUD",
+    "TRACE",
+    "STORED",
+)
 
 
 def _line(marker: str) -> int:
@@ -182,3 +215,22 @@ def test_torch_agrees(monkeypatch: pytest.MonkeyPatch, entry: str) -> None:
     got = logged_break_lines(model, x, "pred26b_ops")
     want = {_line(m) for m in INVALID[entry]} if entry in INVALID else set()
     assert got & {_line(m) for m in ALL_MARKERS} == want
+
+
+def test_constant_of_a_constant() -> None:
+    from compilelint.static.analysis.constants import module_constants
+
+    src = b"""\
+DEBUG = False
+SHOWN = DEBUG
+FAST = not DEBUG
+AGAIN = SHOWN
+EARLY = LATER
+LATER = True
+TWICE = False
+ALIASED = TWICE
+TWICE = True
+COPIED = os.sep
+"""
+    got = module_constants(None, {}, src)["module_consts"]
+    assert got == {"DEBUG": False, "SHOWN": False, "FAST": True, "AGAIN": False, "LATER": True}

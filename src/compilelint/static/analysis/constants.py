@@ -38,6 +38,7 @@ def module_constants(
             return {}
     counts: dict[str, int] = {}
     consts: dict[str, object] = {}
+    aliases: dict[str, tuple[str, bool]] = {}  # name -> (the earlier constant, negated)
 
     def count(name: str, n: int = 1) -> None:
         counts[name] = counts.get(name, 0) + n
@@ -106,6 +107,15 @@ def module_constants(
                 lit: object = (
                     -neg if isinstance(neg, (int, float)) and type(neg) is not bool else ...
                 )
+            elif type(v) is ast.Name or (
+                type(v) is ast.UnaryOp and type(v.op) is ast.Not and type(v.operand) is ast.Name
+            ):
+                # a constant of an earlier one (`USE_CACHE = DEFAULT_USE_CACHE`, `FAST = not
+                # DEBUG`): resolved once both are known to be bound once
+                src = (v.id, False) if type(v) is ast.Name else (v.operand.id, True)  # type: ignore[attr-defined]
+                if src[0] in consts or src[0] in aliases:  # (bound above it)
+                    aliases[stmt.targets[0].id] = src
+                continue
             else:
                 lit = v.value if type(v) is ast.Constant else ...
             if lit is None or type(lit) in (bool, int, float, str):
@@ -117,6 +127,9 @@ def module_constants(
         else set()
     )
     out = {k: v for k, v in consts.items() if counts.get(k) == 1 and k not in rebound}
+    for k, (src, neg) in aliases.items():  # (in order: an alias of an earlier alias too)
+        if src in out and counts.get(k) == 1 and k not in rebound:
+            out[k] = (not out[src]) if neg else out[src]
     return {"module_consts": out, "module_stores": module_stores(imports, source)}
 
 
