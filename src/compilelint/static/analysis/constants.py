@@ -112,9 +112,10 @@ def module_constants(
             ):
                 # a constant of an earlier one (`USE_CACHE = DEFAULT_USE_CACHE`, `FAST = not
                 # DEBUG`): resolved once both are known to be bound once
-                src = (v.id, False) if type(v) is ast.Name else (v.operand.id, True)  # type: ignore[attr-defined]
-                if src[0] in consts or src[0] in aliases:  # (bound above it)
-                    aliases[stmt.targets[0].id] = src
+                inner: Any = getattr(v, "operand", v)
+                name_of = str(inner.id)
+                if name_of in consts or name_of in aliases:  # (bound above it)
+                    aliases[stmt.targets[0].id] = (name_of, type(v) is not ast.Name)
                 continue
             else:
                 lit = v.value if type(v) is ast.Constant else ...
@@ -127,9 +128,9 @@ def module_constants(
         else set()
     )
     out = {k: v for k, v in consts.items() if counts.get(k) == 1 and k not in rebound}
-    for k, (src, neg) in aliases.items():  # (in order: an alias of an earlier alias too)
-        if src in out and counts.get(k) == 1 and k not in rebound:
-            out[k] = (not out[src]) if neg else out[src]
+    for k, (of, neg) in aliases.items():  # (in order: an alias of an earlier alias too)
+        if of in out and counts.get(k) == 1 and k not in rebound:
+            out[k] = (not out[of]) if neg else out[of]
     return {"module_consts": out, "module_stores": module_stores(imports, source)}
 
 

@@ -518,12 +518,12 @@ class Evaluator:
             if skip_else:
                 return self.value(node.body)  # type: ignore[attr-defined]
             # `n if isinstance(n, int) else n.shape[0]`: each branch under its test's narrowing
-            vals = []
+            sides: list[Value] = []
             for branch, is_body in ((node.body, True), (node.orelse, False)):  # type: ignore[attr-defined]
                 restore = self._branch_narrowing(node.test, is_body)  # type: ignore[attr-defined]
-                vals.append(self.value(branch))
+                sides.append(self.value(branch))
                 self._unnarrow(restore)
-            return V.join(*vals)
+            return V.join(*sides)
         if t in (cst.Tuple, cst.List, cst.Set):
             kind = "tuple" if t is cst.Tuple else ("list" if t is cst.List else "set")
             elems: list[Value] = []
