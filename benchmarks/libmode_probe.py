@@ -2,7 +2,7 @@
 
     python benchmarks/libmode_probe.py label [PACKAGE ...]   # dynamic stage, writes the dev labels
     python benchmarks/libmode_probe.py label --set dev3                # the dev3 packages only
-    python benchmarks/libmode_probe.py score [--set heldout|dev3|dev4] [--json out.json] [--detail]
+    python benchmarks/libmode_probe.py score [--set heldout|dev3|dev4|dev5] [--json out.json] [--detail]
 
 Most library-mode findings of ``corpus_libs.py score`` sit in code no corpus model runs, so its
 "precision on all findings" counts every one of them as false. This probe labels the code library
@@ -50,6 +50,7 @@ LABELS = {
     "heldout": HERE / "labels_heldout.json",
     "dev3": HERE / "labels_dev3.json",
     "dev4": HERE / "labels_dev4.json",
+    "dev5": HERE / "labels_dev5.json",
 }
 # The second-call labels (``label --recompiles``): files of their own, the break labels above
 # are never rewritten by them.
@@ -1230,6 +1231,221 @@ for _cls in ("KMeans", "SoftKMeans"):
     )
 
 
+# --------------------------------------------------------------------------- dev5 (pred26b)
+# Packages (and two files of transformers) no other probe set uses, every entry development
+# material, in a set of its own (``labels_dev5.json``), written and labelled before any analysis
+# change of issue 23's round 22: residual-stream mixing (hyper-connections, manifold-constrained
+# with Sinkhorn iterations), the einops-style tensor utilities of torch-einops-utils (masks,
+# padding, numerically stable losses, statistics), and transformers' activation modules and
+# ``pytorch_utils``.
+DEV5: set[str] = set()
+
+
+def entry5(pkg: str, name: str, cls: bool = False) -> Callable[[Build], Build]:
+    DEV5.add(pkg)
+    return entry(pkg, name, cls)
+
+
+def _streams(torch: Any) -> tuple[Any, ...]:
+    return (torch.randn(8, 6, 8),)  # batch 2 x 4 residual streams, 6 tokens, dim 8
+
+
+def _pair(*shape: int) -> Callable[[Any], tuple[Any, ...]]:
+    return lambda torch: (torch.randn(*shape), torch.randn(*shape))
+
+
+for _cls, _kw in [
+    ("HyperConnections", {}),
+    ("ManifoldConstrainedHyperConnections", {}),
+    ("Residual", {}),
+]:
+
+    def _hc(cls: str = _cls, kw: dict[str, Any] = _kw) -> Any:
+        torch = _t()
+        import hyper_connections
+
+        m = getattr(hyper_connections, cls)(4, dim=8, branch=torch.nn.Linear(8, 8), **kw)
+        return m, _streams(torch)
+
+    entry5("hyper_connections", f"hyper_connections.{_cls}", cls=True)(_hc)
+for _cls, _make, _kw in [
+    ("StreamEmbed", _streams, {"num_streams": 4, "dim": 8}),
+    ("AttentionPoolReduceStream", _streams, {"num_streams": 4, "dim": 8}),
+]:
+    entry5("hyper_connections", f"hyper_connections.{_cls}", cls=True)(
+        _mod3("hyper_connections", _cls, _make, **_kw)
+    )
+for _cls, _kw in [
+    ("GatedResidual", {"dim": 8}),
+    ("GRUGatedResidual", {"dim": 8}),
+    ("OrthogonalResidualUpdate", {}),
+    ("MVSplitResidualUpdate", {"dim": 8}),
+]:
+    entry5("hyper_connections", f"hyper_connections.residuals.{_cls}", cls=True)(
+        _mod3("hyper_connections.residuals", _cls, _pair(2, 6, 8), **_kw)
+    )
+
+
+def _eu_mask(torch: Any) -> tuple[Any, ...]:
+    return torch.randn(2, 6, 4), torch.rand(2, 6) > 0.3
+
+
+def _eu_seqs(torch: Any) -> tuple[Any, ...]:
+    return ([torch.randn(3, 4), torch.randn(3, 6), torch.randn(3, 2)],)
+
+
+def _eu_logits(torch: Any) -> tuple[Any, ...]:
+    return torch.randn(4, 5), torch.randint(0, 5, (4,))
+
+
+_EU = "torch_einops_utils"
+for _fn, _make, _kw in [
+    ("masked_mean", _eu_mask, {}),
+    ("masked_sum", _eu_mask, {}),
+    ("pad_at_dim", _x(2, 5), {"pad": (1, 2)}),
+    ("pad_left_at_dim_to", _x(2, 5), {"length": 8}),
+    ("pad_at_dim_to_multiple", _x(2, 5), {"multiple": 4}),
+    ("pad_sequence", _eu_seqs, {}),
+    ("pad_sequence_and_cat", _eu_seqs, {}),
+    ("safe_cat", _eu_seqs, {"dim": -1}),
+    ("lens_to_mask", lambda t: (t.tensor([2, 5, 3]),), {}),
+    ("mask_after", _x(2, 5), {"value": 2}),
+    ("shift", _x(2, 5), {}),
+    ("exclusive_cumsum", _x(2, 5), {}),
+    ("align_dims_left", lambda t: ((t.randn(2, 3, 4), t.randn(2)),), {}),
+    ("batched_index_select", lambda t: (t.randn(2, 6, 4), t.randint(0, 6, (2, 3))), {}),
+    ("repeat_interleave_to_match", lambda t: (t.randn(2, 4), t.randn(6, 4)), {}),
+    ("slice_at_dim", _x(2, 6), {"slc": slice(1, 4)}),
+    ("pack_with_inverse", _x(2, 3, 4), {"pattern": "b *"}),
+    ("z_score", _x(2, 6), {}),
+    ("entropy", lambda t: (t.randn(2, 6).softmax(-1),), {}),
+    ("slerp", lambda t: (t.randn(2, 4), t.randn(2, 4), 0.3), {}),
+    ("log_softmax", _x(2, 5), {}),
+    ("cross_entropy", _eu_logits, {"class_dim": -1}),
+    ("binary_cross_entropy_with_logits", lambda t: (t.randn(4), t.rand(4)), {}),
+    ("soft_target_cross_entropy_from_logits", _pair(2, 5), {}),
+    ("categorical_kl", _pair(2, 5), {}),
+]:
+    entry5(_EU, f"{_EU}.{_fn}")(_fn4(_EU, _fn, _make, **_kw))
+entry5(_EU, f"{_EU}.math.l2norm")(_fn4(f"{_EU}.math", "l2norm", _x(2, 4)))
+entry5(_EU, f"{_EU}.nn.Residual", cls=True)(
+    _mod3(f"{_EU}.nn", "Residual", _x(2, 4), fn=lambda t: t * 2)
+)
+
+_ACT = "transformers.activations"
+for _cls, _kw in [
+    ("GELUActivation", {}),
+    ("NewGELUActivation", {}),
+    ("FastGELUActivation", {}),
+    ("QuickGELUActivation", {}),
+    ("ClippedGELUActivation", {"min": -10.0, "max": 10.0}),
+    ("AccurateGELUActivation", {}),
+    ("MishActivation", {}),
+    ("LaplaceActivation", {}),
+    ("ReLUSquaredActivation", {}),
+    ("LinearActivation", {}),
+    ("PytorchGELUTanh", {}),
+]:
+    entry5("transformers", f"{_ACT}.{_cls}", cls=True)(_mod3(_ACT, _cls, _x(2, 8), **_kw))
+
+
+@entry5("transformers", f"{_ACT}.get_activation")
+def _get_act() -> Any:
+    torch = _t()
+    from transformers.activations import get_activation
+
+    return (lambda x: get_activation("gelu_new")(x)), (torch.randn(2, 8),)
+
+
+_PU = "transformers.pytorch_utils"
+entry5("transformers", f"{_PU}.Conv1D", cls=True)(_mod3(_PU, "Conv1D", _x(2, 3, 4), nf=6, nx=4))
+
+
+@entry5("transformers", f"{_PU}.apply_chunking_to_forward")
+def _chunking() -> Any:
+    torch = _t()
+    from transformers.pytorch_utils import apply_chunking_to_forward
+
+    lin = torch.nn.Linear(8, 8)
+
+    def feed_forward_chunk(hidden_states: Any) -> Any:
+        return lin(hidden_states)
+
+    return (lambda x: apply_chunking_to_forward(feed_forward_chunk, 2, 1, x)), (
+        torch.randn(2, 6, 8),
+    )
+
+
+# dev5, second part: diffusers' building blocks no other set judges (time and patch embeddings,
+# gated activations, adaptive norms; corpus_libs judges the schedulers, UNets and attention
+# processors).
+_DE, _DA, _DN = (f"diffusers.models.{m}" for m in ("embeddings", "activations", "normalization"))
+
+
+def _steps(torch: Any) -> tuple[Any, ...]:
+    return (torch.tensor([1.0, 250.0, 999.0]),)
+
+
+for _mod, _cls, _make, _kw in [
+    (
+        _DE,
+        "Timesteps",
+        _steps,
+        {"num_channels": 8, "flip_sin_to_cos": True, "downscale_freq_shift": 0},
+    ),
+    (_DE, "TimestepEmbedding", _x(3, 8), {"in_channels": 8, "time_embed_dim": 16}),
+    (
+        _DE,
+        "PatchEmbed",
+        _x(2, 3, 16, 16),
+        {"height": 16, "width": 16, "patch_size": 4, "embed_dim": 8},
+    ),
+    (_DE, "SinusoidalPositionalEmbedding", _x(2, 6, 8), {"embed_dim": 8}),
+    (_DE, "GaussianFourierProjection", _steps, {"embedding_size": 8}),
+    (
+        _DE,
+        "TextTimeEmbedding",
+        _x(2, 6, 8),
+        {"encoder_dim": 8, "time_embed_dim": 16, "num_heads": 2},
+    ),
+    (
+        _DE,
+        "LabelEmbedding",
+        lambda t: (t.tensor([0, 2, 1]),),
+        {"num_classes": 4, "hidden_size": 8, "dropout_prob": 0.1},
+    ),
+    (_DA, "GELU", _x(2, 6, 8), {"dim_in": 8, "dim_out": 16}),
+    (_DA, "GEGLU", _x(2, 6, 8), {"dim_in": 8, "dim_out": 16}),
+    (_DA, "ApproximateGELU", _x(2, 6, 8), {"dim_in": 8, "dim_out": 16}),
+    (_DA, "SwiGLU", _x(2, 6, 8), {"dim_in": 8, "dim_out": 16}),
+    (_DA, "LinearActivation", _x(2, 6, 8), {"dim_in": 8, "dim_out": 16}),
+    (_DN, "RMSNorm", _x(2, 6, 8), {"dim": 8, "eps": 1e-6}),
+    (
+        _DN,
+        "AdaLayerNorm",
+        lambda t: (t.randn(2, 6, 8), None, t.randn(8)),
+        {"embedding_dim": 8},
+    ),
+    (
+        _DN,
+        "AdaGroupNorm",
+        lambda t: (t.randn(2, 8, 4, 4), t.randn(2, 6)),
+        {"embedding_dim": 6, "out_dim": 8, "num_groups": 2},
+    ),
+    (
+        _DN,
+        "AdaLayerNormContinuous",
+        lambda t: (t.randn(2, 6, 8), t.randn(2, 12)),
+        {"embedding_dim": 8, "conditioning_embedding_dim": 12},
+    ),
+    (_DN, "GlobalResponseNorm", _x(2, 4, 4, 8), {"dim": 8}),
+]:
+    entry5("diffusers", f"{_mod}.{_cls}", cls=True)(_mod3(_mod, _cls, _make, **_kw))
+entry5("diffusers", f"{_DE}.get_timestep_embedding")(
+    _fn4(_DE, "get_timestep_embedding", _steps, embedding_dim=8)
+)
+
+
 # --------------------------------------------------------------------------- the split
 def split_of(pkg: str) -> dict[str, str]:
     """Entry name -> "dev" | "heldout": per package, sorted by sha1 of the name, every second
@@ -1239,6 +1455,8 @@ def split_of(pkg: str) -> dict[str, str]:
         return {n: "dev3" for n, _, _ in ENTRIES[pkg]}
     if pkg in DEV4:
         return {n: "dev4" for n, _, _ in ENTRIES[pkg]}
+    if pkg in DEV5:
+        return {n: "dev5" for n, _, _ in ENTRIES[pkg]}
     names = sorted(
         (n for n, _, _ in ENTRIES[pkg]), key=lambda n: hashlib.sha1(n.encode()).hexdigest()
     )
@@ -1247,7 +1465,7 @@ def split_of(pkg: str) -> dict[str, str]:
 
 def set_of(pkg: str) -> str:
     """The labels set a package's entries go to first: its own dev set, or the split dev half."""
-    return "dev3" if pkg in DEV3 else "dev4" if pkg in DEV4 else "dev"
+    return "dev3" if pkg in DEV3 else "dev4" if pkg in DEV4 else "dev5" if pkg in DEV5 else "dev"
 
 
 def globs(name: str, cls: bool) -> list[str]:

@@ -120,6 +120,7 @@ def _atom(
     test: cst.BaseExpression,
     is_param: Callable[[str], bool],
     none_test: Callable[[str], str | None] | None = None,
+    global_ref: Callable[[cst.BaseExpression], str | None] | None = None,
 ) -> tuple[str, str, object] | None:
     import libcst as cst
 
@@ -128,7 +129,7 @@ def _atom(
         negated = not negated
         test = test.expression
     out: tuple[str, str, object] | None = None
-    subject = _subject(test, is_param)
+    subject = _subject(test, is_param, global_ref)
     if subject is not None:
         out = (subject, "truthy", None)
     elif (got := _none_helper_test(test, is_param, none_test)) is not None:
@@ -160,9 +161,13 @@ def _atom(
             cst.GreaterThanEqual: "ge",
         }.get(type(cmp.operator))
         left, right = test.left, cmp.comparator
-        if op in _FLIP and _subject(right, is_param) and not _subject(left, is_param):
+        if (
+            op in _FLIP
+            and _subject(right, is_param, global_ref)
+            and not _subject(left, is_param, global_ref)
+        ):
             left, right, op = right, left, _FLIP[op]  # `0 < power`: `power > 0`
-        name = _subject(left, is_param)
+        name = _subject(left, is_param, global_ref)
         if op is None or name is None:
             return None
         lit = literal(right)
@@ -618,21 +623,27 @@ def _values_test(
     return None if got is None else (got[1], got[0], None)
 
 
-def _subject(node: cst.BaseExpression, is_param: Callable[[str], bool]) -> str | None:
+def _subject(
+    node: cst.BaseExpression,
+    is_param: Callable[[str], bool],
+    global_ref: Callable[[cst.BaseExpression], str | None] | None = None,
+) -> str | None:
     """What a test is about: a parameter still unassigned (its name), or ``self.<attr>`` in a
     method whose ``self`` is (``"self.<attr>"``: decided from the attribute's one assignment,
-    :meth:`~compilelint.static.analysis.project.Project.attr_values`)."""
+    :meth:`~compilelint.static.analysis.project.Project.attr_values`), or with ``global_ref``
+    (the walker's) a module-level name the function reads (``if DEBUG:``, ``if cfg.DEBUG:``:
+    ``"G|<module>.<name>"``, decided by
+    :meth:`~compilelint.static.analysis.project.Project.module_constant`)."""
     import libcst as cst
 
     if isinstance(node, cst.Name):
-        return node.value if is_param(node.value) else None
-    if (
-        isinstance(node, cst.Attribute)
-        and isinstance(node.value, cst.Name)
-        and node.value.value == "self"
-        and is_param("self")
-    ):
-        return f"self.{node.attr.value}"
+        if is_param(node.value):
+            return node.value
+        return global_ref(node) if global_ref is not None else None
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+        if node.value.value == "self" and is_param("self"):
+            return f"self.{node.attr.value}"
+        return global_ref(node) if global_ref is not None else None
     return None
 
 
@@ -668,23 +679,25 @@ def parse(
     alias: Callable[[str], cst.BaseExpression | None] | None = None,
     depth: int = 0,
     none_test: Callable[[str], str | None] | None = None,
+    global_ref: Callable[[cst.BaseExpression], str | None] | None = None,
 ) -> tuple[list[str], list[str]]:
     """(conditions that hold in the body, conditions that hold in the else branch) of a test.
     ``alias``: the expression a local variable was bound to once (``drop = self.training and
-    self.dropout``, then ``if drop:``), tested as that expression."""
+    self.dropout``, then ``if drop:``), tested as that expression. ``global_ref``: see
+    :func:`_subject`."""
     import libcst as cst
 
     via = _through_alias(test, is_param, alias, depth)
     if via is not None:
-        body, orelse = parse(via[0], is_param, alias, via[2], none_test)
+        body, orelse = parse(via[0], is_param, alias, via[2], none_test, global_ref)
         return (orelse, body) if via[1] else (body, orelse)
-    a = _atom(test, is_param, none_test)
+    a = _atom(test, is_param, none_test, global_ref)
     if a is not None:
         neg = (a[0], _NEG[a[1]], a[2])
         return [encode(*a)], [encode(*neg)]
     if isinstance(test, cst.BooleanOperation):
-        left, lelse = parse(test.left, is_param, alias, depth, none_test)
-        right, relse = parse(test.right, is_param, alias, depth, none_test)
+        left, lelse = parse(test.left, is_param, alias, depth, none_test, global_ref)
+        right, relse = parse(test.right, is_param, alias, depth, none_test, global_ref)
         if isinstance(test.operator, cst.And):
             return left + right, []  # `not (a and b)` says nothing about either alone
         return [], lelse + relse  # `a or b` false: both are false

@@ -38,6 +38,7 @@ def module_constants(
             return {}
     counts: dict[str, int] = {}
     consts: dict[str, object] = {}
+    aliases: dict[str, tuple[str, bool]] = {}  # name -> (the earlier constant, negated)
 
     def count(name: str, n: int = 1) -> None:
         counts[name] = counts.get(name, 0) + n
@@ -106,6 +107,16 @@ def module_constants(
                 lit: object = (
                     -neg if isinstance(neg, (int, float)) and type(neg) is not bool else ...
                 )
+            elif type(v) is ast.Name or (
+                type(v) is ast.UnaryOp and type(v.op) is ast.Not and type(v.operand) is ast.Name
+            ):
+                # a constant of an earlier one (`USE_CACHE = DEFAULT_USE_CACHE`, `FAST = not
+                # DEBUG`): resolved once both are known to be bound once
+                inner: Any = getattr(v, "operand", v)
+                name_of = str(inner.id)
+                if name_of in consts or name_of in aliases:  # (bound above it)
+                    aliases[stmt.targets[0].id] = (name_of, type(v) is not ast.Name)
+                continue
             else:
                 lit = v.value if type(v) is ast.Constant else ...
             if lit is None or type(lit) in (bool, int, float, str):
@@ -117,6 +128,9 @@ def module_constants(
         else set()
     )
     out = {k: v for k, v in consts.items() if counts.get(k) == 1 and k not in rebound}
+    for k, (of, neg) in aliases.items():  # (in order: an alias of an earlier alias too)
+        if of in out and counts.get(k) == 1 and k not in rebound:
+            out[k] = (not out[of]) if neg else out[of]
     return {"module_consts": out, "module_stores": module_stores(imports, source)}
 
 

@@ -392,6 +392,12 @@ class Evaluator:
     def _aliased_refs(self, func: cst.BaseExpression) -> list[str]:  # pragma: no cover
         return []
 
+    def _branch_narrowing(self, test: cst.BaseExpression, body: bool) -> Any:  # pragma: no cover
+        return None
+
+    def _unnarrow(self, restore: Any) -> None:  # pragma: no cover - walker's
+        return None
+
     def callee_ref(self, func: cst.BaseExpression) -> str | None:  # pragma: no cover - walker's
         raise NotImplementedError
 
@@ -511,7 +517,13 @@ class Evaluator:
                 return self.value(node.orelse)  # type: ignore[attr-defined]
             if skip_else:
                 return self.value(node.body)  # type: ignore[attr-defined]
-            return V.join(self.value(node.body), self.value(node.orelse))  # type: ignore[attr-defined]
+            # `n if isinstance(n, int) else n.shape[0]`: each branch under its test's narrowing
+            sides: list[Value] = []
+            for branch, is_body in ((node.body, True), (node.orelse, False)):  # type: ignore[attr-defined]
+                restore = self._branch_narrowing(node.test, is_body)  # type: ignore[attr-defined]
+                sides.append(self.value(branch))
+                self._unnarrow(restore)
+            return V.join(*sides)
         if t in (cst.Tuple, cst.List, cst.Set):
             kind = "tuple" if t is cst.Tuple else ("list" if t is cst.List else "set")
             elems: list[Value] = []

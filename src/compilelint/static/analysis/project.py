@@ -1320,6 +1320,8 @@ class Project(Summaries):
                 if cls is None or key not in self.traced:
                     continue
                 vals = self.attr_values(key[0], f"A|{cls}|{pname[5:]}")
+            elif pname.startswith("G|"):
+                vals = self.module_constant(pname)  # `if DEBUG:` (library mode: as shipped)
             else:
                 vals = self.param_values(key, pname)
             if vals and not any(C.holds(v, op, lit) for v in vals):

@@ -1094,6 +1094,19 @@ class FileWalker(Evaluator):
             return f"G|{self.imports[head]}.{node.attr.value}"  # type: ignore[attr-defined]
         return None
 
+    def _test_global(self, node: cst.BaseExpression) -> str | None:
+        """:meth:`_global_ref` for a test's subject (``if DEBUG:``, ``if cfg.DEBUG:``), where no
+        enclosing function binds the name either (a closure's variable is no module's)."""
+        head = node.value if type(node) is cst.Attribute else node  # type: ignore[attr-defined]
+        if type(head) is not cst.Name:
+            return None
+        s = self.scope.parent
+        while s is not None and s.parent is not None:  # (the outermost: the module's)
+            if head.value in s.env or head.value in s.params:
+                return None
+            s = s.parent
+        return self._global_ref(node)
+
     def bind_self_attr_classes(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         """Which classes ``self.<attr> = Cls(...)`` instantiates (for regional compilation), or
         ``self.<attr> = bm`` stores (a parameter annotated ``bm: BaseBrownian``), or
@@ -1304,13 +1317,15 @@ class FileWalker(Evaluator):
             self.visit_expr(n.test)
             skip_body, skip_else = self._compiling_guard(n.test)
             modes = _mode_test(n.test)
-            for branch, skip, mode in (
-                (n.body, skip_body, modes[0]),
-                (n.orelse, skip_else, modes[1]),
+            for branch, skip, mode, is_body in (
+                (n.body, skip_body, modes[0], True),
+                (n.orelse, skip_else, modes[1], False),
             ):
                 self.untraced_depth += skip
                 self._enter_mode(mode, 1)
+                restore = self._branch_narrowing(n.test, is_body)
                 self.visit_expr(branch)
+                self._unnarrow(restore)
                 self._enter_mode(mode, -1)
                 self.untraced_depth -= skip
             return
@@ -2024,7 +2039,9 @@ class FileWalker(Evaluator):
             return [], []
         fbs = self.scope.fallbacks
         is_param = (lambda n: self._cond_param(n) or n in fbs) if fbs else self._cond_param
-        body, orelse = C.parse(test, is_param, self._alias, none_test=self._none_test)
+        body, orelse = C.parse(
+            test, is_param, self._alias, none_test=self._none_test, global_ref=self._test_global
+        )
         if any(self.scope.guarded.values()) or fbs:
             body = [self.param_cond(c) for c in body]
             orelse = [self.param_cond(c) for c in orelse]
@@ -2471,6 +2488,16 @@ class FileWalker(Evaluator):
         # any other value
         rest = [V.UNKNOWN if m[0] == "Y" else m for m in V.members(cur) if m[0] != "T"]
         return name, V.join(*rest) if rest else V.UNKNOWN, body
+
+    def _branch_narrowing(
+        self, test: cst.BaseExpression, body: bool
+    ) -> tuple[str, tuple[Value, Value] | None] | None:
+        """Narrow what a type test (``isinstance(n, int)``, ``torch.is_tensor(n)``) tells of a
+        name for one side of it (``body``: where it holds): the restore token, or None."""
+        narrow = self._number_test(test) or self._tensor_test(test)
+        if narrow and narrow[2] == body:
+            return self._narrow(narrow[0], narrow[1])
+        return None
 
     def _narrow(self, name: str, value: Value) -> tuple[str, tuple[Value, Value] | None]:
         nar = self.scope.narrowed
