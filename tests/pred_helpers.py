@@ -2,13 +2,13 @@
 static stage predicts for a model and a spec, and the break lines torch reports for them.
 
 The recompile lines of both sides too, for the recompile tests (pred23g-i, the lead's), and
-the pair of tests a table of recompile cases gets (``recompile_case_tests``)."""
+the pair of tests a table of break or recompile cases gets (``case_tests``)."""
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -109,33 +109,48 @@ def torch_recompile_lines(tmp_path: Path, src: str, spec: dict[str, Any]) -> set
     return {r["line"] for r in block["recompiles"] if not r.get("invalidated")}
 
 
-def marked_lines(src: str, texts: set[str]) -> set[int]:
+def marked_lines(src: str, texts: Collection[str]) -> set[int]:
     """The lines of ``src`` the markers ``texts`` name: each marker's first line, ``"def"`` the
     ``def forward`` line (a recompile torch reports without a user stack)."""
     return {line_of(src, "def forward") if t == "def" else line_of(src, t) for t in texts}
 
 
-RecompileCases = Mapping[str, tuple[str, dict[str, Any], set[str]]]
+Cases = Mapping[str, tuple[str, dict[str, Any], Collection[str]]]
+LineFinder = Callable[[Path, str, dict[str, Any]], set[int]]
 
 
-def recompile_case_tests(
-    cases: RecompileCases,
+def case_tests(
+    cases: Cases,
+    predicted: LineFinder,
+    observed: LineFinder,
+    *,
+    observed_spec: Mapping[str, Any] | None = None,
+    needs: Mapping[str, str] | None = None,
 ) -> tuple[Callable[[Path, str], None], Callable[[Path, str], None]]:
-    """The two tests of a table of recompile cases (name -> model source, spec without its
-    ``model``, markers of the expected lines): the static prediction puts its recompiles on
-    exactly the marked lines, and so does torch (``torch`` mark). A test module binds them to
-    its own ``test_`` names (``test_the_prediction, test_the_prediction_matches_torch =
-    recompile_case_tests(CASES)``); pytest collects them there, one test per case."""
+    """The two tests of a table of cases (name -> model source, spec without its ``model``,
+    markers of the expected lines, as ``marked_lines`` reads them): ``predicted`` (the static
+    stage's lines: ``predicted_break_lines``, ``predicted_recompile_lines``) gives exactly the
+    marked lines, and so does ``observed`` (torch's: ``torch_break_lines``,
+    ``torch_recompile_lines``; ``torch`` mark), run with the spec updated by ``observed_spec``
+    (``{"calls": 1}``: one call is enough for a break). ``needs``: case -> a package beyond
+    torch the torch run imports (skipped where it is not installed; the prediction reads the
+    source only). A test module binds them to its own ``test_`` names (``test_the_prediction,
+    test_the_prediction_matches_torch = case_tests(CASES, predicted_recompile_lines,
+    torch_recompile_lines)``); pytest collects them there, one test per case."""
 
     @pytest.mark.parametrize("name", sorted(cases))
     def test_the_prediction(tmp_path: Path, name: str) -> None:
         src, spec, texts = cases[name]
-        assert predicted_recompile_lines(tmp_path, src, spec) == marked_lines(src, texts)
+        assert predicted(tmp_path, src, spec) == marked_lines(src, texts)
 
     @pytest.mark.torch
     @pytest.mark.parametrize("name", sorted(cases))
     def test_the_prediction_matches_torch(tmp_path: Path, name: str) -> None:
+        pytest.importorskip("torch")
+        if needs and name in needs:
+            pytest.importorskip(needs[name])
         src, spec, texts = cases[name]
-        assert torch_recompile_lines(tmp_path, src, spec) == marked_lines(src, texts)
+        want = marked_lines(src, texts)
+        assert observed(tmp_path, src, {**spec, **(observed_spec or {})}) == want
 
     return test_the_prediction, test_the_prediction_matches_torch
