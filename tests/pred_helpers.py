@@ -2,12 +2,14 @@
 static stage predicts for a model and a spec, and the break lines torch reports for them.
 
 The recompile lines of both sides too, for the recompile tests (pred23g-i, the lead's), and
-the pair of tests a table of break or recompile cases gets (``case_tests``)."""
+the pair of tests a table of break or recompile cases gets (``case_tests``), and a model
+whose loop hides its later breaks (``EVERY_ITERATION``)."""
 
 from __future__ import annotations
 
 import json
 import os
+import textwrap
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,6 +20,21 @@ from compilelint.config import load_config
 
 if TYPE_CHECKING:
     from compilelint.static.predict import Prediction
+
+
+# VALID: the first break is on every iteration; the later ones of the frame (in the loop and
+# after it) run eagerly once dynamo skips the frame (``behind`` the first)
+EVERY_ITERATION = "import torch\nfrom torch import nn\n" + textwrap.dedent("""
+    class M(nn.Module):
+        def forward(self, x):
+            out = []
+            for row in x:
+                keep = row > 0
+                out.append(row[keep].sum())
+                out.append(int(row.argmax()))
+            n = x.sum().item()
+            return out, n
+    """)
 
 
 def line_of(src: str, text: str) -> int:
