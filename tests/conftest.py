@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+# the factories' tests (``case_tests``) assert in the helper module: show their diffs too
+pytest.register_assert_rewrite("tests.pred_helpers")
 MARKER = re.compile(r"#\s*error:\s*((?:CL\d{3}[\s,]*)+)")
 
 

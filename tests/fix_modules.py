@@ -1,16 +1,19 @@
 """Shared helpers of the fix tests: fix a model text as ``compilelint fix --unsafe-fixes``
 does (:func:`fix_text`, :func:`fix_result`, with the findings torch observed where a rewrite
-is offered only for those), and load a fixed (or original) model file as a fresh module for
-the tests that run torch (:func:`load_module`, :func:`load_pair`)."""
+is offered only for those; :func:`fix_masks`, :func:`fix_reasons`), count the graph breaks
+dynamo reports for a model (:func:`dynamo_breaks`), and load a fixed (or original) model file
+as a fresh module for the tests that run torch (:func:`load_module`, :func:`load_pair`)."""
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import sys
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from compilelint.config import Config
 from compilelint.fix.engine import EngineResult, run_fixes
@@ -70,6 +73,45 @@ def fix_text(
     records give (the non-empty ones)."""
     res = fix_result(tmp_path, code, select, observed=observed, name=name)
     return fixed_text(res, code), [r.reason for r in res.records if r.reason]
+
+
+def fix_masks(
+    tmp_path: Path,
+    code: str,
+    observed: Sequence[str] = (),
+    select: Sequence[str] = ("CL110", "CL111"),
+) -> str:
+    """:func:`fix_text`'s fixed text for the boolean-mask rules (``select``), torch's
+    data-dependent output shape break (``GB0036``) observed at the first line holding each
+    text of ``observed``."""
+    return fix_text(tmp_path, code, select, observed=[(t, "GB0036") for t in observed])[0]
+
+
+def fix_reasons(tmp_path: Path, code: str, select: Sequence[str]) -> str:
+    """The reasons the records of :func:`fix_result` give (no ``observed``), joined by
+    ``" | "``."""
+    return " | ".join(r.reason for r in fix_result(tmp_path, code, select).records)
+
+
+def dynamo_breaks(
+    model: Any, inputs: tuple[Any, ...], counted: Sequence[str] = ("graph_break",)
+) -> list[str]:
+    """The graph breaks dynamo counts compiling a copy of ``model`` (not ``fullgraph``,
+    ``eager`` backend) on ``inputs``: the keys of its ``counters`` under each of ``counted``
+    (``explain`` misses a break at the top of a frame, where the graph before it is empty;
+    ``fullgraph=True`` on torch 2.13 traces a ``.tolist()`` without breaking). A break inside a
+    loop makes dynamo skip the whole frame ("graph break in loop"), which it counts under
+    ``unimplemented``, not ``graph_break``: ``counted=("graph_break", "unimplemented")``."""
+    import torch
+    from torch._dynamo.utils import counters
+
+    torch._dynamo.reset()
+    counters.clear()
+    torch.compile(copy.deepcopy(model), backend="eager")(*inputs)
+    got = [key for name in counted for key in counters[name]]
+    torch._dynamo.reset()
+    counters.clear()
+    return got
 
 
 def load_module(path: Path, prefix: str = "fixed") -> ModuleType:

@@ -2,13 +2,15 @@
 static stage predicts for a model and a spec, and the break lines torch reports for them.
 
 The recompile lines of both sides too, for the recompile tests (pred23g-i, the lead's), and
-the pair of tests a table of recompile cases gets (``recompile_case_tests``)."""
+the pair of tests a table of break or recompile cases gets (``case_tests``), and a model
+whose loop hides its later breaks (``EVERY_ITERATION``)."""
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping
+import textwrap
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +20,21 @@ from compilelint.config import load_config
 
 if TYPE_CHECKING:
     from compilelint.static.predict import Prediction
+
+
+# VALID: the first break is on every iteration; the later ones of the frame (in the loop and
+# after it) run eagerly once dynamo skips the frame (``behind`` the first)
+EVERY_ITERATION = "import torch\nfrom torch import nn\n" + textwrap.dedent("""
+    class M(nn.Module):
+        def forward(self, x):
+            out = []
+            for row in x:
+                keep = row > 0
+                out.append(row[keep].sum())
+                out.append(int(row.argmax()))
+            n = x.sum().item()
+            return out, n
+    """)
 
 
 def line_of(src: str, text: str) -> int:
@@ -109,33 +126,48 @@ def torch_recompile_lines(tmp_path: Path, src: str, spec: dict[str, Any]) -> set
     return {r["line"] for r in block["recompiles"] if not r.get("invalidated")}
 
 
-def marked_lines(src: str, texts: set[str]) -> set[int]:
+def marked_lines(src: str, texts: Collection[str]) -> set[int]:
     """The lines of ``src`` the markers ``texts`` name: each marker's first line, ``"def"`` the
     ``def forward`` line (a recompile torch reports without a user stack)."""
     return {line_of(src, "def forward") if t == "def" else line_of(src, t) for t in texts}
 
 
-RecompileCases = Mapping[str, tuple[str, dict[str, Any], set[str]]]
+Cases = Mapping[str, tuple[str, dict[str, Any], Collection[str]]]
+LineFinder = Callable[[Path, str, dict[str, Any]], set[int]]
 
 
-def recompile_case_tests(
-    cases: RecompileCases,
+def case_tests(
+    cases: Cases,
+    predicted: LineFinder,
+    observed: LineFinder,
+    *,
+    observed_spec: Mapping[str, Any] | None = None,
+    needs: Mapping[str, str] | None = None,
 ) -> tuple[Callable[[Path, str], None], Callable[[Path, str], None]]:
-    """The two tests of a table of recompile cases (name -> model source, spec without its
-    ``model``, markers of the expected lines): the static prediction puts its recompiles on
-    exactly the marked lines, and so does torch (``torch`` mark). A test module binds them to
-    its own ``test_`` names (``test_the_prediction, test_the_prediction_matches_torch =
-    recompile_case_tests(CASES)``); pytest collects them there, one test per case."""
+    """The two tests of a table of cases (name -> model source, spec without its ``model``,
+    markers of the expected lines, as ``marked_lines`` reads them): ``predicted`` (the static
+    stage's lines: ``predicted_break_lines``, ``predicted_recompile_lines``) gives exactly the
+    marked lines, and so does ``observed`` (torch's: ``torch_break_lines``,
+    ``torch_recompile_lines``; ``torch`` mark), run with the spec updated by ``observed_spec``
+    (``{"calls": 1}``: one call is enough for a break). ``needs``: case -> a package beyond
+    torch the torch run imports (skipped where it is not installed; the prediction reads the
+    source only). A test module binds them to its own ``test_`` names (``test_the_prediction,
+    test_the_prediction_matches_torch = case_tests(CASES, predicted_recompile_lines,
+    torch_recompile_lines)``); pytest collects them there, one test per case."""
 
     @pytest.mark.parametrize("name", sorted(cases))
     def test_the_prediction(tmp_path: Path, name: str) -> None:
         src, spec, texts = cases[name]
-        assert predicted_recompile_lines(tmp_path, src, spec) == marked_lines(src, texts)
+        assert predicted(tmp_path, src, spec) == marked_lines(src, texts)
 
     @pytest.mark.torch
     @pytest.mark.parametrize("name", sorted(cases))
     def test_the_prediction_matches_torch(tmp_path: Path, name: str) -> None:
+        pytest.importorskip("torch")
+        if needs and name in needs:
+            pytest.importorskip(needs[name])
         src, spec, texts = cases[name]
-        assert torch_recompile_lines(tmp_path, src, spec) == marked_lines(src, texts)
+        want = marked_lines(src, texts)
+        assert observed(tmp_path, src, {**spec, **(observed_spec or {})}) == want
 
     return test_the_prediction, test_the_prediction_matches_torch

@@ -13,7 +13,6 @@ a weight read from the selection) is checked for what stays.
 from __future__ import annotations
 
 import textwrap
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,7 @@ import pytest
 from compilelint.config import Config
 from compilelint.fix.engine import run_fixes
 
-from .fix_modules import fix_text, load_module
+from .fix_modules import fix_masks, fix_reasons, load_module
 from .torch_checks import compile_without_break
 
 HEAD = "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
@@ -238,36 +237,16 @@ OBSERVED = {
 }
 
 
-def _fix(tmp_path: Path, code: str, observed: tuple[str, ...] = ()) -> str:
-    if observed:
-        return fix_text(
-            tmp_path, code, ("CL110", "CL111"), observed=[(t, "GB0036") for t in observed]
-        )[0]
-    path = tmp_path / f"m_{uuid.uuid4().hex[:8]}.py"
-    path.write_text(code, encoding="utf-8")
-    res = run_fixes([str(path)], Config(select=("CL110", "CL111"), cache=False), unsafe=True)
-    for c in res.changes:
-        return c.after.decode()
-    return code
-
-
-def _reasons(tmp_path: Path, code: str) -> str:
-    path = tmp_path / f"m_{uuid.uuid4().hex[:8]}.py"
-    path.write_text(code, encoding="utf-8")
-    res = run_fixes([str(path)], Config(select=("CL111",), cache=False), unsafe=True)
-    return " | ".join(r.reason for r in res.records)
-
-
 # ---------------------------------------------------------------------------- VALID (text)
 def test_a_module_of_the_file_before_a_cross_entropy_keeps_the_rows(tmp_path: Path) -> None:
-    out = _fix(tmp_path, MLM)
+    out = fix_masks(tmp_path, MLM)
     assert "sel = torch.where(masked.unsqueeze(-1), h, 1)" in out
     assert "logits = self.head(sel)" in out
     assert "F.cross_entropy(logits.flatten(0, -2), torch.where(masked, " in out
 
 
 def test_a_sequential_softmax_and_matmul_state_the_rows(tmp_path: Path) -> None:
-    out = _fix(tmp_path, SEQ)
+    out = fix_masks(tmp_path, SEQ)
     assert "tok = torch.where(valid.view(x.shape[:-1] + (1,)), x, 1)" in out
     assert "z = self.proj(tok).softmax(-1)" in out
     assert "torch.where(valid.unsqueeze(-1), z @ self.w, 0).sum()" in out
@@ -275,24 +254,24 @@ def test_a_sequential_softmax_and_matmul_state_the_rows(tmp_path: Path) -> None:
 
 
 def test_string_options_of_an_activation_keep_it_row_wise(tmp_path: Path) -> None:
-    out = _fix(tmp_path, SEQ_TANH)
+    out = fix_masks(tmp_path, SEQ_TANH)
     assert "tok = torch.where(valid.view(x.shape[:-1] + (1,)), x, 1)" in out
     assert 'F.gelu(self.proj(tok), approximate="tanh").softmax(-1)' in out
 
 
 def test_a_residual_block_and_functional_steps(tmp_path: Path) -> None:
-    out = _fix(tmp_path, RES)
+    out = fix_masks(tmp_path, RES)
     assert "kept = torch.where(keep.view(feats.shape[:-1] + (1,)), feats, 1)" in out
     assert "torch.where(keep, logp.amax(-1), 0).sum()" in out
 
 
 def test_targets_whose_mask_is_not_computed_from_them_are_stated(tmp_path: Path) -> None:
-    out = _fix(tmp_path, FOREIGN)
+    out = fix_masks(tmp_path, FOREIGN)
     assert "torch.where(masked.view(labels.shape), masked_labels, -100).flatten()" in out
 
 
 def test_targets_met_by_a_row_argmax_are_read_as_elements(tmp_path: Path) -> None:
-    out = _fix(tmp_path, ACC, OBSERVED["acc"])
+    out = fix_masks(tmp_path, ACC, OBSERVED["acc"])
     assert "torch.where(mask.view(labels.shape), labels, 1)" in out
     assert "logits = self.head(torch.where(mask.view(h.shape[:-1] + (1,)), h, 1))" in out
     assert "torch.where(mask, correct, 0).sum() / mask.sum()" in out
@@ -303,7 +282,7 @@ def test_targets_met_by_a_row_argmax_are_read_as_elements(tmp_path: Path) -> Non
 
 
 def test_a_tied_head_with_a_bias_and_stated_targets(tmp_path: Path) -> None:
-    out = _fix(tmp_path, ROBERTA, OBSERVED["roberta"])
+    out = fix_masks(tmp_path, ROBERTA, OBSERVED["roberta"])
     assert (
         "logits = self.lm_head(torch.where(masked_tokens.view(x.shape[:-1] + (1,)), x, 1))" in out
     )
@@ -312,7 +291,7 @@ def test_a_tied_head_with_a_bias_and_stated_targets(tmp_path: Path) -> None:
 
 
 def test_row_statistics_a_rebound_name_and_a_loss_over_rows(tmp_path: Path) -> None:
-    out = _fix(tmp_path, MAE, OBSERVED["mae"])
+    out = fix_masks(tmp_path, MAE, OBSERVED["mae"])
     assert "target = torch.where(mask.view(patches.shape[:-1] + (1,)), patches, 1)" in out
     assert "target = (target - mean) / (var + 1.0e-6) ** 0.5" in out
     assert (
@@ -322,7 +301,7 @@ def test_row_statistics_a_rebound_name_and_a_loss_over_rows(tmp_path: Path) -> N
 
 
 def test_a_mean_over_every_element_of_rows(tmp_path: Path) -> None:
-    out = _fix(tmp_path, RECON, OBSERVED["recon"])
+    out = fix_masks(tmp_path, RECON, OBSERVED["recon"])
     assert "torch.where(mask.unsqueeze(-1), err, 0).sum() / (mask.sum() * err.shape[-1])" in out
 
 
@@ -332,7 +311,7 @@ def test_a_name_bound_again_to_another_value_stops_the_flow(tmp_path: Path) -> N
         "target = (target - mean) / (var + 1.0e-6) ** 0.5", "target = latent[:, 0, :6]"
     )
     assert code != MAE
-    assert "target = patches[mask]" in _fix(tmp_path, code, OBSERVED["mae"])
+    assert "target = patches[mask]" in fix_masks(tmp_path, code, OBSERVED["mae"])
 
 
 def test_a_reduction_that_drops_the_row_dim_or_another_dim_is_not_row_wise(
@@ -341,7 +320,7 @@ def test_a_reduction_that_drops_the_row_dim_or_another_dim_is_not_row_wise(
     for new in ("target.mean(dim=-1)", "target.mean(dim=0, keepdim=True)", "target.mean(-2, True)"):
         code = MAE.replace("target.mean(dim=-1, keepdim=True)", new)
         assert code != MAE
-        assert "target = patches[mask]" in _fix(tmp_path, code, OBSERVED["mae"]), new
+        assert "target = patches[mask]" in fix_masks(tmp_path, code, OBSERVED["mae"]), new
 
 
 def test_a_bias_of_unknown_rank_is_not_row_wise(tmp_path: Path) -> None:
@@ -351,7 +330,7 @@ def test_a_bias_of_unknown_rank_is_not_row_wise(tmp_path: Path) -> None:
     ):
         code = ROBERTA.replace(old, new)
         assert code != ROBERTA
-        assert "x[masked_tokens, :]" in _fix(tmp_path, code, OBSERVED["roberta"]), new
+        assert "x[masked_tokens, :]" in fix_masks(tmp_path, code, OBSERVED["roberta"]), new
 
 
 def test_an_element_mask_before_a_softmax_is_not_rewritten(tmp_path: Path) -> None:
@@ -366,8 +345,8 @@ def test_an_element_mask_before_a_softmax_is_not_rewritten(tmp_path: Path) -> No
                 return (p * p).sum()
         """
     )
-    assert "scores[valid]" in _fix(tmp_path, code)
-    assert "selects elements" in _reasons(tmp_path, code)
+    assert "scores[valid]" in fix_masks(tmp_path, code)
+    assert "selects elements" in fix_reasons(tmp_path, code, ("CL111",))
 
 
 def test_steps_outside_the_table_are_not_row_wise(tmp_path: Path) -> None:
@@ -387,7 +366,7 @@ def test_steps_outside_the_table_are_not_row_wise(tmp_path: Path) -> None:
     ):
         code = SEQ.replace(old, new)
         assert code != SEQ, new
-        assert "tok = x[valid]" in _fix(tmp_path, code), new
+        assert "tok = x[valid]" in fix_masks(tmp_path, code), new
 
 
 def test_a_module_that_mixes_rows_is_not_row_wise(tmp_path: Path) -> None:
@@ -401,13 +380,13 @@ def test_a_module_that_mixes_rows_is_not_row_wise(tmp_path: Path) -> None:
     ):
         code = RES.replace(old, new)
         assert code != RES, new
-        assert "kept = feats[keep]" in _fix(tmp_path, code), new
+        assert "kept = feats[keep]" in fix_masks(tmp_path, code), new
 
 
 def test_a_mask_expression_is_not_read_as_rows(tmp_path: Path) -> None:
     code = SEQ.replace("tok = x[valid]", "tok = x[lengths > 0.5]")
     assert code != SEQ
-    assert "x[lengths > 0.5]" in _fix(tmp_path, code)
+    assert "x[lengths > 0.5]" in fix_masks(tmp_path, code)
 
 
 # ---------------------------------------------------------------------------- with torch
@@ -444,7 +423,7 @@ def _inputs(torch: Any, case: str) -> tuple[Any, ...]:
 def test_fixed_model_compiles_whole_and_computes_the_same(tmp_path: Path, case: str) -> None:
     torch = pytest.importorskip("torch")
     code = CASES[case]
-    fixed = _fix(tmp_path, code, OBSERVED.get(case, ()))
+    fixed = fix_masks(tmp_path, code, OBSERVED.get(case, ()))
     assert fixed != code
     (tmp_path / "a.py").write_text(code, encoding="utf-8")
     (tmp_path / "b.py").write_text(fixed, encoding="utf-8")
@@ -490,7 +469,7 @@ def test_a_mask_of_another_rank_raises_where_the_rows_are_stated(tmp_path: Path)
     the fixed SEQ model raises rather than computing something else."""
     torch = pytest.importorskip("torch")
     path = tmp_path / "seq.py"
-    path.write_text(_fix(tmp_path, SEQ), encoding="utf-8")
+    path.write_text(fix_masks(tmp_path, SEQ), encoding="utf-8")
     model = load_module(path, "fix22r").Model()
     with pytest.raises(RuntimeError):
         model(torch.randn(4, 6, 8), torch.rand(4, 6, 8))
@@ -538,6 +517,6 @@ def test_a_reduction_over_the_last_dim_of_selected_elements_is_not_per_row(
                 return s * 2
         """
     )
-    out = _fix(tmp_path, code)
+    out = fix_masks(tmp_path, code)
     assert "x[valid].sum(-1)" in out or "torch.where(valid, x, 0).sum()" in out
     assert ".view(" not in out

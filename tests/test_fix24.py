@@ -15,14 +15,13 @@ and uncompiled. Each INVALID case is checked for what it keeps.
 
 from __future__ import annotations
 
-import copy
 import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .fix_modules import fix_text, load_pair
+from .fix_modules import dynamo_breaks, fix_text, load_pair
 from .torch_checks import assert_same_as_original
 
 HEAD = "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
@@ -334,21 +333,6 @@ def _inputs(torch: Any, case: str) -> tuple[Any, ...]:
     return torch.randn(4, 7, 6), lengths
 
 
-def _breaks(torch: Any, model: Any, inputs: tuple[Any, ...]) -> list[str]:
-    """The graph breaks dynamo counts compiling ``model`` (not ``fullgraph``) on ``inputs``
-    (``explain`` misses a break at the top of a frame, where the graph before it is empty;
-    ``fullgraph=True`` on torch 2.13 traces a ``.tolist()`` without breaking)."""
-    from torch._dynamo.utils import counters
-
-    torch._dynamo.reset()
-    counters.clear()
-    torch.compile(copy.deepcopy(model), backend="eager")(*inputs)
-    got = list(counters["graph_break"])
-    torch._dynamo.reset()
-    counters.clear()
-    return got
-
-
 @pytest.mark.torch
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_fixed_model_compiles_and_keeps_outputs_and_grads(tmp_path: Path, case: str) -> None:
@@ -358,12 +342,12 @@ def test_fixed_model_compiles_and_keeps_outputs_and_grads(tmp_path: Path, case: 
     assert fixed != code
     a, b = load_pair(tmp_path, code, fixed, "fix24")
     inputs = _inputs(torch, case)
-    before = _breaks(torch, a.Model(), inputs)
+    before = dynamo_breaks(a.Model(), inputs)
     assert any("_local_scalar_dense" in r for r in before), (case, before)
     if case == "ctc":
         # `ctc_loss` itself breaks on torch 2.13 (an output shape from the data): that one
         # stays; the `.tolist()` reads (`_local_scalar_dense`) are gone
-        after = _breaks(torch, b.Model(), inputs)
+        after = dynamo_breaks(b.Model(), inputs)
         assert after and all("aten._ctc_loss" in r for r in after), after
         torch.manual_seed(0)
         want = a.Model()
@@ -381,7 +365,7 @@ def test_fixed_model_compiles_and_keeps_outputs_and_grads(tmp_path: Path, case: 
                 torch.testing.assert_close(p.grad, q.grad)
         torch._dynamo.reset()
         return
-    assert _breaks(torch, b.Model(), inputs) == []
+    assert dynamo_breaks(b.Model(), inputs) == []
     assert_same_as_original(a, b, inputs)
     torch._dynamo.reset()
 

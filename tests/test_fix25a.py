@@ -14,14 +14,13 @@ Python does. Each INVALID case is checked for what it keeps and the reason it gi
 
 from __future__ import annotations
 
-import copy
 import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .fix_modules import fix_result, fix_text, load_pair
+from .fix_modules import dynamo_breaks, fix_result, fix_text, load_pair
 from .torch_checks import assert_same_as_original
 
 HEAD = "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
@@ -401,21 +400,6 @@ def _inputs(torch: Any, case: str, lengths: Any = None) -> tuple[Any, ...]:
     return x, lengths
 
 
-def _breaks(torch: Any, model: Any, inputs: tuple[Any, ...]) -> list[str]:
-    """The graph breaks dynamo counts compiling ``model`` (not ``fullgraph``) on ``inputs``:
-    a break inside a loop makes dynamo skip the whole frame ("graph break in loop"), which it
-    counts under ``unimplemented``, not ``graph_break``."""
-    from torch._dynamo.utils import counters
-
-    torch._dynamo.reset()
-    counters.clear()
-    torch.compile(copy.deepcopy(model), backend="eager")(*inputs)
-    got = list(counters["graph_break"]) + list(counters["unimplemented"])
-    torch._dynamo.reset()
-    counters.clear()
-    return got
-
-
 @pytest.mark.torch
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_fixed_model_compiles_and_keeps_outputs_and_grads(tmp_path: Path, case: str) -> None:
@@ -426,9 +410,9 @@ def test_fixed_model_compiles_and_keeps_outputs_and_grads(tmp_path: Path, case: 
     a, b = load_pair(tmp_path, code, fixed, "fix25a")
     inputs = _inputs(torch, case)
     torch.manual_seed(0)
-    assert _breaks(torch, a.Model(), inputs), case
+    assert dynamo_breaks(a.Model(), inputs, ("graph_break", "unimplemented")), case
     torch.manual_seed(0)
-    assert _breaks(torch, b.Model(), inputs) == []
+    assert dynamo_breaks(b.Model(), inputs, ("graph_break", "unimplemented")) == []
     assert_same_as_original(a, b, inputs)
     torch._dynamo.reset()
 

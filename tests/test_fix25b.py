@@ -23,16 +23,12 @@ parameter gradients, compiled and uncompiled). Each INVALID case is checked for 
 from __future__ import annotations
 
 import textwrap
-import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from compilelint.config import Config
-from compilelint.fix.engine import run_fixes
-
-from .fix_modules import fix_text, load_module
+from .fix_modules import fix_masks, fix_reasons, fix_text, load_module
 from .torch_checks import assert_same_as_original
 
 HEAD = "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
@@ -218,29 +214,9 @@ def _inputs(torch: Any, case: str, seed: int = 0) -> tuple[Any, ...]:
     )
 
 
-def _fix(tmp_path: Path, code: str, observed: tuple[str, ...] = ()) -> str:
-    if observed:
-        return fix_text(
-            tmp_path, code, ("CL110", "CL111"), observed=[(t, "GB0036") for t in observed]
-        )[0]
-    path = tmp_path / f"m_{uuid.uuid4().hex[:8]}.py"
-    path.write_text(code, encoding="utf-8")
-    res = run_fixes([str(path)], Config(select=("CL110", "CL111"), cache=False), unsafe=True)
-    for c in res.changes:
-        return c.after.decode()
-    return code
-
-
-def _reasons(tmp_path: Path, code: str) -> str:
-    path = tmp_path / f"m_{uuid.uuid4().hex[:8]}.py"
-    path.write_text(code, encoding="utf-8")
-    res = run_fixes([str(path)], Config(select=("CL110", "CL111"), cache=False), unsafe=True)
-    return " | ".join(r.reason for r in res.records)
-
-
 # ---------------------------------------------------------------------------- VALID (text)
 def test_a_loss_module_bound_in_the_function_is_its_functional_loss(tmp_path: Path) -> None:
-    out = _fix(tmp_path, ELECTRA, OBSERVED["electra"])
+    out = fix_masks(tmp_path, ELECTRA, OBSERVED["electra"])
     assert "active_logits = logits.view(-1, hidden.shape[1])\n" in out
     assert (
         "torch.where(active_loss, torch.nn.functional.binary_cross_entropy_with_logits("
@@ -249,7 +225,7 @@ def test_a_loss_module_bound_in_the_function_is_its_functional_loss(tmp_path: Pa
 
 
 def test_identity_views_of_a_cross_entropys_rows_and_targets_are_dropped(tmp_path: Path) -> None:
-    out = _fix(tmp_path, FAIRSEQ)
+    out = fix_masks(tmp_path, FAIRSEQ)
     assert "logits = self.lm_head(torch.where(masked_tokens.unsqueeze(-1), features, 1))" in out
     assert "F.log_softmax(logits, dim=-1, dtype=torch.float32).flatten(0, -2)," in out
     assert "torch.where(masked_tokens, targets, self.padding_idx).flatten()," in out
@@ -257,7 +233,7 @@ def test_identity_views_of_a_cross_entropys_rows_and_targets_are_dropped(tmp_pat
 
 
 def test_index_select_of_a_masks_indices_reads_as_the_selection(tmp_path: Path) -> None:
-    out = _fix(tmp_path, BPR)
+    out = fix_masks(tmp_path, BPR)
     assert "nonzero" not in out and "index_select" not in out
     assert "pos_idx_mask = label == 1" in out
     assert "F.logsigmoid(torch.where(pos_idx_mask_b, scores, 1))" in out
@@ -265,7 +241,7 @@ def test_index_select_of_a_masks_indices_reads_as_the_selection(tmp_path: Path) 
 
 
 def test_one_hot_of_a_selection_keeps_one_row_per_element(tmp_path: Path) -> None:
-    out = _fix(tmp_path, SWITCH)
+    out = fix_masks(tmp_path, SWITCH)
     assert "valid_mask = attention_mask.reshape(-1) > 0" in out
     assert (
         "F.one_hot(torch.where(valid_mask, expert_index.reshape(-1), 0), self.num_experts)" in out
@@ -274,14 +250,14 @@ def test_one_hot_of_a_selection_keeps_one_row_per_element(tmp_path: Path) -> Non
 
 
 def test_a_count_bound_to_a_name_and_an_element_mask_by_method(tmp_path: Path) -> None:
-    out = _fix(tmp_path, TOKACC)
+    out = fix_masks(tmp_path, TOKACC)
     assert "num_correct = torch.where(non_padding, scores.argmax(-1).eq(tgt_out), 0).sum()" in out
     assert "num_non_padding = non_padding.sum()" in out
     assert "n_words = num_non_padding.clamp(min=1)" in out
 
 
 def test_the_mask_is_shaped_against_each_losss_own_leaf(tmp_path: Path) -> None:
-    out = _fix(tmp_path, FCOS)
+    out = fix_masks(tmp_path, FCOS)
     assert "num_pos = pos_inds_mask.sum().clamp(min=1.0)" in out
     # the centerness loss is [N]: the mask shaped against `centerness`, not the [N, 4] boxes
     assert (
@@ -296,7 +272,7 @@ def test_one_hot_with_a_class_count_from_the_data_is_not_followed(tmp_path: Path
         "F.one_hot(expert_index.reshape(-1)[valid], self.num_experts)",
         "F.one_hot(expert_index.reshape(-1)[valid], int(expert_index.max()) + 1)",
     )
-    out = _fix(tmp_path, code)
+    out = fix_masks(tmp_path, code)
     assert "F.one_hot(expert_index.reshape(-1)[valid]" in out
 
 
@@ -305,14 +281,14 @@ def test_a_count_read_as_a_size_stays_a_python_number(tmp_path: Path) -> None:
         "        n_words = max(num_non_padding, 1)\n",
         "        n_words = max(num_non_padding, 1)\n        buf = torch.zeros(num_non_padding)\n",
     )
-    out = _fix(tmp_path, code)
+    out = fix_masks(tmp_path, code)
     assert "tgt_out.masked_select(non_padding).numel()" in out
-    assert "`tgt_out.masked_select(non_padding)`" in _reasons(tmp_path, code)
+    assert "`tgt_out.masked_select(non_padding)`" in fix_reasons(tmp_path, code, ("CL110", "CL111"))
 
 
 def test_a_view_to_another_row_size_is_not_an_identity(tmp_path: Path) -> None:
     code = FAIRSEQ.replace("logits.view(-1, logits.size(-1))", "logits.view(-1, 10)")
-    out = _fix(tmp_path, code)
+    out = fix_masks(tmp_path, code)
     assert "features[masked_tokens]" in out and "target[masked_tokens]" in out
 
 
@@ -326,7 +302,7 @@ def test_a_flattened_two_dim_selection_is_not_an_identity(tmp_path: Path) -> Non
                 return F.l1_loss(a, y[keep, :2].view(-1))
         """
     )
-    out = _fix(tmp_path, code)
+    out = fix_masks(tmp_path, code)
     assert "x[keep, :2].view(-1)" in out
 
 
@@ -351,7 +327,7 @@ def test_a_comparison_method_with_a_computed_tensor_is_not_an_element_mask(
     of ``x``: the count is written rank-agnostic (the mask expanded to ``x``), not
     ``mask.sum()``."""
     code = TOKACC.replace("tgt_out.ne(self.pad_idx)", "tgt_out.ne(tgt_in.amax(0))")
-    out = _fix(tmp_path, code)
+    out = fix_masks(tmp_path, code)
     assert "num_non_padding = non_padding.sum()" not in out
     assert ".expand_as(tgt_out).sum()" in out
 
@@ -376,7 +352,7 @@ def test_the_originals_break(tmp_path: Path) -> None:
 def test_fixed_model_compiles_whole_and_computes_the_same(tmp_path: Path, case: str) -> None:
     torch = pytest.importorskip("torch")
     code = CASES[case]
-    fixed = _fix(tmp_path, code, OBSERVED.get(case, ()))
+    fixed = fix_masks(tmp_path, code, OBSERVED.get(case, ()))
     assert fixed != code
     (tmp_path / "a.py").write_text(code, encoding="utf-8")
     (tmp_path / "b.py").write_text(fixed, encoding="utf-8")
@@ -404,7 +380,7 @@ def test_one_hot_of_unselected_out_of_range_classes_does_not_raise(tmp_path: Pat
                 return (hist * self.w).sum()
         """
     )
-    fixed = _fix(tmp_path, code)
+    fixed = fix_masks(tmp_path, code)
     assert "one_hot(torch.where(idx_mask.view(labels.shape), labels, 0)" in fixed
     (tmp_path / "a.py").write_text(code, encoding="utf-8")
     (tmp_path / "b.py").write_text(fixed, encoding="utf-8")
@@ -436,9 +412,9 @@ FOCAL = HEAD + textwrap.dedent(
 def test_a_function_of_the_file_gets_the_masked_reduction_recipe(tmp_path: Path) -> None:
     """A selection passed to a function of this file is not followed (the proposal stays);
     the reason names the function and the remedy."""
-    out = _fix(tmp_path, FOCAL)
+    out = fix_masks(tmp_path, FOCAL)
     assert "sigmoid_focal_loss(logits[valid], target[valid]" in out
-    why = _reasons(tmp_path, FOCAL)
+    why = fix_reasons(tmp_path, FOCAL, ("CL110", "CL111"))
     assert "`sigmoid_focal_loss` is a function of this file" in why
     assert 'torch.where(m, sigmoid_focal_loss(x, y, reduction="none"), 0).sum()' in why
 

@@ -13,23 +13,12 @@ import pytest
 from compilelint.config import load_config
 from compilelint.static.analysis.loops import shadowed_breaks
 from compilelint.static.engine import scan
-from tests.pred_helpers import line_of
+from tests.pred_helpers import EVERY_ITERATION, line_of
 
 HEAD = "import torch\nfrom torch import nn\n"
 
-# VALID: the first break is on every iteration; the later ones of the frame (in the loop and
-# after it) run eagerly once dynamo skips the frame
-EVERY_ITERATION = HEAD + textwrap.dedent("""
-    class M(nn.Module):
-        def forward(self, x):
-            out = []
-            for row in x:
-                keep = row > 0
-                out.append(row[keep].sum())
-                out.append(int(row.argmax()))
-            n = x.sum().item()
-            return out, n
-    """)
+# VALID: EVERY_ITERATION (pred_helpers), the first break on every iteration
+
 # INVALID: the first break in the loop sits under an `if`: an iteration may skip it, so the
 # later break is not hidden
 UNDER_IF = HEAD + textwrap.dedent("""

@@ -19,7 +19,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.pred_helpers import line_of, predicted_break_lines, torch_break_lines
+from tests.pred_helpers import (
+    case_tests,
+    line_of,
+    marked_lines,
+    predicted_break_lines,
+    torch_break_lines,
+)
 
 HEAD = """import contextlib
 import warnings
@@ -79,30 +85,23 @@ CASES: dict[str, tuple[str, tuple[str, ...]]] = {
 SPEC = {"inputs": [{"tensor": [2, 4]}]}
 
 
-def _case(name: str) -> tuple[str, set[int]]:
-    cm, markers = CASES[name]
-    src = HEAD + BODY.format(cm=cm)
-    return src, {line_of(src, m) for m in markers}
+def _source(name: str) -> str:
+    cm, _ = CASES[name]
+    return HEAD + BODY.format(cm=cm)
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_the_predicted_break_lines(tmp_path: Path, name: str) -> None:
-    src, want = _case(name)
-    assert predicted_break_lines(tmp_path, src, SPEC) == want
-
-
-@pytest.mark.torch
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_the_predicted_break_lines_match_torch(tmp_path: Path, name: str) -> None:
-    pytest.importorskip("torch")
-    src, want = _case(name)
-    assert torch_break_lines(tmp_path, src, {**SPEC, "calls": 1}) == want
+test_the_predicted_break_lines, test_the_predicted_break_lines_match_torch = case_tests(
+    {name: (_source(name), SPEC, markers) for name, (_, markers) in CASES.items()},
+    predicted_break_lines,
+    torch_break_lines,
+    observed_spec={"calls": 1},
+)
 
 
 def test_without_a_spec_as_with_one(tmp_path: Path) -> None:
     for name in ("user_contextmanager", "fork_rng", "no_grad"):
-        src, want = _case(name)
-        assert predicted_break_lines(tmp_path, src, None) == want
+        src = _source(name)
+        assert predicted_break_lines(tmp_path, src, None) == marked_lines(src, CASES[name][1])
 
 
 def _before() -> str:
@@ -134,7 +133,7 @@ def test_the_finding_at_the_with_line_names_the_inner_break(tmp_path: Path) -> N
     from compilelint.api import check
     from compilelint.config import load_config
 
-    src, _want = _case("fork_rng")
+    src = _source("fork_rng")
     (tmp_path / "m.py").write_text(src)
     old = os.getcwd()
     os.chdir(tmp_path)

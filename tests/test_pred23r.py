@@ -17,8 +17,10 @@ from typing import Any
 import pytest
 
 from tests.pred_helpers import (
+    case_tests,
     line_of,
-    recompile_case_tests,
+    predicted_recompile_lines,
+    torch_recompile_lines,
 )
 
 TORCH = "import torch\nfrom torch import nn\n"
@@ -96,7 +98,9 @@ CASES: dict[str, tuple[str, dict[str, Any], set[str]]] = {
 }
 
 
-test_the_prediction, test_the_prediction_matches_torch = recompile_case_tests(CASES)
+test_the_prediction, test_the_prediction_matches_torch = case_tests(
+    CASES, predicted_recompile_lines, torch_recompile_lines
+)
 
 
 # ---------------------------------------------------------------------------- not a constant

@@ -17,8 +17,10 @@ import textwrap
 from typing import Any
 
 from tests.pred_helpers import (
+    case_tests,
     line_of,
-    recompile_case_tests,
+    predicted_recompile_lines,
+    torch_recompile_lines,
 )
 
 HEAD = "import torch\nfrom torch import nn\n"
@@ -143,7 +145,9 @@ CASES: dict[str, tuple[str, dict[str, Any], set[str]]] = {
 }
 
 
-test_the_prediction, test_the_prediction_matches_torch = recompile_case_tests(CASES)
+test_the_prediction, test_the_prediction_matches_torch = case_tests(
+    CASES, predicted_recompile_lines, torch_recompile_lines
+)
 
 
 def test_global_state_rows() -> None:

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-from tests.pred_helpers import line_of, predicted_break_lines, torch_break_lines
+from tests.pred_helpers import case_tests, line_of, predicted_break_lines, torch_break_lines
 
 HEAD = """import numpy as np
 import torch
@@ -106,26 +104,18 @@ NEEDS = {"kd_tree": "scipy", "tqdm_loop": "tqdm"}
 IMPORTS = {"scipy": "from scipy.spatial import cKDTree\n", "tqdm": "from tqdm.auto import tqdm\n"}
 
 
-def _case(name: str) -> tuple[str, set[int]]:
-    body, markers = CASES[name]
-    src = (IMPORTS[NEEDS[name]] if name in NEEDS else "") + HEAD + body
-    return src, {line_of(src, m) for m in markers}
+def _source(name: str) -> str:
+    body, _ = CASES[name]
+    return (IMPORTS[NEEDS[name]] if name in NEEDS else "") + HEAD + body
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_the_predicted_break_lines(tmp_path: Path, name: str) -> None:
-    src, want = _case(name)
-    assert predicted_break_lines(tmp_path, src, SPEC) == want
-
-
-@pytest.mark.torch
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_the_predicted_break_lines_match_torch(tmp_path: Path, name: str) -> None:
-    pytest.importorskip("torch")
-    if name in NEEDS:
-        pytest.importorskip(NEEDS[name])
-    src, want = _case(name)
-    assert torch_break_lines(tmp_path, src, {**SPEC, "calls": 1}) == want
+test_the_predicted_break_lines, test_the_predicted_break_lines_match_torch = case_tests(
+    {name: (_source(name), SPEC, markers) for name, (_, markers) in CASES.items()},
+    predicted_break_lines,
+    torch_break_lines,
+    observed_spec={"calls": 1},
+    needs=NEEDS,
+)
 
 
 def test_a_list_indexed_by_a_python_int_input_is_no_break(tmp_path: Path) -> None:

@@ -17,9 +17,12 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from tests.pred_helpers import marked_lines, predicted_break_lines, torch_break_lines
+from tests.pred_helpers import (
+    case_tests,
+    marked_lines,
+    predicted_break_lines,
+    torch_break_lines,
+)
 
 RECYCLING = textwrap.dedent("""\
     import torch
@@ -118,17 +121,9 @@ CASES: dict[str, tuple[str, dict[str, Any], set[str]]] = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_the_prediction(tmp_path: Path, name: str) -> None:
-    src, spec, texts = CASES[name]
-    assert predicted_break_lines(tmp_path, src, spec) == marked_lines(src, texts)
-
-
-@pytest.mark.torch
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_the_prediction_matches_torch(tmp_path: Path, name: str) -> None:
-    src, spec, texts = CASES[name]
-    assert torch_break_lines(tmp_path, src, spec) == marked_lines(src, texts)
+test_the_prediction, test_the_prediction_matches_torch = case_tests(
+    CASES, predicted_break_lines, torch_break_lines
+)
 
 
 def test_without_a_spec_the_branches_stay() -> None:

@@ -16,6 +16,7 @@ import pytest
 
 from compilelint.config import load_config
 from compilelint.static.engine import scan
+from tests.pred_helpers import EVERY_ITERATION
 from tests.test_lib24 import CONFIG, SRC, _line
 
 
@@ -63,22 +64,8 @@ def test_module_constants_read_the_unsaved_buffer(
 
 
 # ---------------------------------------------------------------- one CPython parse per text
-# a loop whose first break every iteration reaches: the later breaks of the frame are `behind`
-LOOP = """\
-import torch
-from torch import nn
-
-
-class Pooler(nn.Module):
-    def forward(self, x):
-        out = []
-        for row in x:
-            keep = row > 0
-            out.append(row[keep].sum())
-            out.append(int(row.argmax()))
-        n = x.sum().item()
-        return out, n
-"""
+# EVERY_ITERATION (pred_helpers): a loop whose first break every iteration reaches, the later
+# breaks of the frame `behind` it
 
 
 def _scan_counting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data: bytes) -> tuple:  # type: ignore[type-arg]
@@ -111,7 +98,7 @@ def test_loop_shadowed_tree_is_the_predictions(
     their own."""
     from compilelint.static.analysis.state import cached_tree
 
-    data = (LOOP + f"# {tmp_path.name}\n").encode()  # a text no other test parsed
+    data = (EVERY_ITERATION + f"# {tmp_path.name}\n").encode()  # a text no other test parsed
     found, parses = _scan_counting(tmp_path, monkeypatch, data)
     assert any(b is not None for _, _, b in found)  # the check ran: later breaks are behind
     mine = [p for p in parses if p in (data, data.decode())]
@@ -136,9 +123,9 @@ def test_loop_shadowed_texts_parsed_as_before(
     the check gave before the tree was shared (computed here with the shared tree refused)."""
     from compilelint.static import engine
 
-    data = prefix + LOOP.encode() + f"# {tmp_path.name}\n".encode()
+    data = prefix + EVERY_ITERATION.encode() + f"# {tmp_path.name}\n".encode()
     assert not engine._plain_utf8(data)
-    assert engine._plain_utf8(LOOP.encode())
+    assert engine._plain_utf8(EVERY_ITERATION.encode())
     assert not engine._plain_utf8(b"x = '\xff'\n")
     found, _ = _scan_counting(tmp_path, monkeypatch, data)
     monkeypatch.setattr(engine, "_plain_utf8", lambda d: False)

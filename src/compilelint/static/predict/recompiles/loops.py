@@ -18,6 +18,7 @@ from compilelint.static.analysis.trees import function_node, own_nodes, parsed_t
 from compilelint.static.predict.prediction import BreakSite, FKey, PredictedRecompile
 from compilelint.static.predict.reach import _candidate_in_loop
 from compilelint.static.predict.recompiles.fixes import _FIX
+from compilelint.static.predict.recompiles.sites import Added
 
 # the breaks torch 2.13 compiles as a jump it cannot trace (GB0170, "data-dependent branching"):
 # the resume functions start at the jump's targets
@@ -235,14 +236,10 @@ def _nested_frame_recompiles(
       each iteration runs the comprehension's frame with another ``i``."""
 
     breaks = project.callee_breaks()
-    taken = {(r.path, r.line) for r in recs}
-    out: list[PredictedRecompile] = []
+    added = Added(recs, source, known)
 
     def add(path: str, line: int, func: str, name: str, why: str) -> None:
-        if (path, line) in taken:
-            return
-        taken.add((path, line))
-        out.append(
+        added.add(
             PredictedRecompile(
                 path,
                 line,
@@ -256,7 +253,6 @@ def _nested_frame_recompiles(
             )
         )
 
-    trees: dict[str, ast.Module | None] = {}
     sort_calls: dict[str, list[Candidate]] = {}
     loop_funcs: dict[str, set[str]] = {}
     for key in sorted(keyset):
@@ -276,9 +272,7 @@ def _nested_frame_recompiles(
             skipped = breaks.skips_from(key)  # a break in a loop, or a call in one
         if not sorts and skipped is None:
             continue
-        if path not in trees:
-            trees[path] = parsed_tree(path, source, known)
-        tree = trees[path]
+        tree = added.tree(path)
         if tree is None:
             continue
         fn = function_node(tree, qual)
@@ -340,4 +334,4 @@ def _nested_frame_recompiles(
                         f"run on every iteration of the loop at line {loop.lineno} with another "
                         f"`{name}`",
                     )
-    return out
+    return added.out

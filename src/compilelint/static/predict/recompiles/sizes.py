@@ -10,7 +10,6 @@ from collections.abc import Callable, Sequence
 
 from compilelint.model import Finding
 from compilelint.static.analysis.project import Project
-from compilelint.static.analysis.trees import parsed_tree
 from compilelint.static.predict.prediction import (
     Abstract,
     FKey,
@@ -19,6 +18,7 @@ from compilelint.static.predict.prediction import (
 )
 from compilelint.static.predict.reach import _candidate_in_loop, _runs_per_call
 from compilelint.static.predict.recompiles.fixes import _FIX
+from compilelint.static.predict.recompiles.sites import Added, frame_input_recompile, traced_frame
 
 
 def _shapes_change(calls: Sequence[tuple[list[Abstract], dict[str, Abstract]]]) -> bool:
@@ -80,19 +80,15 @@ def _size_recompiles(
     after the break) recompiles once on the int's guard, then the int is symbolic."""
     from compilelint.static.analysis.breakpoints import frame_inputs
 
-    taken = {(r.path, r.line) for r in recs}
-    out: list[PredictedRecompile] = []
+    added = Added(recs)
     # a per-call int returned by a call that breaks, first used after it in the caller (the
     # resume function's `___stack0`): CL304's kept candidates with `returned`
     for path in sorted({k[0] for k in keyset}):
         for c in project.kept(project.files[path], frozenset({"CL304"})):
             if "returned" not in c.args or (path, c.func) not in keyset:
                 continue
-            if (path, c.line) in taken:
-                continue
-            taken.add((path, c.line))
             i = c.args["returned"].lstrip("@")
-            out.append(
+            added.add(
                 PredictedRecompile(
                     path,
                     c.line,
@@ -107,27 +103,19 @@ def _size_recompiles(
                 )
             )
     for fi in frame_inputs(project, project.callee_breaks()):
-        frame = fi.frame or fi.function
-        if not fi.sized or (fi.path, fi.line) in taken:
+        if not fi.sized or not traced_frame(fi, keyset):
             continue
-        if (fi.path, fi.function) not in keyset and not any(k[1] == frame for k in keyset):
-            continue
-        taken.add((fi.path, fi.line))
-        out.append(
-            PredictedRecompile(
-                fi.path,
-                fi.line,
-                fi.function.rsplit(".", 1)[-1],
-                fi.param,
+        added.add(
+            frame_input_recompile(
+                fi,
                 f"{fi.param} == <the value of the first call>",
-                1,
-                f"`{frame}` is compiled as a frame of its own (it breaks the graph), and "
-                f"`{fi.caller}` passes `{fi.param}` an int computed from a tensor's size: the "
-                "call with another shape recompiles it once, then the int is symbolic",
+                f"`{fi.frame or fi.function}` is compiled as a frame of its own (it breaks the "
+                f"graph), and `{fi.caller}` passes `{fi.param}` an int computed from a tensor's "
+                "size: the call with another shape recompiles it once, then the int is symbolic",
                 _FIX["size"],
             )
         )
-    return out
+    return added.out
 
 
 def _varying_size_recompiles(
@@ -148,24 +136,20 @@ def _varying_size_recompiles(
     from compilelint.static.analysis.sizes import aliased_arguments, varying_arguments
 
     breaks = project.callee_breaks()
-    taken = {(r.path, r.line) for r in recs}
-    trees: dict[str, ast.Module | None] = {}
-    out: list[PredictedRecompile] = []
+    added = Added(recs, source, known)
     for key in sorted(own_frames(project, breaks) & keyset):
         if breaks.skips_from(key) is not None:
             continue
         fn = project.fn(key)
         def_line = next((int(r[2]) for r in fn.guards if r[1] == "def"), fn.line)
-        if (key[0], def_line) in taken:
+        if added.taken(key[0], def_line):
             continue
         pos = [p.name for p in fn.params if p.index >= 0]
         names = {p.name for p in fn.params if p.index > -2}
         for cpath, cs, implicit in project.callers.get(key, ()):
             if not cs.in_loop or cs.star or project.site_refuted(cs):
                 continue
-            if cpath not in trees:
-                trees[cpath] = parsed_tree(cpath, source, known)
-            tree = trees[cpath]
+            tree = added.tree(cpath)
             if tree is None:
                 continue
             name = cs.ref.rsplit("|", 1)[-1].rsplit(".", 1)[-1]
@@ -179,8 +163,7 @@ def _varying_size_recompiles(
             params = [p for p in bound if isinstance(p, str) and p in names]
             if not params:
                 continue
-            taken.add((key[0], def_line))
-            out.append(
+            added.add(
                 PredictedRecompile(
                     key[0],
                     def_line,
@@ -205,4 +188,4 @@ def _varying_size_recompiles(
                 )
             )
             break
-    return out
+    return added.out

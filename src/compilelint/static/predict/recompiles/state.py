@@ -24,6 +24,7 @@ from compilelint.static.analysis.trees import (
 from compilelint.static.predict.prediction import BreakSite, FKey, PredictedRecompile
 from compilelint.static.predict.reach import _held_by, _read_eagerly
 from compilelint.static.predict.recompiles.fixes import _FIX
+from compilelint.static.predict.recompiles.sites import Added, frame_input_recompile, traced_frame
 
 # torch 2.13 (checked in tests/test_pred23g.py): a float attribute of a module that traced code
 # changes is guarded on its value where it is first read; the next call recompiles once and
@@ -601,15 +602,11 @@ def _site_recompiles(
     find both entries."""
     from compilelint.static.analysis.breakpoints import site_inputs
 
-    taken = {(r.path, r.line) for r in recs}
-    out: list[PredictedRecompile] = []
+    added = Added(recs)
     for fi in site_inputs(project, project.callee_breaks()):
         frame = fi.frame or fi.function
-        if (fi.path, fi.function) not in keyset and not any(k[1] == frame for k in keyset):
+        if not traced_frame(fi, keyset) or added.taken(fi.path, fi.line):
             continue
-        if (fi.path, fi.line) in taken:
-            continue
-        taken.add((fi.path, fi.line))
         if fi.differs == "kwargs":
             guard = f"len({fi.param}) == N"
             reason = (
@@ -622,19 +619,8 @@ def _site_recompiles(
                 f"`{frame}` is compiled as a frame of its own, and one call site passes "
                 f"`{fi.param}` as `None`, another a value: torch guards on which it is"
             )
-        out.append(
-            PredictedRecompile(
-                fi.path,
-                fi.line,
-                fi.function.rsplit(".", 1)[-1],
-                fi.param,
-                guard,
-                1,
-                reason,
-                _FIX["none"],
-            )
-        )
-    return out
+        added.add(frame_input_recompile(fi, guard, reason, _FIX["none"]))
+    return added.out
 
 
 def _flag_recompiles(
