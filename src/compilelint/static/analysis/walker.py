@@ -1672,16 +1672,12 @@ class FileWalker(Evaluator):
             r = r.removeprefix("*")
             if r[:2] in ("Q|", "D|"):
                 out.append(f"{r}.{meth}")
-                if (
-                    module_call
-                    and meth == "forward"
-                    and r.startswith("D|")
-                    and not r.startswith("D|torch.")
-                ):
-                    # a `__call__` that an imported class's MRO defines runs first (gpytorch's
-                    # `Kernel.__call__` checks its inputs, then calls `forward`); it resolves
-                    # only where one is defined (classes of the scanned files: not looked for,
-                    # each unresolved ref costs a lookup per round)
+                if module_call and meth == "forward" and not r.startswith("D|torch."):
+                    # a `__call__` that the class's MRO defines runs first (gpytorch's
+                    # `Kernel.__call__` checks its inputs, then calls `forward`), or alone: a
+                    # plain object held on the module and called (transformers' logits
+                    # processors, `self.processor(input_ids, scores)`); it resolves only where
+                    # one is defined
                     out.append(f"{r}.__call__")
         return out
 
