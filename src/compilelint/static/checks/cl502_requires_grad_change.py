@@ -264,12 +264,16 @@ class RequiresGradChange(Check):
                     if id(call) in self._reported:
                         continue
                     recv = call.func.value  # type: ignore[attr-defined]
-                    taint = self.taint(recv)
-                    if not taint:
-                        continue
-                    self._reported.add(id(call))
                     extra = {"when": when} if when else {}
-                    self.report(call, requires=taint, expr=self.code(call), **extra)
+                    if _tensor_copy(recv):
+                        # `w.detach().clone()`: a tensor whatever `w` is
+                        self._reported.add(id(call))
+                        self.report(call, expr=self.code(call), **extra)
+                        continue
+                    taint = self.taint(recv)
+                    if taint:
+                        self._reported.add(id(call))
+                        self.report(call, requires=taint, expr=self.code(call), **extra)
 
     def visit_Return(self, node: cst.Return) -> None:
         fn = self.w.func
