@@ -3,7 +3,8 @@
 A plain object held on the module and called (transformers' logits processors: its
 ``__call__`` runs, dynamo inlines it), and a ``requires_grad_()`` intermediate whose derived
 tensor is returned (siren-pytorch's coordinate grid: GB8985 in training mode only, where
-autograd records the computation). Each case is predicted and run through torch
+autograd records the computation), and a parameter annotated ``Union[int, Tensor]``
+(torchmetrics' ``num_obs``) that callers give a Python int. Each case is predicted and run through torch
 (``run_dynamic``); the table is in docs/corpus.md (pred26a).
 """
 
@@ -62,12 +63,45 @@ class M(nn.Module):
         out = out.view(1, 6, 3)
         return out + x
 """
+NUMBER_OR_TENSOR = """from typing import Union
+
+import torch
+from torch import Tensor, nn
+
+
+def update(preds, target):
+    return torch.sum((preds - target) ** 2, dim=0), target.size(0)
+
+
+def compute(rss: Tensor, num_obs: Union[int, Tensor]) -> Tensor:
+    if num_obs < 2:  # BRK1
+        raise ValueError("Needs at least two samples")
+    return rss / num_obs
+
+
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x):
+        p = self.fc(x)
+        rss, n = update(p, x[:, :3])
+        return compute(rss, n)
+"""
 IDS = {"tensor": [2, 6], "dtype": "int64", "init": "randint", "low": 0, "high": 16}
 CASES: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
     "held_callable_object": (PROCESSOR, {"inputs": [IDS]}, ("BRK1",)),
     "requires_grad_derived_returned_train": (
         GRID,
         {"inputs": [{"tensor": [1, 6, 3]}], "mode": "train"},
+        ("BRK1",),
+    ),
+    # `Union[int, Tensor]`: the caller's int decides (torchmetrics' `num_obs`)
+    "number_or_tensor_given_an_int": (NUMBER_OR_TENSOR, {"inputs": [{"tensor": [5, 4]}]}, ()),
+    "number_or_tensor_given_a_tensor": (
+        NUMBER_OR_TENSOR.replace("target.size(0)", "target.new_tensor(target.size(0))"),
+        {"inputs": [{"tensor": [5, 4]}]},
         ("BRK1",),
     ),
     # under no_grad the returned tensor has no history: nothing leaks

@@ -360,6 +360,10 @@ def _ann_kind(ann: cst.Annotation | None) -> str:
             head = flat.split("[", 1)[0].strip().lower()
             if head in ("list", "tuple", "typing.list", "typing.tuple", "sequence", "iterable"):
                 return "container"
+            if _number_alternative(expr):
+                # `num_obs: Union[int, Tensor]` (torchmetrics' compute functions): a Python
+                # number is as welcome as a tensor, so what the callers pass decides
+                return "unknown"
             return "tensor"
         return _named_or_not(_ANN_WORD.findall(flat))
     last = text.rsplit(".", 1)[-1]
@@ -369,6 +373,25 @@ def _ann_kind(ann: cst.Annotation | None) -> str:
 
 
 _EMPTY_MODULE = cst.Module([])
+_NUMBERS = frozenset({"int", "float", "bool", "complex"})
+
+
+def _number_alternative(expr: cst.BaseExpression) -> bool:
+    """A Python number among the top-level alternatives of an annotation (`Union[int,
+    Tensor]`, `float | Tensor`; not `Tensor | None`, nor `dict[str, int] | Tensor`)."""
+    alts: list[cst.BaseExpression] = []
+    stack = [expr]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, cst.BitOr):
+            stack += [e.left, e.right]
+        elif isinstance(e, cst.Subscript) and (dotted(e.value) or "").rsplit(".", 1)[-1] == "Union":
+            stack += [
+                el.slice.value for el in e.slice if isinstance(el.slice, cst.Index)
+            ]
+        else:
+            alts.append(e)
+    return any(isinstance(a, cst.Name) and a.value in _NUMBERS for a in alts)
 
 # builtins whose result is never None
 _NEVER_NONE_CALLS = frozenset({"len", "int", "float", "bool", "str", "abs", "round", "max", "min"})
