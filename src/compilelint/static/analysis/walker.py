@@ -1695,14 +1695,29 @@ class FileWalker(Evaluator):
             r = r.removeprefix("*")
             if r[:2] in ("Q|", "D|"):
                 out.append(f"{r}.{meth}")
-                if module_call and meth == "forward" and not r.startswith("D|torch."):
-                    # a `__call__` that the class's MRO defines runs first (gpytorch's
-                    # `Kernel.__call__` checks its inputs, then calls `forward`), or alone: a
-                    # plain object held on the module and called (transformers' logits
-                    # processors, `self.processor(input_ids, scores)`); it resolves only where
-                    # one is defined
+                if (
+                    module_call
+                    and meth == "forward"
+                    and (
+                        (r.startswith("D|") and not r.startswith("D|torch."))
+                        or self._defines_call(r)
+                    )
+                ):
+                    # a `__call__` that an imported class's MRO defines runs first (gpytorch's
+                    # `Kernel.__call__` checks its inputs, then calls `forward`); it resolves
+                    # only where one is defined (classes of the scanned files: not looked for,
+                    # each unresolved ref costs a lookup per round). A class of this file
+                    # above defining one: a plain object held on the module and called
+                    # (transformers' logits processors, `self.processor(input_ids, scores)`)
                     out.append(f"{r}.__call__")
         return out
+
+    def _defines_call(self, ref: str) -> bool:
+        """``Q|Cls``: a class of this file, walked already, whose body defines ``__call__``."""
+        if not ref.startswith("Q|"):
+            return False
+        cf = self.classes.get(ref[2:])
+        return cf is not None and "__call__" in cf.methods
 
     def _submodule_method_refs(self, func: cst.BaseExpression) -> list[str]:
         """``self.encoder.set_mode(...)`` / ``layer.set_mode(...)`` over ``self.layers``: a
