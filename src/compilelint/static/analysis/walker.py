@@ -386,12 +386,11 @@ def _number_alternative(expr: cst.BaseExpression) -> bool:
         if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, cst.BitOr):
             stack += [e.left, e.right]
         elif isinstance(e, cst.Subscript) and (dotted(e.value) or "").rsplit(".", 1)[-1] == "Union":
-            stack += [
-                el.slice.value for el in e.slice if isinstance(el.slice, cst.Index)
-            ]
+            stack += [el.slice.value for el in e.slice if isinstance(el.slice, cst.Index)]
         else:
             alts.append(e)
     return any(isinstance(a, cst.Name) and a.value in _NUMBERS for a in alts)
+
 
 # builtins whose result is never None
 _NEVER_NONE_CALLS = frozenset({"len", "int", "float", "bool", "str", "abs", "round", "max", "min"})

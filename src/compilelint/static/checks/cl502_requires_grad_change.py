@@ -236,9 +236,7 @@ class RequiresGradChange(Check):
         for t in targets:
             tgt = t.target
             names = (
-                [e.value for e in tgt.elements]
-                if isinstance(tgt, (cst.Tuple, cst.List))
-                else [tgt]
+                [e.value for e in tgt.elements] if isinstance(tgt, (cst.Tuple, cst.List)) else [tgt]
             )
             for e in names:
                 if not isinstance(e, cst.Name):
@@ -259,7 +257,10 @@ class RequiresGradChange(Check):
             return
         for n in _tensor_reads(value):
             key = (fn.qual, n)
-            for calls, when in ((self._holds.get(key, []), ""), (self._derived.get(key, []), "mode==train")):
+            for calls, when in (
+                (self._holds.get(key, []), ""),
+                (self._derived.get(key, []), "mode==train"),
+            ):
                 for call in calls:
                     if id(call) in self._reported:
                         continue
