@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from compilelint.static.analysis.facts import NO_TAINT
 from compilelint.static.analysis.walker import FileWalker
 from compilelint.static.checks.base import Check
 
@@ -265,16 +266,15 @@ class RequiresGradChange(Check):
                     if id(call) in self._reported:
                         continue
                     recv = call.func.value  # type: ignore[attr-defined]
-                    extra = {"when": when} if when else {}
-                    if _tensor_copy(recv):
-                        # `w.detach().clone()`: a tensor whatever `w` is
-                        self._reported.add(id(call))
-                        self.report(call, expr=self.code(call), **extra)
+                    # `w.detach().clone()`: a tensor whatever `w` is
+                    taint = NO_TAINT if _tensor_copy(recv) else self.taint(recv)
+                    if not taint and not _tensor_copy(recv):
                         continue
-                    taint = self.taint(recv)
-                    if taint:
-                        self._reported.add(id(call))
-                        self.report(call, requires=taint, expr=self.code(call), **extra)
+                    self._reported.add(id(call))
+                    if when:
+                        self.report(call, requires=taint, expr=self.code(call), when=when)
+                    else:
+                        self.report(call, requires=taint, expr=self.code(call))
 
     def visit_Return(self, node: cst.Return) -> None:
         fn = self.w.func
