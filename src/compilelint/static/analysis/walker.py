@@ -360,6 +360,10 @@ def _ann_kind(ann: cst.Annotation | None) -> str:
             head = flat.split("[", 1)[0].strip().lower()
             if head in ("list", "tuple", "typing.list", "typing.tuple", "sequence", "iterable"):
                 return "container"
+            if _number_alternative(expr):
+                # `num_obs: Union[int, Tensor]` (torchmetrics' compute functions): a Python
+                # number is as welcome as a tensor, so what the callers pass decides
+                return "unknown"
             return "tensor"
         return _named_or_not(_ANN_WORD.findall(flat))
     last = text.rsplit(".", 1)[-1]
@@ -369,6 +373,24 @@ def _ann_kind(ann: cst.Annotation | None) -> str:
 
 
 _EMPTY_MODULE = cst.Module([])
+_NUMBERS = frozenset({"int", "float", "bool", "complex"})
+
+
+def _number_alternative(expr: cst.BaseExpression) -> bool:
+    """A Python number among the top-level alternatives of an annotation (`Union[int,
+    Tensor]`, `float | Tensor`; not `Tensor | None`, nor `dict[str, int] | Tensor`)."""
+    alts: list[cst.BaseExpression] = []
+    stack = [expr]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, cst.BitOr):
+            stack += [e.left, e.right]
+        elif isinstance(e, cst.Subscript) and (dotted(e.value) or "").rsplit(".", 1)[-1] == "Union":
+            stack += [el.slice.value for el in e.slice if isinstance(el.slice, cst.Index)]
+        else:
+            alts.append(e)
+    return any(isinstance(a, cst.Name) and a.value in _NUMBERS for a in alts)
+
 
 # builtins whose result is never None
 _NEVER_NONE_CALLS = frozenset({"len", "int", "float", "bool", "str", "abs", "round", "max", "min"})
@@ -1690,15 +1712,26 @@ class FileWalker(Evaluator):
                 if (
                     module_call
                     and meth == "forward"
-                    and r.startswith("D|")
-                    and not r.startswith("D|torch.")
+                    and (
+                        (r.startswith("D|") and not r.startswith("D|torch."))
+                        or self._defines_call(r)
+                    )
                 ):
                     # a `__call__` that an imported class's MRO defines runs first (gpytorch's
                     # `Kernel.__call__` checks its inputs, then calls `forward`); it resolves
                     # only where one is defined (classes of the scanned files: not looked for,
-                    # each unresolved ref costs a lookup per round)
+                    # each unresolved ref costs a lookup per round). A class of this file
+                    # above defining one: a plain object held on the module and called
+                    # (transformers' logits processors, `self.processor(input_ids, scores)`)
                     out.append(f"{r}.__call__")
         return out
+
+    def _defines_call(self, ref: str) -> bool:
+        """``Q|Cls``: a class of this file, walked already, whose body defines ``__call__``."""
+        if not ref.startswith("Q|"):
+            return False
+        cf = self.classes.get(ref[2:])
+        return cf is not None and "__call__" in cf.methods
 
     def _submodule_method_refs(self, func: cst.BaseExpression) -> list[str]:
         """``self.encoder.set_mode(...)`` / ``layer.set_mode(...)`` over ``self.layers``: a

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
+from compilelint.static.analysis.facts import NO_TAINT
 from compilelint.static.analysis.walker import FileWalker
 from compilelint.static.checks.base import Check
 
@@ -19,6 +22,41 @@ def _tensor_copy(e: cst.BaseExpression) -> bool:
         and isinstance(e.func.value, (cst.Call, cst.Attribute))
         and not e.args
     )
+
+
+# reads of a tensor that give no tensor carrying its autograd history
+_NO_HISTORY_METHODS = frozenset({"detach", "item", "tolist", "numel", "size", "dim", "data_ptr"})
+_NO_HISTORY_ATTRS = frozenset({"shape", "dtype", "device", "ndim", "requires_grad", "is_cuda"})
+
+
+def _tensor_reads(e: cst.BaseExpression) -> list[str]:
+    """Local names an expression computes its value from, leaving out reads that give no tensor
+    with the name's history (``x.shape``, ``x.detach()``, ``len(x)``)."""
+    out: list[str] = []
+    stack: list[cst.CSTNode] = [e]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Name):
+            out.append(n.value)
+            continue
+        if isinstance(n, cst.Call):
+            f = n.func
+            if isinstance(f, cst.Attribute) and f.attr.value in _NO_HISTORY_METHODS:
+                continue
+            if isinstance(f, cst.Name) and f.value in ("len", "isinstance", "type", "id"):
+                continue
+            if isinstance(f, cst.Attribute):
+                stack.append(f.value)
+            stack.extend(a.value for a in n.args)
+            continue
+        if isinstance(n, cst.Attribute):
+            if n.attr.value not in _NO_HISTORY_ATTRS:
+                stack.append(n.value)
+            continue
+        if isinstance(n, (cst.Lambda, cst.GeneratorExp, cst.ListComp, cst.SetComp, cst.DictComp)):
+            continue
+        stack.extend(c for c in n.children if isinstance(c, cst.CSTNode))
+    return out
 
 
 class RequiresGradChange(Check):
@@ -38,6 +76,11 @@ class RequiresGradChange(Check):
         # (function, name) -> requires_grad_() calls before a `.backward()`, reported when the
         # name is read after it
         self._after_backward: dict[tuple[str, str], list[cst.Call]] = {}
+        # (function, name) -> requires_grad_() calls on an intermediate the name holds, or
+        # holds a tensor computed from (siren's `coords = self.grid.clone().detach()
+        # .requires_grad_()`, then `out = self.net(coords)`): returned, it leaks (GB8985)
+        self._holds: dict[tuple[str, str], list[cst.Call]] = {}
+        self._derived: dict[tuple[str, str], list[cst.Call]] = {}
 
     def _is_intermediate(self, recv: cst.BaseExpression) -> bool:
         if isinstance(recv, _NEW_VALUE):
@@ -90,6 +133,8 @@ class RequiresGradChange(Check):
             and v.func.attr.value == "requires_grad_"
         ):
             self._named[id(v)] = node.targets[0].target.value
+        if self._holds or self._derived:
+            self._derive(node.targets, node.value)
         for t in node.targets:
             self._target(t.target, node)
             if fn is not None and isinstance(t.target, cst.Name):
@@ -115,6 +160,7 @@ class RequiresGradChange(Check):
         # differentiated (returning `t` itself is the case above)
         name = recv.value if isinstance(recv, cst.Name) else self._named.get(id(node))
         if name is not None:
+            self._holds.setdefault((fn.qual, name), []).append(node)
             self._grad_pending.setdefault((fn.qual, name), []).append(node)
             self._depth[id(node)] = self.w.loop_depth
 
@@ -177,10 +223,65 @@ class RequiresGradChange(Check):
         if self._after_backward and isinstance(node.value, cst.Name):
             self._read_after_backward(node.value.value)
 
+    def _derive(self, targets: Sequence[cst.AssignTarget], value: cst.BaseExpression) -> None:
+        """Names bound to a tensor computed from one that holds a ``requires_grad_()``
+        intermediate (or from one derived from it) are derived from it too; a name bound to
+        anything else holds none."""
+        fn = self.w.func
+        if fn is None:
+            return
+        calls: list[cst.Call] = []
+        for n in _tensor_reads(value):
+            key = (fn.qual, n)
+            calls += self._holds.get(key, []) + self._derived.get(key, [])
+        for t in targets:
+            tgt = t.target
+            names = (
+                [e.value for e in tgt.elements] if isinstance(tgt, (cst.Tuple, cst.List)) else [tgt]
+            )
+            for e in names:
+                if not isinstance(e, cst.Name):
+                    continue
+                key = (fn.qual, e.value)
+                self._holds.pop(key, None)
+                if calls:
+                    self._derived[key] = list(dict.fromkeys(calls))
+                else:
+                    self._derived.pop(key, None)
+
+    def _returned_derived(self, value: cst.BaseExpression) -> None:
+        """A returned value computed from a ``requires_grad_()`` intermediate leaks it out of
+        the graph (GB8985) where autograd records the computation: in training mode (under
+        ``no_grad`` the result has no history); the intermediate itself leaks in any mode."""
+        fn = self.w.func
+        if fn is None:
+            return
+        for n in _tensor_reads(value):
+            key = (fn.qual, n)
+            for calls, when in (
+                (self._holds.get(key, []), ""),
+                (self._derived.get(key, []), "mode==train"),
+            ):
+                for call in calls:
+                    if id(call) in self._reported:
+                        continue
+                    recv = call.func.value  # type: ignore[attr-defined]
+                    # `w.detach().clone()`: a tensor whatever `w` is
+                    taint = NO_TAINT if _tensor_copy(recv) else self.taint(recv)
+                    if not taint and not _tensor_copy(recv):
+                        continue
+                    self._reported.add(id(call))
+                    if when:
+                        self.report(call, requires=taint, expr=self.code(call), when=when)
+                    else:
+                        self.report(call, requires=taint, expr=self.code(call))
+
     def visit_Return(self, node: cst.Return) -> None:
         fn = self.w.func
         if fn is None or node.value is None:
             return
+        if self._holds or self._derived:
+            self._returned_derived(node.value)
         stack: list[cst.CSTNode] = [node.value]
         while stack:
             n = stack.pop()
