@@ -15,7 +15,6 @@ mode is silent and torch logs no break; INVALID, library mode reports and torch 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -241,15 +240,9 @@ cfg.COLLECT_STATS = True
 
 def _load(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     """``mylib`` built in memory, each module compiled under a ``<lib24_...>`` file name."""
-    pkg = ModuleType("lib24pkg")
-    pkg.__path__ = []  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "lib24pkg", pkg)
-    for name, text in (("_config", CONFIG), ("_ops", SRC)):
-        mod = ModuleType(f"lib24pkg.{name}")
-        mod.__package__ = "lib24pkg"
-        monkeypatch.setitem(sys.modules, mod.__name__, mod)
-        setattr(pkg, name, mod)
-        exec(compile(text, f"<lib24{name}>", "exec"), mod.__dict__)
+    from tests.torch_checks import in_memory_package
+
+    pkg = in_memory_package(monkeypatch, "lib24pkg", {"_config": CONFIG, "_ops": SRC})
     return pkg._ops  # type: ignore[attr-defined, no-any-return]
 
 

@@ -17,7 +17,6 @@ breaks there.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -185,15 +184,9 @@ def test_model_files_keep_module_flag_branches(tmp_path: Path) -> None:
 
 def _load(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     """``mylib`` built in memory, each module compiled under a ``<pred26b_...>`` file name."""
-    pkg = ModuleType("pred26bpkg")
-    pkg.__path__ = []  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "pred26bpkg", pkg)
-    for name, text in (("_config", CONFIG), ("_ops", SRC)):
-        mod = ModuleType(f"pred26bpkg.{name}")
-        mod.__package__ = "pred26bpkg"
-        monkeypatch.setitem(sys.modules, mod.__name__, mod)
-        setattr(pkg, name, mod)
-        exec(compile(text, f"<pred26b{name}>", "exec"), mod.__dict__)
+    from tests.torch_checks import in_memory_package
+
+    pkg = in_memory_package(monkeypatch, "pred26bpkg", {"_config": CONFIG, "_ops": SRC})
     return pkg._ops  # type: ignore[attr-defined, no-any-return]
 
 

@@ -12,8 +12,12 @@ from __future__ import annotations
 
 import copy
 import random
+import sys
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
+
+import pytest
 
 
 def assert_no_graph_break(model: Any, inputs: tuple[Any, ...], *, keep_grad: bool = False) -> None:
@@ -180,3 +184,22 @@ def logged_break_user_lines(
         torch._logging.set_logs()
         torch._dynamo.reset()
     return lines
+
+
+def in_memory_package(
+    monkeypatch: pytest.MonkeyPatch, name: str, modules: dict[str, str]
+) -> ModuleType:
+    """A package ``name`` built in memory from ``modules`` (module name -> source), each module
+    compiled under the file name ``<{name without "pkg"}{module}>`` so that torch's logs name it;
+    the package is removed from ``sys.modules`` when the test ends."""
+    pkg = ModuleType(name)
+    pkg.__path__ = []  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, name, pkg)
+    marker = name.removesuffix("pkg")
+    for mod_name, text in modules.items():
+        mod = ModuleType(f"{name}.{mod_name}")
+        mod.__package__ = name
+        monkeypatch.setitem(sys.modules, mod.__name__, mod)
+        setattr(pkg, mod_name, mod)
+        exec(compile(text, f"<{marker}{mod_name}>", "exec"), mod.__dict__)
+    return pkg
