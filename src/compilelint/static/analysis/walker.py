@@ -1670,9 +1670,11 @@ class FileWalker(Evaluator):
                 return []
             return self._submodule_method_refs(func)
         if isinstance(func, cst.Name) and ref is None:
-            held = self._self_attr_of(func.value)
-            if held is not None:
-                return self._attr_class_refs(held, "forward")
+            refs: list[str] = []
+            for held in self._self_attrs_of(func.value):
+                refs += [r for r in self._attr_class_refs(held, "forward") if r not in refs]
+            if refs:
+                return refs
         if (
             isinstance(func, cst.Subscript)
             and ref is None
@@ -1684,18 +1686,21 @@ class FileWalker(Evaluator):
             return self._attr_class_refs(func.value.attr.value, "forward")
         return []
 
-    def _self_attr_of(self, name: str) -> str | None:
-        """The ``self.<attr>`` a local name holds (or holds an element of), if any."""
+    def _self_attrs_of(self, name: str) -> list[str]:
+        """The ``self.<attr>`` attributes a local name holds (or holds an element of), in name
+        order: all of them where the name joins several (``blocks = self.a if c else self.b``;
+        one picked from the join would depend on the interpreter's hash seed)."""
         cls = self.cls
         if cls is None:
-            return None
+            return []
         prefix = f"A|{cls.qual}|"
+        out: set[str] = set()
         for m in V.members(self.lookup(name) or V.UNKNOWN):
             if m[0] == "Y" and m[1].startswith(prefix):
                 base, steps = V.split_source(m[1])
                 if all(st == "*" or st.isdigit() for st in steps):
-                    return base[len(prefix) :]
-        return None
+                    out.add(base[len(prefix) :])
+        return sorted(out)
 
     def _attr_class_refs(self, attr: str, meth: str, module_call: bool = True) -> list[str]:
         """Refs of method ``meth`` of the classes ``self.<attr>`` holds; ``module_call``: the
@@ -1743,18 +1748,21 @@ class FileWalker(Evaluator):
         if meth.startswith("__") or meth in N.TENSOR_METHODS:
             return []
         recv = func.value
-        attr: str | None = None
+        attrs: list[str] = []
         if (
             isinstance(recv, cst.Attribute)
             and isinstance(recv.value, cst.Name)
             and recv.value.value == "self"
         ):
-            attr = recv.attr.value
+            attrs = [recv.attr.value]
         elif isinstance(recv, cst.Name):
-            attr = self._self_attr_of(recv.value)
-        if attr is None:
-            return []
-        return self._attr_class_refs(attr, meth, module_call=False)
+            attrs = self._self_attrs_of(recv.value)
+        refs: list[str] = []
+        for attr in attrs:
+            refs += [
+                r for r in self._attr_class_refs(attr, meth, module_call=False) if r not in refs
+            ]
+        return refs
 
     def _own_method_store(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         """In an ``__init__``, ``self.<attr> = <expr>`` where the expression names a method of
