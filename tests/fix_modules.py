@@ -2,7 +2,11 @@
 does (:func:`fix_text`, :func:`fix_result`, with the findings torch observed where a rewrite
 is offered only for those; :func:`fix_masks`, :func:`fix_reasons`), count the graph breaks
 dynamo reports for a model (:func:`dynamo_breaks`), and load a fixed (or original) model file
-as a fresh module for the tests that run torch (:func:`load_module`, :func:`load_pair`)."""
+as a fresh module for the tests that run torch (:func:`load_module`, :func:`load_pair`).
+
+The two torch tests a table of fixed cases gets (:func:`fix_case_tests`): each original
+model breaks under dynamo, and each fixed text is changed, has no break (or only the kind
+the table says is left) and gives the original's outputs and gradients."""
 
 from __future__ import annotations
 
@@ -10,15 +14,19 @@ import copy
 import importlib.util
 import sys
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+import pytest
 
 from compilelint.config import Config
 from compilelint.fix.engine import EngineResult, run_fixes
 from compilelint.fix.observed import observed_findings
 from compilelint.model import Finding
+
+from .torch_checks import assert_same_as_original
 
 
 def line_of(code: str, text: str) -> int:
@@ -133,3 +141,103 @@ def load_pair(
     (tmp_path / "a.py").write_text(original, encoding="utf-8")
     (tmp_path / "b.py").write_text(fixed, encoding="utf-8")
     return load_module(tmp_path / "a.py", prefix), load_module(tmp_path / "b.py", prefix)
+
+
+# (torch, case name, seed) -> the model's inputs; (tmp_path, case name, source) -> fixed text
+CaseInputs = Callable[[Any, str, int], tuple[Any, ...]]
+CaseFix = Callable[[Path, str, str], str]
+
+
+def explain_breaks(model: Any, inputs: tuple[Any, ...]) -> list[str]:
+    """The break reasons ``torch._dynamo.explain`` gives for ``model`` on ``inputs`` (one
+    ``"graph break"`` per counted break it gives no reason for)."""
+    import torch
+
+    torch._dynamo.reset()
+    got = torch._dynamo.explain(model)(*inputs)
+    torch._dynamo.reset()
+    reasons = [str(getattr(b, "reason", b)) for b in got.break_reasons]
+    return reasons or ["graph break"] * got.graph_break_count
+
+
+def _breaks(mod: ModuleType, inputs: tuple[Any, ...], counted: Sequence[str] | None) -> list[str]:
+    """The breaks of a fresh ``mod.Model()`` on ``inputs``: :func:`explain_breaks` (``counted``
+    None), else the counters :func:`dynamo_breaks` reads (``counted``)."""
+    import torch
+
+    torch.manual_seed(0)
+    if counted is None:
+        return explain_breaks(mod.Model(), inputs)
+    return dynamo_breaks(mod.Model(), inputs, counted)
+
+
+def originals_break_test(
+    cases: Mapping[str, str],
+    inputs: CaseInputs,
+    *,
+    prefix: str,
+    counted: Sequence[str] | None = None,
+    reason: str = "",
+) -> Callable[[Path], None]:
+    """The test that each original model of ``cases`` (name -> source of a module with a
+    ``Model``) breaks under dynamo on ``inputs(torch, name, 0)`` (what the fix removes is
+    real): :func:`explain_breaks`, or with ``counted`` the counters :func:`dynamo_breaks`
+    reads (a break in a loop counts under ``unimplemented``); ``reason``: text one of the
+    breaks holds."""
+
+    @pytest.mark.torch
+    def test_the_originals_break(tmp_path: Path) -> None:
+        torch = pytest.importorskip("torch")
+        for case, code in cases.items():
+            path = tmp_path / f"{case}.py"
+            path.write_text(code, encoding="utf-8")
+            got = _breaks(load_module(path, prefix), inputs(torch, case, 0), counted)
+            assert any(reason in r for r in got), (case, got)
+
+    return test_the_originals_break
+
+
+def fix_case_tests(
+    cases: Mapping[str, str],
+    fix: CaseFix,
+    inputs: CaseInputs,
+    *,
+    prefix: str,
+    seeds: Sequence[int] = (0, 1, 2),
+    counted: Sequence[str] | None = None,
+    reason: str = "",
+    left: Mapping[str, str] | None = None,
+) -> tuple[Callable[[Path], None], Callable[[Path, str], None]]:
+    """The two torch tests of a table of cases the fix applies to (name -> source of a module
+    with a ``Model``; ``fix(tmp_path, name, source)`` its fixed text): the originals break
+    (:func:`originals_break_test`: ``counted``, ``reason``), and, one test per case, the fix
+    changes the text, the fixed model has no break (``counted``: none in those counters
+    either) and, uncompiled and compiled, gives the original's outputs and gradients on
+    ``inputs(torch, name, seed)`` for each of ``seeds`` (:func:`assert_same_as_original`).
+    ``left``: name -> text each break the fixed model keeps holds (a break the fix does not
+    remove; compared compiled with breaks allowed). A test module binds them to its own ``test_`` names (``test_the_originals_break,
+    test_fixed_model_compiles_whole_and_computes_the_same = fix_case_tests(CASES, ...)``)."""
+
+    @pytest.mark.torch
+    @pytest.mark.parametrize("case", sorted(cases))
+    def test_fixed_model_compiles_whole_and_computes_the_same(tmp_path: Path, case: str) -> None:
+        torch = pytest.importorskip("torch")
+        code = cases[case]
+        fixed = fix(tmp_path, case, code)
+        assert fixed != code, "the fix was not applied"
+        a, b = load_pair(tmp_path, code, fixed, prefix)
+        kept = (left or {}).get(case)
+        if counted is not None or kept is not None:
+            after = _breaks(b, inputs(torch, case, seeds[0]), counted or ("graph_break",))
+            if kept is None:
+                assert after == [], after
+            else:
+                assert after and all(kept in r for r in after), after
+        for seed in seeds:
+            assert_same_as_original(a, b, inputs(torch, case, seed), whole=kept is None)
+        torch._dynamo.reset()
+
+    return (
+        originals_break_test(cases, inputs, prefix=prefix, counted=counted, reason=reason),
+        test_fixed_model_compiles_whole_and_computes_the_same,
+    )

@@ -21,8 +21,7 @@ import pytest
 from compilelint.config import Config
 from compilelint.fix.engine import run_fixes
 
-from .fix_modules import fix_masks, fix_reasons, load_module
-from .torch_checks import compile_without_break
+from .fix_modules import fix_case_tests, fix_masks, fix_reasons, load_module
 
 HEAD = "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
 
@@ -390,7 +389,8 @@ def test_a_mask_expression_is_not_read_as_rows(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------- with torch
-def _inputs(torch: Any, case: str) -> tuple[Any, ...]:
+def _inputs(torch: Any, case: str, seed: int = 0) -> tuple[Any, ...]:
+    torch.manual_seed(100 + seed)
     if case == "mlm":
         ids = torch.randint(0, 20, (3, 7))
         labels = torch.where(torch.rand(3, 7) < 0.4, torch.randint(0, 20, (3, 7)), -100)
@@ -418,49 +418,14 @@ def _inputs(torch: Any, case: str) -> tuple[Any, ...]:
     return torch.randn(10, 8), torch.rand(10)
 
 
-@pytest.mark.torch
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_fixed_model_compiles_whole_and_computes_the_same(tmp_path: Path, case: str) -> None:
-    torch = pytest.importorskip("torch")
-    code = CASES[case]
-    fixed = fix_masks(tmp_path, code, OBSERVED.get(case, ()))
-    assert fixed != code
-    (tmp_path / "a.py").write_text(code, encoding="utf-8")
-    (tmp_path / "b.py").write_text(fixed, encoding="utf-8")
-    a, b = load_module(tmp_path / "a.py", "fix22r"), load_module(tmp_path / "b.py", "fix22r")
-
-    def run(mod: Any, compiled: bool, inputs: tuple[Any, ...]) -> tuple[list[Any], list[Any]]:
-        torch.manual_seed(0)
-        model = mod.Model()
-        torch._dynamo.reset()
-        fn = compile_without_break(model, inputs) if compiled else model
-        out = fn(*inputs)
-        outs = list(out) if isinstance(out, (tuple, list)) else [out]
-        sum(o.float().sum() for o in outs).backward()
-        return [o.detach() for o in outs], [p.grad for p in model.parameters()]
-
-    for seed in range(3):
-        torch.manual_seed(100 + seed)
-        inputs = _inputs(torch, case)
-        want = run(a, False, inputs)
-        for compiled in (False, True):
-            got = run(b, compiled, inputs)
-            torch.testing.assert_close(got[0], want[0])
-            torch.testing.assert_close(got[1], want[1])
-
-
-@pytest.mark.torch
-def test_the_original_breaks(tmp_path: Path) -> None:
-    """The VALID cases break before the fix (what the rewrite removes is real)."""
-    torch = pytest.importorskip("torch")
-    for case, code in CASES.items():
-        path = tmp_path / f"{case}.py"
-        path.write_text(code, encoding="utf-8")
-        model = load_module(path, "fix22r").Model()
-        torch._dynamo.reset()
-        got = torch._dynamo.explain(model)(*_inputs(torch, case))
-        torch._dynamo.reset()
-        assert got.graph_break_count > 0 or got.break_reasons, case
+# the VALID cases break before the fix (what the rewrite removes is real); the fixed model
+# compiles whole and computes the same
+test_the_original_breaks, test_fixed_model_compiles_whole_and_computes_the_same = fix_case_tests(
+    CASES,
+    lambda tmp_path, case, code: fix_masks(tmp_path, code, OBSERVED.get(case, ())),
+    _inputs,
+    prefix="fix22r",
+)
 
 
 @pytest.mark.torch

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from .fix_modules import fix_text, load_module
+from .fix_modules import fix_text, load_module, originals_break_test
 from .torch_checks import compile_without_break
 
 HEAD = "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
@@ -353,15 +353,7 @@ def test_fixed_model_compiles_whole_and_keeps_outputs_grads_and_state(
     torch._dynamo.reset()
 
 
-@pytest.mark.torch
-def test_the_originals_break(tmp_path: Path) -> None:
-    """The VALID cases break before the fix (what the rewrite removes is real)."""
-    torch = pytest.importorskip("torch")
-    for case, code in CASES.items():
-        path = tmp_path / f"{case}.py"
-        path.write_text(code, encoding="utf-8")
-        model = load_module(path, "fix22s").Model()
-        torch._dynamo.reset()
-        got = torch._dynamo.explain(model)(*_inputs(torch))
-        torch._dynamo.reset()
-        assert got.graph_break_count > 0 or got.break_reasons, case
+# the VALID cases break before the fix (what the rewrite removes is real)
+test_the_originals_break = originals_break_test(
+    CASES, lambda torch, case, seed: _inputs(torch), prefix="fix22s"
+)

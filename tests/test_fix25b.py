@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from .fix_modules import fix_masks, fix_reasons, fix_text, load_module
+from .fix_modules import fix_case_tests, fix_masks, fix_reasons, fix_text, load_module
 from .torch_checks import assert_same_as_original
 
 HEAD = "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
@@ -333,32 +333,14 @@ def test_a_comparison_method_with_a_computed_tensor_is_not_an_element_mask(
 
 
 # ---------------------------------------------------------------------------- torch
-@pytest.mark.torch
-def test_the_originals_break(tmp_path: Path) -> None:
-    """The VALID cases break before the fix (what the rewrite removes is real)."""
-    torch = pytest.importorskip("torch")
-    for case, code in CASES.items():
-        path = tmp_path / f"{case}.py"
-        path.write_text(code, encoding="utf-8")
-        model = load_module(path, "fix25b").Model()
-        torch._dynamo.reset()
-        got = torch._dynamo.explain(model)(*_inputs(torch, case))
-        torch._dynamo.reset()
-        assert got.graph_break_count > 0 or got.break_reasons, case
-
-
-@pytest.mark.torch
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_fixed_model_compiles_whole_and_computes_the_same(tmp_path: Path, case: str) -> None:
-    torch = pytest.importorskip("torch")
-    code = CASES[case]
-    fixed = fix_masks(tmp_path, code, OBSERVED.get(case, ()))
-    assert fixed != code
-    (tmp_path / "a.py").write_text(code, encoding="utf-8")
-    (tmp_path / "b.py").write_text(fixed, encoding="utf-8")
-    a, b = load_module(tmp_path / "a.py", "fix25b"), load_module(tmp_path / "b.py", "fix25b")
-    for seed in (0, 1, 2):
-        assert_same_as_original(a, b, _inputs(torch, case, seed))
+# the VALID cases break before the fix (what the rewrite removes is real); the fixed model
+# compiles whole and computes the same
+test_the_originals_break, test_fixed_model_compiles_whole_and_computes_the_same = fix_case_tests(
+    CASES,
+    lambda tmp_path, case, code: fix_masks(tmp_path, code, OBSERVED.get(case, ())),
+    _inputs,
+    prefix="fix25b",
+)
 
 
 @pytest.mark.torch

@@ -26,7 +26,7 @@ import pytest
 from compilelint.config import Config
 from compilelint.fix.engine import run_fixes
 
-from .fix_modules import load_module
+from .fix_modules import fix_case_tests, load_module
 from .torch_checks import assert_same_as_original
 
 HEAD = textwrap.dedent(
@@ -232,32 +232,14 @@ def test_a_value_read_through_another_mask_is_not_rewritten(tmp_path: Path) -> N
 
 
 # ---------------------------------------------------------------------------- torch
-@pytest.mark.torch
-def test_the_originals_break(tmp_path: Path) -> None:
-    torch = pytest.importorskip("torch")
-    for case, code in CASES.items():
-        path = tmp_path / f"{case}.py"
-        path.write_text(code, encoding="utf-8")
-        model = load_module(path, "fix26a").Model()
-        torch._dynamo.reset()
-        got = torch._dynamo.explain(model)(*_inputs(torch, case))
-        torch._dynamo.reset()
-        assert got.graph_break_count > 0 or got.break_reasons, case
-
-
-@pytest.mark.torch
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_fixed_model_compiles_whole_and_computes_the_same(tmp_path: Path, case: str) -> None:
-    torch = pytest.importorskip("torch")
-    code = CASES[case]
-    fixed = _fix(tmp_path, code)
-    assert fixed != code
-    (tmp_path / "a.py").write_text(code, encoding="utf-8")
-    (tmp_path / "b.py").write_text(fixed, encoding="utf-8")
-    a, b = load_module(tmp_path / "a.py", "fix26a"), load_module(tmp_path / "b.py", "fix26a")
-    with pytest.warns(UserWarning) if case == "never" else _nothing():
-        for seed in (0, 1, 2):
-            assert_same_as_original(a, b, _inputs(torch, case, seed))
+# the VALID cases break before the fix (what the rewrite removes is real); the fixed model
+# compiles whole and computes the same
+test_the_originals_break, test_fixed_model_compiles_whole_and_computes_the_same = fix_case_tests(
+    CASES,
+    lambda tmp_path, case, code: _fix(tmp_path, code),
+    _inputs,
+    prefix="fix26a",
+)
 
 
 @pytest.mark.torch
@@ -272,14 +254,6 @@ def test_the_left_out_elements_give_no_nan_gradient(tmp_path: Path) -> None:
     model = load_module(tmp_path / "b.py", "fix26a").Model()
     model(*_inputs(torch, "r2")).backward()
     assert all(torch.isfinite(p.grad).all() for p in model.parameters())
-
-
-class _nothing:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *a: object) -> None:
-        return None
 
 
 # torchmetrics retrieval_normalized_dcg on one query: the gain is 0-d, and torch reads the mask's

@@ -25,8 +25,7 @@ import pytest
 from compilelint.config import Config
 from compilelint.fix.engine import run_fixes
 
-from .fix_modules import load_module
-from .torch_checks import assert_same_as_original
+from .fix_modules import fix_case_tests, load_module
 from .torch_oracle import observe
 
 HEAD = "import torch\nfrom torch import nn\n\n\n"
@@ -124,20 +123,14 @@ def test_a_negated_or_of_tensor_checks_is_logical_not_of_logical_or(tmp_path: Pa
     ) in out
 
 
-@pytest.mark.torch
-@pytest.mark.parametrize("code", [TIMELIKE, FINITE], ids=["timelike", "finite"])
-def test_the_joined_assert_compiles_whole_and_matches(tmp_path: Path, code: str) -> None:
-    import torch
-
-    orig = load_module(_write(tmp_path, code), "orig")
-    x, t = _inputs(0)
-    torch._dynamo.reset()
-    explained = torch._dynamo.explain(orig.Model())(x, t)
-    assert explained.graph_break_count >= 1  # the original breaks at the assert
-    out, _ = _run(tmp_path, code, ("CL104",))
-    fixed = load_module(_write(tmp_path, out), "fixed")
-    for seed in (0, 1):
-        assert_same_as_original(orig, fixed, _inputs(seed))
+# the originals break at the assert; the joined assert compiles whole and computes the same
+test_the_originals_break, test_the_joined_assert_compiles_whole_and_matches = fix_case_tests(
+    {"timelike": TIMELIKE, "finite": FINITE},
+    lambda tmp_path, case, code: _run(tmp_path, code, ("CL104",))[0],
+    lambda torch, case, seed: _inputs(seed),
+    prefix="fix26b",
+    seeds=(0, 1),
+)
 
 
 @pytest.mark.torch

@@ -67,17 +67,24 @@ def outputs_and_grads(
     *,
     model_kw: dict[str, Any] | None = None,
     loss: Callable[[Any], Any] = lambda o: o.float().sum(),
+    whole: bool = True,
 ) -> tuple[list[Any], list[Any]]:
     """A fresh ``mod.Model(**model_kw)`` (made with seed 0) called on ``inputs``, as it is or
-    through :func:`compile_without_break`: its outputs (each of a tuple or list), detached
-    after a backward of the sum of ``loss`` of each, and its parameters' gradients (``None``
-    where a parameter got none)."""
+    through :func:`compile_without_break` (``whole=False``: ``torch.compile`` with the eager
+    backend, breaks allowed): its outputs (each of a tuple or list), detached after a backward
+    of the sum of ``loss`` of each, and its parameters' gradients (``None`` where a parameter
+    got none)."""
     import torch
 
     torch.manual_seed(0)
     model = mod.Model(**(model_kw or {}))
     torch._dynamo.reset()
-    fn = compile_without_break(model, inputs) if compiled else model
+    if not compiled:
+        fn = model
+    elif whole:
+        fn = compile_without_break(model, inputs)
+    else:
+        fn = torch.compile(model, backend="eager")
     out = fn(*inputs)
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
     sum(loss(o) for o in outs).backward()
@@ -91,15 +98,17 @@ def assert_same_as_original(
     *,
     model_kw: dict[str, Any] | None = None,
     loss: Callable[[Any], Any] = lambda o: o.float().sum(),
+    whole: bool = True,
 ) -> None:
-    """The fixed module's model, uncompiled and compiled without a break, gives the outputs
-    and parameter gradients (values, dtypes, ``None`` where none) of the original module's
-    model run uncompiled (:func:`outputs_and_grads` of each)."""
+    """The fixed module's model, uncompiled and compiled without a break (``whole=False``:
+    compiled, breaks allowed), gives the outputs and parameter gradients (values, dtypes,
+    ``None`` where none) of the original module's model run uncompiled
+    (:func:`outputs_and_grads` of each)."""
     import torch
 
     want = outputs_and_grads(original, inputs, False, model_kw=model_kw, loss=loss)
     for compiled in (False, True):
-        got = outputs_and_grads(fixed, inputs, compiled, model_kw=model_kw, loss=loss)
+        got = outputs_and_grads(fixed, inputs, compiled, model_kw=model_kw, loss=loss, whole=whole)
         torch.testing.assert_close(got[0], want[0])
         torch.testing.assert_close(got[1], want[1])
 
