@@ -1,9 +1,12 @@
-"""fix26a: torch._dynamo.explain over library entry points (transformers, diffusers, kornia, torchmetrics) with small inputs; prints each one's graph breaks and where in the library they are. `python probe_libs.py [NAME ...]`."""
+"""fix26a: torch._dynamo.explain over library entry points (transformers, diffusers, kornia, torchmetrics) with small inputs; prints each one's graph breaks and where in the library they are. `python probe_libs.py [--set 1|2|3] [NAME ...]`: set 1 (default) the first probe, set 2 transformers post-processing and diffusers schedulers, set 3 transformers masks and kornia (the first four breaks each); sets 2 and 3 were probe_libs2.py and probe_libs3.py."""
 import torch, traceback, sys, warnings
 warnings.filterwarnings("ignore")
 import torch._dynamo as dyn
-C = {}
-def cand(f): C[f.__name__] = f; return f
+SETS = {1: {}, 2: {}, 3: {}}
+def in_set(n):
+    def cand(f): SETS[n][f.__name__] = f; return f
+    return cand
+cand, cand2, cand3 = in_set(1), in_set(2), in_set(3)
 
 @cand
 def tf_whisper_ts():
@@ -248,7 +251,190 @@ def tm_f1():
     from torchmetrics.functional.classification import multiclass_f1_score
     return (lambda p, t: multiclass_f1_score(p, t, 5, validate_args=False)), (torch.randn(8, 5), torch.randint(0, 5, (8,)))
 
-names = sys.argv[1:] or list(C)
+# set 2 (was probe_libs2.py)
+@cand2
+def tf_detr_post():
+    from transformers.models.detr.image_processing_detr import DetrImageProcessor
+    from types import SimpleNamespace
+    p = DetrImageProcessor()
+    def f(l, b):
+        return p.post_process_object_detection(SimpleNamespace(logits=l, pred_boxes=b), threshold=0.5, target_sizes=[(32, 32), (32, 32)])
+    return f, (torch.randn(2, 5, 4), torch.rand(2, 5, 4))
+@cand2
+def tf_packed():
+    from transformers.masking_utils import find_packed_sequence_indices
+    return find_packed_sequence_indices, (torch.tensor([[0, 1, 2, 0, 1, 2]]),)
+@cand2
+def tf_grounding():
+    from transformers.models.owlvit.image_processing_owlvit import box_iou
+    return box_iou, (torch.rand(3,4)+torch.tensor([0,0,1,1.]), torch.rand(3,4)+torch.tensor([0,0,1,1.]))
+@cand2
+def df_fourier():
+    from diffusers.utils.torch_utils import fourier_filter
+    return (lambda x: fourier_filter(x, 1, 0.9)), (torch.randn(1, 4, 8, 8),)
+@cand2
+def df_snr():
+    from diffusers.training_utils import compute_snr
+    from diffusers import DDPMScheduler
+    s = DDPMScheduler()
+    return (lambda t: compute_snr(s, t)), (torch.tensor([10, 500]),)
+@cand2
+def df_flow_step():
+    from diffusers import FlowMatchEulerDiscreteScheduler
+    s = FlowMatchEulerDiscreteScheduler(); s.set_timesteps(10)
+    def f(x, t): return s.step(torch.randn_like(x), t, x).prev_sample
+    return f, (torch.randn(1, 4, 8, 8), s.timesteps[3])
+@cand2
+def df_heun():
+    from diffusers import HeunDiscreteScheduler
+    s = HeunDiscreteScheduler(); s.set_timesteps(10)
+    def f(x, t): return s.step(torch.randn_like(x), t, x).prev_sample
+    return f, (torch.randn(1, 4, 8, 8), s.timesteps[3])
+@cand2
+def df_pndm():
+    from diffusers import PNDMScheduler
+    s = PNDMScheduler(); s.set_timesteps(10)
+    def f(x, t): return s.step(torch.randn_like(x), t, x).prev_sample
+    return f, (torch.randn(1, 4, 8, 8), s.timesteps[3])
+@cand2
+def df_unipc():
+    from diffusers import UniPCMultistepScheduler
+    s = UniPCMultistepScheduler(); s.set_timesteps(10)
+    def f(x, t): return s.step(torch.randn_like(x), t, x).prev_sample
+    return f, (torch.randn(1, 4, 8, 8), s.timesteps[3])
+@cand2
+def df_lcm():
+    from diffusers import LCMScheduler
+    s = LCMScheduler(); s.set_timesteps(4)
+    def f(x, t): return s.step(torch.randn_like(x), t, x).prev_sample
+    return f, (torch.randn(1, 4, 8, 8), s.timesteps[1])
+@cand2
+def df_sd3_weight():
+    from diffusers.training_utils import compute_density_for_timestep_sampling
+    return (lambda x: compute_density_for_timestep_sampling("logit_normal", 2, logit_mean=0.0, logit_std=1.0) * x), (torch.ones(2),)
+@cand2
+def df_get_sigmas():
+    from diffusers import FlowMatchEulerDiscreteScheduler
+    s = FlowMatchEulerDiscreteScheduler(); s.set_timesteps(10)
+    def get_sigmas(timesteps, n_dim=4):
+        sigmas = s.sigmas; schedule_timesteps = s.timesteps
+        step_indices = [(schedule_timesteps == t).nonzero().item() for t in timesteps]
+        sigma = sigmas[step_indices].flatten()
+        while len(sigma.shape) < n_dim: sigma = sigma.unsqueeze(-1)
+        return sigma
+    return get_sigmas, (s.timesteps[[1, 3]],)
+
+# set 3 (was probe_libs3.py)
+@cand3
+def tf_llava_mask():
+    from transformers.models.llava.modeling_llava import LlavaModel
+    class M:
+        config = type("c", (), {"image_token_id": 5})()
+        def get_input_embeddings(self): return torch.nn.Embedding(10, 4)
+    def f(ids, emb, feats):
+        return LlavaModel.get_placeholder_mask(M(), ids, emb, feats)
+    ids = torch.tensor([[1, 5, 5, 2]]); return f, (ids, torch.randn(1, 4, 4), torch.randn(2, 4))
+@cand3
+def tf_warn_pad():
+    from transformers import BertConfig, BertModel
+    m = BertModel(BertConfig(hidden_size=16, num_hidden_layers=1, num_attention_heads=2, intermediate_size=16, vocab_size=50))
+    return (lambda ids: m.warn_if_padding_and_no_attention_mask(ids, None)), (torch.randint(1, 50, (2, 5)),)
+@cand3
+def tf_stop_eos():
+    from transformers.generation.stopping_criteria import EosTokenCriteria, MaxLengthCriteria, StoppingCriteriaList
+    return (lambda ids, s: EosTokenCriteria(eos_token_id=3)(ids, s)), (torch.randint(0, 9, (2, 5)), torch.randn(2, 9))
+@cand3
+def tf_isin():
+    from transformers.pytorch_utils import isin_mps_friendly
+    return isin_mps_friendly, (torch.randint(0, 9, (2, 5)), torch.tensor([1, 3]))
+@cand3
+def km_focal():
+    import kornia.losses as L
+    return (lambda p, t: L.focal_loss(p, t, 0.5, reduction="mean")), (torch.randn(2, 3, 4, 4), torch.randint(0, 3, (2, 4, 4)))
+@cand3
+def km_dice():
+    import kornia.losses as L
+    return (lambda p, t: L.dice_loss(p, t)), (torch.randn(2, 3, 4, 4), torch.randint(0, 3, (2, 4, 4)))
+@cand3
+def km_confmat():
+    import kornia.metrics as M
+    return (lambda p, t: M.confusion_matrix(p, t, 3)), (torch.randint(0, 3, (2, 8)), torch.randint(0, 3, (2, 8)))
+@cand3
+def km_miou():
+    import kornia.metrics as M
+    return (lambda p, t: M.mean_iou(p, t, 3)), (torch.randint(0, 3, (2, 8)), torch.randint(0, 3, (2, 8)))
+@cand3
+def km_clahe():
+    import kornia.enhance as E
+    return (lambda x: E.equalize_clahe(x, grid_size=(2, 2))), (torch.rand(1, 1, 16, 16),)
+@cand3
+def km_validate_bbox():
+    from kornia.geometry.bbox import validate_bbox, infer_bbox_shape
+    return infer_bbox_shape, (torch.tensor([[[0., 0], [2, 0], [2, 2], [0, 2]]]),)
+@cand3
+def km_boxes():
+    from kornia.geometry.boxes import Boxes
+    return (lambda b: Boxes.from_tensor(b, mode="xyxy").to_tensor("xywh")), (torch.tensor([[[0., 0, 2, 2], [1, 1, 3, 4]]]),)
+@cand3
+def km_ssim():
+    import kornia.losses as L
+    return (lambda a, b: L.ssim_loss(a, b, 5)), (torch.rand(1, 1, 16, 16), torch.rand(1, 1, 16, 16))
+@cand3
+def km_psnr():
+    import kornia.metrics as M
+    return (lambda a, b: M.psnr(a, b, 1.0)), (torch.rand(1, 1, 16, 16), torch.rand(1, 1, 16, 16))
+@cand3
+def km_undistort():
+    import kornia.geometry.calibration as C
+    K = torch.eye(3)[None]; d = torch.zeros(1, 4)
+    return (lambda p: C.undistort_points(p, K, d)), (torch.rand(1, 5, 2),)
+@cand3
+def km_rgb_to_lab():
+    import kornia.color as C
+    return C.rgb_to_lab, (torch.rand(1, 3, 8, 8),)
+@cand3
+def km_depth_to_3d():
+    import kornia.geometry.depth as D
+    return (lambda d: D.depth_to_3d_v2(d[0, 0], torch.eye(3))), (torch.rand(1, 1, 8, 8),)
+@cand3
+def km_aug_mixup():
+    import kornia.augmentation as A
+    return A.RandomMixUpV2(p=1.0, data_keys=["input", "class"]), (torch.rand(2, 3, 8, 8), torch.tensor([0, 1]))
+@cand3
+def km_aug_erasing():
+    import kornia.augmentation as A
+    return A.RandomErasing(p=1.0), (torch.rand(2, 3, 8, 8),)
+@cand3
+def km_aug_crop():
+    import kornia.augmentation as A
+    return A.RandomResizedCrop((8, 8), p=1.0), (torch.rand(2, 3, 16, 16),)
+@cand3
+def km_aug_posterize():
+    import kornia.augmentation as A
+    return A.RandomPosterize(bits=3, p=1.0), (torch.rand(2, 3, 8, 8),)
+@cand3
+def km_aug_solarize():
+    import kornia.augmentation as A
+    return A.RandomSolarize(p=1.0), (torch.rand(2, 3, 8, 8),)
+@cand3
+def km_aug_motion():
+    import kornia.augmentation as A
+    return A.RandomMotionBlur(3, 35., 0.5, p=1.0), (torch.rand(2, 3, 8, 8),)
+@cand3
+def km_aug_planckian():
+    import kornia.augmentation as A
+    return A.RandomPlanckianJitter(p=1.0), (torch.rand(2, 3, 8, 8),)
+@cand3
+def km_aug_gauss():
+    import kornia.augmentation as A
+    return A.RandomGaussianNoise(p=1.0), (torch.rand(2, 3, 8, 8),)
+
+argv = sys.argv[1:]
+which = 1
+if argv[:1] == ["--set"]:
+    which, argv = int(argv[1]), argv[2:]
+C = SETS[which]
+names = argv or list(C)
 for n in names:
     try:
         f, args = C[n]()
@@ -259,6 +445,6 @@ for n in names:
             r = b.reason.splitlines()[0][:90]
             fr = b.user_stack[-1] if b.user_stack else None
             rs.append(f"{r} @ {fr.filename.split('site-packages/')[-1]}:{fr.lineno}" if fr else r)
-        print(n, e.graph_break_count, rs, flush=True)
+        print(n, e.graph_break_count, rs[:4] if which == 3 else rs, flush=True)
     except Exception as ex:
         print(n, "ERR", type(ex).__name__, str(ex).splitlines()[0][:150] if str(ex) else "", flush=True)
