@@ -83,29 +83,34 @@ def _bindings(body: cst.CSTNode, name: str) -> list[cst.BaseExpression | None]:
             if _mentions(node.target, name):
                 out.append(node.value if isinstance(node.target, cst.Name) else None)
 
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            if _mentions(node.target, name):
+        def rebinds(self, target: cst.CSTNode) -> None:
+            """A binding of ``target`` that is not a plain assignment (None) when it binds
+            ``name``."""
+            if _mentions(target, name):
                 out.append(None)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            self.rebinds(node.target)
 
         def visit_For(self, node: cst.For) -> None:
-            if _mentions(node.target, name):
-                out.append(None)
+            self.rebinds(node.target)
 
         def visit_AsName(self, node: cst.AsName) -> None:
-            if _mentions(node.name, name):
-                out.append(None)
+            self.rebinds(node.name)
 
         def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-            if _mentions(node.target, name):
+            self.rebinds(node.target)
+
+        def declares(self, node: cst.Global | cst.Nonlocal) -> None:
+            """``global name`` / ``nonlocal name``: a binding outside ``body`` (None)."""
+            if any(n.name.value == name for n in node.names):
                 out.append(None)
 
         def visit_Global(self, node: cst.Global) -> None:
-            if any(n.name.value == name for n in node.names):
-                out.append(None)
+            self.declares(node)
 
         def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-            if any(n.name.value == name for n in node.names):
-                out.append(None)
+            self.declares(node)
 
     body.visit(Visit())
     return out

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from compilelint.fix.codemods.base import last_name, number_expr, side_effect, template
+from compilelint.fix.codemods.base import all_nodes, last_name, number_expr, side_effect, template
 from compilelint.fix.codemods.masks import looks_like_mask
 from compilelint.fix.codemods.selection import subscript_selection
 from compilelint.fix.context import FixContext
@@ -177,7 +177,7 @@ def _fresh_local(ctx: FixContext, stmt: cst.CSTNode, name: str) -> bool:
         return False
     line = ctx.span(stmt)[0]
     last: cst.Assign | None = None
-    for node in _walk(fn):
+    for node in all_nodes(fn):
         if not isinstance(node, cst.Assign) or ctx.span(node)[0] >= line:
             continue
         for t in node.targets:
@@ -193,7 +193,7 @@ def _fresh_local(ctx: FixContext, stmt: cst.CSTNode, name: str) -> bool:
     elif not isinstance(v, cst.BinaryOperation):
         return False
     start = ctx.span(last)[2]
-    for node in _walk(fn):
+    for node in all_nodes(fn):
         if isinstance(node, cst.Name) and node.value == name:
             at = ctx.span(node)[0]
             if start < at < line and not _read_in_place(ctx, node):
@@ -210,18 +210,6 @@ def _read_in_place(ctx: FixContext, node: cst.Name) -> bool:
     if isinstance(p, cst.Subscript) and p.value is node:
         return True
     return isinstance(p, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison))
-
-
-def _walk(root: cst.CSTNode) -> list[cst.CSTNode]:
-    out: list[cst.CSTNode] = []
-
-    class V(cst.CSTVisitor):
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            out.append(node)
-            return True
-
-    root.visit(V())
-    return out
 
 
 def masked_write(ctx: FixContext, read: cst.Subscript) -> Rewrite | None:
