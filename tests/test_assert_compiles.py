@@ -12,6 +12,8 @@ import pytest
 
 import compilelint
 
+from .report_blocks import extra_block
+
 pytest_plugins = ["pytester"]
 pytestmark = pytest.mark.torch
 HERE = Path(__file__).resolve()
@@ -70,7 +72,7 @@ def test_graph_break_raises_with_the_ranked_report() -> None:
     assert "= hint: " in msg and "torch.cond" in msg
     # within budget: the report comes back
     report = compilelint.assert_compiles(branchy, torch.randn(2, 8), max_graph_breaks=1)
-    assert report.extra["dynamic"]["graph_break_count"] == 1
+    assert extra_block(report, "dynamic")["graph_break_count"] == 1
     assert [f.gb_id for f in report.findings] == ["GB0170"]
 
 
@@ -86,8 +88,8 @@ def test_clean_model_passes_and_dynamo_is_restored() -> None:
     level = logging.getLogger("torch.__trace").level
     report = compilelint.assert_compiles(clean, torch.randn(2, 8), scale=torch.tensor(2.0))
     assert report.findings == ()
-    assert report.extra["dynamic"]["graph_count"] == 1
-    assert report.extra["dynamic"]["graph_break_count"] == 0
+    assert extra_block(report, "dynamic")["graph_count"] == 1
+    assert extra_block(report, "dynamic")["graph_break_count"] == 0
     assert logging.getLogger("torch.__trace").handlers == handlers
     assert logging.getLogger("torch.__trace").level == level
     assert {k: dict(v) for k, v in counters.items()} == before  # the caller's counters are kept
@@ -110,7 +112,7 @@ def test_recompile_through_variants() -> None:
     report = compilelint.assert_compiles(
         scaled, x, 2.0, variants=[((x,), {"scale": 3.0})], max_recompiles=1
     )
-    assert report.extra["dynamic"]["recompile_count"] == 1
+    assert extra_block(report, "dynamic")["recompile_count"] == 1
     # no variants: one call, nothing to recompile
     assert compilelint.assert_compiles(scaled, x, 2.0).findings == ()
 
@@ -164,7 +166,7 @@ def test_pytest_plugin_fixture(pytester: pytest.Pytester) -> None:
 
             def test_budget(compilelint):
                 report = compilelint.assert_compiles(Net(), torch.randn(2), max_graph_breaks=1)
-                assert report.extra["dynamic"]["graph_break_count"] == 1
+                assert extra_block(report, "dynamic")["graph_break_count"] == 1
 
 
             def test_clean(compilelint):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -127,7 +128,7 @@ def test_three_eager_runs_take_the_median_run_as_baseline() -> None:
     runs = [stats.summarize(x) for x in ([4.1, 4.12, 4.15], [2.5, 2.53, 2.55], [2.52, 2.54, 2.6])]
     assert median_run(runs) == 2
     assert median_run(runs[:2]) == 0  # two runs: no median to pick, the first stays
-    run = {
+    run: dict[str, Any] = {
         "eager": {"step": runs[0]},
         "modes": [{"status": "ok", "step": stats.summarize([2.0, 2.02, 2.04])}],
     }

@@ -11,6 +11,7 @@ from compilelint.budgets import apply_budgets, evaluate, exceeded
 from compilelint.model import Report, Summary
 
 from .cli_invoke import invoke
+from .report_blocks import extra_block
 
 ROOT = Path(__file__).resolve().parent.parent
 FIX = "fixtures/dynamic"
@@ -29,7 +30,7 @@ def test_evaluate_and_apply_without_torch() -> None:
     base = Report("0", None, (), (), Summary(1, 1, 0, {}, 0.0), {"dynamic": block})
     out = apply_budgets(base, 0, 0, where="spec.json")
     assert exceeded(out) and [e.path for e in out.errors] == ["spec.json", "spec.json"]
-    assert out.extra["budgets"]["graph_breaks"] == 2
+    assert extra_block(out, "budgets")["graph_breaks"] == 2
     # no dynamic run, or a failed one: nothing to compare, nothing changes
     static = Report("0", None, (), (), Summary(1, 1, 0, {}, 0.0))
     assert apply_budgets(static, 0, 0) is static

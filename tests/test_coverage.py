@@ -24,6 +24,8 @@ from compilelint.model import Finding, Frame, Report, Summary
 from compilelint.report.json_reporter import report_dict
 from compilelint.report.sarif_reporter import render as render_sarif
 
+from .report_blocks import extra_block
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "coverage"
 CAT = load_catalog()
@@ -178,7 +180,7 @@ def test_check_with_coverage_marks_unreached_and_refuted_findings() -> None:
     out = add_dynamic_to_report(
         rep, str(DATA / "gated.json"), cwd=str(DATA), timeout=300, cover=[str(gated)]
     )
-    assert out.extra["dynamic"]["error"] is None
+    assert extra_block(out, "dynamic")["error"] is None
     [item] = [f for f in out.findings if f.rule == "CL103"]
     assert item.reached is False and item.message.endswith(COV_NOT_REACHED)
 
@@ -204,7 +206,7 @@ def test_check_with_coverage_marks_unreached_and_refuted_findings() -> None:
         cover=[str(fix / "item_call.py")],
     )
     assert not [f for f in hidden.findings if f.rule == "CL103"]
-    assert hidden.extra["dynamic"]["refuted"] == 1
+    assert extra_block(hidden, "dynamic")["refuted"] == 1
     # --no-coverage: no eager pass, the older wording.
     out = add_dynamic_to_report(
         rep,
@@ -261,6 +263,6 @@ def test_only_refuted_breaks_are_left_out(tmp_path: Path) -> None:
     )
     out = add_dynamic_to_report(rep, "spec.json", cwd=str(tmp_path), result=res)
     assert [f.rule for f in out.findings] == ["CL501"]
-    assert out.extra["dynamic"]["refuted"] == 1
+    assert extra_block(out, "dynamic")["refuted"] == 1
     kept = add_dynamic_to_report(rep, "spec.json", cwd=str(tmp_path), result=res, show_refuted=True)
     assert sorted(f.rule for f in kept.findings) == ["CL103", "CL501"]

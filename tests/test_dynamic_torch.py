@@ -9,6 +9,8 @@ import pytest
 
 from compilelint.dynamic.api import run_dynamic
 
+from .report_blocks import extra_block
+
 pytestmark = pytest.mark.torch
 ROOT = Path(__file__).resolve().parent.parent
 FIX = ROOT / "fixtures" / "dynamic"
@@ -66,12 +68,12 @@ def test_add_dynamic_to_report_keeps_static_and_ranks() -> None:
 
     rep = check([str(FIX / "tensor_if.py")])
     out = add_dynamic_to_report(rep, str(FIX / "tensor_if.json"), cwd=str(ROOT), timeout=300)
-    dyn = out.extra["dynamic"]
+    dyn = extra_block(out, "dynamic")
     assert dyn["error"] is None and dyn["graph_break_count"] == 1
     assert out.findings[0].rank == 1 and out.findings[0].stage == "both"
     bad = add_dynamic_to_report(
         rep, str(FIX / "errors" / "RaisesInInit.json"), cwd=str(ROOT), timeout=120
     )
-    assert bad.extra["dynamic"]["error"]["step"] == "init"
+    assert extra_block(bad, "dynamic")["error"]["step"] == "init"
     assert len(bad.findings) == len(rep.findings)
     assert any(e.kind == "dynamic" for e in bad.errors)

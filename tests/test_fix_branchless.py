@@ -349,7 +349,7 @@ def warnings_off() -> Any:
         def __enter__(self) -> None:
             return None
 
-        def __exit__(self, *exc: object) -> None:
+        def __exit__(self, *exc: Any) -> None:
             w.__exit__(*exc)
 
     return _Ctx()

@@ -222,11 +222,11 @@ def test_a_rewrite_that_reads_a_missing_numpy_attribute_is_refused() -> None:
     module = cst.parse_module("import numpy as np\nimport contextlib\n\ndef f(x):\n    return x\n")
     ctx = FixContext(module, path="m.py")
     ret = next(n for n in ctx._positions if isinstance(n, cst.Return))
-    bad = Rewrite("t", [(ret, cst.parse_statement("return np.device").body[0])])
-    ok = Rewrite("t", [(ret, cst.parse_statement("return np.zeros(3)").body[0])])
+    bad = Rewrite("t", [(ret, _small("return np.device"))])
+    ok = Rewrite("t", [(ret, _small("return np.zeros(3)"))])
     cm = Rewrite(
         "t",
-        [(ret, cst.parse_statement("return contextlib.nullcontext()").body[0])],
+        [(ret, _small("return contextlib.nullcontext()"))],
         imports=("contextlib",),
     )
     assert foreign_attrs_added(ctx, bad) == "np.device"
@@ -301,6 +301,13 @@ RNG = CRC.replace("import zlib", "import random").replace(
     "rng = random.Random(self.buckets)\n        offset = rng.randint(0, 9)",
 )
 assert "random.Random" in RNG
+
+
+def _small(code: str) -> cst.BaseSmallStatement:
+    """The one small statement of the line ``code``."""
+    stmt = cst.parse_statement(code)
+    assert isinstance(stmt, cst.SimpleStatementLine)
+    return stmt.body[0]
 
 
 def _fix_file(tmp_path: Path, code: str) -> str:

@@ -139,9 +139,7 @@ INVALID = {"kv_list": KV_LIST, "two_methods": DICT_TWO_METHODS, "counter": COUNT
 
 def _rewrite(code: str) -> str | NoFix:
     mod = cst.parse_module(textwrap.dedent(code))
-    ctx = FixContext(
-        mod, path="m.py", module_name="m", is_package=False, project=None, observed=set()
-    )
+    ctx = FixContext(mod, path="m.py", module_name="m", is_package=False, project=None, observed={})
     cls = next(s for s in ctx.module.body if isinstance(s, cst.ClassDef))
     res = memo_rewrite(ctx, cls)
     if isinstance(res, NoFix):

@@ -30,14 +30,17 @@ from compilelint.remedies import (
     ["self.pos == 0", "self.cache_len == 3", "L['self']._modules['attn'].offset == 2"],
 )
 def test_int_attribute_guards_get_the_unspec_int_setting(guard: str) -> None:
-    rec = {"guard": guard, "input": None}
+    rec: dict[str, object] = {"guard": guard, "input": None}
     assert int_attr_recompile(rec)
     assert [c.name for c in recompile_configs(rec)] == ["allow_unspec_int_on_nn_module"]
     assert string_mode_recompile(rec) is None
 
 
 def test_torchs_hint_alone_names_the_setting() -> None:
-    rec = {"guard": "___check_obj_id(x)", "hint": "use allow_unspec_int_on_nn_module = True"}
+    rec: dict[str, object] = {
+        "guard": "___check_obj_id(x)",
+        "hint": "use allow_unspec_int_on_nn_module = True",
+    }
     assert int_attr_recompile(rec)
 
 
@@ -46,14 +49,14 @@ def test_torchs_hint_alone_names_the_setting() -> None:
     [("pooling == 'cls'", "pooling"), ("L['mode'] == 'denorm'", "L['mode']")],
 )
 def test_string_modes_get_no_setting_but_their_recipe(guard: str, what: str) -> None:
-    rec = {"guard": guard, "input": None}
+    rec: dict[str, object] = {"guard": guard, "input": None}
     assert string_mode_recompile(rec) == what
     assert recompile_configs(rec) == []
 
 
 @pytest.mark.parametrize("guard", ["step == 3", "L['temperature'] == 0.7"])
 def test_number_arguments_keep_the_dynamic_remedy(guard: str) -> None:
-    rec = {"guard": guard, "input": None}
+    rec: dict[str, object] = {"guard": guard, "input": None}
     assert [c.name for c in recompile_configs(rec)] == ["dynamic"]
     assert not int_attr_recompile(rec) and string_mode_recompile(rec) is None
 

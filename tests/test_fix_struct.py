@@ -357,7 +357,10 @@ BAND_FORMS = HEAD + textwrap.dedent(
 def test_comparison_functions_and_in_place_band_steps() -> None:
     mod = cst.parse_module(BAND_FORMS)
     ctx = FixContext(mod, path="m.py")
-    ret = next(n for n in mod.body if isinstance(n, cst.FunctionDef)).body.body[-1]
+    fn = next(n for n in mod.body if isinstance(n, cst.FunctionDef))
+    assert isinstance(fn.body, cst.IndentedBlock)
+    ret = fn.body.body[-1]
+    assert isinstance(ret, cst.SimpleStatementLine)
     subs = ret.body[0].value.elements  # type: ignore[attr-defined]
     got = [structural.band(ctx, e.value.slice[0].slice.value) for e in subs]
     B = structural.Band

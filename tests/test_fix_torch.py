@@ -108,7 +108,7 @@ def test_fixed_model_does_not_break(tmp_path: Path, code: str) -> None:
         assert _misbehaviour(obs, kind) > 0, f"{code}: the original does not misbehave"
     if code in CALLEE_BREAKS:
         fixed = observe(_source(after, code), tmp_path)
-        assert fixed is not None
+        assert fixed is not None and obs is not None
         assert len(fixed.breaks) < len(obs.breaks), f"{code}: {fixed.breaks} vs {obs.breaks}"
         return
     obs = observe(_source(after, code), tmp_path)
@@ -328,7 +328,8 @@ def test_proposed_patch_removes_the_break(tmp_path: Path, code: str) -> None:
     obs = observe(_source(before, code), tmp_path)
     assert obs is not None and obs.breaks, f"{code}: the original does not break"
     obs = observe(_source(fixed, code), tmp_path)
-    assert obs is not None and not obs.breaks, f"{code}: the patch still breaks: {obs.breaks}"
+    assert obs is not None
+    assert not obs.breaks, f"{code}: the patch still breaks: {obs.breaks}"
     torch.testing.assert_close(_outputs(fixed, compiled=True), _outputs(before, compiled=False))
     torch.testing.assert_close(_grads(fixed, compiled=True), _grads(before, compiled=False))
 

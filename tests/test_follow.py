@@ -532,6 +532,7 @@ def test_library_files_not_light_start_in_the_pool_at_once(
     lib = sorted(p for p in one.project.files if "fakelib" in p)
     assert lib
     for run in (two, idle):
+        assert run.project is not None
         assert [one.project.files[p] for p in lib] == [run.project.files[p] for p in lib]
 
 

@@ -5,6 +5,7 @@ freed is taken by the next object made at its address."""
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
 
 import libcst as cst
 import pytest
@@ -13,6 +14,13 @@ from compilelint.fix.engine import _Apply
 from compilelint.fix.records import Rewrite
 
 GUARD = "if not torch.compiler.is_compiling():\n    print({})\n"
+
+
+def _block(stmt: cst.BaseStatement) -> Sequence[cst.BaseStatement]:
+    """The statements of the indented block of the compound statement ``stmt``."""
+    assert isinstance(stmt, cst.BaseCompoundStatement)
+    assert isinstance(stmt.body, cst.IndentedBlock)
+    return stmt.body.body
 
 
 def _guard(i: int) -> cst.BaseStatement:
@@ -41,12 +49,12 @@ def test_an_if_the_transform_rebuilds_is_never_merged_into_a_guard(
     rewrites = [
         Rewrite("guard", [(st, _guard(0))], mergeable=True)
         for fn in mod.body[:n_merged]
-        for st in fn.body.body[:5]  # type: ignore[attr-defined]
+        for st in _block(fn)[:5]
     ]
     for fn in mod.body[n_merged:]:
-        first, cond = fn.body.body[:2]  # type: ignore[attr-defined]
+        first, cond = _block(fn)[:2]
         rewrites.append(Rewrite("guard", [(first, _guard(1))], mergeable=True))
-        rewrites.append(Rewrite("inner", [(cond.body.body[0], cst.parse_statement("b = 3\n"))]))
+        rewrites.append(Rewrite("inner", [(_block(cond)[0], cst.parse_statement("b = 3\n"))]))
     out = mod.visit(_Apply(rewrites)).code
     merged = GUARD.format(0).replace("    print(0)\n", "    print(0)\n" * 5)
     assert out.count(textwrap.indent(merged, "    ")) == n_merged

@@ -17,6 +17,7 @@ import json
 import sys
 import types
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -225,8 +226,10 @@ def test_super_calls_and_explicit_forward_are_not_virtual(tmp_path: Path) -> Non
 
 @pytest.mark.torch
 def test_torch_agrees_super_calls_are_not_virtual(monkeypatch: pytest.MonkeyPatch) -> None:
-    torch = pytest.importorskip("torch")
-    mod = _module("lib23e_kernels", KERNELS, monkeypatch)
+    pytest.importorskip("torch")
+    import torch
+
+    mod: Any = _module("lib23e_kernels", KERNELS, monkeypatch)
     mod.Scale = _module(
         "lib23e_scale",
         SCALE.replace("from .kernels import", "from lib23e_kernels import"),

@@ -328,7 +328,9 @@ def test_following_finds_the_assert_and_the_generator_call(tmp_path: Path) -> No
 
 @pytest.mark.torch
 def test_torch_agrees_on_the_flow(monkeypatch: pytest.MonkeyPatch) -> None:
-    torch = pytest.importorskip("torch")
+    pytest.importorskip("torch")
+    import torch
+
     mod = _module("lib23f_flow", ZUKO_LIKE, monkeypatch)
 
     class Model(torch.nn.Module):

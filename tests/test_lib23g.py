@@ -128,7 +128,8 @@ def _jump_lines(src: str) -> set[int]:
     for ins in dis.get_instructions(code):
         if "POP_JUMP" in ins.opname and prev is not None and prev.argval != "n":
             if not (prev.opname in ("IS_OP", "COMPARE_OP") and "n" in _loads_before(code, ins)):
-                out.add(ins.positions.lineno)  # type: ignore[union-attr]
+                assert ins.positions is not None and ins.positions.lineno is not None
+                out.add(ins.positions.lineno)
                 break
         if ins.opname not in ("CACHE",):
             prev = ins

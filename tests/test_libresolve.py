@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import marshal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -55,7 +56,8 @@ def compare(path: Path, mod: str, is_pkg: bool) -> tuple[bool, list[str]]:
     if light is None:
         return False, []
     # as the library cache keeps them
-    light = from_plain(str(path), marshal.loads(marshal.dumps(to_plain(light))))
+    plain: Any = to_plain(light)  # marshal-able data, as to_plain makes it
+    light = from_plain(str(path), marshal.loads(marshal.dumps(plain)))
     full = _analyze_source(
         data,
         FileInput(str(path), str(path), mod, is_pkg),
@@ -87,7 +89,7 @@ def compare(path: Path, mod: str, is_pkg: bool) -> tuple[bool, list[str]]:
         if lc is None:
             continue
         # a LightClass's attribute facts are a demand (never read from it): the rest is equal
-        names = ("qual", "name", "bases", "methods", "line")
+        names: tuple[str, ...] = ("qual", "name", "bases", "methods", "line")
         if not isinstance(lc, LightClass):
             names += ("attrs", "attr_classes")
         else:  # the attributes it answers have no facts have none in the walker's tables

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -45,7 +45,7 @@ class Client:
 
         @lc.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def published(params: types.PublishDiagnosticsParams) -> None:
-            self.diagnostics[params.uri] = params.diagnostics
+            self.diagnostics[params.uri] = list(params.diagnostics)
             self.versions[params.uri] = params.version
             self.arrived.set()
 
@@ -110,6 +110,24 @@ def run_session(
     asyncio.run(main())
 
 
+def _code_action(
+    actions: Sequence[types.Command | types.CodeAction] | None,
+) -> types.CodeAction:
+    """The first of ``actions``, which is a code action (the server sends no bare commands)."""
+    assert actions and isinstance(actions[0], types.CodeAction)
+    return actions[0]
+
+
+def _text_edits(
+    change: types.TextDocumentEdit | types.CreateFile | types.RenameFile | types.DeleteFile,
+) -> list[types.TextEdit]:
+    """The edits of ``change``, an edit of a document's text made of plain text edits."""
+    assert isinstance(change, types.TextDocumentEdit)
+    edits = [e for e in change.edits if isinstance(e, types.TextEdit)]
+    assert len(edits) == len(change.edits)
+    return edits
+
+
 def _apply(text: str, edits: list[types.TextEdit]) -> str:
     lines = text.splitlines(keepends=True)
     offsets = [0]
@@ -146,7 +164,8 @@ def test_open_change_fix_hover(tmp_path: Path) -> None:
                 position=types.Position(line=5, character=10),
             )
         )
-        assert hover is not None and "# CL201 print-call" in hover.contents.value
+        assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+        assert "# CL201 print-call" in hover.contents.value
 
         actions = await c.lc.text_document_code_action_async(
             types.CodeActionParams(
@@ -155,10 +174,12 @@ def test_open_change_fix_hover(tmp_path: Path) -> None:
                 context=types.CodeActionContext(diagnostics=[d]),
             )
         )
-        assert actions and actions[0].kind == types.CodeActionKind.QuickFix
-        assert actions[0].is_preferred
-        (doc_edit,) = actions[0].edit.document_changes
-        fixed = _apply(BREAK, doc_edit.edits)
+        action = _code_action(actions)
+        assert action.kind == types.CodeActionKind.QuickFix
+        assert action.is_preferred
+        assert action.edit is not None and action.edit.document_changes is not None
+        (doc_edit,) = action.edit.document_changes
+        fixed = _apply(BREAK, _text_edits(doc_edit))
         assert "torch.compiler.is_compiling()" in fixed
 
         c.change(uri, fixed, 2)
@@ -205,8 +226,10 @@ def test_unsafe_fixes_and_project_config(tmp_path: Path) -> None:
                 context=types.CodeActionContext(diagnostics=[d]),
             )
         )
-        assert actions and "[unsafe]" in actions[0].title and not actions[0].is_preferred
-        fixed = _apply(BRANCH, actions[0].edit.document_changes[0].edits)
+        action = _code_action(actions)
+        assert "[unsafe]" in action.title and not action.is_preferred
+        assert action.edit is not None and action.edit.document_changes
+        fixed = _apply(BRANCH, _text_edits(action.edit.document_changes[0]))
         assert "torch.where" in fixed
         c.change(gate.as_uri(), fixed, 2)
         assert await c.wait_for(gate.as_uri(), 2) == []

@@ -41,7 +41,7 @@ def listener():  # type: ignore[no-untyped-def]
 
 
 def connections(srv: socket.socket) -> list[bytes]:
-    got = []
+    got: list[bytes] = []
     while True:
         try:
             conn, _ = srv.accept()

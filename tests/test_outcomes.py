@@ -10,7 +10,7 @@ import pytest
 from compilelint.breakkinds import label_break, line_rules
 from compilelint.catalog import load_catalog
 from compilelint.fix.outcomes import build_outcomes, compile_option_place, config_place
-from compilelint.fix.records import ConfigResult, FixCheck, FixRecord
+from compilelint.fix.records import ConfigResult, FixCheck, FixRecord, Status
 from compilelint.fix.textdiff import LineMap
 from compilelint.merge import merge_findings
 from compilelint.model import ObservedBreak
@@ -134,7 +134,7 @@ def test_recipes_cover_the_break_kinds_users_meet() -> None:
     assert all(c.invalid and c.valid and c.checked for c in CONFIG_REMEDIES)
 
 
-def _rec(line: int, status: str, rule: str = "CL103", reason: str = "", patch: str = ""):
+def _rec(line: int, status: Status, rule: str = "CL103", reason: str = "", patch: str = ""):
     return FixRecord(
         rule=rule,
         path="m.py",

@@ -181,7 +181,7 @@ SHAPES = HEAD + textwrap.dedent("""
             y = x.reshape(b * n, d)
             return y.sum(0)
     """)  # def at line 5, first use at line 6
-STATE_CASES = {
+STATE_CASES: dict[str, tuple[str, int, dict[str, Any]]] = {
     "counter_read_first": (COUNTER_READ_FIRST, 10, {"inputs": [_t(2, 4)], "calls": 3}),
     "queue_tested_first": (QUEUE_TESTED_FIRST, 10, {"inputs": [_t(2, 4)], "calls": 3}),
     "counter_changed_first": (COUNTER_CHANGED_FIRST, 10, {"inputs": [_t(2, 4)], "calls": 3}),

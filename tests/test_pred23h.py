@@ -30,6 +30,8 @@ from compilelint.model import Finding
 from compilelint.static.engine import scan
 from tests.pred_helpers import line_of
 
+from .report_blocks import extra_block
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -140,7 +142,7 @@ def test_with_a_spec_one_line_per_changing_value(tmp_path: Path, name: str) -> N
         want.add(line_of(src, "x = x * self.step"))
     assert len(rec) == len(want), rec
     assert _recompile_lines(rec) == want
-    sites = report.extra["prediction"]["recompile_sites"]
+    sites = extra_block(report, "prediction")["recompile_sites"]
     # the prediction's own site for the value: the first read on any path
     assert {s["line"] for s in sites} == (want - {line_of(src, guard)} or want)
 

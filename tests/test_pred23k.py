@@ -29,6 +29,8 @@ from compilelint.config import load_config
 from compilelint.static.engine import scan
 from tests.pred_helpers import line_of, predicted_recompile_lines, torch_recompile_lines
 
+from .report_blocks import extra_block
+
 TORCH = "from collections import Counter, defaultdict\n\nimport torch\nfrom torch import nn\n"
 
 # ---------------------------------------------------------------------------- expert frames
@@ -367,7 +369,7 @@ def _cli_recompile_lines(tmp_path: Path, src: str, spec: dict[str, Any]) -> set[
         )
     finally:
         os.chdir(old)
-    sites = report.extra["prediction"]["recompile_sites"]
+    sites = extra_block(report, "prediction")["recompile_sites"]
     return {r["line"] for r in sites if r["path"].endswith("m.py")}
 
 

@@ -11,6 +11,7 @@ and run through torch (``run_dynamic``); the table is in docs/corpus.md (pred24b
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -108,10 +109,10 @@ SPEC = {"inputs": [{"tensor": [3, 4]}]}
 TRAIN = {"requires_grad_after_backward"}
 
 
-def _case(name: str) -> tuple[str, set[int], dict[str, object]]:
+def _case(name: str) -> tuple[str, set[int], dict[str, Any]]:
     body, markers = CASES[name]
     src = HEAD + body
-    spec = {**SPEC, "mode": "train"} if name in TRAIN else SPEC
+    spec: dict[str, Any] = {**SPEC, "mode": "train"} if name in TRAIN else SPEC
     return src, {line_of(src, m) for m in markers}, spec
 
 

@@ -244,6 +244,13 @@ def test_github_annotations() -> None:
     assert len(out) == 5  # nothing dropped: no final notice
 
 
+def _group(pattern: str, line: str) -> str:
+    """The first group of ``pattern``'s match in ``line`` (which must match)."""
+    m = re.search(pattern, line)
+    assert m is not None, line
+    return m.group(1)
+
+
 def _levels(lines: list[str]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for ln in lines:
@@ -257,9 +264,7 @@ def test_github_budget_keeps_top_ranked_and_says_how_many_are_left() -> None:
     out = render("github", report, env={"GITHUB_STEP_SUMMARY": "/tmp/x"}).splitlines()
     assert _levels(out) == {"error": 10, "warning": 3, "notice": 10}
     errors = [ln for ln in out if ln.startswith("::error")]
-    assert [re.search(r"::error (\d+)%0A", ln).group(1) for ln in errors] == [
-        str(i) for i in range(10)
-    ]  # type: ignore[union-attr]
+    assert [_group(r"::error (\d+)%0A", ln) for ln in errors] == [str(i) for i in range(10)]  # type: ignore[union-attr]
     notices = [ln for ln in out if ln.startswith("::notice")]
     assert all("file=m_info.py" in n for n in notices[:9])
     assert notices[-1] == (
@@ -283,7 +288,7 @@ def test_github_budget_prefers_changed_lines() -> None:
     )
     out = render("github", report, changes=changed).splitlines()
     errors = [ln for ln in out if ln.startswith("::error")]
-    assert [int(re.search(r"line=(\d+),", ln).group(1)) for ln in errors] == [
+    assert [int(_group(r"line=(\d+),", ln)) for ln in errors] == [
         18,
         19,
         20,

@@ -37,7 +37,7 @@ def _missing_packages(code: str) -> list[str]:
         tree = ast.parse(code)
     except SyntaxError:  # an example of a parse error: torch says what it says
         return []
-    names = set()
+    names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names.update(a.name.split(".")[0] for a in node.names)

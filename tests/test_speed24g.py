@@ -77,7 +77,7 @@ def f(xs, k=make(), *a, key=lambda: g(), **kw) -> h():
 """
 
 
-def _functions(path: Path) -> list[ast.AST]:
+def _functions(path: Path) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
     tree = ast.parse(path.read_bytes())
     return [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
 
@@ -87,7 +87,9 @@ def test_own_nodes_are_the_reference_walks() -> None:
     the ``isinstance`` walk it replaced, on every function of the fixtures, of two stdlib
     modules, and of a function holding each kind of statement."""
     extra = ast.parse(_EXTRA)
-    fns = [n for n in ast.walk(extra) if isinstance(n, ast.FunctionDef)]
+    fns: list[ast.FunctionDef | ast.AsyncFunctionDef] = [
+        n for n in ast.walk(extra) if isinstance(n, ast.FunctionDef)
+    ]
     for path in SOURCES:
         fns += _functions(path)
     assert len(fns) > 500

@@ -147,7 +147,7 @@ def test_following_ends_with_the_project_a_whole_compute_gives(
     for run in (one, two):
         assert isinstance(run.project, F.FollowProject) and run.project.library
         _as_fresh(run.project)
-    assert one.project is not None and two.project is not None
+    assert isinstance(one.project, F.FollowProject) and isinstance(two.project, F.FollowProject)
     lib = sorted(one.project.library)
     assert lib == sorted(two.project.library)
     assert [one.project.files[p] for p in lib] == [two.project.files[p] for p in lib]
@@ -185,7 +185,7 @@ def test_a_projects_answers_are_kept_for_its_life(tmp_path: Path) -> None:
     asked: list[str] = []
     orig = p.resolve
 
-    def spy(path: str, ref: str, depth: int = 0) -> object:
+    def spy(path: str, ref: str, depth: int = 0) -> tuple[str, str, str] | None:
         asked.append(ref)
         return orig(path, ref, depth)
 
@@ -223,7 +223,7 @@ def test_the_graph_op_search_runs_in_a_worker(
     two = _scan(proj, venv, jobs=2, cache_dir=tmp_path / "c2")
     assert calls == [("search_registering_modules", True)]
     assert one.findings and two.findings == one.findings
-    assert one.project is not None and two.project is not None
+    assert isinstance(one.project, F.FollowProject) and isinstance(two.project, F.FollowProject)
     reg = [p for p in two.project.library if p.endswith("_reg.py")]
     assert reg and sorted(one.project.library) == sorted(two.project.library)
     # the graph op is known: no finding inside ``shuffle`` (its print)

@@ -25,6 +25,7 @@ import pytest
 
 from compilelint.config import load_config
 from compilelint.lsp.analyzer import Analyzer
+from compilelint.model import Finding
 from compilelint.serialize import to_data
 from compilelint.static.analysis import tail as T
 from compilelint.static.analysis import walker as W
@@ -167,7 +168,7 @@ EDITS: list[tuple[str, str, str, bool | None]] = [
 ]
 
 
-def _fresh(real: str, text: str) -> list[object]:
+def _fresh(real: str, text: str) -> list[Finding]:
     return list(
         scan([real], load_config([real]), no_cache=True, sources={real: text.encode()}).findings
     )
@@ -383,10 +384,10 @@ def pickle_copy(value: Any) -> Any:
         c._tables = dict(value._tables)
         return c
     if isinstance(value, W.Scope):
-        c = W.Scope.__new__(W.Scope)
-        c.__dict__.update(value.__dict__)
-        c.env = dict(value.env)
-        return c
+        scope = W.Scope.__new__(W.Scope)
+        scope.__dict__.update(value.__dict__)
+        scope.env = dict(value.env)
+        return scope
     if isinstance(value, (dict, set, list)):
         return type(value)(value)
     return value

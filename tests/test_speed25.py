@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -76,13 +77,13 @@ def _scan_counting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data: bytes)
     parses: list[object] = []
     real = ast.parse
 
-    def counting(source: object, *a: object, **k: object) -> ast.Module:
+    def counting(source: str | bytes, *a: Any, **k: Any) -> ast.Module:
         f = sys._getframe(1)
         while f is not None and f.f_code.co_name != "_python_error":
             f = f.f_back  # type: ignore[assignment]
         if f is None:  # (phase 1's syntax check, in a worker when a pool runs, aside)
             parses.append(source)
-        return real(source, *a, **k)  # type: ignore[arg-type]
+        return real(source, *a, **k)
 
     monkeypatch.setattr(ast, "parse", counting)
     got = scan(["pooler.py"], load_config(["pooler.py"]), no_cache=True, sources=None)

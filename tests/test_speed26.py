@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
+import compilelint.static.engine as E
 from compilelint.config import load_config
-from compilelint.static import engine as E
 
 
 class _Node:
@@ -94,7 +94,7 @@ def test_the_pools_workers_collect_as_seldom(tmp_path: Path) -> None:
     cfg = dataclasses.replace(cfg, jobs=2)
     settings = E.resolve_settings(cfg, no_cache=True)
     run = E._Scan(settings, progress=None, sources=None, parse=None)
-    items = [
+    items: list[tuple[bytes, E.FileInput, bool, bool | str]] = [
         (src, E.FileInput(f"m{i}.py", str(tmp_path / f"m{i}.py"), f"m{i}", False), False, False)
         for i in range(30)
     ]

@@ -164,8 +164,10 @@ def test_positions_of_plain_expressions_come_from_cpython_without_codegen(
     tree = ast.parse(source)
     c = _Collect()
     module.visit(c)
-    params = {id(p.name) for p in module.body[0].params.params}  # type: ignore[attr-defined]
-    params |= {id(p.name) for p in module.body[0].params.kwonly_params}  # type: ignore[attr-defined]
+    fn = module.body[0]
+    assert isinstance(fn, cst.FunctionDef)
+    params = {id(p.name) for p in fn.params.params}
+    params |= {id(p.name) for p in fn.params.kwonly_params}
     attrs = {id(n.attr) for n, _ in c.out if isinstance(n, cst.Attribute)}
     attrs |= {id(a.keyword) for n, _ in c.out if isinstance(n, cst.Call) for a in n.args}
     kinds = (*positions._KINDS, cst.BooleanOperation)  # the kinds it pairs (and `if` tests)
@@ -182,7 +184,7 @@ def test_positions_of_plain_expressions_come_from_cpython_without_codegen(
 
 def test_positions_fall_back_when_the_statement_is_unknown() -> None:
     module = cst.parse_module("a(1)\nb(2)\n")
-    calls = [n for n in (s.body[0].value for s in module.body)]  # type: ignore[attr-defined]
+    calls = [_expression_of(s) for s in module.body]
     tree = ast.parse("a(1)\nb(2)\n")
     wrong = module.body[0]  # b(2) is not in the first statement: the whole-module pass finds it
     got = spans_in_statements(module, [(calls[0], None), (calls[1], wrong)], tree)
@@ -396,7 +398,9 @@ def test_nodes_no_codegen_places_skip_the_whole_module_pass(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     module = cst.parse_module('x = f"a{b}c"\n')
-    fse = module.body[0].body[0].value.parts[1]  # type: ignore[attr-defined]
+    assign = _small_statement(module.body[0])
+    assert isinstance(assign, cst.Assign) and isinstance(assign.value, cst.FormattedString)
+    fse = assign.value.parts[1]
     assert isinstance(fse, cst.FormattedStringExpression)
     assert spans(module, [fse]) == {}  # libcst's codegen never places it
 
@@ -405,3 +409,16 @@ def test_nodes_no_codegen_places_skip_the_whole_module_pass(
 
     monkeypatch.setattr(positions, "spans", whole_module)
     assert spans_in_statements(module, [(fse, None)], ast.parse('x = f"a{b}c"\n')) == {}
+
+
+def _small_statement(stmt: cst.BaseStatement) -> cst.BaseSmallStatement:
+    """The first small statement of the simple statement line ``stmt``."""
+    assert isinstance(stmt, cst.SimpleStatementLine)
+    return stmt.body[0]
+
+
+def _expression_of(stmt: cst.BaseStatement) -> cst.BaseExpression:
+    """The expression of the expression statement line ``stmt``."""
+    expr = _small_statement(stmt)
+    assert isinstance(expr, cst.Expr)
+    return expr.value
