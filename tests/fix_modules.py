@@ -150,14 +150,16 @@ CaseFix = Callable[[Path, str, str], str]
 
 def explain_breaks(model: Any, inputs: tuple[Any, ...]) -> list[str]:
     """The break reasons ``torch._dynamo.explain`` gives for ``model`` on ``inputs`` (one
-    ``"graph break"`` per counted break it gives no reason for)."""
+    ``"graph break"`` per counted break it gives no reason for; with neither, the count of
+    graphs where it is not one: a break inside a loop makes dynamo skip the frame, no graph)."""
     import torch
 
     torch._dynamo.reset()
     got = torch._dynamo.explain(model)(*inputs)
     torch._dynamo.reset()
     reasons = [str(getattr(b, "reason", b)) for b in got.break_reasons]
-    return reasons or ["graph break"] * got.graph_break_count
+    reasons = reasons or ["graph break"] * got.graph_break_count
+    return reasons or ([] if got.graph_count == 1 else [f"{got.graph_count} graphs"])
 
 
 def _breaks(mod: ModuleType, inputs: tuple[Any, ...], counted: Sequence[str] | None) -> list[str]:

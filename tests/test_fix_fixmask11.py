@@ -18,13 +18,10 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from compilelint.config import Config
 from compilelint.fix.engine import run_fixes
 
-from .fix_modules import fix_result, fixed_text, load_module
-from .torch_checks import compile_without_break
+from .fix_modules import fix_case_tests, fix_result, fixed_text
 
 HEAD = "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
 
@@ -340,11 +337,8 @@ def test_a_selection_not_elementwise_to_the_output_keeps_the_masking_proposal(
 
 
 # ---------------------------------------------------------------------------- with torch
-def _load(path: Path) -> Any:
-    return load_module(path, "fixmask11")
-
-
-def _inputs(torch: Any, case: str) -> tuple[Any, ...]:
+def _inputs(torch: Any, case: str, seed: int = 0) -> tuple[Any, ...]:
+    torch.manual_seed(100 + seed)
     if case in ("pool", "pool_expr"):
         batch = torch.tensor([0, 0, 1, 1, 1, 2, 0, 2, 2, 1])
         return torch.randn(10, 8), batch
@@ -355,48 +349,11 @@ def _inputs(torch: Any, case: str) -> tuple[Any, ...]:
     return torch.randn(4, 8), torch.rand(4, 8)
 
 
-@pytest.mark.torch
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_fixed_model_compiles_whole_and_computes_the_same(tmp_path: Path, case: str) -> None:
-    torch = pytest.importorskip("torch")
-    code = CASES[case]
-    fixed = _fix(tmp_path, code)
-    assert fixed != code
-    (tmp_path / "a.py").write_text(code, encoding="utf-8")
-    (tmp_path / "b.py").write_text(fixed, encoding="utf-8")
-    a, b = _load(tmp_path / "a.py"), _load(tmp_path / "b.py")
-
-    def run(mod: Any, compiled: bool, inputs: tuple[Any, ...]) -> tuple[list[Any], list[Any]]:
-        torch.manual_seed(0)
-        model = mod.Model()
-        torch._dynamo.reset()
-        fn = compile_without_break(model, inputs) if compiled else model
-        out = fn(*inputs)
-        outs = list(out) if isinstance(out, (tuple, list)) else [out]
-        sum(o.float().sum() for o in outs).backward()
-        return [o.detach() for o in outs], [p.grad for p in model.parameters()]
-
-    for seed in range(3):
-        torch.manual_seed(100 + seed)
-        inputs = _inputs(torch, case)
-        want = run(a, False, inputs)
-        for compiled in (False, True):
-            got = run(b, compiled, inputs)
-            torch.testing.assert_close(got[0], want[0])
-            torch.testing.assert_close(got[1], want[1])
-
-
-@pytest.mark.torch
-def test_the_original_breaks(tmp_path: Path) -> None:
-    """The VALID cases break before the fix (what the rewrite removes is real)."""
-    torch = pytest.importorskip("torch")
-    for case, code in CASES.items():
-        path = tmp_path / f"{case}.py"
-        path.write_text(code, encoding="utf-8")
-        model = _load(path).Model()
-        torch._dynamo.reset()
-        got = torch._dynamo.explain(model)(*_inputs(torch, case))
-        torch._dynamo.reset()
-        # a break inside a loop makes dynamo skip the frame: no graph at all
-        whole = got.graph_count == 1 and got.graph_break_count == 0 and not got.break_reasons
-        assert not whole, case
+# the VALID cases break before the fix (what the rewrite removes is real); the fixed model
+# compiles whole and computes the same
+test_the_original_breaks, test_fixed_model_compiles_whole_and_computes_the_same = fix_case_tests(
+    CASES,
+    lambda tmp_path, case, code: _fix(tmp_path, code),
+    _inputs,
+    prefix="fixmask11",
+)

@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-import compilelint.static.engine as E
 from compilelint.config import load_config
+from compilelint.static import engine as E
 
 
 class _Node:
