@@ -15,15 +15,14 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from compilelint.config import Config
 from compilelint.fix.engine import run_fixes
 
-from .fix_modules import fix_result, fixed_text, load_module
-from .torch_checks import compile_without_break
+from .fix_modules import fix_result, fixed_text, load_pair
+from .torch_checks import assert_same_as_original
 
 HEAD = "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
 
@@ -216,10 +215,6 @@ CASES = {
 }
 
 
-def _load(path: Path) -> Any:
-    return load_module(path, "rows")
-
-
 @pytest.mark.torch
 @pytest.mark.parametrize("mask_dims", [1, 2, 3])
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -232,20 +227,7 @@ def test_fixed_model_compiles_whole_and_computes_the_same(
     code = CASES[case]
     fixed = _fix(tmp_path, code)
     assert fixed != code
-    (tmp_path / "a.py").write_text(code, encoding="utf-8")
-    (tmp_path / "b.py").write_text(fixed, encoding="utf-8")
-    a, b = _load(tmp_path / "a.py"), _load(tmp_path / "b.py")
-
-    def run(mod: Any, compiled: bool, inputs: tuple[Any, ...]) -> tuple[list[Any], list[Any]]:
-        torch.manual_seed(0)
-        model = mod.Model()
-        torch._dynamo.reset()
-        fn = compile_without_break(model, inputs) if compiled else model
-        out = fn(*inputs)
-        outs = list(out) if isinstance(out, (tuple, list)) else [out]
-        sum(o.float().sum() for o in outs).backward()
-        return [o.detach() for o in outs], [p.grad for p in model.parameters()]
-
+    a, b = load_pair(tmp_path, code, fixed, "rows")
     if case == "coords" and mask_dims != 2:
         pytest.skip("two coordinates read: x[m] only for a mask of two dimensions")
     for seed in range(3):
@@ -253,8 +235,4 @@ def test_fixed_model_compiles_whole_and_computes_the_same(
         shape = (12, 4) if mask_dims == 1 else (3, 5, 4)
         x, y = torch.randn(shape), torch.rand(shape)
         m = torch.rand(shape[:mask_dims] if mask_dims < 3 else shape)
-        want = run(a, False, (x, y, m))
-        for compiled in (False, True):
-            got = run(b, compiled, (x, y, m))
-            torch.testing.assert_close(got[0], want[0])
-            torch.testing.assert_close(got[1], want[1])
+        assert_same_as_original(a, b, (x, y, m))
