@@ -1630,27 +1630,40 @@ class _Scan:
         for path in sorted(self.facts):
             f = self.facts[path]
             data = self.datas.get(path)
-            if path in self._spare_seen or f.error is not None or not f.candidates:
+            if path in self._spare_seen or f.error is not None or data is None:
                 continue
-            if data is not None and _plain_utf8(data):
+            # two such breaks among its candidates in traced functions (a set look-up each):
+            # the view's ``kept`` is asked of those files only
+            if len(self._shadow_breaks(f.candidates, project, path, 2)) == 2 and _plain_utf8(data):
                 yield functools.partial(self._spare_tree, project, path, data)
+
+    def _shadow_breaks(
+        self, cands: list[Candidate], project: Project, path: str, most: int
+    ) -> list[Candidate]:
+        """Up to ``most`` of ``cands`` that ``_loop_shadowed`` reads (enabled breaks, neither
+        latent nor reached through a call's context), in functions ``project`` traces where
+        they are candidates of traced code."""
+        rules, enabled, traced = self.s.catalog.rules, self.s.enabled, project.traced
+        out: list[Candidate] = []
+        for c in cands:
+            if (
+                c.code in enabled
+                and c.code in rules
+                and (c.scope != "traced" or (path, c.func) in traced)
+                and is_break_rule(rules[c.code])
+                and not c.args.get("latent")
+                and not c.args.get(CONTEXT)
+            ):
+                out.append(c)
+                if len(out) == most:
+                    break
+        return out
 
     def _spare_tree(self, project: Project, path: str, data: bytes) -> None:
         """The tree of ``path`` parsed where its loop-shadow check will need one: two of its
         candidates that this view keeps are breaks ``_loop_shadowed`` reads."""
         self._spare_seen.add(path)
-        rules, enabled = self.s.catalog.rules, self.s.enabled
-        n = 0
-        for c in project.kept(self.facts[path]):
-            if (
-                c.code in enabled
-                and c.code in rules
-                and is_break_rule(rules[c.code])
-                and not c.args.get("latent")
-                and not c.args.get(CONTEXT)
-            ):
-                n += 1
-        if n >= 2:
+        if len(self._shadow_breaks(project.kept(self.facts[path]), project, path, 2)) == 2:
             # through the predictions' memo of trees too, as ``_loop_shadowed`` parses it
             self._spare_trees[path] = cached_tree(data)
 
