@@ -1395,8 +1395,9 @@ class _Scan:
         if meanwhile is not None:
             meanwhile()
         if wait is not None:
-            if spare is not None:
-                spare(wait.ready)
+            ready = getattr(wait, "ready", None)  # (a wrapped wait may not say: no spare)
+            if spare is not None and ready is not None:
+                spare(ready)
             results = wait()
             if self.progress:
                 for n in range(len(items)):
