@@ -91,6 +91,7 @@ def main() -> None:
             log("waited", names, f"{time.perf_counter() - t:.3f}")
             return out
 
+        waited.ready = wait.ready  # type: ignore[attr-defined]  # the scan's spare work asks it
         return waited
 
     E._Scan.start_files = start_files  # type: ignore[method-assign]

@@ -1266,6 +1266,10 @@ class _Scan:
         # following's first round read and begun during the project phase (``_prefetch``;
         # None: not tried yet)
         self._prefetched: _Early | None = None
+        # CPython's trees of scanned texts parsed while the project phase waited (``_spare``),
+        # for the findings phase (``_known_tree``)
+        self._spare_trees: dict[str, ast.Module | None] = {}
+        self._spare_seen: set[str] = set()  # the files ``_spare_tree`` decided on
 
     def timed(self, name: str, fn: Callable[..., Any], *args: Any) -> Any:
         t = time.perf_counter()
@@ -1380,14 +1384,20 @@ class _Scan:
         self,
         items: list[tuple[bytes, FileInput, bool, bool | str]],
         meanwhile: Callable[[], None] | None = None,
+        spare: Callable[[Callable[[], bool]], None] | None = None,
     ) -> None:
         """Phase 1 for ``items`` (data, input, force, object calls), into ``facts`` and the
         facts cache. ``meanwhile`` runs while the running pool analyses them (before, when
-        they are analysed here)."""
-        wait = self.start_files(items) if meanwhile is not None else None
+        they are analysed here); then ``spare``, told whether they are all in (it stops
+        then), only where the pool analyses them."""
+        begin = meanwhile is not None or spare is not None
+        wait = self.start_files(items) if begin else None
         if meanwhile is not None:
             meanwhile()
         if wait is not None:
+            ready = getattr(wait, "ready", None)  # (a wrapped wait may not say: no spare)
+            if spare is not None and ready is not None:
+                spare(ready)
             results = wait()
             if self.progress:
                 for n in range(len(items)):
@@ -1446,7 +1456,7 @@ class _Scan:
 
     def start_files(
         self, items: list[tuple[bytes, FileInput, bool, bool | str]]
-    ) -> Callable[[], list[FileFacts]] | None:
+    ) -> _Started | None:
         """Phase 1 for ``items`` begun in the scan's pool when it runs (the workers go on
         while this process does other work), and what waits for their facts, in order; None
         when no pool runs (the caller analyses them with others: :meth:`analyse_files`)."""
@@ -1549,6 +1559,7 @@ class _Scan:
             self.analyse(
                 [(self.datas[p], self.by_path[p], True, False) for p in need if p in self.datas],
                 meanwhile=self._prefetch(project),
+                spare=self._spare(project),
             )
             if self._shared is not None:  # syntax-checked facts replaced by whole ones
                 self._shared.changed(set(need), {facts[p].module for p in need if p in facts})
@@ -1585,6 +1596,77 @@ class _Scan:
             )
 
         return run
+
+    def _spare(self, project: Project) -> Callable[[Callable[[], bool]], None] | None:
+        """Work of the later phases done while the project phase waits for its torch-free
+        helpers (one worker analyses the largest, ``auto/modeling_auto.py``, while this process
+        would idle), a step at a time until they are in (``ready``): the distribution tables
+        of the sites that hold the installed modules the project found missing (following
+        reads them), and CPython's trees of the files whose loop-shadow check will need one
+        (``_loop_shadowed``: two break candidates or more in traced code, by this
+        computation's view), kept for the findings phase (``_known_tree``) and its
+        predictions. Nothing here changes what a phase finds; a step left undone is done
+        where it was. Not in the editor server, whose parser keeps its own trees."""
+        if getattr(self.parse, "known_python_tree", None) is not None:
+            return None
+
+        def run(ready: Callable[[], bool]) -> None:
+            for step in self._spare_steps(project):
+                if ready():
+                    return
+                step()
+
+        return run
+
+    def _spare_steps(self, project: Project) -> Iterator[Callable[[], None]]:
+        resolver = self.s.resolver
+        if resolver is not None and self._shared is not None:
+            sites: set[str] = set()
+            for m in sorted(project.unresolved_modules):
+                mf = resolver.find(m)
+                if mf is not None:
+                    sites.add(mf.site)
+            for site in sorted(sites):
+                yield functools.partial(resolver.read_distributions, site)
+        for path in sorted(self.facts):
+            f = self.facts[path]
+            data = self.datas.get(path)
+            if path in self._spare_seen or f.error is not None or data is None:
+                continue
+            # two such breaks among its candidates in traced functions (a set look-up each):
+            # the view's ``kept`` is asked of those files only
+            if len(self._shadow_breaks(f.candidates, project, path, 2)) == 2 and _plain_utf8(data):
+                yield functools.partial(self._spare_tree, project, path, data)
+
+    def _shadow_breaks(
+        self, cands: list[Candidate], project: Project, path: str, most: int
+    ) -> list[Candidate]:
+        """Up to ``most`` of ``cands`` that ``_loop_shadowed`` reads (enabled breaks, neither
+        latent nor reached through a call's context), in functions ``project`` traces where
+        they are candidates of traced code."""
+        rules, enabled, traced = self.s.catalog.rules, self.s.enabled, project.traced
+        out: list[Candidate] = []
+        for c in cands:
+            if (
+                c.code in enabled
+                and c.code in rules
+                and (c.scope != "traced" or (path, c.func) in traced)
+                and is_break_rule(rules[c.code])
+                and not c.args.get("latent")
+                and not c.args.get(CONTEXT)
+            ):
+                out.append(c)
+                if len(out) == most:
+                    break
+        return out
+
+    def _spare_tree(self, project: Project, path: str, data: bytes) -> None:
+        """The tree of ``path`` parsed where its loop-shadow check will need one: two of its
+        candidates that this view keeps are breaks ``_loop_shadowed`` reads."""
+        self._spare_seen.add(path)
+        if len(self._shadow_breaks(project.kept(self.facts[path]), project, path, 2)) == 2:
+            # through the predictions' memo of trees too, as ``_loop_shadowed`` parses it
+            self._spare_trees[path] = cached_tree(data)
 
     def _start_libs(
         self, items: list[tuple[bytes, str, str, bool]]
@@ -1696,8 +1778,10 @@ class _Scan:
         (the editor server's incremental parser keeps the tree its syntax check made; read
         only), else None (the caller parses)."""
         known = getattr(self.parse, "known_python_tree", None)
+        if known is None:
+            return self._spare_trees.get(path)  # parsed while the project phase waited
         data = self.datas.get(path)
-        return known(data) if known is not None and data is not None else None
+        return known(data) if data is not None else None
 
     def _loop_memo(self, path: str, tree: ast.Module | None) -> LoopMemo | None:
         """What the loop shadows of ``path``'s previous text found, where this process keeps

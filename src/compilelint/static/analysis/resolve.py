@@ -211,6 +211,12 @@ class Resolver:
             got = self._dirs[d] = (frozenset(files), frozenset(dirs))
         return got
 
+    def read_distributions(self, site: str) -> None:
+        """The distribution table of ``site`` read now, where it is not yet (``distribution``
+        reads it on its first need): a scan reads it while it waits for its pool."""
+        if site not in self._dists:
+            self._dists[site] = _cached_dist_table(site, self.cache_dir)
+
     def distribution(self, mf: ModuleFile) -> tuple[str, str]:
         """(name, version) of the distribution that installed ``mf``; its top-level name when
         no metadata says."""
