@@ -25,6 +25,7 @@ import libcst as cst
 
 from compilelint.fix.codemods import classes, loops, masks, moe
 from compilelint.fix.codemods.base import (
+    ARITH_OPERATORS,
     Codemod,
     all_nodes,
     atom,
@@ -145,7 +146,17 @@ class TensorDependentBranchWhere(Codemod):
         bad = self._sides_ok(ctx, [node.body, node.orelse], scalars_ok=_ifexp_tensor_use(ctx, node))
         if bad is not None:
             return bad
-        new = self._where(ctx, node.test, node.body, node.orelse).with_changes(
+        test: cst.BaseExpression = node.test
+        if isinstance(test, cst.Comparison) and len(test.comparisons) > 1:
+            # a chained comparison calls bool() between its links: joined as tensors
+            chained = tensor_test(ctx, test)
+            if chained is None:
+                return NoFix(
+                    f"`{ctx.code(test).strip()}` is a chained comparison whose links are not "
+                    "all on tensors (or whose shared operand is not a name or an attribute)"
+                )
+            test = chained
+        new = self._where(ctx, test, node.body, node.orelse).with_changes(
             lpar=node.lpar, rpar=node.rpar
         )
         return _or_proposal(
@@ -1354,10 +1365,24 @@ def _target_reads(br: Branch, targets: dict[str, cst.BaseExpression]) -> NoFix |
 # ---------------------------------------------------------------------------- Python sides
 
 
+_NUMBER_BUILTINS = frozenset({"min", "max", "abs", "len", "float", "int", "round"})
+
+
 def _scalar_like(e: cst.BaseExpression) -> bool:
     """A side that may be a Python number: a numeric expression, a name or ``self.attr``."""
     if number_expr(e):
         return True
+    if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, ARITH_OPERATORS):
+        return _scalar_like(e.left) and _scalar_like(e.right)
+    if (
+        isinstance(e, cst.Call)
+        and isinstance(e.func, cst.Name)
+        and e.func.value in _NUMBER_BUILTINS
+        and e.args
+        and all(not a.star and not a.keyword for a in e.args)
+    ):
+        # ``min(s_churn / (len(self.sigmas) - 1), 2**0.5 - 1)``: Python numbers in, one out
+        return e.func.value == "len" or all(_scalar_like(a.value) for a in e.args)
     while isinstance(e, cst.Attribute):
         e = e.value
     return isinstance(e, cst.Name)
@@ -1517,10 +1542,12 @@ def tensor_test(ctx: FixContext, e: cst.BaseExpression) -> cst.BaseExpression | 
     if not _tensor_part(ctx, e):
         return None
     if isinstance(e, cst.Comparison):
-        if len(e.comparisons) != 1 or isinstance(
-            e.comparisons[0].operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)
+        if any(
+            isinstance(c.operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)) for c in e.comparisons
         ):
             return None
+        if len(e.comparisons) != 1:
+            return _chained_test(ctx, e)
         return e
     f = e.func if isinstance(e, cst.Call) else None
     if last_name(f) in BOOL_METHODS:
@@ -1529,6 +1556,34 @@ def tensor_test(ctx: FixContext, e: cst.BaseExpression) -> cst.BaseExpression | 
         left=atom(e),
         comparisons=[cst.ComparisonTarget(operator=cst.NotEqual(), comparator=cst.Integer("0"))],
     )
+
+
+def _chained_test(ctx: FixContext, e: cst.Comparison) -> cst.BaseExpression | None:
+    """``lo <= sigma <= hi`` (Python evaluates ``bool(lo <= sigma)`` between the two links: a
+    break) as ``torch.logical_and(lo <= sigma, sigma <= hi)``: every link reads a tensor, and
+    an operand shared by two links is a name or an attribute (read twice, the same value)."""
+    operands = [e.left, *(c.comparator for c in e.comparisons)]
+    for mid in operands[1:-1]:
+        m: cst.BaseExpression = mid
+        while isinstance(m, cst.Attribute):
+            m = m.value
+        if not isinstance(m, cst.Name):
+            return None
+    links: list[cst.BaseExpression] = []
+    for i, c in enumerate(e.comparisons):
+        left, right = operands[i], operands[i + 1]
+        if not (ctx.is_tensor(left) or ctx.is_tensor(right)):
+            return None
+        links.append(
+            cst.Comparison(
+                left=left.with_changes(lpar=[], rpar=[]) if i else left,
+                comparisons=[c.with_changes(comparator=right)],
+            )
+        )
+    out = links[0]
+    for link in links[1:]:
+        out = _call(ctx, "logical_and", out, link)
+    return out
 
 
 def _operands(e: cst.BaseExpression, op: type) -> list[cst.BaseExpression]:
