@@ -837,17 +837,11 @@ class TensorDependentBranchWhere(Codemod):
         follow: cst.SimpleStatementLine | None = None
         if node.orelse is None:
             i = list(block.body).index(node)
-            nxt = block.body[i + 1] if i + 1 < len(block.body) else None
-            if not (
-                isinstance(nxt, cst.SimpleStatementLine)
-                and len(nxt.body) == 1
-                and isinstance(nxt.body[0], cst.Return)
-            ):
-                return NoFix(
-                    "the `if` returns but no `else`/next statement returns the other value"
-                )
-            follow = nxt
-            orelse = list(nxt.body)
+            tail = _pure_tail(ctx, node, list(block.body[i + 1 :]), body[0])
+            if isinstance(tail, NoFix):
+                return tail
+            follow = tail
+            orelse = list(tail.body)
         if len(orelse) != 1 or not isinstance(orelse[0], cst.Return):
             return NoFix("a branch does more than return a value")
         a, b = body[0].value, orelse[0].value  # type: ignore[union-attr]
@@ -858,10 +852,17 @@ class TensorDependentBranchWhere(Codemod):
             return bad
         ret = cst.SimpleStatementLine(body=[cst.Return(value=self._where(ctx, test, a, b))])
         comments = comments_in(node) + (comments_in(follow) if follow is not None else [])
-        stmts = with_comments([ret], node.leading_lines, comments, header_comment(node))
-        changes.append((node, cst.FlattenSentinel(stmts)))
-        if follow is not None:
-            changes.append((follow, cst.RemoveFromParent()))
+        i = list(block.body).index(node)
+        if follow is not None and block.body[i + 1] is not follow:
+            # statements that only bind names run first; the selection returns at their end
+            stmts = with_comments([ret], follow.leading_lines, comments, header_comment(node))
+            changes.append((node, cst.RemoveFromParent()))
+            changes.append((follow, cst.FlattenSentinel(stmts)))
+        else:
+            stmts = with_comments([ret], node.leading_lines, comments, header_comment(node))
+            changes.append((node, cst.FlattenSentinel(stmts)))
+            if follow is not None:
+                changes.append((follow, cst.RemoveFromParent()))
         return _or_proposal(
             ctx,
             Rewrite(
@@ -1849,6 +1850,59 @@ def _or_proposal(
         "only runs inference, or use `torch.cond` (both branches pure, same output structure)",
         imports=rewrite.imports,
     )
+
+
+def _pure_tail(
+    ctx: FixContext,
+    node: cst.If,
+    rest: list[cst.BaseStatement],
+    ret: cst.BaseSmallStatement,
+) -> cst.SimpleStatementLine | NoFix:
+    """The ``return b`` that ends the statements after ``if c: return a`` (no ``else``), when
+    the statements before it only bind names (``applied = self.f(x)``, no side effect, no
+    write through an attribute or an index, no other exit) that neither ``c`` nor ``a`` reads:
+    running them also where eager returned early changes no value, so ``return
+    torch.where(c, a, b)`` at their end returns what eager did (kornia's
+    ``transform_class``: ``if sum(to_apply) == len(to_apply): return self.f(...)`` before the
+    general ``torch.where`` of both)."""
+    missing = NoFix("the `if` returns but no `else`/next statement returns the other value")
+    if not rest:
+        return missing
+    last = rest[-1]
+    if not (
+        isinstance(last, cst.SimpleStatementLine)
+        and len(last.body) == 1
+        and isinstance(last.body[0], cst.Return)
+    ):
+        return missing
+    read = names_in(node.test) | names_in(ret)
+    for st in rest[:-1]:
+        if not isinstance(st, cst.SimpleStatementLine):
+            return NoFix(
+                "the `if` returns early and the statements after it, before the other "
+                f"`return`, are not only assignments (`{ctx.code(st).strip().splitlines()[0]}`)"
+            )
+        for small in st.body:
+            if not isinstance(small, cst.Assign) or not all(
+                isinstance(t.target, cst.Name) for t in small.targets
+            ):
+                return NoFix(
+                    "the `if` returns early and a statement after it, before the other "
+                    f"`return`, does more than bind a name (`{ctx.code(small).strip()}`)"
+                )
+            eff = side_effect(small.value)
+            if eff is not None:
+                return NoFix(
+                    f"`{ctx.code(eff).strip()}` after the early return has a side effect; "
+                    "torch.where would run it where eager returned first"
+                )
+            hit = {cast(cst.Name, t.target).value for t in small.targets} & read
+            if hit:
+                return NoFix(
+                    f"`{sorted(hit)[0]}` is rebound after the early return and read by its "
+                    "condition or value"
+                )
+    return last
 
 
 def _has_continue(loop: cst.For) -> bool:
