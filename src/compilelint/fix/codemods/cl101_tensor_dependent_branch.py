@@ -853,8 +853,15 @@ class TensorDependentBranchWhere(Codemod):
         ret = cst.SimpleStatementLine(body=[cst.Return(value=self._where(ctx, test, a, b))])
         comments = comments_in(node) + (comments_in(follow) if follow is not None else [])
         i = list(block.body).index(node)
+        between: list[cst.BaseExpression] = []
         if follow is not None and block.body[i + 1] is not follow:
             # statements that only bind names run first; the selection returns at their end
+            j = list(block.body).index(follow)
+            between = [
+                cast(cst.Assign, small).value
+                for st in block.body[i + 1 : j]
+                for small in cast(cst.SimpleStatementLine, st).body
+            ]
             stmts = with_comments([ret], follow.leading_lines, comments, header_comment(node))
             changes.append((node, cst.RemoveFromParent()))
             changes.append((follow, cst.FlattenSentinel(stmts)))
@@ -871,7 +878,7 @@ class TensorDependentBranchWhere(Codemod):
                 imports=("torch",),
             ),
             [a],
-            [b],
+            [b, *between],
         )
 
     def _branch(
@@ -1893,7 +1900,7 @@ def _pure_tail(
             eff = side_effect(small.value)
             if eff is not None:
                 return NoFix(
-                    f"`{ctx.code(eff).strip()}` after the early return has a side effect; "
+                    f"after the early return, `{ctx.code(eff).strip()}` has a side effect: "
                     "torch.where would run it where eager returned first"
                 )
             hit = {cast(cst.Name, t.target).value for t in small.targets} & read

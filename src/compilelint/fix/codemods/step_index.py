@@ -27,6 +27,8 @@ from another path such as ``self._begin_index``, gives the same element)."""
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
 
 from compilelint.fix.codemods.base import name_nodes
@@ -130,7 +132,11 @@ def step_index_rewrite(ctx: FixContext, finding: Finding) -> Rewrite | NoFix | N
         if r is sub.value:
             continue
         call = ctx.parent(p) if isinstance(p, cst.Arg) else None
-        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "len"):
+        if not (
+            isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Name)
+            and call.func.value == "len"
+        ):
             return NoFix(
                 f"`{indices}` (the rows of `nonzero()`) is read as more than its length and the "
                 "one row returned"
@@ -143,12 +149,15 @@ def step_index_rewrite(ctx: FixContext, finding: Finding) -> Rewrite | NoFix | N
             if isinstance(st, cst.SimpleStatementLine)
             and len(st.body) == 1
             and isinstance(st.body[0], cst.Assign)
-            and any(isinstance(t.target, cst.Name) and t.target.value == pos.value for t in st.body[0].targets)
+            and any(
+                isinstance(t.target, cst.Name) and t.target.value == pos.value
+                for t in st.body[0].targets
+            )
         ]
         if len(binds) != 1:
             return NoFix(f"the position `{pos.value}` is not bound once in `{fn.name.value}`")
         pos_stmt = binds[0]
-        value = pos_stmt.body[0].value  # type: ignore[union-attr]
+        value = cast(cst.Assign, pos_stmt.body[0]).value
         new_value = _position(ctx, value, indices, count)
         if new_value is None:
             return NoFix(
@@ -174,7 +183,9 @@ def step_index_rewrite(ctx: FixContext, finding: Finding) -> Rewrite | NoFix | N
     changes.append(
         (
             ret_line,
-            cst.FlattenSentinel([check.with_changes(leading_lines=ret_line.leading_lines), new_ret]),
+            cst.FlattenSentinel(
+                [check.with_changes(leading_lines=ret_line.leading_lines), new_ret]
+            ),
         )
     )
     return Rewrite(
@@ -283,7 +294,9 @@ def _callers(
         if isinstance(p, cst.FunctionDef):
             continue
         if isinstance(p, (cst.AssignTarget, cst.AugAssign)):
-            if isinstance(p, cst.AugAssign) and not isinstance(p.operator, (cst.AddAssign, cst.SubtractAssign)):
+            if isinstance(p, cst.AugAssign) and not isinstance(
+                p.operator, (cst.AddAssign, cst.SubtractAssign)
+            ):
                 return NoFix(f"`{ctx.code(p).strip()}` does more than step the index")
             continue
         if isinstance(p, cst.Comparison) and all(
@@ -301,11 +314,7 @@ def _callers(
             idx = p
         ix = ctx.parent(idx)
         sub = ctx.parent(ctx.parent(ix)) if isinstance(ix, cst.Index) else None  # type: ignore[arg-type]
-        if (
-            isinstance(sub, cst.Subscript)
-            and _one_index(sub) is idx
-            and _pure_ref(sub.value)
-        ):
+        if isinstance(sub, cst.Subscript) and _one_index(sub) is idx and _pure_ref(sub.value):
             tv = ctx.code(sub.value).strip()
             new = cst.parse_expression(
                 f"{tv}[{ctx.torch('as_tensor')}({ctx.code(idx).strip()}, device={tv}.device)"
