@@ -319,3 +319,38 @@ def test_the_module_loader_is_used(tmp_path: Path) -> None:
         path = tmp_path / f"m{i}.py"
         path.write_text(code, encoding="utf-8")
         assert hasattr(load_module(path, "fix27b"), "Model")
+
+
+@pytest.mark.torch
+def test_torch_cond_gives_the_branch_not_taken_zero_gradients() -> None:
+    """What CL101's submodule proposal says of ``torch.cond`` (torch 2.13): the side not
+    taken gets zero gradients, not ``None``, eager and compiled; a branch that mutates a buffer
+    or sides of different shapes are not traced (``UncapturedHigherOrderOpError``)."""
+    torch = pytest.importorskip("torch")
+    from torch import nn
+
+    class Two(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.a, self.b = nn.Linear(4, 4), nn.Linear(4, 4)
+
+        def forward(self, x: Any) -> Any:
+            return torch.cond(x.sum() > 0, lambda x: self.a(x), lambda x: self.b(x) * 2, (x,))
+
+    x = torch.ones(2, 4)
+    for compiled in (False, True):
+        torch.manual_seed(0)
+        m = Two()
+        torch._dynamo.reset()
+        run = torch.compile(m, backend="eager", fullgraph=True) if compiled else m
+        run(x).sum().backward()
+        assert m.a.weight.grad is not None and m.a.weight.grad.abs().sum() > 0
+        assert m.b.weight.grad is not None and m.b.weight.grad.abs().sum() == 0
+
+    class Shapes(nn.Module):
+        def forward(self, x: Any) -> Any:
+            return torch.cond(x.sum() > 0, lambda x: x[:1], lambda x: x, (x,))
+
+    torch._dynamo.reset()
+    with pytest.raises(Exception, match=r"(?i)higher.?order|cond"):
+        torch.compile(Shapes(), backend="eager", fullgraph=True)(x)

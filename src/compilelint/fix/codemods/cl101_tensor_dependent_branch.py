@@ -1854,7 +1854,8 @@ def _or_proposal(
         "parameters receive zero gradients where eager gives them none (`None`), and an "
         "optimizer with weight decay or momentum (AdamW, SGD with momentum) then updates "
         "parameters eager would leave alone; apply it if that module is frozen or the model "
-        "only runs inference, or use `torch.cond` (both branches pure, same output structure)",
+        "only runs inference (`torch.cond` computes one side but, on torch 2.13, also gives "
+        "the other side's parameters zero gradients, in eager and compiled)",
         imports=rewrite.imports,
     )
 
