@@ -354,3 +354,29 @@ def test_torch_cond_gives_the_branch_not_taken_zero_gradients() -> None:
     torch._dynamo.reset()
     with pytest.raises(Exception, match=r"(?i)higher.?order|cond"):
         torch.compile(Shapes(), backend="eager", fullgraph=True)(x)
+
+
+def test_an_early_bare_return_before_an_initialisation_says_why(tmp_path: Path) -> None:
+    """vector-quantize's ``init_embed_``: ``if self.initted: return`` skips code, not a value."""
+    code = HEAD + textwrap.dedent(
+        """\
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("initted", torch.Tensor([False]))
+                self.register_buffer("embed", torch.zeros(4, 3))
+
+            def init_embed_(self, data):
+                if self.initted:
+                    return
+                self.embed.data.copy_(data[:4])
+                self.initted.data.copy_(torch.Tensor([True]))
+
+            def forward(self, x):
+                self.init_embed_(x)
+                return x @ self.embed.t()
+        """
+    )
+    out, reasons = _fix(tmp_path, code, ("CL101",))
+    assert "if self.initted:" in out
+    assert any("the `if` returns nothing" in r for r in reasons)

@@ -835,6 +835,16 @@ class TensorDependentBranchWhere(Codemod):
         if len(body) != 1 or not isinstance(body[0], cst.Return):
             return NoFix("a branch does more than return a value")
         follow: cst.SimpleStatementLine | None = None
+        if node.orelse is None and body[0].value is None:  # type: ignore[union-attr]
+            # `if self.initted: return` before an initialisation (vector-quantize's kmeans
+            # init): no value to select; the rest of the function is code, chosen by the test
+            return NoFix(
+                "the `if` returns nothing: it skips the rest of the function (code, not a "
+                "value); running that code on every call would redo its writes and draws. By "
+                "hand: keep the flag a Python bool on the module (`self.initted = True` after "
+                "the first call), which dynamo specializes on (one recompile), or run the "
+                "initialisation once before compiling"
+            )
         if node.orelse is None:
             i = list(block.body).index(node)
             tail = _pure_tail(ctx, node, list(block.body[i + 1 :]), body[0])
