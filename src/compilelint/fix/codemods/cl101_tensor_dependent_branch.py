@@ -25,6 +25,7 @@ import libcst as cst
 
 from compilelint.fix.codemods import classes, loops, masks, moe
 from compilelint.fix.codemods.base import (
+    ARITH_OPERATORS,
     Codemod,
     all_nodes,
     atom,
@@ -145,7 +146,17 @@ class TensorDependentBranchWhere(Codemod):
         bad = self._sides_ok(ctx, [node.body, node.orelse], scalars_ok=_ifexp_tensor_use(ctx, node))
         if bad is not None:
             return bad
-        new = self._where(ctx, node.test, node.body, node.orelse).with_changes(
+        test: cst.BaseExpression = node.test
+        if isinstance(test, cst.Comparison) and len(test.comparisons) > 1:
+            # a chained comparison calls bool() between its links: joined as tensors
+            chained = tensor_test(ctx, test)
+            if chained is None:
+                return NoFix(
+                    f"`{ctx.code(test).strip()}` is a chained comparison whose links are not "
+                    "all on tensors (or whose shared operand is not a name or an attribute)"
+                )
+            test = chained
+        new = self._where(ctx, test, node.body, node.orelse).with_changes(
             lpar=node.lpar, rpar=node.rpar
         )
         return _or_proposal(
@@ -824,19 +835,23 @@ class TensorDependentBranchWhere(Codemod):
         if len(body) != 1 or not isinstance(body[0], cst.Return):
             return NoFix("a branch does more than return a value")
         follow: cst.SimpleStatementLine | None = None
+        if node.orelse is None and body[0].value is None:  # type: ignore[union-attr]
+            # `if self.initted: return` before an initialisation (vector-quantize's kmeans
+            # init): no value to select; the rest of the function is code, chosen by the test
+            return NoFix(
+                "the `if` returns nothing: it skips the rest of the function (code, not a "
+                "value); running that code on every call would redo its writes and draws. By "
+                "hand: keep the flag a Python bool on the module (`self.initted = True` after "
+                "the first call), which dynamo specializes on (one recompile), or run the "
+                "initialisation once before compiling"
+            )
         if node.orelse is None:
             i = list(block.body).index(node)
-            nxt = block.body[i + 1] if i + 1 < len(block.body) else None
-            if not (
-                isinstance(nxt, cst.SimpleStatementLine)
-                and len(nxt.body) == 1
-                and isinstance(nxt.body[0], cst.Return)
-            ):
-                return NoFix(
-                    "the `if` returns but no `else`/next statement returns the other value"
-                )
-            follow = nxt
-            orelse = list(nxt.body)
+            tail = _pure_tail(ctx, node, list(block.body[i + 1 :]), body[0])
+            if isinstance(tail, NoFix):
+                return tail
+            follow = tail
+            orelse = list(tail.body)
         if len(orelse) != 1 or not isinstance(orelse[0], cst.Return):
             return NoFix("a branch does more than return a value")
         a, b = body[0].value, orelse[0].value  # type: ignore[union-attr]
@@ -847,10 +862,24 @@ class TensorDependentBranchWhere(Codemod):
             return bad
         ret = cst.SimpleStatementLine(body=[cst.Return(value=self._where(ctx, test, a, b))])
         comments = comments_in(node) + (comments_in(follow) if follow is not None else [])
-        stmts = with_comments([ret], node.leading_lines, comments, header_comment(node))
-        changes.append((node, cst.FlattenSentinel(stmts)))
-        if follow is not None:
-            changes.append((follow, cst.RemoveFromParent()))
+        i = list(block.body).index(node)
+        between: list[cst.BaseExpression] = []
+        if follow is not None and block.body[i + 1] is not follow:
+            # statements that only bind names run first; the selection returns at their end
+            j = list(block.body).index(follow)
+            between = [
+                cast(cst.Assign, small).value
+                for st in block.body[i + 1 : j]
+                for small in cast(cst.SimpleStatementLine, st).body
+            ]
+            stmts = with_comments([ret], follow.leading_lines, comments, header_comment(node))
+            changes.append((node, cst.RemoveFromParent()))
+            changes.append((follow, cst.FlattenSentinel(stmts)))
+        else:
+            stmts = with_comments([ret], node.leading_lines, comments, header_comment(node))
+            changes.append((node, cst.FlattenSentinel(stmts)))
+            if follow is not None:
+                changes.append((follow, cst.RemoveFromParent()))
         return _or_proposal(
             ctx,
             Rewrite(
@@ -859,7 +888,7 @@ class TensorDependentBranchWhere(Codemod):
                 imports=("torch",),
             ),
             [a],
-            [b],
+            [b, *between],
         )
 
     def _branch(
@@ -1354,10 +1383,24 @@ def _target_reads(br: Branch, targets: dict[str, cst.BaseExpression]) -> NoFix |
 # ---------------------------------------------------------------------------- Python sides
 
 
+_NUMBER_BUILTINS = frozenset({"min", "max", "abs", "len", "float", "int", "round"})
+
+
 def _scalar_like(e: cst.BaseExpression) -> bool:
     """A side that may be a Python number: a numeric expression, a name or ``self.attr``."""
     if number_expr(e):
         return True
+    if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, ARITH_OPERATORS):
+        return _scalar_like(e.left) and _scalar_like(e.right)
+    if (
+        isinstance(e, cst.Call)
+        and isinstance(e.func, cst.Name)
+        and e.func.value in _NUMBER_BUILTINS
+        and e.args
+        and all(not a.star and not a.keyword for a in e.args)
+    ):
+        # ``min(s_churn / (len(self.sigmas) - 1), 2**0.5 - 1)``: Python numbers in, one out
+        return e.func.value == "len" or all(_scalar_like(a.value) for a in e.args)
     while isinstance(e, cst.Attribute):
         e = e.value
     return isinstance(e, cst.Name)
@@ -1517,10 +1560,12 @@ def tensor_test(ctx: FixContext, e: cst.BaseExpression) -> cst.BaseExpression | 
     if not _tensor_part(ctx, e):
         return None
     if isinstance(e, cst.Comparison):
-        if len(e.comparisons) != 1 or isinstance(
-            e.comparisons[0].operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)
+        if any(
+            isinstance(c.operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)) for c in e.comparisons
         ):
             return None
+        if len(e.comparisons) != 1:
+            return _chained_test(ctx, e)
         return e
     f = e.func if isinstance(e, cst.Call) else None
     if last_name(f) in BOOL_METHODS:
@@ -1529,6 +1574,34 @@ def tensor_test(ctx: FixContext, e: cst.BaseExpression) -> cst.BaseExpression | 
         left=atom(e),
         comparisons=[cst.ComparisonTarget(operator=cst.NotEqual(), comparator=cst.Integer("0"))],
     )
+
+
+def _chained_test(ctx: FixContext, e: cst.Comparison) -> cst.BaseExpression | None:
+    """``lo <= sigma <= hi`` (Python evaluates ``bool(lo <= sigma)`` between the two links: a
+    break) as ``torch.logical_and(lo <= sigma, sigma <= hi)``: every link reads a tensor, and
+    an operand shared by two links is a name or an attribute (read twice, the same value)."""
+    operands = [e.left, *(c.comparator for c in e.comparisons)]
+    for mid in operands[1:-1]:
+        m: cst.BaseExpression = mid
+        while isinstance(m, cst.Attribute):
+            m = m.value
+        if not isinstance(m, cst.Name):
+            return None
+    links: list[cst.BaseExpression] = []
+    for i, c in enumerate(e.comparisons):
+        left, right = operands[i], operands[i + 1]
+        if not (ctx.is_tensor(left) or ctx.is_tensor(right)):
+            return None
+        links.append(
+            cst.Comparison(
+                left=left.with_changes(lpar=[], rpar=[]) if i else left,
+                comparisons=[c.with_changes(comparator=right)],
+            )
+        )
+    out = links[0]
+    for link in links[1:]:
+        out = _call(ctx, "logical_and", out, link)
+    return out
 
 
 def _operands(e: cst.BaseExpression, op: type) -> list[cst.BaseExpression]:
@@ -1791,9 +1864,63 @@ def _or_proposal(
         "parameters receive zero gradients where eager gives them none (`None`), and an "
         "optimizer with weight decay or momentum (AdamW, SGD with momentum) then updates "
         "parameters eager would leave alone; apply it if that module is frozen or the model "
-        "only runs inference, or use `torch.cond` (both branches pure, same output structure)",
+        "only runs inference (`torch.cond` computes one side but, on torch 2.13, also gives "
+        "the other side's parameters zero gradients, in eager and compiled)",
         imports=rewrite.imports,
     )
+
+
+def _pure_tail(
+    ctx: FixContext,
+    node: cst.If,
+    rest: list[cst.BaseStatement],
+    ret: cst.BaseSmallStatement,
+) -> cst.SimpleStatementLine | NoFix:
+    """The ``return b`` that ends the statements after ``if c: return a`` (no ``else``), when
+    the statements before it only bind names (``applied = self.f(x)``, no side effect, no
+    write through an attribute or an index, no other exit) that neither ``c`` nor ``a`` reads:
+    running them also where eager returned early changes no value, so ``return
+    torch.where(c, a, b)`` at their end returns what eager did (kornia's
+    ``transform_class``: ``if sum(to_apply) == len(to_apply): return self.f(...)`` before the
+    general ``torch.where`` of both)."""
+    missing = NoFix("the `if` returns but no `else`/next statement returns the other value")
+    if not rest:
+        return missing
+    last = rest[-1]
+    if not (
+        isinstance(last, cst.SimpleStatementLine)
+        and len(last.body) == 1
+        and isinstance(last.body[0], cst.Return)
+    ):
+        return missing
+    read = names_in(node.test) | names_in(ret)
+    for st in rest[:-1]:
+        if not isinstance(st, cst.SimpleStatementLine):
+            return NoFix(
+                "the `if` returns early and the statements after it, before the other "
+                f"`return`, are not only assignments (`{ctx.code(st).strip().splitlines()[0]}`)"
+            )
+        for small in st.body:
+            if not isinstance(small, cst.Assign) or not all(
+                isinstance(t.target, cst.Name) for t in small.targets
+            ):
+                return NoFix(
+                    "the `if` returns early and a statement after it, before the other "
+                    f"`return`, does more than bind a name (`{ctx.code(small).strip()}`)"
+                )
+            eff = side_effect(small.value)
+            if eff is not None:
+                return NoFix(
+                    f"after the early return, `{ctx.code(eff).strip()}` has a side effect: "
+                    "torch.where would run it where eager returned first"
+                )
+            hit = {cast(cst.Name, t.target).value for t in small.targets} & read
+            if hit:
+                return NoFix(
+                    f"`{sorted(hit)[0]}` is rebound after the early return and read by its "
+                    "condition or value"
+                )
+    return last
 
 
 def _has_continue(loop: cst.For) -> bool:

@@ -111,6 +111,11 @@ class TensorItemDrop(Codemod):
     CODE = "CL103"
 
     def fix(self, ctx: FixContext, finding: Finding) -> Rewrite | Proposal | NoFix:
+        from compilelint.fix.codemods.step_index import step_index_rewrite
+
+        step = step_index_rewrite(ctx, finding)  # a scheduler's `nonzero` step index
+        if step is not None:
+            return step
         self._cut_refused = False
         got = self.origin(ctx, finding)
         if isinstance(got, NoFix):
