@@ -118,3 +118,112 @@ def scale_into_operand(ctx: FixContext, finding: Finding) -> Rewrite | NoFix | N
         ),
         changes=[(call, new)],
     )
+
+
+# ---------------------------------------------------------------------------- 0-d indices
+def _full_slice(e: cst.BaseSlice) -> bool:
+    return isinstance(e, cst.Slice) and e.lower is None and e.upper is None and e.step is None
+
+
+def _is_ellipsis(e: cst.BaseSlice) -> bool:
+    return isinstance(e, cst.Index) and isinstance(e.value, cst.Ellipsis)
+
+
+def _plain_index(e: cst.BaseSlice) -> bool:
+    """An index expression that may be a 0-d tensor: not a literal, ``None``, a slice, or a
+    Python number read (``.item()``, ``int()``, ``len()``: CL103's own forms)."""
+    if not isinstance(e, cst.Index) or e.star is not None:
+        return False
+    v = e.value
+    if isinstance(v, (cst.Integer, cst.Float, cst.Ellipsis, cst.SimpleString)):
+        return False
+    if isinstance(v, cst.Name) and v.value in ("None", "True", "False"):
+        return False
+    if isinstance(v, (cst.Tuple, cst.List)):
+        return False
+    for n in _calls(v):
+        f = n.func
+        if isinstance(f, cst.Attribute) and f.attr.value in ("item", "tolist"):
+            return False
+        if isinstance(f, cst.Name) and f.value in ("int", "float", "len", "round"):
+            return False
+    return True
+
+
+def _calls(e: cst.CSTNode) -> list[cst.Call]:
+    out: list[cst.Call] = []
+
+    class V(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            out.append(node)
+
+    e.visit(V())
+    return out
+
+
+def _index_dim(sub: cst.Subscript) -> tuple[int, int] | None:
+    """(position of the one plain index among ``sub``'s elements, the dim it removes counted
+    from the front, or from the back when an ``...`` precedes it); None when the other
+    elements are not all full slices ``:`` and at most one ``...`` before the index."""
+    els = [s.slice for s in sub.slice]
+    idx = [k for k, e in enumerate(els) if _plain_index(e)]
+    if len(idx) != 1:
+        return None
+    k = idx[0]
+    before, after = els[:k], els[k + 1 :]
+    if not all(_full_slice(e) for e in after):
+        return None
+    ell = [e for e in before if _is_ellipsis(e)]
+    if len(ell) > 1 or not all(_full_slice(e) or _is_ellipsis(e) for e in before):
+        return None
+    if ell:
+        return k, -(len(after) + 1)
+    return k, k
+
+
+def zero_d_index(n: cst.CSTNode) -> bool:
+    """``x[i]``, ``x[:, i]``, ``x[..., i, :]``: one index that may be a 0-d tensor among full
+    slices (a load; CL120's form, which torch reads with ``.item()``: GB0033)."""
+    return isinstance(n, cst.Subscript) and _index_dim(n) is not None
+
+
+def index_as_1d(ctx: FixContext, finding: Finding) -> Rewrite | NoFix | None:
+    """``x[..., i, :]`` -> ``x[..., i.view(1), :].squeeze(-2)`` at an observed GB0033: the
+    same elements (and gradients), the index a 1-d tensor that stays in the graph (advanced
+    indexing) and the size-1 dim it keeps dropped. A ``view(1)`` of an index that is not a
+    one-element tensor fails eagerly, which the verification run shows."""
+    subs = [s for s in ctx.nodes_at(finding, cst.Subscript) if zero_d_index(s)]
+    if not subs:
+        return None
+    sub = subs[0]
+    parent = ctx.parent(sub)
+    if isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.Del)) or (
+        isinstance(parent, cst.AnnAssign) and parent.target is sub
+    ):
+        return NoFix("the 0-d index is on the left of an assignment (a write), not rewritten")
+    got = _index_dim(sub)
+    assert got is not None
+    k, dim = got
+    el = sub.slice[k]
+    assert isinstance(el.slice, cst.Index)
+    i = el.slice.value
+    one = cst.Call(
+        func=cst.Attribute(value=atom(i), attr=cst.Name("view")), args=[cst.Arg(cst.Integer("1"))]
+    )
+    new_el = el.with_changes(slice=el.slice.with_changes(value=one))
+    new_sub = sub.with_changes(
+        slice=[new_el if j == k else s for j, s in enumerate(sub.slice)], lpar=[], rpar=[]
+    )
+    squeezed = cst.Call(
+        func=cst.Attribute(value=new_sub, attr=cst.Name("squeeze")),
+        args=[cst.Arg(cst.parse_expression(str(dim)))],
+        lpar=sub.lpar,
+        rpar=sub.rpar,
+    )
+    return Rewrite(
+        title=(
+            f"index with `{ctx.code(i).strip()}.view(1)` and drop the dim (`.squeeze({dim})`): "
+            "a 1-d index stays in the graph, a 0-d one is read as a number"
+        ),
+        changes=[(sub, squeezed)],
+    )
