@@ -19,7 +19,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from compilelint.fix.codemods.number_args import number_kw_call, zero_d_index
+from compilelint.fix.codemods.number_args import number_kw_call
 from compilelint.model import Finding
 
 _LOG_METHODS = {"debug", "info", "warning", "warn", "error", "exception", "critical", "log"}
@@ -263,8 +263,6 @@ GB_RULES: dict[str, tuple[tuple[str, Callable[[cst.CSTNode], bool]], ...]] = {
         ("CL103", _is_item),
         # `torch.add(a, b, alpha=t)`: the number torch reads from `t` (`number_args`)
         ("CL103", number_kw_call),
-        # `x[..., i, :]` with `i` a 0-d tensor (`bucketize`, `argmax`): a 1-d index
-        ("CL103", zero_d_index),
         ("CL112", _is_math),
         ("CL102", _is_cast),
         ("CL501", _is_log_value),

@@ -114,16 +114,11 @@ class TensorItemDrop(Codemod):
         self._cut_refused = False
         if self.CODE == "CL103":
             # `torch.add(a, b, alpha=t)`: torch reads `t` as `.item()` does (`number_args`)
-            from compilelint.fix.codemods.number_args import index_as_1d, scale_into_operand
+            from compilelint.fix.codemods.number_args import scale_into_operand
 
             scaled = scale_into_operand(ctx, finding)
             if scaled is not None:
                 return scaled
-            if not any(self._is_item_call(c) for c in ctx.nodes_at(finding, cst.Call)):
-                # `x[..., i, :]` with `i` a 0-d tensor (observed GB0033): a 1-d index
-                indexed = index_as_1d(ctx, finding)
-                if indexed is not None:
-                    return indexed
         got = self.origin(ctx, finding)
         if isinstance(got, NoFix):
             return got
@@ -193,10 +188,6 @@ class TensorItemDrop(Codemod):
                 if "is not used as an upper slice" not in prop.reason:
                     return prop
         return res
-
-    @staticmethod
-    def _is_item_call(c: cst.Call) -> bool:
-        return isinstance(c.func, cst.Attribute) and c.func.attr.value == "item" and not c.args
 
     needs_torch: bool = False  # does the origin's replacement name torch?
     _cut_refused: bool = False  # a sort-index cut was refused (`cuts`): no mask proposal
