@@ -64,7 +64,12 @@ RECIPES: tuple[Recipe, ...] = (
         "a data-dependent operator (a value read through `_local_scalar_dense`: `.tolist()` of "
         "an integer tensor, `math.f(t)`, `float()` of a reduction)",
         "Keep the value in a tensor (`torch.sqrt` for `math.sqrt`, tensor indexing instead of "
-        "`.tolist()`); or set `torch._dynamo.config.capture_scalar_outputs = True`",
+        "`.tolist()`); a 0-d integer tensor used as an index (`x[i]`, `x[..., i, :]`, as from "
+        "`bucketize` or `argmax`) becomes a 1-d one and the dim is dropped after "
+        "(`x[..., i.view(1), :].squeeze(-2)`, `x.index_select(d, i.view(1)).squeeze(d)`); a "
+        "tensor where torch takes a Python number (`F.one_hot(x, n)`, `alpha=`, a size) becomes a "
+        "Python number or a static bound (mask the rest); or set "
+        "`torch._dynamo.config.capture_scalar_outputs = True`",
     ),
     Recipe(
         ("GB0109",),

@@ -19,6 +19,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from compilelint.fix.codemods.number_args import number_kw_call
 from compilelint.model import Finding
 
 _LOG_METHODS = {"debug", "info", "warning", "warn", "error", "exception", "critical", "log"}
@@ -260,6 +261,8 @@ GB_RULES: dict[str, tuple[tuple[str, Callable[[cst.CSTNode], bool]], ...]] = {
     # data-dependent operator (`math.sqrt(t)` reads the value through `_local_scalar_dense`)
     "GB0033": (
         ("CL103", _is_item),
+        # `torch.add(a, b, alpha=t)`: the number torch reads from `t` (`number_args`)
+        ("CL103", number_kw_call),
         ("CL112", _is_math),
         ("CL102", _is_cast),
         ("CL501", _is_log_value),

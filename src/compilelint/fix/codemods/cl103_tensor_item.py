@@ -117,6 +117,13 @@ class TensorItemDrop(Codemod):
         if step is not None:
             return step
         self._cut_refused = False
+        if self.CODE == "CL103":
+            # `torch.add(a, b, alpha=t)`: torch reads `t` as `.item()` does (`number_args`)
+            from compilelint.fix.codemods.number_args import scale_into_operand
+
+            scaled = scale_into_operand(ctx, finding)
+            if scaled is not None:
+                return scaled
         got = self.origin(ctx, finding)
         if isinstance(got, NoFix):
             return got
