@@ -64,7 +64,7 @@ def _scan(
             f = f.f_back  # type: ignore[assignment]
         if f is None:
             parses.append(source)
-        return real(source, *a, **k)  # type: ignore[arg-type]
+        return real(source, *a, **k)  # type: ignore[arg-type, call-overload]
 
     monkeypatch.setattr(ast, "parse", counting)
     paths = ["."]
