@@ -22,6 +22,10 @@ _POSITIONS: dict[str, tuple[int, ...]] = {"narrow": (1, 2), "tensor_split": (0,)
 # torch functions whose second positional argument (or a keyword) holds sizes or split points:
 # `torch.tensor_split(x, t)` reads a tensor `t`'s values (GB0033, "Data dependent operator")
 _SECOND = {"tensor_split": ("indices", "sections", "tensor_indices_or_sections")}
+# functions outside ``torch.<name>`` with a size argument (keyword, position): one-hot encoding's
+# number of classes (`F.one_hot(ids, ids.max() + 1)`, or through `max(n, k)`: torch 2.13 reads
+# the tensor's value, "Data dependent operator", GB0033)
+_QUALIFIED = {"torch.nn.functional.one_hot": ("num_classes", 1)}
 
 
 class TensorSizeArgument(Check):
@@ -32,7 +36,11 @@ class TensorSizeArgument(Check):
         q = self.qualify(func)
         sizes: list[cst.BaseExpression] = []
         pos = [a for a in node.args if a.keyword is None]
-        if q is not None and q.startswith("torch.") and q.count(".") == 1:
+        if q in _QUALIFIED:
+            kw, at = _QUALIFIED[q]
+            sizes = [pos[at].value] if len(pos) > at else []
+            sizes += [a.value for a in node.args if a.keyword and a.keyword.value == kw]
+        elif q is not None and q.startswith("torch.") and q.count(".") == 1:
             name = q[6:]
             if name in _FACTORIES or name in _RANGES:
                 sizes = [a.value for a in pos]
