@@ -126,7 +126,9 @@ CASES = {
         {
             "inputs": [{"tensor": [1, 2, 8, 8]}],
             "kwargs": {"interpolation": "bilinear"},
-            "variants": [{"inputs": [{"tensor": [1, 2, 8, 8]}], "kwargs": {"interpolation": "nearest"}}],
+            "variants": [
+                {"inputs": [{"tensor": [1, 2, 8, 8]}], "kwargs": {"interpolation": "nearest"}}
+            ],
         },
         ["# first read"],
     ),
