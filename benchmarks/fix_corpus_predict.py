@@ -90,7 +90,7 @@ DEV_LABELS = HERE / "fix_corpus_dev_fresh_base_torch2.13.json"
 HELDOUT = ("", "2", "3", "4", "5")
 SPLIT = ("dev2", "held2")  # the other fix-corpus models, split before tuning on them
 HELD = frozenset({"heldout", "held2"})
-NEW = ("dev3b", "dev3r", "dev3d", "dev3s", "dev3c", "dev3e", "dev3f", "dev3g")  # development sets with a folder of their own, labelled by --write-labels
+NEW = ("dev3b", "dev3r", "dev3d", "dev3s", "dev3c", "dev3e", "dev3f", "dev3g", "dev3h")  # development sets with a folder of their own, labelled by --write-labels
 RECOMPILE_EXTRA = frozenset({"CL501", "CL507"})  # module state torch guards on
 
 

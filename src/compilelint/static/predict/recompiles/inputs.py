@@ -109,6 +109,12 @@ def _handed_rows(
     target = project.call_target(key[0], site.ref)
     if target is None or project.opaque_to_dynamo(target[0]):
         return None
+    resolved = project.resolve(key[0], site.ref)
+    if resolved is not None and resolved[2] == "class":
+        # an object built in traced code: dynamo guards the constructor's arguments where the
+        # object is built, whatever ``__init__`` does with them (torch 2.13: ``top_k == 4  #
+        # warper = TopKLogitsWarper(top_k=top_k)``; the same for a class that only stores it)
+        return None
     (cpath, cqual), implicit = target
     if installed(cpath):
         # torch names a guard realised in an installed package by the user's line that
@@ -660,9 +666,12 @@ def predict_recompiles(
             # dynamo keeps it lazy and guards where traced code first needs it
             line = _guarding_read_line(path, entry[1], base, line)
         if kind == "string" and "== '" in guard and p is not None and p.rows:
-            if all(len(r) <= 5 for r in p.rows):
+            if len({str(r[5]) if len(r) > 5 else path for r in p.rows}) == 1:
                 # a string is a constant guarded where traced code first reads it (torch 2.13:
-                # `task == 'cls'` at `getattr(self, f"head_{task}")`, not at a later `if`)
+                # `task == 'cls'` at `getattr(self, f"head_{task}")`, not at a later `if`);
+                # the same in the callee it is handed to (kornia's `resize`: `interpolation ==
+                # 'bilinear'` at `if interpolation in ("linear", "trilinear")`, not at the
+                # later `F.interpolate(..., mode=interpolation)`)
                 line = min(
                     (int(r[2]) for r in p.rows if r[1] in ("use", "branch", "specialize") and r[2]),
                     default=line,

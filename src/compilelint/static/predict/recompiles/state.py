@@ -635,7 +635,10 @@ def _flag_recompiles(
     out: list[PredictedRecompile] = []
     for key in keys:
         fn = project.fn(key)
-        for r in fn.guards:
+        rows = list(fn.guards)
+        if fn.cls is not None and not installed(key[0]):
+            rows += _flags_set_by_methods(key[0], key[1], fn.cls)
+        for r in rows:
             if r[1] != "flag" or not r[2] or fn.cls is None or (key[0], r[2]) in taken:
                 continue
             held = _held_by(project, entry, key[0], fn.cls)
@@ -667,3 +670,70 @@ _DICT_INIT = re.compile(
     rb"self\.\w+\s*(?::[^=\n]*)?=\s*(?:\{\s*\}|(?:\w+\.)?(?:dict|Counter|defaultdict|OrderedDict)\()"
 )
 _FLOAT_INIT = re.compile(rb"self\.\w+\s*(?::[^=\n]*)?=\s*-?(?:\d+\.\d*|\.\d+|\d+[eE][-+]?\d+)")
+
+
+def _self_flag(test: ast.expr) -> tuple[str, bool] | None:
+    """``self.ready`` -> ("ready", True), ``not self.ready`` -> ("ready", False): the attribute
+    an ``if`` tests and the truth its branch runs under."""
+    truth = True
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, truth = test.operand, False
+    if (
+        isinstance(test, ast.Attribute)
+        and isinstance(test.value, ast.Name)
+        and test.value.id == "self"
+    ):
+        return test.attr, truth
+    return None
+
+
+def _flags_set_by_methods(path: str, qual: str, cls: str) -> list[list[object]]:
+    """``"flag"`` rows (as the guard recorder writes them: ``[self.attr, "flag", line, None,
+    literal]``) for an ``if`` on a bool attribute of ``self`` whose branch calls a method of the
+    same class that sets the attribute to the other literal: lazy initialisation through a helper
+    (transformers' ``DynamicLayer.update``: ``if not self.is_initialized:
+    self.lazy_initialization(...)``, which sets ``self.is_initialized = True``; torch 2.13
+    recompiles the second call on ``self.layer.is_initialized == False`` at the ``if``)."""
+    tree = parsed_tree(path)
+    fnode = function_node(tree, qual) if tree is not None else None
+    cnode = class_node(tree, cls) if tree is not None else None
+    if fnode is None or cnode is None:
+        return []
+    methods = {
+        n.name: n for n in cnode.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
+    out: list[list[object]] = []
+    for node in own_nodes(fnode):
+        if not isinstance(node, ast.If):
+            continue
+        flag = _self_flag(node.test)
+        if flag is None:
+            continue
+        attr, truth = flag
+        for stmt in node.body:
+            for call in ast.walk(stmt):
+                if not (
+                    isinstance(call, ast.Call)
+                    and isinstance(call.func, ast.Attribute)
+                    and isinstance(call.func.value, ast.Name)
+                    and call.func.value.id == "self"
+                    and call.func.attr in methods
+                ):
+                    continue
+                for a in own_nodes(methods[call.func.attr]):
+                    if (
+                        isinstance(a, ast.Assign)
+                        and isinstance(a.value, ast.Constant)
+                        and isinstance(a.value.value, bool)
+                        and a.value.value is not truth
+                        and any(_self_flag(t) == (attr, True) for t in a.targets)
+                    ):
+                        out.append([f"self.{attr}", "flag", node.lineno, None, a.value.value])
+                        break
+                else:
+                    continue
+                break
+            else:
+                continue
+            break
+    return out
