@@ -166,7 +166,7 @@ def test_pytest_plugin_fixture(pytester: pytest.Pytester) -> None:
 
             def test_budget(compilelint):
                 report = compilelint.assert_compiles(Net(), torch.randn(2), max_graph_breaks=1)
-                assert extra_block(report, "dynamic")["graph_break_count"] == 1
+                assert report.extra["dynamic"]["graph_break_count"] == 1
 
 
             def test_clean(compilelint):
