@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import textwrap
 
-from tests.pred_helpers import case_tests, predicted_recompile_lines, torch_recompile_lines
+from tests.pred_helpers import Cases, case_tests, predicted_recompile_lines, torch_recompile_lines
 
 TORCH = "import torch\nfrom torch import nn\nimport torch.nn.functional as F\n"
 
@@ -105,7 +105,7 @@ _LAZY = TORCH + textwrap.dedent("""
 _LAZY_UNCHANGED = _LAZY.replace("self.is_initialized = True", "self.keys = self.keys * 1")
 
 _T = {"tensor": [2, 8]}
-CASES = {
+CASES: Cases = {
     "int_built_into_object": (
         _WARPER,
         {"inputs": [_T, 2], "variants": [{"inputs": [_T, 3]}]},
